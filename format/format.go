@@ -1,0 +1,52 @@
+// Package format reads and writes transaction histories in every public format isovet knows,
+// and sniffs which format a file is in.
+//
+// Each format lives in its own subpackage (format/elle, format/cobra, ...) and exports a
+// Sniff function, a decoder and, where we write the format, a Write function; this package
+// holds the registry table ([Formats]) that ties them together, and [Open], which opens a file
+// or directory, undoes gzip, sniffs and decodes.
+package format
+
+import (
+	"io"
+
+	"isovet/history"
+	"isovet/internal/parse"
+)
+
+// ParseError is a reader's error with its location (file, line, column, byte offset).
+type ParseError = parse.Error
+
+// Decoder decodes inputs of one format into a builder. Directory formats (Cobra, Vbox) get
+// one Decode call per member file, in name order; Finish runs once after the last input and
+// resolves what spans files (explicit writer references, outcomes).
+type Decoder interface {
+	Decode(r io.Reader, name string, b *history.Builder) error
+	Finish(b *history.Builder) error
+}
+
+// Options are reading options shared by every format. The zero value is usable.
+type Options struct {
+	// Initial, when non-nil, overrides the initial value of every key (Chronos histories
+	// carry none; the authors' examples use 0).
+	Initial *history.Datum
+	_       struct{}
+}
+
+// Format describes one history format.
+type Format struct {
+	Name    string   // canonical name, as given to --format and --to
+	Aliases []string // other accepted names
+	Summary string   // one line for --help
+	// Dir is set for formats whose history is a directory of files; Members matches the
+	// member file names (path.Match syntax, e.g. "T*.log").
+	Dir     bool
+	Members string
+	// Sniff reports whether a file with this name and first bytes (up to 4 KiB) looks like
+	// this format. Sniffers must be cheap and must not accept other formats' files.
+	Sniff func(name string, head []byte) bool
+	// New returns a fresh decoder.
+	New func(o Options) Decoder
+	// Write writes h in this format, or is nil when isovet does not write it.
+	Write func(w io.Writer, h *history.History) error
+}

@@ -1,0 +1,261 @@
+package format
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"isovet/history"
+	"isovet/internal/parse"
+)
+
+// Auto asks [Open] to sniff the format.
+const Auto = "auto"
+
+// ErrUnknownFormat is returned when a format name is not registered or sniffing finds none.
+var ErrUnknownFormat = errors.New("format: unknown format")
+
+const sniffLen = 4096
+
+// Open reads the history at p, a file (optionally gzip-compressed) or a directory of member
+// files, in the named format or, with [Auto] or "", whichever format sniffing finds.
+// It returns the format used.
+func Open(p, name string, o Options) (*history.History, Format, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, Format{}, err
+	}
+	var f Format
+	var members []string
+	if st.IsDir() {
+		f, members, err = resolveDir(p, name)
+	} else {
+		f, err = resolveFile(p, name)
+		members = []string{p}
+	}
+	if err != nil {
+		return nil, Format{}, err
+	}
+	d := f.New(o)
+	b := history.NewBuilder()
+	for _, m := range members {
+		if err := decodeFile(d, m, b); err != nil {
+			return nil, f, err
+		}
+	}
+	if err := d.Finish(b); err != nil {
+		return nil, f, parse.WithFile(err, p)
+	}
+	h, err := b.Build()
+	if err != nil {
+		return nil, f, fmt.Errorf("%s: %s history is inconsistent: %w", p, f.Name, err)
+	}
+	if o.Initial != nil {
+		// Interning needs a builder; the initial value is usually already a value of the
+		// history, and if not it is appended.
+		h.Initial = internValue(h, *o.Initial)
+	}
+	return h, f, nil
+}
+
+func internValue(h *history.History, d history.Datum) history.Value {
+	for i, v := range h.Values {
+		if v == d {
+			return history.Value(i)
+		}
+	}
+	h.Values = append(h.Values, d)
+	return history.Value(len(h.Values) - 1)
+}
+
+func decodeFile(d Decoder, p string, b *history.Builder) error {
+	fh, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	r, err := maybeGunzip(bufio.NewReaderSize(fh, 1<<16))
+	if err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	if err := d.Decode(r, p, b); err != nil {
+		return parse.WithFile(err, p)
+	}
+	return nil
+}
+
+// maybeGunzip wraps r in a gzip reader if it starts with the gzip magic.
+func maybeGunzip(r *bufio.Reader) (io.Reader, error) {
+	head, _ := r.Peek(2)
+	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, fmt.Errorf("reading gzip header: %w", err)
+		}
+		return bufio.NewReaderSize(zr, 1<<16), nil
+	}
+	return r, nil
+}
+
+func readHead(p string) ([]byte, error) {
+	fh, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	r, err := maybeGunzip(bufio.NewReader(fh))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	head := make([]byte, sniffLen)
+	n, err := io.ReadFull(r, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return head[:n], nil
+}
+
+func unknown(name string) error {
+	return fmt.Errorf("%w %q (supported: %s)", ErrUnknownFormat, name, strings.Join(Names(), ", "))
+}
+
+func resolveFile(p, name string) (Format, error) {
+	if name != "" && name != Auto {
+		f, ok := Lookup(name)
+		if !ok {
+			return Format{}, unknown(name)
+		}
+		if f.Dir {
+			return Format{}, fmt.Errorf("%s: format %s reads a directory of %s files, not a file", p, f.Name, f.Members)
+		}
+		return f, nil
+	}
+	head, err := readHead(p)
+	if err != nil {
+		return Format{}, err
+	}
+	if len(bytes.TrimSpace(head)) == 0 {
+		return Format{}, fmt.Errorf("%s: empty file: no history to read", p)
+	}
+	base := filepath.Base(p)
+	for _, f := range formats {
+		if !f.Dir && f.Sniff != nil && f.Sniff(base, head) {
+			return f, nil
+		}
+	}
+	return Format{}, fmt.Errorf("%s: %w: no reader recognizes its content (supported: %s; name one with --format)", p, ErrUnknownFormat, strings.Join(Names(), ", "))
+}
+
+func resolveDir(p, name string) (Format, []string, error) {
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return Format{}, nil, err
+	}
+	var candidates []Format
+	if name != "" && name != Auto {
+		f, ok := Lookup(name)
+		if !ok {
+			return Format{}, nil, unknown(name)
+		}
+		if !f.Dir {
+			return Format{}, nil, fmt.Errorf("%s is a directory; format %s reads a single file", p, f.Name)
+		}
+		candidates = []Format{f}
+	} else {
+		for _, f := range formats {
+			if f.Dir {
+				candidates = append(candidates, f)
+			}
+		}
+	}
+	for _, f := range candidates {
+		members := matchMembers(p, entries, f.Members)
+		if len(members) == 0 {
+			continue
+		}
+		if name == "" || name == Auto {
+			head, err := readHead(members[0])
+			if err != nil {
+				return Format{}, nil, err
+			}
+			if f.Sniff != nil && !f.Sniff(filepath.Base(members[0]), head) {
+				continue
+			}
+		}
+		return f, members, nil
+	}
+	if len(candidates) == 1 {
+		f := candidates[0]
+		return Format{}, nil, fmt.Errorf("%s: no %s files in the directory (a %s history is a directory of %s files)", p, f.Members, f.Name, f.Members)
+	}
+	return Format{}, nil, fmt.Errorf("%s: %w: the directory holds no history isovet recognizes (directory formats: %s)", p, ErrUnknownFormat, dirNames())
+}
+
+func dirNames() string {
+	var ns []string
+	for _, f := range formats {
+		if f.Dir {
+			ns = append(ns, f.Name+" ("+f.Members+")")
+		}
+	}
+	return strings.Join(ns, ", ")
+}
+
+// matchMembers returns the regular files in dir matching pattern, sorted naturally so that
+// T2.log comes before T10.log.
+func matchMembers(dir string, entries []fs.DirEntry, pattern string) []string {
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		if ok, _ := path.Match(pattern, e.Name()); ok {
+			names = append(names, e.Name())
+		}
+	}
+	slices.SortFunc(names, naturalCompare)
+	for i, n := range names {
+		names[i] = filepath.Join(dir, n)
+	}
+	return names
+}
+
+// naturalCompare orders strings with embedded numbers by numeric value.
+func naturalCompare(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digitPrefix(a), digitPrefix(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return len(na) - len(nb)
+			}
+			if c := strings.Compare(na, nb); c != 0 {
+				return c
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return int(a[0]) - int(b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) - len(b)
+}
+
+func digitPrefix(s string) int {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}

@@ -1,0 +1,444 @@
+package history
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Builder assembles a [History] incrementally: readers and the runner stream transactions into
+// it. Keys and values are interned as they arrive. A Builder is not safe for concurrent use.
+//
+// The usual sequence per transaction is BeginTxn, then op adders (Read, Write, Append,
+// ReadList, PredRead, PredWrite, Insert, Delete), optional setters, then EndTxn. Build
+// returns the history and validates it.
+type Builder struct {
+	h       History
+	ops     []Op // arena; transactions take views into it at Build
+	opTimes []Interval
+
+	keyInt   map[int64]Key
+	keyStr   map[string]Key
+	valInt   map[int64]Value
+	valStr   map[string]Value
+	sessInt  map[int64]SessionID
+	sessStr  map[string]SessionID
+	sessNil  SessionID
+	hasNil   bool
+	opStart  []int32 // per txn: first op index in ops
+	opTimeOK []bool  // per txn: whether op times were recorded
+	cur      TxnID   // open transaction, or -1
+	anyTime  bool
+}
+
+// NewBuilder returns an empty builder.
+func NewBuilder() *Builder {
+	b := &Builder{
+		keyInt:  make(map[int64]Key),
+		keyStr:  make(map[string]Key),
+		valInt:  make(map[int64]Value),
+		valStr:  make(map[string]Value),
+		sessInt: make(map[int64]SessionID),
+		sessStr: make(map[string]SessionID),
+		cur:     -1,
+	}
+	b.h.Values = append(b.h.Values, NilDatum)
+	return b
+}
+
+// Grow hints at the expected number of transactions and operations.
+func (b *Builder) Grow(txns, ops int) {
+	if txns > 0 {
+		b.h.Txns = slicesGrow(b.h.Txns, txns)
+		b.opStart = slicesGrow(b.opStart, txns)
+	}
+	if ops > 0 {
+		b.ops = slicesGrow(b.ops, ops)
+	}
+}
+
+func slicesGrow[T any](s []T, n int) []T {
+	if cap(s)-len(s) < n {
+		t := make([]T, len(s), len(s)+n)
+		copy(t, s)
+		return t
+	}
+	return s
+}
+
+// Key interns an original key.
+func (b *Builder) Key(d Datum) Key {
+	switch d.kind {
+	case DatumInt:
+		return b.IntKey(d.i)
+	case DatumStr:
+		return b.StrKey(d.s)
+	}
+	return b.StrKey("nil") // a nil key is unusual; keep it distinct from no key
+}
+
+// IntKey interns the integer key i.
+func (b *Builder) IntKey(i int64) Key {
+	if k, ok := b.keyInt[i]; ok {
+		return k
+	}
+	k := Key(len(b.h.Keys))
+	b.h.Keys = append(b.h.Keys, Int(i))
+	b.keyInt[i] = k
+	return k
+}
+
+// StrKey interns the string key s.
+func (b *Builder) StrKey(s string) Key {
+	if k, ok := b.keyStr[s]; ok {
+		return k
+	}
+	k := Key(len(b.h.Keys))
+	b.h.Keys = append(b.h.Keys, Str(s))
+	b.keyStr[s] = k
+	return k
+}
+
+// BytesKey interns the string key held in s without allocating when it is known.
+func (b *Builder) BytesKey(s []byte) Key {
+	if k, ok := b.keyStr[string(s)]; ok {
+		return k
+	}
+	return b.StrKey(string(s))
+}
+
+// Value interns an original value. The nil datum is [Nil].
+func (b *Builder) Value(d Datum) Value {
+	switch d.kind {
+	case DatumInt:
+		return b.IntValue(d.i)
+	case DatumStr:
+		return b.StrValue(d.s)
+	}
+	return Nil
+}
+
+// IntValue interns the integer value i.
+func (b *Builder) IntValue(i int64) Value {
+	if v, ok := b.valInt[i]; ok {
+		return v
+	}
+	v := Value(len(b.h.Values))
+	b.h.Values = append(b.h.Values, Int(i))
+	b.valInt[i] = v
+	return v
+}
+
+// StrValue interns the string value s.
+func (b *Builder) StrValue(s string) Value {
+	if v, ok := b.valStr[s]; ok {
+		return v
+	}
+	v := Value(len(b.h.Values))
+	b.h.Values = append(b.h.Values, Str(s))
+	b.valStr[s] = v
+	return v
+}
+
+// BytesValue interns the string value held in s without allocating when it is known.
+func (b *Builder) BytesValue(s []byte) Value {
+	if v, ok := b.valStr[string(s)]; ok {
+		return v
+	}
+	return b.StrValue(string(s))
+}
+
+// Session returns the session with source id d, creating it (in order of first appearance).
+func (b *Builder) Session(d Datum) SessionID {
+	var m map[int64]SessionID
+	switch d.kind {
+	case DatumInt:
+		m = b.sessInt
+		if s, ok := m[d.i]; ok {
+			return s
+		}
+	case DatumStr:
+		if s, ok := b.sessStr[d.s]; ok {
+			return s
+		}
+	default:
+		if b.hasNil {
+			return b.sessNil
+		}
+	}
+	s := SessionID(len(b.h.Sessions))
+	b.h.Sessions = append(b.h.Sessions, Session{ID: s, Source: d})
+	switch d.kind {
+	case DatumInt:
+		b.sessInt[d.i] = s
+	case DatumStr:
+		b.sessStr[d.s] = s
+	default:
+		b.sessNil, b.hasNil = s, true
+	}
+	return s
+}
+
+// NewSession always creates a fresh session with source id d (for formats where a source id
+// may be reused by a different session, e.g. a Jepsen process after a crash is renumbered).
+func (b *Builder) NewSession(d Datum) SessionID {
+	s := SessionID(len(b.h.Sessions))
+	b.h.Sessions = append(b.h.Sessions, Session{ID: s, Source: d})
+	return s
+}
+
+// SetInitial sets the value of every key in the initial state.
+func (b *Builder) SetInitial(v Value) { b.h.Initial = v }
+
+// SetInitialKey sets the initial value of one key.
+func (b *Builder) SetInitialKey(k Key, v Value) {
+	if b.h.InitialByKey == nil {
+		b.h.InitialByKey = make(map[Key]Value)
+	}
+	b.h.InitialByKey[k] = v
+}
+
+// BeginTxn opens a new transaction at the end of session s, with source id src and the given
+// outcome. It returns the new transaction's id.
+func (b *Builder) BeginTxn(s SessionID, src Datum, outcome Outcome) TxnID {
+	if b.cur >= 0 {
+		b.EndTxn()
+	}
+	t := TxnID(len(b.h.Txns))
+	sess := &b.h.Sessions[s]
+	b.h.Txns = append(b.h.Txns, Txn{ID: t, Source: src, Session: s, Seq: int32(len(sess.Txns)), Outcome: outcome})
+	sess.Txns = append(sess.Txns, t)
+	b.opStart = append(b.opStart, int32(len(b.ops)))
+	b.cur = t
+	return t
+}
+
+// EndTxn closes the open transaction. It is optional before the next BeginTxn or Build.
+func (b *Builder) EndTxn() {
+	if b.cur < 0 {
+		return
+	}
+	if b.anyTime {
+		// Pad op times of ops added without one.
+		for len(b.opTimes) < len(b.ops) {
+			b.opTimes = append(b.opTimes, Interval{})
+		}
+	}
+	b.cur = -1
+}
+
+// Current returns the open transaction for setters (outcome, time, timestamps). It returns nil
+// when no transaction is open. The pointer is valid until the next BeginTxn.
+func (b *Builder) Current() *Txn {
+	if b.cur < 0 {
+		return nil
+	}
+	return &b.h.Txns[b.cur]
+}
+
+// Txn returns a transaction added earlier, for readers that fix up outcomes or times after
+// the fact. The pointer is valid until the next BeginTxn.
+func (b *Builder) Txn(t TxnID) *Txn { return &b.h.Txns[t] }
+
+// NumTxns returns the number of transactions added so far.
+func (b *Builder) NumTxns() int { return len(b.h.Txns) }
+
+// TxnOps returns the ops added so far to transaction t, for readers that resolve explicit
+// sources after all input is read. Do not append to it.
+func (b *Builder) TxnOps(t TxnID) []Op {
+	start := b.opStart[t]
+	end := int32(len(b.ops))
+	if int(t)+1 < len(b.opStart) {
+		end = b.opStart[t+1]
+	}
+	return b.ops[start:end:end]
+}
+
+func (b *Builder) add(o Op) int32 {
+	if b.cur < 0 {
+		panic("history: op added with no open transaction") // a reader bug, not bad input
+	}
+	i := int32(len(b.ops)) - b.opStart[b.cur]
+	b.ops = append(b.ops, o)
+	return i
+}
+
+// Read adds read(k) = v and returns the op's index in its transaction.
+func (b *Builder) Read(k Key, v Value) int32 { return b.add(Op{Kind: OpRead, Key: k, Value: v}) }
+
+// ReadFrom adds read(k) = v whose writer the source named.
+func (b *Builder) ReadFrom(k Key, v Value, src Src) int32 {
+	return b.add(Op{Kind: OpRead, Key: k, Value: v, Src: src})
+}
+
+// Write adds write(k, v).
+func (b *Builder) Write(k Key, v Value) int32 { return b.add(Op{Kind: OpWrite, Key: k, Value: v}) }
+
+// Append adds append(k, v).
+func (b *Builder) Append(k Key, v Value) int32 { return b.add(Op{Kind: OpAppend, Key: k, Value: v}) }
+
+// Insert adds insert(k, v).
+func (b *Builder) Insert(k Key, v Value) int32 { return b.add(Op{Kind: OpInsert, Key: k, Value: v}) }
+
+// Delete adds delete(k).
+func (b *Builder) Delete(k Key) int32 { return b.add(Op{Kind: OpDelete, Key: k}) }
+
+// ReadList adds read(k) = vs for a list key. vs is copied.
+func (b *Builder) ReadList(k Key, vs []Value) int32 {
+	off := int32(len(b.h.lists))
+	b.h.lists = append(b.h.lists, vs...)
+	return b.add(Op{Kind: OpListRead, Key: k, aux: off, auxLen: int32(len(vs))})
+}
+
+// PredRead adds a predicate read that returned rows. p.Rows is kept, not copied.
+func (b *Builder) PredRead(p PredOp) int32 {
+	i := int32(len(b.h.Preds))
+	b.h.Preds = append(b.h.Preds, p)
+	return b.add(Op{Kind: OpPredRead, aux: i})
+}
+
+// PredWrite adds a predicate write (UPDATE or DELETE ... WHERE) with the rows it evaluated.
+func (b *Builder) PredWrite(p PredOp) int32 {
+	i := int32(len(b.h.Preds))
+	b.h.Preds = append(b.h.Preds, p)
+	return b.add(Op{Kind: OpPredWrite, aux: i})
+}
+
+// SetOpFlags sets flags on op i of the open transaction.
+func (b *Builder) SetOpFlags(i int32, f OpFlags) { b.ops[b.opStart[b.cur]+i].Flags |= f }
+
+// SetOpTime records the client interval of op i of the open transaction.
+func (b *Builder) SetOpTime(i int32, iv Interval) {
+	b.anyTime = true
+	g := int(b.opStart[b.cur] + i)
+	for len(b.opTimes) <= g {
+		b.opTimes = append(b.opTimes, Interval{})
+	}
+	b.opTimes[g] = iv
+	for len(b.opTimeOK) <= int(b.cur) {
+		b.opTimeOK = append(b.opTimeOK, false)
+	}
+	b.opTimeOK[b.cur] = true
+}
+
+// SetOp replaces op i of transaction t (for readers resolving explicit sources or values
+// after all input is read). The kind must not change between item and list/predicate ops.
+func (b *Builder) SetOp(t TxnID, i int32, o Op) {
+	p := &b.ops[b.opStart[t]+i]
+	o.aux, o.auxLen = p.aux, p.auxLen
+	*p = o
+}
+
+// Build finishes the history and validates it. The builder must not be used afterwards.
+// A structurally invalid history returns the history and an error joining every problem.
+func (b *Builder) Build() (*History, error) {
+	b.EndTxn()
+	h := &b.h
+	for i := range h.Txns {
+		start := b.opStart[i]
+		end := int32(len(b.ops))
+		if i+1 < len(b.opStart) {
+			end = b.opStart[i+1]
+		}
+		h.Txns[i].Ops = b.ops[start:end:end]
+		if i < len(b.opTimeOK) && b.opTimeOK[i] {
+			h.Txns[i].OpTimes = b.opTimes[start:end:end]
+		}
+	}
+	b.keyInt, b.keyStr, b.valInt, b.valStr, b.sessInt, b.sessStr = nil, nil, nil, nil, nil, nil
+	if err := Validate(h); err != nil {
+		return h, err
+	}
+	return h, nil
+}
+
+// Validation errors. Callers test with errors.Is.
+var (
+	ErrBadOp  = errors.New("history: malformed operation")
+	ErrBadSrc = errors.New("history: read source out of range")
+	ErrBadTxn = errors.New("history: malformed transaction")
+)
+
+// maxProblems caps how many problems Validate reports.
+const maxProblems = 20
+
+// Validate checks the structure of h: op kinds, interned ids in range, explicit sources
+// pointing at writes of the same key, intervals with Begin <= End. It reports every problem
+// (up to 20) with errors.Join.
+func Validate(h *History) error {
+	var errs []error
+	add := func(err error) bool {
+		errs = append(errs, err)
+		return len(errs) < maxProblems
+	}
+	nk, nv := Key(len(h.Keys)), Value(len(h.Values))
+	for ti := range h.Txns {
+		t := &h.Txns[ti]
+		if t.ID != TxnID(ti) || int(t.Session) >= len(h.Sessions) || t.Session < 0 {
+			if !add(fmt.Errorf("%w: txn %s has id %d, session %d", ErrBadTxn, h.Name(TxnID(ti)), t.ID, t.Session)) {
+				break
+			}
+			continue
+		}
+		if t.HasTime && t.Time.Begin > t.Time.End {
+			if !add(fmt.Errorf("%w: txn %s ends (%d) before it begins (%d)", ErrBadTxn, h.Name(t.ID), t.Time.End, t.Time.Begin)) {
+				break
+			}
+		}
+		if t.HasTimestamps && t.Commit.Less(t.Start) {
+			if !add(fmt.Errorf("%w: txn %s commits (%v) before it starts (%v)", ErrBadTxn, h.Name(t.ID), t.Commit, t.Start)) {
+				break
+			}
+		}
+		for oi, o := range t.Ops {
+			if err := validateOp(h, o, nk, nv); err != nil {
+				if !add(fmt.Errorf("txn %s op %d: %w", h.Name(t.ID), oi, err)) {
+					break
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func validateOp(h *History, o Op, nk Key, nv Value) error {
+	switch o.Kind {
+	case OpRead, OpWrite, OpAppend, OpInsert, OpDelete, OpListRead:
+		if o.Key < 0 || o.Key >= nk {
+			return fmt.Errorf("%w: key %d out of range", ErrBadOp, o.Key)
+		}
+		if o.Value < 0 || o.Value >= nv {
+			return fmt.Errorf("%w: value %d out of range", ErrBadOp, o.Value)
+		}
+	case OpPredRead, OpPredWrite:
+		if int(o.aux) >= len(h.Preds) || o.aux < 0 {
+			return fmt.Errorf("%w: predicate %d out of range", ErrBadOp, o.aux)
+		}
+		for _, r := range h.Preds[o.aux].Rows {
+			if r.Key < 0 || r.Key >= nk || r.Value < 0 || r.Value >= nv {
+				return fmt.Errorf("%w: predicate row out of range", ErrBadOp)
+			}
+		}
+	default:
+		return fmt.Errorf("%w: kind %d", ErrBadOp, o.Kind)
+	}
+	if o.Kind == OpListRead {
+		if o.aux < 0 || int(o.aux)+int(o.auxLen) > len(h.lists) {
+			return fmt.Errorf("%w: list out of range", ErrBadOp)
+		}
+	}
+	if o.Src.Kind == SrcTxn {
+		if o.Src.Txn < 0 || int(o.Src.Txn) >= len(h.Txns) {
+			return fmt.Errorf("%w: txn %d", ErrBadSrc, o.Src.Txn)
+		}
+		w := h.Txns[o.Src.Txn].Ops
+		if o.Src.Op < 0 || int(o.Src.Op) >= len(w) {
+			return fmt.Errorf("%w: op %d of txn %s", ErrBadSrc, o.Src.Op, h.Name(o.Src.Txn))
+		}
+		if wo := w[o.Src.Op]; !wo.Kind.IsWrite() && wo.Kind != OpPredWrite {
+			return fmt.Errorf("%w: op %d of txn %s is a %v, not a write", ErrBadSrc, o.Src.Op, h.Name(o.Src.Txn), wo.Kind)
+		} else if wo.Kind != OpPredWrite && wo.Key != o.Key {
+			return fmt.Errorf("%w: op %d of txn %s writes key %v, not %v", ErrBadSrc, o.Src.Op, h.Name(o.Src.Txn), h.Keys[wo.Key], h.Keys[o.Key])
+		}
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package history_test
+
+import (
+	"errors"
+	"testing"
+
+	"isovet/history"
+)
+
+func TestBuilderBuildsWhatItWasGiven(t *testing.T) {
+	t.Parallel()
+	b := history.NewBuilder()
+	s1 := b.Session(history.Int(1))
+	s2 := b.Session(history.Str("client-b"))
+	if again := b.Session(history.Int(1)); again != s1 {
+		t.Fatalf("Session(1) twice = %d, %d", s1, again)
+	}
+	kx, ky := b.StrKey("x"), b.IntKey(7)
+	t1 := b.BeginTxn(s1, history.Int(100), history.OutcomeCommitted)
+	w := b.Write(kx, b.IntValue(1))
+	b.Append(ky, b.IntValue(2))
+	b.Current().Time, b.Current().HasTime = history.Interval{Begin: 1, End: 5}, true
+	t2 := b.BeginTxn(s2, history.NilDatum, history.OutcomeUnknown)
+	b.ReadFrom(kx, b.IntValue(1), history.Src{Kind: history.SrcTxn, Txn: t1, Op: w})
+	b.ReadList(ky, []history.Value{b.IntValue(2)})
+	b.SetOpTime(1, history.Interval{Begin: 6, End: 7})
+	h, err := b.Build()
+	if err != nil {
+		t.Fatalf("Build() = %v", err)
+	}
+	if got := len(h.Txns); got != 2 {
+		t.Fatalf("len(Txns) = %d, want 2", got)
+	}
+	if got := h.Name(t1); got != "100" {
+		t.Errorf("Name(t1) = %q, want 100", got)
+	}
+	if got := h.Name(t2); got != "T1" {
+		t.Errorf("Name(t2) = %q, want T1", got)
+	}
+	r := h.Txn(t2).Ops[1]
+	if r.Kind != history.OpListRead || len(h.List(r)) != 1 || h.Value(h.List(r)[0]) != history.Int(2) {
+		t.Errorf("list read = %+v (%v)", r, h.List(r))
+	}
+	if h.Txn(t2).OpTimes == nil || h.Txn(t2).OpTimes[1].End != 7 || h.Txn(t1).OpTimes != nil {
+		t.Errorf("op times: t1 %v, t2 %v", h.Txn(t1).OpTimes, h.Txn(t2).OpTimes)
+	}
+	if h.Txn(t2).Outcome != history.OutcomeUnknown || !h.Txn(t1).Committed() {
+		t.Errorf("outcomes %v %v", h.Txn(t1).Outcome, h.Txn(t2).Outcome)
+	}
+	if got := h.Sessions[s1].Txns; len(got) != 1 || got[0] != t1 {
+		t.Errorf("session 1 txns = %v", got)
+	}
+	if h.HasTime() {
+		t.Errorf("HasTime() = true with one untimed txn")
+	}
+}
+
+func TestValidateReportsBadSources(t *testing.T) {
+	t.Parallel()
+	b := history.NewBuilder()
+	s := b.Session(history.Int(0))
+	kx, ky := b.IntKey(1), b.IntKey(2)
+	t1 := b.BeginTxn(s, history.NilDatum, history.OutcomeCommitted)
+	b.Write(kx, b.IntValue(1))
+	b.BeginTxn(s, history.NilDatum, history.OutcomeCommitted)
+	b.ReadFrom(ky, b.IntValue(1), history.Src{Kind: history.SrcTxn, Txn: t1, Op: 0}) // wrong key
+	b.ReadFrom(kx, b.IntValue(1), history.Src{Kind: history.SrcTxn, Txn: t1, Op: 5}) // no such op
+	_, err := b.Build()
+	if !errors.Is(err, history.ErrBadSrc) {
+		t.Fatalf("Build() = %v, want ErrBadSrc", err)
+	}
+	if got := len(err.(interface{ Unwrap() []error }).Unwrap()); got != 2 {
+		t.Errorf("Build() reported %d problems, want 2: %v", got, err)
+	}
+}
+
+func TestDatumCompare(t *testing.T) {
+	t.Parallel()
+	ds := []history.Datum{history.NilDatum, history.Int(-3), history.Int(2), history.Str(""), history.Str("a")}
+	for i := range ds {
+		for j := range ds {
+			want := 0
+			if i < j {
+				want = -1
+			} else if i > j {
+				want = 1
+			}
+			if got := ds[i].Compare(ds[j]); got != want {
+				t.Errorf("Compare(%#v, %#v) = %d, want %d", ds[i], ds[j], got, want)
+			}
+		}
+	}
+}

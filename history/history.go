@@ -1,0 +1,249 @@
+package history
+
+import (
+	"iter"
+	"slices"
+	"strconv"
+)
+
+// TxnID is a transaction's dense index in [History.Txns].
+type TxnID int32
+
+// SessionID is a session's dense index in [History.Sessions].
+type SessionID int32
+
+// Key is an interned key: an index into [History.Keys].
+type Key int32
+
+// Value is an interned value: an index into [History.Values]. [Nil] (0) is the absent value.
+type Value int32
+
+// Nil is the absent value: Elle's nil, a read of a key nobody has written.
+const Nil Value = 0
+
+// Outcome is what became of a transaction.
+type Outcome uint8
+
+// Outcomes. The zero value is OutcomeUnknown: it may or may not have committed (Jepsen :info),
+// which is the only sound default.
+const (
+	OutcomeUnknown Outcome = iota
+	OutcomeCommitted
+	OutcomeAborted
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case OutcomeCommitted:
+		return "committed"
+	case OutcomeAborted:
+		return "aborted"
+	default:
+		return "unknown"
+	}
+}
+
+// OpKind is the kind of an operation.
+type OpKind uint8
+
+// Operation kinds. The zero value is invalid.
+const (
+	OpInvalid   OpKind = iota
+	OpRead             // read(Key) = Value
+	OpWrite            // write(Key, Value)
+	OpAppend           // append Value to the list at Key
+	OpListRead         // read(Key) = the list [History.List]
+	OpPredRead         // predicate read: [History.Preds] entry
+	OpPredWrite        // UPDATE/DELETE ... WHERE: [History.Preds] entry
+	OpInsert           // insert(Key, Value): the row is born
+	OpDelete           // delete(Key): the row dies
+)
+
+var opKindNames = [...]string{"invalid", "read", "write", "append", "list-read", "pred-read", "pred-write", "insert", "delete"}
+
+func (k OpKind) String() string {
+	if int(k) < len(opKindNames) {
+		return opKindNames[k]
+	}
+	return "invalid"
+}
+
+// IsWrite reports whether the kind installs a version of Key (write, append, insert, delete).
+func (k OpKind) IsWrite() bool {
+	return k == OpWrite || k == OpAppend || k == OpInsert || k == OpDelete
+}
+
+// IsRead reports whether the kind observes state (item, list or predicate read).
+func (k OpKind) IsRead() bool { return k == OpRead || k == OpListRead || k == OpPredRead }
+
+// OpFlags are per-operation flags.
+type OpFlags uint8
+
+// Operation flags.
+const (
+	// OpFailed marks an operation the source recorded as failed (dbcop keeps a success flag
+	// per event). Whether its effect happened is for the checker to decide and report.
+	OpFailed OpFlags = 1 << iota
+)
+
+// SrcKind says how a read's source is known.
+type SrcKind uint8
+
+// Source kinds.
+const (
+	SrcByValue SrcKind = iota // not given: the writer is found by value
+	SrcInit                   // the initial state
+	SrcTxn                    // the write op Src.Op of transaction Src.Txn
+	SrcNone                   // the source says the read found nothing (Cobra NULL)
+)
+
+// Src is a read's explicit source, when the format names the writer.
+type Src struct {
+	Kind SrcKind
+	Txn  TxnID
+	Op   int32
+}
+
+// Op is one operation. It is a small value type (32 bytes); list contents and predicate
+// details live in side tables of the [History].
+type Op struct {
+	Kind  OpKind
+	Flags OpFlags
+	Key   Key   // not used by predicate ops
+	Value Value // read or written value; for OpDelete, Nil
+	// aux and auxLen address History.lists (OpListRead) or History.Preds (predicate ops: aux
+	// is the index, auxLen unused).
+	aux, auxLen int32
+	// Src is the explicit source of an OpRead, if the format named one.
+	Src Src
+}
+
+// Failed reports whether the source marked the operation as failed.
+func (o Op) Failed() bool { return o.Flags&OpFailed != 0 }
+
+// Txn is one transaction. Ops is a view into an arena owned by the History: do not append.
+type Txn struct {
+	ID      TxnID
+	Source  Datum // the identifier the source gave it (nil: none; reports use "T<ID>")
+	Session SessionID
+	Seq     int32 // position within the session
+	Outcome Outcome
+	Ops     []Op
+
+	// Time is the client's wall-clock interval, valid if HasTime.
+	Time    Interval
+	HasTime bool
+	// OpTimes holds one interval per op when the source recorded them (Vbox), else nil.
+	OpTimes []Interval
+
+	// Start and Commit are the database's timestamps, valid if HasTimestamps.
+	Start, Commit Timestamp
+	HasTimestamps bool
+}
+
+// Committed reports whether the transaction is known to have committed.
+func (t *Txn) Committed() bool { return t.Outcome == OutcomeCommitted }
+
+// Session is one client session (a Jepsen process, a Cobra or Vbox log file).
+type Session struct {
+	ID     SessionID
+	Source Datum // the source's session / process / client id
+	Txns   []TxnID
+}
+
+// Predicate describes a predicate as the source stated it.
+type Predicate struct {
+	Relation string // table or relation name ("" when the source has one relation)
+	Expr     string // the predicate as text, e.g. "v = 2" or "field 3 in [10, 20]"
+	// Field, Lo and Hi describe a range predicate Lo <= Field <= Hi when IsRange.
+	Field   Datum
+	Lo, Hi  int64
+	IsRange bool
+}
+
+// Row is one row a predicate operation saw or changed.
+type Row struct {
+	Key   Key
+	Value Value // the value seen (predicate read) or written (predicate write)
+	Src   Src   // explicit writer of the version seen, if the source named it
+	// Match is whether the predicate held on the version this row was evaluated on. Predicate
+	// reads list visible rows (Match true); predicate writes list every row they evaluated,
+	// recording the would-be new version even when Match is false (Vbox's invisible writes).
+	Match bool
+}
+
+// PredOp is the payload of a predicate read or write.
+type PredOp struct {
+	Pred Predicate
+	Rows []Row
+}
+
+// History is a recorded transaction history. It is immutable once built; its methods are
+// safe for concurrent use.
+type History struct {
+	Txns     []Txn
+	Sessions []Session
+	Keys     []Datum  // original of each Key
+	Values   []Datum  // original of each Value; Values[Nil] is the nil datum
+	Preds    []PredOp // payloads of predicate ops
+
+	// Initial is the value every key holds before any transaction ([Nil] unless the source
+	// says otherwise); InitialByKey overrides it per key.
+	Initial      Value
+	InitialByKey map[Key]Value
+
+	lists []Value
+}
+
+// InitialValue returns the value k holds in the initial state.
+func (h *History) InitialValue(k Key) Value {
+	if v, ok := h.InitialByKey[k]; ok {
+		return v
+	}
+	return h.Initial
+}
+
+// List returns the values of an OpListRead. The slice is owned by the history.
+func (h *History) List(o Op) []Value { return h.lists[o.aux : o.aux+o.auxLen : o.aux+o.auxLen] }
+
+// Pred returns the payload of a predicate op.
+func (h *History) Pred(o Op) *PredOp { return &h.Preds[o.aux] }
+
+// Txn returns the transaction with dense id t.
+func (h *History) Txn(t TxnID) *Txn { return &h.Txns[t] }
+
+// All iterates over every transaction in id order.
+func (h *History) All() iter.Seq2[TxnID, *Txn] {
+	return func(yield func(TxnID, *Txn) bool) {
+		for i := range h.Txns {
+			if !yield(TxnID(i), &h.Txns[i]) {
+				return
+			}
+		}
+	}
+}
+
+// Key returns the original of k.
+func (h *History) Key(k Key) Datum { return h.Keys[k] }
+
+// Value returns the original of v.
+func (h *History) Value(v Value) Datum { return h.Values[v] }
+
+// Name returns how reports name t: its source id when it has one, else "T<id>".
+func (h *History) Name(t TxnID) string {
+	if d := h.Txns[t].Source; !d.IsNil() {
+		return d.String()
+	}
+	return "T" + strconv.Itoa(int(t))
+}
+
+// HasTime reports whether every transaction carries a client interval.
+func (h *History) HasTime() bool {
+	return len(h.Txns) > 0 && !slices.ContainsFunc(h.Txns, func(t Txn) bool { return !t.HasTime })
+}
+
+// HasTimestamps reports whether every transaction carries database timestamps.
+func (h *History) HasTimestamps() bool {
+	return len(h.Txns) > 0 && !slices.ContainsFunc(h.Txns, func(t Txn) bool { return !t.HasTimestamps })
+}
+
