@@ -1,0 +1,195 @@
+// Package check decides whether a history satisfies an isolation level, and says why not.
+//
+//	h, _, err := format.Open("history.edn", format.Auto, format.Options{})
+//	rep, err := check.Check(ctx, h, check.Serializable, check.Options{})
+//	if rep.Verdict == check.Fail { ... rep.Anomalies ... }
+//
+// A violation is a result (Verdict Fail), not an error. An inconclusive check (timeout,
+// budget, cancellation) returns Verdict Unknown together with context.Cause(ctx). An error
+// means bad input.
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"isovet/history"
+	"isovet/internal/anomaly"
+	"isovet/internal/report"
+)
+
+// Re-exported data types; see internal/report and internal/anomaly.
+type (
+	Report  = report.Report
+	Anomaly = report.Anomaly
+	Step    = report.Step
+	Stats   = report.Stats
+	Verdict = report.Verdict
+	Rel     = report.Rel
+	Level   = anomaly.Level
+	Kind    = anomaly.Kind
+)
+
+// Verdicts.
+const (
+	Unknown = report.Unknown
+	Pass    = report.Pass
+	Fail    = report.Fail
+)
+
+// Levels.
+const (
+	ReadCommitted             = anomaly.ReadCommitted
+	ReadAtomic                = anomaly.ReadAtomic
+	Causal                    = anomaly.Causal
+	SnapshotIsolation         = anomaly.SnapshotIsolation
+	StrongSessionSI           = anomaly.StrongSessionSI
+	StrongSI                  = anomaly.StrongSI
+	Serializable              = anomaly.Serializable
+	StrongSessionSerializable = anomaly.StrongSessionSerializable
+	StrictSerializable        = anomaly.StrictSerializable
+)
+
+// Method selects how a level is checked.
+type Method uint8
+
+// Methods. The zero value picks the best method the history allows.
+const (
+	MethodAuto      Method = iota
+	MethodBlackBox         // black-box: polygraph + SAT, from what clients saw
+	MethodTimestamp        // Chronos: from the database's start and commit timestamps
+	MethodBasic            // only the linear basic checks
+)
+
+var methodNames = [...]string{"auto", "black-box", "timestamp", "basic"}
+
+func (m Method) String() string {
+	if int(m) < len(methodNames) {
+		return methodNames[m]
+	}
+	return "invalid"
+}
+
+// ParseMethod parses a method name.
+func ParseMethod(s string) (Method, bool) {
+	for i, n := range methodNames {
+		if n == s {
+			return Method(i), true
+		}
+	}
+	return MethodAuto, false
+}
+
+// Options tune a check. The zero value is usable.
+type Options struct {
+	Method Method
+	// ClockSkew widens every client interval by this much on both sides (strict levels).
+	ClockSkew time.Duration
+	// MaxAnomalies caps how many anomalies are reported (0: a default of 20).
+	MaxAnomalies int
+	// Parallelism bounds parallel work on independent parts (0: GOMAXPROCS).
+	Parallelism int
+	_           struct{}
+}
+
+// Errors.
+var (
+	// ErrNotImplemented is returned for a level or method whose checker has not landed.
+	ErrNotImplemented = errors.New("check: not implemented yet")
+	// ErrNeedsTime is returned when a level or method needs time data the history lacks.
+	ErrNeedsTime = errors.New("check: history lacks the time data this check needs")
+)
+
+// ParseLevel parses a level name or alias.
+func ParseLevel(name string) (Level, error) {
+	l, ok := anomaly.ParseLevel(name)
+	if !ok {
+		var names []string
+		for _, l := range anomaly.Levels() {
+			names = append(names, l.String())
+		}
+		return 0, fmt.Errorf("unknown level %q (levels: %s)", name, strings.Join(names, ", "))
+	}
+	return l, nil
+}
+
+// Levels returns every level isovet knows, weakest first.
+func Levels() []Level { return anomaly.Levels() }
+
+// Checker checks histories against the levels it supports.
+type Checker struct {
+	Name    string
+	Method  Method
+	Levels  []Level
+	Summary string
+	// Run checks h against level. It must honour ctx: on cancellation it returns a report
+	// with Verdict Unknown and context.Cause(ctx).
+	Run func(ctx context.Context, h *history.History, level Level, o Options) (*Report, error)
+}
+
+// Supports reports whether c checks level l.
+func (c *Checker) Supports(l Level) bool {
+	for _, x := range c.Levels {
+		if x == l {
+			return true
+		}
+	}
+	return false
+}
+
+// Checkers returns the registered checkers in preference order.
+func Checkers() []Checker { return checkers }
+
+// Supported reports which checker would run for level l and method m, or an error saying why
+// none can (not implemented yet, or the method is unknown).
+func Supported(l Level, m Method) (*Checker, error) {
+	for i := range checkers {
+		c := &checkers[i]
+		if (m == MethodAuto && c.Method != MethodBasic) || c.Method == m {
+			if c.Supports(l) {
+				return c, nil
+			}
+		}
+	}
+	if m == MethodAuto {
+		return nil, fmt.Errorf("%w: no checker for level %s has landed yet; run the basic checks with --method basic", ErrNotImplemented, l)
+	}
+	return nil, fmt.Errorf("%w: method %s does not check level %s", ErrNotImplemented, m, l)
+}
+
+// Check checks h against level with the checker opts.Method selects.
+func Check(ctx context.Context, h *history.History, level Level, opts Options) (*Report, error) {
+	if opts.MaxAnomalies == 0 {
+		opts.MaxAnomalies = 20
+	}
+	c, err := Supported(level, opts.Method)
+	partial := false
+	if err != nil {
+		// No complete checker for this level yet: the basic checks can still prove a
+		// violation, but finding nothing proves nothing, so that is Unknown, never Pass.
+		if opts.Method != MethodAuto || !errors.Is(err, ErrNotImplemented) {
+			return nil, err
+		}
+		var berr error
+		if c, berr = Supported(level, MethodBasic); berr != nil {
+			return nil, err
+		}
+		partial = true
+	}
+	rep, err := c.Run(ctx, h, level, opts)
+	if partial && rep != nil && rep.Verdict == Pass {
+		rep.Verdict = Unknown
+		rep.Notes = append(rep.Notes, fmt.Sprintf("no complete checker for %s has landed yet; only the basic checks ran and found nothing", level))
+	}
+	if rep != nil {
+		rep.History = h
+		rep.Level = level
+		if rep.Checker == "" {
+			rep.Checker = c.Name
+		}
+	}
+	return rep, err
+}

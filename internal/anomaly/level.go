@@ -1,0 +1,95 @@
+package anomaly
+
+// Level is an isolation level isovet can check. The zero value is invalid.
+type Level uint8
+
+// Levels, weakest first. Keep in step with levels.
+const (
+	LevelInvalid Level = iota
+	ReadCommitted
+	ReadAtomic
+	Causal
+	SnapshotIsolation
+	StrongSessionSI
+	StrongSI
+	Serializable
+	StrongSessionSerializable
+	StrictSerializable
+	numLevels
+)
+
+// LevelInfo describes a level.
+type LevelInfo struct {
+	Name    string   // as given to --level; Elle's name where Elle has one
+	Aliases []string // other names accepted
+	Summary string
+	// Session: the session order constrains the serialization (strong session variants).
+	// Realtime: client real-time order constrains it (strict / strong variants).
+	Session, Realtime bool
+	// Forbids lists the anomaly kinds a history at this level must not contain.
+	Forbids []Kind
+}
+
+var basicForbidden = []Kind{Internal, AbortedRead, IntermediateRead, ThinAirRead, DuplicateElements, IncompatibleOrder}
+
+var siForbidden = append(append([]Kind{}, basicForbidden...), G0, G1c, GSingle, LostUpdate, ReadSkew, LongFork, FracturedRead, CausalityViolation, ExtViolation, NoConflict)
+
+var serForbidden = append(append([]Kind{}, siForbidden...), G2Item, G2, WriteSkew, Phantom)
+
+var levels = [numLevels]LevelInfo{
+	LevelInvalid:  {Name: "invalid"},
+	ReadCommitted: {Name: "read-committed", Aliases: []string{"rc", "pl-2"}, Summary: "no aborted, intermediate or thin-air reads; no write or read-dependency cycles", Forbids: append(append([]Kind{}, basicForbidden...), G0, G1c)},
+	ReadAtomic:    {Name: "read-atomic", Aliases: []string{"ra"}, Summary: "read committed, and a transaction sees all or none of another's writes", Forbids: append(append([]Kind{}, basicForbidden...), G0, G1c, FracturedRead)},
+	Causal:        {Name: "causal", Aliases: []string{"tcc", "causal-consistency"}, Summary: "transactional causal consistency: read atomic, and effects are seen with their causes", Session: true, Forbids: append(append([]Kind{}, basicForbidden...), G0, G1c, FracturedRead, CausalityViolation, FutureRead)},
+	SnapshotIsolation: {Name: "snapshot-isolation", Aliases: []string{"si"}, Summary: "Adya SI: each transaction reads a snapshot and no two concurrent transactions write the same key", Forbids: siForbidden},
+	StrongSessionSI:   {Name: "strong-session-snapshot-isolation", Aliases: []string{"strong-session-si", "session-si"}, Summary: "snapshot isolation in which each session sees its own earlier transactions (PolySI's SI)", Session: true, Forbids: append(append([]Kind{}, siForbidden...), SessionViolation, FutureRead)},
+	StrongSI:          {Name: "strong-snapshot-isolation", Aliases: []string{"strong-si"}, Summary: "snapshot isolation whose snapshots respect real time (needs client intervals)", Session: true, Realtime: true, Forbids: append(append([]Kind{}, siForbidden...), SessionViolation, FutureRead, StaleRead)},
+	Serializable:      {Name: "serializable", Aliases: []string{"ser"}, Summary: "some serial order of the committed transactions explains every read (no session order)", Forbids: serForbidden},
+	StrongSessionSerializable: {Name: "strong-session-serializable", Aliases: []string{"session-serializable"}, Summary: "serializable with each session's order kept (what Cobra, PolySI and VeriStrong call SER)", Session: true, Forbids: append(append([]Kind{}, serForbidden...), SessionViolation, FutureRead)},
+	StrictSerializable: {Name: "strict-serializable", Aliases: []string{"strict-ser", "linearizable"}, Summary: "serializable in an order that respects client real time (needs client intervals)", Session: true, Realtime: true, Forbids: append(append([]Kind{}, serForbidden...), SessionViolation, FutureRead, StaleRead)},
+}
+
+// Info returns the table entry of l.
+func (l Level) Info() LevelInfo {
+	if l < numLevels {
+		return levels[l]
+	}
+	return levels[LevelInvalid]
+}
+
+// String returns l's name.
+func (l Level) String() string { return l.Info().Name }
+
+// Levels returns every valid level, weakest first.
+func Levels() []Level {
+	ls := make([]Level, 0, numLevels-1)
+	for l := Level(1); l < numLevels; l++ {
+		ls = append(ls, l)
+	}
+	return ls
+}
+
+// ParseLevel returns the level with the given name or alias.
+func ParseLevel(name string) (Level, bool) {
+	for l := Level(1); l < numLevels; l++ {
+		if levels[l].Name == name {
+			return l, true
+		}
+		for _, a := range levels[l].Aliases {
+			if a == name {
+				return l, true
+			}
+		}
+	}
+	return LevelInvalid, false
+}
+
+// Forbids reports whether level l forbids anomaly kind k.
+func (l Level) Forbids(k Kind) bool {
+	for _, f := range l.Info().Forbids {
+		if f == k {
+			return true
+		}
+	}
+	return false
+}

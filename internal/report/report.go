@@ -1,0 +1,143 @@
+// Package report holds the data every checker returns: a [Report] with its [Verdict], the
+// [Anomaly]s found (each with the transactions and typed, reasoned edges that prove it) and
+// statistics. It is data only; rendering (text, DOT, JSON) lives in internal/explain. The
+// public package check re-exports these types.
+package report
+
+import (
+	"strings"
+	"time"
+
+	"isovet/history"
+	"isovet/internal/anomaly"
+)
+
+// Verdict is a check's outcome.
+type Verdict uint8
+
+// Verdicts. The zero value is Unknown: inconclusive (timeout, budget, cancellation).
+const (
+	Unknown Verdict = iota
+	Pass            // the history satisfies the level
+	Fail            // the history violates the level; Report.Anomalies says how
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Pass:
+		return "pass"
+	case Fail:
+		return "fail"
+	default:
+		return "unknown"
+	}
+}
+
+// Rel is a set of dependency relations, as a bitset.
+type Rel uint16
+
+// Relations.
+const (
+	WW       Rel = 1 << iota // write-write: To overwrote From's version
+	WR                       // write-read: To read From's write
+	RW                       // read-write (anti-dependency): To overwrote the version From read
+	SO                       // session order: From precedes To in one session
+	RT                       // real time: From ended before To began
+	TS                       // database timestamps: From committed before To started
+	PredWR                   // predicate read-dependency
+	PredRW                   // predicate anti-dependency
+	numRels  = iota
+)
+
+var relNames = [numRels]string{"ww", "wr", "rw", "so", "rt", "ts", "pwr", "prw"}
+
+// String renders the set as names joined by "+", e.g. "ww+rw".
+func (r Rel) String() string {
+	if r == 0 {
+		return "none"
+	}
+	var parts []string
+	for i := range numRels {
+		if r&(1<<i) != 0 {
+			parts = append(parts, relNames[i])
+		}
+	}
+	return strings.Join(parts, "+")
+}
+
+// Has reports whether r contains every relation in s.
+func (r Rel) Has(s Rel) bool { return r&s == s }
+
+// Step is one edge of a witness: From must precede To because of Rel, on Key, with the
+// values involved and a sentence saying why (which order was forced, and by what).
+type Step struct {
+	From, To history.TxnID
+	Rel      Rel
+	Key      history.Key   // -1 when the edge is not about one key (so, rt)
+	Value    history.Value // the value read or written that makes the edge
+	Value2   history.Value // for rw/ww: the overwriting value (Nil if none)
+	Why      string        // e.g. "T2 read x=3, which T1 wrote"
+}
+
+// Anomaly is one violation with its evidence.
+type Anomaly struct {
+	Kind anomaly.Kind
+	// Names are further names the same evidence goes by (e.g. G-single is also a read
+	// skew), most specific first.
+	Also []anomaly.Kind
+	Txns []history.TxnID // the transactions involved, in cycle order for cycles
+	Key  history.Key     // the key for single-key findings, else -1
+	// Cycle holds the edges of a dependency cycle, in order; empty for non-cycle findings.
+	Cycle []Step
+	// Message says what was found, in one or two sentences, naming the source's ids.
+	Message string
+	// RuledOut lists alternative orders that were considered and why each fails (SAT/SI
+	// witnesses), one sentence each.
+	RuledOut []string
+}
+
+// Stats are counters a checker reports for the curious and for benchmarks.
+type Stats struct {
+	Txns, Committed, Aborted, Unknown int
+	Sessions, Keys, Ops              int
+	KnownEdges, Constraints          int   // after pruning
+	PrunedConstraints                int
+	Components                       int   // independent parts solved separately
+	SATVars, SATClauses              int
+	Conflicts, Decisions, Propagations int64
+	Elapsed                          time.Duration
+	Phases                           []Phase // per-phase timings, in order
+}
+
+// Phase is the time one stage took.
+type Phase struct {
+	Name    string
+	Elapsed time.Duration
+}
+
+// Report is the result of checking one history against one level.
+type Report struct {
+	Level     anomaly.Level
+	Checker   string // which checker produced it, e.g. "basic", "ser-sat", "chronos"
+	Verdict   Verdict
+	Anomalies []Anomaly
+	// Notes are caveats the user should know: the reading of failed events chosen, clock
+	// skew used, transactions dropped unchecked, why the verdict is unknown.
+	Notes []string
+	Stats Stats
+	// History is the checked history, so renderers can name keys, values and transactions.
+	History *history.History `json:"-"`
+}
+
+// Merge folds o's findings into r: the verdict is Fail if either fails, else Unknown if
+// either is unknown, else Pass.
+func (r *Report) Merge(o *Report) {
+	switch {
+	case r.Verdict == Fail || o.Verdict == Fail:
+		r.Verdict = Fail
+	case r.Verdict == Unknown || o.Verdict == Unknown:
+		r.Verdict = Unknown
+	}
+	r.Anomalies = append(r.Anomalies, o.Anomalies...)
+	r.Notes = append(r.Notes, o.Notes...)
+}
