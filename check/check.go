@@ -92,6 +92,9 @@ type Options struct {
 	MaxAnomalies int
 	// Parallelism bounds parallel work on independent parts (0: GOMAXPROCS).
 	Parallelism int
+	// Now, when set, lets checkers time their phases (Report.Stats.Phases). The core never
+	// reads the clock itself; the CLI passes time.Now.
+	Now func() time.Time
 	_           struct{}
 }
 
@@ -145,9 +148,15 @@ func Checkers() []Checker { return checkers }
 
 // Supported reports which checker would run for level l and method m, or an error saying why
 // none can (not implemented yet, or the method is unknown).
-func Supported(l Level, m Method) (*Checker, error) {
+//
+// With MethodAuto the black-box checkers come first; the timestamp checker is chosen only
+// when h carries database timestamps (h may be nil to ask about levels alone).
+func Supported(h *history.History, l Level, m Method) (*Checker, error) {
 	for i := range checkers {
 		c := &checkers[i]
+		if m == MethodAuto && c.Method == MethodTimestamp && (h == nil || !h.HasTimestamps()) {
+			continue
+		}
 		if (m == MethodAuto && c.Method != MethodBasic) || c.Method == m {
 			if c.Supports(l) {
 				return c, nil
@@ -165,7 +174,7 @@ func Check(ctx context.Context, h *history.History, level Level, opts Options) (
 	if opts.MaxAnomalies == 0 {
 		opts.MaxAnomalies = 20
 	}
-	c, err := Supported(level, opts.Method)
+	c, err := Supported(h, level, opts.Method)
 	partial := false
 	if err != nil {
 		// No complete checker for this level yet: the basic checks can still prove a
@@ -174,7 +183,7 @@ func Check(ctx context.Context, h *history.History, level Level, opts Options) (
 			return nil, err
 		}
 		var berr error
-		if c, berr = Supported(level, MethodBasic); berr != nil {
+		if c, berr = Supported(h, level, MethodBasic); berr != nil {
 			return nil, err
 		}
 		partial = true

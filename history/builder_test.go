@@ -91,3 +91,25 @@ func TestDatumCompare(t *testing.T) {
 		}
 	}
 }
+
+func TestSummarizeCounts(t *testing.T) {
+	t.Parallel()
+	b := history.NewBuilder()
+	s := b.Session(history.Int(1))
+	k := b.IntKey(1)
+	b.BeginTxn(s, history.NilDatum, history.OutcomeCommitted)
+	b.Write(k, b.IntValue(1))
+	b.BeginTxn(s, history.NilDatum, history.OutcomeAborted)
+	b.Write(k, b.IntValue(1))
+	b.Read(k, history.Nil)
+	b.BeginTxn(s, history.NilDatum, history.OutcomeUnknown)
+	h, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := history.Summarize(h)
+	if got.Txns != 3 || got.Committed != 1 || got.Aborted != 1 || got.Unknown != 1 || got.Ops != 3 ||
+		got.OpsByKind[history.OpWrite] != 2 || got.UniqueWrites || got.DuplicateWrites != 1 || got.Keys != 1 || got.Values != 1 {
+		t.Errorf("Summarize() = %+v", got)
+	}
+}

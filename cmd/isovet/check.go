@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"isovet/check"
+)
+
+type checkFlags struct {
+	in           inputFlags
+	level        string
+	method       string
+	asJSON       bool
+	out          string
+	timeout      time.Duration
+	clockSkew    time.Duration
+	maxAnomalies int
+}
+
+func levelHelp() string {
+	var b strings.Builder
+	b.WriteString("Levels (--level), weakest first; status says whether a complete checker has landed:\n")
+	for _, l := range check.Levels() {
+		info := l.Info()
+		status := "basic checks only (a clean result is reported as unknown)"
+		if c, err := check.Supported(nil, l, check.MethodAuto); err == nil {
+			status = "checked by " + c.Name
+		}
+		fmt.Fprintf(&b, "  %-36s %s\n  %-36s [%s]\n", info.Name, info.Summary, "", status)
+	}
+	return b.String()
+}
+
+func newCheckCmd() *cobra.Command {
+	var f checkFlags
+	c := &cobra.Command{
+		Use:   "check HISTORY",
+		Short: "Check a history against an isolation level",
+		Long: `Check a history (a file, or a directory for Cobra and Vbox logs) against an isolation
+level. Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input error,
+3 unknown (timeout, cancellation, or no complete checker for the level yet).
+
+` + levelHelp(),
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error { return runCheck(c.Context(), c.OutOrStdout(), c.ErrOrStderr(), args[0], &f) },
+	}
+	f.in.register(c)
+	c.Flags().StringVarP(&f.level, "level", "l", "serializable", "isolation level to check (see the list above)")
+	c.Flags().StringVar(&f.method, "method", "auto", "auto, black-box, timestamp (needs database timestamps) or basic (linear checks only)")
+	c.Flags().BoolVar(&f.asJSON, "json", false, "print the report as JSON")
+	c.Flags().StringVar(&f.out, "out", "", "write the report, prose explanations and DOT graphs to this directory")
+	c.Flags().DurationVar(&f.timeout, "timeout", 0, "give up after this long with verdict unknown (exit 3); 0 means no limit")
+	c.Flags().DurationVar(&f.clockSkew, "clock-skew", 0, "widen every client interval by this much on both sides (strict levels)")
+	c.Flags().IntVar(&f.maxAnomalies, "max-anomalies", 20, "report at most this many anomalies")
+	return c
+}
+
+func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *checkFlags) error {
+	level, err := check.ParseLevel(f.level)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	method, ok := check.ParseMethod(f.method)
+	if !ok {
+		return &exitError{code: exitUsage, err: fmt.Errorf("unknown method %q (methods: auto, black-box, timestamp, basic)", f.method)}
+	}
+	h, _, err := f.in.open(path)
+	if err != nil {
+		return err
+	}
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("timeout of %v reached", f.timeout))
+		defer cancel()
+	}
+	opts := check.Options{Method: method, ClockSkew: f.clockSkew, MaxAnomalies: f.maxAnomalies, Now: time.Now}
+	start := time.Now()
+	rep, err := check.Check(ctx, h, level, opts)
+	if rep == nil {
+		if errors.Is(err, check.ErrNotImplemented) || errors.Is(err, check.ErrNeedsTime) {
+			return &exitError{code: exitUsage, err: err}
+		}
+		if err != nil && ctx.Err() != nil {
+			return &exitError{code: exitUnknown, err: fmt.Errorf("check of %s ended with verdict unknown: %w", path, err)}
+		}
+		return &exitError{code: exitUsage, err: err}
+	}
+	if rep.Stats.Elapsed == 0 {
+		rep.Stats.Elapsed = time.Since(start)
+	}
+	if err != nil && rep.Verdict == check.Unknown {
+		rep.Notes = append(rep.Notes, "stopped: "+err.Error())
+	} else if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	if f.out != "" {
+		if err := writeReportDir(f.out, rep); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+	}
+	if f.asJSON {
+		err = writeReportJSON(stdout, path, rep)
+	} else {
+		err = writeReportText(stdout, path, rep)
+	}
+	if err != nil {
+		return err
+	}
+	switch rep.Verdict {
+	case check.Pass:
+		return nil
+	case check.Fail:
+		return &exitError{code: exitViolation}
+	default:
+		return &exitError{code: exitUnknown}
+	}
+}
+
+func writeReportDir(dir string, rep *check.Report) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	write := func(name string, render func(io.Writer) error) error {
+		fh, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		if err := writeBuffered(fh, render); err != nil {
+			fh.Close()
+			return err
+		}
+		return fh.Close()
+	}
+	if err := write("report.txt", func(w io.Writer) error { return writeReportText(w, "", rep) }); err != nil {
+		return err
+	}
+	if err := write("report.json", func(w io.Writer) error { return writeReportJSON(w, "", rep) }); err != nil {
+		return err
+	}
+	return writeReportGraphs(dir, rep, write)
+}
+
+// writeReportJSON prints a report as JSON with names, not dense ids.
+func writeReportJSON(w io.Writer, path string, rep *check.Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(reportJSON(path, rep))
+}

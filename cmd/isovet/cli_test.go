@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs isovet in-process and returns the exit code, stdout and stderr.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestUsageAndInputErrorsExit2(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.edn")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	garbage := filepath.Join(dir, "garbage.bin")
+	if err := os.WriteFile(garbage, []byte("\x00\x01\x02 not a history at all \xff"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"unknown level", []string{"check", "--level", "bogus", empty}, `unknown level "bogus" (levels: read-committed,`},
+		{"unknown method", []string{"check", "--method", "magic", empty}, `unknown method "magic"`},
+		{"unknown flag", []string{"check", "--bogus", empty}, "unknown flag: --bogus (see isovet check --help)"},
+		{"missing file", []string{"stat", filepath.Join(dir, "nope.edn")}, "no such file or directory"},
+		{"empty file", []string{"stat", empty}, "empty.edn: empty file: no history to read"},
+		{"unrecognized content", []string{"check", garbage}, "garbage.bin: format: unknown format: no reader recognizes its content (supported:"},
+		{"unknown format name", []string{"stat", "--format", "nosuch", garbage}, `format: unknown format "nosuch" (supported:`},
+		{"no args", []string{"check"}, "accepts 1 arg(s), received 0"},
+		{"convert to unwritable", []string{"convert", "--to", "nosuch", garbage}, `cannot write format "nosuch"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, _, stderr := runCLI(t, tt.args...)
+			if code != exitUsage {
+				t.Errorf("isovet %s: exit %d, want %d (stderr %q)", strings.Join(tt.args, " "), code, exitUsage, stderr)
+			}
+			if !strings.Contains(stderr, tt.wantErr) {
+				t.Errorf("isovet %s: stderr %q, want it to contain %q", strings.Join(tt.args, " "), stderr, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestHelpListsLevelsAndCommands(t *testing.T) {
+	t.Parallel()
+	code, out, _ := runCLI(t, "check", "--help")
+	if code != 0 {
+		t.Fatalf("check --help: exit %d", code)
+	}
+	for _, want := range []string{"strict-serializable", "strong-session-snapshot-isolation", "read-committed", "Exit codes: 0 the level holds, 1 a violation"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check --help does not mention %q", want)
+		}
+	}
+	code, out, _ = runCLI(t, "--help")
+	if code != 0 {
+		t.Fatalf("--help: exit %d", code)
+	}
+	for _, want := range []string{"check", "convert", "stat", "formats"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--help does not list %q", want)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"isovet/format"
+)
+
+func writableNames() []string {
+	var ns []string
+	for _, f := range format.Formats() {
+		if f.Write != nil {
+			ns = append(ns, f.Name)
+		}
+	}
+	return ns
+}
+
+func newConvertCmd() *cobra.Command {
+	var in inputFlags
+	var to, out string
+	c := &cobra.Command{
+		Use:   "convert HISTORY --to FORMAT [-o FILE]",
+		Short: "Convert a history to another format (native jsonl, elle-edn, elle-json, text, chronos)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			f, ok := format.Lookup(to)
+			if !ok || f.Write == nil {
+				return &exitError{code: exitUsage, err: fmt.Errorf("cannot write format %q (writable: %s)", to, strings.Join(writableNames(), ", "))}
+			}
+			h, _, err := in.open(args[0])
+			if err != nil {
+				return err
+			}
+			w := c.OutOrStdout()
+			var fh *os.File
+			if out != "" && out != "-" {
+				if fh, err = os.Create(out); err != nil {
+					return &exitError{code: exitUsage, err: err}
+				}
+				w = fh
+			}
+			if err := writeBuffered(w, func(w io.Writer) error { return f.Write(w, h) }); err != nil {
+				if fh != nil {
+					fh.Close()
+				}
+				return fmt.Errorf("writing %s: %w", f.Name, err)
+			}
+			if fh != nil {
+				return fh.Close()
+			}
+			return nil
+		},
+	}
+	in.register(c)
+	c.Flags().StringVar(&to, "to", "", "output format: "+strings.Join(writableNames(), ", ")+" (required)")
+	c.Flags().StringVarP(&out, "output", "o", "", "output file (default: stdout)")
+	_ = c.MarkFlagRequired("to")
+	return c
+}
+
+func writeBuffered(w io.Writer, write func(io.Writer) error) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	if err := write(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func newFormatsCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "formats",
+		Short: "List the history formats isovet reads and writes",
+		Args:  cobra.NoArgs,
+		Run: func(c *cobra.Command, _ []string) {
+			w := c.OutOrStdout()
+			for _, f := range format.Formats() {
+				rw := "read"
+				if f.Write != nil {
+					rw = "read/write"
+				}
+				kind := "file"
+				if f.Dir {
+					kind = "directory of " + f.Members
+				}
+				fmt.Fprintf(w, "%-12s %-10s %-22s %s\n", f.Name, rw, kind, f.Summary)
+			}
+		},
+	}
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"isovet/format"
+	"isovet/history"
+)
+
+// inputFlags are the flags every command that reads a history takes.
+type inputFlags struct {
+	format  string
+	initial string
+}
+
+func (f *inputFlags) register(c *cobra.Command) {
+	c.Flags().StringVarP(&f.format, "format", "f", format.Auto, "input format: auto (sniff), or one of "+strings.Join(format.Names(), ", "))
+	c.Flags().StringVar(&f.initial, "initial-value", "", "value every key holds initially (an integer, a string, or null); default: what the format says")
+}
+
+func (f *inputFlags) options() (format.Options, error) {
+	var o format.Options
+	switch f.initial {
+	case "":
+	case "null", "nil":
+		d := history.NilDatum
+		o.Initial = &d
+	default:
+		d := history.Str(f.initial)
+		if i, err := strconv.ParseInt(f.initial, 10, 64); err == nil {
+			d = history.Int(i)
+		}
+		o.Initial = &d
+	}
+	return o, nil
+}
+
+// open reads the history at path; every failure is an input error (exit 2).
+func (f *inputFlags) open(path string) (*history.History, format.Format, error) {
+	o, err := f.options()
+	if err != nil {
+		return nil, format.Format{}, &exitError{code: exitUsage, err: err}
+	}
+	h, ft, err := format.Open(path, f.format, o)
+	if err != nil {
+		return nil, ft, &exitError{code: exitUsage, err: err} // errors from Open name the file
+	}
+	return h, ft, nil
+}

@@ -1,0 +1,84 @@
+package history
+
+// Summary counts what a history holds; `isovet stat` prints it.
+type Summary struct {
+	Sessions  int
+	Txns      int
+	Committed int
+	Aborted   int
+	Unknown   int
+	Ops       int
+	OpsByKind map[OpKind]int
+	FailedOps int
+	Keys      int
+	Values    int // distinct values, excluding nil
+	// UniqueWrites reports whether every (key, value) pair is written at most once, as
+	// checkers that match reads to writes by value assume. DuplicateWrites counts the writes
+	// that repeat an earlier (key, value) pair.
+	UniqueWrites    bool
+	DuplicateWrites int
+	// ExplicitSources counts reads whose writer the format named.
+	ExplicitSources int
+	// Timed and Timestamped count transactions with client intervals and with database
+	// timestamps; OpTimed counts those with per-op intervals.
+	Timed, Timestamped, OpTimed int
+	// Initial is the initial value every key holds (nil unless the source gave one).
+	Initial Datum
+}
+
+// Summarize counts h.
+func Summarize(h *History) Summary {
+	s := Summary{
+		Sessions:  len(h.Sessions),
+		Txns:      len(h.Txns),
+		OpsByKind: make(map[OpKind]int),
+		Keys:      len(h.Keys),
+		Values:    len(h.Values) - 1,
+		Initial:   h.Values[h.Initial],
+	}
+	type kv struct {
+		k Key
+		v Value
+	}
+	seen := make(map[kv]struct{})
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		switch t.Outcome {
+		case OutcomeCommitted:
+			s.Committed++
+		case OutcomeAborted:
+			s.Aborted++
+		default:
+			s.Unknown++
+		}
+		if t.HasTime {
+			s.Timed++
+		}
+		if t.HasTimestamps {
+			s.Timestamped++
+		}
+		if t.OpTimes != nil {
+			s.OpTimed++
+		}
+		s.Ops += len(t.Ops)
+		for _, o := range t.Ops {
+			s.OpsByKind[o.Kind]++
+			if o.Failed() {
+				s.FailedOps++
+			}
+			if o.Src.Kind != SrcByValue {
+				s.ExplicitSources++
+			}
+			if o.Kind == OpWrite || o.Kind == OpAppend || o.Kind == OpInsert {
+				p := kv{o.Key, o.Value}
+				if _, dup := seen[p]; dup {
+					s.DuplicateWrites++
+				} else {
+					seen[p] = struct{}{}
+				}
+			}
+		}
+	}
+	s.UniqueWrites = s.DuplicateWrites == 0
+	return s
+}

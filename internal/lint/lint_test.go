@@ -1,0 +1,116 @@
+// Package lint enforces the house rules on the whole module as tests: the import boundaries
+// (pure core, IO at the edges) and the ban on reading the clock in the core.
+package lint
+
+import (
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type pkg struct {
+	ImportPath string
+	Dir        string
+	GoFiles    []string
+	Imports    []string
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-json", "isovet/...").Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatalf("decoding go list output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// edge reports whether package path may do IO (open files, sockets, databases, log).
+func edge(path string) bool {
+	for _, prefix := range []string{
+		"isovet/cmd/", "isovet/internal/server", "isovet/internal/runner", "isovet/internal/smtlib/solve",
+		"isovet/internal/lint", "isovet/tools", "isovet/bench",
+	} {
+		if strings.HasPrefix(path, prefix) {
+			return true
+		}
+	}
+	// format.Open opens files and directories; the format subpackages read io.Readers only.
+	return path == "isovet/format"
+}
+
+// leaves must import no other project package (the assertion package aside).
+var leaves = map[string]bool{"isovet/history": true, "isovet/internal/graph": true, "isovet/internal/sat": true}
+
+var forbiddenInCore = []string{"os", "net", "net/http", "database/sql", "log/slog", "os/exec"}
+
+func TestImportBoundaries(t *testing.T) {
+	for _, p := range listPackages(t) {
+		for _, imp := range p.Imports {
+			if leaves[p.ImportPath] && strings.HasPrefix(imp, "isovet/") && imp != "isovet/internal/invariant" {
+				t.Errorf("%s imports %s, but it must import no other isovet package", p.ImportPath, imp)
+			}
+			if edge(p.ImportPath) {
+				continue
+			}
+			for _, f := range forbiddenInCore {
+				if imp == f {
+					t.Errorf("%s imports %s: only cmd, server, runner and smtlib/solve do IO", p.ImportPath, imp)
+				}
+			}
+		}
+	}
+}
+
+func TestCoreNeverReadsTheClock(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, p := range listPackages(t) {
+		if edge(p.ImportPath) {
+			continue
+		}
+		for _, name := range p.GoFiles {
+			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			timeName := ""
+			for _, imp := range f.Imports {
+				if imp.Path.Value == `"time"` {
+					timeName = "time"
+					if imp.Name != nil {
+						timeName = imp.Name.Name
+					}
+				}
+			}
+			if timeName == "" {
+				continue
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == timeName && (sel.Sel.Name == "Now" || sel.Sel.Name == "Since") {
+					t.Errorf("%s: core package %s reads the clock (time.%s); pass time in instead", fset.Position(sel.Pos()), p.ImportPath, sel.Sel.Name)
+				}
+				return true
+			})
+		}
+	}
+}
