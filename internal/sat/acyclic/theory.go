@@ -1,0 +1,442 @@
+package acyclic
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"isovet/internal/sat"
+)
+
+// ErrNode is returned for a node outside [0, n).
+var ErrNode = errors.New("acyclic: node out of range")
+
+// Options configure a [Theory]. The zero value is usable.
+type Options struct {
+	// Propagate turns on theory propagation: when an edge u→v enters the
+	// graph, edge literals whose edge would close a cycle through u→v are
+	// set false. The search for them is bounded by PropagateLimit nodes on
+	// each side of the new edge.
+	Propagate bool
+	// PropagateLimit bounds the nodes visited per side by propagation
+	// (default 64).
+	PropagateLimit int
+
+	_ struct{}
+}
+
+// Stats are counters of a [Theory].
+type Stats struct {
+	Edges         int   // distinct edges (u,v) known to the theory
+	Justifications int  // literal, composite and fixed justifications
+	Inserts       int64 // edges that entered the graph
+	Reorders      int64 // inserts that needed a search (order violated)
+	Visited       int64 // nodes visited by order-maintenance searches
+	Conflicts     int64
+	ConflictLits  int64 // total length of conflict clauses
+	Propagations  int64
+	Reasons       int64
+
+	_ struct{}
+}
+
+// justification: edge e is present while lits a and b are true (b is
+// LitNull for a plain edge literal; both are LitNull for a fixed edge).
+type just struct {
+	e    int32
+	a, b sat.Lit
+}
+
+// entry of the theory's trail: an activated justification (j >= 0), a
+// literal that became true (j == -1, m set) or a propagated literal
+// (j == -2, m set).
+type entry struct {
+	j     int32
+	m     sat.Lit
+	level int32
+}
+
+// Theory is the graph-acyclicity theory: it keeps the graph of edges whose
+// justifications hold under the solver's partial assignment acyclic. Create
+// it with [New]; it implements [sat.Theory]. It is not safe for concurrent
+// use.
+type Theory struct {
+	s    *sat.Solver
+	opts Options
+	n    int
+
+	// Edges (u,v), present or not, and their active justifications.
+	edgeID map[uint64]int32
+	from   []int32
+	to     []int32
+	active [][]int32 // by edge: active justifications, in activation order
+	stamp  [][]int64 // by edge: activation stamps, parallel to active
+	outPos []int32   // by edge: index in out[from], or -1 when absent
+	inPos  []int32
+
+	justs []just
+	byLit [][]int32 // by Lit: justifications mentioning the literal
+	on    []bool    // by Lit: reported true and not yet backtracked
+	cand  [][]int32 // by node: literal justifications of edges leaving it
+
+	// Present edges and the topological order.
+	out, in [][]int32 // by node: present edge ids
+	ord     []int32   // by node: position in the order
+	at      []int32   // by position: node
+
+	trail []entry
+	clock int64 // activation stamp counter
+
+	// Search scratch.
+	mark    []uint32
+	markGen uint32
+	parent  []int32 // by node: edge used to reach it (BFS)
+	queue   []int32
+	fwd     []int32
+	bwd     []int32
+	pos     []int32
+	conf    []sat.Lit
+
+	// Propagation.
+	props    []sat.Lit
+	propInfo map[sat.Lit]propagation
+	bmark    []uint32
+
+	stats Stats
+}
+
+type propagation struct {
+	j     int32
+	limit int64 // justifications activated before this stamp may be used
+}
+
+// New creates the theory over nodes 0..n-1 and attaches it to s.
+func New(s *sat.Solver, n int, opts Options) *Theory {
+	if opts.PropagateLimit <= 0 {
+		opts.PropagateLimit = 64
+	}
+	g := &Theory{
+		s:        s,
+		opts:     opts,
+		edgeID:   make(map[uint64]int32),
+		propInfo: make(map[sat.Lit]propagation),
+	}
+	g.AddNodes(n)
+	s.AttachTheory(g)
+	return g
+}
+
+// AddNodes adds k nodes and returns the first new node.
+func (g *Theory) AddNodes(k int) int {
+	first := g.n
+	for i := range k {
+		u := int32(first + i)
+		g.out = append(g.out, nil)
+		g.in = append(g.in, nil)
+		g.cand = append(g.cand, nil)
+		g.ord = append(g.ord, u)
+		g.at = append(g.at, u)
+		g.mark = append(g.mark, 0)
+		g.bmark = append(g.bmark, 0)
+		g.parent = append(g.parent, -1)
+	}
+	g.n += k
+	return first
+}
+
+// NumNodes returns the number of nodes.
+func (g *Theory) NumNodes() int { return g.n }
+
+// Edge creates a fresh variable whose positive literal puts u→v into the
+// graph, and returns that literal.
+func (g *Theory) Edge(u, v int) (sat.Lit, error) {
+	if err := g.check(u, v); err != nil {
+		return sat.LitNull, err
+	}
+	m := g.s.NewVar().Pos()
+	return m, g.AddEdge(m, u, v)
+}
+
+// AddEdge makes literal m justify edge u→v: while m is true, u→v is in
+// the graph. A literal may justify several edges and an edge may be
+// justified by several literals; it stays in the graph while any of its
+// justifications holds.
+func (g *Theory) AddEdge(m sat.Lit, u, v int) error {
+	return g.addJust(m, sat.LitNull, u, v)
+}
+
+// AddComposite makes the conjunction a ∧ b justify edge u→v (for example a
+// derived edge WW;RW). a and b must be different variables.
+func (g *Theory) AddComposite(a, b sat.Lit, u, v int) error {
+	if a.Var() == b.Var() {
+		return fmt.Errorf("acyclic: composite edge %d→%d: literals %v and %v share a variable", u, v, a, b)
+	}
+	return g.addJust(a, b, u, v)
+}
+
+// AddFixed puts u→v into the graph permanently (a known edge). If fixed
+// edges, with edges justified by facts, form a cycle, the solver's formula
+// becomes unsatisfiable.
+func (g *Theory) AddFixed(u, v int) error {
+	return g.addJust(sat.LitNull, sat.LitNull, u, v)
+}
+
+func (g *Theory) check(u, v int) error {
+	if u < 0 || u >= g.n || v < 0 || v >= g.n {
+		return fmt.Errorf("adding edge %d→%d: %w (n=%d)", u, v, ErrNode, g.n)
+	}
+	return nil
+}
+
+func (g *Theory) addJust(a, b sat.Lit, u, v int) error {
+	if err := g.check(u, v); err != nil {
+		return err
+	}
+	for _, m := range []sat.Lit{a, b} {
+		if m != sat.LitNull && (m.Var() == 0 || int(m.Var()) > g.s.NumVars()) {
+			return fmt.Errorf("adding edge %d→%d: %w: %v", u, v, sat.ErrBadLit, m)
+		}
+	}
+	if g.s.DecisionLevel() != 0 {
+		return fmt.Errorf("acyclic: adding edge %d→%d during search", u, v)
+	}
+	key := uint64(u)<<32 | uint64(v)
+	e, ok := g.edgeID[key]
+	if !ok {
+		e = int32(len(g.from))
+		g.edgeID[key] = e
+		g.from = append(g.from, int32(u))
+		g.to = append(g.to, int32(v))
+		g.active = append(g.active, nil)
+		g.stamp = append(g.stamp, nil)
+		g.outPos = append(g.outPos, -1)
+		g.inPos = append(g.inPos, -1)
+	}
+	j := int32(len(g.justs))
+	g.justs = append(g.justs, just{e: e, a: a, b: b})
+	for _, m := range []sat.Lit{a, b} {
+		if m == sat.LitNull {
+			continue
+		}
+		for int(m) >= len(g.byLit) {
+			g.byLit = append(g.byLit, nil)
+			g.on = append(g.on, false)
+		}
+		g.byLit[m] = append(g.byLit[m], j)
+	}
+	if a != sat.LitNull && b == sat.LitNull {
+		g.cand[u] = append(g.cand[u], j)
+	}
+	// Activate now if the justification already holds at level 0.
+	if (a == sat.LitNull || g.on[a]) && (b == sat.LitNull || g.on[b]) {
+		if c, ok := g.activate(j, 0); !ok {
+			return g.s.AddClause(c...)
+		}
+	}
+	return nil
+}
+
+// Assign implements [sat.Theory].
+func (g *Theory) Assign(m sat.Lit, level int) []sat.Lit {
+	if int(m) >= len(g.byLit) || len(g.byLit[m]) == 0 {
+		return nil
+	}
+	mark := len(g.trail)
+	g.on[m] = true
+	g.trail = append(g.trail, entry{j: -1, m: m, level: int32(level)})
+	for _, j := range g.byLit[m] {
+		jj := &g.justs[j]
+		other := jj.a
+		if other == m {
+			other = jj.b
+		}
+		if other != sat.LitNull && !g.on[other] {
+			continue
+		}
+		if c, ok := g.activate(j, int32(level)); !ok {
+			g.undo(mark)
+			return c
+		}
+	}
+	return nil
+}
+
+// activate makes justification j hold. If its edge is new and closes a
+// cycle, nothing changes and it returns the conflict clause and false.
+func (g *Theory) activate(j int32, level int32) ([]sat.Lit, bool) {
+	e := g.justs[j].e
+	if len(g.active[e]) == 0 {
+		if c, ok := g.insert(e, j); !ok {
+			return c, false
+		}
+	}
+	g.clock++
+	g.active[e] = append(g.active[e], j)
+	g.stamp[e] = append(g.stamp[e], g.clock)
+	g.trail = append(g.trail, entry{j: j, level: level})
+	return nil, true
+}
+
+// undo pops the trail down to size mark.
+func (g *Theory) undo(mark int) {
+	for i := len(g.trail) - 1; i >= mark; i-- {
+		t := g.trail[i]
+		switch t.j {
+		case -1:
+			g.on[t.m] = false
+			continue
+		case -2:
+			delete(g.propInfo, t.m)
+			continue
+		}
+		e := g.justs[t.j].e
+		g.active[e] = g.active[e][:len(g.active[e])-1]
+		g.stamp[e] = g.stamp[e][:len(g.stamp[e])-1]
+		if len(g.active[e]) == 0 {
+			g.remove(e)
+		}
+	}
+	g.trail = g.trail[:mark]
+}
+
+// Backtrack implements [sat.Theory].
+func (g *Theory) Backtrack(level int) {
+	i := len(g.trail)
+	for i > 0 && int(g.trail[i-1].level) > level {
+		i--
+	}
+	g.undo(i)
+	g.props = g.props[:0]
+	if level == 0 {
+		clear(g.propInfo)
+	}
+}
+
+// Propagate implements [sat.Theory].
+func (g *Theory) Propagate(dst []sat.Lit) []sat.Lit {
+	dst = append(dst, g.props...)
+	g.props = g.props[:0]
+	return dst
+}
+
+// Check implements [sat.Theory]: every cycle is reported by Assign, so a
+// complete assignment without conflict is acyclic.
+func (g *Theory) Check() []sat.Lit { return nil }
+
+// Phase implements [sat.Theory] (VeriStrong §6.2): a variable is first
+// decided so that the edges it adds agree with the current topological
+// order.
+func (g *Theory) Phase(v sat.Var) sat.Lit {
+	agrees := func(m sat.Lit) (bool, bool) {
+		if int(m) >= len(g.byLit) || len(g.byLit[m]) == 0 {
+			return false, false
+		}
+		for _, j := range g.byLit[m] {
+			e := g.justs[j].e
+			if g.ord[g.from[e]] > g.ord[g.to[e]] {
+				return true, false
+			}
+		}
+		return true, true
+	}
+	hasP, okP := agrees(v.Pos())
+	hasN, okN := agrees(v.Neg())
+	switch {
+	case hasP && okP:
+		return v.Pos()
+	case hasN && okN:
+		return v.Neg()
+	case hasP:
+		return v.Neg()
+	case hasN:
+		return v.Pos()
+	}
+	return sat.LitNull
+}
+
+// Stats returns the theory's counters.
+func (g *Theory) Stats() Stats {
+	st := g.stats
+	st.Edges = len(g.from)
+	st.Justifications = len(g.justs)
+	return st
+}
+
+// Order returns a topological order of the graph of the solver's last model
+// (fixed edges and edges whose justifications hold in the model), for
+// example a serial order of transactions. Call it after Solve returned Sat.
+func (g *Theory) Order() []int {
+	indeg := make([]int32, g.n)
+	adj := make([][]int32, g.n)
+	holds := func(m sat.Lit) bool { return m == sat.LitNull || g.s.Value(m) }
+	seen := make(map[int32]bool)
+	for _, jj := range g.justs {
+		if holds(jj.a) && holds(jj.b) && !seen[jj.e] {
+			seen[jj.e] = true
+			u, v := g.from[jj.e], g.to[jj.e]
+			adj[u] = append(adj[u], v)
+			indeg[v]++
+		}
+	}
+	order := make([]int, 0, g.n)
+	var q []int32
+	for u := range g.n {
+		if indeg[u] == 0 {
+			q = append(q, int32(u))
+		}
+	}
+	for len(q) > 0 {
+		u := q[0]
+		q = q[1:]
+		order = append(order, int(u))
+		for _, v := range adj[u] {
+			indeg[v]--
+			if indeg[v] == 0 {
+				q = append(q, v)
+			}
+		}
+	}
+	return order
+}
+
+// explain appends the negation of a justification of edge e active before
+// stamp limit (preferring fixed and single-literal ones) to g.conf.
+func (g *Theory) explain(e int32, limit int64) {
+	best := int32(-1)
+	bestN := 3
+	for i, j := range g.active[e] {
+		if g.stamp[e][i] >= limit {
+			break
+		}
+		n := 0
+		if g.justs[j].a != sat.LitNull {
+			n++
+		}
+		if g.justs[j].b != sat.LitNull {
+			n++
+		}
+		if n < bestN {
+			best, bestN = j, n
+			if n == 0 {
+				break
+			}
+		}
+	}
+	if best < 0 {
+		panic("acyclic: explaining an edge with no justification")
+	}
+	jj := g.justs[best]
+	if jj.a != sat.LitNull {
+		g.conf = append(g.conf, jj.a.Not())
+	}
+	if jj.b != sat.LitNull {
+		g.conf = append(g.conf, jj.b.Not())
+	}
+}
+
+// dedupe sorts and deduplicates g.conf.
+func (g *Theory) dedupe() []sat.Lit {
+	slices.Sort(g.conf)
+	g.conf = slices.Compact(g.conf)
+	return g.conf
+}
