@@ -27,15 +27,15 @@ type Options struct {
 
 // Stats are counters of a [Theory].
 type Stats struct {
-	Edges         int   // distinct edges (u,v) known to the theory
-	Justifications int  // literal, composite and fixed justifications
-	Inserts       int64 // edges that entered the graph
-	Reorders      int64 // inserts that needed a search (order violated)
-	Visited       int64 // nodes visited by order-maintenance searches
-	Conflicts     int64
-	ConflictLits  int64 // total length of conflict clauses
-	Propagations  int64
-	Reasons       int64
+	Edges          int   // distinct edges (u,v) known to the theory
+	Justifications int   // literal, composite and fixed justifications
+	Inserts        int64 // edges that entered the graph
+	Reorders       int64 // inserts that needed a search (order violated)
+	Visited        int64 // nodes visited by order-maintenance searches
+	Conflicts      int64
+	ConflictLits   int64 // total length of conflict clauses
+	Propagations   int64
+	Reasons        int64
 
 	_ struct{}
 }
