@@ -1,0 +1,761 @@
+package native
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"isovet/history"
+	"isovet/internal/parse"
+)
+
+// Name is the format's name in the registry.
+const Name = "native"
+
+// Version is the format version this package reads and writes (the header's "isovet").
+const Version = 1
+
+// Decoder reads the native format into a [history.Builder]. It implements format.Decoder.
+// A Decoder keeps per-stream state (line numbers, the header's session table), so use one
+// Decoder per stream. It is not safe for concurrent use.
+type Decoder struct {
+	name    string
+	line    int   // 1-based number of the last line read
+	off     int64 // byte offset of the start of that line
+	records int   // non-blank lines decoded
+	sess    []history.SessionID
+	sc      scanner
+	x       scratch
+}
+
+// NewDecoder returns a decoder for one stream.
+func NewDecoder() *Decoder { return &Decoder{} }
+
+// Decode reads every line of r into b. name is used in error messages.
+func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
+	d.name, d.line, d.off = name, 0, 0
+	br := bufio.NewReaderSize(r, 1<<20)
+	var long []byte
+	var off int64
+	for {
+		ln, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, ln...)
+			continue
+		}
+		if long != nil {
+			ln = append(long, ln...)
+			long = nil
+		}
+		if len(ln) > 0 {
+			d.line++
+			d.off = off
+			off += int64(len(ln))
+			if perr := d.decodeLine(ln, b); perr != nil {
+				return perr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", name, err)
+		}
+	}
+}
+
+// Finish implements format.Decoder; the native format needs no cross-file resolution.
+func (d *Decoder) Finish(*history.Builder) error { return nil }
+
+// DecodeLine decodes one line (a header or a transaction; blank lines are ignored) into b,
+// continuing the decoder's stream: line numbers in errors count the lines given so far.
+// On error, b is unchanged.
+func (d *Decoder) DecodeLine(line []byte, b *history.Builder) error {
+	d.line++
+	err := d.decodeLine(line, b)
+	d.off += int64(len(line))
+	return err
+}
+
+// DecodeLine decodes a single self-contained line (a transaction or a header) into b, for
+// callers that receive transactions one at a time (the online server). Error locations
+// count from the start of line. On error, b is unchanged.
+func DecodeLine(line []byte, b *history.Builder) error {
+	d := Decoder{}
+	return d.DecodeLine(line, b)
+}
+
+func (d *Decoder) errorf(at int, format string, args ...any) error {
+	return &parse.Error{Format: Name, File: d.name, Line: d.line, Col: at + 1, Offset: d.off + int64(at), Err: fmt.Errorf(format, args...)}
+}
+
+func (d *Decoder) scanErr() error {
+	return &parse.Error{Format: Name, File: d.name, Line: d.line, Col: d.sc.at + 1, Offset: d.off + int64(d.sc.at), Err: d.sc.err}
+}
+
+func blank(ln []byte) bool {
+	for _, c := range ln {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *Decoder) decodeLine(ln []byte, b *history.Builder) error {
+	if blank(ln) {
+		return nil
+	}
+	s := &d.sc
+	s.reset(ln)
+	if !s.expect('{', "'{' starting a transaction or header object") {
+		return d.scanErr()
+	}
+	x := &d.x
+	x.reset()
+	header := false
+	first := true
+	if s.peek() == '}' {
+		s.i++
+	} else {
+		for {
+			kstart := s.i
+			k, ok := s.str("a key (a quoted string)")
+			if !ok || !s.expect(':', "':' after key") {
+				return d.scanErr()
+			}
+			if first && string(k) == "isovet" {
+				header = true
+			}
+			first = false
+			if header {
+				ok = d.headerKey(k, kstart)
+			} else {
+				ok = x.txnKey(s, k, kstart)
+			}
+			if !ok {
+				return d.scanErr()
+			}
+			more, ok := s.more('}', "in object")
+			if !ok {
+				return d.scanErr()
+			}
+			if !more {
+				break
+			}
+		}
+	}
+	if !s.atEnd() {
+		return d.errorf(s.i, "expected end of line after the object, found %s", s.found(s.i))
+	}
+	d.records++
+	if header {
+		return d.applyHeader(b)
+	}
+	return d.commit(b)
+}
+
+// scratch holds one parsed line before it is added to the builder, so that a bad line
+// leaves the builder untouched.
+type scratch struct {
+	sess, id        datum
+	si              int64
+	hasSI           bool
+	siAt            int
+	outcome         history.Outcome
+	time            history.Interval
+	hasTime         bool
+	sts, cts        history.Timestamp
+	hasSts, hasCts  bool
+	stsAt           int
+	ops             []rawOp
+	list            []datum
+	preds           []rawPred
+	rows            []rawRow
+	anyOpTime, seen bool
+
+	// header
+	version     int64
+	initial     datum
+	initialKeys []rawRow
+	sessions    []datum
+	hasSessions bool
+}
+
+type rawOp struct {
+	kind     history.OpKind
+	key, val datum
+	list0, n int32 // list reads: scratch.list[list0 : list0+n]
+	pred     int32 // predicate ops: scratch.preds index
+	src      history.Src
+	failed   bool
+	time     history.Interval
+	hasTime  bool
+}
+
+type rawPred struct {
+	pred         history.Predicate
+	rows0, nrows int
+}
+
+type rawRow struct {
+	key, val datum
+	match    bool
+	src      history.Src
+}
+
+func (x *scratch) reset() {
+	ops, list, preds, rows := x.ops[:0], x.list[:0], x.preds[:0], x.rows[:0]
+	*x = scratch{ops: ops, list: list, preds: preds, rows: rows, outcome: history.OutcomeCommitted}
+}
+
+func dup(s *scanner, k []byte, kstart int, seen bool) bool {
+	if seen {
+		return s.failf(kstart, "duplicate key %q", k)
+	}
+	return true
+}
+
+// txnKey parses the value of key k of a transaction line.
+func (x *scratch) txnKey(s *scanner, k []byte, kstart int) bool {
+	var ok bool
+	switch string(k) {
+	case "s":
+		x.sess, ok = s.datum(`session "s"`)
+	case "si":
+		s.ws()
+		x.siAt = s.i
+		x.si, ok = s.int(`session index "si"`)
+		x.hasSI = true
+	case "id":
+		x.id, ok = s.datum(`transaction id "id"`)
+	case "o":
+		var v []byte
+		at := s.i
+		if v, ok = s.str(`outcome "o" ("c", "a" or "u")`); ok {
+			switch string(v) {
+			case "c":
+				x.outcome = history.OutcomeCommitted
+			case "a":
+				x.outcome = history.OutcomeAborted
+			case "u":
+				x.outcome = history.OutcomeUnknown
+			default:
+				return s.failf(at, `expected outcome "c", "a" or "u", found %q`, v)
+			}
+		}
+	case "t":
+		if !dup(s, k, kstart, x.hasTime) {
+			return false
+		}
+		x.time.Begin, x.time.End, ok = s.pair(`client interval "t"`)
+		x.hasTime = true
+	case "sts":
+		if !dup(s, k, kstart, x.hasSts) {
+			return false
+		}
+		s.ws()
+		x.stsAt = s.i
+		x.sts.Physical, x.sts.Logical, ok = s.pair(`start timestamp "sts"`)
+		x.hasSts = true
+	case "cts":
+		if !dup(s, k, kstart, x.hasCts) {
+			return false
+		}
+		x.cts.Physical, x.cts.Logical, ok = s.pair(`commit timestamp "cts"`)
+		x.hasCts = true
+	case "ops":
+		if !dup(s, k, kstart, x.seen) {
+			return false
+		}
+		x.seen = true
+		ok = x.parseOps(s)
+	default:
+		return s.failf(kstart, `unknown key %q in a transaction (expected "s", "si", "id", "o", "t", "sts", "cts" or "ops")`, k)
+	}
+	return ok
+}
+
+func (x *scratch) parseOps(s *scanner) bool {
+	if !s.expect('[', `"ops" array`) {
+		return false
+	}
+	if s.peek() == ']' {
+		s.i++
+		return true
+	}
+	for {
+		if !x.parseOp(s) {
+			return false
+		}
+		more, ok := s.more(']', "in the ops array")
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+func (x *scratch) parseOp(s *scanner) bool {
+	if !s.expect('[', "an operation array such as [\"r\", key, value]") {
+		return false
+	}
+	kat := s.i
+	kind, ok := s.str(`an operation kind ("r", "w", "a", "i", "d", "pr" or "pw")`)
+	if !ok {
+		return false
+	}
+	var o rawOp
+	comma := func(what string) bool { return s.expect(',', "',' and "+what) }
+	switch string(kind) {
+	case "r", "w", "a", "i":
+		if !comma("a key") {
+			return false
+		}
+		if o.key, ok = x.key(s); !ok || !comma("a value") {
+			return false
+		}
+		if string(kind) == "r" && s.peek() == '[' {
+			o.kind = history.OpListRead
+			if !x.parseList(s, &o) {
+				return false
+			}
+			break
+		}
+		if o.val, ok = s.datum("a value"); !ok {
+			return false
+		}
+		switch kind[0] {
+		case 'r':
+			o.kind = history.OpRead
+		case 'w':
+			o.kind = history.OpWrite
+		case 'a':
+			o.kind = history.OpAppend
+		default:
+			o.kind = history.OpInsert
+		}
+	case "d":
+		if !comma("a key") {
+			return false
+		}
+		o.kind = history.OpDelete
+		if o.key, ok = x.key(s); !ok {
+			return false
+		}
+	case "pr", "pw":
+		o.kind = history.OpPredRead
+		if string(kind) == "pw" {
+			o.kind = history.OpPredWrite
+		}
+		if !comma("a predicate object") || !x.parsePred(s, &o) {
+			return false
+		}
+	default:
+		return s.failf(kat, `expected an operation kind ("r", "w", "a", "i", "d", "pr" or "pw"), found %q`, kind)
+	}
+	more, ok := s.more(']', "in the operation")
+	if !ok {
+		return false
+	}
+	if more {
+		if !x.parseOpExtras(s, &o) || !s.expect(']', "']' closing the operation after its options object") {
+			return false
+		}
+	}
+	x.ops = append(x.ops, o)
+	return true
+}
+
+func (x *scratch) key(s *scanner) (datum, bool) {
+	s.ws()
+	at := s.i
+	d, ok := s.datum("a key")
+	if ok && d.kind == history.DatumNil {
+		return d, s.failf(at, "expected a key (an integer or a string), found null")
+	}
+	return d, ok
+}
+
+func (x *scratch) parseList(s *scanner, o *rawOp) bool {
+	s.i++ // '['
+	o.list0 = int32(len(x.list))
+	if s.peek() == ']' {
+		s.i++
+		return true
+	}
+	for {
+		v, ok := s.datum("a list element")
+		if !ok {
+			return false
+		}
+		x.list = append(x.list, v)
+		o.n++
+		more, ok := s.more(']', "in the list")
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+func (x *scratch) parseSrc(s *scanner, what string) (history.Src, bool) {
+	switch s.peek() {
+	case '"':
+		at := s.i
+		v, ok := s.str(what)
+		if !ok {
+			return history.Src{}, false
+		}
+		switch string(v) {
+		case "init":
+			return history.Src{Kind: history.SrcInit}, true
+		case "none":
+			return history.Src{Kind: history.SrcNone}, true
+		}
+		return history.Src{}, s.failf(at, `expected %s ("init", "none" or [txn, op]), found %q`, what, v)
+	case '[':
+		at := s.i
+		t, o, ok := s.pair(what)
+		if !ok {
+			return history.Src{}, false
+		}
+		if t < 0 || t > 1<<31-1 || o < 0 || o > 1<<31-1 {
+			return history.Src{}, s.failf(at, "expected %s with a non-negative transaction index and op index", what)
+		}
+		return history.Src{Kind: history.SrcTxn, Txn: history.TxnID(t), Op: int32(o)}, true
+	}
+	return history.Src{}, s.failf(s.i, `expected %s ("init", "none" or [txn, op]), found %s`, what, s.found(s.i))
+}
+
+func (x *scratch) parseOpExtras(s *scanner, o *rawOp) bool {
+	return object(s, "an operation options object {\"src\", \"failed\", \"t\"}", func(k []byte, kstart int) bool {
+		var ok bool
+		switch string(k) {
+		case "src":
+			o.src, ok = x.parseSrc(s, `read source "src"`)
+		case "failed":
+			o.failed, ok = s.boolean(`"failed"`)
+		case "t":
+			o.time.Begin, o.time.End, ok = s.pair(`operation interval "t"`)
+			o.hasTime = true
+			x.anyOpTime = true
+		default:
+			return s.failf(kstart, `unknown key %q in operation options (expected "src", "failed" or "t")`, k)
+		}
+		return ok
+	})
+}
+
+// object parses {"k": v, ...}, calling f with the scanner positioned at each value.
+func object(s *scanner, what string, f func(k []byte, kstart int) bool) bool {
+	if !s.expect('{', what) {
+		return false
+	}
+	if s.peek() == '}' {
+		s.i++
+		return true
+	}
+	for {
+		kstart := s.i
+		k, ok := s.str("a key (a quoted string)")
+		if !ok || !s.expect(':', "':' after key") || !f(k, kstart) {
+			return false
+		}
+		more, ok := s.more('}', "in object")
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+func (x *scratch) parsePred(s *scanner, o *rawOp) bool {
+	var p rawPred
+	ok := object(s, `a predicate object {"rel", "expr", "range"}`, func(k []byte, kstart int) bool {
+		switch string(k) {
+		case "rel":
+			v, ok := s.str(`relation "rel" (a string)`)
+			p.pred.Relation = string(v)
+			return ok
+		case "expr":
+			v, ok := s.str(`predicate text "expr" (a string)`)
+			p.pred.Expr = string(v)
+			return ok
+		case "range":
+			if !s.expect('[', `"range" array [field, lo, hi]`) {
+				return false
+			}
+			f, ok := s.datum("range field")
+			if !ok || !s.expect(',', "',' and the range's low bound") {
+				return false
+			}
+			p.pred.Field = f.datum()
+			if p.pred.Lo, ok = s.int("range low bound"); !ok || !s.expect(',', "',' and the range's high bound") {
+				return false
+			}
+			if p.pred.Hi, ok = s.int("range high bound"); !ok {
+				return false
+			}
+			p.pred.IsRange = true
+			return s.expect(']', "']' closing the range (three elements)")
+		}
+		return s.failf(kstart, `unknown key %q in a predicate (expected "rel", "expr" or "range")`, k)
+	})
+	if !ok || !s.expect(',', "',' and the predicate's rows array") || !s.expect('[', "a rows array [[key, value], ...]") {
+		return false
+	}
+	p.rows0 = len(x.rows)
+	if s.peek() == ']' {
+		s.i++
+	} else {
+		for {
+			r := rawRow{match: true}
+			if !s.expect('[', "a row array [key, value]") {
+				return false
+			}
+			if r.key, ok = x.key(s); !ok || !s.expect(',', "',' and the row's value") {
+				return false
+			}
+			if r.val, ok = s.datum("a row value"); !ok {
+				return false
+			}
+			more, ok := s.more(']', "in the row")
+			if !ok {
+				return false
+			}
+			if more {
+				ok = object(s, `a row options object {"match", "src"}`, func(k []byte, kstart int) bool {
+					switch string(k) {
+					case "match":
+						var ok bool
+						r.match, ok = s.boolean(`"match"`)
+						return ok
+					case "src":
+						var ok bool
+						r.src, ok = x.parseSrc(s, `row source "src"`)
+						return ok
+					}
+					return s.failf(kstart, `unknown key %q in row options (expected "match" or "src")`, k)
+				})
+				if !ok || !s.expect(']', "']' closing the row after its options object") {
+					return false
+				}
+			}
+			x.rows = append(x.rows, r)
+			more, ok = s.more(']', "in the rows array")
+			if !ok {
+				return false
+			}
+			if !more {
+				break
+			}
+		}
+	}
+	p.nrows = len(x.rows) - p.rows0
+	o.pred = int32(len(x.preds))
+	x.preds = append(x.preds, p)
+	return true
+}
+
+func (d *Decoder) headerKey(k []byte, kstart int) bool {
+	s, x := &d.sc, &d.x
+	var ok bool
+	switch string(k) {
+	case "isovet":
+		s.ws()
+		at := s.i
+		if x.version, ok = s.int(`format version "isovet"`); ok && x.version != Version {
+			return s.failf(at, "unsupported native format version %d (this reader knows version %d)", x.version, Version)
+		}
+	case "initial":
+		x.initial, ok = s.datum(`initial value "initial"`)
+	case "initial_keys":
+		ok = s.expect('[', `"initial_keys" array [[key, value], ...]`)
+		if ok && s.peek() == ']' {
+			s.i++
+			break
+		}
+		for ok {
+			var r rawRow
+			if !s.expect('[', "a [key, value] pair") {
+				return false
+			}
+			if r.key, ok = x.key(s); !ok || !s.expect(',', "',' and the initial value") {
+				return false
+			}
+			if r.val, ok = s.datum("an initial value"); !ok || !s.expect(']', "']' closing the [key, value] pair") {
+				return false
+			}
+			x.initialKeys = append(x.initialKeys, r)
+			var more bool
+			if more, ok = s.more(']', `in "initial_keys"`); !more {
+				break
+			}
+		}
+	case "sessions":
+		x.hasSessions = true
+		ok = s.expect('[', `"sessions" array of session ids`)
+		if ok && s.peek() == ']' {
+			s.i++
+			break
+		}
+		for ok {
+			var v datum
+			if v, ok = s.datum("a session id"); !ok {
+				return false
+			}
+			x.sessions = append(x.sessions, v)
+			var more bool
+			if more, ok = s.more(']', `in "sessions"`); !more {
+				break
+			}
+		}
+	default:
+		return s.failf(kstart, `unknown key %q in the header (expected "isovet", "initial", "initial_keys" or "sessions")`, k)
+	}
+	return ok
+}
+
+func (d *Decoder) applyHeader(b *history.Builder) error {
+	x := &d.x
+	if d.records != 1 {
+		return d.errorf(0, "a header line (starting with \"isovet\") must be the first line of the stream")
+	}
+	b.SetInitial(value(b, x.initial))
+	for _, r := range x.initialKeys {
+		b.SetInitialKey(key(b, r.key), value(b, r.val))
+	}
+	if x.hasSessions {
+		seen := make(map[history.Datum]bool, len(x.sessions))
+		for _, v := range x.sessions {
+			dv := v.datum()
+			if seen[dv] {
+				d.sess = append(d.sess, b.NewSession(dv))
+			} else {
+				seen[dv] = true
+				d.sess = append(d.sess, b.Session(dv))
+			}
+		}
+	}
+	return nil
+}
+
+func key(b *history.Builder, d datum) history.Key {
+	if d.kind == history.DatumInt {
+		return b.IntKey(d.i)
+	}
+	return b.BytesKey(d.s)
+}
+
+func value(b *history.Builder, d datum) history.Value {
+	switch d.kind {
+	case history.DatumInt:
+		return b.IntValue(d.i)
+	case history.DatumStr:
+		return b.BytesValue(d.s)
+	}
+	return history.Nil
+}
+
+// commit adds the parsed transaction to b. It checks everything that could fail first.
+func (d *Decoder) commit(b *history.Builder) error {
+	x := &d.x
+	if !x.seen {
+		return d.errorf(0, `expected an "ops" array in the transaction object`)
+	}
+	if x.hasSts != x.hasCts {
+		return d.errorf(x.stsAt, `expected both "sts" and "cts" or neither`)
+	}
+	var sid history.SessionID
+	if x.hasSI {
+		if x.si < 0 || x.si >= int64(len(d.sess)) {
+			return d.errorf(x.siAt, "session index %d names no session: the header declares %d", x.si, len(d.sess))
+		}
+		sid = d.sess[x.si]
+	} else {
+		sid = b.Session(x.sess.datum())
+	}
+	b.BeginTxn(sid, x.id.datum(), x.outcome)
+	t := b.Current()
+	t.Time, t.HasTime = x.time, x.hasTime
+	if x.hasSts {
+		t.Start, t.Commit, t.HasTimestamps = x.sts, x.cts, true
+	}
+	var vs []history.Value
+	for i := range x.ops {
+		o := &x.ops[i]
+		var j int32
+		switch o.kind {
+		case history.OpRead:
+			j = b.ReadFrom(key(b, o.key), value(b, o.val), o.src)
+		case history.OpWrite:
+			j = b.Write(key(b, o.key), value(b, o.val))
+		case history.OpAppend:
+			j = b.Append(key(b, o.key), value(b, o.val))
+		case history.OpInsert:
+			j = b.Insert(key(b, o.key), value(b, o.val))
+		case history.OpDelete:
+			j = b.Delete(key(b, o.key))
+		case history.OpListRead:
+			k := key(b, o.key)
+			vs = vs[:0]
+			for _, v := range x.list[o.list0 : o.list0+o.n] {
+				vs = append(vs, value(b, v))
+			}
+			j = b.ReadList(k, vs)
+		case history.OpPredRead, history.OpPredWrite:
+			p := &x.preds[o.pred]
+			po := history.PredOp{Pred: p.pred}
+			if p.nrows > 0 {
+				po.Rows = make([]history.Row, p.nrows)
+				for ri, r := range x.rows[p.rows0 : p.rows0+p.nrows] {
+					po.Rows[ri] = history.Row{Key: key(b, r.key), Value: value(b, r.val), Src: r.src, Match: r.match}
+				}
+			}
+			if o.kind == history.OpPredRead {
+				j = b.PredRead(po)
+			} else {
+				j = b.PredWrite(po)
+			}
+		}
+		if o.src.Kind != history.SrcByValue && o.kind != history.OpRead {
+			op := b.TxnOps(t.ID)[j]
+			op.Src = o.src
+			b.SetOp(t.ID, j, op)
+		}
+		if o.failed {
+			b.SetOpFlags(j, history.OpFailed)
+		}
+		if x.anyOpTime {
+			b.SetOpTime(j, o.time)
+		}
+	}
+	b.EndTxn()
+	return nil
+}
+
+// Sniff reports whether head looks like the native format: a JSON object whose first key
+// is "isovet" (the header) or one of the transaction keys.
+func Sniff(_ string, head []byte) bool {
+	head = bytes.TrimLeft(head, " \t\r\n")
+	if len(head) == 0 || head[0] != '{' {
+		return false
+	}
+	head = bytes.TrimLeft(head[1:], " \t")
+	for _, k := range [...]string{`"isovet"`, `"s"`, `"si"`, `"id"`, `"o"`, `"ops"`, `"t"`} {
+		if rest, ok := bytes.CutPrefix(head, []byte(k)); ok {
+			rest = bytes.TrimLeft(rest, " \t")
+			return len(rest) > 0 && rest[0] == ':'
+		}
+	}
+	return false
+}

@@ -1,0 +1,503 @@
+package native
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"isovet/history"
+)
+
+// Header is the optional first line of a native stream.
+type Header struct {
+	// Initial is the value of every key before any transaction (nil: the absent value).
+	Initial history.Datum
+	// InitialKeys overrides Initial per key.
+	InitialKeys []KeyValue
+	// Sessions, when non-nil, declares the sessions in order (source ids may repeat); lines
+	// may then name a session by its index in this list ("si").
+	Sessions []history.Datum
+	_        struct{}
+}
+
+// KeyValue is one entry of [Header.InitialKeys].
+type KeyValue struct{ Key, Value history.Datum }
+
+// Txn is a self-contained transaction with original keys and values, for writers that
+// have no [history.History] (the workload runner). Its zero Outcome is unknown.
+type Txn struct {
+	Session history.Datum
+	ID      history.Datum // the transaction's source id; nil: none
+	Outcome history.Outcome
+	// Time is the client interval [Begin, End] in ns, written if HasTime.
+	Time    history.Interval
+	HasTime bool
+	// Start and Commit are database timestamps, written if HasTimestamps.
+	Start, Commit history.Timestamp
+	HasTimestamps bool
+	Ops           []Op
+	_             struct{}
+}
+
+// Op is one operation of a [Txn].
+type Op struct {
+	Kind       history.OpKind
+	Key, Value history.Datum   // Value: read or written value (unused by OpDelete, OpListRead)
+	List       []history.Datum // OpListRead: the list read
+	Pred       *Pred           // OpPredRead, OpPredWrite
+	Src        history.Src     // explicit source (SrcTxn names a transaction by stream index)
+	Failed     bool
+	Time       history.Interval // the op's client interval, written if HasTime
+	HasTime    bool
+}
+
+// Pred is the payload of a predicate operation in a [Txn].
+type Pred struct {
+	Pred history.Predicate
+	Rows []Row
+}
+
+// Row is one row of a [Pred].
+type Row struct {
+	Key, Value history.Datum
+	Match      bool
+	Src        history.Src
+}
+
+// Encoder writes native lines to an io.Writer. Each call writes exactly one complete line
+// with a single Write, so lines from one Encoder can be appended to a file or sent over a
+// stream as they are produced; wrap w in a bufio.Writer for throughput. An Encoder is not
+// safe for concurrent use.
+type Encoder struct {
+	w   io.Writer
+	buf []byte
+
+	h      *history.History // the history Encode last saw, and its session indexes
+	needSI []bool
+}
+
+// NewEncoder returns an encoder writing to w.
+func NewEncoder(w io.Writer) *Encoder { return &Encoder{w: w} }
+
+// ErrUnrepresentable is wrapped by encoders when a transaction cannot be written.
+var ErrUnrepresentable = errors.New("native: cannot encode")
+
+func (e *Encoder) flush() error {
+	e.buf = append(e.buf, '\n')
+	_, err := e.w.Write(e.buf)
+	e.buf = e.buf[:0]
+	return err
+}
+
+// EncodeHeader writes a header line. It must be the first line of the stream.
+func (e *Encoder) EncodeHeader(hd Header) error {
+	b := append(e.buf[:0], `{"isovet":`...)
+	b = strconv.AppendInt(b, Version, 10)
+	if !hd.Initial.IsNil() {
+		b = append(b, `,"initial":`...)
+		b = appendDatum(b, hd.Initial)
+	}
+	if len(hd.InitialKeys) > 0 {
+		b = append(b, `,"initial_keys":[`...)
+		for i, kv := range hd.InitialKeys {
+			if kv.Key.IsNil() {
+				return fmt.Errorf("%w: initial key %d is nil", ErrUnrepresentable, i)
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '[')
+			b = appendDatum(b, kv.Key)
+			b = append(b, ',')
+			b = appendDatum(b, kv.Value)
+			b = append(b, ']')
+		}
+		b = append(b, ']')
+	}
+	if hd.Sessions != nil {
+		b = append(b, `,"sessions":[`...)
+		for i, s := range hd.Sessions {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendDatum(b, s)
+		}
+		b = append(b, ']')
+	}
+	e.buf = append(b, '}')
+	return e.flush()
+}
+
+// HeaderOf returns the header that [Write] writes for h: its initial state, and its
+// sessions when their order or repeated ids cannot be inferred from the transaction lines.
+func HeaderOf(h *history.History) Header {
+	hd := Header{Initial: h.Value(h.Initial)}
+	for k, v := range h.InitialByKey {
+		hd.InitialKeys = append(hd.InitialKeys, KeyValue{h.Key(k), h.Value(v)})
+	}
+	slices.SortFunc(hd.InitialKeys, func(a, b KeyValue) int { return a.Key.Compare(b.Key) })
+	if needSessions(h) {
+		hd.Sessions = make([]history.Datum, len(h.Sessions))
+		for i, s := range h.Sessions {
+			hd.Sessions[i] = s.Source
+		}
+	}
+	return hd
+}
+
+// needSessions reports whether reading h's transaction lines alone would not rebuild its
+// sessions: some session is empty, appears out of order, or shares its source id.
+func needSessions(h *history.History) bool {
+	seen := make(map[history.Datum]bool, len(h.Sessions))
+	for _, s := range h.Sessions {
+		if len(s.Txns) == 0 || seen[s.Source] {
+			return true
+		}
+		seen[s.Source] = true
+	}
+	next := history.SessionID(0)
+	for i := range h.Txns {
+		switch s := h.Txns[i].Session; {
+		case s == next:
+			next++
+		case s > next:
+			return true
+		}
+	}
+	return false
+}
+
+func (e *Encoder) prepare(h *history.History) {
+	if e.h == h {
+		return
+	}
+	e.h = h
+	e.needSI = e.needSI[:0]
+	seen := make(map[history.Datum]bool, len(h.Sessions))
+	for _, s := range h.Sessions {
+		e.needSI = append(e.needSI, seen[s.Source])
+		seen[s.Source] = true
+	}
+}
+
+// Encode writes transaction t of h as one line. If h has several sessions with the same
+// source id, write [HeaderOf](h) first: lines then name those sessions by index.
+func (e *Encoder) Encode(h *history.History, t history.TxnID) error {
+	e.prepare(h)
+	tx := h.Txn(t)
+	b := append(e.buf[:0], `{"s":`...)
+	b = appendDatum(b, h.Sessions[tx.Session].Source)
+	if e.needSI[tx.Session] {
+		b = append(b, `,"si":`...)
+		b = strconv.AppendInt(b, int64(tx.Session), 10)
+	}
+	b = appendTxnFields(b, tx.Source, tx.Outcome, tx.Time, tx.HasTime, tx.Start, tx.Commit, tx.HasTimestamps)
+	for i, o := range tx.Ops {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var ot *history.Interval
+		if tx.OpTimes != nil {
+			ot = &tx.OpTimes[i]
+		}
+		switch o.Kind {
+		case history.OpRead, history.OpWrite, history.OpAppend, history.OpInsert:
+			b = appendOpHead(b, o.Kind, h.Key(o.Key))
+			b = appendDatum(b, h.Value(o.Value))
+		case history.OpDelete:
+			b = appendOpHead(b, o.Kind, h.Key(o.Key))
+		case history.OpListRead:
+			b = appendOpHead(b, o.Kind, h.Key(o.Key))
+			b = append(b, '[')
+			for j, v := range h.List(o) {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendDatum(b, h.Value(v))
+			}
+			b = append(b, ']')
+		case history.OpPredRead, history.OpPredWrite:
+			p := h.Pred(o)
+			b = appendPredHead(b, o.Kind, &p.Pred)
+			for j, r := range p.Rows {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendRow(b, h.Key(r.Key), h.Value(r.Value), r.Match, r.Src)
+			}
+			b = append(b, ']')
+		default:
+			e.buf = b[:0]
+			return fmt.Errorf("%w: txn %s op %d has kind %v", ErrUnrepresentable, h.Name(t), i, o.Kind)
+		}
+		b = appendOpTail(b, o.Src, o.Failed(), ot)
+	}
+	e.buf = append(b, "]}"...)
+	return e.flush()
+}
+
+// EncodeTxn writes t as one line.
+func (e *Encoder) EncodeTxn(t *Txn) error {
+	b := append(e.buf[:0], `{"s":`...)
+	b = appendDatum(b, t.Session)
+	b = appendTxnFields(b, t.ID, t.Outcome, t.Time, t.HasTime, t.Start, t.Commit, t.HasTimestamps)
+	for i := range t.Ops {
+		o := &t.Ops[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if o.Key.IsNil() && o.Kind != history.OpPredRead && o.Kind != history.OpPredWrite {
+			e.buf = b[:0]
+			return fmt.Errorf("%w: op %d has a nil key", ErrUnrepresentable, i)
+		}
+		switch o.Kind {
+		case history.OpRead, history.OpWrite, history.OpAppend, history.OpInsert:
+			b = appendOpHead(b, o.Kind, o.Key)
+			b = appendDatum(b, o.Value)
+		case history.OpDelete:
+			b = appendOpHead(b, o.Kind, o.Key)
+		case history.OpListRead:
+			b = appendOpHead(b, o.Kind, o.Key)
+			b = append(b, '[')
+			for j, v := range o.List {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendDatum(b, v)
+			}
+			b = append(b, ']')
+		case history.OpPredRead, history.OpPredWrite:
+			if o.Pred == nil {
+				e.buf = b[:0]
+				return fmt.Errorf("%w: predicate op %d has no Pred", ErrUnrepresentable, i)
+			}
+			b = appendPredHead(b, o.Kind, &o.Pred.Pred)
+			for j, r := range o.Pred.Rows {
+				if r.Key.IsNil() {
+					e.buf = b[:0]
+					return fmt.Errorf("%w: op %d row %d has a nil key", ErrUnrepresentable, i, j)
+				}
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendRow(b, r.Key, r.Value, r.Match, r.Src)
+			}
+			b = append(b, ']')
+		default:
+			e.buf = b[:0]
+			return fmt.Errorf("%w: op %d has kind %v", ErrUnrepresentable, i, o.Kind)
+		}
+		var ot *history.Interval
+		if o.HasTime {
+			ot = &o.Time
+		}
+		b = appendOpTail(b, o.Src, o.Failed, ot)
+	}
+	e.buf = append(b, "]}"...)
+	return e.flush()
+}
+
+func appendTxnFields(b []byte, id history.Datum, oc history.Outcome, iv history.Interval, hasTime bool, st, ct history.Timestamp, hasTS bool) []byte {
+	if !id.IsNil() {
+		b = append(b, `,"id":`...)
+		b = appendDatum(b, id)
+	}
+	switch oc {
+	case history.OutcomeAborted:
+		b = append(b, `,"o":"a"`...)
+	case history.OutcomeUnknown:
+		b = append(b, `,"o":"u"`...)
+	}
+	if hasTime {
+		b = appendPair(append(b, `,"t":`...), iv.Begin, iv.End)
+	}
+	if hasTS {
+		b = appendPair(append(b, `,"sts":`...), st.Physical, st.Logical)
+		b = appendPair(append(b, `,"cts":`...), ct.Physical, ct.Logical)
+	}
+	return append(b, `,"ops":[`...)
+}
+
+var opNames = [...]string{
+	history.OpRead:      `["r",`,
+	history.OpWrite:     `["w",`,
+	history.OpAppend:    `["a",`,
+	history.OpListRead:  `["r",`,
+	history.OpInsert:    `["i",`,
+	history.OpDelete:    `["d",`,
+	history.OpPredRead:  `["pr",`,
+	history.OpPredWrite: `["pw",`,
+}
+
+func appendOpHead(b []byte, k history.OpKind, key history.Datum) []byte {
+	b = append(b, opNames[k]...)
+	b = appendDatum(b, key)
+	if k != history.OpDelete {
+		b = append(b, ',')
+	}
+	return b
+}
+
+// appendPredHead writes ["pr",{pred},[ up to the first row.
+func appendPredHead(b []byte, k history.OpKind, p *history.Predicate) []byte {
+	b = append(b, opNames[k]...)
+	b = append(b, '{')
+	sep := false
+	if p.Relation != "" {
+		b = appendString(append(b, `"rel":`...), p.Relation)
+		sep = true
+	}
+	if p.Expr != "" {
+		if sep {
+			b = append(b, ',')
+		}
+		b = appendString(append(b, `"expr":`...), p.Expr)
+		sep = true
+	}
+	if p.IsRange {
+		if sep {
+			b = append(b, ',')
+		}
+		b = appendDatum(append(b, `"range":[`...), p.Field)
+		b = append(strconv.AppendInt(append(b, ','), p.Lo, 10), ',')
+		b = append(strconv.AppendInt(b, p.Hi, 10), ']')
+	}
+	return append(b, "},["...)
+}
+
+func appendRow(b []byte, k, v history.Datum, match bool, src history.Src) []byte {
+	b = appendDatum(append(b, '['), k)
+	b = appendDatum(append(b, ','), v)
+	if !match || src.Kind != history.SrcByValue {
+		b = append(b, ",{"...)
+		if !match {
+			b = append(b, `"match":false`...)
+			if src.Kind != history.SrcByValue {
+				b = append(b, ',')
+			}
+		}
+		if src.Kind != history.SrcByValue {
+			b = appendSrc(b, src)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+func appendSrc(b []byte, src history.Src) []byte {
+	b = append(b, `"src":`...)
+	switch src.Kind {
+	case history.SrcInit:
+		return append(b, `"init"`...)
+	case history.SrcNone:
+		return append(b, `"none"`...)
+	}
+	return appendPair(b, int64(src.Txn), int64(src.Op))
+}
+
+// appendOpTail writes the options object, if any, and closes the op.
+func appendOpTail(b []byte, src history.Src, failed bool, t *history.Interval) []byte {
+	if src.Kind == history.SrcByValue && !failed && t == nil {
+		return append(b, ']')
+	}
+	b = append(b, ",{"...)
+	sep := false
+	if src.Kind != history.SrcByValue {
+		b = appendSrc(b, src)
+		sep = true
+	}
+	if failed {
+		if sep {
+			b = append(b, ',')
+		}
+		b = append(b, `"failed":true`...)
+		sep = true
+	}
+	if t != nil {
+		if sep {
+			b = append(b, ',')
+		}
+		b = appendPair(append(b, `"t":`...), t.Begin, t.End)
+	}
+	return append(b, "}]"...)
+}
+
+func appendPair(b []byte, x, y int64) []byte {
+	b = strconv.AppendInt(append(b, '['), x, 10)
+	b = strconv.AppendInt(append(b, ','), y, 10)
+	return append(b, ']')
+}
+
+func appendDatum(b []byte, d history.Datum) []byte {
+	if i, ok := d.Int(); ok {
+		return strconv.AppendInt(b, i, 10)
+	}
+	if s, ok := d.Str(); ok {
+		return appendString(b, s)
+	}
+	return append(b, "null"...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
+			i++
+			continue
+		}
+		if c >= 0x80 {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r != utf8.RuneError || size != 1 {
+				i += size
+				continue
+			}
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\r':
+			b = append(b, '\\', 'r')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+		}
+		i++
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// Write writes h in the native format: [HeaderOf](h), then one line per transaction in id
+// order.
+func Write(w io.Writer, h *history.History) error {
+	bw := bufio.NewWriterSize(w, 1<<18)
+	e := NewEncoder(bw)
+	if err := e.EncodeHeader(HeaderOf(h)); err != nil {
+		return err
+	}
+	for t := range h.Txns {
+		if err := e.Encode(h, history.TxnID(t)); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
