@@ -30,7 +30,10 @@ type Options struct {
 	// Initial, when non-nil, overrides the initial value of every key (Chronos histories
 	// carry none; the authors' examples use 0).
 	Initial *history.Datum
-	_       struct{}
+	// Progress, when set, is called as input is consumed with the bytes read so far and the
+	// total size of the input files (compressed bytes for gzip files).
+	Progress func(done, total int64)
+	_        struct{}
 }
 
 // Format describes one history format.

@@ -47,10 +47,22 @@ func Open(p, name string, o Options) (*history.History, Format, error) {
 	}
 	d := f.New(o)
 	b := history.NewBuilder()
+	var pr *progress
+	if o.Progress != nil {
+		pr = &progress{report: o.Progress}
+		for _, m := range members {
+			if st, err := os.Stat(m); err == nil {
+				pr.total += st.Size()
+			}
+		}
+	}
 	for _, m := range members {
-		if err := decodeFile(d, m, b); err != nil {
+		if err := decodeFile(d, m, b, pr); err != nil {
 			return nil, f, err
 		}
+	}
+	if pr != nil {
+		pr.report(pr.total, pr.total)
 	}
 	if err := d.Finish(b); err != nil {
 		return nil, f, parse.WithFile(err, p)
@@ -77,13 +89,39 @@ func internValue(h *history.History, d history.Datum) history.Value {
 	return history.Value(len(h.Values) - 1)
 }
 
-func decodeFile(d Decoder, p string, b *history.Builder) error {
+// progress counts bytes read across the input files and reports every MiB.
+type progress struct {
+	report      func(done, total int64)
+	done, total int64
+	last        int64
+}
+
+type countingReader struct {
+	r io.Reader
+	p *progress
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.p.done += int64(n)
+	if c.p.done-c.p.last >= 1<<20 {
+		c.p.last = c.p.done
+		c.p.report(c.p.done, c.p.total)
+	}
+	return n, err
+}
+
+func decodeFile(d Decoder, p string, b *history.Builder, pr *progress) error {
 	fh, err := os.Open(p)
 	if err != nil {
 		return err
 	}
 	defer fh.Close()
-	r, err := maybeGunzip(bufio.NewReaderSize(fh, 1<<16))
+	var src io.Reader = fh
+	if pr != nil {
+		src = &countingReader{r: fh, p: pr}
+	}
+	r, err := maybeGunzip(bufio.NewReaderSize(src, 1<<16))
 	if err != nil {
 		return fmt.Errorf("%s: %w", p, err)
 	}

@@ -14,9 +14,13 @@ import (
 type inputFlags struct {
 	format  string
 	initial string
+	// cmd is the command the flags belong to; its stderr gets the reading progress bar when it
+	// is a terminal.
+	cmd *cobra.Command
 }
 
 func (f *inputFlags) register(c *cobra.Command) {
+	f.cmd = c
 	c.Flags().StringVarP(&f.format, "format", "f", format.Auto, "input format: auto (sniff), or one of "+strings.Join(format.Names(), ", "))
 	c.Flags().StringVar(&f.initial, "initial-value", "", "value every key holds initially (an integer, a string, or null); default: what the format says")
 }
@@ -43,6 +47,11 @@ func (f *inputFlags) open(path string) (*history.History, format.Format, error) 
 	o, err := f.options()
 	if err != nil {
 		return nil, format.Format{}, &exitError{code: exitUsage, err: err}
+	}
+	if f.cmd != nil {
+		var finish func()
+		o.Progress, finish = progressBar(f.cmd.ErrOrStderr(), "reading", 8<<20)
+		defer finish()
 	}
 	h, ft, err := format.Open(path, f.format, o)
 	if err != nil {
