@@ -1,0 +1,564 @@
+package histtest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"isovet/history"
+)
+
+type tokKind uint8
+
+const (
+	tEOF   tokKind = iota
+	tSep           // newline or ';'
+	tWord          // identifier
+	tNum           // integer, or p.l
+	tStr           // quoted string (text unquoted)
+	tPunct         // one of ( ) [ ] , : ! @ = ? or "<-"
+)
+
+type token struct {
+	kind tokKind
+	text string
+	line int
+	col  int
+}
+
+func isWordStart(c byte) bool {
+	return c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
+}
+
+func isWordByte(c byte) bool { return isWordStart(c) || ('0' <= c && c <= '9') || c == '.' }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func lex(src string) ([]token, error) {
+	var toks []token
+	line, lineStart := 1, 0
+	for i := 0; i < len(src); {
+		c := src[i]
+		col := i - lineStart + 1
+		switch {
+		case c == '\n':
+			toks = append(toks, token{tSep, "\n", line, col})
+			i++
+			line, lineStart = line+1, i
+		case c == ' ' || c == '\t' || c == '\r':
+			i++
+		case c == '#':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == ';':
+			toks = append(toks, token{tSep, ";", line, col})
+			i++
+		case c == '<' && i+1 < len(src) && src[i+1] == '-':
+			toks = append(toks, token{tPunct, "<-", line, col})
+			i += 2
+		case strings.IndexByte("()[],:!@=?", c) >= 0:
+			toks = append(toks, token{tPunct, string(c), line, col})
+			i++
+		case c == '"':
+			j := i + 1
+			for j < len(src) && src[j] != '"' && src[j] != '\n' {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(src) || src[j] != '"' {
+				return nil, fmt.Errorf("%d:%d: unterminated string", line, col)
+			}
+			s, err := strconv.Unquote(src[i : j+1])
+			if err != nil {
+				return nil, fmt.Errorf("%d:%d: bad string %s: %v", line, col, src[i:j+1], err)
+			}
+			toks = append(toks, token{tStr, s, line, col})
+			i = j + 1
+		case isDigit(c) || (c == '-' && i+1 < len(src) && isDigit(src[i+1])):
+			j := i + 1
+			for j < len(src) && isDigit(src[j]) {
+				j++
+			}
+			if j+1 < len(src) && src[j] == '.' && isDigit(src[j+1]) {
+				j++
+				for j < len(src) && isDigit(src[j]) {
+					j++
+				}
+			}
+			toks = append(toks, token{tNum, src[i:j], line, col})
+			i = j
+		case isWordStart(c):
+			j := i + 1
+			for j < len(src) && isWordByte(src[j]) {
+				j++
+			}
+			toks = append(toks, token{tWord, src[i:j], line, col})
+			i = j
+		default:
+			return nil, fmt.Errorf("%d:%d: unexpected character %q", line, col, c)
+		}
+	}
+	toks = append(toks, token{tEOF, "", line, len(src) - lineStart + 1})
+	return toks, nil
+}
+
+type parser struct {
+	toks []token
+	pos  int
+	b    *history.Builder
+	sess history.SessionID
+	// haveSess: a session label was seen (or the default session created).
+	haveSess bool
+	ids      map[history.Datum]history.TxnID
+	pending  []pendingSrc
+}
+
+// pendingSrc is a "<-T" source resolved once every transaction is known.
+type pendingSrc struct {
+	txn  history.TxnID
+	op   int32
+	id   history.Datum
+	tok  token
+	kind history.SrcKind
+}
+
+func (p *parser) peek() token { return p.toks[p.pos] }
+func (p *parser) peekAt(n int) token {
+	if p.pos+n < len(p.toks) {
+		return p.toks[p.pos+n]
+	}
+	return p.toks[len(p.toks)-1]
+}
+func (p *parser) next() token {
+	t := p.toks[p.pos]
+	if t.kind != tEOF {
+		p.pos++
+	}
+	return t
+}
+
+func (p *parser) errf(t token, format string, args ...any) error {
+	what := t.text
+	switch t.kind {
+	case tEOF:
+		what = "end of input"
+	case tSep:
+		what = "end of statement"
+	}
+	return fmt.Errorf("%d:%d: %s (at %q)", t.line, t.col, fmt.Sprintf(format, args...), what)
+}
+
+func (p *parser) isPunct(s string) bool {
+	t := p.peek()
+	return t.kind == tPunct && t.text == s
+}
+
+func (p *parser) expect(s string) error {
+	if !p.isPunct(s) {
+		return p.errf(p.peek(), "expected %q", s)
+	}
+	p.next()
+	return nil
+}
+
+// Parse parses a history written in the DSL described in the package documentation. Errors
+// name the line and column.
+func Parse(src string) (*history.History, error) {
+	toks, err := lex(src)
+	if err != nil {
+		return nil, fmt.Errorf("histtest: %w", err)
+	}
+	p := &parser{toks: toks, b: history.NewBuilder(), ids: make(map[history.Datum]history.TxnID)}
+	for p.peek().kind != tEOF {
+		if p.peek().kind == tSep {
+			p.next()
+			continue
+		}
+		if err := p.stmt(); err != nil {
+			return nil, fmt.Errorf("histtest: %w", err)
+		}
+		if t := p.peek(); t.kind != tSep && t.kind != tEOF {
+			return nil, fmt.Errorf("histtest: %w", p.errf(t, "expected end of statement"))
+		}
+	}
+	if err := p.resolve(); err != nil {
+		return nil, fmt.Errorf("histtest: %w", err)
+	}
+	h, err := p.b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("histtest: %w", err)
+	}
+	return h, nil
+}
+
+// MustParse is [Parse] for fixtures written in Go source; it panics on error.
+func MustParse(src string) *history.History {
+	h, err := Parse(src)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+func (p *parser) stmt() error {
+	t := p.peek()
+	if t.kind == tWord && t.text == "init" && !(p.peekAt(1).kind == tPunct && p.peekAt(1).text == ":") {
+		p.next()
+		return p.initStmt()
+	}
+	// Session label.
+	if (t.kind == tWord || t.kind == tNum || t.kind == tStr) && p.peekAt(1).kind == tPunct && p.peekAt(1).text == ":" {
+		p.next()
+		p.next()
+		p.sess = p.b.Session(atom(t))
+		p.haveSess = true
+	}
+	if !p.haveSess {
+		p.sess = p.b.Session(history.Str("s0"))
+		p.haveSess = true
+	}
+	return p.txn()
+}
+
+func (p *parser) initStmt() error {
+	// "init v" or "init k=v[,] k=v ...".
+	if p.peekAt(1).kind == tPunct && p.peekAt(1).text == "=" {
+		for p.peek().kind != tSep && p.peek().kind != tEOF {
+			kt := p.next()
+			if kt.kind != tWord && kt.kind != tNum && kt.kind != tStr {
+				return p.errf(kt, "expected a key")
+			}
+			if err := p.expect("="); err != nil {
+				return err
+			}
+			v, err := p.value()
+			if err != nil {
+				return err
+			}
+			p.b.SetInitialKey(p.b.Key(atom(kt)), v)
+			if p.isPunct(",") {
+				p.next()
+			}
+		}
+		return nil
+	}
+	v, err := p.value()
+	if err != nil {
+		return err
+	}
+	p.b.SetInitial(v)
+	return nil
+}
+
+var outcomes = map[string]history.Outcome{
+	"c": history.OutcomeCommitted, "commit": history.OutcomeCommitted, "ok": history.OutcomeCommitted,
+	"abort": history.OutcomeAborted, "fail": history.OutcomeAborted,
+	"info": history.OutcomeUnknown, "unknown": history.OutcomeUnknown,
+}
+
+// atom turns a word, number or string token into a datum: integers become Int, "nil"
+// becomes nil, everything else Str.
+func atom(t token) history.Datum {
+	switch t.kind {
+	case tNum:
+		if i, err := strconv.ParseInt(t.text, 10, 64); err == nil {
+			return history.Int(i)
+		}
+		return history.Str(t.text)
+	case tWord:
+		if t.text == "nil" {
+			return history.NilDatum
+		}
+	}
+	return history.Str(t.text)
+}
+
+func (p *parser) txn() error {
+	src := history.NilDatum
+	t := p.peek()
+	if (t.kind == tWord || t.kind == tNum || t.kind == tStr) && !(p.peekAt(1).kind == tPunct && p.peekAt(1).text == "(") {
+		if _, isOutcome := outcomes[t.text]; !isOutcome || t.kind == tStr {
+			if t.kind == tWord && t.text == "ts" && p.peekAt(1).kind == tPunct && p.peekAt(1).text == "[" {
+				// a timestamp, not an id
+			} else {
+				p.next()
+				src = atom(t)
+				if src.IsNil() {
+					return p.errf(t, "nil is not a transaction id")
+				}
+				if _, dup := p.ids[src]; dup {
+					return p.errf(t, "duplicate transaction id")
+				}
+			}
+		}
+	}
+	id := p.b.BeginTxn(p.sess, src, history.OutcomeCommitted)
+	if !src.IsNil() {
+		p.ids[src] = id
+	}
+	lastWasOp := false
+	var nops int32
+	for {
+		t := p.peek()
+		switch {
+		case t.kind == tSep || t.kind == tEOF:
+			p.b.EndTxn()
+			return nil
+		case t.kind == tPunct && t.text == "?":
+			p.next()
+			p.b.Current().Outcome = history.OutcomeUnknown
+			lastWasOp = false
+		case t.kind == tPunct && t.text == "@":
+			p.next()
+			iv, err := p.interval()
+			if err != nil {
+				return err
+			}
+			if iv.Begin > iv.End {
+				return p.errf(t, "interval ends before it begins")
+			}
+			if lastWasOp {
+				p.b.SetOpTime(nops-1, iv)
+			} else {
+				cur := p.b.Current()
+				cur.Time, cur.HasTime = iv, true
+			}
+		case t.kind == tPunct && t.text == "!":
+			if !lastWasOp {
+				return p.errf(t, "\"!\" must follow an operation")
+			}
+			p.next()
+			p.b.SetOpFlags(nops-1, history.OpFailed)
+		case t.kind == tPunct && t.text == "<-":
+			if !lastWasOp {
+				return p.errf(t, "\"<-\" must follow a read")
+			}
+			p.next()
+			st := p.next()
+			ps := pendingSrc{txn: id, op: nops - 1, tok: st}
+			switch {
+			case st.kind == tWord && st.text == "init":
+				ps.kind = history.SrcInit
+			case st.kind == tWord && st.text == "none":
+				ps.kind = history.SrcNone
+			case st.kind == tWord || st.kind == tNum || st.kind == tStr:
+				ps.kind, ps.id = history.SrcTxn, atom(st)
+			default:
+				return p.errf(st, "expected a transaction id, init or none")
+			}
+			p.pending = append(p.pending, ps)
+		case t.kind == tWord && t.text == "ts" && p.peekAt(1).kind == tPunct && p.peekAt(1).text == "[":
+			p.next()
+			if err := p.timestamps(); err != nil {
+				return err
+			}
+			lastWasOp = false
+		case t.kind == tWord && p.peekAt(1).kind == tPunct && p.peekAt(1).text == "(":
+			if err := p.op(); err != nil {
+				return err
+			}
+			nops++
+			lastWasOp = true
+		case t.kind == tWord:
+			o, ok := outcomes[t.text]
+			if !ok {
+				return p.errf(t, "expected an operation, an outcome or an interval")
+			}
+			p.next()
+			p.b.Current().Outcome = o
+			lastWasOp = false
+		default:
+			return p.errf(t, "expected an operation, an outcome or an interval")
+		}
+	}
+}
+
+func (p *parser) int() (int64, error) {
+	t := p.next()
+	if t.kind != tNum {
+		return 0, p.errf(t, "expected an integer")
+	}
+	i, err := strconv.ParseInt(t.text, 10, 64)
+	if err != nil {
+		return 0, p.errf(t, "expected an integer")
+	}
+	return i, nil
+}
+
+func (p *parser) interval() (history.Interval, error) {
+	var iv history.Interval
+	var err error
+	if err = p.expect("["); err != nil {
+		return iv, err
+	}
+	if iv.Begin, err = p.int(); err != nil {
+		return iv, err
+	}
+	if err = p.expect(","); err != nil {
+		return iv, err
+	}
+	if iv.End, err = p.int(); err != nil {
+		return iv, err
+	}
+	return iv, p.expect("]")
+}
+
+func (p *parser) timestamp() (history.Timestamp, error) {
+	t := p.next()
+	if t.kind != tNum {
+		return history.Timestamp{}, p.errf(t, "expected a timestamp")
+	}
+	phys, logi, hasLogical := strings.Cut(t.text, ".")
+	var ts history.Timestamp
+	var err error
+	if ts.Physical, err = strconv.ParseInt(phys, 10, 64); err != nil {
+		return ts, p.errf(t, "expected a timestamp")
+	}
+	if hasLogical {
+		if ts.Logical, err = strconv.ParseInt(logi, 10, 64); err != nil {
+			return ts, p.errf(t, "expected a timestamp")
+		}
+	}
+	return ts, nil
+}
+
+func (p *parser) timestamps() error {
+	if err := p.expect("["); err != nil {
+		return err
+	}
+	start, err := p.timestamp()
+	if err != nil {
+		return err
+	}
+	if err := p.expect(","); err != nil {
+		return err
+	}
+	commit, err := p.timestamp()
+	if err != nil {
+		return err
+	}
+	if err := p.expect("]"); err != nil {
+		return err
+	}
+	cur := p.b.Current()
+	cur.Start, cur.Commit, cur.HasTimestamps = start, commit, true
+	return nil
+}
+
+func (p *parser) key() (history.Key, error) {
+	t := p.next()
+	if t.kind != tWord && t.kind != tNum && t.kind != tStr {
+		return 0, p.errf(t, "expected a key")
+	}
+	return p.b.Key(atom(t)), nil
+}
+
+func (p *parser) value() (history.Value, error) {
+	t := p.next()
+	if t.kind != tWord && t.kind != tNum && t.kind != tStr {
+		return 0, p.errf(t, "expected a value")
+	}
+	return p.b.Value(atom(t)), nil
+}
+
+func (p *parser) list() ([]history.Value, error) {
+	if err := p.expect("["); err != nil {
+		return nil, err
+	}
+	vs := []history.Value{}
+	for !p.isPunct("]") {
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		vs = append(vs, v)
+		if p.isPunct(",") {
+			p.next()
+		} else if !p.isPunct("]") {
+			return nil, p.errf(p.peek(), "expected \",\" or \"]\"")
+		}
+	}
+	p.next()
+	return vs, nil
+}
+
+func (p *parser) op() error {
+	name := p.next()
+	p.next() // "("
+	k, err := p.key()
+	if err != nil {
+		return err
+	}
+	switch name.text {
+	case "del":
+		p.b.Delete(k)
+		return p.expect(")")
+	case "r", "rl", "w", "a", "append", "ins":
+	default:
+		return p.errf(name, "unknown operation (want r, rl, w, a, ins or del)")
+	}
+	if err := p.expect(","); err != nil {
+		return err
+	}
+	if name.text == "rl" || name.text == "r" && p.isPunct("[") {
+		vs, err := p.list()
+		if err != nil {
+			return err
+		}
+		p.b.ReadList(k, vs)
+		return p.expect(")")
+	}
+	v, err := p.value()
+	if err != nil {
+		return err
+	}
+	switch name.text {
+	case "r":
+		p.b.Read(k, v)
+	case "w":
+		p.b.Write(k, v)
+	case "a", "append":
+		p.b.Append(k, v)
+	case "ins":
+		p.b.Insert(k, v)
+	}
+	return p.expect(")")
+}
+
+// resolve fills in "<-T" sources now that every transaction is known.
+func (p *parser) resolve() error {
+	for _, ps := range p.pending {
+		ops := p.b.TxnOps(ps.txn)
+		o := ops[ps.op]
+		if o.Kind != history.OpRead {
+			return p.errf(ps.tok, "only item reads take a source")
+		}
+		o.Src = history.Src{Kind: ps.kind}
+		if ps.kind == history.SrcTxn {
+			w, ok := p.ids[ps.id]
+			if !ok {
+				return p.errf(ps.tok, "no transaction with this id")
+			}
+			wops := p.b.TxnOps(w)
+			limit := len(wops)
+			if w == ps.txn {
+				limit = int(ps.op)
+			}
+			found := int32(-1)
+			for i := range limit {
+				if wops[i].Kind.IsWrite() && wops[i].Key == o.Key {
+					found = int32(i)
+				}
+			}
+			if found < 0 {
+				return p.errf(ps.tok, "transaction writes no such key")
+			}
+			o.Src.Txn, o.Src.Op = w, found
+		}
+		p.b.SetOp(ps.txn, ps.op, o)
+	}
+	return nil
+}

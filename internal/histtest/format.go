@@ -1,0 +1,134 @@
+package histtest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"isovet/history"
+)
+
+var reserved = map[string]bool{
+	"nil": true, "init": true, "none": true, "ts": true,
+	"c": true, "commit": true, "ok": true, "abort": true, "fail": true, "info": true, "unknown": true,
+}
+
+// Atom renders a datum as the DSL writes it: integers as digits, nil as nil, plain words
+// bare, anything else quoted.
+func Atom(d history.Datum) string {
+	if d.IsNil() {
+		return "nil"
+	}
+	if i, ok := d.Int(); ok {
+		return strconv.FormatInt(i, 10)
+	}
+	s, _ := d.Str()
+	if s == "" || reserved[s] || !isWordStart(s[0]) {
+		return strconv.Quote(s)
+	}
+	for i := 1; i < len(s); i++ {
+		if !isWordByte(s[i]) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// Format prints h in the DSL, one transaction per line with its session label, so that
+// Parse(Format(h)) rebuilds h. Transactions without a source id are printed as T<n>.
+// Explicit sources print as "<-T", which Parse resolves to the last write of the key in T.
+func Format(h *history.History) string {
+	var b strings.Builder
+	if h.Initial != history.Nil {
+		fmt.Fprintf(&b, "init %s\n", Atom(h.Value(h.Initial)))
+	}
+	if len(h.InitialByKey) > 0 {
+		b.WriteString("init")
+		// Keys in interned order, for stable output.
+		for k := range h.Keys {
+			if v, ok := h.InitialByKey[history.Key(k)]; ok {
+				fmt.Fprintf(&b, " %s=%s", Atom(h.Key(history.Key(k))), Atom(h.Value(v)))
+			}
+		}
+		b.WriteString("\n")
+	}
+	name := func(t history.TxnID) string {
+		if d := h.Txn(t).Source; !d.IsNil() {
+			return Atom(d)
+		}
+		return "T" + strconv.Itoa(int(t))
+	}
+	for id, t := range h.All() {
+		fmt.Fprintf(&b, "%s: %s", Atom(h.Sessions[t.Session].Source), name(id))
+		for i, o := range t.Ops {
+			b.WriteByte(' ')
+			writeOp(&b, h, o, name)
+			if o.Failed() {
+				b.WriteByte('!')
+			}
+			if t.OpTimes != nil {
+				fmt.Fprintf(&b, "@[%d,%d]", t.OpTimes[i].Begin, t.OpTimes[i].End)
+			}
+		}
+		switch t.Outcome {
+		case history.OutcomeCommitted:
+			b.WriteString(" c")
+		case history.OutcomeAborted:
+			b.WriteString(" abort")
+		default:
+			b.WriteString(" info")
+		}
+		if t.HasTime {
+			fmt.Fprintf(&b, " @[%d,%d]", t.Time.Begin, t.Time.End)
+		}
+		if t.HasTimestamps {
+			fmt.Fprintf(&b, " ts[%s,%s]", tsString(t.Start), tsString(t.Commit))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func tsString(ts history.Timestamp) string {
+	if ts.Logical == 0 {
+		return strconv.FormatInt(ts.Physical, 10)
+	}
+	return fmt.Sprintf("%d.%d", ts.Physical, ts.Logical)
+}
+
+func writeOp(b *strings.Builder, h *history.History, o history.Op, name func(history.TxnID) string) {
+	k := Atom(h.Key(o.Key))
+	v := Atom(h.Value(o.Value))
+	switch o.Kind {
+	case history.OpRead:
+		fmt.Fprintf(b, "r(%s,%s)", k, v)
+		switch o.Src.Kind {
+		case history.SrcInit:
+			b.WriteString("<-init")
+		case history.SrcNone:
+			b.WriteString("<-none")
+		case history.SrcTxn:
+			b.WriteString("<-" + name(o.Src.Txn))
+		}
+	case history.OpWrite:
+		fmt.Fprintf(b, "w(%s,%s)", k, v)
+	case history.OpAppend:
+		fmt.Fprintf(b, "a(%s,%s)", k, v)
+	case history.OpInsert:
+		fmt.Fprintf(b, "ins(%s,%s)", k, v)
+	case history.OpDelete:
+		fmt.Fprintf(b, "del(%s)", k)
+	case history.OpListRead:
+		fmt.Fprintf(b, "r(%s,[", k)
+		for i, e := range h.List(o) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(Atom(h.Value(e)))
+		}
+		b.WriteString("])")
+	default:
+		// Predicate ops have no DSL form yet.
+		fmt.Fprintf(b, "%s(?)", o.Kind)
+	}
+}

@@ -1,0 +1,317 @@
+package histtest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"isovet/history"
+)
+
+// GenOptions shape a generated history. The zero value is usable: 20 transactions over 3
+// sessions and 4 keys, 4 ops each, half reads, a serial execution, nothing perturbed.
+type GenOptions struct {
+	Txns      int     // transactions (default 20)
+	Sessions  int     // sessions (default 3)
+	Keys      int     // keys (default 4)
+	OpsPerTxn int     // ops per transaction, exactly (default 4)
+	ReadRatio float64 // fraction of ops that read (default 0.5; negative: no reads)
+
+	// Concurrency is how many transactions may be open at once. 0 or 1 executes serially
+	// (the history is strict serializable); more simulates snapshot isolation with
+	// first-committer-wins (the history is strong SI, and may show write skew).
+	Concurrency int
+
+	DupRatio     float64 // fraction of writes that reuse a value already written to the key
+	AbortRatio   float64 // fraction of transactions that abort of their own accord
+	UnknownRatio float64 // fraction of transactions whose outcome is recorded as unknown
+	ListAppend   bool    // appends and list reads instead of writes and reads
+	Intervals    bool    // record client intervals [begin, commit]
+	Timestamps   bool    // record database start and commit timestamps
+
+	// Perturb is the fraction of reads whose result is corrupted after the fact (another
+	// written value, a thin-air value, or for lists a dropped or swapped element), making
+	// the history likely invalid. Zero keeps the execution's own results.
+	Perturb float64
+}
+
+func (o *GenOptions) ensureDefaults() {
+	if o.Txns == 0 {
+		o.Txns = 20
+	}
+	if o.Sessions <= 0 {
+		o.Sessions = 3
+	}
+	if o.Keys <= 0 {
+		o.Keys = 4
+	}
+	if o.OpsPerTxn <= 0 {
+		o.OpsPerTxn = 4
+	}
+	if o.ReadRatio == 0 {
+		o.ReadRatio = 0.5
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 1
+	}
+	if o.Concurrency > o.Sessions {
+		o.Concurrency = o.Sessions
+	}
+}
+
+type version struct {
+	commit int64
+	v      history.Value // register: the value; list: the list length after this commit
+}
+
+type genOp struct {
+	kind history.OpKind
+	key  int
+	val  history.Value
+}
+
+type openTxn struct {
+	sess  int
+	start int64
+}
+
+type gen struct {
+	o    GenOptions
+	rng  *rand.Rand
+	b    *history.Builder
+	keys []history.Key
+	sess []history.SessionID
+	// versions per key (committed, in commit order); lists per key (committed elements).
+	versions [][]version
+	lists    [][]history.Value
+	written  [][]history.Value // every value written to each key, for duplicates and perturbing
+	nextVal  int64
+	clock    int64
+}
+
+// Gen returns a random history from seed (math/rand/v2 PCG), as GenOptions describe. The
+// same seed and options always give the same history.
+func Gen(seed uint64, o GenOptions) *history.History {
+	o.ensureDefaults()
+	g := &gen{o: o, rng: rand.New(rand.NewPCG(seed, 0x15073e7)), b: history.NewBuilder()}
+	g.b.Grow(o.Txns, o.Txns*o.OpsPerTxn)
+	for s := range o.Sessions {
+		g.sess = append(g.sess, g.b.Session(history.Int(int64(s))))
+	}
+	for k := range o.Keys {
+		g.keys = append(g.keys, g.b.IntKey(int64(k)))
+	}
+	g.versions = make([][]version, o.Keys)
+	g.lists = make([][]history.Value, o.Keys)
+	g.written = make([][]history.Value, o.Keys)
+
+	var open []openTxn
+	busy := make([]bool, o.Sessions)
+	begun := 0
+	for begun < o.Txns || len(open) > 0 {
+		canBegin := begun < o.Txns && len(open) < o.Concurrency
+		if canBegin && (len(open) == 0 || g.rng.IntN(2) == 0) {
+			s := g.rng.IntN(o.Sessions)
+			for busy[s] {
+				s = (s + 1) % o.Sessions
+			}
+			busy[s] = true
+			g.clock++
+			open = append(open, openTxn{sess: s, start: g.clock})
+			begun++
+			continue
+		}
+		i := g.rng.IntN(len(open))
+		t := open[i]
+		open[i] = open[len(open)-1]
+		open = open[:len(open)-1]
+		busy[t.sess] = false
+		g.clock++
+		g.run(t)
+	}
+	h, err := g.b.Build()
+	if err != nil {
+		panic(fmt.Sprintf("histtest: generated an invalid history (seed %d): %v", seed, err))
+	}
+	return h
+}
+
+// snapshot returns the register value of key k at time ts.
+func (g *gen) snapshot(k int, ts int64) history.Value {
+	vs := g.versions[k]
+	i := sort.Search(len(vs), func(i int) bool { return vs[i].commit > ts })
+	if i == 0 {
+		if g.o.ListAppend {
+			return 0
+		}
+		return history.Nil
+	}
+	return vs[i-1].v
+}
+
+func (g *gen) newValue(k int) history.Value {
+	if w := g.written[k]; len(w) > 0 && g.o.DupRatio > 0 && g.rng.Float64() < g.o.DupRatio {
+		return w[g.rng.IntN(len(w))]
+	}
+	g.nextVal++
+	v := g.b.IntValue(g.nextVal)
+	g.written[k] = append(g.written[k], v)
+	return v
+}
+
+// run executes one transaction that began at t.start and commits now.
+func (g *gen) run(t openTxn) {
+	o := &g.o
+	ops := make([]genOp, 0, o.OpsPerTxn)
+	var own []genOp // own writes, in order
+	var lists [][]history.Value
+	for range o.OpsPerTxn {
+		k := g.rng.IntN(o.Keys)
+		if g.rng.Float64() < o.ReadRatio {
+			if o.ListAppend {
+				n := g.snapshot(k, t.start)
+				l := append([]history.Value(nil), g.lists[k][:n]...)
+				for _, w := range own {
+					if w.key == k {
+						l = append(l, w.val)
+					}
+				}
+				ops = append(ops, genOp{kind: history.OpListRead, key: k, val: history.Value(len(lists))})
+				lists = append(lists, l)
+				continue
+			}
+			v := g.snapshot(k, t.start)
+			for _, w := range own {
+				if w.key == k {
+					v = w.val
+				}
+			}
+			ops = append(ops, genOp{kind: history.OpRead, key: k, val: v})
+			continue
+		}
+		kind := history.OpWrite
+		if o.ListAppend {
+			kind = history.OpAppend
+		}
+		w := genOp{kind: kind, key: k, val: g.newValue(k)}
+		ops = append(ops, w)
+		own = append(own, w)
+	}
+
+	aborted := o.AbortRatio > 0 && g.rng.Float64() < o.AbortRatio
+	if !aborted {
+		// First committer wins.
+		for _, w := range own {
+			if vs := g.versions[w.key]; len(vs) > 0 && vs[len(vs)-1].commit > t.start {
+				aborted = true
+				break
+			}
+		}
+	}
+	outcome := history.OutcomeCommitted
+	if aborted {
+		outcome = history.OutcomeAborted
+	}
+	if o.UnknownRatio > 0 && g.rng.Float64() < o.UnknownRatio {
+		outcome = history.OutcomeUnknown
+	}
+	if !aborted {
+		for _, w := range own {
+			if o.ListAppend {
+				g.lists[w.key] = append(g.lists[w.key], w.val)
+				g.versions[w.key] = append(g.versions[w.key], version{g.clock, history.Value(len(g.lists[w.key]))})
+			} else {
+				g.versions[w.key] = append(g.versions[w.key], version{g.clock, w.val})
+			}
+		}
+	}
+
+	g.b.BeginTxn(g.sess[t.sess], history.NilDatum, outcome)
+	cur := g.b.Current()
+	if o.Intervals {
+		cur.Time, cur.HasTime = history.Interval{Begin: t.start, End: g.clock}, true
+	}
+	if o.Timestamps {
+		cur.Start, cur.Commit, cur.HasTimestamps = history.Timestamp{Physical: t.start}, history.Timestamp{Physical: g.clock}, true
+	}
+	for _, op := range ops {
+		k := g.keys[op.key]
+		switch op.kind {
+		case history.OpRead:
+			g.b.Read(k, g.perturbValue(op.key, op.val))
+		case history.OpListRead:
+			g.b.ReadList(k, g.perturbList(lists[op.val]))
+		case history.OpWrite:
+			g.b.Write(k, op.val)
+		case history.OpAppend:
+			g.b.Append(k, op.val)
+		}
+	}
+	g.b.EndTxn()
+}
+
+func (g *gen) perturbValue(k int, v history.Value) history.Value {
+	if g.o.Perturb <= 0 || g.rng.Float64() >= g.o.Perturb {
+		return v
+	}
+	if w := g.written[k]; len(w) > 0 && g.rng.IntN(8) != 0 {
+		return w[g.rng.IntN(len(w))]
+	}
+	g.nextVal++
+	return g.b.IntValue(g.nextVal) // thin air
+}
+
+func (g *gen) perturbList(l []history.Value) []history.Value {
+	if g.o.Perturb <= 0 || g.rng.Float64() >= g.o.Perturb || len(l) == 0 {
+		return l
+	}
+	switch g.rng.IntN(3) {
+	case 0: // drop an element
+		i := g.rng.IntN(len(l))
+		return append(l[:i:i], l[i+1:]...)
+	case 1: // swap two adjacent elements
+		if len(l) >= 2 {
+			i := g.rng.IntN(len(l) - 1)
+			l[i], l[i+1] = l[i+1], l[i]
+			return l
+		}
+	}
+	g.nextVal++
+	return append(l, g.b.IntValue(g.nextVal)) // thin air
+}
+
+// Seeds runs f as a subtest for seeds 1..n ("seed=7" names each, so -run reproduces one)
+// and logs the seed of each failure.
+func Seeds(t *testing.T, n int, f func(t *testing.T, seed uint64)) {
+	t.Helper()
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			t.Cleanup(func() {
+				if t.Failed() {
+					t.Logf("failed with seed %d", seed)
+				}
+			})
+			f(t, seed)
+		})
+	}
+}
+
+// GenT is [Gen] for tests: if t fails, it logs the seed, the options and the history in the
+// DSL (up to 200 transactions), ready to paste into a fixture.
+func GenT(t testing.TB, seed uint64, o GenOptions) *history.History {
+	t.Helper()
+	h := Gen(seed, o)
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		text := Format(h)
+		if lines := strings.SplitAfter(text, "\n"); len(lines) > 200 {
+			text = strings.Join(lines[:200], "") + "...\n"
+		}
+		t.Logf("generated history (seed %d, options %+v):\n%s", seed, o, text)
+	})
+	return h
+}
