@@ -19,21 +19,22 @@
 //
 // A transaction is
 //
-//		[session ":"] [txn-id] {op} [outcome] {"@[" begin "," end "]" | "ts[" start "," commit "]"}
+//	[session ":"] [txn-id] {op} [outcome] {"@[" begin "," end "]" | "ts[" start "," commit "]"}
 //
-//	  - session: a word or integer followed by ":". The session stays current for the
-//	    following transactions until another label appears. Transactions before any label go
-//	    to the session "s0".
-//	  - txn-id: a word or integer that is not followed by "(" and is not an outcome keyword.
-//	    It becomes [history.Txn.Source], so reports name it; without one, reports say "T<n>"
-//	    with n the dense id. Ids must be unique.
-//	  - outcome: c, commit or ok (committed, the default); abort or fail (aborted); info,
-//	    unknown or ? (unknown outcome).
-//	  - "@[b,e]" right after an op is that op's client interval ([history.Txn.OpTimes]);
-//	    anywhere else (after the id, or after the outcome) it is the transaction's client
-//	    interval ([history.Txn.Time]). Integers, nanoseconds, closed.
-//	  - "ts[s,c]" sets the database start and commit timestamps; each may be "p" or "p.l"
-//	    (hybrid logical clock: physical p, logical l).
+// where:
+//   - session is a word or integer followed by ":". The session stays current for the
+//     following transactions until another label appears. Transactions before any label go
+//     to the session "s0".
+//   - txn-id is a word or integer that is not followed by "(" and is not an outcome keyword.
+//     It becomes [history.Txn.Source], so reports name it; without one, reports say "T<n>"
+//     with n the dense id. Ids must be unique.
+//   - outcome is c, commit or ok (committed, the default); abort or fail (aborted); info,
+//     unknown or ? (unknown outcome).
+//   - "@[b,e]" right after an op is that op's client interval ([history.Txn.OpTimes]);
+//     anywhere else (after the id, or after the outcome) it is the transaction's client
+//     interval ([history.Txn.Time]). Integers, nanoseconds, closed.
+//   - "ts[s,c]" sets the database start and commit timestamps; each may be "p" or "p.l"
+//     (hybrid logical clock: physical p, logical l).
 //
 // Operations (keys and values are integers, words, "quoted strings" or nil):
 //
