@@ -1,0 +1,376 @@
+// Package cobra reads Cobra binary client logs (Tan et al., OSDI'20; DBCobra/CobraLogs).
+//
+// A Cobra history is a directory of T<n>.log files, one per client session. Each file is a
+// sequence of big-endian records written by Java's DataOutputStream:
+//
+//	'S' txnId:i64 [ts:i64]                          transaction start
+//	'W' writeId:i64 keyHash:i64 valHash:i64          write
+//	'R' writerTxnId:i64 writeId:i64 keyHash:i64 valHash:i64   read, naming its writer
+//	'C' txnId:i64 [ts:i64]                          commit
+//
+// The optional timestamps are all present or all absent in a file; the decoder tries both
+// layouts and keeps the one that parses (without timestamps when both do). Aborted
+// transactions are not logged; a transaction with no 'C' before the next 'S' or the end of
+// its file has an unknown outcome.
+//
+// # Mapping to the model
+//
+//   - Each file is a session whose source id is n for T<n>.log (the file name otherwise).
+//   - Transactions keep their txnId as source id; keys and values are the 64-bit hashes,
+//     as integers.
+//   - A read naming writer [InitID] reads the initial state (Src = SrcInit); the value read
+//     becomes that key's initial value. A read naming [NullID] found nothing (SrcNone, value
+//     nil).
+//   - A read naming a writer transaction and write id is resolved, once every file is read,
+//     to that write (SrcTxn). Resolution checks that the write id belongs to the named
+//     transaction and writes the same key.
+//   - Later tools (VeriStrong's "cobra" history type) log one fixed id, [UniversalID], as the
+//     writer of every read and the id of every write, and expect reads to be matched by
+//     value. Such reads keep SrcByValue.
+//   - A read naming a transaction that no file holds (cock-blog: 8 reads whose writers'
+//     client logs are missing) gets, unless [Decoder.Strict] is set, a placeholder writer: a
+//     transaction with that source id and an unknown outcome, in a session named
+//     "missing-writers", holding the writes the reads name. With Strict it is an error.
+package cobra
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"isovet/history"
+	"isovet/internal/parse"
+)
+
+// Magic writer and write ids.
+const (
+	InitID      int64 = 0xbebeebee // the initial state wrote it
+	NullID      int64 = 0xdeadbeef // the read found no value
+	UniversalID int64 = 0xabddefee // no writer given: match by value (VeriStrong)
+)
+
+const formatName = "cobra"
+
+// MissingSession is the source id of the session holding placeholder writers.
+const MissingSession = "missing-writers"
+
+// ErrUnknownWriter is wrapped when a read names a writer that is not in the history.
+var ErrUnknownWriter = errors.New("cobra: read names a writer that is not in the history")
+
+// Decoder decodes the files of one Cobra history. The zero value is ready to use. A Decoder
+// is not safe for concurrent use.
+type Decoder struct {
+	// Strict makes a read naming a transaction absent from every file an error instead of
+	// giving it a placeholder writer.
+	Strict bool
+
+	txns    map[int64]history.TxnID // txnId -> txn; dupTxn marks ids seen twice
+	writes  map[int64]wref          // writeId -> write op
+	pending []pendingRead
+	initSet map[history.Key]bool
+	_       struct{}
+}
+
+type wref struct {
+	t   history.TxnID
+	op  int32
+	dup bool
+}
+
+type pendingRead struct {
+	t        history.TxnID
+	op       int32
+	writer   int64
+	writeID  int64
+	file     string
+	off      int64
+	key, val int64
+}
+
+const dupTxn history.TxnID = -1
+
+// NewDecoder returns a decoder with default options.
+func NewDecoder() *Decoder { return &Decoder{} }
+
+func (d *Decoder) init() {
+	if d.txns == nil {
+		d.txns = make(map[int64]history.TxnID)
+		d.writes = make(map[int64]wref)
+		d.initSet = make(map[history.Key]bool)
+	}
+}
+
+// record sizes after the tag byte
+const (
+	sizeSC = 8
+	sizeTS = 8
+	sizeW  = 24
+	sizeR  = 32
+)
+
+// Sniff reports whether head (the first bytes of a member file) looks like a Cobra log: it
+// starts with an 'S' record followed by at least one more record, and its records parse, in
+// one of the two layouts, up to the end of head.
+func Sniff(name string, head []byte) bool {
+	if len(head) < 2+sizeSC || head[0] != 'S' {
+		return false
+	}
+	for _, ts := range []bool{false, true} {
+		off, err := scan(head, ts)
+		if err == nil || errors.Is(err, parse.ErrTruncated) {
+			if off >= 1+sizeSC+sizeTS || (off >= 1+sizeSC && !ts) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// layout guesses whether data carries timestamps from the byte after the first 'S' record's
+// id: a record tag there means no timestamps (a timestamp's high byte is never a tag).
+func layout(data []byte) bool {
+	if len(data) <= 1+sizeSC {
+		return false
+	}
+	switch data[1+sizeSC] {
+	case 'S', 'W', 'R', 'C':
+		return false
+	}
+	return true
+}
+
+// scan checks the record structure of data in one layout. It returns the offset and cause
+// of the first problem.
+func scan(data []byte, ts bool) (int64, error) {
+	sc := sizeSC
+	if ts {
+		sc += sizeTS
+	}
+	open := false
+	var cur int64
+	for i := 0; i < len(data); {
+		tag := data[i]
+		var n int
+		switch tag {
+		case 'S':
+			n = sc
+		case 'C':
+			n = sc
+		case 'W':
+			n = sizeW
+		case 'R':
+			n = sizeR
+		default:
+			return int64(i), fmt.Errorf("expected a record tag 'S', 'W', 'R' or 'C', found byte 0x%02x", tag)
+		}
+		if len(data)-i-1 < n {
+			return int64(i), fmt.Errorf("%w: '%c' record needs %d bytes after its tag, %d left", parse.ErrTruncated, tag, n, len(data)-i-1)
+		}
+		id := int64(binary.BigEndian.Uint64(data[i+1:]))
+		switch tag {
+		case 'S':
+			open, cur = true, id
+		case 'C':
+			if !open {
+				return int64(i), fmt.Errorf("expected 'S' before 'C' of txn %d", id)
+			}
+			if id != cur {
+				return int64(i), fmt.Errorf("expected 'C' of txn %d, found 'C' of txn %d", cur, id)
+			}
+			open = false
+		default:
+			if !open {
+				return int64(i), fmt.Errorf("expected 'S' before '%c' record", tag)
+			}
+		}
+		i += 1 + n
+	}
+	return int64(len(data)), nil
+}
+
+// Decode reads one client log.
+func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
+	d.init()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", name, err)
+	}
+	ts := layout(data)
+	if off, err := scan(data, ts); err != nil {
+		if _, err2 := scan(data, !ts); err2 != nil {
+			if ts {
+				err = fmt.Errorf("%w (reading with timestamps on 'S' and 'C')", err)
+			}
+			return parse.Errorf(formatName, name, 0, 0, off, "%w", err)
+		}
+		ts = !ts
+	}
+	d.emit(data, ts, name, b)
+	return nil
+}
+
+// emit decodes data, which scan accepted, into b.
+func (d *Decoder) emit(data []byte, ts bool, name string, b *history.Builder) {
+	s := b.Session(sessionID(name))
+	sc := sizeSC
+	if ts {
+		sc += sizeTS
+	}
+	be := binary.BigEndian
+	var start int64
+	var t history.TxnID
+	for i := 0; i < len(data); {
+		tag := data[i]
+		p := data[i+1:]
+		switch tag {
+		case 'S':
+			id := int64(be.Uint64(p))
+			t = b.BeginTxn(s, history.Int(id), history.OutcomeUnknown)
+			if _, ok := d.txns[id]; ok {
+				d.txns[id] = dupTxn
+			} else {
+				d.txns[id] = t
+			}
+			if ts {
+				start = int64(be.Uint64(p[8:]))
+			}
+			i += 1 + sc
+		case 'C':
+			c := b.Current()
+			c.Outcome = history.OutcomeCommitted
+			if ts {
+				c.Time = history.Interval{Begin: start, End: int64(be.Uint64(p[8:]))}
+				c.HasTime = true
+			}
+			i += 1 + sc
+		case 'W':
+			wid := int64(be.Uint64(p))
+			key, val := int64(be.Uint64(p[8:])), int64(be.Uint64(p[16:]))
+			op := b.Write(b.IntKey(key), b.IntValue(val))
+			if wid != UniversalID {
+				if w, ok := d.writes[wid]; ok {
+					w.dup = true
+					d.writes[wid] = w
+				} else {
+					d.writes[wid] = wref{t: t, op: op}
+				}
+			}
+			i += 1 + sizeW
+		case 'R':
+			writer, wid := int64(be.Uint64(p)), int64(be.Uint64(p[8:]))
+			key, val := int64(be.Uint64(p[16:])), int64(be.Uint64(p[24:]))
+			k := b.IntKey(key)
+			switch {
+			case writer == InitID:
+				v := b.IntValue(val)
+				b.ReadFrom(k, v, history.Src{Kind: history.SrcInit})
+				if wid == InitID && !d.initSet[k] {
+					d.initSet[k] = true
+					b.SetInitialKey(k, v)
+				}
+			case writer == NullID:
+				b.ReadFrom(k, history.Nil, history.Src{Kind: history.SrcNone})
+			case writer == UniversalID || wid == UniversalID:
+				b.Read(k, b.IntValue(val))
+			default:
+				op := b.Read(k, b.IntValue(val))
+				d.pending = append(d.pending, pendingRead{t: t, op: op, writer: writer, writeID: wid, file: name, off: int64(i), key: key, val: val})
+			}
+			i += 1 + sizeR
+		}
+	}
+}
+
+// sessionID returns n for a file named T<n>.log, else the base name.
+func sessionID(name string) history.Datum {
+	base := name[strings.LastIndexAny(name, `/\`)+1:]
+	if num, ok := strings.CutPrefix(base, "T"); ok {
+		if num, ok := strings.CutSuffix(num, ".log"); ok {
+			if n, err := strconv.ParseInt(num, 10, 64); err == nil {
+				return history.Int(n)
+			}
+		}
+	}
+	return history.Str(base)
+}
+
+// Finish resolves every read's named writer.
+func (d *Decoder) Finish(b *history.Builder) error {
+	d.init()
+	if err := d.placeholders(b); err != nil {
+		return err
+	}
+	var errs []error
+	for _, p := range d.pending {
+		w, ok := d.writes[p.writeID]
+		if !ok || w.dup {
+			what := "no write has that id"
+			if w.dup {
+				what = "several writes have that id"
+			}
+			errs = append(errs, parse.Errorf(formatName, p.file, 0, 0, p.off, "%w: read of key %d names txn %d, write id %d, but %s", ErrUnknownWriter, p.key, p.writer, p.writeID, what))
+			if len(errs) == 10 {
+				break
+			}
+			continue
+		}
+		wt := b.Txn(w.t)
+		if wt.Source != history.Int(p.writer) {
+			errs = append(errs, parse.Errorf(formatName, p.file, 0, 0, p.off, "read of key %d names txn %d, write id %d, but that write belongs to txn %v", p.key, p.writer, p.writeID, wt.Source))
+			continue
+		}
+		wo := b.TxnOps(w.t)[w.op]
+		o := b.TxnOps(p.t)[p.op]
+		if wo.Key != o.Key {
+			errs = append(errs, parse.Errorf(formatName, p.file, 0, 0, p.off, "read of key %d names write id %d of txn %d, which writes a different key", p.key, p.writeID, p.writer))
+			continue
+		}
+		o.Src = history.Src{Kind: history.SrcTxn, Txn: w.t, Op: w.op}
+		b.SetOp(p.t, p.op, o)
+	}
+	d.pending = nil
+	return errors.Join(errs...)
+}
+
+// placeholders gives reads naming absent transactions a placeholder writer, or reports them
+// when Strict.
+func (d *Decoder) placeholders(b *history.Builder) error {
+	var order []int64
+	byTxn := make(map[int64][]int)
+	for i, p := range d.pending {
+		if _, ok := d.writes[p.writeID]; ok {
+			continue
+		}
+		if t, ok := d.txns[p.writer]; ok && t != dupTxn {
+			continue // reported by Finish: the transaction exists but lacks the write
+		}
+		if d.Strict {
+			return parse.Errorf(formatName, p.file, 0, 0, p.off, "%w: read of key %d names txn %d, which no log file holds", ErrUnknownWriter, p.key, p.writer)
+		}
+		if _, ok := byTxn[p.writer]; !ok {
+			order = append(order, p.writer)
+		}
+		byTxn[p.writer] = append(byTxn[p.writer], i)
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	s := b.NewSession(history.Str(MissingSession))
+	for _, id := range order {
+		t := b.BeginTxn(s, history.Int(id), history.OutcomeUnknown)
+		d.txns[id] = t
+		for _, i := range byTxn[id] {
+			p := d.pending[i]
+			if _, ok := d.writes[p.writeID]; ok {
+				continue
+			}
+			op := b.Write(b.IntKey(p.key), b.IntValue(p.val))
+			d.writes[p.writeID] = wref{t: t, op: op}
+		}
+	}
+	b.EndTxn()
+	return nil
+}
