@@ -1,0 +1,877 @@
+package edn
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"isovet/internal/parse"
+)
+
+// Options configure a [Decoder]. The zero value reads EDN.
+type Options struct {
+	File   string // file name for errors ("" for a stream)
+	Format string // format name for errors; default "edn" or "json"
+	// JSON makes the decoder read JSON instead of EDN.
+	JSON bool
+	// Reuse lets the decoder recycle the storage of Items between calls to Next: a value it
+	// returns is valid only until the next call. Streaming readers that convert each form at
+	// once should set it.
+	Reuse bool
+	// MaxDepth bounds the nesting of collections (default 1000).
+	MaxDepth int
+	_        struct{}
+}
+
+// Decoder reads a stream of EDN (or JSON) forms. It buffers its input.
+// A Decoder is not safe for concurrent use.
+type Decoder struct {
+	opts Options
+	r    io.Reader
+	rerr error
+
+	buf  []byte
+	p, n int   // read position and end of valid data in buf
+	base int64 // stream offset of buf[0]
+
+	line      int32
+	lineStart int64 // stream offset of the first byte of the current line
+
+	stack   []Value // children of open collections
+	chunk   []Value // storage handed out as Items
+	seqs    []seq   // collections opened with Enter
+	scratch []byte
+	intern  map[string]string
+}
+
+type seq struct {
+	closer byte
+	kind   Kind
+	first  bool
+	pos    Pos
+}
+
+const (
+	minBuf     = 64 << 10
+	maxIntern  = 4096
+	chunkSize  = 4096
+	defaultMax = 1000
+)
+
+// NewDecoder returns a decoder reading from r.
+func NewDecoder(r io.Reader, opts Options) *Decoder {
+	if opts.Format == "" {
+		opts.Format = "edn"
+		if opts.JSON {
+			opts.Format = "json"
+		}
+	}
+	if opts.MaxDepth <= 0 {
+		opts.MaxDepth = defaultMax
+	}
+	return &Decoder{opts: opts, r: r, buf: make([]byte, minBuf), line: 1, intern: make(map[string]string)}
+}
+
+// ParseAll decodes every top-level form of data.
+func ParseAll(data []byte, opts Options) ([]Value, error) {
+	d := NewDecoder(&sliceReader{b: data}, opts)
+	var vs []Value
+	for {
+		v, err := d.Next()
+		if err == io.EOF {
+			return vs, nil
+		}
+		if err != nil {
+			return vs, err
+		}
+		vs = append(vs, v)
+	}
+}
+
+type sliceReader struct{ b []byte }
+
+func (s *sliceReader) Read(p []byte) (int, error) {
+	if len(s.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, s.b)
+	s.b = s.b[n:]
+	return n, nil
+}
+
+// Pos returns the position of the next unread byte.
+func (d *Decoder) Pos() Pos {
+	off := d.base + int64(d.p)
+	return Pos{Offset: off, Line: d.line, Col: int32(off-d.lineStart) + 1}
+}
+
+// Errorf returns a *parse.Error at p, in this decoder's file and format.
+func (d *Decoder) Errorf(p Pos, msg string, args ...any) error {
+	return parse.Errorf(d.opts.Format, d.opts.File, int(p.Line), int(p.Col), p.Offset, msg, args...)
+}
+
+func (d *Decoder) truncated(p Pos, msg string, args ...any) error {
+	return &parse.Error{Format: d.opts.Format, File: d.opts.File, Line: int(p.Line), Col: int(p.Col), Offset: p.Offset,
+		Err: fmt.Errorf("%w: %s", parse.ErrTruncated, fmt.Sprintf(msg, args...))}
+}
+
+// readErr turns a read failure into an error; io.EOF means a clean end of input.
+func (d *Decoder) readErr() error {
+	if d.rerr == nil || d.rerr == io.EOF {
+		return nil
+	}
+	return d.Errorf(d.Pos(), "reading input: %v", d.rerr)
+}
+
+// fill reads more input, keeping buf[d.p:d.n]. It reports whether new bytes arrived.
+func (d *Decoder) fill() bool {
+	if d.rerr != nil {
+		return false
+	}
+	if d.p > 0 {
+		copy(d.buf, d.buf[d.p:d.n])
+		d.base += int64(d.p)
+		d.n -= d.p
+		d.p = 0
+	}
+	if d.n == len(d.buf) {
+		nb := make([]byte, 2*len(d.buf))
+		copy(nb, d.buf[:d.n])
+		d.buf = nb
+	}
+	for range 100 {
+		m, err := d.r.Read(d.buf[d.n:])
+		d.n += m
+		if err != nil {
+			d.rerr = err
+			return m > 0
+		}
+		if m > 0 {
+			return true
+		}
+	}
+	d.rerr = io.ErrNoProgress
+	return false
+}
+
+// ensure makes k bytes available at d.p if the input has them.
+func (d *Decoder) ensure(k int) bool {
+	for d.n-d.p < k {
+		if !d.fill() {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *Decoder) newline(at int) {
+	d.line++
+	d.lineStart = d.base + int64(at) + 1
+}
+
+// alloc returns storage for n items.
+func (d *Decoder) alloc(n int) []Value {
+	if cap(d.chunk)-len(d.chunk) < n {
+		size := chunkSize
+		if d.opts.Reuse && 2*cap(d.chunk) > size {
+			size = 2 * cap(d.chunk)
+		}
+		d.chunk = make([]Value, 0, max(size, n))
+	}
+	s := d.chunk[len(d.chunk) : len(d.chunk)+n : len(d.chunk)+n]
+	d.chunk = d.chunk[:len(d.chunk)+n]
+	return s
+}
+
+// Next returns the next top-level form, or the next element of the collection opened with
+// [Decoder.Enter] (call [Decoder.More] first). It returns io.EOF at the end of the input.
+func (d *Decoder) Next() (Value, error) {
+	if d.opts.Reuse {
+		d.chunk = d.chunk[:0]
+	}
+	if err := d.skip(0); err != nil {
+		return Value{}, err
+	}
+	if d.p >= d.n && !d.fill() {
+		if err := d.readErr(); err != nil {
+			return Value{}, err
+		}
+		if len(d.seqs) > 0 {
+			s := d.seqs[len(d.seqs)-1]
+			return Value{}, d.truncated(d.Pos(), "expected %q to close the %v opened at line %d, column %d", s.closer, s.kind, s.pos.Line, s.pos.Col)
+		}
+		return Value{}, io.EOF
+	}
+	return d.value(len(d.seqs))
+}
+
+// Peek skips whitespace (and comments and discarded forms) and returns the next byte without
+// consuming it, or io.EOF at the end of the input.
+func (d *Decoder) Peek() (byte, error) {
+	if err := d.skip(0); err != nil {
+		return 0, err
+	}
+	if d.p >= d.n && !d.fill() {
+		if err := d.readErr(); err != nil {
+			return 0, err
+		}
+		return 0, io.EOF
+	}
+	return d.buf[d.p], nil
+}
+
+// Enter consumes the opening bracket of a vector or list ('[' or '('; '[' only for JSON) so
+// that its elements can be streamed with [Decoder.More] and [Decoder.Next].
+func (d *Decoder) Enter() error {
+	c, err := d.Peek()
+	if err != nil {
+		if err == io.EOF {
+			return d.truncated(d.Pos(), "expected '[' or '('")
+		}
+		return err
+	}
+	p := d.Pos()
+	switch {
+	case c == '[':
+		d.seqs = append(d.seqs, seq{closer: ']', kind: Vector, first: true, pos: p})
+	case c == '(' && !d.opts.JSON:
+		d.seqs = append(d.seqs, seq{closer: ')', kind: List, first: true, pos: p})
+	default:
+		return d.Errorf(p, "expected '[' or '(', found %s", quoteByte(c))
+	}
+	d.p++
+	return nil
+}
+
+// More reports whether another element follows in the collection opened by Enter. When it
+// returns false it has consumed the closing bracket.
+func (d *Decoder) More() (bool, error) {
+	if len(d.seqs) == 0 {
+		return false, errors.New("edn: More called outside Enter")
+	}
+	s := &d.seqs[len(d.seqs)-1]
+	c, err := d.Peek()
+	if err == io.EOF {
+		return false, d.truncated(d.Pos(), "expected %q to close the %v opened at line %d, column %d", s.closer, s.kind, s.pos.Line, s.pos.Col)
+	}
+	if err != nil {
+		return false, err
+	}
+	if c == s.closer {
+		d.p++
+		d.seqs = d.seqs[:len(d.seqs)-1]
+		return false, nil
+	}
+	if d.opts.JSON && !s.first {
+		if c != ',' {
+			return false, d.Errorf(d.Pos(), "expected ',' or %q after an array element, found %s", s.closer, quoteByte(c))
+		}
+		d.p++
+	}
+	s.first = false
+	return true, nil
+}
+
+// skip skips whitespace, comments and (EDN) #_ discarded forms.
+func (d *Decoder) skip(depth int) error {
+	if d.opts.JSON {
+		d.skipJSONSpace()
+		return nil
+	}
+	for {
+		for d.p < d.n {
+			switch c := d.buf[d.p]; c {
+			case ' ', '\t', '\r', ',', '\f', '\v':
+				d.p++
+			case '\n':
+				d.newline(d.p)
+				d.p++
+			case ';':
+				for {
+					for d.p < d.n && d.buf[d.p] != '\n' {
+						d.p++
+					}
+					if d.p < d.n || !d.fill() {
+						break
+					}
+				}
+			case '#':
+				if !d.ensure(2) || d.buf[d.p+1] != '_' {
+					return nil
+				}
+				p := d.Pos()
+				d.p += 2
+				if err := d.skip(depth); err != nil {
+					return err
+				}
+				if d.p >= d.n && !d.fill() {
+					return d.truncated(p, "expected a form after #_")
+				}
+				if _, err := d.value(depth + 1); err != nil {
+					return err
+				}
+			default:
+				return nil
+			}
+		}
+		if !d.fill() {
+			return nil
+		}
+	}
+}
+
+func (d *Decoder) skipJSONSpace() {
+	for {
+		for d.p < d.n {
+			switch d.buf[d.p] {
+			case ' ', '\t', '\r':
+				d.p++
+			case '\n':
+				d.newline(d.p)
+				d.p++
+			default:
+				return
+			}
+		}
+		if !d.fill() {
+			return
+		}
+	}
+}
+
+func quoteByte(c byte) string {
+	if c >= ' ' && c < 0x7f {
+		return strconv.QuoteRune(rune(c))
+	}
+	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+// isSym reports whether c may appear inside a symbol, keyword or number token.
+func isSym(c byte) bool {
+	return symTable[c]
+}
+
+var symTable = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for _, c := range ".*+!-_?$%&=<>/:#'|" {
+		t[c] = true
+	}
+	for c := 0x80; c < 256; c++ {
+		t[c] = true
+	}
+	return t
+}()
+
+// token returns the length of the run of symbol bytes starting at d.p+from, filling as needed.
+// The bytes are d.buf[d.p : d.p+from+length] afterwards; d.p is not moved.
+func (d *Decoder) token(from int) int {
+	i := from
+	for {
+		for d.p+i < d.n && isSym(d.buf[d.p+i]) {
+			i++
+		}
+		if d.p+i < d.n || !d.fill() {
+			return i - from
+		}
+	}
+}
+
+func (d *Decoder) internBytes(b []byte) string {
+	if s, ok := d.intern[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(d.intern) < maxIntern {
+		d.intern[s] = s
+	}
+	return s
+}
+
+// value parses one form starting at the next non-space byte.
+func (d *Decoder) value(depth int) (Value, error) {
+	if d.opts.JSON {
+		return d.jsonValue(depth)
+	}
+	if err := d.skip(depth); err != nil {
+		return Value{}, err
+	}
+	p := d.Pos()
+	if d.p >= d.n && !d.fill() {
+		if err := d.readErr(); err != nil {
+			return Value{}, err
+		}
+		return Value{}, d.truncated(p, "expected a form")
+	}
+	c := d.buf[d.p]
+	switch c {
+	case '(':
+		d.p++
+		return d.coll(List, ')', p, depth)
+	case '[':
+		d.p++
+		return d.coll(Vector, ']', p, depth)
+	case '{':
+		d.p++
+		return d.coll(Map, '}', p, depth)
+	case '"':
+		s, err := d.str(p)
+		return Value{Kind: String, Pos: p, Str: s}, err
+	case '\\':
+		return d.char(p)
+	case ':':
+		n := d.token(1)
+		tok := d.buf[d.p : d.p+1+n]
+		if n == 0 || tok[1] == ':' || tok[1] == '/' && n > 1 {
+			return Value{}, d.Errorf(p, "expected a keyword name after ':'")
+		}
+		s := d.internBytes(tok)
+		d.p += len(tok)
+		return Value{Kind: Keyword, Pos: p, Str: s}, nil
+	case '#':
+		return d.dispatch(p, depth)
+	case ')', ']', '}':
+		return Value{}, d.Errorf(p, "unexpected %q: no collection is open here", c)
+	}
+	if c >= '0' && c <= '9' {
+		return d.number(p)
+	}
+	if c == '+' || c == '-' {
+		if d.ensure(2) && d.buf[d.p+1] >= '0' && d.buf[d.p+1] <= '9' {
+			return d.number(p)
+		}
+	}
+	if isSym(c) && c != '#' && c != ':' && c != '\'' {
+		if c == '.' && d.ensure(2) && d.buf[d.p+1] >= '0' && d.buf[d.p+1] <= '9' {
+			return Value{}, d.Errorf(p, "expected a digit before '.' in a number")
+		}
+		n := d.token(0)
+		tok := d.buf[d.p : d.p+n]
+		d.p += n
+		switch string(tok) {
+		case "nil":
+			return Value{Kind: Nil, Pos: p}, nil
+		case "true":
+			return Value{Kind: Bool, Pos: p, Int: 1}, nil
+		case "false":
+			return Value{Kind: Bool, Pos: p}, nil
+		}
+		return Value{Kind: Symbol, Pos: p, Str: d.internBytes(tok)}, nil
+	}
+	return Value{}, d.Errorf(p, "unexpected %s: expected a form (map, vector, list, set, string, number, keyword, symbol, character or tagged literal)", quoteByte(c))
+}
+
+// coll parses the elements of a collection whose opening bracket (at p) was consumed.
+func (d *Decoder) coll(kind Kind, closer byte, p Pos, depth int) (Value, error) {
+	if depth >= d.opts.MaxDepth {
+		return Value{}, d.Errorf(p, "collections nested deeper than %d", d.opts.MaxDepth)
+	}
+	start := len(d.stack)
+	defer func() { d.stack = d.stack[:start] }()
+	for {
+		if err := d.skip(depth); err != nil {
+			return Value{}, err
+		}
+		if d.p >= d.n && !d.fill() {
+			if err := d.readErr(); err != nil {
+				return Value{}, err
+			}
+			return Value{}, d.truncated(d.Pos(), "expected %q to close the %v opened at line %d, column %d", closer, kind, p.Line, p.Col)
+		}
+		c := d.buf[d.p]
+		if c == closer {
+			d.p++
+			break
+		}
+		if c == ')' || c == ']' || c == '}' {
+			return Value{}, d.Errorf(d.Pos(), "unexpected %q: expected %q to close the %v opened at line %d, column %d", c, closer, kind, p.Line, p.Col)
+		}
+		v, err := d.value(depth + 1)
+		if err != nil {
+			return Value{}, err
+		}
+		d.stack = append(d.stack, v)
+	}
+	n := len(d.stack) - start
+	if kind == Map && n%2 != 0 {
+		return Value{}, d.Errorf(p, "map has an odd number of forms (%d): expected a value after every key", n)
+	}
+	items := d.alloc(n)
+	copy(items, d.stack[start:])
+	return Value{Kind: kind, Pos: p, Items: items}, nil
+}
+
+// dispatch parses what follows '#' (a set, a tag, or ##Inf/##-Inf/##NaN).
+func (d *Decoder) dispatch(p Pos, depth int) (Value, error) {
+	if !d.ensure(2) {
+		return Value{}, d.truncated(p, "expected '{', '_', '#' or a tag after '#'")
+	}
+	c := d.buf[d.p+1]
+	switch {
+	case c == '{':
+		d.p += 2
+		return d.coll(Set, '}', p, depth)
+	case c == '#':
+		n := d.token(2)
+		tok := string(d.buf[d.p+2 : d.p+2+n])
+		var f float64
+		switch tok {
+		case "Inf":
+			f = math.Inf(1)
+		case "-Inf":
+			f = math.Inf(-1)
+		case "NaN":
+			f = math.NaN()
+		default:
+			return Value{}, d.Errorf(p, "expected ##Inf, ##-Inf or ##NaN")
+		}
+		d.p += 2 + n
+		return Value{Kind: Float, Pos: p, Float: f}, nil
+	case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		n := d.token(1)
+		tag := d.internBytes(d.buf[d.p+1 : d.p+1+n])
+		d.p += 1 + n
+		if depth >= d.opts.MaxDepth {
+			return Value{}, d.Errorf(p, "forms nested deeper than %d", d.opts.MaxDepth)
+		}
+		if err := d.skip(depth); err != nil {
+			return Value{}, err
+		}
+		if d.p >= d.n && !d.fill() {
+			return Value{}, d.truncated(d.Pos(), "expected a form after the tag #%s", tag)
+		}
+		v, err := d.value(depth + 1)
+		if err != nil {
+			return Value{}, err
+		}
+		items := d.alloc(1)
+		items[0] = v
+		return Value{Kind: Tagged, Pos: p, Str: tag, Items: items}, nil
+	}
+	return Value{}, d.Errorf(p, "unexpected %s after '#': expected '{' (set), '_' (discard), '#' (##Inf) or a tag", quoteByte(c))
+}
+
+// number parses an EDN number token at d.p.
+func (d *Decoder) number(p Pos) (Value, error) {
+	n := d.token(0)
+	tok := d.buf[d.p : d.p+n]
+	v, err := parseNumber(tok)
+	if err != nil {
+		return Value{}, d.Errorf(p, "invalid number %q: %v", tok, err)
+	}
+	v.Pos = p
+	d.p += n
+	return v, nil
+}
+
+var errNumSyntax = errors.New("expected digits with an optional sign, fraction, exponent, ratio or N/M suffix")
+
+func digits(b []byte) int {
+	i := 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// parseNumber parses [+-]digits, optionally followed by N; a float with optional M; or a ratio.
+func parseNumber(tok []byte) (Value, error) {
+	body := tok
+	neg := false
+	if len(body) > 0 && (body[0] == '+' || body[0] == '-') {
+		neg = body[0] == '-'
+		body = body[1:]
+	}
+	if len(body) > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') {
+		u, err := strconv.ParseUint(string(body[2:]), 16, 64)
+		if err != nil || u > math.MaxInt64 {
+			return Value{}, errors.New("expected a hexadecimal integer that fits in 64 bits")
+		}
+		if neg {
+			return Value{Kind: Int, Int: -int64(u)}, nil
+		}
+		return Value{Kind: Int, Int: int64(u)}, nil
+	}
+	id := digits(body)
+	if id == 0 {
+		return Value{}, errNumSyntax
+	}
+	if id > 1 && body[0] == '0' {
+		return Value{}, errors.New("leading zeros are not allowed")
+	}
+	rest := body[id:]
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	switch {
+	case len(rest) == 1 && rest[0] == 'M':
+		return Value{Kind: BigDec, Str: sign + string(body[:id])}, nil
+	case len(rest) == 0 || len(rest) == 1 && rest[0] == 'N':
+		s := sign + string(body[:id])
+		if len(rest) == 0 {
+			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return Value{Kind: Int, Int: i}, nil
+			}
+		}
+		return Value{Kind: BigInt, Str: canonBig(s)}, nil
+	case rest[0] == '/':
+		dn := digits(rest[1:])
+		if dn == 0 || dn != len(rest)-1 {
+			return Value{}, errNumSyntax
+		}
+		return Value{Kind: Ratio, Str: sign + string(body)}, nil
+	}
+	// Float: fraction and/or exponent, optional M.
+	i := 0
+	if rest[0] == '.' {
+		i = 1 + digits(rest[1:])
+	}
+	if i < len(rest) && (rest[i] == 'e' || rest[i] == 'E') {
+		j := i + 1
+		if j < len(rest) && (rest[j] == '+' || rest[j] == '-') {
+			j++
+		}
+		k := digits(rest[j:])
+		if k == 0 {
+			return Value{}, errNumSyntax
+		}
+		i = j + k
+	}
+	if i == 0 {
+		return Value{}, errNumSyntax
+	}
+	lit := sign + string(body[:id]) + string(rest[:i])
+	switch {
+	case i == len(rest):
+		f, err := strconv.ParseFloat(lit, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return Value{}, errNumSyntax
+		}
+		return Value{Kind: Float, Float: f}, nil
+	case i+1 == len(rest) && rest[i] == 'M':
+		return Value{Kind: BigDec, Str: lit}, nil
+	}
+	return Value{}, errNumSyntax
+}
+
+// canonBig drops a negative sign from zero so that -0N and 0N print alike.
+func canonBig(s string) string {
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
+
+// str parses a string literal whose opening quote is at d.p.
+func (d *Decoder) str(p Pos) (string, error) {
+	i := 1
+	esc := false
+	for {
+		for d.p+i < d.n {
+			c := d.buf[d.p+i]
+			if c == '"' {
+				var s string
+				if esc {
+					var err error
+					s, err = d.unescape(d.buf[d.p+1:d.p+i], p)
+					if err != nil {
+						return "", err
+					}
+				} else if i-1 <= 32 {
+					s = d.internBytes(d.buf[d.p+1 : d.p+i])
+				} else {
+					s = string(d.buf[d.p+1 : d.p+i])
+				}
+				d.p += i + 1
+				return s, nil
+			}
+			switch {
+			case c == '\\':
+				esc = true
+				i++ // the escaped byte cannot end the string
+				if d.p+i < d.n && d.buf[d.p+i] == '\n' {
+					d.newline(d.p + i)
+				}
+			case c == '\n':
+				if d.opts.JSON {
+					return "", d.Errorf(d.posAt(i), "unescaped newline in a string: expected '\"' to close the string opened at line %d, column %d", p.Line, p.Col)
+				}
+				d.newline(d.p + i)
+			case c < ' ' && d.opts.JSON:
+				return "", d.Errorf(d.posAt(i), "control character 0x%02x in a string: expected it escaped", c)
+			}
+			i++
+		}
+		if !d.fill() {
+			if err := d.readErr(); err != nil {
+				return "", err
+			}
+			return "", d.truncated(p, "expected '\"' to close the string opened here")
+		}
+	}
+}
+
+func (d *Decoder) posAt(i int) Pos {
+	off := d.base + int64(d.p+i)
+	return Pos{Offset: off, Line: d.line, Col: int32(off-d.lineStart) + 1}
+}
+
+// unescape decodes the contents of a string literal with escapes (s excludes the quotes).
+func (d *Decoder) unescape(s []byte, p Pos) (string, error) {
+	out := d.scratch[:0]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		if i >= len(s) {
+			return "", d.Errorf(p, "string ends in a lone backslash")
+		}
+		switch e := s[i]; e {
+		case '"', '\\', '/':
+			if e == '/' && !d.opts.JSON {
+				return "", d.Errorf(p, "invalid escape \\%c in string: expected one of \\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX", e)
+			}
+			out = append(out, e)
+		case 'n':
+			out = append(out, '\n')
+		case 't':
+			out = append(out, '\t')
+		case 'r':
+			out = append(out, '\r')
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'u':
+			r, ok := hex4(s[i+1:])
+			if !ok {
+				return "", d.Errorf(p, "invalid \\u escape in string: expected four hex digits")
+			}
+			i += 4
+			if utf16Surrogate(r) {
+				if r < 0xdc00 && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+					if r2, ok := hex4(s[i+3:]); ok && r2 >= 0xdc00 && r2 < 0xe000 {
+						r = 0x10000 + (r-0xd800)<<10 + (r2 - 0xdc00)
+						i += 6
+					} else {
+						r = utf8.RuneError
+					}
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			if !d.opts.JSON && e >= '0' && e <= '7' {
+				r := rune(0)
+				k := 0
+				for k < 3 && i+k < len(s) && s[i+k] >= '0' && s[i+k] <= '7' {
+					r = r*8 + rune(s[i+k]-'0')
+					k++
+				}
+				if r > 0377 {
+					return "", d.Errorf(p, "octal escape \\%s out of range: expected \\0 to \\377", s[i:i+k])
+				}
+				i += k - 1
+				out = utf8.AppendRune(out, r)
+				continue
+			}
+			return "", d.Errorf(p, "invalid escape %s in string: expected one of \\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX", strconv.Quote("\\"+string(e)))
+		}
+	}
+	d.scratch = out
+	return string(out), nil
+}
+
+func utf16Surrogate(r rune) bool { return r >= 0xd800 && r < 0xe000 }
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// char parses a character literal whose backslash is at d.p.
+func (d *Decoder) char(p Pos) (Value, error) {
+	if !d.ensure(2) {
+		return Value{}, d.truncated(p, "expected a character after '\\'")
+	}
+	c := d.buf[d.p+1]
+	if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' {
+		return Value{}, d.Errorf(p, "expected a character after '\\', found whitespace (write \\space, \\tab or \\newline)")
+	}
+	n := 1
+	if isSym(c) {
+		if c >= utf8.RuneSelf {
+			d.ensure(1 + utf8.UTFMax)
+		}
+		n = d.token(1)
+	}
+	tok := d.buf[d.p+1 : d.p+1+n]
+	var r rune
+	switch name := string(tok); {
+	case len(tok) == 1:
+		r = rune(tok[0])
+	case utf8.RuneCount(tok) == 1:
+		r, _ = utf8.DecodeRune(tok)
+	case name == "newline":
+		r = '\n'
+	case name == "space":
+		r = ' '
+	case name == "tab":
+		r = '\t'
+	case name == "return":
+		r = '\r'
+	case name == "formfeed":
+		r = '\f'
+	case name == "backspace":
+		r = '\b'
+	case len(tok) == 5 && tok[0] == 'u':
+		var ok bool
+		if r, ok = hex4(tok[1:]); !ok {
+			return Value{}, d.Errorf(p, "invalid character \\%s: expected \\uXXXX with four hex digits", name)
+		}
+	case len(tok) >= 2 && len(tok) <= 4 && tok[0] == 'o':
+		for _, o := range tok[1:] {
+			if o < '0' || o > '7' {
+				return Value{}, d.Errorf(p, "invalid character \\%s: expected \\oNNN with octal digits", name)
+			}
+			r = r*8 + rune(o-'0')
+		}
+		if r > 0377 {
+			return Value{}, d.Errorf(p, "invalid character \\%s: octal escapes go up to \\o377", name)
+		}
+	default:
+		return Value{}, d.Errorf(p, "invalid character \\%s: expected a single character, \\newline, \\space, \\tab, \\return, \\formfeed, \\backspace, \\uXXXX or \\oNNN", name)
+	}
+	d.p += 1 + n
+	return Value{Kind: Char, Pos: p, Int: int64(r)}, nil
+}

@@ -1,0 +1,53 @@
+package edn_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"isovet/internal/edn"
+)
+
+// FuzzEDN checks that decoding never panics and that whatever decodes prints back to EDN
+// that decodes to the same thing (print is a fixed point after one round).
+func FuzzEDN(f *testing.F) {
+	for _, s := range []string{
+		"{:a 1, :b [1 2 3]}", `"str\n\u0041"`, `#inst "2020"`, "#jepsen.history.Op{:index 0}",
+		`[\a \newline 1/2 1.5M 2N ##NaN]`, "#{1 #_2 3} ; c", "(a b c)", `{"a" 1}`,
+	} {
+		f.Add([]byte(s), false)
+	}
+	f.Add([]byte(`{"a":[1,2.5,null,true,"x\u00e9"]}`), true)
+	seeds, _ := filepath.Glob("testdata/fuzz/seed-*")
+	for _, s := range seeds {
+		if data, err := os.ReadFile(s); err == nil {
+			f.Add(data, filepath.Ext(s) == ".json")
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, json bool) {
+		vs, err := edn.ParseAll(data, edn.Options{JSON: json})
+		if err != nil {
+			return
+		}
+		var out []byte
+		for _, v := range vs {
+			out = edn.Append(out, v)
+			out = append(out, '\n')
+		}
+		back, err := edn.ParseAll(out, edn.Options{})
+		if err != nil {
+			t.Fatalf("printed form does not decode: %v\n%s", err, out)
+		}
+		if len(back) != len(vs) {
+			t.Fatalf("printed %d forms, read back %d\n%s", len(vs), len(back), out)
+		}
+		var again []byte
+		for _, v := range back {
+			again = edn.Append(again, v)
+			again = append(again, '\n')
+		}
+		if string(again) != string(out) {
+			t.Fatalf("print is not a fixed point:\n%s\n%s", out, again)
+		}
+	})
+}

@@ -1,0 +1,216 @@
+package edn
+
+import (
+	"errors"
+	"strconv"
+)
+
+// jsonValue parses one JSON value starting at the next non-space byte.
+func (d *Decoder) jsonValue(depth int) (Value, error) {
+	d.skipJSONSpace()
+	p := d.Pos()
+	if d.p >= d.n && !d.fill() {
+		if err := d.readErr(); err != nil {
+			return Value{}, err
+		}
+		return Value{}, d.truncated(p, "expected a JSON value")
+	}
+	c := d.buf[d.p]
+	switch {
+	case c == '{':
+		d.p++
+		return d.jsonObject(p, depth)
+	case c == '[':
+		d.p++
+		return d.jsonArray(p, depth)
+	case c == '"':
+		s, err := d.str(p)
+		return Value{Kind: String, Pos: p, Str: s}, err
+	case c == '-' || c >= '0' && c <= '9':
+		n := d.token(0)
+		tok := d.buf[d.p : d.p+n]
+		v, err := parseJSONNumber(tok)
+		if err != nil {
+			return Value{}, d.Errorf(p, "invalid number %q: %v", tok, err)
+		}
+		v.Pos = p
+		d.p += n
+		return v, nil
+	case c >= 'a' && c <= 'z':
+		n := d.token(0)
+		tok := string(d.buf[d.p : d.p+n])
+		var v Value
+		switch tok {
+		case "null":
+			v = Value{Kind: Nil, Pos: p}
+		case "true":
+			v = Value{Kind: Bool, Pos: p, Int: 1}
+		case "false":
+			v = Value{Kind: Bool, Pos: p}
+		default:
+			return Value{}, d.Errorf(p, "unexpected %q: expected a JSON value (object, array, string, number, true, false or null)", tok)
+		}
+		d.p += n
+		return v, nil
+	}
+	return Value{}, d.Errorf(p, "unexpected %s: expected a JSON value (object, array, string, number, true, false or null)", quoteByte(c))
+}
+
+func (d *Decoder) jsonPeek() (byte, bool) {
+	d.skipJSONSpace()
+	if d.p >= d.n && !d.fill() {
+		return 0, false
+	}
+	return d.buf[d.p], true
+}
+
+func (d *Decoder) jsonEOF(open Pos, closer byte, what string) error {
+	if err := d.readErr(); err != nil {
+		return err
+	}
+	return d.truncated(d.Pos(), "expected %q to close the %s opened at line %d, column %d", closer, what, open.Line, open.Col)
+}
+
+func (d *Decoder) jsonArray(p Pos, depth int) (Value, error) {
+	if depth >= d.opts.MaxDepth {
+		return Value{}, d.Errorf(p, "arrays and objects nested deeper than %d", d.opts.MaxDepth)
+	}
+	start := len(d.stack)
+	defer func() { d.stack = d.stack[:start] }()
+	for first := true; ; first = false {
+		c, ok := d.jsonPeek()
+		if !ok {
+			return Value{}, d.jsonEOF(p, ']', "array")
+		}
+		if c == ']' && first {
+			d.p++
+			break
+		}
+		v, err := d.jsonValue(depth + 1)
+		if err != nil {
+			return Value{}, err
+		}
+		d.stack = append(d.stack, v)
+		c, ok = d.jsonPeek()
+		if !ok {
+			return Value{}, d.jsonEOF(p, ']', "array")
+		}
+		d.p++
+		if c == ']' {
+			break
+		}
+		if c != ',' {
+			d.p--
+			return Value{}, d.Errorf(d.Pos(), "unexpected %s: expected ',' or ']' after an element of the array opened at line %d, column %d", quoteByte(c), p.Line, p.Col)
+		}
+	}
+	items := d.alloc(len(d.stack) - start)
+	copy(items, d.stack[start:])
+	return Value{Kind: Vector, Pos: p, Items: items}, nil
+}
+
+func (d *Decoder) jsonObject(p Pos, depth int) (Value, error) {
+	if depth >= d.opts.MaxDepth {
+		return Value{}, d.Errorf(p, "arrays and objects nested deeper than %d", d.opts.MaxDepth)
+	}
+	start := len(d.stack)
+	defer func() { d.stack = d.stack[:start] }()
+	for first := true; ; first = false {
+		c, ok := d.jsonPeek()
+		if !ok {
+			return Value{}, d.jsonEOF(p, '}', "object")
+		}
+		if c == '}' && first {
+			d.p++
+			break
+		}
+		kp := d.Pos()
+		if c != '"' {
+			return Value{}, d.Errorf(kp, "unexpected %s: expected a string key in the object opened at line %d, column %d", quoteByte(c), p.Line, p.Col)
+		}
+		k, err := d.str(kp)
+		if err != nil {
+			return Value{}, err
+		}
+		d.stack = append(d.stack, Value{Kind: String, Pos: kp, Str: k})
+		c, ok = d.jsonPeek()
+		if !ok {
+			return Value{}, d.jsonEOF(p, '}', "object")
+		}
+		if c != ':' {
+			return Value{}, d.Errorf(d.Pos(), "unexpected %s: expected ':' after the key %q", quoteByte(c), k)
+		}
+		d.p++
+		v, err := d.jsonValue(depth + 1)
+		if err != nil {
+			return Value{}, err
+		}
+		d.stack = append(d.stack, v)
+		c, ok = d.jsonPeek()
+		if !ok {
+			return Value{}, d.jsonEOF(p, '}', "object")
+		}
+		d.p++
+		if c == '}' {
+			break
+		}
+		if c != ',' {
+			d.p--
+			return Value{}, d.Errorf(d.Pos(), "unexpected %s: expected ',' or '}' after a member of the object opened at line %d, column %d", quoteByte(c), p.Line, p.Col)
+		}
+	}
+	items := d.alloc(len(d.stack) - start)
+	copy(items, d.stack[start:])
+	return Value{Kind: Map, Pos: p, Items: items}, nil
+}
+
+var errJSONNum = errors.New("expected -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?")
+
+// parseJSONNumber parses a JSON number: integers become Int (BigInt beyond int64), the rest
+// Float.
+func parseJSONNumber(tok []byte) (Value, error) {
+	i := 0
+	if i < len(tok) && tok[i] == '-' {
+		i++
+	}
+	id := digits(tok[i:])
+	if id == 0 || id > 1 && tok[i] == '0' {
+		return Value{}, errJSONNum
+	}
+	i += id
+	isInt := true
+	if i < len(tok) && tok[i] == '.' {
+		k := digits(tok[i+1:])
+		if k == 0 {
+			return Value{}, errJSONNum
+		}
+		i += 1 + k
+		isInt = false
+	}
+	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') {
+		i++
+		if i < len(tok) && (tok[i] == '+' || tok[i] == '-') {
+			i++
+		}
+		k := digits(tok[i:])
+		if k == 0 {
+			return Value{}, errJSONNum
+		}
+		i += k
+		isInt = false
+	}
+	if i != len(tok) {
+		return Value{}, errJSONNum
+	}
+	if isInt {
+		if n, err := strconv.ParseInt(string(tok), 10, 64); err == nil {
+			return Value{Kind: Int, Int: n}, nil
+		}
+		return Value{Kind: BigInt, Str: canonBig(string(tok))}, nil
+	}
+	f, err := strconv.ParseFloat(string(tok), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return Value{}, errJSONNum
+	}
+	return Value{Kind: Float, Float: f}, nil
+}
