@@ -1,0 +1,430 @@
+package static
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"isovet/internal/smtlib"
+)
+
+// Verdict is the outcome of an analysis. The zero value is Inconclusive, so a
+// verdict that was never set is never read as safe.
+type Verdict int
+
+// The verdicts.
+const (
+	Inconclusive  Verdict = iota // solver unknown/timeout, or a candidate the replay could not confirm
+	Anomaly                      // a dependency cycle, confirmed by replay
+	NoneUpToBound                // no cycle of at most Bound instances; no unbounded proof
+	Serializable                 // no cycle in any execution (Theorem 10 or 12)
+)
+
+func (v Verdict) String() string {
+	return [...]string{"inconclusive", "anomaly", "none-up-to-bound", "serializable"}[v]
+}
+
+// MarshalText renders the verdict name in JSON.
+func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
+// Options configure [Analyze].
+type Options struct {
+	Model          Model
+	Bound          int // largest k for cycle detection; 0 means 4
+	Solver         string
+	Timeout        time.Duration // per query; 0 means none
+	EmptyInitialDB bool
+	Backend        smtlib.Backend
+	// Emit, when set, receives every script sent to the solver.
+	Emit io.Writer
+	// NoUnbounded skips the shortest-path and inductive proofs.
+	NoUnbounded bool
+	_           struct{}
+}
+
+// QueryResult records one solver call.
+type QueryResult struct {
+	Query   string        `json:"query"`
+	Status  string        `json:"status"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+	Reason  string        `json:"reason,omitempty"`
+}
+
+// Witness is a concrete anomaly: instances, their abstract execution and the
+// dependency cycle.
+type Witness struct {
+	K         int        `json:"k"`
+	Instances []Instance `json:"instances"`
+	Order     []int      `json:"ar"`  // instance indices in arbitration order
+	Vis       [][2]int   `json:"vis"` // visibility pairs
+	// ModelEdges are the dependencies the solver's model claims.
+	ModelEdges []Edge `json:"model_edges"`
+	// Confirmed is set when the replay found a dependency cycle in an
+	// execution that satisfies the model's axioms; Cycle is that cycle.
+	Confirmed bool   `json:"confirmed"`
+	Cycle     []Edge `json:"cycle,omitempty"`
+	// ReplayNote explains how the replay was set up or why it failed.
+	ReplayNote string `json:"replay_note"`
+}
+
+// Result is the outcome of [Analyze].
+type Result struct {
+	Model   string        `json:"model"`
+	Bound   int           `json:"bound"`
+	Solver  string        `json:"solver"`
+	Verdict Verdict       `json:"verdict"`
+	K       int           `json:"k,omitempty"`       // cycle bound at which the anomaly was found
+	Proof   string        `json:"proof,omitempty"`   // how serializability was proven
+	Reason  string        `json:"reason,omitempty"`  // why the result is inconclusive
+	Witness *Witness      `json:"witness,omitempty"` // set for Anomaly (and unconfirmed candidates)
+	Queries []QueryResult `json:"queries"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+}
+
+// ErrNoBackend is returned when Options.Backend is nil.
+var ErrNoBackend = errors.New("static: no solver backend")
+
+type analysis struct {
+	ctx  context.Context
+	prog *Program
+	opts Options
+	res  *Result
+}
+
+// Analyze runs the bounded cycle queries for k = 2..Bound and, when none has a
+// cycle, the unbounded proofs. Solver "unknown" never yields a safe verdict.
+func Analyze(ctx context.Context, prog *Program, opts Options) (*Result, error) {
+	if opts.Backend == nil {
+		return nil, ErrNoBackend
+	}
+	if opts.Bound == 0 {
+		opts.Bound = 4
+	}
+	if opts.Bound < 2 {
+		return nil, fmt.Errorf("static: bound %d: %w (want at least 2)", opts.Bound, ErrInvalid)
+	}
+	if opts.Solver == "" {
+		opts.Solver = "z3"
+	}
+	a := &analysis{ctx: ctx, prog: prog, opts: opts, res: &Result{Model: opts.Model.Name, Bound: opts.Bound}}
+	err := a.run()
+	for _, q := range a.res.Queries {
+		a.res.Elapsed += q.Elapsed
+	}
+	return a.res, err
+}
+
+func (a *analysis) solve(q smtlib.Query) (smtlib.Answer, error) {
+	if a.opts.Emit != nil {
+		fmt.Fprintf(a.opts.Emit, "; ---- %s ----\n", queryName(q))
+		q.Script.WriteTo(a.opts.Emit)
+	}
+	ans, err := a.opts.Backend.Solve(a.ctx, a.opts.Solver, q, a.opts.Timeout)
+	if err != nil {
+		return ans, fmt.Errorf("solving %s: %w", queryName(q), err)
+	}
+	a.res.Solver = ans.Solver
+	a.res.Queries = append(a.res.Queries, QueryResult{Query: queryName(q), Status: ans.Status.String(), Elapsed: ans.Elapsed, Reason: ans.Reason})
+	return ans, nil
+}
+
+func queryName(q smtlib.Query) string {
+	s := q.Script.String()
+	i := strings.LastIndex(s, "; query ")
+	if i < 0 {
+		return "query"
+	}
+	s = s[i+len("; query "):]
+	return s[:strings.IndexByte(s, '\n')]
+}
+
+func (a *analysis) encode(txns []string) (*Encoding, error) {
+	return Encode(a.prog, EncodeOptions{Model: a.opts.Model, Txns: txns, EmptyInitialDB: a.opts.EmptyInitialDB})
+}
+
+func (a *analysis) run() error {
+	enc, err := a.encode(nil)
+	if err != nil {
+		return err
+	}
+	provenUpTo := 0
+	unknown := ""
+	for k := 2; k <= a.opts.Bound; k++ {
+		ans, err := a.solve(enc.Cycle(k))
+		if err != nil {
+			return err
+		}
+		switch ans.Status {
+		case smtlib.Unsat:
+			provenUpTo = k
+		case smtlib.Unknown:
+			unknown = fmt.Sprintf("cycle k=%d: %s", k, ans.Reason)
+		case smtlib.Sat:
+			w, err := a.witness(enc, k, ans)
+			if err != nil {
+				return err
+			}
+			a.res.Witness, a.res.K = w, k
+			if w.Confirmed {
+				a.res.Verdict = Anomaly
+			} else {
+				a.res.Reason = "the solver found a candidate cycle at k=" + fmt.Sprint(k) + " that the replay could not confirm: " + w.ReplayNote
+			}
+			return nil
+		}
+	}
+	if provenUpTo < a.opts.Bound {
+		a.res.Reason = unknown
+		return nil
+	}
+	a.res.Verdict = NoneUpToBound
+	if a.opts.NoUnbounded {
+		return nil
+	}
+	ans, err := a.solve(enc.ShortestPath(a.opts.Bound))
+	if err != nil {
+		return err
+	}
+	if ans.Status == smtlib.Unsat {
+		a.res.Verdict = Serializable
+		a.res.Proof = fmt.Sprintf("shortest path: no chordless dependency path of %d edges and no cycle of at most %d instances (Theorem 10)", a.opts.Bound, a.opts.Bound)
+		return nil
+	}
+	proof, err := a.inductive()
+	if err != nil {
+		return err
+	}
+	if proof != "" {
+		a.res.Verdict = Serializable
+		a.res.Proof = proof
+	}
+	return nil
+}
+
+// inductive applies Lemma 11 repeatedly: find the types T' whose dependencies
+// all follow ar, conclude every execution with one of them is serializable,
+// and continue with the rest (§5.3).
+func (a *analysis) inductive() (string, error) {
+	var remaining []string
+	for _, t := range a.prog.Txns {
+		remaining = append(remaining, t.Name)
+	}
+	var steps []string
+	for len(remaining) > 0 {
+		enc, err := a.encode(remaining)
+		if err != nil {
+			return "", err
+		}
+		ans, err := a.solve(enc.AnyDependency())
+		if err != nil {
+			return "", err
+		}
+		if ans.Status == smtlib.Unsat {
+			steps = append(steps, fmt.Sprintf("%v have no dependencies among them", remaining))
+			break
+		}
+		ans, err = a.solve(enc.Inductive2())
+		if err != nil || ans.Status != smtlib.Unsat {
+			return "", err
+		}
+		var ok []string
+		for _, t := range remaining {
+			ans, err := a.solve(enc.Inductive1(t))
+			if err != nil {
+				return "", err
+			}
+			if ans.Status == smtlib.Unsat {
+				ok = append(ok, t)
+			}
+		}
+		if len(ok) == 0 {
+			return "", nil
+		}
+		steps = append(steps, fmt.Sprintf("%v", ok))
+		remaining = slices.DeleteFunc(remaining, func(s string) bool { return slices.Contains(ok, s) })
+	}
+	return "inductive (Theorem 12): " + strings.Join(steps, ", then "), nil
+}
+
+// witness decodes a model of a cycle query and replays it.
+func (a *analysis) witness(enc *Encoding, k int, ans smtlib.Answer) (*Witness, error) {
+	vals := map[string]smtlib.Term{}
+	for _, p := range ans.Values {
+		if len(p.Elems()) == 2 {
+			vals[p.Elems()[0].String()] = p.Elems()[1]
+		}
+	}
+	cs := consts("c", k)
+	// Merge constants the model makes equal.
+	rep := make([]int, k)
+	for i := range rep {
+		rep[i] = i
+		for j := range i {
+			if b, _ := smtlib.BoolValue(vals[smtlib.Eq(cs[j], cs[i]).String()]); b && rep[j] == j {
+				rep[i] = j
+				break
+			}
+		}
+	}
+	var reps []int
+	idx := map[int]int{}
+	for i := range k {
+		if rep[i] == i {
+			idx[i] = len(reps)
+			reps = append(reps, i)
+		}
+	}
+	w := &Witness{K: k}
+	txns := map[string]*Txn{}
+	for _, t := range a.prog.Txns {
+		txns[t.Name] = t
+	}
+	for n, ci := range reps {
+		ty := vals[smtlib.App("typ", cs[ci]).String()].Atom()
+		t := txns[strings.TrimPrefix(ty, "ty.")]
+		if t == nil {
+			return nil, fmt.Errorf("static: model gives %s unknown type %q", cs[ci], ty)
+		}
+		in := Instance{Name: fmt.Sprintf("t%d", n+1), Txn: t.Name}
+		for _, p := range t.Params {
+			v, err := smtlib.IntValue(vals[smtlib.App(paramSym(t, p), cs[ci]).String()])
+			if err != nil {
+				return nil, fmt.Errorf("static: decoding %s.%s: %w", cs[ci], p, err)
+			}
+			in.Params = append(in.Params, Param{Name: p, Value: v})
+		}
+		w.Instances = append(w.Instances, in)
+	}
+	rel := func(r string, i, j int) bool {
+		b, _ := smtlib.BoolValue(vals[smtlib.App(r, cs[reps[i]], cs[reps[j]]).String()])
+		return b
+	}
+	n := len(reps)
+	w.Order = make([]int, n)
+	for i := range n {
+		w.Order[i] = i
+	}
+	sort.SliceStable(w.Order, func(x, y int) bool { return rel("ar", w.Order[x], w.Order[y]) })
+	for i := range n {
+		for j := range n {
+			if i == j {
+				continue
+			}
+			if rel("vis", i, j) {
+				w.Vis = append(w.Vis, [2]int{i, j})
+			}
+			for _, r := range relNames {
+				if rel(r, i, j) {
+					w.ModelEdges = append(w.ModelEdges, Edge{From: i, To: j, Rel: r})
+				}
+			}
+		}
+	}
+	a.confirm(w)
+	return w, nil
+}
+
+// confirm replays the witness under a few initial databases and accepts the
+// first replay whose dependency graph has a cycle and whose execution
+// satisfies the model's axioms.
+func (a *analysis) confirm(w *Witness) {
+	defaults := []int64{0, 1, 1000000, -1000000}
+	for _, in := range w.Instances {
+		for _, p := range in.Params {
+			for _, d := range []int64{p.Value, p.Value + 1, 2*abs(p.Value) + 1} {
+				if !slices.Contains(defaults, d) {
+					defaults = append(defaults, d)
+				}
+			}
+		}
+	}
+	notes := map[string]bool{}
+	for _, empty := range []bool{false, true} {
+		for _, def := range defaults {
+			ex := &Execution{Instances: w.Instances, Order: w.Order, Vis: w.Vis, Default: def, Lazy: !empty}
+			var initial map[string][][]int64
+			if !empty {
+				r, err := Replay(a.prog, ex)
+				if err != nil {
+					notes[err.Error()] = true
+					continue
+				}
+				initial = r.Created
+			}
+			ex.Lazy, ex.Initial = false, initial
+			if a.opts.EmptyInitialDB && !empty {
+				continue
+			}
+			r, err := Replay(a.prog, ex)
+			if err != nil {
+				notes[err.Error()] = true
+				continue
+			}
+			if r.Cycle == nil {
+				notes["no dependency cycle in the replayed execution"] = true
+				continue
+			}
+			if err := a.checkModel(w, r); err != nil {
+				notes[err.Error()] = true
+				continue
+			}
+			w.Confirmed, w.Cycle = true, r.Cycle
+			db := "initial rows: those the transactions address by key, non-key fields " + fmt.Sprint(def)
+			if empty {
+				db = "an empty initial database"
+			}
+			w.ReplayNote = "replayed with " + db
+			return
+		}
+	}
+	var ns []string
+	for n := range notes {
+		ns = append(ns, n)
+	}
+	sort.Strings(ns)
+	w.ReplayNote = strings.Join(ns, "; ")
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// checkModel evaluates the model's axioms on the replayed execution.
+func (a *analysis) checkModel(w *Witness, r *ReplayResult) error {
+	f := &finite{n: len(w.Instances), rels: map[string]map[[2]int]bool{}}
+	for _, in := range w.Instances {
+		f.types = append(f.types, "ty."+in.Txn)
+	}
+	for _, name := range []string{"vis", "ar", "WR", "WW", "RW"} {
+		f.rels[name] = map[[2]int]bool{}
+	}
+	for _, p := range w.Vis {
+		f.rels["vis"][p] = true
+	}
+	for i, x := range w.Order {
+		for _, y := range w.Order[i+1:] {
+			f.rels["ar"][[2]int{x, y}] = true
+		}
+	}
+	for _, e := range r.Edges {
+		f.rels[e.Rel][[2]int{e.From, e.To}] = true
+	}
+	for _, ax := range a.opts.Model.Axioms {
+		ok, err := f.holds(ax)
+		if err != nil {
+			return fmt.Errorf("cannot re-check axiom of model %s on the replay: %w", a.opts.Model.Name, err)
+		}
+		if !ok {
+			return fmt.Errorf("the replayed execution violates model %s axiom %s", a.opts.Model.Name, ax)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,412 @@
+package static
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+type varKind int
+
+const (
+	varInvalid varKind = iota
+	varParam           // a parameter: an integer, never NULL
+	varInt             // an integer local (LET, scalar SELECT, aggregate): may be NULL
+	varRows            // a set of rows of a table (SELECT *)
+	varIter            // a FOREACH iterator: one row of a table
+)
+
+// varInfo is what the checker knows about a name of a transaction.
+type varInfo struct {
+	name  string
+	kind  varKind
+	table *Table     // rows and iterators
+	loops []*Foreach // loops enclosing the definition (for an iterator: including its own)
+	def   Stmt       // defining statement (nil for parameters)
+	order int        // definition order; parameters are 0
+}
+
+// pathCond is an enclosing IF condition and the branch taken.
+type pathCond struct {
+	c     Cond
+	pos   bool
+	depth int // number of enclosing loops where the IF sits
+}
+
+// stmtCtx is where a statement sits: its transaction, loops and IF path.
+type stmtCtx struct {
+	txn   *Txn
+	loops []*Foreach
+	path  []pathCond
+	table *Table
+}
+
+type checker struct {
+	prog   *Program
+	tables map[string]*Table
+	errs   []error
+	txn    *Txn
+	order  int
+}
+
+func (c *checker) errf(pos Pos, kind error, hint, format string, args ...any) {
+	c.errs = append(c.errs, &ParseError{Line: pos.Line, Col: pos.Col, Kind: kind, Msg: fmt.Sprintf(format, args...), Hint: hint})
+}
+
+func check(prog *Program) error {
+	c := &checker{prog: prog, tables: map[string]*Table{}}
+	for _, t := range prog.Tables {
+		if c.tables[t.Name] != nil {
+			c.errf(t.Pos, ErrInvalid, "", "table %s declared twice", t.Name)
+		}
+		c.tables[t.Name] = t
+		seen := map[string]bool{}
+		keys := 0
+		for _, f := range t.Fields {
+			if seen[f.Name] {
+				c.errf(t.Pos, ErrInvalid, "", "table %s: field %s declared twice", t.Name, f.Name)
+			}
+			if strings.EqualFold(f.Name, "Alive") {
+				c.errf(t.Pos, ErrInvalid, "rename the field", "table %s: field name Alive is reserved for row liveness", t.Name)
+			}
+			seen[f.Name] = true
+			if f.Key {
+				keys++
+			}
+		}
+		if keys == 0 {
+			c.errf(t.Pos, ErrInvalid, "mark the primary key fields with KEY", "table %s has no KEY field", t.Name)
+		}
+	}
+	names := map[string]bool{}
+	for _, t := range prog.Txns {
+		if names[t.Name] {
+			c.errf(t.Pos, ErrInvalid, "", "transaction %s declared twice", t.Name)
+		}
+		names[t.Name] = true
+		c.checkTxn(t)
+	}
+	if len(prog.Txns) == 0 && len(c.errs) == 0 {
+		c.errf(Pos{1, 1}, ErrInvalid, "declare at least one TXN name(params) { ... }", "program has no transactions")
+	}
+	return errors.Join(c.errs...)
+}
+
+func (c *checker) checkTxn(t *Txn) {
+	c.txn = t
+	c.order = 0
+	t.vars = map[string]*varInfo{}
+	for _, p := range t.Params {
+		if t.vars[p] != nil {
+			c.errf(t.Pos, ErrInvalid, "", "transaction %s: parameter %s declared twice", t.Name, p)
+		}
+		t.vars[p] = &varInfo{name: p, kind: varParam}
+	}
+	c.block(t.Body, &stmtCtx{txn: t})
+}
+
+func (c *checker) define(pos Pos, name string, kind varKind, table *Table, loops []*Foreach, def Stmt) {
+	if prev := c.txn.vars[name]; prev != nil {
+		where := "a parameter"
+		if prev.def != nil {
+			where = "already defined at " + prev.def.At().String()
+		}
+		c.errf(pos, ErrInvalid, "the analyzer needs each variable assigned once; use a new name", "variable %s is %s", name, where)
+		return
+	}
+	for _, tb := range c.prog.Tables {
+		for _, f := range tb.Fields {
+			if f.Name == name {
+				c.errf(pos, ErrInvalid, "rename the variable", "variable %s has the name of field %s.%s", name, tb.Name, f.Name)
+				return
+			}
+		}
+	}
+	c.order++
+	c.txn.vars[name] = &varInfo{name: name, kind: kind, table: table, loops: loops, def: def, order: c.order}
+}
+
+func (c *checker) block(body []Stmt, ctx *stmtCtx) {
+	for _, s := range body {
+		c.stmt(s, ctx)
+	}
+}
+
+func (c *checker) table(pos Pos, name string) *Table {
+	t := c.tables[name]
+	if t == nil {
+		c.errf(pos, ErrInvalid, "declare it with TABLE "+name+" (...);", "unknown table %s", name)
+	}
+	return t
+}
+
+func field(t *Table, name string) *Field {
+	for _, f := range t.Fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+func keyFields(t *Table) []*Field {
+	var out []*Field
+	for _, f := range t.Fields {
+		if f.Key {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func (c *checker) stmt(s Stmt, ctx *stmtCtx) {
+	c.txn.stmts = append(c.txn.stmts, s)
+	here := &stmtCtx{txn: ctx.txn, loops: ctx.loops, path: ctx.path}
+	switch s := s.(type) {
+	case *Select:
+		s.ctx = here
+		t := c.table(s.Pos, s.Table)
+		if t == nil {
+			return
+		}
+		here.table = t
+		for _, f := range s.Fields {
+			if field(t, f) == nil {
+				c.errf(s.Pos, ErrInvalid, "", "table %s has no field %s", t.Name, f)
+			}
+		}
+		c.cond(s.Where, ctx, t, true)
+		switch s.Kind {
+		case SelectFields:
+			if missing := missingKeys(t, s.Where); len(missing) > 0 {
+				c.errf(s.Pos, ErrUnsupported, "fix every key field with = in a top-level AND, or use SELECT * AS rows / an aggregate",
+					"unsupported construct: SELECT of fields from %s without the full key (missing %s) returns a set of values", t.Name, strings.Join(missing, ", "))
+			}
+			for _, v := range s.Vars {
+				c.define(s.Pos, v, varInt, nil, ctx.loops, s)
+			}
+		case SelectRows:
+			c.define(s.Pos, s.Vars[0], varRows, t, ctx.loops, s)
+		default:
+			c.define(s.Pos, s.Vars[0], varInt, nil, ctx.loops, s)
+		}
+	case *Update:
+		s.ctx = here
+		t := c.table(s.Pos, s.Table)
+		if t == nil {
+			return
+		}
+		here.table = t
+		seen := map[string]bool{}
+		for _, a := range s.Sets {
+			f := field(t, a.Field)
+			switch {
+			case f == nil:
+				c.errf(a.Pos, ErrInvalid, "", "table %s has no field %s", t.Name, a.Field)
+			case f.Key:
+				c.errf(a.Pos, ErrUnsupported, "delete the row and insert a new one", "unsupported construct: UPDATE of key field %s.%s", t.Name, f.Name)
+			case seen[a.Field]:
+				c.errf(a.Pos, ErrInvalid, "", "field %s set twice", a.Field)
+			}
+			seen[a.Field] = true
+			c.expr(a.Expr, ctx, t)
+		}
+		c.cond(s.Where, ctx, t, true)
+	case *Insert:
+		s.ctx = here
+		t := c.table(s.Pos, s.Table)
+		if t == nil {
+			return
+		}
+		here.table = t
+		seen := map[string]bool{}
+		for _, a := range s.Values {
+			if field(t, a.Field) == nil {
+				c.errf(a.Pos, ErrInvalid, "", "table %s has no field %s", t.Name, a.Field)
+			} else if seen[a.Field] {
+				c.errf(a.Pos, ErrInvalid, "", "field %s given twice", a.Field)
+			}
+			seen[a.Field] = true
+			c.expr(a.Expr, ctx, nil)
+		}
+		for _, k := range keyFields(t) {
+			if !seen[k.Name] {
+				c.errf(s.Pos, ErrInvalid, "give every key field a value", "INSERT INTO %s is missing key field %s", t.Name, k.Name)
+			}
+		}
+	case *Delete:
+		s.ctx = here
+		t := c.table(s.Pos, s.Table)
+		if t == nil {
+			return
+		}
+		here.table = t
+		c.cond(s.Where, ctx, t, true)
+	case *Let:
+		s.ctx = here
+		c.expr(s.Expr, ctx, nil)
+		c.define(s.Pos, s.Var, varInt, nil, ctx.loops, s)
+	case *If:
+		c.cond(s.Cond, ctx, nil, false)
+		depth := len(ctx.loops)
+		c.block(s.Then, &stmtCtx{txn: ctx.txn, loops: ctx.loops, path: appendPath(ctx.path, pathCond{s.Cond, true, depth})})
+		c.block(s.Else, &stmtCtx{txn: ctx.txn, loops: ctx.loops, path: appendPath(ctx.path, pathCond{s.Cond, false, depth})})
+	case *Foreach:
+		set := c.use(s.Pos, s.Set, ctx)
+		if set == nil {
+			return
+		}
+		if set.kind != varRows {
+			c.errf(s.Pos, ErrInvalid, "iterate over the result of SELECT * AS rows", "FOREACH over %s, which is not a set of rows", s.Set)
+			return
+		}
+		loops := append(append([]*Foreach(nil), ctx.loops...), s)
+		c.define(s.Pos, s.Iter, varIter, set.table, loops, s)
+		c.block(s.Body, &stmtCtx{txn: ctx.txn, loops: loops, path: ctx.path})
+	case *Skip:
+	}
+}
+
+func appendPath(p []pathCond, c pathCond) []pathCond {
+	return append(append([]pathCond(nil), p...), c)
+}
+
+// use resolves a variable reference at the current point.
+func (c *checker) use(pos Pos, name string, ctx *stmtCtx) *varInfo {
+	v := c.txn.vars[name]
+	if v == nil {
+		c.errf(pos, ErrInvalid, "", "undefined name %s", name)
+		return nil
+	}
+	if v.kind == varParam {
+		return v
+	}
+	if len(v.loops) > len(ctx.loops) {
+		c.errf(pos, ErrInvalid, "a variable assigned in a FOREACH body is visible only inside it", "%s is out of scope here", name)
+		return nil
+	}
+	for i, l := range v.loops {
+		if ctx.loops[i] != l {
+			c.errf(pos, ErrInvalid, "a variable assigned in a FOREACH body is visible only inside it", "%s is out of scope here", name)
+			return nil
+		}
+	}
+	return v
+}
+
+// expr checks an expression; table is the statement's table whose fields may
+// be named bare (nil where fields are not allowed).
+func (c *checker) expr(e Expr, ctx *stmtCtx, table *Table) {
+	switch e := e.(type) {
+	case *IntLit:
+	case *Ref:
+		if f := fieldOrNil(table, e.Name); f != nil {
+			e.field, e.key = true, f.Key
+			return
+		}
+		v := c.use(e.Pos, e.Name, ctx)
+		if v == nil {
+			return
+		}
+		if v.kind != varParam && v.kind != varInt {
+			c.errf(e.Pos, ErrInvalid, "use iter.field for a row's field", "%s is not an integer", e.Name)
+		}
+	case *FieldOf:
+		v := c.use(e.Pos, e.Iter, ctx)
+		if v == nil {
+			return
+		}
+		if v.kind != varIter {
+			c.errf(e.Pos, ErrInvalid, "", "%s is not a FOREACH row", e.Iter)
+			return
+		}
+		if field(v.table, e.Field) == nil {
+			c.errf(e.Pos, ErrInvalid, "", "table %s has no field %s", v.table.Name, e.Field)
+		}
+	case *Binary:
+		c.expr(e.L, ctx, table)
+		c.expr(e.R, ctx, table)
+	case *Neg:
+		c.expr(e.X, ctx, table)
+	}
+}
+
+func (c *checker) cond(cd Cond, ctx *stmtCtx, table *Table, where bool) {
+	switch cd := cd.(type) {
+	case *Cmp:
+		c.expr(cd.L, ctx, table)
+		c.expr(cd.R, ctx, table)
+	case *IsNull:
+		v := c.use(cd.Pos, cd.Var, ctx)
+		if v != nil && v.kind != varInt && v.kind != varParam {
+			c.errf(cd.Pos, ErrInvalid, "", "IS NULL applies to integer variables, not %s", cd.Var)
+		}
+	case *Not:
+		c.cond(cd.C, ctx, table, where)
+	case *Logic:
+		c.cond(cd.L, ctx, table, where)
+		c.cond(cd.R, ctx, table, where)
+	case *BoolLit:
+	}
+}
+
+// keyEqs returns, for each key field fixed by a top-level conjunct
+// "key = expr" (expr naming no field of the table), that expression.
+func keyEqs(t *Table, w Cond) map[string]Expr {
+	out := map[string]Expr{}
+	var walk func(Cond)
+	walk = func(c Cond) {
+		switch c := c.(type) {
+		case *Logic:
+			if c.And {
+				walk(c.L)
+				walk(c.R)
+			}
+		case *Cmp:
+			if c.Op != "=" {
+				return
+			}
+			for _, side := range [][2]Expr{{c.L, c.R}, {c.R, c.L}} {
+				if r, ok := side[0].(*Ref); ok && r.field {
+					if f := field(t, r.Name); f != nil && f.Key && !mentionsField(side[1]) {
+						if _, dup := out[f.Name]; !dup {
+							out[f.Name] = side[1]
+						}
+					}
+				}
+			}
+		}
+	}
+	walk(w)
+	return out
+}
+
+func missingKeys(t *Table, w Cond) []string {
+	eqs := keyEqs(t, w)
+	var out []string
+	for _, k := range keyFields(t) {
+		if _, ok := eqs[k.Name]; !ok {
+			out = append(out, k.Name)
+		}
+	}
+	return out
+}
+
+func mentionsField(e Expr) bool {
+	switch e := e.(type) {
+	case *Ref:
+		return e.field
+	case *Binary:
+		return mentionsField(e.L) || mentionsField(e.R)
+	case *Neg:
+		return mentionsField(e.X)
+	}
+	return false
+}
+
+func fieldOrNil(t *Table, name string) *Field {
+	if t == nil {
+		return nil
+	}
+	return field(t, name)
+}

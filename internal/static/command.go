@@ -1,0 +1,177 @@
+package static
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"isovet/internal/smtlib"
+)
+
+// AnalyzeArgs are the inputs of the "isovet analyze" command. The caller
+// (cmd/isovet) reads files; this package does no IO of its own.
+type AnalyzeArgs struct {
+	// Program is the source text of the program and Filename its name (used
+	// in messages only).
+	Program  []byte
+	Filename string
+	// Model is ec, cc, pc, psi, si or ser, or the name of a user axiom file
+	// whose contents are in ModelSource (ModelSource set means a user file).
+	Model       string
+	ModelSource []byte
+	// Bound is the largest cycle length K (0 means 4).
+	Bound int
+	// Solver is z3 (default) or cvc5.
+	Solver string
+	// Timeout bounds each solver query (0: none).
+	Timeout time.Duration
+	// EmptyInitialDB assumes every table starts empty.
+	EmptyInitialDB bool
+	// EmitSMT, when non-nil, receives every SMT-LIB script sent to the solver.
+	EmitSMT io.Writer
+	// JSON prints the [Result] as JSON instead of text.
+	JSON bool
+	// NoUnbounded skips the unbounded proofs.
+	NoUnbounded bool
+	// Backend runs the solver; cmd passes solve.Exec{} from
+	// isovet/internal/smtlib/solve (this package may not exec processes).
+	Backend smtlib.Backend
+	_       struct{}
+}
+
+// Exit codes of RunCommand.
+const (
+	ExitOK           = 0 // no anomaly up to K, or proven serializable
+	ExitAnomaly      = 1 // a confirmed anomaly
+	ExitBadInput     = 2 // unreadable program, model or arguments
+	ExitInconclusive = 3 // solver unknown/timeout or unconfirmed candidate
+)
+
+// RunCommand implements "isovet analyze": it parses the program, analyzes it
+// and prints the result (text or JSON) on stdout; diagnostics go to stderr.
+// The exit code follows the constants above; err is non-nil with exit code 2
+// for bad input and 3 when the solver could not be run.
+func RunCommand(ctx context.Context, args AnalyzeArgs, stdout, stderr io.Writer) (exitCode int, err error) {
+	prog, err := Parse(args.Program)
+	if err != nil {
+		var pe *ParseError
+		for _, e := range unjoin(err) {
+			if errors.As(e, &pe) {
+				pe.File = args.Filename
+			}
+			fmt.Fprintln(stderr, e)
+		}
+		return ExitBadInput, fmt.Errorf("parsing %s: %w", args.Filename, err)
+	}
+	var model Model
+	if args.ModelSource != nil {
+		if model, err = ParseModel(args.Model, args.ModelSource); err != nil {
+			fmt.Fprintln(stderr, err)
+			return ExitBadInput, err
+		}
+	} else {
+		var ok bool
+		if model, ok = LookupModel(args.Model); !ok {
+			err := fmt.Errorf("unknown model %q (want %s or an axiom file): %w", args.Model, strings.Join(ModelNames(), ", "), ErrInvalid)
+			fmt.Fprintln(stderr, err)
+			return ExitBadInput, err
+		}
+	}
+	if args.Solver != "" && args.Solver != "z3" && args.Solver != "cvc5" {
+		err := fmt.Errorf("unknown solver %q (want z3 or cvc5): %w", args.Solver, ErrInvalid)
+		fmt.Fprintln(stderr, err)
+		return ExitBadInput, err
+	}
+	res, err := Analyze(ctx, prog, Options{Model: model, Bound: args.Bound, Solver: args.Solver, Timeout: args.Timeout,
+		EmptyInitialDB: args.EmptyInitialDB, Backend: args.Backend, Emit: args.EmitSMT, NoUnbounded: args.NoUnbounded})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		if errors.Is(err, ErrInvalid) {
+			return ExitBadInput, err
+		}
+		return ExitInconclusive, err
+	}
+	if args.JSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return ExitInconclusive, err
+		}
+	} else {
+		WriteText(stdout, prog, args.Filename, res)
+	}
+	switch res.Verdict {
+	case Anomaly:
+		return ExitAnomaly, nil
+	case NoneUpToBound, Serializable:
+		return ExitOK, nil
+	}
+	return ExitInconclusive, nil
+}
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// WriteText renders a result for people.
+func WriteText(w io.Writer, prog *Program, filename string, res *Result) {
+	fmt.Fprintf(w, "program %s, model %s, bound %d, solver %s\n", filename, res.Model, res.Bound, res.Solver)
+	for _, q := range res.Queries {
+		fmt.Fprintf(w, "  %-28s %-8s %8.3fs", q.Query, q.Status, q.Elapsed.Seconds())
+		if q.Reason != "" {
+			fmt.Fprintf(w, "  (%s)", q.Reason)
+		}
+		fmt.Fprintln(w)
+	}
+	switch res.Verdict {
+	case Anomaly:
+		fmt.Fprintf(w, "verdict: anomaly: a dependency cycle with at most %d transactions\n", res.K)
+	case NoneUpToBound:
+		fmt.Fprintf(w, "verdict: no anomaly with at most %d transactions (no unbounded proof)\n", res.Bound)
+	case Serializable:
+		fmt.Fprintf(w, "verdict: serializable for executions of any size: %s\n", res.Proof)
+	default:
+		fmt.Fprintf(w, "verdict: inconclusive: %s\n", res.Reason)
+	}
+	if res.Witness == nil {
+		return
+	}
+	wt := res.Witness
+	fmt.Fprintln(w, "instances (in arbitration order):")
+	for _, i := range wt.Order {
+		in := wt.Instances[i]
+		var ps []string
+		for _, p := range in.Params {
+			ps = append(ps, fmt.Sprintf("%s=%d", p.Name, p.Value))
+		}
+		var sees []string
+		for _, v := range wt.Vis {
+			if v[1] == i {
+				sees = append(sees, wt.Instances[v[0]].Name)
+			}
+		}
+		if len(sees) == 0 {
+			sees = []string{"none"}
+		}
+		fmt.Fprintf(w, "  %s = %s(%s)  sees %s\n", in.Name, in.Txn, strings.Join(ps, ", "), strings.Join(sees, ", "))
+	}
+	if wt.Confirmed {
+		fmt.Fprintf(w, "cycle (confirmed by replay, %s):\n", wt.ReplayNote)
+		for _, e := range wt.Cycle {
+			fmt.Fprintf(w, "  %s -%s-> %s  on %s[%s].%s  (%s -> %s)\n", wt.Instances[e.From].Name, e.Rel, wt.Instances[e.To].Name,
+				e.Table, e.Row, e.Field, e.FromStmt, e.ToStmt)
+		}
+		return
+	}
+	fmt.Fprintf(w, "candidate dependencies claimed by the solver (replay failed: %s):\n", wt.ReplayNote)
+	for _, e := range wt.ModelEdges {
+		fmt.Fprintf(w, "  %s -%s-> %s\n", wt.Instances[e.From].Name, e.Rel, wt.Instances[e.To].Name)
+	}
+}

@@ -1,0 +1,54 @@
+// Package static finds serializability violations in transactional SQL
+// programs without running them, after Nagar and Jagannathan, "Automated
+// Detection of Serializability Violations under Weak Consistency" (the ANODE
+// tool); see docs/static.md and the digest seed-003-nagar-static.md.
+//
+// # Pipeline
+//
+//	source ─Parse─▶ Program (checked AST) ─Encode─▶ smtlib.Script (φ_{T,Ψ})
+//	       ─queries (Cycle, ShortestPath, Inductive)─▶ smtlib.Backend ─▶ Answer
+//	       ─witness decoding─▶ Witness ─Replay─▶ confirmed dependency cycle
+//
+// [Analyze] drives the queries; [RunCommand] is the whole "isovet analyze"
+// command. The package is pure: it reads no files, starts no processes and
+// never reads the clock; the solver runs behind [smtlib.Backend] (implemented
+// by smtlib/solve).
+//
+// # Encoding (paper §4, App. A), with the digest's corrections
+//
+//   - Sorts: T (instances), one record sort R.<table> per table, a datatype
+//     Ty of transaction types and F.<table> of the table's non-key fields plus
+//     Alive. Key fields are functions R.<table> → Int; non-key fields are not
+//     modelled (their values depend on the snapshot).
+//   - Record-level relations WR.<table>(r, f, a, b) etc. imply WR(a, b), and
+//     WR(a, b) implies some record-level WR (the link of digest §5.5).
+//   - Necessary conditions: for every pair of statements that can conflict on
+//     a field (the access table comes from App. B: UPDATE writes its SET
+//     fields of live matching rows and reads Alive, INSERT writes Alive and
+//     every non-key field, DELETE writes Alive, SELECT reads its fields and
+//     Alive, WHERE clauses read their fields on every row), the general rule:
+//     both statements run (Λ) and both touch the row. There are no
+//     statement-specific shortcuts, so no conflicting pair is missed (§5.5).
+//   - WHERE clauses are encoded in two directions: comparisons on non-key
+//     fields become true in the over-approximation and false in the
+//     under-approximation, and NOT flips the direction. The paper's Fig. 8
+//     maps them to true under negation too, which is unsound.
+//   - Forcing rules (only where exact): two writes of the same field of the
+//     same row by statements outside loops whose WHERE uses key fields only,
+//     ordered by ar, are a WW dependency on that row.
+//   - φ_dep, key uniqueness, "a read has one source", Lemma 4, ar a strict
+//     total order, vis ⊆ ar.
+//   - Local variables: scalars are functions of the enclosing loop rows and
+//     the instance, with a .null companion (a comparison with NULL is false);
+//     sets of rows are predicates. φ_aux relates them to the rows they were
+//     selected from, in both directions where exact.
+//   - Initial database: by default rows may exist initially (the literal
+//     φ_INSERT makes every query UNSAT, digest §5.6 pitfall 1); with
+//     EmptyInitialDB, a live row was inserted by a visible transaction.
+//
+// # Local names
+//
+//	e       *Encoding       en   env (one instance's evaluation context)
+//	t, a, b instance terms   r    row term
+//	x       *exec (replay)   rp   *replayer
+package static

@@ -1,0 +1,733 @@
+package static
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"isovet/internal/smtlib"
+)
+
+// EncodeOptions configure [Encode]. The zero value is usable: all
+// transactions, no consistency axiom (EC), and an arbitrary initial database.
+type EncodeOptions struct {
+	// Model holds the consistency axioms, see [LookupModel] and [ParseModel].
+	Model Model
+	// Txns restricts the encoding to these transaction programs (nil: all).
+	Txns []string
+	// EmptyInitialDB makes every table empty initially, so a live row must
+	// have been inserted by a visible transaction (the paper's φ_INSERT, in its
+	// sound form). By default rows may exist initially (§5.6 pitfall 1).
+	EmptyInitialDB bool
+	_              struct{}
+}
+
+// Encoding is φ_{T,Ψ}: the preamble shared by every query over one program,
+// model and transaction subset. It is immutable once built.
+type Encoding struct {
+	prog     *Program
+	txns     []*Txn
+	opts     EncodeOptions
+	preamble *smtlib.Script
+	fresh    int
+}
+
+var relNames = []string{"WR", "WW", "RW"}
+
+// Encode builds the encoding of prog under opts.
+func Encode(prog *Program, opts EncodeOptions) (*Encoding, error) {
+	e := &Encoding{prog: prog, opts: opts}
+	for _, t := range prog.Txns {
+		if opts.Txns == nil || slices.Contains(opts.Txns, t.Name) {
+			e.txns = append(e.txns, t)
+		}
+	}
+	if len(e.txns) == 0 {
+		return nil, fmt.Errorf("static: no transactions selected")
+	}
+	e.preamble = e.build()
+	return e, nil
+}
+
+// Preamble returns the shared part of every query (declarations and axioms).
+func (e *Encoding) Preamble() *smtlib.Script { return e.preamble.Clone() }
+
+// symbols
+func sortR(t *Table) string { return "R." + t.Name }
+func sortF(t *Table) string { return "F." + t.Name }
+func tyCtor(t *Txn) string  { return "ty." + t.Name }
+func fieldCtor(t *Table, f string) string {
+	if f == "" {
+		return t.Name + ".Alive"
+	}
+	return t.Name + "." + f
+}
+func paramSym(t *Txn, p string) string { return t.Name + "." + p }
+func varSym(t *Txn, v string) string   { return t.Name + "." + v }
+func aliveSym(t *Table) string         { return "alive." + t.Name }
+func relSym(rel string, t *Table) string {
+	return rel + "." + t.Name
+}
+
+var (
+	sT  = smtlib.Sym("T")
+	sTy = smtlib.Sym("Ty")
+	sI  = smtlib.Sym("Int")
+	sB  = smtlib.Sym("Bool")
+)
+
+func (e *Encoding) freshVar(prefix, sort string) smtlib.Var {
+	e.fresh++
+	return smtlib.Var{Name: prefix + strconv.Itoa(e.fresh), Sort: sort}
+}
+
+func nonKey(t *Table) []string {
+	var out []string
+	for _, f := range t.Fields {
+		if !f.Key {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// tables used by the selected transactions, in declaration order.
+func (e *Encoding) tables() []*Table {
+	used := map[string]bool{}
+	for _, t := range e.txns {
+		for _, s := range t.stmts {
+			if ctx := stmtContext(s); ctx != nil && ctx.table != nil {
+				used[ctx.table.Name] = true
+			}
+		}
+	}
+	var out []*Table
+	for _, t := range e.prog.Tables {
+		if used[t.Name] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func stmtContext(s Stmt) *stmtCtx {
+	switch s := s.(type) {
+	case *Select:
+		return s.ctx
+	case *Update:
+		return s.ctx
+	case *Insert:
+		return s.ctx
+	case *Delete:
+		return s.ctx
+	case *Let:
+		return s.ctx
+	}
+	return nil
+}
+
+func declFun(name string, args []smtlib.Term, ret smtlib.Term) smtlib.Term {
+	return smtlib.Cmd("declare-fun", smtlib.Sym(name), smtlib.List(args...), ret)
+}
+
+func rep(t smtlib.Term, n int) []smtlib.Term {
+	out := make([]smtlib.Term, n)
+	for i := range out {
+		out[i] = t
+	}
+	return out
+}
+
+// loopSorts returns the record sorts of the given loops' iterators.
+func loopSorts(txn *Txn, loops []*Foreach) []smtlib.Term {
+	out := make([]smtlib.Term, len(loops))
+	for i, l := range loops {
+		out[i] = smtlib.Sym(sortR(txn.vars[l.Iter].table))
+	}
+	return out
+}
+
+func (e *Encoding) build() *smtlib.Script {
+	s := &smtlib.Script{}
+	s.Comment(fmt.Sprintf("isovet static encoding; model %s; transactions %s", e.opts.Model.Name, e.txnNames()))
+	s.Add(smtlib.Cmd("set-logic", smtlib.Sym("ALL")))
+	s.Add(smtlib.Cmd("declare-sort", sT, smtlib.Sym("0")))
+	var ctors []smtlib.Term
+	for _, t := range e.txns {
+		ctors = append(ctors, smtlib.List(smtlib.Sym(tyCtor(t))))
+	}
+	s.Add(smtlib.Cmd("declare-datatypes", smtlib.List(smtlib.List(sTy, smtlib.Sym("0"))), smtlib.List(smtlib.List(ctors...))))
+	tables := e.tables()
+	for _, tb := range tables {
+		s.Add(smtlib.Cmd("declare-sort", smtlib.Sym(sortR(tb)), smtlib.Sym("0")))
+		fs := []smtlib.Term{smtlib.List(smtlib.Sym(fieldCtor(tb, "")))}
+		for _, f := range nonKey(tb) {
+			fs = append(fs, smtlib.List(smtlib.Sym(fieldCtor(tb, f))))
+		}
+		s.Add(smtlib.Cmd("declare-datatypes", smtlib.List(smtlib.List(smtlib.Sym(sortF(tb)), smtlib.Sym("0"))), smtlib.List(smtlib.List(fs...))))
+		for _, f := range keyFields(tb) {
+			s.Add(declFun(fieldCtor(tb, f.Name), []smtlib.Term{smtlib.Sym(sortR(tb))}, sI))
+		}
+		s.Add(declFun(aliveSym(tb), []smtlib.Term{smtlib.Sym(sortR(tb)), sT}, sB))
+		for _, rel := range relNames {
+			s.Add(declFun(relSym(rel, tb), []smtlib.Term{smtlib.Sym(sortR(tb)), smtlib.Sym(sortF(tb)), sT, sT}, sB))
+		}
+	}
+	s.Add(declFun("typ", []smtlib.Term{sT}, sTy))
+	for _, rel := range append([]string{"vis", "ar"}, relNames...) {
+		s.Add(declFun(rel, []smtlib.Term{sT, sT}, sB))
+	}
+	for _, t := range e.txns {
+		for _, p := range t.Params {
+			s.Add(declFun(paramSym(t, p), []smtlib.Term{sT}, sI))
+		}
+		for _, name := range sortedVars(t) {
+			v := t.vars[name]
+			args := append(loopSorts(t, v.loops), sT)
+			switch v.kind {
+			case varInt:
+				s.Add(declFun(varSym(t, name), args, sI), declFun(varSym(t, name)+".null", args, sB))
+			case varRows:
+				args = append(loopSorts(t, v.loops), smtlib.Sym(sortR(v.table)), sT)
+				s.Add(declFun(varSym(t, name), args, sB))
+			case varIter:
+				for _, f := range nonKey(v.table) {
+					s.Add(declFun(varSym(t, name)+"."+f, args, sI))
+				}
+			}
+		}
+	}
+	a, b, c := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}, smtlib.Var{Name: "c", Sort: "T"}
+	A, B, C := a.Ref(), b.Ref(), c.Ref()
+	s.Add(smtlib.Cmd("define-fun", smtlib.Sym("D"), smtlib.List(smtlib.List(A, sT), smtlib.List(B, sT)), sB,
+		smtlib.Or(smtlib.Eq(A, B), smtlib.App("WR", A, B), smtlib.App("WW", A, B), smtlib.App("RW", A, B))))
+
+	s.Comment("basic: ar is a strict total order, vis ⊆ ar, Lemma 4")
+	s.Assert(smtlib.Forall([]smtlib.Var{a}, smtlib.Not(smtlib.App("ar", A, A))))
+	s.Assert(smtlib.Forall([]smtlib.Var{a, b, c}, smtlib.Implies(smtlib.And(smtlib.App("ar", A, B), smtlib.App("ar", B, C)), smtlib.App("ar", A, C))))
+	s.Assert(smtlib.Forall([]smtlib.Var{a, b}, smtlib.Implies(smtlib.Not(smtlib.Eq(A, B)), smtlib.Or(smtlib.App("ar", A, B), smtlib.App("ar", B, A)))))
+	s.Assert(smtlib.Forall([]smtlib.Var{a, b}, smtlib.And(
+		smtlib.Implies(smtlib.App("vis", A, B), smtlib.App("ar", A, B)),
+		smtlib.Implies(smtlib.App("WR", A, B), smtlib.App("vis", A, B)),
+		smtlib.Implies(smtlib.App("WW", A, B), smtlib.App("ar", A, B)),
+		smtlib.Implies(smtlib.App("RW", A, B), smtlib.Not(smtlib.App("vis", B, A))))))
+
+	s.Comment("a dependency between instances is a dependency on some row and field")
+	for _, rel := range relNames {
+		var disj []smtlib.Term
+		for _, tb := range tables {
+			r := smtlib.Var{Name: "r", Sort: sortR(tb)}
+			f := smtlib.Var{Name: "f", Sort: sortF(tb)}
+			disj = append(disj, smtlib.Exists([]smtlib.Var{r, f}, smtlib.App(relSym(rel, tb), r.Ref(), f.Ref(), A, B)))
+		}
+		s.Assert(smtlib.Forall([]smtlib.Var{a, b}, smtlib.Implies(smtlib.App(rel, A, B), smtlib.Or(disj...))))
+	}
+	for _, tb := range tables {
+		e.tableAxioms(s, tb)
+	}
+	for _, t := range e.txns {
+		e.auxAxioms(s, t)
+	}
+	if e.opts.EmptyInitialDB {
+		for _, tb := range tables {
+			e.insertAxiom(s, tb)
+		}
+	}
+	if len(e.opts.Model.Axioms) > 0 {
+		s.Comment("consistency model " + e.opts.Model.Name)
+		for _, ax := range e.opts.Model.Axioms {
+			s.Assert(ax)
+		}
+	}
+	return s
+}
+
+func (e *Encoding) txnNames() string {
+	var names []string
+	for _, t := range e.txns {
+		names = append(names, t.Name)
+	}
+	return fmt.Sprint(names)
+}
+
+func sortedVars(t *Txn) []string {
+	var names []string
+	for n, v := range t.vars {
+		if v.kind != varParam {
+			names = append(names, n)
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int { return t.vars[a].order - t.vars[b].order })
+	return names
+}
+
+// env is the evaluation environment of one transaction instance.
+type env struct {
+	txn   *Txn
+	t     smtlib.Term
+	iters map[*Foreach]smtlib.Term
+	table *Table      // the statement's table, for bare field names
+	row   smtlib.Term // the row those names refer to
+}
+
+func (en env) withRow(tb *Table, r smtlib.Term) env {
+	en.table, en.row = tb, r
+	return en
+}
+
+// val encodes an expression as (value, is-null); ok is false when it reads a
+// non-key field of the statement's row (a value the encoding does not model).
+func (en env) val(x Expr) (v, null smtlib.Term, ok bool) {
+	switch x := x.(type) {
+	case *IntLit:
+		return smtlib.Int(x.V), smtlib.False, true
+	case *Ref:
+		if x.field {
+			f := field(en.table, x.Name)
+			if !f.Key {
+				return smtlib.Term{}, smtlib.Term{}, false
+			}
+			return smtlib.App(fieldCtor(en.table, x.Name), en.row), smtlib.False, true
+		}
+		vi := en.txn.vars[x.Name]
+		if vi.kind == varParam {
+			return smtlib.App(paramSym(en.txn, x.Name), en.t), smtlib.False, true
+		}
+		args := en.loopArgs(vi.loops)
+		return smtlib.App(varSym(en.txn, x.Name), args...), smtlib.App(varSym(en.txn, x.Name)+".null", args...), true
+	case *FieldOf:
+		vi := en.txn.vars[x.Iter]
+		it := en.iters[vi.loops[len(vi.loops)-1]]
+		if field(vi.table, x.Field).Key {
+			return smtlib.App(fieldCtor(vi.table, x.Field), it), smtlib.False, true
+		}
+		return smtlib.App(varSym(en.txn, x.Iter)+"."+x.Field, en.loopArgs(vi.loops)...), smtlib.False, true
+	case *Binary:
+		l, ln, ok1 := en.val(x.L)
+		r, rn, ok2 := en.val(x.R)
+		if !ok1 || !ok2 {
+			return smtlib.Term{}, smtlib.Term{}, false
+		}
+		return smtlib.App(x.Op, l, r), smtlib.Or(ln, rn), true
+	case *Neg:
+		v, n, ok := en.val(x.X)
+		if !ok {
+			return v, n, false
+		}
+		return smtlib.App("-", v), n, true
+	}
+	panic(fmt.Sprintf("static: unknown expression %T", x))
+}
+
+func (en env) loopArgs(loops []*Foreach) []smtlib.Term {
+	args := make([]smtlib.Term, 0, len(loops)+1)
+	for _, l := range loops {
+		args = append(args, en.iters[l])
+	}
+	return append(args, en.t)
+}
+
+// cond encodes a condition. Comparisons the encoding cannot evaluate (on
+// non-key fields) become true when over is set and false otherwise, so the
+// result over- or under-approximates the condition; negation flips the
+// direction (this is the sound form of Fig. 8, see §5.7 of the digest).
+func (en env) cond(c Cond, over bool) smtlib.Term {
+	switch c := c.(type) {
+	case *BoolLit:
+		if c.V {
+			return smtlib.True
+		}
+		return smtlib.False
+	case *Cmp:
+		l, ln, ok1 := en.val(c.L)
+		r, rn, ok2 := en.val(c.R)
+		if !ok1 || !ok2 {
+			if over {
+				return smtlib.True
+			}
+			return smtlib.False
+		}
+		var cmp smtlib.Term
+		if c.Op == "<>" {
+			cmp = smtlib.Not(smtlib.Eq(l, r))
+		} else {
+			cmp = smtlib.App(c.Op, l, r)
+		}
+		return smtlib.And(smtlib.Not(ln), smtlib.Not(rn), cmp)
+	case *IsNull:
+		_, n, _ := en.val(&Ref{Name: c.Var})
+		if c.Negated {
+			return smtlib.Not(n)
+		}
+		return n
+	case *Not:
+		return smtlib.Not(en.cond(c.C, !over))
+	case *Logic:
+		if c.And {
+			return smtlib.And(en.cond(c.L, over), en.cond(c.R, over))
+		}
+		return smtlib.Or(en.cond(c.L, over), en.cond(c.R, over))
+	}
+	panic(fmt.Sprintf("static: unknown condition %T", c))
+}
+
+// exactCond reports whether cond encodes c without approximation.
+func exactCond(c Cond) bool {
+	switch c := c.(type) {
+	case *Cmp:
+		return !mentionsNonKey(c.L) && !mentionsNonKey(c.R)
+	case *Not:
+		return exactCond(c.C)
+	case *Logic:
+		return exactCond(c.L) && exactCond(c.R)
+	}
+	return true
+}
+
+func mentionsNonKey(x Expr) bool {
+	switch x := x.(type) {
+	case *Ref:
+		return x.field && !x.keyField()
+	case *Binary:
+		return mentionsNonKey(x.L) || mentionsNonKey(x.R)
+	case *Neg:
+		return mentionsNonKey(x.X)
+	}
+	return false
+}
+
+// exec returns the bound iterator variables of the statement's loops (fresh)
+// and the condition Λ under which the statement runs in instance t in that
+// iteration: loop memberships and enclosing IF conditions.
+func (e *Encoding) exec(ctx *stmtCtx, t smtlib.Term) ([]smtlib.Var, env, smtlib.Term) {
+	en := env{txn: ctx.txn, t: t, iters: map[*Foreach]smtlib.Term{}}
+	var vs []smtlib.Var
+	var conj []smtlib.Term
+	for _, l := range ctx.loops {
+		it := en.txn.vars[l.Iter]
+		v := e.freshVar("i", sortR(it.table))
+		vs = append(vs, v)
+		en.iters[l] = v.Ref()
+		set := en.txn.vars[l.Set]
+		args := en.loopArgs(set.loops)
+		args = append(args[:len(args)-1], v.Ref(), t)
+		conj = append(conj, smtlib.App(varSym(en.txn, l.Set), args...))
+	}
+	for _, pc := range ctx.path {
+		if pc.pos {
+			conj = append(conj, en.cond(pc.c, true))
+		} else {
+			conj = append(conj, smtlib.Not(en.cond(pc.c, false)))
+		}
+	}
+	return vs, en, smtlib.And(conj...)
+}
+
+// access is one read or write of a field ("" = Alive) of a table by a statement.
+type access struct {
+	stmt  Stmt
+	ctx   *stmtCtx
+	write bool
+	field string
+	all   bool // read on every row (a WHERE predicate read)
+	// row is the condition on row r under which the access touches it.
+	row func(en env, r smtlib.Term, over bool) smtlib.Term
+	// exact is set when row and the statement's Λ are exact (forcing rules).
+	exact bool
+}
+
+func whereFields(c Cond, tb *Table) []string {
+	var out []string
+	var ex func(Expr)
+	ex = func(x Expr) {
+		switch x := x.(type) {
+		case *Ref:
+			if x.field && !field(tb, x.Name).Key && !slices.Contains(out, x.Name) {
+				out = append(out, x.Name)
+			}
+		case *Binary:
+			ex(x.L)
+			ex(x.R)
+		case *Neg:
+			ex(x.X)
+		}
+	}
+	var walk func(Cond)
+	walk = func(c Cond) {
+		switch c := c.(type) {
+		case *Cmp:
+			ex(c.L)
+			ex(c.R)
+		case *Not:
+			walk(c.C)
+		case *Logic:
+			walk(c.L)
+			walk(c.R)
+		}
+	}
+	walk(c)
+	return out
+}
+
+// accesses lists the reads and writes of a statement (App. B of the paper).
+func accesses(s Stmt) []access {
+	var out []access
+	matching := func(w Cond, tb *Table) func(env, smtlib.Term, bool) smtlib.Term {
+		return func(en env, r smtlib.Term, over bool) smtlib.Term { return en.withRow(tb, r).cond(w, over) }
+	}
+	all := func(env, smtlib.Term, bool) smtlib.Term { return smtlib.True }
+	add := func(ctx *stmtCtx, write bool, f string, isAll bool, row func(env, smtlib.Term, bool) smtlib.Term, exact bool) {
+		out = append(out, access{stmt: s, ctx: ctx, write: write, field: f, all: isAll, row: row, exact: exact && len(ctx.loops) == 0})
+	}
+	predReads := func(ctx *stmtCtx, w Cond) {
+		for _, f := range whereFields(w, ctx.table) {
+			add(ctx, false, f, true, all, false)
+		}
+	}
+	switch s := s.(type) {
+	case *Select:
+		tb := s.ctx.table
+		fields := s.Fields
+		if s.Kind == SelectRows {
+			fields = nonKey(tb)
+		}
+		for _, f := range append([]string{""}, fields...) {
+			if f == "" || !field(tb, f).Key {
+				add(s.ctx, false, f, false, matching(s.Where, tb), false)
+			}
+		}
+		predReads(s.ctx, s.Where)
+	case *Update:
+		tb := s.ctx.table
+		exact := exactCond(s.Where)
+		m := matching(s.Where, tb)
+		alive := func(en env, r smtlib.Term, over bool) smtlib.Term {
+			return smtlib.And(m(en, r, over), smtlib.App(aliveSym(tb), r, en.t))
+		}
+		for _, a := range s.Sets {
+			add(s.ctx, true, a.Field, false, alive, exact)
+		}
+		add(s.ctx, false, "", false, m, false)
+		var rhs []string
+		for _, a := range s.Sets {
+			for _, f := range whereFields(&Cmp{L: a.Expr, R: &IntLit{}}, tb) {
+				if !slices.Contains(rhs, f) {
+					rhs = append(rhs, f)
+				}
+			}
+		}
+		for _, f := range rhs {
+			add(s.ctx, false, f, false, m, false)
+		}
+		predReads(s.ctx, s.Where)
+	case *Insert:
+		tb := s.ctx.table
+		row := func(en env, r smtlib.Term, _ bool) smtlib.Term {
+			var conj []smtlib.Term
+			for _, a := range s.Values {
+				if field(tb, a.Field).Key {
+					v, n, _ := en.val(a.Expr)
+					conj = append(conj, smtlib.Not(n), smtlib.Eq(smtlib.App(fieldCtor(tb, a.Field), r), v))
+				}
+			}
+			return smtlib.And(conj...)
+		}
+		for _, f := range append([]string{""}, nonKey(tb)...) {
+			add(s.ctx, true, f, false, row, true)
+		}
+	case *Delete:
+		add(s.ctx, true, "", false, matching(s.Where, s.ctx.table), exactCond(s.Where))
+		predReads(s.ctx, s.Where)
+	}
+	return out
+}
+
+func (e *Encoding) tableAccesses(tb *Table) map[*Txn][]access {
+	out := map[*Txn][]access{}
+	for _, t := range e.txns {
+		for _, s := range t.stmts {
+			if ctx := stmtContext(s); ctx != nil && ctx.table == tb {
+				out[t] = append(out[t], accesses(s)...)
+			}
+		}
+	}
+	return out
+}
+
+func (e *Encoding) tableAxioms(s *smtlib.Script, tb *Table) {
+	s.Comment("table " + tb.Name)
+	R := sortR(tb)
+	r1, r2 := smtlib.Var{Name: "r1", Sort: R}, smtlib.Var{Name: "r2", Sort: R}
+	var keq []smtlib.Term
+	for _, k := range keyFields(tb) {
+		keq = append(keq, smtlib.Eq(smtlib.App(fieldCtor(tb, k.Name), r1.Ref()), smtlib.App(fieldCtor(tb, k.Name), r2.Ref())))
+	}
+	s.Assert(smtlib.Forall([]smtlib.Var{r1, r2}, smtlib.Implies(smtlib.And(keq...), smtlib.Eq(r1.Ref(), r2.Ref()))))
+
+	r := smtlib.Var{Name: "r", Sort: R}
+	f := smtlib.Var{Name: "f", Sort: sortF(tb)}
+	a, b, c := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}, smtlib.Var{Name: "c", Sort: "T"}
+	rel := func(name string, x, y smtlib.Var) smtlib.Term {
+		return smtlib.App(relSym(name, tb), r.Ref(), f.Ref(), x.Ref(), y.Ref())
+	}
+	all4 := []smtlib.Var{r, f, a, b}
+	s.Assert(smtlib.Forall(all4, smtlib.And(
+		smtlib.Implies(rel("WR", a, b), smtlib.App("WR", a.Ref(), b.Ref())),
+		smtlib.Implies(rel("WW", a, b), smtlib.App("WW", a.Ref(), b.Ref())),
+		smtlib.Implies(rel("RW", a, b), smtlib.App("RW", a.Ref(), b.Ref())))))
+	// φ_dep: the source of a read precedes every overwriter of what it read.
+	s.Assert(smtlib.Forall([]smtlib.Var{r, f, a, b, c}, smtlib.Implies(smtlib.And(rel("WR", b, a), rel("RW", a, c)), rel("WW", b, c))))
+	// A read has one source.
+	s.Assert(smtlib.Forall([]smtlib.Var{r, f, a, b, c}, smtlib.Implies(smtlib.And(rel("WR", a, c), rel("WR", b, c)), smtlib.Eq(a.Ref(), b.Ref()))))
+
+	acc := e.tableAccesses(tb)
+	for _, relName := range relNames {
+		w1, w2 := relName != "RW", relName != "WR"
+		var disj []smtlib.Term
+		for _, t1 := range e.txns {
+			for _, t2 := range e.txns {
+				for _, x1 := range acc[t1] {
+					if x1.write != w1 {
+						continue
+					}
+					for _, x2 := range acc[t2] {
+						if x2.write != w2 || x2.field != x1.field {
+							continue
+						}
+						vs1, en1, l1 := e.exec(x1.ctx, a.Ref())
+						vs2, en2, l2 := e.exec(x2.ctx, b.Ref())
+						body := smtlib.And(l1, x1.row(en1, r.Ref(), true), l2, x2.row(en2, r.Ref(), true))
+						disj = append(disj, smtlib.And(
+							smtlib.Eq(smtlib.App("typ", a.Ref()), smtlib.Sym(tyCtor(t1))),
+							smtlib.Eq(smtlib.App("typ", b.Ref()), smtlib.Sym(tyCtor(t2))),
+							smtlib.Eq(f.Ref(), smtlib.Sym(fieldCtor(tb, x1.field))),
+							smtlib.Exists(append(vs1, vs2...), body)))
+					}
+				}
+			}
+		}
+		s.Comment(fmt.Sprintf("necessary conditions for %s on %s (%d statement pairs)", relName, tb.Name, len(disj)))
+		s.Assert(smtlib.Forall(all4, smtlib.Implies(rel(relName, a, b), smtlib.Or(disj...))))
+	}
+	// Forcing: two exact writers of the same field of a row, ordered by ar,
+	// are WW-related on that row.
+	s.Comment("forcing: exact writes of one row and field ordered by ar are WW")
+	type writer struct {
+		t *Txn
+		x access
+	}
+	var ws []writer
+	for _, t := range e.txns {
+		for _, x := range acc[t] {
+			if x.write && x.exact {
+				ws = append(ws, writer{t, x})
+			}
+		}
+	}
+	for i, w1 := range ws {
+		for _, w2 := range ws[i:] {
+			if w1.x.field != w2.x.field {
+				continue
+			}
+			_, en1, l1 := e.exec(w1.x.ctx, a.Ref())
+			_, en2, l2 := e.exec(w2.x.ctx, b.Ref())
+			prem := smtlib.And(
+				smtlib.Eq(smtlib.App("typ", a.Ref()), smtlib.Sym(tyCtor(w1.t))),
+				smtlib.Eq(smtlib.App("typ", b.Ref()), smtlib.Sym(tyCtor(w2.t))),
+				l1, w1.x.row(en1, r.Ref(), false), l2, w2.x.row(en2, r.Ref(), false),
+				smtlib.Not(smtlib.Eq(a.Ref(), b.Ref())))
+			ww := func(x, y smtlib.Var) smtlib.Term {
+				return smtlib.Implies(smtlib.App("ar", x.Ref(), y.Ref()),
+					smtlib.App(relSym("WW", tb), r.Ref(), smtlib.Sym(fieldCtor(tb, w1.x.field)), x.Ref(), y.Ref()))
+			}
+			s.Assert(smtlib.Forall([]smtlib.Var{r, a, b}, smtlib.Implies(prem, smtlib.And(ww(a, b), ww(b, a)))))
+		}
+	}
+}
+
+// auxAxioms relates local variables to the database (φ_aux, Eq. 14, and the
+// iterator fact the paper mentions without formula, E13).
+func (e *Encoding) auxAxioms(s *smtlib.Script, t *Txn) {
+	tv := smtlib.Var{Name: "t", Sort: "T"}
+	isT := smtlib.Eq(smtlib.App("typ", tv.Ref()), smtlib.Sym(tyCtor(t)))
+	first := true
+	for _, st := range t.stmts {
+		if first {
+			s.Comment("variables of " + t.Name)
+			first = false
+		}
+		ctx := stmtContext(st)
+		if ctx == nil {
+			continue
+		}
+		vs, en, lam := e.exec(ctx, tv.Ref())
+		univ := append(vs, tv)
+		switch st := st.(type) {
+		case *Let:
+			v, n, _ := en.val(st.Expr)
+			x, xn, _ := en.val(&Ref{Name: st.Var})
+			s.Assert(smtlib.Forall(univ, smtlib.Implies(smtlib.And(isT, lam),
+				smtlib.And(smtlib.Eq(xn, n), smtlib.Implies(smtlib.Not(n), smtlib.Eq(x, v))))))
+		case *Select:
+			tb := ctx.table
+			r := e.freshVar("r", sortR(tb))
+			enR := en.withRow(tb, r.Ref())
+			over, under := enR.cond(st.Where, true), enR.cond(st.Where, false)
+			alive := smtlib.App(aliveSym(tb), r.Ref(), tv.Ref())
+			if st.Kind == SelectRows {
+				args := en.loopArgs(ctx.loops)
+				args = append(args[:len(args)-1], r.Ref(), tv.Ref())
+				in := smtlib.App(varSym(t, st.Vars[0]), args...)
+				all := append(append([]smtlib.Var(nil), vs...), r, tv)
+				s.Assert(smtlib.Forall(all, smtlib.Implies(smtlib.And(isT, in), smtlib.And(lam, over, alive))))
+				s.Assert(smtlib.Forall(all, smtlib.Implies(smtlib.And(isT, lam, under, alive), in)))
+				continue
+			}
+			for _, name := range st.Vars {
+				x, xn, _ := en.val(&Ref{Name: name})
+				if st.Kind == SelectCount {
+					s.Assert(smtlib.Forall(univ, smtlib.Implies(smtlib.And(isT, lam), smtlib.And(smtlib.Not(xn), smtlib.App(">=", x, smtlib.Int(0))))))
+					continue
+				}
+				var pick smtlib.Term = smtlib.True
+				var bound smtlib.Term = smtlib.True
+				if (st.Kind == SelectMin || st.Kind == SelectMax) && field(tb, st.Fields[0]).Key {
+					k := smtlib.App(fieldCtor(tb, st.Fields[0]), r.Ref())
+					pick = smtlib.Eq(k, x)
+					if st.Kind == SelectMax {
+						bound = smtlib.App("<=", k, x)
+					} else {
+						bound = smtlib.App(">=", k, x)
+					}
+				}
+				s.Assert(smtlib.Forall(univ, smtlib.Implies(smtlib.And(isT, lam, smtlib.Not(xn)),
+					smtlib.Exists([]smtlib.Var{r}, smtlib.And(over, alive, pick)))))
+				all := append(append([]smtlib.Var(nil), vs...), r, tv)
+				s.Assert(smtlib.Forall(all, smtlib.Implies(smtlib.And(isT, lam, under, alive), smtlib.And(smtlib.Not(xn), bound))))
+			}
+		}
+	}
+}
+
+// insertAxiom: with an empty initial database, a row live in an instance's
+// snapshot was inserted by a visible transaction.
+func (e *Encoding) insertAxiom(s *smtlib.Script, tb *Table) {
+	r := smtlib.Var{Name: "r", Sort: sortR(tb)}
+	tv, u := smtlib.Var{Name: "t", Sort: "T"}, smtlib.Var{Name: "u", Sort: "T"}
+	var disj []smtlib.Term
+	for _, t := range e.txns {
+		for _, st := range t.stmts {
+			ins, ok := st.(*Insert)
+			if !ok || ins.ctx.table != tb {
+				continue
+			}
+			x := accesses(ins)[0]
+			vs, en, lam := e.exec(ins.ctx, u.Ref())
+			disj = append(disj, smtlib.And(smtlib.Eq(smtlib.App("typ", u.Ref()), smtlib.Sym(tyCtor(t))),
+				smtlib.Exists(vs, smtlib.And(lam, x.row(en, r.Ref(), true)))))
+		}
+	}
+	s.Comment("empty initial database: live rows of " + tb.Name + " were inserted by a visible transaction")
+	s.Assert(smtlib.Forall([]smtlib.Var{r, tv}, smtlib.Implies(smtlib.App(aliveSym(tb), r.Ref(), tv.Ref()),
+		smtlib.Exists([]smtlib.Var{u}, smtlib.And(smtlib.App("vis", u.Ref(), tv.Ref()), smtlib.Or(disj...))))))
+}

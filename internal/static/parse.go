@@ -1,0 +1,785 @@
+package static
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ErrSyntax is wrapped by every [ParseError] raised while reading a program;
+// ErrUnsupported by those refusing a construct the analyzer does not model.
+var (
+	ErrSyntax      = errors.New("static: syntax error")
+	ErrInvalid     = errors.New("static: invalid program")
+	ErrUnsupported = errors.New("static: unsupported construct")
+)
+
+// ParseError locates a problem in a program. Kind is one of [ErrSyntax],
+// [ErrInvalid] or [ErrUnsupported].
+type ParseError struct {
+	File      string
+	Line, Col int
+	Msg       string
+	Hint      string
+	Kind      error
+}
+
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		b.WriteByte(':')
+	}
+	fmt.Fprintf(&b, "%d:%d: %s", e.Line, e.Col, e.Msg)
+	if e.Hint != "" {
+		b.WriteString(" (hint: ")
+		b.WriteString(e.Hint)
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// Unwrap returns the kind sentinel.
+func (e *ParseError) Unwrap() error { return e.Kind }
+
+type tokKind int
+
+const (
+	tEOF tokKind = iota
+	tIdent
+	tInt
+	tPunct
+)
+
+type token struct {
+	kind tokKind
+	text string
+	pos  Pos
+}
+
+func (t token) String() string {
+	switch t.kind {
+	case tEOF:
+		return "end of input"
+	case tInt:
+		return "number " + t.text
+	}
+	return fmt.Sprintf("%q", t.text)
+}
+
+// unsupported maps SQL words the dialect does not model to a hint.
+var unsupported = map[string]string{
+	"JOIN": "select from one table at a time", "ORDER": "use MIN or MAX", "GROUP": "use FOREACH",
+	"LIMIT": "use MIN or MAX", "HAVING": "use IF", "UNION": "use two SELECTs", "LIKE": "compare integers",
+	"BETWEEN": "use two comparisons", "EXISTS": "SELECT COUNT(*) and compare", "CASE": "use IF",
+	"WHILE": "use FOREACH over a selected set", "FOR": "use FOREACH x IN s { ... }", "CHOOSE": "select one row by its full key",
+	"RETURN": "the result of a transaction is not modelled; remove it", "SUM": "aggregates are MIN, MAX and COUNT",
+	"AVG": "aggregates are MIN, MAX and COUNT", "COMMIT": "a TXN commits at its end", "ROLLBACK": "aborts are not modelled",
+	"ABORT": "aborts are not modelled", "DISTINCT": "rows are sets already", "IN": "",
+}
+
+func lex(src string) ([]token, error) {
+	var toks []token
+	line, col := 1, 1
+	i := 0
+	adv := func(n int) {
+		for range n {
+			if src[i] == '\n' {
+				line++
+				col = 1
+			} else {
+				col++
+			}
+			i++
+		}
+	}
+	for i < len(src) {
+		c := src[i]
+		pos := Pos{line, col}
+		switch {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			adv(1)
+		case c == '-' && i+1 < len(src) && src[i+1] == '-':
+			for i < len(src) && src[i] != '\n' {
+				adv(1)
+			}
+		case isLetter(c):
+			j := i
+			for j < len(src) && (isLetter(src[j]) || isDigit(src[j])) {
+				j++
+			}
+			toks = append(toks, token{tIdent, src[i:j], pos})
+			adv(j - i)
+		case isDigit(c):
+			j := i
+			for j < len(src) && isDigit(src[j]) {
+				j++
+			}
+			toks = append(toks, token{tInt, src[i:j], pos})
+			adv(j - i)
+		default:
+			two := ""
+			if i+1 < len(src) {
+				two = src[i : i+2]
+			}
+			switch two {
+			case "<=", ">=", "<>", "!=":
+				toks = append(toks, token{tPunct, two, pos})
+				adv(2)
+				continue
+			}
+			if strings.IndexByte("(){},;.=<>+-*", c) >= 0 {
+				toks = append(toks, token{tPunct, string(c), pos})
+				adv(1)
+				continue
+			}
+			if c == '/' || c == '%' {
+				return nil, &ParseError{Line: line, Col: col, Kind: ErrUnsupported,
+					Msg:  fmt.Sprintf("unsupported construct: operator %q", string(c)),
+					Hint: "integer arithmetic is +, - and *"}
+			}
+			return nil, &ParseError{Line: line, Col: col, Kind: ErrSyntax, Msg: fmt.Sprintf("unexpected character %q", string(c))}
+		}
+	}
+	toks = append(toks, token{tEOF, "", Pos{line, col}})
+	return toks, nil
+}
+
+func isLetter(c byte) bool { return c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') }
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+
+// keywords are reserved (case-insensitive) and cannot name anything.
+var keywords = map[string]bool{
+	"TABLE": true, "KEY": true, "TXN": true, "SELECT": true, "AS": true, "FROM": true, "WHERE": true,
+	"UPDATE": true, "SET": true, "INSERT": true, "INTO": true, "VALUES": true, "DELETE": true, "IF": true,
+	"ELSE": true, "FOREACH": true, "IN": true, "LET": true, "SKIP": true, "AND": true, "OR": true, "NOT": true,
+	"IS": true, "NULL": true, "MIN": true, "MAX": true, "COUNT": true, "TRUE": true, "FALSE": true, "INT": true,
+}
+
+type parser struct {
+	toks []token
+	i    int
+}
+
+// Parse reads and checks a program. Errors are *[ParseError]s (several joined
+// with errors.Join when the checker finds more than one problem).
+func Parse(src []byte) (*Program, error) {
+	toks, err := lex(string(src))
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{toks: toks}
+	prog, err := p.program()
+	if err != nil {
+		return nil, err
+	}
+	if err := check(prog); err != nil {
+		return nil, err
+	}
+	return prog, nil
+}
+
+func (p *parser) peek() token { return p.toks[p.i] }
+func (p *parser) next() token {
+	t := p.toks[p.i]
+	if t.kind != tEOF {
+		p.i++
+	}
+	return t
+}
+
+func (p *parser) isKw(kw string) bool {
+	t := p.peek()
+	return t.kind == tIdent && strings.EqualFold(t.text, kw)
+}
+
+func (p *parser) isPunct(s string) bool {
+	t := p.peek()
+	return t.kind == tPunct && t.text == s
+}
+
+func (p *parser) errAt(t token, hint, format string, args ...any) error {
+	kind := ErrSyntax
+	if t.kind == tIdent {
+		if h, ok := unsupported[strings.ToUpper(t.text)]; ok && h != "" {
+			return &ParseError{Line: t.pos.Line, Col: t.pos.Col, Kind: ErrUnsupported,
+				Msg: "unsupported construct " + strings.ToUpper(t.text), Hint: h}
+		}
+	}
+	return &ParseError{Line: t.pos.Line, Col: t.pos.Col, Kind: kind, Msg: fmt.Sprintf(format, args...), Hint: hint}
+}
+
+func (p *parser) expectKw(kw, hint string) (token, error) {
+	if !p.isKw(kw) {
+		return token{}, p.errAt(p.peek(), hint, "expected %s, found %s", kw, p.peek())
+	}
+	return p.next(), nil
+}
+
+func (p *parser) expect(s, hint string) (token, error) {
+	if !p.isPunct(s) {
+		return token{}, p.errAt(p.peek(), hint, "expected %q, found %s", s, p.peek())
+	}
+	return p.next(), nil
+}
+
+func (p *parser) ident(what string) (token, error) {
+	t := p.peek()
+	if t.kind != tIdent {
+		return t, p.errAt(t, "", "expected %s, found %s", what, t)
+	}
+	if keywords[strings.ToUpper(t.text)] {
+		return t, p.errAt(t, "keywords are reserved; pick another name", "expected %s, found keyword %s", what, strings.ToUpper(t.text))
+	}
+	return p.next(), nil
+}
+
+func (p *parser) program() (*Program, error) {
+	prog := &Program{}
+	for p.peek().kind != tEOF {
+		switch {
+		case p.isKw("TABLE"):
+			t, err := p.table()
+			if err != nil {
+				return nil, err
+			}
+			prog.Tables = append(prog.Tables, t)
+		case p.isKw("TXN"):
+			t, err := p.txn()
+			if err != nil {
+				return nil, err
+			}
+			prog.Txns = append(prog.Txns, t)
+		default:
+			return nil, p.errAt(p.peek(), "a program is a list of TABLE and TXN declarations", "expected TABLE or TXN, found %s", p.peek())
+		}
+	}
+	return prog, nil
+}
+
+// table := TABLE name ( field [INT] [KEY] {, field [INT] [KEY]} ) ;
+func (p *parser) table() (*Table, error) {
+	kw := p.next()
+	name, err := p.ident("table name")
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{Pos: kw.pos, Name: name.text}
+	if _, err := p.expect("(", "TABLE Account (AccID KEY, Balance);"); err != nil {
+		return nil, err
+	}
+	for {
+		f, err := p.ident("field name")
+		if err != nil {
+			return nil, err
+		}
+		fld := &Field{Name: f.text}
+		if p.isKw("INT") {
+			p.next()
+		}
+		if p.isKw("KEY") {
+			p.next()
+			fld.Key = true
+		}
+		t.Fields = append(t.Fields, fld)
+		if p.isPunct(",") {
+			p.next()
+			continue
+		}
+		break
+	}
+	if _, err := p.expect(")", "fields are separated by commas"); err != nil {
+		return nil, err
+	}
+	if _, err := p.expect(";", "end the TABLE declaration with ';'"); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// txn := TXN name ( [param {, param}] ) block
+func (p *parser) txn() (*Txn, error) {
+	kw := p.next()
+	name, err := p.ident("transaction name")
+	if err != nil {
+		return nil, err
+	}
+	t := &Txn{Pos: kw.pos, Name: name.text}
+	if _, err := p.expect("(", "TXN name(param, ...) { ... }"); err != nil {
+		return nil, err
+	}
+	for !p.isPunct(")") {
+		prm, err := p.ident("parameter name")
+		if err != nil {
+			return nil, err
+		}
+		t.Params = append(t.Params, prm.text)
+		if !p.isPunct(",") {
+			break
+		}
+		p.next()
+	}
+	if _, err := p.expect(")", "parameters are separated by commas"); err != nil {
+		return nil, err
+	}
+	t.Body, err = p.block()
+	return t, err
+}
+
+func (p *parser) block() ([]Stmt, error) {
+	if _, err := p.expect("{", "blocks are enclosed in { }"); err != nil {
+		return nil, err
+	}
+	var body []Stmt
+	for !p.isPunct("}") {
+		if p.peek().kind == tEOF {
+			return nil, p.errAt(p.peek(), "a '}' is missing", "unexpected end of input in block")
+		}
+		s, err := p.stmt()
+		if err != nil {
+			return nil, err
+		}
+		body = append(body, s)
+	}
+	p.next()
+	return body, nil
+}
+
+func (p *parser) semi() error {
+	_, err := p.expect(";", "end each statement with ';'")
+	return err
+}
+
+func (p *parser) stmt() (Stmt, error) {
+	t := p.peek()
+	switch {
+	case p.isKw("SELECT"):
+		return p.selectStmt()
+	case p.isKw("UPDATE"):
+		return p.updateStmt()
+	case p.isKw("INSERT"):
+		return p.insertStmt()
+	case p.isKw("DELETE"):
+		p.next()
+		if _, err := p.expectKw("FROM", "DELETE FROM table WHERE ..."); err != nil {
+			return nil, err
+		}
+		tbl, err := p.ident("table name")
+		if err != nil {
+			return nil, err
+		}
+		w, err := p.where()
+		if err != nil {
+			return nil, err
+		}
+		return &Delete{Pos: t.pos, Table: tbl.text, Where: w}, p.semi()
+	case p.isKw("LET"):
+		p.next()
+		v, err := p.ident("variable name")
+		if err != nil {
+			return nil, err
+		}
+		if _, err := p.expect("=", "LET v = expression;"); err != nil {
+			return nil, err
+		}
+		e, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		return &Let{Pos: t.pos, Var: v.text, Expr: e}, p.semi()
+	case p.isKw("IF"):
+		return p.ifStmt()
+	case p.isKw("FOREACH"):
+		p.next()
+		it, err := p.ident("iterator name")
+		if err != nil {
+			return nil, err
+		}
+		if _, err := p.expectKw("IN", "FOREACH x IN s { ... }"); err != nil {
+			return nil, err
+		}
+		set, err := p.ident("set variable")
+		if err != nil {
+			return nil, err
+		}
+		body, err := p.block()
+		if err != nil {
+			return nil, err
+		}
+		return &Foreach{Pos: t.pos, Iter: it.text, Set: set.text, Body: body}, nil
+	case p.isKw("SKIP"):
+		p.next()
+		return &Skip{Pos: t.pos}, p.semi()
+	}
+	return nil, p.errAt(t, "statements are SELECT, UPDATE, INSERT, DELETE, LET, IF, FOREACH and SKIP", "expected a statement, found %s", t)
+}
+
+func (p *parser) ifStmt() (Stmt, error) {
+	t := p.next()
+	c, err := p.cond()
+	if err != nil {
+		return nil, err
+	}
+	if p.isKw("THEN") {
+		p.next()
+	}
+	then, err := p.block()
+	if err != nil {
+		return nil, err
+	}
+	s := &If{Pos: t.pos, Cond: c, Then: then}
+	if p.isKw("ELSE") {
+		p.next()
+		if p.isKw("IF") {
+			e, err := p.ifStmt()
+			if err != nil {
+				return nil, err
+			}
+			s.Else = []Stmt{e}
+		} else if s.Else, err = p.block(); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// select := SELECT (* | f {, f} | MIN(f) | MAX(f) | COUNT(*)) AS v {...} FROM t WHERE c ;
+// Per-field form: SELECT f AS v, g AS w FROM t WHERE c;
+func (p *parser) selectStmt() (Stmt, error) {
+	t := p.next()
+	s := &Select{Pos: t.pos}
+	switch {
+	case p.isPunct("*"):
+		p.next()
+		s.Kind = SelectRows
+		if _, err := p.expectKw("AS", "SELECT * AS rows FROM t WHERE ...;"); err != nil {
+			return nil, err
+		}
+		v, err := p.ident("variable name")
+		if err != nil {
+			return nil, err
+		}
+		s.Vars = []string{v.text}
+	case p.isKw("MIN") || p.isKw("MAX") || p.isKw("COUNT"):
+		agg := strings.ToUpper(p.next().text)
+		if _, err := p.expect("(", agg+"(field)"); err != nil {
+			return nil, err
+		}
+		switch agg {
+		case "MIN":
+			s.Kind = SelectMin
+		case "MAX":
+			s.Kind = SelectMax
+		default:
+			s.Kind = SelectCount
+		}
+		if s.Kind == SelectCount && p.isPunct("*") {
+			p.next()
+		} else {
+			f, err := p.ident("field name")
+			if err != nil {
+				return nil, err
+			}
+			s.Fields = []string{f.text}
+		}
+		if _, err := p.expect(")", ""); err != nil {
+			return nil, err
+		}
+		if _, err := p.expectKw("AS", "SELECT "+agg+"(f) AS v FROM t WHERE ...;"); err != nil {
+			return nil, err
+		}
+		v, err := p.ident("variable name")
+		if err != nil {
+			return nil, err
+		}
+		s.Vars = []string{v.text}
+	default:
+		s.Kind = SelectFields
+		for {
+			f, err := p.ident("field name, *, MIN, MAX or COUNT")
+			if err != nil {
+				return nil, err
+			}
+			if _, err := p.expectKw("AS", "name each selected field: SELECT f AS v, g AS w FROM ..."); err != nil {
+				return nil, err
+			}
+			v, err := p.ident("variable name")
+			if err != nil {
+				return nil, err
+			}
+			s.Fields = append(s.Fields, f.text)
+			s.Vars = append(s.Vars, v.text)
+			if !p.isPunct(",") {
+				break
+			}
+			p.next()
+		}
+	}
+	if _, err := p.expectKw("FROM", "SELECT ... AS v FROM table WHERE ...;"); err != nil {
+		return nil, err
+	}
+	tbl, err := p.ident("table name")
+	if err != nil {
+		return nil, err
+	}
+	s.Table = tbl.text
+	if s.Where, err = p.where(); err != nil {
+		return nil, err
+	}
+	return s, p.semi()
+}
+
+func (p *parser) where() (Cond, error) {
+	if !p.isKw("WHERE") {
+		return &BoolLit{Pos: p.peek().pos, V: true}, nil
+	}
+	p.next()
+	return p.cond()
+}
+
+func (p *parser) assigns(hint string) ([]Assign, error) {
+	var out []Assign
+	for {
+		f, err := p.ident("field name")
+		if err != nil {
+			return nil, err
+		}
+		if _, err := p.expect("=", hint); err != nil {
+			return nil, err
+		}
+		e, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Assign{Pos: f.pos, Field: f.text, Expr: e})
+		if !p.isPunct(",") {
+			return out, nil
+		}
+		p.next()
+	}
+}
+
+func (p *parser) updateStmt() (Stmt, error) {
+	t := p.next()
+	tbl, err := p.ident("table name")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.expectKw("SET", "UPDATE table SET f = e WHERE ...;"); err != nil {
+		return nil, err
+	}
+	sets, err := p.assigns("UPDATE table SET f = e, g = e2 WHERE ...;")
+	if err != nil {
+		return nil, err
+	}
+	w, err := p.where()
+	if err != nil {
+		return nil, err
+	}
+	return &Update{Pos: t.pos, Table: tbl.text, Sets: sets, Where: w}, p.semi()
+}
+
+func (p *parser) insertStmt() (Stmt, error) {
+	t := p.next()
+	if _, err := p.expectKw("INTO", "INSERT INTO table VALUES (f = e, ...);"); err != nil {
+		return nil, err
+	}
+	tbl, err := p.ident("table name")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.expectKw("VALUES", "INSERT INTO table VALUES (f = e, ...);"); err != nil {
+		return nil, err
+	}
+	if _, err := p.expect("(", "INSERT INTO table VALUES (f = e, ...);"); err != nil {
+		return nil, err
+	}
+	vals, err := p.assigns("INSERT INTO table VALUES (f = e, ...);")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.expect(")", "values are separated by commas"); err != nil {
+		return nil, err
+	}
+	return &Insert{Pos: t.pos, Table: tbl.text, Values: vals}, p.semi()
+}
+
+// cond := and {OR and}; and := unary {AND unary}; unary := NOT unary | atom
+func (p *parser) cond() (Cond, error) {
+	l, err := p.andCond()
+	if err != nil {
+		return nil, err
+	}
+	for p.isKw("OR") {
+		t := p.next()
+		r, err := p.andCond()
+		if err != nil {
+			return nil, err
+		}
+		l = &Logic{Pos: t.pos, L: l, R: r}
+	}
+	return l, nil
+}
+
+func (p *parser) andCond() (Cond, error) {
+	l, err := p.unaryCond()
+	if err != nil {
+		return nil, err
+	}
+	for p.isKw("AND") {
+		t := p.next()
+		r, err := p.unaryCond()
+		if err != nil {
+			return nil, err
+		}
+		l = &Logic{Pos: t.pos, And: true, L: l, R: r}
+	}
+	return l, nil
+}
+
+func (p *parser) unaryCond() (Cond, error) {
+	t := p.peek()
+	switch {
+	case p.isKw("NOT"):
+		p.next()
+		c, err := p.unaryCond()
+		return &Not{Pos: t.pos, C: c}, err
+	case p.isKw("TRUE") || p.isKw("FALSE"):
+		p.next()
+		return &BoolLit{Pos: t.pos, V: strings.EqualFold(t.text, "TRUE")}, nil
+	case p.isPunct("("):
+		// Either a parenthesised condition or an expression starting with '('.
+		save := p.i
+		p.next()
+		c, err := p.cond()
+		if err == nil && p.isPunct(")") {
+			p.next()
+			if !p.isCmpOp() {
+				return c, nil
+			}
+		}
+		p.i = save
+	}
+	if t.kind == tIdent && !keywords[strings.ToUpper(t.text)] && p.toks[p.i+1].kind == tIdent && strings.EqualFold(p.toks[p.i+1].text, "IS") {
+		p.next()
+		p.next()
+		neg := false
+		if p.isKw("NOT") {
+			p.next()
+			neg = true
+		}
+		if _, err := p.expectKw("NULL", "v IS NULL or v IS NOT NULL"); err != nil {
+			return nil, err
+		}
+		return &IsNull{Pos: t.pos, Var: t.text, Negated: neg}, nil
+	}
+	l, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if !p.isCmpOp() {
+		return nil, p.errAt(p.peek(), "conditions compare expressions: a < b, a = b, a <> b, v IS NULL", "expected a comparison operator, found %s", p.peek())
+	}
+	op := p.next()
+	r, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	o := op.text
+	if o == "!=" {
+		o = "<>"
+	}
+	return &Cmp{Pos: op.pos, Op: o, L: l, R: r}, nil
+}
+
+func (p *parser) isCmpOp() bool {
+	for _, o := range []string{"<", "<=", "=", "<>", "!=", ">", ">="} {
+		if p.isPunct(o) {
+			return true
+		}
+	}
+	return false
+}
+
+// expr := term {(+|-) term}; term := factor {* factor}; factor := int | name | name.field | (expr) | -factor
+func (p *parser) expr() (Expr, error) {
+	l, err := p.term()
+	if err != nil {
+		return nil, err
+	}
+	for p.isPunct("+") || p.isPunct("-") {
+		op := p.next()
+		r, err := p.term()
+		if err != nil {
+			return nil, err
+		}
+		l = &Binary{Pos: op.pos, Op: op.text, L: l, R: r}
+	}
+	return l, nil
+}
+
+func (p *parser) term() (Expr, error) {
+	l, err := p.factor()
+	if err != nil {
+		return nil, err
+	}
+	for p.isPunct("*") {
+		op := p.next()
+		r, err := p.factor()
+		if err != nil {
+			return nil, err
+		}
+		l = &Binary{Pos: op.pos, Op: "*", L: l, R: r}
+	}
+	return l, nil
+}
+
+func (p *parser) factor() (Expr, error) {
+	t := p.peek()
+	switch {
+	case t.kind == tInt:
+		p.next()
+		n, err := strconv.ParseInt(t.text, 10, 64)
+		if err != nil || n > 1<<40 {
+			return nil, p.errAt(t, "", "integer %s out of range", t.text)
+		}
+		return &IntLit{Pos: t.pos, V: n}, nil
+	case p.isPunct("-"):
+		p.next()
+		x, err := p.factor()
+		return &Neg{Pos: t.pos, X: x}, err
+	case p.isPunct("("):
+		p.next()
+		e, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		_, err = p.expect(")", "unbalanced parentheses")
+		return e, err
+	case p.isKw("NULL"):
+		return nil, p.errAt(t, "test for NULL with v IS NULL", "NULL is not a value")
+	case t.kind == tIdent:
+		if h, ok := unsupported[strings.ToUpper(t.text)]; ok && h != "" {
+			return nil, p.errAt(t, "", "")
+		}
+		name, err := p.ident("a variable, parameter or field")
+		if err != nil {
+			return nil, err
+		}
+		if p.isPunct(".") {
+			p.next()
+			f, err := p.ident("field name after '.'")
+			if err != nil {
+				return nil, err
+			}
+			return &FieldOf{Pos: name.pos, Iter: name.text, Field: f.text}, nil
+		}
+		if p.isPunct("(") {
+			return nil, &ParseError{Line: t.pos.Line, Col: t.pos.Col, Kind: ErrUnsupported,
+				Msg: "unsupported construct: function call " + t.text + "(...)", Hint: "expressions are integers, names, + - * and parentheses"}
+		}
+		return &Ref{Pos: name.pos, Name: name.text}, nil
+	}
+	return nil, p.errAt(t, "", "expected an expression, found %s", t)
+}

@@ -1,0 +1,129 @@
+package static
+
+import (
+	"fmt"
+	"strconv"
+
+	"isovet/internal/smtlib"
+)
+
+// QueryKind names the questions asked of the solver (§5 of the paper).
+type QueryKind int
+
+// The queries.
+const (
+	QueryInvalid    QueryKind = iota
+	QueryCycle                // φ_Cycle,k: a dependency cycle of at most k instances
+	QueryPath                 // φ_ShortestPath,k: a chordless path of k edges
+	QueryInductive1           // first disjunct of φ_Inductive,T' for one type
+	QueryInductive2           // second disjunct of φ_Inductive
+	QueryAnyDep               // two distinct instances with a dependency
+)
+
+func (k QueryKind) String() string {
+	return [...]string{"invalid", "cycle", "path", "inductive-1", "inductive-2", "any-dependency"}[k]
+}
+
+func consts(prefix string, n int) []smtlib.Term {
+	out := make([]smtlib.Term, n)
+	for i := range out {
+		out[i] = smtlib.Sym(prefix + strconv.Itoa(i+1))
+	}
+	return out
+}
+
+func d(a, b smtlib.Term) smtlib.Term { return smtlib.App("D", a, b) }
+
+func (e *Encoding) query(name string, cs []smtlib.Term, body smtlib.Term) smtlib.Query {
+	s := e.Preamble()
+	s.Comment("query " + name)
+	for _, c := range cs {
+		s.Add(smtlib.Cmd("declare-const", c, sT))
+	}
+	s.Assert(body)
+	s.Add(smtlib.Cmd("check-sat"))
+	return smtlib.Query{Script: s, Values: e.values(cs)}
+}
+
+// values lists what to ask of a model: each instance's type and parameters,
+// and vis, ar, WR, WW, RW between every ordered pair.
+func (e *Encoding) values(cs []smtlib.Term) []smtlib.Term {
+	var out []smtlib.Term
+	for _, c := range cs {
+		out = append(out, smtlib.App("typ", c))
+		for _, t := range e.txns {
+			for _, p := range t.Params {
+				out = append(out, smtlib.App(paramSym(t, p), c))
+			}
+		}
+	}
+	for i := range cs {
+		for j := i + 1; j < len(cs); j++ {
+			out = append(out, smtlib.Eq(cs[i], cs[j]))
+		}
+	}
+	for _, a := range cs {
+		for _, b := range cs {
+			if a.String() == b.String() {
+				continue
+			}
+			for _, r := range []string{"vis", "ar", "WR", "WW", "RW"} {
+				out = append(out, smtlib.App(r, a, b))
+			}
+		}
+	}
+	return out
+}
+
+// Cycle returns φ_Cycle,k: instances c1..ck with D(ci, ci+1), D(ck, c1) and
+// c1 ≠ ck. D is reflexive, so this is a cycle of at most k instances.
+func (e *Encoding) Cycle(k int) smtlib.Query {
+	cs := consts("c", k)
+	var conj []smtlib.Term
+	for i := range k {
+		conj = append(conj, d(cs[i], cs[(i+1)%k]))
+	}
+	conj = append(conj, smtlib.Not(smtlib.Eq(cs[0], cs[k-1])))
+	return e.query(fmt.Sprintf("cycle k=%d", k), cs, smtlib.And(conj...))
+}
+
+// ShortestPath returns φ_ShortestPath,k: k+1 distinct instances joined by k
+// D edges with no forward chord.
+func (e *Encoding) ShortestPath(k int) smtlib.Query {
+	ps := consts("p", k+1)
+	var conj []smtlib.Term
+	for i := range k {
+		conj = append(conj, d(ps[i], ps[i+1]))
+	}
+	for i := 0; i < k-1; i++ {
+		for j := i + 2; j <= k; j++ {
+			conj = append(conj, smtlib.Not(d(ps[i], ps[j])))
+		}
+	}
+	conj = append(conj, smtlib.App("distinct", ps...))
+	return e.query(fmt.Sprintf("shortest-path k=%d", k), ps, smtlib.And(conj...))
+}
+
+// Inductive1 returns the first disjunct of Eq. 7 for T' = {txn}: an instance
+// of txn with a dependency against ar.
+func (e *Encoding) Inductive1(txn string) smtlib.Query {
+	cs := consts("q", 2)
+	return e.query("inductive-1 "+txn, cs, smtlib.And(
+		smtlib.Eq(smtlib.App("typ", cs[0]), smtlib.Sym("ty."+txn)),
+		d(cs[0], cs[1]), smtlib.Not(smtlib.Eq(cs[0], cs[1])), smtlib.Not(smtlib.App("ar", cs[0], cs[1]))))
+}
+
+// Inductive2 returns the second disjunct of Eq. 7: a two-edge path whose end
+// is ar-before both other instances.
+func (e *Encoding) Inductive2() smtlib.Query {
+	cs := consts("q", 3)
+	return e.query("inductive-2", cs, smtlib.And(
+		d(cs[0], cs[1]), d(cs[1], cs[2]), smtlib.App("distinct", cs...),
+		smtlib.Not(smtlib.App("ar", cs[0], cs[2])), smtlib.Not(smtlib.App("ar", cs[1], cs[2]))))
+}
+
+// AnyDependency asks for two distinct instances with a dependency.
+func (e *Encoding) AnyDependency() smtlib.Query {
+	cs := consts("q", 2)
+	return e.query("any-dependency", cs, smtlib.And(d(cs[0], cs[1]), smtlib.Not(smtlib.Eq(cs[0], cs[1]))))
+}

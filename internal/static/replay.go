@@ -1,0 +1,679 @@
+package static
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Instance is one transaction instance of a witness.
+type Instance struct {
+	Name   string  `json:"name"` // t1, t2, ...
+	Txn    string  `json:"txn"`
+	Params []Param `json:"params"`
+}
+
+// Param is a parameter value of an instance.
+type Param struct {
+	Name  string `json:"name"`
+	Value int64  `json:"value"`
+}
+
+// Edge is a dependency between two instances (indices into the witness).
+type Edge struct {
+	From  int    `json:"from"`
+	To    int    `json:"to"`
+	Rel   string `json:"rel"`             // WR, WW or RW
+	Table string `json:"table,omitempty"` // empty for edges taken from the solver's model
+	Row   string `json:"row,omitempty"`   // key values, e.g. "AccID=1"
+	Field string `json:"field,omitempty"` // Alive for existence
+	// FromStmt and ToStmt locate the statements that cause the edge.
+	FromStmt string `json:"from_stmt,omitempty"`
+	ToStmt   string `json:"to_stmt,omitempty"`
+}
+
+// Execution is a concrete abstract execution to replay: instances, their
+// visibility and arbitration (ar is the order of Order), and the initial
+// database.
+type Execution struct {
+	Instances []Instance
+	Order     []int    // instance indices in ar order
+	Vis       [][2]int // (from, to) pairs
+	// Initial rows: every listed key exists initially with all non-key fields
+	// set to Default.
+	Initial map[string][][]int64
+	Default int64
+	// Lazy creates a missing row, as if it existed initially, when a statement
+	// addresses it by its full key; the created keys are returned in
+	// ReplayResult.Created.
+	Lazy bool
+}
+
+// ReplayResult is the dependency graph of a replayed execution.
+type ReplayResult struct {
+	Edges   []Edge
+	Cycle   []Edge // a shortest dependency cycle, or nil
+	Created map[string][][]int64
+}
+
+type val struct {
+	n    int64
+	null bool
+}
+
+func (v val) String() string {
+	if v.null {
+		return "NULL"
+	}
+	return strconv.FormatInt(v.n, 10)
+}
+
+type rowKey struct {
+	table string
+	key   string // comma-joined key values in field order
+}
+
+type cell struct {
+	row   rowKey
+	field string // "" is Alive
+}
+
+type version struct {
+	v      val
+	writer int // instance index, -1 for the initial database
+	stmt   Stmt
+}
+
+type readSpec struct {
+	inst   int
+	stmt   Stmt
+	table  *Table
+	match  func(rowKey, map[cell]version) bool
+	fields []string // read on matching rows ("" = Alive)
+	all    []string // read on every row
+	snap   map[cell]version
+}
+
+type replayer struct {
+	prog    *Program
+	ex      *Execution
+	tables  map[string]*Table
+	initial map[cell]version
+	known   map[rowKey]bool
+	writes  []map[cell]version // per instance
+	reads   []readSpec
+	created map[string][][]int64
+}
+
+func keyString(vs []int64) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = strconv.FormatInt(v, 10)
+	}
+	return strings.Join(parts, ",")
+}
+
+func parseKey(s string) []int64 {
+	var out []int64
+	for _, p := range strings.Split(s, ",") {
+		n, _ := strconv.ParseInt(p, 10, 64)
+		out = append(out, n)
+	}
+	return out
+}
+
+// Replay runs the instances of ex on a store that applies, for each instance,
+// the writes of its visible predecessors in ar order (last writer wins), and
+// returns the resulting dependency graph (Adya's, with the initial database as
+// a virtual first writer).
+func Replay(prog *Program, ex *Execution) (*ReplayResult, error) {
+	rp := &replayer{prog: prog, ex: ex, tables: map[string]*Table{}, initial: map[cell]version{},
+		known: map[rowKey]bool{}, writes: make([]map[cell]version, len(ex.Instances)), created: map[string][][]int64{}}
+	for _, t := range prog.Tables {
+		rp.tables[t.Name] = t
+	}
+	for tname, keys := range ex.Initial {
+		tb := rp.tables[tname]
+		if tb == nil {
+			return nil, fmt.Errorf("replay: unknown table %s", tname)
+		}
+		for _, k := range keys {
+			rp.addInitial(tb, k)
+		}
+	}
+	txns := map[string]*Txn{}
+	for _, t := range prog.Txns {
+		txns[t.Name] = t
+	}
+	pos := make([]int, len(ex.Instances))
+	for i, idx := range ex.Order {
+		pos[idx] = i
+	}
+	vis := map[[2]int]bool{}
+	for _, p := range ex.Vis {
+		vis[p] = true
+	}
+	for _, i := range ex.Order {
+		in := ex.Instances[i]
+		t := txns[in.Txn]
+		if t == nil {
+			return nil, fmt.Errorf("replay: unknown transaction %s", in.Txn)
+		}
+		snap := map[cell]version{}
+		for c, v := range rp.initial {
+			snap[c] = v
+		}
+		for _, j := range ex.Order[:pos[i]] {
+			if vis[[2]int{j, i}] {
+				for c, v := range rp.writes[j] {
+					snap[c] = v
+				}
+			}
+		}
+		rp.writes[i] = map[cell]version{}
+		x := &exec{rp: rp, inst: i, txn: t, snap: snap, vars: map[string]val{}, sets: map[string][]rowKey{}, rows: map[string]rowKey{}}
+		for _, p := range in.Params {
+			x.vars[p.Name] = val{n: p.Value}
+		}
+		if err := x.block(t.Body); err != nil {
+			return nil, fmt.Errorf("replay %s (%s): %w", in.Name, in.Txn, err)
+		}
+	}
+	res := &ReplayResult{Edges: rp.edges(pos), Created: rp.created}
+	res.Cycle = shortestCycle(len(ex.Instances), res.Edges)
+	return res, nil
+}
+
+func (rp *replayer) addInitial(tb *Table, key []int64) {
+	rk := rowKey{tb.Name, keyString(key)}
+	if rp.known[rk] {
+		return
+	}
+	rp.known[rk] = true
+	rp.initial[cell{rk, ""}] = version{v: val{n: 1}, writer: -1}
+	for _, f := range nonKey(tb) {
+		rp.initial[cell{rk, f}] = version{v: val{n: rp.ex.Default}, writer: -1}
+	}
+}
+
+// exec runs one instance.
+type exec struct {
+	rp   *replayer
+	inst int
+	txn  *Txn
+	snap map[cell]version
+	vars map[string]val
+	sets map[string][]rowKey
+	rows map[string]rowKey // FOREACH iterators
+}
+
+func (x *exec) get(c cell) version {
+	if v, ok := x.snap[c]; ok {
+		return v
+	}
+	if c.field == "" {
+		return version{v: val{n: 0}, writer: -1}
+	}
+	return version{v: val{null: true}, writer: -1}
+}
+
+func (x *exec) alive(rk rowKey) bool {
+	v := x.get(cell{rk, ""})
+	return !v.v.null && v.v.n == 1
+}
+
+func (x *exec) write(c cell, v val, s Stmt) {
+	x.rp.writes[x.inst][c] = version{v: v, writer: x.inst, stmt: s}
+	x.rp.known[c.row] = true
+}
+
+func (x *exec) block(body []Stmt) error {
+	for _, s := range body {
+		if err := x.stmt(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eval evaluates an expression; row is the statement's current row (or nil).
+func (x *exec) eval(e Expr, tb *Table, row *rowKey, snap map[cell]version) val {
+	switch e := e.(type) {
+	case *IntLit:
+		return val{n: e.V}
+	case *Ref:
+		if e.field {
+			f := slices.IndexFunc(tb.Fields, func(f *Field) bool { return f.Name == e.Name })
+			if tb.Fields[f].Key {
+				return val{n: parseKey(row.key)[keyIndex(tb, e.Name)]}
+			}
+			return getIn(snap, cell{*row, e.Name})
+		}
+		if v, ok := x.vars[e.Name]; ok {
+			return v
+		}
+		return val{null: true}
+	case *FieldOf:
+		rk, ok := x.rows[e.Iter]
+		if !ok {
+			return val{null: true}
+		}
+		tb := x.rp.tables[rk.table]
+		if field(tb, e.Field).Key {
+			return val{n: parseKey(rk.key)[keyIndex(tb, e.Field)]}
+		}
+		return x.get(cell{rk, e.Field}).v
+	case *Binary:
+		l, r := x.eval(e.L, tb, row, snap), x.eval(e.R, tb, row, snap)
+		if l.null || r.null {
+			return val{null: true}
+		}
+		switch e.Op {
+		case "+":
+			return val{n: l.n + r.n}
+		case "-":
+			return val{n: l.n - r.n}
+		default:
+			return val{n: l.n * r.n}
+		}
+	case *Neg:
+		v := x.eval(e.X, tb, row, snap)
+		if v.null {
+			return v
+		}
+		return val{n: -v.n}
+	}
+	panic(fmt.Sprintf("static: unknown expression %T", e))
+}
+
+func getIn(snap map[cell]version, c cell) val {
+	if v, ok := snap[c]; ok {
+		return v.v
+	}
+	return val{null: true}
+}
+
+func keyIndex(tb *Table, name string) int {
+	i := 0
+	for _, f := range tb.Fields {
+		if f.Key {
+			if f.Name == name {
+				return i
+			}
+			i++
+		}
+	}
+	return -1
+}
+
+func (x *exec) cond(c Cond, tb *Table, row *rowKey, snap map[cell]version) bool {
+	switch c := c.(type) {
+	case *BoolLit:
+		return c.V
+	case *Cmp:
+		l, r := x.eval(c.L, tb, row, snap), x.eval(c.R, tb, row, snap)
+		if l.null || r.null {
+			return false
+		}
+		switch c.Op {
+		case "<":
+			return l.n < r.n
+		case "<=":
+			return l.n <= r.n
+		case "=":
+			return l.n == r.n
+		case "<>":
+			return l.n != r.n
+		case ">":
+			return l.n > r.n
+		default:
+			return l.n >= r.n
+		}
+	case *IsNull:
+		v, ok := x.vars[c.Var]
+		isNull := !ok || v.null
+		return isNull != c.Negated
+	case *Not:
+		return !x.cond(c.C, tb, row, snap)
+	case *Logic:
+		if c.And {
+			return x.cond(c.L, tb, row, snap) && x.cond(c.R, tb, row, snap)
+		}
+		return x.cond(c.L, tb, row, snap) || x.cond(c.R, tb, row, snap)
+	}
+	panic(fmt.Sprintf("static: unknown condition %T", c))
+}
+
+// candidates returns the rows a WHERE clause may match now: every known row,
+// plus (lazily) the row its key equalities address.
+func (x *exec) candidates(tb *Table, where Cond) []rowKey {
+	if eqs := keyEqs(tb, where); len(eqs) == len(keyFields(tb)) {
+		var key []int64
+		for _, k := range keyFields(tb) {
+			v := x.eval(eqs[k.Name], tb, nil, x.snap)
+			if v.null {
+				key = nil
+				break
+			}
+			key = append(key, v.n)
+		}
+		if key != nil {
+			rk := rowKey{tb.Name, keyString(key)}
+			if !x.rp.known[rk] && x.rp.ex.Lazy {
+				x.rp.addInitial(tb, key)
+				x.rp.created[tb.Name] = append(x.rp.created[tb.Name], key)
+				for c, v := range x.rp.initial {
+					if c.row == rk {
+						x.snap[c] = v
+					}
+				}
+			}
+		}
+	}
+	var out []rowKey
+	for rk := range x.rp.known {
+		if rk.table == tb.Name {
+			out = append(out, rk)
+		}
+	}
+	slices.SortFunc(out, func(a, b rowKey) int { return slices.Compare(parseKey(a.key), parseKey(b.key)) })
+	return out
+}
+
+func (x *exec) matches(tb *Table, where Cond) []rowKey {
+	var out []rowKey
+	for _, rk := range x.candidates(tb, where) {
+		if x.cond(where, tb, &rk, x.snap) {
+			out = append(out, rk)
+		}
+	}
+	return out
+}
+
+// recordReads notes the reads of a statement; they are resolved against the
+// final set of rows once every instance has run (phantoms included).
+func (x *exec) recordReads(s Stmt, tb *Table, where Cond, fields []string) {
+	vars := map[string]val{}
+	for k, v := range x.vars {
+		vars[k] = v
+	}
+	rows := map[string]rowKey{}
+	for k, v := range x.rows {
+		rows[k] = v
+	}
+	frozen := &exec{rp: x.rp, inst: x.inst, txn: x.txn, snap: x.snap, vars: vars, rows: rows}
+	x.rp.reads = append(x.rp.reads, readSpec{inst: x.inst, stmt: s, table: tb, snap: x.snap,
+		match:  func(rk rowKey, snap map[cell]version) bool { return frozen.cond(where, tb, &rk, snap) },
+		fields: fields, all: whereFields(where, tb)})
+}
+
+func (x *exec) stmt(s Stmt) error {
+	switch s := s.(type) {
+	case *Select:
+		tb := x.rp.tables[s.Table]
+		fields := s.Fields
+		if s.Kind == SelectRows {
+			fields = nonKey(tb)
+		}
+		var rf []string
+		for _, f := range append([]string{""}, fields...) {
+			if f == "" || !field(tb, f).Key {
+				rf = append(rf, f)
+			}
+		}
+		x.recordReads(s, tb, s.Where, rf)
+		var live []rowKey
+		for _, rk := range x.matches(tb, s.Where) {
+			if x.alive(rk) {
+				live = append(live, rk)
+			}
+		}
+		switch s.Kind {
+		case SelectFields:
+			for i, v := range s.Vars {
+				if len(live) == 0 {
+					x.vars[v] = val{null: true}
+				} else {
+					x.vars[v] = x.eval(&Ref{Name: s.Fields[i], field: true, key: field(tb, s.Fields[i]).Key}, tb, &live[0], x.snap)
+				}
+			}
+		case SelectRows:
+			x.sets[s.Vars[0]] = live
+		case SelectCount:
+			x.vars[s.Vars[0]] = val{n: int64(len(live))}
+		case SelectMin, SelectMax:
+			res := val{null: true}
+			f := s.Fields[0]
+			for _, rk := range live {
+				v := x.eval(&Ref{Name: f, field: true, key: field(tb, f).Key}, tb, &rk, x.snap)
+				if v.null {
+					continue
+				}
+				if res.null || (s.Kind == SelectMin && v.n < res.n) || (s.Kind == SelectMax && v.n > res.n) {
+					res = v
+				}
+			}
+			x.vars[s.Vars[0]] = res
+		}
+	case *Update:
+		tb := x.rp.tables[s.Table]
+		rf := []string{""}
+		for _, a := range s.Sets {
+			for _, f := range whereFields(&Cmp{L: a.Expr, R: &IntLit{}}, tb) {
+				if !slices.Contains(rf, f) {
+					rf = append(rf, f)
+				}
+			}
+		}
+		x.recordReads(s, tb, s.Where, rf)
+		for _, rk := range x.matches(tb, s.Where) {
+			if !x.alive(rk) {
+				continue
+			}
+			for _, a := range s.Sets {
+				x.write(cell{rk, a.Field}, x.eval(a.Expr, tb, &rk, x.snap), s)
+			}
+		}
+	case *Insert:
+		tb := x.rp.tables[s.Table]
+		vals := map[string]val{}
+		for _, a := range s.Values {
+			vals[a.Field] = x.eval(a.Expr, nil, nil, x.snap)
+		}
+		var key []int64
+		for _, k := range keyFields(tb) {
+			if vals[k.Name].null {
+				return nil
+			}
+			key = append(key, vals[k.Name].n)
+		}
+		rk := rowKey{tb.Name, keyString(key)}
+		x.write(cell{rk, ""}, val{n: 1}, s)
+		for _, f := range nonKey(tb) {
+			v, ok := vals[f]
+			if !ok {
+				v = val{n: 0}
+			}
+			x.write(cell{rk, f}, v, s)
+		}
+	case *Delete:
+		tb := x.rp.tables[s.Table]
+		x.recordReads(s, tb, s.Where, nil)
+		for _, rk := range x.matches(tb, s.Where) {
+			x.write(cell{rk, ""}, val{n: 0}, s)
+		}
+	case *Let:
+		x.vars[s.Var] = x.eval(s.Expr, nil, nil, x.snap)
+	case *If:
+		if x.cond(s.Cond, nil, nil, x.snap) {
+			return x.block(s.Then)
+		}
+		return x.block(s.Else)
+	case *Foreach:
+		for _, rk := range x.sets[s.Set] {
+			x.rows[s.Iter] = rk
+			if err := x.block(s.Body); err != nil {
+				return err
+			}
+		}
+		delete(x.rows, s.Iter)
+	case *Skip:
+	}
+	return nil
+}
+
+func rowString(tb *Table, rk rowKey) string {
+	key := parseKey(rk.key)
+	var parts []string
+	i := 0
+	for _, f := range tb.Fields {
+		if f.Key {
+			parts = append(parts, fmt.Sprintf("%s=%d", f.Name, key[i]))
+			i++
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+func fieldName(f string) string {
+	if f == "" {
+		return "Alive"
+	}
+	return f
+}
+
+func stmtLabel(s Stmt) string {
+	if s == nil {
+		return ""
+	}
+	var kind string
+	switch s.(type) {
+	case *Select:
+		kind = "SELECT"
+	case *Update:
+		kind = "UPDATE"
+	case *Insert:
+		kind = "INSERT"
+	case *Delete:
+		kind = "DELETE"
+	}
+	return kind + "@" + s.At().String()
+}
+
+// edges computes WR, WW and RW from the recorded reads and writes.
+func (rp *replayer) edges(pos []int) []Edge {
+	type wr struct {
+		inst int
+		stmt Stmt
+	}
+	writers := map[cell][]wr{}
+	for i, ws := range rp.writes {
+		for c, v := range ws {
+			writers[c] = append(writers[c], wr{i, v.stmt})
+		}
+	}
+	for c := range writers {
+		slices.SortFunc(writers[c], func(a, b wr) int { return cmp.Compare(pos[a.inst], pos[b.inst]) })
+	}
+	seen := map[string]bool{}
+	var out []Edge
+	add := func(e Edge) {
+		k := fmt.Sprint(e)
+		if e.From != e.To && !seen[k] {
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	for c, ws := range writers {
+		tb := rp.tables[c.row.table]
+		for i := range ws {
+			for j := i + 1; j < len(ws); j++ {
+				add(Edge{From: ws[i].inst, To: ws[j].inst, Rel: "WW", Table: tb.Name, Row: rowString(tb, c.row), Field: fieldName(c.field),
+					FromStmt: stmtLabel(ws[i].stmt), ToStmt: stmtLabel(ws[j].stmt)})
+			}
+		}
+	}
+	var rows []rowKey
+	for rk := range rp.known {
+		rows = append(rows, rk)
+	}
+	for _, r := range rp.reads {
+		for _, rk := range rows {
+			if rk.table != r.table.Name {
+				continue
+			}
+			fields := r.all
+			if r.match(rk, r.snap) {
+				fields = append(append([]string(nil), r.all...), r.fields...)
+			}
+			for _, f := range fields {
+				c := cell{rk, f}
+				src, ok := r.snap[c]
+				if !ok {
+					src = version{writer: -1}
+				}
+				if src.writer >= 0 {
+					add(Edge{From: src.writer, To: r.inst, Rel: "WR", Table: r.table.Name, Row: rowString(r.table, rk), Field: fieldName(f),
+						FromStmt: stmtLabel(src.stmt), ToStmt: stmtLabel(r.stmt)})
+				}
+				for _, w := range writers[c] {
+					if w.inst != r.inst && (src.writer < 0 || pos[w.inst] > pos[src.writer]) {
+						add(Edge{From: r.inst, To: w.inst, Rel: "RW", Table: r.table.Name, Row: rowString(r.table, rk), Field: fieldName(f),
+							FromStmt: stmtLabel(r.stmt), ToStmt: stmtLabel(w.stmt)})
+					}
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Edge) int {
+		return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), cmp.Compare(a.Rel, b.Rel),
+			cmp.Compare(a.Table, b.Table), cmp.Compare(a.Row, b.Row), cmp.Compare(a.Field, b.Field), cmp.Compare(a.FromStmt+a.ToStmt, b.FromStmt+b.ToStmt))
+	})
+	return out
+}
+
+// shortestCycle returns a shortest cycle through the edges, or nil.
+func shortestCycle(n int, edges []Edge) []Edge {
+	var best []Edge
+	for s := range n {
+		// BFS from s back to s.
+		prev := make([]int, n)
+		for i := range prev {
+			prev[i] = -2
+		}
+		via := make([]Edge, n)
+		queue := []int{s}
+		prev[s] = -1
+		found := false
+		for len(queue) > 0 && !found {
+			u := queue[0]
+			queue = queue[1:]
+			for _, e := range edges {
+				if e.From != u {
+					continue
+				}
+				if e.To == s {
+					var cyc []Edge
+					cyc = append(cyc, e)
+					for v := u; v != s; v = prev[v] {
+						cyc = append(cyc, via[v])
+					}
+					slices.Reverse(cyc)
+					if best == nil || len(cyc) < len(best) {
+						best = cyc
+					}
+					found = true
+					break
+				}
+				if prev[e.To] == -2 {
+					prev[e.To] = u
+					via[e.To] = e
+					queue = append(queue, e.To)
+				}
+			}
+		}
+	}
+	return best
+}
