@@ -49,7 +49,7 @@ func (w *logw) C(id, ts int64) *logw {
 	}
 	return w
 }
-func (w *logw) W(wid, k, v int64) *logw       { w.WriteByte('W'); w.i64(wid, k, v); return w }
+func (w *logw) W(wid, k, v int64) *logw      { w.WriteByte('W'); w.i64(wid, k, v); return w }
 func (w *logw) R(txn, wid, k, v int64) *logw { w.WriteByte('R'); w.i64(txn, wid, k, v); return w }
 
 // decodeFiles decodes named in-memory files in order.
@@ -273,7 +273,7 @@ func fileNum(p string) int {
 
 type counts struct {
 	Files, Txns, Committed, Unknown, Writes, Reads int
-	Init, None, ByValue, Explicit, Placeholders   int
+	Init, None, ByValue, Explicit, Placeholders    int
 }
 
 func count(h *history.History) counts {

@@ -1,0 +1,396 @@
+// Package dbcop reads dbcop histories (Biswas and Enea, OOPSLA'19; rnbguy/dbcop): the
+// original bincode file history.bincode and the JSON of the 2025 rewrite.
+//
+// # Bincode
+//
+// bincode with fixed-width little-endian integers: every integer and every length prefix is
+// a u64, a bool is one byte (0 or 1), a string is its length followed by UTF-8 bytes:
+//
+//	id n_node n_variable n_transaction n_event : u64   (n_transaction is per node, n_event per txn)
+//	info start end                             : string
+//	sessions : Vec<Vec<Txn>>
+//	Txn      = events: Vec<Event>, success: bool
+//	Event    = write: bool, variable: u64, value: u64, success: bool
+//
+// Each node's vector is a session (source id: its index). A transaction with success false
+// is aborted; an event with success false keeps the flag as [history.OpFailed] (some
+// histories mark a transaction committed although one of its events failed: the checker
+// decides what that means). Every variable holds 0 before the first write, so the history's
+// initial value is 0.
+//
+// # JSON
+//
+// The rewrite writes sessions of transactions, optionally wrapped in an object with a
+// "data" member (next to "params", "info", "start" and "end"):
+//
+//	[[{"events":[{"Write":{"variable":0,"version":1}},{"Read":{"variable":0,"version":null}}],"committed":true}]]
+//
+// A read of version null read the initial state, which is nil here.
+package dbcop
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"isovet/history"
+	"isovet/internal/parse"
+)
+
+const (
+	bincodeName = "dbcop"
+	jsonName    = "dbcop-json"
+)
+
+// Decoder decodes one history.bincode file. The zero value is ready to use.
+type Decoder struct{ _ struct{} }
+
+// NewDecoder returns a bincode decoder.
+func NewDecoder() *Decoder { return &Decoder{} }
+
+// Finish does nothing: bincode histories are self-contained.
+func (d *Decoder) Finish(b *history.Builder) error { return nil }
+
+// Header is the bincode file's header.
+type Header struct {
+	ID, Nodes, Variables, TxnsPerNode, EventsPerTxn uint64
+	Info, Start, End                                 string
+}
+
+// reader walks a bincode buffer and remembers the first error with its offset.
+type reader struct {
+	data []byte
+	off  int
+	name string
+	err  error
+}
+
+func (r *reader) fail(off int, msg string, args ...any) {
+	if r.err == nil {
+		r.err = parse.Errorf(bincodeName, r.name, 0, 0, int64(off), msg, args...)
+	}
+}
+
+func (r *reader) u64(what string) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	if len(r.data)-r.off < 8 {
+		r.fail(r.off, "%w: expected %s (u64, 8 bytes), %d bytes left", parse.ErrTruncated, what, len(r.data)-r.off)
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(r.data[r.off:])
+	r.off += 8
+	return v
+}
+
+func (r *reader) bool(what string) bool {
+	if r.err != nil {
+		return false
+	}
+	if r.off >= len(r.data) {
+		r.fail(r.off, "%w: expected %s (bool, 1 byte)", parse.ErrTruncated, what)
+		return false
+	}
+	c := r.data[r.off]
+	if c > 1 {
+		r.fail(r.off, "expected %s (bool: byte 0 or 1), found 0x%02x", what, c)
+		return false
+	}
+	r.off++
+	return c == 1
+}
+
+// length reads a Vec or string length and checks that at least min bytes per element remain.
+func (r *reader) length(what string, min int) int {
+	at := r.off
+	n := r.u64(what + " length")
+	if r.err != nil {
+		return 0
+	}
+	if left := uint64(len(r.data) - r.off); n > left/uint64(min) {
+		if n > 1<<40 {
+			r.fail(at, "expected %s length, found implausible %d", what, n)
+		} else {
+			r.fail(at, "%w: %s length %d needs at least %d bytes, %d left", parse.ErrTruncated, what, n, n*uint64(min), left)
+		}
+		return 0
+	}
+	return int(n)
+}
+
+func (r *reader) str(what string) string {
+	n := r.length(what, 1)
+	if r.err != nil {
+		return ""
+	}
+	s := r.data[r.off : r.off+n]
+	if !utf8.Valid(s) {
+		r.fail(r.off, "expected %s as UTF-8 text", what)
+		return ""
+	}
+	r.off += n
+	return string(s)
+}
+
+func (r *reader) header() Header {
+	var h Header
+	h.ID = r.u64("history id")
+	h.Nodes = r.u64("n_node")
+	h.Variables = r.u64("n_variable")
+	h.TxnsPerNode = r.u64("n_transaction")
+	h.EventsPerTxn = r.u64("n_event")
+	h.Info = r.str("info string")
+	h.Start = r.str("start string")
+	h.End = r.str("end string")
+	return h
+}
+
+// event size: write bool, variable u64, value u64, success bool
+const (
+	eventSize = 1 + 8 + 8 + 1
+	txnMin    = 8 + 1
+)
+
+// Decode reads a history.bincode file.
+func (d *Decoder) Decode(rd io.Reader, name string, b *history.Builder) error {
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", name, err)
+	}
+	r := &reader{data: data, name: name}
+	h := r.header()
+	nsess := r.length("sessions", 8)
+	if r.err != nil {
+		return r.err
+	}
+	if h.Nodes*h.TxnsPerNode < 1<<26 && h.EventsPerTxn < 1<<10 {
+		b.Grow(int(h.Nodes*h.TxnsPerNode), int(h.Nodes*h.TxnsPerNode*h.EventsPerTxn))
+	}
+	b.SetInitial(b.IntValue(0))
+	for si := range nsess {
+		s := b.Session(history.Int(int64(si)))
+		ntxn := r.length("session transactions", txnMin)
+		for range ntxn {
+			nev := r.length("transaction events", eventSize)
+			if r.err != nil {
+				return r.err
+			}
+			b.BeginTxn(s, history.NilDatum, history.OutcomeCommitted)
+			le := binary.LittleEndian
+			for range nev {
+				// The length check above guarantees the bytes are there.
+				p := r.data[r.off : r.off+eventSize]
+				if p[0] > 1 || p[17] > 1 {
+					at := r.off
+					if p[0] <= 1 {
+						at += 17
+					}
+					r.fail(at, "expected a bool (byte 0 or 1) in an event, found 0x%02x", r.data[at])
+					return r.err
+				}
+				k := b.IntKey(int64(le.Uint64(p[1:])))
+				v := b.IntValue(int64(le.Uint64(p[9:])))
+				var i int32
+				if p[0] == 1 {
+					i = b.Write(k, v)
+				} else {
+					i = b.Read(k, v)
+				}
+				if p[17] == 0 {
+					b.SetOpFlags(i, history.OpFailed)
+				}
+				r.off += eventSize
+			}
+			if !r.bool("transaction success flag") {
+				b.Current().Outcome = history.OutcomeAborted
+			}
+		}
+		if r.err != nil {
+			return r.err
+		}
+	}
+	if r.err == nil && r.off != len(data) {
+		r.fail(r.off, "expected the end of the history, found %d more bytes", len(data)-r.off)
+	}
+	return r.err
+}
+
+// ReadHeader reads the header of a history.bincode file.
+func ReadHeader(data []byte) (Header, error) {
+	r := &reader{data: data}
+	h := r.header()
+	return h, r.err
+}
+
+// Sniff reports whether head looks like a dbcop history.bincode: a plausible header whose
+// three strings are text.
+func Sniff(name string, head []byte) bool {
+	r := &reader{data: head}
+	var h Header
+	h.ID = r.u64("")
+	h.Nodes = r.u64("")
+	h.Variables = r.u64("")
+	h.TxnsPerNode = r.u64("")
+	h.EventsPerTxn = r.u64("")
+	if r.err != nil || h.Nodes == 0 || h.Nodes > 1<<20 || h.Variables > 1<<40 || h.TxnsPerNode > 1<<32 || h.EventsPerTxn > 1<<20 {
+		return false
+	}
+	for range 3 {
+		n := r.u64("")
+		if r.err != nil || n > 1<<12 {
+			return false
+		}
+		if int(n) > len(head)-r.off {
+			return strings.HasSuffix(name, ".bincode")
+		}
+		s := head[r.off : r.off+int(n)]
+		if !utf8.Valid(s) || bytes.ContainsFunc(s, func(c rune) bool { return c < ' ' }) {
+			return false
+		}
+		r.off += int(n)
+	}
+	n := r.u64("")
+	return r.err != nil || n == h.Nodes || (n > 0 && n <= 1<<20)
+}
+
+// JSONDecoder decodes one dbcop JSON history. The zero value is ready to use.
+type JSONDecoder struct{ _ struct{} }
+
+// NewJSONDecoder returns a JSON decoder.
+func NewJSONDecoder() *JSONDecoder { return &JSONDecoder{} }
+
+// Finish does nothing.
+func (d *JSONDecoder) Finish(b *history.Builder) error { return nil }
+
+type jsonTxn struct {
+	Events    []jsonEvent `json:"events"`
+	Committed *bool       `json:"committed"`
+}
+
+type jsonEvent struct {
+	Write *jsonAccess `json:"Write"`
+	Read  *jsonAccess `json:"Read"`
+}
+
+type jsonAccess struct {
+	Variable *int64 `json:"variable"`
+	Version  *int64 `json:"version"`
+}
+
+// Decode reads a dbcop JSON history.
+func (d *JSONDecoder) Decode(rd io.Reader, name string, b *history.Builder) error {
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", name, err)
+	}
+	body := bytes.TrimLeft(data, " \t\r\n")
+	base := int64(len(data) - len(body))
+	if len(body) > 0 && body[0] == '{' {
+		var wrap struct {
+			Data json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(body, &wrap); err != nil {
+			return jsonError(name, data, base, err)
+		}
+		if wrap.Data == nil {
+			return parse.Errorf(jsonName, name, 1, 1, base, "expected an object with a \"data\" member holding the sessions")
+		}
+		// Locate data inside body for offsets: RawMessage is a subslice copy, so search.
+		if i := bytes.Index(body, wrap.Data); i >= 0 {
+			base += int64(i)
+		}
+		body = wrap.Data
+	}
+	var sessions [][]jsonTxn
+	if err := json.Unmarshal(body, &sessions); err != nil {
+		return jsonError(name, data, base, err)
+	}
+	b.SetInitial(history.Nil)
+	for si, txns := range sessions {
+		s := b.Session(history.Int(int64(si)))
+		for ti, t := range txns {
+			where := fmt.Sprintf("session %d, transaction %d", si, ti)
+			if t.Committed == nil {
+				return parse.Errorf(jsonName, name, 0, 0, -1, "%s: expected a \"committed\" member", where)
+			}
+			outcome := history.OutcomeCommitted
+			if !*t.Committed {
+				outcome = history.OutcomeAborted
+			}
+			b.BeginTxn(s, history.NilDatum, outcome)
+			for ei, e := range t.Events {
+				a := e.Write
+				if (e.Write == nil) == (e.Read == nil) {
+					return parse.Errorf(jsonName, name, 0, 0, -1, "%s, event %d: expected exactly one of \"Write\" or \"Read\"", where, ei)
+				}
+				if a == nil {
+					a = e.Read
+				}
+				if a.Variable == nil {
+					return parse.Errorf(jsonName, name, 0, 0, -1, "%s, event %d: expected a \"variable\"", where, ei)
+				}
+				k := b.IntKey(*a.Variable)
+				v := history.Nil
+				if a.Version != nil {
+					v = b.IntValue(*a.Version)
+				} else if e.Write != nil {
+					return parse.Errorf(jsonName, name, 0, 0, -1, "%s, event %d: expected a written \"version\"", where, ei)
+				}
+				if e.Write != nil {
+					b.Write(k, v)
+				} else {
+					b.Read(k, v)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// jsonError locates a JSON decoding error.
+func jsonError(name string, data []byte, base int64, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	off := int64(-1)
+	switch {
+	case errors.As(err, &se):
+		off = base + max(se.Offset-1, 0) // Offset counts the offending byte
+	case errors.As(err, &te):
+		off = base + te.Offset
+	}
+	if off < 0 {
+		return parse.Errorf(jsonName, name, 0, 0, -1, "%w", err)
+	}
+	line, col := lineCol(data, off)
+	if errors.Is(err, io.ErrUnexpectedEOF) || (se != nil && strings.Contains(se.Error(), "unexpected end")) {
+		return parse.Errorf(jsonName, name, line, col, off, "%w: %v", parse.ErrTruncated, err)
+	}
+	return parse.Errorf(jsonName, name, line, col, off, "%w", err)
+}
+
+func lineCol(data []byte, off int64) (int, int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	pre := data[:off]
+	line := bytes.Count(pre, []byte{'\n'}) + 1
+	col := int(off) - (bytes.LastIndexByte(pre, '\n') + 1) + 1
+	return line, col
+}
+
+// SniffJSON reports whether head looks like a dbcop JSON history: JSON holding transactions
+// with "events" made of "Write"/"Read" accesses to a "variable".
+func SniffJSON(name string, head []byte) bool {
+	t := bytes.TrimLeft(head, " \t\r\n")
+	if len(t) == 0 || (t[0] != '[' && t[0] != '{') {
+		return false
+	}
+	return bytes.Contains(t, []byte(`"events"`)) && bytes.Contains(t, []byte(`"variable"`)) &&
+		(bytes.Contains(t, []byte(`"Write"`)) || bytes.Contains(t, []byte(`"Read"`)))
+}
