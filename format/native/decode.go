@@ -310,7 +310,13 @@ func (x *scratch) parseOp(s *scanner) bool {
 		return false
 	}
 	var o rawOp
-	comma := func(what string) bool { return s.expect(',', "',' and "+what) }
+	comma := func(what string) bool {
+		if s.peek() == ',' {
+			s.i++
+			return true
+		}
+		return s.expect(',', "',' and "+what)
+	}
 	switch string(kind) {
 	case "r", "w", "a", "i":
 		if !comma("a key") {

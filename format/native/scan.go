@@ -319,19 +319,31 @@ func (s *scanner) boolean(what string) (bool, bool) {
 
 // pair parses [a,b] of integers.
 func (s *scanner) pair(what string) (a, b int64, ok bool) {
-	if !s.expect('[', what+" ([a, b])") {
-		return 0, 0, false
+	if s.peek() != '[' {
+		return 0, 0, s.expect('[', what+" ([a, b])")
 	}
-	if a, ok = s.int(what + " first element (an integer)"); !ok {
+	s.i++
+	if c := s.peek(); c != '-' && (c < '0' || c > '9') {
+		return 0, 0, s.failf(s.i, "expected %s first element (an integer), found %s", what, s.found(s.i))
+	}
+	if a, ok = s.number("an integer"); !ok {
 		return
 	}
-	if !s.expect(',', "',' and a second element of "+what) {
-		return 0, 0, false
+	if s.peek() != ',' {
+		return 0, 0, s.expect(',', "',' and a second element of "+what)
 	}
-	if b, ok = s.int(what + " second element (an integer)"); !ok {
+	s.i++
+	if c := s.peek(); c != '-' && (c < '0' || c > '9') {
+		return 0, 0, s.failf(s.i, "expected %s second element (an integer), found %s", what, s.found(s.i))
+	}
+	if b, ok = s.number("an integer"); !ok {
 		return
 	}
-	return a, b, s.expect(']', "']' closing "+what+" (two elements)")
+	if s.peek() != ']' {
+		return 0, 0, s.expect(']', "']' closing "+what+" (two elements)")
+	}
+	s.i++
+	return a, b, true
 }
 
 // atEnd reports whether only white space remains.

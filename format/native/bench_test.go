@@ -1,0 +1,97 @@
+package native_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"isovet/format/native"
+	"isovet/history"
+)
+
+// genTxns returns a seeded workload of n committed transactions over 24 sessions, 8 ops
+// each (half reads of the key's latest value, half writes of unique values) on 10,000
+// integer keys, with client intervals in ns.
+func genTxns(n int) []native.Txn {
+	r := rand.New(rand.NewPCG(1, 2))
+	latest := make(map[int64]int64)
+	var next int64
+	now := int64(1_700_000_000_000_000_000)
+	txns := make([]native.Txn, n)
+	for i := range txns {
+		t := &txns[i]
+		t.Session = history.Int(int64(i % 24))
+		t.ID = history.Int(int64(i))
+		t.Outcome = history.OutcomeCommitted
+		t.Time = history.Interval{Begin: now, End: now + 1_500_000}
+		t.HasTime = true
+		now += 200_000
+		t.Ops = make([]native.Op, 8)
+		for j := range t.Ops {
+			k := r.Int64N(10_000)
+			if r.IntN(2) == 0 {
+				v := history.NilDatum
+				if x, ok := latest[k]; ok {
+					v = history.Int(x)
+				}
+				t.Ops[j] = native.Op{Kind: history.OpRead, Key: history.Int(k), Value: v}
+			} else {
+				next++
+				latest[k] = next
+				t.Ops[j] = native.Op{Kind: history.OpWrite, Key: history.Int(k), Value: history.Int(next)}
+			}
+		}
+	}
+	return txns
+}
+
+func genNative(tb testing.TB, n int) []byte {
+	var buf bytes.Buffer
+	e := native.NewEncoder(&buf)
+	if err := e.EncodeHeader(native.Header{}); err != nil {
+		tb.Fatal(err)
+	}
+	for _, t := range genTxns(n) {
+		if err := e.EncodeTxn(&t); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return buf.Bytes()
+}
+
+func BenchmarkRead(b *testing.B) {
+	for _, n := range []int{10_000, 1_000_000} {
+		b.Run(fmt.Sprintf("native/txns=%d", n), func(b *testing.B) {
+			data := genNative(b, n)
+			b.SetBytes(int64(len(data)))
+			b.ResetTimer()
+			for b.Loop() {
+				hb := history.NewBuilder()
+				if err := native.NewDecoder().Decode(bytes.NewReader(data), "bench", hb); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := hb.Build(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "txns/s")
+		})
+	}
+}
+
+func BenchmarkWrite(b *testing.B) {
+	data := genNative(b, 100_000)
+	h, err := read(b, string(data))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		var buf bytes.Buffer
+		buf.Grow(len(data))
+		if err := native.Write(&buf, h); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
