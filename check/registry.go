@@ -1,5 +1,22 @@
 package check
 
+import (
+	"context"
+
+	"isovet/history"
+	"isovet/internal/check/basic"
+)
+
 // checkers is the registry: which checker checks which levels, in preference order. The
 // CLI and the server share it. A level that no entry lists is refused, never passed.
-var checkers = []Checker{}
+var checkers = []Checker{
+	{
+		Name:    "basic",
+		Method:  MethodBasic,
+		Levels:  Levels(),
+		Summary: "linear checks: internal consistency, aborted (G1a), intermediate (G1b) and thin-air reads, duplicate list elements, incompatible list orders, future reads",
+		Run: func(ctx context.Context, h *history.History, l Level, o Options) (*Report, error) {
+			return basic.Run(ctx, h, l, basic.Options{MaxAnomalies: o.MaxAnomalies})
+		},
+	},
+}

@@ -46,8 +46,9 @@
 //	del(k)        delete
 //
 // Each op may carry suffixes, in any order: "!" marks it failed ([history.OpFailed]);
-// "<-T1" names the read's source explicitly ([history.SrcTxn]: the last write of the key in
-// T1, before the read if T1 is the reader itself), "<-init" the initial state
+// "<-T1" names the read's source explicitly ([history.SrcTxn]: T1's last write of the key
+// with the value read, or else its last write of the key; only writes before the read if T1
+// is the reader itself), "<-init" the initial state
 // ([history.SrcInit]), "<-none" a read that found nothing ([history.SrcNone]); "@[b,e]" is
 // the op's interval.
 //

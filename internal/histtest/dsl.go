@@ -547,11 +547,17 @@ func (p *parser) resolve() error {
 			if w == ps.txn {
 				limit = int(ps.op)
 			}
-			found := int32(-1)
+			found, same := int32(-1), int32(-1)
 			for i := range limit {
 				if wops[i].Kind.IsWrite() && wops[i].Key == o.Key {
 					found = int32(i)
+					if wops[i].Value == o.Value {
+						same = int32(i)
+					}
 				}
+			}
+			if same >= 0 {
+				found = same
 			}
 			if found < 0 {
 				return p.errf(ps.tok, "transaction writes no such key")

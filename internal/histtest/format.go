@@ -36,7 +36,7 @@ func Atom(d history.Datum) string {
 
 // Format prints h in the DSL, one transaction per line with its session label, so that
 // Parse(Format(h)) rebuilds h. Transactions without a source id are printed as T<n>.
-// Explicit sources print as "<-T", which Parse resolves to the last write of the key in T.
+// Explicit sources print as "<-T", which Parse resolves as the package documentation says.
 func Format(h *history.History) string {
 	var b strings.Builder
 	if h.Initial != history.Nil {

@@ -1,0 +1,577 @@
+package basic
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"isovet/history"
+	"isovet/internal/anomaly"
+	"isovet/internal/report"
+)
+
+// Options tune the basic checks. The zero value is usable.
+type Options struct {
+	// MaxAnomalies caps how many findings of each kind are listed (0: 20). Every finding is
+	// still counted.
+	MaxAnomalies int
+	_            struct{}
+}
+
+// Findings is what the basic checks found.
+type Findings struct {
+	// Anomalies lists findings, at most Options.MaxAnomalies per kind, in the order of the
+	// transactions that reveal them (incompatible list orders last, by key).
+	Anomalies []report.Anomaly
+	// Counts holds the number of findings of each kind, listed or not.
+	Counts map[anomaly.Kind]int
+	// Notes are caveats: failed ops, unknown outcomes, duplicate values, unlisted findings.
+	Notes []string
+	Stats report.Stats
+}
+
+// checker holds the state of one run.
+type checker struct {
+	h   *history.History
+	max int
+	ix  *index
+	f   *Findings
+
+	// Per-key scratch, stamped with the current transaction so it never needs clearing.
+	stamp []uint32
+	gen   uint32
+	lastW []int32 // op index of the txn's last write of the key before the current op
+	// Per-op scratch of the current transaction: the previous own append of the same key.
+	prevAppend []int32
+	// failedKey marks keys the current txn wrote with a failed op (stamped by failStamp).
+	failStamp []uint32
+
+	// Per-value scratch for duplicate list elements.
+	seen    []uint32
+	seenGen uint32
+
+	// List reads of committed transactions, for the order check: per key the longest read.
+	longest   []opRef
+	listReads []opRef
+	// futureElem is the list element being checked, for future-read messages.
+	futureElem history.Value
+}
+
+type opRef struct {
+	t  history.TxnID
+	op int32
+}
+
+var noRef = opRef{t: -1}
+
+// Check runs every basic check over h. It polls ctx and returns context.Cause(ctx) with
+// what it found so far when cancelled.
+func Check(ctx context.Context, h *history.History, o Options) (*Findings, error) {
+	c := &checker{h: h, max: o.MaxAnomalies, f: &Findings{Counts: make(map[anomaly.Kind]int)}}
+	if c.max <= 0 {
+		c.max = 20
+	}
+	nk := len(h.Keys)
+	c.stamp = make([]uint32, nk)
+	c.failStamp = make([]uint32, nk)
+	c.lastW = make([]int32, nk)
+
+	st := &c.f.Stats
+	st.Txns, st.Sessions, st.Keys = len(h.Txns), len(h.Sessions), nk
+	writes := 0
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		switch t.Outcome {
+		case history.OutcomeCommitted:
+			st.Committed++
+		case history.OutcomeAborted:
+			st.Aborted++
+		default:
+			st.Unknown++
+		}
+		st.Ops += len(t.Ops)
+		for _, o := range t.Ops {
+			if o.Kind.IsWrite() {
+				writes++
+			}
+		}
+	}
+	c.ix = newIndex(writes)
+	if err := c.indexWrites(ctx); err != nil {
+		return c.f, err
+	}
+	if err := c.checkReads(ctx); err != nil {
+		return c.f, err
+	}
+	c.checkOrders()
+	c.notes()
+	return c.f, nil
+}
+
+func (c *checker) nextGen() {
+	c.gen++
+	if c.gen == 0 { // wrapped: clear stamps
+		clear(c.stamp)
+		clear(c.failStamp)
+		c.gen = 1
+	}
+}
+
+// indexWrites records every write with whether it was its transaction's last write of the
+// key.
+func (c *checker) indexWrites(ctx context.Context) error {
+	h := c.h
+	for i := range h.Txns {
+		if i&1023 == 0 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		t := &h.Txns[i]
+		c.nextGen()
+		aborted := t.Outcome == history.OutcomeAborted
+		for j := len(t.Ops) - 1; j >= 0; j-- {
+			o := t.Ops[j]
+			if !o.Kind.IsWrite() {
+				continue
+			}
+			var fl uint8
+			switch {
+			case aborted:
+				fl = wAborted
+			case c.stamp[o.Key] != c.gen:
+				fl = wFinal
+			default:
+				fl = wInter
+			}
+			if o.Failed() {
+				fl |= wFailed
+			}
+			c.stamp[o.Key] = c.gen
+			c.ix.add(o.Key, o.Value, t.ID, int32(j), fl)
+		}
+	}
+	return nil
+}
+
+// add records a finding; msg is called only if the finding is listed.
+func (c *checker) add(kind anomaly.Kind, txns []history.TxnID, k history.Key, msg func() string, cycle ...report.Step) {
+	n := c.f.Counts[kind]
+	c.f.Counts[kind] = n + 1
+	if n >= c.max {
+		return
+	}
+	c.f.Anomalies = append(c.f.Anomalies, report.Anomaly{Kind: kind, Txns: txns, Key: k, Cycle: cycle, Message: msg()})
+}
+
+func (c *checker) checkReads(ctx context.Context) error {
+	h := c.h
+	c.longest = make([]opRef, len(h.Keys))
+	for i := range c.longest {
+		c.longest[i] = noRef
+	}
+	for i := range h.Txns {
+		if i&1023 == 0 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		t := &h.Txns[i]
+		if t.Outcome != history.OutcomeCommitted {
+			continue
+		}
+		c.nextGen()
+		if cap(c.prevAppend) < len(t.Ops) {
+			c.prevAppend = make([]int32, len(t.Ops))
+		}
+		c.prevAppend = c.prevAppend[:len(t.Ops)]
+		for j, o := range t.Ops {
+			switch o.Kind {
+			case history.OpRead:
+				if !o.Failed() {
+					c.read(t, int32(j), o)
+				}
+			case history.OpListRead:
+				if !o.Failed() {
+					c.listRead(t, int32(j), o)
+				}
+			case history.OpWrite, history.OpAppend, history.OpInsert, history.OpDelete:
+				c.prevAppend[j] = -1
+				if c.stamp[o.Key] == c.gen {
+					c.prevAppend[j] = c.lastW[o.Key]
+				}
+				c.stamp[o.Key] = c.gen
+				c.lastW[o.Key] = int32(j)
+				if o.Failed() {
+					c.failStamp[o.Key] = c.gen
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// ownWrite returns the op index of t's last write of k before the current op, or -1, and
+// whether t wrote k with a failed op so far.
+func (c *checker) ownWrite(k history.Key) (int32, bool) {
+	if c.stamp[k] != c.gen {
+		return -1, false
+	}
+	return c.lastW[k], c.failStamp[k] == c.gen
+}
+
+func (c *checker) read(t *history.Txn, j int32, o history.Op) {
+	h := c.h
+	k, v := o.Key, o.Value
+	if w, failed := c.ownWrite(k); w >= 0 {
+		if failed {
+			return
+		}
+		wo := t.Ops[w]
+		if wo.Kind == history.OpAppend {
+			return // an item read of a list key: nothing to compare
+		}
+		if wo.Value != v || (o.Src.Kind == history.SrcTxn && o.Src.Txn != t.ID) || o.Src.Kind == history.SrcInit || o.Src.Kind == history.SrcNone {
+			c.add(anomaly.Internal, []history.TxnID{t.ID}, k, func() string {
+				return fmt.Sprintf("%s read %v=%v after writing %v=%v itself", h.Name(t.ID), h.Key(k), h.Value(v), h.Key(k), h.Value(wo.Value))
+			})
+		}
+		return
+	}
+	switch o.Src.Kind {
+	case history.SrcInit, history.SrcNone:
+		return
+	case history.SrcTxn:
+		c.readFrom(t, j, o)
+		return
+	}
+	r := c.ix.find(k, v)
+	if r == nil {
+		if v != h.InitialValue(k) {
+			c.add(anomaly.ThinAirRead, []history.TxnID{t.ID}, k, func() string {
+				return fmt.Sprintf("%s read %v=%v, which no transaction wrote and which is not %v's initial value (%v)", h.Name(t.ID), h.Key(k), h.Value(v), h.Key(k), h.Value(h.InitialValue(k)))
+			})
+		}
+		return
+	}
+	if v == h.InitialValue(k) {
+		return // it may be the initial version
+	}
+	c.external(t, o, r, false)
+}
+
+// external checks a read of (k, v) by t, which did not write k earlier, against the writers
+// of that pair. list says whether it is an element of a list read.
+func (c *checker) external(t *history.Txn, o history.Op, r *wrec, list bool) {
+	h := c.h
+	k, v := r.k, r.v
+	if r.n == 1 && r.txn == t.ID {
+		// Only t wrote it, and only later.
+		c.add(anomaly.Internal, []history.TxnID{t.ID}, k, func() string {
+			if list {
+				return fmt.Sprintf("%s read %v=%s, holding %v before appending it itself", h.Name(t.ID), h.Key(k), c.list(o), h.Value(v))
+			}
+			return fmt.Sprintf("%s read %v=%v before writing it itself", h.Name(t.ID), h.Key(k), h.Value(v))
+		})
+		return
+	}
+	switch {
+	case r.flags&(wFinal|wInter) == 0:
+		// Every writer aborted.
+		c.add(anomaly.AbortedRead, []history.TxnID{r.txn, t.ID}, k, func() string {
+			who := h.Name(r.txn)
+			if r.n > 1 {
+				who = fmt.Sprintf("%d transactions, all aborted (first %s)", r.n, h.Name(r.txn))
+			}
+			if list {
+				return fmt.Sprintf("%s read %v=%s, whose element %v was appended only by %s, which aborted", h.Name(t.ID), h.Key(k), c.list(o), h.Value(v), who)
+			}
+			return fmt.Sprintf("%s read %v=%v, which only %s wrote, and it aborted", h.Name(t.ID), h.Key(k), h.Value(v), who)
+		}, report.Step{From: r.txn, To: t.ID, Rel: report.WR, Key: k, Value: v})
+		return
+	case r.flags&wFinal == 0 && !list && r.txn != t.ID:
+		// Every committed or unknown writer overwrote it in the same transaction.
+		c.intermediate(t, o, r.txn, r.op, false)
+	}
+	if r.n == 1 && r.flags&wAborted == 0 {
+		c.future(t, o, r.txn)
+	}
+}
+
+// readFrom checks a read whose source names the writing op.
+func (c *checker) readFrom(t *history.Txn, j int32, o history.Op) {
+	h := c.h
+	k, v := o.Key, o.Value
+	w := o.Src.Txn
+	if w == t.ID {
+		if o.Src.Op > j {
+			c.add(anomaly.Internal, []history.TxnID{t.ID}, k, func() string {
+				return fmt.Sprintf("%s read %v=%v from its own later write", h.Name(t.ID), h.Key(k), h.Value(v))
+			})
+		}
+		return
+	}
+	wt := h.Txn(w)
+	if wt.Outcome == history.OutcomeAborted {
+		c.add(anomaly.AbortedRead, []history.TxnID{w, t.ID}, k, func() string {
+			return fmt.Sprintf("%s read %v=%v from %s (the source names it), which aborted", h.Name(t.ID), h.Key(k), h.Value(v), h.Name(w))
+		}, report.Step{From: w, To: t.ID, Rel: report.WR, Key: k, Value: v})
+		return
+	}
+	if overwrite(wt, o.Src.Op) >= 0 {
+		c.intermediate(t, o, w, o.Src.Op, true)
+	}
+	c.future(t, o, w)
+}
+
+// overwrite returns the index of wt's last write of the key written at op i, if it comes
+// after i, else -1.
+func overwrite(wt *history.Txn, i int32) int32 {
+	k := wt.Ops[i].Key
+	last := int32(-1)
+	for j := i + 1; j < int32(len(wt.Ops)); j++ {
+		if o := wt.Ops[j]; o.Kind.IsWrite() && o.Key == k {
+			last = j
+		}
+	}
+	return last
+}
+
+func (c *checker) intermediate(t *history.Txn, o history.Op, w history.TxnID, wop int32, explicit bool) {
+	h := c.h
+	k, v := o.Key, o.Value
+	c.add(anomaly.IntermediateRead, []history.TxnID{w, t.ID}, k, func() string {
+		wt := h.Txn(w)
+		over := overwrite(wt, wop)
+		if over < 0 {
+			// Duplicates: w's write was final but w aborted; the committed writers overwrote it.
+			return fmt.Sprintf("%s read %v=%v, which every committed or unknown-outcome writer overwrote in the same transaction, and the others aborted", h.Name(t.ID), h.Key(k), h.Value(v))
+		}
+		final := wt.Ops[over]
+		src := ""
+		if explicit {
+			src = " (the source names it)"
+		}
+		return fmt.Sprintf("%s read %v=%v, which %s wrote%s and then overwrote with %v=%v in the same transaction", h.Name(t.ID), h.Key(k), h.Value(v), h.Name(w), src, h.Key(k), h.Value(final.Value))
+	}, report.Step{From: w, To: t.ID, Rel: report.WR, Key: k, Value: v})
+}
+
+// future reports t reading from w when w comes later in t's session.
+func (c *checker) future(t *history.Txn, o history.Op, w history.TxnID) {
+	h := c.h
+	wt := h.Txn(w)
+	if wt.Session != t.Session || wt.Seq <= t.Seq {
+		return
+	}
+	k, v := o.Key, o.Value
+	if o.Kind == history.OpListRead {
+		v = c.futureElem
+	}
+	c.add(anomaly.FutureRead, []history.TxnID{t.ID, w}, k, func() string {
+		sess := h.Sessions[t.Session].Source
+		what := fmt.Sprintf("%v=%v", h.Key(k), h.Value(v))
+		if o.Kind == history.OpListRead {
+			what = fmt.Sprintf("%v=%s, holding %v", h.Key(k), c.list(o), h.Value(v))
+		}
+		return fmt.Sprintf("%s read %s, which %s wrote later in the same session %v", h.Name(t.ID), what, h.Name(w), sess)
+	},
+		report.Step{From: t.ID, To: w, Rel: report.SO, Key: -1},
+		report.Step{From: w, To: t.ID, Rel: report.WR, Key: k, Value: v})
+}
+
+func (c *checker) listRead(t *history.Txn, j int32, o history.Op) {
+	h := c.h
+	k := o.Key
+	l := h.List(o)
+
+	// Internal: the list must end with the transaction's own appends, in order.
+	if w, failed := c.ownWrite(k); w >= 0 && !failed {
+		n := len(l)
+		ok := true
+		for a := w; a >= 0; a = c.prevAppend[a] {
+			if t.Ops[a].Kind != history.OpAppend {
+				break
+			}
+			n--
+			if n < 0 || l[n] != t.Ops[a].Value {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			c.add(anomaly.Internal, []history.TxnID{t.ID}, k, func() string {
+				var own []history.Value
+				for a := w; a >= 0 && t.Ops[a].Kind == history.OpAppend; a = c.prevAppend[a] {
+					own = append(own, t.Ops[a].Value)
+				}
+				slices.Reverse(own)
+				return fmt.Sprintf("%s read %v=%s after appending %s itself, but the list does not end with them", h.Name(t.ID), h.Key(k), c.list(o), c.values(own))
+			})
+		}
+	}
+
+	// Duplicate elements.
+	if c.seen == nil {
+		c.seen = make([]uint32, len(h.Values))
+	}
+	c.seenGen++
+	if c.seenGen == 0 {
+		clear(c.seen)
+		c.seenGen = 1
+	}
+	dupReported := false
+	for _, e := range l {
+		if c.seen[e] == c.seenGen && !dupReported {
+			dupReported = true
+			c.add(anomaly.DuplicateElements, []history.TxnID{t.ID}, k, func() string {
+				return fmt.Sprintf("%s read %v=%s, which holds %v more than once", h.Name(t.ID), h.Key(k), c.list(o), h.Value(e))
+			})
+		}
+		c.seen[e] = c.seenGen
+	}
+
+	// Each element must have been appended, by someone who did not abort.
+	for _, e := range l {
+		r := c.ix.find(k, e)
+		if r == nil {
+			c.add(anomaly.ThinAirRead, []history.TxnID{t.ID}, k, func() string {
+				return fmt.Sprintf("%s read %v=%s, whose element %v no transaction appended", h.Name(t.ID), h.Key(k), c.list(o), h.Value(e))
+			})
+			continue
+		}
+		if r.txn == t.ID && r.n == 1 && r.op < j {
+			continue // its own earlier append
+		}
+		c.futureElem = e
+		c.external(t, o, r, true)
+	}
+
+	// G1b: the list ends with an element whose writer appended to the key again.
+	if n := len(l); n > 0 {
+		if r := c.ix.find(k, l[n-1]); r != nil && r.n == 1 && r.txn != t.ID && r.flags&wInter != 0 && r.flags&wFinal == 0 {
+			e := l[n-1]
+			c.add(anomaly.IntermediateRead, []history.TxnID{r.txn, t.ID}, k, func() string {
+				wt := h.Txn(r.txn)
+				next := wt.Ops[overwrite(wt, r.op)]
+				return fmt.Sprintf("%s read %v=%s, which ends with %v; %s appended %v and then %v to %v in the same transaction", h.Name(t.ID), h.Key(k), c.list(o), h.Value(e), h.Name(r.txn), h.Value(e), h.Value(next.Value), h.Key(k))
+			}, report.Step{From: r.txn, To: t.ID, Rel: report.WR, Key: k, Value: e})
+		}
+	}
+
+	// Remember for the order check.
+	ref := opRef{t.ID, j}
+	c.listReads = append(c.listReads, ref)
+	if lg := c.longest[k]; lg == noRef || len(h.List(h.Txn(lg.t).Ops[lg.op])) < len(l) {
+		c.longest[k] = ref
+	}
+}
+
+// checkOrders compares every list read with the longest read of its key.
+func (c *checker) checkOrders() {
+	h := c.h
+	reported := make(map[history.Key]bool)
+	for _, ref := range c.listReads {
+		o := h.Txn(ref.t).Ops[ref.op]
+		lg := c.longest[o.Key]
+		if lg == ref || reported[o.Key] {
+			continue
+		}
+		lo := h.Txn(lg.t).Ops[lg.op]
+		l, long := h.List(o), h.List(lo)
+		if slices.Equal(l, long[:len(l)]) {
+			continue
+		}
+		reported[o.Key] = true
+		k := o.Key
+		c.add(anomaly.IncompatibleOrder, []history.TxnID{ref.t, lg.t}, k, func() string {
+			i := 0
+			for l[i] == long[i] {
+				i++
+			}
+			return fmt.Sprintf("%s read %v=%s and %s read %v=%s: neither is a prefix of the other (they differ at position %d: %v vs %v)",
+				h.Name(ref.t), h.Key(k), c.list(o), h.Name(lg.t), h.Key(k), c.list(lo), i, h.Value(l[i]), h.Value(long[i]))
+		})
+	}
+	// Order the findings by key, for stable output independent of transaction order.
+	slices.SortStableFunc(c.f.Anomalies, func(a, b report.Anomaly) int {
+		if a.Kind == anomaly.IncompatibleOrder && b.Kind == anomaly.IncompatibleOrder {
+			return int(a.Key) - int(b.Key)
+		}
+		return 0
+	})
+}
+
+func (c *checker) notes() {
+	h := c.h
+	f := c.f
+	var failedR, failedW, dupPairs, dupLists int
+	var dupExample *wrec
+	for i := range h.Txns {
+		for _, o := range h.Txns[i].Ops {
+			if o.Failed() {
+				if o.Kind.IsWrite() {
+					failedW++
+				} else {
+					failedR++
+				}
+			}
+		}
+	}
+	for i := range c.ix.recs {
+		r := &c.ix.recs[i]
+		if r.n > 1 {
+			if h.Txn(r.txn).Ops[r.op].Kind == history.OpAppend {
+				dupLists++
+			} else {
+				dupPairs++
+			}
+			if dupExample == nil {
+				dupExample = r
+			}
+		}
+	}
+	if failedR+failedW > 0 {
+		f.Notes = append(f.Notes, fmt.Sprintf("%d failed reads were not checked; %d failed writes were treated as possibly done: their values count as written, and their transactions' later reads of those keys were not checked", failedR, failedW))
+	}
+	if f.Stats.Unknown > 0 {
+		f.Notes = append(f.Notes, fmt.Sprintf("%d transactions have an unknown outcome: their writes count as possibly committed, and their own reads were not checked", f.Stats.Unknown))
+	}
+	if dupPairs > 0 {
+		f.Notes = append(f.Notes, fmt.Sprintf("%d (key, value) pairs were written by more than one transaction (e.g. %v=%v by %s and others); reads of them are ambiguous, and a finding is reported only if every possible writer agrees", dupPairs, h.Key(dupExample.k), h.Value(dupExample.v), h.Name(dupExample.txn)))
+	}
+	if dupLists > 0 {
+		f.Notes = append(f.Notes, fmt.Sprintf("%d list elements were appended to the same key by more than one transaction; list reads holding them are ambiguous", dupLists))
+	}
+	kinds := make([]anomaly.Kind, 0, len(f.Counts))
+	for k := range f.Counts {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	for _, k := range kinds {
+		if n := f.Counts[k]; n > c.max {
+			f.Notes = append(f.Notes, fmt.Sprintf("%d %s findings; only the first %d are listed", n, k.Info().Title, c.max))
+		}
+	}
+}
+
+// maxList is how many elements a rendered list shows before eliding the middle.
+const maxList = 8
+
+// list renders a list read, eliding the middle of long lists.
+func (c *checker) list(o history.Op) string { return c.values(c.h.List(o)) }
+
+func (c *checker) values(vs []history.Value) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, v := range vs {
+		if len(vs) > maxList && i == maxList/2 {
+			fmt.Fprintf(&b, " ... (%d more) ...", len(vs)-maxList)
+		}
+		if len(vs) > maxList && i >= maxList/2 && i < len(vs)-maxList/2 {
+			continue
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(c.h.Value(v).String())
+	}
+	b.WriteByte(']')
+	return b.String()
+}
