@@ -59,7 +59,7 @@ func (d *Decoder) Finish(b *history.Builder) error { return nil }
 // Header is the bincode file's header.
 type Header struct {
 	ID, Nodes, Variables, TxnsPerNode, EventsPerTxn uint64
-	Info, Start, End                                 string
+	Info, Start, End                                string
 }
 
 // reader walks a bincode buffer and remembers the first error with its offset.
