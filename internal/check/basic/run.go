@@ -16,11 +16,11 @@ import (
 func Run(ctx context.Context, h *history.History, level anomaly.Level, o Options) (*report.Report, error) {
 	f, err := Check(ctx, h, o)
 	rep := &report.Report{
-		Level:     level,
-		Checker:   "basic",
-		Notes:     f.Notes,
-		Stats:     f.Stats,
-		History:   h,
+		Level:   level,
+		Checker: "basic",
+		Notes:   f.Notes,
+		Stats:   f.Stats,
+		History: h,
 	}
 	if err != nil {
 		rep.Verdict = report.Unknown
