@@ -1,8 +1,41 @@
 package format
 
+import (
+	"isovet/format/cobra"
+	"isovet/format/dbcop"
+	"isovet/format/vbox"
+)
+
 // formats is the registry: one entry per format, in sniffing order (most specific first).
 // Each format's owner adds its entry here.
-var formats = []Format{}
+var formats = []Format{
+	{
+		Name: "dbcop", Aliases: []string{"dbcop-bincode", "bincode"},
+		Summary: "dbcop history.bincode (OOPSLA'19 dbcop, PolySI, VeriStrong)",
+		Sniff:   dbcop.Sniff,
+		New:     func(Options) Decoder { return dbcop.NewDecoder() },
+	},
+	{
+		Name:    "dbcop-json",
+		Summary: "dbcop JSON history (the 2025 dbcop rewrite)",
+		Sniff:   dbcop.SniffJSON,
+		New:     func(Options) Decoder { return dbcop.NewJSONDecoder() },
+	},
+	{
+		Name:    "cobra",
+		Summary: "Cobra binary client logs: a directory of T*.log",
+		Dir:     true, Members: "T*.log",
+		Sniff: cobra.Sniff,
+		New:   func(Options) Decoder { return cobra.NewDecoder() },
+	},
+	{
+		Name:    "vbox",
+		Summary: "Vbox binary session logs with per-op intervals: a directory of *.log",
+		Dir:     true, Members: "*.log",
+		Sniff: vbox.Sniff,
+		New:   func(Options) Decoder { return vbox.NewDecoder() },
+	},
+}
 
 // Formats returns the registered formats in sniffing order. The slice is shared: do not
 // modify it.

@@ -269,8 +269,8 @@ func readDir(tb testing.TB, dir string, d *Decoder) (*history.History, error) {
 
 type counts struct {
 	Txns, Committed, Aborted, Writes, Reads, InitReads int
-	PredReads, PredReadRows, EmptyPredReads           int
-	PredWrites, PredWriteRows, Placeholders           int
+	PredReads, PredReadRows, EmptyPredReads            int
+	PredWrites, PredWriteRows, Placeholders            int
 }
 
 func count(h *history.History) counts {
