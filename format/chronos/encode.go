@@ -1,0 +1,165 @@
+package chronos
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+
+	"isovet/history"
+)
+
+// ErrUnrepresentable is wrapped by [Write] when a history holds what Chronos JSON cannot.
+var ErrUnrepresentable = errors.New("chronos: cannot write")
+
+// Write writes h as a Chronos JSON array, one transaction object per line. Chronos holds
+// committed transactions with reads, writes, appends and list reads only; anything else
+// is an error wrapping [ErrUnrepresentable]. Sessions are written by source id, so
+// distinct sessions sharing one id merge.
+func Write(w io.Writer, h *history.History) error {
+	bw := bufio.NewWriterSize(w, 1<<18)
+	var b []byte
+	b = append(b, '[')
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		if t.Outcome != history.OutcomeCommitted {
+			return fmt.Errorf("%w: txn %s is %v (Chronos histories hold committed transactions only)", ErrUnrepresentable, h.Name(t.ID), t.Outcome)
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n{"...)
+		sep := false
+		if !t.Source.IsNil() {
+			b = appendDatum(append(b, `"tid":`...), t.Source)
+			sep = true
+		}
+		if s := h.Sessions[t.Session].Source; !s.IsNil() {
+			if sep {
+				b = append(b, ',')
+			}
+			b = appendDatum(append(b, `"sid":`...), s)
+			sep = true
+		}
+		if t.HasTimestamps {
+			if sep {
+				b = append(b, ',')
+			}
+			b = appendHLC(append(b, `"sts":`...), t.Start)
+			b = appendHLC(append(b, `,"cts":`...), t.Commit)
+			sep = true
+		}
+		if sep {
+			b = append(b, ',')
+		}
+		b = append(b, `"ops":[`...)
+		for j, o := range t.Ops {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			switch o.Kind {
+			case history.OpRead:
+				b = append(b, `{"t":"r","k":`...)
+			case history.OpWrite:
+				b = append(b, `{"t":"w","k":`...)
+			case history.OpAppend, history.OpListRead:
+				if o.Kind == history.OpAppend {
+					b = append(b, `{"t":"a","k":`...)
+				} else {
+					b = append(b, `{"t":"r","k":`...)
+				}
+			default:
+				return fmt.Errorf("%w: txn %s op %d is a %v (Chronos has reads, writes, appends and list reads)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
+			}
+			b = appendDatum(b, h.Key(o.Key))
+			b = append(b, `,"v":`...)
+			if o.Kind == history.OpListRead {
+				b = append(b, '[')
+				for n, v := range h.List(o) {
+					if n > 0 {
+						b = append(b, ',')
+					}
+					b = appendDatum(b, h.Value(v))
+				}
+				b = append(b, ']')
+			} else {
+				b = appendDatum(b, h.Value(o.Value))
+			}
+			b = append(b, '}')
+		}
+		b = append(b, "]}"...)
+		if len(b) > 1<<16 {
+			if _, err := bw.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	b = append(b, "\n]\n"...)
+	if _, err := bw.Write(b); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func appendHLC(b []byte, t history.Timestamp) []byte {
+	b = strconv.AppendInt(append(b, `{"p":`...), t.Physical, 10)
+	b = strconv.AppendInt(append(b, `,"l":`...), t.Logical, 10)
+	return append(b, '}')
+}
+
+func appendDatum(b []byte, d history.Datum) []byte {
+	if i, ok := d.Int(); ok {
+		return strconv.AppendInt(b, i, 10)
+	}
+	if s, ok := d.Str(); ok {
+		return appendString(b, s)
+	}
+	return append(b, "null"...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
+			i++
+			continue
+		}
+		if c >= 0x80 {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r != utf8.RuneError || size != 1 {
+				i += size
+				continue
+			}
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\r':
+			b = append(b, '\\', 'r')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+		}
+		i++
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
