@@ -2,9 +2,12 @@ package check
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"isovet/history"
 	"isovet/internal/check/basic"
+	"isovet/internal/check/ts"
 )
 
 // checkers is the registry: which checker checks which levels, in preference order. The
@@ -17,6 +20,19 @@ var checkers = []Checker{
 		Summary: "linear checks: internal consistency, aborted (G1a), intermediate (G1b) and thin-air reads, duplicate list elements, incompatible list orders, future reads",
 		Run: func(ctx context.Context, h *history.History, l Level, o Options) (*Report, error) {
 			return basic.Run(ctx, h, l, basic.Options{MaxAnomalies: o.MaxAnomalies})
+		},
+	},
+	{
+		Name:    "chronos",
+		Method:  MethodTimestamp,
+		Levels:  ts.Levels,
+		Summary: "Chronos: snapshot isolation and serializability from the database's start and commit timestamps (SESSION, INT, EXT, NOCONFLICT), near-linear time",
+		Run: func(ctx context.Context, h *history.History, l Level, o Options) (*Report, error) {
+			rep, err := ts.Check(ctx, h, l, ts.Options{MaxAnomalies: o.MaxAnomalies})
+			if errors.Is(err, ts.ErrNoTimestamps) {
+				return nil, fmt.Errorf("%w: %w", ErrNeedsTime, err)
+			}
+			return rep, err
 		},
 	},
 }

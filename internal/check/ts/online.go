@@ -1,0 +1,723 @@
+package ts
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"isovet/history"
+	"isovet/internal/anomaly"
+)
+
+// OnlineOptions configure an [Online] checker. The zero value checks snapshot isolation
+// with a 5 s settle timeout and no memory bound.
+type OnlineOptions struct {
+	// Level is SnapshotIsolation (default), StrongSessionSI, Serializable or
+	// StrongSessionSerializable.
+	Level   anomaly.Level
+	Session SessionCheck
+	// Initial is the value of every key before any transaction (list keys start empty).
+	Initial history.Datum
+	// Settle is how long after its arrival a transaction's EXT verdicts stay provisional
+	// (default 5 s). Writers arriving later cannot change them.
+	Settle time.Duration
+	// Retain is how long after settling a transaction's snapshot still pins the versions it
+	// could read, so that transactions arriving that much later are still checked
+	// (default: Settle).
+	Retain time.Duration
+	// MaxBytes bounds the checker's estimated memory (0: unbounded). Over it, the oldest
+	// unsettled transactions are dropped unchecked and an [EventDropped] says so.
+	MaxBytes int64
+	_        struct{}
+}
+
+// EventKind is the kind of an [Event].
+type EventKind uint8
+
+// Event kinds.
+const (
+	EventInvalid   EventKind = iota
+	EventViolation           // a final violation
+	EventDropped             // a warning: transactions were dropped unchecked (memory bound)
+	EventLate                // a transaction arrived after the state it needs was collected; unchecked
+	EventDuplicate           // a transaction with an ID already seen was ignored
+	EventRejected            // a transaction was refused (commit before start); see Violation
+)
+
+var eventNames = [...]string{"invalid", "violation", "dropped", "late", "duplicate", "rejected"}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventNames) {
+		return eventNames[k]
+	}
+	return "invalid"
+}
+
+// Event is something the online checker reports.
+type Event struct {
+	Kind      EventKind
+	Violation Violation // EventViolation, EventRejected
+	Txn       string    // EventLate, EventDuplicate
+	Count     int       // EventDropped: how many transactions
+	Message   string
+}
+
+// OnlineStats are the online checker's counters.
+type OnlineStats struct {
+	Observed   int64 // transactions applied
+	Settled    int64 // transactions whose verdicts are final
+	Duplicates int64
+	Late       int64
+	Dropped    int64 // dropped unchecked under the memory bound
+	Violations int64
+	Flips      int64 // provisional EXT verdicts that changed
+	Pending    int   // transactions not yet settled
+	InMemory   int   // transactions held (pending or retained)
+	Keys       int
+	Versions   int
+	Reads      int   // external reads held
+	Bytes      int64 // estimated memory
+	// OldestPending is the arrival time of the oldest unsettled transaction (zero if none).
+	OldestPending time.Time
+	// Horizon is the position below which versions were collected.
+	Horizon history.Timestamp
+}
+
+// opos is a total position: pos, then the transaction's ID.
+type opos struct {
+	p  pos
+	id history.Datum
+}
+
+func (a opos) cmp(b opos) int {
+	if c := a.p.cmp(b.p); c != 0 {
+		return c
+	}
+	return a.id.Compare(b.id)
+}
+
+// otxn is a transaction held online.
+type otxn struct {
+	id            history.Datum
+	start, commit history.Timestamp
+	ck, snap      opos
+	arrived       time.Time
+	reads         []oread
+	writes        []owrite
+	settled       bool
+}
+
+// over is one committed version of a key.
+type over struct {
+	ck, snap      opos
+	start, commit history.Timestamp
+	v             history.Datum
+	app           []history.Datum
+	// base is the list content before this version, kept when older versions were collected.
+	base []history.Datum
+}
+
+// okey is a key's versions (by commit position) and pending external reads (by snapshot).
+type okey struct {
+	k     history.Datum
+	vs    []*over
+	rs    []*oread
+	deadR int
+	isL   bool
+}
+
+// vref names a version for collection.
+type vref struct {
+	key *okey
+	ck  opos
+}
+
+type osess struct {
+	next int64 // arrival sequence for Seq < 0
+	m    map[int64]sessEntry
+}
+
+type sessEntry struct {
+	name      string
+	ck, snap  opos
+	start, cm history.Timestamp
+	checked   uint8 // bit 0: with predecessor, bit 1: with successor
+}
+
+// Online is Aion / Aion-SER: an incremental checker fed one transaction at a time, in any
+// order. It is a pure state machine: time advances only through [Online.Advance]; the
+// arrival time of a transaction is the time last given to Advance. Not safe for
+// concurrent use.
+type Online struct {
+	o   OnlineOptions
+	m   mode
+	now time.Time
+
+	keys  map[history.Datum]*okey
+	txns  map[history.Datum]*otxn
+	gone  map[history.Datum]time.Time // ids of transactions no longer held, for deduplication
+	goneQ []goneEntry
+	sess  map[history.Datum]*osess
+
+	fifo    []*otxn // by arrival
+	settled int     // fifo[:settled] are settled
+	minq    []*otxn // monotonic deque of fifo by snapshot, for the horizon
+
+	vq       []vref // versions in arrival order, for collection
+	deferred []vref
+	horizon  opos
+	hasHoriz bool
+
+	st    OnlineStats
+	reads int
+	elems int64
+}
+
+type goneEntry struct {
+	id history.Datum
+	at time.Time
+}
+
+// NewOnline returns an online checker.
+func NewOnline(o OnlineOptions) (*Online, error) {
+	if o.Level == 0 {
+		o.Level = anomaly.SnapshotIsolation
+	}
+	m, err := modeOf(o.Level, o.Session)
+	if err != nil {
+		return nil, err
+	}
+	if o.Settle <= 0 {
+		o.Settle = 5 * time.Second
+	}
+	if o.Retain <= 0 {
+		o.Retain = o.Settle
+	}
+	return &Online{o: o, m: m, keys: map[history.Datum]*okey{}, txns: map[history.Datum]*otxn{}, gone: map[history.Datum]time.Time{}, sess: map[history.Datum]*osess{}}, nil
+}
+
+// Now returns the time last given to Advance.
+func (o *Online) Now() time.Time { return o.now }
+
+// Stats returns the counters.
+func (o *Online) Stats() OnlineStats {
+	s := o.st
+	s.Pending = len(o.fifo) - o.settled
+	s.InMemory = len(o.txns)
+	s.Keys = len(o.keys)
+	s.Reads = o.reads
+	s.Bytes = o.bytes()
+	if s.Pending > 0 {
+		s.OldestPending = o.fifo[o.settled].arrived
+	}
+	s.Horizon = o.horizon.p.ts
+	return s
+}
+
+func (o *Online) bytes() int64 {
+	return int64(o.st.Versions)*200 + int64(len(o.txns))*260 + int64(o.reads)*120 + int64(len(o.keys))*140 +
+		o.elems*40 + int64(len(o.gone))*90
+}
+
+func (o *Online) viol(k anomaly.Kind, t *otxn) Violation {
+	return Violation{Kind: k, Txn: t.id.String(), TxnID: -1, OtherID: -1, TxnStart: t.start, TxnCommit: t.commit}
+}
+
+// Observe applies one transaction and returns what can be said at once: INT, SESSION,
+// NOCONFLICT and timestamp-order violations, which no later arrival can undo. EXT
+// verdicts are provisional and reported by [Online.Advance] once settled.
+func (o *Online) Observe(in Txn) []Event {
+	var evs []Event
+	if _, ok := o.txns[in.ID]; ok {
+		o.st.Duplicates++
+		return append(evs, Event{Kind: EventDuplicate, Txn: in.ID.String()})
+	}
+	if _, ok := o.gone[in.ID]; ok {
+		o.st.Duplicates++
+		return append(evs, Event{Kind: EventDuplicate, Txn: in.ID.String()})
+	}
+	t := &otxn{id: in.ID, start: in.Start, commit: in.Commit, arrived: o.now}
+	if in.Commit.Less(in.Start) {
+		o.forget(in.ID)
+		return append(evs, Event{Kind: EventRejected, Violation: o.viol(anomaly.TimestampOrder, t)})
+	}
+	ck, snap := positions(in.Start, in.Commit, o.m.ser)
+	t.ck, t.snap = opos{ck, in.ID}, opos{snap, in.ID}
+	if o.hasHoriz && t.snap.cmp(o.horizon) < 0 {
+		o.st.Late++
+		o.forget(in.ID)
+		return append(evs, Event{Kind: EventLate, Txn: in.ID.String(), Message: fmt.Sprintf("transaction %v (start %v) arrived after the versions its snapshot needs were collected (horizon %v); not checked", in.ID, in.Start, o.horizon.p.ts)})
+	}
+	o.st.Observed++
+	var ints []intFinding2
+	t.reads, t.writes, ints = ocompile(&in, nil)
+	for _, f := range ints {
+		v := o.viol(anomaly.Internal, t)
+		v.Key, v.HasKey, v.Observed, v.Expected = f.k, true, f.observed, f.expected
+		evs = o.emit(evs, v)
+	}
+	if o.m.session {
+		evs = o.session(evs, &in, t)
+	}
+	for i := range t.writes {
+		evs = o.write(evs, t, &t.writes[i])
+	}
+	for i := range t.reads {
+		r := &t.reads[i]
+		r.t = t
+		key := o.key(r.k)
+		r.key = key
+		if r.isL {
+			key.isL = true
+		}
+		j := sort.Search(len(key.rs), func(j int) bool { return key.rs[j].t.snap.cmp(t.snap) > 0 })
+		key.rs = slices.Insert(key.rs, j, r)
+		o.reads++
+		o.elems += int64(len(r.list))
+		r.ok = o.verdict(r)
+	}
+	o.txns[in.ID] = t
+	o.fifo = append(o.fifo, t)
+	for n := len(o.minq); n > 0 && o.minq[n-1].snap.cmp(t.snap) >= 0; n-- {
+		o.minq = o.minq[:n-1]
+	}
+	o.minq = append(o.minq, t)
+	return evs
+}
+
+func (o *Online) forget(id history.Datum) {
+	o.gone[id] = o.now
+	o.goneQ = append(o.goneQ, goneEntry{id, o.now})
+}
+
+func (o *Online) emit(evs []Event, v Violation) []Event {
+	o.st.Violations++
+	return append(evs, Event{Kind: EventViolation, Violation: v})
+}
+
+func (o *Online) key(k history.Datum) *okey {
+	key := o.keys[k]
+	if key == nil {
+		key = &okey{k: k}
+		o.keys[k] = key
+	}
+	return key
+}
+
+// session checks t against its neighbours in its session.
+func (o *Online) session(evs []Event, in *Txn, t *otxn) []Event {
+	s := o.sess[in.Session]
+	if s == nil {
+		s = &osess{m: map[int64]sessEntry{}}
+		o.sess[in.Session] = s
+	}
+	seq := in.Seq
+	if seq < 0 {
+		seq = s.next
+	}
+	s.next = max(s.next, seq+1)
+	e := sessEntry{name: t.id.String(), ck: t.ck, snap: t.snap, start: t.start, cm: t.commit}
+	check := func(prev, cur sessEntry) {
+		snap := cur.snap
+		if o.m.ser {
+			snap = cur.ck
+		}
+		if prev.ck.cmp(snap) >= 0 {
+			v := Violation{Kind: anomaly.SessionViolation, Txn: cur.name, Other: prev.name, TxnID: -1, OtherID: -1,
+				TxnStart: cur.start, TxnCommit: cur.cm, OtherStart: prev.start, OtherCommit: prev.cm}
+			evs = o.emit(evs, v)
+		}
+	}
+	if p, ok := s.m[seq-1]; ok {
+		check(p, e)
+		e.checked |= 1
+		p.checked |= 2
+		o.sessPut(s, seq-1, p)
+	} else if seq == 0 {
+		e.checked |= 1
+	}
+	if n, ok := s.m[seq+1]; ok {
+		check(e, n)
+		e.checked |= 2
+		n.checked |= 1
+		o.sessPut(s, seq+1, n)
+	}
+	o.sessPut(s, seq, e)
+	return evs
+}
+
+func (o *Online) sessPut(s *osess, seq int64, e sessEntry) {
+	if e.checked == 3 {
+		delete(s.m, seq)
+		return
+	}
+	s.m[seq] = e
+}
+
+// write inserts t's version of w.k: NOCONFLICT and equal commit timestamps against the
+// versions already there, then re-checks the readers whose snapshot it now precedes.
+func (o *Online) write(evs []Event, t *otxn, w *owrite) []Event {
+	key := o.key(w.k)
+	if w.isL {
+		key.isL = true
+	}
+	vs := key.vs
+	i := sort.Search(len(vs), func(i int) bool { return vs[i].ck.cmp(t.ck) >= 0 })
+	if !o.m.ser {
+		// Versions whose commit is not below t's snapshot and that start before t commits.
+		j := sort.Search(len(vs), func(j int) bool { return vs[j].ck.cmp(t.snap) >= 0 })
+		for _, x := range vs[j:] {
+			if x.snap.cmp(t.ck) < 0 && x.ck.id != t.id {
+				first, second := t, x
+				v := Violation{Kind: anomaly.NoConflict, Key: w.k, HasKey: true, TxnID: -1, OtherID: -1}
+				if x.ck.cmp(t.ck) < 0 {
+					v.Txn, v.TxnStart, v.TxnCommit = x.ck.id.String(), x.start, x.commit
+					v.Other, v.OtherStart, v.OtherCommit = t.id.String(), t.start, t.commit
+				} else {
+					v.Txn, v.TxnStart, v.TxnCommit = first.id.String(), first.start, first.commit
+					v.Other, v.OtherStart, v.OtherCommit = second.ck.id.String(), second.start, second.commit
+				}
+				evs = o.emit(evs, v)
+			}
+		}
+	}
+	for j := i - 1; j >= 0 && vs[j].commit == t.commit; j-- {
+		evs = o.tie(evs, w.k, t.id.String(), t.start, t.commit, vs[j].ck.id.String(), vs[j].start, vs[j].commit)
+	}
+	for j := i; j < len(vs) && vs[j].commit == t.commit; j++ {
+		evs = o.tie(evs, w.k, vs[j].ck.id.String(), vs[j].start, vs[j].commit, t.id.String(), t.start, t.commit)
+	}
+	nv := &over{ck: t.ck, snap: t.snap, start: t.start, commit: t.commit, v: w.v, app: w.app}
+	if i == 0 && len(vs) > 0 && vs[0].base != nil {
+		// Inserted below the collected prefix cannot happen (late arrivals are refused);
+		// keep the base on the first version regardless.
+		nv.base, vs[0].base = vs[0].base, nil
+	}
+	key.vs = slices.Insert(vs, i, nv)
+	o.st.Versions++
+	o.elems += int64(len(w.app))
+	o.vq = append(o.vq, vref{key, t.ck})
+	// Re-check pending readers whose snapshot lies after this commit: for a register only
+	// those up to the next version, for a list all of them.
+	lo := sort.Search(len(key.rs), func(j int) bool { return key.rs[j].t.snap.cmp(t.ck) > 0 })
+	hi := len(key.rs)
+	if !key.isL && i+1 < len(key.vs) {
+		next := key.vs[i+1].ck
+		hi = sort.Search(len(key.rs), func(j int) bool { return key.rs[j].t.snap.cmp(next) > 0 })
+	}
+	for _, r := range key.rs[lo:hi] {
+		if r.dead || r.t.settled {
+			continue
+		}
+		if ok := o.verdict(r); ok != r.ok {
+			r.ok = ok
+			o.st.Flips++
+		}
+	}
+	return evs
+}
+
+func (o *Online) tie(evs []Event, k history.Datum, later string, ls, lc history.Timestamp, earlier string, es, ec history.Timestamp) []Event {
+	v := Violation{Kind: anomaly.TimestampOrder, Key: k, HasKey: true, Txn: later, Other: earlier, TxnID: -1, OtherID: -1,
+		TxnStart: ls, TxnCommit: lc, OtherStart: es, OtherCommit: ec}
+	return o.emit(evs, v)
+}
+
+// visible returns the versions of key visible at snap (a prefix of key.vs).
+func visible(key *okey, snap opos) []*over {
+	n := sort.Search(len(key.vs), func(i int) bool { return key.vs[i].ck.cmp(snap) >= 0 })
+	return key.vs[:n]
+}
+
+// verdict reports whether r returns what its snapshot requires.
+func (o *Online) verdict(r *oread) bool {
+	vis := visible(r.key, r.t.snap)
+	if !r.isL {
+		if len(vis) == 0 {
+			return r.v == o.o.Initial
+		}
+		return r.v == vis[len(vis)-1].v
+	}
+	obs := r.list
+	if len(vis) > 0 {
+		b := r.key.vs[0].base
+		if len(b) > len(obs) || !slices.Equal(obs[:len(b)], b) {
+			return false
+		}
+		obs = obs[len(b):]
+	}
+	for _, x := range vis {
+		if len(x.app) > len(obs) || !slices.Equal(obs[:len(x.app)], x.app) {
+			return false
+		}
+		obs = obs[len(x.app):]
+	}
+	return len(obs) == 0
+}
+
+// expected renders what r should have returned and names the writer.
+func (o *Online) expected(r *oread) (string, string) {
+	vis := visible(r.key, r.t.snap)
+	if !r.isL {
+		if len(vis) == 0 {
+			return o.o.Initial.String(), Initial
+		}
+		x := vis[len(vis)-1]
+		return x.v.String(), x.ck.id.String()
+	}
+	var l []history.Datum
+	if len(r.key.vs) > 0 {
+		l = append(l, r.key.vs[0].base...)
+	}
+	for _, x := range vis {
+		l = append(l, x.app...)
+	}
+	w := Initial
+	if len(vis) > 0 {
+		w = vis[len(vis)-1].ck.id.String()
+	}
+	return renderDatums(l), w
+}
+
+// Advance moves time to now: settles transactions that arrived at least Settle ago
+// (reporting their EXT violations), forgets those past Settle+Retain, collects versions no
+// held snapshot can read, and enforces the memory bound.
+func (o *Online) Advance(now time.Time) []Event {
+	var evs []Event
+	if now.After(o.now) {
+		o.now = now
+	}
+	for o.settled < len(o.fifo) && !o.fifo[o.settled].arrived.Add(o.o.Settle).After(o.now) {
+		evs = o.settle(evs, o.fifo[o.settled], true)
+		o.settled++
+	}
+	retire := o.o.Settle + o.o.Retain
+	n := 0
+	for n < o.settled && !o.fifo[n].arrived.Add(retire).After(o.now) {
+		n++
+	}
+	o.retire(n)
+	if o.o.MaxBytes > 0 && o.bytes() > o.o.MaxBytes {
+		dropped := 0
+		var first, last string
+		for o.settled < len(o.fifo) && o.bytes() > o.o.MaxBytes*9/10 {
+			t := o.fifo[o.settled]
+			if dropped == 0 {
+				first = t.id.String()
+			}
+			last = t.id.String()
+			evs = o.settle(evs, t, false)
+			o.settled++
+			dropped++
+			o.retire(o.settled)
+			o.collect()
+		}
+		if o.bytes() > o.o.MaxBytes*9/10 {
+			o.retire(o.settled)
+		}
+		if dropped > 0 {
+			o.st.Dropped += int64(dropped)
+			evs = append(evs, Event{Kind: EventDropped, Count: dropped, Message: fmt.Sprintf(
+				"memory bound %d bytes reached: %d transactions (%s … %s) were dropped before their reads were verified", o.o.MaxBytes, dropped, first, last)})
+		}
+	}
+	o.collect()
+	// Forget deduplication ids after three settle+retain windows.
+	keep := 3 * retire
+	i := 0
+	for i < len(o.goneQ) && !o.goneQ[i].at.Add(keep).After(o.now) {
+		if at, ok := o.gone[o.goneQ[i].id]; ok && at == o.goneQ[i].at {
+			delete(o.gone, o.goneQ[i].id)
+		}
+		i++
+	}
+	o.goneQ = o.goneQ[i:]
+	return evs
+}
+
+// Flush settles every pending transaction now, as if its timeout had fired (for the end of
+// a replay).
+func (o *Online) Flush() []Event {
+	var evs []Event
+	for o.settled < len(o.fifo) {
+		evs = o.settle(evs, o.fifo[o.settled], true)
+		o.settled++
+	}
+	return evs
+}
+
+// settle freezes t's reads, reporting violations when report is set.
+func (o *Online) settle(evs []Event, t *otxn, report bool) []Event {
+	t.settled = true
+	o.st.Settled++
+	for i := range t.reads {
+		r := &t.reads[i]
+		if report && !r.ok {
+			evs = o.emit(evs, o.extViolation(r))
+		}
+		r.dead = true
+		o.reads--
+		o.elems -= int64(len(r.list))
+		key := r.key
+		key.deadR++
+		if key.deadR > 16 && key.deadR*2 > len(key.rs) {
+			key.rs = slices.DeleteFunc(key.rs, func(r *oread) bool { return r.dead })
+			key.deadR = 0
+		}
+	}
+	return evs
+}
+
+// retire forgets fifo[:n] (already settled).
+func (o *Online) retire(n int) {
+	if n == 0 {
+		return
+	}
+	for _, t := range o.fifo[:n] {
+		delete(o.txns, t.id)
+		o.forget(t.id)
+		if len(o.minq) > 0 && o.minq[0] == t {
+			o.minq = o.minq[1:]
+		}
+		t.reads = nil
+	}
+	o.fifo = o.fifo[n:]
+	o.settled -= n
+	if len(o.minq) > 0 {
+		o.setHorizon(o.minq[0].snap)
+	} else if len(o.fifo) == 0 {
+		o.hasHoriz = false
+		o.horizonAll()
+	}
+}
+
+func (o *Online) setHorizon(h opos) {
+	if !o.hasHoriz || h.cmp(o.horizon) > 0 {
+		o.horizon, o.hasHoriz = h, true
+	}
+}
+
+// horizonAll raises the horizon above every version: nothing in memory pins old versions.
+func (o *Online) horizonAll() {
+	for _, r := range o.vq {
+		o.setHorizon(r.ck)
+	}
+	for _, r := range o.deferred {
+		o.setHorizon(r.ck)
+	}
+}
+
+// collect drops versions below the horizon except the latest one of each key.
+func (o *Online) collect() {
+	if !o.hasHoriz {
+		return
+	}
+	retired := len(o.vq)
+	if len(o.fifo) > 0 {
+		// Only versions written by retired transactions are examined; those of held
+		// transactions wait.
+		retired = 0
+		for retired < len(o.vq) {
+			if _, held := o.txns[o.vq[retired].ck.id]; held {
+				break
+			}
+			retired++
+		}
+	}
+	work := append(o.deferred, o.vq[:retired]...)
+	o.vq = o.vq[retired:]
+	o.deferred = o.deferred[:0:0]
+	for _, r := range work {
+		if r.ck.cmp(o.horizon) >= 0 {
+			o.deferred = append(o.deferred, r)
+			continue
+		}
+		o.prune(r.key)
+	}
+}
+
+func (o *Online) prune(key *okey) {
+	vs := key.vs
+	n := sort.Search(len(vs), func(i int) bool { return vs[i].ck.cmp(o.horizon) >= 0 })
+	if n <= 1 {
+		return
+	}
+	keep := vs[n-1]
+	if key.isL {
+		var base []history.Datum
+		base = append(base, vs[0].base...)
+		for _, x := range vs[:n-1] {
+			base = append(base, x.app...)
+		}
+		keep.base = base
+	}
+	for _, x := range vs[:n-1] {
+		o.elems -= int64(len(x.app))
+	}
+	o.st.Versions -= n - 1
+	key.vs = append(vs[:0:0], vs[n-1:]...)
+}
+
+// extViolation builds the final EXT violation of r, classifying where its value came from.
+func (o *Online) extViolation(r *oread) Violation {
+	t := r.t
+	v := o.viol(anomaly.ExtViolation, t)
+	v.Key, v.HasKey = r.k, true
+	v.Expected, v.Writer = o.expected(r)
+	val, initial := r.v, false
+	if r.isL {
+		v.Observed = renderDatums(r.list)
+		if len(r.list) == 0 {
+			initial = true
+		} else {
+			val = r.list[len(r.list)-1]
+		}
+	} else {
+		v.Observed = r.v.String()
+		initial = r.v == o.o.Initial
+	}
+	var before, unc, after *over
+	for _, x := range r.key.vs {
+		if x.ck.id == t.id {
+			continue
+		}
+		match := false
+		if r.isL {
+			match = slices.Contains(x.app, val)
+		} else {
+			match = x.v == val
+		}
+		if !match {
+			continue
+		}
+		switch {
+		case x.ck.cmp(t.snap) < 0:
+			before = x // versions ascend: the last one wins
+		case x.snap.cmp(t.snap) < 0:
+			if unc == nil {
+				unc = x
+			}
+		default:
+			if after == nil {
+				after = x
+			}
+		}
+	}
+	pick := func(x *over, k ExtKind) {
+		v.Ext, v.Other, v.OtherStart, v.OtherCommit = k, x.ck.id.String(), x.start, x.commit
+	}
+	switch {
+	case before != nil:
+		pick(before, ExtBefore)
+	case initial:
+		v.Ext, v.Other = ExtBefore, Initial
+	case unc != nil:
+		pick(unc, ExtUncommitted)
+	case after != nil:
+		pick(after, ExtAfter)
+	default:
+		v.Ext = ExtNever
+	}
+	return v
+}

@@ -1,0 +1,179 @@
+package ts
+
+import (
+	"slices"
+
+	"isovet/history"
+)
+
+// Txn is one committed transaction as the online checker receives it: self-contained, with
+// the source's own keys and values, so that batches decoded separately agree.
+type Txn struct {
+	ID      history.Datum // unique; a second arrival with the same ID is ignored
+	Session history.Datum
+	// Seq is the transaction's position in its session; negative means "arrival order"
+	// (the paper's assumption that delivery preserves session order).
+	Seq           int64
+	Start, Commit history.Timestamp
+	Ops           []Op
+}
+
+// Op is one operation of a [Txn]: read, write, insert, delete, append or list read.
+type Op struct {
+	Kind  history.OpKind
+	Key   history.Datum
+	Value history.Datum   // read or written value
+	List  []history.Datum // OpListRead: the list read
+}
+
+// FromHistory returns transaction t of h as a [Txn]. Its ID is the source id, or "T<id>"
+// when the source gave none, and Seq is its position in its session.
+func FromHistory(h *history.History, t history.TxnID) Txn {
+	tt := &h.Txns[t]
+	x := Txn{ID: nameDatum(h, t), Session: h.Sessions[tt.Session].Source, Seq: int64(tt.Seq), Start: tt.Start, Commit: tt.Commit}
+	x.Ops = make([]Op, 0, len(tt.Ops))
+	for _, o := range tt.Ops {
+		op := Op{Kind: o.Kind}
+		if o.Kind == history.OpPredRead || o.Kind == history.OpPredWrite {
+			continue
+		}
+		op.Key, op.Value = h.Key(o.Key), h.Value(o.Value)
+		if o.Kind == history.OpListRead {
+			l := h.List(o)
+			op.List = make([]history.Datum, len(l))
+			for i, v := range l {
+				op.List[i] = h.Value(v)
+			}
+		}
+		x.Ops = append(x.Ops, op)
+	}
+	return x
+}
+
+// oread is an external read tracked online, with its provisional verdict.
+type oread struct {
+	t    *otxn
+	key  *okey
+	k    history.Datum
+	v    history.Datum
+	list []history.Datum
+	isL  bool
+	ok   bool
+	dead bool
+}
+
+// owrite is a transaction's final effect on one key.
+type owrite struct {
+	k   history.Datum
+	v   history.Datum
+	app []history.Datum
+	isL bool
+}
+
+type olocal struct {
+	k       history.Datum
+	v       history.Datum
+	read    bool
+	base    []history.Datum
+	extra   []history.Datum
+	written int
+}
+
+// ocompile derives t's external reads and final writes; INT findings go to ints.
+func ocompile(t *Txn, ints []intFinding2) (reads []oread, writes []owrite, _ []intFinding2) {
+	var loc []olocal
+	find := func(k history.Datum) int {
+		for i := range loc {
+			if loc[i].k == k {
+				return i
+			}
+		}
+		return -1
+	}
+	for _, o := range t.Ops {
+		switch o.Kind {
+		case history.OpRead:
+			i := find(o.Key)
+			if i < 0 {
+				reads = append(reads, oread{k: o.Key, v: o.Value})
+				loc = append(loc, olocal{k: o.Key, v: o.Value, read: true, written: -1})
+				continue
+			}
+			l := &loc[i]
+			if l.v != o.Value {
+				ints = append(ints, intFinding2{o.Key, o.Value.String(), l.v.String()})
+			}
+			l.v, l.read = o.Value, true
+		case history.OpWrite, history.OpInsert, history.OpDelete:
+			v := o.Value
+			if o.Kind == history.OpDelete {
+				v = history.NilDatum
+			}
+			i := find(o.Key)
+			if i < 0 {
+				loc = append(loc, olocal{k: o.Key, written: -1})
+				i = len(loc) - 1
+			}
+			l := &loc[i]
+			l.v = v
+			if l.written < 0 {
+				l.written = len(writes)
+				writes = append(writes, owrite{k: o.Key})
+			}
+			writes[l.written].v = v
+		case history.OpAppend:
+			i := find(o.Key)
+			if i < 0 {
+				loc = append(loc, olocal{k: o.Key, written: -1})
+				i = len(loc) - 1
+			}
+			l := &loc[i]
+			l.extra = append(l.extra, o.Value)
+			if l.written < 0 {
+				l.written = len(writes)
+				writes = append(writes, owrite{k: o.Key, isL: true})
+			}
+			w := &writes[l.written]
+			w.isL = true
+			w.app = append(w.app, o.Value)
+		case history.OpListRead:
+			obs := o.List
+			i := find(o.Key)
+			if i < 0 || !loc[i].read {
+				var extra []history.Datum
+				if i >= 0 {
+					extra = loc[i].extra
+				}
+				n := len(obs) - len(extra)
+				if n < 0 || !slices.Equal(obs[max(n, 0):], extra) {
+					ints = append(ints, intFinding2{o.Key, renderDatums(obs), "… " + renderDatums(extra)})
+					n = max(n, 0)
+				}
+				reads = append(reads, oread{k: o.Key, list: obs[:n:n], isL: true})
+				if i < 0 {
+					loc = append(loc, olocal{k: o.Key, read: true, written: -1})
+					i = len(loc) - 1
+				}
+			} else {
+				l := &loc[i]
+				if len(obs) != len(l.base)+len(l.extra) || !slices.Equal(obs[:len(l.base)], l.base) || !slices.Equal(obs[len(l.base):], l.extra) {
+					want := append(append([]history.Datum{}, l.base...), l.extra...)
+					ints = append(ints, intFinding2{o.Key, renderDatums(obs), renderDatums(want)})
+				}
+			}
+			l := &loc[i]
+			l.read, l.base, l.extra = true, obs, nil
+		}
+	}
+	return reads, writes, ints
+}
+
+// intFinding2 is an INT violation over datums.
+type intFinding2 struct {
+	k                  history.Datum
+	observed, expected string
+}
+
+func renderDatums(ds []history.Datum) string {
+	return renderList(func(i int) history.Datum { return ds[i] }, len(ds))
+}
