@@ -150,7 +150,7 @@ func scan(data []byte, ts bool) (int64, error) {
 		sc += sizeTS
 	}
 	open := false
-	var cur int64
+	var cur, start int64
 	for i := 0; i < len(data); {
 		tag := data[i]
 		var n int
@@ -173,12 +173,20 @@ func scan(data []byte, ts bool) (int64, error) {
 		switch tag {
 		case 'S':
 			open, cur = true, id
+			if ts {
+				start = int64(binary.BigEndian.Uint64(data[i+9:]))
+			}
 		case 'C':
 			if !open {
 				return int64(i), fmt.Errorf("expected 'S' before 'C' of txn %d", id)
 			}
 			if id != cur {
 				return int64(i), fmt.Errorf("expected 'C' of txn %d, found 'C' of txn %d", cur, id)
+			}
+			if ts {
+				if end := int64(binary.BigEndian.Uint64(data[i+9:])); end < start {
+					return int64(i), fmt.Errorf("expected txn %d to commit (timestamp %d) no earlier than it started (%d)", id, end, start)
+				}
 			}
 			open = false
 		default:
