@@ -54,6 +54,9 @@ type checker struct {
 	// List reads of committed transactions, for the order check: per key the longest read.
 	longest   []opRef
 	listReads []opRef
+	// idOrdered: every session lists its transactions in increasing id order (as Builder
+	// makes them), so a writer with a smaller id is never later in the reader's session.
+	idOrdered bool
 	// futureElem is the list element being checked, for future-read messages.
 	futureElem history.Value
 }
@@ -97,7 +100,15 @@ func Check(ctx context.Context, h *history.History, o Options) (*Findings, error
 			}
 		}
 	}
-	c.ix = newIndex(writes)
+	c.idOrdered = true
+	for _, s := range h.Sessions {
+		for i := 1; i < len(s.Txns); i++ {
+			if s.Txns[i] <= s.Txns[i-1] {
+				c.idOrdered = false
+			}
+		}
+	}
+	c.ix = newIndex(len(h.Values), writes)
 	if err := c.indexWrites(ctx); err != nil {
 		return c.f, err
 	}
@@ -355,6 +366,9 @@ func (c *checker) intermediate(t *history.Txn, o history.Op, w history.TxnID, wo
 
 // future reports t reading from w when w comes later in t's session.
 func (c *checker) future(t *history.Txn, o history.Op, w history.TxnID) {
+	if c.idOrdered && w < t.ID {
+		return
+	}
 	h := c.h
 	wt := h.Txn(w)
 	if wt.Session != t.Session || wt.Seq <= t.Seq {

@@ -21,20 +21,21 @@ type wrec struct {
 	flags uint8
 }
 
-// index is an open-addressing hash table from (key, value) to a writer record. It is
-// faster and smaller than a Go map for millions of pairs.
+// index maps (key, value) to a writer record. Values are dense and, in most histories,
+// written to one key only, so the first record of each value is found directly by value
+// (and, since values are interned in order of appearance, with good locality); pairs that
+// reuse a value on another key go to an open-addressing hash table.
 type index struct {
-	slots []int32 // rec index + 1; 0 is empty
-	mask  uint64
+	first []int32 // per value: index+1 of the record of its first key; 0 is none
 	recs  []wrec
+
+	slots []int32 // overflow hash table: record index + 1; 0 is empty
+	mask  uint64
+	used  int
 }
 
-func newIndex(writes int) *index {
-	n := 16
-	for n < writes*3/2+1 {
-		n <<= 1
-	}
-	return &index{slots: make([]int32, n), mask: uint64(n - 1), recs: make([]wrec, 0, writes)}
+func newIndex(values, writes int) *index {
+	return &index{first: make([]int32, values), recs: make([]wrec, 0, writes), slots: make([]int32, 16), mask: 15}
 }
 
 func hashKV(k history.Key, v history.Value) uint64 {
@@ -49,6 +50,16 @@ func hashKV(k history.Key, v history.Value) uint64 {
 
 // find returns the record of (k, v), or nil.
 func (ix *index) find(k history.Key, v history.Value) *wrec {
+	f := ix.first[v]
+	if f == 0 {
+		return nil
+	}
+	if r := &ix.recs[f-1]; r.k == k {
+		return r
+	}
+	if ix.used == 0 {
+		return nil
+	}
 	for i := hashKV(k, v) & ix.mask; ; i = (i + 1) & ix.mask {
 		s := ix.slots[i]
 		if s == 0 {
@@ -60,23 +71,48 @@ func (ix *index) find(k history.Key, v history.Value) *wrec {
 	}
 }
 
-// add records that txn t wrote v to k at op i with the given flags. The table never fills:
-// it was sized for every write.
+// add records that txn t wrote v to k at op i with the given flags.
 func (ix *index) add(k history.Key, v history.Value, t history.TxnID, i int32, flags uint8) {
-	for j := hashKV(k, v) & ix.mask; ; j = (j + 1) & ix.mask {
-		s := ix.slots[j]
-		if s == 0 {
-			ix.recs = append(ix.recs, wrec{k: k, v: v, txn: t, op: i, last: t, n: 1, flags: flags})
-			ix.slots[j] = int32(len(ix.recs))
+	r := ix.find(k, v)
+	if r != nil {
+		r.flags |= flags
+		if r.last != t {
+			r.last = t
+			r.n++
+		}
+		return
+	}
+	ix.recs = append(ix.recs, wrec{k: k, v: v, txn: t, op: i, last: t, n: 1, flags: flags})
+	id := int32(len(ix.recs))
+	if ix.first[v] == 0 {
+		ix.first[v] = id
+		return
+	}
+	if 2*(ix.used+1) > len(ix.slots) {
+		ix.grow()
+	}
+	ix.insert(id)
+}
+
+func (ix *index) insert(id int32) {
+	r := &ix.recs[id-1]
+	for j := hashKV(r.k, r.v) & ix.mask; ; j = (j + 1) & ix.mask {
+		if ix.slots[j] == 0 {
+			ix.slots[j] = id
+			ix.used++
 			return
 		}
-		if r := &ix.recs[s-1]; r.k == k && r.v == v {
-			r.flags |= flags
-			if r.last != t {
-				r.last = t
-				r.n++
-			}
-			return
+	}
+}
+
+func (ix *index) grow() {
+	old := ix.slots
+	ix.slots = make([]int32, 2*len(old))
+	ix.mask = uint64(len(ix.slots) - 1)
+	ix.used = 0
+	for _, id := range old {
+		if id != 0 {
+			ix.insert(id)
 		}
 	}
 }
