@@ -1,0 +1,132 @@
+package ser
+
+import (
+	"isovet/history"
+	"isovet/internal/anomaly"
+)
+
+// oracle decides a level by brute force: it tries every subset of the transactions of
+// unknown outcome and every order of the counted transactions (respecting session order and
+// real time when the level does), replaying reads against the state. Exponential: at most
+// about 8 counted transactions.
+func oracle(h *history.History, level anomaly.Level, skew int64) bool {
+	info := level.Info()
+	var committed, unknown []int
+	for i := range h.Txns {
+		switch h.Txns[i].Outcome {
+		case history.OutcomeCommitted:
+			committed = append(committed, i)
+		case history.OutcomeUnknown:
+			unknown = append(unknown, i)
+		}
+	}
+	for mask := 0; mask < 1<<len(unknown); mask++ {
+		in := append([]int(nil), committed...)
+		for j, t := range unknown {
+			if mask&(1<<j) != 0 {
+				in = append(in, t)
+			}
+		}
+		if orderExists(h, in, info.Session, info.Realtime, skew) {
+			return true
+		}
+	}
+	return false
+}
+
+type ver struct {
+	v      history.Value
+	writer int // -1: initial state
+	op     int
+}
+
+func orderExists(h *history.History, in []int, session, realtime bool, skew int64) bool {
+	n := len(in)
+	// pred[i] is a bitmask of positions in `in` that must come before in[i].
+	pred := make([]uint32, n)
+	for i, a := range in {
+		for j, b := range in {
+			if i == j {
+				continue
+			}
+			ta, tb := &h.Txns[a], &h.Txns[b]
+			if session && ta.Session == tb.Session && tb.Seq < ta.Seq {
+				pred[i] |= 1 << j
+			}
+			if realtime && tb.Time.Widen(skew).End < ta.Time.Widen(skew).Begin {
+				pred[i] |= 1 << j
+			}
+		}
+	}
+	state := make(map[history.Key]ver)
+	get := func(k history.Key) ver {
+		if v, ok := state[k]; ok {
+			return v
+		}
+		return ver{v: h.InitialValue(k), writer: -1}
+	}
+	var rec func(placed uint32) bool
+	rec = func(placed uint32) bool {
+		if placed == 1<<n-1 {
+			return true
+		}
+		for i, t := range in {
+			if placed&(1<<i) != 0 || pred[i]&^placed != 0 {
+				continue
+			}
+			tx := &h.Txns[t]
+			own := make(map[history.Key]ver)
+			ok := true
+			for oi, o := range tx.Ops {
+				switch o.Kind {
+				case history.OpRead:
+					cur, mine := own[o.Key]
+					if mine && (o.Src.Kind == history.SrcInit || o.Src.Kind == history.SrcNone || (o.Src.Kind == history.SrcTxn && int(o.Src.Txn) != t)) {
+						ok = false
+					}
+					if !mine {
+						cur = get(o.Key)
+						if o.Src.Kind == history.SrcTxn && (cur.writer != int(o.Src.Txn) || cur.op != int(o.Src.Op)) {
+							ok = false
+						}
+						if (o.Src.Kind == history.SrcInit || o.Src.Kind == history.SrcNone) && cur.writer != -1 {
+							ok = false
+						}
+					}
+					if cur.v != o.Value {
+						ok = false
+					}
+				case history.OpWrite, history.OpInsert:
+					own[o.Key] = ver{v: o.Value, writer: t, op: oi}
+				case history.OpDelete:
+					own[o.Key] = ver{v: history.Nil, writer: t, op: oi}
+				}
+				if !ok {
+					break
+				}
+			}
+			if !ok {
+				continue
+			}
+			saved := make(map[history.Key]ver, len(own))
+			had := make(map[history.Key]bool, len(own))
+			for k, v := range own {
+				saved[k], had[k] = state[k]
+				state[k] = v
+			}
+			found := rec(placed | 1<<i)
+			for k := range own {
+				if had[k] {
+					state[k] = saved[k]
+				} else {
+					delete(state, k)
+				}
+			}
+			if found {
+				return true
+			}
+		}
+		return false
+	}
+	return rec(0)
+}

@@ -1,0 +1,234 @@
+// Package ser checks black-box serializability at three levels: serializable (no session
+// order), strong-session serializable (session order; what Cobra, PolySI and VeriStrong call
+// SER) and strict serializable (client real-time order, widened by a clock-skew allowance).
+//
+// It is glue over shared stages (HOUSE-STYLE §9):
+//
+//	basic checks ─▶ deps.Build ─▶ polygraph.Build ─▶ Prune ─▶ Encode ─▶ sat.Solve ─▶ witness
+//
+// A violation found by the basic checks, by construction or by pruning comes with its cycle
+// of typed, reasoned edges. A violation only the solver finds comes with a minimal set of
+// choices (selector literals, the solver's failed assumptions, then deletion), every
+// combination of which closes a cycle: one is the anomaly's cycle, each is a RuledOut
+// sentence. Every cycle is classified by a table (classify.go).
+//
+// Cancellation (ctx, --timeout) gives Verdict Unknown with the statistics so far, never a
+// wrong verdict.
+package ser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"isovet/history"
+	"isovet/internal/anomaly"
+	"isovet/internal/check/basic"
+	"isovet/internal/deps"
+	"isovet/internal/polygraph"
+	"isovet/internal/report"
+	"isovet/internal/sat"
+	"isovet/internal/sat/acyclic"
+)
+
+// Levels are the levels this package checks.
+var Levels = []anomaly.Level{anomaly.Serializable, anomaly.StrongSessionSerializable, anomaly.StrictSerializable}
+
+// Options tune a check. The zero value is usable.
+type Options struct {
+	ClockSkew    time.Duration // widens every client interval on both sides (strict level)
+	MaxAnomalies int           // 0: 20
+	// CoreBudget bounds the solver calls spent shrinking an unsatisfiable core (0: 200).
+	CoreBudget int
+	// Now, if set, is read to time the phases (core packages never read the clock
+	// themselves); nil leaves timings zero.
+	Now func() time.Time
+	// SkipBasic skips the basic checks (tests use it to test the graph stages alone).
+	SkipBasic bool
+	_         struct{}
+}
+
+// ErrNeedsTime is returned for the strict level on a history without client intervals.
+var ErrNeedsTime = errors.New("ser: strict serializability needs a client interval on every transaction")
+
+// Check checks h against level.
+func Check(ctx context.Context, h *history.History, level anomaly.Level, o Options) (*report.Report, error) {
+	info := level.Info()
+	rep := &report.Report{Level: level, Checker: "ser", History: h}
+	if level != anomaly.Serializable && level != anomaly.StrongSessionSerializable && level != anomaly.StrictSerializable {
+		return nil, fmt.Errorf("ser: level %s is not a serializability level", level)
+	}
+	if info.Realtime && !h.HasTime() {
+		return nil, ErrNeedsTime
+	}
+	if o.MaxAnomalies <= 0 {
+		o.MaxAnomalies = 20
+	}
+	if o.CoreBudget <= 0 {
+		o.CoreBudget = 200
+	}
+	c := &run{ctx: ctx, h: h, level: level, o: o, rep: rep}
+	c.t0 = c.now()
+	c.tp = c.t0
+	err := c.run()
+	rep.Stats.Elapsed = c.now().Sub(c.t0)
+	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil) {
+		rep.Verdict = report.Unknown
+		rep.Anomalies = nil
+		rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+err.Error())
+		return rep, context.Cause(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+type run struct {
+	ctx   context.Context
+	h     *history.History
+	level anomaly.Level
+	o     Options
+	rep   *report.Report
+	t0    time.Time
+	tp    time.Time
+}
+
+func (c *run) now() time.Time {
+	if c.o.Now == nil {
+		return time.Time{}
+	}
+	return c.o.Now()
+}
+
+func (c *run) phase(name string) {
+	t := c.now()
+	c.rep.Stats.Phases = append(c.rep.Stats.Phases, report.Phase{Name: name, Elapsed: t.Sub(c.tp)})
+	c.tp = t
+}
+
+func (c *run) fail(a report.Anomaly) {
+	c.rep.Verdict = report.Fail
+	if len(c.rep.Anomalies) < c.o.MaxAnomalies {
+		c.rep.Anomalies = append(c.rep.Anomalies, a)
+	}
+}
+
+func (c *run) run() error {
+	h, rep := c.h, c.rep
+	st := &rep.Stats
+	st.Txns = len(h.Txns)
+	st.Sessions = len(h.Sessions)
+	st.Keys = len(h.Keys)
+	for i := range h.Txns {
+		st.Ops += len(h.Txns[i].Ops)
+		switch h.Txns[i].Outcome {
+		case history.OutcomeCommitted:
+			st.Committed++
+		case history.OutcomeAborted:
+			st.Aborted++
+		default:
+			st.Unknown++
+		}
+	}
+	if !c.o.SkipBasic {
+		f, err := basic.Check(c.ctx, h, basic.Options{MaxAnomalies: c.o.MaxAnomalies})
+		if err != nil {
+			return err
+		}
+		for _, a := range f.Anomalies {
+			if c.level.Forbids(a.Kind) {
+				c.fail(a)
+			}
+		}
+		c.phase("basic")
+		if rep.Verdict == report.Fail {
+			return nil
+		}
+	}
+	info := c.level.Info()
+	d, err := deps.Build(h, deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew)})
+	if errors.Is(err, deps.ErrUnsupported) {
+		rep.Verdict = report.Unknown
+		rep.Notes = append(rep.Notes, "the black-box checker cannot decide this history yet: "+err.Error())
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	rep.Notes = append(rep.Notes, d.Notes...)
+	if info.Realtime && c.o.ClockSkew > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("client intervals widened by %v on each side for clock skew", c.o.ClockSkew))
+	}
+	for _, a := range d.Findings {
+		c.fail(a)
+	}
+	c.phase("deps")
+	if rep.Verdict == report.Fail {
+		return nil
+	}
+	p := polygraph.Build(d)
+	st.KnownEdges = p.G.M()
+	st.Constraints = len(p.WW) + len(p.WR)
+	c.phase("construct")
+	w := &witness{p: p, d: d, h: h}
+	v, err := p.Prune(c.ctx)
+	if err != nil {
+		return err
+	}
+	nww, nwr := p.Remaining()
+	st.PrunedConstraints = st.Constraints - nww - nwr
+	st.KnownEdges = p.G.M()
+	c.phase("prune")
+	if v != nil {
+		var alts []polygraph.Alternative
+		for i := range v.Cycles {
+			alts = append(alts, polygraph.Alternative{Options: []polygraph.Option{v.Options[i]}, Cycle: v.Cycles[i]})
+		}
+		c.fail(w.anomaly(alts))
+		return nil
+	}
+	if nww+nwr == 0 {
+		rep.Verdict = report.Pass
+		return nil
+	}
+	en, err := p.Encode(polygraph.EncodeOptions{Theory: acyclic.Options{}})
+	if err != nil {
+		return err
+	}
+	c.phase("encode")
+	status, err := en.Solve(c.ctx)
+	ss := en.S.Stats()
+	st.SATVars, st.SATClauses = ss.Vars, ss.Clauses
+	st.Conflicts, st.Decisions, st.Propagations = ss.Conflicts, ss.Decisions, ss.Propagations
+	c.phase("solve")
+	if err != nil {
+		return err
+	}
+	switch status {
+	case sat.Sat:
+		rep.Verdict = report.Pass
+		return nil
+	case sat.Unknown:
+		rep.Verdict = report.Unknown
+		return nil
+	}
+	// Unsat: find a minimal set of choices and explain it.
+	rep.Verdict = report.Fail
+	ens, err := p.Encode(polygraph.EncodeOptions{Selectors: true})
+	if err != nil {
+		return err
+	}
+	core, err := ens.MinimalCore(c.ctx, c.o.CoreBudget)
+	if err != nil {
+		return err
+	}
+	c.phase("core")
+	if len(core) == 0 {
+		c.fail(report.Anomaly{Kind: anomaly.G2, Key: -1, Message: "no serial order explains every read (the solver found no acyclic choice; no smaller explanation was extracted)"})
+		return nil
+	}
+	c.fail(w.anomaly(p.Explain(core)))
+	return nil
+}

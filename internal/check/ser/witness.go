@@ -1,0 +1,185 @@
+package ser
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"isovet/history"
+	"isovet/internal/deps"
+	"isovet/internal/polygraph"
+	"isovet/internal/report"
+)
+
+// witness turns graph cycles into report data.
+type witness struct {
+	p *polygraph.Polygraph
+	d *deps.Deps
+	h *history.History
+}
+
+func (w *witness) isTxn(u int32) bool { return u < int32(w.d.N) }
+
+// steps turns a cycle of typed graph edges into steps between transactions, collapsing
+// virtual nodes: a run through time nodes is one rt step, reader→ρ(k)→writer one rw step.
+func (w *witness) steps(cyc []deps.Edge) []report.Step {
+	if len(cyc) == 0 {
+		return nil
+	}
+	// Rotate so the cycle starts at a transaction.
+	start := slices.IndexFunc(cyc, func(e deps.Edge) bool { return w.isTxn(e.From) })
+	if start < 0 {
+		return nil
+	}
+	cyc = append(slices.Clone(cyc[start:]), cyc[:start]...)
+	var out []report.Step
+	for i := 0; i < len(cyc); {
+		e := cyc[i]
+		j := i
+		for !w.isTxn(cyc[j].To) {
+			j++
+		}
+		last := cyc[j]
+		st := report.Step{From: history.TxnID(e.From), To: history.TxnID(last.To), Rel: e.Rel, Key: e.Key, Value: e.Value, Value2: e.Value2}
+		if j > i {
+			switch w.d.Nodes[e.To].Kind {
+			case deps.NodeTime:
+				st.Rel, st.Key = report.RT, -1
+			case deps.NodeInitVersion:
+				st.Rel, st.Key, st.Value, st.Value2 = report.RW, e.Key, e.Value, last.Value2
+			}
+		}
+		if e.Rel == report.SO || e.Rel == report.RT {
+			st.Key = -1
+		}
+		st.Why = w.why(st, e, w.p.Forced(e.From, e.To))
+		out = append(out, st)
+		i = j + 1
+	}
+	return out
+}
+
+func (w *witness) name(t history.TxnID) string { return w.h.Name(t) }
+
+func (w *witness) kv(k history.Key, v history.Value) string {
+	return fmt.Sprintf("%v=%v", w.h.Key(k), w.h.Value(v))
+}
+
+// why says in a sentence why a step holds.
+func (w *witness) why(s report.Step, e deps.Edge, forced bool) string {
+	a, b := w.name(s.From), w.name(s.To)
+	var out string
+	switch s.Rel {
+	case report.WR:
+		out = fmt.Sprintf("%s read %s, which %s wrote", b, w.kv(s.Key, s.Value), a)
+	case report.WW:
+		out = fmt.Sprintf("%s overwrote %s's %s with %s", b, a, w.kv(s.Key, s.Value), w.kv(s.Key, s.Value2))
+	case report.RW:
+		if e.Via >= 0 && e.Via < int32(w.d.N) {
+			out = fmt.Sprintf("%s read %s (written by %s), which %s overwrote with %s", a, w.kv(s.Key, s.Value), w.name(history.TxnID(e.Via)), b, w.kv(s.Key, s.Value2))
+		} else {
+			out = fmt.Sprintf("%s read the initial %s, which %s overwrote with %s", a, w.kv(s.Key, s.Value), b, w.kv(s.Key, s.Value2))
+		}
+	case report.SO:
+		out = fmt.Sprintf("%s precedes %s in their session", a, b)
+	case report.RT:
+		out = fmt.Sprintf("%s ended before %s began (real time)", a, b)
+	default:
+		out = fmt.Sprintf("%s precedes %s", a, b)
+	}
+	if forced {
+		out += " (the opposite order was ruled out: it closes a cycle)"
+	}
+	return out
+}
+
+// option describes one alternative of a constraint.
+func (w *witness) option(o polygraph.Option) string {
+	if o.WW >= 0 {
+		c := &w.p.WW[o.WW]
+		a, b := c.A, c.B
+		if o.First == b {
+			a, b = b, a
+		}
+		var ks []string
+		for _, k := range c.Keys {
+			ks = append(ks, fmt.Sprint(w.h.Key(k)))
+		}
+		return fmt.Sprintf("%s's write of %s came before %s's", w.name(history.TxnID(a)), strings.Join(ks, ", "), w.name(history.TxnID(b)))
+	}
+	if o.WR >= 0 {
+		rc := &w.p.WR[o.WR]
+		r := &w.d.Reads[rc.Read]
+		src := "the initial state"
+		if o.Writer != w.d.Init {
+			src = w.name(history.TxnID(o.Writer))
+		}
+		return fmt.Sprintf("%s read %s from %s", w.name(history.TxnID(r.Txn)), w.kv(r.Key, r.Value), src)
+	}
+	return "the known dependencies"
+}
+
+// cycleText renders steps as "T1 → T2 → T1".
+func (w *witness) cycleText(st []report.Step) string {
+	var b strings.Builder
+	for i, s := range st {
+		if i == 0 {
+			b.WriteString(w.name(s.From))
+		}
+		fmt.Fprintf(&b, " -%s-> %s", s.Rel, w.name(s.To))
+	}
+	return b.String()
+}
+
+// anomaly builds the report entry for a set of alternatives, each closing its cycle.
+func (w *witness) anomaly(alts []polygraph.Alternative) report.Anomaly {
+	best := -1
+	var bestSteps []report.Step
+	var ruled []string
+	seen := make(map[history.TxnID]bool)
+	var txns []history.TxnID
+	for i, alt := range alts {
+		st := w.steps(alt.Cycle)
+		var opts []string
+		for _, o := range alt.Options {
+			if o.WW >= 0 || o.WR >= 0 {
+				opts = append(opts, w.option(o))
+			}
+		}
+		if len(opts) > 0 {
+			if st == nil {
+				ruled = append(ruled, fmt.Sprintf("if %s: (no cycle found for this alternative)", strings.Join(opts, " and ")))
+			} else {
+				var whys []string
+				for _, s := range st {
+					whys = append(whys, s.Why)
+				}
+				ruled = append(ruled, fmt.Sprintf("if %s: %s; so %s, a contradiction", strings.Join(opts, " and "), strings.Join(whys, "; "), w.cycleText(st)))
+			}
+		}
+		for _, s := range st {
+			for _, t := range []history.TxnID{s.From, s.To} {
+				if !seen[t] {
+					seen[t] = true
+					txns = append(txns, t)
+				}
+			}
+		}
+		if st != nil && (best < 0 || len(st) < len(bestSteps)) {
+			best, bestSteps = i, st
+		}
+	}
+	kind, also := classify(bestSteps)
+	a := report.Anomaly{Kind: kind, Also: also, Txns: txns, Key: -1, Cycle: bestSteps, RuledOut: ruled}
+	var whys []string
+	for _, s := range bestSteps {
+		whys = append(whys, s.Why)
+	}
+	switch {
+	case len(ruled) == 0:
+		a.Message = fmt.Sprintf("%s; so %s, a contradiction", strings.Join(whys, "; "), w.cycleText(bestSteps))
+	default:
+		a.Message = fmt.Sprintf("no serial order of %d transactions explains what they read: each of the %d alternatives below closes a cycle, e.g. %s", len(txns), len(alts), w.cycleText(bestSteps))
+	}
+	return a
+}

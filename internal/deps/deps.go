@@ -1,0 +1,663 @@
+// Package deps computes what a history fixes for certain about the order of its transactions:
+// which transactions count (committed, of unknown outcome, excluded), each transaction's
+// external reads and final writes, the candidate writers of every read, and the known edges
+// of the dependency graph: session order (SO), certain write-read edges (WR), real-time order
+// (RT), write orders fixed by time (Vbox's W^t) and the anti-dependencies (RW) they imply.
+// Every edge is typed and carries its reason (key, values), so a cycle among them is a
+// witness as it stands.
+//
+// # Model
+//
+// Following VeriStrong (Cai et al., PVLDB 2026, §2), a transaction T reads x externally when
+// it reads x before writing it (every such read counts, not only the first); T's write of x is
+// its last write of x. A read may read from any other transaction whose last write of x has
+// the value read (values may repeat), or from the initial state. Reads after the
+// transaction's own write must return it (INT); otherwise the history fails at once.
+//
+// # Graph nodes
+//
+// Transactions are nodes 0..n-1 (their [history.TxnID]); node n is the initial state Init.
+// Two kinds of virtual nodes keep the graph linear in size:
+//
+//   - an init-version node ρ(k) per key whose initial value is read: readers of the initial
+//     version point to ρ(k) and ρ(k) points to every writer of k, standing for the
+//     anti-dependencies reader → writer (a reader that also writes k points to the other
+//     writers directly, never to itself: the read-modify-write self-loop of VeriStrong's
+//     erratum);
+//   - time nodes, for the real-time order (strict levels): a chain c1→c2→… over the distinct
+//     (widened) begin times, with c→B for the transactions B beginning at c and A→c for the
+//     first c after A ends, so A reaches B through the chain exactly when A ended before B
+//     began, with 3n edges instead of n².
+//
+// # Unknown outcomes
+//
+// A transaction of unknown outcome counts only if some counted read may read from it;
+// otherwise it is excluded (removing a transaction nobody read from keeps a serial order
+// valid). If it is the only possible writer of a committed read, it committed. Edges that
+// need it to have committed are [Guarded] by it.
+//
+// # Local names
+//
+//	h History   t, r, w txn   k Key   v Value   d *Deps   e Edge
+package deps
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+
+	"isovet/history"
+	"isovet/internal/anomaly"
+	"isovet/internal/report"
+)
+
+// ErrUnsupported is returned for operations the black-box checkers do not handle yet.
+var ErrUnsupported = errors.New("deps: unsupported operation")
+
+// Options select which orders are known.
+type Options struct {
+	Session  bool  // session order is part of the level
+	Realtime bool  // real-time order is part of the level (needs client intervals)
+	Skew     int64 // clock-skew allowance in ns; widens every interval on both sides
+}
+
+// Status says whether a transaction takes part in the check.
+type Status uint8
+
+// Statuses.
+const (
+	Excluded  Status = iota // aborted, or of unknown outcome and read by nobody
+	Committed               // committed (or of unknown outcome but certainly read from)
+	Maybe                   // of unknown outcome, possibly read from: a choice
+)
+
+// NodeKind is the kind of a graph node.
+type NodeKind uint8
+
+// Node kinds.
+const (
+	NodeTxn         NodeKind = iota
+	NodeInit                 // the initial state
+	NodeInitVersion          // ρ(k): stands for "after the initial version of k"
+	NodeTime                 // a point of the real-time chain
+)
+
+// Node describes a graph node.
+type Node struct {
+	Kind NodeKind
+	Key  history.Key // NodeInitVersion
+	Time int64       // NodeTime
+}
+
+// Read is an external read with its candidate writers (transaction nodes or Init).
+type Read struct {
+	Txn   int32
+	Op    int32
+	Key   history.Key
+	Value history.Value
+	Cands []int32
+}
+
+// Write is a transaction's last write of a key.
+type Write struct {
+	Key   history.Key
+	Value history.Value
+	Op    int32
+}
+
+// Edge is a typed edge with its reason.
+type Edge struct {
+	From, To int32
+	Rel      report.Rel
+	Key      history.Key   // -1 for so/rt
+	Value    history.Value // wr: the value read; rw: the value the reader saw; ww: the first write
+	Value2   history.Value // rw, ww: the overwriting value
+	Via      int32         // rw: the writer the reader read from (Init for the initial state); else -1
+	// Guards are transactions of unknown outcome that must have committed for the edge to
+	// exist (-1: none).
+	Guards [2]int32
+}
+
+// Deps is the result of [Build]. It is immutable after Build.
+type Deps struct {
+	H    *history.History
+	Opts Options
+	N    int   // transactions
+	Init int32 // node of the initial state
+
+	Status []Status  // per transaction
+	Nodes  []Node    // per graph node
+	Reads  []Read    // external reads of counted transactions
+	ReadsOf [][]int32 // per transaction: indexes into Reads
+	Writes [][]Write // per transaction: last writes, sorted by key
+	// Writers per key: counted transactions writing it, ascending.
+	Writers [][]int32
+	// InitVersion per key: the ρ(k) node, or -1.
+	InitVersion []int32
+
+	Known   []Edge // certain edges (no guards)
+	Guarded []Edge // edges certain if their guards committed
+
+	// Findings are violations found while building (INT, aborted, intermediate and
+	// thin-air reads). Any finding fails the history.
+	Findings []report.Anomaly
+	Notes    []string
+
+	intBad []bool // unknown-outcome transactions that broke INT: they cannot have committed
+
+	// Time (Realtime only).
+	Iv       []history.Interval // widened intervals per transaction
+	byBegin  [][]int32          // per key: committed writers sorted by begin
+	sufMin   [][]int64          // per key: suffix minimum of End over byBegin
+	timeNode []int32            // per distinct begin index: chain node
+}
+
+// Build computes the known dependencies of h under o.
+func Build(h *history.History, o Options) (*Deps, error) {
+	n := len(h.Txns)
+	d := &Deps{H: h, Opts: o, N: n, Init: int32(n)}
+	d.Status = make([]Status, n)
+	d.Writes = make([][]Write, n)
+	d.ReadsOf = make([][]int32, n)
+	d.intBad = make([]bool, n)
+	d.Nodes = make([]Node, n+1)
+	d.Nodes[n] = Node{Kind: NodeInit}
+	nk := len(h.Keys)
+	d.Writers = make([][]int32, nk)
+	d.InitVersion = make([]int32, nk)
+	for k := range d.InitVersion {
+		d.InitVersion[k] = -1
+	}
+	if o.Realtime && !h.HasTime() {
+		return nil, errors.New("deps: real-time order needs a client interval on every transaction")
+	}
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		if t.Outcome == history.OutcomeAborted {
+			continue
+		}
+		if err := d.extract(int32(i), t); err != nil {
+			return nil, err
+		}
+	}
+	// Index last writes by (key, value), and intermediate and aborted writes for findings.
+	type kv struct {
+		k history.Key
+		v history.Value
+	}
+	final := make(map[kv][]int32)
+	for t, ws := range d.Writes {
+		if h.Txns[t].Outcome == history.OutcomeAborted {
+			continue
+		}
+		for _, w := range ws {
+			final[kv{w.Key, w.Value}] = append(final[kv{w.Key, w.Value}], int32(t))
+		}
+	}
+	// Resolve candidates.
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		t := &h.Txns[r.Txn]
+		o := t.Ops[r.Op]
+		switch o.Src.Kind {
+		case history.SrcTxn:
+			w := o.Src.Txn
+			if int(w) < n && w != history.TxnID(r.Txn) && h.Txns[w].Outcome != history.OutcomeAborted && d.isFinal(int32(w), r.Key, o.Src.Op, r.Value) {
+				r.Cands = []int32{int32(w)}
+			}
+		case history.SrcInit, history.SrcNone:
+			r.Cands = []int32{d.Init}
+		default:
+			for _, w := range final[kv{r.Key, r.Value}] {
+				if w != r.Txn {
+					r.Cands = append(r.Cands, w)
+				}
+			}
+			if h.InitialValue(r.Key) == r.Value {
+				r.Cands = append(r.Cands, d.Init)
+			}
+		}
+	}
+	d.decideStatus()
+	// Drop candidates that are not counted.
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		r.Cands = slices.DeleteFunc(r.Cands, func(w int32) bool { return w != d.Init && d.Status[w] == Excluded })
+		if d.Status[r.Txn] == Committed && len(r.Cands) == 0 {
+			d.Findings = append(d.Findings, d.explainNoSource(r))
+		}
+	}
+	// Writers per key.
+	for t, ws := range d.Writes {
+		if d.Status[t] == Excluded {
+			continue
+		}
+		for _, w := range ws {
+			d.Writers[w.Key] = append(d.Writers[w.Key], int32(t))
+		}
+	}
+	if o.Realtime {
+		d.buildTime()
+	}
+	if o.Session {
+		d.buildSession()
+	}
+	d.buildCertain()
+	return d, nil
+}
+
+// extract finds t's external reads and last writes, and checks INT.
+func (d *Deps) extract(ti int32, t *history.Txn) error {
+	var cur map[history.Key]history.Value
+	var curOp map[history.Key]int32
+	for i, o := range t.Ops {
+		var v history.Value
+		switch o.Kind {
+		case history.OpRead:
+			if w, ok := cur[o.Key]; ok {
+				// A read after the transaction's own write must return it, and must not name
+				// another source.
+				if o.Src.Kind == history.SrcInit || o.Src.Kind == history.SrcNone || (o.Src.Kind == history.SrcTxn && o.Src.Txn != t.ID) {
+					w = -1
+				}
+				if w != o.Value && t.Outcome != history.OutcomeCommitted {
+					d.intBad[ti] = true // it cannot have committed
+					continue
+				}
+				if w != o.Value {
+					d.Findings = append(d.Findings, report.Anomaly{
+						Kind: anomaly.Internal, Txns: []history.TxnID{t.ID}, Key: o.Key,
+						Message: fmt.Sprintf("%s read %v=%v after writing %v=%v itself", d.H.Name(t.ID), d.H.Key(o.Key), d.H.Value(o.Value), d.H.Key(o.Key), d.H.Value(cur[o.Key])),
+					})
+				}
+				continue
+			}
+			d.ReadsOf[ti] = append(d.ReadsOf[ti], int32(len(d.Reads)))
+			d.Reads = append(d.Reads, Read{Txn: ti, Op: int32(i), Key: o.Key, Value: o.Value})
+			continue
+		case history.OpWrite, history.OpInsert:
+			v = o.Value
+		case history.OpDelete:
+			v = history.Nil
+		default:
+			return fmt.Errorf("%w: %s in %s", ErrUnsupported, o.Kind, d.H.Name(t.ID))
+		}
+		if cur == nil {
+			cur = make(map[history.Key]history.Value)
+			curOp = make(map[history.Key]int32)
+		}
+		cur[o.Key] = v
+		curOp[o.Key] = int32(i)
+	}
+	for k, v := range cur {
+		d.Writes[ti] = append(d.Writes[ti], Write{Key: k, Value: v, Op: curOp[k]})
+	}
+	slices.SortFunc(d.Writes[ti], func(a, b Write) int { return cmp.Compare(a.Key, b.Key) })
+	return nil
+}
+
+// isFinal reports whether op index op of w is w's last write of k, writing v.
+func (d *Deps) isFinal(w int32, k history.Key, op int32, v history.Value) bool {
+	wr, ok := d.WriteOf(w, k)
+	return ok && wr.Op == op && wr.Value == v
+}
+
+// WriteOf returns t's last write of k.
+func (d *Deps) WriteOf(t int32, k history.Key) (Write, bool) {
+	ws := d.Writes[t]
+	i, ok := slices.BinarySearchFunc(ws, k, func(w Write, k history.Key) int { return cmp.Compare(w.Key, k) })
+	if !ok {
+		return Write{}, false
+	}
+	return ws[i], true
+}
+
+// decideStatus settles which transactions count: committed ones; unknown-outcome ones that
+// some counted read may read from (Maybe), promoted to Committed when they are the only
+// candidate of a committed read; the rest are excluded. Unknown-outcome transactions start
+// in play and are dropped when unused or when one of their own reads has no source.
+func (d *Deps) decideStatus() {
+	h := d.H
+	for i := range h.Txns {
+		switch h.Txns[i].Outcome {
+		case history.OutcomeCommitted:
+			d.Status[i] = Committed
+		case history.OutcomeUnknown:
+			if !d.intBad[i] {
+				d.Status[i] = Maybe
+			}
+		}
+	}
+	used := make([]bool, d.N)
+	for changed := true; changed; {
+		changed = false
+		clear(used)
+		for ri := range d.Reads {
+			r := &d.Reads[ri]
+			st := d.Status[r.Txn]
+			if st == Excluded {
+				continue
+			}
+			var only int32 = -1
+			nc := 0
+			for _, w := range r.Cands {
+				if w == d.Init || d.Status[w] != Excluded {
+					nc++
+					only = w
+					if w != d.Init && d.Status[w] == Maybe {
+						used[w] = true
+					}
+				}
+			}
+			switch {
+			case st == Committed && nc == 1 && only != d.Init && d.Status[only] == Maybe:
+				d.Status[only] = Committed
+				changed = true
+			case st == Maybe && nc == 0:
+				d.Status[r.Txn] = Excluded
+				changed = true
+			}
+		}
+		for t := range d.N {
+			if d.Status[t] == Maybe && !used[t] {
+				d.Status[t] = Excluded
+				changed = true
+			}
+		}
+	}
+	excluded := 0
+	for t := range d.N {
+		if h.Txns[t].Outcome == history.OutcomeUnknown && d.Status[t] == Excluded {
+			excluded++
+		}
+	}
+	if excluded > 0 {
+		d.Notes = append(d.Notes, fmt.Sprintf("%d transactions of unknown outcome were treated as aborted: no committed read can have read from them", excluded))
+	}
+}
+
+// explainNoSource builds the finding for a committed read nobody counted could have
+// written.
+func (d *Deps) explainNoSource(r *Read) report.Anomaly {
+	h := d.H
+	name := h.Name(history.TxnID(r.Txn))
+	a := report.Anomaly{Txns: []history.TxnID{history.TxnID(r.Txn)}, Key: r.Key}
+	kd, vd := h.Key(r.Key), h.Value(r.Value)
+	o := h.Txns[r.Txn].Ops[r.Op]
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		if int32(i) == r.Txn {
+			continue
+		}
+		if o.Src.Kind == history.SrcTxn && history.TxnID(i) != o.Src.Txn {
+			continue
+		}
+		for j, w := range t.Ops {
+			if !w.Kind.IsWrite() || w.Key != r.Key || w.Value != r.Value {
+				continue
+			}
+			if o.Src.Kind == history.SrcTxn && int32(j) != o.Src.Op {
+				continue
+			}
+			a.Txns = append(a.Txns, t.ID)
+			switch {
+			case t.Outcome == history.OutcomeAborted:
+				a.Kind = anomaly.AbortedRead
+				a.Message = fmt.Sprintf("%s read %v=%v, which only %s wrote, and %s aborted", name, kd, vd, h.Name(t.ID), h.Name(t.ID))
+			case t.Outcome == history.OutcomeUnknown:
+				a.Kind = anomaly.AbortedRead
+				a.Message = fmt.Sprintf("%s read %v=%v, which only %s wrote, and %s cannot have committed", name, kd, vd, h.Name(t.ID), h.Name(t.ID))
+			default:
+				a.Kind = anomaly.IntermediateRead
+				a.Message = fmt.Sprintf("%s read %v=%v, which %s wrote and then overwrote in the same transaction", name, kd, vd, h.Name(t.ID))
+			}
+			return a
+		}
+	}
+	a.Kind = anomaly.ThinAirRead
+	a.Message = fmt.Sprintf("%s read %v=%v, which no transaction wrote", name, kd, vd)
+	return a
+}
+
+// NewNode appends a graph node.
+func (d *Deps) newNode(n Node) int32 {
+	d.Nodes = append(d.Nodes, n)
+	return int32(len(d.Nodes) - 1)
+}
+
+func (d *Deps) add(e Edge) {
+	if e.From == e.To {
+		return
+	}
+	if e.Guards[0] >= 0 || e.Guards[1] >= 0 {
+		d.Guarded = append(d.Guarded, e)
+		return
+	}
+	d.Known = append(d.Known, e)
+}
+
+// guard returns t if it is Maybe, else -1.
+func (d *Deps) guard(t int32) int32 {
+	if t < int32(d.N) && d.Status[t] == Maybe {
+		return t
+	}
+	return -1
+}
+
+func noGuard() [2]int32 { return [2]int32{-1, -1} }
+
+// buildSession adds session order among counted transactions.
+func (d *Deps) buildSession() {
+	for _, s := range d.H.Sessions {
+		var l []int32
+		for _, t := range s.Txns {
+			if d.Status[t] != Excluded {
+				l = append(l, int32(t))
+			}
+		}
+		prevC := int32(-1)
+		for i, t := range l {
+			if d.Status[t] == Committed {
+				if prevC >= 0 {
+					d.add(Edge{From: prevC, To: t, Rel: report.SO, Key: -1, Via: -1, Guards: noGuard()})
+				}
+				prevC = t
+				continue
+			}
+			if prevC >= 0 {
+				d.add(Edge{From: prevC, To: t, Rel: report.SO, Key: -1, Via: -1, Guards: [2]int32{t, -1}})
+			}
+			for _, u := range l[i+1:] {
+				d.add(Edge{From: t, To: u, Rel: report.SO, Key: -1, Via: -1, Guards: [2]int32{t, d.guard(u)}})
+				if d.Status[u] == Committed {
+					break
+				}
+			}
+		}
+	}
+}
+
+// buildTime adds the real-time chain and indexes writers by begin time.
+func (d *Deps) buildTime() {
+	h := d.H
+	d.Iv = make([]history.Interval, d.N)
+	var begins []int64
+	for t := range d.N {
+		d.Iv[t] = h.Txns[t].Time.Widen(d.Opts.Skew)
+		if d.Status[t] != Excluded {
+			begins = append(begins, d.Iv[t].Begin)
+		}
+	}
+	slices.Sort(begins)
+	begins = slices.Compact(begins)
+	d.timeNode = make([]int32, len(begins))
+	for i, b := range begins {
+		d.timeNode[i] = d.newNode(Node{Kind: NodeTime, Time: b})
+		if i > 0 {
+			d.add(Edge{From: d.timeNode[i-1], To: d.timeNode[i], Rel: report.RT, Key: -1, Via: -1, Guards: noGuard()})
+		}
+	}
+	for t := range d.N {
+		if d.Status[t] == Excluded {
+			continue
+		}
+		iv := d.Iv[t]
+		bi, _ := slices.BinarySearch(begins, iv.Begin)
+		g := [2]int32{d.guard(int32(t)), -1}
+		d.add(Edge{From: d.timeNode[bi], To: int32(t), Rel: report.RT, Key: -1, Via: -1, Guards: g})
+		// First begin strictly after End.
+		ei, found := slices.BinarySearch(begins, iv.End)
+		if found {
+			ei++
+		}
+		if ei < len(begins) {
+			d.add(Edge{From: int32(t), To: d.timeNode[ei], Rel: report.RT, Key: -1, Via: -1, Guards: g})
+		}
+	}
+	nk := len(h.Keys)
+	d.byBegin = make([][]int32, nk)
+	d.sufMin = make([][]int64, nk)
+	for k, ws := range d.Writers {
+		var l []int32
+		for _, w := range ws {
+			if d.Status[w] == Committed {
+				l = append(l, w)
+			}
+		}
+		slices.SortFunc(l, func(a, b int32) int { return cmp.Compare(d.Iv[a].Begin, d.Iv[b].Begin) })
+		sm := make([]int64, len(l)+1)
+		sm[len(l)] = 1<<63 - 1
+		for i := len(l) - 1; i >= 0; i-- {
+			sm[i] = min(sm[i+1], d.Iv[l[i]].End)
+		}
+		d.byBegin[k] = l
+		d.sufMin[k] = sm
+	}
+}
+
+// Before reports whether a and b are both committed and a ended before b began (Realtime
+// only): then a precedes b in every serialization the level allows.
+func (d *Deps) Before(a, b int32) bool {
+	if !d.Opts.Realtime || a >= int32(d.N) || b >= int32(d.N) {
+		return false
+	}
+	return d.Status[a] == Committed && d.Status[b] == Committed && d.Iv[a].End < d.Iv[b].Begin
+}
+
+// TimeSuccs returns the committed writers of k that began after w ended and are minimal in
+// real-time order: every other committed writer of k that began after w ended is
+// real-time-after one of them (Realtime only; else nil).
+func (d *Deps) TimeSuccs(w int32, k history.Key) []int32 {
+	if !d.Opts.Realtime || w >= int32(d.N) {
+		return nil
+	}
+	l := d.byBegin[k]
+	end := d.Iv[w].End
+	i, _ := slices.BinarySearchFunc(l, end, func(t int32, e int64) int {
+		if d.Iv[t].Begin <= e {
+			return -1
+		}
+		return 1
+	})
+	if i >= len(l) {
+		return nil
+	}
+	lim := d.sufMin[k][i]
+	j := i
+	for j < len(l) && d.Iv[l[j]].Begin <= lim {
+		j++
+	}
+	return l[i:j]
+}
+
+// InitVersionNode returns ρ(k), creating it with its edges to the writers of k.
+func (d *Deps) initVersionNode(k history.Key) int32 {
+	if d.InitVersion[k] >= 0 {
+		return d.InitVersion[k]
+	}
+	p := d.newNode(Node{Kind: NodeInitVersion, Key: k})
+	d.InitVersion[k] = p
+	iv := d.H.InitialValue(k)
+	for _, b := range d.Writers[k] {
+		wb, _ := d.WriteOf(b, k)
+		d.add(Edge{From: p, To: b, Rel: report.WW, Key: k, Value: iv, Value2: wb.Value, Via: d.Init, Guards: [2]int32{d.guard(b), -1}})
+	}
+	return p
+}
+
+// RWFromInit returns the anti-dependency edges of reader r having read the initial value of
+// k: r→ρ(k), or, if r writes k itself, r→b for every other writer b of k.
+func (d *Deps) RWFromInit(r int32, k history.Key, v history.Value) []Edge {
+	if _, ok := d.WriteOf(r, k); !ok {
+		p := d.initVersionNode(k)
+		return []Edge{{From: r, To: p, Rel: report.RW, Key: k, Value: v, Via: d.Init, Guards: noGuard()}}
+	}
+	var es []Edge
+	for _, b := range d.Writers[k] {
+		if b == r {
+			continue
+		}
+		wb, _ := d.WriteOf(b, k)
+		es = append(es, Edge{From: r, To: b, Rel: report.RW, Key: k, Value: v, Value2: wb.Value, Via: d.Init, Guards: [2]int32{d.guard(b), -1}})
+	}
+	return es
+}
+
+// RWByTime returns the anti-dependency edges r→b for a reader r of w's version of k and the
+// writers b that w precedes by time (minimal ones suffice; see [Deps.TimeSuccs]).
+func (d *Deps) RWByTime(r, w int32, k history.Key, v history.Value) []Edge {
+	var es []Edge
+	for _, b := range d.TimeSuccs(w, k) {
+		if b == r {
+			continue
+		}
+		wb, _ := d.WriteOf(b, k)
+		es = append(es, Edge{From: r, To: b, Rel: report.RW, Key: k, Value: v, Value2: wb.Value, Via: w, Guards: noGuard()})
+	}
+	return es
+}
+
+// buildCertain adds certain write-read edges and the anti-dependencies they imply with the
+// initial state and with time-fixed write orders.
+func (d *Deps) buildCertain() {
+	// Create the init-version nodes every read of the initial state may need, so the node set
+	// is final after Build.
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		if d.Status[r.Txn] != Excluded && slices.Contains(r.Cands, d.Init) {
+			d.initVersionNode(r.Key)
+		}
+	}
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		if d.Status[r.Txn] != Committed || len(r.Cands) != 1 {
+			continue
+		}
+		w := r.Cands[0]
+		if w != d.Init && d.Status[w] != Committed {
+			continue
+		}
+		for _, e := range d.CertainRead(ri) {
+			d.add(e)
+		}
+	}
+}
+
+// CertainRead returns the edges implied once read ri is known to read from its candidate
+// w: w→r (wr), and the anti-dependencies with the initial state or time-fixed successors.
+// Writes ordered after w by pruning are the polygraph's business.
+func (d *Deps) CertainRead(ri int) []Edge {
+	return d.ReadFrom(ri, d.Reads[ri].Cands[0])
+}
+
+// ReadFrom returns the edges implied if read ri reads from w (see [Deps.CertainRead]).
+func (d *Deps) ReadFrom(ri int, w int32) []Edge {
+	r := &d.Reads[ri]
+	var es []Edge
+	if w == d.Init {
+		return d.RWFromInit(r.Txn, r.Key, r.Value)
+	}
+	es = append(es, Edge{From: w, To: r.Txn, Rel: report.WR, Key: r.Key, Value: r.Value, Via: -1, Guards: noGuard()})
+	return append(es, d.RWByTime(r.Txn, w, r.Key, r.Value)...)
+}

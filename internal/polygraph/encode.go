@@ -1,0 +1,273 @@
+package polygraph
+
+import (
+	"context"
+	"slices"
+
+	"isovet/internal/deps"
+	"isovet/internal/sat"
+	"isovet/internal/sat/acyclic"
+)
+
+// Encoding is the remaining hyper-polygraph as a SAT problem over the acyclicity theory:
+// one variable per undecided WW pair (true: A before B), one per candidate of each undecided
+// read, one per transaction of unknown outcome (true: it committed). Known edges are fixed
+// edges of the theory; every other edge is justified by the conjunction of the literals it
+// needs (composite edges; conjunctions of more than two literals get an auxiliary variable
+// defined as their AND in both directions, so no edge can be left out while its reasons
+// hold).
+type Encoding struct {
+	P *Polygraph
+	S *sat.Solver
+	T *acyclic.Theory
+
+	WWVar []sat.Var   // per WW constraint, 0 if fixed
+	WRVar [][]sat.Var // per WR constraint, per alive candidate; nil if fixed
+	CVar  []sat.Var   // per transaction, 0 unless of unknown outcome
+	// Sel are selector literals (only with Selectors): Sel[i] for WW i, Sel[len(WW)+j] for WR j.
+	Sel []sat.Lit
+
+	and map[[2]sat.Lit]sat.Lit
+}
+
+// EncodeOptions configure [Polygraph.Encode].
+type EncodeOptions struct {
+	// Selectors adds one selector per undecided constraint: with its selector false a
+	// constraint imposes nothing. Used to extract a minimal unsatisfiable set of choices.
+	Selectors bool
+	Solver    sat.Options
+	Theory    acyclic.Options
+}
+
+// Encode builds the solver problem for the undecided constraints.
+func (p *Polygraph) Encode(o EncodeOptions) (*Encoding, error) {
+	d := p.D
+	s := sat.New(o.Solver)
+	en := &Encoding{P: p, S: s, and: make(map[[2]sat.Lit]sat.Lit)}
+	en.T = acyclic.New(s, len(d.Nodes), o.Theory)
+	en.CVar = make([]sat.Var, d.N)
+	for t := range d.N {
+		if d.Status[t] == deps.Maybe {
+			en.CVar[t] = s.NewVar()
+		}
+	}
+	guard := func(dst []sat.Lit, t int32) []sat.Lit {
+		if t >= 0 && t < int32(d.N) && en.CVar[t] != 0 {
+			dst = append(dst, en.CVar[t].Pos())
+		}
+		return dst
+	}
+	// Known edges.
+	for u := range p.G.N() {
+		for _, v := range p.G.Out(int32(u)) {
+			if err := en.T.AddFixed(u, int(v)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var lits []sat.Lit
+	for _, e := range d.Guarded {
+		lits = guard(guard(lits[:0], e.Guards[0]), e.Guards[1])
+		if err := en.just(lits, e.From, e.To); err != nil {
+			return nil, err
+		}
+	}
+	// WR variables first, indexed by (writer, key) for the WW derivations.
+	en.WRVar = make([][]sat.Var, len(p.WR))
+	type cand struct{ wi, j int32 }
+	byWK := make(map[wk][]cand)
+	for wi := range p.WR {
+		rc := &p.WR[wi]
+		if rc.Fixed {
+			continue
+		}
+		r := &d.Reads[rc.Read]
+		en.WRVar[wi] = make([]sat.Var, len(rc.Cands))
+		for j, w := range rc.Cands {
+			en.WRVar[wi][j] = s.NewVar()
+			byWK[wk{w, r.Key}] = append(byWK[wk{w, r.Key}], cand{int32(wi), int32(j)})
+		}
+	}
+	if o.Selectors {
+		en.Sel = make([]sat.Lit, len(p.WW)+len(p.WR))
+		for i := range en.Sel {
+			en.Sel[i] = s.NewVar().Pos()
+		}
+	}
+	// WW pairs.
+	en.WWVar = make([]sat.Var, len(p.WW))
+	var buf []deps.Edge
+	for ci := range p.WW {
+		c := &p.WW[ci]
+		if c.Fixed != 0 {
+			continue
+		}
+		v := s.NewVar()
+		en.WWVar[ci] = v
+		base := guard(guard(nil, c.A), c.B)
+		if o.Selectors {
+			base = append(base, en.Sel[ci])
+		}
+		for _, side := range [2]struct {
+			a, b int32
+			m    sat.Lit
+		}{{c.A, c.B, v.Pos()}, {c.B, c.A, v.Neg()}} {
+			ls := append(slices.Clone(base), side.m)
+			buf = p.orientEdges(c, side.a, side.b, buf[:0])
+			for _, e := range buf {
+				if err := en.just(ls, e.From, e.To); err != nil {
+					return nil, err
+				}
+			}
+			// Uncertain readers of a's version of a shared key anti-depend on b.
+			for _, k := range c.Keys {
+				for _, cd := range byWK[wk{side.a, k}] {
+					rd := d.Reads[p.WR[cd.wi].Read].Txn
+					if rd == side.b {
+						continue
+					}
+					l2 := append(slices.Clone(ls), en.WRVar[cd.wi][cd.j].Pos())
+					if err := en.just(l2, rd, side.b); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+	}
+	// WR constraints.
+	for wi := range p.WR {
+		rc := &p.WR[wi]
+		if rc.Fixed {
+			continue
+		}
+		r := &d.Reads[rc.Read]
+		var cl []sat.Lit
+		if en.CVar[r.Txn] != 0 {
+			cl = append(cl, en.CVar[r.Txn].Neg())
+		}
+		if o.Selectors {
+			cl = append(cl, en.Sel[len(p.WW)+wi].Not())
+		}
+		for j, w := range rc.Cands {
+			x := en.WRVar[wi][j]
+			cl = append(cl, x.Pos())
+			if w < int32(d.N) && en.CVar[w] != 0 {
+				if err := s.AddClause(x.Neg(), en.CVar[w].Pos()); err != nil {
+					return nil, err
+				}
+			}
+			if en.CVar[r.Txn] != 0 {
+				if err := s.AddClause(x.Neg(), en.CVar[r.Txn].Pos()); err != nil {
+					return nil, err
+				}
+			}
+			for _, e := range p.readEdges(rc.Read, w) {
+				ls := guard(guard([]sat.Lit{x.Pos()}, e.Guards[0]), e.Guards[1])
+				if err := en.just(ls, e.From, e.To); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := s.AddClause(cl...); err != nil {
+			return nil, err
+		}
+	}
+	return en, nil
+}
+
+// just makes the conjunction of lits justify u→v.
+func (en *Encoding) just(lits []sat.Lit, u, v int32) error {
+	if u == v {
+		return nil
+	}
+	ls := slices.Clone(lits)
+	slices.Sort(ls)
+	ls = slices.Compact(ls)
+	for i := 1; i < len(ls); i++ {
+		if ls[i] == ls[i-1].Not() {
+			return nil // never holds
+		}
+	}
+	for len(ls) > 2 {
+		a := en.conj(ls[len(ls)-2], ls[len(ls)-1])
+		ls = append(ls[:len(ls)-2], a)
+	}
+	switch len(ls) {
+	case 0:
+		return en.T.AddFixed(int(u), int(v))
+	case 1:
+		return en.T.AddEdge(ls[0], int(u), int(v))
+	default:
+		return en.T.AddComposite(ls[0], ls[1], int(u), int(v))
+	}
+}
+
+// conj returns a literal equivalent to a ∧ b.
+func (en *Encoding) conj(a, b sat.Lit) sat.Lit {
+	if a > b {
+		a, b = b, a
+	}
+	if m, ok := en.and[[2]sat.Lit{a, b}]; ok {
+		return m
+	}
+	m := en.S.NewVar().Pos()
+	en.S.AddClause(m.Not(), a)
+	en.S.AddClause(m.Not(), b)
+	en.S.AddClause(m, a.Not(), b.Not())
+	en.and[[2]sat.Lit{a, b}] = m
+	return m
+}
+
+// Solve solves the encoding under the given assumptions.
+func (en *Encoding) Solve(ctx context.Context, assumptions ...sat.Lit) (sat.Status, error) {
+	return en.S.Solve(ctx, assumptions...)
+}
+
+// MinimalCore returns a minimal set of constraints (indexes into Sel: WW i as i, WR j as
+// len(WW)+j) that is unsatisfiable with the known edges, shrinking the solver's failed
+// assumptions by deletion. The encoding must have selectors. It stops shrinking (returning
+// a core that is unsatisfiable but maybe not minimal) after budget solver calls.
+func (en *Encoding) MinimalCore(ctx context.Context, budget int) ([]int, error) {
+	idx := make(map[sat.Lit]int, len(en.Sel))
+	var all []sat.Lit
+	for i, m := range en.Sel {
+		if i < len(en.P.WW) && en.WWVar[i] == 0 {
+			continue
+		}
+		if i >= len(en.P.WW) && en.WRVar[i-len(en.P.WW)] == nil {
+			continue
+		}
+		idx[m] = i
+		all = append(all, m)
+	}
+	st, err := en.Solve(ctx, all...)
+	if err != nil || st != sat.Unsat {
+		return nil, err
+	}
+	core := en.S.Failed()
+	for i := 0; i < len(core) && budget > 0; {
+		try := slices.Delete(slices.Clone(core), i, i+1)
+		budget--
+		st, err := en.Solve(ctx, try...)
+		if err != nil {
+			return nil, err
+		}
+		if st == sat.Unsat {
+			f := en.S.Failed()
+			// Keep the order stable: filter try by f.
+			in := make(map[sat.Lit]bool, len(f))
+			for _, m := range f {
+				in[m] = true
+			}
+			core = slices.DeleteFunc(try, func(m sat.Lit) bool { return !in[m] })
+			continue
+		}
+		i++
+	}
+	out := make([]int, len(core))
+	for i, m := range core {
+		out[i] = idx[m]
+	}
+	slices.Sort(out)
+	return out, nil
+}

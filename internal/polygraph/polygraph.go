@@ -1,0 +1,454 @@
+// Package polygraph builds the hyper-polygraph of a history (VeriStrong, Cai et al., PVLDB
+// 2026, Def. 3.1), prunes it to a fixpoint (Alg. 5 / Fig. 18, with Vbox's time-fixed write
+// orders as known edges) and encodes what remains for the CDCL solver with the acyclicity
+// theory (internal/sat, internal/sat/acyclic).
+//
+// # Constraints
+//
+//   - WW: one choice per unordered pair of writers sharing a key, merged across the keys they
+//     share (the artifact's merge; sound because opposite orders on two keys form a 2-cycle).
+//     Pairs whose order real time fixes (strict level, both committed) get none.
+//   - WR: one choice per read that has several candidate writers (values repeat), or whose
+//     reader or only writer is of unknown outcome.
+//   - Unknown outcome: a transaction of unknown outcome that someone may read from is a
+//     Boolean choice c(T); everything it takes part in is guarded by c(T), and reading from
+//     it implies c(T).
+//
+// Choosing an orientation A→B of a WW pair adds A→B and the anti-dependencies R→B of every
+// reader R of A's version of a shared key, except R = B (the read-modify-write self-loop of
+// the digest's erratum). Choosing a writer w for a read adds w→R and R→B for every B ordered
+// after w on that key.
+//
+// # Pruning
+//
+// Each pass computes reachability of the known graph once ([graph.ReachBatch], bounded
+// memory), then eliminates every choice whose edges would close a cycle, fixing constraints
+// left with one option (WW-INTRO, WR-INTRO), until nothing changes. A constraint left with no
+// option, or a cycle among known edges, is a violation whose witness is that cycle.
+//
+// # Local names
+//
+//	p *Polygraph   d *deps.Deps   c WW constraint   rc WR constraint   ri read index
+package polygraph
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"isovet/history"
+	"isovet/internal/deps"
+	"isovet/internal/graph"
+	"isovet/internal/report"
+)
+
+// WW is a write-order choice between writers A < B of the keys Keys.
+type WW struct {
+	A, B int32
+	Keys []history.Key
+	// Fixed: 0 undecided, 1 A before B, 2 B before A.
+	Fixed int8
+}
+
+// WR is a write-read choice: the read D.Reads[Read] reads from one of Cands.
+type WR struct {
+	Read  int32
+	Cands []int32 // alive candidates
+	Fixed bool    // resolved to Cands[0] and moved into the known graph
+}
+
+type wk struct {
+	w int32
+	k history.Key
+}
+
+// Polygraph is the hyper-polygraph of a history. It is not safe for concurrent use.
+type Polygraph struct {
+	D  *deps.Deps
+	G  *graph.Digraph // the known graph
+	WW []WW
+	WR []WR
+
+	why     map[uint64]deps.Edge // a reason per known edge
+	fixedBy map[uint64]bool      // known edges added by pruning
+
+	// certReaders: committed readers known to read w's version of k.
+	certReaders map[wk][]int32
+	// succ: writers ordered after w on k by pruning (time-fixed ones are in deps).
+	succ map[wk][]int32
+	// pairOf indexes WW by (A,B).
+	pairOf map[uint64]int32
+	// wrOf: per read, its WR constraint or -1.
+	wrOf []int32
+
+	// Stats.
+	Passes, PrunedWW, PrunedWR int
+}
+
+func pairKey(a, b int32) uint64 {
+	if a > b {
+		a, b = b, a
+	}
+	return uint64(a)<<32 | uint64(uint32(b))
+}
+
+func edgeKey(u, v int32) uint64 { return uint64(u)<<32 | uint64(uint32(v)) }
+
+// Build constructs the hyper-polygraph from the known dependencies.
+func Build(d *deps.Deps) *Polygraph {
+	p := &Polygraph{
+		D:           d,
+		why:         make(map[uint64]deps.Edge),
+		fixedBy:     make(map[uint64]bool),
+		certReaders: make(map[wk][]int32),
+		succ:        make(map[wk][]int32),
+		pairOf:      make(map[uint64]int32),
+		wrOf:        make([]int32, len(d.Reads)),
+	}
+	// Reads: certain ones register their readers; the rest become WR constraints.
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		p.wrOf[ri] = -1
+		st := d.Status[r.Txn]
+		if st == deps.Excluded || len(r.Cands) == 0 {
+			continue
+		}
+		if st == deps.Committed && len(r.Cands) == 1 && (r.Cands[0] == d.Init || d.Status[r.Cands[0]] == deps.Committed) {
+			p.certReaders[wk{r.Cands[0], r.Key}] = append(p.certReaders[wk{r.Cands[0], r.Key}], r.Txn)
+			continue
+		}
+		p.wrOf[ri] = int32(len(p.WR))
+		p.WR = append(p.WR, WR{Read: int32(ri), Cands: slices.Clone(r.Cands)})
+	}
+	// WW pairs, merged across keys.
+	for k, ws := range d.Writers {
+		for i, a := range ws {
+			for _, b := range ws[i+1:] {
+				if d.Before(a, b) || d.Before(b, a) {
+					continue
+				}
+				pk := pairKey(a, b)
+				ci, ok := p.pairOf[pk]
+				if !ok {
+					ci = int32(len(p.WW))
+					p.pairOf[pk] = ci
+					p.WW = append(p.WW, WW{A: min(a, b), B: max(a, b)})
+				}
+				p.WW[ci].Keys = append(p.WW[ci].Keys, history.Key(k))
+			}
+		}
+	}
+	p.G = graph.New(len(d.Nodes))
+	for _, e := range d.Known {
+		p.addKnown(e)
+	}
+	return p
+}
+
+// addKnown adds a known edge with its reason.
+func (p *Polygraph) addKnown(e deps.Edge) {
+	if e.From == e.To {
+		return
+	}
+	// Virtual nodes may be created lazily by deps (init-version nodes).
+	for p.G.N() < len(p.D.Nodes) {
+		p.G.AddNode()
+	}
+	k := edgeKey(e.From, e.To)
+	if _, ok := p.why[k]; ok {
+		return
+	}
+	p.why[k] = e
+	p.G.AddEdge(e.From, e.To)
+}
+
+// addForced adds an edge pruning forced, remembering that it was forced.
+func (p *Polygraph) addForced(e deps.Edge) {
+	k := edgeKey(e.From, e.To)
+	if _, ok := p.why[k]; !ok && e.From != e.To {
+		p.fixedBy[k] = true
+	}
+	p.addKnown(e)
+}
+
+// Why returns the reason of known edge u→v.
+func (p *Polygraph) Why(u, v int32) (deps.Edge, bool) {
+	e, ok := p.why[edgeKey(u, v)]
+	return e, ok
+}
+
+// committed reports whether node t is a committed transaction (or Init).
+func (p *Polygraph) committed(t int32) bool {
+	return t == p.D.Init || (t < int32(p.D.N) && p.D.Status[t] == deps.Committed)
+}
+
+// orientEdges returns the edges that WW constraint c adds in orientation a→b, with known
+// (certain) readers only.
+func (p *Polygraph) orientEdges(c *WW, a, b int32, dst []deps.Edge) []deps.Edge {
+	wa, _ := p.D.WriteOf(a, c.Keys[0])
+	wb, _ := p.D.WriteOf(b, c.Keys[0])
+	dst = append(dst, deps.Edge{From: a, To: b, Rel: report.WW, Key: c.Keys[0], Value: wa.Value, Value2: wb.Value, Via: -1, Guards: [2]int32{-1, -1}})
+	for _, k := range c.Keys {
+		wa, _ := p.D.WriteOf(a, k)
+		wb, _ := p.D.WriteOf(b, k)
+		for _, r := range p.certReaders[wk{a, k}] {
+			if r != b {
+				dst = append(dst, deps.Edge{From: r, To: b, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: a, Guards: [2]int32{-1, -1}})
+			}
+		}
+	}
+	return dst
+}
+
+// readEdges returns the edges a read adds if it reads from w, given what is known.
+func (p *Polygraph) readEdges(ri int32, w int32) []deps.Edge {
+	r := &p.D.Reads[ri]
+	es := p.D.ReadFrom(int(ri), w)
+	for p.G.N() < len(p.D.Nodes) {
+		p.G.AddNode()
+	}
+	if w != p.D.Init {
+		for _, b := range p.succ[wk{w, r.Key}] {
+			if b != r.Txn {
+				wb, _ := p.D.WriteOf(b, r.Key)
+				es = append(es, deps.Edge{From: r.Txn, To: b, Rel: report.RW, Key: r.Key, Value: r.Value, Value2: wb.Value, Via: w, Guards: [2]int32{-1, -1}})
+			}
+		}
+	}
+	return es
+}
+
+// Violation is a contradiction found while building or pruning: every option of a
+// constraint closes a cycle of known edges (or the known edges alone are cyclic).
+type Violation struct {
+	// Cycles holds one cycle per option that was ruled out (one cycle when the known graph
+	// itself is cyclic). Each is a list of typed edges, From of the first = To of the last.
+	Cycles [][]deps.Edge
+	// Options names what each cycle assumed ("T1 before T2", "T3 read x from T1"), parallel
+	// to Cycles; "" for a cycle of known edges.
+	Options []Option
+}
+
+// Option is one alternative of a constraint.
+type Option struct {
+	WW     int32 // WW constraint index, or -1
+	First  int32 // WW: the writer placed first
+	WR     int32 // WR constraint index, or -1
+	Writer int32 // WR: the candidate writer
+}
+
+// Prune removes infeasible options to a fixpoint. It returns a violation, or nil. ctx is
+// polled between passes and blocks of reachability; on cancellation it returns ctx's error.
+func (p *Polygraph) Prune(ctx context.Context) (*Violation, error) {
+	d := p.D
+	var buf []deps.Edge
+	for {
+		p.Passes++
+		order, ok := graph.Topo(p.G)
+		if !ok {
+			return &Violation{Cycles: [][]deps.Edge{p.knownCycle(graph.FindCycle(p.G))}, Options: []Option{{WW: -1, WR: -1}}}, nil
+		}
+		pos := graph.Positions(order)
+		// Collect queries: for each option, each edge u→v asks reach(v, u).
+		type opt struct {
+			q0, q1 int32 // query range
+		}
+		var qs []graph.Query
+		wwOpts := make([][2]opt, len(p.WW))
+		for ci := range p.WW {
+			c := &p.WW[ci]
+			if c.Fixed != 0 || !p.committed(c.A) || !p.committed(c.B) {
+				continue
+			}
+			for side, ab := range [2][2]int32{{c.A, c.B}, {c.B, c.A}} {
+				q0 := int32(len(qs))
+				buf = p.orientEdges(c, ab[0], ab[1], buf[:0])
+				for _, e := range buf {
+					qs = append(qs, graph.Query{From: e.To, To: e.From})
+				}
+				wwOpts[ci][side] = opt{q0, int32(len(qs))}
+			}
+		}
+		wrOpts := make([][]opt, len(p.WR))
+		for wi := range p.WR {
+			rc := &p.WR[wi]
+			if rc.Fixed || d.Status[d.Reads[rc.Read].Txn] != deps.Committed {
+				continue
+			}
+			wrOpts[wi] = make([]opt, len(rc.Cands))
+			for j, w := range rc.Cands {
+				q0 := int32(len(qs))
+				for _, e := range p.readEdges(rc.Read, w) {
+					if e.To < int32(len(pos)) && e.From < int32(len(pos)) {
+						qs = append(qs, graph.Query{From: e.To, To: e.From})
+					}
+				}
+				wrOpts[wi][j] = opt{q0, int32(len(qs))}
+			}
+		}
+		// Init-version nodes created while collecting are isolated from the order computed
+		// above only if new; recompute if the graph grew.
+		if p.G.N() != len(pos) {
+			continue
+		}
+		ans, err := graph.ReachBatch(ctx, p.G, order, pos, qs)
+		if err != nil {
+			return nil, err
+		}
+		cyclic := func(o opt) bool {
+			for i := o.q0; i < o.q1; i++ {
+				if ans[i] {
+					return true
+				}
+			}
+			return false
+		}
+		changed := false
+		for ci := range p.WW {
+			c := &p.WW[ci]
+			if c.Fixed != 0 || !p.committed(c.A) || !p.committed(c.B) {
+				continue
+			}
+			l, r := cyclic(wwOpts[ci][0]), cyclic(wwOpts[ci][1])
+			switch {
+			case l && r:
+				v := &Violation{}
+				for _, ab := range [2][2]int32{{c.A, c.B}, {c.B, c.A}} {
+					v.Cycles = append(v.Cycles, p.cycleWith(p.orientEdges(c, ab[0], ab[1], nil)))
+					v.Options = append(v.Options, Option{WW: int32(ci), First: ab[0], WR: -1})
+				}
+				return v, nil
+			case l:
+				p.fixWW(ci, c.B, c.A)
+				changed = true
+			case r:
+				p.fixWW(ci, c.A, c.B)
+				changed = true
+			}
+		}
+		for wi := range p.WR {
+			rc := &p.WR[wi]
+			if rc.Fixed || wrOpts[wi] == nil {
+				continue
+			}
+			var keep []int32
+			var gone []int32
+			for j, w := range rc.Cands {
+				if cyclic(wrOpts[wi][j]) {
+					gone = append(gone, w)
+				} else {
+					keep = append(keep, w)
+				}
+			}
+			if len(keep) == 0 {
+				v := &Violation{}
+				for _, w := range rc.Cands {
+					v.Cycles = append(v.Cycles, p.cycleWith(p.readEdges(rc.Read, w)))
+					v.Options = append(v.Options, Option{WW: -1, WR: int32(wi), Writer: w})
+				}
+				return v, nil
+			}
+			if len(gone) > 0 {
+				p.PrunedWR += len(gone)
+				rc.Cands = keep
+				changed = true
+			}
+			if len(keep) == 1 && p.committed(keep[0]) {
+				p.fixWR(wi)
+				changed = true
+			}
+		}
+		if !changed {
+			return nil, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// fixWW orients constraint ci as a before b and adds its edges.
+func (p *Polygraph) fixWW(ci int, a, b int32) {
+	c := &p.WW[ci]
+	if a == c.A {
+		c.Fixed = 1
+	} else {
+		c.Fixed = 2
+	}
+	p.PrunedWW++
+	for _, e := range p.orientEdges(c, a, b, nil) {
+		p.addForced(e)
+	}
+	for _, k := range c.Keys {
+		p.succ[wk{a, k}] = append(p.succ[wk{a, k}], b)
+	}
+}
+
+// fixWR resolves WR constraint wi to its only candidate and adds its edges.
+func (p *Polygraph) fixWR(wi int) {
+	rc := &p.WR[wi]
+	rc.Fixed = true
+	r := &p.D.Reads[rc.Read]
+	w := rc.Cands[0]
+	for _, e := range p.readEdges(rc.Read, w) {
+		p.addForced(e)
+	}
+	p.certReaders[wk{w, r.Key}] = append(p.certReaders[wk{w, r.Key}], r.Txn)
+	// Readers of w's version now anti-depend on writers already ordered after w: done by
+	// readEdges through succ. Writers in undecided pairs with w pick the reader up through
+	// certReaders when they are oriented or encoded.
+}
+
+// cycleWith returns the shortest cycle closed by one of the edges es in the known graph
+// (plus es), as typed edges. It returns nil if none closes a cycle.
+func (p *Polygraph) cycleWith(es []deps.Edge) []deps.Edge {
+	var best []deps.Edge
+	for _, e := range es {
+		path := graph.ShortestPath(p.G, e.To, e.From, nil)
+		if path == nil {
+			continue
+		}
+		cyc := []deps.Edge{e}
+		for i := 0; i+1 < len(path); i++ {
+			r, _ := p.Why(path[i], path[i+1])
+			cyc = append(cyc, r)
+		}
+		if best == nil || len(cyc) < len(best) {
+			best = cyc
+		}
+	}
+	return best
+}
+
+// knownCycle turns a node cycle of the known graph into typed edges.
+func (p *Polygraph) knownCycle(nodes []int32) []deps.Edge {
+	var cyc []deps.Edge
+	for i, u := range nodes {
+		v := nodes[(i+1)%len(nodes)]
+		r, _ := p.Why(u, v)
+		cyc = append(cyc, r)
+	}
+	return cyc
+}
+
+// Remaining reports the undecided constraints after pruning.
+func (p *Polygraph) Remaining() (ww, wr int) {
+	for i := range p.WW {
+		if p.WW[i].Fixed == 0 {
+			ww++
+		}
+	}
+	for i := range p.WR {
+		if !p.WR[i].Fixed {
+			wr++
+		}
+	}
+	return ww, wr
+}
+
+// sortEdges orders edges deterministically (tests).
+func sortEdges(es []deps.Edge) {
+	slices.SortFunc(es, func(a, b deps.Edge) int {
+		return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), cmp.Compare(a.Rel, b.Rel))
+	})
+}
