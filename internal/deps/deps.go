@@ -126,11 +126,11 @@ type Deps struct {
 	N    int   // transactions
 	Init int32 // node of the initial state
 
-	Status []Status  // per transaction
-	Nodes  []Node    // per graph node
-	Reads  []Read    // external reads of counted transactions
+	Status  []Status  // per transaction
+	Nodes   []Node    // per graph node
+	Reads   []Read    // external reads of counted transactions
 	ReadsOf [][]int32 // per transaction: indexes into Reads
-	Writes [][]Write // per transaction: last writes, sorted by key
+	Writes  [][]Write // per transaction: last writes, sorted by key
 	// Writers per key: counted transactions writing it, ascending.
 	Writers [][]int32
 	// InitVersion per key: the ρ(k) node, or -1.
