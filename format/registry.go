@@ -3,6 +3,7 @@ package format
 import (
 	"isovet/format/cobra"
 	"isovet/format/dbcop"
+	"isovet/format/elle"
 	"isovet/format/vbox"
 )
 
@@ -20,6 +21,20 @@ var formats = []Format{
 		Summary: "dbcop JSON history (the 2025 dbcop rewrite)",
 		Sniff:   dbcop.SniffJSON,
 		New:     func(Options) Decoder { return dbcop.NewJSONDecoder() },
+	},
+	{
+		Name: "elle-edn", Aliases: []string{"elle", "edn", "jepsen"},
+		Summary: "Jepsen/Elle EDN history (list-append or rw-register)",
+		Sniff:   elle.SniffEDN,
+		New:     func(Options) Decoder { return elle.NewEDNDecoder() },
+		Write:   elle.WriteEDN,
+	},
+	{
+		Name: "elle-json", Aliases: []string{"jepsen-json"},
+		Summary: "Elle JSON history, as elle-cli reads it (list-append or rw-register)",
+		Sniff:   elle.SniffJSON,
+		New:     func(Options) Decoder { return elle.NewJSONDecoder() },
+		Write:   elle.WriteJSON,
 	},
 	{
 		Name:    "cobra",
