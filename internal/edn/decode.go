@@ -43,6 +43,7 @@ type Decoder struct {
 	stack   []Value // children of open collections
 	chunk   []Value // storage handed out as Items
 	seqs    []seq   // collections opened with Enter
+	started bool    // a leading byte-order mark has been skipped
 	scratch []byte
 	intern  map[string]string
 }
@@ -277,6 +278,13 @@ func (d *Decoder) More() (bool, error) {
 
 // skip skips whitespace, comments and (EDN) #_ discarded forms.
 func (d *Decoder) skip(depth int) error {
+	if !d.started {
+		d.started = true
+		if d.ensure(3) && d.buf[d.p] == 0xef && d.buf[d.p+1] == 0xbb && d.buf[d.p+2] == 0xbf {
+			d.p += 3
+			d.lineStart = d.base + int64(d.p)
+		}
+	}
 	if d.opts.JSON {
 		d.skipJSONSpace()
 		return nil

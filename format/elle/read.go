@@ -1,0 +1,709 @@
+package elle
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"isovet/history"
+	"isovet/internal/edn"
+)
+
+// Format names, as registered in package format.
+const (
+	EDN  = "elle-edn"
+	JSON = "elle-json"
+)
+
+// Errors wrapped by the decoder. Callers test with errors.Is.
+var (
+	// ErrNotTransactional: the history's operations are not transactions (bank, counter,
+	// set, cas-register, mutex, ... workloads).
+	ErrNotTransactional = errors.New("not a transactional history")
+	// ErrMixedWorkloads: list-append and rw-register micro-ops in one history.
+	ErrMixedWorkloads = errors.New("history mixes list-append and rw-register micro-ops")
+)
+
+// refusalScan is how many further operations the decoder reads after the first
+// non-transactional one, to name the workload in its error.
+const refusalScan = 2000
+
+type workload uint8
+
+const (
+	wlUnknown workload = iota
+	wlList
+	wlRegister
+)
+
+func (w workload) String() string {
+	if w == wlList {
+		return "list-append"
+	}
+	return "rw-register"
+}
+
+// Decoder decodes Elle histories into a [history.Builder]. It implements format.Decoder.
+// A Decoder reads one history (Decode, possibly several times, then Finish once) and is not
+// safe for concurrent use.
+type Decoder struct {
+	json   bool
+	format string
+	dec    *edn.Decoder
+
+	procs map[history.Datum]*proc
+	seq   int64
+
+	workload  workload
+	firstWL   edn.Pos // where the workload was first seen
+	undecided []nilRead
+	unknowns  []history.TxnID
+	maxTime   int64
+	anyTime   bool
+
+	mops  []mop
+	lists []history.Value
+
+	refusal *refusal
+}
+
+type proc struct {
+	id      history.Datum
+	sess    history.SessionID
+	hasSess bool
+	dead    bool // crashed with :info: the next operation starts a new session
+	pending bool
+	inv     invoke
+}
+
+type invoke struct {
+	src     history.Datum
+	time    int64
+	hasTime bool
+	pos     edn.Pos
+	seq     int64
+	mops    []mop
+	lists   []history.Value
+}
+
+type mopKind uint8
+
+const (
+	mAppend mopKind = iota + 1
+	mWrite
+	mRead     // item read of val
+	mListRead // list read of lists[lo : lo+n]
+	mNilRead  // read of nil
+)
+
+type mop struct {
+	kind  mopKind
+	key   history.Key
+	val   history.Value
+	lo, n int32
+}
+
+type nilRead struct {
+	t   history.TxnID
+	op  int32
+	key history.Key
+}
+
+type refusal struct {
+	pos   edn.Pos
+	maps  bool // some :value was a map (bank reads)
+	fs    []string
+	shown map[string]bool
+	seen  int
+}
+
+// NewEDNDecoder returns a decoder for Elle histories in EDN.
+func NewEDNDecoder() *Decoder { return &Decoder{format: EDN} }
+
+// NewJSONDecoder returns a decoder for Elle histories in JSON.
+func NewJSONDecoder() *Decoder { return &Decoder{json: true, format: JSON} }
+
+// ReadEDN reads a whole EDN history from r; name is used in errors.
+func ReadEDN(r io.Reader, name string) (*history.History, error) {
+	return read(NewEDNDecoder(), r, name)
+}
+
+// ReadJSON reads a whole JSON history from r; name is used in errors.
+func ReadJSON(r io.Reader, name string) (*history.History, error) {
+	return read(NewJSONDecoder(), r, name)
+}
+
+func read(d *Decoder, r io.Reader, name string) (*history.History, error) {
+	b := history.NewBuilder()
+	if err := d.Decode(r, name, b); err != nil {
+		return nil, err
+	}
+	if err := d.Finish(b); err != nil {
+		return nil, err
+	}
+	return b.Build()
+}
+
+// Decode reads one history file.
+func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
+	if d.procs == nil {
+		d.procs = make(map[history.Datum]*proc)
+	}
+	d.dec = edn.NewDecoder(r, edn.Options{File: name, Format: d.format, JSON: d.json, Reuse: true})
+	if err := d.decode(b); err != nil {
+		if d.refusal != nil {
+			return d.refusalError()
+		}
+		return err
+	}
+	if d.refusal != nil {
+		return d.refusalError()
+	}
+	return nil
+}
+
+func (d *Decoder) decode(b *history.Builder) error {
+	dec := d.dec
+	for {
+		c, err := dec.Peek()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if c == '[' || c == '(' {
+			if err := dec.Enter(); err != nil {
+				return err
+			}
+			for {
+				more, err := dec.More()
+				if err != nil {
+					return err
+				}
+				if !more {
+					break
+				}
+				if done, err := d.next(b); done || err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if done, err := d.next(b); done || err != nil {
+			return err
+		}
+	}
+}
+
+// next reads and applies one operation. done is set when a refusal has seen enough.
+func (d *Decoder) next(b *history.Builder) (done bool, err error) {
+	v, err := d.dec.Next()
+	if err != nil {
+		return false, err
+	}
+	if err := d.op(v, b); err != nil {
+		return false, err
+	}
+	return d.refusal != nil && d.refusal.seen >= refusalScan, nil
+}
+
+func (d *Decoder) errorf(p edn.Pos, msg string, args ...any) error {
+	return d.dec.Errorf(p, msg, args...)
+}
+
+// name returns the name of a keyword (without its colon) or the contents of a string.
+func name(v edn.Value) (string, bool) {
+	switch v.Kind {
+	case edn.Keyword:
+		return v.Str[1:], true
+	case edn.String, edn.Symbol:
+		return v.Str, true
+	}
+	return "", false
+}
+
+// show renders v for an error message, in the input's syntax and shortened.
+func (d *Decoder) show(v edn.Value) string {
+	var s string
+	if d.json {
+		s = string(appendJSONValue(nil, v))
+	} else {
+		s = v.String()
+	}
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+func (d *Decoder) key(k string) string {
+	if d.json {
+		return `"` + k + `"`
+	}
+	return ":" + k
+}
+
+type opType uint8
+
+const (
+	tInvoke opType = iota + 1
+	tOK
+	tFail
+	tInfo
+)
+
+type fields struct {
+	typ, f, value, process, time, index edn.Value
+}
+
+// op applies one operation map.
+func (d *Decoder) op(v edn.Value, b *history.Builder) error {
+	if v.Kind == edn.Tagged && len(v.Items) == 1 && v.Items[0].Kind == edn.Map {
+		v = v.Items[0]
+	}
+	if v.Kind != edn.Map {
+		if d.refusal != nil {
+			d.refusal.seen = refusalScan
+			return nil
+		}
+		return d.errorf(v.Pos, "expected an operation map like %s, found a %v", d.example(), v.Kind)
+	}
+	var fl fields
+	for i := 0; i+1 < len(v.Items); i += 2 {
+		k, ok := name(v.Items[i])
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			fl.typ = v.Items[i+1]
+		case "f":
+			fl.f = v.Items[i+1]
+		case "value":
+			fl.value = v.Items[i+1]
+		case "process":
+			fl.process = v.Items[i+1]
+		case "time":
+			fl.time = v.Items[i+1]
+		case "index":
+			fl.index = v.Items[i+1]
+		}
+	}
+	// Process: non-client operations (the nemesis) are skipped.
+	procID := history.NilDatum
+	switch fl.process.Kind {
+	case edn.Invalid, edn.Nil:
+	case edn.Int:
+		procID = history.Int(fl.process.Int)
+	case edn.Keyword:
+		return nil
+	case edn.String:
+		if d.json && fl.process.Str == "nemesis" {
+			return nil
+		}
+		procID = history.Str(fl.process.Str)
+	default:
+		return d.errorf(fl.process.Pos, "expected %s to be an integer, found %s", d.key("process"), d.show(fl.process))
+	}
+	if d.refusal != nil {
+		d.refusal.seen++
+		d.refusal.add(fl.f, d)
+		d.refusal.maps = d.refusal.maps || fl.value.Kind == edn.Map
+		return nil
+	}
+	var typ opType
+	tn, _ := name(fl.typ)
+	switch tn {
+	case "invoke":
+		typ = tInvoke
+	case "ok":
+		typ = tOK
+	case "fail":
+		typ = tFail
+	case "info":
+		typ = tInfo
+	default:
+		if fl.typ.Kind == edn.Invalid {
+			return d.errorf(v.Pos, "expected a %s (%s) in the operation", d.key("type"), d.types())
+		}
+		return d.errorf(fl.typ.Pos, "expected %s to be one of %s, found %s", d.key("type"), d.types(), d.show(fl.typ))
+	}
+	pr := d.procs[procID]
+	// :f other than :txn: accepted only when the value is a list of micro-ops (or, for a
+	// completion without a value, when its invoke was accepted).
+	if fl.f.Kind != edn.Invalid {
+		if fn, ok := name(fl.f); !ok || fn != "txn" {
+			inherits := typ != tInvoke && pr != nil && pr.pending && (fl.value.Kind == edn.Invalid || fl.value.Kind == edn.Nil)
+			if !inherits && !looksLikeMops(fl.value) {
+				d.refusal = &refusal{pos: v.Pos, shown: map[string]bool{}, maps: fl.value.Kind == edn.Map}
+				d.refusal.add(fl.f, d)
+				return nil
+			}
+		}
+	}
+	var tm int64
+	hasTime := false
+	switch fl.time.Kind {
+	case edn.Invalid, edn.Nil:
+	case edn.Int:
+		tm, hasTime = fl.time.Int, true
+		if !d.anyTime || tm > d.maxTime {
+			d.maxTime, d.anyTime = tm, true
+		}
+	default:
+		return d.errorf(fl.time.Pos, "expected %s to be an integer (nanoseconds), found %s", d.key("time"), d.show(fl.time))
+	}
+	src := history.NilDatum
+	switch fl.index.Kind {
+	case edn.Invalid, edn.Nil:
+	case edn.Int:
+		src = history.Int(fl.index.Int)
+	default:
+		return d.errorf(fl.index.Pos, "expected %s to be an integer, found %s", d.key("index"), d.show(fl.index))
+	}
+
+	if pr == nil {
+		pr = &proc{id: procID}
+		d.procs[procID] = pr
+	}
+	if typ == tInvoke {
+		if pr.pending {
+			return d.errorf(v.Pos, "process %v invokes again while its invoke at line %d is still open: expected a completion (%s) first", procID, pr.inv.pos.Line, d.completions())
+		}
+		inv := &pr.inv
+		mops, lists, err := d.parseMops(fl.value, v.Pos, b, inv.mops[:0], inv.lists[:0])
+		if err != nil {
+			return err
+		}
+		*inv = invoke{src: src, time: tm, hasTime: hasTime, pos: v.Pos, seq: d.seq, mops: mops, lists: lists}
+		d.seq++
+		pr.pending = true
+		return nil
+	}
+
+	// A completion.
+	mops, lists := d.mops[:0], d.lists[:0]
+	if fl.value.Kind == edn.Invalid || fl.value.Kind == edn.Nil {
+		if !pr.pending {
+			return d.errorf(v.Pos, "expected %s with the transaction's micro-ops: this completion has none and no invoke of process %v precedes it", d.key("value"), procID)
+		}
+		mops, lists = pr.inv.mops, pr.inv.lists
+	} else {
+		var err error
+		mops, lists, err = d.parseMops(fl.value, v.Pos, b, mops, lists)
+		if err != nil {
+			return err
+		}
+		d.mops, d.lists = mops, lists
+	}
+	outcome := history.OutcomeCommitted
+	switch typ {
+	case tFail:
+		outcome = history.OutcomeAborted
+	case tInfo:
+		outcome = history.OutcomeUnknown
+	}
+	var iv history.Interval
+	timed := false
+	if pr.pending {
+		src = pr.inv.src
+		if pr.inv.hasTime && hasTime {
+			if tm < pr.inv.time && typ != tInfo {
+				return d.errorf(fl.time.Pos, "completion %s %d is before its invoke's %s %d (line %d): expected time to go forward within a process", d.key("time"), tm, d.key("time"), pr.inv.time, pr.inv.pos.Line)
+			}
+			iv, timed = history.Interval{Begin: pr.inv.time, End: tm}, true
+		}
+		pr.pending = false
+	}
+	t := d.add(b, pr, src, outcome, mops, lists, iv, timed)
+	if typ == tInfo {
+		pr.dead = true
+		if timed {
+			d.unknowns = append(d.unknowns, t)
+		}
+	}
+	return nil
+}
+
+func (d *Decoder) example() string {
+	if d.json {
+		return `{"type":"invoke","f":"txn","value":[["append",1,2]],"process":0}`
+	}
+	return "{:type :invoke, :f :txn, :value [[:append 1 2]], :process 0}"
+}
+
+func (d *Decoder) types() string {
+	if d.json {
+		return `"invoke", "ok", "fail" or "info"`
+	}
+	return ":invoke, :ok, :fail or :info"
+}
+
+func (d *Decoder) completions() string {
+	if d.json {
+		return `"ok", "fail" or "info"`
+	}
+	return ":ok, :fail or :info"
+}
+
+// looksLikeMops reports whether v is a non-empty list of [f k v] micro-ops.
+func looksLikeMops(v edn.Value) bool {
+	if v.Kind != edn.Vector && v.Kind != edn.List || len(v.Items) == 0 {
+		return false
+	}
+	for _, m := range v.Items {
+		if m.Kind != edn.Vector && m.Kind != edn.List || len(m.Items) != 3 {
+			return false
+		}
+		switch f, _ := name(m.Items[0]); f {
+		case "append", "r", "w":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// parseMops converts a transaction's :value into micro-ops, appending to mops and lists.
+func (d *Decoder) parseMops(v edn.Value, at edn.Pos, b *history.Builder, mops []mop, lists []history.Value) ([]mop, []history.Value, error) {
+	if v.Kind != edn.Vector && v.Kind != edn.List {
+		if v.Kind == edn.Invalid {
+			return nil, nil, d.errorf(at, "expected %s: a vector of micro-ops like %s", d.key("value"), d.mopExample())
+		}
+		return nil, nil, d.errorf(v.Pos, "expected %s to be a vector of micro-ops like %s, found %s", d.key("value"), d.mopExample(), d.show(v))
+	}
+	for _, m := range v.Items {
+		if m.Kind != edn.Vector && m.Kind != edn.List || len(m.Items) != 3 {
+			return nil, nil, d.errorf(m.Pos, "expected a micro-op [f k v] like %s, found %s", d.mopExample(), d.show(m))
+		}
+		f, _ := name(m.Items[0])
+		k, err := d.datumKey(m.Items[1], b)
+		if err != nil {
+			return nil, nil, err
+		}
+		arg := m.Items[2]
+		var o mop
+		o.key = k
+		var wl workload
+		switch f {
+		case "append", "w":
+			val, err := d.datumValue(arg, b, "written value")
+			if err != nil {
+				return nil, nil, err
+			}
+			o.val = val
+			if f == "append" {
+				o.kind, wl = mAppend, wlList
+			} else {
+				o.kind, wl = mWrite, wlRegister
+			}
+		case "r":
+			switch arg.Kind {
+			case edn.Nil:
+				o.kind = mNilRead
+			case edn.Vector, edn.List:
+				o.kind, wl = mListRead, wlList
+				o.lo = int32(len(lists))
+				for _, e := range arg.Items {
+					val, err := d.datumValue(e, b, "element of a list read")
+					if err != nil {
+						return nil, nil, err
+					}
+					lists = append(lists, val)
+				}
+				o.n = int32(len(lists)) - o.lo
+			default:
+				val, err := d.datumValue(arg, b, "value read")
+				if err != nil {
+					return nil, nil, err
+				}
+				o.kind, o.val, wl = mRead, val, wlRegister
+			}
+		default:
+			return nil, nil, d.errorf(m.Items[0].Pos, "expected a micro-op function %s, found %s", d.mopFuncs(), d.show(m.Items[0]))
+		}
+		if wl != wlUnknown && wl != d.workload {
+			if d.workload != wlUnknown {
+				return nil, nil, d.errorf(m.Pos, "%w: %s is %v but the history is %v (since line %d, column %d): expected one workload per history", ErrMixedWorkloads, d.show(m), wl, d.workload, d.firstWL.Line, d.firstWL.Col)
+			}
+			d.workload, d.firstWL = wl, m.Pos
+		}
+		mops = append(mops, o)
+	}
+	return mops, lists, nil
+}
+
+func (d *Decoder) mopExample() string {
+	if d.json {
+		return `["append",1,2] or ["r",1,[2]]`
+	}
+	return "[:append 1 2] or [:r 1 [2]]"
+}
+
+func (d *Decoder) mopFuncs() string {
+	if d.json {
+		return `("append", "r" or "w")`
+	}
+	return "(:append, :r or :w)"
+}
+
+func (d *Decoder) datumKey(v edn.Value, b *history.Builder) (history.Key, error) {
+	switch v.Kind {
+	case edn.Int:
+		return b.IntKey(v.Int), nil
+	case edn.Keyword, edn.String, edn.Symbol:
+		return b.StrKey(v.Str), nil
+	}
+	return 0, d.errorf(v.Pos, "expected a key (an integer, keyword or string), found %s", d.show(v))
+}
+
+func (d *Decoder) datumValue(v edn.Value, b *history.Builder, what string) (history.Value, error) {
+	switch v.Kind {
+	case edn.Int:
+		return b.IntValue(v.Int), nil
+	case edn.Keyword, edn.String, edn.Symbol:
+		return b.StrValue(v.Str), nil
+	}
+	return 0, d.errorf(v.Pos, "expected the %s to be an integer, keyword or string, found %s", what, d.show(v))
+}
+
+// session returns the session of a process, starting a new one after a crash.
+func (d *Decoder) session(b *history.Builder, pr *proc) history.SessionID {
+	if !pr.hasSess || pr.dead {
+		pr.sess, pr.hasSess, pr.dead = b.NewSession(pr.id), true, false
+	}
+	return pr.sess
+}
+
+// add adds one transaction.
+func (d *Decoder) add(b *history.Builder, pr *proc, src history.Datum, outcome history.Outcome, mops []mop, lists []history.Value, iv history.Interval, timed bool) history.TxnID {
+	s := d.session(b, pr)
+	t := b.BeginTxn(s, src, outcome)
+	for _, m := range mops {
+		switch m.kind {
+		case mAppend:
+			b.Append(m.key, m.val)
+		case mWrite:
+			b.Write(m.key, m.val)
+		case mRead:
+			b.Read(m.key, m.val)
+		case mListRead:
+			b.ReadList(m.key, lists[m.lo:m.lo+m.n])
+		case mNilRead:
+			if outcome != history.OutcomeCommitted {
+				continue // an unknown result, not a read of nil
+			}
+			switch d.workload {
+			case wlList:
+				b.ReadList(m.key, nil)
+			case wlRegister:
+				b.Read(m.key, history.Nil)
+			default:
+				i := b.Read(m.key, history.Nil)
+				d.undecided = append(d.undecided, nilRead{t: t, op: i, key: m.key})
+			}
+		}
+	}
+	if timed {
+		c := b.Current()
+		c.Time, c.HasTime = iv, true
+	}
+	b.EndTxn()
+	return t
+}
+
+// Finish closes the history: invokes still open become transactions with an unknown
+// outcome, unknown transactions' intervals are extended to the end of the history, and reads
+// of nil made before the workload was known are settled.
+func (d *Decoder) Finish(b *history.Builder) error {
+	var open []*proc
+	for _, pr := range d.procs {
+		if pr.pending {
+			open = append(open, pr)
+		}
+	}
+	slices.SortFunc(open, func(x, y *proc) int { return int(x.inv.seq - y.inv.seq) })
+	for _, pr := range open {
+		inv := &pr.inv
+		t := d.add(b, pr, inv.src, history.OutcomeUnknown, inv.mops, inv.lists, history.Interval{Begin: inv.time, End: inv.time}, inv.hasTime)
+		if inv.hasTime {
+			d.unknowns = append(d.unknowns, t)
+		}
+		pr.pending, pr.dead = false, true
+	}
+	for _, t := range d.unknowns {
+		tx := b.Txn(t)
+		tx.Time.End = max(d.maxTime, tx.Time.Begin)
+	}
+	d.unknowns = d.unknowns[:0]
+	if d.workload == wlList {
+		// An empty list needs no storage, so an item read becomes an empty list read in place.
+		for _, r := range d.undecided {
+			b.SetOp(r.t, r.op, history.Op{Kind: history.OpListRead, Key: r.key})
+		}
+	}
+	d.undecided = nil
+	return nil
+}
+
+// add records an :f seen while scanning a refused history.
+func (r *refusal) add(f edn.Value, d *Decoder) {
+	var s string
+	switch {
+	case f.Kind == edn.Invalid:
+		return
+	case d.json:
+		s = string(appendJSONValue(nil, f))
+	default:
+		s = f.String()
+	}
+	if n, _ := name(f); n == "txn" || r.shown[s] || len(r.fs) >= 8 {
+		return
+	}
+	r.shown[s] = true
+	r.fs = append(r.fs, s)
+}
+
+func (d *Decoder) refusalError() error {
+	r := d.refusal
+	names := map[string]bool{}
+	for _, s := range r.fs {
+		names[strings.Trim(strings.TrimPrefix(s, ":"), `"`)] = true
+	}
+	wl := ""
+	switch {
+	case names["transfer"] || r.maps && names["read"]:
+		wl = " (bank workload)"
+	case names["cas"]:
+		wl = " (cas-register workload)"
+	case names["acquire"] || names["release"]:
+		wl = " (mutex workload)"
+	case names["enqueue"] || names["dequeue"]:
+		wl = " (queue workload)"
+	case names["add"]:
+		wl = " (counter or set workload)"
+	case names["write"]:
+		wl = " (register workload)"
+	}
+	sep := " "
+	if d.json {
+		sep = ": "
+	}
+	what := "no " + d.key("f")
+	if len(r.fs) > 0 {
+		what = d.key("f") + sep + strings.Join(r.fs, ", ")
+	}
+	return d.errorf(r.pos, "%w: %s%s; expected %s%s%s with a vector of micro-ops (list-append or rw-register)", ErrNotTransactional, what, wl, d.key("f"), sep, d.txn())
+}
+
+func (d *Decoder) txn() string {
+	if d.json {
+		return `"txn"`
+	}
+	return ":txn"
+}
+
+func (d *Decoder) String() string { return fmt.Sprintf("elle.Decoder(%s)", d.format) }
