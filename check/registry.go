@@ -7,6 +7,7 @@ import (
 
 	"isovet/history"
 	"isovet/internal/check/basic"
+	"isovet/internal/check/ser"
 	"isovet/internal/check/ts"
 )
 
@@ -20,6 +21,19 @@ var checkers = []Checker{
 		Summary: "linear checks: internal consistency, aborted (G1a), intermediate (G1b) and thin-air reads, duplicate list elements, incompatible list orders, future reads",
 		Run: func(ctx context.Context, h *history.History, l Level, o Options) (*Report, error) {
 			return basic.Run(ctx, h, l, basic.Options{MaxAnomalies: o.MaxAnomalies})
+		},
+	},
+	{
+		Name:    "ser",
+		Method:  MethodBlackBox,
+		Levels:  ser.Levels,
+		Summary: "black-box serializability (plain, strong-session, strict): hyper-polygraph with pruning and a SAT solver over an acyclicity theory; every violation comes with a cycle",
+		Run: func(ctx context.Context, h *history.History, l Level, o Options) (*Report, error) {
+			rep, err := ser.Check(ctx, h, l, ser.Options{ClockSkew: o.ClockSkew, MaxAnomalies: o.MaxAnomalies})
+			if errors.Is(err, ser.ErrNeedsTime) {
+				return nil, fmt.Errorf("%w: %w", ErrNeedsTime, err)
+			}
+			return rep, err
 		},
 	},
 	{
