@@ -1,0 +1,289 @@
+// Package text reads and writes the one-operation-per-line text histories of PolySI,
+// Plume and IsoVista:
+//
+//	w(key,value,session,txn)
+//	r(key,value,session,txn)
+//
+// All four fields are decimal integers (Plume's tests use negative numbers). Transaction
+// ids are global: a transaction's operations may be spread over the file, and it belongs
+// to the session of its first line. Transaction id -1 marks Plume's aborted writes
+// (tap-b, AbortedRead): its operations form one aborted transaction per session. Every
+// other transaction is committed. The loaders of both tools add an initial transaction
+// writing 0 to every key, so the reader sets the history's initial value to 0.
+//
+// Transactions and sessions are ordered by first appearance.
+package text
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"isovet/history"
+	"isovet/internal/parse"
+)
+
+// Name is the format's name in the registry.
+const Name = "text"
+
+// Aborted is the transaction id Plume uses for aborted writes.
+const Aborted = -1
+
+// Decoder reads text histories into a [history.Builder]. It implements format.Decoder.
+type Decoder struct{}
+
+// NewDecoder returns a decoder.
+func NewDecoder() *Decoder { return &Decoder{} }
+
+// Finish implements format.Decoder.
+func (d *Decoder) Finish(*history.Builder) error { return nil }
+
+type op struct {
+	write    bool
+	key, val int64
+}
+
+type txn struct {
+	sess, id int64
+	line     int
+	ops      []op
+}
+
+type txnKey struct {
+	sess, id int64 // sess is used only for aborted (id -1) transactions
+}
+
+// Decode reads r into b. name is used in error messages.
+func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
+	br := bufio.NewReaderSize(r, 1<<16)
+	var txns []*txn
+	byID := make(map[txnKey]*txn)
+	var off int64
+	for line := 1; ; line++ {
+		ln, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			return parse.Errorf(Name, name, line, 1, off, "line longer than %d bytes: expected one operation per line", len(ln))
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("reading %s: %w", name, err)
+		}
+		if len(bytes.TrimSpace(ln)) > 0 {
+			o, sess, id, col, msg := parseLine(ln)
+			if msg != "" {
+				return parse.Errorf(Name, name, line, col, off+int64(col-1), "%s", msg)
+			}
+			k := txnKey{id: id}
+			if id == Aborted {
+				k.sess = sess
+			}
+			t := byID[k]
+			if t == nil {
+				t = &txn{sess: sess, id: id, line: line}
+				byID[k] = t
+				txns = append(txns, t)
+			} else if t.sess != sess {
+				return parse.Errorf(Name, name, line, 1, off, "transaction %d is in session %d (line %d), not %d: expected one session per transaction", id, t.sess, t.line, sess)
+			}
+			t.ops = append(t.ops, o)
+		}
+		off += int64(len(ln))
+		if err == io.EOF {
+			break
+		}
+	}
+	b.SetInitial(b.IntValue(0))
+	for _, t := range txns {
+		outcome := history.OutcomeCommitted
+		if t.id == Aborted {
+			outcome = history.OutcomeAborted
+		}
+		b.BeginTxn(b.Session(history.Int(t.sess)), history.Int(t.id), outcome)
+		for _, o := range t.ops {
+			if o.write {
+				b.Write(b.IntKey(o.key), b.IntValue(o.val))
+			} else {
+				b.Read(b.IntKey(o.key), b.IntValue(o.val))
+			}
+		}
+		b.EndTxn()
+	}
+	return nil
+}
+
+// parseLine parses one operation. On error, msg says what was expected at 1-based col.
+func parseLine(ln []byte) (o op, sess, id int64, col int, msg string) {
+	i := 0
+	ws := func() {
+		for i < len(ln) && (ln[i] == ' ' || ln[i] == '\t') {
+			i++
+		}
+	}
+	found := func() string {
+		if i >= len(ln) || ln[i] == '\n' || ln[i] == '\r' {
+			return "end of line"
+		}
+		return strconv.QuoteRune(rune(ln[i]))
+	}
+	ws()
+	switch {
+	case i < len(ln) && ln[i] == 'r':
+	case i < len(ln) && ln[i] == 'w':
+		o.write = true
+	default:
+		return o, 0, 0, i + 1, "expected r(key,value,session,txn) or w(...), found " + found()
+	}
+	i++
+	ws()
+	if i >= len(ln) || ln[i] != '(' {
+		return o, 0, 0, i + 1, "expected '(' after the operation, found " + found()
+	}
+	i++
+	var f [4]int64
+	names := [4]string{"key", "value", "session", "transaction id"}
+	for n := range f {
+		ws()
+		start := i
+		if i < len(ln) && ln[i] == '-' {
+			i++
+		}
+		for i < len(ln) && ln[i] >= '0' && ln[i] <= '9' {
+			i++
+		}
+		v, err := strconv.ParseInt(string(ln[start:i]), 10, 64)
+		if err != nil {
+			if i > start && (i-start > 1 || ln[start] != '-') {
+				return o, 0, 0, start + 1, "the " + names[n] + " is out of the 64-bit integer range"
+			}
+			i = start
+			return o, 0, 0, start + 1, "expected the " + names[n] + " (an integer), found " + found()
+		}
+		f[n] = v
+		ws()
+		want := byte(',')
+		if n == 3 {
+			want = ')'
+		}
+		if i >= len(ln) || ln[i] != want {
+			return o, 0, 0, i + 1, fmt.Sprintf("expected '%c' after the %s, found %s", want, names[n], found())
+		}
+		i++
+	}
+	for ; i < len(ln); i++ {
+		if c := ln[i]; c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return o, 0, 0, i + 1, "expected end of line after the operation, found " + found()
+		}
+	}
+	o.key, o.val = f[0], f[1]
+	return o, f[2], f[3], 0, ""
+}
+
+// Sniff reports whether head starts with a text operation line.
+func Sniff(_ string, head []byte) bool {
+	head = bytes.TrimLeft(head, " \t\r\n")
+	ln, _, _ := bytes.Cut(head, []byte{'\n'})
+	if len(ln) < 2 || (ln[0] != 'r' && ln[0] != 'w') {
+		return false
+	}
+	if len(ln) == len(head) && !bytes.HasSuffix(bytes.TrimSpace(ln), []byte{')'}) {
+		// A first line cut by the sniff limit: judge its start only.
+		return bytes.HasPrefix(ln[1:], []byte{'('})
+	}
+	_, _, _, _, msg := parseLine(ln)
+	return msg == ""
+}
+
+// ErrUnrepresentable is wrapped by [Write] when a history holds what the text format
+// cannot.
+var ErrUnrepresentable = errors.New("text: cannot write")
+
+// Write writes h as text lines, transactions in id order. Keys and values must be
+// integers, operations reads and writes, and outcomes committed or aborted (at most one
+// aborted transaction per session, written with id -1); anything else is an error
+// wrapping [ErrUnrepresentable]. Transactions and sessions keep their source ids when
+// these are distinct integers, and are numbered by their dense ids otherwise.
+// Transactions without operations are not written (the format cannot hold them).
+func Write(w io.Writer, h *history.History) error {
+	sessIDs, txnIDs := sourceIDs(h)
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var b []byte
+	abortedIn := make(map[history.SessionID]bool)
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		id := txnIDs[i]
+		switch t.Outcome {
+		case history.OutcomeCommitted:
+		case history.OutcomeAborted:
+			if abortedIn[t.Session] && len(t.Ops) > 0 {
+				return fmt.Errorf("%w: session %v has several aborted transactions (the text format keeps one per session)", ErrUnrepresentable, h.Sessions[t.Session].Source)
+			}
+			abortedIn[t.Session] = abortedIn[t.Session] || len(t.Ops) > 0
+			id = Aborted
+		default:
+			return fmt.Errorf("%w: txn %s is %v (the text format has committed and aborted transactions only)", ErrUnrepresentable, h.Name(t.ID), t.Outcome)
+		}
+		for j, o := range t.Ops {
+			var c byte
+			switch o.Kind {
+			case history.OpRead:
+				c = 'r'
+			case history.OpWrite:
+				c = 'w'
+			default:
+				return fmt.Errorf("%w: txn %s op %d is a %v (the text format has reads and writes)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
+			}
+			k, ok1 := h.Key(o.Key).Int()
+			v, ok2 := h.Value(o.Value).Int()
+			if !ok1 || !ok2 {
+				return fmt.Errorf("%w: txn %s op %d: key %#v and value %#v must be integers", ErrUnrepresentable, h.Name(t.ID), j, h.Key(o.Key), h.Value(o.Value))
+			}
+			b = append(b, c, '(')
+			b = strconv.AppendInt(b, k, 10)
+			b = strconv.AppendInt(append(b, ','), v, 10)
+			b = strconv.AppendInt(append(b, ','), sessIDs[t.Session], 10)
+			b = strconv.AppendInt(append(b, ','), id, 10)
+			b = append(b, ")\n"...)
+		}
+		if len(b) > 1<<15 {
+			if _, err := bw.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	if _, err := bw.Write(b); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// sourceIDs returns the ids to write for sessions and transactions: their sources when
+// these are distinct integers (and, for transactions, not -1), else dense ids.
+func sourceIDs(h *history.History) (sess, txns []int64) {
+	ints := func(n int, src func(int) history.Datum, reserved bool) []int64 {
+		ids := make([]int64, n)
+		seen := make(map[int64]bool, n)
+		for i := range ids {
+			v, ok := src(i).Int()
+			if !ok || reserved && v == Aborted || seen[v] {
+				for i := range ids {
+					ids[i] = int64(i)
+				}
+				return ids
+			}
+			seen[v] = true
+			ids[i] = v
+		}
+		return ids
+	}
+	sess = ints(len(h.Sessions), func(i int) history.Datum { return h.Sessions[i].Source }, false)
+	txns = ints(len(h.Txns), func(i int) history.Datum {
+		if h.Txns[i].Outcome == history.OutcomeAborted {
+			return history.Int(int64(-2 - i)) // aborted txns are written as -1: never clash
+		}
+		return h.Txns[i].Source
+	}, true)
+	return sess, txns
+}
