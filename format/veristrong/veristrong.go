@@ -1,0 +1,349 @@
+// Package veristrong reads and writes VeriStrong's list-append text histories (its
+// --history-type elle-list-append): a record count, then that many records
+//
+//	sess txn R key n v1 ... vn    a read of key returning the list v1..vn
+//	sess txn A key v              an append of v to key
+//
+// with every field an integer and tokens separated by any white space. Transaction ids
+// are global: a transaction's records may be spread over the file and it belongs to the
+// session of its first record. Transactions and sessions are ordered by first appearance;
+// every transaction is committed and lists start empty.
+package veristrong
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"isovet/history"
+	"isovet/internal/parse"
+)
+
+// Name is the format's name in the registry.
+const Name = "veristrong"
+
+// Decoder reads VeriStrong histories into a [history.Builder]. It implements
+// format.Decoder.
+type Decoder struct{}
+
+// NewDecoder returns a decoder.
+func NewDecoder() *Decoder { return &Decoder{} }
+
+// Finish implements format.Decoder.
+func (d *Decoder) Finish(*history.Builder) error { return nil }
+
+// tokens splits input into white-space separated tokens, tracking where each starts.
+type tokens struct {
+	r         *bufio.Reader
+	name      string
+	line, col int   // position of the next byte (1-based)
+	off       int64 // offset of the next byte
+	tok       []byte
+	tl, tc    int // position of tok
+	toff      int64
+	err       error
+}
+
+// next reads the next token; at the end of input it returns false with t.err nil.
+func (t *tokens) next() bool {
+	t.tok = t.tok[:0]
+	for {
+		c, err := t.r.ReadByte()
+		if err != nil {
+			if err != io.EOF {
+				t.err = fmt.Errorf("reading %s: %w", t.name, err)
+			}
+			return len(t.tok) > 0
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n', '\v', '\f':
+			if len(t.tok) > 0 {
+				_ = t.r.UnreadByte()
+				return true
+			}
+			t.advance(c)
+			continue
+		}
+		if len(t.tok) == 0 {
+			t.tl, t.tc, t.toff = t.line, t.col, t.off
+		}
+		t.tok = append(t.tok, c)
+		t.advance(c)
+	}
+}
+
+func (t *tokens) advance(c byte) {
+	t.off++
+	if c == '\n' {
+		t.line++
+		t.col = 1
+	} else {
+		t.col++
+	}
+}
+
+func (t *tokens) errorf(format string, args ...any) error {
+	return parse.Errorf(Name, t.name, t.tl, t.tc, t.toff, format, args...)
+}
+
+// int reads an integer token; what names it for errors.
+func (t *tokens) int(what string) (int64, error) {
+	if !t.next() {
+		if t.err != nil {
+			return 0, t.err
+		}
+		return 0, parse.Errorf(Name, t.name, t.line, t.col, t.off, "expected %s (an integer), found end of input: %w", what, parse.ErrTruncated)
+	}
+	v, err := strconv.ParseInt(string(t.tok), 10, 64)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, t.errorf("%s %s is out of the 64-bit integer range", what, t.tok)
+		}
+		return 0, t.errorf("expected %s (an integer), found %q", what, t.tok)
+	}
+	return v, nil
+}
+
+type op struct {
+	read bool
+	key  int64
+	vals []int64 // the list read, or the appended value
+}
+
+type txn struct {
+	sess, id int64
+	line     int
+	ops      []op
+}
+
+// maxPrealloc caps allocations sized by counts in the input.
+const maxPrealloc = 1 << 16
+
+// Decode reads r into b. name is used in error messages.
+func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
+	t := &tokens{r: bufio.NewReaderSize(r, 1<<16), name: name, line: 1, col: 1}
+	n, err := t.int("the record count")
+	if err != nil {
+		return err
+	}
+	if n < 0 {
+		return t.errorf("expected a non-negative record count, found %d", n)
+	}
+	var txns []*txn
+	byID := make(map[int64]*txn)
+	for i := int64(0); i < n; i++ {
+		sess, err := t.int("a session id")
+		if err != nil {
+			return err
+		}
+		id, err := t.int("a transaction id")
+		if err != nil {
+			return err
+		}
+		line := t.tl
+		tx := byID[id]
+		if tx == nil {
+			tx = &txn{sess: sess, id: id, line: line}
+			byID[id] = tx
+			txns = append(txns, tx)
+		} else if tx.sess != sess {
+			return t.errorf("transaction %d is in session %d (line %d), not %d: expected one session per transaction", id, tx.sess, tx.line, sess)
+		}
+		if !t.next() {
+			if t.err != nil {
+				return t.err
+			}
+			return parse.Errorf(Name, name, t.line, t.col, t.off, "expected R or A, found end of input: %w", parse.ErrTruncated)
+		}
+		var o op
+		switch string(t.tok) {
+		case "R":
+			o.read = true
+		case "A":
+		default:
+			return t.errorf("expected R (read) or A (append) in record %d, found %q", i+1, t.tok)
+		}
+		if o.key, err = t.int("a key"); err != nil {
+			return err
+		}
+		if o.read {
+			m, err := t.int("the length of the list read")
+			if err != nil {
+				return err
+			}
+			if m < 0 {
+				return t.errorf("expected a non-negative list length, found %d", m)
+			}
+			o.vals = make([]int64, 0, min(m, maxPrealloc))
+			for range m {
+				v, err := t.int("a list element")
+				if err != nil {
+					return err
+				}
+				o.vals = append(o.vals, v)
+			}
+		} else {
+			v, err := t.int("the appended value")
+			if err != nil {
+				return err
+			}
+			o.vals = []int64{v}
+		}
+		tx.ops = append(tx.ops, o)
+	}
+	if t.next() {
+		return t.errorf("expected end of input after %d records, found %q", n, t.tok)
+	}
+	if t.err != nil {
+		return t.err
+	}
+	var vs []history.Value
+	for _, tx := range txns {
+		b.BeginTxn(b.Session(history.Int(tx.sess)), history.Int(tx.id), history.OutcomeCommitted)
+		for _, o := range tx.ops {
+			k := b.IntKey(o.key)
+			if !o.read {
+				b.Append(k, b.IntValue(o.vals[0]))
+				continue
+			}
+			vs = vs[:0]
+			for _, v := range o.vals {
+				vs = append(vs, b.IntValue(v))
+			}
+			b.ReadList(k, vs)
+		}
+		b.EndTxn()
+	}
+	return nil
+}
+
+// Sniff reports whether head looks like a VeriStrong history: a count line, then a record
+// line "sess txn R|A key ...".
+func Sniff(_ string, head []byte) bool {
+	i := 0
+	skip := func(ws bool) int {
+		start := i
+		for i < len(head) {
+			c := head[i]
+			isWS := c == ' ' || c == '\t' || c == '\r' || c == '\n'
+			if isWS != ws {
+				break
+			}
+			i++
+		}
+		return i - start
+	}
+	isInt := func(tok []byte) bool {
+		_, err := strconv.ParseInt(string(tok), 10, 64)
+		return err == nil
+	}
+	word := func() []byte {
+		skip(true)
+		start := i
+		skip(false)
+		return head[start:i]
+	}
+	count := word()
+	if !isInt(count) || len(count) == 0 || count[0] == '-' {
+		return false
+	}
+	if n, _ := strconv.Atoi(string(count)); n == 0 {
+		return len(word()) == 0
+	}
+	sess, txn, kind, key := word(), word(), word(), word()
+	return isInt(sess) && isInt(txn) && (string(kind) == "R" || string(kind) == "A") && isInt(key)
+}
+
+// ErrUnrepresentable is wrapped by [Write] when a history holds what the format cannot.
+var ErrUnrepresentable = errors.New("veristrong: cannot write")
+
+// Write writes h in VeriStrong's format. It holds committed transactions of appends and
+// list reads on integer keys and values; transactions and sessions keep their source ids
+// when these are distinct integers, and are numbered by dense ids otherwise. Transactions
+// without operations are not written.
+func Write(w io.Writer, h *history.History) error {
+	sessIDs := ids(len(h.Sessions), func(i int) history.Datum { return h.Sessions[i].Source })
+	txnIDs := ids(len(h.Txns), func(i int) history.Datum { return h.Txns[i].Source })
+	n := 0
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		if t.Outcome != history.OutcomeCommitted {
+			return fmt.Errorf("%w: txn %s is %v (the format holds committed transactions only)", ErrUnrepresentable, h.Name(t.ID), t.Outcome)
+		}
+		n += len(t.Ops)
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	b := strconv.AppendInt(nil, int64(n), 10)
+	b = append(b, '\n')
+	integer := func(d history.Datum, t *history.Txn, j int) (int64, error) {
+		v, ok := d.Int()
+		if !ok {
+			return 0, fmt.Errorf("%w: txn %s op %d: %#v is not an integer", ErrUnrepresentable, h.Name(t.ID), j, d)
+		}
+		return v, nil
+	}
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		for j, o := range t.Ops {
+			k, err := integer(h.Key(o.Key), t, j)
+			if err != nil {
+				return err
+			}
+			b = strconv.AppendInt(b, sessIDs[t.Session], 10)
+			b = strconv.AppendInt(append(b, ' '), txnIDs[i], 10)
+			switch o.Kind {
+			case history.OpAppend:
+				v, err := integer(h.Value(o.Value), t, j)
+				if err != nil {
+					return err
+				}
+				b = strconv.AppendInt(append(b, " A "...), k, 10)
+				b = strconv.AppendInt(append(b, ' '), v, 10)
+			case history.OpListRead:
+				l := h.List(o)
+				b = strconv.AppendInt(append(b, " R "...), k, 10)
+				b = strconv.AppendInt(append(b, ' '), int64(len(l)), 10)
+				for _, x := range l {
+					v, err := integer(h.Value(x), t, j)
+					if err != nil {
+						return err
+					}
+					b = strconv.AppendInt(append(b, ' '), v, 10)
+				}
+			default:
+				return fmt.Errorf("%w: txn %s op %d is a %v (the format has appends and list reads)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
+			}
+			b = append(b, '\n')
+		}
+		if len(b) > 1<<15 {
+			if _, err := bw.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	if _, err := bw.Write(b); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// ids returns source ids when they are distinct integers, else dense ids.
+func ids(n int, src func(int) history.Datum) []int64 {
+	out := make([]int64, n)
+	seen := make(map[int64]bool, n)
+	for i := range out {
+		v, ok := src(i).Int()
+		if !ok || seen[v] {
+			for i := range out {
+				out[i] = int64(i)
+			}
+			return out
+		}
+		seen[v] = true
+		out[i] = v
+	}
+	return out
+}
