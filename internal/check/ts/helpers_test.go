@@ -241,3 +241,103 @@ func gen(rng *rand.Rand, o genOpts) *history.History {
 	}
 	return h
 }
+
+// benchHistory is a snapshot-isolation history of n transactions: 24 sessions, 8 operations
+// each (half reads), 10,000 keys, writes of session s only to keys ≡ s mod 24 so that no
+// two writers conflict; reads return what a correct database would.
+func benchHistory(n int) *history.History {
+	const sessions, ops, keys = 24, 8, 10_000
+	rng := rand.New(rand.NewPCG(42, 42))
+	type g struct {
+		s, c int64
+		sess int
+	}
+	txs := make([]g, n)
+	clock := make([]int64, sessions)
+	for i := range txs {
+		s := i % sessions
+		st := clock[s] + 1 + rng.Int64N(20)
+		ct := st + 1 + rng.Int64N(40)
+		clock[s] = ct
+		txs[i] = g{st, ct, s}
+	}
+	type ev struct {
+		ts    int64
+		start bool
+		i     int32
+	}
+	evs := make([]ev, 0, 2*n)
+	for i, x := range txs {
+		evs = append(evs, ev{x.s, true, int32(i)}, ev{x.c, false, int32(i)})
+	}
+	slices.SortFunc(evs, func(a, b ev) int {
+		if a.ts != b.ts {
+			return cmp.Compare(a.ts, b.ts)
+		}
+		if a.start != b.start {
+			if a.start {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	type op struct {
+		w    bool
+		k, v int64
+	}
+	txOps := make([][ops]op, n)
+	for i := range txOps {
+		for j := range ops {
+			w := j >= ops/2
+			k := rng.Int64N(keys)
+			if w {
+				k = k - k%sessions + int64(txs[i].sess)
+				if k >= keys {
+					k -= sessions
+				}
+			}
+			txOps[i][j] = op{w: w, k: k, v: int64(i*ops + j + 1)}
+		}
+	}
+	front := make([]int64, keys)
+	for _, e := range evs {
+		o := &txOps[e.i]
+		if e.start {
+			for j := range o {
+				if !o[j].w {
+					o[j].v = front[o[j].k]
+				}
+			}
+			continue
+		}
+		for j := range o {
+			if o[j].w {
+				front[o[j].k] = o[j].v
+			}
+		}
+	}
+	b := history.NewBuilder()
+	b.Grow(n, n*ops)
+	b.SetInitial(b.IntValue(0))
+	for s := range sessions {
+		b.Session(history.Int(int64(s)))
+	}
+	for i, x := range txs {
+		id := b.BeginTxn(history.SessionID(x.sess), history.Int(int64(i)), history.OutcomeCommitted)
+		cur := b.Txn(id)
+		cur.Start, cur.Commit, cur.HasTimestamps = history.Timestamp{Physical: x.s}, history.Timestamp{Physical: x.c}, true
+		for _, o := range txOps[i] {
+			if o.w {
+				b.Write(b.IntKey(o.k), b.IntValue(o.v))
+			} else {
+				b.Read(b.IntKey(o.k), b.IntValue(o.v))
+			}
+		}
+	}
+	h, err := b.Build()
+	if err != nil {
+		panic(err)
+	}
+	return h
+}

@@ -1,0 +1,255 @@
+package ts
+
+import (
+	"cmp"
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"isovet/history"
+	"isovet/internal/anomaly"
+)
+
+// deliver feeds h to a fresh Online in commit order, each transaction delayed by a random
+// amount up to maxDelay (so arrivals are shuffled), one every step, and returns the final
+// violations and the other events.
+func deliver(t testing.TB, h *history.History, o OnlineOptions, rng *rand.Rand, step, maxDelay time.Duration) (viol []Violation, other []Event, on *Online) {
+	t.Helper()
+	on, err := NewOnline(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type arrival struct {
+		at time.Time
+		t  history.TxnID
+	}
+	order := make([]history.TxnID, len(h.Txns))
+	for i := range order {
+		order[i] = history.TxnID(i)
+	}
+	slices.SortStableFunc(order, func(a, b history.TxnID) int { return h.Txns[a].Commit.Compare(h.Txns[b].Commit) })
+	base := time.Unix(1_000_000, 0)
+	arr := make([]arrival, len(order))
+	for i, id := range order {
+		d := time.Duration(0)
+		if maxDelay > 0 {
+			d = time.Duration(rng.Int64N(int64(maxDelay)))
+		}
+		arr[i] = arrival{base.Add(time.Duration(i)*step + d), id}
+	}
+	slices.SortStableFunc(arr, func(a, b arrival) int { return a.at.Compare(b.at) })
+	collect := func(evs []Event) {
+		for _, e := range evs {
+			if e.Kind == EventViolation {
+				viol = append(viol, e.Violation)
+			} else {
+				other = append(other, e)
+			}
+		}
+	}
+	for _, a := range arr {
+		collect(on.Advance(a.at))
+		collect(on.Observe(FromHistory(h, a.t)))
+	}
+	collect(on.Advance(arr[len(arr)-1].at.Add(o.Settle + time.Millisecond)))
+	return viol, other, on
+}
+
+// TestOnlineMatchesOffline is the differential test: the same history delivered shuffled,
+// with a bounded delay below the settle timeout, yields Chronos's violations.
+func TestOnlineMatchesOffline(t *testing.T) {
+	t.Parallel()
+	shapes := []struct {
+		name string
+		g    genOpts
+		n    uint64
+	}{
+		{"kv", genOpts{sessions: 4, txns: 60, keys: 5, ops: 4, faults: 0.05, overlap: 0.1}, 150},
+		{"kv-ties", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, ties: true}, 150},
+		{"list", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, list: true}, 100},
+		{"list-ties", genOpts{sessions: 3, txns: 60, keys: 3, ops: 4, faults: 0.05, overlap: 0.1, list: true, ties: true}, 100},
+		{"large-gc", genOpts{sessions: 8, txns: 3000, keys: 40, ops: 6, faults: 0.002, overlap: 0.01}, 3},
+	}
+	for _, sh := range shapes {
+		t.Run(sh.name, func(t *testing.T) {
+			t.Parallel()
+			total := 0
+			defer func() {
+				if total == 0 {
+					t.Errorf("no violations in any history: the test proves nothing")
+				}
+			}()
+			for seed := range sh.n {
+				rng := rand.New(rand.NewPCG(seed, 7))
+				h := gen(rng, sh.g)
+				for _, l := range ts4 {
+					want := runIDs(t, h, l)
+					total += len(want)
+					o := OnlineOptions{Level: l, Initial: history.Int(0), Settle: 100 * time.Millisecond, Retain: 100 * time.Millisecond}
+					got, other, on := deliver(t, h, o, rng, time.Millisecond, 20*time.Millisecond)
+					if len(other) > 0 {
+						t.Fatalf("seed %d %s: unexpected events %v", seed, l, other)
+					}
+					if diff := gocmp.Diff(want, ids(got)); diff != "" {
+						t.Fatalf("seed %d %s: online vs offline (-offline +online):\n%s", seed, l, diff)
+					}
+					if sh.name == "large-gc" {
+						st := on.Stats()
+						if st.Versions > 4*st.Keys+200 || st.InMemory > 400 {
+							t.Errorf("seed %d %s: memory not collected: %+v", seed, l, st)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+var ts4 = []anomaly.Level{si, ssi, ser, sser}
+
+// TestOnlineLateWriterClearsAlarm is Example 5 of the paper: a reader arrives before the
+// writer it read from; the verdict flips and settles clean.
+func TestOnlineLateWriterClearsAlarm(t *testing.T) {
+	t.Parallel()
+	h := build(t, "0", tx{"W", 1, 1, 2, "w x 1"}, tx{"R", 2, 3, 4, "r x 1"})
+	on, _ := NewOnline(OnlineOptions{Initial: history.Int(0), Settle: time.Second})
+	t0 := time.Unix(100, 0)
+	on.Advance(t0)
+	if evs := on.Observe(FromHistory(h, 1)); len(evs) != 0 {
+		t.Fatalf("Observe(R) = %v", evs)
+	}
+	on.Advance(t0.Add(500 * time.Millisecond))
+	on.Observe(FromHistory(h, 0))
+	if evs := on.Advance(t0.Add(3 * time.Second)); len(evs) != 0 {
+		t.Errorf("Advance = %v, want no violation", evs)
+	}
+	if st := on.Stats(); st.Flips != 1 || st.Settled != 2 {
+		t.Errorf("stats = %+v, want 1 flip, 2 settled", st)
+	}
+	// The same writer after the reader settled cannot clear it.
+	on2, _ := NewOnline(OnlineOptions{Initial: history.Int(0), Settle: time.Second, Retain: time.Hour})
+	on2.Advance(t0)
+	on2.Observe(FromHistory(h, 1))
+	evs := on2.Advance(t0.Add(2 * time.Second))
+	if len(evs) != 1 || evs[0].Violation.Kind != anomaly.ExtViolation || evs[0].Violation.Ext != ExtNever {
+		t.Fatalf("Advance = %v, want one EXT NEVER", evs)
+	}
+	on2.Observe(FromHistory(h, 0))
+	if evs := on2.Advance(t0.Add(5 * time.Second)); len(evs) != 0 {
+		t.Errorf("late writer: %v", evs)
+	}
+}
+
+func TestOnlineDuplicateAndLate(t *testing.T) {
+	t.Parallel()
+	h := build(t, "0", tx{"A", 1, 1, 2, "w x 1"}, tx{"B", 2, 10, 11, "w x 2"}, tx{"C", 3, 3, 4, "r x 1"})
+	on, _ := NewOnline(OnlineOptions{Initial: history.Int(0), Settle: time.Second, Retain: time.Second})
+	t0 := time.Unix(100, 0)
+	on.Advance(t0)
+	on.Observe(FromHistory(h, 0))
+	if evs := on.Observe(FromHistory(h, 0)); len(evs) != 1 || evs[0].Kind != EventDuplicate {
+		t.Fatalf("second Observe(A) = %v, want duplicate", evs)
+	}
+	on.Advance(t0.Add(time.Second))
+	on.Observe(FromHistory(h, 1))
+	on.Advance(t0.Add(5 * time.Second)) // A and B retired; horizon passes C's snapshot
+	if evs := on.Observe(FromHistory(h, 0)); len(evs) != 1 || evs[0].Kind != EventDuplicate {
+		t.Fatalf("Observe(A) after retire = %v, want duplicate", evs)
+	}
+	evs := on.Observe(FromHistory(h, 2))
+	if len(evs) != 1 || evs[0].Kind != EventLate {
+		t.Fatalf("Observe(C) = %v, want late", evs)
+	}
+	if st := on.Stats(); st.Late != 1 || st.Duplicates != 2 {
+		t.Errorf("stats = %+v", st)
+	}
+}
+
+func TestOnlineMemoryBound(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 1))
+	h := gen(rng, genOpts{sessions: 8, txns: 2000, keys: 50, ops: 6, overlap: 0.01})
+	on, _ := NewOnline(OnlineOptions{Initial: history.Int(0), Settle: time.Hour, MaxBytes: 200_000})
+	t0 := time.Unix(100, 0)
+	dropped := 0
+	for i := range h.Txns {
+		for _, e := range on.Advance(t0.Add(time.Duration(i) * time.Millisecond)) {
+			if e.Kind == EventDropped {
+				dropped += e.Count
+			}
+		}
+		on.Observe(FromHistory(h, history.TxnID(i)))
+	}
+	st := on.Stats()
+	if dropped == 0 || st.Dropped != int64(dropped) {
+		t.Fatalf("dropped %d (stats %d), want a warning", dropped, st.Dropped)
+	}
+	if st.Bytes > 400_000 {
+		t.Errorf("estimated memory %d above twice the bound", st.Bytes)
+	}
+}
+
+// TestOnlineSessionReordered: explicit sequence numbers let SESSION be checked whatever
+// the arrival order.
+func TestOnlineSessionReordered(t *testing.T) {
+	t.Parallel()
+	h := build(t, "0", tx{"A", 1, 1, 3, ""}, tx{"B", 1, 2, 4, ""}, tx{"C", 1, 5, 6, ""})
+	for _, order := range [][]int{{0, 1, 2}, {2, 1, 0}, {1, 2, 0}, {2, 0, 1}} {
+		on, _ := NewOnline(OnlineOptions{Level: ssi})
+		var got []string
+		for _, i := range order {
+			for _, e := range on.Observe(FromHistory(h, history.TxnID(i))) {
+				got = append(got, e.Violation.ID())
+			}
+		}
+		if diff := gocmp.Diff([]string{"session|B|A|"}, got); diff != "" {
+			t.Errorf("order %v (-want +got):\n%s", order, diff)
+		}
+	}
+}
+
+func BenchmarkChronos(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		h := benchHistory(n)
+		b.Run("txns="+itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				res, err := Run(context.Background(), h, si, Options{})
+				if err != nil || len(res.Violations) > 0 {
+					b.Fatal(err, len(res.Violations))
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "txns/s")
+		})
+	}
+}
+
+func BenchmarkOnline(b *testing.B) {
+	n := 200_000
+	h := benchHistory(n)
+	txs := make([]Txn, n)
+	for i := range txs {
+		txs[i] = FromHistory(h, history.TxnID(i))
+	}
+	slices.SortFunc(txs, func(a, b Txn) int { return cmp.Compare(a.Commit.Physical, b.Commit.Physical) })
+	b.Run("txns="+itoa(n), func(b *testing.B) {
+		for b.Loop() {
+			on, _ := NewOnline(OnlineOptions{Initial: history.Int(0), Settle: 50 * time.Millisecond})
+			t0 := time.Unix(0, 0)
+			for i := range txs {
+				if i%256 == 0 {
+					on.Advance(t0.Add(time.Duration(i) * 10 * time.Microsecond))
+				}
+				on.Observe(txs[i])
+			}
+		}
+		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "txns/s")
+	})
+}
+
+func itoa(n int) string {
+	return history.Int(int64(n)).String()
+}
