@@ -295,7 +295,7 @@ func (c *checker) external(t *history.Txn, o history.Op, r *wrec, list bool) {
 				return fmt.Sprintf("%s read %v=%s, whose element %v was appended only by %s, which aborted", h.Name(t.ID), h.Key(k), c.list(o), h.Value(v), who)
 			}
 			return fmt.Sprintf("%s read %v=%v, which only %s wrote, and it aborted", h.Name(t.ID), h.Key(k), h.Value(v), who)
-		}, report.Step{From: r.txn, To: t.ID, Rel: report.WR, Key: k, Value: v})
+		}, c.wrStep(r.txn, t.ID, o, v))
 		return
 	case r.flags&wFinal == 0 && !list && r.txn != t.ID:
 		// Every committed or unknown writer overwrote it in the same transaction.
@@ -387,7 +387,18 @@ func (c *checker) future(t *history.Txn, o history.Op, w history.TxnID) {
 		return fmt.Sprintf("%s read %s, which %s wrote later in the same session %v", h.Name(t.ID), what, h.Name(w), sess)
 	},
 		report.Step{From: t.ID, To: w, Rel: report.SO, Key: -1},
-		report.Step{From: w, To: t.ID, Rel: report.WR, Key: k, Value: v})
+		c.wrStep(w, t.ID, o, v))
+}
+
+// wrStep is the write-read edge from w to the reader t for value v of read o. For a list
+// element it says why in words, since "read l=3" would misstate what was read.
+func (c *checker) wrStep(w, t history.TxnID, o history.Op, v history.Value) report.Step {
+	s := report.Step{From: w, To: t, Rel: report.WR, Key: o.Key, Value: v}
+	if o.Kind == history.OpListRead {
+		h := c.h
+		s.Why = fmt.Sprintf("%s read %v=%s, holding %v, which %s appended", h.Name(t), h.Key(o.Key), c.list(o), h.Value(v), h.Name(w))
+	}
+	return s
 }
 
 func (c *checker) listRead(t *history.Txn, j int32, o history.Op) {
@@ -465,7 +476,7 @@ func (c *checker) listRead(t *history.Txn, j int32, o history.Op) {
 				wt := h.Txn(r.txn)
 				next := wt.Ops[overwrite(wt, r.op)]
 				return fmt.Sprintf("%s read %v=%s, which ends with %v; %s appended %v and then %v to %v in the same transaction", h.Name(t.ID), h.Key(k), c.list(o), h.Value(e), h.Name(r.txn), h.Value(e), h.Value(next.Value), h.Key(k))
-			}, report.Step{From: r.txn, To: t.ID, Rel: report.WR, Key: k, Value: e})
+			}, c.wrStep(r.txn, t.ID, o, e))
 		}
 	}
 
@@ -541,8 +552,15 @@ func (c *checker) notes() {
 			}
 		}
 	}
-	if failedR+failedW > 0 {
-		f.Notes = append(f.Notes, fmt.Sprintf("%d failed reads were not checked; %d failed writes were treated as possibly done: their values count as written, and their transactions' later reads of those keys were not checked", failedR, failedW))
+	var failed []string
+	if failedR > 0 {
+		failed = append(failed, fmt.Sprintf("%d failed reads were not checked", failedR))
+	}
+	if failedW > 0 {
+		failed = append(failed, fmt.Sprintf("%d failed writes were treated as possibly done: their values count as written, and their transactions' later reads of those keys were not checked", failedW))
+	}
+	if len(failed) > 0 {
+		f.Notes = append(f.Notes, strings.Join(failed, "; "))
 	}
 	if f.Stats.Unknown > 0 {
 		f.Notes = append(f.Notes, fmt.Sprintf("%d transactions have an unknown outcome: their writes count as possibly committed, and their own reads were not checked", f.Stats.Unknown))

@@ -1,0 +1,324 @@
+// Package explain turns anomalies into explanations people can check by hand, in the
+// manner of Elle: first as data ([Explain] returns an [Explanation]: the transactions with
+// their operations, each step of the proof as a sentence, and the closing contradiction),
+// then through separate renderers: [Text] (prose), [DOT] (Graphviz source, written as text
+// so Graphviz is never needed) and [JSON] (a stable, documented shape of the whole report).
+//
+// Every name in an explanation is the source's: transaction ids via [history.History.Name],
+// keys and values as the source wrote them. Output is deterministic, byte for byte.
+//
+// # Sentences
+//
+// A step From -> To with relation rel reads "From < To, because <why>", where why is the
+// step's own Why when the checker gave one, else a sentence made from the relation:
+//
+//	wr   T2 read x=3, which T1 wrote
+//	ww   T2 overwrote T1's write of x=1 with x=2
+//	rw   T1 read x=1, which T2 overwrote with x=2
+//	so   T1 precedes T2 in session s1
+//	rt   T1 ended (at 9) before T2 began (at 12)
+//	ts   T1 committed (at 7) before T2 started (at 8)
+//	pwr  T2's predicate read saw T1's write of x=3
+//	prw  T1's predicate read missed T2's write of x=4
+//
+// The last step of a closed cycle begins with "However," and ends with ": a contradiction!".
+//
+// # Local names
+//
+//	h History   a Anomaly   e Explanation   s Step   t Txn / TxnID   o Op
+package explain
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"isovet/history"
+	"isovet/internal/anomaly"
+	"isovet/internal/report"
+)
+
+// Explanation is one anomaly explained, as data. Renderers only format it.
+type Explanation struct {
+	Kind    anomaly.Kind
+	Also    []anomaly.Kind
+	Message string // the checker's one- or two-sentence summary
+	Key     string // the key for single-key findings, else ""
+	// Txns are the transactions involved: the anomaly's own list, then any other endpoint
+	// of a step, in order of first appearance.
+	Txns []Txn
+	// Steps are the edges of the proof, in order.
+	Steps []Step
+	// Cycle says the steps close a cycle: the last step ends where the first begins.
+	Cycle bool
+	// Contradiction is the closing sentence: for a cycle, the last step's sentence; else
+	// the checker's message.
+	Contradiction string
+	RuledOut      []string
+
+	keyDatum history.Datum
+	hasKey   bool
+}
+
+// Txn is a transaction as an explanation shows it.
+type Txn struct {
+	ID      history.TxnID
+	Name    string   // the source's id, or T<n>
+	Session string   // the source's session id
+	Outcome string   // committed, aborted or unknown
+	Ops     []string // rendered ops, e.g. "w(x,1)", "r(l,[1 2])", "r(x,1)<-T3", "w(y,2)!" (failed)
+	// Elided counts ops left out: transactions with more than maxOps ops show only the ops
+	// on the anomaly's keys.
+	Elided int
+	// Time is the client interval "[begin,end]" and Timestamps the database's
+	// "[start,commit]", when recorded; else "".
+	Time, Timestamps string
+
+	tx *history.Txn // nil when the history is unknown
+}
+
+// Step is one edge of the proof.
+type Step struct {
+	From, To  string // transaction names
+	FromID    history.TxnID
+	ToID      history.TxnID
+	Rel       report.Rel
+	Key       string // "" when the edge is about no one key (so, rt, ts)
+	Value     string // the value read or written that makes the edge ("" if none)
+	Value2    string // for ww and rw: the overwriting value ("" if none)
+	Why       string // "T2 read x=3, which T1 wrote"
+	Sentence  string // "T1 < T2, because T2 read x=3, which T1 wrote"
+	keyDatum  history.Datum
+	valDatum  history.Datum
+	val2Datum history.Datum
+	hasKey    bool
+	hasVal    bool
+	hasVal2   bool
+}
+
+// maxOps is how many ops a transaction shows before only the relevant ones are shown.
+const maxOps = 16
+
+// maxList is how many elements a list shows before its middle is elided.
+const maxList = 8
+
+// namer names transactions, keys and values, also when a report carries no history.
+type namer struct{ h *history.History }
+
+func (n namer) txn(t history.TxnID) string {
+	if n.h == nil || int(t) < 0 || int(t) >= len(n.h.Txns) {
+		return fmt.Sprintf("T%d", t)
+	}
+	return n.h.Name(t)
+}
+
+func (n namer) key(k history.Key) history.Datum {
+	if n.h == nil || k < 0 || int(k) >= len(n.h.Keys) {
+		return history.Int(int64(k))
+	}
+	return n.h.Key(k)
+}
+
+func (n namer) value(v history.Value) history.Datum {
+	if n.h == nil || v < 0 || int(v) >= len(n.h.Values) {
+		return history.Int(int64(v))
+	}
+	return n.h.Value(v)
+}
+
+// Explain explains a in terms of h. h may be nil (then transactions are named T<id> and
+// their ops are not shown).
+func Explain(h *history.History, a report.Anomaly) Explanation {
+	n := namer{h}
+	e := Explanation{Kind: a.Kind, Also: a.Also, Message: a.Message, RuledOut: a.RuledOut}
+	if a.Key >= 0 && h != nil && int(a.Key) < len(h.Keys) {
+		e.keyDatum, e.hasKey = h.Key(a.Key), true
+		e.Key = e.keyDatum.String()
+	}
+	var ids []history.TxnID
+	addID := func(t history.TxnID) {
+		if !slices.Contains(ids, t) {
+			ids = append(ids, t)
+		}
+	}
+	for _, t := range a.Txns {
+		addID(t)
+	}
+	for _, s := range a.Cycle {
+		addID(s.From)
+		addID(s.To)
+	}
+	keys := map[history.Key]bool{a.Key: true}
+	for _, s := range a.Cycle {
+		keys[s.Key] = true
+	}
+	for _, t := range ids {
+		e.Txns = append(e.Txns, explainTxn(h, n, t, keys))
+	}
+	e.Cycle = len(a.Cycle) >= 2 && a.Cycle[len(a.Cycle)-1].To == a.Cycle[0].From
+	for i, s := range a.Cycle {
+		st := Step{From: n.txn(s.From), To: n.txn(s.To), FromID: s.From, ToID: s.To, Rel: s.Rel}
+		if s.Key >= 0 && !isOrderRel(s.Rel) {
+			st.keyDatum, st.hasKey = n.key(s.Key), true
+			st.Key = st.keyDatum.String()
+			st.valDatum, st.hasVal = n.value(s.Value), true
+			st.Value = st.valDatum.String()
+			if s.Value2 != history.Nil {
+				st.val2Datum, st.hasVal2 = n.value(s.Value2), true
+				st.Value2 = st.val2Datum.String()
+			}
+		}
+		st.Why = s.Why
+		if st.Why == "" {
+			st.Why = why(h, n, s)
+		}
+		st.Sentence = fmt.Sprintf("%s < %s, because %s", st.From, st.To, st.Why)
+		if e.Cycle && i == len(a.Cycle)-1 {
+			st.Sentence = "However, " + st.Sentence + ": a contradiction!"
+		}
+		e.Steps = append(e.Steps, st)
+	}
+	if e.Cycle {
+		e.Contradiction = e.Steps[len(e.Steps)-1].Sentence
+	} else {
+		e.Contradiction = a.Message
+	}
+	return e
+}
+
+// isOrderRel reports whether r is only about order (session, real time, timestamps).
+func isOrderRel(r report.Rel) bool {
+	return r&(report.WW|report.WR|report.RW|report.PredWR|report.PredRW) == 0
+}
+
+func explainTxn(h *history.History, n namer, id history.TxnID, keys map[history.Key]bool) Txn {
+	t := Txn{ID: id, Name: n.txn(id)}
+	if h == nil || int(id) < 0 || int(id) >= len(h.Txns) {
+		return t
+	}
+	tx := h.Txn(id)
+	t.tx = tx
+	t.Session = h.Sessions[tx.Session].Source.String()
+	t.Outcome = tx.Outcome.String()
+	if tx.HasTime {
+		t.Time = fmt.Sprintf("[%d,%d]", tx.Time.Begin, tx.Time.End)
+	}
+	if tx.HasTimestamps {
+		t.Timestamps = fmt.Sprintf("[%v,%v]", tx.Start, tx.Commit)
+	}
+	for _, o := range tx.Ops {
+		if len(tx.Ops) > maxOps && !keys[o.Key] {
+			t.Elided++
+			continue
+		}
+		t.Ops = append(t.Ops, Op(h, o))
+	}
+	return t
+}
+
+// Op renders one operation with the source's keys and values: r(x,1), w(x,1), a(l,3),
+// r(l,[1 2 3]), ins(k,v), del(k), pred-read(expr: n rows). A failed op ends in "!"; a read
+// with an explicit source ends in "<-T1", "<-init" or "<-none". Lists longer than 8
+// elements show their ends around "...".
+func Op(h *history.History, o history.Op) string {
+	var b strings.Builder
+	k := func() string { return h.Key(o.Key).String() }
+	switch o.Kind {
+	case history.OpRead:
+		fmt.Fprintf(&b, "r(%s,%v)", k(), h.Value(o.Value))
+		switch o.Src.Kind {
+		case history.SrcTxn:
+			b.WriteString("<-" + h.Name(o.Src.Txn))
+		case history.SrcInit:
+			b.WriteString("<-init")
+		case history.SrcNone:
+			b.WriteString("<-none")
+		}
+	case history.OpWrite:
+		fmt.Fprintf(&b, "w(%s,%v)", k(), h.Value(o.Value))
+	case history.OpAppend:
+		fmt.Fprintf(&b, "a(%s,%v)", k(), h.Value(o.Value))
+	case history.OpInsert:
+		fmt.Fprintf(&b, "ins(%s,%v)", k(), h.Value(o.Value))
+	case history.OpDelete:
+		fmt.Fprintf(&b, "del(%s)", k())
+	case history.OpListRead:
+		fmt.Fprintf(&b, "r(%s,%s)", k(), List(h, h.List(o)))
+	case history.OpPredRead, history.OpPredWrite:
+		p := h.Pred(o)
+		fmt.Fprintf(&b, "%s(%s: %d rows)", o.Kind, p.Pred.Expr, len(p.Rows))
+	default:
+		b.WriteString(o.Kind.String())
+	}
+	if o.Failed() {
+		b.WriteByte('!')
+	}
+	return b.String()
+}
+
+// List renders list values as [1 2 3], eliding the middle of lists longer than 8.
+func List(h *history.History, vs []history.Value) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, v := range vs {
+		if len(vs) > maxList && i == maxList/2 {
+			fmt.Fprintf(&b, " ... (%d more) ...", len(vs)-maxList)
+		}
+		if len(vs) > maxList && i >= maxList/2 && i < len(vs)-maxList/2 {
+			continue
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(h.Value(v).String())
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// why makes the reason for a step from its relation (the lowest relation in the set).
+func why(h *history.History, n namer, s report.Step) string {
+	from, to := n.txn(s.From), n.txn(s.To)
+	kv := func(v history.Value) string { return fmt.Sprintf("%v=%v", n.key(s.Key), n.value(v)) }
+	switch {
+	case s.Rel&report.WW != 0:
+		if s.Value2 != history.Nil {
+			return fmt.Sprintf("%s overwrote %s's write of %s with %s", to, from, kv(s.Value), kv(s.Value2))
+		}
+		return fmt.Sprintf("%s overwrote %s's write of %s", to, from, kv(s.Value))
+	case s.Rel&report.WR != 0:
+		return fmt.Sprintf("%s read %s, which %s wrote", to, kv(s.Value), from)
+	case s.Rel&report.RW != 0:
+		if s.Value2 != history.Nil {
+			return fmt.Sprintf("%s read %s, which %s overwrote with %s", from, kv(s.Value), to, kv(s.Value2))
+		}
+		return fmt.Sprintf("%s read %s, which %s overwrote", from, kv(s.Value), to)
+	case s.Rel&report.SO != 0:
+		sess := "the same session"
+		if h != nil && int(s.From) < len(h.Txns) && s.From >= 0 {
+			sess = "session " + h.Sessions[h.Txn(s.From).Session].Source.String()
+		}
+		return fmt.Sprintf("%s precedes %s in %s", from, to, sess)
+	case s.Rel&report.RT != 0:
+		if h != nil && validTxn(h, s.From) && validTxn(h, s.To) && h.Txn(s.From).HasTime && h.Txn(s.To).HasTime {
+			return fmt.Sprintf("%s ended (at %d) before %s began (at %d)", from, h.Txn(s.From).Time.End, to, h.Txn(s.To).Time.Begin)
+		}
+		return fmt.Sprintf("%s ended before %s began", from, to)
+	case s.Rel&report.TS != 0:
+		if h != nil && validTxn(h, s.From) && validTxn(h, s.To) && h.Txn(s.From).HasTimestamps && h.Txn(s.To).HasTimestamps {
+			return fmt.Sprintf("%s committed (at %v) before %s started (at %v)", from, h.Txn(s.From).Commit, to, h.Txn(s.To).Start)
+		}
+		return fmt.Sprintf("%s committed before %s started", from, to)
+	case s.Rel&report.PredWR != 0:
+		return fmt.Sprintf("%s's predicate read saw %s's write of %s", to, from, kv(s.Value))
+	case s.Rel&report.PredRW != 0:
+		v := s.Value2
+		if v == history.Nil {
+			v = s.Value
+		}
+		return fmt.Sprintf("%s's predicate read missed %s's write of %s", from, to, kv(v))
+	}
+	return fmt.Sprintf("%s must precede %s", from, to)
+}
+
+func validTxn(h *history.History, t history.TxnID) bool { return t >= 0 && int(t) < len(h.Txns) }

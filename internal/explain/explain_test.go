@@ -1,0 +1,258 @@
+package explain_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"isovet/history"
+	"isovet/internal/anomaly"
+	"isovet/internal/check/basic"
+	"isovet/internal/explain"
+	"isovet/internal/histtest"
+	"isovet/internal/report"
+)
+
+var update = flag.Bool("update", false, "update golden files")
+
+// handReports are reports built by hand, as cycle checkers will build them.
+func handReports() map[string]*report.Report {
+	gsingle := histtest.MustParse(`
+		init 0
+		s1: T1 w(x,1) w(y,1) c @[1,5]
+		s2: T2 r(x,1) r(y,0) c @[2,6]
+	`)
+	skew := histtest.MustParse(`
+		init 0
+		a: 11 r(x,0) w(y,1) c ts[1,3]
+		b: 12 r(y,0) w(x,1) c ts[2,4]
+	`)
+	g0 := histtest.MustParse(`
+		s1: T1 w(x,1) w(y,1) c @[1,2]
+		s1: T2 w(x,2) c @[3,4]
+		s2: T3 w(y,2) w(x,3) c @[5,6]
+	`)
+	key := func(h *history.History, name string) history.Key {
+		for k, d := range h.Keys {
+			if d.String() == name {
+				return history.Key(k)
+			}
+		}
+		panic("no key " + name)
+	}
+	val := func(h *history.History, i int64) history.Value {
+		for v, d := range h.Values {
+			if d == history.Int(i) {
+				return history.Value(v)
+			}
+		}
+		panic("no value")
+	}
+	return map[string]*report.Report{
+		"gsingle": {
+			Level: anomaly.Serializable, Checker: "ser-sat", Verdict: report.Fail, History: gsingle,
+			Anomalies: []report.Anomaly{{
+				Kind: anomaly.GSingle, Also: []anomaly.Kind{anomaly.ReadSkew}, Txns: []history.TxnID{0, 1}, Key: -1,
+				Message: "T2 saw T1's write of x but not its write of y",
+				Cycle: []report.Step{
+					{From: 0, To: 1, Rel: report.WR, Key: key(gsingle, "x"), Value: val(gsingle, 1)},
+					{From: 1, To: 0, Rel: report.RW, Key: key(gsingle, "y"), Value: val(gsingle, 0), Value2: val(gsingle, 1)},
+				},
+			}},
+			Stats: report.Stats{Txns: 2, Committed: 2, Sessions: 2, Keys: 2, Ops: 4},
+		},
+		"writeskew": {
+			Level: anomaly.Serializable, Checker: "ser-sat", Verdict: report.Fail, History: skew,
+			Anomalies: []report.Anomaly{{
+				Kind: anomaly.G2Item, Also: []anomaly.Kind{anomaly.WriteSkew}, Txns: []history.TxnID{0, 1}, Key: -1,
+				Message: "11 and 12 each read what the other overwrote",
+				Cycle: []report.Step{
+					{From: 0, To: 1, Rel: report.RW, Key: key(skew, "x"), Value: val(skew, 0), Value2: val(skew, 1)},
+					{From: 1, To: 0, Rel: report.RW, Key: key(skew, "y"), Value: val(skew, 0), Value2: val(skew, 1)},
+				},
+				RuledOut: []string{"11 before 12: then 12 would have read y=1", "12 before 11: then 11 would have read x=1"},
+			}},
+		},
+		"g0": {
+			Level: anomaly.StrictSerializable, Checker: "ser-sat", Verdict: report.Fail, History: g0,
+			Anomalies: []report.Anomaly{{
+				Kind: anomaly.G0, Txns: []history.TxnID{0, 1, 2}, Key: -1,
+				Cycle: []report.Step{
+					{From: 0, To: 1, Rel: report.WW | report.SO | report.RT, Key: key(g0, "x"), Value: val(g0, 1), Value2: val(g0, 2)},
+					{From: 1, To: 2, Rel: report.RT, Key: -1},
+					{From: 2, To: 0, Rel: report.WW, Key: key(g0, "y"), Value: val(g0, 2), Value2: val(g0, 1), Why: "the final state has y=1, so T1 overwrote T3's y=2"},
+				},
+			}},
+			Notes: []string{"version order of y taken from the final read"},
+		},
+		"nohistory": {
+			Level: anomaly.ReadCommitted, Verdict: report.Fail,
+			Anomalies: []report.Anomaly{{
+				Kind: anomaly.G1c, Txns: []history.TxnID{3, 4}, Key: -1,
+				Cycle: []report.Step{{From: 3, To: 4, Rel: report.SO, Key: -1}, {From: 4, To: 3, Rel: report.TS, Key: -1}},
+			}},
+		},
+		"pass": {Level: anomaly.Causal, Checker: "basic", Verdict: report.Pass},
+	}
+}
+
+// basicReports come from the basic checker over fixtures with several findings.
+func basicReports(t *testing.T) map[string]*report.Report {
+	hists := map[string]string{
+		"basic-mixed": `
+			init 0
+			s1: 101 w(x,1) abort
+			s2: 102 r(x,1) r(y,9) c
+			s3: 103 r(z,5) c
+			s3: 104 w(z,5) c
+			s4: 105 a(l,1) a(l,2) c; 106 r(l,[1,2]) c; 107 r(l,[2,1]) c
+			s5: 108 w(w,1) r(w,2) w(w,2) c
+			s6: 109 w(q,1) w(q,2) c; 110 r(q,1)<-109 c
+			s7: 111 r(p,1) info; 112 w(k,1)! c
+		`,
+		"basic-long": `
+			s1: T1 a(l,1) a(l,2) a(l,3) a(l,4) a(l,5) a(l,6) a(l,7) a(l,8) a(l,9) a(l,10) a(m,1) a(m,2) a(m,3) a(m,4) a(m,5) a(m,6) a(m,7) c
+			s2: T2 r(l,[1,2,3,4,5,6,7,8,9,10,10]) c
+		`,
+	}
+	reps := map[string]*report.Report{}
+	for name, src := range hists {
+		h := histtest.MustParse(src)
+		rep, err := basic.Run(context.Background(), h, anomaly.StrictSerializable, basic.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps[name] = rep
+	}
+	return reps
+}
+
+func TestGolden(t *testing.T) {
+	t.Parallel()
+	reps := handReports()
+	for name, r := range basicReports(t) {
+		reps[name] = r
+	}
+	renderers := []struct {
+		ext    string
+		render func(*bytes.Buffer, *report.Report) error
+	}{
+		{"txt", func(b *bytes.Buffer, r *report.Report) error { return explain.Text(b, r) }},
+		{"dot", func(b *bytes.Buffer, r *report.Report) error { return explain.DOT(b, r) }},
+		{"json", func(b *bytes.Buffer, r *report.Report) error { return explain.JSON(b, r) }},
+	}
+	for name, r := range reps {
+		for _, rd := range renderers {
+			t.Run(name+"."+rd.ext, func(t *testing.T) {
+				var b bytes.Buffer
+				if err := rd.render(&b, r); err != nil {
+					t.Fatal(err)
+				}
+				// Byte-stable: a second render is identical.
+				var b2 bytes.Buffer
+				if err := rd.render(&b2, r); err != nil || !bytes.Equal(b.Bytes(), b2.Bytes()) {
+					t.Errorf("second render differs (err %v)", err)
+				}
+				if rd.ext == "json" && !json.Valid(b.Bytes()) {
+					t.Errorf("invalid JSON:\n%s", b.String())
+				}
+				golden := filepath.Join("testdata", name+"."+rd.ext)
+				if *update {
+					if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run with -update to create)", err)
+				}
+				if diff := cmp.Diff(string(want), b.String()); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", golden, diff)
+				}
+			})
+		}
+	}
+}
+
+func TestExplainData(t *testing.T) {
+	t.Parallel()
+	r := handReports()["gsingle"]
+	e := explain.Explain(r.History, r.Anomalies[0])
+	if !e.Cycle || len(e.Steps) != 2 || len(e.Txns) != 2 {
+		t.Fatalf("Explain = %+v", e)
+	}
+	want := []string{
+		"T1 < T2, because T2 read x=1, which T1 wrote",
+		"However, T2 < T1, because T2 read y=0, which T1 overwrote with y=1: a contradiction!",
+	}
+	got := []string{e.Steps[0].Sentence, e.Steps[1].Sentence}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("sentences (-want +got):\n%s", diff)
+	}
+	if e.Contradiction != want[1] {
+		t.Errorf("Contradiction = %q", e.Contradiction)
+	}
+	if got, want := e.Txns[1].Ops, []string{"r(x,1)", "r(y,0)"}; !cmp.Equal(got, want) {
+		t.Errorf("T2 ops = %q, want %q", got, want)
+	}
+}
+
+func TestDOTAnomaly(t *testing.T) {
+	t.Parallel()
+	r := handReports()["gsingle"]
+	var b strings.Builder
+	if err := explain.DOTAnomaly(&b, r.History, r.Anomalies[0]); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"digraph isovet {", `t0 -> t1 [label="wr x"`, `t1 -> t0 [label="rw y"`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("DOTAnomaly output lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestOpElision(t *testing.T) {
+	t.Parallel()
+	src := "T1"
+	for i := range 20 {
+		src += " w(k" + string(rune('a'+i)) + ",1)"
+	}
+	src += " w(x,1) c; T2 r(x,1) c"
+	h := histtest.MustParse(src)
+	var x history.Key
+	for k, d := range h.Keys {
+		if d == history.Str("x") {
+			x = history.Key(k)
+		}
+	}
+	e := explain.Explain(h, report.Anomaly{Kind: anomaly.AbortedRead, Txns: []history.TxnID{0, 1}, Key: x})
+	if got := e.Txns[0]; !cmp.Equal(got.Ops, []string{"w(x,1)"}) || got.Elided != 20 {
+		t.Errorf("T1 ops %q, elided %d; want [w(x,1)] and 20", got.Ops, got.Elided)
+	}
+}
+
+func ExampleText() {
+	h := histtest.MustParse("s1: T1 w(x,1) abort; s2: T2 r(x,1) c")
+	rep, _ := basic.Run(context.Background(), h, anomaly.ReadCommitted, basic.Options{})
+	_ = explain.Text(os.Stdout, rep)
+	// Output:
+	// read-committed, checked by basic: fail (1 anomaly)
+	//
+	// [1] G1a: aborted read (G1a)
+	//     T2 read x=1, which only T1 wrote, and it aborted.
+	//
+	//     Let:
+	//       T1 = {w(x,1)} (session s1, aborted)
+	//       T2 = {r(x,1)} (session s2, committed)
+	//
+	//     Then:
+	//       - T1 < T2, because T2 read x=1, which T1 wrote.
+}

@@ -1,0 +1,221 @@
+package explain
+
+import (
+	"encoding/json"
+	"io"
+
+	"isovet/history"
+	"isovet/internal/report"
+)
+
+// JSON writes r as indented JSON in a stable shape that names transactions, keys and values
+// as the source did (never by dense ids). Original keys and values keep their type: numbers
+// stay numbers, strings strings, nil is null. Fields marked "omitted" are left out when
+// empty.
+//
+//	{
+//	  "level": "serializable",
+//	  "checker": "basic",
+//	  "verdict": "fail",                        // pass, fail or unknown
+//	  "anomalies": [{
+//	    "kind": "G1a",                          // anomaly.Kind name
+//	    "title": "aborted read (G1a)",
+//	    "also": ["read-skew"],                  // omitted
+//	    "key": "x",                             // omitted when not a one-key finding
+//	    "message": "102 read x=1, which only 101 wrote, and it aborted",
+//	    "txns": [{
+//	      "name": "101", "session": "s1", "outcome": "aborted",
+//	      "ops": ["w(x,1)"],
+//	      "elided_ops": 3,                      // omitted
+//	      "time": {"begin": 1, "end": 5},       // client interval, ns; omitted
+//	      "timestamps": {"start": "3", "commit": "7.1"}   // omitted
+//	    }],
+//	    "steps": [{
+//	      "from": "101", "to": "102", "rel": "wr",   // rel: ww, wr, rw, so, rt, ts, pwr, prw joined by "+"
+//	      "key": "x", "value": 1, "value2": 2,       // omitted when not about a key / absent
+//	      "why": "102 read x=1, which 101 wrote",
+//	      "sentence": "101 < 102, because 102 read x=1, which 101 wrote"
+//	    }],
+//	    "cycle": false,
+//	    "contradiction": "...",
+//	    "ruled_out": ["..."]                    // omitted
+//	  }],
+//	  "notes": ["..."],
+//	  "stats": {"txns": 2, "committed": 1, ..., "elapsed_ns": 0, "phases": [{"name": "...", "elapsed_ns": 0}]}
+//	}
+func JSON(w io.Writer, r *report.Report) error {
+	out := jsonReport{
+		Level:     r.Level.String(),
+		Checker:   r.Checker,
+		Verdict:   r.Verdict.String(),
+		Anomalies: []jsonAnomaly{},
+		Notes:     r.Notes,
+		Stats:     statsJSON(r.Stats),
+	}
+	if out.Notes == nil {
+		out.Notes = []string{}
+	}
+	for _, a := range r.Anomalies {
+		out.Anomalies = append(out.Anomalies, anomalyJSON(Explain(r.History, a)))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+type jsonReport struct {
+	Level     string        `json:"level"`
+	Checker   string        `json:"checker"`
+	Verdict   string        `json:"verdict"`
+	Anomalies []jsonAnomaly `json:"anomalies"`
+	Notes     []string      `json:"notes"`
+	Stats     jsonStats     `json:"stats"`
+}
+
+type jsonAnomaly struct {
+	Kind          string     `json:"kind"`
+	Title         string     `json:"title"`
+	Also          []string   `json:"also,omitempty"`
+	Key           *jsonDatum `json:"key,omitempty"`
+	Message       string     `json:"message"`
+	Txns          []jsonTxn  `json:"txns"`
+	Steps         []jsonStep `json:"steps"`
+	Cycle         bool       `json:"cycle"`
+	Contradiction string     `json:"contradiction"`
+	RuledOut      []string   `json:"ruled_out,omitempty"`
+}
+
+type jsonTxn struct {
+	Name       string          `json:"name"`
+	Session    string          `json:"session,omitempty"`
+	Outcome    string          `json:"outcome,omitempty"`
+	Ops        []string        `json:"ops"`
+	ElidedOps  int             `json:"elided_ops,omitempty"`
+	Time       *jsonInterval   `json:"time,omitempty"`
+	Timestamps *jsonTimestamps `json:"timestamps,omitempty"`
+}
+
+type jsonInterval struct {
+	Begin int64 `json:"begin"`
+	End   int64 `json:"end"`
+}
+
+type jsonTimestamps struct {
+	Start  string `json:"start"`
+	Commit string `json:"commit"`
+}
+
+type jsonStep struct {
+	From     string     `json:"from"`
+	To       string     `json:"to"`
+	Rel      string     `json:"rel"`
+	Key      *jsonDatum `json:"key,omitempty"`
+	Value    *jsonDatum `json:"value,omitempty"`
+	Value2   *jsonDatum `json:"value2,omitempty"`
+	Why      string     `json:"why"`
+	Sentence string     `json:"sentence"`
+}
+
+type jsonStats struct {
+	Txns              int         `json:"txns"`
+	Committed         int         `json:"committed"`
+	Aborted           int         `json:"aborted"`
+	Unknown           int         `json:"unknown"`
+	Sessions          int         `json:"sessions"`
+	Keys              int         `json:"keys"`
+	Ops               int         `json:"ops"`
+	KnownEdges        int         `json:"known_edges"`
+	Constraints       int         `json:"constraints"`
+	PrunedConstraints int         `json:"pruned_constraints"`
+	Components        int         `json:"components"`
+	SATVars           int         `json:"sat_vars"`
+	SATClauses        int         `json:"sat_clauses"`
+	Conflicts         int64       `json:"conflicts"`
+	Decisions         int64       `json:"decisions"`
+	Propagations      int64       `json:"propagations"`
+	ElapsedNS         int64       `json:"elapsed_ns"`
+	Phases            []jsonPhase `json:"phases"`
+}
+
+type jsonPhase struct {
+	Name      string `json:"name"`
+	ElapsedNS int64  `json:"elapsed_ns"`
+}
+
+// jsonDatum is an original key or value: a JSON number, string or null.
+type jsonDatum struct{ d history.Datum }
+
+func (j jsonDatum) MarshalJSON() ([]byte, error) {
+	if i, ok := j.d.Int(); ok {
+		return json.Marshal(i)
+	}
+	if s, ok := j.d.Str(); ok {
+		return json.Marshal(s)
+	}
+	return []byte("null"), nil
+}
+
+func datum(d history.Datum, ok bool) *jsonDatum {
+	if !ok {
+		return nil
+	}
+	return &jsonDatum{d}
+}
+
+func anomalyJSON(e Explanation) jsonAnomaly {
+	info := e.Kind.Info()
+	a := jsonAnomaly{
+		Kind:          info.Name,
+		Title:         info.Title,
+		Key:           datum(e.keyDatum, e.hasKey),
+		Message:       e.Message,
+		Txns:          []jsonTxn{},
+		Steps:         []jsonStep{},
+		Cycle:         e.Cycle,
+		Contradiction: e.Contradiction,
+		RuledOut:      e.RuledOut,
+	}
+	for _, k := range e.Also {
+		a.Also = append(a.Also, k.Info().Name)
+	}
+	for _, t := range e.Txns {
+		jt := jsonTxn{Name: t.Name, Session: t.Session, Outcome: t.Outcome, Ops: t.Ops, ElidedOps: t.Elided}
+		if jt.Ops == nil {
+			jt.Ops = []string{}
+		}
+		if tx := t.tx; tx != nil {
+			if tx.HasTime {
+				jt.Time = &jsonInterval{tx.Time.Begin, tx.Time.End}
+			}
+			if tx.HasTimestamps {
+				jt.Timestamps = &jsonTimestamps{tx.Start.String(), tx.Commit.String()}
+			}
+		}
+		a.Txns = append(a.Txns, jt)
+	}
+	for _, s := range e.Steps {
+		a.Steps = append(a.Steps, jsonStep{
+			From: s.From, To: s.To, Rel: s.Rel.String(),
+			Key:   datum(s.keyDatum, s.hasKey),
+			Value: datum(s.valDatum, s.hasVal), Value2: datum(s.val2Datum, s.hasVal2),
+			Why: s.Why, Sentence: s.Sentence,
+		})
+	}
+	return a
+}
+
+func statsJSON(s report.Stats) jsonStats {
+	j := jsonStats{
+		Txns: s.Txns, Committed: s.Committed, Aborted: s.Aborted, Unknown: s.Unknown,
+		Sessions: s.Sessions, Keys: s.Keys, Ops: s.Ops,
+		KnownEdges: s.KnownEdges, Constraints: s.Constraints, PrunedConstraints: s.PrunedConstraints,
+		Components: s.Components, SATVars: s.SATVars, SATClauses: s.SATClauses,
+		Conflicts: s.Conflicts, Decisions: s.Decisions, Propagations: s.Propagations,
+		ElapsedNS: s.Elapsed.Nanoseconds(), Phases: []jsonPhase{},
+	}
+	for _, p := range s.Phases {
+		j.Phases = append(j.Phases, jsonPhase{p.Name, p.Elapsed.Nanoseconds()})
+	}
+	return j
+}

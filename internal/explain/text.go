@@ -1,0 +1,129 @@
+package explain
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"isovet/internal/report"
+)
+
+// Text writes r as prose: a header with the level, checker and verdict, then each anomaly
+// in Elle's manner ("Let: T1 = {...} ... Then: - T1 < T2, because ...; - However, T2 < T1,
+// because ...: a contradiction!"), then the notes.
+func Text(w io.Writer, r *report.Report) error {
+	bw := bufio.NewWriter(w)
+	n := len(r.Anomalies)
+	plural := "ies"
+	if n == 1 {
+		plural = "y"
+	}
+	fmt.Fprintf(bw, "%s, checked by %s: %s (%d anomal%s)\n", r.Level, checkerName(r), r.Verdict, n, plural)
+	for i, a := range r.Anomalies {
+		fmt.Fprintf(bw, "\n[%d] ", i+1)
+		writeExplanation(bw, Explain(r.History, a), "    ")
+	}
+	if len(r.Notes) > 0 {
+		bw.WriteString("\nNotes:\n")
+		for _, note := range r.Notes {
+			fmt.Fprintf(bw, "  - %s\n", note)
+		}
+	}
+	return bw.Flush()
+}
+
+// TextAnomaly writes one explanation as prose, as [Text] writes each anomaly.
+func TextAnomaly(w io.Writer, e Explanation) error {
+	bw := bufio.NewWriter(w)
+	writeExplanation(bw, e, "")
+	return bw.Flush()
+}
+
+func checkerName(r *report.Report) string {
+	if r.Checker == "" {
+		return "an unnamed checker"
+	}
+	return r.Checker
+}
+
+func writeExplanation(w *bufio.Writer, e Explanation, indent string) {
+	info := e.Kind.Info()
+	fmt.Fprintf(w, "%s: %s\n", info.Name, info.Title)
+	if len(e.Also) > 0 {
+		var names []string
+		for _, k := range e.Also {
+			names = append(names, k.Info().Title)
+		}
+		fmt.Fprintf(w, "%sAlso known as: %s.\n", indent, strings.Join(names, ", "))
+	}
+	if e.Message != "" {
+		fmt.Fprintf(w, "%s%s.\n", indent, strings.TrimSuffix(e.Message, "."))
+	}
+	var known []Txn // transactions the history describes
+	for _, t := range e.Txns {
+		if t.tx != nil {
+			known = append(known, t)
+		}
+	}
+	if len(known) > 0 {
+		fmt.Fprintf(w, "\n%sLet:\n", indent)
+		width := 0
+		for _, t := range known {
+			width = max(width, len(t.Name))
+		}
+		for _, t := range known {
+			fmt.Fprintf(w, "%s  %-*s = %s\n", indent, width, t.Name, txnText(t))
+		}
+	}
+	if len(e.Steps) > 0 {
+		fmt.Fprintf(w, "\n%sThen:\n", indent)
+		for i, s := range e.Steps {
+			end := ";"
+			if i == len(e.Steps)-1 && !e.Cycle {
+				end = "."
+			}
+			if e.Cycle && i == len(e.Steps)-1 {
+				end = ""
+			}
+			fmt.Fprintf(w, "%s  - %s%s\n", indent, s.Sentence, end)
+		}
+	}
+	if len(e.RuledOut) > 0 {
+		fmt.Fprintf(w, "\n%sRuled out:\n", indent)
+		for _, s := range e.RuledOut {
+			fmt.Fprintf(w, "%s  - %s\n", indent, s)
+		}
+	}
+}
+
+// txnText renders a transaction as "{w(x,1), r(y,0)} (session s1, committed, time [1,5])".
+func txnText(t Txn) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	b.WriteString(strings.Join(t.Ops, ", "))
+	if t.Elided > 0 {
+		if len(t.Ops) > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "... %d more ops", t.Elided)
+	}
+	b.WriteByte('}')
+	var attrs []string
+	if t.Session != "" {
+		attrs = append(attrs, "session "+t.Session)
+	}
+	if t.Outcome != "" {
+		attrs = append(attrs, t.Outcome)
+	}
+	if t.Time != "" {
+		attrs = append(attrs, "time "+t.Time)
+	}
+	if t.Timestamps != "" {
+		attrs = append(attrs, "timestamps "+t.Timestamps)
+	}
+	if len(attrs) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(attrs, ", "))
+	}
+	return b.String()
+}
