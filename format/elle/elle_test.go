@@ -83,7 +83,7 @@ func dump(h *history.History, sources bool) string {
 
 type counts struct {
 	Txns, Committed, Aborted, Unknown, Sessions, Ops, Keys int
-	Timed                                               bool
+	Timed                                                  bool
 }
 
 func count(h *history.History) counts {
