@@ -1,10 +1,14 @@
 package format
 
 import (
+	"isovet/format/chronos"
 	"isovet/format/cobra"
 	"isovet/format/dbcop"
 	"isovet/format/elle"
+	"isovet/format/native"
+	"isovet/format/text"
 	"isovet/format/vbox"
+	"isovet/format/veristrong"
 )
 
 // formats is the registry: one entry per format, in sniffing order (most specific first).
@@ -49,6 +53,34 @@ var formats = []Format{
 		Dir:     true, Members: "*.log",
 		Sniff: vbox.Sniff,
 		New:   func(Options) Decoder { return vbox.NewDecoder() },
+	},
+	{
+		Name: "native", Aliases: []string{"isovet", "jsonl"},
+		Summary: "isovet native JSON Lines: the whole history model, one transaction per line",
+		Sniff:   native.Sniff,
+		New:     func(Options) Decoder { return native.NewDecoder() },
+		Write:   native.Write,
+	},
+	{
+		Name: "chronos", Aliases: []string{"aion", "timekiller"},
+		Summary: "Chronos/Aion JSON array with HLC start/commit timestamps (kv or list)",
+		Sniff:   chronos.Sniff,
+		New:     func(o Options) Decoder { return chronos.NewDecoder(o.Initial) },
+		Write:   chronos.Write,
+	},
+	{
+		Name: "text", Aliases: []string{"polysi", "plume"},
+		Summary: "PolySI/Plume text lines r(key,value,session,txn) and w(...)",
+		Sniff:   text.Sniff,
+		New:     func(Options) Decoder { return text.NewDecoder() },
+		Write:   text.Write,
+	},
+	{
+		Name: "veristrong", Aliases: []string{"veristrong-text"},
+		Summary: "VeriStrong list-append text: a count, then sess txn R key n v... / sess txn A key v",
+		Sniff:   veristrong.Sniff,
+		New:     func(Options) Decoder { return veristrong.NewDecoder() },
+		Write:   veristrong.Write,
 	},
 }
 

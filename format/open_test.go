@@ -1,0 +1,159 @@
+package format_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"isovet/format"
+	"isovet/format/chronos"
+	"isovet/format/native"
+	"isovet/format/text"
+	"isovet/format/veristrong"
+	"isovet/history"
+)
+
+const shared = "/work/shared/data/"
+
+// TestOpenSniffsNativeChronosTextVeriStrong opens files of the native, chronos, text and
+// veristrong formats with format auto-detection.
+func TestOpenSniffsNativeChronosTextVeriStrong(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	put := func(name, content string, gz bool) string {
+		p := filepath.Join(dir, name)
+		var buf bytes.Buffer
+		if gz {
+			zw := gzip.NewWriter(&buf)
+			zw.Write([]byte(content))
+			zw.Close()
+		} else {
+			buf.WriteString(content)
+		}
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		path, want string
+		txns       int
+	}{
+		{shared + "chronos/format-kv.json", "chronos", 1000},
+		{shared + "chronos/format-list.json", "chronos", 1000},
+		{shared + "polysi/violations/galera/galera.txt", "text", 7},
+		{shared + "polysi/violations/yugabyte/yugabyte.txt", "text", 20},
+		{shared + "plume/testcase/text/tap-b.txt", "text", 2},
+		{put("h.jsonl", "{\"isovet\":1}\n{\"s\":1,\"ops\":[[\"w\",1,1]]}\n", false), "native", 1},
+		{put("noheader.jsonl", "{\"s\":1,\"ops\":[[\"w\",1,1]]}\n", false), "native", 1},
+		{put("h.jsonl.gz", "{\"ops\":[]}\n{\"ops\":[]}\n", true), "native", 2},
+		{put("vs.txt", "2\n1 1 A 1 1\n2 2 R 1 1 1\n", false), "veristrong", 2},
+		{put("c.json.gz", `[{"tid":1,"sid":1,"sts":{"p":1,"l":0},"cts":{"p":2,"l":0},"ops":[{"t":"w","k":1,"v":1}]}]`, true), "chronos", 1},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.path), func(t *testing.T) {
+			t.Parallel()
+			if _, err := os.Stat(tt.path); err != nil {
+				t.Skipf("not available: %v", err)
+			}
+			h, f, err := format.Open(tt.path, format.Auto, format.Options{})
+			if err != nil {
+				t.Fatalf("Open(%s) = %v", tt.path, err)
+			}
+			if f.Name != tt.want || len(h.Txns) != tt.txns {
+				t.Errorf("Open(%s) = %s with %d txns, want %s with %d", tt.path, f.Name, len(h.Txns), tt.want, tt.txns)
+			}
+		})
+	}
+}
+
+func TestOpenChronosAppliesInitial(t *testing.T) {
+	t.Parallel()
+	p := shared + "chronos/format-kv.json"
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("not available: %v", err)
+	}
+	zero := history.Int(0)
+	h, _, err := format.Open(p, "chronos", format.Options{Initial: &zero})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Value(h.Initial); got != zero {
+		t.Errorf("Initial = %v, want 0", got)
+	}
+	h, _, err = format.Open(p, "aion", format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Initial != history.Nil {
+		t.Errorf("Initial = %v, want nil without the option", h.Value(h.Initial))
+	}
+}
+
+// TestSniffersRejectOtherFormats feeds every shared file of the other formats to the
+// native, chronos, text and veristrong sniffers.
+func TestSniffersRejectOtherFormats(t *testing.T) {
+	t.Parallel()
+	sniffers := map[string]func(string, []byte) bool{
+		"native": native.Sniff, "chronos": chronos.Sniff, "text": text.Sniff, "veristrong": veristrong.Sniff,
+	}
+	var files []string
+	for _, pat := range []string{
+		"elle/elle/*.edn", "elle/elle-cli/*", "polysi/violations/dgraph/*.bincode",
+		"plume/testcase/elle/*", "plume/testcase/dbcop/*/*", "plume/testcase/cobra/*/*",
+		"cobra/ser-violation/*/T*.log", "vbox/coo/*/*.log", "vbox/coo_origin/*/*.txt",
+	} {
+		m, _ := filepath.Glob(shared + pat)
+		for _, p := range m {
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				files = append(files, p)
+			}
+		}
+	}
+	if len(files) == 0 {
+		t.Skip("shared data not available")
+	}
+	own := map[string][]string{
+		"chronos": {shared + "chronos/format-kv.json", shared + "chronos/format-list.json"},
+		"text":    {shared + "polysi/violations/galera/galera.txt", shared + "plume/testcase/text/tap-a.txt"},
+	}
+	for name, ps := range own {
+		for _, p := range ps {
+			for other, sniff := range sniffers {
+				if other == name {
+					continue
+				}
+				if head := head(t, p); sniff(filepath.Base(p), head) {
+					t.Errorf("%s sniffer accepts %s (a %s file)", other, p, name)
+				}
+			}
+		}
+	}
+	for _, p := range files {
+		h := head(t, p)
+		for name, sniff := range sniffers {
+			if sniff(filepath.Base(p), h) {
+				t.Errorf("%s sniffer accepts %s", name, strings.TrimPrefix(p, shared))
+			}
+		}
+	}
+}
+
+func head(t *testing.T, p string) []byte {
+	t.Helper()
+	fh, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	buf := make([]byte, 4096)
+	n, err := io.ReadFull(fh, buf)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		t.Fatal(err)
+	}
+	return buf[:n]
+}
