@@ -1,0 +1,206 @@
+package format_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"isovet/format"
+	"isovet/history"
+)
+
+func plumeDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("ISOVET_SHARED_DATA")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "data")
+	}
+	dir = filepath.Join(dir, "plume", "testcase")
+	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("ISOVET_REQUIRE_SERVICES") == "1" {
+			t.Fatalf("Plume fixtures not found at %s (set ISOVET_SHARED_DATA): %v", dir, err)
+		}
+		t.Skipf("Plume fixtures not found at %s (set ISOVET_SHARED_DATA)", dir)
+	}
+	return dir
+}
+
+// canonical renders h as a format-independent model: sessions of transactions with outcome
+// and operations, keys and values renamed by first appearance. It maps what formats express
+// differently to one form:
+//   - Plume's dbcop and Cobra converters prepend a transaction that writes every key's initial
+//     value (Cobra txn -1, dbcop's first session); it becomes the initial state;
+//   - a list-append is a write of the element, and a list read is a read of its last element
+//     (an empty list reads the initial state), as Plume's Elle converter encodes registers;
+//   - a read of the history's initial value that nobody wrote reads the initial state.
+func canonical(t *testing.T, h *history.History, dropInitTxn bool) string {
+	t.Helper()
+	initVals := map[history.Key]history.Value{}
+	skip := history.TxnID(-1)
+	if dropInitTxn {
+		t0 := &h.Txns[0]
+		for _, o := range t0.Ops {
+			if o.Kind != history.OpWrite {
+				t.Fatalf("first txn %s is not write-only: %v", h.Name(0), o.Kind)
+			}
+			initVals[o.Key] = o.Value
+		}
+		skip = 0
+	}
+	written := map[[2]int32]bool{}
+	for i := range h.Txns {
+		if history.TxnID(i) == skip {
+			continue
+		}
+		for _, o := range h.Txns[i].Ops {
+			if o.Kind.IsWrite() {
+				written[[2]int32{int32(o.Key), int32(o.Value)}] = true
+			}
+		}
+	}
+	keys := map[history.Key]string{}
+	vals := map[[2]int32]string{}
+	key := func(k history.Key) string {
+		if s, ok := keys[k]; ok {
+			return s
+		}
+		s := fmt.Sprintf("k%d", len(keys))
+		keys[k] = s
+		return s
+	}
+	val := func(k history.Key, v history.Value, isRead bool) string {
+		if iv, ok := initVals[k]; ok && iv == v {
+			return "init"
+		}
+		if isRead && !dropInitTxn && v == h.InitialValue(k) && !written[[2]int32{int32(k), int32(v)}] {
+			return "init"
+		}
+		p := [2]int32{int32(k), int32(v)}
+		if s, ok := vals[p]; ok {
+			return s
+		}
+		s := fmt.Sprintf("v%d", len(vals))
+		vals[p] = s
+		return s
+	}
+	var b strings.Builder
+	sess := 0
+	for _, s := range h.Sessions {
+		var txns []string
+		for _, ti := range s.Txns {
+			if ti == skip {
+				continue
+			}
+			tx := &h.Txns[ti]
+			var ops []string
+			for _, o := range tx.Ops {
+				switch o.Kind {
+				case history.OpWrite, history.OpAppend:
+					ops = append(ops, fmt.Sprintf("w(%s,%s)", key(o.Key), val(o.Key, o.Value, false)))
+				case history.OpRead:
+					ops = append(ops, fmt.Sprintf("r(%s,%s)", key(o.Key), val(o.Key, o.Value, true)))
+				case history.OpListRead:
+					l := h.List(o)
+					v := "init"
+					if len(l) > 0 {
+						v = val(o.Key, l[len(l)-1], true)
+					}
+					ops = append(ops, fmt.Sprintf("r(%s,%s)", key(o.Key), v))
+				default:
+					t.Fatalf("unexpected op kind %v in a Plume fixture", o.Kind)
+				}
+			}
+			txns = append(txns, fmt.Sprintf("%s[%s]", tx.Outcome, strings.Join(ops, " ")))
+		}
+		if len(txns) > 0 {
+			fmt.Fprintf(&b, "s%d: %s\n", sess, strings.Join(txns, " "))
+			sess++
+		}
+	}
+	return b.String()
+}
+
+// plumeDiffers lists the fixtures whose published files really hold different histories,
+// with what differs. The test asserts they differ, so a reader change that hides a real
+// difference is noticed too. When only the session assignment differs (sessionsOnly), the
+// transactions must still agree as a multiset.
+var plumeDiffers = map[string]struct {
+	why          string
+	sessionsOnly bool
+}{
+	"tap-b/dbcop": {"Plume's dbcop file drops the aborted transaction (it has only the initial writes and the read)", false},
+	"tap-n/elle":  {"Plume's Elle file merges text transactions 3 and 4 into one transaction", false},
+	"tap-b/elle":  {"Plume's Elle file runs the two transactions of text session 0 on two processes", true},
+	"tap-i/elle":  {"Plume's Elle file runs the transactions of text sessions 1 and 2 on one process", true},
+	"tap-l/elle":  {"Plume's Elle file runs the transactions of text sessions 1 and 2 on one process", true},
+	"tap-e/cobra": {"Plume's Cobra file keeps only the transaction's last write of the key and drops its read (a Cobra log records no read of a transaction's own write)", false},
+}
+
+// txnMultiset returns the transactions of a canonical rendering, sorted, without sessions.
+func txnMultiset(canon string) []string {
+	var txns []string
+	for _, line := range strings.Split(strings.TrimSpace(canon), "\n") {
+		_, rest, _ := strings.Cut(line, ": ")
+		for _, tx := range strings.SplitAfter(rest, "] ") {
+			txns = append(txns, strings.TrimSpace(tx))
+		}
+	}
+	slices.Sort(txns)
+	return txns
+}
+
+// TestPlumeFormatsAgree reads each Plume anomaly fixture in every format isovet reads (text,
+// elle, dbcop, cobra; not viper) and asserts they yield the same model as the text file.
+func TestPlumeFormatsAgree(t *testing.T) {
+	dir := plumeDir(t)
+	for c := 'a'; c <= 'n'; c++ {
+		name := fmt.Sprintf("tap-%c", c)
+		t.Run(name, func(t *testing.T) {
+			read := func(p string) *history.History {
+				h, _, err := format.Open(p, format.Auto, format.Options{})
+				if err != nil {
+					t.Fatalf("reading %s: %v", p, err)
+				}
+				return h
+			}
+			want := canonical(t, read(filepath.Join(dir, "text", name+".txt")), false)
+			forms := []struct {
+				form, path string
+				dropInit   bool
+			}{
+				{"elle", filepath.Join(dir, "elle", name+".edn"), false},
+				{"dbcop", filepath.Join(dir, "dbcop", name, "history.bincode"), true},
+				{"cobra", filepath.Join(dir, "cobra", name), true},
+			}
+			for _, f := range forms {
+				if _, err := os.Stat(f.path); err != nil {
+					if f.form == "cobra" && (c == 'a' || c == 'b') {
+						continue // the published Cobra set lacks tap-a and tap-b
+					}
+					t.Fatalf("missing fixture %s", f.path)
+				}
+				got := canonical(t, read(f.path), f.dropInit)
+				diff := cmp.Diff(want, got)
+				if d, ok := plumeDiffers[name+"/"+f.form]; ok {
+					if diff == "" {
+						t.Errorf("%s: expected a difference (%s), found none", f.path, d.why)
+					}
+					if d.sessionsOnly {
+						if diff := cmp.Diff(txnMultiset(want), txnMultiset(got)); diff != "" {
+							t.Errorf("%s: only sessions should differ (%s), but the transactions do too:\n%s", f.path, d.why, diff)
+						}
+					}
+					continue
+				}
+				if diff != "" {
+					t.Errorf("%s yields a different model than the text fixture (-text +%s):\n%s", f.path, f.form, diff)
+				}
+			}
+		})
+	}
+}
