@@ -120,14 +120,15 @@ func (p *Polygraph) Encode(o EncodeOptions) (*Encoding, error) {
 				}
 			}
 			// Uncertain readers of a's version of a shared key anti-depend on b.
-			for _, k := range c.Keys {
-				for _, cd := range byWK[wk{side.a, k}] {
+			for i, k := range c.Keys {
+				from, to := c.sideEnds(side.a, i)
+				for _, cd := range byWK[wk{from, k}] {
 					rd := d.Reads[p.WR[cd.wi].Read].Txn
-					if rd == side.b {
+					if rd == to {
 						continue
 					}
 					l2 := append(slices.Clone(ls), en.WRVar[cd.wi][cd.j].Pos())
-					if err := en.just(l2, rd, side.b); err != nil {
+					if err := en.just(l2, rd, to); err != nil {
 						return nil, err
 					}
 				}

@@ -42,12 +42,34 @@ import (
 	"isovet/internal/report"
 )
 
-// WW is a write-order choice between writers A < B of the keys Keys.
+// WW is a write-order choice between writers A < B of the keys Keys, or between two blocks
+// of versions of one key (Ends set): a block is a chain of read-modify-write transactions,
+// each of which read its predecessor's version, so it is contiguous in every version order,
+// and ordering two blocks orders the last of one before the first of the other.
 type WW struct {
-	A, B int32
+	A, B int32 // the transactions (for blocks: the first of each block)
 	Keys []history.Key
+	// Ends, for block pairs (one key), holds {AFirst, ALast, BFirst, BLast}; nil for a pair
+	// of single transactions.
+	Ends [][4]int32
 	// Fixed: 0 undecided, 1 A before B, 2 B before A.
 	Fixed int8
+}
+
+// sideEnds returns, for key index i, the last transaction of the block placed first and the
+// first transaction of the block placed second, when a's block goes first.
+func (c *WW) sideEnds(a int32, i int) (from, to int32) {
+	if c.Ends == nil {
+		if a == c.A {
+			return c.A, c.B
+		}
+		return c.B, c.A
+	}
+	e := c.Ends[i]
+	if a == c.A {
+		return e[1], e[2]
+	}
+	return e[3], e[0]
 }
 
 // WR is a write-read choice: the read D.Reads[Read] reads from one of Cands.
@@ -120,10 +142,120 @@ func Build(d *deps.Deps) *Polygraph {
 		p.wrOf[ri] = int32(len(p.WR))
 		p.WR = append(p.WR, WR{Read: int32(ri), Cands: slices.Clone(r.Cands)})
 	}
-	// WW pairs, merged across keys.
-	for k, ws := range d.Writers {
-		for i, a := range ws {
-			for _, b := range ws[i+1:] {
+	p.G = graph.New(len(d.Nodes))
+	var chainEdges []deps.Edge
+	for k := range d.Writers {
+		chainEdges = p.buildKey(history.Key(k), chainEdges)
+	}
+	p.G = graph.New(len(d.Nodes))
+	for _, e := range d.Known {
+		p.addKnown(e)
+	}
+	for _, e := range chainEdges {
+		p.addKnown(e)
+	}
+	return p
+}
+
+// rmwSource returns the version a committed writer w of k read before overwriting it, when
+// every external read of k by w is certain and from the same writer (or Init); else -1.
+func (p *Polygraph) rmwSource(w int32, k history.Key) int32 {
+	d := p.D
+	src := int32(-1)
+	for _, ri := range d.ReadsOf[w] {
+		r := &d.Reads[ri]
+		if r.Key != k {
+			continue
+		}
+		if p.wrOf[ri] >= 0 || len(r.Cands) != 1 || (src >= 0 && src != r.Cands[0]) {
+			return -1
+		}
+		src = r.Cands[0]
+	}
+	return src
+}
+
+// buildKey creates the write-order constraints of key k. Committed read-modify-write
+// transactions that read a version nobody else read-modified form chains: each directly
+// follows the version it read (any writer in between would make its read stale, a cycle), so
+// a chain is a contiguous block of the version order, fixed by known edges. A block whose
+// first transaction read the initial version comes first. Pairs of single transactions get
+// the usual pair constraints (merged across keys); pairs involving a longer block get a
+// block constraint.
+func (p *Polygraph) buildKey(k history.Key, known []deps.Edge) []deps.Edge {
+	d := p.D
+	ws := d.Writers[k]
+	if len(ws) == 0 {
+		return known
+	}
+	// next[v] is the unique read-modify-write successor of version v (writer or Init).
+	pred := make(map[int32]int32)
+	succs := make(map[int32]int32) // count
+	next := make(map[int32]int32)
+	for _, w := range ws {
+		if d.Status[w] != deps.Committed {
+			continue
+		}
+		if v := p.rmwSource(w, k); v >= 0 && v != w && (v == d.Init || d.Status[v] == deps.Committed) {
+			pred[w] = v
+			succs[v]++
+			next[v] = w
+		}
+	}
+	inChain := func(w int32) bool {
+		v, ok := pred[w]
+		return ok && succs[v] == 1
+	}
+	// Blocks: start at writers that are not a chained successor.
+	type block struct {
+		first, last int32
+		initRoot    bool
+	}
+	var blocks []block
+	covered := make(map[int32]bool)
+	for _, w := range ws {
+		if inChain(w) && pred[w] != d.Init {
+			continue
+		}
+		b := block{first: w, last: w, initRoot: inChain(w) && pred[w] == d.Init}
+		for {
+			n, ok := next[b.last]
+			if !ok || succs[b.last] != 1 {
+				break
+			}
+			// Known edges inside the chain: last→n (ww) and every other reader of last's
+			// version anti-depends on n.
+			wa, _ := d.WriteOf(b.last, k)
+			wn, _ := d.WriteOf(n, k)
+			known = append(known, deps.Edge{From: b.last, To: n, Rel: report.WW, Key: k, Value: wa.Value, Value2: wn.Value, Via: -1, Guards: [2]int32{-1, -1}})
+			for _, r := range p.certReaders[wk{b.last, k}] {
+				if r != n {
+					known = append(known, deps.Edge{From: r, To: n, Rel: report.RW, Key: k, Value: wa.Value, Value2: wn.Value, Via: b.last, Guards: [2]int32{-1, -1}})
+				}
+			}
+			p.succ[wk{b.last, k}] = append(p.succ[wk{b.last, k}], n)
+			b.last = n
+		}
+		blocks = append(blocks, b)
+		for w := b.first; ; w = next[w] {
+			covered[w] = true
+			if w == b.last {
+				break
+			}
+		}
+	}
+	// Writers on a cycle of read-modify-writes start no block; they stay single (their
+	// write-read edges already form a cycle of known edges).
+	for _, w := range ws {
+		if !covered[w] {
+			blocks = append(blocks, block{first: w, last: w})
+		}
+	}
+	for i := range blocks {
+		for j := i + 1; j < len(blocks); j++ {
+			x, y := blocks[i], blocks[j]
+			if x.first == x.last && y.first == y.last && !x.initRoot && !y.initRoot {
+				a, b := x.first, y.first
 				if d.Before(a, b) || d.Before(b, a) {
 					continue
 				}
@@ -134,15 +266,29 @@ func Build(d *deps.Deps) *Polygraph {
 					p.pairOf[pk] = ci
 					p.WW = append(p.WW, WW{A: min(a, b), B: max(a, b)})
 				}
-				p.WW[ci].Keys = append(p.WW[ci].Keys, history.Key(k))
+				p.WW[ci].Keys = append(p.WW[ci].Keys, k)
+				continue
+			}
+			c := WW{A: x.first, B: y.first, Keys: []history.Key{k}, Ends: [][4]int32{{x.first, x.last, y.first, y.last}}}
+			switch {
+			case x.initRoot && y.initRoot:
+				// Both must come first: fix both orders, a cycle pruning reports.
+				known = p.orientEdges(&c, c.A, c.B, known)
+				known = p.orientEdges(&c, c.B, c.A, known)
+			case x.initRoot:
+				known = p.orientEdges(&c, c.A, c.B, known)
+				from, to := c.sideEnds(c.A, 0)
+				p.succ[wk{from, k}] = append(p.succ[wk{from, k}], to)
+			case y.initRoot:
+				known = p.orientEdges(&c, c.B, c.A, known)
+				from, to := c.sideEnds(c.B, 0)
+				p.succ[wk{from, k}] = append(p.succ[wk{from, k}], to)
+			default:
+				p.WW = append(p.WW, c)
 			}
 		}
 	}
-	p.G = graph.New(len(d.Nodes))
-	for _, e := range d.Known {
-		p.addKnown(e)
-	}
-	return p
+	return known
 }
 
 // addKnown adds a known edge with its reason.
@@ -182,18 +328,17 @@ func (p *Polygraph) committed(t int32) bool {
 	return t == p.D.Init || (t < int32(p.D.N) && p.D.Status[t] == deps.Committed)
 }
 
-// orientEdges returns the edges that WW constraint c adds in orientation a→b, with known
-// (certain) readers only.
+// orientEdges returns the edges that WW constraint c adds when a's side goes first, with
+// known (certain) readers only.
 func (p *Polygraph) orientEdges(c *WW, a, b int32, dst []deps.Edge) []deps.Edge {
-	wa, _ := p.D.WriteOf(a, c.Keys[0])
-	wb, _ := p.D.WriteOf(b, c.Keys[0])
-	dst = append(dst, deps.Edge{From: a, To: b, Rel: report.WW, Key: c.Keys[0], Value: wa.Value, Value2: wb.Value, Via: -1, Guards: [2]int32{-1, -1}})
-	for _, k := range c.Keys {
-		wa, _ := p.D.WriteOf(a, k)
-		wb, _ := p.D.WriteOf(b, k)
-		for _, r := range p.certReaders[wk{a, k}] {
-			if r != b {
-				dst = append(dst, deps.Edge{From: r, To: b, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: a, Guards: [2]int32{-1, -1}})
+	for i, k := range c.Keys {
+		from, to := c.sideEnds(a, i)
+		wa, _ := p.D.WriteOf(from, k)
+		wb, _ := p.D.WriteOf(to, k)
+		dst = append(dst, deps.Edge{From: from, To: to, Rel: report.WW, Key: k, Value: wa.Value, Value2: wb.Value, Via: -1, Guards: [2]int32{-1, -1}})
+		for _, r := range p.certReaders[wk{from, k}] {
+			if r != to {
+				dst = append(dst, deps.Edge{From: r, To: to, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: from, Guards: [2]int32{-1, -1}})
 			}
 		}
 	}
@@ -379,8 +524,9 @@ func (p *Polygraph) fixWW(ci int, a, b int32) {
 	for _, e := range p.orientEdges(c, a, b, nil) {
 		p.addForced(e)
 	}
-	for _, k := range c.Keys {
-		p.succ[wk{a, k}] = append(p.succ[wk{a, k}], b)
+	for i, k := range c.Keys {
+		from, to := c.sideEnds(a, i)
+		p.succ[wk{from, k}] = append(p.succ[wk{from, k}], to)
 	}
 }
 

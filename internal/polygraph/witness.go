@@ -108,13 +108,14 @@ func (p *Polygraph) alternative(core []int, choice []int) Alternative {
 		}
 		r := &d.Reads[s.ri]
 		for _, ww := range wwSel {
-			if ww.a != s.w || ww.b == r.Txn || !live(ww.b) {
+			if !live(ww.a) || !live(ww.b) {
 				continue
 			}
-			for _, k := range ww.c.Keys {
-				if k == r.Key {
-					wb, _ := d.WriteOf(ww.b, k)
-					extra = append(extra, deps.Edge{From: r.Txn, To: ww.b, Rel: report.RW, Key: k, Value: r.Value, Value2: wb.Value, Via: s.w, Guards: [2]int32{-1, -1}})
+			for i, k := range ww.c.Keys {
+				from, to := ww.c.sideEnds(ww.a, i)
+				if k == r.Key && from == s.w && to != r.Txn {
+					wb, _ := d.WriteOf(to, k)
+					extra = append(extra, deps.Edge{From: r.Txn, To: to, Rel: report.RW, Key: k, Value: r.Value, Value2: wb.Value, Via: s.w, Guards: [2]int32{-1, -1}})
 				}
 			}
 		}
