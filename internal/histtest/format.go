@@ -35,7 +35,8 @@ func Atom(d history.Datum) string {
 }
 
 // Format prints h in the DSL, one transaction per line with its session label, so that
-// Parse(Format(h)) rebuilds h. Transactions without a source id are printed as T<n>.
+// Parse(Format(h)) rebuilds h. Transactions without a source id are printed as T<n> (with
+// "_" appended while that collides with a named transaction).
 // Explicit sources print as "<-T", which Parse resolves as the package documentation says.
 func Format(h *history.History) string {
 	var b strings.Builder
@@ -52,11 +53,28 @@ func Format(h *history.History) string {
 		}
 		b.WriteString("\n")
 	}
+	// Name unnamed transactions T<n>, adding "_" until no named transaction has that id.
+	used := make(map[string]bool)
+	for _, t := range h.All() {
+		if !t.Source.IsNil() {
+			used[Atom(t.Source)] = true
+		}
+	}
+	names := make(map[history.TxnID]string)
 	name := func(t history.TxnID) string {
 		if d := h.Txn(t).Source; !d.IsNil() {
 			return Atom(d)
 		}
-		return "T" + strconv.Itoa(int(t))
+		if n, ok := names[t]; ok {
+			return n
+		}
+		n := "T" + strconv.Itoa(int(t))
+		for used[n] {
+			n += "_"
+		}
+		used[n] = true
+		names[t] = n
+		return n
 	}
 	for id, t := range h.All() {
 		fmt.Fprintf(&b, "%s: %s", Atom(h.Sessions[t.Session].Source), name(id))
