@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/iotest"
 
@@ -321,6 +322,7 @@ func BenchmarkRead(b *testing.B) {
 			data := genChronos(n)
 			b.SetBytes(int64(len(data)))
 			b.ResetTimer()
+			cpu0 := cpuTime()
 			for b.Loop() {
 				hb := history.NewBuilder()
 				if err := chronos.NewDecoder(nil).Decode(bytes.NewReader(data), "bench", hb); err != nil {
@@ -331,6 +333,7 @@ func BenchmarkRead(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "txns/s")
+			b.ReportMetric(float64(len(data))*float64(b.N)/float64(cpuTime()-cpu0)*1e3, "MB/cpu-s")
 		})
 	}
 	raw, err := os.ReadFile(shared + "format-kv.json")
@@ -345,4 +348,13 @@ func BenchmarkRead(b *testing.B) {
 			}
 		}
 	})
+}
+
+// cpuTime returns the process's user+system CPU time in ns (all threads, GC included).
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }

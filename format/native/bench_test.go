@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"syscall"
 	"testing"
 
 	"isovet/format/native"
@@ -66,6 +67,7 @@ func BenchmarkRead(b *testing.B) {
 			data := genNative(b, n)
 			b.SetBytes(int64(len(data)))
 			b.ResetTimer()
+			cpu0 := cpuTime()
 			for b.Loop() {
 				hb := history.NewBuilder()
 				if err := native.NewDecoder().Decode(bytes.NewReader(data), "bench", hb); err != nil {
@@ -76,6 +78,7 @@ func BenchmarkRead(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "txns/s")
+			b.ReportMetric(float64(len(data))*float64(b.N)/float64(cpuTime()-cpu0)*1e3, "MB/cpu-s")
 		})
 	}
 }
@@ -94,4 +97,14 @@ func BenchmarkWrite(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// cpuTime returns the process's user+system CPU time in ns (all threads, GC included), so
+// benchmarks on a shared machine can report throughput per CPU second as well.
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }

@@ -25,9 +25,11 @@ type Decoder struct {
 	line    int   // 1-based number of the last line read
 	off     int64 // byte offset of the start of that line
 	records int   // non-blank lines decoded
+	ops     int   // operations decoded
 	sess    []history.SessionID
 	sc      scanner
 	x       scratch
+	in      interner
 }
 
 // NewDecoder returns a decoder for one stream.
@@ -39,6 +41,11 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var long []byte
 	var off int64
+	size := int64(-1)
+	if l, ok := r.(interface{ Len() int }); ok {
+		size = int64(l.Len())
+	}
+	txns0, ops0 := b.NumTxns(), d.ops
 	for {
 		ln, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -55,6 +62,11 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 			off += int64(len(ln))
 			if perr := d.decodeLine(ln, b); perr != nil {
 				return perr
+			}
+			if d.line == 2048 && size > off {
+				// Grow the builder once for the whole input, estimated from its start.
+				scale := float64(size) / float64(off) * 1.05
+				b.Grow(int(float64(b.NumTxns()-txns0)*scale), int(float64(d.ops-ops0)*scale))
 			}
 		}
 		if err == io.EOF {
@@ -662,6 +674,61 @@ func key(b *history.Builder, d datum) history.Key {
 	return b.BytesKey(d.s)
 }
 
+// interner memoizes builder ids on the hot path: small integer keys by value, and per key
+// the last integer value seen with it (a read usually returns the value the last write of
+// its key installed), saving map lookups in the builder.
+type interner struct {
+	b        *history.Builder
+	smallKey []history.Key // id+1 of integer key i, for 0 <= i < len
+	last     []lastValue   // per Key
+}
+
+type lastValue struct {
+	v  int64
+	id history.Value // 0: none
+}
+
+const maxSmallKey = 1 << 20
+
+func (in *interner) reset(b *history.Builder) {
+	if in.b != b {
+		*in = interner{b: b, smallKey: in.smallKey[:0], last: in.last[:0]}
+	}
+}
+
+func (in *interner) key(d datum) history.Key {
+	if d.kind != history.DatumInt || d.i < 0 || d.i >= maxSmallKey {
+		return key(in.b, d)
+	}
+	if d.i < int64(len(in.smallKey)) {
+		if k := in.smallKey[d.i]; k != 0 {
+			return k - 1
+		}
+	} else {
+		in.smallKey = append(in.smallKey, make([]history.Key, int(d.i)+1-len(in.smallKey))...)
+	}
+	k := in.b.IntKey(d.i)
+	in.smallKey[d.i] = k + 1
+	return k
+}
+
+// value interns d, seen with key k.
+func (in *interner) value(k history.Key, d datum) history.Value {
+	if d.kind != history.DatumInt {
+		return value(in.b, d)
+	}
+	if int(k) < len(in.last) {
+		if lv := in.last[k]; lv.id != 0 && lv.v == d.i {
+			return lv.id
+		}
+	} else {
+		in.last = append(in.last, make([]lastValue, int(k)+1-len(in.last))...)
+	}
+	v := in.b.IntValue(d.i)
+	in.last[k] = lastValue{d.i, v}
+	return v
+}
+
 func value(b *history.Builder, d datum) history.Value {
 	switch d.kind {
 	case history.DatumInt:
@@ -690,6 +757,8 @@ func (d *Decoder) commit(b *history.Builder) error {
 	} else {
 		sid = b.Session(x.sess.datum())
 	}
+	in := &d.in
+	in.reset(b)
 	b.BeginTxn(sid, x.id.datum(), x.outcome)
 	t := b.Current()
 	t.Time, t.HasTime = x.time, x.hasTime
@@ -702,17 +771,21 @@ func (d *Decoder) commit(b *history.Builder) error {
 		var j int32
 		switch o.kind {
 		case history.OpRead:
-			j = b.ReadFrom(key(b, o.key), value(b, o.val), o.src)
+			k := in.key(o.key)
+			j = b.ReadFrom(k, in.value(k, o.val), o.src)
 		case history.OpWrite:
-			j = b.Write(key(b, o.key), value(b, o.val))
+			k := in.key(o.key)
+			j = b.Write(k, in.value(k, o.val))
 		case history.OpAppend:
-			j = b.Append(key(b, o.key), value(b, o.val))
+			k := in.key(o.key)
+			j = b.Append(k, in.value(k, o.val))
 		case history.OpInsert:
-			j = b.Insert(key(b, o.key), value(b, o.val))
+			k := in.key(o.key)
+			j = b.Insert(k, in.value(k, o.val))
 		case history.OpDelete:
-			j = b.Delete(key(b, o.key))
+			j = b.Delete(in.key(o.key))
 		case history.OpListRead:
-			k := key(b, o.key)
+			k := in.key(o.key)
 			vs = vs[:0]
 			for _, v := range x.list[o.list0 : o.list0+o.n] {
 				vs = append(vs, value(b, v))
@@ -746,6 +819,7 @@ func (d *Decoder) commit(b *history.Builder) error {
 		}
 	}
 	b.EndTxn()
+	d.ops += len(x.ops)
 	return nil
 }
 
