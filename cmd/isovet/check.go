@@ -52,7 +52,9 @@ level. Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input 
 
 ` + levelHelp(),
 		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error { return runCheck(c.Context(), c.OutOrStdout(), c.ErrOrStderr(), args[0], &f) },
+		RunE: func(c *cobra.Command, args []string) error {
+			return runCheck(c.Context(), c.OutOrStdout(), c.ErrOrStderr(), args[0], &f)
+		},
 	}
 	f.in.register(c)
 	c.Flags().StringVarP(&f.level, "level", "l", "serializable", "isolation level to check (see the list above)")
