@@ -193,3 +193,44 @@ func ExampleParse() {
 	// s1: T1 w(x,1) c
 	// s2: T2 r(x,1) a(l,5) r(l,[5]) abort
 }
+
+func TestShrink(t *testing.T) {
+	t.Parallel()
+	h := histtest.MustParse(`
+		s1: T1 w(x,1) w(y,1) c; T2 r(y,1) w(z,3) c
+		s2: T3 r(x,1)<-T1 w(x,2) c; T4 r(z,3) abort
+		s3: T5 r(x,2) r(q,7) c
+	`)
+	// Fails while some committed read of x names its writer explicitly.
+	fails := func(h *history.History) bool {
+		for _, tx := range h.All() {
+			for _, o := range tx.Ops {
+				if tx.Committed() && o.Kind == history.OpRead && o.Src.Kind == history.SrcTxn && h.Key(o.Key) == history.Str("x") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	got := histtest.Format(histtest.Shrink(h, fails))
+	want := "s1: T1 w(x,1) c\ns2: T3 r(x,1)<-T1 c\n"
+	if got != want {
+		t.Errorf("Shrink = \n%s\nwant\n%s", got, want)
+	}
+}
+
+func ExampleShrink() {
+	// Pretend the checker fails whenever some transaction aborted.
+	aborted := func(h *history.History) bool {
+		for _, t := range h.All() {
+			if t.Outcome == history.OutcomeAborted {
+				return true
+			}
+		}
+		return false
+	}
+	h := histtest.Gen(3, histtest.GenOptions{Txns: 30, AbortRatio: 0.3})
+	fmt.Print(histtest.Format(histtest.Shrink(h, aborted)))
+	// Output:
+	// 1: T0 abort
+}
