@@ -89,6 +89,13 @@ type gen struct {
 	written  [][]history.Value // every value written to each key, for duplicates and perturbing
 	nextVal  int64
 	clock    int64
+	pending  []pendingRead // register reads to perturb at the end
+}
+
+type pendingRead struct {
+	txn history.TxnID
+	op  int32
+	key int
 }
 
 // Gen returns a random history from seed (math/rand/v2 PCG), as GenOptions describe. The
@@ -131,6 +138,7 @@ func Gen(seed uint64, o GenOptions) *history.History {
 		g.clock++
 		g.run(t)
 	}
+	g.perturbReads()
 	h, err := g.b.Build()
 	if err != nil {
 		panic(fmt.Sprintf("histtest: generated an invalid history (seed %d): %v", seed, err))
@@ -240,7 +248,10 @@ func (g *gen) run(t openTxn) {
 		k := g.keys[op.key]
 		switch op.kind {
 		case history.OpRead:
-			g.b.Read(k, g.perturbValue(op.key, op.val))
+			i := g.b.Read(k, op.val)
+			if g.o.Perturb > 0 && g.rng.Float64() < g.o.Perturb {
+				g.pending = append(g.pending, pendingRead{history.TxnID(g.b.NumTxns() - 1), i, op.key})
+			}
 		case history.OpListRead:
 			g.b.ReadList(k, g.perturbList(lists[op.val]))
 		case history.OpWrite:
@@ -252,15 +263,20 @@ func (g *gen) run(t openTxn) {
 	g.b.EndTxn()
 }
 
-func (g *gen) perturbValue(k int, v history.Value) history.Value {
-	if g.o.Perturb <= 0 || g.rng.Float64() >= g.o.Perturb {
-		return v
+// perturbReads corrupts the reads chosen for perturbing, now that every value is known:
+// another value written to the key (perhaps later, perhaps by an aborted transaction), or
+// one nobody wrote.
+func (g *gen) perturbReads() {
+	for _, p := range g.pending {
+		o := g.b.TxnOps(p.txn)[p.op]
+		if w := g.written[p.key]; len(w) > 0 && g.rng.IntN(8) != 0 {
+			o.Value = w[g.rng.IntN(len(w))]
+		} else {
+			g.nextVal++
+			o.Value = g.b.IntValue(g.nextVal) // thin air
+		}
+		g.b.SetOp(p.txn, p.op, o)
 	}
-	if w := g.written[k]; len(w) > 0 && g.rng.IntN(8) != 0 {
-		return w[g.rng.IntN(len(w))]
-	}
-	g.nextVal++
-	return g.b.IntValue(g.nextVal) // thin air
 }
 
 func (g *gen) perturbList(l []history.Value) []history.Value {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"isovet/history"
 	"isovet/internal/anomaly"
@@ -199,6 +200,11 @@ func TestAgainstOracle(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("counts (-oracle +Check):\n%s", diff)
+			small := histtest.Shrink(h, func(h *history.History) bool {
+				f, err := basic.Check(context.Background(), h, basic.Options{MaxAnomalies: 1 << 20})
+				return err == nil && !cmp.Equal(oracle(h), map[anomaly.Kind]int(f.Counts), cmpopts.EquateEmpty())
+			})
+			t.Logf("shrunk:\n%s", histtest.Format(small))
 		}
 	})
 }
