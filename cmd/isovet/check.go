@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -150,11 +149,4 @@ func writeReportDir(dir string, rep *check.Report) error {
 		return err
 	}
 	return writeReportGraphs(dir, rep, write)
-}
-
-// writeReportJSON prints a report as JSON with names, not dense ids.
-func writeReportJSON(w io.Writer, path string, rep *check.Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(reportJSON(path, rep))
 }
