@@ -244,10 +244,18 @@ func (o *Online) Observe(in Txn) []Event {
 	}
 	ck, snap := positions(in.Start, in.Commit, o.m.ser)
 	t.ck, t.snap = opos{ck, in.ID}, opos{snap, in.ID}
-	if o.hasHoriz && t.snap.cmp(o.horizon) < 0 {
+	if o.hasHoriz && t.ck.cmp(o.horizon) < 0 {
 		o.st.Late++
 		o.forget(in.ID)
-		return append(evs, Event{Kind: EventLate, Txn: in.ID.String(), Message: fmt.Sprintf("transaction %v (start %v) arrived after the versions its snapshot needs were collected (horizon %v); not checked", in.ID, in.Start, o.horizon.p.ts)})
+		return append(evs, Event{Kind: EventLate, Txn: in.ID.String(), Message: fmt.Sprintf("transaction %v (commit %v) arrived after the versions around its commit were collected (horizon %v); not checked and not applied", in.ID, in.Commit, o.horizon.p.ts)})
+	}
+	// A transaction whose snapshot lies below the horizon (a late or very long one) still
+	// installs its writes, so that later readers are judged correctly, but its own reads
+	// cannot be verified any more.
+	lateReads := o.hasHoriz && t.snap.cmp(o.horizon) < 0
+	if lateReads {
+		o.st.Late++
+		evs = append(evs, Event{Kind: EventLate, Txn: in.ID.String(), Message: fmt.Sprintf("transaction %v (start %v) arrived after the versions its snapshot needs were collected (horizon %v); its writes are applied but its reads are not checked", in.ID, in.Start, o.horizon.p.ts)})
 	}
 	o.st.Observed++
 	var ints []intFinding2
@@ -262,6 +270,9 @@ func (o *Online) Observe(in Txn) []Event {
 	}
 	for i := range t.writes {
 		evs = o.write(evs, t, &t.writes[i])
+	}
+	if lateReads {
+		t.reads = nil
 	}
 	for i := range t.reads {
 		r := &t.reads[i]

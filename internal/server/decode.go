@@ -1,0 +1,248 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"isovet/format/native"
+	"isovet/history"
+	"isovet/internal/check/ts"
+)
+
+// inputError is bad input: it becomes a 4xx with a JSON body {error, code}.
+type inputError struct {
+	status int
+	code   string
+	err    error
+}
+
+func (e *inputError) Error() string { return e.err.Error() }
+func (e *inputError) Unwrap() error { return e.err }
+
+func badInput(status int, code string, format string, args ...any) *inputError {
+	return &inputError{status: status, code: code, err: fmt.Errorf(format, args...)}
+}
+
+// decodeBatch decodes a batch of transactions: a Chronos JSON array (first non-blank byte
+// '[') or isovet native JSON Lines. Every transaction is validated before any is applied,
+// so a bad batch changes nothing.
+func decodeBatch(body []byte) ([]ts.Txn, error) {
+	trim := bytes.TrimLeft(body, " \t\r\n")
+	if len(trim) == 0 {
+		return nil, badInput(400, "empty", "empty body: expected a JSON array of transactions or JSON lines")
+	}
+	var txs []ts.Txn
+	var err error
+	if trim[0] == '[' {
+		txs, err = decodeChronos(trim)
+	} else {
+		txs, err = decodeNative(body)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i := range txs {
+		if txs[i].Commit.Less(txs[i].Start) {
+			return nil, badInput(422, "timestamps_backwards", "transaction %v (#%d in the batch) commits at %v, before it starts at %v", txs[i].ID, i, txs[i].Commit, txs[i].Start)
+		}
+		if txs[i].ID.IsNil() {
+			return nil, badInput(400, "missing_id", "transaction #%d in the batch has no id", i)
+		}
+	}
+	return txs, nil
+}
+
+// chronosTxn is one object of the authors' format.
+type chronosTxn struct {
+	Tid  json.RawMessage `json:"tid"`
+	Sid  json.RawMessage `json:"sid"`
+	Sno  *int64          `json:"sno"`
+	Sts  *chronosHLC     `json:"sts"`
+	Cts  *chronosHLC     `json:"cts"`
+	Ops  []chronosOp     `json:"ops"`
+	Rtts json.RawMessage `json:"rtts"`
+}
+
+type chronosHLC struct {
+	P json.RawMessage `json:"p"`
+	L json.RawMessage `json:"l"`
+}
+
+type chronosOp struct {
+	T string          `json:"t"`
+	K json.RawMessage `json:"k"`
+	V json.RawMessage `json:"v"`
+}
+
+func decodeChronos(body []byte) ([]ts.Txn, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	var raw []chronosTxn
+	if err := dec.Decode(&raw); err != nil {
+		return nil, jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, badInput(400, "bad_json", "unexpected data after the JSON array")
+	}
+	txs := make([]ts.Txn, len(raw))
+	for i := range raw {
+		r := &raw[i]
+		t := &txs[i]
+		var err error
+		where := func(what string) error { return badInput(400, "bad_field", "transaction #%d: %s", i, what) }
+		if t.ID, err = scalar(r.Tid); err != nil || t.ID.IsNil() {
+			return nil, where(`"tid" must be a string or an integer`)
+		}
+		if t.Session, err = scalar(r.Sid); err != nil {
+			return nil, where(`"sid" must be a string or an integer`)
+		}
+		t.Seq = -1
+		if r.Sno != nil {
+			t.Seq = *r.Sno
+		}
+		if r.Sts == nil || r.Cts == nil {
+			return nil, where(`"sts" and "cts" are required`)
+		}
+		if t.Start, err = hlc(r.Sts); err != nil {
+			return nil, where(`"sts": ` + err.Error())
+		}
+		if t.Commit, err = hlc(r.Cts); err != nil {
+			return nil, where(`"cts": ` + err.Error())
+		}
+		t.Ops = make([]ts.Op, len(r.Ops))
+		for j := range r.Ops {
+			o := &r.Ops[j]
+			op := &t.Ops[j]
+			if op.Key, err = scalar(o.K); err != nil {
+				return nil, where(fmt.Sprintf("op %d: key must be a string or an integer", j))
+			}
+			switch o.T {
+			case "r", "read":
+				if len(o.V) > 0 && o.V[0] == '[' {
+					op.Kind = history.OpListRead
+					var vs []json.RawMessage
+					if err := json.Unmarshal(o.V, &vs); err != nil {
+						return nil, where(fmt.Sprintf("op %d: bad list", j))
+					}
+					op.List = make([]history.Datum, len(vs))
+					for m, v := range vs {
+						if op.List[m], err = scalar(v); err != nil {
+							return nil, where(fmt.Sprintf("op %d: list element must be a string or an integer", j))
+						}
+					}
+					continue
+				}
+				op.Kind = history.OpRead
+			case "w", "write":
+				op.Kind = history.OpWrite
+			case "a", "append":
+				op.Kind = history.OpAppend
+			default:
+				return nil, where(fmt.Sprintf(`op %d: unknown type %q (expected "r", "w" or "a")`, j, o.T))
+			}
+			if op.Value, err = scalar(o.V); err != nil {
+				return nil, where(fmt.Sprintf("op %d: value must be null, a string or an integer", j))
+			}
+		}
+	}
+	return txs, nil
+}
+
+func jsonError(err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return badInput(400, "bad_json", "malformed JSON at byte %d: %v", se.Offset, err)
+	case errors.As(err, &te):
+		return badInput(400, "bad_field", "field %q at byte %d: expected %v, found %s", te.Field, te.Offset, te.Type, te.Value)
+	case bytes.HasPrefix([]byte(err.Error()), []byte("json: unknown field")):
+		return badInput(400, "unknown_field", "%v", err)
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return badInput(400, "bad_json", "truncated JSON")
+	}
+	return badInput(400, "bad_json", "%v", err)
+}
+
+// scalar decodes null, an integer or a string (integers given as strings stay strings).
+func scalar(r json.RawMessage) (history.Datum, error) {
+	if len(r) == 0 || string(r) == "null" {
+		return history.NilDatum, nil
+	}
+	if r[0] == '"' {
+		var s string
+		if err := json.Unmarshal(r, &s); err != nil {
+			return history.NilDatum, err
+		}
+		return history.Str(s), nil
+	}
+	n, err := strconv.ParseInt(string(r), 10, 64)
+	if err != nil {
+		return history.NilDatum, err
+	}
+	return history.Int(n), nil
+}
+
+// hlc decodes {"p": int|"int", "l": int|"int"}.
+func hlc(h *chronosHLC) (history.Timestamp, error) {
+	num := func(r json.RawMessage) (int64, error) {
+		if len(r) == 0 || string(r) == "null" {
+			return 0, nil
+		}
+		s := string(r)
+		if r[0] == '"' {
+			if err := json.Unmarshal(r, &s); err != nil {
+				return 0, err
+			}
+		}
+		return strconv.ParseInt(s, 10, 64)
+	}
+	p, err := num(h.P)
+	if err != nil {
+		return history.Timestamp{}, fmt.Errorf("physical part: %w", err)
+	}
+	l, err := num(h.L)
+	if err != nil {
+		return history.Timestamp{}, fmt.Errorf("logical part: %w", err)
+	}
+	return history.Timestamp{Physical: p, Logical: l}, nil
+}
+
+// decodeNative decodes native JSON Lines through the native reader into a batch-local
+// history. Only committed transactions with timestamps are kept; session order is arrival
+// order (Seq -1) because positions inside one batch mean nothing across batches.
+func decodeNative(body []byte) ([]ts.Txn, error) {
+	b := history.NewBuilder()
+	if err := native.NewDecoder().Decode(bytes.NewReader(body), "body", b); err != nil {
+		return nil, badInput(400, "bad_json", "%v", err)
+	}
+	h, err := b.Build()
+	if err != nil {
+		if errors.Is(err, history.ErrBadTxn) {
+			return nil, badInput(422, "timestamps_backwards", "%v", err)
+		}
+		return nil, badInput(400, "bad_history", "%v", err)
+	}
+	txs := make([]ts.Txn, 0, len(h.Txns))
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		if !t.Committed() {
+			continue
+		}
+		if !t.HasTimestamps {
+			return nil, badInput(400, "missing_timestamps", "transaction %s has no start and commit timestamps (\"sts\", \"cts\")", h.Name(t.ID))
+		}
+		if t.Source.IsNil() {
+			return nil, badInput(400, "missing_id", "transaction #%d has no id (\"id\"); ids are needed to deduplicate", i)
+		}
+		x := ts.FromHistory(h, t.ID)
+		x.Seq = -1
+		txs = append(txs, x)
+	}
+	return txs, nil
+}

@@ -1,0 +1,170 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// consumeNATS applies the transactions of opts.Subject from JetStream.
+//
+// Each message is a batch (a Chronos JSON array or native JSON lines). A message is
+// acknowledged only after its transactions are applied, so a crash loses nothing: JetStream
+// redelivers what was not acknowledged. The checker's state lives in memory, so at start
+// the part of the stream the durable consumer has already seen is read again through an
+// ordered consumer to rebuild it; redelivered and re-read transactions are recognised by
+// id and ignored, and violations already in the violations file are not reported again, so
+// nothing is counted twice.
+func (s *Server) consumeNATS(ctx context.Context) error {
+	nc, err := nats.Connect(s.opts.NATS, nats.Name("isovet serve"), nats.MaxReconnects(-1))
+	if err != nil {
+		return fmt.Errorf("connecting to NATS at %s: %w", s.opts.NATS, err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("jetstream: %w", err)
+	}
+	stream, err := ensureStream(ctx, js, s.opts.Stream, s.opts.Subject)
+	if err != nil {
+		return err
+	}
+	cons, err := stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable: s.opts.Durable, AckPolicy: jetstream.AckExplicitPolicy, FilterSubject: s.opts.Subject,
+		DeliverPolicy: jetstream.DeliverAllPolicy, MaxAckPending: 20000, AckWait: 2 * time.Minute,
+	})
+	if err != nil {
+		return fmt.Errorf("creating consumer %s: %w", s.opts.Durable, err)
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("consumer info: %w", err)
+	}
+	if !s.opts.NoRebuild && info.Delivered.Stream > 0 {
+		if err := s.rebuild(ctx, js, info.Delivered.Stream); err != nil {
+			return err
+		}
+	}
+	s.log.Info("consuming", "stream", s.opts.Stream, "subject", s.opts.Subject, "durable", s.opts.Durable, "ack_floor", info.AckFloor.Stream)
+
+	type pending struct {
+		msg   jetstream.Msg
+		reply chan applied
+	}
+	acks := make(chan pending, 4096)
+	ackerDone := make(chan struct{})
+	go func() {
+		defer close(ackerDone)
+		for p := range acks {
+			select {
+			case <-p.reply:
+				if err := p.msg.Ack(); err != nil {
+					s.log.Warn("ack failed; the message will be redelivered and ignored as a duplicate", "err", err)
+				}
+				s.natsMsgs.Add(1)
+			case <-s.stopped:
+				return // not applied: left unacknowledged for redelivery
+			}
+		}
+	}()
+	defer func() {
+		close(acks)
+		<-ackerDone
+		nc.Flush()
+	}()
+	for ctx.Err() == nil {
+		msgs, err := cons.Fetch(256, jetstream.FetchMaxWait(500*time.Millisecond))
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			s.log.Warn("fetch failed", "err", err)
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
+		for msg := range msgs.Messages() {
+			txs, err := decodeBatch(msg.Data())
+			if err != nil {
+				s.natsBad.Add(1)
+				s.log.Warn("bad message refused", "subject", msg.Subject(), "err", err)
+				msg.Term()
+				continue
+			}
+			b := &batch{txs: txs, queued: s.opts.Now(), reply: make(chan applied, 1)}
+			select {
+			case s.in <- b:
+			case <-s.stopped:
+				return nil
+			}
+			acks <- pending{msg, b.reply}
+		}
+		if err := msgs.Error(); err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
+			s.log.Warn("fetch ended", "err", err)
+		}
+	}
+	return nil
+}
+
+func ensureStream(ctx context.Context, js jetstream.JetStream, name, subject string) (jetstream.Stream, error) {
+	st, err := js.Stream(ctx, name)
+	if err == nil {
+		return st, nil
+	}
+	if !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil, fmt.Errorf("looking up stream %s: %w", name, err)
+	}
+	st, err = js.CreateStream(ctx, jetstream.StreamConfig{Name: name, Subjects: []string{subject}, Storage: jetstream.FileStorage})
+	if err != nil {
+		return nil, fmt.Errorf("creating stream %s: %w", name, err)
+	}
+	return st, nil
+}
+
+// rebuild re-reads the stream up to sequence last (what the durable consumer has already
+// been given) to restore the checker's state after a restart.
+func (s *Server) rebuild(ctx context.Context, js jetstream.JetStream, last uint64) error {
+	start := time.Now()
+	oc, err := js.OrderedConsumer(ctx, s.opts.Stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{s.opts.Subject}, DeliverPolicy: jetstream.DeliverAllPolicy})
+	if err != nil {
+		return fmt.Errorf("rebuild consumer: %w", err)
+	}
+	n := 0
+	for ctx.Err() == nil {
+		msgs, err := oc.Fetch(512, jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			return fmt.Errorf("rebuild fetch: %w", err)
+		}
+		got := 0
+		done := false
+		for msg := range msgs.Messages() {
+			got++
+			md, err := msg.Metadata()
+			if err != nil {
+				return fmt.Errorf("rebuild metadata: %w", err)
+			}
+			if md.Sequence.Stream > last {
+				done = true
+				continue
+			}
+			txs, err := decodeBatch(msg.Data())
+			if err == nil {
+				if _, err := s.submit(ctx, &batch{txs: txs, rebuild: true}); err != nil {
+					return err
+				}
+				n++
+			}
+			if md.Sequence.Stream == last {
+				done = true
+			}
+		}
+		if done || got == 0 {
+			break
+		}
+	}
+	s.log.Info("rebuilt state from the stream", "messages", n, "up_to_seq", last, "elapsed", time.Since(start))
+	return nil
+}

@@ -1,0 +1,601 @@
+// Package server runs the online timestamp checker ([ts.Online], Aion) as a service: it
+// ingests committed transactions over HTTP (POST /v1/txns) and from a NATS JetStream
+// subject, streams violations to clients (GET /v1/violations) and to a file, and exposes
+// Prometheus metrics (GET /metrics) and a status page (GET /). It also holds the logic of
+// `isovet serve` ([Serve]) and `isovet replay` ([Replay]).
+//
+// One goroutine owns the checker; HTTP handlers and the NATS consumer decode in their own
+// goroutines and hand it whole, validated batches, waiting until they are applied. The
+// package holds no checker logic.
+package server
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"isovet/history"
+	"isovet/internal/anomaly"
+	"isovet/internal/check/ts"
+)
+
+// Options configure the server. The zero value serves snapshot isolation on
+// 127.0.0.1:7474 over HTTP only.
+type Options struct {
+	Addr string // listen address (default 127.0.0.1:7474)
+	// Level is the level checked (default snapshot isolation).
+	Level anomaly.Level
+	// Initial is every key's initial value (the history's ⊥ transaction).
+	Initial history.Datum
+	// Settle is how long EXT verdicts stay provisional (default 5 s); Retain how long a
+	// settled transaction's snapshot keeps old versions (default Settle).
+	Settle, Retain time.Duration
+	// MaxMemory bounds the checker's estimated memory in bytes (0: unbounded).
+	MaxMemory int64
+	// ViolationsFile, if set, receives every violation as a JSON line. Violations already in
+	// it (from before a restart) are not reported again.
+	ViolationsFile string
+	// NATS is a server URL (nats://127.0.0.1:4222); empty disables the consumer.
+	NATS    string
+	Subject string // default "isovet.txns"
+	Stream  string // default "ISOVET"
+	Durable string // durable consumer name (default "isovet-checker")
+	// NoRebuild skips re-reading the already acknowledged part of the stream at start.
+	NoRebuild bool
+	// MaxBody bounds a POST body (default 64 MiB).
+	MaxBody int64
+	// Tick is how often time advances in the checker (default 50 ms).
+	Tick time.Duration
+	// Logger receives the server's logs (default: discarded).
+	Logger *slog.Logger
+	// Now is the clock (default time.Now), replaceable in tests.
+	Now func() time.Time
+	_   struct{}
+}
+
+func (o *Options) ensureDefaults() {
+	if o.Addr == "" {
+		o.Addr = "127.0.0.1:7474"
+	}
+	if o.Level == 0 {
+		o.Level = anomaly.SnapshotIsolation
+	}
+	if o.Settle <= 0 {
+		o.Settle = 5 * time.Second
+	}
+	if o.Subject == "" {
+		o.Subject = "isovet.txns"
+	}
+	if o.Stream == "" {
+		o.Stream = "ISOVET"
+	}
+	if o.Durable == "" {
+		o.Durable = "isovet-checker"
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = 64 << 20
+	}
+	if o.Tick <= 0 {
+		o.Tick = 50 * time.Millisecond
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// Server is a running online checker. Create it with [New], start it with [Server.Start],
+// serve [Server.Handler], and stop it with [Server.Close].
+type Server struct {
+	opts Options
+	log  *slog.Logger
+	on   *ts.Online
+
+	in      chan *batch
+	stopped chan struct{} // closed when the checker goroutine exits
+	streams chan struct{} // closed to end streaming responses
+	hub     hub
+	status  atomic.Pointer[Status]
+
+	file     *os.File
+	fileW    *bufio.Writer
+	reported map[string]struct{} // owned by the checker goroutine
+	previous int                 // violations read back from the file at start
+
+	requests, badRequests  atomic.Int64
+	natsMsgs, natsBad      atomic.Int64
+	rebuilt                atomic.Int64
+	started                time.Time
+	closeOnce, streamsOnce sync.Once
+	cancel                 context.CancelFunc
+}
+
+// batch is a validated set of transactions on its way to the checker.
+type batch struct {
+	txs     []ts.Txn
+	rebuild bool // re-read after a restart
+	queued  time.Time
+	reply   chan applied
+}
+
+// applied is what became of a batch.
+type applied struct {
+	Accepted   int `json:"accepted"`
+	Duplicates int `json:"duplicates"`
+	Late       int `json:"late"`
+	Violations int `json:"violations"`
+}
+
+// Status is the server's state, as GET /v1/status returns it.
+type Status struct {
+	Level          string           `json:"level"`
+	Uptime         float64          `json:"uptime_seconds"`
+	Ingested       int64            `json:"ingested"`
+	Checked        int64            `json:"checked"`
+	Pending        int              `json:"pending"`
+	InMemory       int              `json:"in_memory"`
+	Keys           int              `json:"keys"`
+	Versions       int              `json:"versions"`
+	Duplicates     int64            `json:"duplicates"`
+	Late           int64            `json:"late"`
+	Dropped        int64            `json:"dropped"`
+	Flips          int64            `json:"flips"`
+	Violations     int64            `json:"violations"`
+	Previous       int              `json:"violations_before_start"`
+	ByKind         map[string]int64 `json:"violations_by_kind"`
+	MemoryEstimate int64            `json:"memory_estimate_bytes"`
+	LagSeconds     float64          `json:"lag_seconds"`
+	QueueDelay     float64          `json:"queue_delay_seconds"`
+	Queue          int              `json:"queue"`
+	Rebuilt        int64            `json:"rebuilt"`
+	Requests       int64            `json:"http_requests"`
+	BadRequests    int64            `json:"http_bad_requests"`
+	NATSMessages   int64            `json:"nats_messages"`
+	NATSBad        int64            `json:"nats_bad_messages"`
+	Subscribers    int              `json:"subscribers"`
+}
+
+// New prepares a server: the checker, and the violations file (read for violations
+// already reported, then opened for appending).
+func New(opts Options) (*Server, error) {
+	opts.ensureDefaults()
+	on, err := ts.NewOnline(ts.OnlineOptions{Level: opts.Level, Initial: opts.Initial, Settle: opts.Settle, Retain: opts.Retain, MaxBytes: opts.MaxMemory})
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{opts: opts, log: opts.Logger, on: on, in: make(chan *batch, 64), stopped: make(chan struct{}), streams: make(chan struct{}),
+		reported: map[string]struct{}{}, started: opts.Now()}
+	s.hub.init()
+	if opts.ViolationsFile != "" {
+		if err := s.openViolations(opts.ViolationsFile); err != nil {
+			return nil, err
+		}
+	}
+	s.publishStatus(0, 0)
+	return s, nil
+}
+
+func (s *Server) openViolations(path string) error {
+	if f, err := os.Open(path); err == nil {
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			var v struct {
+				ID string `json:"id"`
+			}
+			if json.Unmarshal(sc.Bytes(), &v) == nil && v.ID != "" {
+				s.reported[v.ID] = struct{}{}
+			}
+		}
+		f.Close()
+		if err := sc.Err(); err != nil {
+			return fmt.Errorf("reading violations file %s: %w", path, err)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("opening violations file: %w", err)
+	}
+	s.file, s.fileW = f, bufio.NewWriter(f)
+	s.previous = len(s.reported)
+	if len(s.reported) > 0 {
+		s.log.Info("violations already reported", "file", path, "count", len(s.reported))
+	}
+	return nil
+}
+
+// Start runs the checker goroutine until ctx ends or Close is called.
+func (s *Server) Start(ctx context.Context) {
+	ctx, s.cancel = context.WithCancel(ctx)
+	go s.run(ctx)
+}
+
+// Close stops the checker, ends streaming responses and flushes the violations file.
+// Transactions still pending are not reported (their verdicts are not final).
+func (s *Server) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		s.closeStreams()
+		if s.cancel != nil {
+			s.cancel()
+			<-s.stopped
+		}
+		if s.file != nil {
+			err = errors.Join(s.fileW.Flush(), s.file.Sync(), s.file.Close())
+		}
+	})
+	return err
+}
+
+// Status returns the latest status snapshot.
+func (s *Server) Status() Status { return *s.status.Load() }
+
+// submit hands a batch to the checker and waits until it is applied.
+func (s *Server) submit(ctx context.Context, b *batch) (applied, error) {
+	b.queued = s.opts.Now()
+	b.reply = make(chan applied, 1)
+	select {
+	case s.in <- b:
+	case <-ctx.Done():
+		return applied{}, context.Cause(ctx)
+	case <-s.stopped:
+		return applied{}, errStopped
+	}
+	select {
+	case a := <-b.reply:
+		return a, nil
+	case <-s.stopped:
+		return applied{}, errStopped
+	}
+}
+
+var errStopped = errors.New("server: checker stopped")
+
+// run is the checker goroutine: the only one touching s.on and s.reported.
+func (s *Server) run(ctx context.Context) {
+	defer close(s.stopped)
+	tick := time.NewTicker(s.opts.Tick)
+	defer tick.Stop()
+	var delay time.Duration
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case b := <-s.in:
+			now := s.opts.Now()
+			delay = now.Sub(b.queued)
+			s.handle(s.on.Advance(now), false)
+			var a applied
+			for i := range b.txs {
+				evs := s.on.Observe(b.txs[i])
+				dup := false
+				for _, e := range evs {
+					switch e.Kind {
+					case ts.EventDuplicate:
+						a.Duplicates++
+						dup = true
+					case ts.EventLate:
+						a.Late++
+					case ts.EventViolation:
+						a.Violations++
+					}
+				}
+				if !dup && b.rebuild {
+					s.rebuilt.Add(1)
+				}
+				s.handle(evs, false)
+			}
+			a.Accepted = len(b.txs) - a.Duplicates - a.Late
+			b.reply <- a
+			// Drain what else is queued before publishing status.
+			if len(s.in) > 0 {
+				continue
+			}
+		case <-tick.C:
+			s.handle(s.on.Advance(s.opts.Now()), true)
+		}
+		s.publishStatus(delay, len(s.in))
+	}
+}
+
+// handle reports events: violations not reported before go to the file and subscribers.
+func (s *Server) handle(evs []ts.Event, flush bool) {
+	for i := range evs {
+		e := &evs[i]
+		switch e.Kind {
+		case ts.EventViolation, ts.EventRejected:
+			id := e.Violation.ID()
+			if _, ok := s.reported[id]; ok {
+				continue
+			}
+			s.reported[id] = struct{}{}
+			line := violationLine(&e.Violation, s.opts.Now())
+			if s.fileW != nil {
+				s.fileW.Write(line)
+				s.fileW.WriteByte('\n')
+			}
+			s.hub.publish(e.Violation.Kind.String(), line)
+		case ts.EventDropped, ts.EventLate:
+			s.log.Warn("transactions not checked", "event", e.Kind.String(), "count", e.Count, "txn_id", e.Txn, "message", e.Message)
+			line, _ := json.Marshal(map[string]any{"kind": "warning", "event": e.Kind.String(), "count": e.Count, "txn": e.Txn, "message": e.Message})
+			s.hub.publish("", line)
+		}
+	}
+	if s.fileW != nil && (flush || s.fileW.Buffered() > 32<<10) {
+		if err := s.fileW.Flush(); err != nil {
+			s.log.Error("writing violations file", "err", err)
+		}
+	}
+}
+
+type violationJSON struct {
+	ID          string  `json:"id"`
+	Kind        string  `json:"kind"`
+	Ext         string  `json:"ext,omitempty"`
+	Txn         string  `json:"txn"`
+	Other       string  `json:"other,omitempty"`
+	Key         any     `json:"key,omitempty"`
+	Observed    string  `json:"observed,omitempty"`
+	Expected    string  `json:"expected,omitempty"`
+	Writer      string  `json:"writer,omitempty"`
+	TxnStart    []int64 `json:"txn_start"`
+	TxnCommit   []int64 `json:"txn_commit"`
+	OtherStart  []int64 `json:"other_start,omitempty"`
+	OtherCommit []int64 `json:"other_commit,omitempty"`
+	Message     string  `json:"message"`
+	At          string  `json:"at"`
+}
+
+func tsJSON(t history.Timestamp) []int64 { return []int64{t.Physical, t.Logical} }
+
+func datumJSON(d history.Datum) any {
+	if i, ok := d.Int(); ok {
+		return i
+	}
+	if s, ok := d.Str(); ok {
+		return s
+	}
+	return nil
+}
+
+func violationLine(v *ts.Violation, at time.Time) []byte {
+	j := violationJSON{ID: v.ID(), Kind: v.Kind.String(), Txn: v.Txn, Other: v.Other, Observed: v.Observed, Expected: v.Expected,
+		Writer: v.Writer, TxnStart: tsJSON(v.TxnStart), TxnCommit: tsJSON(v.TxnCommit), Message: v.String(), At: at.UTC().Format(time.RFC3339Nano)}
+	if v.Ext != ts.ExtNone {
+		j.Ext = v.Ext.String()
+	}
+	if v.HasKey {
+		j.Key = datumJSON(v.Key)
+	}
+	if v.Other != "" && v.Other != ts.Initial {
+		j.OtherStart, j.OtherCommit = tsJSON(v.OtherStart), tsJSON(v.OtherCommit)
+	}
+	b, _ := json.Marshal(j)
+	return b
+}
+
+func (s *Server) publishStatus(delay time.Duration, queue int) {
+	st := s.on.Stats()
+	now := s.opts.Now()
+	by := s.hub.kinds()
+	lag := 0.0
+	if !st.OldestPending.IsZero() {
+		lag = max(0, now.Sub(st.OldestPending).Seconds()-s.opts.Settle.Seconds())
+	}
+	s.status.Store(&Status{
+		Level: s.opts.Level.String(), Uptime: now.Sub(s.started).Seconds(),
+		Ingested: st.Observed, Checked: st.Settled, Pending: st.Pending, InMemory: st.InMemory, Keys: st.Keys, Versions: st.Versions,
+		Duplicates: st.Duplicates, Late: st.Late, Dropped: st.Dropped, Flips: st.Flips, Violations: sum(by), Previous: s.previous,
+		ByKind: by, MemoryEstimate: st.Bytes, LagSeconds: lag, QueueDelay: delay.Seconds(), Queue: queue,
+		Rebuilt: s.rebuilt.Load(), Requests: s.requests.Load(), BadRequests: s.badRequests.Load(),
+		NATSMessages: s.natsMsgs.Load(), NATSBad: s.natsBad.Load(), Subscribers: s.hub.count(),
+	})
+}
+
+func sum(m map[string]int64) int64 {
+	var n int64
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// Handler returns the HTTP API.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/txns", s.postTxns)
+	mux.HandleFunc("GET /v1/violations", s.getViolations)
+	mux.HandleFunc("GET /v1/status", s.getStatus)
+	mux.HandleFunc("GET /metrics", s.getMetrics)
+	mux.HandleFunc("GET /{$}", s.getIndex)
+	return mux
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func (s *Server) fail(w http.ResponseWriter, status int, code string, err error) {
+	s.badRequests.Add(1)
+	writeJSON(w, status, map[string]string{"error": err.Error(), "code": code})
+}
+
+func (s *Server) postTxns(w http.ResponseWriter, r *http.Request) {
+	s.requests.Add(1)
+	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+	defer cancel()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			s.fail(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Errorf("body larger than %d bytes; send smaller batches", mbe.Limit))
+			return
+		}
+		s.fail(w, http.StatusBadRequest, "bad_body", fmt.Errorf("reading body: %w", err))
+		return
+	}
+	txs, err := decodeBatch(body)
+	if err != nil {
+		var ie *inputError
+		if errors.As(err, &ie) {
+			s.fail(w, ie.status, ie.code, ie.err)
+			return
+		}
+		s.fail(w, http.StatusBadRequest, "bad_input", err)
+		return
+	}
+	a, err := s.submit(ctx, &batch{txs: txs})
+	if err != nil {
+		s.fail(w, http.StatusServiceUnavailable, "unavailable", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, a)
+}
+
+func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.Status())
+}
+
+// getViolations streams violations: server-sent events when the client accepts
+// text/event-stream (or ?format=sse), JSON lines otherwise. ?replay=1 first sends the
+// most recent ones (up to 1,000).
+func (s *Server) getViolations(w http.ResponseWriter, r *http.Request) {
+	sse := r.URL.Query().Get("format") == "sse" || acceptsSSE(r.Header.Get("Accept"))
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		s.fail(w, http.StatusInternalServerError, "no_streaming", errors.New("streaming unsupported"))
+		return
+	}
+	ch, backlog := s.hub.subscribe(r.URL.Query().Get("replay") == "1")
+	defer s.hub.unsubscribe(ch)
+	if sse {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
+	} else {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+	}
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriter(w)
+	send := func(line []byte) {
+		if sse {
+			bw.WriteString("data: ")
+			bw.Write(line)
+			bw.WriteString("\n\n")
+		} else {
+			bw.Write(line)
+			bw.WriteByte('\n')
+		}
+	}
+	for _, l := range backlog {
+		send(l)
+	}
+	bw.Flush()
+	fl.Flush()
+	keep := time.NewTicker(15 * time.Second)
+	defer keep.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.streams:
+			return
+		case <-keep.C:
+			if sse {
+				bw.WriteString(": keep-alive\n\n")
+				bw.Flush()
+				fl.Flush()
+			}
+		case line := <-ch:
+			send(line)
+			for n := len(ch); n > 0; n-- {
+				send(<-ch)
+			}
+			if bw.Flush() != nil {
+				return
+			}
+			fl.Flush()
+		}
+	}
+}
+
+func acceptsSSE(accept string) bool {
+	return len(accept) >= 17 && contains(accept, "text/event-stream")
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+// Serve runs `isovet serve`: the HTTP API on opts.Addr and, if opts.NATS is set, the
+// JetStream consumer, until ctx ends; then it shuts down gracefully (in-flight requests
+// finish, the consumer stops, the violations file is flushed).
+func Serve(ctx context.Context, opts Options) error {
+	s, err := New(opts)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", s.opts.Addr)
+	if err != nil {
+		s.Close()
+		return fmt.Errorf("listening on %s: %w", s.opts.Addr, err)
+	}
+	return s.serve(ctx, ln)
+}
+
+func (s *Server) serve(ctx context.Context, ln net.Listener) error {
+	s.Start(context.WithoutCancel(ctx))
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	s.log.Info("serving", "addr", ln.Addr().String(), "level", s.opts.Level.String(), "settle", s.opts.Settle)
+	natsCtx, stopNATS := context.WithCancel(ctx)
+	defer stopNATS()
+	var natsDone chan error
+	if s.opts.NATS != "" {
+		natsDone = make(chan error, 1)
+		go func() { natsDone <- s.consumeNATS(natsCtx) }()
+	}
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		runErr = err
+	case err := <-natsDone:
+		runErr, natsDone = err, nil
+	}
+	stopNATS()
+	if natsDone != nil {
+		if err := <-natsDone; err != nil && !errors.Is(err, context.Canceled) {
+			runErr = errors.Join(runErr, err)
+		}
+	}
+	s.log.Info("shutting down")
+	s.closeStreams()
+	shCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	shErr := srv.Shutdown(shCtx)
+	return errors.Join(runErr, shErr, s.Close())
+}
+
+func (s *Server) closeStreams() {
+	s.streamsOnce.Do(func() { close(s.streams) })
+}
