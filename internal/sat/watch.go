@@ -6,17 +6,21 @@ package sat
 func (s *Solver) propagate() cref {
 	confl := crefNone
 	vals := s.vals
+	arena := s.arena // no clause is allocated during propagation
+	watches := s.watches
+	start := s.qhead
 	for s.qhead < len(s.trail) {
 		p := s.trail[s.qhead]
 		s.qhead++
-		s.stats.Propagations++
 		falseLit := p.Not()
-		ws := s.watches[p]
+		ws := watches[p]
 		i, j := 0, 0
-		for i < len(ws) {
+		n := len(ws)
+		for i < n {
 			w := ws[i]
 			i++
-			if vals[w.blocker] == True {
+			bv := vals[w.blocker]
+			if bv == True {
 				ws[j] = w
 				j++
 				continue
@@ -24,7 +28,7 @@ func (s *Solver) propagate() cref {
 			if w.bin {
 				ws[j] = w
 				j++
-				if vals[w.blocker] == False {
+				if bv == False {
 					confl = w.c
 					break
 				}
@@ -32,25 +36,24 @@ func (s *Solver) propagate() cref {
 				continue
 			}
 			c := w.c
-			n := cref(s.arena[c] >> 2)
-			lits := asLits(s.arena[c+hdrWords : c+hdrWords+n])
+			size := cref(arena[c] >> 2)
+			lits := asLits(arena[c+hdrWords : c+hdrWords+size])
 			if lits[0] == falseLit {
 				lits[0], lits[1] = lits[1], falseLit
 			}
 			first := lits[0]
-			blocker := w.blocker
-			w = watcher{c, first, false}
-			if first != blocker && vals[first] == True {
-				ws[j] = w
+			fv := vals[first]
+			if first != w.blocker && fv == True {
+				ws[j] = watcher{c, first, false}
 				j++
 				continue
 			}
 			moved := false
 			for k := 2; k < len(lits); k++ {
-				if vals[lits[k]] != False {
-					lits[1], lits[k] = lits[k], falseLit
-					nw := lits[1].Not()
-					s.watches[nw] = append(s.watches[nw], w)
+				if m := lits[k]; vals[m] != False {
+					lits[1], lits[k] = m, falseLit
+					nw := m.Not()
+					watches[nw] = append(watches[nw], watcher{c, first, false})
 					moved = true
 					break
 				}
@@ -58,25 +61,22 @@ func (s *Solver) propagate() cref {
 			if moved {
 				continue
 			}
-			ws[j] = w
+			ws[j] = watcher{c, first, false}
 			j++
-			if vals[first] == False {
+			if fv == False {
 				confl = c
 				break
 			}
 			s.enqueue(first, c)
 		}
 		if confl != crefNone {
-			for i < len(ws) {
-				ws[j] = ws[i]
-				i++
-				j++
-			}
-			s.watches[p] = ws[:j]
+			j += copy(ws[j:], ws[i:n])
+			watches[p] = ws[:j]
 			s.qhead = len(s.trail)
-			return confl
+			break
 		}
-		s.watches[p] = ws[:j]
+		watches[p] = ws[:j]
 	}
+	s.stats.Propagations += int64(s.qhead - start)
 	return confl
 }
