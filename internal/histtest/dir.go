@@ -1,8 +1,7 @@
 package histtest
 
 import (
-	"os"
-	"path/filepath"
+	"io/fs"
 	"slices"
 	"strings"
 	"testing"
@@ -16,7 +15,7 @@ import (
 type Fixture struct {
 	Name    string         // file name without directory
 	Case    string         // the name without the verdict and extension
-	Path    string         // as found under the directory
+	Path    string         // its path within the fixture file system
 	Verdict report.Verdict // from the name: <case>-<pass|fail|unknown>.<ext>
 	// Want lists the anomaly kinds a "# want: kind, kind" line requires in the report.
 	Want []anomaly.Kind
@@ -26,9 +25,11 @@ type Fixture struct {
 // Loader reads a fixture that is not a DSL (.txt) file.
 type Loader func(fx Fixture) (*history.History, error)
 
-// RunDir runs check on every fixture in dir (not recursive) as a subtest named after the
-// case. Files ending in .txt are parsed as the DSL; others are skipped. See [RunDirLoad].
-func RunDir(t *testing.T, dir string, check func(t *testing.T, h *history.History) *report.Report) {
+// RunDir runs check on every fixture at the top of dir (not recursive) as a subtest named
+// after the case. Files ending in .txt are parsed as the DSL; others are skipped. See
+// [RunDirLoad]. dir is a file system so that this package does no IO of its own; tests pass
+// os.DirFS("testdata/histories/basic").
+func RunDir(t *testing.T, dir fs.FS, check func(t *testing.T, h *history.History) *report.Report) {
 	t.Helper()
 	RunDirLoad(t, dir, nil, check)
 }
@@ -39,9 +40,9 @@ func RunDir(t *testing.T, dir string, check func(t *testing.T, h *history.Histor
 // For each fixture it asserts that the report's verdict is the one the name encodes, that
 // every kind listed in a "# want:" line occurs among the report's anomalies, and that a
 // pass fixture's report lists no anomalies. It fails the test if dir holds no fixture.
-func RunDirLoad(t *testing.T, dir string, load Loader, check func(t *testing.T, h *history.History) *report.Report) {
+func RunDirLoad(t *testing.T, dir fs.FS, load Loader, check func(t *testing.T, h *history.History) *report.Report) {
 	t.Helper()
-	ents, err := os.ReadDir(dir)
+	ents, err := fs.ReadDir(dir, ".")
 	if err != nil {
 		t.Fatalf("reading fixtures: %v", err)
 	}
@@ -55,8 +56,8 @@ func RunDirLoad(t *testing.T, dir string, load Loader, check func(t *testing.T, 
 			t.Errorf("fixture %s: name is not <case>-<pass|fail|unknown>.<ext>", e.Name())
 			continue
 		}
-		fx.Path = filepath.Join(dir, e.Name())
-		if fx.Text, err = os.ReadFile(fx.Path); err != nil {
+		fx.Path = e.Name()
+		if fx.Text, err = fs.ReadFile(dir, fx.Path); err != nil {
 			t.Fatalf("reading fixture: %v", err)
 		}
 		fx.Want, err = wants(fx.Text)
@@ -99,7 +100,7 @@ func RunDirLoad(t *testing.T, dir string, load Loader, check func(t *testing.T, 
 		})
 	}
 	if n == 0 {
-		t.Fatalf("no fixtures in %s", dir)
+		t.Fatalf("no fixtures in %v", dir)
 	}
 }
 

@@ -2,6 +2,7 @@ package histtest_test
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -169,7 +170,7 @@ func TestRunDirNames(t *testing.T) {
 	write("g1a-fail.txt", "# want: G1a\nT1 w(x,1) abort\nT2 r(x,1) c\n")
 	write("other-fail.edn", "ignored without a loader")
 	var seen []string
-	histtest.RunDir(t, dir, func(t *testing.T, h *history.History) *report.Report {
+	histtest.RunDir(t, os.DirFS(dir), func(t *testing.T, h *history.History) *report.Report {
 		seen = append(seen, t.Name())
 		if len(h.Txns) == 1 {
 			return &report.Report{Verdict: report.Pass}

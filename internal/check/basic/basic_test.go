@@ -3,6 +3,7 @@ package basic_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -26,7 +27,7 @@ func run(t testing.TB, h *history.History, level anomaly.Level) *report.Report {
 
 func TestFixtures(t *testing.T) {
 	t.Parallel()
-	histtest.RunDir(t, "../../../testdata/histories/basic", func(t *testing.T, h *history.History) *report.Report {
+	histtest.RunDir(t, os.DirFS("../../../testdata/histories/basic"), func(t *testing.T, h *history.History) *report.Report {
 		// Strict serializability forbids every basic finding.
 		return run(t, h, anomaly.StrictSerializable)
 	})
