@@ -1,0 +1,159 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"isovet/format/native"
+	"isovet/history"
+	"isovet/internal/anomaly"
+)
+
+// natsURL returns the NATS server for tests, skipping (or failing under
+// ISOVET_REQUIRE_SERVICES=1) when none answers.
+func natsURL(t *testing.T) string {
+	t.Helper()
+	url := os.Getenv("ISOVET_NATS_URL")
+	if url == "" {
+		url = nats.DefaultURL
+	}
+	nc, err := nats.Connect(url, nats.Timeout(2*time.Second))
+	if err == nil {
+		_, err = jetstream.New(nc)
+		if err == nil {
+			js, _ := jetstream.New(nc)
+			_, err = js.AccountInfo(context.Background())
+		}
+		nc.Close()
+	}
+	if err != nil {
+		msg := fmt.Sprintf("NATS JetStream is not reachable at %s (set ISOVET_NATS_URL or start nats-server -js): %v", url, err)
+		if os.Getenv("ISOVET_REQUIRE_SERVICES") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return url
+}
+
+// publish sends txns order[lo:hi] of h as native batches and waits for the stream's acks.
+func publish(t *testing.T, js jetstream.JetStream, subject string, h *history.History, order []history.TxnID, batch int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := 0; i < len(order); i += batch {
+		var buf bytes.Buffer
+		enc := native.NewEncoder(&buf)
+		for _, id := range order[i:min(i+batch, len(order))] {
+			if err := enc.Encode(h, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := js.Publish(ctx, subject, buf.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestNATSRestart consumes an example from JetStream, stops the checker mid-stream with
+// verdicts still pending, publishes the rest while it is down, restarts it, and checks
+// that the violations file holds exactly Chronos's violations, each once.
+func TestNATSRestart(t *testing.T) {
+	url := natsURL(t)
+	h := loadExample(t, "format-kv.json")
+	want := offlineIDs(t, h, anomaly.Serializable)
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	suffix := fmt.Sprint(time.Now().UnixNano())
+	stream, subject := "ISOVET_TEST_"+suffix, "isovet.test."+suffix
+	if _, err := ensureStream(context.Background(), js, stream, subject); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { js.DeleteStream(context.Background(), stream) })
+	order := make([]history.TxnID, len(h.Txns))
+	for i := range order {
+		order[i] = history.TxnID(i)
+	}
+	slices.SortStableFunc(order, func(a, b history.TxnID) int { return h.Txns[a].Commit.Compare(h.Txns[b].Commit) })
+	half := len(order) / 2
+	file := t.TempDir() + "/violations.jsonl"
+	opts := Options{Level: anomaly.Serializable, Initial: history.Int(0), Settle: 2 * time.Second, Tick: 10 * time.Millisecond,
+		ViolationsFile: file, NATS: url, Stream: stream, Subject: subject, Durable: "checker"}
+
+	run := func(until func(*Server) bool) *Server {
+		t.Helper()
+		s, err := New(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- s.serve(ctx, ln) }()
+		deadline := time.Now().Add(30 * time.Second)
+		for !until(s) {
+			if time.Now().After(deadline) {
+				cancel()
+				<-done
+				t.Fatalf("timed out; status %+v", s.Status())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+		return s
+	}
+	publish(t, js, subject, h, order[:half], 25)
+	// First run: stop as soon as the first half is applied and acknowledged, with its
+	// verdicts still pending (settle is 2 s).
+	a := run(func(s *Server) bool { return s.Status().NATSMessages == int64(half/25) })
+	if st := a.Status(); st.Pending == 0 {
+		t.Logf("warning: nothing pending at the restart (status %+v)", st)
+	}
+	publish(t, js, subject, h, order[half:], 25)
+	b := run(func(s *Server) bool {
+		st := s.Status()
+		return st.Ingested == int64(len(order)) && st.Checked == int64(len(order)) && st.NATSMessages == int64((len(order)-half)/25)
+	})
+	st := b.Status()
+	if st.Rebuilt != int64(half) {
+		t.Errorf("rebuilt %d transactions, want %d", st.Rebuilt, half)
+	}
+	got := fileIDs(t, file)
+	if c := slices.Compact(slices.Clone(got)); len(c) != len(got) {
+		t.Errorf("violations file holds duplicates: %d lines, %d distinct", len(got), len(c))
+	}
+	if !slices.Equal(want, got) {
+		t.Errorf("after a restart: %d violations, offline %d (differences %v)", len(got), len(want), firstDiff(want, got))
+	}
+	info, err := js.Stream(context.Background(), stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons, err := info.Consumer(context.Background(), "checker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, _ := cons.Info(context.Background())
+	if ci.NumAckPending != 0 || ci.NumPending != 0 {
+		t.Errorf("consumer left %d unacknowledged, %d undelivered", ci.NumAckPending, ci.NumPending)
+	}
+}
