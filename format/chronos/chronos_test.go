@@ -101,14 +101,10 @@ func TestReadSharedExamples(t *testing.T) {
 			if diff := cmp.Diff(canon(t, h), canon(t, h2)); diff != "" {
 				t.Errorf("read(Write(h)) differs (-want +got):\n%s", diff)
 			}
-			h3, err := read(t, iotest.HalfReader(iotest.OneByteReader(bytes.NewReader(raw[:min(len(raw), 100_000)]))))
-			if err == nil {
-				t.Fatalf("reading a truncated file succeeded")
+			_, err = read(t, iotest.HalfReader(iotest.OneByteReader(bytes.NewReader(raw[:min(len(raw), 30_000)]))))
+			if err == nil || !strings.Contains(err.Error(), "found end of input") {
+				t.Errorf("reading a truncated file, byte by byte: %v, want an end-of-input error", err)
 			}
-			if want := "unexpected end of input"; !strings.Contains(err.Error(), "end of input") {
-				t.Errorf("truncated file: %v, want %s", err, want)
-			}
-			_ = h3
 		})
 	}
 }

@@ -64,6 +64,7 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	buf := d.buf[:0]
 	eof := false
 	var rerr error
+	need := 512
 	// fill reads more input, keeping buf[keep:]; it returns the shift applied to indexes.
 	fill := func(keep int) int {
 		if keep > 0 {
@@ -82,7 +83,14 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 			copy(nb, buf)
 			buf = nb
 		}
-		n, err := io.ReadAtLeast(r, buf[len(buf):cap(buf)], 1)
+		// Restarting an object after every short read would be quadratic on a reader that
+		// returns a few bytes at a time: ask for more on each restart of the same object.
+		if keep == 0 && len(buf) > 0 {
+			need = min(2*need, chunk/4)
+		} else {
+			need = 512
+		}
+		n, err := io.ReadAtLeast(r, buf[len(buf):cap(buf)], need)
 		buf = buf[:len(buf)+n]
 		if err != nil {
 			eof = true
