@@ -170,6 +170,7 @@ type Online struct {
 	hasHoriz bool
 
 	st    OnlineStats
+	loc   []olocal
 	reads int
 	elems int64
 }
@@ -259,7 +260,7 @@ func (o *Online) Observe(in Txn) []Event {
 	}
 	o.st.Observed++
 	var ints []intFinding2
-	t.reads, t.writes, ints = ocompile(&in, nil)
+	t.reads, t.writes, o.loc, ints = ocompile(&in, o.loc, nil)
 	for _, f := range ints {
 		v := o.viol(anomaly.Internal, t)
 		v.Key, v.HasKey, v.Observed, v.Expected = f.k, true, f.observed, f.expected

@@ -80,8 +80,23 @@ type olocal struct {
 }
 
 // ocompile derives t's external reads and final writes; INT findings go to ints.
-func ocompile(t *Txn, ints []intFinding2) (reads []oread, writes []owrite, _ []intFinding2) {
-	var loc []olocal
+func ocompile(t *Txn, loc []olocal, ints []intFinding2) (reads []oread, writes []owrite, _ []olocal, _ []intFinding2) {
+	nr, nw := 0, 0
+	for i := range t.Ops {
+		switch t.Ops[i].Kind {
+		case history.OpRead, history.OpListRead:
+			nr++
+		default:
+			nw++
+		}
+	}
+	if nr > 0 {
+		reads = make([]oread, 0, nr)
+	}
+	if nw > 0 {
+		writes = make([]owrite, 0, nw)
+	}
+	loc = loc[:0]
 	find := func(k history.Datum) int {
 		for i := range loc {
 			if loc[i].k == k {
@@ -90,7 +105,8 @@ func ocompile(t *Txn, ints []intFinding2) (reads []oread, writes []owrite, _ []i
 		}
 		return -1
 	}
-	for _, o := range t.Ops {
+	for oi := range t.Ops {
+		o := &t.Ops[oi]
 		switch o.Kind {
 		case history.OpRead:
 			i := find(o.Key)
@@ -165,7 +181,10 @@ func ocompile(t *Txn, ints []intFinding2) (reads []oread, writes []owrite, _ []i
 			l.read, l.base, l.extra = true, obs, nil
 		}
 	}
-	return reads, writes, ints
+	for i := range loc {
+		loc[i].base, loc[i].extra = nil, nil
+	}
+	return reads, writes, loc, ints
 }
 
 // intFinding2 is an INT violation over datums.
