@@ -485,8 +485,33 @@ func (d *Decoder) coll(kind Kind, closer byte, p Pos, depth int) (Value, error) 
 		return Value{}, d.Errorf(p, "collections nested deeper than %d", d.opts.MaxDepth)
 	}
 	start := len(d.stack)
-	defer func() { d.stack = d.stack[:start] }()
+	v, err := d.elems(kind, closer, p, depth, start)
+	d.stack = d.stack[:start]
+	return v, err
+}
+
+// elems parses a collection's elements onto d.stack[start:] and returns the collection.
+func (d *Decoder) elems(kind Kind, closer byte, p Pos, depth, start int) (Value, error) {
 	for {
+		// Fast paths for the common elements of Jepsen histories, taken only when the
+		// whole token and the byte after it are in the buffer.
+		if d.p < d.n {
+			switch c := d.buf[d.p]; {
+			case c == ' ' || c == ',':
+				d.p++
+				continue
+			case c >= '0' && c <= '9':
+				if v, ok := d.fastInt(); ok {
+					d.stack = append(d.stack, v)
+					continue
+				}
+			case c == ':':
+				if v, ok := d.fastKeyword(); ok {
+					d.stack = append(d.stack, v)
+					continue
+				}
+			}
+		}
 		if err := d.skip(depth); err != nil {
 			return Value{}, err
 		}
@@ -517,6 +542,43 @@ func (d *Decoder) coll(kind Kind, closer byte, p Pos, depth int) (Value, error) 
 	items := d.alloc(n)
 	copy(items, d.stack[start:])
 	return Value{Kind: kind, Pos: p, Items: items}, nil
+}
+
+// fastInt parses an unsigned decimal of at most 18 digits at d.p if it and its delimiter
+// are in the buffer.
+func (d *Decoder) fastInt() (Value, bool) {
+	b := d.buf[d.p:d.n]
+	var n int64
+	i := 0
+	for ; i < len(b) && i <= 18; i++ {
+		c := b[i]
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if i == len(b) || i > 18 || isSym(b[i]) || i > 1 && b[0] == '0' {
+		return Value{}, false
+	}
+	p := d.Pos()
+	d.p += i
+	return Value{Kind: Int, Pos: p, Int: n}, true
+}
+
+// fastKeyword parses a plain keyword at d.p if it and its delimiter are in the buffer.
+func (d *Decoder) fastKeyword() (Value, bool) {
+	b := d.buf[d.p:d.n]
+	i := 1
+	for i < len(b) && isSym(b[i]) {
+		i++
+	}
+	if i == len(b) || i == 1 || b[1] == ':' || b[1] == '/' {
+		return Value{}, false
+	}
+	p := d.Pos()
+	s := d.internBytes(b[:i])
+	d.p += i
+	return Value{Kind: Keyword, Pos: p, Str: s}, true
 }
 
 // dispatch parses what follows '#' (a set, a tag, or ##Inf/##-Inf/##NaN).
@@ -573,6 +635,10 @@ func (d *Decoder) dispatch(p Pos, depth int) (Value, error) {
 func (d *Decoder) number(p Pos) (Value, error) {
 	n := d.token(0)
 	tok := d.buf[d.p : d.p+n]
+	if i, ok := smallInt(tok); ok {
+		d.p += n
+		return Value{Kind: Int, Pos: p, Int: i}, nil
+	}
 	v, err := parseNumber(tok)
 	if err != nil {
 		return Value{}, d.Errorf(p, "invalid number %q: %v", tok, err)
@@ -580,6 +646,30 @@ func (d *Decoder) number(p Pos) (Value, error) {
 	v.Pos = p
 	d.p += n
 	return v, nil
+}
+
+// smallInt parses the common case, an optionally signed decimal of at most 18 digits
+// without leading zeros, without allocating.
+func smallInt(tok []byte) (int64, bool) {
+	neg := false
+	if len(tok) > 0 && (tok[0] == '-' || tok[0] == '+') {
+		neg = tok[0] == '-'
+		tok = tok[1:]
+	}
+	if len(tok) == 0 || len(tok) > 18 || tok[0] == '0' && len(tok) > 1 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range tok {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 var errNumSyntax = errors.New("expected digits with an optional sign, fraction, exponent, ratio or N/M suffix")

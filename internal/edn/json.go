@@ -29,6 +29,10 @@ func (d *Decoder) jsonValue(depth int) (Value, error) {
 	case c == '-' || c >= '0' && c <= '9':
 		n := d.token(0)
 		tok := d.buf[d.p : d.p+n]
+		if i, ok := smallInt(tok); ok && tok[0] != '+' {
+			d.p += n
+			return Value{Kind: Int, Pos: p, Int: i}, nil
+		}
 		v, err := parseJSONNumber(tok)
 		if err != nil {
 			return Value{}, d.Errorf(p, "invalid number %q: %v", tok, err)
