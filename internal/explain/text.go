@@ -50,12 +50,16 @@ func checkerName(r *report.Report) string {
 func writeExplanation(w *bufio.Writer, e Explanation, indent string) {
 	info := e.Kind.Info()
 	fmt.Fprintf(w, "%s: %s\n", info.Name, info.Title)
-	if len(e.Also) > 0 {
+	if len(e.Also) > 0 { // names the title does not already say
 		var names []string
 		for _, k := range e.Also {
-			names = append(names, k.Info().Title)
+			if t := k.Info().Title; !strings.Contains(info.Title, t) {
+				names = append(names, t)
+			}
 		}
-		fmt.Fprintf(w, "%sAlso known as: %s.\n", indent, strings.Join(names, ", "))
+		if len(names) > 0 {
+			fmt.Fprintf(w, "%sAlso known as: %s.\n", indent, strings.Join(names, ", "))
+		}
 	}
 	if e.Message != "" {
 		fmt.Fprintf(w, "%s%s.\n", indent, strings.TrimSuffix(e.Message, "."))
