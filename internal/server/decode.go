@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"isovet/format/native"
 	"isovet/history"
@@ -78,6 +79,9 @@ type chronosOp struct {
 	V json.RawMessage `json:"v"`
 }
 
+// decodeChronos decodes a Chronos JSON array. It is strict where format/chronos is lenient:
+// a service refuses unknown fields rather than silently ignoring them. It accepts the
+// online extras "sno" (position in the session) and "rtts".
 func decodeChronos(body []byte) ([]ts.Txn, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -219,7 +223,11 @@ func hlc(h *chronosHLC) (history.Timestamp, error) {
 func decodeNative(body []byte) ([]ts.Txn, error) {
 	b := history.NewBuilder()
 	if err := native.NewDecoder().Decode(bytes.NewReader(body), "body", b); err != nil {
-		return nil, badInput(400, "bad_json", "%v", err)
+		code := "bad_json"
+		if strings.Contains(err.Error(), "unknown key") {
+			code = "unknown_field"
+		}
+		return nil, badInput(400, code, "%v", err)
 	}
 	h, err := b.Build()
 	if err != nil {

@@ -18,16 +18,13 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"isovet/format"
 	"isovet/format/native"
 	"isovet/history"
 )
 
-// ReplayOptions configure [Replay]. File (or History) and To are required.
+// ReplayOptions configure [Replay]. History and To are required.
 type ReplayOptions struct {
-	File   string // history file, any format isovet reads
-	Format string // its format (default: sniffed)
-	// History, if set, is sent instead of File.
+	// History is the recorded history to send (the CLI reads it with format.Open).
 	History *history.History
 	// To is http://host:port (POST /v1/txns) or nats://host:port (publish to Subject).
 	To      string
@@ -86,11 +83,7 @@ func Replay(ctx context.Context, o ReplayOptions) (ReplayStats, error) {
 	}
 	h := o.History
 	if h == nil {
-		var err error
-		h, _, err = format.Open(o.File, o.Format, format.Options{})
-		if err != nil {
-			return st, err
-		}
+		return st, errors.New("replay: no history to send")
 	}
 	order, at := schedule(h, o)
 	// Encode batches up front so that sending measures the receiver, not the encoder.
