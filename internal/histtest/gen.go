@@ -68,8 +68,8 @@ type version struct {
 
 type genOp struct {
 	kind history.OpKind
-	key  int
-	val  history.Value
+	key  int32
+	val  history.Value // register: the value; list read: index into genTxn.lists
 }
 
 type openTxn struct {
@@ -89,13 +89,16 @@ type gen struct {
 	written  [][]history.Value // every value written to each key, for duplicates and perturbing
 	nextVal  int64
 	clock    int64
-	pending  []pendingRead // register reads to perturb at the end
+	out      []genTxn // executed transactions, in commit order, emitted at the end
 }
 
-type pendingRead struct {
-	txn history.TxnID
-	op  int32
-	key int
+// genTxn is an executed transaction before it is perturbed and recorded.
+type genTxn struct {
+	sess          int
+	outcome       history.Outcome
+	start, commit int64
+	ops           []genOp
+	lists         [][]history.Value // list-read results; genOp.val indexes them
 }
 
 // Gen returns a random history from seed (math/rand/v2 PCG), as GenOptions describe. The
@@ -138,7 +141,8 @@ func Gen(seed uint64, o GenOptions) *history.History {
 		g.clock++
 		g.run(t)
 	}
-	g.perturbReads()
+	g.perturb()
+	g.emit()
 	h, err := g.b.Build()
 	if err != nil {
 		panic(fmt.Sprintf("histtest: generated an invalid history (seed %d): %v", seed, err))
@@ -182,28 +186,28 @@ func (g *gen) run(t openTxn) {
 				n := g.snapshot(k, t.start)
 				l := append([]history.Value(nil), g.lists[k][:n]...)
 				for _, w := range own {
-					if w.key == k {
+					if int(w.key) == k {
 						l = append(l, w.val)
 					}
 				}
-				ops = append(ops, genOp{kind: history.OpListRead, key: k, val: history.Value(len(lists))})
+				ops = append(ops, genOp{kind: history.OpListRead, key: int32(k), val: history.Value(len(lists))})
 				lists = append(lists, l)
 				continue
 			}
 			v := g.snapshot(k, t.start)
 			for _, w := range own {
-				if w.key == k {
+				if int(w.key) == k {
 					v = w.val
 				}
 			}
-			ops = append(ops, genOp{kind: history.OpRead, key: k, val: v})
+			ops = append(ops, genOp{kind: history.OpRead, key: int32(k), val: v})
 			continue
 		}
 		kind := history.OpWrite
 		if o.ListAppend {
 			kind = history.OpAppend
 		}
-		w := genOp{kind: kind, key: k, val: g.newValue(k)}
+		w := genOp{kind: kind, key: int32(k), val: g.newValue(k)}
 		ops = append(ops, w)
 		own = append(own, w)
 	}
@@ -236,62 +240,86 @@ func (g *gen) run(t openTxn) {
 		}
 	}
 
-	g.b.BeginTxn(g.sess[t.sess], history.NilDatum, outcome)
-	cur := g.b.Current()
-	if o.Intervals {
-		cur.Time, cur.HasTime = history.Interval{Begin: t.start, End: g.clock}, true
+	g.out = append(g.out, genTxn{sess: t.sess, outcome: outcome, start: t.start, commit: g.clock, ops: ops, lists: lists})
+}
+
+// perturb corrupts a fraction of the reads, now that every written value is known: a read
+// may return another value written to the key (perhaps later, perhaps by an aborted
+// transaction) or one nobody wrote.
+func (g *gen) perturb() {
+	if g.o.Perturb <= 0 {
+		return
 	}
-	if o.Timestamps {
-		cur.Start, cur.Commit, cur.HasTimestamps = history.Timestamp{Physical: t.start}, history.Timestamp{Physical: g.clock}, true
-	}
-	for _, op := range ops {
-		k := g.keys[op.key]
-		switch op.kind {
-		case history.OpRead:
-			i := g.b.Read(k, op.val)
-			if g.o.Perturb > 0 && g.rng.Float64() < g.o.Perturb {
-				g.pending = append(g.pending, pendingRead{history.TxnID(g.b.NumTxns() - 1), i, op.key})
+	for i := range g.out {
+		t := &g.out[i]
+		for j := range t.ops {
+			op := &t.ops[j]
+			if !op.kind.IsRead() || g.rng.Float64() >= g.o.Perturb {
+				continue
 			}
-		case history.OpListRead:
-			g.b.ReadList(k, g.perturbList(lists[op.val]))
-		case history.OpWrite:
-			g.b.Write(k, op.val)
-		case history.OpAppend:
-			g.b.Append(k, op.val)
+			k := int(op.key)
+			if op.kind == history.OpListRead {
+				t.lists[op.val] = g.perturbList(k, t.lists[op.val])
+				continue
+			}
+			if w := g.written[k]; len(w) > 0 && g.rng.IntN(8) != 0 {
+				op.val = w[g.rng.IntN(len(w))]
+			} else {
+				g.nextVal++
+				op.val = g.b.IntValue(g.nextVal) // thin air
+			}
 		}
-	}
-	g.b.EndTxn()
-}
-
-// perturbReads corrupts the reads chosen for perturbing, now that every value is known:
-// another value written to the key (perhaps later, perhaps by an aborted transaction), or
-// one nobody wrote.
-func (g *gen) perturbReads() {
-	for _, p := range g.pending {
-		o := g.b.TxnOps(p.txn)[p.op]
-		if w := g.written[p.key]; len(w) > 0 && g.rng.IntN(8) != 0 {
-			o.Value = w[g.rng.IntN(len(w))]
-		} else {
-			g.nextVal++
-			o.Value = g.b.IntValue(g.nextVal) // thin air
-		}
-		g.b.SetOp(p.txn, p.op, o)
 	}
 }
 
-func (g *gen) perturbList(l []history.Value) []history.Value {
-	if g.o.Perturb <= 0 || g.rng.Float64() >= g.o.Perturb || len(l) == 0 {
-		return l
+// emit records the executed transactions in the builder.
+func (g *gen) emit() {
+	for _, t := range g.out {
+		g.b.BeginTxn(g.sess[t.sess], history.NilDatum, t.outcome)
+		cur := g.b.Current()
+		if g.o.Intervals {
+			cur.Time, cur.HasTime = history.Interval{Begin: t.start, End: t.commit}, true
+		}
+		if g.o.Timestamps {
+			cur.Start, cur.Commit, cur.HasTimestamps = history.Timestamp{Physical: t.start}, history.Timestamp{Physical: t.commit}, true
+		}
+		for _, op := range t.ops {
+			k := g.keys[op.key]
+			switch op.kind {
+			case history.OpRead:
+				g.b.Read(k, op.val)
+			case history.OpListRead:
+				g.b.ReadList(k, t.lists[op.val])
+			case history.OpWrite:
+				g.b.Write(k, op.val)
+			case history.OpAppend:
+				g.b.Append(k, op.val)
+			}
+		}
+		g.b.EndTxn()
 	}
-	switch g.rng.IntN(3) {
+}
+
+func (g *gen) perturbList(k int, l []history.Value) []history.Value {
+	switch g.rng.IntN(5) {
 	case 0: // drop an element
-		i := g.rng.IntN(len(l))
-		return append(l[:i:i], l[i+1:]...)
+		if len(l) > 0 {
+			i := g.rng.IntN(len(l))
+			return append(l[:i:i], l[i+1:]...)
+		}
 	case 1: // swap two adjacent elements
 		if len(l) >= 2 {
 			i := g.rng.IntN(len(l) - 1)
 			l[i], l[i+1] = l[i+1], l[i]
 			return l
+		}
+	case 2: // repeat an element
+		if len(l) > 0 {
+			return append(l, l[g.rng.IntN(len(l))])
+		}
+	case 3: // add an element appended elsewhere (aborted, later, or already there)
+		if w := g.written[k]; len(w) > 0 {
+			return append(l, w[g.rng.IntN(len(w))])
 		}
 	}
 	g.nextVal++

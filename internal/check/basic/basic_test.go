@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"syscall"
 	"testing"
 
@@ -335,4 +336,126 @@ func ExampleCheck() {
 	// Output:
 	// G1a: T2 read x=1, which only T1 wrote, and it aborted
 	// thin-air-read: T2 read y=7, which no transaction wrote and which is not y's initial value (nil)
+}
+
+// TestListsAgainstOracle compares the list checks with a quadratic oracle on perturbed
+// list-append histories (unique elements).
+func TestListsAgainstOracle(t *testing.T) {
+	t.Parallel()
+	o := histtest.GenOptions{Txns: 40, Keys: 2, Sessions: 3, Concurrency: 2, ListAppend: true, AbortRatio: 0.2, UnknownRatio: 0.1, Perturb: 0.15}
+	total := map[anomaly.Kind]int{}
+	histtest.Seeds(t, 200, func(t *testing.T, seed uint64) {
+		h := histtest.GenT(t, seed, o)
+		f, err := basic.Check(context.Background(), h, basic.Options{MaxAnomalies: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := listOracle(h)
+		for k, n := range want {
+			total[k] += n
+		}
+		if diff := cmp.Diff(want, map[anomaly.Kind]int(f.Counts), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("counts (-oracle +Check):\n%s", diff)
+		}
+	})
+	for _, k := range []anomaly.Kind{anomaly.ThinAirRead, anomaly.AbortedRead, anomaly.IntermediateRead, anomaly.DuplicateElements, anomaly.IncompatibleOrder, anomaly.FutureRead} {
+		if total[k] == 0 {
+			t.Errorf("the generator never produced %v; the comparison proves little", k)
+		}
+	}
+}
+
+func listOracle(h *history.History) map[anomaly.Kind]int {
+	got := map[anomaly.Kind]int{}
+	type ref struct {
+		t  *history.Txn
+		op int
+	}
+	appends := func(k history.Key, e history.Value) []ref {
+		var rs []ref
+		for _, u := range h.All() {
+			for i, o := range u.Ops {
+				if o.Kind == history.OpAppend && o.Key == k && o.Value == e {
+					rs = append(rs, ref{u, i})
+				}
+			}
+		}
+		return rs
+	}
+	reads := map[history.Key][][]history.Value{}
+	for _, t := range h.All() {
+		if !t.Committed() {
+			continue
+		}
+		for j, r := range t.Ops {
+			if r.Kind != history.OpListRead {
+				continue
+			}
+			l := h.List(r)
+			reads[r.Key] = append(reads[r.Key], l)
+			var own []history.Value
+			for _, o := range t.Ops[:j] {
+				if o.Kind == history.OpAppend && o.Key == r.Key {
+					own = append(own, o.Value)
+				}
+			}
+			if len(own) > 0 && (len(l) < len(own) || !slices.Equal(l[len(l)-len(own):], own)) {
+				got[anomaly.Internal]++
+			}
+			seen := map[history.Value]bool{}
+			dup := false
+			for _, e := range l {
+				dup = dup || seen[e]
+				seen[e] = true
+			}
+			if dup {
+				got[anomaly.DuplicateElements]++
+			}
+			for _, e := range l {
+				ws := appends(r.Key, e)
+				if len(ws) == 0 {
+					got[anomaly.ThinAirRead]++
+					continue
+				}
+				w := ws[0]
+				if w.t.ID == t.ID {
+					if w.op > j {
+						got[anomaly.Internal]++
+					}
+					continue
+				}
+				if w.t.Outcome == history.OutcomeAborted {
+					got[anomaly.AbortedRead]++
+					continue
+				}
+				if w.t.Session == t.Session && w.t.Seq > t.Seq {
+					got[anomaly.FutureRead]++
+				}
+			}
+			if len(l) > 0 {
+				if ws := appends(r.Key, l[len(l)-1]); len(ws) == 1 && ws[0].t.ID != t.ID && ws[0].t.Outcome != history.OutcomeAborted {
+					for _, o := range ws[0].t.Ops[ws[0].op+1:] {
+						if o.Kind == history.OpAppend && o.Key == r.Key {
+							got[anomaly.IntermediateRead]++
+							break
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, ls := range reads {
+		bad := false
+		for _, a := range ls {
+			for _, b := range ls {
+				if len(a) <= len(b) && !slices.Equal(a, b[:len(a)]) {
+					bad = true
+				}
+			}
+		}
+		if bad {
+			got[anomaly.IncompatibleOrder]++
+		}
+	}
+	return got
 }
