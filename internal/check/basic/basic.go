@@ -287,14 +287,17 @@ func (c *checker) external(t *history.Txn, o history.Op, r *wrec, list bool) {
 	case r.flags&(wFinal|wInter) == 0:
 		// Every writer aborted.
 		c.add(anomaly.AbortedRead, []history.TxnID{r.txn, t.ID}, k, func() string {
-			who := h.Name(r.txn)
 			if r.n > 1 {
-				who = fmt.Sprintf("%d transactions, all aborted (first %s)", r.n, h.Name(r.txn))
+				who := fmt.Sprintf("%d transactions, all of which aborted (the first is %s)", r.n, h.Name(r.txn))
+				if list {
+					return fmt.Sprintf("%s read %v=%s, whose element %v was appended only by %s", h.Name(t.ID), h.Key(k), c.list(o), h.Value(v), who)
+				}
+				return fmt.Sprintf("%s read %v=%v, which was written only by %s", h.Name(t.ID), h.Key(k), h.Value(v), who)
 			}
 			if list {
-				return fmt.Sprintf("%s read %v=%s, whose element %v was appended only by %s, which aborted", h.Name(t.ID), h.Key(k), c.list(o), h.Value(v), who)
+				return fmt.Sprintf("%s read %v=%s, whose element %v was appended only by %s, which aborted", h.Name(t.ID), h.Key(k), c.list(o), h.Value(v), h.Name(r.txn))
 			}
-			return fmt.Sprintf("%s read %v=%v, which only %s wrote, and it aborted", h.Name(t.ID), h.Key(k), h.Value(v), who)
+			return fmt.Sprintf("%s read %v=%v, which only %s wrote, and it aborted", h.Name(t.ID), h.Key(k), h.Value(v), h.Name(r.txn))
 		}, c.wrStep(r.txn, t.ID, o, v))
 		return
 	case r.flags&wFinal == 0 && !list && r.txn != t.ID:
