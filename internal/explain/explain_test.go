@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -255,4 +256,31 @@ func ExampleText() {
 	//
 	//     Then:
 	//       - T1 < T2, because T2 read x=1, which T1 wrote.
+}
+
+func ExampleExplain() {
+	h := histtest.MustParse("s1: T1 r(x,1) c; T2 w(x,1) c")
+	rep, _ := basic.Run(context.Background(), h, anomaly.Causal, basic.Options{})
+	e := explain.Explain(h, rep.Anomalies[0])
+	for _, s := range e.Steps {
+		fmt.Println(s.Sentence)
+	}
+	// Output:
+	// T1 < T2, because T1 precedes T2 in session s1
+	// However, T2 < T1, because T1 read x=1, which T2 wrote: a contradiction!
+}
+
+func ExampleDOTAnomaly() {
+	h := histtest.MustParse("s1: T1 w(x,1) abort; s2: T2 r(x,1) c")
+	rep, _ := basic.Run(context.Background(), h, anomaly.ReadCommitted, basic.Options{})
+	_ = explain.DOTAnomaly(os.Stdout, h, rep.Anomalies[0])
+	// Output:
+	// digraph isovet {
+	//   node [shape=box, fontname="monospace"];
+	//   edge [fontname="monospace"];
+	//   label="G1a: aborted read (G1a)";
+	//   t0 [label="T1\nw(x,1)\naborted"];
+	//   t1 [label="T2\nr(x,1)\ncommitted"];
+	//   t0 -> t1 [label="wr x", color="#C000A5", fontcolor="#C000A5"];
+	// }
 }
