@@ -262,10 +262,15 @@ func Write(w io.Writer, h *history.History) error {
 // sourceIDs returns the ids to write for sessions and transactions: their sources when
 // these are distinct integers (and, for transactions, not -1), else dense ids.
 func sourceIDs(h *history.History) (sess, txns []int64) {
-	ints := func(n int, src func(int) history.Datum, reserved bool) []int64 {
+	// ints returns src(i) for every i not skipped when those are distinct integers (and not
+	// -1 when reserved), else dense ids.
+	ints := func(n int, src func(int) history.Datum, skip func(int) bool, reserved bool) []int64 {
 		ids := make([]int64, n)
 		seen := make(map[int64]bool, n)
 		for i := range ids {
+			if skip(i) {
+				continue
+			}
 			v, ok := src(i).Int()
 			if !ok || reserved && v == Aborted || seen[v] {
 				for i := range ids {
@@ -278,12 +283,10 @@ func sourceIDs(h *history.History) (sess, txns []int64) {
 		}
 		return ids
 	}
-	sess = ints(len(h.Sessions), func(i int) history.Datum { return h.Sessions[i].Source }, false)
-	txns = ints(len(h.Txns), func(i int) history.Datum {
-		if h.Txns[i].Outcome == history.OutcomeAborted {
-			return history.Int(int64(-2 - i)) // aborted txns are written as -1: never clash
-		}
-		return h.Txns[i].Source
-	}, true)
+	never := func(int) bool { return false }
+	sess = ints(len(h.Sessions), func(i int) history.Datum { return h.Sessions[i].Source }, never, false)
+	// Aborted transactions are written as -1 whatever their id.
+	txns = ints(len(h.Txns), func(i int) history.Datum { return h.Txns[i].Source },
+		func(i int) bool { return h.Txns[i].Outcome == history.OutcomeAborted }, true)
 	return sess, txns
 }
