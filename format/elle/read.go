@@ -66,6 +66,9 @@ type Decoder struct {
 	mops  []mop
 	lists []history.Value
 
+	// vals caches interned integer values: list reads repeat recent appends many times.
+	vals [4096]valEntry
+
 	refusal *refusal
 }
 
@@ -103,6 +106,12 @@ type mop struct {
 	key   history.Key
 	val   history.Value
 	lo, n int32
+}
+
+type valEntry struct {
+	i  int64
+	v  history.Value
+	ok bool
 }
 
 type nilRead struct {
@@ -563,7 +572,11 @@ func (d *Decoder) datumKey(v edn.Value, b *history.Builder) (history.Key, error)
 func (d *Decoder) datumValue(v edn.Value, b *history.Builder, what string) (history.Value, error) {
 	switch v.Kind {
 	case edn.Int:
-		return b.IntValue(v.Int), nil
+		e := &d.vals[uint64(v.Int)&uint64(len(d.vals)-1)]
+		if !e.ok || e.i != v.Int {
+			*e = valEntry{i: v.Int, v: b.IntValue(v.Int), ok: true}
+		}
+		return e.v, nil
 	case edn.Keyword, edn.String, edn.Symbol:
 		return b.StrValue(v.Str), nil
 	}

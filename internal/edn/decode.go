@@ -46,6 +46,7 @@ type Decoder struct {
 	started bool    // a leading byte-order mark has been skipped
 	scratch []byte
 	intern  map[string]string
+	recent  [256]string
 }
 
 type seq struct {
@@ -395,14 +396,25 @@ func (d *Decoder) token(from int) int {
 	}
 }
 
+// internBytes returns b as a string, sharing one copy of each frequent token. A small
+// direct-mapped cache in front of the map catches the handful of keywords and strings that
+// make up most of a history (:type, :invoke, :value, :append, ...).
 func (d *Decoder) internBytes(b []byte) string {
-	if s, ok := d.intern[string(b)]; ok {
-		return s
+	var h uint
+	if len(b) > 0 {
+		h = (uint(len(b))*31 + uint(b[0])*7 + uint(b[len(b)-1]) + uint(b[len(b)/2])*131) & uint(len(d.recent)-1)
+		if s := d.recent[h]; s == string(b) {
+			return s
+		}
 	}
-	s := string(b)
-	if len(d.intern) < maxIntern {
-		d.intern[s] = s
+	s, ok := d.intern[string(b)]
+	if !ok {
+		s = string(b)
+		if len(d.intern) < maxIntern {
+			d.intern[s] = s
+		}
 	}
+	d.recent[h] = s
 	return s
 }
 

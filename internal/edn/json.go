@@ -90,9 +90,16 @@ func (d *Decoder) jsonArray(p Pos, depth int) (Value, error) {
 			d.p++
 			break
 		}
-		v, err := d.jsonValue(depth + 1)
-		if err != nil {
-			return Value{}, err
+		var v Value
+		ok = false
+		if c >= '0' && c <= '9' {
+			v, ok = d.fastInt()
+		}
+		if !ok {
+			var err error
+			if v, err = d.jsonValue(depth + 1); err != nil {
+				return Value{}, err
+			}
 		}
 		d.stack = append(d.stack, v)
 		c, ok = d.jsonPeek()
