@@ -2,9 +2,11 @@ package polygraph
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"isovet/internal/deps"
+	"isovet/internal/graph"
 	"isovet/internal/sat"
 	"isovet/internal/sat/acyclic"
 )
@@ -28,6 +30,9 @@ type Encoding struct {
 	Sel []sat.Lit
 
 	and map[[2]sat.Lit]sat.Lit
+	// tn maps graph nodes to theory nodes: positions in a topological order of the known
+	// graph, so every fixed edge agrees with the theory's initial order and costs no search.
+	tn []int32
 }
 
 // EncodeOptions configure [Polygraph.Encode].
@@ -44,6 +49,11 @@ func (p *Polygraph) Encode(o EncodeOptions) (*Encoding, error) {
 	d := p.D
 	s := sat.New(o.Solver)
 	en := &Encoding{P: p, S: s, and: make(map[[2]sat.Lit]sat.Lit)}
+	order, ok := graph.Topo(p.G)
+	if !ok {
+		return nil, errors.New("polygraph: encoding a cyclic known graph (prune first)")
+	}
+	en.tn = graph.Positions(order)
 	en.T = acyclic.New(s, len(d.Nodes), o.Theory)
 	en.CVar = make([]sat.Var, d.N)
 	for t := range d.N {
@@ -60,7 +70,7 @@ func (p *Polygraph) Encode(o EncodeOptions) (*Encoding, error) {
 	// Known edges.
 	for u := range p.G.N() {
 		for _, v := range p.G.Out(int32(u)) {
-			if err := en.T.AddFixed(u, int(v)); err != nil {
+			if err := en.T.AddFixed(int(en.tn[u]), int(en.tn[v])); err != nil {
 				return nil, err
 			}
 		}
@@ -193,13 +203,14 @@ func (en *Encoding) just(lits []sat.Lit, u, v int32) error {
 		a := en.conj(ls[len(ls)-2], ls[len(ls)-1])
 		ls = append(ls[:len(ls)-2], a)
 	}
+	tu, tv := int(en.tn[u]), int(en.tn[v])
 	switch len(ls) {
 	case 0:
-		return en.T.AddFixed(int(u), int(v))
+		return en.T.AddFixed(tu, tv)
 	case 1:
-		return en.T.AddEdge(ls[0], int(u), int(v))
+		return en.T.AddEdge(ls[0], tu, tv)
 	default:
-		return en.T.AddComposite(ls[0], ls[1], int(u), int(v))
+		return en.T.AddComposite(ls[0], ls[1], tu, tv)
 	}
 }
 

@@ -74,3 +74,43 @@ func TestCobraViolations(t *testing.T) {
 		})
 	}
 }
+
+// benchFiles are the valid benchmark histories (docs/benchmarks.md) and the level each is
+// checked at.
+var benchFiles = []struct {
+	path  string
+	level anomaly.Level
+	want  report.Verdict
+}{
+	{"bench/veristrong-10k/RH-10k/hist-00000/history.bincode", anomaly.StrongSessionSerializable, report.Pass},
+	{"bench/veristrong-10k/BL-10k/hist-00000/history.bincode", anomaly.StrongSessionSerializable, report.Pass},
+	{"bench/veristrong-10k/WH-10k/hist-00000/history.bincode", anomaly.StrongSessionSerializable, report.Pass},
+	{"bench/veristrong-10k/HD-10k/hist-00000/history.bincode", anomaly.StrongSessionSerializable, report.Pass},
+	{"bench/veristrong-10k/tpcc-10k", anomaly.StrongSessionSerializable, report.Pass},
+	{"bench/veristrong-10k/twitter-10k", anomaly.StrongSessionSerializable, report.Pass},
+	{"bench/veristrong-10k/rubis-10k", anomaly.StrongSessionSerializable, report.Pass},
+	{"bench/vbox/blindw_wr_10000", anomaly.StrictSerializable, report.Pass},
+	{"bench/vbox/blindw_rh_10000", anomaly.StrictSerializable, report.Pass},
+	{"bench/vbox/blindw_wh_10000", anomaly.StrictSerializable, report.Pass},
+	{"bench/vbox/ctwitter_10000", anomaly.StrictSerializable, report.Pass},
+	{"bench/vbox/blindw_wr_100000", anomaly.StrictSerializable, report.Pass},
+}
+
+// TestBenchHistories checks the valid benchmark histories pass (ISOVET_BIG=1: they take
+// seconds each).
+func TestBenchHistories(t *testing.T) {
+	if os.Getenv("ISOVET_BIG") == "" {
+		t.Skip("large histories: set ISOVET_BIG=1")
+	}
+	for _, f := range benchFiles {
+		t.Run(filepath.Base(f.path), func(t *testing.T) {
+			rep := runFile(t, filepath.Join(shared, f.path), f.level)
+			if rep.Verdict != f.want {
+				for _, a := range rep.Anomalies {
+					t.Logf("%s: %s", a.Kind, a.Message)
+				}
+				t.Errorf("verdict %v, want %v; notes %v", rep.Verdict, f.want, rep.Notes)
+			}
+		})
+	}
+}
