@@ -108,3 +108,47 @@ func cpuTime() int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// BenchmarkBuildOnly feeds the same workload straight into a history.Builder, with no
+// parsing: the floor under any reader of this workload. MB/cpu-s is per byte of the
+// native encoding of the workload, to compare with BenchmarkRead.
+func BenchmarkBuildOnly(b *testing.B) {
+	for _, n := range []int{10_000, 1_000_000} {
+		b.Run(fmt.Sprintf("txns=%d", n), func(b *testing.B) {
+			txns := genTxns(n)
+			size := len(genNative(b, n))
+			b.SetBytes(int64(size))
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for b.Loop() {
+				hb := history.NewBuilder()
+				hb.Grow(n, 8*n)
+				for i := range txns {
+					t := &txns[i]
+					s, _ := t.Session.Int()
+					id, _ := t.ID.Int()
+					hb.BeginTxn(hb.Session(history.Int(s)), history.Int(id), t.Outcome)
+					cur := hb.Current()
+					cur.Time, cur.HasTime = t.Time, true
+					for _, o := range t.Ops {
+						k, _ := o.Key.Int()
+						kk := hb.IntKey(k)
+						v := history.Nil
+						if x, ok := o.Value.Int(); ok {
+							v = hb.IntValue(x)
+						}
+						if o.Kind == history.OpRead {
+							hb.Read(kk, v)
+						} else {
+							hb.Write(kk, v)
+						}
+					}
+				}
+				if _, err := hb.Build(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(size)*float64(b.N)/float64(cpuTime()-cpu0)*1e3, "MB/cpu-s")
+		})
+	}
+}

@@ -299,7 +299,7 @@ func (x *scratch) parseOps(s *scanner) bool {
 		return true
 	}
 	for {
-		if !x.parseOp(s) {
+		if !x.fastOp(s) && !x.parseOp(s) {
 			return false
 		}
 		more, ok := s.more(']', "in the ops array")
@@ -310,6 +310,63 @@ func (x *scratch) parseOps(s *scanner) bool {
 			return true
 		}
 	}
+}
+
+// fastOp parses the compact form the writer emits for an item op with integer key and
+// value, ["w",1,2], and reports whether it did; on false nothing is consumed and parseOp
+// handles (or reports) the op.
+func (x *scratch) fastOp(s *scanner) bool {
+	b, i := s.b, s.i
+	if i+5 >= len(b) || b[i] != '[' || b[i+1] != '"' || b[i+3] != '"' || b[i+4] != ',' {
+		return false
+	}
+	var kind history.OpKind
+	switch b[i+2] {
+	case 'r':
+		kind = history.OpRead
+	case 'w':
+		kind = history.OpWrite
+	case 'a':
+		kind = history.OpAppend
+	case 'i':
+		kind = history.OpInsert
+	default:
+		return false
+	}
+	k, j, ok := fastInt(b, i+5)
+	if !ok || j >= len(b) || b[j] != ',' {
+		return false
+	}
+	v, j, ok := fastInt(b, j+1)
+	if !ok || j >= len(b) || b[j] != ']' {
+		return false
+	}
+	x.ops = append(x.ops, rawOp{kind: kind, key: datum{kind: history.DatumInt, i: k}, val: datum{kind: history.DatumInt, i: v}})
+	s.i = j + 1
+	return true
+}
+
+// fastInt parses an integer of at most 18 digits at b[i:] (no overflow possible). It
+// returns false for anything else, leaving it to the general path.
+func fastInt(b []byte, i int) (int64, int, bool) {
+	neg := i < len(b) && b[i] == '-'
+	if neg {
+		i++
+	}
+	start := i
+	var u int64
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		u = u*10 + int64(b[i]-'0')
+		i++
+	}
+	n := i - start
+	if n == 0 || n > 18 || n > 1 && b[start] == '0' {
+		return 0, i, false
+	}
+	if neg {
+		u = -u
+	}
+	return u, i, true
 }
 
 func (x *scratch) parseOp(s *scanner) bool {
