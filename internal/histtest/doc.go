@@ -44,6 +44,14 @@
 //	a(k,v)        list append (also append(k,v))
 //	ins(k,v)      insert
 //	del(k)        delete
+//	pr("v > 2", [x=3, y=5])           predicate read: the expression and the rows it returned
+//	pw("v > 2", [x=4], [y=1])         predicate write: rows it matched (and wrote), then rows
+//	                                  it evaluated but did not match (optional)
+//	pr("accounts", "v > 2", [x=3])    with a relation name first
+//
+// Predicate rows may name their source like reads ("x=3<-T1"); a row source may also be a
+// predicate write of T1 with a row for the key. Range predicates (Field, Lo, Hi) have no
+// syntax; Format drops them.
 //
 // Each op may carry suffixes, in any order: "!" marks it failed ([history.OpFailed]);
 // "<-T1" names the read's source explicitly ([history.SrcTxn]: T1's last write of the key

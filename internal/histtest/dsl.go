@@ -2,6 +2,7 @@ package histtest
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -114,6 +115,20 @@ type parser struct {
 	haveSess bool
 	ids      map[history.Datum]history.TxnID
 	pending  []pendingSrc
+	rowSrcs  []pendingRow
+	preds    map[[2]int32]*history.PredOp // (txn, op) -> payload, for resolving sources
+}
+
+// pendingRow is a predicate row's "<-T" source, resolved once every transaction is known.
+// rows is the slice the builder keeps, so setting rows[i].Src updates the history.
+type pendingRow struct {
+	txn  history.TxnID
+	op   int32 // the predicate op's index
+	rows []history.Row
+	i    int
+	id   history.Datum
+	tok  token
+	kind history.SrcKind
 }
 
 // pendingSrc is a "<-T" source resolved once every transaction is known.
@@ -488,6 +503,9 @@ func (p *parser) list() ([]history.Value, error) {
 func (p *parser) op() error {
 	name := p.next()
 	p.next() // "("
+	if name.text == "pr" || name.text == "pw" {
+		return p.predOp(name)
+	}
 	k, err := p.key()
 	if err != nil {
 		return err
@@ -498,7 +516,7 @@ func (p *parser) op() error {
 		return p.expect(")")
 	case "r", "rl", "w", "a", "append", "ins":
 	default:
-		return p.errf(name, "unknown operation (want r, rl, w, a, ins or del)")
+		return p.errf(name, "unknown operation (want r, rl, w, a, ins, del, pr or pw)")
 	}
 	if err := p.expect(","); err != nil {
 		return err
@@ -528,6 +546,142 @@ func (p *parser) op() error {
 	return p.expect(")")
 }
 
+// predOp parses the rest of pr(...) or pw(...): [relation ","] expr "," "[" rows "]"
+// ["," "[" rows "]"] ")", the second list holding rows the predicate did not match.
+func (p *parser) predOp(name token) error {
+	var atoms []token
+	for !p.isPunct("[") {
+		t := p.next()
+		if t.kind != tWord && t.kind != tNum && t.kind != tStr {
+			return p.errf(t, "expected a predicate (a quoted expression)")
+		}
+		atoms = append(atoms, t)
+		if err := p.expect(","); err != nil {
+			return err
+		}
+	}
+	var pred history.Predicate
+	switch len(atoms) {
+	case 1:
+		pred.Expr = atoms[0].text
+	case 2:
+		pred.Relation, pred.Expr = atoms[0].text, atoms[1].text
+	default:
+		return p.errf(name, "expected [relation,] expression before the rows")
+	}
+	rows, err := p.rows(nil, true)
+	if err != nil {
+		return err
+	}
+	if p.isPunct(",") {
+		p.next()
+		if rows, err = p.rows(rows, false); err != nil {
+			return err
+		}
+	}
+	if err := p.expect(")"); err != nil {
+		return err
+	}
+	po := history.PredOp{Pred: pred, Rows: rows}
+	var j int32
+	if name.text == "pr" {
+		j = p.b.PredRead(po)
+	} else {
+		j = p.b.PredWrite(po)
+	}
+	t := history.TxnID(p.b.NumTxns() - 1)
+	if p.preds == nil {
+		p.preds = make(map[[2]int32]*history.PredOp)
+	}
+	p.preds[[2]int32{int32(t), j}] = &po
+	// Sources recorded by rows() point into the final slice only once it stops growing.
+	for i := range p.rowSrcs {
+		if p.rowSrcs[i].rows == nil {
+			p.rowSrcs[i].rows, p.rowSrcs[i].txn, p.rowSrcs[i].op = rows, t, j
+		}
+	}
+	return nil
+}
+
+// rows parses "[" {key "=" value ["<-" source]} "]", appending to rows with Match set as
+// given.
+func (p *parser) rows(rows []history.Row, match bool) ([]history.Row, error) {
+	if err := p.expect("["); err != nil {
+		return nil, err
+	}
+	if rows == nil {
+		rows = []history.Row{}
+	}
+	for !p.isPunct("]") {
+		k, err := p.key()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expect("="); err != nil {
+			return nil, err
+		}
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, history.Row{Key: k, Value: v, Match: match})
+		if p.isPunct("<-") {
+			p.next()
+			st := p.next()
+			pr := pendingRow{i: len(rows) - 1, tok: st}
+			switch {
+			case st.kind == tWord && st.text == "init":
+				pr.kind = history.SrcInit
+			case st.kind == tWord && st.text == "none":
+				pr.kind = history.SrcNone
+			case st.kind == tWord || st.kind == tNum || st.kind == tStr:
+				pr.kind, pr.id = history.SrcTxn, atom(st)
+			default:
+				return nil, p.errf(st, "expected a transaction id, init or none")
+			}
+			p.rowSrcs = append(p.rowSrcs, pr)
+		}
+		if p.isPunct(",") {
+			p.next()
+		} else if !p.isPunct("]") {
+			return nil, p.errf(p.peek(), "expected \",\" or \"]\"")
+		}
+	}
+	p.next()
+	return rows, nil
+}
+
+// writeOf returns the op of transaction w that wrote k: its last write of k with value v,
+// else its last write of k, else its last predicate write with a row for k; -1 if none.
+// Only ops before limit count.
+func (p *parser) writeOf(w history.TxnID, limit int, k history.Key, v history.Value) int32 {
+	ops := p.b.TxnOps(w)
+	found, same, pred := int32(-1), int32(-1), int32(-1)
+	for i := range min(limit, len(ops)) {
+		o := ops[i]
+		switch {
+		case o.Kind.IsWrite() && o.Key == k:
+			found = int32(i)
+			if o.Value == v {
+				same = int32(i)
+			}
+		case o.Kind == history.OpPredWrite:
+			for _, r := range p.preds[[2]int32{int32(w), int32(i)}].Rows {
+				if r.Key == k {
+					pred = int32(i)
+				}
+			}
+		}
+	}
+	switch {
+	case same >= 0:
+		return same
+	case found >= 0:
+		return found
+	}
+	return pred
+}
+
 // resolve fills in "<-T" sources now that every transaction is known.
 func (p *parser) resolve() error {
 	for _, ps := range p.pending {
@@ -542,29 +696,37 @@ func (p *parser) resolve() error {
 			if !ok {
 				return p.errf(ps.tok, "no transaction with this id")
 			}
-			wops := p.b.TxnOps(w)
-			limit := len(wops)
+			limit := math.MaxInt
 			if w == ps.txn {
 				limit = int(ps.op)
 			}
-			found, same := int32(-1), int32(-1)
-			for i := range limit {
-				if wops[i].Kind.IsWrite() && wops[i].Key == o.Key {
-					found = int32(i)
-					if wops[i].Value == o.Value {
-						same = int32(i)
-					}
-				}
-			}
-			if same >= 0 {
-				found = same
-			}
+			found := p.writeOf(w, limit, o.Key, o.Value)
 			if found < 0 {
 				return p.errf(ps.tok, "transaction writes no such key")
 			}
 			o.Src.Txn, o.Src.Op = w, found
 		}
 		p.b.SetOp(ps.txn, ps.op, o)
+	}
+	for _, pr := range p.rowSrcs {
+		r := &pr.rows[pr.i]
+		r.Src = history.Src{Kind: pr.kind}
+		if pr.kind != history.SrcTxn {
+			continue
+		}
+		w, ok := p.ids[pr.id]
+		if !ok {
+			return p.errf(pr.tok, "no transaction with this id")
+		}
+		limit := math.MaxInt
+		if w == pr.txn {
+			limit = int(pr.op)
+		}
+		found := p.writeOf(w, limit, r.Key, r.Value)
+		if found < 0 {
+			return p.errf(pr.tok, "transaction writes no such key")
+		}
+		r.Src.Txn, r.Src.Op = w, found
 	}
 	return nil
 }

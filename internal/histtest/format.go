@@ -2,6 +2,7 @@ package histtest
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -145,8 +146,46 @@ func writeOp(b *strings.Builder, h *history.History, o history.Op, name func(his
 			b.WriteString(Atom(h.Value(e)))
 		}
 		b.WriteString("])")
-	default:
-		// Predicate ops have no DSL form yet.
-		fmt.Fprintf(b, "%s(?)", o.Kind)
+	case history.OpPredRead, history.OpPredWrite:
+		po := h.Pred(o)
+		if o.Kind == history.OpPredRead {
+			b.WriteString("pr(")
+		} else {
+			b.WriteString("pw(")
+		}
+		if po.Pred.Relation != "" {
+			b.WriteString(strconv.Quote(po.Pred.Relation) + ",")
+		}
+		b.WriteString(strconv.Quote(po.Pred.Expr) + ",")
+		writeRows(b, h, po.Rows, true, name)
+		if slices.ContainsFunc(po.Rows, func(r history.Row) bool { return !r.Match }) {
+			b.WriteByte(',')
+			writeRows(b, h, po.Rows, false, name)
+		}
+		b.WriteByte(')')
 	}
+}
+
+func writeRows(b *strings.Builder, h *history.History, rows []history.Row, match bool, name func(history.TxnID) string) {
+	b.WriteByte('[')
+	first := true
+	for _, r := range rows {
+		if r.Match != match {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		fmt.Fprintf(b, "%s=%s", Atom(h.Key(r.Key)), Atom(h.Value(r.Value)))
+		switch r.Src.Kind {
+		case history.SrcInit:
+			b.WriteString("<-init")
+		case history.SrcNone:
+			b.WriteString("<-none")
+		case history.SrcTxn:
+			b.WriteString("<-" + name(r.Src.Txn))
+		}
+	}
+	b.WriteByte(']')
 }

@@ -14,6 +14,7 @@ func FuzzParse(f *testing.F) {
 		"init 0\ninit x=5, y=6\nT1 r(x,5)<-init r(q,nil)<-none w(x,1)!@[1,2] c @[0,3] ts[1,4.2]",
 		`s: A ins("k 1",v) del("k 1") r(l,[]) ?`,
 		"T1 w(x,1); T2 r(x,1)<-T1 # comment",
+		`s1: T1 ins(x,3) c; s2: T2 pr("v > 2", [x=3<-T1]) pw(r, "v<2", [y=0], [x=3]) c`,
 	} {
 		f.Add(s)
 	}
