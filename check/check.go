@@ -95,7 +95,7 @@ type Options struct {
 	// Now, when set, lets checkers time their phases (Report.Stats.Phases). The core never
 	// reads the clock itself; the CLI passes time.Now.
 	Now func() time.Time
-	_           struct{}
+	_   struct{}
 }
 
 // Errors.

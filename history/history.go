@@ -246,4 +246,3 @@ func (h *History) HasTime() bool {
 func (h *History) HasTimestamps() bool {
 	return len(h.Txns) > 0 && !slices.ContainsFunc(h.Txns, func(t Txn) bool { return !t.HasTimestamps })
 }
-

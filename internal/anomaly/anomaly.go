@@ -43,9 +43,9 @@ const (
 	Phantom            // a predicate read misses a row a concurrent txn inserted or changed
 
 	// Timestamp-based checking (Chronos/Aion).
-	ExtViolation     // a read does not return the last write visible at its snapshot
-	NoConflict       // two concurrent txns wrote the same key (first committer wins broken)
-	TimestampOrder   // timestamps contradict the session order or each other
+	ExtViolation   // a read does not return the last write visible at its snapshot
+	NoConflict     // two concurrent txns wrote the same key (first committer wins broken)
+	TimestampOrder // timestamps contradict the session order or each other
 
 	numKinds
 )

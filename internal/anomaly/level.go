@@ -37,16 +37,16 @@ var siForbidden = append(append([]Kind{}, basicForbidden...), G0, G1c, GSingle, 
 var serForbidden = append(append([]Kind{}, siForbidden...), G2Item, G2, WriteSkew, Phantom)
 
 var levels = [numLevels]LevelInfo{
-	LevelInvalid:  {Name: "invalid"},
-	ReadCommitted: {Name: "read-committed", Aliases: []string{"rc", "pl-2"}, Summary: "no aborted, intermediate or thin-air reads; no write or read-dependency cycles", Forbids: append(append([]Kind{}, basicForbidden...), G0, G1c)},
-	ReadAtomic:    {Name: "read-atomic", Aliases: []string{"ra"}, Summary: "read committed, and a transaction sees all or none of another's writes", Forbids: append(append([]Kind{}, basicForbidden...), G0, G1c, FracturedRead)},
-	Causal:        {Name: "causal", Aliases: []string{"tcc", "causal-consistency"}, Summary: "transactional causal consistency: read atomic, and effects are seen with their causes", Session: true, Forbids: append(append([]Kind{}, basicForbidden...), G0, G1c, FracturedRead, CausalityViolation, FutureRead)},
-	SnapshotIsolation: {Name: "snapshot-isolation", Aliases: []string{"si"}, Summary: "Adya SI: each transaction reads a snapshot and no two concurrent transactions write the same key", Forbids: siForbidden},
-	StrongSessionSI:   {Name: "strong-session-snapshot-isolation", Aliases: []string{"strong-session-si", "session-si"}, Summary: "snapshot isolation in which each session sees its own earlier transactions (PolySI's SI)", Session: true, Forbids: append(append([]Kind{}, siForbidden...), SessionViolation, FutureRead)},
-	StrongSI:          {Name: "strong-snapshot-isolation", Aliases: []string{"strong-si"}, Summary: "snapshot isolation whose snapshots respect real time (needs client intervals)", Session: true, Realtime: true, Forbids: append(append([]Kind{}, siForbidden...), SessionViolation, FutureRead, StaleRead)},
-	Serializable:      {Name: "serializable", Aliases: []string{"ser"}, Summary: "some serial order of the committed transactions explains every read (no session order)", Forbids: serForbidden},
+	LevelInvalid:              {Name: "invalid"},
+	ReadCommitted:             {Name: "read-committed", Aliases: []string{"rc", "pl-2"}, Summary: "no aborted, intermediate or thin-air reads; no write or read-dependency cycles", Forbids: append(append([]Kind{}, basicForbidden...), G0, G1c)},
+	ReadAtomic:                {Name: "read-atomic", Aliases: []string{"ra"}, Summary: "read committed, and a transaction sees all or none of another's writes", Forbids: append(append([]Kind{}, basicForbidden...), G0, G1c, FracturedRead)},
+	Causal:                    {Name: "causal", Aliases: []string{"tcc", "causal-consistency"}, Summary: "transactional causal consistency: read atomic, and effects are seen with their causes", Session: true, Forbids: append(append([]Kind{}, basicForbidden...), G0, G1c, FracturedRead, CausalityViolation, FutureRead)},
+	SnapshotIsolation:         {Name: "snapshot-isolation", Aliases: []string{"si"}, Summary: "Adya SI: each transaction reads a snapshot and no two concurrent transactions write the same key", Forbids: siForbidden},
+	StrongSessionSI:           {Name: "strong-session-snapshot-isolation", Aliases: []string{"strong-session-si", "session-si"}, Summary: "snapshot isolation in which each session sees its own earlier transactions (PolySI's SI)", Session: true, Forbids: append(append([]Kind{}, siForbidden...), SessionViolation, FutureRead)},
+	StrongSI:                  {Name: "strong-snapshot-isolation", Aliases: []string{"strong-si"}, Summary: "snapshot isolation whose snapshots respect real time (needs client intervals)", Session: true, Realtime: true, Forbids: append(append([]Kind{}, siForbidden...), SessionViolation, FutureRead, StaleRead)},
+	Serializable:              {Name: "serializable", Aliases: []string{"ser"}, Summary: "some serial order of the committed transactions explains every read (no session order)", Forbids: serForbidden},
 	StrongSessionSerializable: {Name: "strong-session-serializable", Aliases: []string{"session-serializable"}, Summary: "serializable with each session's order kept (what Cobra, PolySI and VeriStrong call SER)", Session: true, Forbids: append(append([]Kind{}, serForbidden...), SessionViolation, FutureRead)},
-	StrictSerializable: {Name: "strict-serializable", Aliases: []string{"strict-ser", "linearizable"}, Summary: "serializable in an order that respects client real time (needs client intervals)", Session: true, Realtime: true, Forbids: append(append([]Kind{}, serForbidden...), SessionViolation, FutureRead, StaleRead)},
+	StrictSerializable:        {Name: "strict-serializable", Aliases: []string{"strict-ser", "linearizable"}, Summary: "serializable in an order that respects client real time (needs client intervals)", Session: true, Realtime: true, Forbids: append(append([]Kind{}, serForbidden...), SessionViolation, FutureRead, StaleRead)},
 }
 
 // Info returns the table entry of l.

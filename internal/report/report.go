@@ -38,15 +38,15 @@ type Rel uint16
 
 // Relations.
 const (
-	WW       Rel = 1 << iota // write-write: To overwrote From's version
-	WR                       // write-read: To read From's write
-	RW                       // read-write (anti-dependency): To overwrote the version From read
-	SO                       // session order: From precedes To in one session
-	RT                       // real time: From ended before To began
-	TS                       // database timestamps: From committed before To started
-	PredWR                   // predicate read-dependency
-	PredRW                   // predicate anti-dependency
-	numRels  = iota
+	WW      Rel = 1 << iota // write-write: To overwrote From's version
+	WR                      // write-read: To read From's write
+	RW                      // read-write (anti-dependency): To overwrote the version From read
+	SO                      // session order: From precedes To in one session
+	RT                      // real time: From ended before To began
+	TS                      // database timestamps: From committed before To started
+	PredWR                  // predicate read-dependency
+	PredRW                  // predicate anti-dependency
+	numRels = iota
 )
 
 var relNames = [numRels]string{"ww", "wr", "rw", "so", "rt", "ts", "pwr", "prw"}
@@ -98,15 +98,15 @@ type Anomaly struct {
 
 // Stats are counters a checker reports for the curious and for benchmarks.
 type Stats struct {
-	Txns, Committed, Aborted, Unknown int
-	Sessions, Keys, Ops              int
-	KnownEdges, Constraints          int   // after pruning
-	PrunedConstraints                int
-	Components                       int   // independent parts solved separately
-	SATVars, SATClauses              int
+	Txns, Committed, Aborted, Unknown  int
+	Sessions, Keys, Ops                int
+	KnownEdges, Constraints            int // after pruning
+	PrunedConstraints                  int
+	Components                         int // independent parts solved separately
+	SATVars, SATClauses                int
 	Conflicts, Decisions, Propagations int64
-	Elapsed                          time.Duration
-	Phases                           []Phase // per-phase timings, in order
+	Elapsed                            time.Duration
+	Phases                             []Phase // per-phase timings, in order
 }
 
 // Phase is the time one stage took.
