@@ -157,22 +157,7 @@ func Explain(h *history.History, a report.Anomaly) Explanation {
 	}
 	e.Cycle = len(a.Cycle) >= 2 && a.Cycle[len(a.Cycle)-1].To == a.Cycle[0].From
 	for i, s := range a.Cycle {
-		st := Step{From: n.txn(s.From), To: n.txn(s.To), FromID: s.From, ToID: s.To, Rel: s.Rel}
-		if s.Key >= 0 && !isOrderRel(s.Rel) {
-			st.keyDatum, st.hasKey = n.key(s.Key), true
-			st.Key = st.keyDatum.String()
-			st.valDatum, st.hasVal = n.value(s.Value), true
-			st.Value = st.valDatum.String()
-			if s.Value2 != history.Nil {
-				st.val2Datum, st.hasVal2 = n.value(s.Value2), true
-				st.Value2 = st.val2Datum.String()
-			}
-		}
-		st.Why = s.Why
-		if st.Why == "" {
-			st.Why = why(h, n, s)
-		}
-		st.Sentence = fmt.Sprintf("%s < %s, because %s", st.From, st.To, st.Why)
+		st := Pair(h, s)
 		if e.Cycle && i == len(a.Cycle)-1 {
 			st.Sentence = "However, " + st.Sentence + ": a contradiction!"
 		}
@@ -184,6 +169,29 @@ func Explain(h *history.History, a report.Anomaly) Explanation {
 		e.Contradiction = a.Message
 	}
 	return e
+}
+
+// Pair explains one step on its own: "From < To, because <why>", with the step's Why when
+// it has one, else a sentence made from its relation (see the package documentation).
+func Pair(h *history.History, s report.Step) Step {
+	n := namer{h}
+	st := Step{From: n.txn(s.From), To: n.txn(s.To), FromID: s.From, ToID: s.To, Rel: s.Rel}
+	if s.Key >= 0 && !isOrderRel(s.Rel) {
+		st.keyDatum, st.hasKey = n.key(s.Key), true
+		st.Key = st.keyDatum.String()
+		st.valDatum, st.hasVal = n.value(s.Value), true
+		st.Value = st.valDatum.String()
+		if s.Value2 != history.Nil {
+			st.val2Datum, st.hasVal2 = n.value(s.Value2), true
+			st.Value2 = st.val2Datum.String()
+		}
+	}
+	st.Why = s.Why
+	if st.Why == "" {
+		st.Why = why(h, n, s)
+	}
+	st.Sentence = fmt.Sprintf("%s < %s, because %s", st.From, st.To, st.Why)
+	return st
 }
 
 // isOrderRel reports whether r is only about order (session, real time, timestamps).

@@ -284,3 +284,13 @@ func ExampleDOTAnomaly() {
 	//   t0 -> t1 [label="wr x", color="#C000A5", fontcolor="#C000A5"];
 	// }
 }
+
+func ExamplePair() {
+	h := histtest.MustParse("init 0; s1: T1 r(x,0) c; s2: T2 w(x,5) c")
+	x, zero, five := h.Txn(0).Ops[0].Key, h.Txn(0).Ops[0].Value, h.Txn(1).Ops[0].Value
+	fmt.Println(explain.Pair(h, report.Step{From: 0, To: 1, Rel: report.RW, Key: x, Value: zero, Value2: five}).Sentence)
+	fmt.Println(explain.Pair(h, report.Step{From: 1, To: 0, Rel: report.SO, Key: -1}).Sentence)
+	// Output:
+	// T1 < T2, because T1 read x=0, which T2 overwrote with x=5
+	// T2 < T1, because T2 precedes T1 in session s2
+}

@@ -271,3 +271,13 @@ s1: T4 pr("v = 0",[y=0<-T3,z=nil<-init]) c
 		}
 	}
 }
+
+func ExampleGen() {
+	h := histtest.Gen(7, histtest.GenOptions{Txns: 4, Sessions: 2, Keys: 2, OpsPerTxn: 3, Concurrency: 2, AbortRatio: 0.2, Intervals: true})
+	fmt.Print(histtest.Format(h))
+	// Output:
+	// 0: T0 w(1,1) w(1,2) w(1,3) c @[1,2]
+	// 1: T1 w(0,4) r(1,3) w(1,5) c @[4,5]
+	// 0: T2 r(1,3) r(0,nil) r(1,3) abort @[3,7]
+	// 1: T3 w(0,6) r(0,6) r(0,6) c @[6,8]
+}
