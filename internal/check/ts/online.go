@@ -118,11 +118,41 @@ type over struct {
 	base []history.Datum
 }
 
+// rref is a pending external read in a key's list, with its snapshot position inline.
+type rref struct {
+	snap pos
+	r    *oread
+}
+
+// cmp orders a read against position p (ties broken by transaction id).
+func (x rref) cmp(p opos) int {
+	if c := x.snap.cmp(p.p); c != 0 {
+		return c
+	}
+	return x.r.t.id.Compare(p.id)
+}
+
+// searchRS returns the index of the first read in rs whose snapshot is after p.
+func searchRS(rs []rref, p opos) int {
+	if n := len(rs); n == 0 || rs[n-1].cmp(p) <= 0 {
+		return n
+	}
+	return sort.Search(len(rs), func(j int) bool { return rs[j].cmp(p) > 0 })
+}
+
+// searchVS returns the index of the first version in vs whose commit is at or after p.
+func searchVS(vs []*over, p opos) int {
+	if n := len(vs); n == 0 || vs[n-1].ck.cmp(p) < 0 {
+		return n
+	}
+	return sort.Search(len(vs), func(i int) bool { return vs[i].ck.cmp(p) >= 0 })
+}
+
 // okey is a key's versions (by commit position) and pending external reads (by snapshot).
 type okey struct {
 	k     history.Datum
 	vs    []*over
-	rs    []*oread
+	rs    []rref
 	deadR int
 	isL   bool
 }
@@ -154,7 +184,8 @@ type Online struct {
 	m   mode
 	now time.Time
 
-	keys  map[history.Datum]*okey
+	keys  map[history.Datum]*okey // keys that are not integers
+	ikeys map[int64]*okey
 	txns  map[history.Datum]*otxn
 	gone  map[history.Datum]time.Time // ids of transactions no longer held, for deduplication
 	goneQ []goneEntry
@@ -195,7 +226,7 @@ func NewOnline(o OnlineOptions) (*Online, error) {
 	if o.Retain <= 0 {
 		o.Retain = o.Settle
 	}
-	return &Online{o: o, m: m, keys: map[history.Datum]*okey{}, txns: map[history.Datum]*otxn{}, gone: map[history.Datum]time.Time{}, sess: map[history.Datum]*osess{}}, nil
+	return &Online{o: o, m: m, keys: map[history.Datum]*okey{}, ikeys: map[int64]*okey{}, txns: map[history.Datum]*otxn{}, gone: map[history.Datum]time.Time{}, sess: map[history.Datum]*osess{}}, nil
 }
 
 // Now returns the time last given to Advance.
@@ -206,7 +237,7 @@ func (o *Online) Stats() OnlineStats {
 	s := o.st
 	s.Pending = len(o.fifo) - o.settled
 	s.InMemory = len(o.txns)
-	s.Keys = len(o.keys)
+	s.Keys = len(o.keys) + len(o.ikeys)
 	s.Reads = o.reads
 	s.Bytes = o.bytes()
 	if s.Pending > 0 {
@@ -217,7 +248,7 @@ func (o *Online) Stats() OnlineStats {
 }
 
 func (o *Online) bytes() int64 {
-	return int64(o.st.Versions)*200 + int64(len(o.txns))*260 + int64(o.reads)*120 + int64(len(o.keys))*140 +
+	return int64(o.st.Versions)*200 + int64(len(o.txns))*260 + int64(o.reads)*120 + int64(len(o.keys)+len(o.ikeys))*140 +
 		o.elems*40 + int64(len(o.gone))*90
 }
 
@@ -283,8 +314,8 @@ func (o *Online) Observe(in Txn) []Event {
 		if r.isL {
 			key.isL = true
 		}
-		j := sort.Search(len(key.rs), func(j int) bool { return key.rs[j].t.snap.cmp(t.snap) > 0 })
-		key.rs = slices.Insert(key.rs, j, r)
+		j := searchRS(key.rs, t.snap)
+		key.rs = slices.Insert(key.rs, j, rref{t.snap.p, r})
 		o.reads++
 		o.elems += int64(len(r.list))
 		r.ok = o.verdict(r)
@@ -309,6 +340,14 @@ func (o *Online) emit(evs []Event, v Violation) []Event {
 }
 
 func (o *Online) key(k history.Datum) *okey {
+	if i, ok := k.Int(); ok {
+		key := o.ikeys[i]
+		if key == nil {
+			key = &okey{k: k}
+			o.ikeys[i] = key
+		}
+		return key
+	}
 	key := o.keys[k]
 	if key == nil {
 		key = &okey{k: k}
@@ -375,10 +414,10 @@ func (o *Online) write(evs []Event, t *otxn, w *owrite) []Event {
 		key.isL = true
 	}
 	vs := key.vs
-	i := sort.Search(len(vs), func(i int) bool { return vs[i].ck.cmp(t.ck) >= 0 })
+	i := searchVS(vs, t.ck)
 	if !o.m.ser {
 		// Versions whose commit is not below t's snapshot and that start before t commits.
-		j := sort.Search(len(vs), func(j int) bool { return vs[j].ck.cmp(t.snap) >= 0 })
+		j := searchVS(vs, t.snap)
 		for _, x := range vs[j:] {
 			if x.snap.cmp(t.ck) < 0 && x.ck.id != t.id {
 				first, second := t, x
@@ -412,13 +451,13 @@ func (o *Online) write(evs []Event, t *otxn, w *owrite) []Event {
 	o.vq = append(o.vq, vref{key, t.ck})
 	// Re-check pending readers whose snapshot lies after this commit: for a register only
 	// those up to the next version, for a list all of them.
-	lo := sort.Search(len(key.rs), func(j int) bool { return key.rs[j].t.snap.cmp(t.ck) > 0 })
+	lo := searchRS(key.rs, t.ck)
 	hi := len(key.rs)
 	if !key.isL && i+1 < len(key.vs) {
-		next := key.vs[i+1].ck
-		hi = sort.Search(len(key.rs), func(j int) bool { return key.rs[j].t.snap.cmp(next) > 0 })
+		hi = searchRS(key.rs, key.vs[i+1].ck)
 	}
-	for _, r := range key.rs[lo:hi] {
+	for _, rr := range key.rs[lo:hi] {
+		r := rr.r
 		if r.dead || r.t.settled {
 			continue
 		}
@@ -438,8 +477,7 @@ func (o *Online) tie(evs []Event, k history.Datum, later string, ls, lc history.
 
 // visible returns the versions of key visible at snap (a prefix of key.vs).
 func visible(key *okey, snap opos) []*over {
-	n := sort.Search(len(key.vs), func(i int) bool { return key.vs[i].ck.cmp(snap) >= 0 })
-	return key.vs[:n]
+	return key.vs[:searchVS(key.vs, snap)]
 }
 
 // verdict reports whether r returns what its snapshot requires.
@@ -574,7 +612,7 @@ func (o *Online) settle(evs []Event, t *otxn, report bool) []Event {
 		key := r.key
 		key.deadR++
 		if key.deadR > 16 && key.deadR*2 > len(key.rs) {
-			key.rs = slices.DeleteFunc(key.rs, func(r *oread) bool { return r.dead })
+			key.rs = slices.DeleteFunc(key.rs, func(r rref) bool { return r.r.dead })
 			key.deadR = 0
 		}
 	}
@@ -651,7 +689,7 @@ func (o *Online) collect() {
 
 func (o *Online) prune(key *okey) {
 	vs := key.vs
-	n := sort.Search(len(vs), func(i int) bool { return vs[i].ck.cmp(o.horizon) >= 0 })
+	n := searchVS(vs, o.horizon)
 	if n <= 1 {
 		return
 	}
@@ -668,7 +706,9 @@ func (o *Online) prune(key *okey) {
 		o.elems -= int64(len(x.app))
 	}
 	o.st.Versions -= n - 1
-	key.vs = append(vs[:0:0], vs[n-1:]...)
+	m := copy(vs, vs[n-1:])
+	clear(vs[m:])
+	key.vs = vs[:m]
 }
 
 // extViolation builds the final EXT violation of r, classifying where its value came from.
