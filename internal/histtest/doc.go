@@ -68,7 +68,9 @@
 // [Gen] simulates a serial or snapshot-isolated database over a few keys, with aborted and
 // unknown-outcome transactions, duplicate values and list appends, then perturbs a fraction
 // of the reads, so the histories it returns are often but not always valid. [Seeds] runs a
-// test over many seeds and prints the seed and the history on failure.
+// test over many seeds and logs the seed on failure; [GenT] also logs the history in the
+// DSL. [Shrink] cuts a failing history down to a few transactions and ops, ready to become
+// a fixture.
 //
 // # Fixture directories
 //
