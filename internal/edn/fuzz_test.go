@@ -1,7 +1,10 @@
 package edn_test
 
 import (
+	"bytes"
+	"io"
 	"testing"
+	"testing/iotest"
 
 	"isovet/internal/edn"
 )
@@ -18,8 +21,22 @@ func FuzzEDN(f *testing.F) {
 	f.Add([]byte(`{"a":[1,2.5,null,true,"x\u00e9"]}`), true)
 	f.Fuzz(func(t *testing.T, data []byte, json bool) {
 		vs, err := edn.ParseAll(data, edn.Options{JSON: json})
+		// Reading one byte at a time takes the slow paths at every token: the result,
+		// error included, must not depend on how the input is buffered.
+		slow, serr := parseOneByte(data, json)
+		if (err == nil) != (serr == nil) || err != nil && err.Error() != serr.Error() {
+			t.Fatalf("whole input: %v\none byte at a time: %v", err, serr)
+		}
 		if err != nil {
 			return
+		}
+		if len(slow) != len(vs) {
+			t.Fatalf("%d forms whole, %d one byte at a time", len(vs), len(slow))
+		}
+		for i := range vs {
+			if a, b := vs[i].String(), slow[i].String(); a != b || vs[i].Pos != slow[i].Pos {
+				t.Fatalf("form %d: %s at %+v whole, %s at %+v one byte at a time", i, a, vs[i].Pos, b, slow[i].Pos)
+			}
 		}
 		var out []byte
 		for _, v := range vs {
@@ -42,4 +59,19 @@ func FuzzEDN(f *testing.F) {
 			t.Fatalf("print is not a fixed point:\n%s\n%s", out, again)
 		}
 	})
+}
+
+func parseOneByte(data []byte, json bool) ([]edn.Value, error) {
+	d := edn.NewDecoder(iotest.OneByteReader(bytes.NewReader(data)), edn.Options{JSON: json})
+	var vs []edn.Value
+	for {
+		v, err := d.Next()
+		if err == io.EOF {
+			return vs, nil
+		}
+		if err != nil {
+			return vs, err
+		}
+		vs = append(vs, v)
+	}
 }
