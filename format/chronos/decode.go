@@ -38,6 +38,7 @@ type Decoder struct {
 	name    string
 	sc      scanner
 	x       scratch
+	in      interner
 	vs      []history.Value
 
 	// Location of buf[0] in the input, for errors: line, 0-based column, byte offset.
@@ -139,7 +140,7 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 			if !next(func() bool { return d.x.parse(s) }) {
 				return d.fail(rerr)
 			}
-			d.x.commit(b, &d.vs)
+			d.x.commit(b, &d.in, &d.vs)
 			more := false
 			if !next(func() bool { var ok bool; more, ok = s.more(']', "after a transaction"); return ok }) {
 				return d.fail(rerr)
@@ -192,7 +193,7 @@ func DecodeTxn(obj []byte, b *history.Builder) error {
 	if s.ws(); s.i < len(obj) {
 		return d.locate(obj, s.i, fmt.Errorf("expected end of input after the transaction object, found %s", s.found(s.i)))
 	}
-	d.x.commit(b, &d.vs)
+	d.x.commit(b, &d.in, &d.vs)
 	return nil
 }
 
@@ -429,7 +430,63 @@ func value(b *history.Builder, d datum) history.Value {
 	return history.Nil
 }
 
-func (x *scratch) commit(b *history.Builder, vs *[]history.Value) {
+// interner memoizes builder ids on the hot path: small integer keys by value, and per key
+// the last integer value seen with it (a read usually returns the value the last write of
+// its key installed), saving map lookups in the builder.
+type interner struct {
+	b        *history.Builder
+	smallKey []history.Key // id+1 of integer key i, for 0 <= i < len
+	last     []lastValue   // per Key
+}
+
+type lastValue struct {
+	v  int64
+	id history.Value // 0: none
+}
+
+const maxSmallKey = 1 << 20
+
+func (in *interner) reset(b *history.Builder) {
+	if in.b != b {
+		*in = interner{b: b, smallKey: in.smallKey[:0], last: in.last[:0]}
+	}
+}
+
+func (in *interner) key(d datum) history.Key {
+	if d.kind != history.DatumInt || d.i < 0 || d.i >= maxSmallKey {
+		return key(in.b, d)
+	}
+	if d.i < int64(len(in.smallKey)) {
+		if k := in.smallKey[d.i]; k != 0 {
+			return k - 1
+		}
+	} else {
+		in.smallKey = append(in.smallKey, make([]history.Key, int(d.i)+1-len(in.smallKey))...)
+	}
+	k := in.b.IntKey(d.i)
+	in.smallKey[d.i] = k + 1
+	return k
+}
+
+// value interns d, seen with key k.
+func (in *interner) value(k history.Key, d datum) history.Value {
+	if d.kind != history.DatumInt {
+		return value(in.b, d)
+	}
+	if int(k) < len(in.last) {
+		if lv := in.last[k]; lv.id != 0 && lv.v == d.i {
+			return lv.id
+		}
+	} else {
+		in.last = append(in.last, make([]lastValue, int(k)+1-len(in.last))...)
+	}
+	v := in.b.IntValue(d.i)
+	in.last[k] = lastValue{d.i, v}
+	return v
+}
+
+func (x *scratch) commit(b *history.Builder, in *interner, vs *[]history.Value) {
+	in.reset(b)
 	b.BeginTxn(b.Session(x.sid.datum()), x.tid.datum(), history.OutcomeCommitted)
 	if x.hasSts {
 		t := b.Current()
@@ -439,13 +496,16 @@ func (x *scratch) commit(b *history.Builder, vs *[]history.Value) {
 		o := &x.ops[i]
 		switch o.kind {
 		case history.OpRead:
-			b.Read(key(b, o.key), value(b, o.val))
+			k := in.key(o.key)
+			b.Read(k, in.value(k, o.val))
 		case history.OpWrite:
-			b.Write(key(b, o.key), value(b, o.val))
+			k := in.key(o.key)
+			b.Write(k, in.value(k, o.val))
 		case history.OpAppend:
-			b.Append(key(b, o.key), value(b, o.val))
+			k := in.key(o.key)
+			b.Append(k, in.value(k, o.val))
 		case history.OpListRead:
-			k := key(b, o.key)
+			k := in.key(o.key)
 			l := (*vs)[:0]
 			for _, v := range x.list[o.list0 : o.list0+o.n] {
 				l = append(l, value(b, v))
