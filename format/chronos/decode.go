@@ -66,6 +66,11 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	eof := false
 	var rerr error
 	need := 512
+	size := int64(-1)
+	if l, ok := r.(interface{ Len() int }); ok {
+		size = int64(l.Len())
+	}
+	ntx, nops := 0, 0
 	// fill reads more input, keeping buf[keep:]; it returns the shift applied to indexes.
 	fill := func(keep int) int {
 		if keep > 0 {
@@ -141,6 +146,13 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 				return d.fail(rerr)
 			}
 			d.x.commit(b, &d.in, &d.vs)
+			ntx++
+			nops += len(d.x.ops)
+			if ntx == 1024 && size > 0 {
+				// Grow the builder once for the whole input, estimated from its start.
+				scale := float64(size) / float64(d.off+int64(pos)) * 1.05
+				b.Grow(int(float64(ntx)*scale), int(float64(nops)*scale))
+			}
 			more := false
 			if !next(func() bool { var ok bool; more, ok = s.more(']', "after a transaction"); return ok }) {
 				return d.fail(rerr)
