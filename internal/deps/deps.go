@@ -97,6 +97,15 @@ type Read struct {
 	Key   history.Key
 	Value history.Value
 	Cands []int32
+	// Prefix is, for a list read, the list observed (without the reader's own appends):
+	// Value is its last element (Nil if empty), and its order is the version order.
+	Prefix []history.Value
+	// Needs are the other transactions whose appends the list shows: if the reader
+	// committed, they committed.
+	Needs []int32
+	// Via is, for a synthetic read (Op < 0), the list read that shows it: the transaction
+	// directly follows the version it "read".
+	Via int32
 }
 
 // Write is a transaction's last write of a key.
@@ -116,7 +125,7 @@ type Edge struct {
 	Via      int32         // rw: the writer the reader read from (Init for the initial state); else -1
 	// Guards are transactions of unknown outcome that must have committed for the edge to
 	// exist (-1: none).
-	Guards [2]int32
+	Guards [3]int32
 }
 
 // Deps is the result of [Build]. It is immutable after Build.
@@ -145,6 +154,9 @@ type Deps struct {
 	Notes    []string
 
 	intBad []bool // unknown-outcome transactions that broke INT: they cannot have committed
+
+	hasLists bool
+	appender func(history.Key, history.Value) (int32, bool)
 
 	// Time (Realtime only).
 	Iv       []history.Interval // widened intervals per transaction
@@ -195,6 +207,9 @@ func Build(h *history.History, o Options) (*Deps, error) {
 			final[kv{w.Key, w.Value}] = append(final[kv{w.Key, w.Value}], int32(t))
 		}
 	}
+	if d.hasLists {
+		d.resolveLists()
+	}
 	// Resolve candidates.
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
@@ -227,6 +242,14 @@ func Build(h *history.History, o Options) (*Deps, error) {
 		if d.Status[r.Txn] == Committed && len(r.Cands) == 0 {
 			d.Findings = append(d.Findings, d.explainNoSource(r))
 		}
+		if d.Status[r.Txn] == Committed {
+			for _, w := range r.Needs {
+				if w < 0 || d.Status[w] == Excluded {
+					d.Findings = append(d.Findings, d.explainList(r, w))
+					break
+				}
+			}
+		}
 	}
 	// Writers per key.
 	for t, ws := range d.Writes {
@@ -236,6 +259,10 @@ func Build(h *history.History, o Options) (*Deps, error) {
 		for _, w := range ws {
 			d.Writers[w.Key] = append(d.Writers[w.Key], int32(t))
 		}
+	}
+	if d.hasLists {
+		d.syntheticReads()
+		d.buildLists()
 	}
 	if o.Realtime {
 		d.buildTime()
@@ -251,9 +278,44 @@ func Build(h *history.History, o Options) (*Deps, error) {
 func (d *Deps) extract(ti int32, t *history.Txn) error {
 	var cur map[history.Key]history.Value
 	var curOp map[history.Key]int32
+	var app map[history.Key][]history.Value
 	for i, o := range t.Ops {
 		var v history.Value
 		switch o.Kind {
+		case history.OpListRead:
+			l := d.H.List(o)
+			if own := app[o.Key]; len(own) > 0 {
+				// The list must end with the transaction's own appends (INT); what precedes
+				// them is the state the transaction ran on, i.e. what it read.
+				if len(l) < len(own) || !slices.Equal(l[len(l)-len(own):], own) {
+					if t.Outcome != history.OutcomeCommitted {
+						d.intBad[ti] = true
+						continue
+					}
+					d.Findings = append(d.Findings, report.Anomaly{
+						Kind: anomaly.Internal, Txns: []history.TxnID{t.ID}, Key: o.Key,
+						Message: fmt.Sprintf("%s read list %v=%v, which does not end with its own appends %v", d.H.Name(t.ID), d.H.Key(o.Key), d.valueList(l), d.valueList(own)),
+					})
+					continue
+				}
+				l = l[:len(l)-len(own)]
+			} else if _, wrote := cur[o.Key]; wrote {
+				return fmt.Errorf("%w: list read of %v after a plain write in %s", ErrUnsupported, d.H.Key(o.Key), d.H.Name(t.ID))
+			}
+			last := history.Nil
+			if len(l) > 0 {
+				last = l[len(l)-1]
+			}
+			d.ReadsOf[ti] = append(d.ReadsOf[ti], int32(len(d.Reads)))
+			d.Reads = append(d.Reads, Read{Txn: ti, Op: int32(i), Key: o.Key, Value: last, Prefix: l})
+			d.hasLists = true
+			continue
+		case history.OpAppend:
+			v = o.Value
+			if app == nil {
+				app = make(map[history.Key][]history.Value)
+			}
+			app[o.Key] = append(app[o.Key], o.Value)
 		case history.OpRead:
 			if w, ok := cur[o.Key]; ok {
 				// A read after the transaction's own write must return it, and must not name
@@ -295,6 +357,174 @@ func (d *Deps) extract(ti int32, t *history.Txn) error {
 	}
 	slices.SortFunc(d.Writes[ti], func(a, b Write) int { return cmp.Compare(a.Key, b.Key) })
 	return nil
+}
+
+func (d *Deps) valueList(l []history.Value) string {
+	var b []byte
+	b = append(b, '[')
+	for i, v := range l {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, d.H.Value(v).String()...)
+	}
+	return string(append(b, ']'))
+}
+
+// listOrder resolves the elements of list reads to the transactions that appended them:
+// every appender but the last is needed (it committed if the reader did), an element nobody
+// appended or only an aborted transaction appended is a finding, and consecutive distinct
+// appenders are ordered (their versions follow each other).
+func (d *Deps) resolveLists() {
+	type kv struct {
+		k history.Key
+		v history.Value
+	}
+	appender := make(map[kv]int32)
+	d.appender = func(k history.Key, v history.Value) (int32, bool) {
+		w, ok := appender[kv{k, v}]
+		return w, ok
+	}
+	for i := range d.H.Txns {
+		for _, o := range d.H.Txns[i].Ops {
+			if o.Kind == history.OpAppend {
+				if _, ok := appender[kv{o.Key, o.Value}]; !ok || d.H.Txns[i].Outcome == history.OutcomeCommitted {
+					appender[kv{o.Key, o.Value}] = int32(i)
+				}
+			}
+		}
+	}
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		if len(r.Prefix) < 2 {
+			continue
+		}
+		for _, e := range r.Prefix[:len(r.Prefix)-1] {
+			w, ok := appender[kv{r.Key, e}]
+			switch {
+			case !ok || w == r.Txn:
+				r.Needs = append(r.Needs, -1) // nobody else appended it
+			case len(r.Needs) == 0 || r.Needs[len(r.Needs)-1] != w:
+				r.Needs = append(r.Needs, w)
+			}
+		}
+	}
+}
+
+// explainList builds the finding for a committed list read showing an element that no
+// counted transaction appended (w < 0: nobody else appended it).
+func (d *Deps) explainList(r *Read, w int32) report.Anomaly {
+	h := d.H
+	a := report.Anomaly{Txns: []history.TxnID{history.TxnID(r.Txn)}, Key: r.Key}
+	if w < 0 {
+		a.Kind = anomaly.ThinAirRead
+		a.Message = fmt.Sprintf("%s read list %v=%v, which holds an element no other transaction appended", h.Name(history.TxnID(r.Txn)), h.Key(r.Key), d.valueList(r.Prefix))
+		return a
+	}
+	a.Txns = append(a.Txns, history.TxnID(w))
+	a.Kind = anomaly.AbortedRead
+	a.Message = fmt.Sprintf("%s read list %v=%v, which holds an element appended by %s, which did not commit", h.Name(history.TxnID(r.Txn)), h.Key(r.Key), d.valueList(r.Prefix), h.Name(history.TxnID(w)))
+	return a
+}
+
+// syntheticReads turns what committed list reads show into reads: a list is the appends of
+// a sequence of transactions, each run the complete appends of one transaction to the key,
+// and each of them directly follows the previous one in the version order (the first follows
+// the initial state), exactly as if it had read that version before appending. So each gets
+// a certain read of its predecessor's version, which the rest of the pipeline (chains,
+// pruning) treats like any read-modify-write. A run that is not a transaction's complete
+// appends is a finding.
+func (d *Deps) syntheticReads() {
+	h := d.H
+	appends := func(w int32, k history.Key) []history.Value {
+		var l []history.Value
+		for _, o := range h.Txns[w].Ops {
+			if o.Kind == history.OpAppend && o.Key == k {
+				l = append(l, o.Value)
+			}
+		}
+		return l
+	}
+	type wk struct {
+		w int32
+		k history.Key
+	}
+	done := make(map[wk]int32) // source already given
+	nr := len(d.Reads)
+	for ri := 0; ri < nr; ri++ {
+		r := &d.Reads[ri]
+		if d.Status[r.Txn] != Committed || r.Op < 0 || len(r.Prefix) == 0 {
+			continue
+		}
+		prefix, key, reader := r.Prefix, r.Key, r.Txn
+		prev, prevV := d.Init, history.Nil
+		for i := 0; i < len(prefix); {
+			w, ok := d.appender(key, prefix[i])
+			if !ok || w == reader || d.Status[w] == Excluded {
+				break // a finding already
+			}
+			j := i
+			for j < len(prefix) {
+				x, ok := d.appender(key, prefix[j])
+				if !ok || x != w {
+					break
+				}
+				j++
+			}
+			run, all := prefix[i:j], appends(w, key)
+			if !slices.Equal(run, all) {
+				kind := anomaly.IncompatibleOrder
+				if len(run) < len(all) && slices.Equal(run, all[:len(run)]) {
+					kind = anomaly.IntermediateRead
+				}
+				d.Findings = append(d.Findings, report.Anomaly{
+					Kind: kind, Txns: []history.TxnID{history.TxnID(reader), history.TxnID(w)}, Key: key,
+					Message: fmt.Sprintf("%s read list %v=%v, which shows %v of %s's appends, but %s appended %v", h.Name(history.TxnID(reader)), h.Key(key), d.valueList(prefix), d.valueList(run), h.Name(history.TxnID(w)), h.Name(history.TxnID(w)), d.valueList(all)),
+				})
+				break
+			}
+			if src, ok := done[wk{w, key}]; !ok || src != prev {
+				done[wk{w, key}] = prev
+				d.ReadsOf[w] = append(d.ReadsOf[w], int32(len(d.Reads)))
+				d.Reads = append(d.Reads, Read{Txn: w, Op: -1, Key: key, Value: prevV, Cands: []int32{prev}, Via: int32(ri)})
+			}
+			prev, prevV = w, run[len(run)-1]
+			i = j
+		}
+	}
+}
+
+// buildLists adds the version order list reads show: consecutive distinct appenders of the
+// elements of a counted list read are ordered (ww), guarded by the reader and the appenders
+// when their outcome is unknown.
+func (d *Deps) buildLists() {
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		if d.Status[r.Txn] != Maybe || len(r.Prefix) < 2 {
+			continue
+		}
+		prevW, prevV := int32(-1), history.Nil
+		for i, e := range r.Prefix {
+			var w int32
+			if i == len(r.Prefix)-1 {
+				if len(r.Cands) != 1 || r.Cands[0] == d.Init {
+					break
+				}
+				w = r.Cands[0]
+			} else {
+				var ok bool
+				w, ok = d.appender(r.Key, e)
+				if !ok || w == r.Txn || d.Status[w] == Excluded {
+					prevW = -1
+					continue
+				}
+			}
+			if prevW >= 0 && w != prevW {
+				d.add(Edge{From: prevW, To: w, Rel: report.WW, Key: r.Key, Value: prevV, Value2: e, Via: -1, Guards: [3]int32{d.guard(r.Txn), d.guard(prevW), d.guard(w)}})
+			}
+			prevW, prevV = w, e
+		}
+	}
 }
 
 // isFinal reports whether op index op of w is w's last write of k, writing v.
@@ -357,6 +587,21 @@ func (d *Deps) decideStatus() {
 			case st == Maybe && nc == 0:
 				d.Status[r.Txn] = Excluded
 				changed = true
+			}
+			// Appenders a list read shows committed if the reader did.
+			for _, w := range r.Needs {
+				switch {
+				case w < 0 || d.Status[w] == Excluded:
+					if st == Maybe {
+						d.Status[r.Txn] = Excluded
+						changed = true
+					}
+				case d.Status[w] == Maybe && st == Committed:
+					d.Status[w] = Committed
+					changed = true
+				case d.Status[w] == Maybe:
+					used[w] = true
+				}
 			}
 		}
 		for t := range d.N {
@@ -430,7 +675,7 @@ func (d *Deps) add(e Edge) {
 	if e.From == e.To {
 		return
 	}
-	if e.Guards[0] >= 0 || e.Guards[1] >= 0 {
+	if e.Guards[0] >= 0 || e.Guards[1] >= 0 || e.Guards[2] >= 0 {
 		d.Guarded = append(d.Guarded, e)
 		return
 	}
@@ -445,7 +690,7 @@ func (d *Deps) guard(t int32) int32 {
 	return -1
 }
 
-func noGuard() [2]int32 { return [2]int32{-1, -1} }
+func noGuard() [3]int32 { return [3]int32{-1, -1, -1} }
 
 // buildSession adds session order among counted transactions.
 func (d *Deps) buildSession() {
@@ -466,10 +711,10 @@ func (d *Deps) buildSession() {
 				continue
 			}
 			if prevC >= 0 {
-				d.add(Edge{From: prevC, To: t, Rel: report.SO, Key: -1, Via: -1, Guards: [2]int32{t, -1}})
+				d.add(Edge{From: prevC, To: t, Rel: report.SO, Key: -1, Via: -1, Guards: [3]int32{t, -1, -1}})
 			}
 			for _, u := range l[i+1:] {
-				d.add(Edge{From: t, To: u, Rel: report.SO, Key: -1, Via: -1, Guards: [2]int32{t, d.guard(u)}})
+				d.add(Edge{From: t, To: u, Rel: report.SO, Key: -1, Via: -1, Guards: [3]int32{t, d.guard(u), -1}})
 				if d.Status[u] == Committed {
 					break
 				}
@@ -504,7 +749,7 @@ func (d *Deps) buildTime() {
 		}
 		iv := d.Iv[t]
 		bi, _ := slices.BinarySearch(begins, iv.Begin)
-		g := [2]int32{d.guard(int32(t)), -1}
+		g := [3]int32{d.guard(int32(t)), -1, -1}
 		d.add(Edge{From: d.timeNode[bi], To: int32(t), Rel: report.RT, Key: -1, Via: -1, Guards: g})
 		// First begin strictly after End.
 		ei, found := slices.BinarySearch(begins, iv.End)
@@ -581,7 +826,7 @@ func (d *Deps) initVersionNode(k history.Key) int32 {
 	iv := d.H.InitialValue(k)
 	for _, b := range d.Writers[k] {
 		wb, _ := d.WriteOf(b, k)
-		d.add(Edge{From: p, To: b, Rel: report.WW, Key: k, Value: iv, Value2: wb.Value, Via: d.Init, Guards: [2]int32{d.guard(b), -1}})
+		d.add(Edge{From: p, To: b, Rel: report.WW, Key: k, Value: iv, Value2: wb.Value, Via: d.Init, Guards: [3]int32{d.guard(b), -1, -1}})
 	}
 	return p
 }
@@ -599,7 +844,7 @@ func (d *Deps) RWFromInit(r int32, k history.Key, v history.Value) []Edge {
 			continue
 		}
 		wb, _ := d.WriteOf(b, k)
-		es = append(es, Edge{From: r, To: b, Rel: report.RW, Key: k, Value: v, Value2: wb.Value, Via: d.Init, Guards: [2]int32{d.guard(b), -1}})
+		es = append(es, Edge{From: r, To: b, Rel: report.RW, Key: k, Value: v, Value2: wb.Value, Via: d.Init, Guards: [3]int32{d.guard(b), -1, -1}})
 	}
 	return es
 }

@@ -77,7 +77,7 @@ func (p *Polygraph) Encode(o EncodeOptions) (*Encoding, error) {
 	}
 	var lits []sat.Lit
 	for _, e := range d.Guarded {
-		lits = guard(guard(lits[:0], e.Guards[0]), e.Guards[1])
+		lits = guard(guard(guard(lits[:0], e.Guards[0]), e.Guards[1]), e.Guards[2])
 		if err := en.just(lits, e.From, e.To); err != nil {
 			return nil, err
 		}
@@ -173,7 +173,7 @@ func (p *Polygraph) Encode(o EncodeOptions) (*Encoding, error) {
 				}
 			}
 			for _, e := range p.readEdges(rc.Read, w) {
-				ls := guard(guard([]sat.Lit{x.Pos()}, e.Guards[0]), e.Guards[1])
+				ls := guard(guard(guard([]sat.Lit{x.Pos()}, e.Guards[0]), e.Guards[1]), e.Guards[2])
 				if err := en.just(ls, e.From, e.To); err != nil {
 					return nil, err
 				}

@@ -227,10 +227,10 @@ func (p *Polygraph) buildKey(k history.Key, known []deps.Edge) []deps.Edge {
 			// version anti-depends on n.
 			wa, _ := d.WriteOf(b.last, k)
 			wn, _ := d.WriteOf(n, k)
-			known = append(known, deps.Edge{From: b.last, To: n, Rel: report.WW, Key: k, Value: wa.Value, Value2: wn.Value, Via: -1, Guards: [2]int32{-1, -1}})
+			known = append(known, deps.Edge{From: b.last, To: n, Rel: report.WW, Key: k, Value: wa.Value, Value2: wn.Value, Via: -1, Guards: [3]int32{-1, -1, -1}})
 			for _, r := range p.certReaders[wk{b.last, k}] {
 				if r != n {
-					known = append(known, deps.Edge{From: r, To: n, Rel: report.RW, Key: k, Value: wa.Value, Value2: wn.Value, Via: b.last, Guards: [2]int32{-1, -1}})
+					known = append(known, deps.Edge{From: r, To: n, Rel: report.RW, Key: k, Value: wa.Value, Value2: wn.Value, Via: b.last, Guards: [3]int32{-1, -1, -1}})
 				}
 			}
 			p.succ[wk{b.last, k}] = append(p.succ[wk{b.last, k}], n)
@@ -335,10 +335,10 @@ func (p *Polygraph) orientEdges(c *WW, a, b int32, dst []deps.Edge) []deps.Edge 
 		from, to := c.sideEnds(a, i)
 		wa, _ := p.D.WriteOf(from, k)
 		wb, _ := p.D.WriteOf(to, k)
-		dst = append(dst, deps.Edge{From: from, To: to, Rel: report.WW, Key: k, Value: wa.Value, Value2: wb.Value, Via: -1, Guards: [2]int32{-1, -1}})
+		dst = append(dst, deps.Edge{From: from, To: to, Rel: report.WW, Key: k, Value: wa.Value, Value2: wb.Value, Via: -1, Guards: [3]int32{-1, -1, -1}})
 		for _, r := range p.certReaders[wk{from, k}] {
 			if r != to {
-				dst = append(dst, deps.Edge{From: r, To: to, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: from, Guards: [2]int32{-1, -1}})
+				dst = append(dst, deps.Edge{From: r, To: to, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: from, Guards: [3]int32{-1, -1, -1}})
 			}
 		}
 	}
@@ -356,7 +356,7 @@ func (p *Polygraph) readEdges(ri int32, w int32) []deps.Edge {
 		for _, b := range p.succ[wk{w, r.Key}] {
 			if b != r.Txn {
 				wb, _ := p.D.WriteOf(b, r.Key)
-				es = append(es, deps.Edge{From: r.Txn, To: b, Rel: report.RW, Key: r.Key, Value: r.Value, Value2: wb.Value, Via: w, Guards: [2]int32{-1, -1}})
+				es = append(es, deps.Edge{From: r.Txn, To: b, Rel: report.RW, Key: r.Key, Value: r.Value, Value2: wb.Value, Via: w, Guards: [3]int32{-1, -1, -1}})
 			}
 		}
 	}

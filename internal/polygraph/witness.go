@@ -102,7 +102,7 @@ func (p *Polygraph) alternative(core []int, choice []int) Alternative {
 	}
 	for _, s := range wrSel {
 		for _, e := range p.readEdges(s.ri, s.w) {
-			if live(e.Guards[0]) && live(e.Guards[1]) {
+			if live(e.Guards[0]) && live(e.Guards[1]) && live(e.Guards[2]) {
 				extra = append(extra, e)
 			}
 		}
@@ -115,13 +115,13 @@ func (p *Polygraph) alternative(core []int, choice []int) Alternative {
 				from, to := ww.c.sideEnds(ww.a, i)
 				if k == r.Key && from == s.w && to != r.Txn {
 					wb, _ := d.WriteOf(to, k)
-					extra = append(extra, deps.Edge{From: r.Txn, To: to, Rel: report.RW, Key: k, Value: r.Value, Value2: wb.Value, Via: s.w, Guards: [2]int32{-1, -1}})
+					extra = append(extra, deps.Edge{From: r.Txn, To: to, Rel: report.RW, Key: k, Value: r.Value, Value2: wb.Value, Via: s.w, Guards: [3]int32{-1, -1, -1}})
 				}
 			}
 		}
 	}
 	for _, e := range d.Guarded {
-		if live(e.Guards[0]) && live(e.Guards[1]) {
+		if live(e.Guards[0]) && live(e.Guards[1]) && live(e.Guards[2]) {
 			extra = append(extra, e)
 		}
 	}

@@ -59,6 +59,7 @@ func orderExists(h *history.History, in []int, session, realtime bool, skew int6
 		}
 	}
 	state := make(map[history.Key]ver)
+	lists := make(map[history.Key][]history.Value)
 	get := func(k history.Key) ver {
 		if v, ok := state[k]; ok {
 			return v
@@ -76,6 +77,7 @@ func orderExists(h *history.History, in []int, session, realtime bool, skew int6
 			}
 			tx := &h.Txns[t]
 			own := make(map[history.Key]ver)
+			ownList := make(map[history.Key][]history.Value)
 			ok := true
 			for oi, o := range tx.Ops {
 				switch o.Kind {
@@ -100,6 +102,27 @@ func orderExists(h *history.History, in []int, session, realtime bool, skew int6
 					own[o.Key] = ver{v: o.Value, writer: t, op: oi}
 				case history.OpDelete:
 					own[o.Key] = ver{v: history.Nil, writer: t, op: oi}
+				case history.OpAppend:
+					base, mine := ownList[o.Key]
+					if !mine {
+						base = lists[o.Key]
+					}
+					ownList[o.Key] = append(append([]history.Value(nil), base...), o.Value)
+				case history.OpListRead:
+					view, mine := ownList[o.Key]
+					if !mine {
+						view = lists[o.Key]
+					}
+					got := h.List(o)
+					if len(got) != len(view) {
+						ok = false
+						break
+					}
+					for i := range got {
+						if got[i] != view[i] {
+							ok = false
+						}
+					}
 				}
 				if !ok {
 					break
@@ -114,7 +137,19 @@ func orderExists(h *history.History, in []int, session, realtime bool, skew int6
 				saved[k], had[k] = state[k]
 				state[k] = v
 			}
+			savedL := make(map[history.Key][]history.Value, len(ownList))
+			for k, l := range ownList {
+				savedL[k] = lists[k]
+				lists[k] = l
+			}
 			found := rec(placed | 1<<i)
+			for k := range ownList {
+				if savedL[k] == nil {
+					delete(lists, k)
+				} else {
+					lists[k] = savedL[k]
+				}
+			}
 			for k := range own {
 				if had[k] {
 					state[k] = saved[k]

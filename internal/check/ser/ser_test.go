@@ -142,6 +142,10 @@ func TestDifferential(t *testing.T) {
 			UnknownRatio: []float64{0, 0.2, 0.1}[(seed/2)%3],
 			Perturb:      []float64{0, 0.2, 0.5}[(seed/3)%3],
 			Intervals:    true,
+			ListAppend:   seed%4 == 1,
+		}
+		if o.ListAppend {
+			o.DupRatio = 0 // appended elements are unique in list-append histories (Elle)
 		}
 		h := histtest.Gen(seed, o)
 		for _, level := range allLevels {
