@@ -133,7 +133,9 @@ func (v *Violation) String() string {
 		if v.Writer != "" {
 			s += " by " + v.Writer
 		}
-		if v.Other != "" && v.Other != v.Writer {
+		if v.Other == Initial && v.Writer != Initial {
+			s += fmt.Sprintf("; %s is the initial value", v.Observed)
+		} else if v.Other != "" && v.Other != v.Writer {
 			s += fmt.Sprintf("; %s was written by %s [start %v, commit %v]", v.Observed, v.Other, v.OtherStart, v.OtherCommit)
 		}
 		return s
