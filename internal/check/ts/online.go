@@ -187,8 +187,7 @@ type Online struct {
 	keys  map[history.Datum]*okey // keys that are not integers
 	ikeys map[int64]*okey
 	txns  map[history.Datum]*otxn
-	gone  map[history.Datum]time.Time // ids of transactions no longer held, for deduplication
-	goneQ []goneEntry
+	gone  idset // ids of transactions no longer held, for deduplication
 	sess  map[history.Datum]*osess
 
 	fifo    []*otxn // by arrival
@@ -206,9 +205,48 @@ type Online struct {
 	elems int64
 }
 
-type goneEntry struct {
-	id history.Datum
-	at time.Time
+// idset remembers ids for between one and two windows: two generations of maps, the older
+// dropped whole at each rotation.
+type idset struct {
+	ci, pi  map[int64]struct{}
+	cs, ps  map[history.Datum]struct{}
+	rotated time.Time
+}
+
+func (s *idset) has(d history.Datum) bool {
+	if i, ok := d.Int(); ok {
+		_, a := s.ci[i]
+		_, b := s.pi[i]
+		return a || b
+	}
+	_, a := s.cs[d]
+	_, b := s.ps[d]
+	return a || b
+}
+
+func (s *idset) add(d history.Datum) {
+	if s.ci == nil {
+		s.ci, s.cs = map[int64]struct{}{}, map[history.Datum]struct{}{}
+	}
+	if i, ok := d.Int(); ok {
+		s.ci[i] = struct{}{}
+		return
+	}
+	s.cs[d] = struct{}{}
+}
+
+func (s *idset) len() int { return len(s.ci) + len(s.pi) + len(s.cs) + len(s.ps) }
+
+func (s *idset) rotate(now time.Time, every time.Duration) {
+	if s.rotated.IsZero() {
+		s.rotated = now
+	}
+	if now.Sub(s.rotated) < every {
+		return
+	}
+	s.pi, s.ps = s.ci, s.cs
+	s.ci, s.cs = map[int64]struct{}{}, map[history.Datum]struct{}{}
+	s.rotated = now
 }
 
 // NewOnline returns an online checker.
@@ -226,7 +264,7 @@ func NewOnline(o OnlineOptions) (*Online, error) {
 	if o.Retain <= 0 {
 		o.Retain = o.Settle
 	}
-	return &Online{o: o, m: m, keys: map[history.Datum]*okey{}, ikeys: map[int64]*okey{}, txns: map[history.Datum]*otxn{}, gone: map[history.Datum]time.Time{}, sess: map[history.Datum]*osess{}}, nil
+	return &Online{o: o, m: m, keys: map[history.Datum]*okey{}, ikeys: map[int64]*okey{}, txns: map[history.Datum]*otxn{}, sess: map[history.Datum]*osess{}}, nil
 }
 
 // Now returns the time last given to Advance.
@@ -249,7 +287,7 @@ func (o *Online) Stats() OnlineStats {
 
 func (o *Online) bytes() int64 {
 	return int64(o.st.Versions)*200 + int64(len(o.txns))*260 + int64(o.reads)*120 + int64(len(o.keys)+len(o.ikeys))*140 +
-		o.elems*40 + int64(len(o.gone))*90
+		o.elems*40 + int64(o.gone.len())*60
 }
 
 func (o *Online) viol(k anomaly.Kind, t *otxn) Violation {
@@ -265,7 +303,7 @@ func (o *Online) Observe(in Txn) []Event {
 		o.st.Duplicates++
 		return append(evs, Event{Kind: EventDuplicate, Txn: in.ID.String()})
 	}
-	if _, ok := o.gone[in.ID]; ok {
+	if o.gone.has(in.ID) {
 		o.st.Duplicates++
 		return append(evs, Event{Kind: EventDuplicate, Txn: in.ID.String()})
 	}
@@ -330,8 +368,7 @@ func (o *Online) Observe(in Txn) []Event {
 }
 
 func (o *Online) forget(id history.Datum) {
-	o.gone[id] = o.now
-	o.goneQ = append(o.goneQ, goneEntry{id, o.now})
+	o.gone.add(id)
 }
 
 func (o *Online) emit(evs []Event, v Violation) []Event {
@@ -573,16 +610,8 @@ func (o *Online) Advance(now time.Time) []Event {
 		}
 	}
 	o.collect()
-	// Forget deduplication ids after three settle+retain windows.
-	keep := 3 * retire
-	i := 0
-	for i < len(o.goneQ) && !o.goneQ[i].at.Add(keep).After(o.now) {
-		if at, ok := o.gone[o.goneQ[i].id]; ok && at == o.goneQ[i].at {
-			delete(o.gone, o.goneQ[i].id)
-		}
-		i++
-	}
-	o.goneQ = o.goneQ[i:]
+	// Deduplication ids are kept for two to four settle+retain windows.
+	o.gone.rotate(o.now, 2*retire)
 	return evs
 }
 
