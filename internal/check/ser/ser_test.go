@@ -272,3 +272,20 @@ func TestDifferentialRandom(t *testing.T) {
 		t.Errorf("%d disagreements", disagree)
 	}
 }
+
+// TestCancel: a cancelled or timed-out check ends with Verdict Unknown and the cause, never
+// a verdict.
+func TestCancel(t *testing.T) {
+	h := histtest.Gen(7, histtest.GenOptions{Txns: 400, Sessions: 8, Keys: 6, Concurrency: 4, DupRatio: 0.5})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, level := range allLevels[:2] {
+		rep, err := Check(ctx, h, level, Options{})
+		if err == nil || rep == nil || rep.Verdict != report.Unknown {
+			t.Fatalf("Check(cancelled, %s) = %v, %v; want Unknown and an error", level, rep, err)
+		}
+		if rep.Stats.Txns != 400 {
+			t.Errorf("stats so far missing: %+v", rep.Stats)
+		}
+	}
+}
