@@ -106,3 +106,34 @@ func TestCycleThrough(t *testing.T) {
 		t.Fatalf("CycleThrough(0,3) = %v, want nil", c)
 	}
 }
+
+func TestReduceAmong(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for it := range 200 {
+		n := 2 + r.IntN(60)
+		g := randomDAG(r, n, r.IntN(3*n))
+		order, _ := Topo(g)
+		pos := Positions(order)
+		var terms []int32
+		for u := range n {
+			if r.IntN(3) == 0 {
+				terms = append(terms, int32(u))
+			}
+		}
+		es, ok, err := ReduceAmong(context.Background(), g, order, pos, terms)
+		if err != nil || !ok {
+			t.Fatal(err, ok)
+		}
+		h := New(n)
+		for _, e := range es {
+			h.AddEdge(e[0], e[1])
+		}
+		for _, a := range terms {
+			for _, b := range terms {
+				if naiveReach(g, a, b) != naiveReach(h, a, b) {
+					t.Fatalf("iteration %d: reach(%d,%d) differs after reduction", it, a, b)
+				}
+			}
+		}
+	}
+}

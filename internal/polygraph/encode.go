@@ -32,7 +32,8 @@ type Encoding struct {
 	and map[[2]sat.Lit]sat.Lit
 	// tn maps graph nodes to theory nodes: positions in a topological order of the known
 	// graph, so every fixed edge agrees with the theory's initial order and costs no search.
-	tn []int32
+	tn   []int32
+	pend []pending
 }
 
 // EncodeOptions configure [Polygraph.Encode].
@@ -45,16 +46,10 @@ type EncodeOptions struct {
 }
 
 // Encode builds the solver problem for the undecided constraints.
-func (p *Polygraph) Encode(o EncodeOptions) (*Encoding, error) {
+func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, error) {
 	d := p.D
 	s := sat.New(o.Solver)
 	en := &Encoding{P: p, S: s, and: make(map[[2]sat.Lit]sat.Lit)}
-	order, ok := graph.Topo(p.G)
-	if !ok {
-		return nil, errors.New("polygraph: encoding a cyclic known graph (prune first)")
-	}
-	en.tn = graph.Positions(order)
-	en.T = acyclic.New(s, len(d.Nodes), o.Theory)
 	en.CVar = make([]sat.Var, d.N)
 	for t := range d.N {
 		if d.Status[t] == deps.Maybe {
@@ -66,14 +61,6 @@ func (p *Polygraph) Encode(o EncodeOptions) (*Encoding, error) {
 			dst = append(dst, en.CVar[t].Pos())
 		}
 		return dst
-	}
-	// Known edges.
-	for u := range p.G.N() {
-		for _, v := range p.G.Out(int32(u)) {
-			if err := en.T.AddFixed(int(en.tn[u]), int(en.tn[v])); err != nil {
-				return nil, err
-			}
-		}
 	}
 	var lits []sat.Lit
 	for _, e := range d.Guarded {
@@ -183,7 +170,75 @@ func (p *Polygraph) Encode(o EncodeOptions) (*Encoding, error) {
 			return nil, err
 		}
 	}
+	if err := en.attach(ctx, o.Theory); err != nil {
+		return nil, err
+	}
 	return en, nil
+}
+
+type pending struct {
+	lits []sat.Lit
+	u, v int32
+}
+
+// attach creates the theory and gives it the justified edges collected by just, plus the
+// known graph: reduced to reachability among the nodes those edges touch (transitively
+// reduced, [graph.ReduceAmong]) when there are not too many, else whole. Theory nodes are
+// numbered in a topological order of the known graph, so fixed edges cost no reordering.
+func (en *Encoding) attach(ctx context.Context, o acyclic.Options) error {
+	p := en.P
+	order, ok := graph.Topo(p.G)
+	if !ok {
+		return errors.New("polygraph: encoding a cyclic known graph (prune first)")
+	}
+	pos := graph.Positions(order)
+	var terms []int32
+	for _, j := range en.pend {
+		terms = append(terms, j.u, j.v)
+	}
+	red, ok, err := graph.ReduceAmong(ctx, p.G, order, pos, terms)
+	if err != nil {
+		return err
+	}
+	en.tn = make([]int32, p.G.N())
+	n := 0
+	if ok {
+		for i := range en.tn {
+			en.tn[i] = -1
+		}
+		slices.SortFunc(terms, func(a, b int32) int { return int(pos[a]) - int(pos[b]) })
+		terms = slices.Compact(terms)
+		for i, t := range terms {
+			en.tn[t] = int32(i)
+		}
+		n = len(terms)
+	} else {
+		copy(en.tn, pos)
+		n = p.G.N()
+	}
+	en.T = acyclic.New(en.S, n, o)
+	if ok {
+		for _, e := range red {
+			if err := en.T.AddFixed(int(en.tn[e[0]]), int(en.tn[e[1]])); err != nil {
+				return err
+			}
+		}
+	} else {
+		for u := range p.G.N() {
+			for _, v := range p.G.Out(int32(u)) {
+				if err := en.T.AddFixed(int(en.tn[u]), int(en.tn[v])); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, j := range en.pend {
+		if err := en.addJust(j.lits, j.u, j.v); err != nil {
+			return err
+		}
+	}
+	en.pend = nil
+	return nil
 }
 
 // just makes the conjunction of lits justify u→v.
@@ -203,6 +258,12 @@ func (en *Encoding) just(lits []sat.Lit, u, v int32) error {
 		a := en.conj(ls[len(ls)-2], ls[len(ls)-1])
 		ls = append(ls[:len(ls)-2], a)
 	}
+	en.pend = append(en.pend, pending{ls, u, v})
+	return nil
+}
+
+// addJust gives a collected justification to the theory.
+func (en *Encoding) addJust(ls []sat.Lit, u, v int32) error {
 	tu, tv := int(en.tn[u]), int(en.tn[v])
 	switch len(ls) {
 	case 0:

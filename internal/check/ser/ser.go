@@ -212,7 +212,7 @@ func (c *run) run() error {
 		rep.Verdict = report.Pass
 		return nil
 	}
-	en, err := p.Encode(polygraph.EncodeOptions{Theory: acyclic.Options{}})
+	en, err := p.Encode(c.ctx, polygraph.EncodeOptions{Theory: acyclic.Options{}})
 	if err != nil {
 		return err
 	}
@@ -235,7 +235,7 @@ func (c *run) run() error {
 	}
 	// Unsat: find a minimal set of choices and explain it.
 	rep.Verdict = report.Fail
-	ens, err := p.Encode(polygraph.EncodeOptions{Selectors: true})
+	ens, err := p.Encode(c.ctx, polygraph.EncodeOptions{Selectors: true})
 	if err != nil {
 		return err
 	}
