@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 
 	"isovet/history"
@@ -37,6 +38,7 @@ func genBincode(n, sessions int, seed uint64) []byte {
 func bench(b *testing.B, data []byte) {
 	b.Helper()
 	var txns int
+	cpu0 := cpuTime()
 	for b.Loop() {
 		bld := history.NewBuilder()
 		if err := NewDecoder().Decode(bytes.NewReader(data), "history.bincode", bld); err != nil {
@@ -49,6 +51,18 @@ func bench(b *testing.B, data []byte) {
 		txns = len(h.Txns)
 	}
 	b.ReportMetric(float64(txns)*float64(b.N)/b.Elapsed().Seconds(), "txns/s")
+	// The machine is shared: CPU seconds (all threads, GC included) per op are steadier
+	// than wall time when other jobs compete for the two cores.
+	b.ReportMetric((cpuTime()-cpu0)/float64(b.N), "cpu-s/op")
+}
+
+// cpuTime returns the process's user and system CPU time in seconds.
+func cpuTime() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 func BenchmarkRead(b *testing.B) {

@@ -86,9 +86,11 @@ type Decoder struct {
 	// it a placeholder writer.
 	Strict bool
 
-	writes  map[wkey]int32 // -> index into wrefs
+	writes  map[uint64]int32 // tid<<32 | oid -> last write of that op, index into wrefs
 	wrefs   []wref
 	pending []pendingRead
+	preds   [][]history.Row // rows of predicate reads, for pendingRead.pred
+	files   []string
 	buf     []byte
 	_       struct{}
 }
@@ -98,21 +100,26 @@ type wkey struct {
 	key      uint64
 }
 
+func (k wkey) op() uint64 { return uint64(k.tid)<<32 | uint64(k.oid) }
+
+// wref is a write of one row by one op; writes of the same op (several rows, or the same
+// op id in two transactions with the same tid) are chained.
 type wref struct {
+	key   uint64
 	t     history.TxnID
 	op    int32
 	value history.Value
-	next  int32 // another write with the same key (duplicate tids), or -1
+	next  int32 // the previous write with the same (tid, oid), or -1
 }
 
 type pendingRead struct {
 	t        history.TxnID
 	op       int32
-	rows     []history.Row // predicate rows, or nil for an item read
+	pred     int32 // index into preds for a predicate row, or -1 for an item read
 	row      int32
 	tid, oid uint32
 	key      uint64
-	file     string
+	file     int32 // index into files
 	off      int64
 }
 
@@ -153,6 +160,7 @@ type state struct {
 	d     *Decoder
 	b     *history.Builder
 	name  string
+	file  int32
 	s     history.SessionID
 	inTxn bool
 	tid   uint32
@@ -170,13 +178,14 @@ func (st *state) errorf(off int, msg string, args ...any) error {
 // Decode reads one session log.
 func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	if d.writes == nil {
-		d.writes = make(map[wkey]int32)
+		d.writes = make(map[uint64]int32)
 	}
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", name, err)
 	}
-	st := &state{d: d, b: b, name: name, s: b.Session(sessionID(name))}
+	d.files = append(d.files, name)
+	st := &state{d: d, b: b, name: name, file: int32(len(d.files) - 1), s: b.Session(sessionID(name))}
 	le := binary.LittleEndian
 	for i := 0; i < len(data); {
 		tag := data[i]
@@ -271,7 +280,7 @@ func (st *state) flush() {
 				i = b.ReadFrom(k, history.Nil, history.Src{Kind: history.SrcInit})
 			} else {
 				i = b.Read(k, history.Nil)
-				st.d.pending = append(st.d.pending, pendingRead{t: st.t, op: i, tid: g.from[0], oid: g.from[1], key: g.key, file: st.name, off: int64(g.off)})
+				st.d.pending = append(st.d.pending, pendingRead{t: st.t, op: i, pred: -1, tid: g.from[0], oid: g.from[1], key: g.key, file: st.file, off: int64(g.off)})
 			}
 			b.SetOpTime(i, st.iv)
 		}
@@ -332,7 +341,7 @@ func (st *state) rowValues() []keyValue {
 			buf = strconv.AppendUint(buf, uint64(g.value), 10)
 		}
 		st.d.buf = buf
-		out = append(out, keyValue{k, st.b.BytesValue(buf)})
+		out = append(out, keyValue{k, st.b.StrValue(string(buf))})
 		recs = recs[j:]
 	}
 	return out
@@ -347,12 +356,30 @@ func appendHex16(buf []byte, x uint64) []byte {
 }
 
 func (d *Decoder) addWrite(k wkey, w wref) {
-	w.next = -1
-	if j, ok := d.writes[k]; ok {
+	w.key, w.next = k.key, -1
+	if j, ok := d.writes[k.op()]; ok {
 		w.next = j
 	}
 	d.wrefs = append(d.wrefs, w)
-	d.writes[k] = int32(len(d.wrefs) - 1)
+	d.writes[k.op()] = int32(len(d.wrefs) - 1)
+}
+
+// lookup returns the writes of k: the first one and how many there are.
+func (d *Decoder) lookup(k wkey) (wref, int) {
+	var first wref
+	n := 0
+	j, ok := d.writes[k.op()]
+	for ok && j >= 0 {
+		w := d.wrefs[j]
+		if w.key == k.key {
+			if n == 0 {
+				first = w
+			}
+			n++
+		}
+		j = w.next
+	}
+	return first, n
 }
 
 // pred decodes a 'P' record (p: its bytes after the tag) together with the buffered
@@ -409,9 +436,11 @@ func (st *state) pred(off int, oid uint32, iv history.Interval, p []byte) error 
 		}
 		i := b.PredRead(history.PredOp{Pred: pr, Rows: rows})
 		b.SetOpTime(i, iv)
+		st.d.preds = append(st.d.preds, rows)
+		pi := int32(len(st.d.preds) - 1)
 		for j, g := range st.recs {
 			if g.from != [2]uint32{} {
-				st.d.pending = append(st.d.pending, pendingRead{t: st.t, op: i, rows: rows, row: int32(j), tid: g.from[0], oid: g.from[1], key: g.key, file: st.name, off: int64(g.off)})
+				st.d.pending = append(st.d.pending, pendingRead{t: st.t, op: i, pred: pi, row: int32(j), tid: g.from[0], oid: g.from[1], key: g.key, file: st.file, off: int64(g.off)})
 			}
 		}
 	case 'W':
@@ -437,21 +466,21 @@ func (d *Decoder) Finish(b *history.Builder) error {
 	}
 	var errs []error
 	for _, p := range d.pending {
-		j, ok := d.writes[wkey{p.tid, p.oid, p.key}]
-		if !ok {
+		w, n := d.lookup(wkey{p.tid, p.oid, p.key})
+		if n == 0 {
 			continue // placeholders reported or created it
 		}
-		w := d.wrefs[j]
-		if w.next >= 0 {
-			errs = append(errs, parse.Errorf(formatName, p.file, 0, 0, p.off, "%w: read of key %d names op %d of txn %d, but several transactions with that id wrote the key in such an op", ErrUnknownWriter, p.key, p.oid, p.tid))
+		if n > 1 {
+			errs = append(errs, parse.Errorf(formatName, d.files[p.file], 0, 0, p.off, "%w: read of key %d names op %d of txn %d, but several transactions with that id wrote the key in such an op", ErrUnknownWriter, p.key, p.oid, p.tid))
 			if len(errs) == 10 {
 				break
 			}
 			continue
 		}
 		src := history.Src{Kind: history.SrcTxn, Txn: w.t, Op: w.op}
-		if p.rows != nil {
-			p.rows[p.row].Src, p.rows[p.row].Value = src, w.value
+		if p.pred >= 0 {
+			rows := d.preds[p.pred]
+			rows[p.row].Src, rows[p.row].Value = src, w.value
 			continue
 		}
 		o := b.TxnOps(p.t)[p.op]
@@ -468,11 +497,11 @@ func (d *Decoder) placeholders(b *history.Builder) error {
 	var order []uint32
 	byTid := make(map[uint32][]int)
 	for i, p := range d.pending {
-		if _, ok := d.writes[wkey{p.tid, p.oid, p.key}]; ok {
+		if _, n := d.lookup(wkey{p.tid, p.oid, p.key}); n > 0 {
 			continue
 		}
 		if d.Strict {
-			return parse.Errorf(formatName, p.file, 0, 0, p.off, "%w: read of key %d names op %d of txn %d, and no log holds such a write", ErrUnknownWriter, p.key, p.oid, p.tid)
+			return parse.Errorf(formatName, d.files[p.file], 0, 0, p.off, "%w: read of key %d names op %d of txn %d, and no log holds such a write", ErrUnknownWriter, p.key, p.oid, p.tid)
 		}
 		if _, ok := byTid[p.tid]; !ok {
 			order = append(order, p.tid)
@@ -488,7 +517,7 @@ func (d *Decoder) placeholders(b *history.Builder) error {
 		for _, i := range byTid[tid] {
 			p := d.pending[i]
 			k := wkey{p.tid, p.oid, p.key}
-			if _, ok := d.writes[k]; ok {
+			if _, n := d.lookup(k); n > 0 {
 				continue
 			}
 			v := b.StrValue("unknown:" + strconv.FormatUint(uint64(p.tid), 10) + "/" + strconv.FormatUint(uint64(p.oid), 10))
