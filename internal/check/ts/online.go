@@ -106,6 +106,7 @@ type otxn struct {
 	reads         []oread
 	writes        []owrite
 	settled       bool
+	retired       bool
 }
 
 // over is one committed version of a key.
@@ -161,7 +162,42 @@ type okey struct {
 type vref struct {
 	key *okey
 	ck  opos
+	t   *otxn
 }
+
+// txnmap holds transactions by id, with integer ids in a map of their own.
+type txnmap struct {
+	i map[int64]*otxn
+	s map[history.Datum]*otxn
+}
+
+func (m *txnmap) get(d history.Datum) *otxn {
+	if i, ok := d.Int(); ok {
+		return m.i[i]
+	}
+	return m.s[d]
+}
+
+func (m *txnmap) put(d history.Datum, t *otxn) {
+	if m.i == nil {
+		m.i, m.s = map[int64]*otxn{}, map[history.Datum]*otxn{}
+	}
+	if i, ok := d.Int(); ok {
+		m.i[i] = t
+		return
+	}
+	m.s[d] = t
+}
+
+func (m *txnmap) del(d history.Datum) {
+	if i, ok := d.Int(); ok {
+		delete(m.i, i)
+		return
+	}
+	delete(m.s, d)
+}
+
+func (m *txnmap) len() int { return len(m.i) + len(m.s) }
 
 type osess struct {
 	next int64 // arrival sequence for Seq < 0
@@ -186,7 +222,7 @@ type Online struct {
 
 	keys  map[history.Datum]*okey // keys that are not integers
 	ikeys map[int64]*okey
-	txns  map[history.Datum]*otxn
+	txns  txnmap
 	gone  idset // ids of transactions no longer held, for deduplication
 	sess  map[history.Datum]*osess
 
@@ -264,7 +300,7 @@ func NewOnline(o OnlineOptions) (*Online, error) {
 	if o.Retain <= 0 {
 		o.Retain = o.Settle
 	}
-	return &Online{o: o, m: m, keys: map[history.Datum]*okey{}, ikeys: map[int64]*okey{}, txns: map[history.Datum]*otxn{}, sess: map[history.Datum]*osess{}}, nil
+	return &Online{o: o, m: m, keys: map[history.Datum]*okey{}, ikeys: map[int64]*okey{}, sess: map[history.Datum]*osess{}}, nil
 }
 
 // Now returns the time last given to Advance.
@@ -274,7 +310,7 @@ func (o *Online) Now() time.Time { return o.now }
 func (o *Online) Stats() OnlineStats {
 	s := o.st
 	s.Pending = len(o.fifo) - o.settled
-	s.InMemory = len(o.txns)
+	s.InMemory = o.txns.len()
 	s.Keys = len(o.keys) + len(o.ikeys)
 	s.Reads = o.reads
 	s.Bytes = o.bytes()
@@ -286,7 +322,7 @@ func (o *Online) Stats() OnlineStats {
 }
 
 func (o *Online) bytes() int64 {
-	return int64(o.st.Versions)*200 + int64(len(o.txns))*260 + int64(o.reads)*120 + int64(len(o.keys)+len(o.ikeys))*140 +
+	return int64(o.st.Versions)*200 + int64(o.txns.len())*260 + int64(o.reads)*120 + int64(len(o.keys)+len(o.ikeys))*140 +
 		o.elems*40 + int64(o.gone.len())*60
 }
 
@@ -299,7 +335,7 @@ func (o *Online) viol(k anomaly.Kind, t *otxn) Violation {
 // verdicts are provisional and reported by [Online.Advance] once settled.
 func (o *Online) Observe(in Txn) []Event {
 	var evs []Event
-	if _, ok := o.txns[in.ID]; ok {
+	if o.txns.get(in.ID) != nil {
 		o.st.Duplicates++
 		return append(evs, Event{Kind: EventDuplicate, Txn: in.ID.String()})
 	}
@@ -358,7 +394,7 @@ func (o *Online) Observe(in Txn) []Event {
 		o.elems += int64(len(r.list))
 		r.ok = o.verdict(r)
 	}
-	o.txns[in.ID] = t
+	o.txns.put(in.ID, t)
 	o.fifo = append(o.fifo, t)
 	for n := len(o.minq); n > 0 && o.minq[n-1].snap.cmp(t.snap) >= 0; n-- {
 		o.minq = o.minq[:n-1]
@@ -485,7 +521,7 @@ func (o *Online) write(evs []Event, t *otxn, w *owrite) []Event {
 	key.vs = slices.Insert(vs, i, nv)
 	o.st.Versions++
 	o.elems += int64(len(w.app))
-	o.vq = append(o.vq, vref{key, t.ck})
+	o.vq = append(o.vq, vref{key, t.ck, t})
 	// Re-check pending readers whose snapshot lies after this commit: for a register only
 	// those up to the next version, for a list all of them.
 	lo := searchRS(key.rs, t.ck)
@@ -654,7 +690,8 @@ func (o *Online) retire(n int) {
 		return
 	}
 	for _, t := range o.fifo[:n] {
-		delete(o.txns, t.id)
+		o.txns.del(t.id)
+		t.retired = true
 		o.forget(t.id)
 		if len(o.minq) > 0 && o.minq[0] == t {
 			o.minq = o.minq[1:]
@@ -698,7 +735,7 @@ func (o *Online) collect() {
 		// transactions wait.
 		retired = 0
 		for retired < len(o.vq) {
-			if _, held := o.txns[o.vq[retired].ck.id]; held {
+			if !o.vq[retired].t.retired {
 				break
 			}
 			retired++
