@@ -66,6 +66,10 @@ type Decoder struct {
 	mops  []mop
 	lists []history.Value
 
+	// growAt is the transaction count at which the builder is next grown (doubling, rather
+	// than append's 1.25x for large slices); nops counts ops added.
+	growAt, nops int
+
 	// vals caches interned integer values: list reads repeat recent appends many times.
 	vals [4096]valEntry
 
@@ -593,6 +597,11 @@ func (d *Decoder) session(b *history.Builder, pr *proc) history.SessionID {
 
 // add adds one transaction.
 func (d *Decoder) add(b *history.Builder, pr *proc, src history.Datum, outcome history.Outcome, mops []mop, lists []history.Value, iv history.Interval, timed bool) history.TxnID {
+	if n := b.NumTxns(); n >= d.growAt {
+		b.Grow(max(n, 1024), max(d.nops, 4096))
+		d.growAt = 2 * max(n, 1024)
+	}
+	d.nops += len(mops)
 	s := d.session(b, pr)
 	t := b.BeginTxn(s, src, outcome)
 	for _, m := range mops {
