@@ -38,8 +38,10 @@ type Answer struct {
 	Reason string
 	// Solver names the solver and its version, e.g. "z3 4.8.12".
 	Solver string
-	// Elapsed is the wall time the solver ran.
+	// Elapsed is the wall time the solver ran; CPU its user+system CPU time
+	// (the better measure on a loaded machine).
 	Elapsed time.Duration
+	CPU     time.Duration
 }
 
 // Query is one satisfiability question: a script ending in (check-sat) and,

@@ -20,8 +20,8 @@ type Verdict int
 // The verdicts.
 const (
 	Inconclusive  Verdict = iota // solver unknown/timeout, or a candidate the replay could not confirm
-	Anomaly                      // a dependency cycle, confirmed by replay
-	NoneUpToBound                // no cycle of at most Bound instances; no unbounded proof
+	Anomaly                      // an execution of at most K instances with a dependency cycle, confirmed by replay
+	NoneUpToBound                // every execution of at most Bound instances is serializable; no unbounded proof
 	Serializable                 // no cycle in any execution (Theorem 10 or 12)
 )
 
@@ -44,7 +44,9 @@ type Options struct {
 	Emit io.Writer
 	// NoUnbounded skips the shortest-path and inductive proofs.
 	NoUnbounded bool
-	_           struct{}
+	// Txns restricts the analysis to these transaction programs (nil: all).
+	Txns []string
+	_    struct{}
 }
 
 // QueryResult records one solver call.
@@ -52,6 +54,7 @@ type QueryResult struct {
 	Query   string        `json:"query"`
 	Status  string        `json:"status"`
 	Elapsed time.Duration `json:"elapsed_ns"`
+	CPU     time.Duration `json:"cpu_ns"`
 	Reason  string        `json:"reason,omitempty"`
 }
 
@@ -70,6 +73,9 @@ type Witness struct {
 	Cycle     []Edge `json:"cycle,omitempty"`
 	// ReplayNote explains how the replay was set up or why it failed.
 	ReplayNote string `json:"replay_note"`
+	// Initial is the initial database of the confirming replay.
+	Initial map[string][]Row `json:"initial,omitempty"`
+	hints   []map[string]int64
 }
 
 // Result is the outcome of [Analyze].
@@ -84,6 +90,7 @@ type Result struct {
 	Witness *Witness      `json:"witness,omitempty"` // set for Anomaly (and unconfirmed candidates)
 	Queries []QueryResult `json:"queries"`
 	Elapsed time.Duration `json:"elapsed_ns"`
+	CPU     time.Duration `json:"cpu_ns"`
 }
 
 // ErrNoBackend is returned when Options.Backend is nil.
@@ -115,6 +122,7 @@ func Analyze(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	err := a.run()
 	for _, q := range a.res.Queries {
 		a.res.Elapsed += q.Elapsed
+		a.res.CPU += q.CPU
 	}
 	return a.res, err
 }
@@ -129,7 +137,7 @@ func (a *analysis) solve(q smtlib.Query) (smtlib.Answer, error) {
 		return ans, fmt.Errorf("solving %s: %w", queryName(q), err)
 	}
 	a.res.Solver = ans.Solver
-	a.res.Queries = append(a.res.Queries, QueryResult{Query: queryName(q), Status: ans.Status.String(), Elapsed: ans.Elapsed, Reason: ans.Reason})
+	a.res.Queries = append(a.res.Queries, QueryResult{Query: queryName(q), Status: ans.Status.String(), Elapsed: ans.Elapsed, CPU: ans.CPU, Reason: ans.Reason})
 	return ans, nil
 }
 
@@ -144,6 +152,9 @@ func queryName(q smtlib.Query) string {
 }
 
 func (a *analysis) encode(txns []string) (*Encoding, error) {
+	if txns == nil {
+		txns = a.opts.Txns
+	}
 	return Encode(a.prog, EncodeOptions{Model: a.opts.Model, Txns: txns, EmptyInitialDB: a.opts.EmptyInitialDB})
 }
 
@@ -155,7 +166,7 @@ func (a *analysis) run() error {
 	provenUpTo := 0
 	unknown := ""
 	for k := 2; k <= a.opts.Bound; k++ {
-		ans, err := a.solve(enc.Cycle(k))
+		ans, err := a.solve(enc.Execution(k))
 		if err != nil {
 			return err
 		}
@@ -186,11 +197,17 @@ func (a *analysis) run() error {
 	if a.opts.NoUnbounded {
 		return nil
 	}
+	// Theorem 10 needs φ_Cycle,K over executions of any size, not only the
+	// bounded executions checked above.
+	cyc, err := a.solve(enc.Cycle(a.opts.Bound))
+	if err != nil {
+		return err
+	}
 	ans, err := a.solve(enc.ShortestPath(a.opts.Bound))
 	if err != nil {
 		return err
 	}
-	if ans.Status == smtlib.Unsat {
+	if cyc.Status == smtlib.Unsat && ans.Status == smtlib.Unsat {
 		a.res.Verdict = Serializable
 		a.res.Proof = fmt.Sprintf("shortest path: no chordless dependency path of %d edges and no cycle of at most %d instances (Theorem 10)", a.opts.Bound, a.opts.Bound)
 		return nil
@@ -212,7 +229,9 @@ func (a *analysis) run() error {
 func (a *analysis) inductive() (string, error) {
 	var remaining []string
 	for _, t := range a.prog.Txns {
-		remaining = append(remaining, t.Name)
+		if a.opts.Txns == nil || slices.Contains(a.opts.Txns, t.Name) {
+			remaining = append(remaining, t.Name)
+		}
 	}
 	var steps []string
 	for len(remaining) > 0 {
@@ -259,7 +278,7 @@ func (a *analysis) witness(enc *Encoding, k int, ans smtlib.Answer) (*Witness, e
 			vals[p.Elems()[0].String()] = p.Elems()[1]
 		}
 	}
-	cs := consts("c", k)
+	cs := consts("e", k)
 	// Merge constants the model makes equal.
 	rep := make([]int, k)
 	for i := range rep {
@@ -299,6 +318,16 @@ func (a *analysis) witness(enc *Encoding, k int, ans smtlib.Answer) (*Witness, e
 			in.Params = append(in.Params, Param{Name: p, Value: v})
 		}
 		w.Instances = append(w.Instances, in)
+		hints := map[string]int64{}
+		for _, name := range sortedVars(t) {
+			if v := t.vars[name]; v.kind == varInt && len(v.loops) == 0 {
+				null, _ := smtlib.BoolValue(vals[smtlib.App(varSym(t, name)+".null", cs[ci]).String()])
+				if n, err := smtlib.IntValue(vals[smtlib.App(varSym(t, name), cs[ci]).String()]); err == nil && !null {
+					hints[name] = n
+				}
+			}
+		}
+		w.hints = append(w.hints, hints)
 	}
 	rel := func(r string, i, j int) bool {
 		b, _ := smtlib.BoolValue(vals[smtlib.App(r, cs[reps[i]], cs[reps[j]]).String()])
@@ -344,10 +373,14 @@ func (a *analysis) confirm(w *Witness) {
 		}
 	}
 	notes := map[string]bool{}
-	for _, empty := range []bool{false, true} {
+	for _, mode := range []int{0, 3, 1, 2} { // model hints (first reader, last reader), uniform default, empty database
+		empty := mode == 2
 		for _, def := range defaults {
 			ex := &Execution{Instances: w.Instances, Order: w.Order, Vis: w.Vis, Default: def, Lazy: !empty}
-			var initial map[string][][]int64
+			if mode == 0 || mode == 3 {
+				ex.Hints, ex.HintsOverride = w.hints, mode == 3
+			}
+			var initial map[string][]Row
 			if !empty {
 				r, err := Replay(a.prog, ex)
 				if err != nil {
@@ -373,8 +406,11 @@ func (a *analysis) confirm(w *Witness) {
 				notes[err.Error()] = true
 				continue
 			}
-			w.Confirmed, w.Cycle = true, r.Cycle
+			w.Confirmed, w.Cycle, w.Initial = true, r.Cycle, initial
 			db := "initial rows: those the transactions address by key, non-key fields " + fmt.Sprint(def)
+			if mode == 0 || mode == 3 {
+				db += " unless the model says what an instance read"
+			}
 			if empty {
 				db = "an empty initial database"
 			}

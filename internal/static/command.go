@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,6 +38,8 @@ type AnalyzeArgs struct {
 	JSON bool
 	// NoUnbounded skips the unbounded proofs.
 	NoUnbounded bool
+	// Txns restricts the analysis to these transaction programs (nil: all).
+	Txns []string
 	// Backend runs the solver; cmd passes solve.Exec{} from
 	// isovet/internal/smtlib/solve (this package may not exec processes).
 	Backend smtlib.Backend
@@ -81,13 +84,20 @@ func RunCommand(ctx context.Context, args AnalyzeArgs, stdout, stderr io.Writer)
 			return ExitBadInput, err
 		}
 	}
+	for _, name := range args.Txns {
+		if !slices.ContainsFunc(prog.Txns, func(t *Txn) bool { return t.Name == name }) {
+			err := fmt.Errorf("unknown transaction %q: %w", name, ErrInvalid)
+			fmt.Fprintln(stderr, err)
+			return ExitBadInput, err
+		}
+	}
 	if args.Solver != "" && args.Solver != "z3" && args.Solver != "cvc5" {
 		err := fmt.Errorf("unknown solver %q (want z3 or cvc5): %w", args.Solver, ErrInvalid)
 		fmt.Fprintln(stderr, err)
 		return ExitBadInput, err
 	}
 	res, err := Analyze(ctx, prog, Options{Model: model, Bound: args.Bound, Solver: args.Solver, Timeout: args.Timeout,
-		EmptyInitialDB: args.EmptyInitialDB, Backend: args.Backend, Emit: args.EmitSMT, NoUnbounded: args.NoUnbounded})
+		EmptyInitialDB: args.EmptyInitialDB, Backend: args.Backend, Emit: args.EmitSMT, NoUnbounded: args.NoUnbounded, Txns: args.Txns})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		if errors.Is(err, ErrInvalid) {
@@ -124,7 +134,7 @@ func unjoin(err error) []error {
 func WriteText(w io.Writer, prog *Program, filename string, res *Result) {
 	fmt.Fprintf(w, "program %s, model %s, bound %d, solver %s\n", filename, res.Model, res.Bound, res.Solver)
 	for _, q := range res.Queries {
-		fmt.Fprintf(w, "  %-28s %-8s %8.3fs", q.Query, q.Status, q.Elapsed.Seconds())
+		fmt.Fprintf(w, "  %-28s %-8s %8.3fs wall %8.3fs cpu", q.Query, q.Status, q.Elapsed.Seconds(), q.CPU.Seconds())
 		if q.Reason != "" {
 			fmt.Fprintf(w, "  (%s)", q.Reason)
 		}
@@ -132,7 +142,7 @@ func WriteText(w io.Writer, prog *Program, filename string, res *Result) {
 	}
 	switch res.Verdict {
 	case Anomaly:
-		fmt.Fprintf(w, "verdict: anomaly: a dependency cycle with at most %d transactions\n", res.K)
+		fmt.Fprintf(w, "verdict: anomaly: an execution of %d transactions with a dependency cycle\n", res.K)
 	case NoneUpToBound:
 		fmt.Fprintf(w, "verdict: no anomaly with at most %d transactions (no unbounded proof)\n", res.Bound)
 	case Serializable:
@@ -163,6 +173,21 @@ func WriteText(w io.Writer, prog *Program, filename string, res *Result) {
 		fmt.Fprintf(w, "  %s = %s(%s)  sees %s\n", in.Name, in.Txn, strings.Join(ps, ", "), strings.Join(sees, ", "))
 	}
 	if wt.Confirmed {
+		var tables []string
+		for tb := range wt.Initial {
+			tables = append(tables, tb)
+		}
+		slices.Sort(tables)
+		for _, tb := range tables {
+			for _, row := range wt.Initial[tb] {
+				var fs []string
+				for f, v := range row.Values {
+					fs = append(fs, fmt.Sprintf("%s=%d", f, v))
+				}
+				slices.Sort(fs)
+				fmt.Fprintf(w, "  initially %s%v {%s}\n", tb, row.Key, strings.Join(fs, ", "))
+			}
+		}
 		fmt.Fprintf(w, "cycle (confirmed by replay, %s):\n", wt.ReplayNote)
 		for _, e := range wt.Cycle {
 			fmt.Fprintf(w, "  %s -%s-> %s  on %s[%s].%s  (%s -> %s)\n", wt.Instances[e.From].Name, e.Rel, wt.Instances[e.To].Name,

@@ -30,6 +30,42 @@ type Encoding struct {
 	opts     EncodeOptions
 	preamble *smtlib.Script
 	fresh    int
+	frames   []frame
+}
+
+// frame is a table whose rows' liveness can change; see frameAxiom.
+type frame struct {
+	tb  *Table
+	acc map[*Txn][]access
+}
+
+// frameAxiom: liveness of a row differs between two snapshots only if some
+// writer of the row's Alive is visible to exactly one of them. The
+// existential writer is expanded over the given instances, so the axiom is
+// only used in queries whose domain is exactly those instances ([Encoding.Execution]).
+func (e *Encoding) frameAxiom(f frame, domain []smtlib.Term) smtlib.Term {
+	tb := f.tb
+	r := smtlib.Var{Name: "r", Sort: sortR(tb)}
+	a, b := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}
+	var disj []smtlib.Term
+	for _, w := range domain {
+		var writes []smtlib.Term
+		for _, t := range e.txns {
+			for _, x := range f.acc[t] {
+				if x.write && x.field == "" {
+					vs, en, lam := e.exec(x.ctx, w)
+					writes = append(writes, smtlib.And(smtlib.Eq(smtlib.App("typ", w), smtlib.Sym(tyCtor(t))),
+						smtlib.Exists(vs, smtlib.And(lam, x.row(en, r.Ref(), true)))))
+				}
+			}
+		}
+		disj = append(disj, smtlib.And(
+			smtlib.Not(smtlib.Eq(smtlib.App("vis", w, a.Ref()), smtlib.App("vis", w, b.Ref()))),
+			smtlib.Or(writes...)))
+	}
+	return smtlib.Forall([]smtlib.Var{r, a, b}, smtlib.Implies(
+		smtlib.And(smtlib.App(aliveSym(tb), r.Ref(), a.Ref()), smtlib.Not(smtlib.App(aliveSym(tb), r.Ref(), b.Ref()))),
+		smtlib.Or(disj...)))
 }
 
 var relNames = []string{"WR", "WW", "RW"}
@@ -581,6 +617,19 @@ func (e *Encoding) tableAxioms(s *smtlib.Script, tb *Table) {
 	s.Assert(smtlib.Forall([]smtlib.Var{r, f, a, b, c}, smtlib.Implies(smtlib.And(rel("WR", a, c), rel("WR", b, c)), smtlib.Eq(a.Ref(), b.Ref()))))
 
 	acc := e.tableAccesses(tb)
+	writesAlive := false
+	for _, xs := range acc {
+		for _, x := range xs {
+			writesAlive = writesAlive || (x.write && x.field == "")
+		}
+	}
+	if !writesAlive {
+		// No transaction inserts or deletes rows: liveness is the same in
+		// every snapshot.
+		s.Assert(smtlib.Forall([]smtlib.Var{r, a, b}, smtlib.Implies(smtlib.App(aliveSym(tb), r.Ref(), a.Ref()), smtlib.App(aliveSym(tb), r.Ref(), b.Ref()))))
+	} else {
+		e.frames = append(e.frames, frame{tb: tb, acc: acc})
+	}
 	for _, relName := range relNames {
 		w1, w2 := relName != "RW", relName != "WR"
 		var disj []smtlib.Term

@@ -232,6 +232,9 @@ func (p *parser) ident(what string) (token, error) {
 	if keywords[strings.ToUpper(t.text)] {
 		return t, p.errAt(t, "keywords are reserved; pick another name", "expected %s, found keyword %s", what, strings.ToUpper(t.text))
 	}
+	if h := unsupported[strings.ToUpper(t.text)]; h != "" {
+		return t, p.errAt(t, "", "")
+	}
 	return p.next(), nil
 }
 

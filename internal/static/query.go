@@ -55,6 +55,11 @@ func (e *Encoding) values(cs []smtlib.Term) []smtlib.Term {
 			for _, p := range t.Params {
 				out = append(out, smtlib.App(paramSym(t, p), c))
 			}
+			for _, name := range sortedVars(t) {
+				if v := t.vars[name]; v.kind == varInt && len(v.loops) == 0 {
+					out = append(out, smtlib.App(varSym(t, name), c), smtlib.App(varSym(t, name)+".null", c))
+				}
+			}
 		}
 	}
 	for i := range cs {
@@ -85,6 +90,42 @@ func (e *Encoding) Cycle(k int) smtlib.Query {
 	}
 	conj = append(conj, smtlib.Not(smtlib.Eq(cs[0], cs[k-1])))
 	return e.query(fmt.Sprintf("cycle k=%d", k), cs, smtlib.And(conj...))
+}
+
+// Execution returns the bounded query of Theorem 9: an execution of at most k
+// instances e1..ek (every instance is one of them) whose dependency graph has
+// a cycle (a closed D-walk c1..ck over those instances). Because the domain is
+// closed, a model lists every instance the cycle depends on, so the witness
+// can be replayed on its own.
+func (e *Encoding) Execution(k int) smtlib.Query {
+	es := consts("e", k)
+	cs := consts("c", k)
+	// The domain is closed, so every quantifier over T is expanded into the
+	// constants e1..ek (an equivalent rewrite that spares the solver's
+	// quantifier instantiation).
+	var decls []smtlib.Term
+	for _, c := range append(append([]smtlib.Term(nil), es...), cs...) {
+		decls = append(decls, smtlib.Cmd("declare-const", c, sT))
+	}
+	s := e.preamble.InsertBeforeAsserts(decls...).MapAsserts(func(t smtlib.Term) smtlib.Term { return smtlib.Expand(t, "T", es) })
+	s.Comment(fmt.Sprintf("query execution k=%d", k))
+	tv := smtlib.Var{Name: "t", Sort: "T"}
+	var dom []smtlib.Term
+	for _, x := range es {
+		dom = append(dom, smtlib.Eq(tv.Ref(), x))
+	}
+	s.Assert(smtlib.Forall([]smtlib.Var{tv}, smtlib.Or(dom...)))
+	for _, f := range e.frames {
+		s.Assert(smtlib.Expand(e.frameAxiom(f, es), "T", es))
+	}
+	var conj []smtlib.Term
+	for i := range k {
+		conj = append(conj, d(cs[i], cs[(i+1)%k]))
+	}
+	conj = append(conj, smtlib.Not(smtlib.Eq(cs[0], cs[k-1])))
+	s.Assert(smtlib.And(conj...))
+	s.Add(smtlib.Cmd("check-sat"))
+	return smtlib.Query{Script: s, Values: e.values(es)}
 }
 
 // ShortestPath returns φ_ShortestPath,k: k+1 distinct instances joined by k

@@ -41,21 +41,35 @@ type Execution struct {
 	Instances []Instance
 	Order     []int    // instance indices in ar order
 	Vis       [][2]int // (from, to) pairs
-	// Initial rows: every listed key exists initially with all non-key fields
-	// set to Default.
-	Initial map[string][][]int64
+	// Initial rows: every listed row exists initially; non-key fields not
+	// given take Default.
+	Initial map[string][]Row
 	Default int64
+	// Hints are, per instance, values of its top-level variables in the
+	// solver's model; a lazily created row read by a scalar SELECT takes the
+	// hinted value, so each instance reads what the model says it read.
+	Hints []map[string]int64
+	// HintsOverride lets a later reader's hint replace an earlier one. Pass 1
+	// (Lazy) only proposes an initial database; a second, non-lazy replay
+	// from that database is what confirms a witness.
+	HintsOverride bool
 	// Lazy creates a missing row, as if it existed initially, when a statement
 	// addresses it by its full key; the created keys are returned in
 	// ReplayResult.Created.
 	Lazy bool
 }
 
+// Row is an initial row: its key values and some non-key field values.
+type Row struct {
+	Key    []int64
+	Values map[string]int64
+}
+
 // ReplayResult is the dependency graph of a replayed execution.
 type ReplayResult struct {
 	Edges   []Edge
 	Cycle   []Edge // a shortest dependency cycle, or nil
-	Created map[string][][]int64
+	Created map[string][]Row
 }
 
 type val struct {
@@ -90,10 +104,22 @@ type readSpec struct {
 	inst   int
 	stmt   Stmt
 	table  *Table
-	match  func(rowKey, map[cell]version) bool
+	x      *exec // frozen state of the reader at the statement
+	where  Cond
 	fields []string // read on matching rows ("" = Alive)
 	all    []string // read on every row
-	snap   map[cell]version
+}
+
+// delSpec is a DELETE: it writes Alive = 0 on every row its WHERE matches,
+// including rows that do not exist yet (resolved lazily).
+type delSpec struct {
+	x     *exec
+	stmt  *Delete
+	table *Table
+}
+
+func (d delSpec) matches(rk rowKey) bool {
+	return rk.table == d.table.Name && d.x.cond(d.stmt.Where, d.table, &rk)
 }
 
 type replayer struct {
@@ -103,8 +129,10 @@ type replayer struct {
 	initial map[cell]version
 	known   map[rowKey]bool
 	writes  []map[cell]version // per instance
+	dels    [][]delSpec        // per instance
 	reads   []readSpec
-	created map[string][][]int64
+	created map[string][]Row
+	pinned  map[cell]bool
 }
 
 func keyString(vs []int64) string {
@@ -130,17 +158,22 @@ func parseKey(s string) []int64 {
 // a virtual first writer).
 func Replay(prog *Program, ex *Execution) (*ReplayResult, error) {
 	rp := &replayer{prog: prog, ex: ex, tables: map[string]*Table{}, initial: map[cell]version{},
-		known: map[rowKey]bool{}, writes: make([]map[cell]version, len(ex.Instances)), created: map[string][][]int64{}}
+		known: map[rowKey]bool{}, writes: make([]map[cell]version, len(ex.Instances)), dels: make([][]delSpec, len(ex.Instances)),
+		created: map[string][]Row{}, pinned: map[cell]bool{}}
 	for _, t := range prog.Tables {
 		rp.tables[t.Name] = t
 	}
-	for tname, keys := range ex.Initial {
+	for tname, rows := range ex.Initial {
 		tb := rp.tables[tname]
 		if tb == nil {
 			return nil, fmt.Errorf("replay: unknown table %s", tname)
 		}
-		for _, k := range keys {
-			rp.addInitial(tb, k)
+		for _, row := range rows {
+			rp.addInitial(tb, row.Key)
+			rk := rowKey{tb.Name, keyString(row.Key)}
+			for f, v := range row.Values {
+				rp.initial[cell{rk, f}] = version{v: val{n: v}, writer: -1}
+			}
 		}
 	}
 	txns := map[string]*Txn{}
@@ -161,24 +194,31 @@ func Replay(prog *Program, ex *Execution) (*ReplayResult, error) {
 		if t == nil {
 			return nil, fmt.Errorf("replay: unknown transaction %s", in.Txn)
 		}
-		snap := map[cell]version{}
-		for c, v := range rp.initial {
-			snap[c] = v
-		}
+		var seen []int
 		for _, j := range ex.Order[:pos[i]] {
 			if vis[[2]int{j, i}] {
-				for c, v := range rp.writes[j] {
-					snap[c] = v
-				}
+				seen = append(seen, j)
 			}
 		}
 		rp.writes[i] = map[cell]version{}
-		x := &exec{rp: rp, inst: i, txn: t, snap: snap, vars: map[string]val{}, sets: map[string][]rowKey{}, rows: map[string]rowKey{}}
+		x := &exec{rp: rp, inst: i, txn: t, vis: seen, vars: map[string]val{}, sets: map[string][]rowKey{}, rows: map[string]rowKey{}}
 		for _, p := range in.Params {
 			x.vars[p.Name] = val{n: p.Value}
 		}
 		if err := x.block(t.Body); err != nil {
 			return nil, fmt.Errorf("replay %s (%s): %w", in.Name, in.Txn, err)
+		}
+	}
+	for tname, rows := range rp.created {
+		for i, row := range rows {
+			rk := rowKey{tname, keyString(row.Key)}
+			row.Values = map[string]int64{}
+			for _, f := range nonKey(rp.tables[tname]) {
+				if v, ok := rp.initial[cell{rk, f}]; ok && !v.v.null {
+					row.Values[f] = v.v.n
+				}
+			}
+			rows[i] = row
 		}
 	}
 	res := &ReplayResult{Edges: rp.edges(pos), Created: rp.created}
@@ -203,14 +243,29 @@ type exec struct {
 	rp   *replayer
 	inst int
 	txn  *Txn
-	snap map[cell]version
+	vis  []int // visible instances in ar order
 	vars map[string]val
 	sets map[string][]rowKey
 	rows map[string]rowKey // FOREACH iterators
 }
 
+// get reads a cell in the instance's snapshot: the last visible writer in ar
+// order wins; then the initial database.
 func (x *exec) get(c cell) version {
-	if v, ok := x.snap[c]; ok {
+	for k := len(x.vis) - 1; k >= 0; k-- {
+		j := x.vis[k]
+		if v, ok := x.rp.writes[j][c]; ok {
+			return v
+		}
+		if c.field == "" {
+			for _, d := range x.rp.dels[j] {
+				if d.matches(c.row) {
+					return version{v: val{n: 0}, writer: j, stmt: d.stmt}
+				}
+			}
+		}
+	}
+	if v, ok := x.rp.initial[c]; ok {
 		return v
 	}
 	if c.field == "" {
@@ -239,7 +294,7 @@ func (x *exec) block(body []Stmt) error {
 }
 
 // eval evaluates an expression; row is the statement's current row (or nil).
-func (x *exec) eval(e Expr, tb *Table, row *rowKey, snap map[cell]version) val {
+func (x *exec) eval(e Expr, tb *Table, row *rowKey) val {
 	switch e := e.(type) {
 	case *IntLit:
 		return val{n: e.V}
@@ -249,7 +304,7 @@ func (x *exec) eval(e Expr, tb *Table, row *rowKey, snap map[cell]version) val {
 			if tb.Fields[f].Key {
 				return val{n: parseKey(row.key)[keyIndex(tb, e.Name)]}
 			}
-			return getIn(snap, cell{*row, e.Name})
+			return x.get(cell{*row, e.Name}).v
 		}
 		if v, ok := x.vars[e.Name]; ok {
 			return v
@@ -266,7 +321,7 @@ func (x *exec) eval(e Expr, tb *Table, row *rowKey, snap map[cell]version) val {
 		}
 		return x.get(cell{rk, e.Field}).v
 	case *Binary:
-		l, r := x.eval(e.L, tb, row, snap), x.eval(e.R, tb, row, snap)
+		l, r := x.eval(e.L, tb, row), x.eval(e.R, tb, row)
 		if l.null || r.null {
 			return val{null: true}
 		}
@@ -279,20 +334,13 @@ func (x *exec) eval(e Expr, tb *Table, row *rowKey, snap map[cell]version) val {
 			return val{n: l.n * r.n}
 		}
 	case *Neg:
-		v := x.eval(e.X, tb, row, snap)
+		v := x.eval(e.X, tb, row)
 		if v.null {
 			return v
 		}
 		return val{n: -v.n}
 	}
 	panic(fmt.Sprintf("static: unknown expression %T", e))
-}
-
-func getIn(snap map[cell]version, c cell) val {
-	if v, ok := snap[c]; ok {
-		return v.v
-	}
-	return val{null: true}
 }
 
 func keyIndex(tb *Table, name string) int {
@@ -308,12 +356,12 @@ func keyIndex(tb *Table, name string) int {
 	return -1
 }
 
-func (x *exec) cond(c Cond, tb *Table, row *rowKey, snap map[cell]version) bool {
+func (x *exec) cond(c Cond, tb *Table, row *rowKey) bool {
 	switch c := c.(type) {
 	case *BoolLit:
 		return c.V
 	case *Cmp:
-		l, r := x.eval(c.L, tb, row, snap), x.eval(c.R, tb, row, snap)
+		l, r := x.eval(c.L, tb, row), x.eval(c.R, tb, row)
 		if l.null || r.null {
 			return false
 		}
@@ -336,12 +384,12 @@ func (x *exec) cond(c Cond, tb *Table, row *rowKey, snap map[cell]version) bool 
 		isNull := !ok || v.null
 		return isNull != c.Negated
 	case *Not:
-		return !x.cond(c.C, tb, row, snap)
+		return !x.cond(c.C, tb, row)
 	case *Logic:
 		if c.And {
-			return x.cond(c.L, tb, row, snap) && x.cond(c.R, tb, row, snap)
+			return x.cond(c.L, tb, row) && x.cond(c.R, tb, row)
 		}
-		return x.cond(c.L, tb, row, snap) || x.cond(c.R, tb, row, snap)
+		return x.cond(c.L, tb, row) || x.cond(c.R, tb, row)
 	}
 	panic(fmt.Sprintf("static: unknown condition %T", c))
 }
@@ -352,7 +400,7 @@ func (x *exec) candidates(tb *Table, where Cond) []rowKey {
 	if eqs := keyEqs(tb, where); len(eqs) == len(keyFields(tb)) {
 		var key []int64
 		for _, k := range keyFields(tb) {
-			v := x.eval(eqs[k.Name], tb, nil, x.snap)
+			v := x.eval(eqs[k.Name], tb, nil)
 			if v.null {
 				key = nil
 				break
@@ -363,14 +411,12 @@ func (x *exec) candidates(tb *Table, where Cond) []rowKey {
 			rk := rowKey{tb.Name, keyString(key)}
 			if !x.rp.known[rk] && x.rp.ex.Lazy {
 				x.rp.addInitial(tb, key)
-				x.rp.created[tb.Name] = append(x.rp.created[tb.Name], key)
-				for c, v := range x.rp.initial {
-					if c.row == rk {
-						x.snap[c] = v
-					}
-				}
+				x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: key})
 			}
 		}
+	}
+	if x.rp.ex.Lazy {
+		x.seed(tb, where)
 	}
 	var out []rowKey
 	for rk := range x.rp.known {
@@ -382,10 +428,77 @@ func (x *exec) candidates(tb *Table, where Cond) []rowKey {
 	return out
 }
 
+// seed makes sure, in lazy mode, that some initial row matches a scan whose
+// WHERE does not fix the whole key: key fields not fixed by equality take
+// values near the instance's variables until the WHERE holds.
+func (x *exec) seed(tb *Table, where Cond) {
+	for rk := range x.rp.known {
+		if rk.table == tb.Name && x.cond(where, tb, &rk) {
+			return
+		}
+	}
+	eqs := keyEqs(tb, where)
+	cands := []int64{0, 1, x.rp.ex.Default}
+	for _, v := range x.vars {
+		if !v.null {
+			cands = append(cands, v.n-1, v.n, v.n+1)
+		}
+	}
+	slices.Sort(cands)
+	cands = slices.Compact(cands)
+	keys := keyFields(tb)
+	key := make([]int64, len(keys))
+	tries := 0
+	var try func(i int) bool
+	try = func(i int) bool {
+		if tries > 500 {
+			return false
+		}
+		if i == len(keys) {
+			tries++
+			rk := rowKey{tb.Name, keyString(key)}
+			if x.rp.known[rk] {
+				return false
+			}
+			x.rp.addInitial(tb, key)
+			if x.cond(where, tb, &rk) {
+				x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: slices.Clone(key)})
+				return true
+			}
+			x.rp.removeInitial(tb, rk)
+			return false
+		}
+		if e, ok := eqs[keys[i].Name]; ok {
+			v := x.eval(e, tb, nil)
+			if v.null {
+				return false
+			}
+			key[i] = v.n
+			return try(i + 1)
+		}
+		for _, c := range cands {
+			key[i] = c
+			if try(i + 1) {
+				return true
+			}
+		}
+		return false
+	}
+	try(0)
+}
+
+func (rp *replayer) removeInitial(tb *Table, rk rowKey) {
+	delete(rp.known, rk)
+	delete(rp.initial, cell{rk, ""})
+	for _, f := range nonKey(tb) {
+		delete(rp.initial, cell{rk, f})
+	}
+}
+
 func (x *exec) matches(tb *Table, where Cond) []rowKey {
 	var out []rowKey
 	for _, rk := range x.candidates(tb, where) {
-		if x.cond(where, tb, &rk, x.snap) {
+		if x.cond(where, tb, &rk) {
 			out = append(out, rk)
 		}
 	}
@@ -395,6 +508,12 @@ func (x *exec) matches(tb *Table, where Cond) []rowKey {
 // recordReads notes the reads of a statement; they are resolved against the
 // final set of rows once every instance has run (phantoms included).
 func (x *exec) recordReads(s Stmt, tb *Table, where Cond, fields []string) {
+	x.rp.reads = append(x.rp.reads, readSpec{inst: x.inst, stmt: s, table: tb, x: x.freeze(), where: where,
+		fields: fields, all: whereFields(where, tb)})
+}
+
+// freeze copies the variable state so conditions can be re-evaluated later.
+func (x *exec) freeze() *exec {
 	vars := map[string]val{}
 	for k, v := range x.vars {
 		vars[k] = v
@@ -403,10 +522,7 @@ func (x *exec) recordReads(s Stmt, tb *Table, where Cond, fields []string) {
 	for k, v := range x.rows {
 		rows[k] = v
 	}
-	frozen := &exec{rp: x.rp, inst: x.inst, txn: x.txn, snap: x.snap, vars: vars, rows: rows}
-	x.rp.reads = append(x.rp.reads, readSpec{inst: x.inst, stmt: s, table: tb, snap: x.snap,
-		match:  func(rk rowKey, snap map[cell]version) bool { return frozen.cond(where, tb, &rk, snap) },
-		fields: fields, all: whereFields(where, tb)})
+	return &exec{rp: x.rp, inst: x.inst, txn: x.txn, vis: x.vis, vars: vars, rows: rows}
 }
 
 func (x *exec) stmt(s Stmt) error {
@@ -432,11 +548,21 @@ func (x *exec) stmt(s Stmt) error {
 		}
 		switch s.Kind {
 		case SelectFields:
+			if x.rp.ex.Lazy && len(live) > 0 && x.inst < len(x.rp.ex.Hints) {
+				for i, v := range s.Vars {
+					c := cell{live[0], s.Fields[i]}
+					h, ok := x.rp.ex.Hints[x.inst][v]
+					if ok && !field(tb, s.Fields[i]).Key && (!x.rp.pinned[c] || x.rp.ex.HintsOverride) && x.get(c).writer < 0 {
+						x.rp.initial[c] = version{v: val{n: h}, writer: -1}
+						x.rp.pinned[c] = true
+					}
+				}
+			}
 			for i, v := range s.Vars {
 				if len(live) == 0 {
 					x.vars[v] = val{null: true}
 				} else {
-					x.vars[v] = x.eval(&Ref{Name: s.Fields[i], field: true, key: field(tb, s.Fields[i]).Key}, tb, &live[0], x.snap)
+					x.vars[v] = x.eval(&Ref{Name: s.Fields[i], field: true, key: field(tb, s.Fields[i]).Key}, tb, &live[0])
 				}
 			}
 		case SelectRows:
@@ -447,7 +573,7 @@ func (x *exec) stmt(s Stmt) error {
 			res := val{null: true}
 			f := s.Fields[0]
 			for _, rk := range live {
-				v := x.eval(&Ref{Name: f, field: true, key: field(tb, f).Key}, tb, &rk, x.snap)
+				v := x.eval(&Ref{Name: f, field: true, key: field(tb, f).Key}, tb, &rk)
 				if v.null {
 					continue
 				}
@@ -473,14 +599,14 @@ func (x *exec) stmt(s Stmt) error {
 				continue
 			}
 			for _, a := range s.Sets {
-				x.write(cell{rk, a.Field}, x.eval(a.Expr, tb, &rk, x.snap), s)
+				x.write(cell{rk, a.Field}, x.eval(a.Expr, tb, &rk), s)
 			}
 		}
 	case *Insert:
 		tb := x.rp.tables[s.Table]
 		vals := map[string]val{}
 		for _, a := range s.Values {
-			vals[a.Field] = x.eval(a.Expr, nil, nil, x.snap)
+			vals[a.Field] = x.eval(a.Expr, nil, nil)
 		}
 		var key []int64
 		for _, k := range keyFields(tb) {
@@ -501,13 +627,12 @@ func (x *exec) stmt(s Stmt) error {
 	case *Delete:
 		tb := x.rp.tables[s.Table]
 		x.recordReads(s, tb, s.Where, nil)
-		for _, rk := range x.matches(tb, s.Where) {
-			x.write(cell{rk, ""}, val{n: 0}, s)
-		}
+		x.candidates(tb, s.Where) // lazily create the addressed row
+		x.rp.dels[x.inst] = append(x.rp.dels[x.inst], delSpec{x: x.freeze(), stmt: s, table: tb})
 	case *Let:
-		x.vars[s.Var] = x.eval(s.Expr, nil, nil, x.snap)
+		x.vars[s.Var] = x.eval(s.Expr, nil, nil)
 	case *If:
-		if x.cond(s.Cond, nil, nil, x.snap) {
+		if x.cond(s.Cond, nil, nil) {
 			return x.block(s.Then)
 		}
 		return x.block(s.Else)
@@ -574,6 +699,16 @@ func (rp *replayer) edges(pos []int) []Edge {
 			writers[c] = append(writers[c], wr{i, v.stmt})
 		}
 	}
+	for i, ds := range rp.dels {
+		for _, d := range ds {
+			for rk := range rp.known {
+				c := cell{rk, ""}
+				if d.matches(rk) && !slices.ContainsFunc(writers[c], func(w wr) bool { return w.inst == i }) {
+					writers[c] = append(writers[c], wr{i, d.stmt})
+				}
+			}
+		}
+	}
 	for c := range writers {
 		slices.SortFunc(writers[c], func(a, b wr) int { return cmp.Compare(pos[a.inst], pos[b.inst]) })
 	}
@@ -605,15 +740,12 @@ func (rp *replayer) edges(pos []int) []Edge {
 				continue
 			}
 			fields := r.all
-			if r.match(rk, r.snap) {
+			if r.x.cond(r.where, r.table, &rk) {
 				fields = append(append([]string(nil), r.all...), r.fields...)
 			}
 			for _, f := range fields {
 				c := cell{rk, f}
-				src, ok := r.snap[c]
-				if !ok {
-					src = version{writer: -1}
-				}
+				src := r.x.get(c)
 				if src.writer >= 0 {
 					add(Edge{From: src.writer, To: r.inst, Rel: "WR", Table: r.table.Name, Row: rowString(r.table, rk), Field: fieldName(f),
 						FromStmt: stmtLabel(src.stmt), ToStmt: stmtLabel(r.stmt)})

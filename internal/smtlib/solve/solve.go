@@ -107,6 +107,9 @@ func (Exec) Solve(ctx context.Context, solver string, q smtlib.Query, timeout ti
 	start := time.Now()
 	runErr := cmd.Run()
 	ans.Elapsed = time.Since(start)
+	if cmd.ProcessState != nil {
+		ans.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
 	if ctx.Err() != nil {
 		if cause := context.Cause(ctx); errors.Is(cause, context.DeadlineExceeded) && timeout > 0 {
 			ans.Reason = "timeout after " + timeout.String()
