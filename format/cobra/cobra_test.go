@@ -18,7 +18,13 @@ import (
 	"isovet/internal/parse"
 )
 
-const sharedData = "/work/shared/data"
+// sharedData is where the shared public histories live (ISOVET_SHARED_DATA overrides).
+var sharedData = func() string {
+	if d := os.Getenv("ISOVET_SHARED_DATA"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "..", "shared", "data") // /work/shared/data from format/<pkg>
+}()
 
 // logw builds Cobra records.
 type logw struct {

@@ -11,7 +11,10 @@ import (
 // TestOpenSniffs checks that format.Open tells the binary formats apart by content.
 func TestOpenSniffs(t *testing.T) {
 	t.Parallel()
-	const data = "/work/shared/data"
+	data := os.Getenv("ISOVET_SHARED_DATA")
+	if data == "" {
+		data = filepath.Join("..", "..", "..", "shared", "data")
+	}
 	tests := []struct{ path, want string }{
 		{"vbox/coo/rat_sda_dirty_read", "vbox"},
 		{"bench/vbox/blindw_pred_100", "vbox"},

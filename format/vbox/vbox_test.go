@@ -18,7 +18,13 @@ import (
 	"isovet/internal/parse"
 )
 
-const sharedData = "/work/shared/data"
+// sharedData is where the shared public histories live (ISOVET_SHARED_DATA overrides).
+var sharedData = func() string {
+	if d := os.Getenv("ISOVET_SHARED_DATA"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "..", "shared", "data") // /work/shared/data from format/<pkg>
+}()
 
 // logw builds Vbox records. Every record gets the interval [at, at+1] from a counter.
 type logw struct {
