@@ -472,6 +472,8 @@ func (in *interner) key(d datum) history.Key {
 		if k := in.smallKey[d.i]; k != 0 {
 			return k - 1
 		}
+	} else if d.i > 2*int64(len(in.smallKey))+4096 {
+		return key(in.b, d) // sparse keys: grow the table only as dense keys fill it
 	} else {
 		in.smallKey = append(in.smallKey, make([]history.Key, int(d.i)+1-len(in.smallKey))...)
 	}
