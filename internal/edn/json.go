@@ -42,9 +42,9 @@ func (d *Decoder) jsonValue(depth int) (Value, error) {
 		return v, nil
 	case c >= 'a' && c <= 'z':
 		n := d.token(0)
-		tok := string(d.buf[d.p : d.p+n])
+		tok := d.buf[d.p : d.p+n]
 		var v Value
-		switch tok {
+		switch string(tok) {
 		case "null":
 			v = Value{Kind: Nil, Pos: p}
 		case "true":
