@@ -320,18 +320,6 @@ func (s *scanner) lit(w string) bool {
 	return false
 }
 
-// boolean parses true or false.
-func (s *scanner) boolean(what string) (bool, bool) {
-	s.ws()
-	switch {
-	case s.lit("true"):
-		return true, true
-	case s.lit("false"):
-		return false, true
-	}
-	return false, s.failf(s.i, "expected %s (true or false), found %s", what, s.found(s.i))
-}
-
 // intLoose parses an integer written as a JSON number or as a string of digits (Chronos
 // writers emit both, e.g. "p": "320316486").
 func (s *scanner) intLoose(what string) (int64, bool) {
