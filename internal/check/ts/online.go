@@ -142,17 +142,30 @@ func searchRS(rs []rref, p opos) int {
 }
 
 // searchVS returns the index of the first version in vs whose commit is at or after p.
-func searchVS(vs []*over, p opos) int {
-	if n := len(vs); n == 0 || vs[n-1].ck.cmp(p) < 0 {
+func searchVS(vs []vent, p opos) int {
+	if n := len(vs); n == 0 || vs[n-1].cmp(p) < 0 {
 		return n
 	}
-	return sort.Search(len(vs), func(i int) bool { return vs[i].ck.cmp(p) >= 0 })
+	return sort.Search(len(vs), func(i int) bool { return vs[i].cmp(p) >= 0 })
+}
+
+// vent is a version in a key's list, with its commit position inline.
+type vent struct {
+	ck pos
+	v  *over
+}
+
+func (e vent) cmp(p opos) int {
+	if c := e.ck.cmp(p.p); c != 0 {
+		return c
+	}
+	return e.v.ck.id.Compare(p.id)
 }
 
 // okey is a key's versions (by commit position) and pending external reads (by snapshot).
 type okey struct {
 	k     history.Datum
-	vs    []*over
+	vs    []vent
 	rs    []rref
 	deadR int
 	isL   bool
@@ -491,7 +504,8 @@ func (o *Online) write(evs []Event, t *otxn, w *owrite) []Event {
 	if !o.m.ser {
 		// Versions whose commit is not below t's snapshot and that start before t commits.
 		j := searchVS(vs, t.snap)
-		for _, x := range vs[j:] {
+		for _, e := range vs[j:] {
+			x := e.v
 			if x.snap.cmp(t.ck) < 0 && x.ck.id != t.id {
 				first, second := t, x
 				v := Violation{Kind: anomaly.NoConflict, Key: w.k, HasKey: true, TxnID: -1, OtherID: -1}
@@ -506,19 +520,21 @@ func (o *Online) write(evs []Event, t *otxn, w *owrite) []Event {
 			}
 		}
 	}
-	for j := i - 1; j >= 0 && vs[j].commit == t.commit; j-- {
-		evs = o.tie(evs, w.k, t.id.String(), t.start, t.commit, vs[j].ck.id.String(), vs[j].start, vs[j].commit)
+	for j := i - 1; j >= 0 && vs[j].ck.ts == t.commit; j-- {
+		x := vs[j].v
+		evs = o.tie(evs, w.k, t.id.String(), t.start, t.commit, x.ck.id.String(), x.start, x.commit)
 	}
-	for j := i; j < len(vs) && vs[j].commit == t.commit; j++ {
-		evs = o.tie(evs, w.k, vs[j].ck.id.String(), vs[j].start, vs[j].commit, t.id.String(), t.start, t.commit)
+	for j := i; j < len(vs) && vs[j].ck.ts == t.commit; j++ {
+		x := vs[j].v
+		evs = o.tie(evs, w.k, x.ck.id.String(), x.start, x.commit, t.id.String(), t.start, t.commit)
 	}
 	nv := &over{ck: t.ck, snap: t.snap, start: t.start, commit: t.commit, v: w.v, app: w.app}
-	if i == 0 && len(vs) > 0 && vs[0].base != nil {
+	if i == 0 && len(vs) > 0 && vs[0].v.base != nil {
 		// Inserted below the collected prefix cannot happen (late arrivals are refused);
 		// keep the base on the first version regardless.
-		nv.base, vs[0].base = vs[0].base, nil
+		nv.base, vs[0].v.base = vs[0].v.base, nil
 	}
-	key.vs = slices.Insert(vs, i, nv)
+	key.vs = slices.Insert(vs, i, vent{t.ck.p, nv})
 	o.st.Versions++
 	o.elems += int64(len(w.app))
 	o.vq = append(o.vq, vref{key, t.ck, t})
@@ -527,7 +543,7 @@ func (o *Online) write(evs []Event, t *otxn, w *owrite) []Event {
 	lo := searchRS(key.rs, t.ck)
 	hi := len(key.rs)
 	if !key.isL && i+1 < len(key.vs) {
-		hi = searchRS(key.rs, key.vs[i+1].ck)
+		hi = searchRS(key.rs, key.vs[i+1].v.ck)
 	}
 	for _, rr := range key.rs[lo:hi] {
 		r := rr.r
@@ -549,7 +565,7 @@ func (o *Online) tie(evs []Event, k history.Datum, later string, ls, lc history.
 }
 
 // visible returns the versions of key visible at snap (a prefix of key.vs).
-func visible(key *okey, snap opos) []*over {
+func visible(key *okey, snap opos) []vent {
 	return key.vs[:searchVS(key.vs, snap)]
 }
 
@@ -560,17 +576,18 @@ func (o *Online) verdict(r *oread) bool {
 		if len(vis) == 0 {
 			return r.v == o.o.Initial
 		}
-		return r.v == vis[len(vis)-1].v
+		return r.v == vis[len(vis)-1].v.v
 	}
 	obs := r.list
 	if len(vis) > 0 {
-		b := r.key.vs[0].base
+		b := r.key.vs[0].v.base
 		if len(b) > len(obs) || !slices.Equal(obs[:len(b)], b) {
 			return false
 		}
 		obs = obs[len(b):]
 	}
-	for _, x := range vis {
+	for _, e := range vis {
+		x := e.v
 		if len(x.app) > len(obs) || !slices.Equal(obs[:len(x.app)], x.app) {
 			return false
 		}
@@ -586,19 +603,19 @@ func (o *Online) expected(r *oread) (string, string) {
 		if len(vis) == 0 {
 			return o.o.Initial.String(), Initial
 		}
-		x := vis[len(vis)-1]
+		x := vis[len(vis)-1].v
 		return x.v.String(), x.ck.id.String()
 	}
 	var l []history.Datum
 	if len(r.key.vs) > 0 {
-		l = append(l, r.key.vs[0].base...)
+		l = append(l, r.key.vs[0].v.base...)
 	}
-	for _, x := range vis {
-		l = append(l, x.app...)
+	for _, e := range vis {
+		l = append(l, e.v.app...)
 	}
 	w := Initial
 	if len(vis) > 0 {
-		w = vis[len(vis)-1].ck.id.String()
+		w = vis[len(vis)-1].v.ck.id.String()
 	}
 	return renderDatums(l), w
 }
@@ -755,21 +772,24 @@ func (o *Online) collect() {
 
 func (o *Online) prune(key *okey) {
 	vs := key.vs
+	if len(vs) < 2 || vs[1].cmp(o.horizon) >= 0 {
+		return // at most one version below the horizon: nothing to drop
+	}
 	n := searchVS(vs, o.horizon)
 	if n <= 1 {
 		return
 	}
-	keep := vs[n-1]
+	keep := vs[n-1].v
 	if key.isL {
 		var base []history.Datum
-		base = append(base, vs[0].base...)
-		for _, x := range vs[:n-1] {
-			base = append(base, x.app...)
+		base = append(base, vs[0].v.base...)
+		for _, e := range vs[:n-1] {
+			base = append(base, e.v.app...)
 		}
 		keep.base = base
 	}
-	for _, x := range vs[:n-1] {
-		o.elems -= int64(len(x.app))
+	for _, e := range vs[:n-1] {
+		o.elems -= int64(len(e.v.app))
 	}
 	o.st.Versions -= n - 1
 	m := copy(vs, vs[n-1:])
@@ -796,7 +816,8 @@ func (o *Online) extViolation(r *oread) Violation {
 		initial = r.v == o.o.Initial
 	}
 	var before, unc, after *over
-	for _, x := range r.key.vs {
+	for _, e := range r.key.vs {
+		x := e.v
 		if x.ck.id == t.id {
 			continue
 		}
