@@ -332,16 +332,18 @@ func (s *Solver) search(ctx context.Context) (Status, error) {
 	var tick uint32
 	for {
 		confl = confl[:0]
+		conflict := false
 		c := s.propagate()
 		if c != crefNone {
+			conflict = true
 			confl = append(confl, s.lits(c)...)
 			if s.learnt(c) {
 				s.bumpClause(c)
 			}
 		} else if s.theory != nil {
-			confl = s.theoryPropagate(confl)
+			confl, conflict = s.theoryPropagate(confl)
 		}
-		if len(confl) > 0 {
+		if conflict {
 			s.stats.Conflicts++
 			if !s.resolveConflict(confl) {
 				return Unsat, nil
@@ -393,7 +395,7 @@ func (s *Solver) search(ctx context.Context) (Status, error) {
 			if next == LitNull {
 				if s.theory != nil {
 					s.stats.FinalChecks++
-					if fc := s.theory.Check(); len(fc) > 0 {
+					if fc := s.theory.Check(); fc != nil {
 						s.stats.TheoryConflicts++
 						s.stats.Conflicts++
 						if !s.resolveConflict(append(confl[:0], fc...)) {

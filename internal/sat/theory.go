@@ -62,15 +62,15 @@ func (s *Solver) AttachTheory(t Theory) {
 // theoryPropagate reports new assignments to the theory and applies its
 // propagations, alternating with unit propagation, until a fixpoint or a
 // conflict. It appends the conflict clause, if any, to confl.
-func (s *Solver) theoryPropagate(confl []Lit) []Lit {
+func (s *Solver) theoryPropagate(confl []Lit) ([]Lit, bool) {
 	t := s.theory
 	for {
 		for s.thead < len(s.trail) {
 			m := s.trail[s.thead]
 			s.thead++
-			if c := t.Assign(m, int(s.level[m.Var()])); len(c) > 0 {
+			if c := t.Assign(m, int(s.level[m.Var()])); c != nil {
 				s.stats.TheoryConflicts++
-				return append(confl, c...)
+				return append(confl, c...), true
 			}
 		}
 		props := t.Propagate(s.thBuf[:0])
@@ -84,20 +84,20 @@ func (s *Solver) theoryPropagate(confl []Lit) []Lit {
 			case False:
 				s.stats.TheoryConflicts++
 				r := t.Reason(p, nil)
-				return append(confl, r...)
+				return append(confl, r...), true
 			}
 			s.stats.TheoryPropagations++
 			s.enqueue(p, crefTheory)
 			fresh = true
 		}
 		if !fresh {
-			return confl
+			return confl, false
 		}
 		if c := s.propagate(); c != crefNone {
 			if s.learnt(c) {
 				s.bumpClause(c)
 			}
-			return append(confl, s.lits(c)...)
+			return append(confl, s.lits(c)...), true
 		}
 	}
 }

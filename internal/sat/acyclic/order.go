@@ -30,14 +30,94 @@ func (g *Theory) insert(e, j int32) ([]sat.Lit, bool) {
 			return g.conflict(j, path), false
 		}
 	}
-	g.outPos[e] = int32(len(g.out[u]))
-	g.out[u] = append(g.out[u], e)
-	g.inPos[e] = int32(len(g.in[v]))
-	g.in[v] = append(g.in[v], e)
+	g.link(e)
 	if g.opts.Propagate {
 		g.propagate(u, v)
 	}
 	return nil, true
+}
+
+// link adds edge e to the adjacency lists.
+func (g *Theory) link(e int32) {
+	u, v := g.from[e], g.to[e]
+	g.outPos[e] = int32(len(g.out[u]))
+	g.out[u] = append(g.out[u], e)
+	g.inPos[e] = int32(len(g.in[v]))
+	g.in[v] = append(g.in[v], e)
+}
+
+// settle computes a topological order of the edges linked so far with
+// Kahn's algorithm. If they contain a cycle, g.broken becomes its clause
+// (empty if every edge on it is fixed), to be reported as a conflict.
+func (g *Theory) settle() {
+	g.settled = true
+	indeg := make([]int32, g.n)
+	for v := range g.n {
+		indeg[v] = int32(len(g.in[v]))
+	}
+	q := g.queue[:0]
+	for u := range g.n {
+		if indeg[u] == 0 {
+			q = append(q, int32(u))
+		}
+	}
+	pos := int32(0)
+	for i := 0; i < len(q); i++ {
+		u := q[i]
+		g.ord[u] = pos
+		g.at[pos] = u
+		pos++
+		for _, e := range g.out[u] {
+			v := g.to[e]
+			if indeg[v]--; indeg[v] == 0 {
+				q = append(q, v)
+			}
+		}
+	}
+	g.queue = q[:0]
+	if int(pos) == g.n {
+		return
+	}
+	// Every unplaced node has an unplaced predecessor: walk backwards until
+	// a node repeats.
+	var x int32
+	for u := range g.n {
+		if indeg[u] > 0 {
+			x = int32(u)
+			break
+		}
+	}
+	step := make(map[int32]int32) // node -> in-edge taken
+	for {
+		if _, ok := step[x]; ok {
+			break
+		}
+		for _, e := range g.in[x] {
+			if w := g.from[e]; indeg[w] > 0 {
+				step[x] = e
+				x = w
+				break
+			}
+		}
+	}
+	g.conf = g.conf[:0]
+	for y := x; ; {
+		e := step[y]
+		g.explain(e, 1<<62)
+		y = g.from[e]
+		if y == x {
+			break
+		}
+	}
+	g.broken = append([]sat.Lit{}, g.dedupe()...)
+	g.stats.Conflicts++
+	for u := range g.n {
+		if indeg[u] > 0 {
+			g.ord[u] = pos
+			g.at[pos] = int32(u)
+			pos++
+		}
+	}
 }
 
 // conflict builds the clause for a cycle made of the edge justified by j
@@ -231,7 +311,7 @@ func (g *Theory) Reason(p sat.Lit, dst []sat.Lit) []sat.Lit {
 			x := g.fwd[i]
 			for _, e := range g.out[x] {
 				w := g.to[e]
-				if g.stamp[e][0] >= info.limit || g.mark[w] == fg || g.ord[w] > hi {
+				if g.first[e].stamp >= info.limit || g.mark[w] == fg || g.ord[w] > hi {
 					continue
 				}
 				g.mark[w] = fg

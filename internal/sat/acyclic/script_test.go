@@ -129,7 +129,7 @@ func (g *Theory) describe() string {
 	var edges []string
 	for u := range g.n {
 		for _, e := range g.out[u] {
-			edges = append(edges, fmt.Sprintf("%d→%d×%d", u, g.to[e], len(g.active[e])))
+			edges = append(edges, fmt.Sprintf("%d→%d×%d", u, g.to[e], g.cnt[e]))
 		}
 	}
 	slices.Sort(edges)

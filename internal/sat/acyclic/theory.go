@@ -69,9 +69,10 @@ type Theory struct {
 	edgeID map[uint64]int32
 	from   []int32
 	to     []int32
-	active [][]int32 // by edge: active justifications, in activation order
-	stamp  [][]int64 // by edge: activation stamps, parallel to active
-	outPos []int32   // by edge: index in out[from], or -1 when absent
+	cnt    []int32    // by edge: number of active justifications
+	first  []jstamp   // by edge: the first active justification
+	more   [][]jstamp // by edge: further active ones, in activation order
+	outPos []int32    // by edge: index in out[from], or -1 when absent
 	inPos  []int32
 
 	justs []just
@@ -86,6 +87,11 @@ type Theory struct {
 
 	trail []entry
 	clock int64 // activation stamp counter
+
+	// Until the first call from the solver, edges are only linked; settle
+	// then computes the order in linear time (Kahn) instead of edge by edge.
+	settled bool
+	broken  []sat.Lit // non-nil: a cycle of level-0 edges, as a clause
 
 	// Search scratch.
 	mark    []uint32
@@ -103,6 +109,12 @@ type Theory struct {
 	bmark    []uint32
 
 	stats Stats
+}
+
+// jstamp is an active justification and its activation stamp.
+type jstamp struct {
+	j     int32
+	stamp int64
 }
 
 type propagation struct {
@@ -207,8 +219,9 @@ func (g *Theory) addJust(a, b sat.Lit, u, v int) error {
 		g.edgeID[key] = e
 		g.from = append(g.from, int32(u))
 		g.to = append(g.to, int32(v))
-		g.active = append(g.active, nil)
-		g.stamp = append(g.stamp, nil)
+		g.cnt = append(g.cnt, 0)
+		g.first = append(g.first, jstamp{})
+		g.more = append(g.more, nil)
 		g.outPos = append(g.outPos, -1)
 		g.inPos = append(g.inPos, -1)
 	}
@@ -238,6 +251,12 @@ func (g *Theory) addJust(a, b sat.Lit, u, v int) error {
 
 // Assign implements [sat.Theory].
 func (g *Theory) Assign(m sat.Lit, level int) []sat.Lit {
+	if !g.settled {
+		g.settle()
+	}
+	if g.broken != nil {
+		return g.broken
+	}
 	if int(m) >= len(g.byLit) || len(g.byLit[m]) == 0 {
 		return nil
 	}
@@ -265,14 +284,20 @@ func (g *Theory) Assign(m sat.Lit, level int) []sat.Lit {
 // cycle, nothing changes and it returns the conflict clause and false.
 func (g *Theory) activate(j int32, level int32) ([]sat.Lit, bool) {
 	e := g.justs[j].e
-	if len(g.active[e]) == 0 {
-		if c, ok := g.insert(e, j); !ok {
+	if g.cnt[e] == 0 {
+		if !g.settled {
+			g.link(e)
+		} else if c, ok := g.insert(e, j); !ok {
 			return c, false
 		}
 	}
 	g.clock++
-	g.active[e] = append(g.active[e], j)
-	g.stamp[e] = append(g.stamp[e], g.clock)
+	if g.cnt[e] == 0 {
+		g.first[e] = jstamp{j, g.clock}
+	} else {
+		g.more[e] = append(g.more[e], jstamp{j, g.clock})
+	}
+	g.cnt[e]++
 	g.trail = append(g.trail, entry{j: j, level: level})
 	return nil, true
 }
@@ -290,9 +315,10 @@ func (g *Theory) undo(mark int) {
 			continue
 		}
 		e := g.justs[t.j].e
-		g.active[e] = g.active[e][:len(g.active[e])-1]
-		g.stamp[e] = g.stamp[e][:len(g.stamp[e])-1]
-		if len(g.active[e]) == 0 {
+		g.cnt[e]--
+		if g.cnt[e] > 0 {
+			g.more[e] = g.more[e][:len(g.more[e])-1]
+		} else {
 			g.remove(e)
 		}
 	}
@@ -314,6 +340,9 @@ func (g *Theory) Backtrack(level int) {
 
 // Propagate implements [sat.Theory].
 func (g *Theory) Propagate(dst []sat.Lit) []sat.Lit {
+	if !g.settled {
+		g.settle()
+	}
 	dst = append(dst, g.props...)
 	g.props = g.props[:0]
 	return dst
@@ -321,12 +350,20 @@ func (g *Theory) Propagate(dst []sat.Lit) []sat.Lit {
 
 // Check implements [sat.Theory]: every cycle is reported by Assign, so a
 // complete assignment without conflict is acyclic.
-func (g *Theory) Check() []sat.Lit { return nil }
+func (g *Theory) Check() []sat.Lit {
+	if !g.settled {
+		g.settle()
+	}
+	return g.broken
+}
 
 // Phase implements [sat.Theory] (VeriStrong §6.2): a variable is first
 // decided so that the edges it adds agree with the current topological
 // order.
 func (g *Theory) Phase(v sat.Var) sat.Lit {
+	if !g.settled {
+		g.settle()
+	}
 	agrees := func(m sat.Lit) (bool, bool) {
 		if int(m) >= len(g.byLit) || len(g.byLit[m]) == 0 {
 			return false, false
@@ -404,10 +441,15 @@ func (g *Theory) Order() []int {
 func (g *Theory) explain(e int32, limit int64) {
 	best := int32(-1)
 	bestN := 3
-	for i, j := range g.active[e] {
-		if g.stamp[e][i] >= limit {
+	for i := int32(0); i < g.cnt[e]; i++ {
+		js := g.first[e]
+		if i > 0 {
+			js = g.more[e][i-1]
+		}
+		if js.stamp >= limit {
 			break
 		}
+		j := js.j
 		n := 0
 		if g.justs[j].a != sat.LitNull {
 			n++
