@@ -1,6 +1,8 @@
 package ser
 
 import (
+	"slices"
+
 	"isovet/internal/anomaly"
 	"isovet/internal/report"
 )
@@ -34,7 +36,8 @@ var shapes = []shape{
 	{kind: anomaly.GSingle, primary: true, minWW: 0, maxWW: anyN, minWR: 0, maxWR: anyN, minRW: 1, maxRW: 1, length: anyN},
 	{kind: anomaly.G2Item, primary: true, minWW: 0, maxWW: anyN, minWR: 0, maxWR: anyN, minRW: 2, maxRW: anyN, length: anyN},
 
-	{kind: anomaly.LostUpdate, minWW: 0, maxWW: anyN, minWR: 0, maxWR: 0, minRW: 1, maxRW: 2, length: 2, sameKey: 1},
+	{kind: anomaly.LostUpdate, minWW: 1, maxWW: 1, minWR: 0, maxWR: 0, minRW: 1, maxRW: 1, length: 2, sameKey: 1},
+	{kind: anomaly.LostUpdate, minWW: 0, maxWW: 0, minWR: 0, maxWR: 0, minRW: 2, maxRW: 2, length: 2, sameKey: 1},
 	{kind: anomaly.WriteSkew, minWW: 0, maxWW: 0, minWR: 0, maxWR: 0, minRW: 2, maxRW: 2, length: 2, sameKey: 2},
 	{kind: anomaly.ReadSkew, minWW: 0, maxWW: 0, minWR: 1, maxWR: 1, minRW: 1, maxRW: 1, length: 2, sameKey: 2},
 	{kind: anomaly.FracturedRead, minWW: 0, maxWW: 0, minWR: 1, maxWR: 1, minRW: 1, maxRW: 1, length: 2, sameKey: 2},
@@ -89,7 +92,9 @@ func classify(cyc []report.Step) (anomaly.Kind, []anomaly.Kind) {
 			}
 			continue
 		}
-		also = append(also, sh.kind)
+		if !slices.Contains(also, sh.kind) {
+			also = append(also, sh.kind)
+		}
 	}
 	return kind, also
 }

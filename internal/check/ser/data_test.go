@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,8 +29,12 @@ func runFile(t testing.TB, path string, level anomaly.Level) *report.Report {
 		t.Fatalf("open %s: %v", path, err)
 	}
 	runtime.GC()
+	var ru0, ru1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 	start := time.Now()
 	rep, err := Check(context.Background(), h, level, Options{Now: time.Now})
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
 	if err != nil {
 		t.Fatalf("Check(%s, %s): %v", path, level, err)
 	}
@@ -39,8 +44,8 @@ func runFile(t testing.TB, path string, level anomaly.Level) *report.Report {
 	for _, p := range rep.Stats.Phases {
 		ph = append(ph, fmt.Sprintf("%s=%v", p.Name, p.Elapsed.Round(time.Millisecond)))
 	}
-	t.Logf("%s %s: %v in %v (txns %d, constraints %d, pruned %d, sat vars %d, conflicts %d; %s; heap sys %d MB)",
-		filepath.Base(path), level, rep.Verdict, time.Since(start).Round(time.Millisecond), rep.Stats.Txns, rep.Stats.Constraints,
+	t.Logf("%s %s: %v in %v wall, %v cpu, max rss %d MB (txns %d, constraints %d, pruned %d, sat vars %d, conflicts %d; %s; heap sys %d MB)",
+		filepath.Base(path), level, rep.Verdict, time.Since(start).Round(time.Millisecond), cpu.Round(time.Millisecond), ru1.Maxrss>>10, rep.Stats.Txns, rep.Stats.Constraints,
 		rep.Stats.PrunedConstraints, rep.Stats.SATVars, rep.Stats.Conflicts, strings.Join(ph, " "), ms.HeapSys>>20)
 	return rep
 }

@@ -3,6 +3,8 @@ package ser
 import (
 	"context"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -287,5 +289,25 @@ func TestCancel(t *testing.T) {
 		if rep.Stats.Txns != 400 {
 			t.Errorf("stats so far missing: %+v", rep.Stats)
 		}
+	}
+}
+
+// TestFixtures runs testdata/histories/ser/<level>/*.txt: the name says the verdict, a
+// "# want:" line the anomaly kinds.
+func TestFixtures(t *testing.T) {
+	for _, level := range allLevels {
+		t.Run(level.String(), func(t *testing.T) {
+			dir := os.DirFS(filepath.Join("..", "..", "..", "testdata", "histories", "ser", level.String()))
+			histtest.RunDir(t, dir, func(t *testing.T, h *history.History) *report.Report {
+				rep := check(t, h, level, Options{})
+				for _, a := range rep.Anomalies {
+					rep.Anomalies = append(rep.Anomalies, report.Anomaly{Kind: a.Kind})
+					for _, k := range a.Also {
+						rep.Anomalies = append(rep.Anomalies, report.Anomaly{Kind: k})
+					}
+				}
+				return rep
+			})
+		})
 	}
 }
