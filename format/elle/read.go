@@ -2,7 +2,6 @@ package elle
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -46,8 +45,8 @@ func (w workload) String() string {
 }
 
 // Decoder decodes Elle histories into a [history.Builder]. It implements format.Decoder.
-// A Decoder reads one history (Decode, possibly several times, then Finish once) and is not
-// safe for concurrent use.
+// A Decoder reads one history into one builder (Decode, possibly several times, then Finish
+// once): it caches the builder's interned values. It is not safe for concurrent use.
 type Decoder struct {
 	json   bool
 	format string
@@ -727,5 +726,3 @@ func (d *Decoder) txn() string {
 	}
 	return ":txn"
 }
-
-func (d *Decoder) String() string { return fmt.Sprintf("elle.Decoder(%s)", d.format) }
