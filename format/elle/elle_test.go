@@ -272,6 +272,24 @@ func roundTrip(t testing.TB, h *history.History) {
 		if diff := cmp.Diff(want, dump(back, keep)); diff != "" {
 			t.Fatalf("%s round trip (-want +got):\n%s\n%s", w.name, diff, buf.String())
 		}
+		// The other layouts Jepsen and elle-cli use must read the same: EDN wrapped in a
+		// vector or a list, JSON as one object per line.
+		var variants [][]byte
+		if w.name == "out.edn" {
+			variants = append(variants, append(append([]byte("[\n"), buf.Bytes()...), ']'), append(append([]byte("("), buf.Bytes()...), ')'))
+		} else {
+			lines := bytes.TrimSuffix(bytes.TrimPrefix(buf.Bytes(), []byte("[\n")), []byte("\n]\n"))
+			variants = append(variants, bytes.ReplaceAll(lines, []byte("},\n{"), []byte("}\n{")))
+		}
+		for _, v := range variants {
+			back, err := read(w.name, v)
+			if err != nil {
+				t.Fatalf("reading back %s in another layout: %v\n%s", w.name, err, v)
+			}
+			if diff := cmp.Diff(want, dump(back, keep)); diff != "" {
+				t.Fatalf("%s round trip in another layout (-want +got):\n%s\n%s", w.name, diff, v)
+			}
+		}
 	}
 }
 
