@@ -17,7 +17,15 @@ import (
 	"isovet/history"
 )
 
-const shared = "/work/shared/data/"
+// shared is where the shared public histories live (ISOVET_SHARED_DATA overrides), with a
+// trailing slash.
+var shared = func() string {
+	d := os.Getenv("ISOVET_SHARED_DATA")
+	if d == "" {
+		d = filepath.Join("..", "..", "shared", "data") // /work/shared/data from here
+	}
+	return filepath.Join(d, "") + "/"
+}()
 
 // TestOpenSniffsNativeChronosTextVeriStrong opens files of the native, chronos, text and
 // veristrong formats with format auto-detection.

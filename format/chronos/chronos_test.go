@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,7 +21,15 @@ import (
 	"isovet/internal/parse"
 )
 
-const shared = "/work/shared/data/chronos/"
+// shared is where the shared public histories live (ISOVET_SHARED_DATA overrides), with a
+// trailing slash.
+var shared = func() string {
+	d := os.Getenv("ISOVET_SHARED_DATA")
+	if d == "" {
+		d = filepath.Join("..", "..", "..", "shared", "data") // /work/shared/data from here
+	}
+	return filepath.Join(d, "chronos/") + "/"
+}()
 
 func read(tb testing.TB, r io.Reader) (*history.History, error) {
 	tb.Helper()
