@@ -110,6 +110,18 @@ func TestReadSharedExamples(t *testing.T) {
 			if diff := cmp.Diff(canon(t, h), canon(t, h2)); diff != "" {
 				t.Errorf("read(Write(h)) differs (-want +got):\n%s", diff)
 			}
+			// The native format carries this history unchanged.
+			nb := history.NewBuilder()
+			if err := native.NewDecoder().Decode(strings.NewReader(canon(t, h)), "native", nb); err != nil {
+				t.Fatal(err)
+			}
+			hn, err := nb.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(canon(t, h), canon(t, hn)); diff != "" {
+				t.Errorf("native round trip differs (-want +got):\n%s", diff)
+			}
 			_, err = read(t, iotest.HalfReader(iotest.OneByteReader(bytes.NewReader(raw[:min(len(raw), 30_000)]))))
 			if err == nil || !strings.Contains(err.Error(), "found end of input") {
 				t.Errorf("reading a truncated file, byte by byte: %v, want an end-of-input error", err)
