@@ -106,6 +106,8 @@ type Read struct {
 	// Via is, for a synthetic read (Op < 0), the list read that shows it: the transaction
 	// directly follows the version it "read".
 	Via int32
+	// Src is the explicit source the format gave, if any.
+	Src history.Src
 }
 
 // Write is a transaction's last write of a key.
@@ -152,6 +154,9 @@ type Deps struct {
 	// thin-air reads). Any finding fails the history.
 	Findings []report.Anomaly
 	Notes    []string
+	// Partial is set when some operations were only partly modelled (predicates): a
+	// violation found is real, but finding none proves nothing.
+	Partial bool
 
 	intBad []bool // unknown-outcome transactions that broke INT: they cannot have committed
 
@@ -213,8 +218,7 @@ func Build(h *history.History, o Options) (*Deps, error) {
 	// Resolve candidates.
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
-		t := &h.Txns[r.Txn]
-		o := t.Ops[r.Op]
+		o := r
 		switch o.Src.Kind {
 		case history.SrcTxn:
 			w := o.Src.Txn
@@ -336,7 +340,32 @@ func (d *Deps) extract(ti int32, t *history.Txn) error {
 				continue
 			}
 			d.ReadsOf[ti] = append(d.ReadsOf[ti], int32(len(d.Reads)))
-			d.Reads = append(d.Reads, Read{Txn: ti, Op: int32(i), Key: o.Key, Value: o.Value})
+			d.Reads = append(d.Reads, Read{Txn: ti, Op: int32(i), Key: o.Key, Value: o.Value, Src: o.Src})
+			continue
+		case history.OpPredRead, history.OpPredWrite:
+			// Partial: rows the predicate matched are real reads (predicate reads) or real
+			// writes (predicate writes); rows it did not return are ignored, so a violation
+			// found is real but a pass proves nothing (Partial).
+			d.Partial = true
+			for _, row := range d.H.Pred(o).Rows {
+				if !row.Match {
+					continue
+				}
+				if o.Kind == history.OpPredRead {
+					if _, own := cur[row.Key]; own {
+						continue
+					}
+					d.ReadsOf[ti] = append(d.ReadsOf[ti], int32(len(d.Reads)))
+					d.Reads = append(d.Reads, Read{Txn: ti, Op: int32(i), Key: row.Key, Value: row.Value, Src: row.Src})
+					continue
+				}
+				if cur == nil {
+					cur = make(map[history.Key]history.Value)
+					curOp = make(map[history.Key]int32)
+				}
+				cur[row.Key] = row.Value
+				curOp[row.Key] = int32(i)
+			}
 			continue
 		case history.OpWrite, history.OpInsert:
 			v = o.Value
@@ -629,7 +658,14 @@ func (d *Deps) explainNoSource(r *Read) report.Anomaly {
 	name := h.Name(history.TxnID(r.Txn))
 	a := report.Anomaly{Txns: []history.TxnID{history.TxnID(r.Txn)}, Key: r.Key}
 	kd, vd := h.Key(r.Key), h.Value(r.Value)
-	o := h.Txns[r.Txn].Ops[r.Op]
+	o := r
+	if o.Src.Kind == history.SrcTxn && int(o.Src.Txn) < len(h.Txns) && h.Txns[o.Src.Txn].Outcome != history.OutcomeCommitted && o.Src.Txn != history.TxnID(r.Txn) {
+		w := o.Src.Txn
+		a.Txns = append(a.Txns, w)
+		a.Kind = anomaly.AbortedRead
+		a.Message = fmt.Sprintf("%s read %v=%v, which %s wrote, and %s did not commit", name, kd, vd, h.Name(w), h.Name(w))
+		return a
+	}
 	for i := range h.Txns {
 		t := &h.Txns[i]
 		if int32(i) == r.Txn {

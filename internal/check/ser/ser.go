@@ -72,8 +72,12 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	c.t0 = c.now()
 	c.tp = c.t0
 	err := c.run()
-	if err == nil && rep.Verdict == report.Pass {
+	if err == nil {
 		placeholderCaveat(h, rep)
+	}
+	if err == nil && rep.Verdict == report.Pass && c.partial {
+		rep.Verdict = report.Unknown
+		rep.Notes = append(rep.Notes, "predicate operations are only partly modelled (rows a predicate did not return are ignored): no violation was found, but that proves nothing")
 	}
 	rep.Stats.Elapsed = c.now().Sub(c.t0)
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil) {
@@ -93,14 +97,31 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 const MissingSession = "missing-writers"
 
 // placeholderCaveat turns a Pass into Unknown when the history holds placeholder writers:
-// their other operations were never recorded, so a pass proves nothing about them.
+// their other operations were never recorded, so a pass proves nothing about them. A
+// witness that involves one gets a note: its writes were inferred from the reads naming it.
 func placeholderCaveat(h *history.History, rep *report.Report) {
 	for _, s := range h.Sessions {
-		if str, ok := s.Source.Str(); ok && str == MissingSession && len(s.Txns) > 0 {
+		if str, ok := s.Source.Str(); !ok || str != MissingSession || len(s.Txns) == 0 {
+			continue
+		}
+		if rep.Verdict == report.Pass {
 			rep.Verdict = report.Unknown
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%d transactions are placeholders for writers that reads name but no log holds; no violation is visible in what was recorded, but their other operations are unknown, so the history cannot be passed", len(s.Txns)))
 			return
 		}
+		ph := make(map[history.TxnID]bool, len(s.Txns))
+		for _, t := range s.Txns {
+			ph[t] = true
+		}
+		for _, a := range rep.Anomalies {
+			for _, t := range a.Txns {
+				if ph[t] {
+					rep.Notes = append(rep.Notes, fmt.Sprintf("a witness involves %s, a placeholder the reader made for a writer no log holds: its writes are inferred from the reads that name it", h.Name(t)))
+					return
+				}
+			}
+		}
+		return
 	}
 }
 
@@ -112,6 +133,8 @@ type run struct {
 	rep   *report.Report
 	t0    time.Time
 	tp    time.Time
+
+	partial bool
 }
 
 func (c *run) now() time.Time {
@@ -177,6 +200,7 @@ func (c *run) run() error {
 		return err
 	}
 	rep.Notes = append(rep.Notes, d.Notes...)
+	c.partial = d.Partial
 	if info.Realtime && c.o.ClockSkew > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("client intervals widened by %v on each side for clock skew", c.o.ClockSkew))
 	}
