@@ -8,6 +8,7 @@ import (
 	"isovet/history"
 	"isovet/internal/check/basic"
 	"isovet/internal/check/ser"
+	"isovet/internal/check/si"
 	"isovet/internal/check/ts"
 )
 
@@ -31,6 +32,19 @@ var checkers = []Checker{
 		Run: func(ctx context.Context, h *history.History, l Level, o Options) (*Report, error) {
 			rep, err := ser.Check(ctx, h, l, ser.Options{ClockSkew: o.ClockSkew, MaxAnomalies: o.MaxAnomalies})
 			if errors.Is(err, ser.ErrNeedsTime) {
+				return nil, fmt.Errorf("%w: %w", ErrNeedsTime, err)
+			}
+			return rep, err
+		},
+	},
+	{
+		Name:    "si",
+		Method:  MethodBlackBox,
+		Levels:  si.Levels,
+		Summary: "black-box snapshot isolation (plain, strong-session, strong): generalized polygraph over the induced graph (SO ∪ WR ∪ WW) ; RW?, pruning and a SAT solver over an acyclicity theory with composite edges; every violation comes with a named cycle",
+		Run: func(ctx context.Context, h *history.History, l Level, o Options) (*Report, error) {
+			rep, err := si.Check(ctx, h, l, si.Options{MaxAnomalies: o.MaxAnomalies, Now: o.Now})
+			if errors.Is(err, si.ErrNeedsTime) {
 				return nil, fmt.Errorf("%w: %w", ErrNeedsTime, err)
 			}
 			return rep, err

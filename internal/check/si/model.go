@@ -1,0 +1,490 @@
+package si
+
+import (
+	"context"
+	"slices"
+
+	"isovet/history"
+	"isovet/internal/deps"
+	"isovet/internal/graph"
+	"isovet/internal/report"
+)
+
+// kind is the role of a raw edge in the induced SI graph (SO ∪ WR ∪ WW) ; RW?.
+type kind uint8
+
+const (
+	kDep  kind = iota // so, wr, ww, rt: an induced edge, and composes with a following rw
+	kRW               // rw: an induced edge only after a dep edge
+	kTail             // ρ(k)→writer: the second half of reader→ρ(k)→writer (an rw); never composes
+)
+
+// edgeKind classifies a deps edge.
+func (m *model) edgeKind(e deps.Edge) kind {
+	switch {
+	case e.Rel == report.RW:
+		return kRW
+	case m.d.Nodes[e.From].Kind == deps.NodeInitVersion:
+		return kTail
+	default:
+		return kDep
+	}
+}
+
+type ekey struct {
+	u, v int32
+	k    kind
+}
+
+type wk struct {
+	w int32
+	k history.Key
+}
+
+// wwc is a write-order choice between writers A < B of Keys (merged across keys: opposite
+// orders on two keys are a ww 2-cycle, a dep cycle).
+type wwc struct {
+	a, b  int32
+	keys  []history.Key
+	fixed int8 // 0 undecided, 1 a first, 2 b first
+}
+
+// wrc is a write-read choice: read ri reads from one of cands.
+type wrc struct {
+	ri    int32
+	cands []int32
+	fixed bool
+}
+
+// model is the generalized polygraph of a history for SI: known raw edges by kind, WW and
+// WR choices, and the bookkeeping that turns choices into edges.
+type model struct {
+	d  *deps.Deps
+	nn int // graph nodes (transactions, Init, ρ(k), time nodes)
+
+	why    map[ekey]deps.Edge // known raw edges with a reason
+	forced map[ekey]bool      // known edges added by pruning
+	depIn  [][]int32          // known dep edges, by head
+	depOut [][]int32
+	rwOut  [][]int32 // known rw edges, by tail
+	rwIn   [][]int32
+	tail   [][]int32 // known tail edges ρ→b, by tail
+
+	ww     []wwc
+	wr     []wrc
+	pairOf map[uint64]int32
+	// certReaders: readers known to read w's version of k; succ: writers known to follow
+	// w on k.
+	certReaders map[wk][]int32
+	succ        map[wk][]int32
+	// guarded: edges that need unknown-outcome transactions to have committed (deps'
+	// plus those of reads fixed by pruning).
+	guarded []deps.Edge
+
+	passes, prunedWW, prunedWR int
+}
+
+func pairKey(a, b int32) uint64 {
+	if a > b {
+		a, b = b, a
+	}
+	return uint64(a)<<32 | uint64(uint32(b))
+}
+
+func (m *model) committed(t int32) bool {
+	return t == m.d.Init || (t < int32(m.d.N) && m.d.Status[t] == deps.Committed)
+}
+
+func noGuard(e deps.Edge) bool { return e.Guards[0] < 0 && e.Guards[1] < 0 && e.Guards[2] < 0 }
+
+// build constructs the model from the known dependencies.
+func build(d *deps.Deps) *model {
+	nn := len(d.Nodes)
+	m := &model{
+		d: d, nn: nn,
+		why:         make(map[ekey]deps.Edge),
+		forced:      make(map[ekey]bool),
+		depIn:       make([][]int32, nn),
+		depOut:      make([][]int32, nn),
+		rwOut:       make([][]int32, nn),
+		rwIn:        make([][]int32, nn),
+		tail:        make([][]int32, nn),
+		pairOf:      make(map[uint64]int32),
+		certReaders: make(map[wk][]int32),
+		succ:        make(map[wk][]int32),
+	}
+	for _, e := range d.Known {
+		m.addKnown(e, false)
+	}
+	m.guarded = append(m.guarded, d.Guarded...)
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		st := d.Status[r.Txn]
+		if st == deps.Excluded || len(r.Cands) == 0 {
+			continue
+		}
+		if st == deps.Committed && len(r.Cands) == 1 && m.committed(r.Cands[0]) {
+			// deps added its edges.
+			if r.Cands[0] != d.Init {
+				m.certReaders[wk{r.Cands[0], r.Key}] = append(m.certReaders[wk{r.Cands[0], r.Key}], r.Txn)
+			}
+			continue
+		}
+		m.wr = append(m.wr, wrc{ri: int32(ri), cands: slices.Clone(r.Cands)})
+	}
+	for k, ws := range d.Writers {
+		for i, a := range ws {
+			for _, b := range ws[i+1:] {
+				pk := pairKey(a, b)
+				ci, ok := m.pairOf[pk]
+				if !ok {
+					ci = int32(len(m.ww))
+					m.pairOf[pk] = ci
+					m.ww = append(m.ww, wwc{a: min(a, b), b: max(a, b)})
+				}
+				m.ww[ci].keys = append(m.ww[ci].keys, history.Key(k))
+			}
+		}
+	}
+	return m
+}
+
+// addKnown adds a known raw edge (ignored if it is already known).
+func (m *model) addKnown(e deps.Edge, forced bool) {
+	if e.From == e.To {
+		return
+	}
+	k := m.edgeKind(e)
+	key := ekey{e.From, e.To, k}
+	if _, ok := m.why[key]; ok {
+		return
+	}
+	m.why[key] = e
+	if forced {
+		m.forced[key] = true
+	}
+	switch k {
+	case kDep:
+		m.depOut[e.From] = append(m.depOut[e.From], e.To)
+		m.depIn[e.To] = append(m.depIn[e.To], e.From)
+	case kRW:
+		m.rwOut[e.From] = append(m.rwOut[e.From], e.To)
+		m.rwIn[e.To] = append(m.rwIn[e.To], e.From)
+	case kTail:
+		m.tail[e.From] = append(m.tail[e.From], e.To)
+	}
+}
+
+// wwEdges returns the raw edges WW choice c adds when a goes first, with known readers.
+func (m *model) wwEdges(c *wwc, a, b int32, dst []deps.Edge) []deps.Edge {
+	for i, k := range c.keys {
+		wa, _ := m.d.WriteOf(a, k)
+		wb, _ := m.d.WriteOf(b, k)
+		if i == 0 {
+			dst = append(dst, deps.Edge{From: a, To: b, Rel: report.WW, Key: k, Value: wa.Value, Value2: wb.Value, Via: -1, Guards: [3]int32{-1, -1, -1}})
+		}
+		for _, r := range m.certReaders[wk{a, k}] {
+			if r != b {
+				dst = append(dst, deps.Edge{From: r, To: b, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: a, Guards: [3]int32{-1, -1, -1}})
+			}
+		}
+	}
+	return dst
+}
+
+// readEdges returns the raw edges read ri adds if it reads from w, given what is known.
+func (m *model) readEdges(ri int32, w int32) []deps.Edge {
+	r := &m.d.Reads[ri]
+	es := m.d.ReadFrom(int(ri), w)
+	if w != m.d.Init {
+		for _, b := range m.succ[wk{w, r.Key}] {
+			if b != r.Txn {
+				wb, _ := m.d.WriteOf(b, r.Key)
+				es = append(es, deps.Edge{From: r.Txn, To: b, Rel: report.RW, Key: r.Key, Value: r.Value, Value2: wb.Value, Via: w, Guards: [3]int32{-1, -1, -1}})
+			}
+		}
+	}
+	return es
+}
+
+// inducedOf returns the induced edges the raw edges es add to the known graph: every dep
+// or tail edge, every dep edge followed by a known or new rw edge, every known or new dep
+// edge followed by a new rw edge. Each induced edge carries its middle node (-1: plain).
+func (m *model) inducedOf(es []deps.Edge, dst []iedge) []iedge {
+	var newRWOut map[int32][]int32
+	var newDepIn map[int32][]int32
+	for _, e := range es {
+		switch m.edgeKind(e) {
+		case kRW:
+			if newRWOut == nil {
+				newRWOut = make(map[int32][]int32)
+			}
+			newRWOut[e.From] = append(newRWOut[e.From], e.To)
+		case kDep:
+			if newDepIn == nil {
+				newDepIn = make(map[int32][]int32)
+			}
+			newDepIn[e.To] = append(newDepIn[e.To], e.From)
+		}
+	}
+	for _, e := range es {
+		switch m.edgeKind(e) {
+		case kDep, kTail:
+			dst = append(dst, iedge{e.From, e.To, -1})
+			if m.edgeKind(e) == kDep {
+				for _, c := range m.rwOut[e.To] {
+					dst = append(dst, iedge{e.From, c, e.To})
+				}
+				for _, c := range newRWOut[e.To] {
+					dst = append(dst, iedge{e.From, c, e.To})
+				}
+			}
+		case kRW:
+			for _, p := range m.depIn[e.From] {
+				dst = append(dst, iedge{p, e.To, e.From})
+			}
+			for _, p := range newDepIn[e.From] {
+				dst = append(dst, iedge{p, e.To, e.From})
+			}
+		}
+	}
+	return dst
+}
+
+// iedge is an induced edge u→v: plain (mid -1) or u -dep-> mid -rw-> v.
+type iedge struct{ u, v, mid int32 }
+
+// known builds the known induced graph. It returns a self-loop as a one-edge cycle.
+func (m *model) known() (*graph.Digraph, map[uint64]int32, *iedge) {
+	g := graph.New(m.nn)
+	mid := make(map[uint64]int32)
+	add := func(u, v, x int32) {
+		k := uint64(u)<<32 | uint64(uint32(v))
+		if _, ok := mid[k]; ok {
+			return
+		}
+		mid[k] = x
+		g.AddEdge(u, v)
+	}
+	for u := range m.nn {
+		for _, v := range m.depOut[u] {
+			add(int32(u), v, -1)
+		}
+		for _, v := range m.tail[u] {
+			add(int32(u), v, -1)
+		}
+	}
+	for x := range m.nn {
+		if len(m.rwOut[x]) == 0 {
+			continue
+		}
+		for _, p := range m.depIn[x] {
+			for _, c := range m.rwOut[x] {
+				if p == c {
+					return nil, nil, &iedge{p, c, int32(x)}
+				}
+				add(p, c, int32(x))
+			}
+		}
+	}
+	return g, mid, nil
+}
+
+// violation is a contradiction found by pruning: the known induced graph is cyclic, or
+// every option of a choice closes a cycle.
+type violation struct {
+	cycles  [][]deps.Edge // raw edges, one cycle per option (one for a known cycle)
+	options []option
+}
+
+// option is one alternative of a choice.
+type option struct {
+	ww     int32 // WW index or -1
+	first  int32
+	wr     int32 // WR index or -1
+	writer int32
+}
+
+// prune removes options whose induced edges close a cycle with the known induced graph,
+// to a fixpoint (PolySI Alg. 2, with reachability over the induced graph: a raw path
+// through two consecutive rw edges is not an induced path).
+func (m *model) prune(ctx context.Context) (*violation, error) {
+	d := m.d
+	var buf []deps.Edge
+	var ibuf []iedge
+	for {
+		m.passes++
+		g, mids, loop := m.known()
+		if loop != nil {
+			return &violation{cycles: [][]deps.Edge{m.expand([]iedge{*loop}, nil)}, options: []option{{ww: -1, wr: -1}}}, nil
+		}
+		order, ok := graph.Topo(g)
+		if !ok {
+			nodes := graph.FindCycle(g)
+			var cyc []iedge
+			for i, u := range nodes {
+				v := nodes[(i+1)%len(nodes)]
+				cyc = append(cyc, iedge{u, v, mids[uint64(u)<<32|uint64(uint32(v))]})
+			}
+			return &violation{cycles: [][]deps.Edge{m.expand(cyc, nil)}, options: []option{{ww: -1, wr: -1}}}, nil
+		}
+		pos := graph.Positions(order)
+		type span struct{ q0, q1 int32 }
+		var qs []graph.Query
+		selfLoop := make(map[int32]bool) // query index whose edge is a self-loop
+		addQueries := func(es []deps.Edge) span {
+			s := span{q0: int32(len(qs))}
+			ibuf = m.inducedOf(es, ibuf[:0])
+			for _, e := range ibuf {
+				if e.u == e.v {
+					selfLoop[int32(len(qs))] = true
+				}
+				qs = append(qs, graph.Query{From: e.v, To: e.u})
+			}
+			s.q1 = int32(len(qs))
+			return s
+		}
+		wwOpts := make([][2]span, len(m.ww))
+		for ci := range m.ww {
+			c := &m.ww[ci]
+			if c.fixed != 0 || !m.committed(c.a) || !m.committed(c.b) {
+				continue
+			}
+			buf = m.wwEdges(c, c.a, c.b, buf[:0])
+			wwOpts[ci][0] = addQueries(buf)
+			buf = m.wwEdges(c, c.b, c.a, buf[:0])
+			wwOpts[ci][1] = addQueries(buf)
+		}
+		wrOpts := make([][]span, len(m.wr))
+		for wi := range m.wr {
+			rc := &m.wr[wi]
+			if rc.fixed || d.Status[d.Reads[rc.ri].Txn] != deps.Committed {
+				continue
+			}
+			wrOpts[wi] = make([]span, len(rc.cands))
+			for j, w := range rc.cands {
+				es := slices.DeleteFunc(m.readEdges(rc.ri, w), func(e deps.Edge) bool { return !noGuard(e) })
+				wrOpts[wi][j] = addQueries(es)
+			}
+		}
+		ans, err := graph.ReachBatch(ctx, g, order, pos, qs)
+		if err != nil {
+			return nil, err
+		}
+		cyclic := func(s span) bool {
+			for i := s.q0; i < s.q1; i++ {
+				if ans[i] || selfLoop[i] {
+					return true
+				}
+			}
+			return false
+		}
+		changed := false
+		for ci := range m.ww {
+			c := &m.ww[ci]
+			if c.fixed != 0 || !m.committed(c.a) || !m.committed(c.b) {
+				continue
+			}
+			l, r := cyclic(wwOpts[ci][0]), cyclic(wwOpts[ci][1])
+			switch {
+			case l && r:
+				v := &violation{}
+				for _, ab := range [2][2]int32{{c.a, c.b}, {c.b, c.a}} {
+					v.cycles = append(v.cycles, m.cycleWith(m.wwEdges(c, ab[0], ab[1], nil)))
+					v.options = append(v.options, option{ww: int32(ci), first: ab[0], wr: -1})
+				}
+				return v, nil
+			case l:
+				m.fixWW(ci, c.b, c.a)
+				changed = true
+			case r:
+				m.fixWW(ci, c.a, c.b)
+				changed = true
+			}
+		}
+		for wi := range m.wr {
+			rc := &m.wr[wi]
+			if rc.fixed || wrOpts[wi] == nil {
+				continue
+			}
+			var keep []int32
+			for j, w := range rc.cands {
+				if !cyclic(wrOpts[wi][j]) {
+					keep = append(keep, w)
+				}
+			}
+			if len(keep) == 0 {
+				v := &violation{}
+				for _, w := range rc.cands {
+					v.cycles = append(v.cycles, m.cycleWith(m.readEdges(rc.ri, w)))
+					v.options = append(v.options, option{ww: -1, wr: int32(wi), writer: w})
+				}
+				return v, nil
+			}
+			if len(keep) < len(rc.cands) {
+				m.prunedWR += len(rc.cands) - len(keep)
+				rc.cands = keep
+				changed = true
+			}
+			if len(keep) == 1 && m.committed(keep[0]) {
+				m.fixWR(wi)
+				changed = true
+			}
+		}
+		if !changed {
+			return nil, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// fixWW orients choice ci as a before b.
+func (m *model) fixWW(ci int, a, b int32) {
+	c := &m.ww[ci]
+	c.fixed = 1
+	if a != c.a {
+		c.fixed = 2
+	}
+	m.prunedWW++
+	for _, e := range m.wwEdges(c, a, b, nil) {
+		m.addKnown(e, true)
+	}
+	for _, k := range c.keys {
+		m.succ[wk{a, k}] = append(m.succ[wk{a, k}], b)
+	}
+}
+
+// fixWR resolves read choice wi to its only candidate.
+func (m *model) fixWR(wi int) {
+	rc := &m.wr[wi]
+	rc.fixed = true
+	r := &m.d.Reads[rc.ri]
+	w := rc.cands[0]
+	for _, e := range m.readEdges(rc.ri, w) {
+		if noGuard(e) {
+			m.addKnown(e, true)
+		} else {
+			m.guarded = append(m.guarded, e)
+		}
+	}
+	if w != m.d.Init {
+		m.certReaders[wk{w, r.Key}] = append(m.certReaders[wk{w, r.Key}], r.Txn)
+	}
+}
+
+// remaining counts the undecided choices.
+func (m *model) remaining() (ww, wr int) {
+	for i := range m.ww {
+		if m.ww[i].fixed == 0 {
+			ww++
+		}
+	}
+	for i := range m.wr {
+		if !m.wr[i].fixed {
+			wr++
+		}
+	}
+	return ww, wr
+}

@@ -1,0 +1,315 @@
+package si
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"isovet/history"
+	"isovet/internal/anomaly"
+	"isovet/internal/deps"
+	"isovet/internal/report"
+)
+
+// shortestCycle returns the shortest cycle of the induced graph (known edges plus the
+// induced edges the raw edges extra add) through one of extra's induced edges, as raw edges
+// in order; nil if there is none.
+func (m *model) shortestCycle(extra []deps.Edge) []deps.Edge {
+	g, mids, loop := m.known()
+	xwhy := make(map[ekey]deps.Edge)
+	for _, e := range extra {
+		k := ekey{e.From, e.To, m.edgeKind(e)}
+		if _, ok := xwhy[k]; !ok {
+			xwhy[k] = e
+		}
+	}
+	if loop != nil {
+		return m.expand([]iedge{*loop}, xwhy)
+	}
+	ind := m.inducedOf(extra, nil)
+	adj := make(map[int32][]iedge)
+	for _, e := range ind {
+		adj[e.u] = append(adj[e.u], e)
+	}
+	var best []iedge
+	for _, e := range ind {
+		if e.u == e.v {
+			best = []iedge{e}
+			break
+		}
+		// Breadth-first from e.v back to e.u.
+		prev := map[int32]iedge{e.v: {-1, -1, -1}}
+		q := []int32{e.v}
+		found := false
+		for len(q) > 0 && !found {
+			u := q[0]
+			q = q[1:]
+			visit := func(x iedge) {
+				if found {
+					return
+				}
+				if _, ok := prev[x.v]; ok {
+					return
+				}
+				prev[x.v] = x
+				if x.v == e.u {
+					found = true
+					return
+				}
+				q = append(q, x.v)
+			}
+			for _, v := range g.Out(u) {
+				visit(iedge{u, v, mids[uint64(u)<<32|uint64(uint32(v))]})
+			}
+			for _, x := range adj[u] {
+				visit(x)
+			}
+		}
+		if !found {
+			continue
+		}
+		cyc := []iedge{e}
+		var path []iedge
+		for w := e.u; w != e.v; w = prev[w].u {
+			path = append(path, prev[w])
+		}
+		slices.Reverse(path)
+		cyc = append(cyc, path...)
+		if best == nil || len(cyc) < len(best) {
+			best = cyc
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return m.expand(best, xwhy)
+}
+
+// cycleWith is shortestCycle for pruning's violations.
+func (m *model) cycleWith(es []deps.Edge) []deps.Edge { return m.shortestCycle(es) }
+
+// expand turns induced edges into the raw edges they stand for.
+func (m *model) expand(cyc []iedge, xwhy map[ekey]deps.Edge) []deps.Edge {
+	look := func(u, v int32, ks ...kind) deps.Edge {
+		for _, k := range ks {
+			if e, ok := m.why[ekey{u, v, k}]; ok {
+				return e
+			}
+			if e, ok := xwhy[ekey{u, v, k}]; ok {
+				return e
+			}
+		}
+		return deps.Edge{From: u, To: v, Key: -1, Via: -1}
+	}
+	var out []deps.Edge
+	for _, e := range cyc {
+		if e.mid < 0 {
+			out = append(out, look(e.u, e.v, kDep, kTail))
+			continue
+		}
+		out = append(out, look(e.u, e.mid, kDep), look(e.mid, e.v, kRW))
+	}
+	return out
+}
+
+// witness turns raw cycles into report data.
+type witness struct {
+	m *model
+	h *history.History
+}
+
+func (w *witness) isTxn(u int32) bool { return u < int32(w.m.d.N) }
+
+// steps turns a raw cycle into steps between transactions, collapsing virtual nodes: a
+// run through time nodes is one rt step, reader→ρ(k)→writer one rw step.
+func (w *witness) steps(cyc []deps.Edge) []report.Step {
+	start := slices.IndexFunc(cyc, func(e deps.Edge) bool { return w.isTxn(e.From) })
+	if start < 0 {
+		return nil
+	}
+	cyc = append(slices.Clone(cyc[start:]), cyc[:start]...)
+	d := w.m.d
+	var out []report.Step
+	for i := 0; i < len(cyc); {
+		e := cyc[i]
+		j := i
+		for j < len(cyc)-1 && !w.isTxn(cyc[j].To) {
+			j++
+		}
+		last := cyc[j]
+		st := report.Step{From: history.TxnID(e.From), To: history.TxnID(last.To), Rel: e.Rel, Key: e.Key, Value: e.Value, Value2: e.Value2}
+		if j > i {
+			switch d.Nodes[e.To].Kind {
+			case deps.NodeTime:
+				st.Rel, st.Key = report.RT, -1
+			case deps.NodeInitVersion:
+				st.Rel, st.Key, st.Value, st.Value2 = report.RW, e.Key, e.Value, last.Value2
+			}
+		}
+		if st.Rel == report.SO || st.Rel == report.RT {
+			st.Key = -1
+		}
+		st.Why = w.why(st, e, w.m.forced[ekey{e.From, e.To, w.m.edgeKind(e)}])
+		out = append(out, st)
+		i = j + 1
+	}
+	return out
+}
+
+func (w *witness) name(t history.TxnID) string { return w.h.Name(t) }
+
+func (w *witness) kv(k history.Key, v history.Value) string {
+	return fmt.Sprintf("%v=%v", w.h.Key(k), w.h.Value(v))
+}
+
+// why says in a sentence why a step holds.
+func (w *witness) why(s report.Step, e deps.Edge, forced bool) string {
+	a, b := w.name(s.From), w.name(s.To)
+	var out string
+	switch s.Rel {
+	case report.WR:
+		out = fmt.Sprintf("%s read %s, which %s wrote", b, w.kv(s.Key, s.Value), a)
+	case report.WW:
+		out = fmt.Sprintf("%s overwrote %s's %s with %s", b, a, w.kv(s.Key, s.Value), w.kv(s.Key, s.Value2))
+	case report.RW:
+		if e.Via >= 0 && e.Via < int32(w.m.d.N) {
+			out = fmt.Sprintf("%s read %s (written by %s), which %s overwrote with %s", a, w.kv(s.Key, s.Value), w.name(history.TxnID(e.Via)), b, w.kv(s.Key, s.Value2))
+		} else {
+			out = fmt.Sprintf("%s read the initial %s, which %s overwrote with %s", a, w.kv(s.Key, s.Value), b, w.kv(s.Key, s.Value2))
+		}
+	case report.SO:
+		out = fmt.Sprintf("%s precedes %s in their session", a, b)
+	case report.RT:
+		out = fmt.Sprintf("%s ended before %s began (real time)", a, b)
+	default:
+		out = fmt.Sprintf("%s precedes %s", a, b)
+	}
+	if forced {
+		out += " (the opposite order was ruled out: it closes a cycle)"
+	}
+	return out
+}
+
+// chain renders a cycle as "A -ww-> B -rw-> A".
+func (w *witness) chain(st []report.Step) string {
+	if len(st) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(w.name(st[0].From))
+	for _, s := range st {
+		fmt.Fprintf(&b, " -%s-> %s", s.Rel, w.name(s.To))
+	}
+	return b.String()
+}
+
+// option describes one alternative of a choice.
+func (w *witness) option(o option) string {
+	m := w.m
+	if o.ww >= 0 {
+		c := &m.ww[o.ww]
+		a, b := c.a, c.b
+		if o.first == b {
+			a, b = b, a
+		}
+		var ks []string
+		for _, k := range c.keys {
+			ks = append(ks, fmt.Sprint(w.h.Key(k)))
+		}
+		return fmt.Sprintf("%s's write of %s came before %s's", w.name(history.TxnID(a)), strings.Join(ks, ", "), w.name(history.TxnID(b)))
+	}
+	if o.wr >= 0 {
+		rc := &m.wr[o.wr]
+		r := &m.d.Reads[rc.ri]
+		src := "the initial state"
+		if o.writer != m.d.Init {
+			src = w.name(history.TxnID(o.writer))
+		}
+		return fmt.Sprintf("%s read %s from %s", w.name(history.TxnID(r.Txn)), w.kv(r.Key, r.Value), src)
+	}
+	return "the known dependencies"
+}
+
+// alternative is one combination of options with the cycle it closes.
+type alternative struct {
+	options []option
+	cycle   []deps.Edge
+}
+
+// anomaly builds the report anomaly from the alternatives that were ruled out: the
+// shortest cycle is the anomaly's; every alternative is a RuledOut sentence; the
+// transactions of all of them are the anomaly's.
+func (w *witness) anomaly(alts []alternative) report.Anomaly {
+	// PolySI's Resolve step: edges pruning forced are effects of the violation, not its
+	// cause; prefer the cycle with the fewest of them, then the shortest.
+	forced := func(cyc []deps.Edge) int {
+		n := 0
+		for _, e := range cyc {
+			if w.m.forced[ekey{e.From, e.To, w.m.edgeKind(e)}] {
+				n++
+			}
+		}
+		return n
+	}
+	best := -1
+	for i, a := range alts {
+		if a.cycle == nil {
+			continue
+		}
+		if best < 0 {
+			best = i
+			continue
+		}
+		fa, fb := forced(a.cycle), forced(alts[best].cycle)
+		if fa < fb || (fa == fb && len(a.cycle) < len(alts[best].cycle)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return report.Anomaly{Kind: anomaly.GSingle, Key: -1, Message: "no snapshot-isolated execution explains every read (no cycle was extracted)"}
+	}
+	st := w.steps(alts[best].cycle)
+	kind, also := classify(st)
+	a := report.Anomaly{Kind: kind, Also: also, Key: -1, Cycle: st}
+	seen := make(map[history.TxnID]bool)
+	addTxn := func(t history.TxnID) {
+		if !seen[t] {
+			seen[t] = true
+			a.Txns = append(a.Txns, t)
+		}
+	}
+	for _, s := range st {
+		addTxn(s.From)
+	}
+	var whys []string
+	for _, s := range st {
+		whys = append(whys, s.Why)
+	}
+	lead := ""
+	if len(alts) > 1 || alts[0].options[0].ww >= 0 || alts[0].options[0].wr >= 0 {
+		lead = fmt.Sprintf("no snapshot-isolated execution explains what these transactions read: each of the %d alternatives below closes a cycle with no two adjacent anti-dependencies, e.g. ", len(alts))
+	}
+	a.Message = lead + strings.Join(whys, "; ") + "; so " + w.chain(st) + ", a cycle snapshot isolation forbids (" + kind.Info().Title + ")"
+	if len(alts) > 1 || alts[0].options[0].ww >= 0 || alts[0].options[0].wr >= 0 {
+		for _, alt := range alts {
+			var opts []string
+			for _, o := range alt.options {
+				opts = append(opts, w.option(o))
+			}
+			cs := w.steps(alt.cycle)
+			for _, s := range cs {
+				addTxn(s.From)
+			}
+			if cs == nil {
+				a.RuledOut = append(a.RuledOut, fmt.Sprintf("if %s: ruled out", strings.Join(opts, " and ")))
+				continue
+			}
+			var ws []string
+			for _, s := range cs {
+				ws = append(ws, s.Why)
+			}
+			a.RuledOut = append(a.RuledOut, fmt.Sprintf("if %s: %s; so %s", strings.Join(opts, " and "), strings.Join(ws, "; "), w.chain(cs)))
+		}
+	}
+	return a
+}
