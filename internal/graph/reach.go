@@ -58,22 +58,30 @@ func ReachBatch(ctx context.Context, g *Digraph, order, pos []int32, qs []Query)
 		block = max(64, (maxBlockBytes*8/n)&^63)
 	}
 	words := block / 64
-	colOf := make(map[int32]int32)
+	colOf := make([]int32, n) // column of a target in the current block, or -1
+	for i := range colOf {
+		colOf[i] = -1
+	}
+	var blockTargets []int32
 	var rows []uint64
 	for start := 0; start < len(idx); {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		clear(colOf)
+		for _, t := range blockTargets {
+			colOf[t] = -1
+		}
+		blockTargets = blockTargets[:0]
 		end := start
 		lo, hi := int32(n), int32(0)
 		for end < len(idx) {
 			t := qs[idx[end]].To
-			if _, ok := colOf[t]; !ok {
-				if len(colOf) == block {
+			if colOf[t] < 0 {
+				if len(blockTargets) == block {
 					break
 				}
-				colOf[t] = int32(len(colOf))
+				colOf[t] = int32(len(blockTargets))
+				blockTargets = append(blockTargets, t)
 			}
 			lo = min(lo, pos[qs[idx[end]].From])
 			hi = max(hi, pos[t])
@@ -90,7 +98,7 @@ func ReachBatch(ctx context.Context, g *Digraph, order, pos []int32, qs []Query)
 		for p := hi; p >= lo; p-- {
 			u := order[p]
 			r := rows[int(p-lo)*words : int(p-lo+1)*words]
-			if c, ok := colOf[u]; ok {
+			if c := colOf[u]; c >= 0 {
 				r[c>>6] |= 1 << (c & 63)
 			}
 			for _, v := range g.out[u] {

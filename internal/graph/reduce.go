@@ -24,7 +24,10 @@ func ReduceAmong(ctx context.Context, g *Digraph, order, pos []int32, terms []in
 	ts = slices.Compact(ts)
 	T = len(ts)
 	words := (T + 63) / 64
-	tidx := make(map[int32]int32, T)
+	tidx := make([]int32, g.N())
+	for i := range tidx {
+		tidx[i] = -1
+	}
 	for i, t := range ts {
 		tidx[t] = int32(i)
 	}
@@ -54,7 +57,7 @@ func ReduceAmong(ctx context.Context, g *Digraph, order, pos []int32, terms []in
 		for p := hi; p >= lo; p-- {
 			u := order[p]
 			r := rows[int(p-lo)*bw : int(p-lo+1)*bw]
-			if ti, ok := tidx[u]; ok && int(ti) >= c0 && int(ti) < c1 {
+			if ti := tidx[u]; ti >= 0 && int(ti) >= c0 && int(ti) < c1 {
 				c := int(ti) - c0
 				r[c>>6] |= 1 << (c & 63)
 			}
@@ -68,7 +71,7 @@ func ReduceAmong(ctx context.Context, g *Digraph, order, pos []int32, terms []in
 					r[i] |= s[i]
 				}
 			}
-			if ti, ok := tidx[u]; ok {
+			if ti := tidx[u]; ti >= 0 {
 				dst := reach[int(ti)*words:]
 				for i := range bw {
 					if c0/64+i < words {
