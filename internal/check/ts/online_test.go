@@ -84,7 +84,11 @@ func TestOnlineMatchesOffline(t *testing.T) {
 					t.Errorf("no violations in any history: the test proves nothing")
 				}
 			}()
-			for seed := range sh.n {
+			n := sh.n
+			if raceEnabled {
+				n = max(1, n/5)
+			}
+			for seed := range n {
 				rng := rand.New(rand.NewPCG(seed, 7))
 				h := gen(rng, sh.g)
 				for _, l := range ts4 {

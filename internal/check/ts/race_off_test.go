@@ -1,0 +1,5 @@
+//go:build !race
+
+package ts
+
+const raceEnabled = false
