@@ -43,6 +43,10 @@ type EncodeOptions struct {
 	Selectors bool
 	Solver    sat.Options
 	Theory    acyclic.Options
+	// Comp, if not nil, restricts the encoding to the constraints of transactions whose
+	// component (see [Polygraph.Components]) is Only.
+	Comp []int32
+	Only int32
 }
 
 // Encode builds the solver problem for the undecided constraints.
@@ -51,8 +55,9 @@ func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, err
 	s := sat.New(o.Solver)
 	en := &Encoding{P: p, S: s, and: make(map[[2]sat.Lit]sat.Lit)}
 	en.CVar = make([]sat.Var, d.N)
+	in := func(u int32) bool { return o.Comp == nil || p.nodeComp(o.Comp, u) == o.Only }
 	for t := range d.N {
-		if d.Status[t] == deps.Maybe {
+		if d.Status[t] == deps.Maybe && in(int32(t)) {
 			en.CVar[t] = s.NewVar()
 		}
 	}
@@ -64,6 +69,9 @@ func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, err
 	}
 	var lits []sat.Lit
 	for _, e := range d.Guarded {
+		if !in(e.From) && !in(e.To) {
+			continue
+		}
 		lits = guard(guard(guard(lits[:0], e.Guards[0]), e.Guards[1]), e.Guards[2])
 		if err := en.just(lits, e.From, e.To); err != nil {
 			return nil, err
@@ -75,7 +83,7 @@ func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, err
 	byWK := make(map[wk][]cand)
 	for wi := range p.WR {
 		rc := &p.WR[wi]
-		if rc.Fixed {
+		if rc.Fixed || !in(d.Reads[rc.Read].Txn) {
 			continue
 		}
 		r := &d.Reads[rc.Read]
@@ -96,7 +104,7 @@ func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, err
 	var buf []deps.Edge
 	for ci := range p.WW {
 		c := &p.WW[ci]
-		if c.Fixed != 0 {
+		if c.Fixed != 0 || !in(c.A) {
 			continue
 		}
 		v := s.NewVar()
@@ -135,7 +143,7 @@ func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, err
 	// WR constraints.
 	for wi := range p.WR {
 		rc := &p.WR[wi]
-		if rc.Fixed {
+		if rc.Fixed || en.WRVar[wi] == nil {
 			continue
 		}
 		r := &d.Reads[rc.Read]

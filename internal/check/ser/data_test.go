@@ -108,7 +108,8 @@ func TestBenchHistories(t *testing.T) {
 		t.Skip("large histories: set ISOVET_BIG=1")
 	}
 	for _, f := range benchFiles {
-		t.Run(filepath.Base(f.path), func(t *testing.T) {
+		name := strings.TrimSuffix(strings.TrimSuffix(f.path, "/hist-00000/history.bincode"), "/")
+		t.Run(filepath.Base(name), func(t *testing.T) {
 			rep := runFile(t, filepath.Join(shared, f.path), f.level)
 			if rep.Verdict != f.want {
 				for _, a := range rep.Anomalies {

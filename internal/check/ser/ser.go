@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"isovet/history"
@@ -29,7 +30,6 @@ import (
 	"isovet/internal/polygraph"
 	"isovet/internal/report"
 	"isovet/internal/sat"
-	"isovet/internal/sat/acyclic"
 )
 
 // Levels are the levels this package checks.
@@ -39,6 +39,8 @@ var Levels = []anomaly.Level{anomaly.Serializable, anomaly.StrongSessionSerializ
 type Options struct {
 	ClockSkew    time.Duration // widens every client interval on both sides (strict level)
 	MaxAnomalies int           // 0: 20
+	// Parallelism bounds how many components are solved at once (0: 2).
+	Parallelism int
 	// CoreBudget bounds the solver calls spent shrinking an unsatisfiable core (0: 200).
 	CoreBudget int
 	// Now, if set, is read to time the phases (core packages never read the clock
@@ -67,6 +69,9 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	}
 	if o.CoreBudget <= 0 {
 		o.CoreBudget = 200
+	}
+	if o.Parallelism <= 0 {
+		o.Parallelism = 2
 	}
 	c := &run{ctx: ctx, h: h, level: level, o: o, rep: rep}
 	c.t0 = c.now()
@@ -236,30 +241,94 @@ func (c *run) run() error {
 		rep.Verdict = report.Pass
 		return nil
 	}
-	en, err := p.Encode(c.ctx, polygraph.EncodeOptions{Theory: acyclic.Options{}})
-	if err != nil {
-		return err
+	// Solve the components with undecided constraints separately, in parallel, stopping at
+	// the first that fails.
+	comp, ncomp := p.Components()
+	busy := make([]bool, ncomp)
+	for ci := range p.WW {
+		if p.WW[ci].Fixed == 0 {
+			busy[comp[p.WW[ci].A]] = true
+		}
 	}
-	c.phase("encode")
-	status, err := en.Solve(c.ctx)
-	ss := en.S.Stats()
-	st.SATVars, st.SATClauses = ss.Vars, ss.Clauses
-	st.Conflicts, st.Decisions, st.Propagations = ss.Conflicts, ss.Decisions, ss.Propagations
+	for wi := range p.WR {
+		if !p.WR[wi].Fixed {
+			busy[comp[d.Reads[p.WR[wi].Read].Txn]] = true
+		}
+	}
+	var todo []int32
+	for id, b := range busy {
+		if b {
+			todo = append(todo, int32(id))
+		}
+	}
+	st.Components = len(todo)
+	type result struct {
+		status sat.Status
+		stats  sat.Stats
+		err    error
+	}
+	results := make([]result, len(todo))
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	defer cancel(nil)
+	errFailed := errors.New("ser: another component failed")
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, c.o.Parallelism))
+	for i, id := range todo {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				results[i].err = context.Cause(ctx)
+				return
+			}
+			en, err := p.Encode(ctx, polygraph.EncodeOptions{Comp: comp, Only: id})
+			if err != nil {
+				results[i].err = err
+				return
+			}
+			stt, err := en.Solve(ctx)
+			results[i] = result{stt, en.S.Stats(), err}
+			if stt == sat.Unsat {
+				cancel(errFailed)
+			}
+		})
+	}
+	wg.Wait()
 	c.phase("solve")
-	if err != nil {
-		return err
+	failed := int32(-1)
+	unknown := false
+	for i, r := range results {
+		st.SATVars += r.stats.Vars
+		st.SATClauses += r.stats.Clauses
+		st.Conflicts += r.stats.Conflicts
+		st.Decisions += r.stats.Decisions
+		st.Propagations += r.stats.Propagations
+		switch {
+		case r.status == sat.Unsat:
+			if failed < 0 {
+				failed = todo[i]
+			}
+		case r.err != nil && errors.Is(r.err, errFailed):
+		case r.err != nil && c.ctx.Err() == nil && !errors.Is(r.err, context.Canceled):
+			return r.err
+		case r.status != sat.Sat:
+			unknown = true
+		}
 	}
-	switch status {
-	case sat.Sat:
+	if failed < 0 {
+		if unknown {
+			if err := c.ctx.Err(); err != nil {
+				return context.Cause(c.ctx)
+			}
+			rep.Verdict = report.Unknown
+			return nil
+		}
 		rep.Verdict = report.Pass
 		return nil
-	case sat.Unknown:
-		rep.Verdict = report.Unknown
-		return nil
 	}
-	// Unsat: find a minimal set of choices and explain it.
+	// Unsat: find a minimal set of choices of the failing component and explain it.
 	rep.Verdict = report.Fail
-	ens, err := p.Encode(c.ctx, polygraph.EncodeOptions{Selectors: true})
+	ens, err := p.Encode(c.ctx, polygraph.EncodeOptions{Selectors: true, Comp: comp, Only: failed})
 	if err != nil {
 		return err
 	}
