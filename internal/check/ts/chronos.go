@@ -25,7 +25,8 @@ type Options struct {
 // Result is what [Run] found.
 type Result struct {
 	Violations []Violation
-	// Skipped counts transactions not checked: not committed, or without timestamps.
+	// Skipped counts transactions not checked because they did not commit (aborted, or
+	// of unknown outcome).
 	Skipped int
 	Stats   report.Stats
 }
@@ -61,7 +62,7 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, opts Op
 		}
 	}
 	if res.Skipped > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d transactions not committed or without timestamps were not checked", res.Skipped))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d transactions that did not commit (aborted or of unknown outcome) were not checked and their writes were taken as invisible", res.Skipped))
 	}
 	return rep, nil
 }
@@ -131,14 +132,16 @@ func Run(ctx context.Context, h *history.History, level anomaly.Level, opts Opti
 	}
 	c := &chronos{h: h, m: m, live: make([]*xtxn, len(h.Txns))}
 	evs := make([]event, 0, 2*len(h.Txns))
-	anyTS := false
+	missing := 0
 	for i := range h.Txns {
 		t := &h.Txns[i]
+		if t.Committed() && !t.HasTimestamps {
+			missing++
+		}
 		if !t.Committed() || !t.HasTimestamps {
 			res.Skipped++
 			continue
 		}
-		anyTS = true
 		if t.Commit.Less(t.Start) {
 			c.out = append(c.out, Violation{Kind: anomaly.TimestampOrder, Txn: h.Name(t.ID), TxnID: t.ID, OtherID: -1, TxnStart: t.Start, TxnCommit: t.Commit})
 			continue
@@ -150,8 +153,8 @@ func Run(ctx context.Context, h *history.History, level anomaly.Level, opts Opti
 			evs = append(evs, event{snap.ts, snap.ph, phStart, t.ID}, event{ck.ts, ck.ph, phCommit, t.ID})
 		}
 	}
-	if !anyTS {
-		return res, ErrNoTimestamps
+	if missing > 0 {
+		return res, fmt.Errorf("%w: %d of %d committed transactions have no start and commit timestamps", ErrNoTimestamps, missing, len(h.Txns)-res.Skipped+missing)
 	}
 	slices.SortFunc(evs, c.cmpEvent)
 	if ctx.Err() != nil {
