@@ -9,7 +9,8 @@
 // time, checks that they agree, and prints a Markdown table with per-suite
 // medians of the CPU-time ratio isovet/minisat. CPU time (user + system of
 // the child) rather than wall time is compared because benchmark machines
-// are shared; times below 1 ms count as 1 ms.
+// are shared; times below 1 ms count as 1 ms. Runs where either solver
+// timed out are listed but left out of the medians.
 package main
 
 import (
@@ -222,9 +223,16 @@ func compare(dir string, args []string) error {
 		if strings.HasPrefix(suite, "uf3") {
 			suite = strings.Join(strings.SplitN(filepath.Base(f), "-", 3)[:2], "-")
 		}
-		ratios[suite] = append(ratios[suite], ratio)
-		ratios["all-"+strings.SplitN(suite, "-", 2)[0]] = append(ratios["all-"+strings.SplitN(suite, "-", 2)[0]], ratio)
-		fmt.Printf("| %s | %s | %.3f | %.3f | %.2f |\n", filepath.Base(f), a.answer, a.secs, b.secs, ratio)
+		family := strings.SplitN(suite, "-", 2)[0]
+		if a.answer != "TIMEOUT" && b.answer != "TIMEOUT" {
+			ratios[suite] = append(ratios[suite], ratio)
+			ratios["all-"+family] = append(ratios["all-"+family], ratio)
+		}
+		answer := a.answer
+		if b.answer == "TIMEOUT" {
+			answer += " (minisat TIMEOUT)"
+		}
+		fmt.Printf("| %s | %s | %.3f | %.3f | %.2f |\n", filepath.Base(f), answer, a.secs, b.secs, ratio)
 	}
 	fmt.Println()
 	fmt.Println("| suite | files | median ratio isovet/minisat |")
