@@ -20,6 +20,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +59,11 @@ type Options struct {
 	Tick time.Duration
 	// Logger receives the server's logs (default: discarded).
 	Logger *slog.Logger
+	// GCPercent is the Go GC target while [Serve] runs (0: 400, unless GOGC is set in the
+	// environment; negative: leave the runtime alone). The checker allocates steadily and
+	// spends a quarter of its CPU in GC at the runtime's default of 100. With MaxMemory set,
+	// Serve also sets a soft memory limit of twice MaxMemory.
+	GCPercent int
 	// Now is the clock (default time.Now), replaceable in tests.
 	Now func() time.Time
 	_   struct{}
@@ -552,6 +558,15 @@ func Serve(ctx context.Context, opts Options) error {
 	s, err := New(opts)
 	if err != nil {
 		return err
+	}
+	if gc := s.opts.GCPercent; gc >= 0 && (gc > 0 || os.Getenv("GOGC") == "") {
+		if gc == 0 {
+			gc = 400
+		}
+		defer debug.SetGCPercent(debug.SetGCPercent(gc))
+	}
+	if s.opts.MaxMemory > 0 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(2 * s.opts.MaxMemory))
 	}
 	ln, err := net.Listen("tcp", s.opts.Addr)
 	if err != nil {
