@@ -12,30 +12,35 @@ import (
 // ReadList, PredRead, PredWrite, Insert, Delete), optional setters, then EndTxn. Build
 // returns the history and validates it.
 type Builder struct {
-	h       History
-	ops     []Op // arena; transactions take views into it at Build
-	opTimes []Interval
+	h History
 
-	keyInt   map[int64]Key
-	keyStr   map[string]Key
-	valInt   map[int64]Value
-	valStr   map[string]Value
-	sessInt  map[int64]SessionID
-	sessStr  map[string]SessionID
-	sessNil  SessionID
-	hasNil   bool
-	opStart  []int32 // per txn: first op index in ops
-	opTimeOK []bool  // per txn: whether op times were recorded
-	cur      TxnID   // open transaction, or -1
-	anyTime  bool
+	// Ops live in chunks of chunkOps; each transaction's Ops is a view into one chunk (a
+	// transaction that outgrows its chunk gets its own array by append), so building never
+	// copies the ops of earlier transactions.
+	chunk    []Op
+	used     int // ops of chunk taken by closed transactions
+	curCap   int // cap of the open transaction's view when it began
+	curTimes []Interval
+
+	keyInt  intIndex
+	keyStr  map[string]Key
+	valInt  intIndex
+	valStr  map[string]Value
+	sessInt map[int64]SessionID
+	sessStr map[string]SessionID
+	sessNil SessionID
+	hasNil  bool
+	cur     TxnID // open transaction, or -1
 }
+
+const chunkOps = 1 << 16
 
 // NewBuilder returns an empty builder.
 func NewBuilder() *Builder {
 	b := &Builder{
-		keyInt:  make(map[int64]Key),
+		keyInt:  newIntIndex(),
 		keyStr:  make(map[string]Key),
-		valInt:  make(map[int64]Value),
+		valInt:  newIntIndex(),
 		valStr:  make(map[string]Value),
 		sessInt: make(map[int64]SessionID),
 		sessStr: make(map[string]SessionID),
@@ -49,11 +54,8 @@ func NewBuilder() *Builder {
 func (b *Builder) Grow(txns, ops int) {
 	if txns > 0 {
 		b.h.Txns = slicesGrow(b.h.Txns, txns)
-		b.opStart = slicesGrow(b.opStart, txns)
 	}
-	if ops > 0 {
-		b.ops = slicesGrow(b.ops, ops)
-	}
+	_ = ops // ops are allocated in fixed chunks; nothing to reserve
 }
 
 func slicesGrow[T any](s []T, n int) []T {
@@ -78,12 +80,12 @@ func (b *Builder) Key(d Datum) Key {
 
 // IntKey interns the integer key i.
 func (b *Builder) IntKey(i int64) Key {
-	if k, ok := b.keyInt[i]; ok {
-		return k
+	if k, ok := b.keyInt.get(i); ok {
+		return Key(k)
 	}
 	k := Key(len(b.h.Keys))
 	b.h.Keys = append(b.h.Keys, Int(i))
-	b.keyInt[i] = k
+	b.keyInt.put(i, int32(k))
 	return k
 }
 
@@ -119,12 +121,12 @@ func (b *Builder) Value(d Datum) Value {
 
 // IntValue interns the integer value i.
 func (b *Builder) IntValue(i int64) Value {
-	if v, ok := b.valInt[i]; ok {
-		return v
+	if v, ok := b.valInt.get(i); ok {
+		return Value(v)
 	}
 	v := Value(len(b.h.Values))
 	b.h.Values = append(b.h.Values, Int(i))
-	b.valInt[i] = v
+	b.valInt.put(i, int32(v))
 	return v
 }
 
@@ -205,9 +207,13 @@ func (b *Builder) BeginTxn(s SessionID, src Datum, outcome Outcome) TxnID {
 	}
 	t := TxnID(len(b.h.Txns))
 	sess := &b.h.Sessions[s]
-	b.h.Txns = append(b.h.Txns, Txn{ID: t, Source: src, Session: s, Seq: int32(len(sess.Txns)), Outcome: outcome})
+	if len(b.chunk)-b.used < 64 {
+		b.chunk, b.used = make([]Op, chunkOps), 0
+	}
+	ops := b.chunk[b.used:b.used]
+	b.curCap = cap(ops)
+	b.h.Txns = append(b.h.Txns, Txn{ID: t, Source: src, Session: s, Seq: int32(len(sess.Txns)), Outcome: outcome, Ops: ops})
 	sess.Txns = append(sess.Txns, t)
-	b.opStart = append(b.opStart, int32(len(b.ops)))
 	b.cur = t
 	return t
 }
@@ -217,11 +223,18 @@ func (b *Builder) EndTxn() {
 	if b.cur < 0 {
 		return
 	}
-	if b.anyTime {
-		// Pad op times of ops added without one.
-		for len(b.opTimes) < len(b.ops) {
-			b.opTimes = append(b.opTimes, Interval{})
+	t := &b.h.Txns[b.cur]
+	n := len(t.Ops)
+	if cap(t.Ops) == b.curCap {
+		b.used += n // still in the chunk
+	}
+	t.Ops = t.Ops[:n:n]
+	if b.curTimes != nil {
+		for len(b.curTimes) < n {
+			b.curTimes = append(b.curTimes, Interval{})
 		}
+		t.OpTimes = b.curTimes[:n:n]
+		b.curTimes = nil
 	}
 	b.cur = -1
 }
@@ -244,22 +257,15 @@ func (b *Builder) NumTxns() int { return len(b.h.Txns) }
 
 // TxnOps returns the ops added so far to transaction t, for readers that resolve explicit
 // sources after all input is read. Do not append to it.
-func (b *Builder) TxnOps(t TxnID) []Op {
-	start := b.opStart[t]
-	end := int32(len(b.ops))
-	if int(t)+1 < len(b.opStart) {
-		end = b.opStart[t+1]
-	}
-	return b.ops[start:end:end]
-}
+func (b *Builder) TxnOps(t TxnID) []Op { return b.h.Txns[t].Ops }
 
 func (b *Builder) add(o Op) int32 {
 	if b.cur < 0 {
 		panic("history: op added with no open transaction") // a reader bug, not bad input
 	}
-	i := int32(len(b.ops)) - b.opStart[b.cur]
-	b.ops = append(b.ops, o)
-	return i
+	t := &b.h.Txns[b.cur]
+	t.Ops = append(t.Ops, o)
+	return int32(len(t.Ops) - 1)
 }
 
 // Read adds read(k) = v and returns the op's index in its transaction.
@@ -304,26 +310,20 @@ func (b *Builder) PredWrite(p PredOp) int32 {
 }
 
 // SetOpFlags sets flags on op i of the open transaction.
-func (b *Builder) SetOpFlags(i int32, f OpFlags) { b.ops[b.opStart[b.cur]+i].Flags |= f }
+func (b *Builder) SetOpFlags(i int32, f OpFlags) { b.h.Txns[b.cur].Ops[i].Flags |= f }
 
 // SetOpTime records the client interval of op i of the open transaction.
 func (b *Builder) SetOpTime(i int32, iv Interval) {
-	b.anyTime = true
-	g := int(b.opStart[b.cur] + i)
-	for len(b.opTimes) <= g {
-		b.opTimes = append(b.opTimes, Interval{})
+	for len(b.curTimes) <= int(i) {
+		b.curTimes = append(b.curTimes, Interval{})
 	}
-	b.opTimes[g] = iv
-	for len(b.opTimeOK) <= int(b.cur) {
-		b.opTimeOK = append(b.opTimeOK, false)
-	}
-	b.opTimeOK[b.cur] = true
+	b.curTimes[i] = iv
 }
 
 // SetOp replaces op i of transaction t (for readers resolving explicit sources or values
 // after all input is read). The kind must not change between item and list/predicate ops.
 func (b *Builder) SetOp(t TxnID, i int32, o Op) {
-	p := &b.ops[b.opStart[t]+i]
+	p := &b.h.Txns[t].Ops[i]
 	o.aux, o.auxLen = p.aux, p.auxLen
 	*p = o
 }
@@ -333,18 +333,8 @@ func (b *Builder) SetOp(t TxnID, i int32, o Op) {
 func (b *Builder) Build() (*History, error) {
 	b.EndTxn()
 	h := &b.h
-	for i := range h.Txns {
-		start := b.opStart[i]
-		end := int32(len(b.ops))
-		if i+1 < len(b.opStart) {
-			end = b.opStart[i+1]
-		}
-		h.Txns[i].Ops = b.ops[start:end:end]
-		if i < len(b.opTimeOK) && b.opTimeOK[i] {
-			h.Txns[i].OpTimes = b.opTimes[start:end:end]
-		}
-	}
-	b.keyInt, b.keyStr, b.valInt, b.valStr, b.sessInt, b.sessStr = nil, nil, nil, nil, nil, nil
+	b.chunk, b.keyStr, b.valStr, b.sessInt, b.sessStr = nil, nil, nil, nil, nil
+	b.keyInt, b.valInt = intIndex{}, intIndex{}
 	if err := Validate(h); err != nil {
 		return h, err
 	}

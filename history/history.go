@@ -124,21 +124,22 @@ func (o Op) Failed() bool { return o.Flags&OpFailed != 0 }
 // Txn is one transaction. Ops is a view into an arena owned by the History: do not append.
 type Txn struct {
 	ID      TxnID
-	Source  Datum // the identifier the source gave it (nil: none; reports use "T<ID>")
 	Session SessionID
 	Seq     int32 // position within the session
 	Outcome Outcome
-	Ops     []Op
+	// HasTime says whether Time is valid; HasTimestamps whether Start and Commit are.
+	HasTime, HasTimestamps bool
+
+	Source Datum // the identifier the source gave it (nil: none; reports use "T<ID>")
+	Ops    []Op
 
 	// Time is the client's wall-clock interval, valid if HasTime.
-	Time    Interval
-	HasTime bool
+	Time Interval
 	// OpTimes holds one interval per op when the source recorded them (Vbox), else nil.
 	OpTimes []Interval
 
 	// Start and Commit are the database's timestamps, valid if HasTimestamps.
 	Start, Commit Timestamp
-	HasTimestamps bool
 }
 
 // Committed reports whether the transaction is known to have committed.

@@ -1,0 +1,37 @@
+package history
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+func TestIntIndexAgreesWithMap(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 7))
+	x := newIntIndex()
+	m := map[int64]int32{}
+	for i := range 100_000 {
+		var k int64
+		switch i % 3 {
+		case 0:
+			k = int64(i) // sequential
+		case 1:
+			k = rng.Int64() - rng.Int64() // anywhere, negatives too
+		default:
+			k = int64(rng.IntN(1000)) << 32 // collide in the low bits
+		}
+		got, ok := x.get(k)
+		want, wok := m[k]
+		if ok != wok || got != want {
+			t.Fatalf("get(%d) = %d, %v; want %d, %v", k, got, ok, want, wok)
+		}
+		if !ok {
+			id := int32(len(m))
+			x.put(k, id)
+			m[k] = id
+		}
+	}
+	if x.n != len(m) {
+		t.Fatalf("n = %d, want %d", x.n, len(m))
+	}
+}
