@@ -140,6 +140,9 @@ func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, err
 			}
 		}
 	}
+	if err := en.twoWidth(ctx, byWK2(byWK, func(c cand) (int32, int32) { return c.wi, c.j })); err != nil {
+		return nil, err
+	}
 	// WR constraints.
 	for wi := range p.WR {
 		rc := &p.WR[wi]
@@ -182,6 +185,75 @@ func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, err
 		return nil, err
 	}
 	return en, nil
+}
+
+// wrRef names candidate j of WR constraint wi.
+type wrRef struct{ wi, j int32 }
+
+func byWK2[C any](m map[wk][]C, f func(C) (int32, int32)) map[wk][]wrRef {
+	out := make(map[wk][]wrRef, len(m))
+	for k, cs := range m {
+		for _, c := range cs {
+			wi, j := f(c)
+			out[k] = append(out[k], wrRef{wi, j})
+		}
+	}
+	return out
+}
+
+// twoWidth adds VeriStrong's 2-width RW clauses (§6.1, Alg. 2 RWCYCLE with the erratum's
+// reader ≠ overwriter): if read R may read k from A (variable x) and A's block may precede
+// B's on k (literal w), the derived anti-dependency R→B closes a cycle with known edges when
+// B already reaches R; then ¬x ∨ ¬w. Each clause is implied by acyclicity, so adding it
+// changes no answer; it lets unit propagation see what the theory would learn by conflict.
+func (en *Encoding) twoWidth(ctx context.Context, byWK map[wk][]wrRef) error {
+	p, d := en.P, en.P.D
+	type cl struct {
+		x, w sat.Lit
+	}
+	var qs []graph.Query
+	var cls []cl
+	for ci := range p.WW {
+		c := &p.WW[ci]
+		if en.WWVar[ci] == 0 {
+			continue
+		}
+		for _, side := range [2]struct {
+			a int32
+			m sat.Lit
+		}{{c.A, en.WWVar[ci].Pos()}, {c.B, en.WWVar[ci].Neg()}} {
+			for i, k := range c.Keys {
+				from, to := c.sideEnds(side.a, i)
+				for _, r := range byWK[wk{from, k}] {
+					rd := d.Reads[p.WR[r.wi].Read].Txn
+					if rd == to || en.WRVar[r.wi] == nil {
+						continue
+					}
+					qs = append(qs, graph.Query{From: to, To: rd})
+					cls = append(cls, cl{en.WRVar[r.wi][r.j].Pos(), side.m})
+				}
+			}
+		}
+	}
+	if len(qs) == 0 {
+		return nil
+	}
+	order, ok := graph.Topo(p.G)
+	if !ok {
+		return errors.New("polygraph: encoding a cyclic known graph (prune first)")
+	}
+	ans, err := graph.ReachBatch(ctx, p.G, order, graph.Positions(order), qs)
+	if err != nil {
+		return err
+	}
+	for i, yes := range ans {
+		if yes {
+			if err := en.S.AddClause(cls[i].x.Not(), cls[i].w.Not()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 type pending struct {
