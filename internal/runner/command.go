@@ -1,0 +1,287 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"isovet/check"
+	"isovet/history"
+	"isovet/internal/explain"
+	"isovet/internal/workload"
+)
+
+// Exit codes of `isovet run`, as `isovet check`.
+const (
+	ExitOK        = 0 // every checked level holds
+	ExitViolation = 1 // some level is violated
+	ExitError     = 2 // usage, input, connection or database error
+	ExitUnknown   = 3 // some verdict is unknown (and none failed)
+)
+
+// DefaultDB is the database `isovet run` drives when none is given.
+const DefaultDB = "memdb://snapshot-isolation"
+
+// Options are the flags of `isovet run`. The zero value runs rw-register on memdb at
+// snapshot isolation and checks snapshot isolation.
+type Options struct {
+	DB        string // URL; default DefaultDB
+	Workload  string // generator name; default "rw-register"
+	Isolation string // level to ask a server for; default serializable (memdb: the URL's mode)
+	Txns      int    // transactions in all (templates; retries come on top); default 1000
+	Sessions  int    // concurrent sessions; default 8
+	Seed      uint64
+	// Gen tunes the generator (keys, mix, distribution, duplicates); Seed, Sessions and the
+	// per-session count are set from the fields above.
+	Gen workload.Options
+	// Out is a directory for history.jsonl, the database sidecar and one report per level
+	// (report-LEVEL.txt); empty: nothing is written to disk.
+	Out string
+	// Check lists levels to check; empty: the level the database claims.
+	Check []string
+	// Method picks the checker (default auto).
+	Method check.Method
+	// CheckTimeout bounds each check (0: none); a check that runs out says unknown.
+	CheckTimeout time.Duration
+	// Table is the table SQL drivers create (default isovet_kv); Keep leaves it in place.
+	Table string
+	Keep  bool
+	// Progress, when set, is called while the workload runs (see RunOptions.Progress).
+	Progress func(done, aborted, total int, elapsed time.Duration)
+	Logger   *slog.Logger
+	_        struct{}
+}
+
+// RunCommand runs `isovet run`: it generates the workload, drives the database, streams the
+// history to Out, checks each level and prints the verdicts with their explanations to
+// stdout. It returns the exit code; when the code is ExitError, err says why (RunCommand
+// does not print it). stderr receives notes meant for people watching a terminal.
+func RunCommand(ctx context.Context, o Options, stdout, stderr io.Writer) (int, error) {
+	if o.DB == "" {
+		o.DB = DefaultDB
+	}
+	if o.Workload == "" {
+		o.Workload = "rw-register"
+	}
+	if o.Txns <= 0 {
+		o.Txns = 1000
+	}
+	if o.Sessions <= 0 {
+		o.Sessions = 8
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var levels []check.Level
+	for _, name := range o.Check {
+		for n := range strings.SplitSeq(name, ",") {
+			if n = strings.TrimSpace(n); n == "" {
+				continue
+			}
+			l, err := check.ParseLevel(n)
+			if err != nil {
+				return ExitError, err
+			}
+			levels = append(levels, l)
+		}
+	}
+	g := o.Gen
+	g.Seed, g.Sessions = o.Seed, o.Sessions
+	g.TxnsPerSess = (o.Txns + o.Sessions - 1) / o.Sessions
+	w, err := workload.Generate(o.Workload, g)
+	if err != nil {
+		return ExitError, err
+	}
+	db, target, err := Open(ctx, o.DB, OpenOptions{Isolation: o.Isolation, Table: o.Table, Seed: o.Seed, Logger: log})
+	if err != nil {
+		return ExitError, err
+	}
+	defer db.Close()
+	if len(levels) == 0 {
+		if target.Claim == 0 {
+			return ExitError, fmt.Errorf("%s claims no level isovet checks; say which with --check", target.Description)
+		}
+		levels = []check.Level{target.Claim}
+	}
+
+	var hist, side *lazyFile
+	ro := RunOptions{Progress: o.Progress, Logger: log}
+	if o.Out != "" {
+		if err := os.MkdirAll(o.Out, 0o755); err != nil {
+			return ExitError, fmt.Errorf("creating the output directory: %w", err)
+		}
+		hist = &lazyFile{path: filepath.Join(o.Out, "history.jsonl")}
+		side = &lazyFile{path: filepath.Join(o.Out, "db-timestamps.jsonl")}
+		ro.Out, ro.Sidecar = hist, side
+	}
+	fmt.Fprintf(stdout, "running %s (%d transactions, %d sessions, seed %d) on %s\n", o.Workload, w.NumTxns(), o.Sessions, o.Seed, target.Description)
+	res, runErr := Run(ctx, db, w, ro)
+	closeErr := errors.Join(hist.Close(), side.Close())
+	if c, ok := db.(Cleaner); ok && !o.Keep {
+		if err := c.Cleanup(context.WithoutCancel(ctx)); err != nil {
+			log.Warn("cleanup failed", "err", err)
+			fmt.Fprintf(stderr, "note: could not drop the test table: %v\n", err)
+		}
+	}
+	if res == nil {
+		// Nothing ran (preparing the database or connecting failed): nothing was written.
+		return ExitError, fmt.Errorf("%s: %w (nothing was run and no history was written)", target.Description, runErr)
+	}
+	fmt.Fprintf(stdout, "recorded %d transactions (%d committed, %d aborted and retried, %d unknown) in %v: %.0f txns/s\n",
+		len(res.History.Txns), res.Committed, res.Aborted, res.Unknown, res.Elapsed.Round(time.Millisecond), float64(len(res.History.Txns))/res.Elapsed.Seconds())
+	if hist != nil && hist.f != nil {
+		fmt.Fprintf(stdout, "history: %s\n", hist.path)
+	}
+	if res.GaveUp > 0 {
+		fmt.Fprintf(stdout, "note: %d transactions gave up after repeated aborts\n", res.GaveUp)
+	}
+	if w.Invariant != nil {
+		bad, reads := bankInvariant(res.History, w)
+		fmt.Fprintf(stdout, "bank invariant (total %d): %d of %d committed whole-bank reads saw another total\n", *w.Invariant, bad, reads)
+	}
+	if runErr != nil || closeErr != nil {
+		err := errors.Join(runErr, closeErr)
+		where := "it was not written to disk (no --out)"
+		if hist != nil && hist.f != nil {
+			where = "it is complete up to the error in " + hist.path
+		}
+		return ExitError, fmt.Errorf("the run stopped after %d transactions: %w; %s", len(res.History.Txns), err, where)
+	}
+
+	code := ExitOK
+	for _, l := range levels {
+		cctx, cancel := ctx, context.CancelFunc(func() {})
+		if o.CheckTimeout > 0 {
+			cctx, cancel = context.WithTimeoutCause(ctx, o.CheckTimeout, fmt.Errorf("check timeout of %v reached", o.CheckTimeout))
+		}
+		start := time.Now()
+		rep, err := check.Check(cctx, res.History, l, check.Options{Method: o.Method, Now: time.Now})
+		cancel()
+		if rep == nil {
+			if err != nil && ctx.Err() == nil && cctx.Err() == nil {
+				return ExitError, fmt.Errorf("checking %s: %w", l, err)
+			}
+			fmt.Fprintf(stdout, "\n%s: unknown (%v)\n", l, err)
+			code = worse(code, ExitUnknown)
+			continue
+		}
+		if rep.Stats.Elapsed == 0 {
+			rep.Stats.Elapsed = time.Since(start)
+		}
+		if err != nil {
+			rep.Notes = append(rep.Notes, "stopped: "+err.Error())
+		}
+		fmt.Fprintln(stdout)
+		if err := explain.Text(stdout, rep); err != nil {
+			return ExitError, err
+		}
+		if o.Out != "" {
+			if err := writeReport(filepath.Join(o.Out, "report-"+l.String()+".txt"), rep); err != nil {
+				return ExitError, err
+			}
+		}
+		log.Info("checked", "level", l.String(), "verdict", rep.Verdict.String(), "checker", rep.Checker, "elapsed", rep.Stats.Elapsed)
+		switch rep.Verdict {
+		case check.Fail:
+			code = worse(code, ExitViolation)
+		case check.Unknown:
+			code = worse(code, ExitUnknown)
+		}
+	}
+	return code, nil
+}
+
+// worse orders exit codes: violation > unknown > ok.
+func worse(a, b int) int {
+	rank := func(c int) int {
+		switch c {
+		case ExitViolation:
+			return 2
+		case ExitUnknown:
+			return 1
+		}
+		return 0
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
+func writeReport(path string, rep *check.Report) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	err = explain.Text(bw, rep)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// lazyFile creates its file at the first Write, so a run that never starts leaves nothing.
+type lazyFile struct {
+	path string
+	f    *os.File
+}
+
+func (l *lazyFile) Write(p []byte) (int, error) {
+	if l.f == nil {
+		f, err := os.Create(l.path)
+		if err != nil {
+			return 0, err
+		}
+		l.f = f
+	}
+	return l.f.Write(p)
+}
+
+func (l *lazyFile) Close() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	return l.f.Close()
+}
+
+// bankInvariant counts committed transactions that read every account and whose balances do
+// not add up to the invariant total.
+func bankInvariant(h *history.History, w *workload.Workload) (bad, reads int) {
+	for _, t := range h.All() {
+		if !t.Committed() || len(t.Ops) != len(w.Keys) {
+			continue
+		}
+		sum, all := int64(0), true
+		for _, op := range t.Ops {
+			v, ok := h.Value(op.Value).Int()
+			if op.Kind != history.OpRead || !ok {
+				all = false
+				break
+			}
+			sum += workload.Payload(v)
+		}
+		if !all {
+			continue
+		}
+		reads++
+		if sum != *w.Invariant {
+			bad++
+		}
+	}
+	return bad, reads
+}

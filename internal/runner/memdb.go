@@ -1,0 +1,151 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"runtime"
+	"strconv"
+
+	"isovet/check"
+	"isovet/history"
+	"isovet/internal/memdb"
+)
+
+// MemDB adapts the embedded reference database to [DB]. Transactions report memdb's logical
+// start and commit timestamps unless NoTimestamps is set.
+type MemDB struct {
+	Opts         memdb.Options
+	NoTimestamps bool
+	db           *memdb.DB
+}
+
+// LevelOf returns the level a memdb mode claims (read-uncommitted claims none: 0).
+func LevelOf(m memdb.Mode) check.Level {
+	switch m {
+	case memdb.Serializable:
+		return check.Serializable
+	case memdb.SnapshotIsolation:
+		return check.SnapshotIsolation
+	case memdb.ReadCommitted:
+		return check.ReadCommitted
+	}
+	return 0
+}
+
+// openMemDB parses memdb://MODE?fault=F,G&seed=N&timestamps=off.
+func openMemDB(_ context.Context, dsn string, o OpenOptions) (DB, Target, error) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return nil, Target{}, fmt.Errorf("parsing %q: %w", dsn, err)
+	}
+	name := u.Host + u.Opaque
+	if name == "" {
+		name = o.Isolation
+	}
+	if name == "" {
+		name = "snapshot-isolation"
+	}
+	mode, err := memdb.ParseMode(name)
+	if err != nil {
+		return nil, Target{}, err
+	}
+	m := &MemDB{Opts: memdb.Options{Mode: mode, Seed: o.Seed}}
+	q := u.Query()
+	if f := q.Get("fault"); f != "" {
+		if m.Opts.Faults, err = memdb.ParseFault(f); err != nil {
+			return nil, Target{}, err
+		}
+	}
+	if s := q.Get("seed"); s != "" {
+		if m.Opts.Seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			return nil, Target{}, fmt.Errorf("memdb seed %q: %w", s, err)
+		}
+	}
+	m.NoTimestamps = q.Get("timestamps") == "off"
+	desc := "memdb " + mode.String()
+	if m.Opts.Faults != 0 {
+		desc += " with fault " + m.Opts.Faults.String()
+	}
+	return m, Target{Claim: LevelOf(mode), Description: desc}, nil
+}
+
+// Prepare creates a fresh store with the schema's initial values.
+func (m *MemDB) Prepare(_ context.Context, s Schema) error {
+	o := m.Opts
+	o.Initial = s.Initial
+	m.db = memdb.New(o)
+	return nil
+}
+
+// Session returns a session; memdb sessions are free.
+func (m *MemDB) Session(context.Context) (Session, error) {
+	if m.db == nil {
+		return nil, errors.New("memdb: Prepare was not called")
+	}
+	return memSession{m}, nil
+}
+
+// Close does nothing.
+func (m *MemDB) Close() error { return nil }
+
+type memSession struct{ m *MemDB }
+
+func (s memSession) Begin(context.Context) (Tx, error) {
+	return &memTx{tx: s.m.db.Begin(), ts: !s.m.NoTimestamps}, nil
+}
+func (memSession) Close() error { return nil }
+
+type memTx struct {
+	tx *memdb.Tx
+	ts bool
+}
+
+func classifyMem(err error) error {
+	if errors.Is(err, memdb.ErrConflict) || errors.Is(err, memdb.ErrInjectedAbort) {
+		return fmt.Errorf("%w: %w", ErrAborted, err)
+	}
+	return err
+}
+
+// Every operation yields the processor first, so that sessions interleave as clients of a
+// server do; without it a session often runs whole transactions in one time slice and
+// concurrency anomalies would rarely have a chance to occur.
+func (t *memTx) Read(_ context.Context, k string) (int64, error) {
+	runtime.Gosched()
+	v, err := t.tx.Read(k)
+	return v, classifyMem(err)
+}
+func (t *memTx) Write(_ context.Context, k string, v int64) error {
+	runtime.Gosched()
+	return classifyMem(t.tx.Write(k, v))
+}
+func (t *memTx) Append(_ context.Context, k string, v int64) error {
+	runtime.Gosched()
+	return classifyMem(t.tx.Append(k, v))
+}
+func (t *memTx) ReadList(_ context.Context, k string) ([]int64, error) {
+	runtime.Gosched()
+	l, err := t.tx.ReadList(k)
+	return l, classifyMem(err)
+}
+func (t *memTx) Commit(context.Context) error   { return classifyMem(t.tx.Commit()) }
+func (t *memTx) Rollback(context.Context) error { t.tx.Rollback(); return nil }
+
+// Info reports memdb's logical timestamps (start = snapshot, commit = commit counter).
+func (t *memTx) Info() Info {
+	if !t.ts {
+		return Info{}
+	}
+	st, ct := t.tx.Timestamps()
+	if ct == 0 {
+		// Aborted: a point at its snapshot, so that every transaction carries timestamps
+		// (the timestamp checker skips transactions that did not commit).
+		ts := history.Timestamp{Physical: int64(2*st + 1)}
+		return Info{Start: ts, Commit: ts, HasTimestamps: true}
+	}
+	// Start 2s+1 and commit 2c keep every timestamp distinct: a transaction sees exactly the
+	// commits with a smaller timestamp than its start.
+	return Info{Start: history.Timestamp{Physical: int64(2*st + 1)}, Commit: history.Timestamp{Physical: int64(2 * ct)}, HasTimestamps: true}
+}

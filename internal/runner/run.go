@@ -1,0 +1,251 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"isovet/format/native"
+	"isovet/history"
+	"isovet/internal/workload"
+)
+
+// RunOptions configure [Run]. The zero value is usable.
+type RunOptions struct {
+	// Out receives the history as native JSONL while the run goes (nil: not written).
+	Out io.Writer
+	// Sidecar receives one JSON line per transaction with the database's own ids and
+	// commit times, when the driver reports a CommitTime (nil: not written).
+	Sidecar io.Writer
+	// MaxRetries bounds how often one template is retried after aborts (default 50).
+	MaxRetries int
+	// Progress is called from one goroutine at most every ProgressEvery (default 100ms)
+	// and once at the end, with the transactions recorded so far (committed, aborted and
+	// unknown), how many of them aborted, the templates in the workload, and the time
+	// since the run began.
+	Progress      func(done, aborted, total int, elapsed time.Duration)
+	ProgressEvery time.Duration
+	Logger        *slog.Logger
+	_             struct{}
+}
+
+// Result is what a run recorded.
+type Result struct {
+	History                     *history.History
+	Committed, Aborted, Unknown int
+	// GaveUp counts templates abandoned after MaxRetries aborts.
+	GaveUp  int
+	Elapsed time.Duration
+}
+
+// record is one finished attempt, as the recorder sends it to the writer.
+type record struct {
+	txn  native.Txn
+	info Info
+}
+
+// Run executes w against db: Prepare, then one goroutine per session. It returns the
+// recorded history even when it stops on an error (the error says why); the history on Out
+// is complete up to the last recorded transaction.
+func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Result, error) {
+	if o.MaxRetries <= 0 {
+		o.MaxRetries = 50
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = 100 * time.Millisecond
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	schema := Schema{Keys: w.Keys, Lists: w.Lists, Initial: map[string]int64{}}
+	for k, p := range w.Initial {
+		schema.Initial[k] = workload.Encode(p, 0)
+	}
+	if err := db.Prepare(ctx, schema); err != nil {
+		return nil, fmt.Errorf("preparing the database: %w", err)
+	}
+	// Open every session first, so that an unreachable server fails before anything runs.
+	sessions := make([]Session, len(w.Sessions))
+	for i := range sessions {
+		s, err := db.Session(ctx)
+		if err != nil {
+			for _, s := range sessions[:i] {
+				s.Close()
+			}
+			return nil, fmt.Errorf("opening session %d: %w", i, err)
+		}
+		sessions[i] = s
+	}
+
+	wr := newWriter(o, w, schema)
+	if err := wr.header(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	wr.start = start
+	writerDone := make(chan error, 1)
+	go func() { writerDone <- wr.loop() }()
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var tags atomic.Int64
+	var wg sync.WaitGroup
+	var gaveUp atomic.Int64
+	for i, txns := range w.Sessions {
+		wg.Go(func() {
+			e := &executor{db: db, sess: sessions[i], id: i, start: start, tags: &tags, out: wr.ch, maxRetries: o.MaxRetries, log: log}
+			defer func() { e.sess.Close() }()
+			for _, t := range txns {
+				if ctx.Err() != nil {
+					return
+				}
+				ok, err := e.do(ctx, &t)
+				if err != nil {
+					cancel(fmt.Errorf("session %d: %w", i, err))
+					return
+				}
+				if !ok {
+					gaveUp.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(wr.ch)
+	werr := <-writerDone
+	res := &Result{Committed: wr.committed, Aborted: wr.aborted, Unknown: wr.unknown, GaveUp: int(gaveUp.Load()), Elapsed: time.Since(start)}
+	h, berr := wr.b.Build()
+	res.History = h
+	log.Info("run finished", "txns", wr.done, "committed", res.Committed, "aborted", res.Aborted, "unknown", res.Unknown, "elapsed", res.Elapsed)
+	cause := context.Cause(ctx)
+	if errors.Is(cause, context.Canceled) && ctx.Err() != nil && cause == ctx.Err() {
+		cause = nil // our own deferred cancel cannot have fired yet; a parent cancel is reported below
+	}
+	return res, errors.Join(cause, werr, berr)
+}
+
+// executor runs one session's templates.
+type executor struct {
+	db         DB
+	sess       Session
+	id         int
+	start      time.Time
+	tags       *atomic.Int64
+	out        chan<- record
+	maxRetries int
+	log        *slog.Logger
+	reads      []int64
+}
+
+func (e *executor) now() int64 { return int64(time.Since(e.start)) }
+
+// do runs template t until it commits, its outcome is unknown, or it has been retried
+// maxRetries times (ok false). A non-nil error stops the run.
+func (e *executor) do(ctx context.Context, t *workload.Txn) (ok bool, err error) {
+	for range e.maxRetries + 1 {
+		outcome, err := e.attempt(ctx, t)
+		switch {
+		case err == nil:
+			return true, nil
+		case outcome == history.OutcomeAborted && errors.Is(err, ErrAborted):
+			continue
+		case outcome == history.OutcomeUnknown && errors.Is(err, ErrUnknownOutcome):
+			// The connection is gone: open a new one and go on with the next template.
+			e.sess.Close()
+			s, serr := e.db.Session(ctx)
+			if serr != nil {
+				return false, fmt.Errorf("reconnecting after %w: %w", err, serr)
+			}
+			e.sess = s
+			return true, nil
+		default:
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// attempt runs t once as a new transaction and records it.
+func (e *executor) attempt(ctx context.Context, t *workload.Txn) (history.Outcome, error) {
+	rec := record{txn: native.Txn{Session: history.Int(int64(e.id)), Ops: make([]native.Op, 0, len(t.Ops))}}
+	rec.txn.HasTime = true
+	rec.txn.Time.Begin = e.now()
+	finish := func(oc history.Outcome, tx Tx) {
+		rec.txn.Time.End = e.now()
+		rec.txn.Outcome = oc
+		if in, ok := tx.(Informer); ok {
+			rec.info = in.Info()
+			rec.txn.ID = rec.info.ID
+			if rec.info.HasTimestamps {
+				rec.txn.Start, rec.txn.Commit, rec.txn.HasTimestamps = rec.info.Start, rec.info.Commit, true
+			}
+		}
+		e.out <- rec
+	}
+	tx, err := e.sess.Begin(ctx)
+	if err != nil {
+		// Nothing ran: record nothing unless the driver says the begin itself aborted.
+		return history.OutcomeAborted, fmt.Errorf("begin: %w", err)
+	}
+	e.reads = e.reads[:0]
+	for i := range t.Ops {
+		op := &t.Ops[i]
+		var v int64
+		var err error
+		switch op.Kind {
+		case workload.OpRead:
+			v, err = tx.Read(ctx, op.Key)
+			if err == nil {
+				rec.txn.Ops = append(rec.txn.Ops, native.Op{Kind: history.OpRead, Key: history.Str(op.Key), Value: history.Int(v)})
+			}
+		case workload.OpWrite:
+			v = op.Value(e.reads, e.tags.Add(1))
+			err = tx.Write(ctx, op.Key, v)
+			// A failed write may still have taken effect in an aborted transaction; record it
+			// so that readers of it are caught (G1a) rather than reported as thin-air reads.
+			rec.txn.Ops = append(rec.txn.Ops, native.Op{Kind: history.OpWrite, Key: history.Str(op.Key), Value: history.Int(v)})
+		case workload.OpAppend:
+			v = op.Value(e.reads, e.tags.Add(1))
+			err = tx.Append(ctx, op.Key, v)
+			rec.txn.Ops = append(rec.txn.Ops, native.Op{Kind: history.OpAppend, Key: history.Str(op.Key), Value: history.Int(v)})
+		case workload.OpReadList:
+			var l []int64
+			l, err = tx.ReadList(ctx, op.Key)
+			if err == nil {
+				ds := make([]history.Datum, len(l))
+				for j, x := range l {
+					ds[j] = history.Int(x)
+				}
+				rec.txn.Ops = append(rec.txn.Ops, native.Op{Kind: history.OpListRead, Key: history.Str(op.Key), List: ds})
+			}
+		}
+		e.reads = append(e.reads, v)
+		if err != nil {
+			// The commit was never sent, so the transaction did not commit.
+			tx.Rollback(context.WithoutCancel(ctx))
+			finish(history.OutcomeAborted, tx)
+			return history.OutcomeAborted, fmt.Errorf("%s %s: %w", op.Kind, op.Key, err)
+		}
+	}
+	err = tx.Commit(ctx)
+	switch {
+	case err == nil:
+		finish(history.OutcomeCommitted, tx)
+		return history.OutcomeCommitted, nil
+	case errors.Is(err, ErrAborted):
+		tx.Rollback(context.WithoutCancel(ctx))
+		finish(history.OutcomeAborted, tx)
+		return history.OutcomeAborted, fmt.Errorf("commit: %w", err)
+	default:
+		// The commit was sent and failed in a way the driver could not classify: it may or
+		// may not have committed, and the run stops.
+		finish(history.OutcomeUnknown, tx)
+		return history.OutcomeUnknown, fmt.Errorf("commit: %w", err)
+	}
+}
