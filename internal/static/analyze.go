@@ -373,10 +373,12 @@ func (a *analysis) confirm(w *Witness) {
 		}
 	}
 	notes := map[string]bool{}
-	for _, mode := range []int{0, 3, 1, 2} { // model hints (first reader, last reader), uniform default, empty database
+	// Modes: 0 model hints (first reader), 3 model hints (last reader),
+	// 1 uniform default, 4 deleted rows, 2 empty database.
+	for _, mode := range []int{0, 3, 1, 4, 2} {
 		empty := mode == 2
 		for _, def := range defaults {
-			ex := &Execution{Instances: w.Instances, Order: w.Order, Vis: w.Vis, Default: def, Lazy: !empty}
+			ex := &Execution{Instances: w.Instances, Order: w.Order, Vis: w.Vis, Default: def, Lazy: !empty, DeadRows: mode == 4}
 			if mode == 0 || mode == 3 {
 				ex.Hints, ex.HintsOverride = w.hints, mode == 3
 			}
@@ -410,6 +412,9 @@ func (a *analysis) confirm(w *Witness) {
 			db := "initial rows: those the transactions address by key, non-key fields " + fmt.Sprint(def)
 			if mode == 0 || mode == 3 {
 				db += " unless the model says what an instance read"
+			}
+			if mode == 4 {
+				db = "initial rows: those the transactions address, present as deleted rows whose non-key fields are " + fmt.Sprint(def)
 			}
 			if empty {
 				db = "an empty initial database"

@@ -185,7 +185,11 @@ func WriteText(w io.Writer, prog *Program, filename string, res *Result) {
 					fs = append(fs, fmt.Sprintf("%s=%d", f, v))
 				}
 				slices.Sort(fs)
-				fmt.Fprintf(w, "  initially %s%v {%s}\n", tb, row.Key, strings.Join(fs, ", "))
+				dead := ""
+				if row.Dead {
+					dead = " (deleted)"
+				}
+				fmt.Fprintf(w, "  initially %s%v {%s}%s\n", tb, row.Key, strings.Join(fs, ", "), dead)
 			}
 		}
 		fmt.Fprintf(w, "cycle (confirmed by replay, %s):\n", wt.ReplayNote)

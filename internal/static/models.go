@@ -16,24 +16,29 @@ type Model struct {
 }
 
 // modelSources is the library of built-in models (App. A, Eqs. 8-12). SI is
-// PSI ∧ PC, as the paper defines it; EC adds nothing.
+// PSI ∧ PC, as the paper defines it; EC adds nothing. psi is the standard,
+// causal PSI (Sovran et al.): Eq. 12 plus transitive visibility; psi-paper is
+// Eq. 12 alone, which admits non-transitive visibility.
 var modelSources = map[string]string{
-	"ec":  "",
-	"cc":  "(assert (forall ((a T) (b T) (c T)) (=> (and (vis a b) (vis b c)) (vis a c))))",
-	"pc":  "(assert (forall ((a T) (b T) (c T)) (=> (and (ar a b) (vis b c)) (vis a c))))",
-	"psi": "(assert (forall ((a T) (b T)) (=> (WW a b) (vis a b))))",
+	"ec": "",
+	"cc": "(assert (forall ((a T) (b T) (c T)) (=> (and (vis a b) (vis b c)) (vis a c))))",
+	"pc": "(assert (forall ((a T) (b T) (c T)) (=> (and (ar a b) (vis b c)) (vis a c))))",
+	"psi": "(assert (forall ((a T) (b T)) (=> (WW a b) (vis a b))))\n" +
+		"(assert (forall ((a T) (b T) (c T)) (=> (and (vis a b) (vis b c)) (vis a c))))",
+	"psi-paper": "(assert (forall ((a T) (b T)) (=> (WW a b) (vis a b))))",
 	"si": "(assert (forall ((a T) (b T)) (=> (WW a b) (vis a b))))\n" +
 		"(assert (forall ((a T) (b T) (c T)) (=> (and (ar a b) (vis b c)) (vis a c))))",
 	"ser": "(assert (forall ((a T) (b T)) (= (vis a b) (ar a b))))",
 }
 
 var modelDescriptions = map[string]string{
-	"ec":  "eventual consistency: no axiom beyond atomic visibility",
-	"cc":  "causal consistency: vis is transitive",
-	"pc":  "prefix consistency: ar;vis ⊆ vis",
-	"psi": "parallel snapshot isolation: WW ⊆ vis",
-	"si":  "snapshot isolation: PSI ∧ PC",
-	"ser": "serializability: vis = ar",
+	"ec":        "eventual consistency: no axiom beyond atomic visibility",
+	"cc":        "causal consistency: vis is transitive",
+	"pc":        "prefix consistency: ar;vis ⊆ vis",
+	"psi":       "parallel snapshot isolation: WW ⊆ vis and vis transitive (causal)",
+	"psi-paper": "the paper's Eq. 12 alone: WW ⊆ vis, without causality",
+	"si":        "snapshot isolation: PSI ∧ PC",
+	"ser":       "serializability: vis = ar",
 }
 
 // ModelNames lists the built-in models.

@@ -49,6 +49,10 @@ type Execution struct {
 	// solver's model; a lazily created row read by a scalar SELECT takes the
 	// hinted value, so each instance reads what the model says it read.
 	Hints []map[string]int64
+	// DeadRows makes lazily created rows exist initially as deleted rows
+	// (not live, but with field values), which predicates on non-key fields
+	// still match.
+	DeadRows bool
 	// HintsOverride lets a later reader's hint replace an earlier one. Pass 1
 	// (Lazy) only proposes an initial database; a second, non-lazy replay
 	// from that database is what confirms a witness.
@@ -63,6 +67,7 @@ type Execution struct {
 type Row struct {
 	Key    []int64
 	Values map[string]int64
+	Dead   bool // exists as a deleted row: not live, but with field values
 }
 
 // ReplayResult is the dependency graph of a replayed execution.
@@ -171,6 +176,9 @@ func Replay(prog *Program, ex *Execution) (*ReplayResult, error) {
 		for _, row := range rows {
 			rp.addInitial(tb, row.Key)
 			rk := rowKey{tb.Name, keyString(row.Key)}
+			if row.Dead {
+				rp.initial[cell{rk, ""}] = version{v: val{n: 0}, writer: -1}
+			}
 			for f, v := range row.Values {
 				rp.initial[cell{rk, f}] = version{v: val{n: v}, writer: -1}
 			}
@@ -212,6 +220,7 @@ func Replay(prog *Program, ex *Execution) (*ReplayResult, error) {
 	for tname, rows := range rp.created {
 		for i, row := range rows {
 			rk := rowKey{tname, keyString(row.Key)}
+			row.Dead = rp.ex.DeadRows
 			row.Values = map[string]int64{}
 			for _, f := range nonKey(rp.tables[tname]) {
 				if v, ok := rp.initial[cell{rk, f}]; ok && !v.v.null {
@@ -232,7 +241,11 @@ func (rp *replayer) addInitial(tb *Table, key []int64) {
 		return
 	}
 	rp.known[rk] = true
-	rp.initial[cell{rk, ""}] = version{v: val{n: 1}, writer: -1}
+	alive := int64(1)
+	if rp.ex.DeadRows && rp.ex.Lazy {
+		alive = 0
+	}
+	rp.initial[cell{rk, ""}] = version{v: val{n: alive}, writer: -1}
 	for _, f := range nonKey(tb) {
 		rp.initial[cell{rk, f}] = version{v: val{n: rp.ex.Default}, writer: -1}
 	}

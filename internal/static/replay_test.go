@@ -16,7 +16,7 @@ func TestReplay(t *testing.T) {
 		cycle int // length of the shortest cycle
 		edges int
 	}{
-		{"lost-update", nil, 2, 3}, // t1 RW t2, t1 WW t2, t2 RW t1
+		{"lost-update", nil, 2, 3},         // t1 RW t2, t1 WW t2, t2 RW t1
 		{"serial", [][2]int{{0, 1}}, 0, 1}, // t2 reads 50 from t1 and does not withdraw
 	} {
 		r, err := Replay(p, &Execution{Instances: ins, Order: []int{0, 1}, Vis: tc.vis, Initial: initial})

@@ -131,6 +131,7 @@
       (not (withdraw.bal.null t)))))
 ; consistency model psi
 (assert (forall ((a T) (b T)) (=> (WW a b) (vis a b))))
+(assert (forall ((a T) (b T) (c T)) (=> (and (vis a b) (vis b c)) (vis a c))))
 ; query cycle k=2
 (declare-const c1 T)
 (declare-const c2 T)
