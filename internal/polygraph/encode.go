@@ -180,6 +180,17 @@ func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, err
 		if err := s.AddClause(cl...); err != nil {
 			return nil, err
 		}
+		// At most one source (equisatisfiable with at least one, since acyclicity is
+		// anti-monotone in the edges; it keeps spurious edges out of the search).
+		if vs := en.WRVar[wi]; len(vs) <= 8 {
+			for i := range vs {
+				for j := i + 1; j < len(vs); j++ {
+					if err := s.AddClause(vs[i].Neg(), vs[j].Neg()); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
 	}
 	if err := en.attach(ctx, o.Theory); err != nil {
 		return nil, err
