@@ -249,7 +249,7 @@ type Online struct {
 	hasHoriz bool
 
 	st    OnlineStats
-	loc   []olocal
+	sc    scratch
 	reads int
 	elems int64
 }
@@ -356,7 +356,8 @@ func (o *Online) Observe(in Txn) []Event {
 		o.st.Duplicates++
 		return append(evs, Event{Kind: EventDuplicate, Txn: in.ID.String()})
 	}
-	t := &otxn{id: in.ID, start: in.Start, commit: in.Commit, arrived: o.now}
+	t := &o.sc.txns.take(1)[:1][0]
+	*t = otxn{id: in.ID, start: in.Start, commit: in.Commit, arrived: o.now}
 	if in.Commit.Less(in.Start) {
 		o.forget(in.ID)
 		return append(evs, Event{Kind: EventRejected, Violation: o.viol(anomaly.TimestampOrder, t)})
@@ -378,7 +379,7 @@ func (o *Online) Observe(in Txn) []Event {
 	}
 	o.st.Observed++
 	var ints []intFinding2
-	t.reads, t.writes, o.loc, ints = ocompile(&in, o.loc, nil)
+	t.reads, t.writes, ints = ocompile(&in, &o.sc, nil)
 	for _, f := range ints {
 		v := o.viol(anomaly.Internal, t)
 		v.Key, v.HasKey, v.Observed, v.Expected = f.k, true, f.observed, f.expected
@@ -390,6 +391,7 @@ func (o *Online) Observe(in Txn) []Event {
 	for i := range t.writes {
 		evs = o.write(evs, t, &t.writes[i])
 	}
+	t.writes = nil // scratch, reused by the next call
 	if lateReads {
 		t.reads = nil
 	}

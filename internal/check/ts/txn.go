@@ -80,7 +80,8 @@ type olocal struct {
 }
 
 // ocompile derives t's external reads and final writes; INT findings go to ints.
-func ocompile(t *Txn, loc []olocal, ints []intFinding2) (reads []oread, writes []owrite, _ []olocal, _ []intFinding2) {
+func ocompile(t *Txn, sc *scratch, ints []intFinding2) (reads []oread, writes []owrite, _ []intFinding2) {
+	loc := sc.loc
 	nr, nw := 0, 0
 	for i := range t.Ops {
 		switch t.Ops[i].Kind {
@@ -91,11 +92,9 @@ func ocompile(t *Txn, loc []olocal, ints []intFinding2) (reads []oread, writes [
 		}
 	}
 	if nr > 0 {
-		reads = make([]oread, 0, nr)
+		reads = sc.reads.take(nr)
 	}
-	if nw > 0 {
-		writes = make([]owrite, 0, nw)
-	}
+	writes = sc.writes[:0]
 	loc = loc[:0]
 	find := func(k history.Datum) int {
 		for i := range loc {
@@ -184,7 +183,33 @@ func ocompile(t *Txn, loc []olocal, ints []intFinding2) (reads []oread, writes [
 	for i := range loc {
 		loc[i].base, loc[i].extra = nil, nil
 	}
-	return reads, writes, loc, ints
+	sc.loc, sc.writes = loc, writes
+	return reads, writes, ints
+}
+
+// scratch is memory reused across [Online.Observe] calls: the compile-time view of keys
+// and the write list (dead once the versions are installed), and a slab for external reads
+// (which die in arrival order, so a chunk is freed once its transactions are forgotten).
+type scratch struct {
+	loc    []olocal
+	writes []owrite
+	reads  slab[oread]
+	txns   slab[otxn]
+}
+
+// slab hands out small slices carved from shared chunks.
+type slab[T any] struct{ buf []T }
+
+func (s *slab[T]) take(n int) []T {
+	if n > 64 {
+		return make([]T, 0, n)
+	}
+	if cap(s.buf)-len(s.buf) < n {
+		s.buf = make([]T, 0, 1024)
+	}
+	i := len(s.buf)
+	s.buf = s.buf[:i+n]
+	return s.buf[i : i : i+n]
 }
 
 // intFinding2 is an INT violation over datums.
