@@ -187,10 +187,26 @@ type Tx struct {
 	snap   [2]uint64 // snapshot per key half (equal unless the long-fork fault is on)
 	start  uint64    // reported start timestamp
 	commit uint64
-	writes []write         // in program order
-	last   map[string]int  // key -> index in writes of its latest write
-	reads  map[string]bool // keys read before being written (validation)
+	writes []write  // in program order
+	reads  []string // keys read before being written (validation); may repeat
 	done   bool
+}
+
+// last returns the index in tx.writes of the latest write of k. Transactions are small, so
+// a backward scan beats a map.
+func (tx *Tx) last(k string) (int, bool) {
+	for i := len(tx.writes) - 1; i >= 0; i-- {
+		if tx.writes[i].k == k {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// final reports whether write i is the last write of its key.
+func (tx *Tx) final(i int) bool {
+	j, _ := tx.last(tx.writes[i].k)
+	return j == i
 }
 
 func half(k string) int {
@@ -259,7 +275,7 @@ func (tx *Tx) read(k string, wantList bool) (int64, []int64, error) {
 	if tx.done {
 		return 0, nil, ErrDone
 	}
-	if i, ok := tx.last[k]; ok && tx.db.opts.Mode != ReadUncommitted {
+	if i, ok := tx.last(k); ok && tx.db.opts.Mode != ReadUncommitted {
 		w := &tx.writes[i]
 		if w.isL != wantList {
 			return 0, nil, fmt.Errorf("%w: %s", ErrType, k)
@@ -276,11 +292,8 @@ func (tx *Tx) read(k string, wantList bool) (int64, []int64, error) {
 	db := tx.db
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	if tx.reads == nil {
-		tx.reads = make(map[string]bool)
-	}
-	if _, wrote := tx.last[k]; !wrote {
-		tx.reads[k] = true
+	if _, wrote := tx.last(k); !wrote {
+		tx.reads = append(tx.reads, k)
 	}
 	it := db.items[k]
 	if it == nil {
@@ -322,9 +335,6 @@ func (tx *Tx) put(k string, v int64, isList bool) error {
 	if tx.done {
 		return ErrDone
 	}
-	if tx.last == nil {
-		tx.last = make(map[string]int)
-	}
 	w := write{k: k, val: v, isL: isList, seq: len(tx.writes)}
 	if isList {
 		base, err := tx.listBase(k)
@@ -343,14 +353,13 @@ func (tx *Tx) put(k string, v int64, isList bool) error {
 			return err
 		}
 	}
-	tx.last[k] = len(tx.writes)
 	tx.writes = append(tx.writes, w)
 	return nil
 }
 
 // listBase returns the list an append at k extends: the txn's own latest, else what it sees.
 func (tx *Tx) listBase(k string) ([]int64, error) {
-	if i, ok := tx.last[k]; ok {
+	if i, ok := tx.last(k); ok {
 		if !tx.writes[i].isL {
 			return nil, fmt.Errorf("%w: %s", ErrType, k)
 		}
@@ -396,8 +405,8 @@ func (tx *Tx) lock(k string) error {
 
 // unlock releases tx's write locks; db.mu is held.
 func (tx *Tx) unlock() {
-	for k := range tx.last {
-		if it := tx.db.items[k]; it != nil && it.locked == tx.id {
+	for _, w := range tx.writes {
+		if it := tx.db.items[w.k]; it != nil && it.locked == tx.id {
 			it.locked = 0
 		}
 	}
@@ -465,15 +474,15 @@ func (tx *Tx) validate() error {
 		return it.vs[len(it.vs)-1].ts > tx.snap[half(k)]
 	}
 	if f&LostUpdate == 0 {
-		for k := range tx.last {
-			if newer(k) {
+		for _, w := range tx.writes {
+			if k := w.k; newer(k) {
 				return fmt.Errorf("%w: key %s was written by a concurrent transaction that committed first", ErrConflict, k)
 			}
 		}
 	}
 	if mode == Serializable && !(f&StaleRead != 0 && len(tx.writes) == 0) {
-		for k := range tx.reads {
-			if _, wrote := tx.last[k]; wrote && f&LostUpdate != 0 {
+		for _, k := range tx.reads {
+			if _, wrote := tx.last(k); wrote && f&LostUpdate != 0 {
 				continue
 			}
 			if newer(k) {
@@ -490,8 +499,11 @@ func (tx *Tx) install() {
 	db.clock++
 	tx.commit = db.clock
 	if db.opts.Mode == ReadUncommitted {
-		for k := range tx.last {
-			it := db.items[k]
+		for wi, w := range tx.writes {
+			if !tx.final(wi) {
+				continue
+			}
+			it := db.items[w.k]
 			for i := range it.vs {
 				if it.vs[i].txn == tx.id {
 					it.vs[i].ts = db.clock
@@ -505,8 +517,12 @@ func (tx *Tx) install() {
 	order := tx.writes
 	if db.opts.Faults&IntermediateRead == 0 {
 		// Only each key's last write becomes a version.
-		for k, i := range tx.last {
+		for i := range tx.writes {
+			if !tx.final(i) {
+				continue
+			}
 			w := &tx.writes[i]
+			k := w.k
 			v := version{ts: db.clock, txn: tx.id, val: w.val, list: w.list, isL: w.isL}
 			if w.isL {
 				v.list = tx.rebase(k)
@@ -575,8 +591,8 @@ func (tx *Tx) abortLocked() {
 	if tx.db.opts.Mode != ReadUncommitted {
 		return
 	}
-	for k := range tx.last {
-		it := tx.db.items[k]
+	for _, w := range tx.writes {
+		it := tx.db.items[w.k]
 		if it == nil {
 			continue
 		}
