@@ -1,0 +1,148 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"isovet/check"
+	"isovet/history"
+	"isovet/internal/server"
+)
+
+func init() { extraCommands = append(extraCommands, newServeCmd, newReplayCmd) }
+
+// newLogger returns a text slog handler on w at the named level.
+func newLogger(w io.Writer, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("unknown log level %q (debug, info, warn, error)", level)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+// parseDatum reads an initial value: null, an integer, or a string.
+func parseDatum(s string) history.Datum {
+	switch s {
+	case "null", "nil", "":
+		return history.NilDatum
+	}
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return history.Int(i)
+	}
+	return history.Str(s)
+}
+
+func newServeCmd() *cobra.Command {
+	var o server.Options
+	var level, initial, logLevel string
+	var maxMemory string
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Check a live database online from its start/commit timestamps (Aion), over HTTP and NATS",
+		Long: `Run the online timestamp checker as a service. Clients post transactions with the
+database's start and commit timestamps (POST /v1/txns, native JSONL or Chronos JSON), or
+publish them to a NATS JetStream subject; violations stream from GET /v1/violations and to
+--violations-file; GET /metrics exposes Prometheus counters and GET / a live status page.
+Late and out-of-order transactions are re-checked; a read's verdict is provisional for
+--settle.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			l, err := check.ParseLevel(level)
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			o.Level = l
+			o.Initial = parseDatum(initial)
+			if o.MaxMemory, err = parseBytes(maxMemory); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			if o.Logger, err = newLogger(c.ErrOrStderr(), logLevel); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			if err := server.Serve(c.Context(), o); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.Addr, "addr", "127.0.0.1:7474", "HTTP listen address")
+	f.StringVarP(&level, "level", "l", "snapshot-isolation", "level to check: snapshot-isolation, strong-session-snapshot-isolation, serializable, strong-session-serializable")
+	f.StringVar(&initial, "initial-value", "null", "every key's initial value: null, an integer or a string")
+	f.DurationVar(&o.Settle, "settle", 0, "how long a read's verdict stays provisional (default 5s)")
+	f.StringVar(&maxMemory, "max-memory", "0", "bound on the checker's memory, e.g. 2GiB (0: none); old transactions are dropped unchecked, with a warning, beyond it")
+	f.StringVar(&o.ViolationsFile, "violations-file", "", "append every violation as a JSON line to this file")
+	f.StringVar(&o.NATS, "nats", "", "consume transactions from this NATS JetStream server, e.g. nats://127.0.0.1:4222")
+	f.StringVar(&o.Subject, "subject", "isovet.txns", "NATS subject to consume")
+	f.StringVar(&o.Stream, "stream", "ISOVET", "JetStream stream name")
+	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	return c
+}
+
+// parseBytes parses sizes like 512MiB, 2GB, 1048576.
+func parseBytes(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			n, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+			if err != nil || n < 0 {
+				return 0, fmt.Errorf("bad size %q (want e.g. 512MiB or 2GB)", s)
+			}
+			return int64(n * float64(u.mult)), nil
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("bad size %q (want e.g. 512MiB or 2GB)", s)
+	}
+	return n, nil
+}
+
+func newReplayCmd() *cobra.Command {
+	var in inputFlags
+	var o server.ReplayOptions
+	var logLevel string
+	c := &cobra.Command{
+		Use:   "replay HISTORY --to URL",
+		Short: "Send a recorded history to a running isovet serve over HTTP or NATS, at a chosen rate",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.To == "" {
+				return &exitError{code: exitUsage, err: fmt.Errorf("--to is required (http://127.0.0.1:7474 or nats://127.0.0.1:4222)")}
+			}
+			h, _, err := in.open(args[0])
+			if err != nil {
+				return err
+			}
+			o.History = h
+			if o.Logger, err = newLogger(c.ErrOrStderr(), logLevel); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			st, err := server.Replay(c.Context(), o)
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			fmt.Fprintf(c.OutOrStdout(), "sent %d transactions in %d batches in %v (%.0f txns/s)\n", st.Txns, st.Batches, st.Elapsed.Round(1e6), st.Rate())
+			return nil
+		},
+	}
+	in.register(c)
+	f := c.Flags()
+	f.StringVar(&o.To, "to", "", "http://host:port of isovet serve, or nats://host:port")
+	f.StringVar(&o.Subject, "subject", "isovet.txns", "NATS subject to publish to")
+	f.Float64Var(&o.Rate, "rate", 0, "transactions per second (0: as fast as possible)")
+	f.BoolVar(&o.Shuffle, "shuffle", false, "send the transactions in a random order")
+	f.DurationVar(&o.Delay, "delay", 0, "hold each transaction back by a random delay up to this (bounded reordering)")
+	f.IntVar(&o.Batch, "batch", 500, "transactions per request or message")
+	f.Uint64Var(&o.Seed, "seed", 1, "seed for shuffling and delays")
+	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	return c
+}
