@@ -81,13 +81,15 @@ const (
 	NodeInit                 // the initial state
 	NodeInitVersion          // ρ(k): stands for "after the initial version of k"
 	NodeTime                 // a point of the real-time chain
+	NodeVersion              // ν(w,k): stands for "after w's version of k" (made by the polygraph)
 )
 
 // Node describes a graph node.
 type Node struct {
 	Kind NodeKind
-	Key  history.Key // NodeInitVersion
+	Key  history.Key // NodeInitVersion, NodeVersion
 	Time int64       // NodeTime
+	Txn  int32       // NodeVersion: the writer
 }
 
 // Read is an external read with its candidate writers (transaction nodes or Init).
@@ -699,6 +701,12 @@ func (d *Deps) explainNoSource(r *Read) report.Anomaly {
 	a.Kind = anomaly.ThinAirRead
 	a.Message = fmt.Sprintf("%s read %v=%v, which no transaction wrote", name, kd, vd)
 	return a
+}
+
+// AddVersionNode appends a version node ν(w,k) and returns it. Only the polygraph calls it,
+// while it builds (before anything reads Deps concurrently).
+func (d *Deps) AddVersionNode(w int32, k history.Key) int32 {
+	return d.newNode(Node{Kind: NodeVersion, Key: k, Txn: w})
 }
 
 // NewNode appends a graph node.

@@ -82,6 +82,9 @@ func (p *Polygraph) nodeComp(comp []int32, u int32) int32 {
 	if u < int32(d.N) {
 		return comp[u]
 	}
+	if d.Nodes[u].Kind == deps.NodeVersion {
+		return comp[d.Nodes[u].Txn]
+	}
 	if d.Nodes[u].Kind == deps.NodeInitVersion {
 		if ws := d.Writers[d.Nodes[u].Key]; len(ws) > 0 {
 			return comp[ws[0]]

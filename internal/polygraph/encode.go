@@ -132,6 +132,9 @@ func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, err
 					if rd == to {
 						continue
 					}
+					if _, writes := d.WriteOf(rd, k); !writes {
+						continue // covered by rd→ν(from,k) (its read) and ν(from,k)→to (above)
+					}
 					l2 := append(slices.Clone(ls), en.WRVar[cd.wi][cd.j].Pos())
 					if err := en.just(l2, rd, to); err != nil {
 						return nil, err

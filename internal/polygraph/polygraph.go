@@ -94,10 +94,15 @@ type Polygraph struct {
 	why     map[uint64]deps.Edge // a reason per known edge
 	fixedBy map[uint64]bool      // known edges added by pruning
 
-	// certReaders: committed readers known to read w's version of k.
+	// certReaders: committed readers known to read w's version of k that also write k
+	// (read-modify-writes); other certain readers point to the version node instead.
 	certReaders map[wk][]int32
+	// ver: the version node ν(w,k) of writers whose version of k may be read. Readers of
+	// the version point to it; it points to every writer ordered after w on k.
+	ver map[wk]int32
 	// succ: writers ordered after w on k by pruning (time-fixed ones are in deps).
 	succ map[wk][]int32
+	pendingKnown []deps.Edge
 	// pairOf indexes WW by (A,B).
 	pairOf map[uint64]int32
 	// wrOf: per read, its WR constraint or -1.
@@ -123,6 +128,7 @@ func Build(d *deps.Deps) *Polygraph {
 		why:         make(map[uint64]deps.Edge),
 		fixedBy:     make(map[uint64]bool),
 		certReaders: make(map[wk][]int32),
+		ver:         make(map[wk]int32),
 		succ:        make(map[wk][]int32),
 		pairOf:      make(map[uint64]int32),
 		wrOf:        make([]int32, len(d.Reads)),
@@ -135,8 +141,15 @@ func Build(d *deps.Deps) *Polygraph {
 		if st == deps.Excluded || len(r.Cands) == 0 {
 			continue
 		}
+		for _, w := range r.Cands {
+			if w != d.Init {
+				if _, ok := p.ver[wk{w, r.Key}]; !ok {
+					p.ver[wk{w, r.Key}] = d.AddVersionNode(w, r.Key)
+				}
+			}
+		}
 		if st == deps.Committed && len(r.Cands) == 1 && (r.Cands[0] == d.Init || d.Status[r.Cands[0]] == deps.Committed) {
-			p.certReaders[wk{r.Cands[0], r.Key}] = append(p.certReaders[wk{r.Cands[0], r.Key}], r.Txn)
+			p.certRead(int32(ri), r.Cands[0])
 			continue
 		}
 		p.wrOf[ri] = int32(len(p.WR))
@@ -154,7 +167,49 @@ func Build(d *deps.Deps) *Polygraph {
 	for _, e := range chainEdges {
 		p.addKnown(e)
 	}
+	for _, e := range p.pendingKnown {
+		p.addKnown(e)
+	}
+	p.pendingKnown = nil
 	return p
+}
+
+// certRead records that read ri certainly reads from w: a reader that also writes the key is
+// a read-modify-write reader, kept by name; any other points to ν(w,k) by a known edge.
+func (p *Polygraph) certRead(ri int32, w int32) {
+	r := &p.D.Reads[ri]
+	if w == p.D.Init {
+		return
+	}
+	if _, writes := p.D.WriteOf(r.Txn, r.Key); writes {
+		if _, writes := p.D.WriteOf(r.Txn, r.Key); writes && w != p.D.Init {
+		p.certReaders[wk{w, r.Key}] = append(p.certReaders[wk{w, r.Key}], r.Txn)
+	}
+		return
+	}
+	p.pendingKnown = append(p.pendingKnown, p.toVersion(r, w))
+}
+
+// toVersion is the edge reader → ν(w,k) of a reader of w's version.
+func (p *Polygraph) toVersion(r *deps.Read, w int32) deps.Edge {
+	return deps.Edge{From: r.Txn, To: p.ver[wk{w, r.Key}], Rel: report.RW, Key: r.Key, Value: r.Value, Via: w, Guards: [3]int32{-1, -1, -1}}
+}
+
+// fromVersion returns the edges by which the readers of from's version of k anti-depend on
+// to, when from's version directly precedes (or precedes) to's: ν(from,k)→to and the
+// read-modify-write readers' direct edges.
+func (p *Polygraph) fromVersion(from, to int32, k history.Key, dst []deps.Edge) []deps.Edge {
+	wa, _ := p.D.WriteOf(from, k)
+	wb, _ := p.D.WriteOf(to, k)
+	if v, ok := p.ver[wk{from, k}]; ok {
+		dst = append(dst, deps.Edge{From: v, To: to, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: from, Guards: [3]int32{-1, -1, -1}})
+	}
+	for _, r := range p.certReaders[wk{from, k}] {
+		if r != to {
+			dst = append(dst, deps.Edge{From: r, To: to, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: from, Guards: [3]int32{-1, -1, -1}})
+		}
+	}
+	return dst
 }
 
 // rmwSource returns the version a committed writer w of k read before overwriting it, when
@@ -228,11 +283,7 @@ func (p *Polygraph) buildKey(k history.Key, known []deps.Edge) []deps.Edge {
 			wa, _ := d.WriteOf(b.last, k)
 			wn, _ := d.WriteOf(n, k)
 			known = append(known, deps.Edge{From: b.last, To: n, Rel: report.WW, Key: k, Value: wa.Value, Value2: wn.Value, Via: -1, Guards: [3]int32{-1, -1, -1}})
-			for _, r := range p.certReaders[wk{b.last, k}] {
-				if r != n {
-					known = append(known, deps.Edge{From: r, To: n, Rel: report.RW, Key: k, Value: wa.Value, Value2: wn.Value, Via: b.last, Guards: [3]int32{-1, -1, -1}})
-				}
-			}
+			known = p.fromVersion(b.last, n, k, known)
 			p.succ[wk{b.last, k}] = append(p.succ[wk{b.last, k}], n)
 			b.last = n
 		}
@@ -336,11 +387,7 @@ func (p *Polygraph) orientEdges(c *WW, a, b int32, dst []deps.Edge) []deps.Edge 
 		wa, _ := p.D.WriteOf(from, k)
 		wb, _ := p.D.WriteOf(to, k)
 		dst = append(dst, deps.Edge{From: from, To: to, Rel: report.WW, Key: k, Value: wa.Value, Value2: wb.Value, Via: -1, Guards: [3]int32{-1, -1, -1}})
-		for _, r := range p.certReaders[wk{from, k}] {
-			if r != to {
-				dst = append(dst, deps.Edge{From: r, To: to, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: from, Guards: [3]int32{-1, -1, -1}})
-			}
-		}
+		dst = p.fromVersion(from, to, k, dst)
 	}
 	return dst
 }
@@ -351,6 +398,9 @@ func (p *Polygraph) readEdges(ri int32, w int32) []deps.Edge {
 	es := p.D.ReadFrom(int(ri), w)
 	for p.G.N() < len(p.D.Nodes) {
 		p.G.AddNode()
+	}
+	if _, writes := p.D.WriteOf(r.Txn, r.Key); w != p.D.Init && !writes {
+		return append(es, p.toVersion(r, w))
 	}
 	if w != p.D.Init {
 		for _, b := range p.succ[wk{w, r.Key}] {
@@ -539,7 +589,9 @@ func (p *Polygraph) fixWR(wi int) {
 	for _, e := range p.readEdges(rc.Read, w) {
 		p.addForced(e)
 	}
-	p.certReaders[wk{w, r.Key}] = append(p.certReaders[wk{w, r.Key}], r.Txn)
+	if _, writes := p.D.WriteOf(r.Txn, r.Key); writes && w != p.D.Init {
+		p.certReaders[wk{w, r.Key}] = append(p.certReaders[wk{w, r.Key}], r.Txn)
+	}
 	// Readers of w's version now anti-depend on writers already ordered after w: done by
 	// readEdges through succ. Writers in undecided pairs with w pick the reader up through
 	// certReaders when they are oriented or encoded.

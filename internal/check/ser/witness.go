@@ -45,7 +45,7 @@ func (w *witness) steps(cyc []deps.Edge) []report.Step {
 			switch w.d.Nodes[e.To].Kind {
 			case deps.NodeTime:
 				st.Rel, st.Key = report.RT, -1
-			case deps.NodeInitVersion:
+			case deps.NodeInitVersion, deps.NodeVersion:
 				st.Rel, st.Key, st.Value, st.Value2 = report.RW, e.Key, e.Value, last.Value2
 			}
 		}
