@@ -101,7 +101,7 @@ type Polygraph struct {
 	// the version point to it; it points to every writer ordered after w on k.
 	ver map[wk]int32
 	// succ: writers ordered after w on k by pruning (time-fixed ones are in deps).
-	succ map[wk][]int32
+	succ         map[wk][]int32
 	pendingKnown []deps.Edge
 	// pairOf indexes WW by (A,B).
 	pairOf map[uint64]int32
@@ -183,8 +183,8 @@ func (p *Polygraph) certRead(ri int32, w int32) {
 	}
 	if _, writes := p.D.WriteOf(r.Txn, r.Key); writes {
 		if _, writes := p.D.WriteOf(r.Txn, r.Key); writes && w != p.D.Init {
-		p.certReaders[wk{w, r.Key}] = append(p.certReaders[wk{w, r.Key}], r.Txn)
-	}
+			p.certReaders[wk{w, r.Key}] = append(p.certReaders[wk{w, r.Key}], r.Txn)
+		}
 		return
 	}
 	p.pendingKnown = append(p.pendingKnown, p.toVersion(r, w))
