@@ -17,7 +17,7 @@ import (
 
 // want is one expectation from an example's header:
 //
-//	-- want: MODEL bound=K VERDICT[@k] [txns=A,B,...]
+//	-- want: MODEL bound=K VERDICT[@k] [txns=A,B,...] [bounded]
 //
 // VERDICT is anomaly, none-up-to-bound, serializable or inconclusive; @k is
 // the size of the anomalous execution.
@@ -28,6 +28,7 @@ type want struct {
 	verdict string
 	k       int
 	txns    []string
+	bounded bool // skip the unbounded proofs
 }
 
 func (w want) String() string {
@@ -37,6 +38,9 @@ func (w want) String() string {
 	}
 	if w.txns != nil {
 		s += " txns=" + strings.Join(w.txns, ",")
+	}
+	if w.bounded {
+		s += " bounded"
 	}
 	return s
 }
@@ -65,6 +69,8 @@ func readWants(t *testing.T, path string, src []byte) []want {
 		for _, opt := range f[3:] {
 			if v, ok := strings.CutPrefix(opt, "txns="); ok {
 				w.txns = strings.Split(v, ",")
+			} else if opt == "bounded" {
+				w.bounded = true
 			} else {
 				t.Fatalf("%s:%d: unknown option %q", path, n, opt)
 			}
@@ -102,7 +108,7 @@ func TestExamples(t *testing.T) {
 					needSolver(t, solver)
 					m := exampleModel(t, w.model)
 					res, err := Analyze(context.Background(), prog, Options{Model: m, Bound: w.bound, Solver: solver,
-						Timeout: 5 * time.Minute, Backend: solve.Exec{}, Txns: w.txns})
+						Timeout: 10 * time.Minute, Backend: solve.Exec{}, Txns: w.txns, NoUnbounded: w.bounded})
 					if err != nil {
 						t.Fatalf("Analyze: %v", err)
 					}
