@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"isovet/internal/invariant"
 	"isovet/internal/sat"
 )
 
@@ -353,6 +354,17 @@ func (g *Theory) Propagate(dst []sat.Lit) []sat.Lit {
 func (g *Theory) Check() []sat.Lit {
 	if !g.settled {
 		g.settle()
+	}
+	if invariant.Enabled && g.broken == nil {
+		for e := range g.from {
+			if g.cnt[e] > 0 {
+				u, v := g.from[e], g.to[e]
+				invariant.Assertf(g.ord[u] < g.ord[v], "present edge %d→%d violates the order", u, v)
+			}
+		}
+		for i, u := range g.at {
+			invariant.Assertf(g.ord[u] == int32(i), "order arrays disagree at %d", i)
+		}
 	}
 	return g.broken
 }
