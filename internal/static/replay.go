@@ -779,8 +779,13 @@ func (rp *replayer) edges(pos []int) []Edge {
 	return out
 }
 
-// shortestCycle returns a shortest cycle through the edges, or nil.
+// shortestCycle returns a shortest cycle through the edges, or nil. Among
+// equally short cycles it prefers WW, then WR, then RW edges (so a lost
+// update shows as WW and RW, as in the paper's Fig. 2).
 func shortestCycle(n int, edges []Edge) []Edge {
+	prio := map[string]int{"WW": 0, "WR": 1, "RW": 2}
+	edges = slices.Clone(edges)
+	slices.SortStableFunc(edges, func(a, b Edge) int { return cmp.Compare(prio[a.Rel], prio[b.Rel]) })
 	var best []Edge
 	for s := range n {
 		// BFS from s back to s.
