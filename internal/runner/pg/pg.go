@@ -1,0 +1,310 @@
+// Package pg is the PostgreSQL driver of the workload runner (jackc/pgx). It registers the
+// postgres:// and postgresql:// schemes with [runner.Register].
+//
+// Each session is one connection. A transaction is BEGIN ISOLATION LEVEL ... (isovet's
+// serializable, repeatable-read or snapshot-isolation, read-committed and read-uncommitted
+// map to PostgreSQL's statements; PostgreSQL's REPEATABLE READ is snapshot isolation, its
+// READ UNCOMMITTED is READ COMMITTED), then one statement per operation on a table of
+// (k text primary key, v bigint, l text) rows, then COMMIT.
+//
+// Errors: SQLSTATE 40001 (serialization failure), 40P01 (deadlock) and 23505 (a unique
+// violation two concurrent inserts can cause) abort the transaction and the runner retries
+// it; a COMMIT that fails without a server answer (the connection broke) has an unknown
+// outcome.
+//
+// Before each COMMIT the driver asks for pg_current_xact_id_if_assigned() and records it as
+// the transaction's source id (read-only transactions have none); with
+// track_commit_timestamp on, it also asks for the commit timestamp afterwards, which goes to
+// the run's sidecar file. URL parameter isovet_txid=off turns both off.
+package pg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"isovet/check"
+	"isovet/history"
+	"isovet/internal/runner"
+)
+
+func init() {
+	runner.Register("postgres", Open)
+	runner.Register("postgresql", Open)
+}
+
+// levels maps isovet's isolation names to PostgreSQL's statement and the level claimed.
+var levels = map[string]struct {
+	stmt  string
+	claim check.Level
+}{
+	"serializable":       {"SERIALIZABLE", check.Serializable},
+	"repeatable-read":    {"REPEATABLE READ", check.SnapshotIsolation},
+	"snapshot-isolation": {"REPEATABLE READ", check.SnapshotIsolation},
+	"read-committed":     {"READ COMMITTED", check.ReadCommitted},
+	"read-uncommitted":   {"READ UNCOMMITTED", check.ReadCommitted},
+}
+
+var tableName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// DB is a PostgreSQL database under test.
+type DB struct {
+	cfg      *pgx.ConnConfig
+	begin    string
+	table    string
+	txid     bool
+	commitTS bool
+}
+
+// Open connects once to check the server and the isolation level.
+func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, runner.Target, error) {
+	iso := o.Isolation
+	if iso == "" {
+		iso = "serializable"
+	}
+	lv, ok := levels[iso]
+	if !ok {
+		return nil, runner.Target{}, fmt.Errorf("postgres: isolation %q not known (serializable, repeatable-read, read-committed, read-uncommitted)", iso)
+	}
+	table := o.Table
+	if table == "" {
+		table = "isovet_kv"
+	}
+	if !tableName.MatchString(table) {
+		return nil, runner.Target{}, fmt.Errorf("postgres: table name %q: want lower-case letters, digits and _", table)
+	}
+	db := &DB{begin: "BEGIN ISOLATION LEVEL " + lv.stmt, table: table, txid: true}
+	if u, err := url.Parse(dsn); err == nil {
+		q := u.Query()
+		if q.Get("isovet_txid") == "off" {
+			db.txid = false
+		}
+		q.Del("isovet_txid")
+		u.RawQuery = q.Encode()
+		dsn = u.String()
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, runner.Target{}, fmt.Errorf("postgres: %w", err)
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 10 * time.Second
+	}
+	db.cfg = cfg
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, runner.Target{}, fmt.Errorf("postgres: connecting to %s:%d as %s: %w", cfg.Host, cfg.Port, cfg.User, err)
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	var version, track string
+	if err := c.QueryRow(ctx, "SHOW server_version").Scan(&version); err != nil {
+		return nil, runner.Target{}, fmt.Errorf("postgres: %w", err)
+	}
+	if err := c.QueryRow(ctx, "SHOW track_commit_timestamp").Scan(&track); err == nil && track == "on" {
+		db.commitTS = db.txid
+	}
+	desc := fmt.Sprintf("PostgreSQL %s at %s:%d, %s", version, cfg.Host, cfg.Port, lv.stmt)
+	return db, runner.Target{Claim: lv.claim, Description: desc}, nil
+}
+
+func (db *DB) connect(ctx context.Context) (*pgx.Conn, error) {
+	c, err := pgx.ConnectConfig(ctx, db.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connecting to %s:%d: %w", db.cfg.Host, db.cfg.Port, err)
+	}
+	return c, nil
+}
+
+// Prepare creates the table if needed, empties it and loads every key.
+func (db *DB) Prepare(ctx context.Context, s runner.Schema) error {
+	c, err := db.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	stmts := []string{
+		"CREATE TABLE IF NOT EXISTS " + db.table + " (k text PRIMARY KEY, v bigint NOT NULL DEFAULT 0, l text NOT NULL DEFAULT '')",
+		"TRUNCATE " + db.table,
+	}
+	for _, q := range stmts {
+		if _, err := c.Exec(ctx, q); err != nil {
+			return fmt.Errorf("postgres: preparing table %s: %w", db.table, err)
+		}
+	}
+	keys := make([]string, 0, len(s.Keys)+len(s.Lists))
+	vals := make([]int64, 0, cap(keys))
+	for _, k := range s.Keys {
+		keys = append(keys, k)
+		vals = append(vals, s.Initial[k])
+	}
+	for _, k := range s.Lists {
+		keys = append(keys, k)
+		vals = append(vals, 0)
+	}
+	if _, err := c.Exec(ctx, "INSERT INTO "+db.table+" (k, v) SELECT * FROM unnest($1::text[], $2::bigint[])", keys, vals); err != nil {
+		return fmt.Errorf("postgres: loading %d keys into %s: %w", len(keys), db.table, err)
+	}
+	return nil
+}
+
+// Cleanup drops the table.
+func (db *DB) Cleanup(ctx context.Context) error {
+	c, err := db.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	_, err = c.Exec(ctx, "DROP TABLE IF EXISTS "+db.table)
+	return err
+}
+
+// Close does nothing: sessions own their connections.
+func (db *DB) Close() error { return nil }
+
+// Session opens a connection.
+func (db *DB) Session(ctx context.Context) (runner.Session, error) {
+	c, err := db.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t := db.table
+	return &session{db: db, c: c,
+		qRead:   "SELECT v FROM " + t + " WHERE k = $1",
+		qWrite:  "UPDATE " + t + " SET v = $2 WHERE k = $1",
+		qInsert: "INSERT INTO " + t + " (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v",
+		qAppend: "INSERT INTO " + t + " (k, l) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET l = " + t + ".l || excluded.l",
+		qList:   "SELECT l FROM " + t + " WHERE k = $1",
+	}, nil
+}
+
+type session struct {
+	db                                     *DB
+	c                                      *pgx.Conn
+	qRead, qWrite, qInsert, qAppend, qList string
+}
+
+func (s *session) Close() error { return s.c.Close(context.Background()) }
+
+func (s *session) Begin(ctx context.Context) (runner.Tx, error) {
+	if _, err := s.c.Exec(ctx, s.db.begin); err != nil {
+		return nil, classify(err)
+	}
+	return &tx{s: s}, nil
+}
+
+type tx struct {
+	s    *session
+	info runner.Info
+}
+
+// classify wraps err with the runner's error classes.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "40001", "40P01", "23505":
+			return fmt.Errorf("%w: postgres SQLSTATE %s: %s", runner.ErrAborted, pe.Code, pe.Message)
+		}
+	}
+	return fmt.Errorf("postgres: %w", err)
+}
+
+func (t *tx) Read(ctx context.Context, k string) (int64, error) {
+	var v int64
+	err := t.s.c.QueryRow(ctx, t.s.qRead, k).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	return v, classify(err)
+}
+
+func (t *tx) Write(ctx context.Context, k string, v int64) error {
+	tag, err := t.s.c.Exec(ctx, t.s.qWrite, k, v)
+	if err == nil && tag.RowsAffected() == 0 {
+		_, err = t.s.c.Exec(ctx, t.s.qInsert, k, v)
+	}
+	return classify(err)
+}
+
+func (t *tx) Append(ctx context.Context, k string, v int64) error {
+	_, err := t.s.c.Exec(ctx, t.s.qAppend, k, ","+strconv.FormatInt(v, 10))
+	return classify(err)
+}
+
+func (t *tx) ReadList(ctx context.Context, k string) ([]int64, error) {
+	var l string
+	err := t.s.c.QueryRow(ctx, t.s.qList, k).Scan(&l)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, classify(err)
+	}
+	return ParseList(l)
+}
+
+// ParseList parses the ",1,2,3" text a list column holds.
+func ParseList(l string) ([]int64, error) {
+	var out []int64
+	for f := range strings.SplitSeq(l, ",") {
+		if f == "" {
+			continue
+		}
+		x, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("list element %q: %w", f, err)
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+func (t *tx) Commit(ctx context.Context) error {
+	var xid *int64
+	if t.s.db.txid {
+		if err := t.s.c.QueryRow(ctx, "SELECT pg_current_xact_id_if_assigned()::text::bigint").Scan(&xid); err != nil {
+			return classify(err)
+		}
+		if xid != nil {
+			t.info.ID = history.Int(*xid)
+		}
+	}
+	tag, err := t.s.c.Exec(ctx, "COMMIT")
+	if err != nil {
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) {
+			// No answer from the server: the commit may or may not have happened.
+			return fmt.Errorf("%w: postgres: %w", runner.ErrUnknownOutcome, err)
+		}
+		return classify(err)
+	}
+	if tag.String() == "ROLLBACK" {
+		return fmt.Errorf("%w: postgres rolled the transaction back at COMMIT", runner.ErrAborted)
+	}
+	if t.s.db.commitTS && xid != nil {
+		var ts *time.Time
+		if err := t.s.c.QueryRow(ctx, "SELECT pg_xact_commit_timestamp(($1::bigint % 4294967296)::text::xid)", *xid).Scan(&ts); err == nil && ts != nil {
+			t.info.CommitTime = ts.UnixNano()
+		}
+	}
+	return nil
+}
+
+func (t *tx) Rollback(ctx context.Context) error {
+	_, err := t.s.c.Exec(ctx, "ROLLBACK")
+	return err
+}
+
+// Info reports the transaction id (and the commit time when tracked).
+func (t *tx) Info() runner.Info { return t.info }
