@@ -27,9 +27,11 @@ var shapes = []shape{
 	{kind: anomaly.LongFork, maxWW: 0, minWR: 2, maxWR: 2, minRW: 2, maxRW: 2, length: 4, alternate: true},
 	// A transaction sees one write of another and misses another of its writes.
 	{kind: anomaly.ReadSkew, maxWW: 0, minWR: 1, maxWR: 1, minRW: 1, maxRW: 1, length: 2, sameKey: 2},
-	// A transaction misses a write its own causal past (session order, reads-from) includes
-	// (YugabyteDB, Dgraph, App. D).
-	{kind: anomaly.CausalityViolation, maxWW: 0, maxWR: anyN, minRW: 1, maxRW: 1, length: anyN, causal: true},
+	// A transaction misses a write its own causal past includes (YugabyteDB, Dgraph, App.
+	// D): the dependency path back from the overwriter to the reader (session order,
+	// reads-from, and write order, which SI's first-committer-wins makes visibility) is
+	// longer than one step or goes through the session or real-time order.
+	{kind: anomaly.CausalityViolation, maxWW: anyN, maxWR: anyN, minRW: 1, maxRW: 1, length: anyN, causal: true},
 }
 
 func within(n, lo, hi int) bool { return n >= lo && (hi == anyN || n <= hi) }
@@ -71,7 +73,7 @@ func classify(cyc []report.Step) (anomaly.Kind, []anomaly.Kind) {
 	case rw == 1:
 		adya = anomaly.GSingle
 	}
-	causal := ww == 0 && rw == 1 && (len(cyc) >= 3 || order > 0)
+	causal := rw == 1 && (len(cyc) >= 3 || order > 0)
 	for _, sh := range shapes {
 		ok := within(ww, sh.minWW, sh.maxWW) && within(wr, sh.minWR, sh.maxWR) && within(rw, sh.minRW, sh.maxRW) &&
 			(sh.length == anyN || sh.length == len(cyc)) &&
