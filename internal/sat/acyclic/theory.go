@@ -76,10 +76,11 @@ type Theory struct {
 	outPos []int32    // by edge: index in out[from], or -1 when absent
 	inPos  []int32
 
-	justs []just
-	byLit [][]int32 // by Lit: justifications mentioning the literal
-	on    []bool    // by Lit: reported true and not yet backtracked
-	cand  [][]int32 // by node: literal justifications of edges leaving it
+	justs   []just
+	lit1    []int32   // by Lit: first justification mentioning the literal, or -1
+	litMore [][]int32 // by Lit: further justifications (most literals have one)
+	on      []bool    // by Lit: reported true and not yet backtracked
+	cand    [][]int32 // by node: literal justifications of edges leaving it
 
 	// Present edges and the topological order.
 	out, in [][]int32 // by node: present edge ids
@@ -232,11 +233,16 @@ func (g *Theory) addJust(a, b sat.Lit, u, v int) error {
 		if m == sat.LitNull {
 			continue
 		}
-		for int(m) >= len(g.byLit) {
-			g.byLit = append(g.byLit, nil)
+		for int(m) >= len(g.lit1) {
+			g.lit1 = append(g.lit1, -1)
+			g.litMore = append(g.litMore, nil)
 			g.on = append(g.on, false)
 		}
-		g.byLit[m] = append(g.byLit[m], j)
+		if g.lit1[m] < 0 {
+			g.lit1[m] = j
+		} else {
+			g.litMore[m] = append(g.litMore[m], j)
+		}
 	}
 	if a != sat.LitNull && b == sat.LitNull {
 		g.cand[u] = append(g.cand[u], j)
@@ -258,13 +264,18 @@ func (g *Theory) Assign(m sat.Lit, level int) []sat.Lit {
 	if g.broken != nil {
 		return g.broken
 	}
-	if int(m) >= len(g.byLit) || len(g.byLit[m]) == 0 {
+	first, more := g.justsOf(m)
+	if first < 0 {
 		return nil
 	}
 	mark := len(g.trail)
 	g.on[m] = true
 	g.trail = append(g.trail, entry{j: -1, m: m, level: int32(level)})
-	for _, j := range g.byLit[m] {
+	for i := -1; i < len(more); i++ {
+		j := first
+		if i >= 0 {
+			j = more[i]
+		}
 		jj := &g.justs[j]
 		other := jj.a
 		if other == m {
@@ -279,6 +290,15 @@ func (g *Theory) Assign(m sat.Lit, level int) []sat.Lit {
 		}
 	}
 	return nil
+}
+
+// justsOf returns the justifications mentioning m: first (-1 if none) and
+// the rest.
+func (g *Theory) justsOf(m sat.Lit) (int32, []int32) {
+	if int(m) >= len(g.lit1) {
+		return -1, nil
+	}
+	return g.lit1[m], g.litMore[m]
 }
 
 // activate makes justification j hold. If its edge is new and closes a
@@ -377,10 +397,15 @@ func (g *Theory) Phase(v sat.Var) sat.Lit {
 		g.settle()
 	}
 	agrees := func(m sat.Lit) (bool, bool) {
-		if int(m) >= len(g.byLit) || len(g.byLit[m]) == 0 {
+		first, more := g.justsOf(m)
+		if first < 0 {
 			return false, false
 		}
-		for _, j := range g.byLit[m] {
+		for i := -1; i < len(more); i++ {
+			j := first
+			if i >= 0 {
+				j = more[i]
+			}
 			e := g.justs[j].e
 			if g.ord[g.from[e]] > g.ord[g.to[e]] {
 				return true, false
