@@ -1,0 +1,305 @@
+// Package mysql is the MySQL and MariaDB driver of the workload runner
+// (go-sql-driver/mysql). It registers the mysql:// and mariadb:// schemes with
+// [runner.Register]; URLs look like mysql://user:password@host:3306/database.
+//
+// Each session is one dedicated connection with autocommit off and the session's isolation
+// level set once (SET SESSION TRANSACTION ISOLATION LEVEL ...); a transaction is START
+// TRANSACTION, one statement per operation on an InnoDB table of (k, v, l) rows, then
+// COMMIT. Reads are plain SELECTs, so at REPEATABLE READ they are InnoDB's consistent
+// (snapshot) reads while writes lock and read the latest row: the combination that lets
+// two read-modify-write transactions both commit, a lost update.
+//
+// Errors: 1213 (deadlock), 1205 (lock wait timeout), 1020 (record changed since last read,
+// MariaDB's innodb_snapshot_isolation) and SQLSTATE 40001 abort the transaction and the
+// runner retries it; a COMMIT that fails without a server answer has an unknown outcome.
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	driver "github.com/go-sql-driver/mysql"
+
+	"isovet/check"
+	"isovet/internal/runner"
+)
+
+func init() {
+	runner.Register("mysql", Open)
+	runner.Register("mariadb", Open)
+}
+
+var levels = map[string]struct {
+	stmt  string
+	claim check.Level
+}{
+	"serializable":       {"SERIALIZABLE", check.Serializable},
+	"repeatable-read":    {"REPEATABLE READ", check.SnapshotIsolation},
+	"snapshot-isolation": {"REPEATABLE READ", check.SnapshotIsolation},
+	"read-committed":     {"READ COMMITTED", check.ReadCommitted},
+	"read-uncommitted":   {"READ UNCOMMITTED", 0},
+}
+
+var tableName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// DB is a MySQL or MariaDB database under test.
+type DB struct {
+	db    *sql.DB
+	iso   string
+	table string
+}
+
+// Config converts a mysql:// URL to the driver's configuration.
+func Config(dsn string) (*driver.Config, error) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("mysql: parsing the URL: %w", err)
+	}
+	host := u.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if _, _, err := net.SplitHostPort(host); err != nil {
+		host = net.JoinHostPort(host, "3306")
+	}
+	user := ""
+	if u.User != nil {
+		user = u.User.Username()
+		if p, ok := u.User.Password(); ok {
+			user += ":" + p
+		}
+		user += "@"
+	}
+	cfg, err := driver.ParseDSN(user + "tcp(" + host + ")/" + strings.TrimPrefix(u.Path, "/") + "?" + u.RawQuery)
+	if err != nil {
+		return nil, fmt.Errorf("mysql: %w", err)
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	cfg.InterpolateParams = true // one round trip per statement
+	return cfg, nil
+}
+
+// Open connects once to check the server.
+func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, runner.Target, error) {
+	iso := o.Isolation
+	if iso == "" {
+		iso = "serializable"
+	}
+	lv, ok := levels[iso]
+	if !ok {
+		return nil, runner.Target{}, fmt.Errorf("mysql: isolation %q not known (serializable, repeatable-read, read-committed, read-uncommitted)", iso)
+	}
+	table := o.Table
+	if table == "" {
+		table = "isovet_kv"
+	}
+	if !tableName.MatchString(table) {
+		return nil, runner.Target{}, fmt.Errorf("mysql: table name %q: want lower-case letters, digits and _", table)
+	}
+	cfg, err := Config(dsn)
+	if err != nil {
+		return nil, runner.Target{}, err
+	}
+	conn, err := driver.NewConnector(cfg)
+	if err != nil {
+		return nil, runner.Target{}, fmt.Errorf("mysql: %w", err)
+	}
+	sdb := sql.OpenDB(conn)
+	var version string
+	if err := sdb.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
+		sdb.Close()
+		return nil, runner.Target{}, fmt.Errorf("mysql: connecting to %s as %s: %w", cfg.Addr, cfg.User, err)
+	}
+	name := "MySQL"
+	if strings.Contains(strings.ToLower(version), "mariadb") {
+		name = "MariaDB"
+	}
+	db := &DB{db: sdb, iso: lv.stmt, table: table}
+	return db, runner.Target{Claim: lv.claim, Description: fmt.Sprintf("%s %s at %s, %s", name, version, cfg.Addr, lv.stmt)}, nil
+}
+
+// Prepare creates the table if needed, empties it and loads every key.
+func (db *DB) Prepare(ctx context.Context, s runner.Schema) error {
+	for _, q := range []string{
+		"CREATE TABLE IF NOT EXISTS " + db.table + " (k VARCHAR(191) PRIMARY KEY, v BIGINT NOT NULL DEFAULT 0, l MEDIUMTEXT NOT NULL) ENGINE=InnoDB",
+		"TRUNCATE TABLE " + db.table,
+	} {
+		if _, err := db.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("mysql: preparing table %s: %w", db.table, err)
+		}
+	}
+	type row struct {
+		k string
+		v int64
+	}
+	var rows []row
+	for _, k := range s.Keys {
+		rows = append(rows, row{k, s.Initial[k]})
+	}
+	for _, k := range s.Lists {
+		rows = append(rows, row{k, 0})
+	}
+	for len(rows) > 0 {
+		n := min(len(rows), 500)
+		var b strings.Builder
+		args := make([]any, 0, 2*n)
+		b.WriteString("INSERT INTO " + db.table + " (k, v, l) VALUES ")
+		for i, r := range rows[:n] {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString("(?, ?, '')")
+			args = append(args, r.k, r.v)
+		}
+		if _, err := db.db.ExecContext(ctx, b.String(), args...); err != nil {
+			return fmt.Errorf("mysql: loading keys into %s: %w", db.table, err)
+		}
+		rows = rows[n:]
+	}
+	return nil
+}
+
+// Cleanup drops the table.
+func (db *DB) Cleanup(ctx context.Context) error {
+	_, err := db.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+db.table)
+	return err
+}
+
+// Close closes the connection pool.
+func (db *DB) Close() error { return db.db.Close() }
+
+// Session takes a dedicated connection and sets its isolation level.
+func (db *DB) Session(ctx context.Context) (runner.Session, error) {
+	c, err := db.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("mysql: connecting: %w", err)
+	}
+	for _, q := range []string{
+		"SET SESSION TRANSACTION ISOLATION LEVEL " + db.iso,
+		"SET SESSION autocommit = 0",
+		"SET SESSION innodb_lock_wait_timeout = 10",
+	} {
+		if _, err := c.ExecContext(ctx, q); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("mysql: %s: %w", q, err)
+		}
+	}
+	t := db.table
+	return &session{c: c,
+		qRead:   "SELECT v FROM " + t + " WHERE k = ?",
+		qWrite:  "INSERT INTO " + t + " (k, v, l) VALUES (?, ?, '') ON DUPLICATE KEY UPDATE v = VALUES(v)",
+		qAppend: "INSERT INTO " + t + " (k, v, l) VALUES (?, 0, ?) ON DUPLICATE KEY UPDATE l = CONCAT(l, VALUES(l))",
+		qList:   "SELECT l FROM " + t + " WHERE k = ?",
+	}, nil
+}
+
+type session struct {
+	c                             *sql.Conn
+	qRead, qWrite, qAppend, qList string
+}
+
+func (s *session) Close() error {
+	s.c.ExecContext(context.Background(), "ROLLBACK")
+	return s.c.Close()
+}
+
+func (s *session) Begin(ctx context.Context) (runner.Tx, error) {
+	if _, err := s.c.ExecContext(ctx, "START TRANSACTION"); err != nil {
+		return nil, classify(err)
+	}
+	return &tx{s: s}, nil
+}
+
+type tx struct{ s *session }
+
+// Retryable reports whether err is a MySQL error that aborted the transaction.
+func Retryable(err error) bool {
+	var me *driver.MySQLError
+	if !errors.As(err, &me) {
+		return false
+	}
+	switch me.Number {
+	case 1213, 1205, 1020:
+		return true
+	}
+	return string(me.SQLState[:]) == "40001"
+}
+
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	if Retryable(err) {
+		return fmt.Errorf("%w: mysql: %w", runner.ErrAborted, err)
+	}
+	return fmt.Errorf("mysql: %w", err)
+}
+
+func (t *tx) Read(ctx context.Context, k string) (int64, error) {
+	var v int64
+	err := t.s.c.QueryRowContext(ctx, t.s.qRead, k).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return v, classify(err)
+}
+
+func (t *tx) Write(ctx context.Context, k string, v int64) error {
+	_, err := t.s.c.ExecContext(ctx, t.s.qWrite, k, v)
+	return classify(err)
+}
+
+func (t *tx) Append(ctx context.Context, k string, v int64) error {
+	_, err := t.s.c.ExecContext(ctx, t.s.qAppend, k, ","+strconv.FormatInt(v, 10))
+	return classify(err)
+}
+
+func (t *tx) ReadList(ctx context.Context, k string) ([]int64, error) {
+	var l string
+	err := t.s.c.QueryRowContext(ctx, t.s.qList, k).Scan(&l)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, classify(err)
+	}
+	var out []int64
+	for f := range strings.SplitSeq(l, ",") {
+		if f == "" {
+			continue
+		}
+		x, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("mysql: list element %q: %w", f, err)
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+func (t *tx) Commit(ctx context.Context) error {
+	_, err := t.s.c.ExecContext(ctx, "COMMIT")
+	if err == nil {
+		return nil
+	}
+	var me *driver.MySQLError
+	if !errors.As(err, &me) {
+		return fmt.Errorf("%w: mysql: %w", runner.ErrUnknownOutcome, err)
+	}
+	return classify(err)
+}
+
+func (t *tx) Rollback(ctx context.Context) error {
+	_, err := t.s.c.ExecContext(ctx, "ROLLBACK")
+	return err
+}

@@ -1,0 +1,151 @@
+package mysql
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	sqldriver "database/sql/driver"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	driver "github.com/go-sql-driver/mysql"
+
+	"isovet/check"
+	"isovet/history"
+	"isovet/internal/anomaly"
+	"isovet/internal/runner"
+	"isovet/internal/workload"
+)
+
+const defaultDSN = "mysql://root@127.0.0.1:3306/test"
+
+// dsn returns the server's URL, or skips (fails under ISOVET_REQUIRE_SERVICES=1) when no
+// server answers.
+func dsn(t testing.TB) string {
+	t.Helper()
+	d := os.Getenv("ISOVET_MYSQL_DSN")
+	if d == "" {
+		d = defaultDSN
+	}
+	cfg, err := Config(d)
+	if err == nil {
+		var c interface {
+			Connect(context.Context) (sqldriver.Conn, error)
+			Driver() sqldriver.Driver
+		}
+		if c, err = driver.NewConnector(cfg); err == nil {
+			db := sql.OpenDB(c)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			err = db.PingContext(ctx)
+			cancel()
+			db.Close()
+		}
+	}
+	if err != nil {
+		if os.Getenv("ISOVET_REQUIRE_SERVICES") == "1" {
+			t.Fatalf("MySQL/MariaDB is required (ISOVET_REQUIRE_SERVICES=1) but not reachable at %s: %v", d, err)
+		}
+		t.Skipf("MySQL/MariaDB not reachable at %s (set ISOVET_MYSQL_DSN): %v", d, err)
+	}
+	return d
+}
+
+func table(t testing.TB) string {
+	return "isovet_" + strings.ToLower(strings.NewReplacer("/", "_", "-", "_").Replace(t.Name()))
+}
+
+func run(t *testing.T, iso, wl string, o workload.Options) *history.History {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	db, _, err := Open(ctx, dsn(t), runner.OpenOptions{Isolation: iso, Table: table(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	defer db.(runner.Cleaner).Cleanup(context.Background())
+	w, err := workload.Generate(wl, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runner.Run(ctx, db, w, runner.RunOptions{})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return res.History
+}
+
+func checkLevel(t *testing.T, h *history.History, l check.Level) *check.Report {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	rep, err := check.Check(ctx, h, l, check.Options{})
+	if err != nil {
+		t.Fatalf("Check(%s): %v", l, err)
+	}
+	return rep
+}
+
+func has(rep *check.Report, k anomaly.Kind) bool {
+	return slices.ContainsFunc(rep.Anomalies, func(a check.Anomaly) bool { return a.Kind == k || slices.Contains(a.Also, k) })
+}
+
+// InnoDB's REPEATABLE READ reads a snapshot but writes the latest row: two increments of one
+// counter can both commit, a lost update.
+func TestRepeatableReadLostUpdate(t *testing.T) {
+	t.Parallel()
+	for seed := uint64(1); seed <= 5; seed++ {
+		h := run(t, "repeatable-read", "rmw", workload.Options{Seed: seed, Sessions: 6, TxnsPerSess: 40, Keys: 2})
+		rep := checkLevel(t, h, check.Serializable)
+		if rep.Verdict == check.Fail && has(rep, anomaly.LostUpdate) {
+			si := checkLevel(t, h, check.SnapshotIsolation)
+			if si.Verdict == check.Unknown && slices.ContainsFunc(si.Notes, func(n string) bool { return strings.Contains(n, "no complete checker") }) {
+				t.Skip("no snapshot-isolation checker has landed yet: check.Check returned Unknown (basic checks only)")
+			}
+			if si.Verdict != check.Fail || !has(si, anomaly.LostUpdate) {
+				t.Fatalf("Check(snapshot-isolation) = %v, want a lost update: %v", si.Verdict, si.Anomalies)
+			}
+			return
+		}
+	}
+	t.Error("MariaDB REPEATABLE READ showed no lost update in 5 seeds")
+}
+
+func TestSerializablePasses(t *testing.T) {
+	t.Parallel()
+	for _, wl := range []string{"rmw", "bank", "write-skew", "list-append"} {
+		t.Run(wl, func(t *testing.T) {
+			h := run(t, "serializable", wl, workload.Options{Seed: 1, Sessions: 4, TxnsPerSess: 40, Keys: 8})
+			if rep := checkLevel(t, h, check.Serializable); rep.Verdict != check.Pass {
+				t.Fatalf("Check(serializable) on MariaDB SERIALIZABLE = %v, want pass: %v", rep.Verdict, rep.Anomalies)
+			}
+		})
+	}
+}
+
+func TestRunCommandErrors(t *testing.T) {
+	t.Parallel()
+	good := dsn(t)
+	for _, tc := range []struct{ name, db, want string }{
+		{"unreachable", "mysql://root@127.0.0.1:1/test?timeout=3s", "connecting"},
+		{"credentials", strings.Replace(good, "root@", "isovet_no_such_user:x@", 1), "isovet_no_such_user"},
+		{"database", strings.Replace(good, "/test", "/isovet_no_such_db", 1), "isovet_no_such_db"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var out bytes.Buffer
+			code, err := runner.RunCommand(context.Background(), runner.Options{DB: tc.db, Txns: 10, Out: dir}, &out, &out)
+			if code != runner.ExitError || err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("RunCommand = %d, %v; want exit 2 and an error mentioning %q\n%s", code, err, tc.want, out.String())
+			}
+			if _, serr := os.Stat(filepath.Join(dir, "history.jsonl")); serr == nil {
+				t.Error("a history file was left behind although nothing ran")
+			}
+			t.Logf("%s: %v", tc.name, err)
+		})
+	}
+}
