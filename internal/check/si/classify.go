@@ -25,8 +25,9 @@ var shapes = []shape{
 	{kind: anomaly.LostUpdate, minWW: 1, maxWW: 1, maxWR: 0, minRW: 1, maxRW: 1, length: 2, sameKey: 1},
 	// Two readers see two independent writes in opposite orders (Fig. 3).
 	{kind: anomaly.LongFork, maxWW: 0, minWR: 2, maxWR: 2, minRW: 2, maxRW: 2, length: 4, alternate: true},
-	// A transaction sees one write of another and misses another of its writes.
-	{kind: anomaly.ReadSkew, maxWW: 0, minWR: 1, maxWR: 1, minRW: 1, maxRW: 1, length: 2, sameKey: 2},
+	// A transaction sees one write of another (reads it, or overwrites it, which under
+	// first-committer-wins means it saw it) and misses another of its writes.
+	{kind: anomaly.ReadSkew, maxWW: 1, maxWR: 1, minRW: 1, maxRW: 1, length: 2, sameKey: 2},
 	// A transaction misses a write its own causal past includes (YugabyteDB, Dgraph, App.
 	// D): the dependency path back from the overwriter to the reader (session order,
 	// reads-from, and write order, which SI's first-committer-wins makes visibility) is
