@@ -168,8 +168,14 @@ func (c *run) run() error {
 	st.Txns = len(h.Txns)
 	st.Sessions = len(h.Sessions)
 	st.Keys = len(h.Keys)
+	failedOps := 0
 	for i := range h.Txns {
 		st.Ops += len(h.Txns[i].Ops)
+		for _, o := range h.Txns[i].Ops {
+			if o.Failed() {
+				failedOps++
+			}
+		}
 		switch h.Txns[i].Outcome {
 		case history.OutcomeCommitted:
 			st.Committed++
@@ -178,6 +184,9 @@ func (c *run) run() error {
 		default:
 			st.Unknown++
 		}
+	}
+	if failedOps > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d operations the source marked as failed were taken as having happened (the transaction's outcome decides)", failedOps))
 	}
 	if !c.o.SkipBasic {
 		f, err := basic.Check(c.ctx, h, basic.Options{MaxAnomalies: c.o.MaxAnomalies})
