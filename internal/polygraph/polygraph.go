@@ -32,7 +32,6 @@
 package polygraph
 
 import (
-	"cmp"
 	"context"
 	"slices"
 
@@ -642,11 +641,4 @@ func (p *Polygraph) Remaining() (ww, wr int) {
 		}
 	}
 	return ww, wr
-}
-
-// sortEdges orders edges deterministically (tests).
-func sortEdges(es []deps.Edge) {
-	slices.SortFunc(es, func(a, b deps.Edge) int {
-		return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), cmp.Compare(a.Rel, b.Rel))
-	})
 }
