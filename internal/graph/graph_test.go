@@ -27,8 +27,10 @@ func naiveReach(g *Digraph, s, t int32) bool {
 }
 
 func TestReachBatch(t *testing.T) {
+	defer func(w int32) { localWindow = w }(localWindow)
 	r := rand.New(rand.NewPCG(1, 2))
-	for it := range 200 {
+	for it := range 400 {
+		localWindow = int32(it % 7 * 3)
 		n := 1 + r.IntN(80)
 		g := randomDAG(r, n, r.IntN(3*n))
 		order, ok := Topo(g)

@@ -20,6 +20,10 @@ func Positions(order []int32) []int32 {
 // maxBlockBytes bounds the bitset memory of one block of [ReachBatch].
 const maxBlockBytes = 64 << 20
 
+// localWindow is the largest source-to-target distance in the topological order of a query
+// answered in a local block (a variable so tests can exercise both paths).
+var localWindow int32 = 4096
+
 // ReachBatch answers reachability queries on the acyclic graph g, given a topological order
 // (see [Topo]) and pos = [Positions](order). A node reaches itself.
 //
@@ -50,14 +54,25 @@ func ReachBatch(ctx context.Context, g *Digraph, order, pos []int32, qs []Query)
 	if len(idx) == 0 {
 		return ans, nil
 	}
-	// Sort pending queries by target position.
-	slices.SortFunc(idx, func(a, b int32) int { return int(pos[qs[a].To]) - int(pos[qs[b].To]) })
+	// Local queries (source and target close in the order, as between overlapping
+	// transactions) go first, in blocks whose window stays small; the rest follow in blocks
+	// of up to 4096 targets. Within each class, sort by target position.
+	local := func(i int32) bool { return pos[qs[i].To]-pos[qs[i].From] <= localWindow }
+	slices.SortFunc(idx, func(a, b int32) int {
+		la, lb := local(a), local(b)
+		if la != lb {
+			if la {
+				return -1
+			}
+			return 1
+		}
+		return int(pos[qs[a].To]) - int(pos[qs[b].To])
+	})
 	n := g.N()
 	block := 4096
 	if n > 0 && n*block/8 > maxBlockBytes {
 		block = max(64, (maxBlockBytes*8/n)&^63)
 	}
-	words := block / 64
 	colOf := make([]int32, n) // column of a target in the current block, or -1
 	for i := range colOf {
 		colOf[i] = -1
@@ -74,8 +89,15 @@ func ReachBatch(ctx context.Context, g *Digraph, order, pos []int32, qs []Query)
 		blockTargets = blockTargets[:0]
 		end := start
 		lo, hi := int32(n), int32(0)
+		isLocal := local(idx[start])
 		for end < len(idx) {
 			t := qs[idx[end]].To
+			if local(idx[end]) != isLocal {
+				break
+			}
+			if isLocal && end > start && pos[t]-min(lo, pos[qs[idx[end]].From]) > 2*localWindow {
+				break
+			}
 			if colOf[t] < 0 {
 				if len(blockTargets) == block {
 					break
@@ -88,6 +110,7 @@ func ReachBatch(ctx context.Context, g *Digraph, order, pos []int32, qs []Query)
 			end++
 		}
 		w := int(hi-lo) + 1
+		words := (len(blockTargets) + 63) / 64
 		need := w * words
 		if cap(rows) < need {
 			rows = make([]uint64, need)
