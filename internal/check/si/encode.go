@@ -278,6 +278,8 @@ func (en *encoding) attach(ctx context.Context, just []jkey) error {
 	for _, j := range just {
 		terms = append(terms, j.u, j.v)
 	}
+	slices.Sort(terms)
+	terms = slices.Compact(terms)
 	red, reduced, err := graph.ReduceAmong(ctx, g, order, pos, terms)
 	if err != nil {
 		return err

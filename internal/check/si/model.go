@@ -254,40 +254,47 @@ func (m *model) inducedOf(es []deps.Edge, dst []iedge) []iedge {
 // iedge is an induced edge u→v: plain (mid -1) or u -dep-> mid -rw-> v.
 type iedge struct{ u, v, mid int32 }
 
-// known builds the known induced graph. It returns a self-loop as a one-edge cycle.
-func (m *model) known() (*graph.Digraph, map[uint64]int32, *iedge) {
+// known builds the known induced graph, with the middle node of each edge (-1: plain)
+// parallel to g.Out(u). It returns a self-loop as a one-edge cycle.
+func (m *model) known() (*graph.Digraph, [][]int32, *iedge) {
 	g := graph.New(m.nn)
-	mid := make(map[uint64]int32)
-	add := func(u, v, x int32) {
-		k := uint64(u)<<32 | uint64(uint32(v))
-		if _, ok := mid[k]; ok {
-			return
+	mids := make([][]int32, m.nn)
+	stamp := make([]int32, m.nn) // u+1 once u→v was added
+	for u := range int32(m.nn) {
+		add := func(v, x int32) {
+			if stamp[v] == u+1 {
+				return
+			}
+			stamp[v] = u + 1
+			g.AddEdge(u, v)
+			mids[u] = append(mids[u], x)
 		}
-		mid[k] = x
-		g.AddEdge(u, v)
-	}
-	for u := range m.nn {
 		for _, v := range m.depOut[u] {
-			add(int32(u), v, -1)
+			add(v, -1)
 		}
 		for _, v := range m.tail[u] {
-			add(int32(u), v, -1)
+			add(v, -1)
 		}
-	}
-	for x := range m.nn {
-		if len(m.rwOut[x]) == 0 {
-			continue
-		}
-		for _, p := range m.depIn[x] {
+		for _, x := range m.depOut[u] {
 			for _, c := range m.rwOut[x] {
-				if p == c {
-					return nil, nil, &iedge{p, c, int32(x)}
+				if c == u {
+					return nil, nil, &iedge{u, c, x}
 				}
-				add(p, c, int32(x))
+				add(c, x)
 			}
 		}
 	}
-	return g, mid, nil
+	return g, mids, nil
+}
+
+// midOf returns the middle node of known induced edge u→v.
+func midOf(g *graph.Digraph, mids [][]int32, u, v int32) int32 {
+	for i, w := range g.Out(u) {
+		if w == v {
+			return mids[u][i]
+		}
+	}
+	return -1
 }
 
 // violation is a contradiction found by pruning: the known induced graph is cyclic, or
@@ -324,7 +331,7 @@ func (m *model) prune(ctx context.Context) (*violation, error) {
 			var cyc []iedge
 			for i, u := range nodes {
 				v := nodes[(i+1)%len(nodes)]
-				cyc = append(cyc, iedge{u, v, mids[uint64(u)<<32|uint64(uint32(v))]})
+				cyc = append(cyc, iedge{u, v, midOf(g, mids, u, v)})
 			}
 			return &violation{cycles: [][]deps.Edge{m.expand(cyc, nil)}, options: []option{{ww: -1, wr: -1}}}, nil
 		}

@@ -58,8 +58,8 @@ func (m *model) shortestCycle(extra []deps.Edge) []deps.Edge {
 				}
 				q = append(q, x.v)
 			}
-			for _, v := range g.Out(u) {
-				visit(iedge{u, v, mids[uint64(u)<<32|uint64(uint32(v))]})
+			for i, v := range g.Out(u) {
+				visit(iedge{u, v, mids[u][i]})
 			}
 			for _, x := range adj[u] {
 				visit(x)
