@@ -154,6 +154,7 @@ func (e *executor) do(ctx context.Context, t *workload.Txn) (ok bool, err error)
 		case err == nil:
 			return true, nil
 		case outcome == history.OutcomeAborted && errors.Is(err, ErrAborted):
+			e.log.Debug("transaction aborted, retrying", "session", e.id, "txn", t.Name, "err", err)
 			continue
 		case outcome == history.OutcomeUnknown && errors.Is(err, ErrUnknownOutcome):
 			// The connection is gone: open a new one and go on with the next template.

@@ -1,0 +1,220 @@
+// Package sqlite is the SQLite driver of the workload runner (modernc.org/sqlite: embedded,
+// no cgo). It registers the sqlite:// scheme with [runner.Register]: sqlite://FILE, where
+// FILE is a path (sqlite://run.db, sqlite:///tmp/run.db).
+//
+// SQLite transactions are serializable. The driver opens the file in WAL mode (readers read
+// a snapshot while one writer writes), one connection per session with a busy timeout, and
+// runs BEGIN DEFERRED ... COMMIT on a table of (k, v, l) rows. A transaction that read a
+// snapshot and then cannot write because another writer committed since gets SQLITE_BUSY
+// (BUSY_SNAPSHOT); that aborts it and the runner retries it, as a serialization failure.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"modernc.org/sqlite"
+
+	"isovet/check"
+	"isovet/internal/runner"
+)
+
+func init() { runner.Register("sqlite", Open) }
+
+var tableName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// DB is an SQLite database file under test.
+type DB struct {
+	db    *sql.DB
+	file  string
+	table string
+}
+
+// Open opens (creating if needed) the database file.
+func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, runner.Target, error) {
+	if o.Isolation != "" && o.Isolation != "serializable" {
+		return nil, runner.Target{}, fmt.Errorf("sqlite: isolation %q: SQLite transactions are always serializable", o.Isolation)
+	}
+	file := strings.TrimPrefix(dsn, "sqlite://")
+	file, _, _ = strings.Cut(file, "?")
+	if file == "" {
+		return nil, runner.Target{}, errors.New("sqlite: want sqlite://FILE")
+	}
+	table := o.Table
+	if table == "" {
+		table = "isovet_kv"
+	}
+	if !tableName.MatchString(table) {
+		return nil, runner.Target{}, fmt.Errorf("sqlite: table name %q: want lower-case letters, digits and _", table)
+	}
+	// _txlock=deferred: BEGIN DEFERRED; pragmas run on every new connection.
+	sdb, err := sql.Open("sqlite", "file:"+file+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)")
+	if err != nil {
+		return nil, runner.Target{}, fmt.Errorf("sqlite: opening %s: %w", file, err)
+	}
+	var version string
+	if err := sdb.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&version); err != nil {
+		sdb.Close()
+		return nil, runner.Target{}, fmt.Errorf("sqlite: opening %s: %w", file, err)
+	}
+	return &DB{db: sdb, file: file, table: table}, runner.Target{Claim: check.Serializable, Description: fmt.Sprintf("SQLite %s, file %s (serializable)", version, file)}, nil
+}
+
+// Prepare creates the table if needed, empties it and loads every key.
+func (db *DB) Prepare(ctx context.Context, s runner.Schema) error {
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: %w", err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		"CREATE TABLE IF NOT EXISTS " + db.table + " (k TEXT PRIMARY KEY, v INTEGER NOT NULL DEFAULT 0, l TEXT NOT NULL DEFAULT '')",
+		"DELETE FROM " + db.table,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("sqlite: preparing table %s: %w", db.table, err)
+		}
+	}
+	ins, err := tx.PrepareContext(ctx, "INSERT INTO "+db.table+" (k, v, l) VALUES (?, ?, '')")
+	if err != nil {
+		return fmt.Errorf("sqlite: loading keys: %w", err)
+	}
+	defer ins.Close()
+	for _, k := range s.Keys {
+		if _, err := ins.ExecContext(ctx, k, s.Initial[k]); err != nil {
+			return fmt.Errorf("sqlite: loading keys into %s: %w", db.table, err)
+		}
+	}
+	for _, k := range s.Lists {
+		if _, err := ins.ExecContext(ctx, k, 0); err != nil {
+			return fmt.Errorf("sqlite: loading keys into %s: %w", db.table, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: loading keys: %w", err)
+	}
+	return nil
+}
+
+// Cleanup drops the table.
+func (db *DB) Cleanup(ctx context.Context) error {
+	_, err := db.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+db.table)
+	return err
+}
+
+// Close closes the database.
+func (db *DB) Close() error { return db.db.Close() }
+
+// Session takes a dedicated connection.
+func (db *DB) Session(ctx context.Context) (runner.Session, error) {
+	c, err := db.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	t := db.table
+	return &session{c: c,
+		qRead:   "SELECT v FROM " + t + " WHERE k = ?",
+		qWrite:  "INSERT INTO " + t + " (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v",
+		qAppend: "INSERT INTO " + t + " (k, l) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET l = l || excluded.l",
+		qList:   "SELECT l FROM " + t + " WHERE k = ?",
+	}, nil
+}
+
+type session struct {
+	c                             *sql.Conn
+	qRead, qWrite, qAppend, qList string
+}
+
+func (s *session) Close() error { return s.c.Close() }
+
+func (s *session) Begin(ctx context.Context) (runner.Tx, error) {
+	if _, err := s.c.ExecContext(ctx, "BEGIN DEFERRED"); err != nil {
+		return nil, classify(err)
+	}
+	return &tx{s: s}, nil
+}
+
+type tx struct{ s *session }
+
+// Retryable reports whether err is SQLite's busy or locked error (primary codes 5 and 6,
+// with their extended codes such as BUSY_SNAPSHOT).
+func Retryable(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case 5, 6:
+		return true
+	}
+	return false
+}
+
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	if Retryable(err) {
+		return fmt.Errorf("%w: sqlite: %w", runner.ErrAborted, err)
+	}
+	return fmt.Errorf("sqlite: %w", err)
+}
+
+func (t *tx) Read(ctx context.Context, k string) (int64, error) {
+	var v int64
+	err := t.s.c.QueryRowContext(ctx, t.s.qRead, k).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return v, classify(err)
+}
+
+func (t *tx) Write(ctx context.Context, k string, v int64) error {
+	_, err := t.s.c.ExecContext(ctx, t.s.qWrite, k, v)
+	return classify(err)
+}
+
+func (t *tx) Append(ctx context.Context, k string, v int64) error {
+	_, err := t.s.c.ExecContext(ctx, t.s.qAppend, k, ","+strconv.FormatInt(v, 10))
+	return classify(err)
+}
+
+func (t *tx) ReadList(ctx context.Context, k string) ([]int64, error) {
+	var l string
+	err := t.s.c.QueryRowContext(ctx, t.s.qList, k).Scan(&l)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, classify(err)
+	}
+	var out []int64
+	for f := range strings.SplitSeq(l, ",") {
+		if f == "" {
+			continue
+		}
+		x, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: list element %q: %w", f, err)
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// Commit commits. SQLite commits a local file: an error other than busy is reported as an
+// error (the run stops), since no connection can be lost half-way.
+func (t *tx) Commit(ctx context.Context) error {
+	_, err := t.s.c.ExecContext(ctx, "COMMIT")
+	return classify(err)
+}
+
+func (t *tx) Rollback(ctx context.Context) error {
+	_, err := t.s.c.ExecContext(ctx, "ROLLBACK")
+	return err
+}
