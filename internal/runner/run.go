@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -148,7 +149,17 @@ func (e *executor) now() int64 { return int64(time.Since(e.start)) }
 // do runs template t until it commits, its outcome is unknown, or it has been retried
 // maxRetries times (ok false). A non-nil error stops the run.
 func (e *executor) do(ctx context.Context, t *workload.Txn) (ok bool, err error) {
-	for range e.maxRetries + 1 {
+	for try := range e.maxRetries + 1 {
+		if try >= 2 {
+			// Back off after repeated aborts, so that contending sessions spread out
+			// (SQLite's BUSY_SNAPSHOT, for one, is returned at once).
+			d := time.Duration(rand.Int64N(int64(min(try*try, 400)))+1) * 25 * time.Microsecond
+			select {
+			case <-time.After(d):
+			case <-ctx.Done():
+				return false, nil
+			}
+		}
 		outcome, err := e.attempt(ctx, t)
 		switch {
 		case err == nil:
