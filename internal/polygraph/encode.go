@@ -118,7 +118,7 @@ func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, err
 			m    sat.Lit
 		}{{c.A, c.B, v.Pos()}, {c.B, c.A, v.Neg()}} {
 			ls := append(slices.Clone(base), side.m)
-			buf = p.orientEdges(c, side.a, side.b, buf[:0])
+			buf = p.orientEdgesX(c, side.a, side.b, buf[:0], true)
 			for _, e := range buf {
 				if err := en.just(ls, e.From, e.To); err != nil {
 					return nil, err
@@ -131,9 +131,6 @@ func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, err
 					rd := d.Reads[p.WR[cd.wi].Read].Txn
 					if rd == to {
 						continue
-					}
-					if _, writes := d.WriteOf(rd, k); !writes {
-						continue // covered by rd→ν(from,k) (its read) and ν(from,k)→to (above)
 					}
 					l2 := append(slices.Clone(ls), en.WRVar[cd.wi][cd.j].Pos())
 					if err := en.just(l2, rd, to); err != nil {
@@ -173,7 +170,7 @@ func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, err
 					return nil, err
 				}
 			}
-			for _, e := range p.readEdges(rc.Read, w) {
+			for _, e := range p.readEdgesX(rc.Read, w, true) {
 				ls := guard(guard(guard([]sat.Lit{x.Pos()}, e.Guards[0]), e.Guards[1]), e.Guards[2])
 				if err := en.just(ls, e.From, e.To); err != nil {
 					return nil, err

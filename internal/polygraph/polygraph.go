@@ -99,6 +99,9 @@ type Polygraph struct {
 	// ver: the version node ν(w,k) of writers whose version of k may be read. Readers of
 	// the version point to it; it points to every writer ordered after w on k.
 	ver map[wk]int32
+	// nuReaders: the other certain readers (they reach later writers through ν); the
+	// solver encoding expands ν back into their direct edges.
+	nuReaders map[wk][]int32
 	// succ: writers ordered after w on k by pruning (time-fixed ones are in deps).
 	succ         map[wk][]int32
 	pendingKnown []deps.Edge
@@ -128,6 +131,7 @@ func Build(d *deps.Deps) *Polygraph {
 		fixedBy:     make(map[uint64]bool),
 		certReaders: make(map[wk][]int32),
 		ver:         make(map[wk]int32),
+		nuReaders:   make(map[wk][]int32),
 		succ:        make(map[wk][]int32),
 		pairOf:      make(map[uint64]int32),
 		wrOf:        make([]int32, len(d.Reads)),
@@ -187,6 +191,7 @@ func (p *Polygraph) certRead(ri int32, w int32) {
 		return
 	}
 	p.pendingKnown = append(p.pendingKnown, p.toVersion(r, w))
+	p.nuReaders[wk{w, r.Key}] = append(p.nuReaders[wk{w, r.Key}], r.Txn)
 }
 
 // toVersion is the edge reader → ν(w,k) of a reader of w's version.
@@ -198,9 +203,21 @@ func (p *Polygraph) toVersion(r *deps.Read, w int32) deps.Edge {
 // to, when from's version directly precedes (or precedes) to's: ν(from,k)→to and the
 // read-modify-write readers' direct edges.
 func (p *Polygraph) fromVersion(from, to int32, k history.Key, dst []deps.Edge) []deps.Edge {
+	return p.fromVersionX(from, to, k, dst, false)
+}
+
+// fromVersionX is fromVersion; with expand, readers get direct edges instead of ν's (the
+// solver's theory is faster without the extra nodes).
+func (p *Polygraph) fromVersionX(from, to int32, k history.Key, dst []deps.Edge, expand bool) []deps.Edge {
 	wa, _ := p.D.WriteOf(from, k)
 	wb, _ := p.D.WriteOf(to, k)
-	if v, ok := p.ver[wk{from, k}]; ok {
+	if expand {
+		for _, r := range p.nuReaders[wk{from, k}] {
+			if r != to {
+				dst = append(dst, deps.Edge{From: r, To: to, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: from, Guards: [3]int32{-1, -1, -1}})
+			}
+		}
+	} else if v, ok := p.ver[wk{from, k}]; ok {
 		dst = append(dst, deps.Edge{From: v, To: to, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: from, Guards: [3]int32{-1, -1, -1}})
 	}
 	for _, r := range p.certReaders[wk{from, k}] {
@@ -381,24 +398,35 @@ func (p *Polygraph) committed(t int32) bool {
 // orientEdges returns the edges that WW constraint c adds when a's side goes first, with
 // known (certain) readers only.
 func (p *Polygraph) orientEdges(c *WW, a, b int32, dst []deps.Edge) []deps.Edge {
+	return p.orientEdgesX(c, a, b, dst, false)
+}
+
+// orientEdgesX is orientEdges, with ν expanded when expand is set.
+func (p *Polygraph) orientEdgesX(c *WW, a, b int32, dst []deps.Edge, expand bool) []deps.Edge {
 	for i, k := range c.Keys {
 		from, to := c.sideEnds(a, i)
 		wa, _ := p.D.WriteOf(from, k)
 		wb, _ := p.D.WriteOf(to, k)
 		dst = append(dst, deps.Edge{From: from, To: to, Rel: report.WW, Key: k, Value: wa.Value, Value2: wb.Value, Via: -1, Guards: [3]int32{-1, -1, -1}})
-		dst = p.fromVersion(from, to, k, dst)
+		dst = p.fromVersionX(from, to, k, dst, expand)
 	}
 	return dst
 }
 
 // readEdges returns the edges a read adds if it reads from w, given what is known.
 func (p *Polygraph) readEdges(ri int32, w int32) []deps.Edge {
+	return p.readEdgesX(ri, w, false)
+}
+
+// readEdgesX is readEdges, with ν expanded into direct edges to the known later writers
+// when expand is set.
+func (p *Polygraph) readEdgesX(ri int32, w int32, expand bool) []deps.Edge {
 	r := &p.D.Reads[ri]
 	es := p.D.ReadFrom(int(ri), w)
 	for p.G.N() < len(p.D.Nodes) {
 		p.G.AddNode()
 	}
-	if _, writes := p.D.WriteOf(r.Txn, r.Key); w != p.D.Init && !writes {
+	if _, writes := p.D.WriteOf(r.Txn, r.Key); w != p.D.Init && !writes && !expand {
 		return append(es, p.toVersion(r, w))
 	}
 	if w != p.D.Init {
@@ -590,6 +618,8 @@ func (p *Polygraph) fixWR(wi int) {
 	}
 	if _, writes := p.D.WriteOf(r.Txn, r.Key); writes && w != p.D.Init {
 		p.certReaders[wk{w, r.Key}] = append(p.certReaders[wk{w, r.Key}], r.Txn)
+	} else if w != p.D.Init {
+		p.nuReaders[wk{w, r.Key}] = append(p.nuReaders[wk{w, r.Key}], r.Txn)
 	}
 	// Readers of w's version now anti-depend on writers already ordered after w: done by
 	// readEdges through succ. Writers in undecided pairs with w pick the reader up through
