@@ -1,0 +1,105 @@
+package si_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"isovet/history"
+	"isovet/internal/anomaly"
+	"isovet/internal/check/si"
+	"isovet/internal/histtest"
+	"isovet/internal/report"
+)
+
+// arbitrary builds a small history with no execution behind it: random reads and writes
+// over a three-value domain (duplicates everywhere, initial value 0), random outcomes,
+// client intervals, and some reads naming their source explicitly. Most are not SI.
+func arbitrary(seed uint64) *history.History {
+	r := rand.New(rand.NewPCG(seed, 0x5e))
+	b := history.NewBuilder()
+	b.SetInitial(b.IntValue(0))
+	keys := make([]history.Key, 1+r.IntN(3))
+	for i := range keys {
+		keys[i] = b.IntKey(int64(i))
+	}
+	sess := make([]history.SessionID, 1+r.IntN(3))
+	for i := range sess {
+		sess[i] = b.Session(history.Int(int64(i)))
+	}
+	type write struct {
+		t  history.TxnID
+		op int32
+		k  history.Key
+	}
+	var writes []write
+	clock := make([]int64, len(sess))
+	for i := range 2 + r.IntN(5) {
+		s := r.IntN(len(sess))
+		out := history.OutcomeCommitted
+		switch r.IntN(8) {
+		case 0:
+			out = history.OutcomeAborted
+		case 1:
+			out = history.OutcomeUnknown
+		}
+		t := b.BeginTxn(sess[s], history.Int(int64(i+1)), out)
+		begin := clock[s] + int64(r.IntN(4))
+		end := begin + int64(r.IntN(6))
+		clock[s] = end + 1
+		b.Current().Time = history.Interval{Begin: begin, End: end}
+		b.Current().HasTime = true
+		for j := range 1 + r.IntN(4) {
+			k := keys[r.IntN(len(keys))]
+			v := b.IntValue(int64(r.IntN(3)))
+			if r.IntN(2) == 0 {
+				writes = append(writes, write{t, int32(j), k})
+				b.Write(k, v)
+				continue
+			}
+			if r.IntN(4) == 0 && len(writes) > 0 {
+				if w := writes[r.IntN(len(writes))]; w.k == k && w.t != t {
+					b.ReadFrom(k, v, history.Src{Kind: history.SrcTxn, Txn: w.t, Op: w.op})
+					continue
+				}
+			}
+			b.Read(k, v)
+		}
+		b.EndTxn()
+	}
+	h, err := b.Build()
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+// TestDifferentialArbitrary compares the checker with the oracle on 6,000 arbitrary
+// histories at the three SI levels.
+func TestDifferentialArbitrary(t *testing.T) {
+	t.Parallel()
+	n := 6000
+	if testing.Short() {
+		n = 600
+	}
+	var pass, fail int
+	for seed := uint64(0); seed < uint64(n); seed++ {
+		h := arbitrary(seed)
+		for li, l := range []anomaly.Level{anomaly.SnapshotIsolation, anomaly.StrongSessionSI, anomaly.StrongSI} {
+			rep, err := si.Check(context.Background(), h, l, si.Options{SkipBasic: (seed+uint64(li))%2 == 0})
+			if err != nil {
+				t.Fatalf("seed %d: Check(%s): %v", seed, l, err)
+			}
+			want := oracle(h, l)
+			if got := rep.Verdict == report.Pass; got != want || rep.Verdict == report.Unknown {
+				t.Fatalf("seed %d: Check(%s) = %v, oracle says pass=%v\n%s\nanomalies: %+v", seed, l, rep.Verdict, want, histtest.Format(h), rep.Anomalies)
+			}
+			if want {
+				pass++
+			} else {
+				fail++
+			}
+		}
+	}
+	t.Logf("%d checks: %d pass, %d fail", 3*n, pass, fail)
+}
