@@ -167,7 +167,8 @@ func appendChar(dst []byte, r rune) []byte {
 	if n, ok := charNames[r]; ok {
 		return append(dst, n...)
 	}
-	if r > ' ' && r < utf8.RuneSelf && r != 0x7f {
+	// A comma is whitespace in EDN, so \, would not read back: spell it \u002c.
+	if r > ' ' && r < utf8.RuneSelf && r != 0x7f && r != ',' {
 		return append(dst, byte(r))
 	}
 	return appendU4(append(dst, 'u'), r)
