@@ -246,7 +246,7 @@ func (g *Theory) propagate(u, v int32) {
 	g.mark[u] = bg
 	for i := 0; i < len(g.bwd) && len(g.bwd) < k; i++ {
 		for _, e := range g.in[g.bwd[i]] {
-			if w := g.from[e]; g.mark[w] != bg {
+			if w := g.from[e]; g.mark[w] != bg && len(g.bwd) < k {
 				g.mark[w] = bg
 				g.bwd = append(g.bwd, w)
 			}
@@ -258,7 +258,7 @@ func (g *Theory) propagate(u, v int32) {
 	g.mark[v] = fg
 	for i := 0; i < len(g.fwd) && len(g.fwd) < k; i++ {
 		for _, e := range g.out[g.fwd[i]] {
-			if w := g.to[e]; g.mark[w] != fg && g.mark[w] != bg {
+			if w := g.to[e]; g.mark[w] != fg && g.mark[w] != bg && len(g.fwd) < k {
 				g.mark[w] = fg
 				g.fwd = append(g.fwd, w)
 			}
@@ -267,20 +267,19 @@ func (g *Theory) propagate(u, v int32) {
 	g.stats.Visited += int64(len(g.fwd) + len(g.bwd))
 	level := int32(g.s.DecisionLevel())
 	for _, a := range g.fwd {
-		for _, j := range g.cand[a] {
-			jj := &g.justs[j]
-			b := g.to[jj.e]
-			if g.mark[b] != bg {
+		for _, c := range g.cand[a] {
+			if g.mark[c.to] != bg {
 				continue
 			}
-			p := jj.a.Not()
+			j := c.j
+			p := g.justs[j].a.Not()
 			if g.s.LitValue(p) != sat.Undef {
 				continue
 			}
-			if _, dup := g.propInfo[p]; dup {
-				continue
+			if g.prop[p].j >= 0 {
+				continue // already queued at this level
 			}
-			g.propInfo[p] = propagation{j: j, limit: g.clock + 2}
+			g.prop[p] = propagation{j: j, limit: g.clock + 2}
 			g.trail = append(g.trail, entry{j: -2, m: p, level: level})
 			g.props = append(g.props, p)
 			g.stats.Propagations++
@@ -293,8 +292,11 @@ func (g *Theory) propagate(u, v int32) {
 // b ⇝ a present at propagation time).
 func (g *Theory) Reason(p sat.Lit, dst []sat.Lit) []sat.Lit {
 	g.stats.Reasons++
-	info, ok := g.propInfo[p]
-	if !ok {
+	var info propagation
+	if int(p) < len(g.prop) {
+		info = g.prop[p]
+	}
+	if info.j < 0 {
 		panic("acyclic: reason asked for a literal the theory did not propagate")
 	}
 	jj := g.justs[info.j]

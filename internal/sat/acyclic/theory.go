@@ -20,7 +20,7 @@ type Options struct {
 	// each side of the new edge.
 	Propagate bool
 	// PropagateLimit bounds the nodes visited per side by propagation
-	// (default 64).
+	// (default 16).
 	PropagateLimit int
 
 	_ struct{}
@@ -77,10 +77,10 @@ type Theory struct {
 	inPos  []int32
 
 	justs   []just
-	lit1    []int32   // by Lit: first justification mentioning the literal, or -1
-	litMore [][]int32 // by Lit: further justifications (most literals have one)
-	on      []bool    // by Lit: reported true and not yet backtracked
-	cand    [][]int32 // by node: literal justifications of edges leaving it
+	lit1    []int32       // by Lit: first justification mentioning the literal, or -1
+	litMore [][]int32     // by Lit: further justifications (most literals have one)
+	on      []bool        // by Lit: reported true and not yet backtracked
+	cand    [][]candidate // by node: literal justifications of edges leaving it
 
 	// Present edges and the topological order.
 	out, in [][]int32 // by node: present edge ids
@@ -106,12 +106,15 @@ type Theory struct {
 	conf    []sat.Lit
 
 	// Propagation.
-	props    []sat.Lit
-	propInfo map[sat.Lit]propagation
-	bmark    []uint32
+	props []sat.Lit
+	prop  []propagation // by Lit: why the theory propagated it (j = -1: it did not)
+	bmark []uint32
 
 	stats Stats
 }
+
+// candidate is a single-literal justification j of an edge to node to.
+type candidate struct{ j, to int32 }
 
 // jstamp is an active justification and its activation stamp.
 type jstamp struct {
@@ -127,13 +130,12 @@ type propagation struct {
 // New creates the theory over nodes 0..n-1 and attaches it to s.
 func New(s *sat.Solver, n int, opts Options) *Theory {
 	if opts.PropagateLimit <= 0 {
-		opts.PropagateLimit = 64
+		opts.PropagateLimit = 16
 	}
 	g := &Theory{
-		s:        s,
-		opts:     opts,
-		edgeID:   make(map[uint64]int32),
-		propInfo: make(map[sat.Lit]propagation),
+		s:      s,
+		opts:   opts,
+		edgeID: make(map[uint64]int32),
 	}
 	g.AddNodes(n)
 	s.AttachTheory(g)
@@ -233,10 +235,11 @@ func (g *Theory) addJust(a, b sat.Lit, u, v int) error {
 		if m == sat.LitNull {
 			continue
 		}
-		for int(m) >= len(g.lit1) {
+		for int(m|1) >= len(g.lit1) { // both literals of m's variable
 			g.lit1 = append(g.lit1, -1)
 			g.litMore = append(g.litMore, nil)
 			g.on = append(g.on, false)
+			g.prop = append(g.prop, propagation{j: -1})
 		}
 		if g.lit1[m] < 0 {
 			g.lit1[m] = j
@@ -245,7 +248,7 @@ func (g *Theory) addJust(a, b sat.Lit, u, v int) error {
 		}
 	}
 	if a != sat.LitNull && b == sat.LitNull {
-		g.cand[u] = append(g.cand[u], j)
+		g.cand[u] = append(g.cand[u], candidate{j, int32(v)})
 	}
 	// Activate now if the justification already holds at level 0.
 	if (a == sat.LitNull || g.on[a]) && (b == sat.LitNull || g.on[b]) {
@@ -332,7 +335,7 @@ func (g *Theory) undo(mark int) {
 			g.on[t.m] = false
 			continue
 		case -2:
-			delete(g.propInfo, t.m)
+			g.prop[t.m].j = -1
 			continue
 		}
 		e := g.justs[t.j].e
@@ -354,9 +357,6 @@ func (g *Theory) Backtrack(level int) {
 	}
 	g.undo(i)
 	g.props = g.props[:0]
-	if level == 0 {
-		clear(g.propInfo)
-	}
 }
 
 // Propagate implements [sat.Theory].
