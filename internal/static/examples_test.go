@@ -17,7 +17,7 @@ import (
 
 // want is one expectation from an example's header:
 //
-//	-- want: MODEL bound=K VERDICT[@k] [txns=A,B,...] [bounded]
+//	-- want: MODEL bound=K VERDICT[@k] [txns=A,B,...] [bounded] [z3only]
 //
 // VERDICT is anomaly, none-up-to-bound, serializable or inconclusive; @k is
 // the size of the anomalous execution.
@@ -29,6 +29,7 @@ type want struct {
 	k       int
 	txns    []string
 	bounded bool // skip the unbounded proofs
+	z3only  bool // too slow for cvc5 within the test budget
 }
 
 func (w want) String() string {
@@ -41,6 +42,9 @@ func (w want) String() string {
 	}
 	if w.bounded {
 		s += " bounded"
+	}
+	if w.z3only {
+		s += " z3only"
 	}
 	return s
 }
@@ -71,6 +75,8 @@ func readWants(t *testing.T, path string, src []byte) []want {
 				w.txns = strings.Split(v, ",")
 			} else if opt == "bounded" {
 				w.bounded = true
+			} else if opt == "z3only" {
+				w.z3only = true
 			} else {
 				t.Fatalf("%s:%d: unknown option %q", path, n, opt)
 			}
@@ -102,6 +108,9 @@ func TestExamples(t *testing.T) {
 		}
 		for _, solver := range []string{"z3", "cvc5"} {
 			for _, w := range wants {
+				if w.z3only && solver != "z3" {
+					continue
+				}
 				name := fmt.Sprintf("%s/%s/%s", strings.TrimSuffix(filepath.Base(path), ".txn"), solver, strings.ReplaceAll(w.String(), " ", "_"))
 				t.Run(name, func(t *testing.T) {
 					t.Parallel()
