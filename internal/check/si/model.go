@@ -338,15 +338,20 @@ func (m *model) prune(ctx context.Context) (*violation, error) {
 		pos := graph.Positions(order)
 		type span struct{ q0, q1 int32 }
 		var qs []graph.Query
-		selfLoop := make(map[int32]bool) // query index whose edge is a self-loop
+		var selfLoop []bool // per query: its edge is a self-loop
 		addQueries := func(es []deps.Edge) span {
 			s := span{q0: int32(len(qs))}
 			ibuf = m.inducedOf(es, ibuf[:0])
 			for _, e := range ibuf {
-				if e.u == e.v {
-					selfLoop[int32(len(qs))] = true
+				switch {
+				case e.u == e.v:
+					selfLoop = append(selfLoop, true)
+					qs = append(qs, graph.Query{From: e.v, To: e.u})
+				case pos[e.v] < pos[e.u]:
+					// Only then can v reach u (a topological order).
+					selfLoop = append(selfLoop, false)
+					qs = append(qs, graph.Query{From: e.v, To: e.u})
 				}
-				qs = append(qs, graph.Query{From: e.v, To: e.u})
 			}
 			s.q1 = int32(len(qs))
 			return s
