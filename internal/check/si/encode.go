@@ -60,7 +60,7 @@ func (m *model) encode(ctx context.Context, selectors bool) (*encoding, error) {
 		}
 		return dst
 	}
-	// Raw edges with justifications, by kind: dep edges by head, rw edges by tail.
+	// Justified raw edges, by kind: dep edges by head, rw edges by tail.
 	depIn := make([][]jedge, m.nn)
 	rwOut := make([][]jedge, m.nn)
 	var plain []jedge // dep and tail edges: induced edges as they are
@@ -79,16 +79,9 @@ func (m *model) encode(ctx context.Context, selectors bool) (*encoding, error) {
 			plain = append(plain, j)
 		}
 	}
-	// Known edges, in a deterministic order; the composition of two known edges is in the
-	// known induced graph already, so only compositions with a justified edge are new.
-	for u := range m.nn {
-		for _, v := range m.rwOut[u] {
-			rwOut[u] = append(rwOut[u], jedge{int32(u), v, nil})
-		}
-		for _, v := range m.depOut[u] {
-			depIn[v] = append(depIn[v], jedge{int32(u), v, nil})
-		}
-	}
+	// Known edges stay in the model (m.depIn, m.rwOut): the composition of two known edges
+	// is in the known induced graph already, so only compositions with a justified edge are
+	// new.
 	var lits []sat.Lit
 	for _, e := range m.guarded {
 		lits = guard(guard(guard(lits[:0], e.Guards[0]), e.Guards[1]), e.Guards[2])
@@ -235,20 +228,26 @@ func (m *model) encode(ctx context.Context, selectors bool) (*encoding, error) {
 		}
 	}
 	for x := range m.nn {
-		if len(rwOut[x]) == 0 {
-			continue
-		}
 		for _, p := range depIn[x] {
-			for _, c := range rwOut[x] {
-				if len(p.lits) == 0 && len(c.lits) == 0 {
-					continue
+			for _, c := range m.rwOut[x] {
+				if err := emit(p.u, c, p.lits); err != nil {
+					return nil, err
 				}
+			}
+			for _, c := range rwOut[x] {
 				if err := emit(p.u, c.v, append(slices.Clone(p.lits), c.lits...)); err != nil {
 					return nil, err
 				}
 			}
 		}
-		if i := int(x); i&1023 == 0 && ctx.Err() != nil {
+		for _, c := range rwOut[x] {
+			for _, a := range m.depIn[x] {
+				if err := emit(a, c.v, c.lits); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if x&1023 == 0 && ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
 	}

@@ -81,3 +81,15 @@ func TestExamples(t *testing.T) {
 		})
 	}
 }
+
+// TestCancel: a cancelled check is Unknown with the context's cause, never a verdict.
+func TestCancel(t *testing.T) {
+	t.Parallel()
+	h := histtest.Gen(3, histtest.GenOptions{Txns: 300, Sessions: 6, Keys: 5, Concurrency: 4, DupRatio: 0.3})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, err := Check(ctx, h, anomaly.SnapshotIsolation, Options{})
+	if err == nil || rep == nil || rep.Verdict != report.Unknown {
+		t.Fatalf("Check(cancelled) = %v, %v; want Unknown and an error", rep, err)
+	}
+}
