@@ -38,6 +38,29 @@
 //     ordered by ar, are a WW dependency on that row.
 //   - φ_dep, key uniqueness, "a read has one source", Lemma 4, ar a strict
 //     total order, vis ⊆ ar.
+//   - Liveness: rows of tables nobody inserts into or deletes from are live in
+//     all snapshots or none; in bounded queries a frame axiom says liveness
+//     differs between two snapshots only if a writer of the row's Alive is
+//     visible to exactly one of them.
+//
+// # Queries (paper §5), with one change
+//
+// The bounded query ([Encoding.Execution]) asks for an execution of at most
+// k instances with a cycle (Theorem 9's statement): the domain of T is closed
+// to k constants and every quantifier over T is expanded into them. The
+// paper's φ_Cycle,k ranges over executions of any size, whose models may use
+// instances outside the cycle that a witness cannot show; it is still used,
+// as [Encoding.Cycle], for Theorem 10. [Encoding.ShortestPath],
+// [Encoding.Inductive1] and [Encoding.Inductive2] are Eq. 7 and §5.2.
+//
+// # Witness replay
+//
+// [Replay] re-runs a model's instances with its vis and ar on a store with
+// last-writer-wins snapshots, computes Adya's dependency graph (the initial
+// database is a virtual first writer; predicate reads see phantoms; a DELETE
+// writes every matching row, existing or not), checks the model's axioms on
+// it and finds a shortest cycle. An anomaly is reported only when a replay
+// confirms it.
 //   - Local variables: scalars are functions of the enclosing loop rows and
 //     the instance, with a .null companion (a comparison with NULL is false);
 //     sets of rows are predicates. φ_aux relates them to the rows they were
