@@ -60,28 +60,47 @@ func (m *model) encode(ctx context.Context, selectors bool) (*encoding, error) {
 		}
 		return dst
 	}
-	// Justified raw edges, by kind: dep edges by head, rw edges by tail.
-	depIn := make([][]jedge, m.nn)
-	rwOut := make([][]jedge, m.nn)
-	var plain []jedge // dep and tail edges: induced edges as they are
+	// Every justified raw edge is one split-graph edge with its justification (see
+	// model.go, "The split graph"); emit is defined below and collects them.
+	var just []jkey
+	seen := make(map[jkey]bool)
+	var emitErr error
+	emit := func(x, y int32, ls []sat.Lit) error {
+		ls = slices.Clone(ls)
+		slices.Sort(ls)
+		ls = slices.Compact(ls)
+		for i := 1; i < len(ls); i++ {
+			if ls[i] == ls[i-1].Not() {
+				return nil // never holds
+			}
+		}
+		for len(ls) > 2 {
+			a := en.conj(ls[len(ls)-2], ls[len(ls)-1])
+			ls = append(ls[:len(ls)-2], a)
+			slices.Sort(ls)
+		}
+		k := jkey{x, y, sat.LitNull, sat.LitNull}
+		switch len(ls) {
+		case 0:
+			return errors.New("si: a justified edge without literals")
+		case 1:
+			k.a = ls[0]
+		case 2:
+			k.a, k.b = ls[0], ls[1]
+		}
+		if !seen[k] {
+			seen[k] = true
+			just = append(just, k)
+		}
+		return nil
+	}
 	add := func(e deps.Edge, lits []sat.Lit) {
-		if e.From == e.To {
+		if e.From == e.To || emitErr != nil {
 			return
 		}
-		j := jedge{e.From, e.To, slices.Clone(lits)}
-		switch m.edgeKind(e) {
-		case kDep:
-			depIn[e.To] = append(depIn[e.To], j)
-			plain = append(plain, j)
-		case kRW:
-			rwOut[e.From] = append(rwOut[e.From], j)
-		case kTail:
-			plain = append(plain, j)
-		}
+		x, y := m.split(e)
+		emitErr = emit(x, y, lits)
 	}
-	// Known edges stay in the model (m.depIn, m.rwOut): the composition of two known edges
-	// is in the known induced graph already, so only compositions with a justified edge are
-	// new.
 	var lits []sat.Lit
 	for _, e := range m.guarded {
 		lits = guard(guard(guard(lits[:0], e.Guards[0]), e.Guards[1]), e.Guards[2])
@@ -179,77 +198,8 @@ func (m *model) encode(ctx context.Context, selectors bool) (*encoding, error) {
 			return nil, err
 		}
 	}
-	// Induced edges with justifications.
-	var just []jkey
-	seen := make(map[jkey]bool)
-	emit := func(u, v int32, ls []sat.Lit) error {
-		ls = slices.Clone(ls)
-		slices.Sort(ls)
-		ls = slices.Compact(ls)
-		for i := 1; i < len(ls); i++ {
-			if ls[i] == ls[i-1].Not() {
-				return nil // never holds
-			}
-		}
-		if u == v {
-			// A self-loop: the reasons must not all hold.
-			if len(ls) == 0 {
-				return errKnownLoop
-			}
-			neg := make([]sat.Lit, len(ls))
-			for i, l := range ls {
-				neg[i] = l.Not()
-			}
-			return s.AddClause(neg...)
-		}
-		for len(ls) > 2 {
-			a := en.conj(ls[len(ls)-2], ls[len(ls)-1])
-			ls = append(ls[:len(ls)-2], a)
-			slices.Sort(ls)
-		}
-		k := jkey{u, v, sat.LitNull, sat.LitNull}
-		switch len(ls) {
-		case 0:
-			return nil // known: in the known induced graph already
-		case 1:
-			k.a = ls[0]
-		case 2:
-			k.a, k.b = ls[0], ls[1]
-		}
-		if !seen[k] {
-			seen[k] = true
-			just = append(just, k)
-		}
-		return nil
-	}
-	for _, j := range plain {
-		if err := emit(j.u, j.v, j.lits); err != nil {
-			return nil, err
-		}
-	}
-	for x := range m.nn {
-		for _, p := range depIn[x] {
-			for _, c := range m.rwOut[x] {
-				if err := emit(p.u, c, p.lits); err != nil {
-					return nil, err
-				}
-			}
-			for _, c := range rwOut[x] {
-				if err := emit(p.u, c.v, append(slices.Clone(p.lits), c.lits...)); err != nil {
-					return nil, err
-				}
-			}
-		}
-		for _, c := range rwOut[x] {
-			for _, a := range m.depIn[x] {
-				if err := emit(a, c.v, c.lits); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if x&1023 == 0 && ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
+	if emitErr != nil {
+		return nil, emitErr
 	}
 	if err := en.attach(ctx, just); err != nil {
 		return nil, err
@@ -257,17 +207,12 @@ func (m *model) encode(ctx context.Context, selectors bool) (*encoding, error) {
 	return en, nil
 }
 
-var errKnownLoop = errors.New("si: the known induced graph has a self-loop (prune first)")
-
 // attach creates the theory: the known induced graph, reduced to reachability among the
 // nodes justified edges touch when that is small enough, plus the justified edges. Theory
 // nodes are numbered in a topological order of the known induced graph.
 func (en *encoding) attach(ctx context.Context, just []jkey) error {
 	m := en.m
-	g, _, loop := m.known()
-	if loop != nil {
-		return errKnownLoop
-	}
+	g := m.known()
 	order, ok := graph.Topo(g)
 	if !ok {
 		return errors.New("si: encoding a cyclic known induced graph (prune first)")

@@ -207,94 +207,64 @@ func (m *model) readEdges(ri int32, w int32) []deps.Edge {
 	return es
 }
 
-// inducedOf returns the induced edges the raw edges es add to the known graph: every dep
-// or tail edge, every dep edge followed by a known or new rw edge, every known or new dep
-// edge followed by a new rw edge. Each induced edge carries its middle node (-1: plain).
-func (m *model) inducedOf(es []deps.Edge, dst []iedge) []iedge {
-	var newRWOut map[int32][]int32
-	var newDepIn map[int32][]int32
-	for _, e := range es {
-		switch m.edgeKind(e) {
-		case kRW:
-			if newRWOut == nil {
-				newRWOut = make(map[int32][]int32)
-			}
-			newRWOut[e.From] = append(newRWOut[e.From], e.To)
-		case kDep:
-			if newDepIn == nil {
-				newDepIn = make(map[int32][]int32)
-			}
-			newDepIn[e.To] = append(newDepIn[e.To], e.From)
-		}
+// # The split graph
+//
+// Reachability and acyclicity of the induced graph are computed on a split graph with two
+// nodes per graph node u: u itself, and u* ("reached by a dep edge"). A dep edge u→v is
+// u→v*, an rw edge u→v is u*→v (an anti-dependency may only follow a dep edge), a tail edge
+// u→v is u→v, and u*→u is always present (a node reached by a dep edge may go on like any
+// other). A path of the split graph never takes two rw edges in a row, every cycle has a dep
+// edge, and cycles of the split graph are exactly cycles of the induced graph (SO ∪ WR ∪
+// WW) ; RW?, with one edge per raw edge instead of in-degree × out-degree composite edges.
+
+// star returns u*.
+func (m *model) star(u int32) int32 { return u + int32(m.nn) }
+
+// split returns the split-graph edge of a raw edge.
+func (m *model) split(e deps.Edge) (int32, int32) {
+	switch m.edgeKind(e) {
+	case kDep:
+		return e.From, m.star(e.To)
+	case kRW:
+		return m.star(e.From), e.To
+	default:
+		return e.From, e.To
 	}
-	for _, e := range es {
-		switch m.edgeKind(e) {
-		case kDep, kTail:
-			dst = append(dst, iedge{e.From, e.To, -1})
-			if m.edgeKind(e) == kDep {
-				for _, c := range m.rwOut[e.To] {
-					dst = append(dst, iedge{e.From, c, e.To})
-				}
-				for _, c := range newRWOut[e.To] {
-					dst = append(dst, iedge{e.From, c, e.To})
-				}
-			}
-		case kRW:
-			for _, p := range m.depIn[e.From] {
-				dst = append(dst, iedge{p, e.To, e.From})
-			}
-			for _, p := range newDepIn[e.From] {
-				dst = append(dst, iedge{p, e.To, e.From})
-			}
-		}
-	}
-	return dst
 }
 
-// iedge is an induced edge u→v: plain (mid -1) or u -dep-> mid -rw-> v.
-type iedge struct{ u, v, mid int32 }
+// raw decodes a split-graph edge x→y: the raw edge's endpoints and kind, or ok false for a
+// u*→u edge.
+func (m *model) raw(x, y int32) (u, v int32, k kind, ok bool) {
+	n := int32(m.nn)
+	switch {
+	case x >= n && y == x-n:
+		return 0, 0, 0, false
+	case y >= n:
+		return x, y - n, kDep, true
+	case x >= n:
+		return x - n, y, kRW, true
+	default:
+		return x, y, kTail, true
+	}
+}
 
-// known builds the known induced graph, with the middle node of each edge (-1: plain)
-// parallel to g.Out(u). It returns a self-loop as a one-edge cycle.
-func (m *model) known() (*graph.Digraph, [][]int32, *iedge) {
-	g := graph.New(m.nn)
-	mids := make([][]int32, m.nn)
-	stamp := make([]int32, m.nn) // u+1 once u→v was added
-	for u := range int32(m.nn) {
-		add := func(v, x int32) {
-			if stamp[v] == u+1 {
-				return
-			}
-			stamp[v] = u + 1
-			g.AddEdge(u, v)
-			mids[u] = append(mids[u], x)
-		}
+// known builds the known split graph.
+func (m *model) known() *graph.Digraph {
+	n := int32(m.nn)
+	g := graph.New(2 * m.nn)
+	for u := range n {
+		g.AddEdge(u+n, u)
 		for _, v := range m.depOut[u] {
-			add(v, -1)
+			g.AddEdge(u, v+n)
 		}
 		for _, v := range m.tail[u] {
-			add(v, -1)
+			g.AddEdge(u, v)
 		}
-		for _, x := range m.depOut[u] {
-			for _, c := range m.rwOut[x] {
-				if c == u {
-					return nil, nil, &iedge{u, c, x}
-				}
-				add(c, x)
-			}
+		for _, v := range m.rwOut[u] {
+			g.AddEdge(u+n, v)
 		}
 	}
-	return g, mids, nil
-}
-
-// midOf returns the middle node of known induced edge u→v.
-func midOf(g *graph.Digraph, mids [][]int32, u, v int32) int32 {
-	for i, w := range g.Out(u) {
-		if w == v {
-			return mids[u][i]
-		}
-	}
-	return -1
+	return g
 }
 
 // violation is a contradiction found by pruning: the known induced graph is cyclic, or
@@ -318,39 +288,49 @@ type option struct {
 func (m *model) prune(ctx context.Context) (*violation, error) {
 	d := m.d
 	var buf []deps.Edge
-	var ibuf []iedge
 	for {
 		m.passes++
-		g, mids, loop := m.known()
-		if loop != nil {
-			return &violation{cycles: [][]deps.Edge{m.expand([]iedge{*loop}, nil)}, options: []option{{ww: -1, wr: -1}}}, nil
-		}
+		g := m.known()
 		order, ok := graph.Topo(g)
 		if !ok {
-			nodes := graph.FindCycle(g)
-			var cyc []iedge
-			for i, u := range nodes {
-				v := nodes[(i+1)%len(nodes)]
-				cyc = append(cyc, iedge{u, v, midOf(g, mids, u, v)})
-			}
-			return &violation{cycles: [][]deps.Edge{m.expand(cyc, nil)}, options: []option{{ww: -1, wr: -1}}}, nil
+			return &violation{cycles: [][]deps.Edge{m.expand(graph.FindCycle(g), nil)}, options: []option{{ww: -1, wr: -1}}}, nil
 		}
 		pos := graph.Positions(order)
-		type span struct{ q0, q1 int32 }
+		type span struct {
+			q0, q1 int32
+			loop   bool // the option alone closes an induced self-loop
+		}
 		var qs []graph.Query
-		var selfLoop []bool // per query: its edge is a self-loop
+		var depsBuf []deps.Edge
 		addQueries := func(es []deps.Edge) span {
 			s := span{q0: int32(len(qs))}
-			ibuf = m.inducedOf(es, ibuf[:0])
-			for _, e := range ibuf {
+			ask := func(x, y int32) { // does y reach x (then x→y closes a cycle)?
 				switch {
-				case e.u == e.v:
-					selfLoop = append(selfLoop, true)
-					qs = append(qs, graph.Query{From: e.v, To: e.u})
-				case pos[e.v] < pos[e.u]:
-					// Only then can v reach u (a topological order).
-					selfLoop = append(selfLoop, false)
-					qs = append(qs, graph.Query{From: e.v, To: e.u})
+				case x == y:
+					s.loop = true
+				case pos[y] < pos[x]: // only then can y reach x (a topological order)
+					qs = append(qs, graph.Query{From: y, To: x})
+				}
+			}
+			deps0 := depsBuf[:0]
+			for _, e := range es {
+				if e.From != e.To && m.edgeKind(e) == kDep {
+					deps0 = append(deps0, e)
+				}
+			}
+			depsBuf = deps0
+			for _, e := range es {
+				if e.From == e.To {
+					continue
+				}
+				ask(m.split(e))
+				// An rw edge of the option after a dep edge of the same option.
+				if m.edgeKind(e) == kRW {
+					for _, f := range deps0 {
+						if f.To == e.From {
+							ask(f.From, e.To)
+						}
+					}
 				}
 			}
 			s.q1 = int32(len(qs))
@@ -384,8 +364,11 @@ func (m *model) prune(ctx context.Context) (*violation, error) {
 			return nil, err
 		}
 		cyclic := func(s span) bool {
+			if s.loop {
+				return true
+			}
 			for i := s.q0; i < s.q1; i++ {
-				if ans[i] || selfLoop[i] {
+				if ans[i] {
 					return true
 				}
 			}

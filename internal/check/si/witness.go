@@ -11,71 +11,64 @@ import (
 	"isovet/internal/report"
 )
 
-// shortestCycle returns the shortest cycle of the induced graph (known edges plus the
-// induced edges the raw edges extra add) through one of extra's induced edges, as raw edges
-// in order; nil if there is none.
+// shortestCycle returns the shortest cycle of the split graph (known edges plus the raw
+// edges extra) through one of extra's edges, as raw edges in order; nil if there is none.
 func (m *model) shortestCycle(extra []deps.Edge) []deps.Edge {
-	g, mids, loop := m.known()
+	g := m.known()
 	xwhy := make(map[ekey]deps.Edge)
+	adj := make(map[int32][]int32)
+	var xs [][2]int32
 	for _, e := range extra {
+		if e.From == e.To {
+			continue
+		}
 		k := ekey{e.From, e.To, m.edgeKind(e)}
-		if _, ok := xwhy[k]; !ok {
-			xwhy[k] = e
+		if _, ok := xwhy[k]; ok {
+			continue
 		}
+		xwhy[k] = e
+		x, y := m.split(e)
+		adj[x] = append(adj[x], y)
+		xs = append(xs, [2]int32{x, y})
 	}
-	if loop != nil {
-		return m.expand([]iedge{*loop}, xwhy)
-	}
-	ind := m.inducedOf(extra, nil)
-	adj := make(map[int32][]iedge)
-	for _, e := range ind {
-		adj[e.u] = append(adj[e.u], e)
-	}
-	var best []iedge
-	for _, e := range ind {
-		if e.u == e.v {
-			best = []iedge{e}
-			break
-		}
-		// Breadth-first from e.v back to e.u.
-		prev := map[int32]iedge{e.v: {-1, -1, -1}}
-		q := []int32{e.v}
-		found := false
+	var best []int32
+	for _, e := range xs {
+		// Breadth-first from e's head back to its tail.
+		prev := map[int32]int32{e[1]: -1}
+		q := []int32{e[1]}
+		found := e[1] == e[0]
 		for len(q) > 0 && !found {
 			u := q[0]
 			q = q[1:]
-			visit := func(x iedge) {
-				if found {
+			visit := func(v int32) {
+				if _, ok := prev[v]; ok || found {
 					return
 				}
-				if _, ok := prev[x.v]; ok {
-					return
-				}
-				prev[x.v] = x
-				if x.v == e.u {
+				prev[v] = u
+				if v == e[0] {
 					found = true
 					return
 				}
-				q = append(q, x.v)
+				q = append(q, v)
 			}
-			for i, v := range g.Out(u) {
-				visit(iedge{u, v, mids[u][i]})
+			for _, v := range g.Out(u) {
+				visit(v)
 			}
-			for _, x := range adj[u] {
-				visit(x)
+			for _, v := range adj[u] {
+				visit(v)
 			}
 		}
 		if !found {
 			continue
 		}
-		cyc := []iedge{e}
-		var path []iedge
-		for w := e.u; w != e.v; w = prev[w].u {
-			path = append(path, prev[w])
+		var path []int32 // e[0] back to e[1]
+		for w := e[0]; w != e[1]; w = prev[w] {
+			path = append(path, w)
 		}
-		slices.Reverse(path)
-		cyc = append(cyc, path...)
-		if best == nil || len(cyc) < len(best) {
+		path = append(path, e[1])
+		slices.Reverse(path) // e[1] … e[0]
+		cyc := append([]int32{e[0]}, path[:len(path)-1]...)
+		if best == nil || m.rawLen(cyc) < m.rawLen(best) {
 			best = cyc
 		}
 	}
@@ -85,29 +78,36 @@ func (m *model) shortestCycle(extra []deps.Edge) []deps.Edge {
 	return m.expand(best, xwhy)
 }
 
+// rawLen is the number of raw edges on a split-graph node cycle.
+func (m *model) rawLen(cyc []int32) int {
+	n := 0
+	for i, x := range cyc {
+		if _, _, _, ok := m.raw(x, cyc[(i+1)%len(cyc)]); ok {
+			n++
+		}
+	}
+	return n
+}
+
 // cycleWith is shortestCycle for pruning's violations.
 func (m *model) cycleWith(es []deps.Edge) []deps.Edge { return m.shortestCycle(es) }
 
-// expand turns induced edges into the raw edges they stand for.
-func (m *model) expand(cyc []iedge, xwhy map[ekey]deps.Edge) []deps.Edge {
-	look := func(u, v int32, ks ...kind) deps.Edge {
-		for _, k := range ks {
-			if e, ok := m.why[ekey{u, v, k}]; ok {
-				return e
-			}
-			if e, ok := xwhy[ekey{u, v, k}]; ok {
-				return e
-			}
-		}
-		return deps.Edge{From: u, To: v, Key: -1, Via: -1}
-	}
+// expand turns a node cycle of the split graph into the raw edges it is made of.
+func (m *model) expand(cyc []int32, xwhy map[ekey]deps.Edge) []deps.Edge {
 	var out []deps.Edge
-	for _, e := range cyc {
-		if e.mid < 0 {
-			out = append(out, look(e.u, e.v, kDep, kTail))
+	for i, x := range cyc {
+		u, v, k, ok := m.raw(x, cyc[(i+1)%len(cyc)])
+		if !ok {
 			continue
 		}
-		out = append(out, look(e.u, e.mid, kDep), look(e.mid, e.v, kRW))
+		e, found := m.why[ekey{u, v, k}]
+		if !found {
+			e, found = xwhy[ekey{u, v, k}]
+		}
+		if !found {
+			e = deps.Edge{From: u, To: v, Key: -1, Via: -1}
+		}
+		out = append(out, e)
 	}
 	return out
 }
