@@ -27,10 +27,13 @@
 //   - Later tools (VeriStrong's "cobra" history type) log one fixed id, [UniversalID], as the
 //     writer of every read and the id of every write, and expect reads to be matched by
 //     value. Such reads keep SrcByValue.
-//   - A read naming a transaction that no file holds (cock-blog: 8 reads whose writers'
-//     client logs are missing) gets, unless [Decoder.Strict] is set, a placeholder writer: a
-//     transaction with that source id and an unknown outcome, in a session named
-//     "missing-writers", holding the writes the reads name. With Strict it is an error.
+//   - A read naming a transaction that no file holds (cock-blog has 8 such reads) gets,
+//     unless [Decoder.Strict] is set, a placeholder writer: a transaction with that source id,
+//     in a session named "missing-writers", holding the writes the reads name. Cobra's
+//     contract is that every client logs each transaction it committed and nothing else (there
+//     is no abort record), so a transaction in no log did not commit: the placeholder is
+//     aborted, and the checkers report the reads as aborted reads (G1a). If log files were
+//     lost, that finding is the place to look; Strict makes it an error instead.
 package cobra
 
 import (
@@ -368,7 +371,7 @@ func (d *Decoder) placeholders(b *history.Builder) error {
 	}
 	s := b.NewSession(history.Str(MissingSession))
 	for _, id := range order {
-		t := b.BeginTxn(s, history.Int(id), history.OutcomeUnknown)
+		t := b.BeginTxn(s, history.Int(id), history.OutcomeAborted)
 		d.txns[id] = t
 		for _, i := range byTxn[id] {
 			p := d.pending[i]

@@ -160,7 +160,7 @@ func TestDecode(t *testing.T) {
 			},
 			want: []string{
 				"s0 1 committed r(4,44)<99.0 r(5,55)<99.1",
-				"smissing-writers 99 unknown w(4,44) w(5,55)",
+				"smissing-writers 99 aborted w(4,44) w(5,55)",
 			},
 		},
 	}

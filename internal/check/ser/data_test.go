@@ -50,23 +50,17 @@ func runFile(t testing.TB, path string, level anomaly.Level) *report.Report {
 	return rep
 }
 
-// TestCobraViolations: the four smaller real violations are rejected with a witness; the
-// two large YugabyteDB ones run with ISOVET_BIG=1 (and in the benchmarks).
+// TestCobraViolations: all six real violations are rejected with a witness.
 func TestCobraViolations(t *testing.T) {
 	for _, name := range []string{"cock-G2", "cock-blog", "yuga-G2-a", "fauna-page", "yuga-G2-b", "yuga-G2-c"} {
 		t.Run(name, func(t *testing.T) {
-			if (name == "yuga-G2-b" || name == "yuga-G2-c" || name == "fauna-page") && os.Getenv("ISOVET_BIG") == "" {
-				t.Skip("large history: set ISOVET_BIG=1")
-			}
 			rep := runFile(t, filepath.Join(shared, "cobra/ser-violation", name), anomaly.StrongSessionSerializable)
 			if name == "cock-blog" {
-				// 8 client logs are missing from the published history; the reader invents
-				// placeholder writers, so no verdict but Unknown is honest.
-				if rep.Verdict != report.Unknown {
-					t.Fatalf("verdict %v, want unknown (placeholder writers); notes %v", rep.Verdict, rep.Notes)
+				// 8 reads name writers that are in no client log. Cobra logs every committed
+				// transaction and no aborted one, so those writers did not commit: G1a.
+				if rep.Verdict != report.Fail || rep.Anomalies[0].Kind != anomaly.AbortedRead {
+					t.Fatalf("verdict %v, want fail with an aborted read; anomalies %v, notes %v", rep.Verdict, rep.Anomalies, rep.Notes)
 				}
-				t.Logf("notes: %v", rep.Notes)
-				return
 			}
 			if rep.Verdict != report.Fail || len(rep.Anomalies) == 0 {
 				t.Fatalf("verdict %v with %d anomalies, want fail with a witness; notes %v", rep.Verdict, len(rep.Anomalies), rep.Notes)
@@ -101,11 +95,11 @@ var benchFiles = []struct {
 	{"bench/vbox/blindw_wr_100000", anomaly.StrictSerializable, report.Pass},
 }
 
-// TestBenchHistories checks the valid benchmark histories pass (ISOVET_BIG=1: they take
-// seconds each).
+// TestBenchHistories checks the valid benchmark histories pass. They take seconds each, so
+// -short skips them; CI runs without -short.
 func TestBenchHistories(t *testing.T) {
-	if os.Getenv("ISOVET_BIG") == "" {
-		t.Skip("large histories: set ISOVET_BIG=1")
+	if testing.Short() {
+		t.Skip("large histories: skipped with -short")
 	}
 	for _, f := range benchFiles {
 		name := strings.TrimSuffix(strings.TrimSuffix(f.path, "/hist-00000/history.bincode"), "/")
@@ -118,5 +112,21 @@ func TestBenchHistories(t *testing.T) {
 				t.Errorf("verdict %v, want %v; notes %v", rep.Verdict, f.want, rep.Notes)
 			}
 		})
+	}
+}
+
+// TestBlindWPredAbortedRead: Vbox's blindw_pred_1000 holds aborted reads (reads naming
+// transactions whose only logged transaction aborted), which every level must report.
+func TestBlindWPredAbortedRead(t *testing.T) {
+	rep := runFile(t, filepath.Join(shared, "bench/vbox/blindw_pred_1000"), anomaly.StrongSessionSerializable)
+	if rep.Verdict != report.Fail {
+		t.Fatalf("verdict %v, want fail; notes %v", rep.Verdict, rep.Notes)
+	}
+	found := false
+	for _, a := range rep.Anomalies {
+		found = found || a.Kind == anomaly.AbortedRead
+	}
+	if !found {
+		t.Fatalf("no aborted read among %d anomalies (first: %v)", len(rep.Anomalies), rep.Anomalies[0].Kind)
 	}
 }

@@ -121,7 +121,11 @@ func placeholderCaveat(h *history.History, rep *report.Report) {
 		for _, a := range rep.Anomalies {
 			for _, t := range a.Txns {
 				if ph[t] {
-					rep.Notes = append(rep.Notes, fmt.Sprintf("a witness involves %s, a placeholder the reader made for a writer no log holds: its writes are inferred from the reads that name it", h.Name(t)))
+					note := fmt.Sprintf("a witness involves %s, a placeholder the reader made for a writer no log holds: its writes are inferred from the reads that name it", h.Name(t))
+					if h.Txns[t].Outcome == history.OutcomeAborted {
+						note += "; it is taken as aborted, as the format's contract says (Cobra logs every committed transaction and no aborted one; a Vbox transaction id logged once, by an aborted transaction, names that transaction): if log files were lost or two runs were mixed in one directory, this is where to look"
+					}
+					rep.Notes = append(rep.Notes, note)
 					return
 				}
 			}
