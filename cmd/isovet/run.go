@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"isovet/check"
+	"isovet/internal/runner"
+	_ "isovet/internal/runner/all" // postgres://, mysql://, sqlite:// drivers
+	"isovet/internal/workload"
+)
+
+func init() { extraCommands = append(extraCommands, newRunCmd) }
+
+func newRunCmd() *cobra.Command {
+	var o runner.Options
+	var method, dist, logLevel string
+	var checks []string
+	c := &cobra.Command{
+		Use:   "run",
+		Short: "Drive a database with a workload, record the history and check it",
+		Long: `Drive a database with a generated workload, record the history (client intervals, and the
+database's own ids and timestamps where it exposes them), stream it to --out as it runs, then
+check it and explain every anomaly found.
+
+Databases (--db): memdb://MODE[?fault=FAULT], the embedded reference database (the default,
+memdb://snapshot-isolation; modes serializable, snapshot-isolation, read-committed,
+read-uncommitted; faults lost-update, stale-read, fractured-read, long-fork, aborted-read,
+intermediate-read), postgres://user@host/db, mysql://user@tcp(host:port)/db, sqlite://FILE.
+
+Exit codes: 0 every checked level holds, 1 a violation, 2 usage, connection or database
+error, 3 unknown.`,
+		Example: `  isovet run --workload write-skew --db memdb://snapshot-isolation --check serializable
+  isovet run --db postgres://postgres@127.0.0.1/test --isolation repeatable-read --workload write-skew --check snapshot-isolation,serializable`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			m, ok := check.ParseMethod(method)
+			if !ok {
+				return &exitError{code: exitUsage, err: fmt.Errorf("unknown method %q (methods: auto, black-box, timestamp, basic)", method)}
+			}
+			o.Method, o.Check = m, checks
+			if dist != "" {
+				d, err := workload.ParseDist(dist)
+				if err != nil {
+					return &exitError{code: exitUsage, err: err}
+				}
+				o.Gen.Dist = d
+			}
+			var err error
+			if o.Logger, err = newLogger(c.ErrOrStderr(), logLevel); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			finish := func() {}
+			o.Progress, finish = runProgress(c.ErrOrStderr())
+			code, err := runner.RunCommand(c.Context(), o, c.OutOrStdout(), c.ErrOrStderr())
+			finish()
+			if code != 0 || err != nil {
+				return &exitError{code: code, err: err}
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.DB, "db", runner.DefaultDB, "database URL (see above)")
+	f.StringVarP(&o.Workload, "workload", "w", "rw-register", "workload: "+strings.Join(workload.Names(), ", "))
+	f.StringVar(&o.Isolation, "isolation", "", "isolation level to ask a server for (default serializable; memdb: the URL's mode)")
+	f.IntVarP(&o.Txns, "txns", "n", 1000, "transactions to run")
+	f.IntVar(&o.Sessions, "sessions", 8, "concurrent sessions")
+	f.Uint64Var(&o.Seed, "seed", 1, "seed of the workload generator")
+	f.IntVar(&o.Gen.Keys, "keys", 0, "number of keys (default depends on the workload)")
+	f.StringVar(&dist, "dist", "", "key distribution: uniform, zipfian or hotspot")
+	f.BoolVar(&o.Gen.Duplicates, "duplicates", false, "write duplicate values on some keys (as VeriStrong's workloads do)")
+	f.StringVar(&o.Out, "out", "", "directory for the history (history.jsonl, written as the run goes) and the reports")
+	f.StringSliceVar(&checks, "check", nil, "levels to check, comma-separated (default: the level the database was asked for)")
+	f.StringVar(&method, "method", "auto", "checker method: auto, black-box, timestamp or basic")
+	f.DurationVar(&o.CheckTimeout, "check-timeout", 0, "give up on a check after this long (verdict unknown)")
+	f.StringVar(&o.Table, "table", "", "table the SQL drivers create (default isovet_kv)")
+	f.BoolVar(&o.Keep, "keep", false, "leave the table in place after the run")
+	f.StringVar(&logLevel, "log-level", "warn", "debug, info, warn or error")
+	return c
+}
+
+// runProgress draws transactions, rate and aborts on a terminal.
+func runProgress(w io.Writer) (func(done, aborted, total int, elapsed time.Duration), func()) {
+	if !isTerminal(w) {
+		return nil, func() {}
+	}
+	var bar *progressbar.ProgressBar
+	report := func(done, aborted, total int, elapsed time.Duration) {
+		if bar == nil {
+			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("running"),
+				progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("txn"),
+				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish(), progressbar.OptionSetWidth(30))
+		}
+		bar.Describe(fmt.Sprintf("running (%d aborted)", aborted))
+		_ = bar.Set(done)
+	}
+	return report, func() {
+		if bar != nil {
+			_ = bar.Finish()
+		}
+	}
+}
