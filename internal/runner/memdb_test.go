@@ -181,7 +181,7 @@ func TestMemDBFaults(t *testing.T) {
 			found := make([]bool, len(fc.catches))
 			var seen [][]anomaly.Kind = make([][]anomaly.Kind, len(fc.catches))
 			skipped := ""
-			for seed := uint64(1); seed <= 4 && slices.Contains(found, false); seed++ {
+			for seed := uint64(1); seed <= 8 && slices.Contains(found, false); seed++ {
 				var w *workload.Workload
 				if fc.workload == "long-fork" {
 					w = longForkWorkload(seed)

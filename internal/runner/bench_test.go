@@ -1,0 +1,78 @@
+package runner
+
+import (
+	"context"
+	"io"
+	"syscall"
+	"testing"
+	"time"
+
+	"isovet/internal/memdb"
+	"isovet/internal/workload"
+)
+
+// BenchmarkRunMemDB is the runner end to end on memdb: rw-register (BL, 8 ops per txn,
+// 1000 keys), 8 sessions, 10,000 transactions, history encoded to native JSONL.
+func BenchmarkRunMemDB(b *testing.B) {
+	for _, mode := range []memdb.Mode{memdb.SnapshotIsolation, memdb.Serializable} {
+		b.Run("mode="+mode.String(), func(b *testing.B) {
+			w, err := workload.Generate("rw-register", workload.Options{Seed: 1, Sessions: 8, TxnsPerSess: 1250})
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			c0 := cpuTime()
+			for b.Loop() {
+				res, err := Run(context.Background(), &MemDB{Opts: memdb.Options{Mode: mode}}, w, RunOptions{Out: io.Discard})
+				if err != nil {
+					b.Fatal(err)
+				}
+				n += len(res.History.Txns)
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "txns/s")
+			b.ReportMetric(float64(n)/(cpuTime()-c0).Seconds(), "txns/cpu-s")
+		})
+	}
+}
+
+// nullDB answers every operation at once: what is left is the runner's own cost per
+// transaction (executor, intervals, channel, builder, native encoding).
+type nullDB struct{}
+
+func (nullDB) Prepare(context.Context, Schema) error             { return nil }
+func (nullDB) Session(context.Context) (Session, error)          { return nullDB{}, nil }
+func (nullDB) Close() error                                      { return nil }
+func (nullDB) Begin(context.Context) (Tx, error)                 { return nullDB{}, nil }
+func (nullDB) Read(context.Context, string) (int64, error)       { return 0, nil }
+func (nullDB) Write(context.Context, string, int64) error        { return nil }
+func (nullDB) Append(context.Context, string, int64) error       { return nil }
+func (nullDB) ReadList(context.Context, string) ([]int64, error) { return nil, nil }
+func (nullDB) Commit(context.Context) error                      { return nil }
+func (nullDB) Rollback(context.Context) error                    { return nil }
+
+// BenchmarkRunnerOwnCost: the runner against a database that costs nothing, with the
+// workload of the PostgreSQL overhead benchmark (4 sessions, 4 ops per txn). Divide by a
+// real database's time per transaction to bound the runner's overhead.
+func BenchmarkRunnerOwnCost(b *testing.B) {
+	w, err := workload.Generate("rw-register", workload.Options{Seed: 1, Sessions: 4, TxnsPerSess: 2500, OpsPerTxn: 4, Keys: 1000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	c0 := cpuTime()
+	for b.Loop() {
+		res, err := Run(context.Background(), nullDB{}, w, RunOptions{Out: io.Discard})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += len(res.History.Txns)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/txn")
+	b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/float64(n), "cpu-ns/txn")
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
