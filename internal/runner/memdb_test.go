@@ -126,7 +126,7 @@ var faultCases = []faultCase{
 	{memdb.LostUpdate, memdb.Serializable, "rmw", workload.Options{Keys: 2}, []catch{
 		{check.Serializable, check.MethodBlackBox, []anomaly.Kind{anomaly.LostUpdate}},
 	}},
-	{memdb.StaleRead, memdb.Serializable, "rw-register", workload.Options{Keys: 8, OpsPerTxn: 4}, []catch{
+	{memdb.StaleRead, memdb.Serializable, "rw-register", workload.Options{Keys: 16, OpsPerTxn: 4, TxnsPerSess: 40}, []catch{
 		{check.StrictSerializable, check.MethodBlackBox, []anomaly.Kind{anomaly.StaleRead}},
 	}},
 	{memdb.FracturedRead, memdb.SnapshotIsolation, "bank", workload.Options{Keys: 4}, []catch{
@@ -187,7 +187,10 @@ func TestMemDBFaults(t *testing.T) {
 					w = longForkWorkload(seed)
 				} else {
 					o := fc.gen
-					o.Seed, o.Sessions, o.TxnsPerSess = seed, 8, 100
+					o.Seed, o.Sessions = seed, 8
+					if o.TxnsPerSess == 0 {
+						o.TxnsPerSess = 100
+					}
 					w = gen(t, fc.workload, o)
 				}
 				h := runMem(t, memdb.Options{Mode: fc.mode, Faults: fc.fault, Seed: seed}, w)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	sqldriver "database/sql/driver"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -54,8 +55,11 @@ func dsn(t testing.TB) string {
 	return d
 }
 
+// table names a table per test and per process, so that parallel tests and concurrent
+// test processes never share one.
 func table(t testing.TB) string {
-	return "isovet_" + strings.ToLower(strings.NewReplacer("/", "_", "-", "_").Replace(t.Name()))
+	n := strings.ToLower(strings.NewReplacer("/", "_", "-", "_").Replace(t.Name()))
+	return fmt.Sprintf("isovet_%.40s_%d", n, os.Getpid())
 }
 
 func run(t *testing.T, iso, wl string, o workload.Options) *history.History {

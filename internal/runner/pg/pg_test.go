@@ -3,6 +3,7 @@ package pg
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,8 +43,11 @@ func dsn(t testing.TB) string {
 	return d
 }
 
+// table names a table per test and per process, so that parallel tests and concurrent
+// test processes never share one.
 func table(t testing.TB) string {
-	return "isovet_" + strings.ToLower(strings.NewReplacer("/", "_", "-", "_").Replace(t.Name()))
+	n := strings.ToLower(strings.NewReplacer("/", "_", "-", "_").Replace(t.Name()))
+	return fmt.Sprintf("isovet_%.40s_%d", n, os.Getpid())
 }
 
 // run executes a workload on PostgreSQL at iso and returns the history.
