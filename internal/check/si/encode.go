@@ -44,7 +44,7 @@ type jkey struct {
 }
 
 // encode builds the solver problem for the undecided choices.
-func (m *model) encode(ctx context.Context, selectors bool) (*encoding, error) {
+func (m *model) encode(ctx context.Context, selectors bool, to acyclic.Options) (*encoding, error) {
 	d := m.d
 	s := sat.New(sat.Options{})
 	en := &encoding{m: m, s: s, and: make(map[[2]sat.Lit]sat.Lit)}
@@ -201,7 +201,7 @@ func (m *model) encode(ctx context.Context, selectors bool) (*encoding, error) {
 	if emitErr != nil {
 		return nil, emitErr
 	}
-	if err := en.attach(ctx, just); err != nil {
+	if err := en.attach(ctx, just, to); err != nil {
 		return nil, err
 	}
 	return en, nil
@@ -210,7 +210,7 @@ func (m *model) encode(ctx context.Context, selectors bool) (*encoding, error) {
 // attach creates the theory: the known induced graph, reduced to reachability among the
 // nodes justified edges touch when that is small enough, plus the justified edges. Theory
 // nodes are numbered in a topological order of the known induced graph.
-func (en *encoding) attach(ctx context.Context, just []jkey) error {
+func (en *encoding) attach(ctx context.Context, just []jkey, to acyclic.Options) error {
 	m := en.m
 	g := m.known()
 	order, ok := graph.Topo(g)
@@ -243,7 +243,7 @@ func (en *encoding) attach(ctx context.Context, just []jkey) error {
 	} else {
 		copy(tn, pos)
 	}
-	en.t = acyclic.New(en.s, n, acyclic.Options{})
+	en.t = acyclic.New(en.s, n, to)
 	if reduced {
 		for _, e := range red {
 			if err := en.t.AddFixed(int(tn[e[0]]), int(tn[e[1]])); err != nil {

@@ -135,6 +135,11 @@ func build(d *deps.Deps) *model {
 	for k, ws := range d.Writers {
 		for i, a := range ws {
 			for _, b := range ws[i+1:] {
+				if d.Before(a, b) || d.Before(b, a) {
+					// Real time orders them (strong SI, both committed): the time chain is a
+					// dep path, and deps derives the anti-dependencies (Deps.ReadFrom).
+					continue
+				}
 				pk := pairKey(a, b)
 				ci, ok := m.pairOf[pk]
 				if !ok {

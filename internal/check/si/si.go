@@ -54,6 +54,7 @@ import (
 	"isovet/internal/deps"
 	"isovet/internal/report"
 	"isovet/internal/sat"
+	"isovet/internal/sat/acyclic"
 )
 
 // Levels are the levels this package checks.
@@ -68,7 +69,9 @@ type Options struct {
 	Now func() time.Time
 	// SkipBasic skips the basic checks (tests use it to test the graph stages alone).
 	SkipBasic bool
-	_         struct{}
+	// Theory tunes the acyclicity theory (benchmarks compare settings).
+	Theory acyclic.Options
+	_      struct{}
 }
 
 // ErrNeedsTime is returned for strong snapshot isolation on a history without client
@@ -231,7 +234,7 @@ func (c *run) run() error {
 		rep.Verdict = report.Pass
 		return nil
 	}
-	en, err := m.encode(c.ctx, false)
+	en, err := m.encode(c.ctx, false, c.o.Theory)
 	if err != nil {
 		return err
 	}
@@ -253,7 +256,7 @@ func (c *run) run() error {
 		return nil
 	}
 	rep.Verdict = report.Fail
-	ens, err := m.encode(c.ctx, true)
+	ens, err := m.encode(c.ctx, true, c.o.Theory)
 	if err != nil {
 		return err
 	}
