@@ -30,7 +30,7 @@ var checkers = []Checker{
 		Levels:  ser.Levels,
 		Summary: "black-box serializability (plain, strong-session, strict): hyper-polygraph with pruning and a SAT solver over an acyclicity theory; every violation comes with a cycle",
 		Run: func(ctx context.Context, h *history.History, l Level, o Options) (*Report, error) {
-			rep, err := ser.Check(ctx, h, l, ser.Options{ClockSkew: o.ClockSkew, MaxAnomalies: o.MaxAnomalies, Parallelism: o.Parallelism})
+			rep, err := ser.Check(ctx, h, l, ser.Options{ClockSkew: o.ClockSkew, MaxAnomalies: o.MaxAnomalies, Parallelism: o.Parallelism, Now: o.Now})
 			if errors.Is(err, ser.ErrNeedsTime) {
 				return nil, fmt.Errorf("%w: %w", ErrNeedsTime, err)
 			}
