@@ -35,7 +35,7 @@ type Options struct {
 	DB        string // URL; default DefaultDB
 	Workload  string // generator name; default "rw-register"
 	Isolation string // level to ask a server for; default serializable (memdb: the URL's mode)
-	Txns      int    // transactions in all (templates; retries come on top); default 1000
+	Txns      int    // transactions in all, rounded up to a multiple of Sessions (retries come on top); default 1000
 	Sessions  int    // concurrent sessions; default 8
 	Seed      uint64
 	// Gen tunes the generator (keys, mix, distribution, duplicates); Seed, Sessions and the
