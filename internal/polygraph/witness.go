@@ -16,6 +16,10 @@ func (p *Polygraph) Forced(u, v int32) bool {
 type Alternative struct {
 	Options []Option
 	Cycle   []deps.Edge // nil if no cycle was found (should not happen for a true core)
+	// SelfContradictory is set when the chosen write orders alone order some transactions
+	// in a cycle (A before B, B before C, C before A). No execution makes such a choice, so
+	// the alternative explains nothing: witnesses skip it.
+	SelfContradictory bool
 }
 
 // maxAlternatives caps the combinations Explain enumerates.
@@ -126,7 +130,47 @@ func (p *Polygraph) alternative(core []int, choice []int) Alternative {
 		}
 	}
 	alt.Cycle = p.shortestCycle(extra)
+	alt.SelfContradictory = orderCycle(wwSel)
 	return alt
+}
+
+// orderCycle reports whether the chosen write orders (a before b) contain a cycle.
+func orderCycle[T any](sel []struct {
+	c    T
+	a, b int32
+}) bool {
+	succ := make(map[int32][]int32, len(sel))
+	for _, s := range sel {
+		succ[s.a] = append(succ[s.a], s.b)
+	}
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make(map[int32]int, len(succ))
+	var visit func(u int32) bool
+	visit = func(u int32) bool {
+		color[u] = grey
+		for _, v := range succ[u] {
+			switch color[v] {
+			case grey:
+				return true
+			case white:
+				if visit(v) {
+					return true
+				}
+			}
+		}
+		color[u] = black
+		return false
+	}
+	for u := range succ {
+		if color[u] == white && visit(u) {
+			return true
+		}
+	}
+	return false
 }
 
 // shortestCycle finds the shortest cycle through one of extra's edges in the known graph

@@ -138,6 +138,17 @@ func (w *witness) anomaly(alts []polygraph.Alternative) report.Anomaly {
 	var ruled []string
 	seen := make(map[history.TxnID]bool)
 	var txns []history.TxnID
+	// Alternatives whose write orders alone are cyclic explain nothing (no execution chooses
+	// them); keep them only if the enumeration, which is capped, found nothing else.
+	var useful []polygraph.Alternative
+	for _, alt := range alts {
+		if !alt.SelfContradictory {
+			useful = append(useful, alt)
+		}
+	}
+	if len(useful) > 0 {
+		alts = useful
+	}
 	for i, alt := range alts {
 		st := w.steps(alt.Cycle)
 		var opts []string
