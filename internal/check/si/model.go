@@ -7,6 +7,7 @@ import (
 	"isovet/history"
 	"isovet/internal/deps"
 	"isovet/internal/graph"
+	"isovet/internal/invariant"
 	"isovet/internal/report"
 )
 
@@ -69,6 +70,8 @@ type model struct {
 	rwOut  [][]int32 // known rw edges, by tail
 	rwIn   [][]int32
 	tail   [][]int32 // known tail edges ρ→b, by tail
+	// reader: nodes that may have rw out-edges (they read, or deps gave them one).
+	reader []bool
 
 	ww     []wwc
 	wr     []wrc
@@ -112,6 +115,17 @@ func build(d *deps.Deps) *model {
 		pairOf:      make(map[uint64]int32),
 		certReaders: make(map[wk][]int32),
 		succ:        make(map[wk][]int32),
+	}
+	m.reader = make([]bool, nn)
+	for t, rs := range d.ReadsOf {
+		m.reader[t] = len(rs) > 0
+	}
+	for _, es := range [2][]deps.Edge{d.Known, d.Guarded} {
+		for _, e := range es {
+			if e.Rel == report.RW {
+				m.reader[e.From] = true
+			}
+		}
 	}
 	for _, e := range d.Known {
 		m.addKnown(e, false)
@@ -229,8 +243,9 @@ func (m *model) star(u int32) int32 { return u + int32(m.nn) }
 func (m *model) split(e deps.Edge) (int32, int32) {
 	switch m.edgeKind(e) {
 	case kDep:
-		return e.From, m.star(e.To)
+		return e.From, m.port(e.To)
 	case kRW:
+		invariant.Assertf(m.reader[e.From], "si: rw edge %d→%d from a node not marked as a reader", e.From, e.To)
 		return m.star(e.From), e.To
 	default:
 		return e.From, e.To
@@ -248,9 +263,20 @@ func (m *model) raw(x, y int32) (u, v int32, k kind, ok bool) {
 		return x, y - n, kDep, true
 	case x >= n:
 		return x - n, y, kRW, true
-	default:
+	case m.d.Nodes[x].Kind == deps.NodeInitVersion:
 		return x, y, kTail, true
+	default:
+		return x, y, kDep, true // into a node that never anti-depends (see port)
 	}
+}
+
+// port returns the node a dep edge into v enters: v* when v may have rw out-edges (it
+// reads), else v itself (u*→u would be its only way on, so the two are one).
+func (m *model) port(v int32) int32 {
+	if m.reader[v] {
+		return m.star(v)
+	}
+	return v
 }
 
 // known builds the known split graph.
@@ -260,7 +286,7 @@ func (m *model) known() *graph.Digraph {
 	for u := range n {
 		g.AddEdge(u+n, u)
 		for _, v := range m.depOut[u] {
-			g.AddEdge(u, v+n)
+			g.AddEdge(u, m.port(v))
 		}
 		for _, v := range m.tail[u] {
 			g.AddEdge(u, v)
