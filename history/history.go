@@ -247,3 +247,19 @@ func (h *History) HasTime() bool {
 func (h *History) HasTimestamps() bool {
 	return len(h.Txns) > 0 && !slices.ContainsFunc(h.Txns, func(t Txn) bool { return !t.HasTimestamps })
 }
+
+// PlaceholderSession is the source id of the session in which readers put placeholder
+// transactions: writers that reads name but that no log holds (a Cobra or Vbox directory
+// missing a file). Their writes are inferred from the reads that name them; checkers must
+// not pass a history on their account.
+const PlaceholderSession = "missing-writers"
+
+// Placeholders returns the placeholder transactions of h (see [PlaceholderSession]).
+func (h *History) Placeholders() []TxnID {
+	for _, s := range h.Sessions {
+		if str, ok := s.Source.Str(); ok && str == PlaceholderSession {
+			return s.Txns
+		}
+	}
+	return nil
+}

@@ -57,9 +57,6 @@ const (
 
 const formatName = "cobra"
 
-// MissingSession is the source id of the session holding placeholder writers.
-const MissingSession = "missing-writers"
-
 // ErrUnknownWriter is wrapped when a read names a writer that is not in the history.
 var ErrUnknownWriter = errors.New("cobra: read names a writer that is not in the history")
 
@@ -369,7 +366,7 @@ func (d *Decoder) placeholders(b *history.Builder) error {
 	if len(order) == 0 {
 		return nil
 	}
-	s := b.NewSession(history.Str(MissingSession))
+	s := b.NewSession(history.Str(history.PlaceholderSession))
 	for _, id := range order {
 		t := b.BeginTxn(s, history.Int(id), history.OutcomeAborted)
 		d.txns[id] = t

@@ -285,12 +285,12 @@ type counts struct {
 func count(h *history.History) counts {
 	var c counts
 	for _, s := range h.Sessions {
-		if s.Source != history.Str(MissingSession) {
+		if s.Source != history.Str(history.PlaceholderSession) {
 			c.Files++
 		}
 	}
 	for _, t := range h.Txns {
-		if h.Sessions[t.Session].Source == history.Str(MissingSession) {
+		if h.Sessions[t.Session].Source == history.Str(history.PlaceholderSession) {
 			c.Placeholders++
 			continue
 		}

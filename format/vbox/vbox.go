@@ -68,9 +68,6 @@ import (
 
 const formatName = "vbox"
 
-// MissingSession is the source id of the session holding placeholder writers.
-const MissingSession = "missing-writers"
-
 // ErrUnknownWriter is wrapped when a read names a writer op that is not in the history.
 var ErrUnknownWriter = errors.New("vbox: read names a writer that is not in the history")
 
@@ -528,7 +525,7 @@ func (d *Decoder) placeholders(b *history.Builder) error {
 			outcomes[uint32(id)] = t.Outcome
 		}
 	}
-	s := b.NewSession(history.Str(MissingSession))
+	s := b.NewSession(history.Str(history.PlaceholderSession))
 	for _, tid := range order {
 		outcome := history.OutcomeUnknown
 		if seen[tid] == 1 {

@@ -282,7 +282,7 @@ type counts struct {
 func count(h *history.History) counts {
 	var c counts
 	for _, t := range h.Txns {
-		if h.Sessions[t.Session].Source == history.Str(MissingSession) {
+		if h.Sessions[t.Session].Source == history.Str(history.PlaceholderSession) {
 			c.Placeholders++
 			continue
 		}

@@ -97,40 +97,36 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	return rep, nil
 }
 
-// MissingSession is the session in which the Cobra and Vbox readers put placeholder
-// transactions for writers that reads name but no log holds (format/cobra.MissingSession).
-const MissingSession = "missing-writers"
-
-// placeholderCaveat turns a Pass into Unknown when the history holds placeholder writers:
-// their other operations were never recorded, so a pass proves nothing about them. A
-// witness that involves one gets a note: its writes were inferred from the reads naming it.
+// placeholderCaveat turns a Pass into Unknown when the history holds placeholder writers
+// ([history.PlaceholderSession]): their other operations were never recorded, so a pass
+// proves nothing about them. A witness that involves one gets a note: its writes were
+// inferred from the reads naming it, and its outcome is the reader's reading of the format.
 func placeholderCaveat(h *history.History, rep *report.Report) {
-	for _, s := range h.Sessions {
-		if str, ok := s.Source.Str(); !ok || str != MissingSession || len(s.Txns) == 0 {
-			continue
-		}
-		if rep.Verdict == report.Pass {
-			rep.Verdict = report.Unknown
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%d transactions are placeholders for writers that reads name but no log holds; no violation is visible in what was recorded, but their other operations are unknown, so the history cannot be passed", len(s.Txns)))
+	ph := h.Placeholders()
+	if len(ph) == 0 {
+		return
+	}
+	if rep.Verdict == report.Pass {
+		rep.Verdict = report.Unknown
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d transactions are placeholders for writers that reads name but no log holds; no violation is visible in what was recorded, but their other operations are unknown, so the history cannot be passed", len(ph)))
+		return
+	}
+	isPh := make(map[history.TxnID]bool, len(ph))
+	for _, t := range ph {
+		isPh[t] = true
+	}
+	for _, a := range rep.Anomalies {
+		for _, t := range a.Txns {
+			if !isPh[t] {
+				continue
+			}
+			note := fmt.Sprintf("a witness involves %s, a placeholder the reader made for a writer no log holds: its writes are inferred from the reads that name it", h.Name(t))
+			if h.Txns[t].Outcome == history.OutcomeAborted {
+				note += "; it is taken as aborted, as the format's contract says (Cobra logs every committed transaction and no aborted one; a Vbox transaction id logged once, by an aborted transaction, names that transaction): if log files were lost or two runs were mixed in one directory, this is where to look"
+			}
+			rep.Notes = append(rep.Notes, note)
 			return
 		}
-		ph := make(map[history.TxnID]bool, len(s.Txns))
-		for _, t := range s.Txns {
-			ph[t] = true
-		}
-		for _, a := range rep.Anomalies {
-			for _, t := range a.Txns {
-				if ph[t] {
-					note := fmt.Sprintf("a witness involves %s, a placeholder the reader made for a writer no log holds: its writes are inferred from the reads that name it", h.Name(t))
-					if h.Txns[t].Outcome == history.OutcomeAborted {
-						note += "; it is taken as aborted, as the format's contract says (Cobra logs every committed transaction and no aborted one; a Vbox transaction id logged once, by an aborted transaction, names that transaction): if log files were lost or two runs were mixed in one directory, this is where to look"
-					}
-					rep.Notes = append(rep.Notes, note)
-					return
-				}
-			}
-		}
-		return
 	}
 }
 
