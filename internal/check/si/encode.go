@@ -207,15 +207,15 @@ func (m *model) encode(ctx context.Context, selectors bool, to acyclic.Options) 
 	return en, nil
 }
 
-// attach creates the theory: the known induced graph, reduced to reachability among the
+// attach creates the theory: the known split graph, reduced to reachability among the
 // nodes justified edges touch when that is small enough, plus the justified edges. Theory
-// nodes are numbered in a topological order of the known induced graph.
+// nodes are numbered in a topological order of the known split graph.
 func (en *encoding) attach(ctx context.Context, just []jkey, to acyclic.Options) error {
 	m := en.m
 	g := m.known()
 	order, ok := graph.Topo(g)
 	if !ok {
-		return errors.New("si: encoding a cyclic known induced graph (prune first)")
+		return errors.New("si: encoding a cyclic known split graph (prune first)")
 	}
 	pos := graph.Positions(order)
 	var terms []int32

@@ -298,7 +298,7 @@ func (m *model) known() *graph.Digraph {
 	return g
 }
 
-// violation is a contradiction found by pruning: the known induced graph is cyclic, or
+// violation is a contradiction found by pruning: the known split graph is cyclic, or
 // every option of a choice closes a cycle.
 type violation struct {
 	cycles  [][]deps.Edge // raw edges, one cycle per option (one for a known cycle)
@@ -313,7 +313,7 @@ type option struct {
 	writer int32
 }
 
-// prune removes options whose induced edges close a cycle with the known induced graph,
+// prune removes options whose edges close a cycle with the known split graph,
 // to a fixpoint (PolySI Alg. 2, with reachability over the induced graph: a raw path
 // through two consecutive rw edges is not an induced path).
 func (m *model) prune(ctx context.Context) (*violation, error) {

@@ -12,7 +12,7 @@
 //
 // # Pipeline
 //
-//		basic checks ─▶ deps.Build ─▶ build ─▶ prune ─▶ encode ─▶ sat.Solve (+ acyclic) ─▶ witness
+//	basic checks ─▶ deps.Build ─▶ build ─▶ prune ─▶ encode ─▶ sat.Solve (+ acyclic) ─▶ witness
 //
 //	  - build: the generalized polygraph with duplicate values allowed (VeriStrong's
 //	    hyper-polygraph): one WW choice per unordered pair of writers, merged across the keys
@@ -20,19 +20,22 @@
 //	    writers, one commit variable per transaction of unknown outcome. Raw edges keep their
 //	    kind: dep (so, wr, ww, rt), rw, and tail (ρ(k)→writer, the second half of an
 //	    anti-dependency on the initial version, which never composes further).
-//	  - prune (PolySI Alg. 2): each pass builds the known induced graph and its reachability
-//	    once, then eliminates every option one of whose induced edges (its dep edges, its dep
-//	    edges followed by known rw edges, known dep edges followed by its rw edges) closes a
-//	    cycle, and fixes choices left with one option. Reachability is reflexive: an induced
-//	    self-loop (T -so-> R -rw-> T) is a cycle.
-//	  - encode: every raw edge is justified by a conjunction of literals, every induced edge
-//	    by its raw edge's or by the union of a dep and a following rw edge's; the acyclicity
-//	    theory (internal/sat/acyclic) keeps the induced graph acyclic through composite edges.
-//	    An induced self-loop becomes a clause.
+//	  - split graph (model.go): two nodes per node u, u and u* ("reached by a dep edge"); a
+//	    dep edge u→v is u→v*, an rw edge u→v is u*→v, and u*→u. Its cycles are exactly those
+//	    of the induced graph, with one edge per raw edge instead of one composite edge per
+//	    (dep in-edge, rw out-edge) pair of every node.
+//	  - prune (PolySI Alg. 2): each pass builds the known split graph and its reachability
+//	    once, then eliminates every option one of whose edges closes a cycle (also a dep edge
+//	    and an rw edge of the option itself, composed), and fixes choices left with one
+//	    option. An induced self-loop (T -so-> R -rw-> T) is a cycle.
+//	  - encode: every raw edge is justified by a conjunction of literals and is one edge of
+//	    the acyclicity theory (internal/sat/acyclic) over the split graph: a plain edge, a
+//	    composite edge (a ∧ b: an anti-dependency a write order and a read choice derive), or
+//	    an auxiliary AND variable first.
 //	  - witness (PolySI Alg. 3, reconstructed): a violation found by pruning is the cycle of
 //	    each option it ruled out; one only the solver finds is shrunk to a minimal set of
 //	    choices (selectors, failed assumptions, deletion), and every combination of their
-//	    options is replayed on the known induced graph for its shortest cycle. Each cycle is
+//	    options is replayed on the known split graph for its shortest cycle. Each cycle is
 //	    expanded back into raw steps with reasons (restoring the writer of every
 //	    anti-dependency), the shortest names the anomaly (classify.go), and every combination
 //	    is a RuledOut sentence: together they form a complete adjoining cycle set (App. E).
