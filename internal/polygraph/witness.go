@@ -130,18 +130,20 @@ func (p *Polygraph) alternative(core []int, choice []int) Alternative {
 		}
 	}
 	alt.Cycle = p.shortestCycle(extra)
-	alt.SelfContradictory = orderCycle(wwSel)
+	pairs := make([][2]int32, len(wwSel))
+	for i, w := range wwSel {
+		pairs[i] = [2]int32{w.a, w.b}
+	}
+	alt.SelfContradictory = CyclicOrder(pairs)
 	return alt
 }
 
-// orderCycle reports whether the chosen write orders (a before b) contain a cycle.
-func orderCycle[T any](sel []struct {
-	c    T
-	a, b int32
-}) bool {
-	succ := make(map[int32][]int32, len(sel))
-	for _, s := range sel {
-		succ[s.a] = append(succ[s.a], s.b)
+// CyclicOrder reports whether the chosen orders (pairs {a, b}: a before b) contain a cycle:
+// a combination of choices that no execution makes.
+func CyclicOrder(pairs [][2]int32) bool {
+	succ := make(map[int32][]int32, len(pairs))
+	for _, p := range pairs {
+		succ[p[0]] = append(succ[p[0]], p[1])
 	}
 	const (
 		white = iota

@@ -55,6 +55,7 @@ import (
 	"isovet/internal/anomaly"
 	"isovet/internal/check/basic"
 	"isovet/internal/deps"
+	"isovet/internal/polygraph"
 	"isovet/internal/report"
 	"isovet/internal/sat"
 	"isovet/internal/sat/acyclic"
@@ -366,5 +367,10 @@ func (m *model) alternative(core []int, choice []int) alternative {
 		}
 	}
 	alt.cycle = m.shortestCycle(extra)
+	pairs := make([][2]int32, len(wws))
+	for i, w := range wws {
+		pairs[i] = [2]int32{w.a, w.b}
+	}
+	alt.selfContradictory = polygraph.CyclicOrder(pairs)
 	return alt
 }

@@ -234,12 +234,26 @@ func (w *witness) option(o option) string {
 type alternative struct {
 	options []option
 	cycle   []deps.Edge
+	// selfContradictory: the chosen write orders alone are cyclic, which no execution
+	// chooses; such an alternative explains nothing.
+	selfContradictory bool
 }
 
 // anomaly builds the report anomaly from the alternatives that were ruled out: the
 // shortest cycle is the anomaly's; every alternative is a RuledOut sentence; the
 // transactions of all of them are the anomaly's.
 func (w *witness) anomaly(alts []alternative) report.Anomaly {
+	// Keep alternatives whose write orders contradict themselves only if the enumeration,
+	// which is capped, found nothing else.
+	var useful []alternative
+	for _, a := range alts {
+		if !a.selfContradictory {
+			useful = append(useful, a)
+		}
+	}
+	if len(useful) > 0 {
+		alts = useful
+	}
 	// PolySI's Resolve step: edges pruning forced are effects of the violation, not its
 	// cause; prefer the cycle with the fewest of them, then the shortest.
 	forced := func(cyc []deps.Edge) int {
