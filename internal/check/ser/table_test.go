@@ -57,9 +57,6 @@ func TestFixtureTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range es {
-			if e.Name() == "huge-scc.edn" && os.Getenv("ISOVET_BIG") == "" {
-				continue
-			}
 			p := filepath.Join(dir, e.Name())
 			if strings.Contains(dir, "dbcop") {
 				p = filepath.Join(p, "history.bincode")
