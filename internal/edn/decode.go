@@ -788,6 +788,7 @@ func (d *Decoder) str(p Pos) (string, error) {
 	i := 1
 	esc := false
 	for {
+	scan:
 		for d.p+i < d.n {
 			c := d.buf[d.p+i]
 			if c == '"' {
@@ -808,9 +809,12 @@ func (d *Decoder) str(p Pos) (string, error) {
 			}
 			switch {
 			case c == '\\':
+				if d.p+i+1 >= d.n {
+					break scan // read the escaped byte before looking at it (it may be a newline)
+				}
 				esc = true
 				i++ // the escaped byte cannot end the string
-				if d.p+i < d.n && d.buf[d.p+i] == '\n' {
+				if d.buf[d.p+i] == '\n' {
 					d.newline(d.p + i)
 				}
 			case c == '\n':
