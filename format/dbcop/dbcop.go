@@ -169,8 +169,16 @@ func (d *Decoder) Decode(rd io.Reader, name string, b *history.Builder) error {
 	if r.err != nil {
 		return r.err
 	}
-	if h.Nodes*h.TxnsPerNode < 1<<26 && h.EventsPerTxn < 1<<10 {
-		b.Grow(int(h.Nodes*h.TxnsPerNode), int(h.Nodes*h.TxnsPerNode*h.EventsPerTxn))
+	// The header's counts size the builder, but they are untrusted: a hint never exceeds what
+	// the bytes that follow could hold (each transaction takes at least txnMin bytes, each
+	// event eventSize), so a lying header cannot make the reader allocate gigabytes.
+	if maxTxns, maxOps := uint64(len(data)/txnMin), uint64(len(data)/eventSize); h.Nodes <= maxTxns && h.TxnsPerNode <= maxTxns && h.Nodes*h.TxnsPerNode <= maxTxns {
+		txns := h.Nodes * h.TxnsPerNode
+		ops := maxOps
+		if h.EventsPerTxn <= maxOps && txns*h.EventsPerTxn <= maxOps {
+			ops = txns * h.EventsPerTxn
+		}
+		b.Grow(int(txns), int(ops))
 	}
 	b.SetInitial(b.IntValue(0))
 	for si := range nsess {
