@@ -11,6 +11,17 @@
 // store keeps the recent versions of each key (older ones are trimmed; a transaction whose
 // snapshot needs a trimmed version aborts with [ErrConflict]).
 //
+// Tables ([DB.CreateTable]) hold rows: an int64 primary key and a fixed number of int64
+// columns. Each row is stored as an item whose versions carry the row image (a nil image
+// is a row that does not exist: not yet inserted, or deleted), so every mode and fault
+// treats rows as it treats registers. [Tx.Scan] is a predicate read (the rows whose column
+// lies in a range, as the transaction sees them), [Tx.Update] a predicate write (evaluate
+// like Scan, then write each matching row), [Tx.Insert] and [Tx.Delete] write one row. In
+// serializable mode a transaction also records every predicate it evaluated, and
+// validation fails when a row changed since the snapshot such that the predicate's answer
+// is stale: the version seen matched (the row was returned and is overwritten) or the
+// latest version matches (a phantom: a row inserted into, or moved into, the range).
+//
 // Time is logical: a counter advanced by each commit. The package never reads the clock.
 // [Tx.Timestamps] returns a transaction's start (snapshot) and commit timestamps, which the
 // runner records so that the timestamp checker (Chronos) can check memdb histories.
@@ -58,6 +69,11 @@
 //	intermediate-read  all        installs a transaction's writes of a     G1b intermediate read
 //	                              key in reverse order, so the first,      (read committed and
 //	                              overwritten value is the one others see  above)
+//	phantom            ser        predicate validation checks only the     phantom: predicate
+//	                              rows a predicate returned, not rows      write skew, a G2 cycle
+//	                              that entered its range since the         through a predicate
+//	                              snapshot (inserts, updates into the      anti-dependency
+//	                              range)                                   (serializable)
 //
 // # Concurrency
 //

@@ -61,10 +61,11 @@ const (
 	LongFork
 	AbortedRead
 	IntermediateRead
+	Phantom
 	numFaults = iota
 )
 
-var faultNames = [numFaults]string{"lost-update", "stale-read", "fractured-read", "long-fork", "aborted-read", "intermediate-read"}
+var faultNames = [numFaults]string{"lost-update", "stale-read", "fractured-read", "long-fork", "aborted-read", "intermediate-read", "phantom"}
 
 // Faults returns every single fault, in order.
 func Faults() []Fault {
@@ -129,12 +130,13 @@ var (
 
 // DB is an in-memory multi-version store. It is safe for concurrent use.
 type DB struct {
-	mu    sync.Mutex
-	opts  Options
-	clock uint64 // timestamp of the last commit
-	items map[string]*item
-	rnd   *rand.Rand
-	txns  uint64
+	mu     sync.Mutex
+	opts   Options
+	clock  uint64 // timestamp of the last commit
+	items  map[string]*item
+	tables map[string]*table
+	rnd    *rand.Rand
+	txns   uint64
 }
 
 type version struct {
@@ -143,6 +145,7 @@ type version struct {
 	val  int64
 	list []int64 // list value (immutable once installed)
 	isL  bool
+	row  []int64 // a table row's column values (immutable); nil: the row does not exist
 }
 
 type item struct {
@@ -178,6 +181,10 @@ type write struct {
 	isL  bool // an append of val
 	seq  int  // position among the txn's writes
 	list []int64
+	// Row writes: the table, the row's key and its new column values (nil: deleted).
+	tbl *table
+	rk  int64
+	row []int64
 }
 
 // Tx is a transaction. Use it from one goroutine.
@@ -189,7 +196,11 @@ type Tx struct {
 	commit uint64
 	writes []write  // in program order
 	reads  []string // keys read before being written (validation); may repeat
-	done   bool
+	// rowW indexes the latest write of each row in writes; preds are the predicates read
+	// (validation in serializable mode).
+	rowW  map[rowRef]int
+	preds []predRead
+	done  bool
 }
 
 // last returns the index in tx.writes of the latest write of k. Transactions are small, so
@@ -205,6 +216,9 @@ func (tx *Tx) last(k string) (int, bool) {
 
 // final reports whether write i is the last write of its key.
 func (tx *Tx) final(i int) bool {
+	if w := &tx.writes[i]; w.tbl != nil {
+		return tx.rowW[rowRef{w.tbl, w.rk}] == i
+	}
 	j, _ := tx.last(tx.writes[i].k)
 	return j == i
 }
@@ -258,7 +272,7 @@ func (tx *Tx) visible(k string, it *item) *version {
 		}
 		return nil
 	}
-	snap := tx.snap[half(k)]
+	snap := tx.snapOf(k)
 	for i := len(it.vs) - 1; i >= 0; i-- {
 		v := &it.vs[i]
 		if (v.ts > 0 || v.txn == 0) && v.ts <= snap {
@@ -266,6 +280,14 @@ func (tx *Tx) visible(k string, it *item) *version {
 		}
 	}
 	return nil
+}
+
+// snapOf returns the snapshot tx reads k at (the halves differ only under long-fork).
+func (tx *Tx) snapOf(k string) uint64 {
+	if tx.db.opts.Faults&LongFork == 0 {
+		return tx.snap[0]
+	}
+	return tx.snap[half(k)]
 }
 
 // trimmed reports whether the version tx needs of it may have been dropped.
@@ -343,18 +365,45 @@ func (tx *Tx) put(k string, v int64, isList bool) error {
 		}
 		w.list = append(slices.Clip(base), v)
 	}
+	return tx.putW(w)
+}
+
+// putW takes the write lock (read committed) or installs the dirty version
+// (read-uncommitted) and adds w to the transaction's writes.
+func (tx *Tx) putW(w write) error {
+	w.seq = len(tx.writes)
 	switch tx.db.opts.Mode {
 	case ReadUncommitted:
 		if err := tx.putDirty(w); err != nil {
 			return err
 		}
 	case ReadCommitted:
-		if err := tx.lock(k); err != nil {
+		if err := tx.lock(&w); err != nil {
 			return err
 		}
 	}
+	if w.tbl != nil {
+		if tx.rowW == nil {
+			tx.rowW = make(map[rowRef]int)
+		}
+		tx.rowW[rowRef{w.tbl, w.rk}] = len(tx.writes)
+	}
 	tx.writes = append(tx.writes, w)
 	return nil
+}
+
+// itemFor returns the item w writes, creating (and, for a row, registering) it; db.mu is
+// held.
+func (db *DB) itemFor(w *write) *item {
+	it := db.items[w.k]
+	if it == nil {
+		it = &item{}
+		db.items[w.k] = it
+		if w.tbl != nil {
+			w.tbl.register(w.rk, w.k, it)
+		}
+	}
+	return it
 }
 
 // listBase returns the list an append at k extends: the txn's own latest, else what it sees.
@@ -385,16 +434,13 @@ func (tx *Tx) listBase(k string) ([]int64, error) {
 	return nil, nil
 }
 
-// lock takes the write lock on k (read committed: no dirty writes), no-wait.
-func (tx *Tx) lock(k string) error {
+// lock takes the write lock on w's key (read committed: no dirty writes), no-wait.
+func (tx *Tx) lock(w *write) error {
 	db := tx.db
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	it := db.items[k]
-	if it == nil {
-		it = &item{}
-		db.items[k] = it
-	}
+	k := w.k
+	it := db.itemFor(w)
 	if it.locked != 0 && it.locked != tx.id {
 		tx.abortLocked()
 		return fmt.Errorf("%w: key %s is being written by another transaction", ErrConflict, k)
@@ -417,11 +463,7 @@ func (tx *Tx) putDirty(w write) error {
 	db := tx.db
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	it := db.items[w.k]
-	if it == nil {
-		it = &item{}
-		db.items[w.k] = it
-	}
+	it := db.itemFor(&w)
 	if it.locked != 0 && it.locked != tx.id {
 		tx.abortLocked()
 		return fmt.Errorf("%w: key %s is being written by another transaction", ErrConflict, w.k)
@@ -430,7 +472,7 @@ func (tx *Tx) putDirty(w write) error {
 	if w.isL && len(it.vs) > 0 {
 		w.list = append(slices.Clip(it.vs[len(it.vs)-1].list), w.val)
 	}
-	it.vs = append(it.vs, version{txn: tx.id, val: w.val, list: w.list, isL: w.isL})
+	it.vs = append(it.vs, version{txn: tx.id, val: w.val, list: w.list, isL: w.isL, row: w.row})
 	return nil
 }
 
@@ -471,7 +513,7 @@ func (tx *Tx) validate() error {
 		if it == nil || len(it.vs) == 0 {
 			return false
 		}
-		return it.vs[len(it.vs)-1].ts > tx.snap[half(k)]
+		return it.vs[len(it.vs)-1].ts > tx.snapOf(k)
 	}
 	if f&LostUpdate == 0 {
 		for _, w := range tx.writes {
@@ -487,6 +529,11 @@ func (tx *Tx) validate() error {
 			}
 			if newer(k) {
 				return fmt.Errorf("%w: key %s, read by this transaction, was overwritten before it committed", ErrConflict, k)
+			}
+		}
+		for i := range tx.preds {
+			if err := tx.validatePred(&tx.preds[i]); err != nil {
+				return err
 			}
 		}
 	}
@@ -522,19 +569,18 @@ func (tx *Tx) install() {
 				continue
 			}
 			w := &tx.writes[i]
-			k := w.k
-			v := version{ts: db.clock, txn: tx.id, val: w.val, list: w.list, isL: w.isL}
+			v := version{ts: db.clock, txn: tx.id, val: w.val, list: w.list, isL: w.isL, row: w.row}
 			if w.isL {
-				v.list = tx.rebase(k)
+				v.list = tx.rebase(w.k)
 			}
-			db.installOne(k, v)
+			db.installOne(w, v)
 		}
 		return
 	}
 	// The bug: every write is installed, last write first, so the first one wins.
 	for i := len(order) - 1; i >= 0; i-- {
 		w := &order[i]
-		db.installOne(w.k, version{ts: db.clock, txn: tx.id, val: w.val, list: w.list, isL: w.isL})
+		db.installOne(w, version{ts: db.clock, txn: tx.id, val: w.val, list: w.list, isL: w.isL, row: w.row})
 	}
 }
 
@@ -554,12 +600,8 @@ func (tx *Tx) rebase(k string) []int64 {
 	return slices.Clip(out)
 }
 
-func (db *DB) installOne(k string, v version) {
-	it := db.items[k]
-	if it == nil {
-		it = &item{}
-		db.items[k] = it
-	}
+func (db *DB) installOne(w *write, v version) {
+	it := db.itemFor(w)
 	if len(it.vs) >= db.opts.KeepVersions {
 		keep := db.opts.KeepVersions / 2
 		it.vs = append(it.vs[:0], it.vs[len(it.vs)-keep:]...)

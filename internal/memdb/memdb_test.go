@@ -184,7 +184,7 @@ func TestParse(t *testing.T) {
 	if _, err := ParseFault("nope"); err == nil {
 		t.Error("ParseFault(nope) succeeded")
 	}
-	if len(Faults()) != 6 {
+	if len(Faults()) != 7 {
 		t.Errorf("Faults() has %d entries", len(Faults()))
 	}
 }

@@ -36,9 +36,14 @@ const (
 	OpWrite           // write a register
 	OpAppend          // append an element to a list
 	OpReadList        // read a whole list
+	// Row operations on the workload's [Table]; their details are in [Op.Row].
+	OpPredRead  // SELECT every row whose column Row.Range.Col lies in [Lo, Hi]
+	OpPredWrite // UPDATE every column of those rows (Row.Set)
+	OpInsert    // INSERT row Row.Key with payloads Row.Vals, maybe only under a condition
+	OpDelete    // DELETE a row an earlier predicate read returned, maybe only under a condition
 )
 
-var opNames = [...]string{"invalid", "read", "write", "append", "read-list"}
+var opNames = [...]string{"invalid", "read", "write", "append", "read-list", "pred-read", "pred-write", "insert", "delete"}
 
 func (k OpKind) String() string {
 	if int(k) < len(opNames) {
@@ -58,6 +63,63 @@ type Op struct {
 	Delta int64
 	// Dup: write Delta itself as the value (a duplicate-value workload), with no fresh tag.
 	Dup bool
+	// Row holds the details of a row operation (OpPredRead, OpPredWrite, OpInsert,
+	// OpDelete); nil for key-value operations. For a conditional OpInsert or OpDelete, From
+	// is the index of the predicate read of the same transaction it depends on.
+	Row *RowOp
+}
+
+// RowOp details a row operation on the workload's [Table].
+type RowOp struct {
+	// Range is the predicate of OpPredRead and OpPredWrite.
+	Range Range
+	// Set gives the new payload of every value column (not the tag column) of each row an
+	// OpPredWrite updates.
+	Set []Assign
+	// Key and Vals are the row an OpInsert inserts: its primary key and the payload of every
+	// value column (the tag column gets the write's fresh tag).
+	Key  int64
+	Vals []int64
+	// Cond makes an OpInsert or OpDelete conditional on the predicate read From: an insert
+	// runs only when that read returned fewer than Cond rows, a delete only when it returned
+	// at least Cond rows. 0: unconditional (an insert; a delete needs From).
+	Cond int
+	// Pick chooses the row an OpDelete deletes: the (Pick mod n)-th of the n rows the
+	// predicate read From returned, in key order.
+	Pick int
+}
+
+// Range is a range predicate Lo <= column Col <= Hi over a value column of the [Table]
+// (Col indexes Table.Cols).
+type Range struct {
+	Col    int
+	Lo, Hi int64
+}
+
+// Assign is the new payload of one column in an UPDATE: (k*Mul + Add) mod Domain for the row
+// with key k (Mul 0: the constant Add mod Domain). A per-row function of the key keeps the
+// rows an update touches spread over the domain, so range sizes keep their meaning, and the
+// new image stays fully known: the runner computes it from the keys the UPDATE returns.
+type Assign struct{ Mul, Add int64 }
+
+// Value returns the payload Assign a gives the row with key k in a domain of size d.
+func (a Assign) Value(k, d int64) int64 {
+	v := (k*a.Mul + a.Add) % d
+	if v < 0 {
+		v += d
+	}
+	return v
+}
+
+// Table describes the relational table row workloads use: an int64 primary key k, the value
+// columns Cols (int64 payloads in [0, Domain)) and a tag column TagCol that every insert and
+// update sets to a number drawn fresh for that write, so that every row image written is
+// unique per key (the checker identifies versions by value).
+type Table struct {
+	Name   string   // relation name recorded in predicates, e.g. "t"
+	Cols   []string // value columns, e.g. v1, v2
+	TagCol string   // e.g. "w"
+	Domain int64
 }
 
 // Value returns the value op o writes given the values its transaction has read so far
@@ -93,6 +155,11 @@ type Workload struct {
 	// Invariant, when set, is the sum of the payloads of Keys in every consistent state
 	// (the bank's total balance).
 	Invariant *int64
+	// Table, when set, is the table row operations work on; Load then holds the
+	// transactions that fill it (unconditional inserts), which the runner runs and records,
+	// in order, in a session of their own before the sessions start.
+	Table *Table
+	Load  []Txn
 }
 
 // NumTxns returns the number of transaction templates.
@@ -154,7 +221,14 @@ type Options struct {
 	DupKeyShare float64 // share of keys with duplicate values (default 0.5)
 	DupValues   int     // value space for duplicates (default 100)
 	DupTheta    float64 // Zipf skew of duplicate values (default 0.5)
-	_           struct{}
+	// RangeMax bounds the rows a blindw-pred predicate is expected to match: the range width
+	// is uniform in [1, RangeMax] over a domain as large as the table, so the number of
+	// qualifying rows is roughly uniform in [1, RangeMax] (default Keys/10: [1, 1000] for
+	// Vbox's 10,000 rows).
+	RangeMax int
+	// PredOps is the number of predicate operations per blindw-pred transaction (default 1).
+	PredOps int
+	_       struct{}
 }
 
 // EnsureDefaults fills in zero fields.
@@ -200,6 +274,9 @@ func (o *Options) Validate() error {
 	if o.HotFraction <= 0 || o.HotFraction > 1 || o.HotProb < 0 || o.HotProb > 1 {
 		errs = append(errs, errors.New("hotspot fraction and probability must be in (0, 1]"))
 	}
+	if o.RangeMax < 0 || o.PredOps < 0 {
+		errs = append(errs, errors.New("range size and predicate operations per transaction must not be negative"))
+	}
 	return errors.Join(errs...)
 }
 
@@ -220,6 +297,8 @@ var generators = []Generator{
 	{"rubis", "RUBiS subset: register, bid, buy-now, view-item, comment", genRUBiS},
 	{"write-skew", "pairs of keys; each transaction reads both and writes one (write skew under SI)", genWriteSkew},
 	{"rmw", "read-modify-write increments of a few counters (lost updates)", genRMW},
+	{"blindw-pred", "BlindW-Pred (Vbox): range reads and range updates over a (k, v1, v2) table", genBlindWPred},
+	{"pred-write-skew", "range reads that insert into (or delete from) the range they read: phantoms under SI", genPredWriteSkew},
 }
 
 // Generators returns the registered generators.
