@@ -3,7 +3,6 @@ package ts
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 
 	"isovet/history"
@@ -133,20 +132,42 @@ func (x rref) cmp(p opos) int {
 	return x.r.t.id.Compare(p.id)
 }
 
-// searchRS returns the index of the first read in rs whose snapshot is after p.
+// searchRS returns the index of the first read in rs whose snapshot is after p. Arrivals
+// come mostly in commit order, so the end is tried first; the search is written out (no
+// closure) because it runs for every external read and every write.
 func searchRS(rs []rref, p opos) int {
-	if n := len(rs); n == 0 || rs[n-1].cmp(p) <= 0 {
+	n := len(rs)
+	if n == 0 || rs[n-1].cmp(p) <= 0 {
 		return n
 	}
-	return sort.Search(len(rs), func(j int) bool { return rs[j].cmp(p) > 0 })
+	lo, hi := 0, n-1 // rs[hi] is after p
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if rs[m].cmp(p) > 0 {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
 }
 
 // searchVS returns the index of the first version in vs whose commit is at or after p.
 func searchVS(vs []vent, p opos) int {
-	if n := len(vs); n == 0 || vs[n-1].cmp(p) < 0 {
+	n := len(vs)
+	if n == 0 || vs[n-1].cmp(p) < 0 {
 		return n
 	}
-	return sort.Search(len(vs), func(i int) bool { return vs[i].cmp(p) >= 0 })
+	lo, hi := 0, n-1 // vs[hi] is at or after p
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if vs[m].cmp(p) >= 0 {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
 }
 
 // vent is a version in a key's list, with its commit position inline.
@@ -171,10 +192,9 @@ type okey struct {
 	isL   bool
 }
 
-// vref names a version for collection.
+// vref names a version for collection: the key t wrote (at t.ck).
 type vref struct {
 	key *okey
-	ck  opos
 	t   *otxn
 }
 
@@ -243,7 +263,8 @@ type Online struct {
 	settled int     // fifo[:settled] are settled
 	minq    []*otxn // monotonic deque of fifo by snapshot, for the horizon
 
-	vq       []vref // versions in arrival order, for collection
+	vq       []vref // versions in arrival order, for collection: vq[vqHead:]
+	vqHead   int
 	deferred []vref
 	horizon  opos
 	hasHoriz bool
@@ -294,7 +315,8 @@ func (s *idset) rotate(now time.Time, every time.Duration) {
 		return
 	}
 	s.pi, s.ps = s.ci, s.cs
-	s.ci, s.cs = map[int64]struct{}{}, map[history.Datum]struct{}{}
+	// Sized like the generation it replaces, so that it does not grow step by step.
+	s.ci, s.cs = make(map[int64]struct{}, len(s.pi)), make(map[history.Datum]struct{}, len(s.ps))
 	s.rotated = now
 }
 
@@ -539,7 +561,7 @@ func (o *Online) write(evs []Event, t *otxn, w *owrite) []Event {
 	key.vs = slices.Insert(vs, i, vent{t.ck.p, nv})
 	o.st.Versions++
 	o.elems += int64(len(w.app))
-	o.vq = append(o.vq, vref{key, t.ck, t})
+	o.vq = append(o.vq, vref{key, t})
 	// Re-check pending readers whose snapshot lies after this commit: for a register only
 	// those up to the next version, for a list all of them.
 	lo := searchRS(key.rs, t.ck)
@@ -735,11 +757,11 @@ func (o *Online) setHorizon(h opos) {
 
 // horizonAll raises the horizon above every version: nothing in memory pins old versions.
 func (o *Online) horizonAll() {
-	for _, r := range o.vq {
-		o.setHorizon(r.ck)
+	for _, r := range o.vq[o.vqHead:] {
+		o.setHorizon(r.t.ck)
 	}
 	for _, r := range o.deferred {
-		o.setHorizon(r.ck)
+		o.setHorizon(r.t.ck)
 	}
 }
 
@@ -748,27 +770,44 @@ func (o *Online) collect() {
 	if !o.hasHoriz {
 		return
 	}
-	retired := len(o.vq)
+	end := len(o.vq)
 	if len(o.fifo) > 0 {
 		// Only versions written by retired transactions are examined; those of held
 		// transactions wait.
-		retired = 0
-		for retired < len(o.vq) {
-			if !o.vq[retired].t.retired {
-				break
-			}
-			retired++
+		end = o.vqHead
+		for end < len(o.vq) && o.vq[end].t.retired {
+			end++
 		}
 	}
-	work := append(o.deferred, o.vq[:retired]...)
-	o.vq = o.vq[retired:]
-	o.deferred = o.deferred[:0:0]
-	for _, r := range work {
-		if r.ck.cmp(o.horizon) >= 0 {
-			o.deferred = append(o.deferred, r)
+	// Deferred versions (at or above the horizon when last seen) are kept in place.
+	kept := o.deferred[:0]
+	for _, r := range o.deferred {
+		if r.t.ck.cmp(o.horizon) >= 0 {
+			kept = append(kept, r)
 			continue
 		}
 		o.prune(r.key)
+	}
+	for _, r := range o.vq[o.vqHead:end] {
+		if r.t.ck.cmp(o.horizon) >= 0 {
+			kept = append(kept, r)
+			continue
+		}
+		o.prune(r.key)
+	}
+	if old := o.deferred; len(kept) < len(old) {
+		clear(old[len(kept):])
+	}
+	o.deferred = kept
+	clear(o.vq[o.vqHead:end])
+	o.vqHead = end
+	if o.vqHead == len(o.vq) {
+		o.vq, o.vqHead = o.vq[:0], 0
+	} else if o.vqHead > 4096 && o.vqHead*2 > len(o.vq) {
+		// Move the live part down rather than let append copy it into a new array.
+		n := copy(o.vq, o.vq[o.vqHead:])
+		clear(o.vq[n:])
+		o.vq, o.vqHead = o.vq[:n], 0
 	}
 }
 
@@ -790,13 +829,22 @@ func (o *Online) prune(key *okey) {
 		}
 		keep.base = base
 	}
-	for _, e := range vs[:n-1] {
-		o.elems -= int64(len(e.v.app))
+	if key.isL {
+		for _, e := range vs[:n-1] {
+			o.elems -= int64(len(e.v.app))
+		}
 	}
 	o.st.Versions -= n - 1
-	m := copy(vs, vs[n-1:])
-	clear(vs[m:])
-	key.vs = vs[:m]
+	if m := len(vs) - (n - 1); m <= 32 {
+		copy(vs, vs[n-1:])
+		clear(vs[m:])
+		key.vs = vs[:m]
+		return
+	}
+	// A long chain: drop the prefix without moving the rest (the next growth of the
+	// slice copies only what is live).
+	clear(vs[:n-1])
+	key.vs = vs[n-1:]
 }
 
 // extViolation builds the final EXT violation of r, classifying where its value came from.
