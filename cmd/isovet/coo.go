@@ -1,0 +1,188 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"isovet/check"
+	"isovet/format/native"
+	"isovet/internal/runner/coo"
+)
+
+func init() { extraCommands = append(extraCommands, newCooCmd) }
+
+// Default servers of `isovet coo`: the loopback services CI starts.
+var cooDefaultDBs = []string{"postgres://postgres@127.0.0.1:5432/test", "mysql://root@127.0.0.1:3306/test"}
+
+func newCooCmd() *cobra.Command {
+	var o coo.SuiteOptions
+	var dbs, isos, only []string
+	var out, dir string
+	c := &cobra.Command{
+		Use:   "coo",
+		Short: "Replay the Coo/3TS anomaly scenarios against PostgreSQL and MariaDB and tabulate what isovet finds",
+		Long: `Replay the 29 Coo/3TS anomaly scenarios (step-session-SQL scripts, Vbox's data/coo_origin)
+against each database at each isolation level, record every history, check it at
+read-committed (when a complete checker has landed), snapshot-isolation, serializable and
+strict-serializable, and print the table of which database at which level shows which anomaly.
+
+Each replay uses a table of its own (coo_<scenario>_<pg|my>_<rc|rr|ser>) and drops it at the
+end. A statement that has not completed after --wait is deemed blocked and the replay goes
+on with the next step, as the 3TS tool does; serialization failures and deadlocks abort
+the transaction (recorded as aborted, never retried).
+
+With --out DIR the histories go to DIR/<database>/<isolation>/<scenario>.jsonl (native
+format, readable by isovet check) and the table to DIR/table.md.
+
+Exit codes: 0 every replay ran (anomalies are results, not failures), 2 usage, connection
+or replay error.`,
+		Example: `  isovet coo --scenarios ../shared/data/vbox/coo_origin --out coo-out
+  isovet coo --db postgres://postgres@127.0.0.1/test --isolation serializable --only wat_sda_lost_update_c1`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			usage := func(err error) error { return &exitError{code: exitUsage, err: err} }
+			if dir == "" {
+				var err error
+				if dir, err = cooScenarioDir(); err != nil {
+					return usage(err)
+				}
+			}
+			scripts, err := coo.LoadDir(dir)
+			if err != nil {
+				return usage(err)
+			}
+			if len(only) > 0 {
+				scripts = slices.DeleteFunc(scripts, func(s *coo.Script) bool { return !slices.Contains(only, s.Name) })
+				if len(scripts) < len(only) {
+					return usage(fmt.Errorf("--only names scenarios not under %s: %s", dir, strings.Join(only, ", ")))
+				}
+			}
+			for _, iso := range isos {
+				if !slices.Contains(coo.Isolations, iso) {
+					return usage(fmt.Errorf("unknown isolation %q (isolations: %s)", iso, strings.Join(coo.Isolations, ", ")))
+				}
+			}
+			for _, s := range scripts {
+				for _, w := range s.Warnings {
+					fmt.Fprintf(c.ErrOrStderr(), "isovet: warning: %s\n", w)
+				}
+			}
+			o.DBs, o.Isolations = dbs, isos
+			o.Check.Now = time.Now
+			var mu sync.Mutex
+			o.Done = func(cell *coo.Cell) {
+				mu.Lock()
+				defer mu.Unlock()
+				fmt.Fprintf(c.ErrOrStderr(), "coo: %s %s %s: %s\n", cell.Script, cooDBName(cell.DB), cell.Isolation, coo.CellText(cell, check.Serializable))
+			}
+			su, err := coo.RunSuite(c.Context(), scripts, o)
+			if err != nil {
+				return usage(err)
+			}
+			var table strings.Builder
+			if err := coo.WriteMarkdown(&table, su, check.Serializable, check.SnapshotIsolation, check.ReadCommitted); err != nil {
+				return err
+			}
+			var errs []error
+			for _, cell := range su.Cells {
+				if cell.Err != nil {
+					errs = append(errs, fmt.Errorf("%s on %s at %s: %w", cell.Script, cooDBName(cell.DB), cell.Isolation, cell.Err))
+				}
+				for _, v := range cell.Verdicts {
+					if v.Err != nil {
+						errs = append(errs, fmt.Errorf("%s on %s at %s: %w", cell.Script, cooDBName(cell.DB), cell.Isolation, v.Err))
+					}
+				}
+			}
+			if out != "" {
+				if err := writeCooOut(out, su, table.String()); err != nil {
+					return usage(err)
+				}
+			}
+			for _, srv := range su.Servers {
+				fmt.Fprintf(c.OutOrStdout(), "%s %s at %s\n", srv.Name, srv.Version, cooDBName(srv.URL))
+			}
+			fmt.Fprintf(c.OutOrStdout(), "\n%s", table.String())
+			if len(errs) > 0 {
+				return usage(errors.Join(errs...))
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringSliceVar(&dbs, "db", cooDefaultDBs, "database URLs, comma-separated (postgres://, mysql:// or mariadb://)")
+	f.StringSliceVar(&isos, "isolation", coo.Isolations, "isolation levels to replay at: "+strings.Join(coo.Isolations, ", "))
+	f.StringVar(&out, "out", "", "directory for the histories (DIR/<database>/<isolation>/<scenario>.jsonl) and table.md")
+	f.StringVar(&dir, "scenarios", "", "directory of the scenario scripts (default: $ISOVET_SHARED_DATA/vbox/coo_origin or ../shared/data/vbox/coo_origin)")
+	f.StringSliceVar(&only, "only", nil, "replay only these scenarios (names without .txt)")
+	f.DurationVar(&o.Replay.Wait, "wait", 150*time.Millisecond, "how long a statement may run before it is deemed blocked and the replay goes on")
+	f.DurationVar(&o.Replay.FinalWait, "final-wait", 15*time.Second, "how long to wait at the end for blocked statements before killing their connections")
+	f.IntVar(&o.Parallel, "parallel", 4, "concurrent replays per database")
+	f.BoolVar(&o.Replay.Keep, "keep", false, "keep each replay's table")
+	return c
+}
+
+// cooScenarioDir finds the scenario scripts when --scenarios is not given.
+func cooScenarioDir() (string, error) {
+	var tried []string
+	if d := os.Getenv("ISOVET_SHARED_DATA"); d != "" {
+		tried = append(tried, filepath.Join(d, "vbox", "coo_origin"))
+	}
+	tried = append(tried, filepath.Join("..", "shared", "data", "vbox", "coo_origin"))
+	for _, d := range tried {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("no scenario scripts at %s; name their directory with --scenarios", strings.Join(tried, " or "))
+}
+
+// cooDBName is a URL without its user and password, as the table shows it.
+func cooDBName(u string) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return u
+	}
+	if i := strings.LastIndex(rest, "@"); i >= 0 {
+		rest = rest[i+1:]
+	}
+	return scheme + "://" + rest
+}
+
+// writeCooOut writes every recorded history and the table under dir.
+func writeCooOut(dir string, su *coo.Suite, table string) error {
+	names := make(map[string]string)
+	for _, srv := range su.Servers {
+		names[srv.URL] = strings.ToLower(srv.Name)
+	}
+	for _, cell := range su.Cells {
+		if cell.Result == nil || cell.Result.History == nil {
+			continue
+		}
+		d := filepath.Join(dir, names[cell.DB], cell.Isolation)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+		p := filepath.Join(d, cell.Script+".jsonl")
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		err = native.Write(f, cell.Result.History)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", p, err)
+		}
+	}
+	return os.WriteFile(filepath.Join(dir, "table.md"), []byte(table), 0o644)
+}

@@ -1,0 +1,100 @@
+package coo
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"isovet/check"
+)
+
+var isoShort = map[string]string{"read-committed": "RC", "repeatable-read": "RR", "serializable": "SER"}
+
+// CellText is how the table shows one cell at level l: the verdict's [Verdict.Summary];
+// for serializable, a strict-serializability violation the plain check passes is added
+// ("serializable; strict: ..."); transactions the database aborted are counted
+// ("[1 aborted]"). A replay that failed shows "replay error".
+func CellText(c *Cell, l check.Level) string {
+	if c.Err != nil || c.Result == nil {
+		return "replay error"
+	}
+	v := c.Verdict(l)
+	if v == nil {
+		return "not checked"
+	}
+	s := v.Summary()
+	if l == check.Serializable && v.Verdict == check.Pass {
+		if st := c.Verdict(check.StrictSerializable); st != nil && st.Verdict == check.Fail {
+			s += "; strict: " + st.Summary()
+		}
+	}
+	if n := c.Result.AbortedByDB; n > 0 {
+		s += fmt.Sprintf(" [%d aborted]", n)
+	}
+	return s
+}
+
+// WriteMarkdown writes one table per level in levels (scenario × database × isolation),
+// each cell as [CellText] shows it. Levels no cell was checked at are left out.
+func WriteMarkdown(w io.Writer, su *Suite, levels ...check.Level) error {
+	var scripts []string
+	var isos []string
+	for _, c := range su.Cells {
+		if len(scripts) == 0 || scripts[len(scripts)-1] != c.Script {
+			scripts = append(scripts, c.Script)
+		}
+		if !slices.Contains(isos, c.Isolation) {
+			isos = append(isos, c.Isolation)
+		}
+	}
+	cell := func(script, db, iso string) *Cell {
+		for _, c := range su.Cells {
+			if c.Script == script && c.DB == db && c.Isolation == iso {
+				return c
+			}
+		}
+		return nil
+	}
+	var b strings.Builder
+	for _, l := range levels {
+		checked := false
+		for _, c := range su.Cells {
+			if c.Verdict(l) != nil {
+				checked = true
+			}
+		}
+		if !checked {
+			continue
+		}
+		fmt.Fprintf(&b, "#### Checked at %s\n\n| scenario |", l)
+		for _, srv := range su.Servers {
+			for _, iso := range isos {
+				fmt.Fprintf(&b, " %s %s |", srv.Name, isoShort[iso])
+			}
+		}
+		b.WriteString("\n|---|")
+		for range su.Servers {
+			for range isos {
+				b.WriteString("---|")
+			}
+		}
+		b.WriteString("\n")
+		for _, s := range scripts {
+			fmt.Fprintf(&b, "| %s |", s)
+			for _, srv := range su.Servers {
+				for _, iso := range isos {
+					t := "—"
+					if c := cell(s, srv.URL, iso); c != nil {
+						t = CellText(c, l)
+					}
+					fmt.Fprintf(&b, " %s |", t)
+				}
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
