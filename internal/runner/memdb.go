@@ -19,6 +19,7 @@ type MemDB struct {
 	Opts         memdb.Options
 	NoTimestamps bool
 	db           *memdb.DB
+	table        string
 }
 
 // LevelOf returns the level a memdb mode claims (read-uncommitted claims none: 0).
@@ -76,6 +77,10 @@ func (m *MemDB) Prepare(_ context.Context, s Schema) error {
 	o := m.Opts
 	o.Initial = s.Initial
 	m.db = memdb.New(o)
+	if t := s.Table; t != nil {
+		m.table = t.Name
+		return m.db.CreateTable(t.Name, len(t.Cols))
+	}
 	return nil
 }
 
@@ -93,13 +98,14 @@ func (m *MemDB) Close() error { return nil }
 type memSession struct{ m *MemDB }
 
 func (s memSession) Begin(context.Context) (Tx, error) {
-	return &memTx{tx: s.m.db.Begin(), ts: !s.m.NoTimestamps}, nil
+	return &memTx{tx: s.m.db.Begin(), ts: !s.m.NoTimestamps, table: s.m.table}, nil
 }
 func (memSession) Close() error { return nil }
 
 type memTx struct {
-	tx *memdb.Tx
-	ts bool
+	tx    *memdb.Tx
+	ts    bool
+	table string
 }
 
 func classifyMem(err error) error {
@@ -129,6 +135,40 @@ func (t *memTx) ReadList(_ context.Context, k string) ([]int64, error) {
 	runtime.Gosched()
 	l, err := t.tx.ReadList(k)
 	return l, classifyMem(err)
+}
+func (t *memTx) PredRead(_ context.Context, p Range) ([]Row, error) {
+	runtime.Gosched()
+	rows, err := t.tx.Scan(t.table, p.Col, p.Lo, p.Hi)
+	out := make([]Row, len(rows))
+	for i, r := range rows {
+		out[i] = Row{Key: r.Key, Vals: r.Vals}
+	}
+	return out, classifyMem(err)
+}
+func (t *memTx) PredWrite(_ context.Context, p Range, set []Assign) ([]int64, error) {
+	runtime.Gosched()
+	keys, err := t.tx.Update(t.table, p.Col, p.Lo, p.Hi, func(k int64, _ []int64) []int64 {
+		vals := make([]int64, len(set))
+		for c, a := range set {
+			vals[c] = a.Value(k)
+		}
+		return vals
+	})
+	return keys, classifyMem(err)
+}
+func (t *memTx) Insert(_ context.Context, rows []Row) error {
+	runtime.Gosched()
+	for _, r := range rows {
+		if err := t.tx.Insert(t.table, r.Key, r.Vals); err != nil {
+			return classifyMem(err)
+		}
+	}
+	return nil
+}
+func (t *memTx) Delete(_ context.Context, k int64) (bool, error) {
+	runtime.Gosched()
+	ok, err := t.tx.Delete(t.table, k)
+	return ok, classifyMem(err)
 }
 func (t *memTx) Commit(context.Context) error   { return classifyMem(t.tx.Commit()) }
 func (t *memTx) Rollback(context.Context) error { t.tx.Rollback(); return nil }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -68,11 +69,19 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 	for k, p := range w.Initial {
 		schema.Initial[k] = workload.Encode(p, 0)
 	}
+	if t := w.Table; t != nil {
+		schema.Table = &TableSchema{Name: t.Name, Cols: append(slices.Clone(t.Cols), t.TagCol), TagCol: len(t.Cols)}
+	}
 	if err := db.Prepare(ctx, schema); err != nil {
 		return nil, fmt.Errorf("preparing the database: %w", err)
 	}
 	// Open every session first, so that an unreachable server fails before anything runs.
-	sessions := make([]Session, len(w.Sessions))
+	// A row workload's loader gets a session of its own, the last.
+	nsess := len(w.Sessions)
+	if len(w.Load) > 0 {
+		nsess++
+	}
+	sessions := make([]Session, nsess)
 	for i := range sessions {
 		s, err := db.Session(ctx)
 		if err != nil {
@@ -98,9 +107,36 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 	var tags atomic.Int64
 	var wg sync.WaitGroup
 	var gaveUp atomic.Int64
+	newExec := func(i int, sd history.Datum) *executor {
+		e := &executor{db: db, sess: sessions[i], id: i, sd: sd, start: start, tags: &tags, out: wr.ch, maxRetries: o.MaxRetries, log: log, table: w.Table}
+		if schema.Table != nil {
+			e.cols = schema.Table.Cols
+		}
+		return e
+	}
+	if len(w.Load) > 0 {
+		// The loader runs to the end before the sessions start, so every loader
+		// transaction precedes every other in real time.
+		e := newExec(len(sessions)-1, LoadSession)
+		for _, t := range w.Load {
+			ok, err := e.do(ctx, &t)
+			if err == nil && !ok {
+				err = fmt.Errorf("gave up after %d aborts", o.MaxRetries)
+			}
+			if err != nil {
+				cancel(fmt.Errorf("loading the table: %w", err))
+				break
+			}
+		}
+		e.sess.Close()
+	}
 	for i, txns := range w.Sessions {
+		if ctx.Err() != nil {
+			sessions[i].Close()
+			continue
+		}
 		wg.Go(func() {
-			e := &executor{db: db, sess: sessions[i], id: i, start: start, tags: &tags, out: wr.ch, maxRetries: o.MaxRetries, log: log}
+			e := newExec(i, history.Int(int64(i)))
 			defer func() { e.sess.Close() }()
 			for _, t := range txns {
 				if ctx.Err() != nil {
@@ -131,17 +167,24 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 	return res, errors.Join(cause, werr, berr)
 }
 
+// LoadSession is the session datum of a row workload's loader transactions.
+var LoadSession = history.Str("load")
+
 // executor runs one session's templates.
 type executor struct {
 	db         DB
 	sess       Session
 	id         int
+	sd         history.Datum // the session as recorded
+	table      *workload.Table
+	cols       []string // the table's columns, the tag column last
 	start      time.Time
 	tags       *atomic.Int64
 	out        chan<- record
 	maxRetries int
 	log        *slog.Logger
 	reads      []int64
+	found      [][]int64 // per op of the current attempt: the keys a predicate read returned
 }
 
 func (e *executor) now() int64 { return int64(time.Since(e.start)) }
@@ -185,7 +228,7 @@ func (e *executor) do(ctx context.Context, t *workload.Txn) (ok bool, err error)
 
 // attempt runs t once as a new transaction and records it.
 func (e *executor) attempt(ctx context.Context, t *workload.Txn) (history.Outcome, error) {
-	rec := record{txn: native.Txn{Session: history.Int(int64(e.id)), Ops: make([]native.Op, 0, len(t.Ops))}}
+	rec := record{txn: native.Txn{Session: e.sd, Ops: make([]native.Op, 0, len(t.Ops))}}
 	rec.txn.HasTime = true
 	rec.txn.Time.Begin = e.now()
 	finish := func(oc history.Outcome, tx Tx) {
@@ -206,10 +249,12 @@ func (e *executor) attempt(ctx context.Context, t *workload.Txn) (history.Outcom
 		return history.OutcomeAborted, fmt.Errorf("begin: %w", err)
 	}
 	e.reads = e.reads[:0]
-	for i := range t.Ops {
+	e.found = e.found[:0]
+	for i := 0; i < len(t.Ops); i++ {
 		op := &t.Ops[i]
 		var v int64
 		var err error
+		var found []int64
 		switch op.Kind {
 		case workload.OpRead:
 			v, err = tx.Read(ctx, op.Key)
@@ -236,8 +281,20 @@ func (e *executor) attempt(ctx context.Context, t *workload.Txn) (history.Outcom
 				}
 				rec.txn.Ops = append(rec.txn.Ops, native.Op{Kind: history.OpListRead, Key: history.Str(op.Key), List: ds})
 			}
+		case workload.OpPredRead, workload.OpPredWrite, workload.OpInsert, workload.OpDelete:
+			var n int
+			n, v, found, err = e.rowOp(ctx, tx, t, i, &rec.txn)
+			if n > 1 {
+				// A batch of inserts: the ops it covered read nothing.
+				for range n - 1 {
+					e.reads = append(e.reads, 0)
+					e.found = append(e.found, nil)
+				}
+				i += n - 1
+			}
 		}
 		e.reads = append(e.reads, v)
+		e.found = append(e.found, found)
 		if err != nil {
 			// The commit was never sent, so the transaction did not commit.
 			tx.Rollback(context.WithoutCancel(ctx))

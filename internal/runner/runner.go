@@ -53,6 +53,9 @@ type Schema struct {
 	Keys    []string         // register keys
 	Initial map[string]int64 // initial register values; absent keys start at 0
 	Lists   []string         // list keys
+	// Table, when set, is a table of rows the driver creates empty (row workloads); the
+	// runner fills it with logged loader transactions.
+	Table *TableSchema
 }
 
 // Session is one client connection.

@@ -48,12 +48,22 @@ func newWriter(o RunOptions, w *workload.Workload, s Schema) *writer {
 
 // header writes the native header (initial values) and sets them on the builder.
 func (wr *writer) header() error {
-	wr.b.SetInitial(wr.b.IntValue(0))
 	hd := native.Header{Initial: history.Int(0)}
 	keys := make([]string, 0, len(wr.schema.Initial))
 	for k := range wr.schema.Initial {
 		keys = append(keys, k)
 	}
+	if wr.schema.Table != nil {
+		// Rows do not exist before they are inserted: the initial value is nil, and
+		// registers say their 0 explicitly.
+		hd.Initial = history.NilDatum
+		for _, k := range wr.schema.Keys {
+			if _, ok := wr.schema.Initial[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+	}
+	wr.b.SetInitial(wr.b.Value(hd.Initial))
 	slices.Sort(keys)
 	for _, k := range keys {
 		v := wr.schema.Initial[k]
@@ -159,16 +169,17 @@ func (wr *writer) one(rec *record, first error) error {
 // add appends t to the builder.
 func (wr *writer) add(t *native.Txn) {
 	b := wr.b
-	i, _ := t.Session.Int()
-	s := b.Session(history.Int(i))
+	s := b.Session(t.Session)
 	b.BeginTxn(s, t.ID, t.Outcome)
 	cur := b.Current()
 	cur.Time, cur.HasTime = t.Time, t.HasTime
 	cur.Start, cur.Commit, cur.HasTimestamps = t.Start, t.Commit, t.HasTimestamps
 	for j := range t.Ops {
 		o := &t.Ops[j]
-		ks, _ := o.Key.Str()
-		k := b.StrKey(ks)
+		var k history.Key
+		if !o.Key.IsNil() {
+			k = b.Key(o.Key)
+		}
 		switch o.Kind {
 		case history.OpRead:
 			b.Read(k, b.Value(o.Value))
@@ -182,6 +193,20 @@ func (wr *writer) add(t *native.Txn) {
 				vs[x] = b.Value(d)
 			}
 			b.ReadList(k, vs)
+		case history.OpInsert:
+			b.Insert(k, b.Value(o.Value))
+		case history.OpDelete:
+			b.Delete(k)
+		case history.OpPredRead, history.OpPredWrite:
+			p := history.PredOp{Pred: o.Pred.Pred, Rows: make([]history.Row, len(o.Pred.Rows))}
+			for x, r := range o.Pred.Rows {
+				p.Rows[x] = history.Row{Key: b.Key(r.Key), Value: b.Value(r.Value), Src: r.Src, Match: r.Match}
+			}
+			if o.Kind == history.OpPredRead {
+				b.PredRead(p)
+			} else {
+				b.PredWrite(p)
+			}
 		}
 	}
 	b.EndTxn()

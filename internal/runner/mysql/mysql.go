@@ -55,6 +55,7 @@ type DB struct {
 	db    *sql.DB
 	iso   string
 	table string
+	rows  *runner.Tables // the row table, once Prepare created it
 }
 
 // Config converts a mysql:// URL to the driver's configuration.
@@ -166,12 +167,33 @@ func (db *DB) Prepare(ctx context.Context, s runner.Schema) error {
 		}
 		rows = rows[n:]
 	}
+	return db.prepareRows(ctx, s)
+}
+
+// prepareRows creates (or empties) the row table of a row workload.
+func (db *DB) prepareRows(ctx context.Context, s runner.Schema) error {
+	if s.Table == nil {
+		return nil
+	}
+	rt, err := runner.NewTables(db.table, s.Table, "BIGINT")
+	if err != nil {
+		return fmt.Errorf("mysql: %w", err)
+	}
+	for _, q := range append(rt.Create(true, " ENGINE=InnoDB"), "TRUNCATE TABLE "+rt.Name) {
+		if _, err := db.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("mysql: preparing table %s: %w", rt.Name, err)
+		}
+	}
+	db.rows = rt
 	return nil
 }
 
 // Cleanup drops the table.
 func (db *DB) Cleanup(ctx context.Context) error {
 	_, err := db.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+db.table)
+	if db.rows != nil && err == nil {
+		_, err = db.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+db.rows.Name)
+	}
 	return err
 }
 
@@ -195,7 +217,7 @@ func (db *DB) Session(ctx context.Context) (runner.Session, error) {
 		}
 	}
 	t := db.table
-	return &session{c: c,
+	return &session{c: c, rows: db.rows,
 		qRead:   "SELECT v FROM " + t + " WHERE k = ?",
 		qWrite:  "INSERT INTO " + t + " (k, v, l) VALUES (?, ?, '') ON DUPLICATE KEY UPDATE v = VALUES(v)",
 		qAppend: "INSERT INTO " + t + " (k, v, l) VALUES (?, 0, ?) ON DUPLICATE KEY UPDATE l = CONCAT(l, VALUES(l))",
@@ -205,6 +227,7 @@ func (db *DB) Session(ctx context.Context) (runner.Session, error) {
 
 type session struct {
 	c                             *sql.Conn
+	rows                          *runner.Tables
 	qRead, qWrite, qAppend, qList string
 }
 
@@ -302,4 +325,106 @@ func (t *tx) Commit(ctx context.Context) error {
 func (t *tx) Rollback(ctx context.Context) error {
 	_, err := t.s.c.ExecContext(ctx, "ROLLBACK")
 	return err
+}
+
+func question(int) string { return "?" }
+
+// PredRead runs SELECT k, cols FROM rows WHERE col BETWEEN ? AND ?.
+func (t *tx) PredRead(ctx context.Context, p runner.Range) ([]runner.Row, error) {
+	rt := t.s.rows
+	q, err := rt.Select(p, question)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := t.s.c.QueryContext(ctx, q, p.Lo, p.Hi)
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rs.Close()
+	var out []runner.Row
+	dest := make([]any, 1+len(rt.Cols))
+	for rs.Next() {
+		r := runner.Row{Vals: make([]int64, len(rt.Cols))}
+		dest[0] = &r.Key
+		for i := range r.Vals {
+			dest[1+i] = &r.Vals[i]
+		}
+		if err := rs.Scan(dest...); err != nil {
+			return nil, classify(err)
+		}
+		out = append(out, r)
+	}
+	return out, classify(rs.Err())
+}
+
+// scanKeys reads a single column of keys.
+func scanKeys(rs *sql.Rows) ([]int64, error) {
+	defer rs.Close()
+	var keys []int64
+	for rs.Next() {
+		var k int64
+		if err := rs.Scan(&k); err != nil {
+			return nil, classify(err)
+		}
+		keys = append(keys, k)
+	}
+	return keys, classify(rs.Err())
+}
+
+// Insert inserts the rows, up to 500 per statement.
+func (t *tx) Insert(ctx context.Context, rows []runner.Row) error {
+	rt := t.s.rows
+	head := "INSERT INTO " + rt.Name + " (k, " + strings.Join(rt.Cols, ", ") + ") VALUES "
+	one := "(?" + strings.Repeat(", ?", len(rt.Cols)) + ")"
+	for len(rows) > 0 {
+		n := min(len(rows), 500)
+		var b strings.Builder
+		b.WriteString(head)
+		args := make([]any, 0, n*(1+len(rt.Cols)))
+		for i, r := range rows[:n] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(one)
+			args = append(args, r.Key)
+			for _, v := range r.Vals {
+				args = append(args, v)
+			}
+		}
+		if _, err := t.s.c.ExecContext(ctx, b.String(), args...); err != nil {
+			return classify(err)
+		}
+		rows = rows[n:]
+	}
+	return nil
+}
+
+// Delete runs DELETE FROM rows WHERE k = ?.
+func (t *tx) Delete(ctx context.Context, k int64) (bool, error) {
+	res, err := t.s.c.ExecContext(ctx, "DELETE FROM "+t.s.rows.Name+" WHERE k = ?", k)
+	if err != nil {
+		return false, classify(err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, classify(err)
+}
+
+// PredWrite runs UPDATE rows SET ... WHERE col BETWEEN ? AND ?. MySQL and MariaDB have no
+// UPDATE ... RETURNING, so it then reads the keys of the rows that carry this update's
+// fresh tag (SELECT k FROM rows WHERE w = tag): no other transaction has written that tag,
+// so the SELECT sees exactly the rows this statement updated, the transaction's own writes.
+func (t *tx) PredWrite(ctx context.Context, p runner.Range, set []runner.Assign) ([]int64, error) {
+	rt := t.s.rows
+	q, args, err := rt.Update(p, set, question)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := t.s.c.ExecContext(ctx, q, args...); err != nil {
+		return nil, classify(err)
+	}
+	rs, err := t.s.c.QueryContext(ctx, "SELECT k FROM "+rt.Name+" WHERE "+rt.Cols[rt.TagCol]+" = ?", set[rt.TagCol].Add)
+	if err != nil {
+		return nil, classify(err)
+	}
+	return scanKeys(rs)
 }

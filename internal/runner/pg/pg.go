@@ -62,6 +62,7 @@ type DB struct {
 	table    string
 	txid     bool
 	commitTS bool
+	rows     *runner.Tables // the row table, once Prepare created it
 }
 
 // Open connects once to check the server and the isolation level.
@@ -152,6 +153,19 @@ func (db *DB) Prepare(ctx context.Context, s runner.Schema) error {
 	if _, err := c.Exec(ctx, "INSERT INTO "+db.table+" (k, v) SELECT * FROM unnest($1::text[], $2::bigint[])", keys, vals); err != nil {
 		return fmt.Errorf("postgres: loading %d keys into %s: %w", len(keys), db.table, err)
 	}
+	if s.Table == nil {
+		return nil
+	}
+	rt, err := runner.NewTables(db.table, s.Table, "bigint")
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	for _, q := range append(rt.Create(false, ""), "TRUNCATE "+rt.Name) {
+		if _, err := c.Exec(ctx, q); err != nil {
+			return fmt.Errorf("postgres: preparing table %s: %w", rt.Name, err)
+		}
+	}
+	db.rows = rt
 	return nil
 }
 
@@ -163,6 +177,9 @@ func (db *DB) Cleanup(ctx context.Context) error {
 	}
 	defer c.Close(context.WithoutCancel(ctx))
 	_, err = c.Exec(ctx, "DROP TABLE IF EXISTS "+db.table)
+	if db.rows != nil && err == nil {
+		_, err = c.Exec(ctx, "DROP TABLE IF EXISTS "+db.rows.Name)
+	}
 	return err
 }
 
@@ -305,6 +322,92 @@ func (t *tx) Rollback(ctx context.Context) error {
 	_, err := t.s.c.Exec(ctx, "ROLLBACK")
 	return err
 }
+
+// PredRead runs SELECT k, cols FROM rows WHERE col BETWEEN lo AND hi.
+func (t *tx) PredRead(ctx context.Context, p runner.Range) ([]runner.Row, error) {
+	rt := t.s.db.rows
+	q, err := rt.Select(p, dollar)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := t.s.c.Query(ctx, q, p.Lo, p.Hi)
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rs.Close()
+	var out []runner.Row
+	dest := make([]any, 1+len(rt.Cols))
+	for rs.Next() {
+		r := runner.Row{Vals: make([]int64, len(rt.Cols))}
+		dest[0] = &r.Key
+		for i := range r.Vals {
+			dest[1+i] = &r.Vals[i]
+		}
+		if err := rs.Scan(dest...); err != nil {
+			return nil, classify(err)
+		}
+		out = append(out, r)
+	}
+	return out, classify(rs.Err())
+}
+
+// PredWrite runs UPDATE rows SET ... WHERE col BETWEEN lo AND hi RETURNING k.
+func (t *tx) PredWrite(ctx context.Context, p runner.Range, set []runner.Assign) ([]int64, error) {
+	q, args, err := t.s.db.rows.Update(p, set, dollar)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := t.s.c.Query(ctx, q+" RETURNING k", args...)
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rs.Close()
+	var keys []int64
+	for rs.Next() {
+		var k int64
+		if err := rs.Scan(&k); err != nil {
+			return nil, classify(err)
+		}
+		keys = append(keys, k)
+	}
+	return keys, classify(rs.Err())
+}
+
+// Insert inserts the rows in one statement (unnest of one array per column).
+func (t *tx) Insert(ctx context.Context, rows []runner.Row) error {
+	rt := t.s.db.rows
+	cols := make([][]int64, 1+len(rt.Cols))
+	for _, r := range rows {
+		cols[0] = append(cols[0], r.Key)
+		for i, v := range r.Vals {
+			cols[1+i] = append(cols[1+i], v)
+		}
+	}
+	args := make([]any, len(cols))
+	var b strings.Builder
+	b.WriteString("INSERT INTO " + rt.Name + " (k, " + strings.Join(rt.Cols, ", ") + ") SELECT * FROM unnest(")
+	for i := range cols {
+		args[i] = cols[i]
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(dollar(i+1) + "::bigint[]")
+	}
+	b.WriteString(")")
+	_, err := t.s.c.Exec(ctx, b.String(), args...)
+	return classify(err)
+}
+
+// Delete runs DELETE FROM rows WHERE k = $1.
+func (t *tx) Delete(ctx context.Context, k int64) (bool, error) {
+	tag, err := t.s.c.Exec(ctx, "DELETE FROM "+t.s.db.rows.Name+" WHERE k = $1", k)
+	if err != nil {
+		return false, classify(err)
+	}
+	return tag.RowsAffected() > 0, nil
+}
+
+func dollar(i int) string { return "$" + strconv.Itoa(i) }
 
 // Info reports the transaction id (and the commit time when tracked).
 func (t *tx) Info() runner.Info { return t.info }

@@ -33,6 +33,7 @@ type DB struct {
 	db    *sql.DB
 	file  string
 	table string
+	rows  *runner.Tables // the row table, once Prepare created it
 }
 
 // Open opens (creating if needed) the database file.
@@ -95,6 +96,18 @@ func (db *DB) Prepare(ctx context.Context, s runner.Schema) error {
 			return fmt.Errorf("sqlite: loading keys into %s: %w", db.table, err)
 		}
 	}
+	if s.Table != nil {
+		rt, err := runner.NewTables(db.table, s.Table, "INTEGER")
+		if err != nil {
+			return fmt.Errorf("sqlite: %w", err)
+		}
+		for _, q := range append(rt.Create(false, ""), "DELETE FROM "+rt.Name) {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("sqlite: preparing table %s: %w", rt.Name, err)
+			}
+		}
+		db.rows = rt
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: loading keys: %w", err)
 	}
@@ -104,6 +117,9 @@ func (db *DB) Prepare(ctx context.Context, s runner.Schema) error {
 // Cleanup drops the table.
 func (db *DB) Cleanup(ctx context.Context) error {
 	_, err := db.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+db.table)
+	if db.rows != nil && err == nil {
+		_, err = db.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+db.rows.Name)
+	}
 	return err
 }
 
@@ -117,7 +133,7 @@ func (db *DB) Session(ctx context.Context) (runner.Session, error) {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	t := db.table
-	return &session{c: c,
+	return &session{c: c, rows: db.rows,
 		qRead:   "SELECT v FROM " + t + " WHERE k = ?",
 		qWrite:  "INSERT INTO " + t + " (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v",
 		qAppend: "INSERT INTO " + t + " (k, l) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET l = l || excluded.l",
@@ -127,6 +143,7 @@ func (db *DB) Session(ctx context.Context) (runner.Session, error) {
 
 type session struct {
 	c                             *sql.Conn
+	rows                          *runner.Tables
 	qRead, qWrite, qAppend, qList string
 }
 
@@ -217,4 +234,99 @@ func (t *tx) Commit(ctx context.Context) error {
 func (t *tx) Rollback(ctx context.Context) error {
 	_, err := t.s.c.ExecContext(ctx, "ROLLBACK")
 	return err
+}
+
+func question(int) string { return "?" }
+
+// PredRead runs SELECT k, cols FROM rows WHERE col BETWEEN ? AND ?.
+func (t *tx) PredRead(ctx context.Context, p runner.Range) ([]runner.Row, error) {
+	rt := t.s.rows
+	q, err := rt.Select(p, question)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := t.s.c.QueryContext(ctx, q, p.Lo, p.Hi)
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rs.Close()
+	var out []runner.Row
+	dest := make([]any, 1+len(rt.Cols))
+	for rs.Next() {
+		r := runner.Row{Vals: make([]int64, len(rt.Cols))}
+		dest[0] = &r.Key
+		for i := range r.Vals {
+			dest[1+i] = &r.Vals[i]
+		}
+		if err := rs.Scan(dest...); err != nil {
+			return nil, classify(err)
+		}
+		out = append(out, r)
+	}
+	return out, classify(rs.Err())
+}
+
+// scanKeys reads a single column of keys.
+func scanKeys(rs *sql.Rows) ([]int64, error) {
+	defer rs.Close()
+	var keys []int64
+	for rs.Next() {
+		var k int64
+		if err := rs.Scan(&k); err != nil {
+			return nil, classify(err)
+		}
+		keys = append(keys, k)
+	}
+	return keys, classify(rs.Err())
+}
+
+// Insert inserts the rows, up to 500 per statement.
+func (t *tx) Insert(ctx context.Context, rows []runner.Row) error {
+	rt := t.s.rows
+	head := "INSERT INTO " + rt.Name + " (k, " + strings.Join(rt.Cols, ", ") + ") VALUES "
+	one := "(?" + strings.Repeat(", ?", len(rt.Cols)) + ")"
+	for len(rows) > 0 {
+		n := min(len(rows), 500)
+		var b strings.Builder
+		b.WriteString(head)
+		args := make([]any, 0, n*(1+len(rt.Cols)))
+		for i, r := range rows[:n] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(one)
+			args = append(args, r.Key)
+			for _, v := range r.Vals {
+				args = append(args, v)
+			}
+		}
+		if _, err := t.s.c.ExecContext(ctx, b.String(), args...); err != nil {
+			return classify(err)
+		}
+		rows = rows[n:]
+	}
+	return nil
+}
+
+// Delete runs DELETE FROM rows WHERE k = ?.
+func (t *tx) Delete(ctx context.Context, k int64) (bool, error) {
+	res, err := t.s.c.ExecContext(ctx, "DELETE FROM "+t.s.rows.Name+" WHERE k = ?", k)
+	if err != nil {
+		return false, classify(err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, classify(err)
+}
+
+// PredWrite runs UPDATE rows SET ... WHERE col BETWEEN ? AND ? RETURNING k.
+func (t *tx) PredWrite(ctx context.Context, p runner.Range, set []runner.Assign) ([]int64, error) {
+	q, args, err := t.s.rows.Update(p, set, question)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := t.s.c.QueryContext(ctx, q+" RETURNING k", args...)
+	if err != nil {
+		return nil, classify(err)
+	}
+	return scanKeys(rs)
 }
