@@ -67,26 +67,15 @@ func Open(p, name string, o Options) (*history.History, Format, error) {
 	if err := d.Finish(b); err != nil {
 		return nil, f, parse.WithFile(err, p)
 	}
+	if o.Initial != nil {
+		// After the decoder: the option overrides an initial value the format gave.
+		b.SetInitial(b.Value(*o.Initial))
+	}
 	h, err := b.Build()
 	if err != nil {
 		return nil, f, fmt.Errorf("%s: %s history is inconsistent: %w", p, f.Name, err)
 	}
-	if o.Initial != nil {
-		// Interning needs a builder; the initial value is usually already a value of the
-		// history, and if not it is appended.
-		h.Initial = internValue(h, *o.Initial)
-	}
 	return h, f, nil
-}
-
-func internValue(h *history.History, d history.Datum) history.Value {
-	for i, v := range h.Values {
-		if v == d {
-			return history.Value(i)
-		}
-	}
-	h.Values = append(h.Values, d)
-	return history.Value(len(h.Values) - 1)
 }
 
 // progress counts bytes read across the input files and reports every MiB.

@@ -17,15 +17,19 @@ type Builder struct {
 	// Ops live in chunks of chunkOps; each transaction's Ops is a view into one chunk (a
 	// transaction that outgrows its chunk gets its own array by append), so building never
 	// copies the ops of earlier transactions.
-	chunk    []Op
-	used     int // ops of chunk taken by closed transactions
-	curCap   int // cap of the open transaction's view when it began
-	curTimes []Interval
+	chunk  []Op
+	used   int // ops of chunk taken by closed transactions
+	curCap int // cap of the open transaction's view when it began
+	// Per-op intervals live in chunks the same way: curTimes views times[timesUsed:].
+	curTimes  []Interval
+	times     []Interval
+	timesUsed int
+	timesCap  int // cap of curTimes when it began
 
 	keyInt  intIndex
 	keyStr  map[string]Key
 	valInt  intIndex
-	valStr  map[string]Value
+	valStr  strIndex
 	sessInt map[int64]SessionID
 	sessStr map[string]SessionID
 	sessNil SessionID
@@ -41,12 +45,12 @@ func NewBuilder() *Builder {
 		keyInt:  newIntIndex(),
 		keyStr:  make(map[string]Key),
 		valInt:  newIntIndex(),
-		valStr:  make(map[string]Value),
+		valStr:  newStrIndex(),
 		sessInt: make(map[int64]SessionID),
 		sessStr: make(map[string]SessionID),
 		cur:     -1,
 	}
-	b.h.Values = append(b.h.Values, NilDatum)
+	b.h.Values.add(NilDatum)
 	return b
 }
 
@@ -124,29 +128,26 @@ func (b *Builder) IntValue(i int64) Value {
 	if v, ok := b.valInt.get(i); ok {
 		return Value(v)
 	}
-	v := Value(len(b.h.Values))
-	b.h.Values = append(b.h.Values, Int(i))
+	v := Value(b.h.Values.addInt(i))
 	b.valInt.put(i, int32(v))
 	return v
 }
 
 // StrValue interns the string value s.
 func (b *Builder) StrValue(s string) Value {
-	if v, ok := b.valStr[s]; ok {
-		return v
-	}
-	v := Value(len(b.h.Values))
-	b.h.Values = append(b.h.Values, Str(s))
-	b.valStr[s] = v
-	return v
+	return b.BytesValue(bytesOf(s))
 }
 
-// BytesValue interns the string value held in s without allocating when it is known.
+// BytesValue interns the string value held in s. It never allocates per call: the value
+// table copies new strings into its arena and keeps no reference to s.
 func (b *Builder) BytesValue(s []byte) Value {
-	if v, ok := b.valStr[string(s)]; ok {
-		return v
+	h := b.valStr.hash(s)
+	if v, ok := b.valStr.get(&b.h.Values, s, h); ok {
+		return Value(v)
 	}
-	return b.StrValue(string(s))
+	v := Value(b.h.Values.addBytes(s))
+	b.valStr.put(h, int32(v))
+	return v
 }
 
 // Session returns the session with source id d, creating it (in order of first appearance).
@@ -233,6 +234,9 @@ func (b *Builder) EndTxn() {
 		for len(b.curTimes) < n {
 			b.curTimes = append(b.curTimes, Interval{})
 		}
+		if cap(b.curTimes) == b.timesCap {
+			b.timesUsed += len(b.curTimes)
+		}
 		t.OpTimes = b.curTimes[:n:n]
 		b.curTimes = nil
 	}
@@ -314,6 +318,13 @@ func (b *Builder) SetOpFlags(i int32, f OpFlags) { b.h.Txns[b.cur].Ops[i].Flags 
 
 // SetOpTime records the client interval of op i of the open transaction.
 func (b *Builder) SetOpTime(i int32, iv Interval) {
+	if b.curTimes == nil {
+		if len(b.times)-b.timesUsed < 64 {
+			b.times, b.timesUsed = make([]Interval, chunkOps), 0
+		}
+		b.curTimes = b.times[b.timesUsed:b.timesUsed]
+		b.timesCap = cap(b.curTimes)
+	}
 	for len(b.curTimes) <= int(i) {
 		b.curTimes = append(b.curTimes, Interval{})
 	}
@@ -333,8 +344,8 @@ func (b *Builder) SetOp(t TxnID, i int32, o Op) {
 func (b *Builder) Build() (*History, error) {
 	b.EndTxn()
 	h := &b.h
-	b.chunk, b.keyStr, b.valStr, b.sessInt, b.sessStr = nil, nil, nil, nil, nil
-	b.keyInt, b.valInt = intIndex{}, intIndex{}
+	b.chunk, b.times, b.keyStr, b.sessInt, b.sessStr = nil, nil, nil, nil, nil
+	b.keyInt, b.valInt, b.valStr = intIndex{}, intIndex{}, strIndex{}
 	if err := Validate(h); err != nil {
 		return h, err
 	}
@@ -360,7 +371,7 @@ func Validate(h *History) error {
 		errs = append(errs, err)
 		return len(errs) < maxProblems
 	}
-	nk, nv := Key(len(h.Keys)), Value(len(h.Values))
+	nk, nv := Key(len(h.Keys)), Value(h.Values.Len())
 	for ti := range h.Txns {
 		t := &h.Txns[ti]
 		if t.ID != TxnID(ti) || int(t.Session) >= len(h.Sessions) || t.Session < 0 {

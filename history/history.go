@@ -185,7 +185,7 @@ type History struct {
 	Txns     []Txn
 	Sessions []Session
 	Keys     []Datum  // original of each Key
-	Values   []Datum  // original of each Value; Values[Nil] is the nil datum
+	Values   Datums   // original of each Value ([History.Value]); value Nil is the nil datum
 	Preds    []PredOp // payloads of predicate ops
 
 	// Initial is the value every key holds before any transaction ([Nil] unless the source
@@ -228,7 +228,7 @@ func (h *History) All() iter.Seq2[TxnID, *Txn] {
 func (h *History) Key(k Key) Datum { return h.Keys[k] }
 
 // Value returns the original of v.
-func (h *History) Value(v Value) Datum { return h.Values[v] }
+func (h *History) Value(v Value) Datum { return h.Values.At(int(v)) }
 
 // Name returns how reports name t: its source id when it has one, else "T<id>".
 func (h *History) Name(t TxnID) string {

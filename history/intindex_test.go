@@ -12,11 +12,13 @@ func TestIntIndexAgreesWithMap(t *testing.T) {
 	m := map[int64]int32{}
 	for i := range 100_000 {
 		var k int64
-		switch i % 3 {
+		switch i % 4 {
 		case 0:
-			k = int64(i) // sequential
+			k = int64(i) // sequential: the dense array
 		case 1:
 			k = rng.Int64() - rng.Int64() // anywhere, negatives too
+		case 2:
+			k = int64(rng.IntN(300_000)) // in the table first, the dense array's range later
 		default:
 			k = int64(rng.IntN(1000)) << 32 // collide in the low bits
 		}
@@ -31,7 +33,10 @@ func TestIntIndexAgreesWithMap(t *testing.T) {
 			m[k] = id
 		}
 	}
-	if x.n != len(m) {
-		t.Fatalf("n = %d, want %d", x.n, len(m))
+	if len(x.dense) == 0 || x.nDense == 0 || x.n == 0 {
+		t.Fatalf("dense array of %d (%d ids) and table of %d ids: want both used", len(x.dense), x.nDense, x.n)
+	}
+	if x.len() != len(m) {
+		t.Fatalf("len() = %d, want %d", x.len(), len(m))
 	}
 }

@@ -33,8 +33,8 @@ func Summarize(h *History) Summary {
 		Txns:      len(h.Txns),
 		OpsByKind: make(map[OpKind]int),
 		Keys:      len(h.Keys),
-		Values:    len(h.Values) - 1,
-		Initial:   h.Values[h.Initial],
+		Values:    h.Values.Len() - 1,
+		Initial:   h.Value(h.Initial),
 	}
 	type kv struct {
 		k Key

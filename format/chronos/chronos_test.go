@@ -226,8 +226,8 @@ func TestDecodeTxn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(h.Txns) != 1 || len(h.Values) != 2 {
-		t.Errorf("after a bad object: %d txns, %d values; want 1, 2", len(h.Txns), len(h.Values))
+	if len(h.Txns) != 1 || h.Values.Len() != 2 {
+		t.Errorf("after a bad object: %d txns, %d values; want 1, 2", len(h.Txns), h.Values.Len())
 	}
 }
 

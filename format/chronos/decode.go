@@ -25,6 +25,7 @@ import (
 	"io"
 
 	"isovet/history"
+	"isovet/internal/jsonscan"
 	"isovet/internal/parse"
 )
 
@@ -36,9 +37,9 @@ const Name = "chronos"
 type Decoder struct {
 	initial *history.Datum
 	name    string
-	sc      scanner
+	sc      jsonscan.Scanner
 	x       scratch
-	in      interner
+	in      jsonscan.Interner
 	vs      []history.Value
 
 	// Location of buf[0] in the input, for errors: line, 0-based column, byte offset.
@@ -111,12 +112,12 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	// next runs step at pos until it succeeds or fails with all input read.
 	next := func(step func() bool) bool {
 		for {
-			s.reset(buf, pos)
+			s.Reset(buf, pos)
 			if step() {
-				pos = s.i
+				pos = s.I
 				return true
 			}
-			if !s.hitEnd || eof {
+			if !s.HitEnd || eof {
 				return false
 			}
 			pos -= fill(pos)
@@ -129,12 +130,12 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	if rerr != nil {
 		return fmt.Errorf("reading %s: %w", name, rerr)
 	}
-	if !next(func() bool { return s.expect('[', "'[' starting the JSON array of transactions") }) {
+	if !next(func() bool { return s.Expect('[', "'[' starting the JSON array of transactions") }) {
 		return d.fail(rerr)
 	}
 	if !next(func() bool {
-		s.peek()
-		return s.i < len(s.b) || s.failf(s.i, "expected a transaction object or ']', found end of input")
+		s.Peek()
+		return s.I < len(s.B) || s.Failf(s.I, "expected a transaction object or ']', found end of input")
 	}) {
 		return d.fail(rerr)
 	}
@@ -154,7 +155,7 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 				b.Grow(int(float64(ntx)*scale), int(float64(nops)*scale))
 			}
 			more := false
-			if !next(func() bool { var ok bool; more, ok = s.more(']', "after a transaction"); return ok }) {
+			if !next(func() bool { var ok bool; more, ok = s.More(']', "after a transaction"); return ok }) {
 				return d.fail(rerr)
 			}
 			if !more {
@@ -163,8 +164,8 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 		}
 	}
 	if !next(func() bool {
-		s.ws()
-		return s.i >= len(s.b) && eof || s.i < len(s.b) && s.failf(s.i, "expected end of input after the array, found %s", s.found(s.i))
+		s.WS()
+		return s.I >= len(s.B) && eof || s.I < len(s.B) && s.Failf(s.I, "expected end of input after the array, found %s", s.Found(s.I))
 	}) {
 		return d.fail(rerr)
 	}
@@ -176,7 +177,7 @@ func (d *Decoder) fail(rerr error) error {
 	if rerr != nil {
 		return fmt.Errorf("reading %s: %w", d.name, rerr)
 	}
-	return d.locate(d.sc.b, d.sc.at, d.sc.err)
+	return d.locate(d.sc.B, d.sc.At, d.sc.Err)
 }
 
 // locate turns index at of buf into a located error.
@@ -198,48 +199,48 @@ func (d *Decoder) Finish(*history.Builder) error { return nil }
 func DecodeTxn(obj []byte, b *history.Builder) error {
 	d := Decoder{line: 1}
 	s := &d.sc
-	s.reset(obj, 0)
+	s.Reset(obj, 0)
 	if !d.x.parse(s) {
-		return d.locate(obj, s.at, s.err)
+		return d.locate(obj, s.At, s.Err)
 	}
-	if s.ws(); s.i < len(obj) {
-		return d.locate(obj, s.i, fmt.Errorf("expected end of input after the transaction object, found %s", s.found(s.i)))
+	if s.WS(); s.I < len(obj) {
+		return d.locate(obj, s.I, fmt.Errorf("expected end of input after the transaction object, found %s", s.Found(s.I)))
 	}
 	d.x.commit(b, &d.in, &d.vs)
 	return nil
 }
 
 type scratch struct {
-	tid, sid       datum
+	tid, sid       jsonscan.Datum
 	sts, cts       history.Timestamp
 	hasSts, hasCts bool
 	objAt          int
 	ops            []rawOp
-	list           []datum
+	list           []jsonscan.Datum
 }
 
 type rawOp struct {
 	kind     history.OpKind
-	key, val datum
+	key, val jsonscan.Datum
 	list0, n int32
 }
 
 // parse parses one transaction object.
-func (x *scratch) parse(s *scanner) bool {
+func (x *scratch) parse(s *jsonscan.Scanner) bool {
 	ops, list := x.ops[:0], x.list[:0]
 	*x = scratch{ops: ops, list: list}
-	s.ws()
-	x.objAt = s.i
+	s.WS()
+	x.objAt = s.I
 	seenOps := false
-	ok := object(s, "a transaction object", func(k []byte, kstart int) bool {
+	ok := s.Object("a transaction object", func(k []byte, kstart int) bool {
 		switch string(k) {
 		case "tid":
 			var ok bool
-			x.tid, ok = s.datum(`transaction id "tid"`)
+			x.tid, ok = s.Datum(`transaction id "tid"`)
 			return ok
 		case "sid":
 			var ok bool
-			x.sid, ok = s.datum(`session id "sid"`)
+			x.sid, ok = s.Datum(`session id "sid"`)
 			return ok
 		case "sts":
 			x.hasSts = true
@@ -251,56 +252,56 @@ func (x *scratch) parse(s *scanner) bool {
 			seenOps = true
 			return x.parseOps(s)
 		}
-		return s.skip()
+		return s.Skip()
 	})
 	switch {
 	case !ok:
 		return false
 	case !seenOps:
-		return s.failf(x.objAt, `expected an "ops" array in the transaction object`)
+		return s.Failf(x.objAt, `expected an "ops" array in the transaction object`)
 	case x.hasSts != x.hasCts:
-		return s.failf(x.objAt, `expected both "sts" and "cts" in the transaction object, or neither`)
+		return s.Failf(x.objAt, `expected both "sts" and "cts" in the transaction object, or neither`)
 	}
 	return true
 }
 
 // hlc parses {"p": physical, "l": logical}.
-func hlc(s *scanner, ts *history.Timestamp, what string) bool {
-	s.ws()
-	at := s.i
+func hlc(s *jsonscan.Scanner, ts *history.Timestamp, what string) bool {
+	s.WS()
+	at := s.I
 	seenP := false
-	ok := object(s, what+` {"p": physical, "l": logical}`, func(k []byte, kstart int) bool {
+	ok := s.Object(what+` {"p": physical, "l": logical}`, func(k []byte, kstart int) bool {
 		var ok bool
 		switch string(k) {
 		case "p":
 			seenP = true
-			ts.Physical, ok = s.intLoose(`physical time "p"`)
+			ts.Physical, ok = s.IntLoose(`physical time "p"`)
 		case "l":
-			ts.Logical, ok = s.intLoose(`logical time "l"`)
+			ts.Logical, ok = s.IntLoose(`logical time "l"`)
 		default:
-			return s.skip()
+			return s.Skip()
 		}
 		return ok
 	})
 	if ok && !seenP {
-		return s.failf(at, `expected a physical time "p" in %s`, what)
+		return s.Failf(at, `expected a physical time "p" in %s`, what)
 	}
 	return ok
 }
 
-func (x *scratch) parseOps(s *scanner) bool {
-	if !s.expect('[', `"ops" array`) {
+func (x *scratch) parseOps(s *jsonscan.Scanner) bool {
+	if !s.Expect('[', `"ops" array`) {
 		return false
 	}
-	if s.peek() == ']' {
-		s.i++
+	if s.Peek() == ']' {
+		s.I++
 		return true
 	}
 	for {
 		if !x.parseOp(s) {
 			return false
 		}
-		more, ok := s.more(']', "in the ops array")
+		more, ok := s.More(']', "in the ops array")
 		if !ok {
 			return false
 		}
@@ -310,41 +311,41 @@ func (x *scratch) parseOps(s *scanner) bool {
 	}
 }
 
-func (x *scratch) parseOp(s *scanner) bool {
-	s.ws()
-	at := s.i
+func (x *scratch) parseOp(s *jsonscan.Scanner) bool {
+	s.WS()
+	at := s.I
 	var o rawOp
 	var kind []byte
 	seenK, seenV := false, false
-	ok := object(s, `an operation object {"t", "k", "v"}`, func(k []byte, kstart int) bool {
+	ok := s.Object(`an operation object {"t", "k", "v"}`, func(k []byte, kstart int) bool {
 		var ok bool
 		switch string(k) {
 		case "t":
-			s.ws()
-			tat := s.i
-			if kind, ok = s.str(`operation type "t" ("r", "w" or "a")`); ok {
+			s.WS()
+			tat := s.I
+			if kind, ok = s.Str(`operation type "t" ("r", "w" or "a")`); ok {
 				switch string(kind) {
 				case "r", "w", "a":
 				default:
-					return s.failf(tat, `expected operation type "r", "w" or "a", found %q`, kind)
+					return s.Failf(tat, `expected operation type "r", "w" or "a", found %q`, kind)
 				}
 			}
 		case "k":
-			s.ws()
-			kat := s.i
-			if o.key, ok = s.datum("key \"k\""); ok && o.key.kind == history.DatumNil {
-				return s.failf(kat, `expected key "k" (an integer or a string), found null`)
+			s.WS()
+			kat := s.I
+			if o.key, ok = s.Datum("key \"k\""); ok && o.key.Kind == history.DatumNil {
+				return s.Failf(kat, `expected key "k" (an integer or a string), found null`)
 			}
 			seenK = true
 		case "v":
 			seenV = true
-			if s.peek() == '[' {
+			if s.Peek() == '[' {
 				o.kind = history.OpListRead
 				return x.parseList(s, &o)
 			}
-			o.val, ok = s.datum(`value "v"`)
+			o.val, ok = s.Datum(`value "v"`)
 		default:
-			return s.skip()
+			return s.Skip()
 		}
 		return ok
 	})
@@ -352,11 +353,11 @@ func (x *scratch) parseOp(s *scanner) bool {
 	case !ok:
 		return false
 	case kind == nil:
-		return s.failf(at, `expected an operation type "t" in the operation object`)
+		return s.Failf(at, `expected an operation type "t" in the operation object`)
 	case !seenK:
-		return s.failf(at, `expected a key "k" in the operation object`)
+		return s.Failf(at, `expected a key "k" in the operation object`)
 	case !seenV:
-		return s.failf(at, `expected a value "v" in the operation object`)
+		return s.Failf(at, `expected a value "v" in the operation object`)
 	}
 	switch kind[0] {
 	case 'r':
@@ -365,7 +366,7 @@ func (x *scratch) parseOp(s *scanner) bool {
 		}
 	case 'w', 'a':
 		if o.kind == history.OpListRead {
-			return s.failf(at, `expected a single value "v" in a %q operation, found a list`, kind)
+			return s.Failf(at, `expected a single value "v" in a %q operation, found a list`, kind)
 		}
 		o.kind = history.OpWrite
 		if kind[0] == 'a' {
@@ -376,132 +377,17 @@ func (x *scratch) parseOp(s *scanner) bool {
 	return true
 }
 
-func (x *scratch) parseList(s *scanner, o *rawOp) bool {
-	s.i++ // '['
+func (x *scratch) parseList(s *jsonscan.Scanner, o *rawOp) bool {
 	o.list0 = int32(len(x.list))
-	if s.peek() == ']' {
-		s.i++
-		return true
-	}
-	for {
-		v, ok := s.datum("a list element")
-		if !ok {
-			return false
-		}
-		x.list = append(x.list, v)
-		o.n++
-		more, ok := s.more(']', "in the list")
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
-	}
+	var ok bool
+	x.list, ok = s.List(x.list, "a list")
+	o.n = int32(len(x.list)) - o.list0
+	return ok
 }
 
-// object parses {"k": v, ...}, calling f with the scanner positioned at each value.
-func object(s *scanner, what string, f func(k []byte, kstart int) bool) bool {
-	if !s.expect('{', what) {
-		return false
-	}
-	if s.peek() == '}' {
-		s.i++
-		return true
-	}
-	for {
-		kstart := s.i
-		k, ok := s.str("a key (a quoted string)")
-		if !ok || !s.expect(':', "':' after key") || !f(k, kstart) {
-			return false
-		}
-		more, ok := s.more('}', "in object")
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
-	}
-}
-
-func key(b *history.Builder, d datum) history.Key {
-	if d.kind == history.DatumInt {
-		return b.IntKey(d.i)
-	}
-	return b.BytesKey(d.s)
-}
-
-func value(b *history.Builder, d datum) history.Value {
-	switch d.kind {
-	case history.DatumInt:
-		return b.IntValue(d.i)
-	case history.DatumStr:
-		return b.BytesValue(d.s)
-	}
-	return history.Nil
-}
-
-// interner memoizes builder ids on the hot path: small integer keys by value, and per key
-// the last integer value seen with it (a read usually returns the value the last write of
-// its key installed), saving map lookups in the builder.
-type interner struct {
-	b        *history.Builder
-	smallKey []history.Key // id+1 of integer key i, for 0 <= i < len
-	last     []lastValue   // per Key
-}
-
-type lastValue struct {
-	v  int64
-	id history.Value // 0: none
-}
-
-const maxSmallKey = 1 << 20
-
-func (in *interner) reset(b *history.Builder) {
-	if in.b != b {
-		*in = interner{b: b, smallKey: in.smallKey[:0], last: in.last[:0]}
-	}
-}
-
-func (in *interner) key(d datum) history.Key {
-	if d.kind != history.DatumInt || d.i < 0 || d.i >= maxSmallKey {
-		return key(in.b, d)
-	}
-	if d.i < int64(len(in.smallKey)) {
-		if k := in.smallKey[d.i]; k != 0 {
-			return k - 1
-		}
-	} else if d.i > 2*int64(len(in.smallKey))+4096 {
-		return key(in.b, d) // sparse keys: grow the table only as dense keys fill it
-	} else {
-		in.smallKey = append(in.smallKey, make([]history.Key, int(d.i)+1-len(in.smallKey))...)
-	}
-	k := in.b.IntKey(d.i)
-	in.smallKey[d.i] = k + 1
-	return k
-}
-
-// value interns d, seen with key k.
-func (in *interner) value(k history.Key, d datum) history.Value {
-	if d.kind != history.DatumInt {
-		return value(in.b, d)
-	}
-	if int(k) < len(in.last) {
-		if lv := in.last[k]; lv.id != 0 && lv.v == d.i {
-			return lv.id
-		}
-	} else {
-		in.last = append(in.last, make([]lastValue, int(k)+1-len(in.last))...)
-	}
-	v := in.b.IntValue(d.i)
-	in.last[k] = lastValue{d.i, v}
-	return v
-}
-
-func (x *scratch) commit(b *history.Builder, in *interner, vs *[]history.Value) {
-	in.reset(b)
-	b.BeginTxn(b.Session(x.sid.datum()), x.tid.datum(), history.OutcomeCommitted)
+func (x *scratch) commit(b *history.Builder, in *jsonscan.Interner, vs *[]history.Value) {
+	in.Reset(b)
+	b.BeginTxn(b.Session(x.sid.Datum()), x.tid.Datum(), history.OutcomeCommitted)
 	if x.hasSts {
 		t := b.Current()
 		t.Start, t.Commit, t.HasTimestamps = x.sts, x.cts, true
@@ -510,19 +396,19 @@ func (x *scratch) commit(b *history.Builder, in *interner, vs *[]history.Value) 
 		o := &x.ops[i]
 		switch o.kind {
 		case history.OpRead:
-			k := in.key(o.key)
-			b.Read(k, in.value(k, o.val))
+			k := in.Key(o.key)
+			b.Read(k, in.Value(k, o.val))
 		case history.OpWrite:
-			k := in.key(o.key)
-			b.Write(k, in.value(k, o.val))
+			k := in.Key(o.key)
+			b.Write(k, in.Value(k, o.val))
 		case history.OpAppend:
-			k := in.key(o.key)
-			b.Append(k, in.value(k, o.val))
+			k := in.Key(o.key)
+			b.Append(k, in.Value(k, o.val))
 		case history.OpListRead:
-			k := in.key(o.key)
+			k := in.Key(o.key)
 			l := (*vs)[:0]
 			for _, v := range x.list[o.list0 : o.list0+o.n] {
-				l = append(l, value(b, v))
+				l = append(l, jsonscan.Value(b, v))
 			}
 			b.ReadList(k, l)
 			*vs = l

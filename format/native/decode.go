@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"isovet/history"
+	"isovet/internal/jsonscan"
 	"isovet/internal/parse"
 )
 
@@ -27,9 +28,9 @@ type Decoder struct {
 	records int   // non-blank lines decoded
 	ops     int   // operations decoded
 	sess    []history.SessionID
-	sc      scanner
+	sc      jsonscan.Scanner
 	x       scratch
-	in      interner
+	in      jsonscan.Interner
 }
 
 // NewDecoder returns a decoder for one stream.
@@ -104,7 +105,7 @@ func (d *Decoder) errorf(at int, format string, args ...any) error {
 }
 
 func (d *Decoder) scanErr() error {
-	return &parse.Error{Format: Name, File: d.name, Line: d.line, Col: d.sc.at + 1, Offset: d.off + int64(d.sc.at), Err: d.sc.err}
+	return &parse.Error{Format: Name, File: d.name, Line: d.line, Col: d.sc.At + 1, Offset: d.off + int64(d.sc.At), Err: d.sc.Err}
 }
 
 func blank(ln []byte) bool {
@@ -121,21 +122,22 @@ func (d *Decoder) decodeLine(ln []byte, b *history.Builder) error {
 		return nil
 	}
 	s := &d.sc
-	s.reset(ln)
-	if !s.expect('{', "'{' starting a transaction or header object") {
+	s.Reset(ln, 0)
+	s.End = "end of line"
+	if !s.Expect('{', "'{' starting a transaction or header object") {
 		return d.scanErr()
 	}
 	x := &d.x
 	x.reset()
 	header := false
 	first := true
-	if s.peek() == '}' {
-		s.i++
+	if s.Peek() == '}' {
+		s.I++
 	} else {
 		for {
-			kstart := s.i
-			k, ok := s.str("a key (a quoted string)")
-			if !ok || !s.expect(':', "':' after key") {
+			kstart := s.I
+			k, ok := s.Str("a key (a quoted string)")
+			if !ok || !s.Expect(':', "':' after key") {
 				return d.scanErr()
 			}
 			if first && string(k) == "isovet" {
@@ -150,7 +152,7 @@ func (d *Decoder) decodeLine(ln []byte, b *history.Builder) error {
 			if !ok {
 				return d.scanErr()
 			}
-			more, ok := s.more('}', "in object")
+			more, ok := s.More('}', "in object")
 			if !ok {
 				return d.scanErr()
 			}
@@ -159,8 +161,8 @@ func (d *Decoder) decodeLine(ln []byte, b *history.Builder) error {
 			}
 		}
 	}
-	if !s.atEnd() {
-		return d.errorf(s.i, "expected end of line after the object, found %s", s.found(s.i))
+	if !s.AtEnd() {
+		return d.errorf(s.I, "expected end of line after the object, found %s", s.Found(s.I))
 	}
 	d.records++
 	if header {
@@ -172,7 +174,7 @@ func (d *Decoder) decodeLine(ln []byte, b *history.Builder) error {
 // scratch holds one parsed line before it is added to the builder, so that a bad line
 // leaves the builder untouched.
 type scratch struct {
-	sess, id        datum
+	sess, id        jsonscan.Datum
 	si              int64
 	hasSI           bool
 	siAt            int
@@ -183,22 +185,22 @@ type scratch struct {
 	hasSts, hasCts  bool
 	stsAt           int
 	ops             []rawOp
-	list            []datum
+	list            []jsonscan.Datum
 	preds           []rawPred
 	rows            []rawRow
 	anyOpTime, seen bool
 
 	// header
 	version     int64
-	initial     datum
+	initial     jsonscan.Datum
 	initialKeys []rawRow
-	sessions    []datum
+	sessions    []jsonscan.Datum
 	hasSessions bool
 }
 
 type rawOp struct {
 	kind     history.OpKind
-	key, val datum
+	key, val jsonscan.Datum
 	list0, n int32 // list reads: scratch.list[list0 : list0+n]
 	pred     int32 // predicate ops: scratch.preds index
 	src      history.Src
@@ -213,7 +215,7 @@ type rawPred struct {
 }
 
 type rawRow struct {
-	key, val datum
+	key, val jsonscan.Datum
 	match    bool
 	src      history.Src
 }
@@ -223,30 +225,30 @@ func (x *scratch) reset() {
 	*x = scratch{ops: ops, list: list, preds: preds, rows: rows, outcome: history.OutcomeCommitted}
 }
 
-func dup(s *scanner, k []byte, kstart int, seen bool) bool {
+func dup(s *jsonscan.Scanner, k []byte, kstart int, seen bool) bool {
 	if seen {
-		return s.failf(kstart, "duplicate key %q", k)
+		return s.Failf(kstart, "duplicate key %q", k)
 	}
 	return true
 }
 
 // txnKey parses the value of key k of a transaction line.
-func (x *scratch) txnKey(s *scanner, k []byte, kstart int) bool {
+func (x *scratch) txnKey(s *jsonscan.Scanner, k []byte, kstart int) bool {
 	var ok bool
 	switch string(k) {
 	case "s":
-		x.sess, ok = s.datum(`session "s"`)
+		x.sess, ok = s.Datum(`session "s"`)
 	case "si":
-		s.ws()
-		x.siAt = s.i
-		x.si, ok = s.int(`session index "si"`)
+		s.WS()
+		x.siAt = s.I
+		x.si, ok = s.Int(`session index "si"`)
 		x.hasSI = true
 	case "id":
-		x.id, ok = s.datum(`transaction id "id"`)
+		x.id, ok = s.Datum(`transaction id "id"`)
 	case "o":
 		var v []byte
-		at := s.i
-		if v, ok = s.str(`outcome "o" ("c", "a" or "u")`); ok {
+		at := s.I
+		if v, ok = s.Str(`outcome "o" ("c", "a" or "u")`); ok {
 			switch string(v) {
 			case "c":
 				x.outcome = history.OutcomeCommitted
@@ -255,28 +257,28 @@ func (x *scratch) txnKey(s *scanner, k []byte, kstart int) bool {
 			case "u":
 				x.outcome = history.OutcomeUnknown
 			default:
-				return s.failf(at, `expected outcome "c", "a" or "u", found %q`, v)
+				return s.Failf(at, `expected outcome "c", "a" or "u", found %q`, v)
 			}
 		}
 	case "t":
 		if !dup(s, k, kstart, x.hasTime) {
 			return false
 		}
-		x.time.Begin, x.time.End, ok = s.pair(`client interval "t"`)
+		x.time.Begin, x.time.End, ok = s.Pair(`client interval "t"`)
 		x.hasTime = true
 	case "sts":
 		if !dup(s, k, kstart, x.hasSts) {
 			return false
 		}
-		s.ws()
-		x.stsAt = s.i
-		x.sts.Physical, x.sts.Logical, ok = s.pair(`start timestamp "sts"`)
+		s.WS()
+		x.stsAt = s.I
+		x.sts.Physical, x.sts.Logical, ok = s.Pair(`start timestamp "sts"`)
 		x.hasSts = true
 	case "cts":
 		if !dup(s, k, kstart, x.hasCts) {
 			return false
 		}
-		x.cts.Physical, x.cts.Logical, ok = s.pair(`commit timestamp "cts"`)
+		x.cts.Physical, x.cts.Logical, ok = s.Pair(`commit timestamp "cts"`)
 		x.hasCts = true
 	case "ops":
 		if !dup(s, k, kstart, x.seen) {
@@ -285,24 +287,24 @@ func (x *scratch) txnKey(s *scanner, k []byte, kstart int) bool {
 		x.seen = true
 		ok = x.parseOps(s)
 	default:
-		return s.failf(kstart, `unknown key %q in a transaction (expected "s", "si", "id", "o", "t", "sts", "cts" or "ops")`, k)
+		return s.Failf(kstart, `unknown key %q in a transaction (expected "s", "si", "id", "o", "t", "sts", "cts" or "ops")`, k)
 	}
 	return ok
 }
 
-func (x *scratch) parseOps(s *scanner) bool {
-	if !s.expect('[', `"ops" array`) {
+func (x *scratch) parseOps(s *jsonscan.Scanner) bool {
+	if !s.Expect('[', `"ops" array`) {
 		return false
 	}
-	if s.peek() == ']' {
-		s.i++
+	if s.Peek() == ']' {
+		s.I++
 		return true
 	}
 	for {
 		if !x.fastOp(s) && !x.parseOp(s) {
 			return false
 		}
-		more, ok := s.more(']', "in the ops array")
+		more, ok := s.More(']', "in the ops array")
 		if !ok {
 			return false
 		}
@@ -315,8 +317,8 @@ func (x *scratch) parseOps(s *scanner) bool {
 // fastOp parses the compact form the writer emits for an item op with integer key and
 // value, ["w",1,2], and reports whether it did; on false nothing is consumed and parseOp
 // handles (or reports) the op.
-func (x *scratch) fastOp(s *scanner) bool {
-	b, i := s.b, s.i
+func (x *scratch) fastOp(s *jsonscan.Scanner) bool {
+	b, i := s.B, s.I
 	if i+5 >= len(b) || b[i] != '[' || b[i+1] != '"' || b[i+3] != '"' || b[i+4] != ',' {
 		return false
 	}
@@ -333,75 +335,52 @@ func (x *scratch) fastOp(s *scanner) bool {
 	default:
 		return false
 	}
-	k, j, ok := fastInt(b, i+5)
+	k, j, ok := jsonscan.FastInt(b, i+5)
 	if !ok || j >= len(b) || b[j] != ',' {
 		return false
 	}
-	v, j, ok := fastInt(b, j+1)
+	v, j, ok := jsonscan.FastInt(b, j+1)
 	if !ok || j >= len(b) || b[j] != ']' {
 		return false
 	}
-	x.ops = append(x.ops, rawOp{kind: kind, key: datum{kind: history.DatumInt, i: k}, val: datum{kind: history.DatumInt, i: v}})
-	s.i = j + 1
+	x.ops = append(x.ops, rawOp{kind: kind, key: jsonscan.IntDatum(k), val: jsonscan.IntDatum(v)})
+	s.I = j + 1
 	return true
 }
 
-// fastInt parses an integer of at most 18 digits at b[i:] (no overflow possible). It
-// returns false for anything else, leaving it to the general path.
-func fastInt(b []byte, i int) (int64, int, bool) {
-	neg := i < len(b) && b[i] == '-'
-	if neg {
-		i++
-	}
-	start := i
-	var u int64
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		u = u*10 + int64(b[i]-'0')
-		i++
-	}
-	n := i - start
-	if n == 0 || n > 18 || n > 1 && b[start] == '0' {
-		return 0, i, false
-	}
-	if neg {
-		u = -u
-	}
-	return u, i, true
-}
-
-func (x *scratch) parseOp(s *scanner) bool {
-	if !s.expect('[', "an operation array such as [\"r\", key, value]") {
+func (x *scratch) parseOp(s *jsonscan.Scanner) bool {
+	if !s.Expect('[', "an operation array such as [\"r\", key, value]") {
 		return false
 	}
-	kat := s.i
-	kind, ok := s.str(`an operation kind ("r", "w", "a", "i", "d", "pr" or "pw")`)
+	kat := s.I
+	kind, ok := s.Str(`an operation kind ("r", "w", "a", "i", "d", "pr" or "pw")`)
 	if !ok {
 		return false
 	}
 	var o rawOp
 	comma := func(what string) bool {
-		if s.peek() == ',' {
-			s.i++
+		if s.Peek() == ',' {
+			s.I++
 			return true
 		}
-		return s.expect(',', "',' and "+what)
+		return s.Expect(',', "',' and "+what)
 	}
 	switch string(kind) {
 	case "r", "w", "a", "i":
 		if !comma("a key") {
 			return false
 		}
-		if o.key, ok = x.key(s); !ok || !comma("a value") {
+		if o.key, ok = s.Key("a key"); !ok || !comma("a value") {
 			return false
 		}
-		if string(kind) == "r" && s.peek() == '[' {
+		if string(kind) == "r" && s.Peek() == '[' {
 			o.kind = history.OpListRead
 			if !x.parseList(s, &o) {
 				return false
 			}
 			break
 		}
-		if o.val, ok = s.datum("a value"); !ok {
+		if o.val, ok = s.Datum("a value"); !ok {
 			return false
 		}
 		switch kind[0] {
@@ -419,7 +398,7 @@ func (x *scratch) parseOp(s *scanner) bool {
 			return false
 		}
 		o.kind = history.OpDelete
-		if o.key, ok = x.key(s); !ok {
+		if o.key, ok = s.Key("a key"); !ok {
 			return false
 		}
 	case "pr", "pw":
@@ -431,14 +410,14 @@ func (x *scratch) parseOp(s *scanner) bool {
 			return false
 		}
 	default:
-		return s.failf(kat, `expected an operation kind ("r", "w", "a", "i", "d", "pr" or "pw"), found %q`, kind)
+		return s.Failf(kat, `expected an operation kind ("r", "w", "a", "i", "d", "pr" or "pw"), found %q`, kind)
 	}
-	more, ok := s.more(']', "in the operation")
+	more, ok := s.More(']', "in the operation")
 	if !ok {
 		return false
 	}
 	if more {
-		if !x.parseOpExtras(s, &o) || !s.expect(']', "']' closing the operation after its options object") {
+		if !x.parseOpExtras(s, &o) || !s.Expect(']', "']' closing the operation after its options object") {
 			return false
 		}
 	}
@@ -446,45 +425,19 @@ func (x *scratch) parseOp(s *scanner) bool {
 	return true
 }
 
-func (x *scratch) key(s *scanner) (datum, bool) {
-	s.ws()
-	at := s.i
-	d, ok := s.datum("a key")
-	if ok && d.kind == history.DatumNil {
-		return d, s.failf(at, "expected a key (an integer or a string), found null")
-	}
-	return d, ok
-}
-
-func (x *scratch) parseList(s *scanner, o *rawOp) bool {
-	s.i++ // '['
+func (x *scratch) parseList(s *jsonscan.Scanner, o *rawOp) bool {
 	o.list0 = int32(len(x.list))
-	if s.peek() == ']' {
-		s.i++
-		return true
-	}
-	for {
-		v, ok := s.datum("a list element")
-		if !ok {
-			return false
-		}
-		x.list = append(x.list, v)
-		o.n++
-		more, ok := s.more(']', "in the list")
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
-	}
+	var ok bool
+	x.list, ok = s.List(x.list, "a list")
+	o.n = int32(len(x.list)) - o.list0
+	return ok
 }
 
-func (x *scratch) parseSrc(s *scanner, what string) (history.Src, bool) {
-	switch s.peek() {
+func (x *scratch) parseSrc(s *jsonscan.Scanner, what string) (history.Src, bool) {
+	switch s.Peek() {
 	case '"':
-		at := s.i
-		v, ok := s.str(what)
+		at := s.I
+		v, ok := s.Str(what)
 		if !ok {
 			return history.Src{}, false
 		}
@@ -494,139 +447,114 @@ func (x *scratch) parseSrc(s *scanner, what string) (history.Src, bool) {
 		case "none":
 			return history.Src{Kind: history.SrcNone}, true
 		}
-		return history.Src{}, s.failf(at, `expected %s ("init", "none" or [txn, op]), found %q`, what, v)
+		return history.Src{}, s.Failf(at, `expected %s ("init", "none" or [txn, op]), found %q`, what, v)
 	case '[':
-		at := s.i
-		t, o, ok := s.pair(what)
+		at := s.I
+		t, o, ok := s.Pair(what)
 		if !ok {
 			return history.Src{}, false
 		}
 		if t < 0 || t > 1<<31-1 || o < 0 || o > 1<<31-1 {
-			return history.Src{}, s.failf(at, "expected %s with a non-negative transaction index and op index", what)
+			return history.Src{}, s.Failf(at, "expected %s with a non-negative transaction index and op index", what)
 		}
 		return history.Src{Kind: history.SrcTxn, Txn: history.TxnID(t), Op: int32(o)}, true
 	}
-	return history.Src{}, s.failf(s.i, `expected %s ("init", "none" or [txn, op]), found %s`, what, s.found(s.i))
+	return history.Src{}, s.Failf(s.I, `expected %s ("init", "none" or [txn, op]), found %s`, what, s.Found(s.I))
 }
 
-func (x *scratch) parseOpExtras(s *scanner, o *rawOp) bool {
-	return object(s, "an operation options object {\"src\", \"failed\", \"t\"}", func(k []byte, kstart int) bool {
+func (x *scratch) parseOpExtras(s *jsonscan.Scanner, o *rawOp) bool {
+	return s.Object("an operation options object {\"src\", \"failed\", \"t\"}", func(k []byte, kstart int) bool {
 		var ok bool
 		switch string(k) {
 		case "src":
 			o.src, ok = x.parseSrc(s, `read source "src"`)
 		case "failed":
-			o.failed, ok = s.boolean(`"failed"`)
+			o.failed, ok = s.Boolean(`"failed"`)
 		case "t":
-			o.time.Begin, o.time.End, ok = s.pair(`operation interval "t"`)
+			o.time.Begin, o.time.End, ok = s.Pair(`operation interval "t"`)
 			o.hasTime = true
 			x.anyOpTime = true
 		default:
-			return s.failf(kstart, `unknown key %q in operation options (expected "src", "failed" or "t")`, k)
+			return s.Failf(kstart, `unknown key %q in operation options (expected "src", "failed" or "t")`, k)
 		}
 		return ok
 	})
 }
 
-// object parses {"k": v, ...}, calling f with the scanner positioned at each value.
-func object(s *scanner, what string, f func(k []byte, kstart int) bool) bool {
-	if !s.expect('{', what) {
-		return false
-	}
-	if s.peek() == '}' {
-		s.i++
-		return true
-	}
-	for {
-		kstart := s.i
-		k, ok := s.str("a key (a quoted string)")
-		if !ok || !s.expect(':', "':' after key") || !f(k, kstart) {
-			return false
-		}
-		more, ok := s.more('}', "in object")
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
-	}
-}
-
-func (x *scratch) parsePred(s *scanner, o *rawOp) bool {
+func (x *scratch) parsePred(s *jsonscan.Scanner, o *rawOp) bool {
 	var p rawPred
-	ok := object(s, `a predicate object {"rel", "expr", "range"}`, func(k []byte, kstart int) bool {
+	ok := s.Object(`a predicate object {"rel", "expr", "range"}`, func(k []byte, kstart int) bool {
 		switch string(k) {
 		case "rel":
-			v, ok := s.str(`relation "rel" (a string)`)
+			v, ok := s.Str(`relation "rel" (a string)`)
 			p.pred.Relation = string(v)
 			return ok
 		case "expr":
-			v, ok := s.str(`predicate text "expr" (a string)`)
+			v, ok := s.Str(`predicate text "expr" (a string)`)
 			p.pred.Expr = string(v)
 			return ok
 		case "range":
-			if !s.expect('[', `"range" array [field, lo, hi]`) {
+			if !s.Expect('[', `"range" array [field, lo, hi]`) {
 				return false
 			}
-			f, ok := s.datum("range field")
-			if !ok || !s.expect(',', "',' and the range's low bound") {
+			f, ok := s.Datum("range field")
+			if !ok || !s.Expect(',', "',' and the range's low bound") {
 				return false
 			}
-			p.pred.Field = f.datum()
-			if p.pred.Lo, ok = s.int("range low bound"); !ok || !s.expect(',', "',' and the range's high bound") {
+			p.pred.Field = f.Datum()
+			if p.pred.Lo, ok = s.Int("range low bound"); !ok || !s.Expect(',', "',' and the range's high bound") {
 				return false
 			}
-			if p.pred.Hi, ok = s.int("range high bound"); !ok {
+			if p.pred.Hi, ok = s.Int("range high bound"); !ok {
 				return false
 			}
 			p.pred.IsRange = true
-			return s.expect(']', "']' closing the range (three elements)")
+			return s.Expect(']', "']' closing the range (three elements)")
 		}
-		return s.failf(kstart, `unknown key %q in a predicate (expected "rel", "expr" or "range")`, k)
+		return s.Failf(kstart, `unknown key %q in a predicate (expected "rel", "expr" or "range")`, k)
 	})
-	if !ok || !s.expect(',', "',' and the predicate's rows array") || !s.expect('[', "a rows array [[key, value], ...]") {
+	if !ok || !s.Expect(',', "',' and the predicate's rows array") || !s.Expect('[', "a rows array [[key, value], ...]") {
 		return false
 	}
 	p.rows0 = len(x.rows)
-	if s.peek() == ']' {
-		s.i++
+	if s.Peek() == ']' {
+		s.I++
 	} else {
 		for {
 			r := rawRow{match: true}
-			if !s.expect('[', "a row array [key, value]") {
+			if !s.Expect('[', "a row array [key, value]") {
 				return false
 			}
-			if r.key, ok = x.key(s); !ok || !s.expect(',', "',' and the row's value") {
+			if r.key, ok = s.Key("a key"); !ok || !s.Expect(',', "',' and the row's value") {
 				return false
 			}
-			if r.val, ok = s.datum("a row value"); !ok {
+			if r.val, ok = s.Datum("a row value"); !ok {
 				return false
 			}
-			more, ok := s.more(']', "in the row")
+			more, ok := s.More(']', "in the row")
 			if !ok {
 				return false
 			}
 			if more {
-				ok = object(s, `a row options object {"match", "src"}`, func(k []byte, kstart int) bool {
+				ok = s.Object(`a row options object {"match", "src"}`, func(k []byte, kstart int) bool {
 					switch string(k) {
 					case "match":
 						var ok bool
-						r.match, ok = s.boolean(`"match"`)
+						r.match, ok = s.Boolean(`"match"`)
 						return ok
 					case "src":
 						var ok bool
 						r.src, ok = x.parseSrc(s, `row source "src"`)
 						return ok
 					}
-					return s.failf(kstart, `unknown key %q in row options (expected "match" or "src")`, k)
+					return s.Failf(kstart, `unknown key %q in row options (expected "match" or "src")`, k)
 				})
-				if !ok || !s.expect(']', "']' closing the row after its options object") {
+				if !ok || !s.Expect(']', "']' closing the row after its options object") {
 					return false
 				}
 			}
 			x.rows = append(x.rows, r)
-			more, ok = s.more(']', "in the rows array")
+			more, ok = s.More(']', "in the rows array")
 			if !ok {
 				return false
 			}
@@ -646,56 +574,56 @@ func (d *Decoder) headerKey(k []byte, kstart int) bool {
 	var ok bool
 	switch string(k) {
 	case "isovet":
-		s.ws()
-		at := s.i
-		if x.version, ok = s.int(`format version "isovet"`); ok && x.version != Version {
-			return s.failf(at, "unsupported native format version %d (this reader knows version %d)", x.version, Version)
+		s.WS()
+		at := s.I
+		if x.version, ok = s.Int(`format version "isovet"`); ok && x.version != Version {
+			return s.Failf(at, "unsupported native format version %d (this reader knows version %d)", x.version, Version)
 		}
 	case "initial":
-		x.initial, ok = s.datum(`initial value "initial"`)
+		x.initial, ok = s.Datum(`initial value "initial"`)
 	case "initial_keys":
-		ok = s.expect('[', `"initial_keys" array [[key, value], ...]`)
-		if ok && s.peek() == ']' {
-			s.i++
+		ok = s.Expect('[', `"initial_keys" array [[key, value], ...]`)
+		if ok && s.Peek() == ']' {
+			s.I++
 			break
 		}
 		for ok {
 			var r rawRow
-			if !s.expect('[', "a [key, value] pair") {
+			if !s.Expect('[', "a [key, value] pair") {
 				return false
 			}
-			if r.key, ok = x.key(s); !ok || !s.expect(',', "',' and the initial value") {
+			if r.key, ok = s.Key("a key"); !ok || !s.Expect(',', "',' and the initial value") {
 				return false
 			}
-			if r.val, ok = s.datum("an initial value"); !ok || !s.expect(']', "']' closing the [key, value] pair") {
+			if r.val, ok = s.Datum("an initial value"); !ok || !s.Expect(']', "']' closing the [key, value] pair") {
 				return false
 			}
 			x.initialKeys = append(x.initialKeys, r)
 			var more bool
-			if more, ok = s.more(']', `in "initial_keys"`); !more {
+			if more, ok = s.More(']', `in "initial_keys"`); !more {
 				break
 			}
 		}
 	case "sessions":
 		x.hasSessions = true
-		ok = s.expect('[', `"sessions" array of session ids`)
-		if ok && s.peek() == ']' {
-			s.i++
+		ok = s.Expect('[', `"sessions" array of session ids`)
+		if ok && s.Peek() == ']' {
+			s.I++
 			break
 		}
 		for ok {
-			var v datum
-			if v, ok = s.datum("a session id"); !ok {
+			var v jsonscan.Datum
+			if v, ok = s.Datum("a session id"); !ok {
 				return false
 			}
 			x.sessions = append(x.sessions, v)
 			var more bool
-			if more, ok = s.more(']', `in "sessions"`); !more {
+			if more, ok = s.More(']', `in "sessions"`); !more {
 				break
 			}
 		}
 	default:
-		return s.failf(kstart, `unknown key %q in the header (expected "isovet", "initial", "initial_keys" or "sessions")`, k)
+		return s.Failf(kstart, `unknown key %q in the header (expected "isovet", "initial", "initial_keys" or "sessions")`, k)
 	}
 	return ok
 }
@@ -705,14 +633,14 @@ func (d *Decoder) applyHeader(b *history.Builder) error {
 	if d.records != 1 {
 		return d.errorf(0, "a header line (starting with \"isovet\") must be the first line of the stream")
 	}
-	b.SetInitial(value(b, x.initial))
+	b.SetInitial(jsonscan.Value(b, x.initial))
 	for _, r := range x.initialKeys {
-		b.SetInitialKey(key(b, r.key), value(b, r.val))
+		b.SetInitialKey(jsonscan.Key(b, r.key), jsonscan.Value(b, r.val))
 	}
 	if x.hasSessions {
 		seen := make(map[history.Datum]bool, len(x.sessions))
 		for _, v := range x.sessions {
-			dv := v.datum()
+			dv := v.Datum()
 			if seen[dv] {
 				d.sess = append(d.sess, b.NewSession(dv))
 			} else {
@@ -722,80 +650,6 @@ func (d *Decoder) applyHeader(b *history.Builder) error {
 		}
 	}
 	return nil
-}
-
-func key(b *history.Builder, d datum) history.Key {
-	if d.kind == history.DatumInt {
-		return b.IntKey(d.i)
-	}
-	return b.BytesKey(d.s)
-}
-
-// interner memoizes builder ids on the hot path: small integer keys by value, and per key
-// the last integer value seen with it (a read usually returns the value the last write of
-// its key installed), saving map lookups in the builder.
-type interner struct {
-	b        *history.Builder
-	smallKey []history.Key // id+1 of integer key i, for 0 <= i < len
-	last     []lastValue   // per Key
-}
-
-type lastValue struct {
-	v  int64
-	id history.Value // 0: none
-}
-
-const maxSmallKey = 1 << 20
-
-func (in *interner) reset(b *history.Builder) {
-	if in.b != b {
-		*in = interner{b: b, smallKey: in.smallKey[:0], last: in.last[:0]}
-	}
-}
-
-func (in *interner) key(d datum) history.Key {
-	if d.kind != history.DatumInt || d.i < 0 || d.i >= maxSmallKey {
-		return key(in.b, d)
-	}
-	if d.i < int64(len(in.smallKey)) {
-		if k := in.smallKey[d.i]; k != 0 {
-			return k - 1
-		}
-	} else if d.i > 2*int64(len(in.smallKey))+4096 {
-		return key(in.b, d) // sparse keys: grow the table only as dense keys fill it
-	} else {
-		in.smallKey = append(in.smallKey, make([]history.Key, int(d.i)+1-len(in.smallKey))...)
-	}
-	k := in.b.IntKey(d.i)
-	in.smallKey[d.i] = k + 1
-	return k
-}
-
-// value interns d, seen with key k.
-func (in *interner) value(k history.Key, d datum) history.Value {
-	if d.kind != history.DatumInt {
-		return value(in.b, d)
-	}
-	if int(k) < len(in.last) {
-		if lv := in.last[k]; lv.id != 0 && lv.v == d.i {
-			return lv.id
-		}
-	} else {
-		in.last = append(in.last, make([]lastValue, int(k)+1-len(in.last))...)
-	}
-	v := in.b.IntValue(d.i)
-	in.last[k] = lastValue{d.i, v}
-	return v
-}
-
-func value(b *history.Builder, d datum) history.Value {
-	switch d.kind {
-	case history.DatumInt:
-		return b.IntValue(d.i)
-	case history.DatumStr:
-		return b.BytesValue(d.s)
-	}
-	return history.Nil
 }
 
 // commit adds the parsed transaction to b. It checks everything that could fail first.
@@ -814,11 +668,11 @@ func (d *Decoder) commit(b *history.Builder) error {
 		}
 		sid = d.sess[x.si]
 	} else {
-		sid = b.Session(x.sess.datum())
+		sid = b.Session(x.sess.Datum())
 	}
 	in := &d.in
-	in.reset(b)
-	b.BeginTxn(sid, x.id.datum(), x.outcome)
+	in.Reset(b)
+	b.BeginTxn(sid, x.id.Datum(), x.outcome)
 	t := b.Current()
 	t.Time, t.HasTime = x.time, x.hasTime
 	if x.hasSts {
@@ -830,24 +684,24 @@ func (d *Decoder) commit(b *history.Builder) error {
 		var j int32
 		switch o.kind {
 		case history.OpRead:
-			k := in.key(o.key)
-			j = b.ReadFrom(k, in.value(k, o.val), o.src)
+			k := in.Key(o.key)
+			j = b.ReadFrom(k, in.Value(k, o.val), o.src)
 		case history.OpWrite:
-			k := in.key(o.key)
-			j = b.Write(k, in.value(k, o.val))
+			k := in.Key(o.key)
+			j = b.Write(k, in.Value(k, o.val))
 		case history.OpAppend:
-			k := in.key(o.key)
-			j = b.Append(k, in.value(k, o.val))
+			k := in.Key(o.key)
+			j = b.Append(k, in.Value(k, o.val))
 		case history.OpInsert:
-			k := in.key(o.key)
-			j = b.Insert(k, in.value(k, o.val))
+			k := in.Key(o.key)
+			j = b.Insert(k, in.Value(k, o.val))
 		case history.OpDelete:
-			j = b.Delete(in.key(o.key))
+			j = b.Delete(in.Key(o.key))
 		case history.OpListRead:
-			k := in.key(o.key)
+			k := in.Key(o.key)
 			vs = vs[:0]
 			for _, v := range x.list[o.list0 : o.list0+o.n] {
-				vs = append(vs, value(b, v))
+				vs = append(vs, jsonscan.Value(b, v))
 			}
 			j = b.ReadList(k, vs)
 		case history.OpPredRead, history.OpPredWrite:
@@ -856,7 +710,7 @@ func (d *Decoder) commit(b *history.Builder) error {
 			if p.nrows > 0 {
 				po.Rows = make([]history.Row, p.nrows)
 				for ri, r := range x.rows[p.rows0 : p.rows0+p.nrows] {
-					po.Rows[ri] = history.Row{Key: key(b, r.key), Value: value(b, r.val), Src: r.src, Match: r.match}
+					po.Rows[ri] = history.Row{Key: jsonscan.Key(b, r.key), Value: jsonscan.Value(b, r.val), Src: r.src, Match: r.match}
 				}
 			}
 			if o.kind == history.OpPredRead {

@@ -199,8 +199,8 @@ func TestDecodeLineLeavesBuilderUntouchedOnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(h.Txns) != 2 || len(h.Sessions) != 2 || len(h.Values) != 2 {
-		t.Errorf("after a bad line: %d txns, %d sessions, %d values; want 2, 2, 2", len(h.Txns), len(h.Sessions), len(h.Values))
+	if len(h.Txns) != 2 || len(h.Sessions) != 2 || h.Values.Len() != 2 {
+		t.Errorf("after a bad line: %d txns, %d sessions, %d values; want 2, 2, 2", len(h.Txns), len(h.Sessions), h.Values.Len())
 	}
 }
 

@@ -120,7 +120,7 @@ func (n namer) key(k history.Key) history.Datum {
 }
 
 func (n namer) value(v history.Value) history.Datum {
-	if n.h == nil || v < 0 || int(v) >= len(n.h.Values) {
+	if n.h == nil || v < 0 || int(v) >= n.h.Values.Len() {
 		return history.Int(int64(v))
 	}
 	return n.h.Value(v)

@@ -49,7 +49,7 @@ func handReports() map[string]*report.Report {
 		panic("no key " + name)
 	}
 	val := func(h *history.History, i int64) history.Value {
-		for v, d := range h.Values {
+		for v, d := range h.Values.All() {
 			if d == history.Int(i) {
 				return history.Value(v)
 			}

@@ -108,7 +108,7 @@ func Check(ctx context.Context, h *history.History, o Options) (*Findings, error
 			}
 		}
 	}
-	c.ix = newIndex(len(h.Values), writes)
+	c.ix = newIndex(h.Values.Len(), writes)
 	if err := c.indexWrites(ctx); err != nil {
 		return c.f, err
 	}
@@ -437,7 +437,7 @@ func (c *checker) listRead(t *history.Txn, j int32, o history.Op) {
 
 	// Duplicate elements.
 	if c.seen == nil {
-		c.seen = make([]uint32, len(h.Values))
+		c.seen = make([]uint32, h.Values.Len())
 	}
 	c.seenGen++
 	if c.seenGen == 0 {

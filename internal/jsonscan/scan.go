@@ -1,0 +1,558 @@
+// Package jsonscan is the hand-written JSON scanner, datum type, interning memo and string
+// encoder shared by the readers and writers of JSON history formats (format/native,
+// format/chronos).
+//
+// A [Scanner] works over one record held in memory (a line, or a buffered object) and never
+// allocates on the hot path: strings without escapes are returned as sub-slices of the
+// record. It parses only what the formats use: objects, arrays, strings, integers (no
+// fractions), true, false and null; [Scanner.Skip] passes over any other JSON value.
+//
+// Methods return false after the first problem; [Scanner.Err] and [Scanner.At] then say
+// what was expected and where (a byte index in the record), for the reader to wrap with
+// file, line and offset. [Scanner.HitEnd] says whether the scanner looked past the end of
+// the record, so a streaming reader can tell "malformed" from "read more input and retry".
+//
+// # Local names
+//
+//	s Scanner   d Datum   in Interner   b history.Builder
+package jsonscan
+
+import (
+	"fmt"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"isovet/history"
+)
+
+// Scanner scans one JSON record. B is the record and I the index of the next byte; readers
+// read and advance them directly on their fast paths.
+type Scanner struct {
+	B []byte
+	I int
+	// Err is the first problem, at byte index At of B.
+	Err error
+	At  int
+	// HitEnd is set when the scanner looked past the end of B: the record may continue in
+	// input not yet read.
+	HitEnd bool
+	// End names the end of B in messages ("found end of line"); "" means "end of input".
+	End string
+}
+
+// Reset starts scanning b at index i, keeping End.
+func (s *Scanner) Reset(b []byte, i int) { s.B, s.I, s.Err, s.At, s.HitEnd = b, i, nil, 0, false }
+
+// Failf records the first problem at byte index at and returns false.
+func (s *Scanner) Failf(at int, format string, args ...any) bool {
+	if s.Err == nil {
+		s.Err, s.At = fmt.Errorf(format, args...), at
+	}
+	return false
+}
+
+// Found describes the input at i for an error message ("a string", "end of line", ...).
+func (s *Scanner) Found(i int) string {
+	if i >= len(s.B) {
+		if s.End != "" {
+			return s.End
+		}
+		return "end of input"
+	}
+	c := s.B[i]
+	switch {
+	case c == '"':
+		return "a string"
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == '-' || c >= '0' && c <= '9':
+		return "a number"
+	case c == 'n':
+		return "null"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c >= 0x20 && c < 0x7f:
+		return fmt.Sprintf("%q", c)
+	}
+	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+// WS skips white space.
+func (s *Scanner) WS() {
+	for s.I < len(s.B) {
+		switch s.B[s.I] {
+		case ' ', '\t', '\r', '\n':
+			s.I++
+		default:
+			return
+		}
+	}
+	s.HitEnd = true
+}
+
+// Peek skips white space and returns the next byte, or 0 at the end.
+func (s *Scanner) Peek() byte {
+	if s.I < len(s.B) {
+		if c := s.B[s.I]; c > ' ' {
+			return c
+		}
+	}
+	s.WS()
+	if s.I < len(s.B) {
+		return s.B[s.I]
+	}
+	return 0
+}
+
+// Expect skips white space and consumes c; what names it in the error.
+func (s *Scanner) Expect(c byte, what string) bool {
+	if s.Peek() == c {
+		s.I++
+		return true
+	}
+	return s.Failf(s.I, "expected %s, found %s", what, s.Found(s.I))
+}
+
+// More is called after an element of an array or object: it consumes ',' and returns true,
+// or consumes the closing byte and returns false. ok is false on a syntax error.
+func (s *Scanner) More(closing byte, what string) (more, ok bool) {
+	switch s.Peek() {
+	case ',':
+		s.I++
+		return true, true
+	case closing:
+		s.I++
+		return false, true
+	}
+	return false, s.Failf(s.I, "expected ',' or '%c' %s, found %s", closing, what, s.Found(s.I))
+}
+
+// Str parses a string. The result aliases B unless the string has escapes.
+func (s *Scanner) Str(what string) ([]byte, bool) {
+	if s.Peek() != '"' {
+		return nil, s.Failf(s.I, "expected %s, found %s", what, s.Found(s.I))
+	}
+	start := s.I
+	s.I++
+	j := s.I
+	ascii := true
+	for j < len(s.B) {
+		c := s.B[j]
+		if c == '"' {
+			out := s.B[s.I:j]
+			if !ascii && !utf8.Valid(out) {
+				return nil, s.Failf(start, "invalid UTF-8 in string")
+			}
+			s.I = j + 1
+			return out, true
+		}
+		if c == '\\' {
+			return s.strEscaped(start)
+		}
+		if c < 0x20 {
+			return nil, s.Failf(j, "control character 0x%02x in string (escape it)", c)
+		}
+		if c >= 0x80 {
+			ascii = false
+		}
+		j++
+	}
+	s.HitEnd = true
+	return nil, s.Failf(start, "unterminated string")
+}
+
+func (s *Scanner) strEscaped(start int) ([]byte, bool) {
+	out := make([]byte, 0, 16)
+	j := start + 1
+	for j < len(s.B) {
+		c := s.B[j]
+		switch {
+		case c == '"':
+			if !utf8.Valid(out) {
+				return nil, s.Failf(start, "invalid UTF-8 in string")
+			}
+			s.I = j + 1
+			return out, true
+		case c < 0x20:
+			return nil, s.Failf(j, "control character 0x%02x in string (escape it)", c)
+		case c != '\\':
+			out = append(out, c)
+			j++
+			continue
+		}
+		if j+1 >= len(s.B) {
+			break
+		}
+		if j+12 > len(s.B) {
+			s.HitEnd = true // an escape may continue past the end
+		}
+		e := s.B[j+1]
+		j += 2
+		switch e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := Hex4(s.B[min(j, len(s.B)):])
+			if !ok {
+				return nil, s.Failf(j-2, `expected four hex digits after \u`)
+			}
+			j += 4
+			if utf16.IsSurrogate(r) {
+				r2, ok := rune(-1), false
+				if j+6 <= len(s.B) && s.B[j] == '\\' && s.B[j+1] == 'u' {
+					r2, ok = Hex4(s.B[j+2:])
+				}
+				if dec := utf16.DecodeRune(r, r2); ok && dec != utf8.RuneError {
+					r = dec
+					j += 6
+				} else {
+					return nil, s.Failf(j-6, `unpaired surrogate \u%04x in string`, r)
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return nil, s.Failf(j-2, "invalid escape '\\%c' in string", e)
+		}
+	}
+	s.HitEnd = true
+	return nil, s.Failf(start, "unterminated string")
+}
+
+// Hex4 parses the four hex digits at the start of b.
+func Hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// Int parses a JSON integer that fits in int64.
+func (s *Scanner) Int(what string) (int64, bool) {
+	c := s.Peek()
+	if c != '-' && (c < '0' || c > '9') {
+		return 0, s.Failf(s.I, "expected %s, found %s", what, s.Found(s.I))
+	}
+	return s.Number(what)
+}
+
+// Number parses an integer at I, which holds '-' or a digit.
+func (s *Scanner) Number(what string) (int64, bool) {
+	start := s.I
+	j := s.I
+	neg := false
+	if s.B[j] == '-' {
+		neg = true
+		j++
+	}
+	d0 := j
+	var u uint64
+	for j < len(s.B) {
+		c := s.B[j]
+		if c < '0' || c > '9' {
+			break
+		}
+		if u > (1<<63)/10 {
+			return 0, s.Failf(start, "%s is out of the 64-bit integer range", what)
+		}
+		u = u*10 + uint64(c-'0')
+		j++
+	}
+	if j == len(s.B) {
+		s.HitEnd = true
+	}
+	switch {
+	case j == d0:
+		return 0, s.Failf(start, "expected %s, found %s", what, s.Found(start))
+	case j-d0 > 1 && s.B[d0] == '0':
+		return 0, s.Failf(start, "expected %s without leading zeros", what)
+	case j < len(s.B) && (s.B[j] == '.' || s.B[j] == 'e' || s.B[j] == 'E'):
+		return 0, s.Failf(start, "expected %s (an integer), found a fraction or exponent", what)
+	case neg && u > 1<<63, !neg && u > 1<<63-1:
+		return 0, s.Failf(start, "%s is out of the 64-bit integer range", what)
+	}
+	s.I = j
+	if neg {
+		return -int64(u), true
+	}
+	return int64(u), true
+}
+
+// FastInt parses an integer of at most 18 digits at b[i:], where no overflow is possible,
+// and returns it with the index after it. It returns false for anything else (no digits,
+// leading zeros, 19 digits or more), leaving the input to [Scanner.Number] to parse or
+// report. Fast paths use it on compact records.
+func FastInt(b []byte, i int) (int64, int, bool) {
+	neg := i < len(b) && b[i] == '-'
+	if neg {
+		i++
+	}
+	start := i
+	var u int64
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		u = u*10 + int64(b[i]-'0')
+		i++
+	}
+	n := i - start
+	if n == 0 || n > 18 || n > 1 && b[start] == '0' {
+		return 0, i, false
+	}
+	if neg {
+		u = -u
+	}
+	return u, i, true
+}
+
+// Lit consumes the literal word w if it is next (no white space is skipped).
+func (s *Scanner) Lit(w string) bool {
+	if len(s.B)-s.I >= len(w) && string(s.B[s.I:s.I+len(w)]) == w {
+		s.I += len(w)
+		return true
+	}
+	if len(s.B)-s.I < len(w) {
+		s.HitEnd = true
+	}
+	return false
+}
+
+// Boolean parses true or false.
+func (s *Scanner) Boolean(what string) (bool, bool) {
+	s.WS()
+	switch {
+	case s.Lit("true"):
+		return true, true
+	case s.Lit("false"):
+		return false, true
+	}
+	return false, s.Failf(s.I, "expected %s (true or false), found %s", what, s.Found(s.I))
+}
+
+// Pair parses [a, b] of integers.
+func (s *Scanner) Pair(what string) (a, b int64, ok bool) {
+	if s.Peek() != '[' {
+		return 0, 0, s.Expect('[', what+" ([a, b])")
+	}
+	s.I++
+	if c := s.Peek(); c != '-' && (c < '0' || c > '9') {
+		return 0, 0, s.Failf(s.I, "expected %s first element (an integer), found %s", what, s.Found(s.I))
+	}
+	if a, ok = s.Number("an integer"); !ok {
+		return
+	}
+	if s.Peek() != ',' {
+		return 0, 0, s.Expect(',', "',' and a second element of "+what)
+	}
+	s.I++
+	if c := s.Peek(); c != '-' && (c < '0' || c > '9') {
+		return 0, 0, s.Failf(s.I, "expected %s second element (an integer), found %s", what, s.Found(s.I))
+	}
+	if b, ok = s.Number("an integer"); !ok {
+		return
+	}
+	if s.Peek() != ']' {
+		return 0, 0, s.Expect(']', "']' closing "+what+" (two elements)")
+	}
+	s.I++
+	return a, b, true
+}
+
+// AtEnd reports whether only white space remains.
+func (s *Scanner) AtEnd() bool {
+	s.WS()
+	return s.I >= len(s.B)
+}
+
+// IntLoose parses an integer written as a JSON number or as a string of digits (Chronos
+// writers emit both, e.g. "p": "320316486").
+func (s *Scanner) IntLoose(what string) (int64, bool) {
+	if s.Peek() != '"' {
+		return s.Int(what)
+	}
+	at := s.I
+	v, ok := s.Str(what)
+	if !ok {
+		return 0, false
+	}
+	sub := Scanner{B: v}
+	n, ok := sub.Int(what)
+	if !ok || sub.I != len(v) {
+		return 0, s.Failf(at, "expected %s (an integer or a string of digits), found %q", what, v)
+	}
+	return n, true
+}
+
+// Skip skips one JSON value of any type (for keys a reader does not use).
+func (s *Scanner) Skip() bool {
+	switch c := s.Peek(); {
+	case c == '"':
+		_, ok := s.Str("a string")
+		return ok
+	case c == '{' || c == '[':
+		closing := byte('}')
+		if c == '[' {
+			closing = ']'
+		}
+		s.I++
+		if s.Peek() == closing {
+			s.I++
+			return true
+		}
+		for {
+			if c == '{' {
+				if _, ok := s.Str("a key (a quoted string)"); !ok || !s.Expect(':', "':' after key") {
+					return false
+				}
+			}
+			if !s.Skip() {
+				return false
+			}
+			more, ok := s.More(closing, "in a value")
+			if !ok {
+				return false
+			}
+			if !more {
+				return true
+			}
+		}
+	case c == '-' || c >= '0' && c <= '9':
+		start := s.I
+		for s.I < len(s.B) && (s.B[s.I] == '-' || s.B[s.I] == '+' || s.B[s.I] == '.' || s.B[s.I] == 'e' || s.B[s.I] == 'E' || s.B[s.I] >= '0' && s.B[s.I] <= '9') {
+			s.I++
+		}
+		if s.I == len(s.B) {
+			s.HitEnd = true
+		}
+		return s.I > start
+	case c == 't':
+		return s.Lit("true") || s.Failf(s.I, "expected a value, found %s", s.Found(s.I))
+	case c == 'f':
+		return s.Lit("false") || s.Failf(s.I, "expected a value, found %s", s.Found(s.I))
+	case c == 'n':
+		return s.Lit("null") || s.Failf(s.I, "expected a value, found %s", s.Found(s.I))
+	}
+	return s.Failf(s.I, "expected a value, found %s", s.Found(s.I))
+}
+
+// Object parses {"k": v, ...}, calling f with the scanner positioned at each value; kstart
+// is the index of the key, for errors about it.
+func (s *Scanner) Object(what string, f func(k []byte, kstart int) bool) bool {
+	if !s.Expect('{', what) {
+		return false
+	}
+	if s.Peek() == '}' {
+		s.I++
+		return true
+	}
+	for {
+		kstart := s.I
+		k, ok := s.Str("a key (a quoted string)")
+		if !ok || !s.Expect(':', "':' after key") || !f(k, kstart) {
+			return false
+		}
+		more, ok := s.More('}', "in object")
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+// Datum is a key, value or identifier as parsed, before interning. S aliases the record.
+type Datum struct {
+	Kind history.DatumKind
+	I    int64
+	S    []byte
+}
+
+// IntDatum returns the integer datum i.
+func IntDatum(i int64) Datum { return Datum{Kind: history.DatumInt, I: i} }
+
+// Datum returns d as a [history.Datum] (copying a string).
+func (d Datum) Datum() history.Datum {
+	switch d.Kind {
+	case history.DatumInt:
+		return history.Int(d.I)
+	case history.DatumStr:
+		return history.Str(string(d.S))
+	}
+	return history.NilDatum
+}
+
+// Datum parses an integer, a string or null.
+func (s *Scanner) Datum(what string) (Datum, bool) {
+	switch c := s.Peek(); {
+	case c == '"':
+		b, ok := s.Str(what)
+		return Datum{Kind: history.DatumStr, S: b}, ok
+	case c == '-' || c >= '0' && c <= '9':
+		i, ok := s.Number(what)
+		return Datum{Kind: history.DatumInt, I: i}, ok
+	case c == 'n':
+		if s.Lit("null") {
+			return Datum{}, true
+		}
+	}
+	return Datum{}, s.Failf(s.I, "expected %s (an integer, a string or null), found %s", what, s.Found(s.I))
+}
+
+// Key parses a key: an integer or a string (not null).
+func (s *Scanner) Key(what string) (Datum, bool) {
+	s.WS()
+	at := s.I
+	d, ok := s.Datum(what)
+	if ok && d.Kind == history.DatumNil {
+		return d, s.Failf(at, "expected %s (an integer or a string), found null", what)
+	}
+	return d, ok
+}
+
+// List parses an array of datums, appending them to dst.
+func (s *Scanner) List(dst []Datum, what string) ([]Datum, bool) {
+	if !s.Expect('[', what) {
+		return dst, false
+	}
+	if s.Peek() == ']' {
+		s.I++
+		return dst, true
+	}
+	for {
+		v, ok := s.Datum("a list element")
+		if !ok {
+			return dst, false
+		}
+		dst = append(dst, v)
+		more, ok := s.More(']', "in the list")
+		if !ok {
+			return dst, false
+		}
+		if !more {
+			return dst, true
+		}
+	}
+}
