@@ -1,135 +1,14 @@
 package runner
 
 import (
-	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
 	"isovet/history"
 	"isovet/internal/memdb"
+	"isovet/internal/runner/runnertest"
 	"isovet/internal/workload"
 )
-
-// image parses a recorded row image "v1=1,v2=2,w=3" into its columns.
-func image(t *testing.T, h *history.History, v history.Value, cols []string) []int64 {
-	t.Helper()
-	s, ok := h.Value(v).Str()
-	if !ok {
-		t.Fatalf("row image %v is not a string", h.Value(v))
-	}
-	parts := strings.Split(s, ",")
-	if len(parts) != len(cols) {
-		t.Fatalf("row image %q does not list the %d columns %v", s, len(cols), cols)
-	}
-	out := make([]int64, len(cols))
-	for i, p := range parts {
-		name, num, ok := strings.Cut(p, "=")
-		x, err := strconv.ParseInt(num, 10, 64)
-		if !ok || name != cols[i] || err != nil {
-			t.Fatalf("row image %q: column %d is %q, want %s=<int>", s, i, p, cols[i])
-		}
-		out[i] = x
-	}
-	return out
-}
-
-// checkRowHistory asserts the shape the predicate checker relies on: loader transactions
-// first, in their own session, inserting every row of the table; every row a predicate read
-// returned matches the predicate, and its image is one some transaction wrote; every image
-// lists every column; no (key, image) is written twice; rows are int keys and the initial
-// value is nil. It returns the number of predicate reads and writes, and rows they listed.
-func checkRowHistory(t *testing.T, h *history.History, w *workload.Workload) (preds, rows int) {
-	t.Helper()
-	cols := append(slices.Clone(w.Table.Cols), w.Table.TagCol)
-	if h.Initial != history.Nil {
-		t.Fatalf("initial value %v, want nil (rows do not exist before they are inserted)", h.Value(h.Initial))
-	}
-	type kv struct {
-		k history.Key
-		v history.Value
-	}
-	written := map[kv]history.TxnID{}
-	write := func(id history.TxnID, k history.Key, v history.Value) {
-		if _, ok := h.Key(k).Int(); !ok {
-			t.Fatalf("row key %v is not an int", h.Key(k))
-		}
-		if v != history.Nil {
-			image(t, h, v, cols)
-		}
-		if prev, dup := written[kv{k, v}]; dup && v != history.Nil {
-			t.Fatalf("%s and %s both wrote row %v = %v", h.Name(prev), h.Name(id), h.Key(k), h.Value(v))
-		}
-		written[kv{k, v}] = id
-	}
-	loaded, loadEnd := 0, int64(0)
-	for id, tx := range h.All() {
-		sess := h.Sessions[tx.Session].Source
-		if sess == LoadSession {
-			if int(id) != loaded/1000 || !tx.Committed() {
-				t.Fatalf("loader transaction %s: id %d, outcome %v; want the first transactions, committed", h.Name(id), id, tx.Outcome)
-			}
-			loaded += len(tx.Ops)
-			loadEnd = max(loadEnd, tx.Time.End)
-		} else if tx.Time.Begin < loadEnd {
-			t.Fatalf("%s began at %d, before the loader ended at %d", h.Name(id), tx.Time.Begin, loadEnd)
-		}
-		for _, o := range tx.Ops {
-			switch o.Kind {
-			case history.OpInsert:
-				write(id, o.Key, o.Value)
-			case history.OpDelete:
-				if o.Value != history.Nil {
-					t.Fatalf("delete with a value")
-				}
-			case history.OpPredWrite:
-				preds++
-				for _, r := range h.Pred(o).Rows {
-					rows++
-					if !r.Match || r.Src.Kind != history.SrcByValue {
-						t.Fatalf("predicate write row %+v: want Match and no explicit source", r)
-					}
-					write(id, r.Key, r.Value)
-				}
-			case history.OpPredRead:
-				preds++
-			default:
-				t.Fatalf("%s: unexpected %v in a row workload", h.Name(id), o.Kind)
-			}
-		}
-	}
-	if want := len(w.Load[0].Ops)*(len(w.Load)-1) + len(w.Load[len(w.Load)-1].Ops); loaded != want {
-		t.Fatalf("the loader inserted %d rows, want %d", loaded, want)
-	}
-	for id, tx := range h.All() {
-		for _, o := range tx.Ops {
-			if o.Kind != history.OpPredRead {
-				continue
-			}
-			p := h.Pred(o)
-			f, _ := p.Pred.Field.Str()
-			col := slices.Index(cols, f)
-			if !p.Pred.IsRange || p.Pred.Relation != w.Table.Name || col < 0 || p.Pred.Expr != fmt.Sprintf("%s BETWEEN %d AND %d", f, p.Pred.Lo, p.Pred.Hi) {
-				t.Fatalf("%s: predicate %+v", h.Name(id), p.Pred)
-			}
-			for i, r := range p.Rows {
-				rows++
-				if k0, _ := h.Key(p.Rows[max(i-1, 0)].Key).Int(); i > 0 && k0 >= intKey(h, r.Key) {
-					t.Fatalf("%s: rows not in key order", h.Name(id))
-				}
-				vals := image(t, h, r.Value, cols)
-				if !r.Match || vals[col] < p.Pred.Lo || vals[col] > p.Pred.Hi {
-					t.Fatalf("%s read row %v = %v through %s, which it does not match", h.Name(id), h.Key(r.Key), h.Value(r.Value), p.Pred.Expr)
-				}
-				if _, ok := written[kv{r.Key, r.Value}]; !ok {
-					t.Fatalf("%s read row %v = %v, which nobody wrote", h.Name(id), h.Key(r.Key), h.Value(r.Value))
-				}
-			}
-		}
-	}
-	return preds, rows
-}
 
 func TestRowWorkloadsRecordMemDB(t *testing.T) {
 	t.Parallel()
@@ -143,7 +22,7 @@ func TestRowWorkloadsRecordMemDB(t *testing.T) {
 				}
 				w := gen(t, wl, o)
 				h := runMem(t, memdb.Options{Mode: mode, Seed: 2}, w)
-				preds, rows := checkRowHistory(t, h, w)
+				preds, rows := runnertest.CheckRowHistory(t, h, w)
 				if preds < 200 || rows == 0 {
 					t.Fatalf("%d predicate operations listing %d rows, want at least 200 and some rows", preds, rows)
 				}
@@ -153,10 +32,6 @@ func TestRowWorkloadsRecordMemDB(t *testing.T) {
 	}
 }
 
-func intKey(h *history.History, k history.Key) int64 {
-	i, _ := h.Key(k).Int()
-	return i
-}
 
 // snapshotState replays the committed transactions of a memdb history by their logical
 // timestamps and checks that every predicate operation that comes first in its
@@ -221,7 +96,7 @@ func snapshotState(t *testing.T, h *history.History, w *workload.Workload) (phan
 		want := map[history.Key]history.Value{}
 		for k := range vs {
 			if v := at(k, tx.Start.Physical); v != history.Nil {
-				if x := image(t, h, v, cols)[col]; x >= p.Pred.Lo && x <= p.Pred.Hi {
+				if x := runnertest.Image(t, h, v, cols)[col]; x >= p.Pred.Lo && x <= p.Pred.Hi {
 					want[k] = v
 				}
 			}
@@ -237,7 +112,7 @@ func snapshotState(t *testing.T, h *history.History, w *workload.Workload) (phan
 		}
 		for _, o := range tx.Ops[1:] {
 			if o.Kind == history.OpInsert {
-				if x := image(t, h, o.Value, cols)[col]; x >= p.Pred.Lo && x <= p.Pred.Hi {
+				if x := runnertest.Image(t, h, o.Value, cols)[col]; x >= p.Pred.Lo && x <= p.Pred.Hi {
 					inserters = append(inserters, ins{id, p.Pred.Lo, p.Pred.Hi, o.Key, o.Value})
 				}
 			}

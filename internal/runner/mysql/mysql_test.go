@@ -19,6 +19,7 @@ import (
 	"isovet/history"
 	"isovet/internal/anomaly"
 	"isovet/internal/runner"
+	"isovet/internal/runner/runnertest"
 	"isovet/internal/workload"
 )
 
@@ -151,5 +152,31 @@ func TestRunCommandErrors(t *testing.T) {
 			}
 			t.Logf("%s: %v", tc.name, err)
 		})
+	}
+}
+
+// TestRowWorkloadsRecord: predicate reads and writes (UPDATE, then the rows carrying the
+// update's tag), inserts and deletes on MySQL/MariaDB are recorded as the predicate checker
+// expects (runnertest.CheckRowHistory).
+func TestRowWorkloadsRecord(t *testing.T) {
+	t.Parallel()
+	for _, iso := range []string{"serializable", "repeatable-read"} {
+		for _, wl := range []string{"blindw-pred", "pred-write-skew"} {
+			t.Run(iso+"/"+wl, func(t *testing.T) {
+				o := workload.Options{Seed: 1, Sessions: 4, TxnsPerSess: 25}
+				if wl == "blindw-pred" {
+					o.Keys, o.RangeMax = 300, 30
+				}
+				w, err := workload.Generate(wl, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				h := run(t, iso, wl, o)
+				preds, rows := runnertest.CheckRowHistory(t, h, w)
+				if preds < 100 || rows == 0 {
+					t.Fatalf("%d predicate operations listing %d rows, want at least 100 and some rows", preds, rows)
+				}
+			})
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"isovet/history"
 	"isovet/internal/anomaly"
 	"isovet/internal/runner"
+	"isovet/internal/runner/runnertest"
 	"isovet/internal/workload"
 )
 
@@ -213,5 +214,30 @@ func TestParseList(t *testing.T) {
 	}
 	if _, err := ParseList(",x"); err == nil {
 		t.Error("ParseList(,x) succeeded")
+	}
+}
+
+// TestRowWorkloadsRecord: predicate reads and writes, inserts and deletes on PostgreSQL are
+// recorded as the predicate checker expects (runnertest.CheckRowHistory).
+func TestRowWorkloadsRecord(t *testing.T) {
+	t.Parallel()
+	for _, iso := range []string{"serializable", "repeatable-read", "read-committed"} {
+		for _, wl := range []string{"blindw-pred", "pred-write-skew"} {
+			t.Run(iso+"/"+wl, func(t *testing.T) {
+				o := workload.Options{Seed: 1, Sessions: 4, TxnsPerSess: 25}
+				if wl == "blindw-pred" {
+					o.Keys, o.RangeMax = 300, 30
+				}
+				w, err := workload.Generate(wl, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				h := run(t, iso, wl, o)
+				preds, rows := runnertest.CheckRowHistory(t, h, w)
+				if preds < 100 || rows == 0 {
+					t.Fatalf("%d predicate operations listing %d rows, want at least 100 and some rows", preds, rows)
+				}
+			})
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"isovet/check"
 	"isovet/internal/runner"
+	"isovet/internal/runner/runnertest"
 	"isovet/internal/workload"
 )
 
@@ -73,5 +74,39 @@ func TestRunCommand(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "bank invariant (total 800): 0 of") {
 		t.Errorf("no clean bank invariant line:\n%s", out.String())
+	}
+}
+
+// TestRowWorkloadsRecord: predicate reads and writes (UPDATE ... RETURNING), inserts and
+// deletes on SQLite are recorded as the predicate checker expects.
+func TestRowWorkloadsRecord(t *testing.T) {
+	t.Parallel()
+	for _, wl := range []string{"blindw-pred", "pred-write-skew"} {
+		t.Run(wl, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			db, _, err := Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "run.db"), runner.OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			o := workload.Options{Seed: 1, Sessions: 4, TxnsPerSess: 25}
+			if wl == "blindw-pred" {
+				o.Keys, o.RangeMax = 300, 30
+			}
+			w, err := workload.Generate(wl, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := runner.Run(ctx, db, w, runner.RunOptions{})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			preds, rows := runnertest.CheckRowHistory(t, res.History, w)
+			if preds < 100 || rows == 0 {
+				t.Fatalf("%d predicate operations listing %d rows, want at least 100 and some rows", preds, rows)
+			}
+		})
 	}
 }
