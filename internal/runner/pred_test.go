@@ -32,7 +32,6 @@ func TestRowWorkloadsRecordMemDB(t *testing.T) {
 	}
 }
 
-
 // snapshotState replays the committed transactions of a memdb history by their logical
 // timestamps and checks that every predicate operation that comes first in its
 // transaction saw exactly the rows its snapshot held (snapshot isolation and serializable

@@ -131,7 +131,6 @@ func CheckRowHistory(t testing.TB, h *history.History, w *workload.Workload) (pr
 	return preds, rows
 }
 
-
 func intKey(h *history.History, k history.Key) int64 {
 	i, _ := h.Key(k).Int()
 	return i
