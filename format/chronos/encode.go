@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"unicode/utf8"
 
 	"isovet/history"
+	"isovet/internal/jsonscan"
 )
 
 // ErrUnrepresentable is wrapped by [Write] when a history holds what Chronos JSON cannot.
@@ -33,14 +33,14 @@ func Write(w io.Writer, h *history.History) error {
 		b = append(b, "\n{"...)
 		sep := false
 		if !t.Source.IsNil() {
-			b = appendDatum(append(b, `"tid":`...), t.Source)
+			b = jsonscan.AppendDatum(append(b, `"tid":`...), t.Source)
 			sep = true
 		}
 		if s := h.Sessions[t.Session].Source; !s.IsNil() {
 			if sep {
 				b = append(b, ',')
 			}
-			b = appendDatum(append(b, `"sid":`...), s)
+			b = jsonscan.AppendDatum(append(b, `"sid":`...), s)
 			sep = true
 		}
 		if t.HasTimestamps {
@@ -73,7 +73,7 @@ func Write(w io.Writer, h *history.History) error {
 			default:
 				return fmt.Errorf("%w: txn %s op %d is a %v (Chronos has reads, writes, appends and list reads)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
 			}
-			b = appendDatum(b, h.Key(o.Key))
+			b = jsonscan.AppendDatum(b, h.Key(o.Key))
 			b = append(b, `,"v":`...)
 			if o.Kind == history.OpListRead {
 				b = append(b, '[')
@@ -81,11 +81,11 @@ func Write(w io.Writer, h *history.History) error {
 					if n > 0 {
 						b = append(b, ',')
 					}
-					b = appendDatum(b, h.Value(v))
+					b = jsonscan.AppendDatum(b, h.Value(v))
 				}
 				b = append(b, ']')
 			} else {
-				b = appendDatum(b, h.Value(o.Value))
+				b = jsonscan.AppendDatum(b, h.Value(o.Value))
 			}
 			b = append(b, '}')
 		}
@@ -108,58 +108,4 @@ func appendHLC(b []byte, t history.Timestamp) []byte {
 	b = strconv.AppendInt(append(b, `{"p":`...), t.Physical, 10)
 	b = strconv.AppendInt(append(b, `,"l":`...), t.Logical, 10)
 	return append(b, '}')
-}
-
-func appendDatum(b []byte, d history.Datum) []byte {
-	if i, ok := d.Int(); ok {
-		return strconv.AppendInt(b, i, 10)
-	}
-	if s, ok := d.Str(); ok {
-		return appendString(b, s)
-	}
-	return append(b, "null"...)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
-			i++
-			continue
-		}
-		if c >= 0x80 {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError || size != 1 {
-				i += size
-				continue
-			}
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\r':
-			b = append(b, '\\', 'r')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -7,9 +7,9 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"isovet/history"
+	"isovet/internal/jsonscan"
 )
 
 // Header is the optional first line of a native stream.
@@ -99,7 +99,7 @@ func (e *Encoder) EncodeHeader(hd Header) error {
 	b = strconv.AppendInt(b, Version, 10)
 	if !hd.Initial.IsNil() {
 		b = append(b, `,"initial":`...)
-		b = appendDatum(b, hd.Initial)
+		b = jsonscan.AppendDatum(b, hd.Initial)
 	}
 	if len(hd.InitialKeys) > 0 {
 		b = append(b, `,"initial_keys":[`...)
@@ -111,9 +111,9 @@ func (e *Encoder) EncodeHeader(hd Header) error {
 				b = append(b, ',')
 			}
 			b = append(b, '[')
-			b = appendDatum(b, kv.Key)
+			b = jsonscan.AppendDatum(b, kv.Key)
 			b = append(b, ',')
-			b = appendDatum(b, kv.Value)
+			b = jsonscan.AppendDatum(b, kv.Value)
 			b = append(b, ']')
 		}
 		b = append(b, ']')
@@ -124,7 +124,7 @@ func (e *Encoder) EncodeHeader(hd Header) error {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendDatum(b, s)
+			b = jsonscan.AppendDatum(b, s)
 		}
 		b = append(b, ']')
 	}
@@ -190,7 +190,7 @@ func (e *Encoder) Encode(h *history.History, t history.TxnID) error {
 	e.prepare(h)
 	tx := h.Txn(t)
 	b := append(e.buf[:0], `{"s":`...)
-	b = appendDatum(b, h.Sessions[tx.Session].Source)
+	b = jsonscan.AppendDatum(b, h.Sessions[tx.Session].Source)
 	if e.needSI[tx.Session] {
 		b = append(b, `,"si":`...)
 		b = strconv.AppendInt(b, int64(tx.Session), 10)
@@ -207,7 +207,7 @@ func (e *Encoder) Encode(h *history.History, t history.TxnID) error {
 		switch o.Kind {
 		case history.OpRead, history.OpWrite, history.OpAppend, history.OpInsert:
 			b = appendOpHead(b, o.Kind, h.Key(o.Key))
-			b = appendDatum(b, h.Value(o.Value))
+			b = jsonscan.AppendDatum(b, h.Value(o.Value))
 		case history.OpDelete:
 			b = appendOpHead(b, o.Kind, h.Key(o.Key))
 		case history.OpListRead:
@@ -217,7 +217,7 @@ func (e *Encoder) Encode(h *history.History, t history.TxnID) error {
 				if j > 0 {
 					b = append(b, ',')
 				}
-				b = appendDatum(b, h.Value(v))
+				b = jsonscan.AppendDatum(b, h.Value(v))
 			}
 			b = append(b, ']')
 		case history.OpPredRead, history.OpPredWrite:
@@ -243,7 +243,7 @@ func (e *Encoder) Encode(h *history.History, t history.TxnID) error {
 // EncodeTxn writes t as one line.
 func (e *Encoder) EncodeTxn(t *Txn) error {
 	b := append(e.buf[:0], `{"s":`...)
-	b = appendDatum(b, t.Session)
+	b = jsonscan.AppendDatum(b, t.Session)
 	b = appendTxnFields(b, t.ID, t.Outcome, t.Time, t.HasTime, t.Start, t.Commit, t.HasTimestamps)
 	for i := range t.Ops {
 		o := &t.Ops[i]
@@ -257,7 +257,7 @@ func (e *Encoder) EncodeTxn(t *Txn) error {
 		switch o.Kind {
 		case history.OpRead, history.OpWrite, history.OpAppend, history.OpInsert:
 			b = appendOpHead(b, o.Kind, o.Key)
-			b = appendDatum(b, o.Value)
+			b = jsonscan.AppendDatum(b, o.Value)
 		case history.OpDelete:
 			b = appendOpHead(b, o.Kind, o.Key)
 		case history.OpListRead:
@@ -267,7 +267,7 @@ func (e *Encoder) EncodeTxn(t *Txn) error {
 				if j > 0 {
 					b = append(b, ',')
 				}
-				b = appendDatum(b, v)
+				b = jsonscan.AppendDatum(b, v)
 			}
 			b = append(b, ']')
 		case history.OpPredRead, history.OpPredWrite:
@@ -304,7 +304,7 @@ func (e *Encoder) EncodeTxn(t *Txn) error {
 func appendTxnFields(b []byte, id history.Datum, oc history.Outcome, iv history.Interval, hasTime bool, st, ct history.Timestamp, hasTS bool) []byte {
 	if !id.IsNil() {
 		b = append(b, `,"id":`...)
-		b = appendDatum(b, id)
+		b = jsonscan.AppendDatum(b, id)
 	}
 	switch oc {
 	case history.OutcomeAborted:
@@ -335,7 +335,7 @@ var opNames = [...]string{
 
 func appendOpHead(b []byte, k history.OpKind, key history.Datum) []byte {
 	b = append(b, opNames[k]...)
-	b = appendDatum(b, key)
+	b = jsonscan.AppendDatum(b, key)
 	if k != history.OpDelete {
 		b = append(b, ',')
 	}
@@ -348,21 +348,21 @@ func appendPredHead(b []byte, k history.OpKind, p *history.Predicate) []byte {
 	b = append(b, '{')
 	sep := false
 	if p.Relation != "" {
-		b = appendString(append(b, `"rel":`...), p.Relation)
+		b = jsonscan.AppendString(append(b, `"rel":`...), p.Relation)
 		sep = true
 	}
 	if p.Expr != "" {
 		if sep {
 			b = append(b, ',')
 		}
-		b = appendString(append(b, `"expr":`...), p.Expr)
+		b = jsonscan.AppendString(append(b, `"expr":`...), p.Expr)
 		sep = true
 	}
 	if p.IsRange {
 		if sep {
 			b = append(b, ',')
 		}
-		b = appendDatum(append(b, `"range":[`...), p.Field)
+		b = jsonscan.AppendDatum(append(b, `"range":[`...), p.Field)
 		b = append(strconv.AppendInt(append(b, ','), p.Lo, 10), ',')
 		b = append(strconv.AppendInt(b, p.Hi, 10), ']')
 	}
@@ -370,8 +370,8 @@ func appendPredHead(b []byte, k history.OpKind, p *history.Predicate) []byte {
 }
 
 func appendRow(b []byte, k, v history.Datum, match bool, src history.Src) []byte {
-	b = appendDatum(append(b, '['), k)
-	b = appendDatum(append(b, ','), v)
+	b = jsonscan.AppendDatum(append(b, '['), k)
+	b = jsonscan.AppendDatum(append(b, ','), v)
 	if !match || src.Kind != history.SrcByValue {
 		b = append(b, ",{"...)
 		if !match {
@@ -430,60 +430,6 @@ func appendPair(b []byte, x, y int64) []byte {
 	b = strconv.AppendInt(append(b, '['), x, 10)
 	b = strconv.AppendInt(append(b, ','), y, 10)
 	return append(b, ']')
-}
-
-func appendDatum(b []byte, d history.Datum) []byte {
-	if i, ok := d.Int(); ok {
-		return strconv.AppendInt(b, i, 10)
-	}
-	if s, ok := d.Str(); ok {
-		return appendString(b, s)
-	}
-	return append(b, "null"...)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
-			i++
-			continue
-		}
-		if c >= 0x80 {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError || size != 1 {
-				i += size
-				continue
-			}
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\r':
-			b = append(b, '\\', 'r')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // Write writes h in the native format: [HeaderOf](h), then one line per transaction in id
