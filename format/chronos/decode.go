@@ -244,10 +244,10 @@ func (x *scratch) parse(s *jsonscan.Scanner) bool {
 			return ok
 		case "sts":
 			x.hasSts = true
-			return hlc(s, &x.sts, `start timestamp "sts"`)
+			return hlc(s, &x.sts, `start timestamp "sts"`, `start timestamp "sts" {"p": physical, "l": logical}`)
 		case "cts":
 			x.hasCts = true
-			return hlc(s, &x.cts, `commit timestamp "cts"`)
+			return hlc(s, &x.cts, `commit timestamp "cts"`, `commit timestamp "cts" {"p": physical, "l": logical}`)
 		case "ops":
 			seenOps = true
 			return x.parseOps(s)
@@ -265,12 +265,22 @@ func (x *scratch) parse(s *jsonscan.Scanner) bool {
 	return true
 }
 
-// hlc parses {"p": physical, "l": logical}.
-func hlc(s *jsonscan.Scanner, ts *history.Timestamp, what string) bool {
+// hlc parses {"p": physical, "l": logical}; objWhat is what followed by that shape.
+func hlc(s *jsonscan.Scanner, ts *history.Timestamp, what, objWhat string) bool {
 	s.WS()
 	at := s.I
+	// Fast path: the compact form {"p":1,"l":2}.
+	if b := s.B; at+6 < len(b) && string(b[at:at+5]) == `{"p":` {
+		if p, j, ok := jsonscan.FastInt(b, at+5); ok && j+5 < len(b) && string(b[j:j+5]) == `,"l":` {
+			if l, j, ok := jsonscan.FastInt(b, j+5); ok && j < len(b) && b[j] == '}' {
+				ts.Physical, ts.Logical = p, l
+				s.I = j + 1
+				return true
+			}
+		}
+	}
 	seenP := false
-	ok := s.Object(what+` {"p": physical, "l": logical}`, func(k []byte, kstart int) bool {
+	ok := s.Object(objWhat, func(k []byte, kstart int) bool {
 		var ok bool
 		switch string(k) {
 		case "p":
@@ -298,7 +308,7 @@ func (x *scratch) parseOps(s *jsonscan.Scanner) bool {
 		return true
 	}
 	for {
-		if !x.parseOp(s) {
+		if !x.fastOp(s) && !x.parseOp(s) {
 			return false
 		}
 		more, ok := s.More(']', "in the ops array")
@@ -309,6 +319,38 @@ func (x *scratch) parseOps(s *jsonscan.Scanner) bool {
 			return true
 		}
 	}
+}
+
+// fastOp parses the compact form of an item op with integer key and value,
+// {"t":"w","k":1,"v":2}, and reports whether it did; on false nothing is consumed and
+// parseOp handles (or reports) the op.
+func (x *scratch) fastOp(s *jsonscan.Scanner) bool {
+	b, i := s.B, s.I
+	if i+12 >= len(b) || string(b[i:i+6]) != `{"t":"` || string(b[i+7:i+13]) != `","k":` {
+		return false
+	}
+	var kind history.OpKind
+	switch b[i+6] {
+	case 'r':
+		kind = history.OpRead
+	case 'w':
+		kind = history.OpWrite
+	case 'a':
+		kind = history.OpAppend
+	default:
+		return false
+	}
+	k, j, ok := jsonscan.FastInt(b, i+13)
+	if !ok || j+5 >= len(b) || string(b[j:j+5]) != `,"v":` {
+		return false
+	}
+	v, j, ok := jsonscan.FastInt(b, j+5)
+	if !ok || j >= len(b) || b[j] != '}' {
+		return false
+	}
+	x.ops = append(x.ops, rawOp{kind: kind, key: jsonscan.IntDatum(k), val: jsonscan.IntDatum(v)})
+	s.I = j + 1
+	return true
 }
 
 func (x *scratch) parseOp(s *jsonscan.Scanner) bool {
@@ -331,11 +373,7 @@ func (x *scratch) parseOp(s *jsonscan.Scanner) bool {
 				}
 			}
 		case "k":
-			s.WS()
-			kat := s.I
-			if o.key, ok = s.Datum("key \"k\""); ok && o.key.Kind == history.DatumNil {
-				return s.Failf(kat, `expected key "k" (an integer or a string), found null`)
-			}
+			o.key, ok = s.Key(`key "k"`)
 			seenK = true
 		case "v":
 			seenV = true
