@@ -2,6 +2,7 @@ package chronos_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -374,4 +375,29 @@ func cpuTime() int64 {
 		return 0
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// The compact objects the fast paths take and the same objects spaced out (which the
+// general parser takes) must read alike.
+func TestFastPathsAgreeWithGeneralParser(t *testing.T) {
+	t.Parallel()
+	compact := genChronos(300)
+	var spaced bytes.Buffer
+	if err := json.Indent(&spaced, compact, "", " "); err != nil {
+		t.Fatal(err)
+	}
+	h1, err := read(t, bytes.NewReader(compact))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2, err := read(t, &spaced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h1.Txns) != 300 || len(h1.Txns[0].Ops) != 8 {
+		t.Fatalf("read %d txns", len(h1.Txns))
+	}
+	if diff := cmp.Diff(canon(t, h1), canon(t, h2)); diff != "" {
+		t.Errorf("compact and indented differ (-compact +indented):\n%s", diff)
+	}
 }
