@@ -32,29 +32,45 @@ func badInput(status int, code string, format string, args ...any) *inputError {
 // '[') or isovet native JSON Lines. Every transaction is validated before any is applied,
 // so a bad batch changes nothing.
 func decodeBatch(body []byte) ([]ts.Txn, error) {
+	b, err := decodeBuf(body)
+	if err != nil {
+		return nil, err
+	}
+	return b.txs, nil
+}
+
+// decodeBuf is [decodeBatch] into a buffer that the caller releases once the batch has been
+// applied. Native JSON lines of the common shape take the allocation-free [decodeFast].
+func decodeBuf(body []byte) (*batchBuf, error) {
 	trim := bytes.TrimLeft(body, " \t\r\n")
 	if len(trim) == 0 {
 		return nil, badInput(400, "empty", "empty body: expected a JSON array of transactions or JSON lines")
 	}
-	var txs []ts.Txn
+	var b *batchBuf
 	var err error
 	if trim[0] == '[' {
-		txs, err = decodeChronos(trim)
-	} else {
-		txs, err = decodeNative(body)
+		b = &batchBuf{}
+		b.txs, err = decodeChronos(trim)
+	} else if b = getBatchBuf(); !decodeFast(body, b) {
+		b.release()
+		b = &batchBuf{}
+		b.txs, err = decodeNative(body)
 	}
 	if err != nil {
 		return nil, err
 	}
+	txs := b.txs
 	for i := range txs {
 		if txs[i].Commit.Less(txs[i].Start) {
+			b.release()
 			return nil, badInput(422, "timestamps_backwards", "transaction %v (#%d in the batch) commits at %v, before it starts at %v", txs[i].ID, i, txs[i].Commit, txs[i].Start)
 		}
 		if txs[i].ID.IsNil() {
+			b.release()
 			return nil, badInput(400, "missing_id", "transaction #%d in the batch has no id", i)
 		}
 	}
-	return txs, nil
+	return b, nil
 }
 
 // chronosTxn is one object of the authors' format.

@@ -54,6 +54,7 @@ func (s *Server) consumeNATS(ctx context.Context) error {
 	type pending struct {
 		msg   jetstream.Msg
 		reply chan applied
+		buf   *batchBuf
 	}
 	acks := make(chan pending, 4096)
 	ackerDone := make(chan struct{})
@@ -62,6 +63,7 @@ func (s *Server) consumeNATS(ctx context.Context) error {
 		for p := range acks {
 			select {
 			case <-p.reply:
+				p.buf.release()
 				if err := p.msg.Ack(); err != nil {
 					s.log.Warn("ack failed; the message will be redelivered and ignored as a duplicate", "err", err)
 				}
@@ -87,20 +89,20 @@ func (s *Server) consumeNATS(ctx context.Context) error {
 			continue
 		}
 		for msg := range msgs.Messages() {
-			txs, err := decodeBatch(msg.Data())
+			buf, err := decodeBuf(msg.Data())
 			if err != nil {
 				s.natsBad.Add(1)
 				s.log.Warn("bad message refused", "subject", msg.Subject(), "err", err)
 				msg.Term()
 				continue
 			}
-			b := &batch{txs: txs, queued: s.opts.Now(), reply: make(chan applied, 1)}
+			b := &batch{txs: buf.txs, queued: s.opts.Now(), reply: make(chan applied, 1)}
 			select {
 			case s.in <- b:
 			case <-s.stopped:
 				return nil
 			}
-			acks <- pending{msg, b.reply}
+			acks <- pending{msg, b.reply, buf}
 		}
 		if err := msgs.Error(); err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
 			s.log.Warn("fetch ended", "err", err)
@@ -150,11 +152,12 @@ func (s *Server) rebuild(ctx context.Context, js jetstream.JetStream, last uint6
 				done = true
 				continue
 			}
-			txs, err := decodeBatch(msg.Data())
+			buf, err := decodeBuf(msg.Data())
 			if err == nil {
-				if _, err := s.submit(ctx, &batch{txs: txs, rebuild: true}); err != nil {
+				if _, err := s.submit(ctx, &batch{txs: buf.txs, rebuild: true}); err != nil {
 					return err
 				}
+				buf.release()
 				n++
 			}
 			if md.Sequence.Stream == last {

@@ -1,0 +1,275 @@
+package server
+
+import (
+	"sync"
+
+	"isovet/history"
+	"isovet/internal/check/ts"
+)
+
+// batchBuf is the memory of one decoded batch: its transactions and, in one array, their
+// operations. Buffers are pooled: the checker copies what it keeps (keys, values, ids), so
+// a buffer is reused as soon as its batch has been applied. Batches decoded by the general
+// path (list reads, Chronos JSON) own their memory and are never pooled.
+type batchBuf struct {
+	txs    []ts.Txn
+	ops    []ts.Op
+	spans  []int32 // ops[spans[2i]:spans[2i+1]] are the ops of txs[i], while decoding
+	pooled bool
+}
+
+var batchPool = sync.Pool{New: func() any { return new(batchBuf) }}
+
+func getBatchBuf() *batchBuf {
+	b := batchPool.Get().(*batchBuf)
+	b.pooled = true
+	return b
+}
+
+// release returns b to the pool; b must not be used afterwards.
+func (b *batchBuf) release() {
+	if b == nil || !b.pooled {
+		return
+	}
+	clear(b.txs)
+	clear(b.ops)
+	b.txs, b.ops, b.spans = b.txs[:0], b.ops[:0], b.spans[:0]
+	batchPool.Put(b)
+}
+
+// decodeFast decodes native JSON lines of the shape the encoder (and so `isovet replay`)
+// writes for a committed transaction with timestamps and item operations:
+//
+//	{"s":1,"id":17,"sts":[5,0],"cts":[9,1],"ops":[["r",3,7],["w",4,8],["d",5]]}
+//
+// with integer, string (without escapes) or null scalars, the five keys in any order and
+// nothing else: no header, no "o", "t" or "si", no list reads, no op options, no white
+// space inside a line. It reports false at the first line of any other shape, and then
+// [decodeNative] decodes the body instead, with its complete checks and error messages.
+// On success it allocates nothing but the strings of string scalars.
+func decodeFast(body []byte, out *batchBuf) bool {
+	out.txs, out.ops, out.spans = out.txs[:0], out.ops[:0], out.spans[:0]
+	for i := 0; i < len(body); {
+		end := i
+		for end < len(body) && body[end] != '\n' {
+			end++
+		}
+		line := body[i:end]
+		i = end + 1
+		for len(line) > 0 && (line[len(line)-1] == '\r' || line[len(line)-1] == ' ' || line[len(line)-1] == '\t') {
+			line = line[:len(line)-1]
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if !out.line(line) {
+			return false
+		}
+	}
+	for t := range out.txs {
+		out.txs[t].Ops = out.ops[out.spans[2*t]:out.spans[2*t+1]:out.spans[2*t+1]]
+	}
+	return true
+}
+
+// line decodes one transaction line into out.
+func (out *batchBuf) line(b []byte) bool {
+	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
+		return false
+	}
+	t := ts.Txn{Seq: -1}
+	opStart := int32(len(out.ops))
+	const (
+		hasS = 1 << iota
+		hasID
+		hasSts
+		hasCts
+		hasOps
+	)
+	seen := 0
+	i := 1
+	for {
+		// A key: one of five, as a literal.
+		var f int
+		switch {
+		case hasPrefix(b[i:], `"s":`):
+			f, i = hasS, i+4
+		case hasPrefix(b[i:], `"id":`):
+			f, i = hasID, i+5
+		case hasPrefix(b[i:], `"sts":`):
+			f, i = hasSts, i+6
+		case hasPrefix(b[i:], `"cts":`):
+			f, i = hasCts, i+6
+		case hasPrefix(b[i:], `"ops":`):
+			f, i = hasOps, i+6
+		default:
+			return false
+		}
+		if seen&f != 0 {
+			return false
+		}
+		seen |= f
+		var ok bool
+		switch f {
+		case hasS:
+			t.Session, i, ok = scalarAt(b, i)
+		case hasID:
+			t.ID, i, ok = scalarAt(b, i)
+		case hasSts:
+			t.Start, i, ok = pairAt(b, i)
+		case hasCts:
+			t.Commit, i, ok = pairAt(b, i)
+		case hasOps:
+			i, ok = out.opsAt(b, i)
+		}
+		if !ok || i >= len(b) {
+			return false
+		}
+		if b[i] == '}' {
+			break
+		}
+		if b[i] != ',' {
+			return false
+		}
+		i++
+	}
+	if i != len(b)-1 || seen != hasS|hasID|hasSts|hasCts|hasOps || t.ID.IsNil() || t.Session.IsNil() {
+		return false
+	}
+	out.txs = append(out.txs, t)
+	out.spans = append(out.spans, opStart, int32(len(out.ops)))
+	return true
+}
+
+// opsAt decodes an "ops" array at b[i:].
+func (out *batchBuf) opsAt(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] != '[' {
+		return i, false
+	}
+	i++
+	if i < len(b) && b[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		if i+5 >= len(b) || b[i] != '[' || b[i+1] != '"' || b[i+3] != '"' || b[i+4] != ',' {
+			return i, false
+		}
+		var op ts.Op
+		switch b[i+2] {
+		case 'r':
+			op.Kind = history.OpRead
+		case 'w':
+			op.Kind = history.OpWrite
+		case 'a':
+			op.Kind = history.OpAppend
+		case 'i':
+			op.Kind = history.OpInsert
+		case 'd':
+			op.Kind = history.OpDelete
+		default:
+			return i, false
+		}
+		var ok bool
+		if op.Key, i, ok = scalarAt(b, i+5); !ok || op.Key.IsNil() || i >= len(b) {
+			return i, false
+		}
+		if op.Kind != history.OpDelete {
+			if b[i] != ',' {
+				return i, false
+			}
+			if op.Value, i, ok = scalarAt(b, i+1); !ok || i >= len(b) {
+				return i, false
+			}
+		}
+		if b[i] != ']' {
+			return i, false // a list read, op options, or bad input: the general path decides
+		}
+		out.ops = append(out.ops, op)
+		i++
+		if i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case ',':
+			i++
+		case ']':
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
+// scalarAt decodes null, an integer of at most 18 digits, or a string without escapes or
+// control characters at b[i:].
+func scalarAt(b []byte, i int) (history.Datum, int, bool) {
+	if i >= len(b) {
+		return history.NilDatum, i, false
+	}
+	switch c := b[i]; {
+	case c == 'n':
+		if hasPrefix(b[i:], "null") {
+			return history.NilDatum, i + 4, true
+		}
+	case c == '"':
+		j := i + 1
+		for j < len(b) && b[j] != '"' {
+			if b[j] == '\\' || b[j] < 0x20 {
+				return history.NilDatum, j, false
+			}
+			j++
+		}
+		if j < len(b) {
+			return history.Str(string(b[i+1 : j])), j + 1, true
+		}
+	case c == '-' || c >= '0' && c <= '9':
+		n, j, ok := intAt(b, i)
+		return history.Int(n), j, ok
+	}
+	return history.NilDatum, i, false
+}
+
+// intAt decodes an integer of at most 18 digits (so it cannot overflow) without leading
+// zeros; anything longer is left to the general path.
+func intAt(b []byte, i int) (int64, int, bool) {
+	neg := b[i] == '-'
+	if neg {
+		i++
+	}
+	start := i
+	var n int64
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		n = n*10 + int64(b[i]-'0')
+		i++
+	}
+	if d := i - start; d == 0 || d > 18 || d > 1 && b[start] == '0' {
+		return 0, i, false
+	}
+	if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
+		return 0, i, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, i, true
+}
+
+// pairAt decodes a timestamp [physical,logical] at b[i:].
+func pairAt(b []byte, i int) (history.Timestamp, int, bool) {
+	var ts history.Timestamp
+	if i+4 >= len(b) || b[i] != '[' {
+		return ts, i, false
+	}
+	var ok bool
+	if ts.Physical, i, ok = intAt(b, i+1); !ok || i >= len(b) || b[i] != ',' || i+1 >= len(b) {
+		return ts, i, false
+	}
+	if ts.Logical, i, ok = intAt(b, i+1); !ok || i >= len(b) || b[i] != ']' {
+		return ts, i, false
+	}
+	return ts, i + 1, true
+}
+
+func hasPrefix(b []byte, p string) bool {
+	return len(b) >= len(p) && string(b[:len(p)]) == p
+}
