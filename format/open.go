@@ -110,15 +110,34 @@ func decodeFile(d Decoder, p string, b *history.Builder, pr *progress) error {
 	if pr != nil {
 		src = &countingReader{r: fh, p: pr}
 	}
-	r, err := maybeGunzip(bufio.NewReaderSize(src, 1<<16))
+	br := bufio.NewReaderSize(src, 1<<16)
+	r, err := maybeGunzip(br)
 	if err != nil {
 		return fmt.Errorf("%s: %w", p, err)
+	}
+	if st, err := fh.Stat(); err == nil && r == io.Reader(br) && st.Mode().IsRegular() {
+		r = &sizedReader{r: r, left: st.Size()}
 	}
 	if err := d.Decode(r, p, b); err != nil {
 		return parse.WithFile(err, p)
 	}
 	return nil
 }
+
+// sizedReader tells a decoder how much of the file is left (Len, as bytes.Reader does), so
+// that it can size its buffers and the builder for the whole input.
+type sizedReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (s *sizedReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.left -= int64(n)
+	return n, err
+}
+
+func (s *sizedReader) Len() int { return int(max(s.left, 0)) }
 
 // maybeGunzip wraps r in a gzip reader if it starts with the gzip magic.
 func maybeGunzip(r *bufio.Reader) (io.Reader, error) {

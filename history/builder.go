@@ -26,9 +26,9 @@ type Builder struct {
 	timesUsed int
 	timesCap  int // cap of curTimes when it began
 
-	keyInt  intIndex
+	keyInt  IntIndex
 	keyStr  map[string]Key
-	valInt  intIndex
+	valInt  IntIndex
 	valStr  strIndex
 	sessInt map[int64]SessionID
 	sessStr map[string]SessionID
@@ -42,9 +42,7 @@ const chunkOps = 1 << 16
 // NewBuilder returns an empty builder.
 func NewBuilder() *Builder {
 	b := &Builder{
-		keyInt:  newIntIndex(),
 		keyStr:  make(map[string]Key),
-		valInt:  newIntIndex(),
 		valStr:  newStrIndex(),
 		sessInt: make(map[int64]SessionID),
 		sessStr: make(map[string]SessionID),
@@ -84,12 +82,12 @@ func (b *Builder) Key(d Datum) Key {
 
 // IntKey interns the integer key i.
 func (b *Builder) IntKey(i int64) Key {
-	if k, ok := b.keyInt.get(i); ok {
+	if k, ok := b.keyInt.Get(i); ok {
 		return Key(k)
 	}
 	k := Key(len(b.h.Keys))
 	b.h.Keys = append(b.h.Keys, Int(i))
-	b.keyInt.put(i, int32(k))
+	b.keyInt.add(i, int32(k))
 	return k
 }
 
@@ -125,11 +123,11 @@ func (b *Builder) Value(d Datum) Value {
 
 // IntValue interns the integer value i.
 func (b *Builder) IntValue(i int64) Value {
-	if v, ok := b.valInt.get(i); ok {
+	if v, ok := b.valInt.Get(i); ok {
 		return Value(v)
 	}
 	v := Value(b.h.Values.addInt(i))
-	b.valInt.put(i, int32(v))
+	b.valInt.add(i, int32(v))
 	return v
 }
 
@@ -213,6 +211,9 @@ func (b *Builder) BeginTxn(s SessionID, src Datum, outcome Outcome) TxnID {
 	}
 	ops := b.chunk[b.used:b.used]
 	b.curCap = cap(ops)
+	if len(b.h.Txns) == cap(b.h.Txns) {
+		b.h.Txns = slicesGrow(b.h.Txns, max(len(b.h.Txns), 256)) // double: a Txn is large
+	}
 	b.h.Txns = append(b.h.Txns, Txn{ID: t, Source: src, Session: s, Seq: int32(len(sess.Txns)), Outcome: outcome, Ops: ops})
 	sess.Txns = append(sess.Txns, t)
 	b.cur = t
@@ -345,7 +346,7 @@ func (b *Builder) Build() (*History, error) {
 	b.EndTxn()
 	h := &b.h
 	b.chunk, b.times, b.keyStr, b.sessInt, b.sessStr = nil, nil, nil, nil, nil
-	b.keyInt, b.valInt, b.valStr = intIndex{}, intIndex{}, strIndex{}
+	b.keyInt, b.valInt, b.valStr = IntIndex{}, IntIndex{}, strIndex{}
 	if err := Validate(h); err != nil {
 		return h, err
 	}

@@ -73,18 +73,24 @@ func (t *Datums) add(d Datum) int {
 	case DatumStr:
 		return t.addBytes(bytesOf(d.s))
 	}
+	t.reserve()
 	t.kinds = append(t.kinds, DatumNil)
 	t.words = append(t.words, 0)
 	return len(t.kinds) - 1
 }
 
 func (t *Datums) addInt(i int64) int {
+	t.reserve()
 	t.kinds = append(t.kinds, DatumInt)
 	t.words = append(t.words, i)
 	return len(t.kinds) - 1
 }
 
 func (t *Datums) addBytes(s []byte) int {
+	t.reserve()
+	if cap(t.arena)-len(t.arena) < len(s)+binary.MaxVarintLen64 {
+		t.arena = slicesGrow(t.arena, max(len(t.arena), len(s)+binary.MaxVarintLen64, 4096))
+	}
 	t.kinds = append(t.kinds, DatumStr)
 	t.words = append(t.words, int64(len(t.arena)))
 	t.arena = binary.AppendUvarint(t.arena, uint64(len(s)))
@@ -95,10 +101,14 @@ func (t *Datums) addBytes(s []byte) int {
 // bytesOf views the bytes of s, which the caller must not change.
 func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
-// grow reserves room for n more datums.
-func (t *Datums) grow(n int) {
-	t.kinds = slicesGrow(t.kinds, n)
-	t.words = slicesGrow(t.words, n)
+// reserve makes room for one more datum, doubling the table when it is full (append grows
+// large slices by only 1.25x, which copies a table of millions several times over).
+func (t *Datums) reserve() {
+	if len(t.kinds) == cap(t.kinds) || len(t.words) == cap(t.words) {
+		n := max(len(t.kinds), 256)
+		t.kinds = slicesGrow(t.kinds, n)
+		t.words = slicesGrow(t.words, n)
+	}
 }
 
 // strIndex maps strings to ids for a [Datums] that holds them, with open addressing keyed by

@@ -1,14 +1,18 @@
 package history
 
-// intIndex maps int64 to int32. It interns integer keys and values for the Builder:
-// pointer-free, so the garbage collector never scans it, and several times faster than a Go
-// map for the millions of entries a large history has.
+// IntIndex maps 64-bit integers to ids (non-negative int32). The [Builder] interns integer
+// keys and values with it, and readers use it to index their own numeric ids (Cobra's write
+// ids, Vbox's transaction and op ids) by the million. The zero value is an empty index
+// ready to use; it is not safe for concurrent use.
 //
-// Histories mostly number their values (and often their keys) 0, 1, 2, ...: such integers
-// live in a plain array indexed by the integer, which is grown as long as it stays at least
-// a quarter full, so that appending the next of a run of new values touches one cache line.
-// Every other integer goes to an open-addressing table with linear probing.
-type intIndex struct {
+// It holds no pointers, so the garbage collector never scans it, and it is several times
+// faster than a Go map at this size. Sources mostly number things 0, 1, 2, ...: such
+// integers live in a plain array indexed by the integer, grown while it stays at least a
+// quarter full, so that adding the next of a run of new ids touches one cache line. Every
+// other integer goes to an open-addressing table with linear probing and Fibonacci hashing
+// (which spreads keys differing only in their high bits, as tid<<32 | oid, as well as dense
+// ones).
+type IntIndex struct {
 	dense  []int32 // id+1 of k for 0 <= k < len(dense); 0: not there (but maybe in slots)
 	nDense int     // ids held in dense
 	slots  []intSlot
@@ -28,19 +32,18 @@ const (
 	maxDense = 1 << 28 // 1 GiB of int32: beyond it, the table
 )
 
-func newIntIndex() intIndex {
-	return intIndex{slots: make([]intSlot, 16), shift: 64 - 4}
-}
+// Len returns the number of integers in the index.
+func (x *IntIndex) Len() int { return x.nDense + x.n }
 
-// get returns the id stored for k.
-func (x *intIndex) get(k int64) (int32, bool) {
+// Get returns the id of k and whether k is in the index.
+func (x *IntIndex) Get(k int64) (int32, bool) {
 	if uint64(k) < uint64(len(x.dense)) {
 		if id := x.dense[k]; id != 0 {
 			return id - 1, true
 		}
-		if x.n == 0 {
-			return 0, false
-		}
+	}
+	if x.n == 0 {
+		return 0, false
 	}
 	mask := len(x.slots) - 1
 	for i := int(uint64(k) * fibMul >> x.shift); ; i = (i + 1) & mask {
@@ -54,12 +57,32 @@ func (x *intIndex) get(k int64) (int32, bool) {
 	}
 }
 
-// put stores id for k, which must not be present.
-func (x *intIndex) put(k int64, id int32) {
+// Set sets the id of k, replacing any it had. id must be in [0, 2^31-2].
+func (x *IntIndex) Set(k int64, id int32) {
+	if uint64(k) < uint64(len(x.dense)) && x.dense[k] != 0 {
+		x.dense[k] = id + 1
+		return
+	}
+	if x.n > 0 {
+		mask := len(x.slots) - 1
+		for i := int(uint64(k) * fibMul >> x.shift); x.slots[i].id != 0; i = (i + 1) & mask {
+			if x.slots[i].k == k {
+				x.slots[i].id = id + 1
+				return
+			}
+		}
+	}
+	x.add(k, id)
+}
+
+// add stores id for k, which must not be in the index.
+func (x *IntIndex) add(k int64, id int32) {
 	if uint64(k) >= uint64(len(x.dense)) && k >= 0 && k < maxDense {
-		// Grow the array if it stays a quarter full; a run of new values doubles it.
-		if size := max(2*len(x.dense), int(k)+1, minDense); size <= 4*(x.nDense+x.n+1)+minDense {
-			x.growDense(min(size, maxDense))
+		// Grow the array if it stays a quarter full; a run of new ids doubles it.
+		if size := max(2*len(x.dense), int(k)+1, minDense); size <= 4*(x.Len()+1)+minDense {
+			d := make([]int32, min(size, maxDense))
+			copy(d, x.dense)
+			x.dense = d
 		}
 	}
 	if uint64(k) < uint64(len(x.dense)) {
@@ -73,7 +96,7 @@ func (x *intIndex) put(k int64, id int32) {
 	x.insert(k, id)
 }
 
-func (x *intIndex) insert(k int64, id int32) {
+func (x *IntIndex) insert(k int64, id int32) {
 	mask := len(x.slots) - 1
 	i := int(uint64(k) * fibMul >> x.shift)
 	for x.slots[i].id != 0 {
@@ -83,21 +106,16 @@ func (x *intIndex) insert(k int64, id int32) {
 	x.n++
 }
 
-func (x *intIndex) growDense(size int) {
-	d := make([]int32, size)
-	copy(d, x.dense)
-	x.dense = d
-}
-
-func (x *intIndex) grow() {
+func (x *IntIndex) grow() {
 	old := x.slots
-	x.slots, x.shift, x.n = make([]intSlot, 2*len(old)), x.shift-1, 0
+	size := max(2*len(old), 16)
+	x.slots, x.n, x.shift = make([]intSlot, size), 0, 64
+	for ; size > 1; size >>= 1 {
+		x.shift--
+	}
 	for _, s := range old {
 		if s.id != 0 {
 			x.insert(s.k, s.id-1)
 		}
 	}
 }
-
-// len returns the number of ids stored.
-func (x *intIndex) len() int { return x.nDense + x.n }

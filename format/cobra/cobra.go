@@ -67,10 +67,11 @@ type Decoder struct {
 	// giving it a placeholder writer.
 	Strict bool
 
-	txns    map[int64]history.TxnID // txnId -> txn; dupTxn marks ids seen twice
-	writes  map[int64]wref          // writeId -> write op
+	txns    history.IntIndex // txnId -> txn; dupTxn marks ids seen twice
+	writes  history.IntIndex // writeId -> index into wrefs
+	wrefs   []wref
 	pending []pendingRead
-	initSet map[history.Key]bool
+	initSet []bool // per Key: its initial value is set
 	_       struct{}
 }
 
@@ -90,17 +91,23 @@ type pendingRead struct {
 	key, val int64
 }
 
-const dupTxn history.TxnID = -1
+// dupTxn marks, in Decoder.txns, a txnId that more than one transaction has.
+const dupTxn = 1<<31 - 2
 
 // NewDecoder returns a decoder with default options.
 func NewDecoder() *Decoder { return &Decoder{} }
 
-func (d *Decoder) init() {
-	if d.txns == nil {
-		d.txns = make(map[int64]history.TxnID)
-		d.writes = make(map[int64]wref)
-		d.initSet = make(map[history.Key]bool)
+// write returns the write with id wid.
+func (d *Decoder) write(wid int64) (wref, bool) {
+	if i, ok := d.writes.Get(wid); ok {
+		return d.wrefs[i], true
 	}
+	return wref{}, false
+}
+
+func (d *Decoder) addWrite(wid int64, w wref) {
+	d.writes.Set(wid, int32(len(d.wrefs)))
+	d.wrefs = parse.Push(d.wrefs, w)
 }
 
 // record sizes after the tag byte
@@ -201,8 +208,7 @@ func scan(data []byte, ts bool) (int64, error) {
 
 // Decode reads one client log.
 func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
-	d.init()
-	data, err := io.ReadAll(r)
+	data, err := parse.ReadAll(r)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", name, err)
 	}
@@ -237,10 +243,10 @@ func (d *Decoder) emit(data []byte, ts bool, name string, b *history.Builder) {
 		case 'S':
 			id := int64(be.Uint64(p))
 			t = b.BeginTxn(s, history.Int(id), history.OutcomeUnknown)
-			if _, ok := d.txns[id]; ok {
-				d.txns[id] = dupTxn
+			if _, ok := d.txns.Get(id); ok {
+				d.txns.Set(id, dupTxn)
 			} else {
-				d.txns[id] = t
+				d.txns.Set(id, int32(t))
 			}
 			if ts {
 				start = int64(be.Uint64(p[8:]))
@@ -259,11 +265,10 @@ func (d *Decoder) emit(data []byte, ts bool, name string, b *history.Builder) {
 			key, val := int64(be.Uint64(p[8:])), int64(be.Uint64(p[16:]))
 			op := b.Write(b.IntKey(key), b.IntValue(val))
 			if wid != UniversalID {
-				if w, ok := d.writes[wid]; ok {
-					w.dup = true
-					d.writes[wid] = w
+				if i, ok := d.writes.Get(wid); ok {
+					d.wrefs[i].dup = true
 				} else {
-					d.writes[wid] = wref{t: t, op: op}
+					d.addWrite(wid, wref{t: t, op: op})
 				}
 			}
 			i += 1 + sizeW
@@ -275,6 +280,9 @@ func (d *Decoder) emit(data []byte, ts bool, name string, b *history.Builder) {
 			case writer == InitID:
 				v := b.IntValue(val)
 				b.ReadFrom(k, v, history.Src{Kind: history.SrcInit})
+				if int(k) >= len(d.initSet) {
+					d.initSet = append(d.initSet, make([]bool, int(k)+1-len(d.initSet))...)
+				}
 				if wid == InitID && !d.initSet[k] {
 					d.initSet[k] = true
 					b.SetInitialKey(k, v)
@@ -285,7 +293,7 @@ func (d *Decoder) emit(data []byte, ts bool, name string, b *history.Builder) {
 				b.Read(k, b.IntValue(val))
 			default:
 				op := b.Read(k, b.IntValue(val))
-				d.pending = append(d.pending, pendingRead{t: t, op: op, writer: writer, writeID: wid, file: name, off: int64(i), key: key, val: val})
+				d.pending = parse.Push(d.pending, pendingRead{t: t, op: op, writer: writer, writeID: wid, file: name, off: int64(i), key: key, val: val})
 			}
 			i += 1 + sizeR
 		}
@@ -307,13 +315,12 @@ func sessionID(name string) history.Datum {
 
 // Finish resolves every read's named writer.
 func (d *Decoder) Finish(b *history.Builder) error {
-	d.init()
 	if err := d.placeholders(b); err != nil {
 		return err
 	}
 	var errs []error
 	for _, p := range d.pending {
-		w, ok := d.writes[p.writeID]
+		w, ok := d.write(p.writeID)
 		if !ok || w.dup {
 			what := "no write has that id"
 			if w.dup {
@@ -349,10 +356,10 @@ func (d *Decoder) placeholders(b *history.Builder) error {
 	var order []int64
 	byTxn := make(map[int64][]int)
 	for i, p := range d.pending {
-		if _, ok := d.writes[p.writeID]; ok {
+		if _, ok := d.writes.Get(p.writeID); ok {
 			continue
 		}
-		if t, ok := d.txns[p.writer]; ok && t != dupTxn {
+		if t, ok := d.txns.Get(p.writer); ok && t != dupTxn {
 			continue // reported by Finish: the transaction exists but lacks the write
 		}
 		if d.Strict {
@@ -369,14 +376,14 @@ func (d *Decoder) placeholders(b *history.Builder) error {
 	s := b.NewSession(history.Str(history.PlaceholderSession))
 	for _, id := range order {
 		t := b.BeginTxn(s, history.Int(id), history.OutcomeAborted)
-		d.txns[id] = t
+		d.txns.Set(id, int32(t))
 		for _, i := range byTxn[id] {
 			p := d.pending[i]
-			if _, ok := d.writes[p.writeID]; ok {
+			if _, ok := d.writes.Get(p.writeID); ok {
 				continue
 			}
 			op := b.Write(b.IntKey(p.key), b.IntValue(p.val))
-			d.writes[p.writeID] = wref{t: t, op: op}
+			d.addWrite(p.writeID, wref{t: t, op: op})
 		}
 	}
 	b.EndTxn()

@@ -159,7 +159,7 @@ const (
 
 // Decode reads a history.bincode file.
 func (d *Decoder) Decode(rd io.Reader, name string, b *history.Builder) error {
-	data, err := io.ReadAll(rd)
+	data, err := parse.ReadAll(rd)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", name, err)
 	}
@@ -293,7 +293,7 @@ type jsonAccess struct {
 
 // Decode reads a dbcop JSON history.
 func (d *JSONDecoder) Decode(rd io.Reader, name string, b *history.Builder) error {
-	data, err := io.ReadAll(rd)
+	data, err := parse.ReadAll(rd)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", name, err)
 	}

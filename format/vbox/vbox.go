@@ -54,6 +54,7 @@
 package vbox
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -87,12 +88,15 @@ type Decoder struct {
 	// it a placeholder writer.
 	Strict bool
 
-	writes  map[uint64]int32 // tid<<32 | oid -> last write of that op, index into wrefs
+	writes  history.IntIndex // tid<<32 | oid -> last write of that op, index into wrefs
 	wrefs   []wref
 	pending []pendingRead
 	preds   [][]history.Row // rows of predicate reads, for pendingRead.pred
 	files   []string
 	buf     []byte
+	kvs     []keyValue // rowValues' result, reused
+	sorted  []grec     // rowValues' scratch, reused
+	first   map[uint64]int
 	_       struct{}
 }
 
@@ -178,10 +182,7 @@ func (st *state) errorf(off int, msg string, args ...any) error {
 
 // Decode reads one session log.
 func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
-	if d.writes == nil {
-		d.writes = make(map[uint64]int32)
-	}
-	data, err := io.ReadAll(r)
+	data, err := parse.ReadAll(r)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", name, err)
 	}
@@ -281,7 +282,7 @@ func (st *state) flush() {
 				i = b.ReadFrom(k, history.Nil, history.Src{Kind: history.SrcInit})
 			} else {
 				i = b.Read(k, history.Nil)
-				st.d.pending = append(st.d.pending, pendingRead{t: st.t, op: i, pred: -1, tid: g.from[0], oid: g.from[1], key: g.key, file: st.file, off: int64(g.off)})
+				st.d.pending = parse.Push(st.d.pending, pendingRead{t: st.t, op: i, pred: -1, tid: g.from[0], oid: g.from[1], key: g.key, file: st.file, off: int64(g.off)})
 			}
 			b.SetOpTime(i, st.iv)
 		}
@@ -301,31 +302,31 @@ type keyValue struct {
 }
 
 // rowValues groups the buffered 'W' records by row, in order of first appearance, and
-// interns each row's "field=value,..." text.
+// interns each row's "field=value,..." text. The result is valid until the next call.
 func (st *state) rowValues() []keyValue {
 	recs := st.recs
 	if len(recs) > 1 {
-		first := make(map[uint64]int, len(recs))
+		// Stable: rows in order of first appearance, fields ascending within a row.
+		if st.d.first == nil {
+			st.d.first = make(map[uint64]int)
+		}
+		first := st.d.first
+		clear(first)
 		for i, g := range recs {
 			if _, ok := first[g.key]; !ok {
 				first[g.key] = i
 			}
 		}
-		recs = slices.Clone(recs)
-		slices.SortStableFunc(recs, func(a, b grec) int {
+		sorted := append(st.d.sorted[:0], recs...)
+		slices.SortStableFunc(sorted, func(a, b grec) int {
 			if c := first[a.key] - first[b.key]; c != 0 {
 				return c
 			}
-			switch {
-			case a.field < b.field:
-				return -1
-			case a.field > b.field:
-				return 1
-			}
-			return 0
+			return cmp.Compare(a.field, b.field)
 		})
+		st.d.sorted, recs = sorted, sorted
 	}
-	var out []keyValue
+	out := st.d.kvs[:0]
 	for len(recs) > 0 {
 		k := recs[0].key
 		j := 1
@@ -342,9 +343,10 @@ func (st *state) rowValues() []keyValue {
 			buf = strconv.AppendUint(buf, uint64(g.value), 10)
 		}
 		st.d.buf = buf
-		out = append(out, keyValue{k, st.b.StrValue(string(buf))})
+		out = append(out, keyValue{k, st.b.BytesValue(buf)})
 		recs = recs[j:]
 	}
+	st.d.kvs = out
 	return out
 }
 
@@ -358,18 +360,18 @@ func appendHex16(buf []byte, x uint64) []byte {
 
 func (d *Decoder) addWrite(k wkey, w wref) {
 	w.key, w.next = k.key, -1
-	if j, ok := d.writes[k.op()]; ok {
+	if j, ok := d.writes.Get(int64(k.op())); ok {
 		w.next = j
 	}
-	d.wrefs = append(d.wrefs, w)
-	d.writes[k.op()] = int32(len(d.wrefs) - 1)
+	d.writes.Set(int64(k.op()), int32(len(d.wrefs)))
+	d.wrefs = parse.Push(d.wrefs, w)
 }
 
 // lookup returns the writes of k: the first one and how many there are.
 func (d *Decoder) lookup(k wkey) (wref, int) {
 	var first wref
 	n := 0
-	j, ok := d.writes[k.op()]
+	j, ok := d.writes.Get(int64(k.op()))
 	for ok && j >= 0 {
 		w := d.wrefs[j]
 		if w.key == k.key {
@@ -441,7 +443,7 @@ func (st *state) pred(off int, oid uint32, iv history.Interval, p []byte) error 
 		pi := int32(len(st.d.preds) - 1)
 		for j, g := range st.recs {
 			if g.from != [2]uint32{} {
-				st.d.pending = append(st.d.pending, pendingRead{t: st.t, op: i, pred: pi, row: int32(j), tid: g.from[0], oid: g.from[1], key: g.key, file: st.file, off: int64(g.off)})
+				st.d.pending = parse.Push(st.d.pending, pendingRead{t: st.t, op: i, pred: pi, row: int32(j), tid: g.from[0], oid: g.from[1], key: g.key, file: st.file, off: int64(g.off)})
 			}
 		}
 	case 'W':

@@ -5,6 +5,8 @@ package parse
 import (
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 )
 
@@ -59,4 +61,38 @@ func WithFile(err error, file string) error {
 		pe.File = file
 	}
 	return err
+}
+
+// ReadAll reads r to the end like io.ReadAll, but when r says how much it holds (a Len()
+// method, as bytes.Reader has and format.Open's readers do) it reads into one buffer of
+// that size instead of growing one from 512 bytes, which copies a large file several
+// times over.
+func ReadAll(r io.Reader) ([]byte, error) {
+	l, ok := r.(interface{ Len() int })
+	if !ok {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, 0, l.Len()+1) // +1: EOF is seen without growing
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // it held more than it said
+		}
+	}
+}
+
+// Push appends v to s, doubling the capacity when s is full: append grows large slices by
+// only a quarter, which copies a slice of millions of records several times over.
+func Push[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(len(s), 16))
+	}
+	return append(s, v)
 }

@@ -1,9 +1,11 @@
 package parse_test
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"testing"
+	"testing/iotest"
 
 	"isovet/internal/parse"
 )
@@ -29,5 +31,45 @@ func TestErrorNamesLocation(t *testing.T) {
 	e := &parse.Error{Format: "x", Offset: -1, Err: io.ErrUnexpectedEOF}
 	if !errors.Is(parse.WithFile(e, "f"), io.ErrUnexpectedEOF) || e.File != "f" {
 		t.Errorf("WithFile/Unwrap broken: %v", e)
+	}
+}
+
+func TestReadAll(t *testing.T) {
+	t.Parallel()
+	data := bytes.Repeat([]byte("0123456789"), 10_000)
+	for _, r := range []io.Reader{
+		bytes.NewReader(data),                       // says its length
+		iotest.OneByteReader(bytes.NewReader(data)), // does not
+		&lying{bytes.NewReader(data), 10},           // says less than it holds
+		&lying{bytes.NewReader(data), 1 << 20},      // says more
+	} {
+		got, err := parse.ReadAll(r)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("ReadAll(%T) = %d bytes, %v; want %d bytes", r, len(got), err, len(data))
+		}
+	}
+	if _, err := parse.ReadAll(&lying{iotest.ErrReader(io.ErrClosedPipe), 5}); !errors.Is(err, io.ErrClosedPipe) {
+		t.Errorf("ReadAll of a failing reader: error %v, want %v", err, io.ErrClosedPipe)
+	}
+}
+
+type lying struct {
+	io.Reader
+	n int
+}
+
+func (l *lying) Len() int { return l.n }
+
+func TestPush(t *testing.T) {
+	t.Parallel()
+	var s []int
+	for i := range 1000 {
+		s = parse.Push(s, i)
+		if len(s) != i+1 || s[i] != i || s[0] != 0 {
+			t.Fatalf("after %d pushes: len %d, s[0] %d, last %d", i+1, len(s), s[0], s[i])
+		}
+	}
+	if cap(s) >= 2048 || cap(s) < 1000 {
+		t.Errorf("cap after 1000 pushes = %d, want doubling from 16", cap(s))
 	}
 }
