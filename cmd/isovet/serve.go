@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 
@@ -40,7 +42,7 @@ func parseDatum(s string) history.Datum {
 func newServeCmd() *cobra.Command {
 	var o server.Options
 	var level, initial, logLevel string
-	var maxMemory string
+	var maxMemory, cpuProfile string
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Check a live database online from its start/commit timestamps (Aion), over HTTP and NATS",
@@ -64,6 +66,17 @@ Late and out-of-order transactions are re-checked; a read's verdict is provision
 			if o.Logger, err = newLogger(c.ErrOrStderr(), logLevel); err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return &exitError{code: exitUsage, err: err}
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return &exitError{code: exitUsage, err: err}
+				}
+				defer pprof.StopCPUProfile()
+			}
 			if err := server.Serve(c.Context(), o); err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
@@ -81,6 +94,7 @@ Late and out-of-order transactions are re-checked; a read's verdict is provision
 	f.StringVar(&o.Subject, "subject", "isovet.txns", "NATS subject to consume")
 	f.StringVar(&o.Stream, "stream", "ISOVET", "JetStream stream name")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	f.StringVar(&cpuProfile, "cpu-profile", "", "write a Go CPU profile of the whole run to this file")
 	return c
 }
 

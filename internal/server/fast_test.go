@@ -9,6 +9,7 @@ import (
 
 	"isovet/format/native"
 	"isovet/history"
+	"isovet/internal/anomaly"
 	"isovet/internal/check/ts"
 )
 
@@ -123,5 +124,42 @@ func TestBatchBufReuse(t *testing.T) {
 		Ops: []ts.Op{{Kind: history.OpRead, Key: history.Int(9), Value: history.Int(0)}}}}
 	if diff := gocmp.Diff(want, b.txs, datumEq); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestLoadGenIsClean: the benchmark workload is what a correct database produces, so the
+// checker (strong-session SI, the strictest level it satisfies) finds nothing in it.
+func TestLoadGenIsClean(t *testing.T) {
+	t.Parallel()
+	g := NewLoadGen(LoadOptions{Seed: 3})
+	on, err := ts.NewOnline(ts.OnlineOptions{Level: anomaly.StrongSessionSI, Initial: history.Int(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body []byte
+	n, writes := 0, 0
+	for range 20 {
+		body = g.Append(body[:0], 1000)
+		var b batchBuf
+		if !decodeFast(body, &b) {
+			t.Fatalf("the generator wrote lines the fast path refuses: %.300s", body)
+		}
+		for _, x := range b.txs {
+			for _, o := range x.Ops {
+				if o.Kind == history.OpWrite {
+					writes++
+				}
+			}
+			if evs := on.Observe(x); len(evs) != 0 {
+				t.Fatalf("Observe(%v) = %v", x.ID, evs)
+			}
+			n++
+		}
+	}
+	if evs := on.Flush(); len(evs) != 0 {
+		t.Fatalf("Flush = %d events, first %v", len(evs), evs[0])
+	}
+	if st := on.Stats(); n != 20_000 || st.Observed != 20_000 || writes != 80_000 {
+		t.Fatalf("observed %d (%d), %d writes", n, st.Observed, writes)
 	}
 }

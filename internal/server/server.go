@@ -275,14 +275,17 @@ func (s *Server) run(ctx context.Context) {
 	tick := time.NewTicker(s.opts.Tick)
 	defer tick.Stop()
 	var delay time.Duration
+	var published time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case b := <-s.in:
-			now := s.opts.Now()
-			delay = now.Sub(b.queued)
-			s.handle(s.on.Advance(now), false)
+			// The batch arrived when it was queued: a checker that fell behind must not
+			// let time run past batches still waiting for it (their transactions would
+			// find the versions they need collected and be reported late).
+			delay = s.opts.Now().Sub(b.queued)
+			s.handle(s.on.Advance(b.queued), false)
 			var a applied
 			for i := range b.txs {
 				evs := s.on.Observe(b.txs[i])
@@ -305,13 +308,18 @@ func (s *Server) run(ctx context.Context) {
 			}
 			a.Accepted = len(b.txs) - a.Duplicates - a.Late
 			b.reply <- a
-			// Drain what else is queued before publishing status.
-			if len(s.in) > 0 {
+			// Drain what else is queued before publishing status, but publish at least
+			// once a tick.
+			if len(s.in) > 0 && s.opts.Now().Sub(published) < s.opts.Tick {
 				continue
 			}
 		case <-tick.C:
-			s.handle(s.on.Advance(s.opts.Now()), true)
+			// With batches waiting, they advance time (to when they were queued).
+			if len(s.in) == 0 {
+				s.handle(s.on.Advance(s.opts.Now()), true)
+			}
 		}
+		published = s.opts.Now()
 		s.publishStatus(delay, len(s.in))
 	}
 }

@@ -1,0 +1,427 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/spf13/cobra"
+
+	"isovet/internal/server"
+)
+
+func init() { extraCommands = append(extraCommands, newBenchServeCmd) }
+
+// benchServe is the configuration of `isovet bench-serve`.
+type benchServe struct {
+	via       string // http or nats
+	natsURL   string
+	duration  time.Duration
+	txns      int
+	batch     int
+	parallel  int
+	backlog   int
+	settle    time.Duration
+	load      server.LoadOptions
+	serverBin string
+	extra     []string
+	json      bool
+}
+
+// benchReport is what bench-serve measured. CPU figures are user+system seconds of each
+// process over the measured window.
+type benchReport struct {
+	Via             string    `json:"via"`
+	Window          float64   `json:"window_seconds"`
+	Sent            int64     `json:"sent"`
+	Ingested        int64     `json:"ingested_in_window"`
+	Throughput      float64   `json:"txns_per_second"`
+	PerSecond       []float64 `json:"txns_per_second_by_second"`
+	ServerCPU       float64   `json:"server_cpu_seconds"`
+	ClientCPU       float64   `json:"client_cpu_seconds"`
+	NATSCPU         float64   `json:"nats_server_cpu_seconds,omitempty"`
+	ServerUSPerTxn  float64   `json:"server_cpu_us_per_txn"`
+	ClientUSPerTxn  float64   `json:"client_cpu_us_per_txn"`
+	NATSUSPerTxn    float64   `json:"nats_cpu_us_per_txn,omitempty"`
+	EncodeUSPerTxn  float64   `json:"encode_cpu_us_per_txn"`
+	MaxLag          float64   `json:"max_lag_seconds"`
+	MaxBacklog      int64     `json:"max_backlog_txns"`
+	Drain           float64   `json:"drain_seconds"`
+	Violations      int64     `json:"violations"`
+	LoadBefore      string    `json:"loadavg_before"`
+	LoadAfter       string    `json:"loadavg_after"`
+	ServerRSSBytes  int64     `json:"server_rss_bytes"`
+	GeneratedAt     time.Time `json:"at"`
+	ServerArguments []string  `json:"server_args"`
+}
+
+func newBenchServeCmd() *cobra.Command {
+	var b benchServe
+	c := &cobra.Command{
+		Use:   "bench-serve",
+		Short: "Measure isovet serve's sustained ingest throughput, CPU per transaction and lag on loopback",
+		Long: `Start isovet serve as a child process on a loopback port, feed it a synthetic
+snapshot-isolation workload (24 sessions, 8 operations per transaction, 10,000 keys, in commit
+order) over HTTP or through NATS JetStream for --duration, and report the transactions the
+server applied per second, its CPU per transaction (and the client's and the NATS server's,
+all from the kernel's accounting), the largest checker lag and ingest backlog seen, and the
+load average. The transactions are generated and encoded before the clock starts; their
+encoding cost is reported separately.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if b.via != "http" && b.via != "nats" {
+				return &exitError{code: exitUsage, err: fmt.Errorf("--via must be http or nats, not %q", b.via)}
+			}
+			r, err := b.run(c.Context(), c.ErrOrStderr())
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			if b.json {
+				enc := json.NewEncoder(c.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(r)
+			}
+			printBench(c.OutOrStdout(), r)
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&b.via, "via", "http", "http (POST /v1/txns) or nats (JetStream)")
+	f.StringVar(&b.natsURL, "nats", "nats://127.0.0.1:4222", "NATS server for --via nats (loopback only)")
+	f.DurationVar(&b.duration, "duration", 12*time.Second, "measured window")
+	f.IntVar(&b.txns, "txns", 3_000_000, "transactions generated before the run (the run stops early if they are all sent)")
+	f.IntVar(&b.batch, "batch", 1000, "transactions per request or message")
+	f.IntVar(&b.parallel, "parallel", 3, "HTTP requests in flight")
+	f.IntVar(&b.backlog, "max-backlog", 200_000, "NATS: publish no further ahead of the server than this many transactions")
+	f.DurationVar(&b.settle, "settle", time.Second, "the server's --settle")
+	f.IntVar(&b.load.Sessions, "sessions", 24, "sessions")
+	f.IntVar(&b.load.Ops, "ops", 8, "operations per transaction (half reads, half writes)")
+	f.IntVar(&b.load.Keys, "keys", 10_000, "keys")
+	f.StringVar(&b.serverBin, "server-bin", "", "isovet binary to run as the server (default: this one)")
+	f.StringArrayVar(&b.extra, "server-arg", nil, "extra argument for isovet serve, e.g. --server-arg=--cpu-profile=serve.pprof (repeatable)")
+	f.BoolVar(&b.json, "json", false, "print the report as JSON")
+	return c
+}
+
+func (b *benchServe) run(ctx context.Context, logw io.Writer) (*benchReport, error) {
+	r := &benchReport{Via: b.via, GeneratedAt: time.Now().UTC()}
+	// Generate and encode every batch first, timing the encoding.
+	c0 := selfCPU()
+	g := server.NewLoadGen(b.load)
+	var bodies [][]byte
+	for n := 0; n < b.txns; n += b.batch {
+		bodies = append(bodies, g.Append(make([]byte, 0, b.batch*200), min(b.batch, b.txns-n)))
+	}
+	r.EncodeUSPerTxn = (selfCPU() - c0).Seconds() * 1e6 / float64(b.txns)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	bin := b.serverBin
+	if bin == "" {
+		if bin, err = os.Executable(); err != nil {
+			return nil, err
+		}
+	}
+	args := []string{"serve", "--addr", addr, "--settle", b.settle.String(), "--initial-value", "0", "--log-level", "warn"}
+	var js jetstream.JetStream
+	var subject, stream string
+	if b.via == "nats" {
+		nc, err := nats.Connect(b.natsURL, nats.Name("isovet bench-serve"))
+		if err != nil {
+			return nil, fmt.Errorf("connecting to %s: %w", b.natsURL, err)
+		}
+		defer nc.Close()
+		if js, err = jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(64)); err != nil {
+			return nil, err
+		}
+		suffix := fmt.Sprintf("%d_%d", os.Getpid(), time.Now().UnixNano())
+		stream, subject = "ISOVET_BENCH_"+suffix, "isovet.bench."+suffix
+		if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: stream, Subjects: []string{subject}, Storage: jetstream.FileStorage}); err != nil {
+			return nil, fmt.Errorf("creating stream %s: %w", stream, err)
+		}
+		defer js.DeleteStream(context.WithoutCancel(ctx), stream)
+		args = append(args, "--nats", b.natsURL, "--subject", subject, "--stream", stream)
+	}
+	args = append(args, b.extra...)
+	r.ServerArguments = args
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = logw, logw
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting the server: %w", err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+		}
+	}()
+	base := "http://" + addr
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: b.parallel + 2}}
+	var st statusLite
+	for i := 0; ; i++ {
+		if st, err = fetchStatus(client, base); err == nil {
+			break
+		}
+		if i == 200 {
+			return nil, fmt.Errorf("the server did not come up at %s: %w", base, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	natsPID := 0
+	if b.via == "nats" {
+		natsPID = findProcess("nats-server")
+	}
+
+	r.LoadBefore = loadavg()
+	srv0, nats0, cli0 := procCPU(cmd.Process.Pid), procCPU(natsPID), selfCPU()
+	start := time.Now()
+	deadline := start.Add(b.duration)
+	var sent atomic.Int64
+	var ingested atomic.Int64
+	var next atomic.Int64
+	var sendErr error
+	var errOnce sync.Once
+	fail := func(err error) { errOnce.Do(func() { sendErr = err }) }
+	var wg sync.WaitGroup
+	switch b.via {
+	case "http":
+		for range b.parallel {
+			wg.Go(func() {
+				for time.Now().Before(deadline) {
+					i := next.Add(1) - 1
+					if i >= int64(len(bodies)) {
+						return
+					}
+					if err := postBody(ctx, client, base+"/v1/txns", bodies[i]); err != nil {
+						fail(err)
+						return
+					}
+					sent.Add(int64(bytes.Count(bodies[i], []byte{'\n'})))
+				}
+			})
+		}
+	case "nats":
+		wg.Go(func() {
+			for i := 0; i < len(bodies) && time.Now().Before(deadline); i++ {
+				for sent.Load()-ingested.Load() > int64(b.backlog) && time.Now().Before(deadline) {
+					time.Sleep(5 * time.Millisecond)
+				}
+				if _, err := js.PublishAsync(subject, bodies[i]); err != nil {
+					fail(err)
+					return
+				}
+				sent.Add(int64(bytes.Count(bodies[i], []byte{'\n'})))
+			}
+		})
+	}
+	// Sample the server's status until the deadline.
+	var samples []statusLite
+	lastSample := start
+	for {
+		now := time.Now()
+		if st, err = fetchStatus(client, base); err == nil {
+			ingested.Store(st.Ingested)
+			r.MaxLag = max(r.MaxLag, st.Lag)
+			r.MaxBacklog = max(r.MaxBacklog, sent.Load()-st.Ingested)
+			if now.Sub(lastSample) >= time.Second || len(samples) == 0 {
+				st.at = now
+				samples = append(samples, st)
+				lastSample = now
+			}
+		}
+		if !now.Before(deadline) {
+			break
+		}
+		time.Sleep(min(100*time.Millisecond, time.Until(deadline)))
+	}
+	srv1, nats1, cli1 := procCPU(cmd.Process.Pid), procCPU(natsPID), selfCPU()
+	window := time.Since(start)
+	r.LoadAfter = loadavg()
+	wg.Wait()
+	if sendErr != nil {
+		return nil, sendErr
+	}
+	r.Window = window.Seconds()
+	r.Sent = sent.Load()
+	r.Ingested = st.Ingested
+	r.Throughput = float64(r.Ingested) / r.Window
+	for i := 1; i < len(samples); i++ {
+		d := samples[i].at.Sub(samples[i-1].at).Seconds()
+		r.PerSecond = append(r.PerSecond, float64(samples[i].Ingested-samples[i-1].Ingested)/d)
+	}
+	r.ServerCPU, r.NATSCPU, r.ClientCPU = (srv1 - srv0).Seconds(), (nats1 - nats0).Seconds(), (cli1 - cli0).Seconds()
+	if r.Ingested > 0 {
+		n := float64(r.Ingested)
+		r.ServerUSPerTxn, r.ClientUSPerTxn, r.NATSUSPerTxn = r.ServerCPU*1e6/n, r.ClientCPU*1e6/n, r.NATSCPU*1e6/n
+	}
+	if js != nil {
+		select {
+		case <-js.PublishAsyncComplete():
+		case <-time.After(time.Minute):
+		}
+	}
+	// Drain: wait until the server has applied everything sent.
+	d0 := time.Now()
+	for st.Ingested+st.Duplicates < r.Sent && time.Since(d0) < 2*time.Minute {
+		time.Sleep(20 * time.Millisecond)
+		if st, err = fetchStatus(client, base); err != nil {
+			return nil, err
+		}
+		r.MaxLag = max(r.MaxLag, st.Lag)
+	}
+	if st.Ingested+st.Duplicates < r.Sent {
+		return nil, fmt.Errorf("the server applied %d of %d transactions within 2 minutes of the end", st.Ingested, r.Sent)
+	}
+	r.Drain = time.Since(d0).Seconds()
+	r.Violations = st.Violations
+	r.ServerRSSBytes = procRSS(cmd.Process.Pid)
+	return r, nil
+}
+
+func printBench(w io.Writer, r *benchReport) {
+	fmt.Fprintf(w, "via %s, %.1f s window (load %s -> %s)\n", r.Via, r.Window, r.LoadBefore, r.LoadAfter)
+	fmt.Fprintf(w, "applied   %d of %d sent: %.0f txns/s wall\n", r.Ingested, r.Sent, r.Throughput)
+	var per []string
+	for _, x := range r.PerSecond {
+		per = append(per, strconv.FormatFloat(x/1000, 'f', 0, 64)+"k")
+	}
+	fmt.Fprintf(w, "per second %s\n", strings.Join(per, " "))
+	fmt.Fprintf(w, "server    %.2f CPU-s, %.2f us/txn (%.0f txns/cpu-s); RSS %d MiB\n", r.ServerCPU, r.ServerUSPerTxn, 1e6/max(r.ServerUSPerTxn, 1e-9), r.ServerRSSBytes>>20)
+	fmt.Fprintf(w, "client    %.2f CPU-s, %.2f us/txn sending; encoding %.2f us/txn (before the window)\n", r.ClientCPU, r.ClientUSPerTxn, r.EncodeUSPerTxn)
+	if r.Via == "nats" {
+		fmt.Fprintf(w, "nats      %.2f CPU-s, %.2f us/txn\n", r.NATSCPU, r.NATSUSPerTxn)
+	}
+	fmt.Fprintf(w, "lag       max %.3f s settle lag, max backlog %d txns, drained in %.2f s, %d violations\n", r.MaxLag, r.MaxBacklog, r.Drain, r.Violations)
+}
+
+// statusLite is the part of GET /v1/status bench-serve reads.
+type statusLite struct {
+	Ingested   int64   `json:"ingested"`
+	Duplicates int64   `json:"duplicates"`
+	Lag        float64 `json:"lag_seconds"`
+	Violations int64   `json:"violations"`
+	at         time.Time
+}
+
+func fetchStatus(c *http.Client, base string) (statusLite, error) {
+	var st statusLite
+	resp, err := c.Get(base + "/v1/status")
+	if err != nil {
+		return st, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return st, errors.New("status: " + resp.Status)
+	}
+	return st, json.NewDecoder(resp.Body).Decode(&st)
+}
+
+func postBody(ctx context.Context, c *http.Client, url string, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("server refused a batch: %s: %s", resp.Status, bytes.TrimSpace(msg))
+	}
+	return nil
+}
+
+// selfCPU is this process's user+system CPU time.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// procCPU is process pid's user+system CPU time from /proc (0 if unknown).
+func procCPU(pid int) time.Duration {
+	f := procStat(pid)
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	stt, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+stt) * time.Second / 100 // USER_HZ is 100 on Linux
+}
+
+// procRSS is process pid's resident set size in bytes (0 if unknown).
+func procRSS(pid int) int64 {
+	f := procStat(pid)
+	if len(f) < 22 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(f[21], 10, 64)
+	return pages * int64(os.Getpagesize())
+}
+
+// procStat returns the fields of /proc/pid/stat after the command name.
+func procStat(pid int) []string {
+	if pid <= 0 {
+		return nil
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(b[i+1:]))
+}
+
+// findProcess returns the pid of a process named name, or 0.
+func findProcess(name string) int {
+	ms, _ := filepath.Glob("/proc/[0-9]*/comm")
+	for _, m := range ms {
+		if b, err := os.ReadFile(m); err == nil && strings.TrimSpace(string(b)) == name {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(m)))
+			return pid
+		}
+	}
+	return 0
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
