@@ -5,6 +5,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -18,12 +19,20 @@ import (
 // deliver feeds h to a fresh Online in commit order, each transaction delayed by a random
 // amount up to maxDelay (so arrivals are shuffled), one every step, and returns the final
 // violations and the other events.
+//
+// With o.Shards > 1, the history goes to that many shards, each given every transaction at
+// the same time, and their findings are pooled; on is shard 0.
 func deliver(t testing.TB, h *history.History, o OnlineOptions, rng *rand.Rand, step, maxDelay time.Duration) (viol []Violation, other []Event, on *Online) {
 	t.Helper()
-	on, err := NewOnline(o)
-	if err != nil {
-		t.Fatal(err)
+	shards := make([]*Online, max(o.Shards, 1))
+	for i := range shards {
+		o.Shard = i
+		var err error
+		if shards[i], err = NewOnline(o); err != nil {
+			t.Fatal(err)
+		}
 	}
+	on = shards[0]
 	type arrival struct {
 		at time.Time
 		t  history.TxnID
@@ -53,10 +62,15 @@ func deliver(t testing.TB, h *history.History, o OnlineOptions, rng *rand.Rand, 
 		}
 	}
 	for _, a := range arr {
-		collect(on.Advance(a.at))
-		collect(on.Observe(FromHistory(h, a.t)))
+		x := FromHistory(h, a.t)
+		for _, sh := range shards {
+			collect(sh.Advance(a.at))
+			collect(sh.Observe(x))
+		}
 	}
-	collect(on.Advance(arr[len(arr)-1].at.Add(o.Settle + time.Millisecond)))
+	for _, sh := range shards {
+		collect(sh.Advance(arr[len(arr)-1].at.Add(o.Settle + time.Millisecond)))
+	}
 	return viol, other, on
 }
 
@@ -65,15 +79,21 @@ func deliver(t testing.TB, h *history.History, o OnlineOptions, rng *rand.Rand, 
 func TestOnlineMatchesOffline(t *testing.T) {
 	t.Parallel()
 	shapes := []struct {
-		name string
-		g    genOpts
-		n    uint64
+		name   string
+		g      genOpts
+		n      uint64
+		shards int
 	}{
-		{"kv", genOpts{sessions: 4, txns: 60, keys: 5, ops: 4, faults: 0.05, overlap: 0.1}, 150},
-		{"kv-ties", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, ties: true}, 150},
-		{"list", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, list: true}, 100},
-		{"list-ties", genOpts{sessions: 3, txns: 60, keys: 3, ops: 4, faults: 0.05, overlap: 0.1, list: true, ties: true}, 100},
-		{"large-gc", genOpts{sessions: 8, txns: 3000, keys: 40, ops: 6, faults: 0.002, overlap: 0.01}, 3},
+		{"kv", genOpts{sessions: 4, txns: 60, keys: 5, ops: 4, faults: 0.05, overlap: 0.1}, 150, 1},
+		{"kv-ties", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, ties: true}, 150, 1},
+		{"list", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, list: true}, 100, 1},
+		{"list-ties", genOpts{sessions: 3, txns: 60, keys: 3, ops: 4, faults: 0.05, overlap: 0.1, list: true, ties: true}, 100, 1},
+		{"large-gc", genOpts{sessions: 8, txns: 3000, keys: 40, ops: 6, faults: 0.002, overlap: 0.01}, 3, 1},
+		// Split by key over shards (as the server runs it), which must change nothing.
+		{"kv-shards-2", genOpts{sessions: 4, txns: 60, keys: 5, ops: 4, faults: 0.05, overlap: 0.1}, 150, 2},
+		{"kv-ties-shards-3", genOpts{sessions: 4, txns: 60, keys: 6, ops: 4, faults: 0.05, overlap: 0.1, ties: true}, 150, 3},
+		{"list-shards-2", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, list: true}, 100, 2},
+		{"large-gc-shards-2", genOpts{sessions: 8, txns: 3000, keys: 40, ops: 6, faults: 0.002, overlap: 0.01}, 3, 2},
 	}
 	for _, sh := range shapes {
 		t.Run(sh.name, func(t *testing.T) {
@@ -94,7 +114,7 @@ func TestOnlineMatchesOffline(t *testing.T) {
 				for _, l := range ts4 {
 					want := runIDs(t, h, l)
 					total += len(want)
-					o := OnlineOptions{Level: l, Initial: history.Int(0), Settle: 100 * time.Millisecond, Retain: 100 * time.Millisecond}
+					o := OnlineOptions{Level: l, Initial: history.Int(0), Settle: 100 * time.Millisecond, Retain: 100 * time.Millisecond, Shards: sh.shards}
 					got, other, on := deliver(t, h, o, rng, time.Millisecond, 20*time.Millisecond)
 					if len(other) > 0 {
 						t.Fatalf("seed %d %s: unexpected events %v", seed, l, other)
@@ -102,7 +122,7 @@ func TestOnlineMatchesOffline(t *testing.T) {
 					if diff := gocmp.Diff(want, ids(got)); diff != "" {
 						t.Fatalf("seed %d %s: online vs offline (-offline +online):\n%s", seed, l, diff)
 					}
-					if sh.name == "large-gc" {
+					if strings.HasPrefix(sh.name, "large-gc") {
 						st := on.Stats()
 						if st.Versions > 4*st.Keys+200 || st.InMemory > 400 {
 							t.Errorf("seed %d %s: memory not collected: %+v", seed, l, st)
@@ -269,4 +289,29 @@ func BenchmarkOnline(b *testing.B) {
 
 func itoa(n int) string {
 	return history.Int(int64(n)).String()
+}
+
+// TestKeyShard: every key has one shard in range, fixed across calls, and keys spread.
+func TestKeyShard(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{1, 2, 3, 8} {
+		count := make([]int, n)
+		for i := range 4000 {
+			for _, k := range []history.Datum{history.Int(int64(i)), history.Str("key" + itoa(i))} {
+				s := KeyShard(k, n)
+				if s < 0 || s >= n || s != KeyShard(k, n) {
+					t.Fatalf("KeyShard(%v, %d) = %d", k, n, s)
+				}
+				count[s]++
+			}
+		}
+		for s, c := range count {
+			if c < 8000/n*8/10 {
+				t.Errorf("KeyShard(_, %d): shard %d has %d of 8000 keys", n, s, c)
+			}
+		}
+	}
+	if _, err := NewOnline(OnlineOptions{Shard: 2, Shards: 2}); err == nil {
+		t.Error("NewOnline accepted shard 2 of 2")
+	}
 }

@@ -79,11 +79,15 @@ type olocal struct {
 	written int
 }
 
-// ocompile derives t's external reads and final writes; INT findings go to ints.
-func ocompile(t *Txn, sc *scratch, ints []intFinding2) (reads []oread, writes []owrite, _ []intFinding2) {
+// ocompile derives t's external reads and final writes, on the keys of shard of shards;
+// INT findings go to ints.
+func ocompile(t *Txn, sc *scratch, ints []intFinding2, shard, shards int) (reads []oread, writes []owrite, _ []intFinding2) {
 	loc := sc.loc
 	nr, nw := 0, 0
 	for i := range t.Ops {
+		if shards > 1 && KeyShard(t.Ops[i].Key, shards) != shard {
+			continue
+		}
 		switch t.Ops[i].Kind {
 		case history.OpRead, history.OpListRead:
 			nr++
@@ -106,6 +110,9 @@ func ocompile(t *Txn, sc *scratch, ints []intFinding2) (reads []oread, writes []
 	}
 	for oi := range t.Ops {
 		o := &t.Ops[oi]
+		if shards > 1 && KeyShard(o.Key, shards) != shard {
+			continue
+		}
 		switch o.Kind {
 		case history.OpRead:
 			i := find(o.Key)
