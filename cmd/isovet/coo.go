@@ -66,8 +66,8 @@ or replay error.`,
 				}
 			}
 			for _, iso := range isos {
-				if !slices.Contains(coo.Isolations, iso) {
-					return usage(fmt.Errorf("unknown isolation %q (isolations: %s)", iso, strings.Join(coo.Isolations, ", ")))
+				if !slices.Contains(coo.AllIsolations, iso) {
+					return usage(fmt.Errorf("unknown isolation %q (isolations: %s)", iso, strings.Join(coo.AllIsolations, ", ")))
 				}
 			}
 			for _, s := range scripts {
@@ -119,7 +119,7 @@ or replay error.`,
 	}
 	f := c.Flags()
 	f.StringSliceVar(&dbs, "db", cooDefaultDBs, "database URLs, comma-separated (postgres://, mysql:// or mariadb://)")
-	f.StringSliceVar(&isos, "isolation", coo.Isolations, "isolation levels to replay at: "+strings.Join(coo.Isolations, ", "))
+	f.StringSliceVar(&isos, "isolation", coo.Isolations, "isolation levels to replay at: "+strings.Join(coo.AllIsolations, ", "))
 	f.StringVar(&out, "out", "", "directory for the histories (DIR/<database>/<isolation>/<scenario>.jsonl) and table.md")
 	f.StringVar(&dir, "scenarios", "", "directory of the scenario scripts (default: $ISOVET_SHARED_DATA/vbox/coo_origin or ../shared/data/vbox/coo_origin)")
 	f.StringSliceVar(&only, "only", nil, "replay only these scenarios (names without .txt)")

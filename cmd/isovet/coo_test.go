@@ -80,7 +80,7 @@ func TestCooUsageErrorsGoodScripts(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{"unknown isolation", []string{"coo", "--scenarios", dir, "--isolation", "snapshot"}, `unknown isolation "snapshot" (isolations: read-committed, repeatable-read, serializable)`},
+		{"unknown isolation", []string{"coo", "--scenarios", dir, "--isolation", "snapshot"}, `unknown isolation "snapshot" (isolations: read-uncommitted, read-committed, repeatable-read, serializable)`},
 		{"unknown scenario", []string{"coo", "--scenarios", dir, "--only", "rat_sda_dirty_read,nope"}, "--only names scenarios not under"},
 		{"bad database", []string{"coo", "--scenarios", dir, "--only", "rat_sda_dirty_read", "--db", "sqlite://x"}, `database "sqlite://x": want a postgres:// or mysql:// URL`},
 	}

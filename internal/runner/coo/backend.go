@@ -18,13 +18,18 @@ import (
 
 // Isolation levels, in isovet's words (as `isovet run --isolation` takes them).
 var isolations = map[string]string{
-	"read-committed":  "READ COMMITTED",
-	"repeatable-read": "REPEATABLE READ",
-	"serializable":    "SERIALIZABLE",
+	"read-uncommitted": "READ UNCOMMITTED",
+	"read-committed":   "READ COMMITTED",
+	"repeatable-read":  "REPEATABLE READ",
+	"serializable":     "SERIALIZABLE",
 }
 
-// Isolations are the levels a replay may ask for, weakest first.
+// Isolations are the levels a suite replays at by default, weakest first.
 var Isolations = []string{"read-committed", "repeatable-read", "serializable"}
+
+// AllIsolations are the levels a replay may ask for: [Isolations] and read-uncommitted
+// (PostgreSQL runs it as READ COMMITTED; MariaDB's lets dirty reads through).
+var AllIsolations = []string{"read-uncommitted", "read-committed", "repeatable-read", "serializable"}
 
 // row is one (k, v) row a SELECT returned; v is nil for NULL.
 type row struct {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,8 +44,8 @@ func (db *DB) Close() { db.srv.close() }
 
 // Options configure [DB.Replay]. The zero value is usable.
 type Options struct {
-	// Isolation is the level every session asks for: read-committed, repeatable-read or
-	// serializable (default serializable).
+	// Isolation is the level every session asks for: one of [AllIsolations] (default
+	// serializable).
 	Isolation string
 	// Table replaces the script's table name, so that replays never share a table (default
 	// TablePrefix + script name + "_" + pg|my + "_" + rc|rr|ser).
@@ -93,7 +94,7 @@ var ErrReplay = errors.New("coo: replay failed")
 
 var tableName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
-var levelTags = map[string]string{"read-committed": "rc", "repeatable-read": "rr", "serializable": "ser"}
+var levelTags = map[string]string{"read-uncommitted": "ru", "read-committed": "rc", "repeatable-read": "rr", "serializable": "ser"}
 
 // TableName is the table a replay of s uses by default.
 func (db *DB) TableName(prefix string, s *Script, isolation string) string {
@@ -120,7 +121,7 @@ func (db *DB) Replay(ctx context.Context, s *Script, o Options) (*Result, error)
 	}
 	iso, ok := isolations[o.Isolation]
 	if !ok {
-		return nil, fmt.Errorf("isolation %q not known (read-committed, repeatable-read, serializable)", o.Isolation)
+		return nil, fmt.Errorf("isolation %q not known (%s)", o.Isolation, strings.Join(AllIsolations, ", "))
 	}
 	if o.Wait <= 0 {
 		o.Wait = 150 * time.Millisecond

@@ -9,7 +9,7 @@ import (
 	"isovet/check"
 )
 
-var isoShort = map[string]string{"read-committed": "RC", "repeatable-read": "RR", "serializable": "SER"}
+var isoShort = map[string]string{"read-uncommitted": "RU", "read-committed": "RC", "repeatable-read": "RR", "serializable": "SER"}
 
 // CellText is how the table shows one cell at level l: the verdict's [Verdict.Summary];
 // for serializable, a strict-serializability violation the plain check passes is added
