@@ -2,7 +2,6 @@ package coo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -202,20 +201,16 @@ func RunSuite(ctx context.Context, scripts []*Script, o SuiteOptions) (*Suite, e
 func checkOne(ctx context.Context, r *Result, l check.Level, o check.Options) Verdict {
 	v := Verdict{Level: l}
 	rep, err := check.Check(ctx, r.History, l, o)
-	v.Report, v.Err = rep, err
+	if err != nil {
+		v.Err = fmt.Errorf("checking %s at %s: %w", r.Script.Name, l, err)
+	}
 	if rep != nil {
-		v.Checker, v.Verdict = rep.Checker, rep.Verdict
+		v.Report, v.Checker, v.Verdict = rep, rep.Checker, rep.Verdict
 		for _, a := range rep.Anomalies {
 			if !slices.Contains(v.Kinds, a.Kind) {
 				v.Kinds = append(v.Kinds, a.Kind)
 			}
 		}
-	}
-	if err != nil && rep == nil {
-		v.Err = fmt.Errorf("checking %s at %s: %w", r.Script.Name, l, err)
-	}
-	if err != nil && errors.Is(err, context.Canceled) {
-		v.Verdict = check.Unknown
 	}
 	return v
 }
