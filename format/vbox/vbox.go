@@ -96,7 +96,6 @@ type Decoder struct {
 	buf     []byte
 	kvs     []keyValue // rowValues' result, reused
 	sorted  []grec     // rowValues' scratch, reused
-	first   map[uint64]int
 	_       struct{}
 }
 
@@ -105,7 +104,7 @@ type wkey struct {
 	key      uint64
 }
 
-func (k wkey) op() uint64 { return uint64(k.tid)<<32 | uint64(k.oid) }
+func (k wkey) op() int64 { return int64(k.tid)<<32 | int64(k.oid) }
 
 // wref is a write of one row by one op; writes of the same op (several rows, or the same
 // op id in two transactions with the same tid) are chained.
@@ -114,6 +113,7 @@ type wref struct {
 	t     history.TxnID
 	op    int32
 	value history.Value
+	oid   uint32
 	next  int32 // the previous write with the same (tid, oid), or -1
 }
 
@@ -307,19 +307,21 @@ func (st *state) rowValues() []keyValue {
 	recs := st.recs
 	if len(recs) > 1 {
 		// Stable: rows in order of first appearance, fields ascending within a row.
-		if st.d.first == nil {
-			st.d.first = make(map[uint64]int)
-		}
-		first := st.d.first
-		clear(first)
-		for i, g := range recs {
-			if _, ok := first[g.key]; !ok {
-				first[g.key] = i
+		var firstOf func(k uint64) int
+		if len(recs) <= 16 {
+			firstOf = func(k uint64) int { return slices.IndexFunc(recs, func(g grec) bool { return g.key == k }) }
+		} else {
+			first := make(map[uint64]int, len(recs))
+			for i, g := range recs {
+				if _, ok := first[g.key]; !ok {
+					first[g.key] = i
+				}
 			}
+			firstOf = func(k uint64) int { return first[k] }
 		}
 		sorted := append(st.d.sorted[:0], recs...)
 		slices.SortStableFunc(sorted, func(a, b grec) int {
-			if c := first[a.key] - first[b.key]; c != 0 {
+			if c := firstOf(a.key) - firstOf(b.key); c != 0 {
 				return c
 			}
 			return cmp.Compare(a.field, b.field)
@@ -359,30 +361,35 @@ func appendHex16(buf []byte, x uint64) []byte {
 }
 
 func (d *Decoder) addWrite(k wkey, w wref) {
-	w.key, w.next = k.key, -1
-	if j, ok := d.writes.Get(int64(k.op())); ok {
+	w.key, w.oid, w.next = k.key, k.oid, -1
+	if j, ok := d.writes.Get(k.op()); ok {
 		w.next = j
 	}
-	d.writes.Set(int64(k.op()), int32(len(d.wrefs)))
+	d.writes.Set(k.op(), int32(len(d.wrefs)))
 	d.wrefs = parse.Push(d.wrefs, w)
 }
 
-// lookup returns the writes of k: the first one and how many there are.
-func (d *Decoder) lookup(k wkey) (wref, int) {
-	var first wref
-	n := 0
-	j, ok := d.writes.Get(int64(k.op()))
+// Results of lookup besides an index into wrefs.
+const (
+	noWrite       = -1
+	severalWrites = -2
+)
+
+// lookup returns the index in wrefs of the write k names, noWrite or severalWrites.
+func (d *Decoder) lookup(k wkey) int32 {
+	found := int32(noWrite)
+	j, ok := d.writes.Get(k.op())
 	for ok && j >= 0 {
-		w := d.wrefs[j]
-		if w.key == k.key {
-			if n == 0 {
-				first = w
+		w := &d.wrefs[j]
+		if w.key == k.key && w.oid == k.oid {
+			if found != noWrite {
+				return severalWrites
 			}
-			n++
+			found = j
 		}
 		j = w.next
 	}
-	return first, n
+	return found
 }
 
 // pred decodes a 'P' record (p: its bytes after the tag) together with the buffered
@@ -464,22 +471,30 @@ func (st *state) pred(off int, oid uint32, iv history.Interval, p []byte) error 
 
 // Finish resolves every read's named writer and fills in the value read.
 func (d *Decoder) Finish(b *history.Builder) error {
-	if err := d.placeholders(b); err != nil {
+	found := make([]int32, len(d.pending)) // per pending read: lookup's result
+	var missing []int
+	for i, p := range d.pending {
+		if found[i] = d.lookup(wkey{p.tid, p.oid, p.key}); found[i] == noWrite {
+			missing = append(missing, i)
+		}
+	}
+	if err := d.placeholders(b, missing, found); err != nil {
 		return err
 	}
 	var errs []error
-	for _, p := range d.pending {
-		w, n := d.lookup(wkey{p.tid, p.oid, p.key})
-		if n == 0 {
+resolve:
+	for i, p := range d.pending {
+		switch found[i] {
+		case noWrite:
 			continue // placeholders reported or created it
-		}
-		if n > 1 {
+		case severalWrites:
 			errs = append(errs, parse.Errorf(formatName, d.files[p.file], 0, 0, p.off, "%w: read of key %d names op %d of txn %d, but several transactions with that id wrote the key in such an op", ErrUnknownWriter, p.key, p.oid, p.tid))
 			if len(errs) == 10 {
-				break
+				break resolve
 			}
 			continue
 		}
+		w := &d.wrefs[found[i]]
 		src := history.Src{Kind: history.SrcTxn, Txn: w.t, Op: w.op}
 		if p.pred >= 0 {
 			rows := d.preds[p.pred]
@@ -495,14 +510,13 @@ func (d *Decoder) Finish(b *history.Builder) error {
 }
 
 // placeholders gives reads naming absent writers a placeholder writer, or reports them
-// when Strict.
-func (d *Decoder) placeholders(b *history.Builder) error {
+// when Strict. missing lists the pending reads whose writer lookup found nowhere; their
+// entries in found are updated.
+func (d *Decoder) placeholders(b *history.Builder, missing []int, found []int32) error {
 	var order []uint32
 	byTid := make(map[uint32][]int)
-	for i, p := range d.pending {
-		if _, n := d.lookup(wkey{p.tid, p.oid, p.key}); n > 0 {
-			continue
-		}
+	for _, i := range missing {
+		p := d.pending[i]
 		if d.Strict {
 			return parse.Errorf(formatName, d.files[p.file], 0, 0, p.off, "%w: read of key %d names op %d of txn %d, and no log holds such a write", ErrUnknownWriter, p.key, p.oid, p.tid)
 		}
@@ -537,12 +551,13 @@ func (d *Decoder) placeholders(b *history.Builder) error {
 		for _, i := range byTid[tid] {
 			p := d.pending[i]
 			k := wkey{p.tid, p.oid, p.key}
-			if _, n := d.lookup(k); n > 0 {
-				continue
+			if found[i] = d.lookup(k); found[i] != noWrite {
+				continue // an earlier read of the same write made it
 			}
 			v := b.StrValue("unknown:" + strconv.FormatUint(uint64(p.tid), 10) + "/" + strconv.FormatUint(uint64(p.oid), 10))
 			op := b.Write(b.IntKey(int64(p.key)), v)
 			d.addWrite(k, wref{t: t, op: op, value: v})
+			found[i] = d.lookup(k)
 		}
 	}
 	b.EndTxn()
