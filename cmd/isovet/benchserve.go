@@ -38,6 +38,7 @@ type benchServe struct {
 	parallel  int
 	backlog   int
 	settle    time.Duration
+	shards    int
 	load      server.LoadOptions
 	serverBin string
 	extra     []string
@@ -110,6 +111,7 @@ encoding cost is reported separately.`,
 	f.IntVar(&b.parallel, "parallel", 3, "HTTP requests in flight")
 	f.IntVar(&b.backlog, "max-backlog", 200_000, "NATS: publish no further ahead of the server than this many transactions")
 	f.DurationVar(&b.settle, "settle", time.Second, "the server's --settle")
+	f.IntVar(&b.shards, "shards", 2, "the server's --shards")
 	f.IntVar(&b.load.Sessions, "sessions", 24, "sessions")
 	f.IntVar(&b.load.Ops, "ops", 8, "operations per transaction (half reads, half writes)")
 	f.IntVar(&b.load.Keys, "keys", 10_000, "keys")
@@ -142,7 +144,7 @@ func (b *benchServe) run(ctx context.Context, logw io.Writer) (*benchReport, err
 			return nil, err
 		}
 	}
-	args := []string{"serve", "--addr", addr, "--settle", b.settle.String(), "--initial-value", "0", "--log-level", "warn"}
+	args := []string{"serve", "--addr", addr, "--settle", b.settle.String(), "--initial-value", "0", "--log-level", "warn", "--shards", strconv.Itoa(b.shards)}
 	var js jetstream.JetStream
 	var subject, stream string
 	if b.via == "nats" {

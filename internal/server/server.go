@@ -57,6 +57,10 @@ type Options struct {
 	MaxBody int64
 	// Tick is how often time advances in the checker (default 50 ms).
 	Tick time.Duration
+	// Shards splits the checker by key over this many goroutines (default 1). Each batch
+	// goes to every shard; they check their own keys in parallel and the batch is
+	// answered when all are done. MaxMemory is divided among them.
+	Shards int
 	// Logger receives the server's logs (default: discarded).
 	Logger *slog.Logger
 	// GCPercent is the Go GC target while [Serve] runs (0: 400, unless GOGC is set in the
@@ -94,6 +98,9 @@ func (o *Options) ensureDefaults() {
 	if o.Tick <= 0 {
 		o.Tick = 50 * time.Millisecond
 	}
+	if o.Shards <= 0 {
+		o.Shards = 1
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -105,9 +112,12 @@ func (o *Options) ensureDefaults() {
 // Server is a running online checker. Create it with [New], start it with [Server.Start],
 // serve [Server.Handler], and stop it with [Server.Close].
 type Server struct {
-	opts Options
-	log  *slog.Logger
-	on   *ts.Online
+	opts     Options
+	log      *slog.Logger
+	on       *ts.Online   // shard 0
+	shards   []*ts.Online // owned by the checker goroutine
+	evs      [][]ts.Event // per shard, while a batch is applied
+	observed []int        // per shard: violations reported by Observe for the batch
 
 	in      chan *batch
 	stopped chan struct{} // closed when the checker goroutine exits
@@ -177,12 +187,17 @@ type Status struct {
 // already reported, then opened for appending).
 func New(opts Options) (*Server, error) {
 	opts.ensureDefaults()
-	on, err := ts.NewOnline(ts.OnlineOptions{Level: opts.Level, Initial: opts.Initial, Settle: opts.Settle, Retain: opts.Retain, MaxBytes: opts.MaxMemory})
-	if err != nil {
-		return nil, err
+	s := &Server{opts: opts, log: opts.Logger, in: make(chan *batch, 64), stopped: make(chan struct{}), streams: make(chan struct{}),
+		reported: map[string]struct{}{}, started: opts.Now(), evs: make([][]ts.Event, opts.Shards), observed: make([]int, opts.Shards)}
+	for i := range opts.Shards {
+		on, err := ts.NewOnline(ts.OnlineOptions{Level: opts.Level, Initial: opts.Initial, Settle: opts.Settle, Retain: opts.Retain,
+			MaxBytes: opts.MaxMemory / int64(opts.Shards), Shard: i, Shards: opts.Shards})
+		if err != nil {
+			return nil, err
+		}
+		s.shards = append(s.shards, on)
 	}
-	s := &Server{opts: opts, log: opts.Logger, on: on, in: make(chan *batch, 64), stopped: make(chan struct{}), streams: make(chan struct{}),
-		reported: map[string]struct{}{}, started: opts.Now()}
+	s.on = s.shards[0]
 	s.hub.init()
 	if opts.ViolationsFile != "" {
 		if err := s.openViolations(opts.ViolationsFile); err != nil {
@@ -269,7 +284,8 @@ func (s *Server) submit(ctx context.Context, b *batch) (applied, error) {
 
 var errStopped = errors.New("server: checker stopped")
 
-// run is the checker goroutine: the only one touching s.on and s.reported.
+// run is the checker goroutine: the only one touching the shards (directly or through
+// [Server.each]) and s.reported.
 func (s *Server) run(ctx context.Context) {
 	defer close(s.stopped)
 	tick := time.NewTicker(s.opts.Tick)
@@ -285,27 +301,37 @@ func (s *Server) run(ctx context.Context) {
 			// let time run past batches still waiting for it (their transactions would
 			// find the versions they need collected and be reported late).
 			delay = s.opts.Now().Sub(b.queued)
-			s.handle(s.on.Advance(b.queued), false)
-			var a applied
-			for i := range b.txs {
-				evs := s.on.Observe(b.txs[i])
-				dup := false
-				for _, e := range evs {
-					switch e.Kind {
-					case ts.EventDuplicate:
-						a.Duplicates++
-						dup = true
-					case ts.EventLate:
-						a.Late++
-					case ts.EventViolation:
-						a.Violations++
+			// Time advances to the batch, then it is applied, in one pass over the shards.
+			// Only what Observe reports counts in the reply.
+			clear(s.observed)
+			evs := s.each(func(i int, on *ts.Online, evs []ts.Event) []ts.Event {
+				evs = append(evs, on.Advance(b.queued)...)
+				for j := range b.txs {
+					for _, e := range on.Observe(b.txs[j]) {
+						if e.Kind == ts.EventViolation {
+							s.observed[i]++
+						}
+						evs = append(evs, e)
 					}
 				}
-				if !dup && b.rebuild {
-					s.rebuilt.Add(1)
-				}
-				s.handle(evs, false)
+				return evs
+			})
+			var a applied
+			for _, n := range s.observed {
+				a.Violations += n
 			}
+			for _, e := range evs {
+				switch e.Kind {
+				case ts.EventDuplicate:
+					a.Duplicates++
+				case ts.EventLate:
+					a.Late++
+				}
+			}
+			if b.rebuild {
+				s.rebuilt.Add(int64(len(b.txs) - a.Duplicates))
+			}
+			s.handle(evs, false)
 			a.Accepted = len(b.txs) - a.Duplicates - a.Late
 			b.reply <- a
 			// Drain what else is queued before publishing status, but publish at least
@@ -316,12 +342,68 @@ func (s *Server) run(ctx context.Context) {
 		case <-tick.C:
 			// With batches waiting, they advance time (to when they were queued).
 			if len(s.in) == 0 {
-				s.handle(s.on.Advance(s.opts.Now()), true)
+				now := s.opts.Now()
+				s.handle(s.each(func(_ int, on *ts.Online, evs []ts.Event) []ts.Event { return append(evs, on.Advance(now)...) }), true)
 			}
 		}
 		published = s.opts.Now()
 		s.publishStatus(delay, len(s.in))
 	}
+}
+
+// each runs f on every shard, appending to that shard's event buffer (shard 0 on this
+// goroutine, the others in parallel), and returns the events in shard order. A late
+// transaction is reported once, however many shards found it late. The result is valid
+// until the next call.
+func (s *Server) each(f func(i int, on *ts.Online, evs []ts.Event) []ts.Event) []ts.Event {
+	if len(s.shards) == 1 {
+		s.evs[0] = f(0, s.on, s.evs[0][:0])
+		return s.evs[0]
+	}
+	var wg sync.WaitGroup
+	for i := 1; i < len(s.shards); i++ {
+		wg.Go(func() { s.evs[i] = f(i, s.shards[i], s.evs[i][:0]) })
+	}
+	s.evs[0] = f(0, s.on, s.evs[0][:0])
+	wg.Wait()
+	out := s.evs[0]
+	var late map[string]bool
+	for i := range s.evs {
+		for j, e := range s.evs[i] {
+			if e.Kind == ts.EventLate {
+				if late == nil {
+					late = map[string]bool{}
+				}
+				if late[e.Txn] {
+					continue
+				}
+				late[e.Txn] = true
+			}
+			if i > 0 {
+				out = append(out, s.evs[i][j])
+			}
+		}
+	}
+	s.evs[0] = out
+	return out
+}
+
+// stats pools the shards' counters: per-transaction ones come from shard 0 (every shard
+// sees every transaction), per-key ones are summed.
+func (s *Server) stats() ts.OnlineStats {
+	st := s.on.Stats()
+	for _, on := range s.shards[1:] {
+		x := on.Stats()
+		st.Late = max(st.Late, x.Late)
+		st.Dropped += x.Dropped
+		st.Violations += x.Violations
+		st.Flips += x.Flips
+		st.Keys += x.Keys
+		st.Versions += x.Versions
+		st.Reads += x.Reads
+		st.Bytes += x.Bytes
+	}
+	return st
 }
 
 // handle reports events: violations not reported before go to the file and subscribers.
@@ -401,7 +483,7 @@ func violationLine(v *ts.Violation, at time.Time) []byte {
 }
 
 func (s *Server) publishStatus(delay time.Duration, queue int) {
-	st := s.on.Stats()
+	st := s.stats()
 	now := s.opts.Now()
 	by := s.hub.kinds()
 	lag := 0.0

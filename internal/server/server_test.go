@@ -234,24 +234,32 @@ func TestViolationStreams(t *testing.T) {
 func TestHTTPReplayMatchesOffline(t *testing.T) {
 	h := loadExample(t, "format-kv.json")
 	want := offlineIDs(t, h, anomaly.Serializable)
-	file := t.TempDir() + "/violations.jsonl"
-	s, hs := newTestServer(t, Options{Level: anomaly.Serializable, Initial: history.Int(0), Settle: 2 * time.Second, Tick: 10 * time.Millisecond, ViolationsFile: file})
-	st, err := Replay(context.Background(), ReplayOptions{History: h, To: hs.URL, Batch: 50, Delay: 10 * time.Millisecond, Rate: 20000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Txns != len(h.Txns) {
-		t.Fatalf("replayed %d of %d", st.Txns, len(h.Txns))
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for s.Status().Checked < int64(len(h.Txns)) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Logf("status %+v", s.Status())
-	s.Close()
-	got := fileIDs(t, file)
-	if len(want) != 101 || !slices.Equal(want, got) {
-		t.Errorf("online over HTTP found %d violations, offline %d (first differences: %v)", len(got), len(want), firstDiff(want, got))
+	for _, shards := range []int{1, 2, 3} {
+		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) {
+			file := t.TempDir() + "/violations.jsonl"
+			s, hs := newTestServer(t, Options{Level: anomaly.Serializable, Initial: history.Int(0), Settle: 2 * time.Second, Tick: 10 * time.Millisecond, ViolationsFile: file, Shards: shards})
+			st, err := Replay(context.Background(), ReplayOptions{History: h, To: hs.URL, Batch: 50, Delay: 10 * time.Millisecond, Rate: 20000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Txns != len(h.Txns) {
+				t.Fatalf("replayed %d of %d", st.Txns, len(h.Txns))
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for s.Status().Checked < int64(len(h.Txns)) && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			status := s.Status()
+			t.Logf("status %+v", status)
+			s.Close()
+			got := fileIDs(t, file)
+			if len(want) != 101 || !slices.Equal(want, got) {
+				t.Errorf("online over HTTP found %d violations, offline %d (first differences: %v)", len(got), len(want), firstDiff(want, got))
+			}
+			if status.Ingested != int64(len(h.Txns)) || status.Violations != 101 || status.Late != 0 || status.Duplicates != 0 {
+				t.Errorf("status %+v, want %d ingested, 101 violations, none late or duplicate", status, len(h.Txns))
+			}
+		})
 	}
 }
 

@@ -448,8 +448,14 @@ func (o *Online) Observe(in Txn) []Event {
 	if o.m.session {
 		evs = o.session(evs, &in, t)
 	}
+	// The transaction's versions are allocated together: one object instead of one per
+	// key (a version that outlives its siblings keeps the few others' bytes alive).
+	var nvs []over
+	if len(t.writes) > 0 {
+		nvs = make([]over, len(t.writes))
+	}
 	for i := range t.writes {
-		evs = o.write(evs, t, &t.writes[i])
+		evs = o.write(evs, t, &t.writes[i], &nvs[i])
 	}
 	t.writes = nil // scratch, reused by the next call
 	if lateReads {
@@ -556,7 +562,7 @@ func (o *Online) sessPut(s *osess, seq int64, e sessEntry) {
 
 // write inserts t's version of w.k: NOCONFLICT and equal commit timestamps against the
 // versions already there, then re-checks the readers whose snapshot it now precedes.
-func (o *Online) write(evs []Event, t *otxn, w *owrite) []Event {
+func (o *Online) write(evs []Event, t *otxn, w *owrite, nv *over) []Event {
 	key := o.key(w.k)
 	if w.isL {
 		key.isL = true
@@ -590,7 +596,7 @@ func (o *Online) write(evs []Event, t *otxn, w *owrite) []Event {
 		x := vs[j].v
 		evs = o.tie(evs, w.k, x.ck.id.String(), x.start, x.commit, t.id.String(), t.start, t.commit)
 	}
-	nv := &over{ck: t.ck, snap: t.snap, start: t.start, commit: t.commit, v: w.v, app: w.app}
+	*nv = over{ck: t.ck, snap: t.snap, start: t.start, commit: t.commit, v: w.v, app: w.app}
 	if i == 0 && len(vs) > 0 && vs[0].v.base != nil {
 		// Inserted below the collected prefix cannot happen (late arrivals are refused);
 		// keep the base on the first version regardless.
