@@ -79,21 +79,24 @@ func deliver(t testing.TB, h *history.History, o OnlineOptions, rng *rand.Rand, 
 func TestOnlineMatchesOffline(t *testing.T) {
 	t.Parallel()
 	shapes := []struct {
-		name   string
-		g      genOpts
-		n      uint64
-		shards int
+		name    string
+		g       genOpts
+		n       uint64
+		shards  int
+		inOrder bool // delivered exactly in commit order (the server's common case)
 	}{
-		{"kv", genOpts{sessions: 4, txns: 60, keys: 5, ops: 4, faults: 0.05, overlap: 0.1}, 150, 1},
-		{"kv-ties", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, ties: true}, 150, 1},
-		{"list", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, list: true}, 100, 1},
-		{"list-ties", genOpts{sessions: 3, txns: 60, keys: 3, ops: 4, faults: 0.05, overlap: 0.1, list: true, ties: true}, 100, 1},
-		{"large-gc", genOpts{sessions: 8, txns: 3000, keys: 40, ops: 6, faults: 0.002, overlap: 0.01}, 3, 1},
+		{"kv", genOpts{sessions: 4, txns: 60, keys: 5, ops: 4, faults: 0.05, overlap: 0.1}, 150, 1, false},
+		{"kv-ties", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, ties: true}, 150, 1, false},
+		{"list", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, list: true}, 100, 1, false},
+		{"list-ties", genOpts{sessions: 3, txns: 60, keys: 3, ops: 4, faults: 0.05, overlap: 0.1, list: true, ties: true}, 100, 1, false},
+		{"large-gc", genOpts{sessions: 8, txns: 3000, keys: 40, ops: 6, faults: 0.002, overlap: 0.01}, 3, 1, false},
 		// Split by key over shards (as the server runs it), which must change nothing.
-		{"kv-shards-2", genOpts{sessions: 4, txns: 60, keys: 5, ops: 4, faults: 0.05, overlap: 0.1}, 150, 2},
-		{"kv-ties-shards-3", genOpts{sessions: 4, txns: 60, keys: 6, ops: 4, faults: 0.05, overlap: 0.1, ties: true}, 150, 3},
-		{"list-shards-2", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, list: true}, 100, 2},
-		{"large-gc-shards-2", genOpts{sessions: 8, txns: 3000, keys: 40, ops: 6, faults: 0.002, overlap: 0.01}, 3, 2},
+		{"kv-shards-2", genOpts{sessions: 4, txns: 60, keys: 5, ops: 4, faults: 0.05, overlap: 0.1}, 150, 2, false},
+		{"kv-ties-shards-3", genOpts{sessions: 4, txns: 60, keys: 6, ops: 4, faults: 0.05, overlap: 0.1, ties: true}, 150, 3, false},
+		{"list-shards-2", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, list: true}, 100, 2, false},
+		{"large-gc-shards-2", genOpts{sessions: 8, txns: 3000, keys: 40, ops: 6, faults: 0.002, overlap: 0.01}, 3, 2, false},
+		{"kv-ties-in-order", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, ties: true}, 150, 1, true},
+		{"list-ties-in-order-shards-2", genOpts{sessions: 3, txns: 60, keys: 3, ops: 4, faults: 0.05, overlap: 0.1, list: true, ties: true}, 100, 2, true},
 	}
 	for _, sh := range shapes {
 		t.Run(sh.name, func(t *testing.T) {
@@ -115,7 +118,11 @@ func TestOnlineMatchesOffline(t *testing.T) {
 					want := runIDs(t, h, l)
 					total += len(want)
 					o := OnlineOptions{Level: l, Initial: history.Int(0), Settle: 100 * time.Millisecond, Retain: 100 * time.Millisecond, Shards: sh.shards}
-					got, other, on := deliver(t, h, o, rng, time.Millisecond, 20*time.Millisecond)
+					delay := 20 * time.Millisecond
+					if sh.inOrder {
+						delay = 0
+					}
+					got, other, on := deliver(t, h, o, rng, time.Millisecond, delay)
 					if len(other) > 0 {
 						t.Fatalf("seed %d %s: unexpected events %v", seed, l, other)
 					}
