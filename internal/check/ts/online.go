@@ -135,14 +135,50 @@ type otxn struct {
 	retired       bool
 }
 
-// over is one committed version of a key.
+// over is one committed version of a key. It is kept small (the checker allocates one per
+// key written and is bound by memory traffic): the writer's id is stored once, its commit
+// timestamp is ck's, and list contents sit behind a pointer.
 type over struct {
-	ck, snap      opos
-	start, commit history.Timestamp
-	v             history.Datum
-	app           []history.Datum
+	ck    opos // commit position and the writer's id
+	snap  pos  // the writer's snapshot position (same id)
+	start history.Timestamp
+	v     history.Datum
+	list  *olist // list keys only
+}
+
+// olist is what a version of a list key holds.
+type olist struct {
+	app []history.Datum
 	// base is the list content before this version, kept when older versions were collected.
 	base []history.Datum
+}
+
+func (x *over) snapO() opos               { return opos{x.snap, x.ck.id} }
+func (x *over) commit() history.Timestamp { return x.ck.p.ts }
+
+func (x *over) app() []history.Datum {
+	if x.list == nil {
+		return nil
+	}
+	return x.list.app
+}
+
+func (x *over) base() []history.Datum {
+	if x.list == nil {
+		return nil
+	}
+	return x.list.base
+}
+
+// setBase sets the list content before x.
+func (x *over) setBase(b []history.Datum) {
+	if x.list == nil {
+		if b == nil {
+			return
+		}
+		x.list = &olist{}
+	}
+	x.list.base = b
 }
 
 // rref is a pending external read in a key's list, with its snapshot position inline.
@@ -617,15 +653,15 @@ func (o *Online) write(evs []Event, t *otxn, w *owrite, nv *over) []Event {
 		j := key.vsIndex(t.snap)
 		for _, e := range vs[j:] {
 			x := e.v
-			if x.snap.cmp(t.ck) < 0 && x.ck.id != t.id {
+			if x.snapO().cmp(t.ck) < 0 && x.ck.id != t.id {
 				first, second := t, x
 				v := Violation{Kind: anomaly.NoConflict, Key: w.k, HasKey: true, TxnID: -1, OtherID: -1}
 				if x.ck.cmp(t.ck) < 0 {
-					v.Txn, v.TxnStart, v.TxnCommit = x.ck.id.String(), x.start, x.commit
+					v.Txn, v.TxnStart, v.TxnCommit = x.ck.id.String(), x.start, x.commit()
 					v.Other, v.OtherStart, v.OtherCommit = t.id.String(), t.start, t.commit
 				} else {
 					v.Txn, v.TxnStart, v.TxnCommit = first.id.String(), first.start, first.commit
-					v.Other, v.OtherStart, v.OtherCommit = second.ck.id.String(), second.start, second.commit
+					v.Other, v.OtherStart, v.OtherCommit = second.ck.id.String(), second.start, second.commit()
 				}
 				evs = o.emit(evs, v)
 			}
@@ -633,17 +669,21 @@ func (o *Online) write(evs []Event, t *otxn, w *owrite, nv *over) []Event {
 	}
 	for j := i - 1; j >= 0 && (j < len(vs)-1 || key.lastCk.ts == t.commit) && vs[j].ck.ts == t.commit; j-- {
 		x := vs[j].v
-		evs = o.tie(evs, w.k, t.id.String(), t.start, t.commit, x.ck.id.String(), x.start, x.commit)
+		evs = o.tie(evs, w.k, t.id.String(), t.start, t.commit, x.ck.id.String(), x.start, x.commit())
 	}
 	for j := i; j < len(vs) && vs[j].ck.ts == t.commit; j++ {
 		x := vs[j].v
-		evs = o.tie(evs, w.k, x.ck.id.String(), x.start, x.commit, t.id.String(), t.start, t.commit)
+		evs = o.tie(evs, w.k, x.ck.id.String(), x.start, x.commit(), t.id.String(), t.start, t.commit)
 	}
-	*nv = over{ck: t.ck, snap: t.snap, start: t.start, commit: t.commit, v: w.v, app: w.app}
-	if i == 0 && len(vs) > 0 && vs[0].v.base != nil {
+	*nv = over{ck: t.ck, snap: t.snap.p, start: t.start, v: w.v}
+	if w.isL {
+		nv.list = &olist{app: w.app}
+	}
+	if i == 0 && len(vs) > 0 && vs[0].v.base() != nil {
 		// Inserted below the collected prefix cannot happen (late arrivals are refused);
 		// keep the base on the first version regardless.
-		nv.base, vs[0].v.base = vs[0].v.base, nil
+		nv.setBase(vs[0].v.base())
+		vs[0].v.setBase(nil)
 	}
 	if i == len(vs) {
 		key.vs = append(vs, vent{t.ck.p, nv})
@@ -701,7 +741,7 @@ func (o *Online) verdict(r *oread) bool {
 	vis := visible(r.key, r.t.snap)
 	obs := r.list
 	if len(vis) > 0 {
-		b := r.key.vs[0].v.base
+		b := r.key.vs[0].v.base()
 		if len(b) > len(obs) || !slices.Equal(obs[:len(b)], b) {
 			return false
 		}
@@ -709,10 +749,11 @@ func (o *Online) verdict(r *oread) bool {
 	}
 	for _, e := range vis {
 		x := e.v
-		if len(x.app) > len(obs) || !slices.Equal(obs[:len(x.app)], x.app) {
+		app := x.app()
+		if len(app) > len(obs) || !slices.Equal(obs[:len(app)], app) {
 			return false
 		}
-		obs = obs[len(x.app):]
+		obs = obs[len(app):]
 	}
 	return len(obs) == 0
 }
@@ -729,10 +770,10 @@ func (o *Online) expected(r *oread) (string, string) {
 	}
 	var l []history.Datum
 	if len(r.key.vs) > 0 {
-		l = append(l, r.key.vs[0].v.base...)
+		l = append(l, r.key.vs[0].v.base()...)
 	}
 	for _, e := range vis {
-		l = append(l, e.v.app...)
+		l = append(l, e.v.app()...)
 	}
 	w := Initial
 	if len(vis) > 0 {
@@ -920,15 +961,15 @@ func (o *Online) prune(key *okey) {
 	keep := vs[n-1].v
 	if key.isL {
 		var base []history.Datum
-		base = append(base, vs[0].v.base...)
+		base = append(base, vs[0].v.base()...)
 		for _, e := range vs[:n-1] {
-			base = append(base, e.v.app...)
+			base = append(base, e.v.app()...)
 		}
-		keep.base = base
+		keep.setBase(base)
 	}
 	if key.isL {
 		for _, e := range vs[:n-1] {
-			o.elems -= int64(len(e.v.app))
+			o.elems -= int64(len(e.v.app()))
 		}
 	}
 	o.st.Versions -= n - 1
@@ -970,7 +1011,7 @@ func (o *Online) extViolation(r *oread) Violation {
 		}
 		match := false
 		if r.isL {
-			match = slices.Contains(x.app, val)
+			match = slices.Contains(x.app(), val)
 		} else {
 			match = x.v == val
 		}
@@ -980,7 +1021,7 @@ func (o *Online) extViolation(r *oread) Violation {
 		switch {
 		case x.ck.cmp(t.snap) < 0:
 			before = x // versions ascend: the last one wins
-		case x.snap.cmp(t.snap) < 0:
+		case x.snapO().cmp(t.snap) < 0:
 			if unc == nil {
 				unc = x
 			}
@@ -991,7 +1032,7 @@ func (o *Online) extViolation(r *oread) Violation {
 		}
 	}
 	pick := func(x *over, k ExtKind) {
-		v.Ext, v.Other, v.OtherStart, v.OtherCommit = k, x.ck.id.String(), x.start, x.commit
+		v.Ext, v.Other, v.OtherStart, v.OtherCommit = k, x.ck.id.String(), x.start, x.commit()
 	}
 	switch {
 	case before != nil:
