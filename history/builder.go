@@ -18,8 +18,9 @@ type Builder struct {
 	// transaction that outgrows its chunk gets its own array by append), so building never
 	// copies the ops of earlier transactions.
 	chunk  []Op
-	used   int // ops of chunk taken by closed transactions
-	curCap int // cap of the open transaction's view when it began
+	used   int  // ops of chunk taken by closed transactions
+	curOps []Op // the open transaction's ops (its Txn.Ops is set from them when read)
+	curCap int  // cap of curOps when it began
 	// Per-op intervals live in chunks the same way: curTimes views times[timesUsed:].
 	curTimes  []Interval
 	times     []Interval
@@ -209,12 +210,12 @@ func (b *Builder) BeginTxn(s SessionID, src Datum, outcome Outcome) TxnID {
 	if len(b.chunk)-b.used < 64 {
 		b.chunk, b.used = make([]Op, chunkOps), 0
 	}
-	ops := b.chunk[b.used:b.used]
-	b.curCap = cap(ops)
+	b.curOps = b.chunk[b.used:b.used]
+	b.curCap = cap(b.curOps)
 	if len(b.h.Txns) == cap(b.h.Txns) {
 		b.h.Txns = slicesGrow(b.h.Txns, max(len(b.h.Txns), 256)) // double: a Txn is large
 	}
-	b.h.Txns = append(b.h.Txns, Txn{ID: t, Source: src, Session: s, Seq: int32(len(sess.Txns)), Outcome: outcome, Ops: ops})
+	b.h.Txns = append(b.h.Txns, Txn{ID: t, Source: src, Session: s, Seq: int32(len(sess.Txns)), Outcome: outcome})
 	sess.Txns = append(sess.Txns, t)
 	b.cur = t
 	return t
@@ -226,11 +227,11 @@ func (b *Builder) EndTxn() {
 		return
 	}
 	t := &b.h.Txns[b.cur]
-	n := len(t.Ops)
-	if cap(t.Ops) == b.curCap {
+	n := len(b.curOps)
+	if cap(b.curOps) == b.curCap {
 		b.used += n // still in the chunk
 	}
-	t.Ops = t.Ops[:n:n]
+	t.Ops, b.curOps = b.curOps[:n:n], nil
 	if b.curTimes != nil {
 		for len(b.curTimes) < n {
 			b.curTimes = append(b.curTimes, Interval{})
@@ -245,32 +246,42 @@ func (b *Builder) EndTxn() {
 }
 
 // Current returns the open transaction for setters (outcome, time, timestamps). It returns nil
-// when no transaction is open. The pointer is valid until the next BeginTxn.
+// when no transaction is open. The pointer is valid until the next BeginTxn; its Ops are the
+// ops added before the call (use TxnOps for later ones).
 func (b *Builder) Current() *Txn {
 	if b.cur < 0 {
 		return nil
 	}
-	return &b.h.Txns[b.cur]
+	return b.Txn(b.cur)
 }
 
 // Txn returns a transaction added earlier, for readers that fix up outcomes or times after
 // the fact. The pointer is valid until the next BeginTxn.
-func (b *Builder) Txn(t TxnID) *Txn { return &b.h.Txns[t] }
+func (b *Builder) Txn(t TxnID) *Txn {
+	if t == b.cur {
+		b.h.Txns[t].Ops = b.curOps[:len(b.curOps):len(b.curOps)] // the ops added so far
+	}
+	return &b.h.Txns[t]
+}
 
 // NumTxns returns the number of transactions added so far.
 func (b *Builder) NumTxns() int { return len(b.h.Txns) }
 
 // TxnOps returns the ops added so far to transaction t, for readers that resolve explicit
 // sources after all input is read. Do not append to it.
-func (b *Builder) TxnOps(t TxnID) []Op { return b.h.Txns[t].Ops }
+func (b *Builder) TxnOps(t TxnID) []Op {
+	if t == b.cur {
+		return b.curOps[:len(b.curOps):len(b.curOps)]
+	}
+	return b.h.Txns[t].Ops
+}
 
 func (b *Builder) add(o Op) int32 {
 	if b.cur < 0 {
 		panic("history: op added with no open transaction") // a reader bug, not bad input
 	}
-	t := &b.h.Txns[b.cur]
-	t.Ops = append(t.Ops, o)
-	return int32(len(t.Ops) - 1)
+	b.curOps = append(b.curOps, o)
+	return int32(len(b.curOps) - 1)
 }
 
 // Read adds read(k) = v and returns the op's index in its transaction.
@@ -315,7 +326,7 @@ func (b *Builder) PredWrite(p PredOp) int32 {
 }
 
 // SetOpFlags sets flags on op i of the open transaction.
-func (b *Builder) SetOpFlags(i int32, f OpFlags) { b.h.Txns[b.cur].Ops[i].Flags |= f }
+func (b *Builder) SetOpFlags(i int32, f OpFlags) { b.curOps[i].Flags |= f }
 
 // SetOpTime records the client interval of op i of the open transaction.
 func (b *Builder) SetOpTime(i int32, iv Interval) {
@@ -335,7 +346,7 @@ func (b *Builder) SetOpTime(i int32, iv Interval) {
 // SetOp replaces op i of transaction t (for readers resolving explicit sources or values
 // after all input is read). The kind must not change between item and list/predicate ops.
 func (b *Builder) SetOp(t TxnID, i int32, o Op) {
-	p := &b.h.Txns[t].Ops[i]
+	p := &b.TxnOps(t)[i]
 	o.aux, o.auxLen = p.aux, p.auxLen
 	*p = o
 }
