@@ -356,7 +356,9 @@ type Online struct {
 	now time.Time
 
 	keys  map[history.Datum]*okey // keys that are not integers
-	ikeys map[int64]*okey
+	ikeys map[int64]*okey         // integer keys outside [0, len(dense))
+	dense []*okey                 // small non-negative integer keys, by value: an 8-byte slot each
+	nkeys int                     // keys in dense
 	txns  txnmap
 	gone  idset // ids of transactions no longer held, for deduplication
 	sess  map[history.Datum]*osess
@@ -457,7 +459,7 @@ func (o *Online) Stats() OnlineStats {
 	s := o.st
 	s.Pending = len(o.fifo) - o.settled
 	s.InMemory = o.txns.len()
-	s.Keys = len(o.keys) + len(o.ikeys)
+	s.Keys = len(o.keys) + len(o.ikeys) + o.nkeys
 	s.Reads = o.reads
 	s.Bytes = o.bytes()
 	if s.Pending > 0 {
@@ -468,7 +470,7 @@ func (o *Online) Stats() OnlineStats {
 }
 
 func (o *Online) bytes() int64 {
-	return int64(o.st.Versions)*200 + int64(o.txns.len())*260 + int64(o.reads)*120 + int64(len(o.keys)+len(o.ikeys))*140 +
+	return int64(o.st.Versions)*200 + int64(o.txns.len())*260 + int64(o.reads)*120 + int64(len(o.keys)+len(o.ikeys)+o.nkeys)*140 + int64(cap(o.dense))*8 +
 		o.elems*40 + int64(o.gone.len())*60
 }
 
@@ -572,8 +574,35 @@ func (o *Online) emit(evs []Event, v Violation) []Event {
 	return append(evs, Event{Kind: EventViolation, Violation: v})
 }
 
+// denseMax bounds the integer keys held in the dense table (8 MiB of slots at most).
+const denseMax = 1 << 20
+
 func (o *Online) key(k history.Datum) *okey {
 	if i, ok := k.Int(); ok {
+		// Small keys index a slice: the table of a workload's keys then fits in cache,
+		// where a map's groups do not.
+		if uint64(i) < uint64(len(o.dense)) {
+			if key := o.dense[i]; key != nil {
+				return key
+			}
+		} else if i >= 0 && i < denseMax {
+			o.dense = slices.Grow(o.dense, int(i)+1-len(o.dense))
+			o.dense = o.dense[:cap(o.dense)]
+			// Keys held in the map that the table now covers move into it.
+			for j, key := range o.ikeys {
+				if uint64(j) < uint64(len(o.dense)) {
+					o.dense[j] = key
+					o.nkeys++
+					delete(o.ikeys, j)
+				}
+			}
+		}
+		if uint64(i) < uint64(len(o.dense)) {
+			key := &okey{k: k}
+			o.dense[i] = key
+			o.nkeys++
+			return key
+		}
 		key := o.ikeys[i]
 		if key == nil {
 			key = &okey{k: k}

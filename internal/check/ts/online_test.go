@@ -322,3 +322,36 @@ func TestKeyShard(t *testing.T) {
 		t.Error("NewOnline accepted shard 2 of 2")
 	}
 }
+
+// TestOnlineKeyTables: small non-negative integer keys live in a dense table, others in
+// maps, and the table grows under keys already seen; a key's state is one whatever its
+// table.
+func TestOnlineKeyTables(t *testing.T) {
+	t.Parallel()
+	h := build(t, "0",
+		tx{"A", 1, 1, 2, "w 5 1; w -3 1; w 3000000 1; w x 1"},
+		tx{"B", 2, 3, 4, "w 100 2; w 70000 2; w -3 2"},
+		tx{"C", 1, 5, 6, "r 5 1; r -3 2; r 3000000 1; r x 1; r 100 2; r 70000 2"},
+		tx{"D", 2, 5, 7, "r 5 0; r -3 1; r 3000000 0; r x 0; r 100 0; r 70000 0"},
+	)
+	on, _ := NewOnline(OnlineOptions{Initial: history.Int(0), Settle: time.Second})
+	t0 := time.Unix(100, 0)
+	on.Advance(t0)
+	for _, i := range []history.TxnID{3, 2, 1, 0} { // readers first: each key re-checked on a write
+		if evs := on.Observe(FromHistory(h, i)); len(evs) != 0 {
+			t.Fatalf("Observe(%d) = %v", i, evs)
+		}
+	}
+	var got []string
+	for _, e := range on.Advance(t0.Add(2 * time.Second)) {
+		got = append(got, e.Violation.ID())
+	}
+	slices.Sort(got)
+	want := []string{`EXT|D||"x"`, "EXT|D||-3", "EXT|D||100", "EXT|D||3000000", "EXT|D||5", "EXT|D||70000"}
+	if diff := gocmp.Diff(want, got); diff != "" {
+		t.Errorf("violations (-want +got):\n%s", diff)
+	}
+	if st := on.Stats(); st.Keys != 6 {
+		t.Errorf("Stats().Keys = %d, want 6", st.Keys)
+	}
+}
