@@ -12,17 +12,17 @@ const MaxReduceTerminals = 32768
 // ReduceAmong returns the edges of the transitive reduction of reachability among the
 // terminals of the acyclic graph g (order and pos as for [ReachBatch]): u→v for terminals u
 // ≠ v such that u reaches v and no other terminal reached from u reaches v. Reachability
-// among terminals in the returned graph equals that in g. It returns false if there are more
-// than [MaxReduceTerminals] terminals. Memory is T²/8 bytes plus a window of at most 64 MiB.
+// among terminals in the returned graph equals that in g. Terminals may repeat. It returns
+// false if there are more than [MaxReduceTerminals] distinct terminals. Memory is T²/8 bytes
+// (T distinct terminals) plus a window of at most 64 MiB.
 func ReduceAmong(ctx context.Context, g *Digraph, order, pos []int32, terms []int32) ([][2]int32, bool, error) {
-	T := len(terms)
-	if T > MaxReduceTerminals {
-		return nil, false, nil
-	}
 	ts := slices.Clone(terms)
 	slices.SortFunc(ts, func(a, b int32) int { return int(pos[a]) - int(pos[b]) })
 	ts = slices.Compact(ts)
-	T = len(ts)
+	T := len(ts)
+	if T > MaxReduceTerminals {
+		return nil, false, nil
+	}
 	words := (T + 63) / 64
 	tidx := make([]int32, g.N())
 	for i := range tidx {
