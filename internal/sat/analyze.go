@@ -91,7 +91,9 @@ func (s *Solver) analyze(confl []Lit) ([]Lit, int, int) {
 				out = append(out, q)
 			}
 		}
-		for s.seen[s.trail[idx].Var()] == 0 {
+		// Seen literals of lower levels may sit above the conflict level's on
+		// the trail (chronological backtracking): skip them too.
+		for v := s.trail[idx].Var(); s.seen[v] == 0 || s.level[v] < dl; v = s.trail[idx].Var() {
 			idx--
 		}
 		p = s.trail[idx]

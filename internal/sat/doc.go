@@ -22,6 +22,16 @@
 //   - Conflicts are analyzed to the first UIP with recursive clause
 //     minimization (analyze.go); assumptions yield a failed-assumption core
 //     (analyzeFinal).
+//   - A conflict whose assertion level is more than [Options.ChronoLimit]
+//     levels down backtracks chronologically, one level only (Nadel and
+//     Ryvchin, SAT 2018; Möhle and Biere, SAT 2019): the asserting literal
+//     keeps its assertion level, so the trail is not sorted by level, and
+//     every implication gets the highest level among its reason's false
+//     literals. Backtracking keeps the assignments of the remaining levels
+//     that sit higher on the trail and propagates them again. With an
+//     expensive theory this matters: a far backjump makes the solver
+//     re-decide, and the theory re-insert, everything phase saving then
+//     restores unchanged.
 //   - Restarts follow the Luby sequence, or Glucose's LBD moving averages
 //     (restart.go).
 //   - The learnt database is halved every 2000+300k conflicts, keeping

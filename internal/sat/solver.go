@@ -51,6 +51,13 @@ type Options struct {
 	NoMinimize bool
 	// NoTheoryPhase ignores the theory's polarity suggestions.
 	NoTheoryPhase bool
+	// NoChrono turns off chronological backtracking: every conflict then
+	// backjumps to the learnt clause's assertion level.
+	NoChrono bool
+	// ChronoLimit is the backjump distance (in decision levels) above which
+	// the solver backtracks chronologically, one level below the conflict,
+	// instead (default 100; Nadel and Ryvchin, SAT 2018).
+	ChronoLimit int
 
 	_ struct{}
 }
@@ -72,6 +79,9 @@ func (o Options) EnsureDefaults() Options {
 	if o.ReduceInc <= 0 {
 		o.ReduceInc = 300
 	}
+	if o.ChronoLimit <= 0 {
+		o.ChronoLimit = 100
+	}
 	return o
 }
 
@@ -80,6 +90,7 @@ type Stats struct {
 	Vars, Clauses, Learnts int // current sizes
 
 	Solves, Decisions, Propagations, Conflicts, Restarts int64
+	ChronoBacktracks                                     int64 // conflicts undone one level instead of backjumping
 	Reductions, DeletedLearnts, Collections              int64
 	LearntLits, MinimizedLits                            int64 // literals kept and removed by minimization
 	TheoryConflicts, TheoryPropagations, TheoryReasons   int64
@@ -436,16 +447,28 @@ func (s *Solver) resolveConflict(confl []Lit) bool {
 		s.cancelUntil(maxLevel)
 	}
 	learnt, bt, lbd := s.analyze(confl)
-	s.cancelUntil(bt)
+	// Chronological backtracking: when the assertion level is far below the
+	// conflict, undo only the conflict's level. The asserting literal is
+	// still assigned at its assertion level bt, out of order on the trail;
+	// cancelUntil keeps such literals when it undoes the levels above theirs.
+	// Otherwise a far backjump would make the solver re-decide (and the
+	// theory re-insert) thousands of assignments phase saving restores
+	// unchanged.
+	target := bt
+	if dl := len(s.trailLim); !s.opts.NoChrono && dl-bt > s.opts.ChronoLimit {
+		target = dl - 1
+		s.stats.ChronoBacktracks++
+	}
+	s.cancelUntil(target)
 	if len(learnt) == 1 {
-		s.enqueue(learnt[0], crefNone)
+		s.enqueueAt(learnt[0], crefNone, 0)
 	} else {
 		c := s.alloc(learnt, true)
 		s.setLBD(c, lbd)
 		s.learnts = append(s.learnts, c)
 		s.attach(c)
 		s.bumpClause(c)
-		s.enqueue(learnt[0], c)
+		s.enqueueAt(learnt[0], c, int32(bt))
 	}
 	s.restart.conflict(lbd, len(s.trail))
 	s.varDecay()

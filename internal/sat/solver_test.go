@@ -75,13 +75,19 @@ func TestRandomSmall(t *testing.T) {
 		count = total / 10
 	}
 	seed := uint64(20261122)
+	var chrono int64
+	defer func() {
+		if chrono == 0 {
+			t.Errorf("no instance backtracked chronologically")
+		}
+	}()
 	for i := range count {
 		r := rand.New(rand.NewPCG(seed, uint64(i)))
 		n := 1 + r.IntN(16)
 		m := 1 + r.IntN(int(5*float64(n))+2)
 		cnf := randomCNF(r, n, m, 5)
 		opts := Options{}
-		switch i % 4 {
+		switch i % 5 {
 		case 1:
 			opts.Restart = RestartGlucose
 		case 2:
@@ -89,6 +95,9 @@ func TestRandomSmall(t *testing.T) {
 		case 3:
 			opts.RestartBase = 1
 			opts.ReduceBase, opts.ReduceInc = 3, 1
+		case 4:
+			// Chronological backtracking on every backjump of two levels or more.
+			opts.ChronoLimit = 1
 		}
 		s := load(n, cnf, opts)
 		ok := t.Run("", func(t *testing.T) {
@@ -124,6 +133,7 @@ func TestRandomSmall(t *testing.T) {
 		if !ok {
 			t.Fatalf("failing instance: seed (%d, %d), n=%d, cnf=%v", seed, i, n, cnf)
 		}
+		chrono += s.Stats().ChronoBacktracks
 	}
 }
 
@@ -158,7 +168,7 @@ func TestRandom3SAT(t *testing.T) {
 		n := 50 + 10*(i%6)
 		cnf := random3SAT(r, n, int(4.26*float64(n)))
 		var got []Status
-		for _, opts := range []Options{{}, {Restart: RestartGlucose}, {NoMinimize: true, VarDecay: 0.8}} {
+		for _, opts := range []Options{{}, {Restart: RestartGlucose}, {NoMinimize: true, VarDecay: 0.8}, {ChronoLimit: 1}, {NoChrono: true}} {
 			s := load(n, cnf, opts)
 			st, err := s.Solve(context.Background())
 			if err != nil {
@@ -169,7 +179,7 @@ func TestRandom3SAT(t *testing.T) {
 			}
 			got = append(got, st)
 		}
-		if got[0] != got[1] || got[0] != got[2] {
+		if got[0] != got[1] || got[0] != got[2] || got[0] != got[3] || got[0] != got[4] {
 			t.Fatalf("instance %d: configurations disagree: %v", i, got)
 		}
 		counts[got[0]]++

@@ -9,13 +9,17 @@ package sat
 // Slices returned by a theory are copied by the solver before the next
 // call, so a theory may reuse its buffers.
 type Theory interface {
-	// Assign tells the theory that m became true at decision level level.
-	// Every assigned literal is reported once per assignment, in trail
-	// order, including facts at level 0 (also those assigned before the
-	// theory was attached). It returns nil, or a conflict: a clause every
-	// literal of which is false under the current assignment (m may be
-	// among them as ¬m). After a conflict the solver backtracks; literals
-	// not yet reported are reported again after that.
+	// Assign tells the theory that m became true; level is the decision
+	// level at which the solver reports it (Backtrack(l) undoes what was
+	// reported at levels above l). Every assigned literal is reported once
+	// per assignment, in trail order, including facts at level 0 (also those
+	// assigned before the theory was attached). After chronological
+	// backtracking, a literal implied below the current level may survive
+	// Backtrack(l) in the solver although it was reported above l: the
+	// solver then reports it again, at level l. It returns nil, or a
+	// conflict: a clause every literal of which is false under the current
+	// assignment (m may be among them as ¬m). After a conflict the solver
+	// backtracks; literals not yet reported are reported again after that.
 	Assign(m Lit, level int) (conflict []Lit)
 
 	// Propagate appends to dst literals implied by the theory under the
@@ -68,7 +72,7 @@ func (s *Solver) theoryPropagate(confl []Lit) ([]Lit, bool) {
 		for s.thead < len(s.trail) {
 			m := s.trail[s.thead]
 			s.thead++
-			if c := t.Assign(m, int(s.level[m.Var()])); c != nil {
+			if c := t.Assign(m, len(s.trailLim)); c != nil {
 				s.stats.TheoryConflicts++
 				return append(confl, c...), true
 			}

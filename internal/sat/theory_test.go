@@ -91,12 +91,21 @@ func TestTheory(t *testing.T) {
 	if testing.Short() {
 		count = 2_000
 	}
-	var props, reasons, checks int64
+	var props, reasons, checks, chrono int64
 	for i := range count {
 		r := rand.New(rand.NewPCG(11, uint64(i)))
 		n := 2 + r.IntN(11)
 		cnf := randomCNF(r, n, r.IntN(3*n), 4)
-		s := load(n, cnf, Options{RestartBase: 1 + r.IntN(50)})
+		// A third of the instances backtrack chronologically on every backjump of two
+		// levels or more; a third never do.
+		opts := Options{RestartBase: 1 + r.IntN(50)}
+		switch i % 3 {
+		case 1:
+			opts.ChronoLimit = 1
+		case 2:
+			opts.NoChrono = true
+		}
+		s := load(n, cnf, opts)
 		a := &atMost{s: s, set: map[Lit]bool{}, k: r.IntN(3), why: map[Lit]bool{}}
 		var setLits []int
 		for _, v := range r.Perm(n)[:1+r.IntN(n)] {
@@ -153,9 +162,10 @@ func TestTheory(t *testing.T) {
 		props += st.TheoryPropagations
 		reasons += st.TheoryReasons
 		checks += st.FinalChecks
+		chrono += st.ChronoBacktracks
 	}
-	t.Logf("theory propagations %d, reasons %d, final checks %d", props, reasons, checks)
-	if props == 0 || reasons == 0 || checks == 0 {
-		t.Errorf("the test does not exercise propagation, reasons and final checks")
+	t.Logf("theory propagations %d, reasons %d, final checks %d, chronological backtracks %d", props, reasons, checks, chrono)
+	if props == 0 || reasons == 0 || checks == 0 || chrono == 0 {
+		t.Errorf("the test does not exercise propagation, reasons, final checks and chronological backtracking")
 	}
 }

@@ -32,7 +32,7 @@ func (s *Solver) propagate() cref {
 					confl = w.c
 					break
 				}
-				s.enqueue(w.blocker, w.c)
+				s.enqueueAt(w.blocker, w.c, s.level[p.Var()])
 				continue
 			}
 			c := w.c
@@ -67,7 +67,14 @@ func (s *Solver) propagate() cref {
 				confl = c
 				break
 			}
-			s.enqueue(first, c)
+			// The implication's level is the highest among the false
+			// literals: below the current level after chronological
+			// backtracking.
+			lvl := s.level[falseLit.Var()]
+			for _, m := range lits[2:] {
+				lvl = max(lvl, s.level[m.Var()])
+			}
+			s.enqueueAt(first, c, lvl)
 		}
 		if confl != crefNone {
 			j += copy(ws[j:], ws[i:n])

@@ -143,7 +143,11 @@ func (p problem) brute(assume []int) bool {
 }
 
 func (p problem) build(opts Options) (*sat.Solver, *Theory) {
-	s := sat.New(sat.Options{})
+	return p.buildWith(opts, sat.Options{})
+}
+
+func (p problem) buildWith(opts Options, so sat.Options) (*sat.Solver, *Theory) {
+	s := sat.New(so)
 	for range p.vars {
 		s.NewVar()
 	}
@@ -194,7 +198,11 @@ func TestBrute(t *testing.T) {
 	}
 	var total Stats
 	var answers [3]int
+	var chrono int64
 	defer func() {
+		if chrono == 0 {
+			t.Errorf("no instance backtracked chronologically")
+		}
 		t.Logf("answers (unknown, sat, unsat) %v; theory conflicts %d, propagations %d, reasons %d",
 			answers, total.Conflicts, total.Propagations, total.Reasons)
 		if !testing.Short() && (total.Propagations == 0 || total.Reasons == 0 || answers[1] == 0 || answers[2] == 0) {
@@ -205,7 +213,13 @@ func TestBrute(t *testing.T) {
 		r := rand.New(rand.NewPCG(7, uint64(i)))
 		p := randomProblem(r)
 		opts := Options{Propagate: i%2 == 1, PropagateLimit: 1 + r.IntN(8)}
-		s, g := p.build(opts)
+		// Every third instance backtracks chronologically on every backjump of two
+		// levels or more (the theory then sees literals reported again).
+		so := sat.Options{}
+		if i%3 == 0 {
+			so.ChronoLimit = 1
+		}
+		s, g := p.buildWith(opts, so)
 		for round := range 3 {
 			var assume []int
 			if round > 0 {
@@ -254,5 +268,6 @@ func TestBrute(t *testing.T) {
 		total.Conflicts += st.Conflicts
 		total.Propagations += st.Propagations
 		total.Reasons += st.Reasons
+		chrono += s.Stats().ChronoBacktracks
 	}
 }
