@@ -208,12 +208,13 @@ func (b *Builder) BeginTxn(s SessionID, src Datum, outcome Outcome) TxnID {
 	t := TxnID(len(b.h.Txns))
 	sess := &b.h.Sessions[s]
 	if len(b.chunk)-b.used < 64 {
-		b.chunk, b.used = make([]Op, chunkOps), 0
+		// Chunks start small (a short history, a fuzz input, costs little) and double.
+		b.chunk, b.used = make([]Op, min(max(2*len(b.chunk), 1024), chunkOps)), 0
 	}
 	b.curOps = b.chunk[b.used:b.used]
 	b.curCap = cap(b.curOps)
 	if len(b.h.Txns) == cap(b.h.Txns) {
-		b.h.Txns = slicesGrow(b.h.Txns, max(len(b.h.Txns), 256)) // double: a Txn is large
+		b.h.Txns = slicesGrow(b.h.Txns, max(len(b.h.Txns), 64)) // double: a Txn is large
 	}
 	b.h.Txns = append(b.h.Txns, Txn{ID: t, Source: src, Session: s, Seq: int32(len(sess.Txns)), Outcome: outcome})
 	sess.Txns = append(sess.Txns, t)
@@ -332,7 +333,7 @@ func (b *Builder) SetOpFlags(i int32, f OpFlags) { b.curOps[i].Flags |= f }
 func (b *Builder) SetOpTime(i int32, iv Interval) {
 	if b.curTimes == nil {
 		if len(b.times)-b.timesUsed < 64 {
-			b.times, b.timesUsed = make([]Interval, chunkOps), 0
+			b.times, b.timesUsed = make([]Interval, min(max(2*len(b.times), 1024), chunkOps)), 0
 		}
 		b.curTimes = b.times[b.timesUsed:b.timesUsed]
 		b.timesCap = cap(b.curTimes)
