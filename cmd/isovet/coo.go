@@ -35,8 +35,8 @@ read-committed (when a complete checker has landed), snapshot-isolation, seriali
 strict-serializable, and print the table of which database at which level shows which anomaly.
 
 Each replay uses a table of its own (coo_<scenario>_<pg|my>_<rc|rr|ser>) and drops it at the
-end. A statement that has not completed after --wait is deemed blocked and the replay goes
-on with the next step, as the 3TS tool does; serialization failures and deadlocks abort
+end. A statement that has not completed after --wait and waits for a lock is deemed blocked
+and the replay goes on with the next step, as the 3TS tool does; serialization failures and deadlocks abort
 the transaction (recorded as aborted, never retried).
 
 With --out DIR the histories go to DIR/<database>/<isolation>/<scenario>.jsonl (native
@@ -123,7 +123,7 @@ or replay error.`,
 	f.StringVar(&out, "out", "", "directory for the histories (DIR/<database>/<isolation>/<scenario>.jsonl) and table.md")
 	f.StringVar(&dir, "scenarios", "", "directory of the scenario scripts (default: $ISOVET_SHARED_DATA/vbox/coo_origin or ../shared/data/vbox/coo_origin)")
 	f.StringSliceVar(&only, "only", nil, "replay only these scenarios (names without .txt)")
-	f.DurationVar(&o.Replay.Wait, "wait", 150*time.Millisecond, "how long a statement may run before it is deemed blocked and the replay goes on")
+	f.DurationVar(&o.Replay.Wait, "wait", 150*time.Millisecond, "how long a statement may run before the replay asks whether it waits for a lock (then it is blocked and the replay goes on)")
 	f.DurationVar(&o.Replay.FinalWait, "final-wait", 15*time.Second, "how long to wait at the end for blocked statements before killing their connections")
 	f.IntVar(&o.Parallel, "parallel", 4, "concurrent replays per database")
 	f.BoolVar(&o.Replay.Keep, "keep", false, "keep each replay's table")

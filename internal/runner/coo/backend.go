@@ -47,6 +47,12 @@ type server interface {
 	// kill ends the server process of a connection by its id.
 	kill(ctx context.Context, id int64) error
 	classify(err error) errClass
+	// lockWaitQuery is a query, to run on a monitor connection, whose one row's first
+	// column is non-zero when the connection with the given id waits for a lock.
+	lockWaitQuery(id int64) string
+	// pollGap is the least time between two lock-wait queries for their answers to be
+	// fresh.
+	pollGap() time.Duration
 	// Name and Version describe the server: "PostgreSQL", "15.20".
 	Name() string
 	Version() string
@@ -160,6 +166,13 @@ func (s *pgServer) admin(ctx context.Context, stmts ...string) error {
 func (s *pgServer) kill(ctx context.Context, id int64) error {
 	return s.admin(ctx, fmt.Sprintf("SELECT pg_terminate_backend(%d)", id))
 }
+
+func (s *pgServer) lockWaitQuery(id int64) string {
+	return fmt.Sprintf("SELECT count(*), NULL::bigint FROM pg_stat_activity WHERE pid = %d AND wait_event_type = 'Lock'", id)
+}
+
+// pollGap: pg_stat_activity is read afresh by every query outside a transaction.
+func (s *pgServer) pollGap() time.Duration { return 0 }
 
 func (s *pgServer) classify(err error) errClass {
 	if errors.Is(err, errAborted) {
@@ -308,6 +321,15 @@ func (s *myServer) admin(ctx context.Context, stmts ...string) error {
 func (s *myServer) kill(ctx context.Context, id int64) error {
 	return s.admin(ctx, fmt.Sprintf("KILL %d", id))
 }
+
+func (s *myServer) lockWaitQuery(id int64) string {
+	return fmt.Sprintf("SELECT count(*), NULL FROM information_schema.innodb_trx WHERE trx_mysql_thread_id = %d AND trx_state = 'LOCK WAIT'", id)
+}
+
+// pollGap: InnoDB refreshes the information_schema copy of its transactions only when it
+// was last read more than 100 ms ago, and every read counts; polling faster (from any
+// client) keeps an old answer forever.
+func (s *myServer) pollGap() time.Duration { return 110 * time.Millisecond }
 
 func (s *myServer) classify(err error) errClass {
 	var me *driver.MySQLError

@@ -21,8 +21,11 @@
 // loader transaction in a session of its own. Each script session gets one connection at
 // the requested isolation and a worker goroutine that issues its statements in order.
 // Statements go out in step order; one that has not completed after [Options.Wait] (150ms)
-// is deemed blocked and the replay goes on with the next step while it waits, as the 3TS
-// tool does. Serialization failures, deadlocks and lock wait timeouts abort the
+// and that the server reports waiting for a lock (pg_stat_activity, InnoDB's
+// information_schema.innodb_trx) is deemed blocked, and the replay goes on with the next
+// step while it waits, as the 3TS tool does. Asking the server keeps a statement that is
+// merely slow on a loaded machine from being taken for blocked, which would reorder the
+// scenario. Serialization failures, deadlocks and lock wait timeouts abort the
 // transaction: it is recorded as aborted, the rest of it is skipped, nothing is retried. At
 // the end the replay waits for every session ([Options.FinalWait]); a statement still
 // blocked then is cancelled and its connection killed.

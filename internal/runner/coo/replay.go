@@ -21,6 +21,26 @@ import (
 // of different scripts (or levels) may run at the same time, each on its own table.
 type DB struct {
 	srv server
+
+	pollMu   sync.Mutex
+	lastPoll time.Time
+}
+
+// poll runs a lock-wait query on mon, no sooner than the server's minimum gap after the
+// previous one on this server (by any replay).
+func (db *DB) poll(ctx context.Context, mon conn, q string) ([]row, error) {
+	db.pollMu.Lock()
+	defer db.pollMu.Unlock()
+	if d := time.Until(db.lastPoll.Add(db.srv.pollGap())); d > 0 {
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	}
+	rows, err := mon.query(ctx, q)
+	db.lastPoll = time.Now()
+	return rows, err
 }
 
 // Open connects to the server a URL names (postgres://user@host/db or
@@ -52,8 +72,9 @@ type Options struct {
 	Table string
 	// TablePrefix starts the default table name (default "coo_").
 	TablePrefix string
-	// Wait is how long a statement may run before the replay deems it blocked and goes on
-	// with the next step, as the 3TS tool does (default 150ms).
+	// Wait is how long a statement may run before the replay asks the server whether it
+	// waits for a lock; if so it is deemed blocked and the replay goes on with the next
+	// step, as the 3TS tool does (default 150ms).
 	Wait time.Duration
 	// FinalWait bounds the wait at the end for statements still blocked; those still
 	// running then are cancelled and their connections killed (default 15s).
@@ -106,7 +127,8 @@ func (db *DB) TableName(prefix string, s *Script, isolation string) string {
 
 // Replay runs s once: the setup in a loader session, then every step in order, one
 // connection per session, and records the history. A statement that has not completed
-// after o.Wait is deemed blocked and the replay goes on with the next step while it waits
+// after o.Wait and waits for a lock is deemed blocked, and the replay goes on with the next
+// step while it waits
 // (statements of the same session queue behind it); before each step it also gives the
 // statements blocked earlier o.Wait to finish, so that a statement unblocked by a commit
 // completes before the next step goes out. Serialization failures, deadlocks and lock wait
@@ -281,22 +303,27 @@ func (rp *replay) run(ctx context.Context) (*Result, error) {
 		}
 		return true
 	}
+	// The monitor connection asks the server whether a slow statement waits for a lock, so
+	// that a statement that is merely slow (a loaded machine) is not taken for blocked.
+	mon, err := srv.connect(ctx, "READ COMMITTED")
+	if err != nil {
+		rp.closeAll()
+		return nil, fmt.Errorf("opening the monitor session: %w", err)
+	}
+	defer mon.close()
 	for i := range rp.s.Steps {
 		st := &rp.s.Steps[i]
 		if rp.failed() != nil || ctx.Err() != nil {
 			break
 		}
+		se := rp.sessionOf(st.Session)
 		j := &job{st: st, done: make(chan struct{})}
-		rp.sessionOf(st.Session).queue <- j
+		se.queue <- j
 		pending = append(pending, j)
-		if !wait(rp.o.Wait) {
-			select {
-			case <-j.done:
-			default:
-				j.blocked = true
-				res.Blocked++
-				rp.notes = append(rp.notes, note{st.Step, st.Session, fmt.Sprintf("step %d, session %d (%s): blocked: not done after %v, the replay goes on", st.Step, st.Session, st.Text, rp.o.Wait)})
-			}
+		if !wait(rp.o.Wait) && rp.blocked(ctx, mon, se, j) {
+			j.blocked = true
+			res.Blocked++
+			rp.notes = append(rp.notes, note{st.Step, st.Session, fmt.Sprintf("step %d, session %d (%s): blocked: waits for a lock after %v, the replay goes on", st.Step, st.Session, st.Text, rp.o.Wait)})
 		}
 		pending = slices.DeleteFunc(pending, func(j *job) bool {
 			select {
@@ -345,6 +372,46 @@ func (rp *replay) run(ctx context.Context) (*Result, error) {
 		return res, fmt.Errorf("%w: %s: building the history: %w", ErrReplay, rp.s.Name, err)
 	}
 	return res, nil
+}
+
+// blockedPoll is how often, and maxSlow how long at most, the replay asks whether a
+// statement still running after Options.Wait waits for a lock.
+const (
+	blockedPoll = 10 * time.Millisecond
+	maxSlow     = 5 * time.Second
+)
+
+// blocked reports whether j, still running after the step's wait, is blocked: its
+// session's connection waits for a lock (j itself, or a statement j is queued behind). A
+// statement that is only slow is waited for, up to maxSlow; if the server cannot say, the
+// statement is taken for blocked.
+func (rp *replay) blocked(ctx context.Context, mon conn, se *session, j *job) bool {
+	q := rp.db.srv.lockWaitQuery(se.c.id())
+	deadline := time.Now().Add(maxSlow)
+	for time.Now().Before(deadline) {
+		select {
+		case <-j.done:
+			return false
+		default:
+		}
+		rows, err := rp.db.poll(ctx, mon, q)
+		if err != nil || len(rows) == 0 {
+			rp.o.Logger.Warn("asking whether a statement waits for a lock", "session", se.n, "err", err)
+			return true
+		}
+		mon.rollback(ctx) // end the monitor's implicit transaction on MariaDB; a no-op on PostgreSQL
+		if rows[0].k > 0 {
+			return true
+		}
+		select {
+		case <-j.done:
+			return false
+		case <-time.After(blockedPoll):
+		case <-ctx.Done():
+			return true
+		}
+	}
+	return true
 }
 
 func (rp *replay) sessionOf(n int) *session {

@@ -404,7 +404,7 @@ func TestReplayLostUpdate(t *testing.T) {
 				t.Errorf("aborted by the database %d, blocked %d; want %d and at least 1", res.AbortedByDB, res.Blocked, tt.aborted)
 			}
 			notes := strings.Join(res.Notes, "\n")
-			for _, p := range append(tt.noteParts, "step 5, session 1 (UPDATE t1 SET v=1 WHERE k=0): blocked: not done after 150ms") {
+			for _, p := range append(tt.noteParts, "step 5, session 1 (UPDATE t1 SET v=1 WHERE k=0): blocked: waits for a lock after 150ms") {
 				if !strings.Contains(notes, p) {
 					t.Errorf("notes do not mention %q:\n%s", p, notes)
 				}
