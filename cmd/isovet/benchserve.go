@@ -111,7 +111,7 @@ encoding cost is reported separately.`,
 	f.IntVar(&b.parallel, "parallel", 3, "HTTP requests in flight")
 	f.IntVar(&b.backlog, "max-backlog", 200_000, "NATS: publish no further ahead of the server than this many transactions")
 	f.DurationVar(&b.settle, "settle", time.Second, "the server's --settle")
-	f.IntVar(&b.shards, "shards", 2, "the server's --shards")
+	f.IntVar(&b.shards, "shards", 1, "the server's --shards")
 	f.IntVar(&b.load.Sessions, "sessions", 24, "sessions")
 	f.IntVar(&b.load.Ops, "ops", 8, "operations per transaction (half reads, half writes)")
 	f.IntVar(&b.load.Keys, "keys", 10_000, "keys")

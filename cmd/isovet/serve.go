@@ -94,7 +94,7 @@ Late and out-of-order transactions are re-checked; a read's verdict is provision
 	f.StringVar(&o.Subject, "subject", "isovet.txns", "NATS subject to consume")
 	f.StringVar(&o.Stream, "stream", "ISOVET", "JetStream stream name")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
-	f.IntVar(&o.Shards, "shards", 2, "split the checker by key over this many goroutines")
+	f.IntVar(&o.Shards, "shards", 1, "split the checker by key over this many goroutines (helps only with idle cores)")
 	f.StringVar(&cpuProfile, "cpu-profile", "", "write a Go CPU profile of the whole run to this file")
 	return c
 }
