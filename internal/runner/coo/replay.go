@@ -284,6 +284,14 @@ func (rp *replay) run(ctx context.Context) (*Result, error) {
 		sctx, cancel := context.WithCancel(ctx)
 		rp.sessions = append(rp.sessions, &session{rp: rp, n: n, c: c, queue: make(chan *job, len(rp.s.Steps)), ctx: sctx, cancel: cancel})
 	}
+	// The monitor connection asks the server whether a slow statement waits for a lock, so
+	// that a statement that is merely slow (a loaded machine) is not taken for blocked.
+	mon, err := srv.connect(ctx, "READ COMMITTED")
+	if err != nil {
+		rp.closeAll()
+		return nil, fmt.Errorf("opening the monitor session: %w", err)
+	}
+	defer mon.close()
 	var wg sync.WaitGroup
 	for _, se := range rp.sessions {
 		wg.Go(se.work)
@@ -303,14 +311,6 @@ func (rp *replay) run(ctx context.Context) (*Result, error) {
 		}
 		return true
 	}
-	// The monitor connection asks the server whether a slow statement waits for a lock, so
-	// that a statement that is merely slow (a loaded machine) is not taken for blocked.
-	mon, err := srv.connect(ctx, "READ COMMITTED")
-	if err != nil {
-		rp.closeAll()
-		return nil, fmt.Errorf("opening the monitor session: %w", err)
-	}
-	defer mon.close()
 	for i := range rp.s.Steps {
 		st := &rp.s.Steps[i]
 		if rp.failed() != nil || ctx.Err() != nil {
