@@ -13,7 +13,7 @@ import (
 
 func init() { extraCommands = append(extraCommands, newAnalyzeCmd) }
 
-var builtinModels = map[string]bool{"ec": true, "cc": true, "pc": true, "psi": true, "si": true, "ser": true}
+var builtinModels = map[string]bool{"ec": true, "cc": true, "pc": true, "psi": true, "psi-paper": true, "si": true, "ser": true}
 
 func newAnalyzeCmd() *cobra.Command {
 	var args static.AnalyzeArgs
@@ -68,6 +68,7 @@ axioms. Exit codes: 0 no anomaly up to the bound (or proven serializable), 1 an 
 	c.Flags().BoolVar(&args.EmptyInitialDB, "empty-initial-db", false, "assume every table starts empty")
 	c.Flags().BoolVar(&args.JSON, "json", false, "print the result as JSON")
 	c.Flags().BoolVar(&args.NoUnbounded, "no-unbounded", false, "skip the unbounded serializability proofs")
+	c.Flags().StringSliceVar(&args.Txns, "txns", nil, "analyze only these transaction programs (comma-separated names)")
 	c.Flags().StringVar(&emit, "emit-smt", "", "write every SMT-LIB query sent to the solver to this file")
 	return c
 }

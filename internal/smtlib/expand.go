@@ -88,14 +88,18 @@ func Expand(t Term, sort string, domain []Term) Term {
 }
 
 // MapAsserts returns a copy of s with f applied to the formula of every
-// (assert φ) command.
+// (assert φ) command; an assertion f maps to true is dropped.
 func (s *Script) MapAsserts(f func(Term) Term) *Script {
-	out := &Script{items: make([]item, len(s.items))}
-	for i, it := range s.items {
+	out := &Script{items: make([]item, 0, len(s.items))}
+	for _, it := range s.items {
 		if it.cmd.Head() == "assert" && len(it.cmd.list) == 2 {
-			it.cmd = Cmd("assert", f(it.cmd.list[1]))
+			t := f(it.cmd.list[1])
+			if t.isTrue() {
+				continue
+			}
+			it.cmd = Cmd("assert", t)
 		}
-		out.items[i] = it
+		out.items = append(out.items, it)
 	}
 	return out
 }

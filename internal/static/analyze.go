@@ -163,7 +163,7 @@ func (a *analysis) run() error {
 	if err != nil {
 		return err
 	}
-	provenUpTo := 0
+	provenUpTo := 1
 	unknown := ""
 	for k := 2; k <= a.opts.Bound; k++ {
 		ans, err := a.solve(enc.Execution(k))
@@ -172,7 +172,11 @@ func (a *analysis) run() error {
 		}
 		switch ans.Status {
 		case smtlib.Unsat:
-			provenUpTo = k
+			// Each query covers executions of exactly k instances, so the
+			// bound holds only while every smaller k was unsat too.
+			if provenUpTo == k-1 {
+				provenUpTo = k
+			}
 		case smtlib.Unknown:
 			unknown = fmt.Sprintf("cycle k=%d: %s", k, ans.Reason)
 		case smtlib.Sat:
@@ -183,44 +187,60 @@ func (a *analysis) run() error {
 			a.res.Witness, a.res.K = w, k
 			if w.Confirmed {
 				a.res.Verdict = Anomaly
-			} else {
-				a.res.Reason = "the solver found a candidate cycle at k=" + fmt.Sprint(k) + " that the replay could not confirm: " + w.ReplayNote
+				return nil
 			}
-			return nil
+			unknown = "the solver found a candidate cycle at k=" + fmt.Sprint(k) + " that the replay could not confirm: " + w.ReplayNote
+		}
+		if a.res.Witness != nil {
+			break
 		}
 	}
-	if provenUpTo < a.opts.Bound {
+	if provenUpTo == a.opts.Bound {
+		a.res.Verdict = NoneUpToBound
+	} else {
 		a.res.Reason = unknown
-		return nil
 	}
-	a.res.Verdict = NoneUpToBound
 	if a.opts.NoUnbounded {
 		return nil
 	}
+	// The unbounded proofs do not rely on the bounded queries, so they are
+	// tried after an inconclusive bounded query too: a proof shows that the
+	// candidate (or the unknown) hid no anomaly.
+	proven, err := a.unbounded(enc)
+	if err != nil || !proven {
+		return err
+	}
+	a.res.Verdict, a.res.Reason = Serializable, ""
+	if a.res.Witness != nil {
+		a.res.Proof += "; the unconfirmed candidate at k=" + fmt.Sprint(a.res.K) + " was spurious"
+		a.res.Witness, a.res.K = nil, 0
+	}
+	return nil
+}
+
+// unbounded tries the shortest-path proof (Theorem 10) and then the
+// inductive one (Theorem 12), and records the proof that succeeds.
+func (a *analysis) unbounded(enc *Encoding) (bool, error) {
 	// Theorem 10 needs φ_Cycle,K over executions of any size, not only the
 	// bounded executions checked above.
 	cyc, err := a.solve(enc.Cycle(a.opts.Bound))
 	if err != nil {
-		return err
+		return false, err
 	}
 	ans, err := a.solve(enc.ShortestPath(a.opts.Bound))
 	if err != nil {
-		return err
+		return false, err
 	}
 	if cyc.Status == smtlib.Unsat && ans.Status == smtlib.Unsat {
-		a.res.Verdict = Serializable
 		a.res.Proof = fmt.Sprintf("shortest path: no chordless dependency path of %d edges and no cycle of at most %d instances (Theorem 10)", a.opts.Bound, a.opts.Bound)
-		return nil
+		return true, nil
 	}
 	proof, err := a.inductive()
 	if err != nil {
-		return err
+		return false, err
 	}
-	if proof != "" {
-		a.res.Verdict = Serializable
-		a.res.Proof = proof
-	}
-	return nil
+	a.res.Proof = proof
+	return proof != "", nil
 }
 
 // inductive applies Lemma 11 repeatedly: find the types T' whose dependencies

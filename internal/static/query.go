@@ -92,37 +92,85 @@ func (e *Encoding) Cycle(k int) smtlib.Query {
 	return e.query(fmt.Sprintf("cycle k=%d", k), cs, smtlib.And(conj...))
 }
 
-// Execution returns the bounded query of Theorem 9: an execution of at most k
-// instances e1..ek (every instance is one of them) whose dependency graph has
-// a cycle (a closed D-walk c1..ck over those instances). Because the domain is
-// closed, a model lists every instance the cycle depends on, so the witness
-// can be replayed on its own.
+// Execution returns the bounded query of Theorem 9 for executions of exactly
+// k instances e1..ek whose dependency graph has a cycle (a closed D-walk
+// c1..ck over those instances); [Analyze] asks it for k = 2, 3, ..., so a
+// bound K covers every execution of at most K instances. Because the domain
+// is closed, a model lists every instance the cycle depends on, so the
+// witness can be replayed on its own.
+//
+// The query is ground in the instances: every quantifier over T is expanded
+// into e1..ek (an equivalence once T is exactly {e1..ek}), and two facts
+// break the symmetry between the ei without losing any execution:
+//
+//   - the ei are distinct (executions with fewer instances are the smaller
+//     k's queries);
+//   - ar orders them by index, ei —ar→ ej iff i < j. The expanded preamble is
+//     symmetric in the ei (it is one formula instantiated over the same
+//     domain), so any execution of k instances is a model once its
+//     instances are named in arbitration order.
+//
+// Both facts are substituted into the expanded formulas ([smtlib.Simplify]),
+// which removes ar from the search and drops every axiom they decide (the
+// total-order axioms, vis ⊆ ar, and every instance of an axiom whose premise
+// asks for ar against the index order). They are also asserted, so models
+// still state ar.
 func (e *Encoding) Execution(k int) smtlib.Query {
 	es := consts("e", k)
 	cs := consts("c", k)
-	// The domain is closed, so every quantifier over T is expanded into the
-	// constants e1..ek (an equivalent rewrite that spares the solver's
-	// quantifier instantiation).
+	idx := map[string]int{}
+	for i, x := range es {
+		idx[x.Atom()] = i
+	}
+	eval := func(t smtlib.Term) (bool, bool) {
+		el := t.Elems()
+		if len(el) != 3 || el[1].IsList() || el[2].IsList() {
+			return false, false
+		}
+		i, ok1 := idx[el[1].Atom()]
+		j, ok2 := idx[el[2].Atom()]
+		if !ok1 || !ok2 {
+			return false, false
+		}
+		switch t.Head() {
+		case "=":
+			return i == j, true
+		case "ar":
+			return i < j, true
+		}
+		return false, false
+	}
+	expand := func(t smtlib.Term) smtlib.Term { return smtlib.Simplify(smtlib.Expand(t, "T", es), eval) }
 	var decls []smtlib.Term
 	for _, c := range append(append([]smtlib.Term(nil), es...), cs...) {
 		decls = append(decls, smtlib.Cmd("declare-const", c, sT))
 	}
-	s := e.preamble.InsertBeforeAsserts(decls...).MapAsserts(func(t smtlib.Term) smtlib.Term { return smtlib.Expand(t, "T", es) })
-	s.Comment(fmt.Sprintf("query execution k=%d", k))
-	tv := smtlib.Var{Name: "t", Sort: "T"}
-	var dom []smtlib.Term
-	for _, x := range es {
-		dom = append(dom, smtlib.Eq(tv.Ref(), x))
-	}
-	s.Assert(smtlib.Forall([]smtlib.Var{tv}, smtlib.Or(dom...)))
+	s := e.preamble.Clone()
 	for _, f := range e.frames {
-		s.Assert(smtlib.Expand(e.frameAxiom(f, es), "T", es))
+		s.Assert(e.frameAxiom(f, es))
 	}
-	var conj []smtlib.Term
+	s = s.MapAsserts(expand)
+	s = s.InsertBeforeAsserts(decls...)
+	s.Comment(fmt.Sprintf("query execution k=%d", k))
+	s.Comment("instances: distinct, named in arbitration order")
+	s.Assert(smtlib.App("distinct", es...))
+	for i := range es {
+		for j := range es {
+			if i < j {
+				s.Assert(smtlib.App("ar", es[i], es[j]))
+			} else {
+				s.Assert(smtlib.Not(smtlib.App("ar", es[i], es[j])))
+			}
+		}
+	}
+	conj := []smtlib.Term{smtlib.Not(smtlib.Eq(cs[0], cs[k-1]))}
 	for i := range k {
-		conj = append(conj, d(cs[i], cs[(i+1)%k]))
+		var dom []smtlib.Term
+		for _, x := range es {
+			dom = append(dom, smtlib.Eq(cs[i], x))
+		}
+		conj = append(conj, smtlib.Or(dom...), d(cs[i], cs[(i+1)%k]))
 	}
-	conj = append(conj, smtlib.Not(smtlib.Eq(cs[0], cs[k-1])))
 	s.Assert(smtlib.And(conj...))
 	s.Add(smtlib.Cmd("check-sat"))
 	return smtlib.Query{Script: s, Values: e.values(es)}

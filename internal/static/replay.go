@@ -500,6 +500,40 @@ func (x *exec) seed(tb *Table, where Cond) {
 	try(0)
 }
 
+// seedAt creates, in lazy mode, the initial row a MIN or MAX over key field f
+// returned according to the model (hint h): the key fields the WHERE fixes by
+// equality take those values and f takes h. Without it, a scan whose range
+// already holds a row written by another instance would never see the
+// initial row the model's execution needs.
+func (x *exec) seedAt(tb *Table, where Cond, f string, h int64) {
+	eqs := keyEqs(tb, where)
+	var key []int64
+	for _, k := range keyFields(tb) {
+		switch e, ok := eqs[k.Name]; {
+		case k.Name == f:
+			key = append(key, h)
+		case ok:
+			v := x.eval(e, tb, nil)
+			if v.null {
+				return
+			}
+			key = append(key, v.n)
+		default:
+			return
+		}
+	}
+	rk := rowKey{tb.Name, keyString(key)}
+	if x.rp.known[rk] {
+		return
+	}
+	x.rp.addInitial(tb, key)
+	if !x.cond(where, tb, &rk) {
+		x.rp.removeInitial(tb, rk)
+		return
+	}
+	x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: key})
+}
+
 func (rp *replayer) removeInitial(tb *Table, rk rowKey) {
 	delete(rp.known, rk)
 	delete(rp.initial, cell{rk, ""})
@@ -553,6 +587,11 @@ func (x *exec) stmt(s Stmt) error {
 			}
 		}
 		x.recordReads(s, tb, s.Where, rf)
+		if (s.Kind == SelectMin || s.Kind == SelectMax) && x.rp.ex.Lazy && x.inst < len(x.rp.ex.Hints) {
+			if h, ok := x.rp.ex.Hints[x.inst][s.Vars[0]]; ok && field(tb, s.Fields[0]).Key {
+				x.seedAt(tb, s.Where, s.Fields[0], h)
+			}
+		}
 		var live []rowKey
 		for _, rk := range x.matches(tb, s.Where) {
 			if x.alive(rk) {

@@ -28,80 +28,76 @@
 (assert (forall ((a T) (b T) (c T)) (=> (and (ar a b) (ar b c)) (ar a c))))
 (assert (forall ((a T) (b T)) (=> (not (= a b)) (or (ar a b) (ar b a)))))
 (assert
-  (forall ((a T) (b T))
-    (and
-      (=> (vis a b) (ar a b))
-      (=> (WR a b) (vis a b))
-      (=> (WW a b) (ar a b))
-      (=> (RW a b) (not (vis b a))))))
+  (and
+    (forall ((a T) (b T)) (=> (vis a b) (ar a b)))
+    (forall ((a T) (b T)) (=> (WR a b) (vis a b)))
+    (forall ((a T) (b T)) (=> (WW a b) (ar a b)))
+    (forall ((a T) (b T)) (=> (RW a b) (not (vis b a))))))
 ; a dependency between instances is a dependency on some row and field
-(assert (forall ((a T) (b T)) (=> (WR a b) (exists ((r R.Kv) (f F.Kv)) (WR.Kv r f a b)))))
-(assert (forall ((a T) (b T)) (=> (WW a b) (exists ((r R.Kv) (f F.Kv)) (WW.Kv r f a b)))))
-(assert (forall ((a T) (b T)) (=> (RW a b) (exists ((r R.Kv) (f F.Kv)) (RW.Kv r f a b)))))
+(assert (forall ((a T) (b T)) (=> (WR a b) (exists ((r R.Kv)) (WR.Kv r Kv.val a b)))))
+(assert (forall ((a T) (b T)) (=> (WW a b) (exists ((r R.Kv)) (WW.Kv r Kv.val a b)))))
+(assert (forall ((a T) (b T)) (=> (RW a b) (exists ((r R.Kv)) (RW.Kv r Kv.val a b)))))
 ; table Kv
 (assert (forall ((r1 R.Kv) (r2 R.Kv)) (=> (= (Kv.k r1) (Kv.k r2)) (= r1 r2))))
 (assert
-  (forall ((r R.Kv) (f F.Kv) (a T) (b T))
-    (and (=> (WR.Kv r f a b) (WR a b)) (=> (WW.Kv r f a b) (WW a b)) (=> (RW.Kv r f a b) (RW a b)))))
+  (and
+    (forall ((r R.Kv) (a T) (b T)) (=> (WR.Kv r Kv.val a b) (WR a b)))
+    (forall ((r R.Kv) (a T) (b T)) (=> (WW.Kv r Kv.val a b) (WW a b)))
+    (forall ((r R.Kv) (a T) (b T)) (=> (RW.Kv r Kv.val a b) (RW a b)))))
 (assert
-  (forall ((r R.Kv) (f F.Kv) (a T) (b T) (c T))
-    (=> (and (WR.Kv r f b a) (RW.Kv r f a c)) (WW.Kv r f b c))))
+  (forall ((r R.Kv) (a T) (b T) (c T))
+    (=> (and (WR.Kv r Kv.val b a) (RW.Kv r Kv.val a c)) (WW.Kv r Kv.val b c))))
 (assert
-  (forall ((r R.Kv) (f F.Kv) (a T) (b T) (c T)) (=> (and (WR.Kv r f a c) (WR.Kv r f b c)) (= a b))))
+  (forall ((r R.Kv) (a T) (b T) (c T)) (=> (and (WR.Kv r Kv.val a c) (WR.Kv r Kv.val b c)) (= a b))))
 (assert (forall ((r R.Kv) (a T) (b T)) (=> (alive.Kv r a) (alive.Kv r b))))
-; necessary conditions for WR on Kv (2 statement pairs)
 (assert
-  (forall ((r R.Kv) (f F.Kv) (a T) (b T))
+  (forall ((r R.Kv) (a T) (b T))
     (=>
-      (WR.Kv r f a b)
+      (WR.Kv r Kv.val a b)
       (or
         (and
           (= (typ a) ty.Wr)
           (= (typ b) ty.Rd)
-          (= f Kv.val)
           (= (Kv.k r) (Wr.x a))
           (alive.Kv r a)
           (= (Kv.k r) (Rd.a b)))
         (and
           (= (typ a) ty.Wr)
           (= (typ b) ty.Rd)
-          (= f Kv.val)
           (= (Kv.k r) (Wr.x a))
           (alive.Kv r a)
           (= (Kv.k r) (Rd.b b)))))))
-; necessary conditions for WW on Kv (1 statement pairs)
+; (necessary conditions for WR on Kv: 2 statement pairs)
 (assert
-  (forall ((r R.Kv) (f F.Kv) (a T) (b T))
+  (forall ((r R.Kv) (a T) (b T))
     (=>
-      (WW.Kv r f a b)
+      (WW.Kv r Kv.val a b)
       (and
         (= (typ a) ty.Wr)
         (= (typ b) ty.Wr)
-        (= f Kv.val)
         (= (Kv.k r) (Wr.x a))
         (alive.Kv r a)
         (= (Kv.k r) (Wr.x b))
         (alive.Kv r b)))))
-; necessary conditions for RW on Kv (2 statement pairs)
+; (necessary conditions for WW on Kv: 1 statement pairs)
 (assert
-  (forall ((r R.Kv) (f F.Kv) (a T) (b T))
+  (forall ((r R.Kv) (a T) (b T))
     (=>
-      (RW.Kv r f a b)
+      (RW.Kv r Kv.val a b)
       (or
         (and
           (= (typ a) ty.Rd)
           (= (typ b) ty.Wr)
-          (= f Kv.val)
           (= (Kv.k r) (Rd.a a))
           (= (Kv.k r) (Wr.x b))
           (alive.Kv r b))
         (and
           (= (typ a) ty.Rd)
           (= (typ b) ty.Wr)
-          (= f Kv.val)
           (= (Kv.k r) (Rd.b a))
           (= (Kv.k r) (Wr.x b))
           (alive.Kv r b))))))
+; (necessary conditions for RW on Kv: 2 statement pairs)
 ; forcing: exact writes of one row and field ordered by ar are WW
 (assert
   (forall ((r R.Kv) (a T) (b T))

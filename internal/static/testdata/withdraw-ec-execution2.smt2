@@ -25,165 +25,163 @@
 (declare-const e2 T)
 (declare-const c1 T)
 (declare-const c2 T)
-(assert (and (not (ar e1 e1)) (not (ar e2 e2))))
 (assert
   (and
-    (=> (and (ar e1 e1) (ar e1 e1)) (ar e1 e1))
-    (=> (and (ar e1 e1) (ar e1 e2)) (ar e1 e2))
-    (=> (and (ar e1 e2) (ar e2 e1)) (ar e1 e1))
-    (=> (and (ar e1 e2) (ar e2 e2)) (ar e1 e2))
-    (=> (and (ar e2 e1) (ar e1 e1)) (ar e2 e1))
-    (=> (and (ar e2 e1) (ar e1 e2)) (ar e2 e2))
-    (=> (and (ar e2 e2) (ar e2 e1)) (ar e2 e1))
-    (=> (and (ar e2 e2) (ar e2 e2)) (ar e2 e2))))
-(assert
-  (and
-    (=> (not (= e1 e1)) (or (ar e1 e1) (ar e1 e1)))
-    (=> (not (= e1 e2)) (or (ar e1 e2) (ar e2 e1)))
-    (=> (not (= e2 e1)) (or (ar e2 e1) (ar e1 e2)))
-    (=> (not (= e2 e2)) (or (ar e2 e2) (ar e2 e2)))))
-(assert
-  (and
-    (=> (vis e1 e1) (ar e1 e1))
+    (not (vis e1 e1))
+    (not (vis e2 e1))
+    (not (vis e2 e2))
     (=> (WR e1 e1) (vis e1 e1))
-    (=> (WW e1 e1) (ar e1 e1))
-    (=> (RW e1 e1) (not (vis e1 e1)))
-    (=> (vis e1 e2) (ar e1 e2))
     (=> (WR e1 e2) (vis e1 e2))
-    (=> (WW e1 e2) (ar e1 e2))
-    (=> (RW e1 e2) (not (vis e2 e1)))
-    (=> (vis e2 e1) (ar e2 e1))
     (=> (WR e2 e1) (vis e2 e1))
-    (=> (WW e2 e1) (ar e2 e1))
-    (=> (RW e2 e1) (not (vis e1 e2)))
-    (=> (vis e2 e2) (ar e2 e2))
     (=> (WR e2 e2) (vis e2 e2))
-    (=> (WW e2 e2) (ar e2 e2))
+    (not (WW e1 e1))
+    (not (WW e2 e1))
+    (not (WW e2 e2))
+    (=> (RW e1 e1) (not (vis e1 e1)))
+    (=> (RW e1 e2) (not (vis e2 e1)))
+    (=> (RW e2 e1) (not (vis e1 e2)))
     (=> (RW e2 e2) (not (vis e2 e2)))))
 ; a dependency between instances is a dependency on some row and field
 (assert
   (and
-    (=> (WR e1 e1) (exists ((r R.Account) (f F.Account)) (WR.Account r f e1 e1)))
-    (=> (WR e1 e2) (exists ((r R.Account) (f F.Account)) (WR.Account r f e1 e2)))
-    (=> (WR e2 e1) (exists ((r R.Account) (f F.Account)) (WR.Account r f e2 e1)))
-    (=> (WR e2 e2) (exists ((r R.Account) (f F.Account)) (WR.Account r f e2 e2)))))
+    (=> (WR e1 e1) (exists ((r R.Account)) (WR.Account r Account.Balance e1 e1)))
+    (=> (WR e1 e2) (exists ((r R.Account)) (WR.Account r Account.Balance e1 e2)))
+    (=> (WR e2 e1) (exists ((r R.Account)) (WR.Account r Account.Balance e2 e1)))
+    (=> (WR e2 e2) (exists ((r R.Account)) (WR.Account r Account.Balance e2 e2)))))
 (assert
   (and
-    (=> (WW e1 e1) (exists ((r R.Account) (f F.Account)) (WW.Account r f e1 e1)))
-    (=> (WW e1 e2) (exists ((r R.Account) (f F.Account)) (WW.Account r f e1 e2)))
-    (=> (WW e2 e1) (exists ((r R.Account) (f F.Account)) (WW.Account r f e2 e1)))
-    (=> (WW e2 e2) (exists ((r R.Account) (f F.Account)) (WW.Account r f e2 e2)))))
+    (=> (WW e1 e1) (exists ((r R.Account)) (WW.Account r Account.Balance e1 e1)))
+    (=> (WW e1 e2) (exists ((r R.Account)) (WW.Account r Account.Balance e1 e2)))
+    (=> (WW e2 e1) (exists ((r R.Account)) (WW.Account r Account.Balance e2 e1)))
+    (=> (WW e2 e2) (exists ((r R.Account)) (WW.Account r Account.Balance e2 e2)))))
 (assert
   (and
-    (=> (RW e1 e1) (exists ((r R.Account) (f F.Account)) (RW.Account r f e1 e1)))
-    (=> (RW e1 e2) (exists ((r R.Account) (f F.Account)) (RW.Account r f e1 e2)))
-    (=> (RW e2 e1) (exists ((r R.Account) (f F.Account)) (RW.Account r f e2 e1)))
-    (=> (RW e2 e2) (exists ((r R.Account) (f F.Account)) (RW.Account r f e2 e2)))))
+    (=> (RW e1 e1) (exists ((r R.Account)) (RW.Account r Account.Balance e1 e1)))
+    (=> (RW e1 e2) (exists ((r R.Account)) (RW.Account r Account.Balance e1 e2)))
+    (=> (RW e2 e1) (exists ((r R.Account)) (RW.Account r Account.Balance e2 e1)))
+    (=> (RW e2 e2) (exists ((r R.Account)) (RW.Account r Account.Balance e2 e2)))))
 ; table Account
 (assert
   (forall ((r1 R.Account) (r2 R.Account)) (=> (= (Account.AccID r1) (Account.AccID r2)) (= r1 r2))))
 (assert
-  (forall ((r R.Account) (f F.Account))
-    (and
-      (=> (WR.Account r f e1 e1) (WR e1 e1))
-      (=> (WW.Account r f e1 e1) (WW e1 e1))
-      (=> (RW.Account r f e1 e1) (RW e1 e1))
-      (=> (WR.Account r f e1 e2) (WR e1 e2))
-      (=> (WW.Account r f e1 e2) (WW e1 e2))
-      (=> (RW.Account r f e1 e2) (RW e1 e2))
-      (=> (WR.Account r f e2 e1) (WR e2 e1))
-      (=> (WW.Account r f e2 e1) (WW e2 e1))
-      (=> (RW.Account r f e2 e1) (RW e2 e1))
-      (=> (WR.Account r f e2 e2) (WR e2 e2))
-      (=> (WW.Account r f e2 e2) (WW e2 e2))
-      (=> (RW.Account r f e2 e2) (RW e2 e2)))))
+  (and
+    (forall ((r R.Account)) (=> (WR.Account r Account.Balance e1 e1) (WR e1 e1)))
+    (forall ((r R.Account)) (=> (WR.Account r Account.Balance e1 e2) (WR e1 e2)))
+    (forall ((r R.Account)) (=> (WR.Account r Account.Balance e2 e1) (WR e2 e1)))
+    (forall ((r R.Account)) (=> (WR.Account r Account.Balance e2 e2) (WR e2 e2)))
+    (forall ((r R.Account)) (=> (WW.Account r Account.Balance e1 e1) (WW e1 e1)))
+    (forall ((r R.Account)) (=> (WW.Account r Account.Balance e1 e2) (WW e1 e2)))
+    (forall ((r R.Account)) (=> (WW.Account r Account.Balance e2 e1) (WW e2 e1)))
+    (forall ((r R.Account)) (=> (WW.Account r Account.Balance e2 e2) (WW e2 e2)))
+    (forall ((r R.Account)) (=> (RW.Account r Account.Balance e1 e1) (RW e1 e1)))
+    (forall ((r R.Account)) (=> (RW.Account r Account.Balance e1 e2) (RW e1 e2)))
+    (forall ((r R.Account)) (=> (RW.Account r Account.Balance e2 e1) (RW e2 e1)))
+    (forall ((r R.Account)) (=> (RW.Account r Account.Balance e2 e2) (RW e2 e2)))))
 (assert
-  (forall ((r R.Account) (f F.Account))
-    (and
-      (=> (and (WR.Account r f e1 e1) (RW.Account r f e1 e1)) (WW.Account r f e1 e1))
-      (=> (and (WR.Account r f e1 e1) (RW.Account r f e1 e2)) (WW.Account r f e1 e2))
-      (=> (and (WR.Account r f e2 e1) (RW.Account r f e1 e1)) (WW.Account r f e2 e1))
-      (=> (and (WR.Account r f e2 e1) (RW.Account r f e1 e2)) (WW.Account r f e2 e2))
-      (=> (and (WR.Account r f e1 e2) (RW.Account r f e2 e1)) (WW.Account r f e1 e1))
-      (=> (and (WR.Account r f e1 e2) (RW.Account r f e2 e2)) (WW.Account r f e1 e2))
-      (=> (and (WR.Account r f e2 e2) (RW.Account r f e2 e1)) (WW.Account r f e2 e1))
-      (=> (and (WR.Account r f e2 e2) (RW.Account r f e2 e2)) (WW.Account r f e2 e2)))))
-(assert
-  (forall ((r R.Account) (f F.Account))
-    (and
-      (=> (and (WR.Account r f e1 e1) (WR.Account r f e1 e1)) (= e1 e1))
-      (=> (and (WR.Account r f e1 e2) (WR.Account r f e1 e2)) (= e1 e1))
-      (=> (and (WR.Account r f e1 e1) (WR.Account r f e2 e1)) (= e1 e2))
-      (=> (and (WR.Account r f e1 e2) (WR.Account r f e2 e2)) (= e1 e2))
-      (=> (and (WR.Account r f e2 e1) (WR.Account r f e1 e1)) (= e2 e1))
-      (=> (and (WR.Account r f e2 e2) (WR.Account r f e1 e2)) (= e2 e1))
-      (=> (and (WR.Account r f e2 e1) (WR.Account r f e2 e1)) (= e2 e2))
-      (=> (and (WR.Account r f e2 e2) (WR.Account r f e2 e2)) (= e2 e2)))))
-(assert
-  (forall ((r R.Account))
-    (and
-      (=> (alive.Account r e1) (alive.Account r e1))
-      (=> (alive.Account r e1) (alive.Account r e2))
-      (=> (alive.Account r e2) (alive.Account r e1))
-      (=> (alive.Account r e2) (alive.Account r e2)))))
-; necessary conditions for WR on Account (1 statement pairs)
-(assert
-  (forall ((r R.Account) (f F.Account))
-    (and
+  (and
+    (forall ((r R.Account))
       (=>
-        (WR.Account r f e1 e1)
+        (and (WR.Account r Account.Balance e1 e1) (RW.Account r Account.Balance e1 e1))
+        (WW.Account r Account.Balance e1 e1)))
+    (forall ((r R.Account))
+      (=>
+        (and (WR.Account r Account.Balance e1 e1) (RW.Account r Account.Balance e1 e2))
+        (WW.Account r Account.Balance e1 e2)))
+    (forall ((r R.Account))
+      (=>
+        (and (WR.Account r Account.Balance e2 e1) (RW.Account r Account.Balance e1 e1))
+        (WW.Account r Account.Balance e2 e1)))
+    (forall ((r R.Account))
+      (=>
+        (and (WR.Account r Account.Balance e2 e1) (RW.Account r Account.Balance e1 e2))
+        (WW.Account r Account.Balance e2 e2)))
+    (forall ((r R.Account))
+      (=>
+        (and (WR.Account r Account.Balance e1 e2) (RW.Account r Account.Balance e2 e1))
+        (WW.Account r Account.Balance e1 e1)))
+    (forall ((r R.Account))
+      (=>
+        (and (WR.Account r Account.Balance e1 e2) (RW.Account r Account.Balance e2 e2))
+        (WW.Account r Account.Balance e1 e2)))
+    (forall ((r R.Account))
+      (=>
+        (and (WR.Account r Account.Balance e2 e2) (RW.Account r Account.Balance e2 e1))
+        (WW.Account r Account.Balance e2 e1)))
+    (forall ((r R.Account))
+      (=>
+        (and (WR.Account r Account.Balance e2 e2) (RW.Account r Account.Balance e2 e2))
+        (WW.Account r Account.Balance e2 e2)))))
+(assert
+  (and
+    (forall ((r R.Account))
+      (not (and (WR.Account r Account.Balance e1 e1) (WR.Account r Account.Balance e2 e1))))
+    (forall ((r R.Account))
+      (not (and (WR.Account r Account.Balance e1 e2) (WR.Account r Account.Balance e2 e2))))
+    (forall ((r R.Account))
+      (not (and (WR.Account r Account.Balance e2 e1) (WR.Account r Account.Balance e1 e1))))
+    (forall ((r R.Account))
+      (not (and (WR.Account r Account.Balance e2 e2) (WR.Account r Account.Balance e1 e2))))))
+(assert
+  (and
+    (forall ((r R.Account)) (=> (alive.Account r e1) (alive.Account r e1)))
+    (forall ((r R.Account)) (=> (alive.Account r e1) (alive.Account r e2)))
+    (forall ((r R.Account)) (=> (alive.Account r e2) (alive.Account r e1)))
+    (forall ((r R.Account)) (=> (alive.Account r e2) (alive.Account r e2)))))
+(assert
+  (and
+    (forall ((r R.Account))
+      (=>
+        (WR.Account r Account.Balance e1 e1)
         (and
           (= (typ e1) ty.withdraw)
           (= (typ e1) ty.withdraw)
-          (= f Account.Balance)
           (not (withdraw.bal.null e1))
           (> (withdraw.bal e1) (withdraw.Amount e1))
           (= (Account.AccID r) (withdraw.ID e1))
           (alive.Account r e1)
-          (= (Account.AccID r) (withdraw.ID e1))))
+          (= (Account.AccID r) (withdraw.ID e1)))))
+    (forall ((r R.Account))
       (=>
-        (WR.Account r f e1 e2)
+        (WR.Account r Account.Balance e1 e2)
         (and
           (= (typ e1) ty.withdraw)
           (= (typ e2) ty.withdraw)
-          (= f Account.Balance)
           (not (withdraw.bal.null e1))
           (> (withdraw.bal e1) (withdraw.Amount e1))
           (= (Account.AccID r) (withdraw.ID e1))
           (alive.Account r e1)
-          (= (Account.AccID r) (withdraw.ID e2))))
+          (= (Account.AccID r) (withdraw.ID e2)))))
+    (forall ((r R.Account))
       (=>
-        (WR.Account r f e2 e1)
+        (WR.Account r Account.Balance e2 e1)
         (and
           (= (typ e2) ty.withdraw)
           (= (typ e1) ty.withdraw)
-          (= f Account.Balance)
           (not (withdraw.bal.null e2))
           (> (withdraw.bal e2) (withdraw.Amount e2))
           (= (Account.AccID r) (withdraw.ID e2))
           (alive.Account r e2)
-          (= (Account.AccID r) (withdraw.ID e1))))
+          (= (Account.AccID r) (withdraw.ID e1)))))
+    (forall ((r R.Account))
       (=>
-        (WR.Account r f e2 e2)
+        (WR.Account r Account.Balance e2 e2)
         (and
           (= (typ e2) ty.withdraw)
           (= (typ e2) ty.withdraw)
-          (= f Account.Balance)
           (not (withdraw.bal.null e2))
           (> (withdraw.bal e2) (withdraw.Amount e2))
           (= (Account.AccID r) (withdraw.ID e2))
           (alive.Account r e2)
           (= (Account.AccID r) (withdraw.ID e2)))))))
-; necessary conditions for WW on Account (1 statement pairs)
+; (necessary conditions for WR on Account: 1 statement pairs)
 (assert
-  (forall ((r R.Account) (f F.Account))
-    (and
+  (and
+    (forall ((r R.Account))
       (=>
-        (WW.Account r f e1 e1)
+        (WW.Account r Account.Balance e1 e1)
         (and
           (= (typ e1) ty.withdraw)
           (= (typ e1) ty.withdraw)
-          (= f Account.Balance)
           (not (withdraw.bal.null e1))
           (> (withdraw.bal e1) (withdraw.Amount e1))
           (= (Account.AccID r) (withdraw.ID e1))
@@ -191,13 +189,13 @@
           (not (withdraw.bal.null e1))
           (> (withdraw.bal e1) (withdraw.Amount e1))
           (= (Account.AccID r) (withdraw.ID e1))
-          (alive.Account r e1)))
+          (alive.Account r e1))))
+    (forall ((r R.Account))
       (=>
-        (WW.Account r f e1 e2)
+        (WW.Account r Account.Balance e1 e2)
         (and
           (= (typ e1) ty.withdraw)
           (= (typ e2) ty.withdraw)
-          (= f Account.Balance)
           (not (withdraw.bal.null e1))
           (> (withdraw.bal e1) (withdraw.Amount e1))
           (= (Account.AccID r) (withdraw.ID e1))
@@ -205,13 +203,13 @@
           (not (withdraw.bal.null e2))
           (> (withdraw.bal e2) (withdraw.Amount e2))
           (= (Account.AccID r) (withdraw.ID e2))
-          (alive.Account r e2)))
+          (alive.Account r e2))))
+    (forall ((r R.Account))
       (=>
-        (WW.Account r f e2 e1)
+        (WW.Account r Account.Balance e2 e1)
         (and
           (= (typ e2) ty.withdraw)
           (= (typ e1) ty.withdraw)
-          (= f Account.Balance)
           (not (withdraw.bal.null e2))
           (> (withdraw.bal e2) (withdraw.Amount e2))
           (= (Account.AccID r) (withdraw.ID e2))
@@ -219,13 +217,13 @@
           (not (withdraw.bal.null e1))
           (> (withdraw.bal e1) (withdraw.Amount e1))
           (= (Account.AccID r) (withdraw.ID e1))
-          (alive.Account r e1)))
+          (alive.Account r e1))))
+    (forall ((r R.Account))
       (=>
-        (WW.Account r f e2 e2)
+        (WW.Account r Account.Balance e2 e2)
         (and
           (= (typ e2) ty.withdraw)
           (= (typ e2) ty.withdraw)
-          (= f Account.Balance)
           (not (withdraw.bal.null e2))
           (> (withdraw.bal e2) (withdraw.Amount e2))
           (= (Account.AccID r) (withdraw.ID e2))
@@ -234,74 +232,58 @@
           (> (withdraw.bal e2) (withdraw.Amount e2))
           (= (Account.AccID r) (withdraw.ID e2))
           (alive.Account r e2))))))
-; necessary conditions for RW on Account (1 statement pairs)
+; (necessary conditions for WW on Account: 1 statement pairs)
 (assert
-  (forall ((r R.Account) (f F.Account))
-    (and
+  (and
+    (forall ((r R.Account))
       (=>
-        (RW.Account r f e1 e1)
+        (RW.Account r Account.Balance e1 e1)
         (and
           (= (typ e1) ty.withdraw)
           (= (typ e1) ty.withdraw)
-          (= f Account.Balance)
           (= (Account.AccID r) (withdraw.ID e1))
           (not (withdraw.bal.null e1))
           (> (withdraw.bal e1) (withdraw.Amount e1))
           (= (Account.AccID r) (withdraw.ID e1))
-          (alive.Account r e1)))
+          (alive.Account r e1))))
+    (forall ((r R.Account))
       (=>
-        (RW.Account r f e1 e2)
+        (RW.Account r Account.Balance e1 e2)
         (and
           (= (typ e1) ty.withdraw)
           (= (typ e2) ty.withdraw)
-          (= f Account.Balance)
           (= (Account.AccID r) (withdraw.ID e1))
           (not (withdraw.bal.null e2))
           (> (withdraw.bal e2) (withdraw.Amount e2))
           (= (Account.AccID r) (withdraw.ID e2))
-          (alive.Account r e2)))
+          (alive.Account r e2))))
+    (forall ((r R.Account))
       (=>
-        (RW.Account r f e2 e1)
+        (RW.Account r Account.Balance e2 e1)
         (and
           (= (typ e2) ty.withdraw)
           (= (typ e1) ty.withdraw)
-          (= f Account.Balance)
           (= (Account.AccID r) (withdraw.ID e2))
           (not (withdraw.bal.null e1))
           (> (withdraw.bal e1) (withdraw.Amount e1))
           (= (Account.AccID r) (withdraw.ID e1))
-          (alive.Account r e1)))
+          (alive.Account r e1))))
+    (forall ((r R.Account))
       (=>
-        (RW.Account r f e2 e2)
+        (RW.Account r Account.Balance e2 e2)
         (and
           (= (typ e2) ty.withdraw)
           (= (typ e2) ty.withdraw)
-          (= f Account.Balance)
           (= (Account.AccID r) (withdraw.ID e2))
           (not (withdraw.bal.null e2))
           (> (withdraw.bal e2) (withdraw.Amount e2))
           (= (Account.AccID r) (withdraw.ID e2))
           (alive.Account r e2))))))
+; (necessary conditions for RW on Account: 1 statement pairs)
 ; forcing: exact writes of one row and field ordered by ar are WW
 (assert
-  (forall ((r R.Account))
-    (and
-      (=>
-        (and
-          (= (typ e1) ty.withdraw)
-          (= (typ e1) ty.withdraw)
-          (not (withdraw.bal.null e1))
-          (> (withdraw.bal e1) (withdraw.Amount e1))
-          (= (Account.AccID r) (withdraw.ID e1))
-          (alive.Account r e1)
-          (not (withdraw.bal.null e1))
-          (> (withdraw.bal e1) (withdraw.Amount e1))
-          (= (Account.AccID r) (withdraw.ID e1))
-          (alive.Account r e1)
-          (not (= e1 e1)))
-        (and
-          (=> (ar e1 e1) (WW.Account r Account.Balance e1 e1))
-          (=> (ar e1 e1) (WW.Account r Account.Balance e1 e1))))
+  (and
+    (forall ((r R.Account))
       (=>
         (and
           (= (typ e1) ty.withdraw)
@@ -313,11 +295,9 @@
           (not (withdraw.bal.null e2))
           (> (withdraw.bal e2) (withdraw.Amount e2))
           (= (Account.AccID r) (withdraw.ID e2))
-          (alive.Account r e2)
-          (not (= e1 e2)))
-        (and
-          (=> (ar e1 e2) (WW.Account r Account.Balance e1 e2))
-          (=> (ar e2 e1) (WW.Account r Account.Balance e2 e1))))
+          (alive.Account r e2))
+        (WW.Account r Account.Balance e1 e2)))
+    (forall ((r R.Account))
       (=>
         (and
           (= (typ e2) ty.withdraw)
@@ -329,27 +309,8 @@
           (not (withdraw.bal.null e1))
           (> (withdraw.bal e1) (withdraw.Amount e1))
           (= (Account.AccID r) (withdraw.ID e1))
-          (alive.Account r e1)
-          (not (= e2 e1)))
-        (and
-          (=> (ar e2 e1) (WW.Account r Account.Balance e2 e1))
-          (=> (ar e1 e2) (WW.Account r Account.Balance e1 e2))))
-      (=>
-        (and
-          (= (typ e2) ty.withdraw)
-          (= (typ e2) ty.withdraw)
-          (not (withdraw.bal.null e2))
-          (> (withdraw.bal e2) (withdraw.Amount e2))
-          (= (Account.AccID r) (withdraw.ID e2))
-          (alive.Account r e2)
-          (not (withdraw.bal.null e2))
-          (> (withdraw.bal e2) (withdraw.Amount e2))
-          (= (Account.AccID r) (withdraw.ID e2))
-          (alive.Account r e2)
-          (not (= e2 e2)))
-        (and
-          (=> (ar e2 e2) (WW.Account r Account.Balance e2 e2))
-          (=> (ar e2 e2) (WW.Account r Account.Balance e2 e2)))))))
+          (alive.Account r e1))
+        (WW.Account r Account.Balance e1 e2)))))
 ; variables of withdraw
 (assert
   (and
@@ -360,15 +321,21 @@
       (and (= (typ e2) ty.withdraw) (not (withdraw.bal.null e2)))
       (exists ((r1 R.Account)) (and (= (Account.AccID r1) (withdraw.ID e2)) (alive.Account r1 e2))))))
 (assert
-  (forall ((r1 R.Account))
-    (and
+  (and
+    (forall ((r1 R.Account))
       (=>
         (and (= (typ e1) ty.withdraw) (= (Account.AccID r1) (withdraw.ID e1)) (alive.Account r1 e1))
-        (not (withdraw.bal.null e1)))
+        (not (withdraw.bal.null e1))))
+    (forall ((r1 R.Account))
       (=>
         (and (= (typ e2) ty.withdraw) (= (Account.AccID r1) (withdraw.ID e2)) (alive.Account r1 e2))
         (not (withdraw.bal.null e2))))))
 ; query execution k=2
-(assert (forall ((t T)) (or (= t e1) (= t e2))))
-(assert (and (D c1 c2) (D c2 c1) (not (= c1 c2))))
+; instances: distinct, named in arbitration order
+(assert (distinct e1 e2))
+(assert (not (ar e1 e1)))
+(assert (ar e1 e2))
+(assert (not (ar e2 e1)))
+(assert (not (ar e2 e2)))
+(assert (and (not (= c1 c2)) (or (= c1 e1) (= c1 e2)) (D c1 c2) (or (= c2 e1) (= c2 e2)) (D c2 c1)))
 (check-sat)

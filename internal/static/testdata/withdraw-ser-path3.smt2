@@ -25,58 +25,55 @@
 (assert (forall ((a T) (b T) (c T)) (=> (and (ar a b) (ar b c)) (ar a c))))
 (assert (forall ((a T) (b T)) (=> (not (= a b)) (or (ar a b) (ar b a)))))
 (assert
-  (forall ((a T) (b T))
-    (and
-      (=> (vis a b) (ar a b))
-      (=> (WR a b) (vis a b))
-      (=> (WW a b) (ar a b))
-      (=> (RW a b) (not (vis b a))))))
+  (and
+    (forall ((a T) (b T)) (=> (vis a b) (ar a b)))
+    (forall ((a T) (b T)) (=> (WR a b) (vis a b)))
+    (forall ((a T) (b T)) (=> (WW a b) (ar a b)))
+    (forall ((a T) (b T)) (=> (RW a b) (not (vis b a))))))
 ; a dependency between instances is a dependency on some row and field
 (assert
-  (forall ((a T) (b T)) (=> (WR a b) (exists ((r R.Account) (f F.Account)) (WR.Account r f a b)))))
+  (forall ((a T) (b T)) (=> (WR a b) (exists ((r R.Account)) (WR.Account r Account.Balance a b)))))
 (assert
-  (forall ((a T) (b T)) (=> (WW a b) (exists ((r R.Account) (f F.Account)) (WW.Account r f a b)))))
+  (forall ((a T) (b T)) (=> (WW a b) (exists ((r R.Account)) (WW.Account r Account.Balance a b)))))
 (assert
-  (forall ((a T) (b T)) (=> (RW a b) (exists ((r R.Account) (f F.Account)) (RW.Account r f a b)))))
+  (forall ((a T) (b T)) (=> (RW a b) (exists ((r R.Account)) (RW.Account r Account.Balance a b)))))
 ; table Account
 (assert
   (forall ((r1 R.Account) (r2 R.Account)) (=> (= (Account.AccID r1) (Account.AccID r2)) (= r1 r2))))
 (assert
-  (forall ((r R.Account) (f F.Account) (a T) (b T))
-    (and
-      (=> (WR.Account r f a b) (WR a b))
-      (=> (WW.Account r f a b) (WW a b))
-      (=> (RW.Account r f a b) (RW a b)))))
+  (and
+    (forall ((r R.Account) (a T) (b T)) (=> (WR.Account r Account.Balance a b) (WR a b)))
+    (forall ((r R.Account) (a T) (b T)) (=> (WW.Account r Account.Balance a b) (WW a b)))
+    (forall ((r R.Account) (a T) (b T)) (=> (RW.Account r Account.Balance a b) (RW a b)))))
 (assert
-  (forall ((r R.Account) (f F.Account) (a T) (b T) (c T))
-    (=> (and (WR.Account r f b a) (RW.Account r f a c)) (WW.Account r f b c))))
-(assert
-  (forall ((r R.Account) (f F.Account) (a T) (b T) (c T))
-    (=> (and (WR.Account r f a c) (WR.Account r f b c)) (= a b))))
-(assert (forall ((r R.Account) (a T) (b T)) (=> (alive.Account r a) (alive.Account r b))))
-; necessary conditions for WR on Account (1 statement pairs)
-(assert
-  (forall ((r R.Account) (f F.Account) (a T) (b T))
+  (forall ((r R.Account) (a T) (b T) (c T))
     (=>
-      (WR.Account r f a b)
+      (and (WR.Account r Account.Balance b a) (RW.Account r Account.Balance a c))
+      (WW.Account r Account.Balance b c))))
+(assert
+  (forall ((r R.Account) (a T) (b T) (c T))
+    (=> (and (WR.Account r Account.Balance a c) (WR.Account r Account.Balance b c)) (= a b))))
+(assert (forall ((r R.Account) (a T) (b T)) (=> (alive.Account r a) (alive.Account r b))))
+(assert
+  (forall ((r R.Account) (a T) (b T))
+    (=>
+      (WR.Account r Account.Balance a b)
       (and
         (= (typ a) ty.withdraw)
         (= (typ b) ty.withdraw)
-        (= f Account.Balance)
         (not (withdraw.bal.null a))
         (> (withdraw.bal a) (withdraw.Amount a))
         (= (Account.AccID r) (withdraw.ID a))
         (alive.Account r a)
         (= (Account.AccID r) (withdraw.ID b))))))
-; necessary conditions for WW on Account (1 statement pairs)
+; (necessary conditions for WR on Account: 1 statement pairs)
 (assert
-  (forall ((r R.Account) (f F.Account) (a T) (b T))
+  (forall ((r R.Account) (a T) (b T))
     (=>
-      (WW.Account r f a b)
+      (WW.Account r Account.Balance a b)
       (and
         (= (typ a) ty.withdraw)
         (= (typ b) ty.withdraw)
-        (= f Account.Balance)
         (not (withdraw.bal.null a))
         (> (withdraw.bal a) (withdraw.Amount a))
         (= (Account.AccID r) (withdraw.ID a))
@@ -85,20 +82,20 @@
         (> (withdraw.bal b) (withdraw.Amount b))
         (= (Account.AccID r) (withdraw.ID b))
         (alive.Account r b)))))
-; necessary conditions for RW on Account (1 statement pairs)
+; (necessary conditions for WW on Account: 1 statement pairs)
 (assert
-  (forall ((r R.Account) (f F.Account) (a T) (b T))
+  (forall ((r R.Account) (a T) (b T))
     (=>
-      (RW.Account r f a b)
+      (RW.Account r Account.Balance a b)
       (and
         (= (typ a) ty.withdraw)
         (= (typ b) ty.withdraw)
-        (= f Account.Balance)
         (= (Account.AccID r) (withdraw.ID a))
         (not (withdraw.bal.null b))
         (> (withdraw.bal b) (withdraw.Amount b))
         (= (Account.AccID r) (withdraw.ID b))
         (alive.Account r b)))))
+; (necessary conditions for RW on Account: 1 statement pairs)
 ; forcing: exact writes of one row and field ordered by ar are WW
 (assert
   (forall ((r R.Account) (a T) (b T))
