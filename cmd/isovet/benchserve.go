@@ -144,7 +144,10 @@ func (b *benchServe) run(ctx context.Context, logw io.Writer) (*benchReport, err
 			return nil, err
 		}
 	}
-	args := []string{"serve", "--addr", addr, "--settle", b.settle.String(), "--initial-value", "0", "--log-level", "warn", "--shards", strconv.Itoa(b.shards)}
+	args := []string{"serve", "--addr", addr, "--settle", b.settle.String(), "--initial-value", "0", "--log-level", "warn"}
+	if b.shards != 1 {
+		args = append(args, "--shards", strconv.Itoa(b.shards)) // so that older servers can be measured too
+	}
 	var js jetstream.JetStream
 	var subject, stream string
 	if b.via == "nats" {

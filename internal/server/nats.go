@@ -56,14 +56,20 @@ func (s *Server) consumeNATS(ctx context.Context) error {
 		reply chan applied
 		buf   *batchBuf
 	}
-	acks := make(chan pending, 4096)
+	// At most maxInFlight batches wait for the checker: the backlog stays in the stream
+	// (durable, and visible as the consumer's pending count), not in the checker's queue,
+	// so a checker that falls behind does not also fall behind in settling what it holds.
+	const maxInFlight = 4
+	acks := make(chan pending, maxInFlight)
 	ackerDone := make(chan struct{})
+	inFlight := make(chan struct{}, maxInFlight)
 	go func() {
 		defer close(ackerDone)
 		for p := range acks {
 			select {
 			case <-p.reply:
 				p.buf.release()
+				<-inFlight
 				if err := p.msg.Ack(); err != nil {
 					s.log.Warn("ack failed; the message will be redelivered and ignored as a duplicate", "err", err)
 				}
@@ -95,6 +101,11 @@ func (s *Server) consumeNATS(ctx context.Context) error {
 				s.log.Warn("bad message refused", "subject", msg.Subject(), "err", err)
 				msg.Term()
 				continue
+			}
+			select {
+			case inFlight <- struct{}{}:
+			case <-s.stopped:
+				return nil
 			}
 			b := &batch{txs: buf.txs, queued: s.opts.Now(), reply: make(chan applied, 1)}
 			select {
