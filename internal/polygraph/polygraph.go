@@ -90,8 +90,14 @@ type Polygraph struct {
 	WW []WW
 	WR []WR
 
-	why     map[uint64]deps.Edge // a reason per known edge
-	fixedBy map[uint64]bool      // known edges added by pruning
+	// rsn holds the reason of every known edge, parallel to G's adjacency lists: rsn[u][i]
+	// is the reason of G.Out(u)[i], an index into D.Known when below len(D.Known), else
+	// into extra (edges the polygraph derived: chains, version nodes, pruning). The known
+	// graph may hold an edge more than once; graph algorithms tolerate it, and a reason
+	// per adjacency entry costs 4 bytes instead of a map entry per edge.
+	rsn     [][]int32
+	extra   []deps.Edge
+	fixedBy map[uint64]bool // known edges added by pruning
 
 	// certReaders: committed readers known to read w's version of k that also write k
 	// (read-modify-writes); other certain readers point to the version node instead.
@@ -127,7 +133,6 @@ func edgeKey(u, v int32) uint64 { return uint64(u)<<32 | uint64(uint32(v)) }
 func Build(d *deps.Deps) *Polygraph {
 	p := &Polygraph{
 		D:           d,
-		why:         make(map[uint64]deps.Edge),
 		fixedBy:     make(map[uint64]bool),
 		certReaders: make(map[wk][]int32),
 		ver:         make(map[wk]int32),
@@ -158,23 +163,40 @@ func Build(d *deps.Deps) *Polygraph {
 		p.wrOf[ri] = int32(len(p.WR))
 		p.WR = append(p.WR, WR{Read: int32(ri), Cands: slices.Clone(r.Cands)})
 	}
-	p.G = graph.New(len(d.Nodes))
 	var chainEdges []deps.Edge
 	for k := range d.Writers {
 		chainEdges = p.buildKey(history.Key(k), chainEdges)
 	}
 	p.G = graph.New(len(d.Nodes))
-	for _, e := range d.Known {
-		p.addKnown(e)
+	p.rsn = make([][]int32, len(d.Nodes))
+	for i, e := range d.Known {
+		p.link(e.From, e.To, int32(i))
 	}
-	for _, e := range chainEdges {
-		p.addKnown(e)
-	}
-	for _, e := range p.pendingKnown {
-		p.addKnown(e)
+	p.extra = slices.Grow(p.extra, len(chainEdges)+len(p.pendingKnown))
+	for _, es := range [2][]deps.Edge{chainEdges, p.pendingKnown} {
+		for _, e := range es {
+			if e.From != e.To {
+				p.extra = append(p.extra, e)
+				p.link(e.From, e.To, int32(len(d.Known)+len(p.extra)-1))
+			}
+		}
 	}
 	p.pendingKnown = nil
 	return p
+}
+
+// link adds u→v to the known graph with reason r (see Polygraph.rsn).
+func (p *Polygraph) link(u, v, r int32) {
+	if u == v {
+		return
+	}
+	// Virtual nodes may be created lazily by deps (init-version nodes).
+	for p.G.N() < len(p.D.Nodes) {
+		p.G.AddNode()
+		p.rsn = append(p.rsn, nil)
+	}
+	p.G.AddEdge(u, v)
+	p.rsn[u] = append(p.rsn[u], r)
 }
 
 // certRead records that read ri certainly reads from w: a reader that also writes the key is
@@ -358,36 +380,35 @@ func (p *Polygraph) buildKey(k history.Key, known []deps.Edge) []deps.Edge {
 	return known
 }
 
-// addKnown adds a known edge with its reason.
-func (p *Polygraph) addKnown(e deps.Edge) {
+// addForced adds an edge pruning forced, remembering that it was forced, unless it is
+// known already.
+func (p *Polygraph) addForced(e deps.Edge) {
 	if e.From == e.To {
 		return
 	}
-	// Virtual nodes may be created lazily by deps (init-version nodes).
-	for p.G.N() < len(p.D.Nodes) {
-		p.G.AddNode()
-	}
-	k := edgeKey(e.From, e.To)
-	if _, ok := p.why[k]; ok {
+	if _, ok := p.Why(e.From, e.To); ok {
 		return
 	}
-	p.why[k] = e
-	p.G.AddEdge(e.From, e.To)
-}
-
-// addForced adds an edge pruning forced, remembering that it was forced.
-func (p *Polygraph) addForced(e deps.Edge) {
-	k := edgeKey(e.From, e.To)
-	if _, ok := p.why[k]; !ok && e.From != e.To {
-		p.fixedBy[k] = true
-	}
-	p.addKnown(e)
+	p.fixedBy[edgeKey(e.From, e.To)] = true
+	p.extra = append(p.extra, e)
+	p.link(e.From, e.To, int32(len(p.D.Known)+len(p.extra)-1))
 }
 
 // Why returns the reason of known edge u→v.
 func (p *Polygraph) Why(u, v int32) (deps.Edge, bool) {
-	e, ok := p.why[edgeKey(u, v)]
-	return e, ok
+	if int(u) >= p.G.N() {
+		return deps.Edge{}, false
+	}
+	for i, w := range p.G.Out(u) {
+		if w == v {
+			r := p.rsn[u][i]
+			if int(r) < len(p.D.Known) {
+				return p.D.Known[r], true
+			}
+			return p.extra[int(r)-len(p.D.Known)], true
+		}
+	}
+	return deps.Edge{}, false
 }
 
 // committed reports whether node t is a committed transaction (or Init).
@@ -425,6 +446,7 @@ func (p *Polygraph) readEdgesX(ri int32, w int32, expand bool) []deps.Edge {
 	es := p.D.ReadFrom(int(ri), w)
 	for p.G.N() < len(p.D.Nodes) {
 		p.G.AddNode()
+		p.rsn = append(p.rsn, nil)
 	}
 	if _, writes := p.D.WriteOf(r.Txn, r.Key); w != p.D.Init && !writes && !expand {
 		return append(es, p.toVersion(r, w))

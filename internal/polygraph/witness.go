@@ -188,7 +188,7 @@ func (p *Polygraph) shortestCycle(extra []deps.Edge) []deps.Edge {
 		}
 	}
 	edge := func(u, v int32) deps.Edge {
-		if e, ok := p.why[edgeKey(u, v)]; ok {
+		if e, ok := p.Why(u, v); ok {
 			return e
 		}
 		return reason[edgeKey(u, v)]
