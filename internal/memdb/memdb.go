@@ -131,6 +131,7 @@ var (
 // DB is an in-memory multi-version store. It is safe for concurrent use.
 type DB struct {
 	mu     sync.Mutex
+	active map[uint64]uint64 // snapshots of the active transactions, by id
 	opts   Options
 	clock  uint64 // timestamp of the last commit
 	items  map[string]*item
@@ -248,7 +249,30 @@ func (db *DB) Begin() *Tx {
 		lag := 1 + db.rnd.Uint64N(6)
 		tx.snap[tx.id&1] = db.clock - min(lag, db.clock)
 	}
+	if db.active == nil {
+		db.active = make(map[uint64]uint64)
+	}
+	db.active[tx.id] = min(tx.snap[0], tx.snap[1])
 	return tx
+}
+
+// maxLag bounds how far behind the clock the faults take a snapshot.
+const maxLag = 8
+
+// finish marks tx done and forgets its snapshot; db.mu is held.
+func (tx *Tx) finish() {
+	tx.done = true
+	delete(tx.db.active, tx.id)
+}
+
+// oldestSnapshot returns the oldest snapshot an active or future transaction can read at;
+// db.mu is held. With few transactions active the scan is cheap.
+func (db *DB) oldestSnapshot() uint64 {
+	o := db.clock - min(db.clock, maxLag)
+	for _, s := range db.active {
+		o = min(o, s)
+	}
+	return o
 }
 
 // Timestamps returns the transaction's start (snapshot) timestamp and, once committed, its
@@ -473,6 +497,9 @@ func (tx *Tx) putDirty(w write) error {
 		w.list = append(slices.Clip(it.vs[len(it.vs)-1].list), w.val)
 	}
 	it.vs = append(it.vs, version{txn: tx.id, val: w.val, list: w.list, isL: w.isL, row: w.row})
+	if w.tbl != nil {
+		w.tbl.indexRow(w.rk, w.row)
+	}
 	return nil
 }
 
@@ -488,7 +515,7 @@ func (tx *Tx) Commit() error {
 	if f&AbortedRead != 0 && len(tx.writes) > 0 && db.rnd.IntN(8) == 0 {
 		// The bug: the rollback installs the writes instead of discarding them.
 		tx.install()
-		tx.done = true
+		tx.finish()
 		tx.commit = 0
 		return ErrInjectedAbort
 	}
@@ -497,7 +524,7 @@ func (tx *Tx) Commit() error {
 		return err
 	}
 	tx.install()
-	tx.done = true
+	tx.finish()
 	return nil
 }
 
@@ -606,8 +633,24 @@ func (db *DB) installOne(w *write, v version) {
 		keep := db.opts.KeepVersions / 2
 		it.vs = append(it.vs[:0], it.vs[len(it.vs)-keep:]...)
 		it.dropped = true
+		if w.tbl != nil {
+			w.tbl.horizon = max(w.tbl.horizon, it.vs[0].ts)
+		}
 	}
 	it.vs = append(it.vs, v)
+	if w.tbl != nil {
+		w.tbl.indexRow(w.rk, v.row)
+		// Rows keep only the versions some snapshot can still read, so that the range
+		// index stays small: drop every version older than the newest one at or before
+		// the oldest snapshot.
+		o := db.oldestSnapshot()
+		for j := len(it.vs) - 1; j > 0; j-- {
+			if it.vs[j].ts <= o {
+				it.vs = append(it.vs[:0], it.vs[j:]...)
+				break
+			}
+		}
+	}
 }
 
 // Rollback aborts the transaction. It is a no-op on a finished transaction.
@@ -620,7 +663,7 @@ func (tx *Tx) Rollback() {
 	if tx.db.opts.Faults&AbortedRead != 0 && len(tx.writes) > 0 {
 		tx.install()
 		tx.commit = 0
-		tx.done = true
+		tx.finish()
 		return
 	}
 	tx.abortLocked()
@@ -628,7 +671,7 @@ func (tx *Tx) Rollback() {
 
 // abortLocked discards the transaction; db.mu is held.
 func (tx *Tx) abortLocked() {
-	tx.done = true
+	tx.finish()
 	tx.unlock()
 	if tx.db.opts.Mode != ReadUncommitted {
 		return

@@ -27,13 +27,117 @@ var (
 )
 
 // table indexes the rows of one table; db.mu guards it.
+//
+// A range index per column keeps predicate operations from visiting every row: buckets[c]
+// maps value>>bucketShift to the rows that have (or had) a version with column c in that
+// bucket. Entries are added as versions are installed and pruned lazily, when a scan finds
+// that no retained version of the row is in the bucket any more. A snapshot older than
+// horizon (the oldest retained version of the most recently trimmed row) might need a
+// trimmed version the index no longer points to, so indexed scans at such snapshots abort.
 type table struct {
-	name  string
-	ncols int
-	keys  []int64  // row keys, in the order rows were first written
-	names []string // their item keys
-	items []*item
-	index map[int64]int
+	name    string
+	ncols   int
+	keys    []int64  // row keys, in the order rows were first written
+	names   []string // their item keys
+	items   []*item
+	index   map[int64]int
+	buckets []map[int64][]int32
+	mark    []uint32 // mark[i] == gen: row i was visited by the current scan
+	gen     uint32
+	horizon uint64
+}
+
+// bucketShift sets the width of an index bucket: 16 values.
+const bucketShift = 4
+
+// indexRow adds row k to the buckets of row's values.
+func (t *table) indexRow(k int64, row []int64) {
+	if row == nil {
+		return
+	}
+	i := int32(t.index[k])
+	for c, v := range row {
+		b := v >> bucketShift
+		l := t.buckets[c][b]
+		if n := len(l); n > 0 && l[n-1] == i {
+			continue
+		}
+		t.buckets[c][b] = append(l, i)
+	}
+}
+
+// indexed reports whether a scan of [lo, hi] uses the index (else it visits every row).
+func (t *table) indexed(lo, hi int64) bool {
+	return lo <= hi && uint64(hi>>bucketShift-lo>>bucketShift) < uint64(len(t.keys))
+}
+
+// inBucket reports whether a retained version of row i has column col in bucket b.
+func (t *table) inBucket(i int32, col int, b int64) bool {
+	vs := t.items[i].vs
+	for j := len(vs) - 1; j >= 0; j-- {
+		if r := vs[j].row; r != nil && r[col]>>bucketShift == b {
+			return true
+		}
+	}
+	return false
+}
+
+// candidates calls f once for every row that may have a retained version with column col
+// in [lo, hi] (every row, when the range is wider than the table), stopping at the first
+// error. It prunes index entries that no longer apply.
+func (t *table) candidates(col int, lo, hi int64, f func(i int) error) error {
+	if !t.indexed(lo, hi) {
+		for i := range t.keys {
+			if err := f(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if t.gen++; t.gen == 0 {
+		clear(t.mark)
+		t.gen = 1
+	}
+	if n := len(t.keys); len(t.mark) < n {
+		t.mark = append(t.mark, make([]uint32, n-len(t.mark))...)
+	}
+	for b := lo >> bucketShift; b <= hi>>bucketShift; b++ {
+		l, ok := t.buckets[col][b]
+		if !ok {
+			continue
+		}
+		kept := l[:0]
+		for j, i := range l {
+			if !t.inBucket(i, col, b) {
+				continue
+			}
+			kept = append(kept, i)
+			if t.mark[i] == t.gen {
+				continue
+			}
+			t.mark[i] = t.gen
+			if err := f(int(i)); err != nil {
+				t.buckets[col][b] = append(kept, l[j+1:]...)
+				return err
+			}
+		}
+		if len(kept) == 0 {
+			delete(t.buckets[col], b)
+		} else {
+			t.buckets[col][b] = kept
+		}
+	}
+	return nil
+}
+
+// tooOld reports whether an indexed scan of [lo, hi] of t by tx might need a trimmed
+// version (see [table]); db.mu is held.
+func (tx *Tx) tooOld(t *table, lo, hi int64) bool {
+	m, f := tx.db.opts.Mode, tx.db.opts.Faults
+	if m == ReadCommitted || m == ReadUncommitted || f&FracturedRead != 0 || !t.indexed(lo, hi) {
+		return false // reads see the latest version, which is never trimmed, or visit every row
+	}
+	return min(tx.snap[0], tx.snap[1]) < t.horizon
 }
 
 type rowRef struct {
@@ -75,7 +179,11 @@ func (db *DB) CreateTable(name string, ncols int) error {
 	if db.tables == nil {
 		db.tables = make(map[string]*table)
 	}
-	db.tables[name] = &table{name: name, ncols: ncols, index: make(map[int64]int)}
+	t := &table{name: name, ncols: ncols, index: make(map[int64]int), buckets: make([]map[int64][]int32, ncols)}
+	for c := range t.buckets {
+		t.buckets[c] = make(map[int64][]int32)
+	}
+	db.tables[name] = t
 	return nil
 }
 
@@ -115,21 +223,35 @@ func (tx *Tx) scan(t *table, col int, lo, hi int64) ([]Row, error) {
 		return nil, fmt.Errorf("memdb: table %s has no column %d", t.name, col)
 	}
 	p := predRead{t: t, col: col, lo: lo, hi: hi}
+	if tx.tooOld(t, lo, hi) {
+		tx.abortLocked()
+		return nil, fmt.Errorf("%w: snapshot too old for a range scan of %s", ErrConflict, t.name)
+	}
 	var out []Row
-	for i := range t.keys {
-		row, err := tx.rowAt(t, i)
-		if err != nil {
-			return nil, err
-		}
-		if p.match(row) {
-			out = append(out, Row{Key: t.keys[i], Vals: row})
+	// The transaction's own rows first (its buffered writes are not in the index), then
+	// the committed rows the index points to.
+	own := tx.db.opts.Mode != ReadUncommitted && len(tx.rowW) > 0
+	if own {
+		for ref, j := range tx.rowW {
+			if ref.t == t && p.match(tx.writes[j].row) {
+				out = append(out, Row{Key: ref.k, Vals: tx.writes[j].row})
+			}
 		}
 	}
-	// Rows this transaction inserted that no committed transaction has written yet.
-	for ref, j := range tx.rowW {
-		if _, ok := t.index[ref.k]; !ok && ref.t == t && p.match(tx.writes[j].row) {
-			out = append(out, Row{Key: ref.k, Vals: tx.writes[j].row})
+	err := t.candidates(col, lo, hi, func(i int) error {
+		if own {
+			if _, ok := tx.rowW[rowRef{t, t.keys[i]}]; ok {
+				return nil
+			}
 		}
+		row, err := tx.rowAt(t, i)
+		if err == nil && p.match(row) {
+			out = append(out, Row{Key: t.keys[i], Vals: row})
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b Row) int { return cmpInt(a.Key, b.Key) })
 	if tx.db.opts.Mode == Serializable {
@@ -263,14 +385,18 @@ func (tx *Tx) Delete(table string, k int64) (bool, error) {
 func (tx *Tx) validatePred(p *predRead) error {
 	f := tx.db.opts.Faults
 	t := p.t
-	for i, it := range t.items {
+	if tx.tooOld(t, p.lo, p.hi) {
+		return fmt.Errorf("%w: snapshot too old to validate a range scan of %s", ErrConflict, t.name)
+	}
+	return t.candidates(p.col, p.lo, p.hi, func(i int) error {
+		it := t.items[i]
 		n := len(it.vs)
 		if n == 0 || it.vs[n-1].ts <= tx.snapOf(t.names[i]) {
-			continue
+			return nil
 		}
 		if f&LostUpdate != 0 {
 			if _, own := tx.rowW[rowRef{t, t.keys[i]}]; own {
-				continue
+				return nil
 			}
 		}
 		var seen []int64
@@ -280,6 +406,6 @@ func (tx *Tx) validatePred(p *predRead) error {
 		if p.match(seen) || (f&Phantom == 0 && p.match(it.vs[n-1].row)) {
 			return fmt.Errorf("%w: row %d of %s, read through a predicate, changed before this transaction committed", ErrConflict, t.keys[i], t.name)
 		}
-	}
-	return nil
+		return nil
+	})
 }
