@@ -43,7 +43,9 @@ type Encoding struct {
 // necessary condition is an empty disjunction) are replaced by false. That
 // substitution keeps satisfiability and models: the formula without the
 // emptiness axiom no longer mentions those atoms, so they can be false.
-func (e *Encoding) finish(s *smtlib.Script) *smtlib.Script {
+func (e *Encoding) finish(s *smtlib.Script) *smtlib.Script { return s.MapAsserts(e.finishTerm) }
+
+func (e *Encoding) finishTerm(t smtlib.Term) smtlib.Term {
 	ctors := map[string]bool{}
 	for _, tb := range e.tables() {
 		ctors[fieldCtor(tb, "")] = true
@@ -61,17 +63,81 @@ func (e *Encoding) finish(s *smtlib.Script) *smtlib.Script {
 		}
 		return false, false
 	}
-	return s.MapAsserts(func(t smtlib.Term) smtlib.Term {
-		for _, tb := range e.tables() {
-			var dom []smtlib.Term
-			dom = append(dom, smtlib.Sym(fieldCtor(tb, "")))
-			for _, f := range nonKey(tb) {
-				dom = append(dom, smtlib.Sym(fieldCtor(tb, f)))
-			}
-			t = smtlib.Expand(t, sortF(tb), dom)
+	for _, tb := range e.tables() {
+		var dom []smtlib.Term
+		dom = append(dom, smtlib.Sym(fieldCtor(tb, "")))
+		for _, f := range nonKey(tb) {
+			dom = append(dom, smtlib.Sym(fieldCtor(tb, f)))
 		}
-		return smtlib.Simplify(t, eval)
-	})
+		t = smtlib.Expand(t, sortF(tb), dom)
+	}
+	return smtlib.Simplify(t, eval)
+}
+
+// valueAxioms: two field SELECTs outside loops that read the same field of
+// the same live row from the same writers (the same WR sources among the
+// given instances, or none: the initial value) read the same value. Each
+// transaction leaves one final value per field of a row, and a read returns
+// the final value of its last visible writer, so this holds in every real
+// execution; in a model it ties the read values the encoding otherwise leaves
+// free (non-key values are not modelled). WR sources are expanded over
+// domain, so the axiom is only used in queries whose domain is exactly those
+// instances ([Encoding.Execution]). Both premises on the rows are
+// under-approximations (the WHERE clauses of field SELECTs fix the key, so
+// they are exact), which keeps the axiom true in every real execution.
+func (e *Encoding) valueAxioms(domain []smtlib.Term) []smtlib.Term {
+	type sel struct {
+		t *Txn
+		s *Select
+		i int
+	}
+	var out []smtlib.Term
+	for _, tb := range e.tables() {
+		byField := map[string][]sel{}
+		for _, t := range e.txns {
+			for _, st := range t.stmts {
+				s, ok := st.(*Select)
+				if !ok || s.Kind != SelectFields || s.ctx.table != tb || len(s.ctx.loops) > 0 {
+					continue
+				}
+				for i, f := range s.Fields {
+					if !field(tb, f).Key {
+						byField[f] = append(byField[f], sel{t, s, i})
+					}
+				}
+			}
+		}
+		for _, f := range nonKey(tb) {
+			ss := byField[f]
+			for i, s1 := range ss {
+				for _, s2 := range ss[i:] {
+					r := smtlib.Var{Name: "r", Sort: sortR(tb)}
+					a, b := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}
+					_, en1, l1 := e.exec(s1.s.ctx, a.Ref())
+					_, en2, l2 := e.exec(s2.s.ctx, b.Ref())
+					v1, n1, _ := en1.val(&Ref{Name: s1.s.Vars[s1.i]})
+					v2, n2, _ := en2.val(&Ref{Name: s2.s.Vars[s2.i]})
+					prem := []smtlib.Term{
+						smtlib.Eq(smtlib.App("typ", a.Ref()), smtlib.Sym(tyCtor(s1.t))),
+						smtlib.Eq(smtlib.App("typ", b.Ref()), smtlib.Sym(tyCtor(s2.t))),
+						l1, l2,
+						en1.withRow(tb, r.Ref()).cond(s1.s.Where, false),
+						en2.withRow(tb, r.Ref()).cond(s2.s.Where, false),
+						smtlib.App(aliveSym(tb), r.Ref(), a.Ref()), smtlib.App(aliveSym(tb), r.Ref(), b.Ref()),
+						smtlib.Not(n1), smtlib.Not(n2),
+					}
+					for _, w := range domain {
+						wr := func(x smtlib.Var) smtlib.Term {
+							return smtlib.App(relSym("WR", tb), r.Ref(), smtlib.Sym(fieldCtor(tb, f)), w, x.Ref())
+						}
+						prem = append(prem, smtlib.Eq(wr(a), wr(b)))
+					}
+					out = append(out, smtlib.Forall([]smtlib.Var{r, a, b}, smtlib.Implies(smtlib.And(prem...), smtlib.Eq(v1, v2))))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // frame is a table whose rows' liveness can change; see frameAxiom.

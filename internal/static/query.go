@@ -147,7 +147,10 @@ func (e *Encoding) Execution(k int) smtlib.Query {
 	}
 	s := e.preamble.Clone()
 	for _, f := range e.frames {
-		s.Assert(e.frameAxiom(f, es))
+		s.Assert(e.finishTerm(e.frameAxiom(f, es)))
+	}
+	for _, ax := range e.valueAxioms(es) {
+		s.Assert(e.finishTerm(ax))
 	}
 	s = s.MapAsserts(expand)
 	s = s.InsertBeforeAsserts(decls...)

@@ -330,6 +330,36 @@
       (=>
         (and (= (typ e2) ty.withdraw) (= (Account.AccID r1) (withdraw.ID e2)) (alive.Account r1 e2))
         (not (withdraw.bal.null e2))))))
+(assert
+  (and
+    (forall ((r R.Account))
+      (=>
+        (and
+          (= (typ e1) ty.withdraw)
+          (= (typ e2) ty.withdraw)
+          (= (Account.AccID r) (withdraw.ID e1))
+          (= (Account.AccID r) (withdraw.ID e2))
+          (alive.Account r e1)
+          (alive.Account r e2)
+          (not (withdraw.bal.null e1))
+          (not (withdraw.bal.null e2))
+          (= (WR.Account r Account.Balance e1 e1) (WR.Account r Account.Balance e1 e2))
+          (= (WR.Account r Account.Balance e2 e1) (WR.Account r Account.Balance e2 e2)))
+        (= (withdraw.bal e1) (withdraw.bal e2))))
+    (forall ((r R.Account))
+      (=>
+        (and
+          (= (typ e2) ty.withdraw)
+          (= (typ e1) ty.withdraw)
+          (= (Account.AccID r) (withdraw.ID e2))
+          (= (Account.AccID r) (withdraw.ID e1))
+          (alive.Account r e2)
+          (alive.Account r e1)
+          (not (withdraw.bal.null e2))
+          (not (withdraw.bal.null e1))
+          (= (WR.Account r Account.Balance e1 e2) (WR.Account r Account.Balance e1 e1))
+          (= (WR.Account r Account.Balance e2 e2) (WR.Account r Account.Balance e2 e1)))
+        (= (withdraw.bal e2) (withdraw.bal e1))))))
 ; query execution k=2
 ; instances: distinct, named in arbitration order
 (assert (distinct e1 e2))
