@@ -110,6 +110,8 @@ type Read struct {
 	Via int32
 	// Src is the explicit source the format gave, if any.
 	Src history.Src
+	// Kind says whether the read is an item read or one row of a predicate operation (Op).
+	Kind ReadKind
 }
 
 // Write is a transaction's last write of a key.
@@ -162,6 +164,8 @@ type Deps struct {
 
 	intBad []bool // unknown-outcome transactions that broke INT: they cannot have committed
 
+	predOps []predOp // predicate operations, expanded once every write is known
+
 	hasLists bool
 	appender func(history.Key, history.Value) (int32, bool)
 
@@ -200,6 +204,7 @@ func Build(h *history.History, o Options) (*Deps, error) {
 			return nil, err
 		}
 	}
+	d.expandPreds()
 	// Index last writes by (key, value), and intermediate and aborted writes for findings.
 	type kv struct {
 		k history.Key
@@ -221,6 +226,9 @@ func Build(h *history.History, o Options) (*Deps, error) {
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
 		o := r
+		if r.Kind == ReadPredMiss || r.Kind == ReadPredMatch {
+			continue // candidates set by expandPreds
+		}
 		switch o.Src.Kind {
 		case history.SrcTxn:
 			w := o.Src.Txn
@@ -345,29 +353,7 @@ func (d *Deps) extract(ti int32, t *history.Txn) error {
 			d.Reads = append(d.Reads, Read{Txn: ti, Op: int32(i), Key: o.Key, Value: o.Value, Src: o.Src})
 			continue
 		case history.OpPredRead, history.OpPredWrite:
-			// Partial: rows the predicate matched are real reads (predicate reads) or real
-			// writes (predicate writes); rows it did not return are ignored, so a violation
-			// found is real but a pass proves nothing (Partial).
-			d.Partial = true
-			for _, row := range d.H.Pred(o).Rows {
-				if !row.Match {
-					continue
-				}
-				if o.Kind == history.OpPredRead {
-					if _, own := cur[row.Key]; own {
-						continue
-					}
-					d.ReadsOf[ti] = append(d.ReadsOf[ti], int32(len(d.Reads)))
-					d.Reads = append(d.Reads, Read{Txn: ti, Op: int32(i), Key: row.Key, Value: row.Value, Src: row.Src})
-					continue
-				}
-				if cur == nil {
-					cur = make(map[history.Key]history.Value)
-					curOp = make(map[history.Key]int32)
-				}
-				cur[row.Key] = row.Value
-				curOp[row.Key] = int32(i)
-			}
+			cur, curOp = d.extractPred(ti, i, o, cur, curOp)
 			continue
 		case history.OpWrite, history.OpInsert:
 			v = o.Value
@@ -656,6 +642,9 @@ func (d *Deps) decideStatus() {
 // explainNoSource builds the finding for a committed read nobody counted could have
 // written.
 func (d *Deps) explainNoSource(r *Read) report.Anomaly {
+	if r.Kind == ReadPredMiss || r.Kind == ReadPredMatch {
+		return d.predNoSource(r)
+	}
 	h := d.H
 	name := h.Name(history.TxnID(r.Txn))
 	a := report.Anomaly{Txns: []history.TxnID{history.TxnID(r.Txn)}, Key: r.Key}

@@ -50,8 +50,9 @@
 //	pr("accounts", "v > 2", [x=3])    with a relation name first
 //
 // Predicate rows may name their source like reads ("x=3<-T1"); a row source may also be a
-// predicate write of T1 with a row for the key. Range predicates (Field, Lo, Hi) have no
-// syntax; Format drops them.
+// predicate write of T1 with a row for the key. An expression that is a range over one
+// integer column ("v = 2", "v in [1, 3]", "v >= 2", "v > 2", "v <= 2", "v < 2",
+// "1 <= v <= 3") also sets the predicate's Field, Lo and Hi, so checkers can evaluate it.
 //
 // Each op may carry suffixes, in any order: "!" marks it failed ([history.OpFailed]);
 // "<-T1" names the read's source explicitly ([history.SrcTxn]: T1's last write of the key

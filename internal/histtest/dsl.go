@@ -569,6 +569,7 @@ func (p *parser) predOp(name token) error {
 	default:
 		return p.errf(name, "expected [relation,] expression before the rows")
 	}
+	rangeOf(&pred)
 	rows, err := p.rows(nil, true)
 	if err != nil {
 		return err
@@ -729,4 +730,48 @@ func (p *parser) resolve() error {
 		r.Src.Txn, r.Src.Op = w, found
 	}
 	return nil
+}
+
+// rangeOf fills in Field, Lo and Hi when the expression is a range over one integer column:
+// "v = 2", "v in [1, 3]", "v >= 2", "v > 2", "v <= 2", "v < 2" or "1 <= v <= 3".
+func rangeOf(pred *history.Predicate) {
+	f := strings.Fields(strings.NewReplacer("[", " [ ", "]", " ] ", ",", " , ").Replace(pred.Expr))
+	num := func(s string) (int64, bool) {
+		n, err := strconv.ParseInt(s, 10, 64)
+		return n, err == nil
+	}
+	set := func(field string, lo, hi int64) {
+		pred.Field, pred.Lo, pred.Hi, pred.IsRange = history.Str(field), lo, hi, true
+	}
+	switch {
+	case len(f) == 3:
+		n, ok := num(f[2])
+		if !ok {
+			return
+		}
+		switch f[1] {
+		case "=", "==":
+			set(f[0], n, n)
+		case ">=":
+			set(f[0], n, math.MaxInt64)
+		case ">":
+			set(f[0], n+1, math.MaxInt64)
+		case "<=":
+			set(f[0], math.MinInt64, n)
+		case "<":
+			set(f[0], math.MinInt64, n-1)
+		}
+	case len(f) == 7 && f[1] == "in" && f[2] == "[" && f[4] == "," && f[6] == "]":
+		lo, ok1 := num(f[3])
+		hi, ok2 := num(f[5])
+		if ok1 && ok2 {
+			set(f[0], lo, hi)
+		}
+	case len(f) == 5 && f[1] == "<=" && f[3] == "<=":
+		lo, ok1 := num(f[0])
+		hi, ok2 := num(f[4])
+		if ok1 && ok2 {
+			set(f[2], lo, hi)
+		}
+	}
 }

@@ -61,6 +61,16 @@ func (p *Polygraph) Components() ([]int32, int) {
 			}
 		}
 	}
+	// Rows a predicate did not return are read too (deps.ReadPredMiss).
+	for ri := range d.Reads {
+		if r := &d.Reads[ri]; r.Kind == deps.ReadPredMiss {
+			if f, ok := first[int32(r.Key)]; ok {
+				union(f, r.Txn)
+			} else {
+				first[int32(r.Key)] = r.Txn
+			}
+		}
+	}
 	comp := make([]int32, d.N)
 	ids := make(map[int32]int32)
 	for t := range d.N {

@@ -77,6 +77,9 @@ type Step struct {
 	Value    history.Value // the value read or written that makes the edge
 	Value2   history.Value // for rw/ww: the overwriting value (Nil if none)
 	Why      string        // e.g. "T2 read x=3, which T1 wrote"
+	// Pred is the predicate, as the source stated it, when the edge comes from a predicate
+	// read or write (a row it returned, missed or changed); "" for item edges.
+	Pred string `json:",omitempty"`
 }
 
 // Anomaly is one violation with its evidence.

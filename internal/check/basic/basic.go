@@ -142,26 +142,57 @@ func (c *checker) indexWrites(ctx context.Context) error {
 		aborted := t.Outcome == history.OutcomeAborted
 		for j := len(t.Ops) - 1; j >= 0; j-- {
 			o := t.Ops[j]
+			if o.Kind == history.OpPredWrite {
+				// The rows an UPDATE ... WHERE matched are writes too.
+				rows := h.Pred(o).Rows
+				for r := len(rows) - 1; r >= 0; r-- {
+					if rows[r].Match {
+						c.indexWrite(t, int32(j), o.Flags, rows[r].Key, rows[r].Value, aborted)
+					}
+				}
+				continue
+			}
 			if !o.Kind.IsWrite() {
 				continue
 			}
-			var fl uint8
-			switch {
-			case aborted:
-				fl = wAborted
-			case c.stamp[o.Key] != c.gen:
-				fl = wFinal
-			default:
-				fl = wInter
-			}
-			if o.Failed() {
-				fl |= wFailed
-			}
-			c.stamp[o.Key] = c.gen
-			c.ix.add(o.Key, o.Value, t.ID, int32(j), fl)
+			c.indexWrite(t, int32(j), o.Flags, o.Key, o.Value, aborted)
 		}
 	}
 	return nil
+}
+
+// indexWrite records t's write of k = v at op j, walking t's ops backwards.
+func (c *checker) indexWrite(t *history.Txn, j int32, flags history.OpFlags, k history.Key, v history.Value, aborted bool) {
+	var fl uint8
+	switch {
+	case aborted:
+		fl = wAborted
+	case c.stamp[k] != c.gen:
+		fl = wFinal
+	default:
+		fl = wInter
+	}
+	if flags&history.OpFailed != 0 {
+		fl |= wFailed
+	}
+	c.stamp[k] = c.gen
+	c.ix.add(k, v, t.ID, j, fl)
+}
+
+// written returns the value op j of t wrote to k: the op's own value, or for a predicate
+// write the value of its row for k.
+func (c *checker) written(t *history.Txn, j int32, k history.Key) history.Value {
+	o := t.Ops[j]
+	if o.Kind != history.OpPredWrite {
+		return o.Value
+	}
+	v := history.Value(history.Nil)
+	for _, r := range c.h.Pred(o).Rows {
+		if r.Match && r.Key == k {
+			v = r.Value
+		}
+	}
+	return v
 }
 
 // add records a finding; msg is called only if the finding is listed.
@@ -203,6 +234,13 @@ func (c *checker) checkReads(ctx context.Context) error {
 				if !o.Failed() {
 					c.listRead(t, int32(j), o)
 				}
+			case history.OpPredWrite:
+				for _, r := range h.Pred(o).Rows {
+					if r.Match {
+						c.stamp[r.Key] = c.gen
+						c.lastW[r.Key] = int32(j)
+					}
+				}
 			case history.OpWrite, history.OpAppend, history.OpInsert, history.OpDelete:
 				c.prevAppend[j] = -1
 				if c.stamp[o.Key] == c.gen {
@@ -239,9 +277,10 @@ func (c *checker) read(t *history.Txn, j int32, o history.Op) {
 		if wo.Kind == history.OpAppend {
 			return // an item read of a list key: nothing to compare
 		}
-		if wo.Value != v || (o.Src.Kind == history.SrcTxn && o.Src.Txn != t.ID) || o.Src.Kind == history.SrcInit || o.Src.Kind == history.SrcNone {
+		own := c.written(t, w, k)
+		if own != v || (o.Src.Kind == history.SrcTxn && o.Src.Txn != t.ID) || o.Src.Kind == history.SrcInit || o.Src.Kind == history.SrcNone {
 			c.add(anomaly.Internal, []history.TxnID{t.ID}, k, func() string {
-				return fmt.Sprintf("%s read %v=%v after writing %v=%v itself", h.Name(t.ID), h.Key(k), h.Value(v), h.Key(k), h.Value(wo.Value))
+				return fmt.Sprintf("%s read %v=%v after writing %v=%v itself", h.Name(t.ID), h.Key(k), h.Value(v), h.Key(k), h.Value(own))
 			})
 		}
 		return

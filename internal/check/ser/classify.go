@@ -50,7 +50,7 @@ func within(n, lo, hi int) bool { return n >= lo && (hi == anyN || n <= hi) }
 // classify returns the Adya class of a cycle of steps and its further names.
 func classify(cyc []report.Step) (anomaly.Kind, []anomaly.Kind) {
 	var ww, wr, rw int
-	rt := false
+	rt, pred := false, false
 	keys := make(map[int32]bool)
 	var seq []report.Rel
 	for _, s := range cyc {
@@ -61,6 +61,7 @@ func classify(cyc []report.Step) (anomaly.Kind, []anomaly.Kind) {
 			wr++
 		case s.Rel.Has(report.RW):
 			rw++
+			pred = pred || s.Pred != ""
 		case s.Rel.Has(report.RT):
 			rt = true
 			continue
@@ -95,6 +96,14 @@ func classify(cyc []report.Step) (anomaly.Kind, []anomaly.Kind) {
 		if !slices.Contains(also, sh.kind) {
 			also = append(also, sh.kind)
 		}
+	}
+	if pred {
+		// Adya: a cycle through a predicate anti-dependency is G-single with one
+		// anti-dependency, G2 (not G2-item) with more; it is what people call a phantom.
+		if kind == anomaly.G2Item {
+			kind = anomaly.G2
+		}
+		also = append([]anomaly.Kind{anomaly.Phantom}, also...)
 	}
 	return kind, also
 }

@@ -98,6 +98,36 @@ func orderExists(h *history.History, in []int, session, realtime bool, skew int6
 					if cur.v != o.Value {
 						ok = false
 					}
+				case history.OpPredRead, history.OpPredWrite:
+					// Every row of the relation (every key) is evaluated on the version
+					// the transaction sees; the rows listed must be exactly those that match.
+					po := h.Pred(o)
+					listed := make(map[history.Key]history.Row)
+					for _, r := range po.Rows {
+						if r.Match {
+							listed[r.Key] = r
+						}
+					}
+					for k := range h.Keys {
+						cur, mine := own[history.Key(k)]
+						if !mine {
+							cur = get(history.Key(k))
+						}
+						r, isListed := listed[history.Key(k)]
+						if match := po.Pred.Eval(h.Value(cur.v)) == history.TruthTrue; match != isListed {
+							ok = false
+							break
+						}
+						if isListed && o.Kind == history.OpPredRead && r.Value != cur.v {
+							ok = false
+							break
+						}
+					}
+					if ok && o.Kind == history.OpPredWrite {
+						for k, r := range listed {
+							own[k] = ver{v: r.Value, writer: t, op: oi}
+						}
+					}
 				case history.OpWrite, history.OpInsert:
 					own[o.Key] = ver{v: o.Value, writer: t, op: oi}
 				case history.OpDelete:

@@ -52,7 +52,18 @@ func (w *witness) steps(cyc []deps.Edge) []report.Step {
 		if e.Rel == report.SO || e.Rel == report.RT {
 			st.Key = -1
 		}
-		st.Why = w.why(st, e, w.p.Forced(e.From, e.To))
+		var pr *deps.Read
+		if st.Rel == report.WR {
+			pr = w.predRead(st.To, st.Key, int32(st.From))
+		} else if st.Rel == report.RW {
+			pr = w.predRead(st.From, st.Key, e.Via)
+		}
+		if pr != nil {
+			st.Pred = w.h.Pred(w.h.Txns[pr.Txn].Ops[pr.Op]).Pred.Expr
+			st.Why = w.whyPred(st, e, pr, w.p.Forced(e.From, e.To))
+		} else {
+			st.Why = w.why(st, e, w.p.Forced(e.From, e.To))
+		}
 		out = append(out, st)
 		i = j + 1
 	}
@@ -93,6 +104,67 @@ func (w *witness) why(s report.Step, e deps.Edge, forced bool) string {
 	return out
 }
 
+// predRead returns t's predicate read of k that may have read writer's version (Init for
+// the initial state), or nil if t read k by an item read.
+func (w *witness) predRead(t history.TxnID, k history.Key, writer int32) *deps.Read {
+	if !w.isTxn(int32(t)) || k < 0 {
+		return nil
+	}
+	var found *deps.Read
+	for _, ri := range w.d.ReadsOf[t] {
+		r := &w.d.Reads[ri]
+		if r.Key != k {
+			continue
+		}
+		if r.Kind == deps.ReadItem {
+			if slices.Contains(r.Cands, writer) {
+				return nil // an item read explains the step on its own
+			}
+			continue
+		}
+		if found == nil && slices.Contains(r.Cands, writer) {
+			found = r
+		}
+	}
+	return found
+}
+
+// version names writer's version of k ("T1's x=3", "the initial x=nil").
+func (w *witness) version(writer int32, k history.Key) string {
+	if writer < 0 || writer >= int32(w.d.N) {
+		return "the initial " + w.kv(k, w.h.InitialValue(k))
+	}
+	wr, _ := w.d.WriteOf(writer, k)
+	return fmt.Sprintf("%s's %s", w.name(history.TxnID(writer)), w.kv(k, wr.Value))
+}
+
+// whyPred says in a sentence why a step through a predicate operation holds.
+func (w *witness) whyPred(s report.Step, e deps.Edge, r *deps.Read, forced bool) string {
+	a, b := w.name(s.From), w.name(s.To)
+	reader, src := b, s.From
+	if s.Rel == report.RW {
+		reader, src = a, history.TxnID(e.Via)
+	}
+	var saw string
+	switch r.Kind {
+	case deps.ReadPredVisible:
+		saw = fmt.Sprintf("%s's predicate read %q returned %s", reader, s.Pred, w.version(int32(src), s.Key))
+	case deps.ReadPredMiss:
+		saw = fmt.Sprintf("%s's predicate read %q did not return row %v, so it saw a version on which the predicate is false: %s", reader, s.Pred, w.h.Key(s.Key), w.version(int32(src), s.Key))
+	default:
+		saw = fmt.Sprintf("%s's update with predicate %q changed row %v, so it read a version on which the predicate holds: %s", reader, s.Pred, w.h.Key(s.Key), w.version(int32(src), s.Key))
+	}
+	out := saw
+	if s.Rel == report.RW {
+		wb, _ := w.d.WriteOf(int32(s.To), s.Key)
+		out = fmt.Sprintf("%s, which %s later overwrote with %s", saw, b, w.kv(s.Key, wb.Value))
+	}
+	if forced {
+		out += " (the opposite order was ruled out: it closes a cycle)"
+	}
+	return out
+}
+
 // option describes one alternative of a constraint.
 func (w *witness) option(o polygraph.Option) string {
 	if o.WW >= 0 {
@@ -113,6 +185,10 @@ func (w *witness) option(o polygraph.Option) string {
 		src := "the initial state"
 		if o.Writer != w.d.Init {
 			src = w.name(history.TxnID(o.Writer))
+		}
+		if r.Kind != deps.ReadItem {
+			expr := w.h.Pred(w.h.Txns[r.Txn].Ops[r.Op]).Pred.Expr
+			return fmt.Sprintf("%s's predicate %q evaluated row %v on %s", w.name(history.TxnID(r.Txn)), expr, w.h.Key(r.Key), w.version(o.Writer, r.Key))
 		}
 		return fmt.Sprintf("%s read %s from %s", w.name(history.TxnID(r.Txn)), w.kv(r.Key, r.Value), src)
 	}

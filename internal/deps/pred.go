@@ -1,0 +1,443 @@
+package deps
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"isovet/history"
+	"isovet/internal/anomaly"
+	"isovet/internal/report"
+)
+
+// # Predicates
+//
+// A predicate read sees, for every row x of its relation, one version of x: the rows it
+// returned are versions on which the predicate holds, every other row is a version on which
+// it does not (Vbox's invisible predicate reads, Def. 2.4). A predicate write (UPDATE …
+// WHERE) reads the same way and then writes the rows it matched.
+//
+// In a serial execution a transaction reads the latest version of each row before it, so
+// "T read some version of x on which θ is δ" is exactly an item read of x whose candidate
+// writers are the writers of the versions with θ = δ (and the initial state, if θ is δ on
+// it). That is a read with several candidates, which the hyper-polygraph already handles
+// (one WR choice, anti-dependencies to every later writer): no separate predicate, truth or
+// edge-set constraints are needed, and the reduction is exact, not an approximation:
+//
+//   - a serial order satisfying the history gives each such read its latest version before
+//     the reader, a candidate, with every edge of that choice pointing forward;
+//   - an acyclic choice gives a serial order (any topological order) in which each reader
+//     directly follows the chosen version of x, whose θ is δ.
+//
+// Vbox's truth constraints are not needed either: a recorded predicate write says which rows
+// it matched (Row.Match), so its truth is observed, not chosen.
+//
+// Rows whose versions all have θ ≠ δ… cannot be missed; rows whose versions all have θ = δ
+// constrain nothing (every position reads such a version) and get no read, which keeps the
+// expansion small: for a range predicate only the rows with a matching version somewhere
+// are looked at, found through a per-field index of the versions' values.
+//
+// Versions are the initial state and the last write of x of every transaction that did not
+// abort. A nil value is an absent row (unborn or deleted): no predicate holds on it. A
+// version whose image does not set the predicate's field (a partial update) has the field's
+// previous value: when every version of x that sets the field agrees on θ, so does it;
+// otherwise its truth is unknown. A version whose truth is unknown is a candidate for both
+// outcomes (so no violation is invented), and the history is then only partly modelled
+// ([Deps.Partial]): a violation found is real, a pass proves nothing.
+
+// ReadKind says where an external read comes from.
+type ReadKind uint8
+
+// Read kinds.
+const (
+	ReadItem        ReadKind = iota // an item read (or list read)
+	ReadPredVisible                 // a row a predicate read returned
+	ReadPredMiss                    // a row a predicate read did not return: θ false on the version read
+	ReadPredMatch                   // a row a predicate write matched: θ true on the version read
+)
+
+// predOp is a predicate operation waiting for the writes of the whole history.
+type predOp struct {
+	txn, op int32
+}
+
+// extractPred handles a predicate op of transaction ti at position i, with the
+// transaction's own writes so far in cur; it returns the updated cur map.
+func (d *Deps) extractPred(ti int32, i int, o history.Op, cur map[history.Key]history.Value, curOp map[history.Key]int32) (map[history.Key]history.Value, map[history.Key]int32) {
+	po := d.H.Pred(o)
+	evaluable := po.Pred.IsRange
+	if !evaluable {
+		// A predicate known only as text: its returned rows are real reads and its matched
+		// rows real writes, but what it did not return cannot be interpreted.
+		d.Partial = true
+		d.notePartial(fmt.Sprintf("predicate %q is not a range over an integer column, so the rows it did not return were not checked", po.Pred.Expr))
+	} else {
+		d.predOps = append(d.predOps, predOp{ti, int32(i)})
+	}
+	for _, row := range po.Rows {
+		if !row.Match {
+			continue
+		}
+		if o.Kind == history.OpPredRead {
+			if _, own := cur[row.Key]; own {
+				continue
+			}
+			d.ReadsOf[ti] = append(d.ReadsOf[ti], int32(len(d.Reads)))
+			d.Reads = append(d.Reads, Read{Txn: ti, Op: int32(i), Key: row.Key, Value: row.Value, Src: row.Src, Kind: ReadPredVisible})
+			continue
+		}
+		if _, own := cur[row.Key]; !own && evaluable {
+			// The update read the row before writing it; which version is settled later.
+			d.ReadsOf[ti] = append(d.ReadsOf[ti], int32(len(d.Reads)))
+			d.Reads = append(d.Reads, Read{Txn: ti, Op: int32(i), Key: row.Key, Value: history.Nil, Kind: ReadPredMatch})
+		}
+		if cur == nil {
+			cur = make(map[history.Key]history.Value)
+			curOp = make(map[history.Key]int32)
+		}
+		cur[row.Key] = row.Value
+		curOp[row.Key] = int32(i)
+	}
+	return cur, curOp
+}
+
+func (d *Deps) notePartial(s string) {
+	if !slices.Contains(d.Notes, s) {
+		d.Notes = append(d.Notes, s)
+	}
+}
+
+// versions indexes, per key, the writers of its versions (transactions that did not abort),
+// and per field the versions' values of that field, parsed once.
+type versions struct {
+	byKey [][]int32
+	// fields: per field name, per key, the field in each version (index 0 the initial
+	// state, 1+i the version of byKey[k][i]); filled on first use of the field.
+	fields map[string]*fieldIndex
+}
+
+// fieldVal is a version's value of one field.
+type fieldVal struct {
+	v     int64
+	state uint8 // fieldSet, fieldAbsent (no row), fieldUnset (image without it), fieldUnknown
+}
+
+const (
+	fieldSet uint8 = iota
+	fieldAbsent
+	fieldUnset
+	fieldUnknown
+)
+
+type fieldIndex struct {
+	vals   [][]fieldVal // per key
+	sorted []keyVal     // set values with their keys, by value
+	other  []history.Key
+}
+
+type keyVal struct {
+	v int64
+	k history.Key
+}
+
+// field returns the index of one field, building it on first use.
+func (d *Deps) field(vs *versions, name string) *fieldIndex {
+	if fi, ok := vs.fields[name]; ok {
+		return fi
+	}
+	h := d.H
+	fi := &fieldIndex{vals: make([][]fieldVal, len(vs.byKey))}
+	parse := func(v history.Datum) fieldVal {
+		if v.IsNil() {
+			return fieldVal{state: fieldAbsent}
+		}
+		if i, ok := v.Int(); ok {
+			return fieldVal{v: i}
+		}
+		s, ok := v.Str()
+		if !ok {
+			return fieldVal{state: fieldUnknown}
+		}
+		n, found, ok := history.ImageInt(s, name)
+		switch {
+		case !ok:
+			return fieldVal{state: fieldUnknown}
+		case !found:
+			return fieldVal{state: fieldUnset}
+		}
+		return fieldVal{v: n}
+	}
+	for k, ws := range vs.byKey {
+		vals := make([]fieldVal, 0, 1+len(ws))
+		vals = append(vals, parse(h.Value(h.InitialValue(history.Key(k)))))
+		for _, w := range ws {
+			wr, _ := d.WriteOf(w, history.Key(k))
+			vals = append(vals, parse(h.Value(wr.Value)))
+		}
+		fi.vals[k] = vals
+		other := false
+		for _, x := range vals {
+			switch x.state {
+			case fieldSet:
+				fi.sorted = append(fi.sorted, keyVal{x.v, history.Key(k)})
+			case fieldUnset, fieldUnknown:
+				other = true
+			}
+		}
+		if other {
+			fi.other = append(fi.other, history.Key(k))
+		}
+	}
+	slices.SortFunc(fi.sorted, func(a, b keyVal) int { return cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.k, b.k)) })
+	vs.fields[name] = fi
+	return fi
+}
+
+// expandPreds turns the predicate ops into reads once every write is known: candidates of
+// matched rows, and reads of the rows a predicate did not return where that matters.
+func (d *Deps) expandPreds() {
+	if len(d.predOps) == 0 {
+		return
+	}
+	h := d.H
+	vs := &versions{byKey: make([][]int32, len(h.Keys)), fields: make(map[string]*fieldIndex)}
+	for t, ws := range d.Writes {
+		if h.Txns[t].Outcome == history.OutcomeAborted {
+			continue
+		}
+		for _, w := range ws {
+			vs.byKey[w.Key] = append(vs.byKey[w.Key], int32(t))
+		}
+	}
+	// Which reads each predicate op already has (matched rows), by op.
+	type opKey struct {
+		txn, op int32
+		k       history.Key
+	}
+	matchRead := make(map[opKey]int32)
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		if r.Kind == ReadPredMatch {
+			matchRead[opKey{r.Txn, r.Op, r.Key}] = int32(ri)
+		}
+	}
+	var tv []history.Truth
+	var keys []history.Key
+	var own map[history.Key]history.Value
+	undecided, example := 0, ""
+	// returned[k] == gen: row k was returned (matched) by the current op; seen dedupes keys.
+	returned := make([]uint32, len(h.Keys))
+	seen := make([]uint32, len(h.Keys))
+	var gen uint32
+	for _, po := range d.predOps {
+		t := &h.Txns[po.txn]
+		o := t.Ops[po.op]
+		pr := &h.Pred(o).Pred
+		own = d.ownWritesBefore(t, int(po.op), own)
+		gen++
+		for _, row := range h.Pred(o).Rows {
+			if row.Match {
+				returned[row.Key] = gen
+			}
+		}
+		// Matched rows of an update: candidates are the versions on which θ holds.
+		if o.Kind == history.OpPredWrite {
+			for _, row := range h.Pred(o).Rows {
+				if !row.Match {
+					continue
+				}
+				if v, ok := own[row.Key]; ok {
+					if pr.Eval(h.Value(v)) == history.TruthFalse && t.Outcome != history.OutcomeAborted {
+						d.predInternal(t, pr, row.Key, v, true)
+					}
+					continue
+				}
+				ri, ok := matchRead[opKey{po.txn, po.op, row.Key}]
+				if !ok {
+					continue
+				}
+				tv = truths(pr, d.field(vs, pr.Field.String()), row.Key, tv)
+				if slices.Contains(tv, history.TruthUnknown) {
+					undecided++
+					if example == "" {
+						example = fmt.Sprintf("%q on row %v", pr.Expr, h.Key(row.Key))
+					}
+				}
+				r := &d.Reads[ri]
+				r.Cands = d.predCands(r.Cands[:0], po.txn, row.Key, vs, tv, history.TruthTrue)
+			}
+		}
+		// Rows the transaction wrote itself: the predicate sees its own version.
+		for k, v := range own {
+			if returned[k] != gen && pr.Eval(h.Value(v)) == history.TruthTrue && t.Outcome != history.OutcomeAborted {
+				d.predInternal(t, pr, k, v, false)
+			}
+		}
+		if o.Kind == history.OpPredRead {
+			for _, row := range h.Pred(o).Rows {
+				if v, ok := own[row.Key]; ok && row.Match && row.Value != v && t.Outcome != history.OutcomeAborted {
+					d.predInternal(t, pr, row.Key, v, false)
+				}
+			}
+		}
+		// Rows not returned: θ was false on the version read.
+		fi := d.field(vs, pr.Field.String())
+		keys = predKeys(pr, fi, keys, seen, gen)
+		for _, k := range keys {
+			if _, ok := own[k]; ok || returned[k] == gen {
+				continue
+			}
+			tv = truths(pr, fi, k, tv)
+			if !slices.ContainsFunc(tv, func(x history.Truth) bool { return x != history.TruthFalse }) {
+				continue // θ is false on every version: any position reads one
+			}
+			if slices.Contains(tv, history.TruthUnknown) {
+				// Which version the predicate may have seen is not known: the row is not
+				// checked (no violation can come of it), and a pass proves nothing.
+				undecided++
+				if example == "" {
+					example = fmt.Sprintf("%q on row %v", pr.Expr, h.Key(k))
+				}
+				continue
+			}
+			d.ReadsOf[po.txn] = append(d.ReadsOf[po.txn], int32(len(d.Reads)))
+			d.Reads = append(d.Reads, Read{Txn: po.txn, Op: po.op, Key: k, Value: history.Nil, Kind: ReadPredMiss,
+				Cands: d.predCands(nil, po.txn, k, vs, tv, history.TruthFalse)})
+		}
+	}
+	if undecided > 0 {
+		d.Partial = true
+		d.Notes = append(d.Notes, fmt.Sprintf("%d predicate evaluations could not be decided (partial row images, or values that are not rows), e.g. %s: the versions they may have seen were taken either way, so a pass proves nothing", undecided, example))
+	}
+}
+
+// ownWritesBefore returns the transaction's own last writes before op i.
+func (d *Deps) ownWritesBefore(t *history.Txn, i int, dst map[history.Key]history.Value) map[history.Key]history.Value {
+	if dst == nil {
+		dst = make(map[history.Key]history.Value)
+	}
+	clear(dst)
+	for _, o := range t.Ops[:i] {
+		switch o.Kind {
+		case history.OpWrite, history.OpInsert, history.OpAppend:
+			dst[o.Key] = o.Value
+		case history.OpDelete:
+			dst[o.Key] = history.Nil
+		case history.OpPredWrite:
+			for _, row := range d.H.Pred(o).Rows {
+				if row.Match {
+					dst[row.Key] = row.Value
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// predInternal records a predicate that disagrees with the transaction's own write.
+func (d *Deps) predInternal(t *history.Txn, pr *history.Predicate, k history.Key, v history.Value, matched bool) {
+	h := d.H
+	if t.Outcome != history.OutcomeCommitted {
+		d.intBad[t.ID] = true
+		return
+	}
+	msg := fmt.Sprintf("%s's predicate %q did not return row %v as %s had itself written it, %v=%v", h.Name(t.ID), pr.Expr, h.Key(k), h.Name(t.ID), h.Key(k), h.Value(v))
+	if matched {
+		msg = fmt.Sprintf("%s's update with predicate %q changed row %v, although %s had itself written %v=%v, which does not match it", h.Name(t.ID), pr.Expr, h.Key(k), h.Name(t.ID), h.Key(k), h.Value(v))
+	}
+	d.Findings = append(d.Findings, report.Anomaly{Kind: anomaly.Internal, Txns: []history.TxnID{t.ID}, Key: k, Message: msg})
+}
+
+// truths evaluates the predicate on every version of k: dst[0] is the initial state,
+// dst[1+i] the version of vs.byKey[k][i]. Unset fields are resolved as the package comment
+// says; what stays unknown is TruthUnknown.
+func truths(pr *history.Predicate, fi *fieldIndex, k history.Key, dst []history.Truth) []history.Truth {
+	dst = dst[:0]
+	var set [2]bool
+	unset, hasNil := false, false
+	for _, x := range fi.vals[k] {
+		t := history.TruthUnknown
+		switch x.state {
+		case fieldSet:
+			t = history.TruthFalse
+			if pr.Lo <= x.v && x.v <= pr.Hi {
+				t = history.TruthTrue
+			}
+			set[t] = true
+		case fieldAbsent:
+			t, hasNil = history.TruthFalse, true
+		case fieldUnset:
+			t, unset = history.TruthUnset, true
+		}
+		dst = append(dst, t)
+	}
+	if unset {
+		// Every version that sets the field agrees: so do the ones inheriting it (a row
+		// that never had the field, NULL, matches no range). A nil version before a partial
+		// one would leave the field NULL: only "false" is safe then.
+		r := history.TruthUnknown
+		switch {
+		case !set[history.TruthTrue]:
+			r = history.TruthFalse
+		case !set[history.TruthFalse] && !hasNil:
+			r = history.TruthTrue
+		}
+		for i, x := range dst {
+			if x == history.TruthUnset {
+				dst[i] = r
+			}
+		}
+	}
+	return dst
+}
+
+// predCands lists the candidate versions of k on which θ may be want, for reader r.
+func (d *Deps) predCands(dst []int32, r int32, k history.Key, vs *versions, tv []history.Truth, want history.Truth) []int32 {
+	ok := func(x history.Truth) bool { return x == want || x == history.TruthUnknown }
+	for i, w := range vs.byKey[k] {
+		if w != r && ok(tv[1+i]) {
+			dst = append(dst, w)
+		}
+	}
+	if ok(tv[0]) {
+		dst = append(dst, d.Init)
+	}
+	return dst
+}
+
+// predKeys returns the keys on some version of which the predicate may hold: the keys of
+// versions whose image sets the field within the range, and those with versions that do not
+// set it or are not images (the initial state counts as a version).
+func predKeys(pr *history.Predicate, fi *fieldIndex, dst []history.Key, seen []uint32, gen uint32) []history.Key {
+	lo, _ := slices.BinarySearchFunc(fi.sorted, pr.Lo, func(a keyVal, v int64) int { return cmp.Compare(a.v, v) })
+	dst = dst[:0]
+	for i := lo; i < len(fi.sorted) && fi.sorted[i].v <= pr.Hi; i++ {
+		if k := fi.sorted[i].k; seen[k] != gen {
+			seen[k] = gen
+			dst = append(dst, k)
+		}
+	}
+	for _, k := range fi.other {
+		if seen[k] != gen {
+			seen[k] = gen
+			dst = append(dst, k)
+		}
+	}
+	return dst
+}
+
+// predNoSource explains a committed predicate read left without a candidate version.
+func (d *Deps) predNoSource(r *Read) report.Anomaly {
+	h := d.H
+	t := history.TxnID(r.Txn)
+	pr := &h.Pred(h.Txns[t].Ops[r.Op]).Pred
+	a := report.Anomaly{Txns: []history.TxnID{t}, Key: r.Key}
+	if r.Kind == ReadPredMiss {
+		a.Kind = anomaly.Phantom
+		a.Message = fmt.Sprintf("%s's predicate %q did not return row %v, but every version of %v that may have committed matches it", h.Name(t), pr.Expr, h.Key(r.Key), h.Key(r.Key))
+		return a
+	}
+	a.Kind = anomaly.ThinAirRead
+	a.Message = fmt.Sprintf("%s's update with predicate %q changed row %v, but no version of %v that may have committed matches it", h.Name(t), pr.Expr, h.Key(r.Key), h.Key(r.Key))
+	return a
+}
