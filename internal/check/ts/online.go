@@ -300,39 +300,86 @@ type vref struct {
 	t   *otxn
 }
 
-// txnmap holds transactions by id, with integer ids in a map of their own.
-type txnmap struct {
-	i map[int64]*otxn
-	s map[history.Datum]*otxn
+// idmap knows every id the checker must recognise: the transactions it holds, and for a
+// while those it has forgotten (retired, late or refused), so that a second arrival is a
+// duplicate. One map (integer ids in one of their own) serves both, a forgotten id mapping
+// to [forgotten]: one lookup per arrival, one write when a transaction is forgotten, one
+// delete when that is itself forgotten.
+type idmap struct {
+	i        map[int64]*otxn
+	s        map[history.Datum]*otxn
+	held     int
+	gone     []goneID // forgotten ids in the order they were forgotten: gone[goneHead:]
+	goneHead int
 }
 
-func (m *txnmap) get(d history.Datum) *otxn {
+type goneID struct {
+	id history.Datum
+	at time.Time
+}
+
+// forgotten is the value of an id the checker no longer holds.
+var forgotten = &otxn{}
+
+// get returns the transaction held under d, forgotten, or nil for an id never seen (or
+// forgotten long ago).
+func (m *idmap) get(d history.Datum) *otxn {
 	if i, ok := d.Int(); ok {
 		return m.i[i]
 	}
 	return m.s[d]
 }
 
-func (m *txnmap) put(d history.Datum, t *otxn) {
+func (m *idmap) set(d history.Datum, t *otxn) (old *otxn) {
 	if m.i == nil {
 		m.i, m.s = map[int64]*otxn{}, map[history.Datum]*otxn{}
 	}
 	if i, ok := d.Int(); ok {
-		m.i[i] = t
-		return
+		old, m.i[i] = m.i[i], t
+		return old
 	}
-	m.s[d] = t
+	old, m.s[d] = m.s[d], t
+	return old
 }
 
-func (m *txnmap) del(d history.Datum) {
-	if i, ok := d.Int(); ok {
-		delete(m.i, i)
-		return
-	}
-	delete(m.s, d)
+func (m *idmap) put(d history.Datum, t *otxn) {
+	m.set(d, t)
+	m.held++
 }
 
-func (m *txnmap) len() int { return len(m.i) + len(m.s) }
+// forget marks d as seen but no longer held, from now on.
+func (m *idmap) forget(d history.Datum, now time.Time) {
+	if old := m.set(d, forgotten); old != nil && old != forgotten {
+		m.held--
+	}
+	m.gone = append(m.gone, goneID{d, now})
+}
+
+// expire drops the ids forgotten before t.
+func (m *idmap) expire(t time.Time) {
+	for m.goneHead < len(m.gone) && m.gone[m.goneHead].at.Before(t) {
+		d := m.gone[m.goneHead].id
+		if i, ok := d.Int(); ok {
+			if m.i[i] == forgotten {
+				delete(m.i, i)
+			}
+		} else if m.s[d] == forgotten {
+			delete(m.s, d)
+		}
+		m.gone[m.goneHead] = goneID{}
+		m.goneHead++
+	}
+	if m.goneHead == len(m.gone) {
+		m.gone, m.goneHead = m.gone[:0], 0
+	} else if m.goneHead > 4096 && m.goneHead*2 > len(m.gone) {
+		n := copy(m.gone, m.gone[m.goneHead:])
+		clear(m.gone[n:])
+		m.gone, m.goneHead = m.gone[:n], 0
+	}
+}
+
+func (m *idmap) len() int     { return m.held }
+func (m *idmap) goneLen() int { return len(m.gone) - m.goneHead }
 
 type osess struct {
 	next int64 // arrival sequence for Seq < 0
@@ -359,8 +406,7 @@ type Online struct {
 	ikeys map[int64]*okey         // integer keys outside [0, len(dense))
 	dense []*okey                 // small non-negative integer keys, by value: an 8-byte slot each
 	nkeys int                     // keys in dense
-	txns  txnmap
-	gone  idset // ids of transactions no longer held, for deduplication
+	txns  idmap                   // held transactions, and ids recently forgotten (for deduplication)
 	sess  map[history.Datum]*osess
 
 	fifo    []*otxn // by arrival
@@ -377,51 +423,6 @@ type Online struct {
 	sc    scratch
 	reads int
 	elems int64
-}
-
-// idset remembers ids for between one and two windows: two generations of maps, the older
-// dropped whole at each rotation.
-type idset struct {
-	ci, pi  map[int64]struct{}
-	cs, ps  map[history.Datum]struct{}
-	rotated time.Time
-}
-
-func (s *idset) has(d history.Datum) bool {
-	if i, ok := d.Int(); ok {
-		_, a := s.ci[i]
-		_, b := s.pi[i]
-		return a || b
-	}
-	_, a := s.cs[d]
-	_, b := s.ps[d]
-	return a || b
-}
-
-func (s *idset) add(d history.Datum) {
-	if s.ci == nil {
-		s.ci, s.cs = map[int64]struct{}{}, map[history.Datum]struct{}{}
-	}
-	if i, ok := d.Int(); ok {
-		s.ci[i] = struct{}{}
-		return
-	}
-	s.cs[d] = struct{}{}
-}
-
-func (s *idset) len() int { return len(s.ci) + len(s.pi) + len(s.cs) + len(s.ps) }
-
-func (s *idset) rotate(now time.Time, every time.Duration) {
-	if s.rotated.IsZero() {
-		s.rotated = now
-	}
-	if now.Sub(s.rotated) < every {
-		return
-	}
-	s.pi, s.ps = s.ci, s.cs
-	// Sized like the generation it replaces, so that it does not grow step by step.
-	s.ci, s.cs = make(map[int64]struct{}, len(s.pi)), make(map[history.Datum]struct{}, len(s.ps))
-	s.rotated = now
 }
 
 // NewOnline returns an online checker.
@@ -471,7 +472,7 @@ func (o *Online) Stats() OnlineStats {
 
 func (o *Online) bytes() int64 {
 	return int64(o.st.Versions)*200 + int64(o.txns.len())*260 + int64(o.reads)*120 + int64(len(o.keys)+len(o.ikeys)+o.nkeys)*140 + int64(cap(o.dense))*8 +
-		o.elems*40 + int64(o.gone.len())*60
+		o.elems*40 + int64(o.txns.goneLen())*60
 }
 
 func (o *Online) viol(k anomaly.Kind, t *otxn) Violation {
@@ -483,7 +484,7 @@ func (o *Online) viol(k anomaly.Kind, t *otxn) Violation {
 // verdicts are provisional and reported by [Online.Advance] once settled.
 func (o *Online) Observe(in Txn) []Event {
 	var evs []Event
-	if o.txns.get(in.ID) != nil || o.gone.has(in.ID) {
+	if o.txns.get(in.ID) != nil {
 		o.st.Duplicates++
 		if o.o.Shard > 0 {
 			return nil
@@ -566,7 +567,7 @@ func (o *Online) Observe(in Txn) []Event {
 }
 
 func (o *Online) forget(id history.Datum) {
-	o.gone.add(id)
+	o.txns.forget(id, o.now)
 }
 
 func (o *Online) emit(evs []Event, v Violation) []Event {
@@ -854,8 +855,8 @@ func (o *Online) Advance(now time.Time) []Event {
 		}
 	}
 	o.collect()
-	// Deduplication ids are kept for two to four settle+retain windows.
-	o.gone.rotate(o.now, 2*retire)
+	// Deduplication ids are kept for three settle+retain windows after they are forgotten.
+	o.txns.expire(o.now.Add(-3 * retire))
 	return evs
 }
 
@@ -898,7 +899,6 @@ func (o *Online) retire(n int) {
 		return
 	}
 	for _, t := range o.fifo[:n] {
-		o.txns.del(t.id)
 		t.retired = true
 		o.forget(t.id)
 		if len(o.minq) > 0 && o.minq[0] == t {
