@@ -355,3 +355,31 @@ func TestOnlineKeyTables(t *testing.T) {
 		t.Errorf("Stats().Keys = %d, want 6", st.Keys)
 	}
 }
+
+// TestOnlineForgetsIDs: an id is recognised as a duplicate for three settle+retain windows
+// after its transaction was forgotten, and not after.
+func TestOnlineForgetsIDs(t *testing.T) {
+	t.Parallel()
+	h := build(t, "0", tx{"A", 1, 1, 2, "w x 1"})
+	on, _ := NewOnline(OnlineOptions{Initial: history.Int(0), Settle: time.Second, Retain: time.Second})
+	t0 := time.Unix(100, 0)
+	on.Advance(t0)
+	on.Observe(FromHistory(h, 0))
+	on.Advance(t0.Add(2 * time.Second)) // retired and forgotten now
+	if st := on.Stats(); st.InMemory != 0 {
+		t.Fatalf("InMemory = %d after retiring", st.InMemory)
+	}
+	on.Advance(t0.Add(7 * time.Second)) // forgotten 5 s ago: within 3 × 2 s
+	if evs := on.Observe(FromHistory(h, 0)); len(evs) != 1 || evs[0].Kind != EventDuplicate {
+		t.Fatalf("Observe(A) 5 s after forgetting = %v, want a duplicate", evs)
+	}
+	on.Advance(t0.Add(8*time.Second + time.Millisecond)) // 6 s and a little
+	for _, e := range on.Observe(FromHistory(h, 0)) {
+		if e.Kind == EventDuplicate {
+			t.Fatalf("Observe(A) after three windows = %v, want it treated as new", e)
+		}
+	}
+	if st := on.Stats(); st.Duplicates != 1 {
+		t.Errorf("Duplicates = %d, want 1", st.Duplicates)
+	}
+}
