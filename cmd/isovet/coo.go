@@ -127,6 +127,7 @@ or replay error.`,
 	f.DurationVar(&o.Replay.FinalWait, "final-wait", 15*time.Second, "how long to wait at the end for blocked statements before killing their connections")
 	f.IntVar(&o.Parallel, "parallel", 4, "concurrent replays per database")
 	f.BoolVar(&o.Replay.Keep, "keep", false, "keep each replay's table")
+	f.BoolVar(&o.Replay.SetupAsInitial, "setup-as-initial", false, "record the setup's rows as the initial state rather than as a loader transaction")
 	return c
 }
 

@@ -80,9 +80,14 @@ type Options struct {
 	// running then are cancelled and their connections killed (default 15s).
 	FinalWait time.Duration
 	// Keep leaves the table in place after the replay (it is dropped by default).
-	Keep   bool
-	Logger *slog.Logger
-	_      struct{}
+	Keep bool
+	// SetupAsInitial records the setup's rows as the history's initial state instead of
+	// as a loader transaction. With a loader, plain serializability may order a read-only
+	// transaction before it (seeing an empty table); as the initial state the rows exist
+	// before every transaction.
+	SetupAsInitial bool
+	Logger         *slog.Logger
+	_              struct{}
 }
 
 // Result is what one replay recorded.
@@ -92,10 +97,11 @@ type Result struct {
 	Version   string // "15.20"
 	Isolation string // as asked, e.g. "repeatable-read"
 	Table     string
-	// History holds one loader transaction (session "setup") with the setup's inserts, then
-	// each session's transactions in order, named T<session>.<n>.
+	// History holds one loader transaction (session "setup") with the setup's inserts
+	// (with Options.SetupAsInitial: an initial state holding its rows instead), then each
+	// session's transactions in order, named T<session>.<n>.
 	History                     *history.History
-	Committed, Aborted, Unknown int // transactions, the loader included
+	Committed, Aborted, Unknown int // transactions, the loader included when there is one
 	// AbortedByDB counts the aborted transactions the database aborted (the rest were
 	// rolled back by the script or left open by it).
 	AbortedByDB int
@@ -739,7 +745,13 @@ func (rp *replay) build(res *Result) (*history.History, []string, error) {
 			res.Unknown++
 		}
 	}
-	add(b.Session(history.Str("setup")), &rp.loader)
+	if rp.o.SetupAsInitial {
+		for _, o := range rp.loader.ops {
+			b.SetInitialKey(b.IntKey(o.key), value(b, o.value))
+		}
+	} else {
+		add(b.Session(history.Str("setup")), &rp.loader)
+	}
 	notes := slices.Clone(rp.notes)
 	for _, se := range rp.sessions {
 		sid := b.Session(history.Int(int64(se.n)))
