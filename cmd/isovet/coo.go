@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -26,6 +27,7 @@ func newCooCmd() *cobra.Command {
 	var o coo.SuiteOptions
 	var dbs, isos, only []string
 	var out, dir string
+	var asJSON bool
 	c := &cobra.Command{
 		Use:   "coo",
 		Short: "Replay the Coo/3TS anomaly scenarios against PostgreSQL and MariaDB and tabulate what isovet finds",
@@ -107,10 +109,18 @@ or replay error.`,
 					return usage(err)
 				}
 			}
-			for _, srv := range su.Servers {
-				fmt.Fprintf(c.OutOrStdout(), "%s %s at %s\n", srv.Name, srv.Version, cooDBName(srv.URL))
+			if asJSON {
+				enc := json.NewEncoder(c.OutOrStdout())
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(cooJSON(su)); err != nil {
+					return err
+				}
+			} else {
+				for _, srv := range su.Servers {
+					fmt.Fprintf(c.OutOrStdout(), "%s %s at %s\n", srv.Name, srv.Version, cooDBName(srv.URL))
+				}
+				fmt.Fprintf(c.OutOrStdout(), "\n%s", table.String())
 			}
-			fmt.Fprintf(c.OutOrStdout(), "\n%s", table.String())
 			if len(errs) > 0 {
 				return usage(errors.Join(errs...))
 			}
@@ -127,6 +137,7 @@ or replay error.`,
 	f.DurationVar(&o.Replay.FinalWait, "final-wait", 15*time.Second, "how long to wait at the end for blocked statements before killing their connections")
 	f.IntVar(&o.Parallel, "parallel", 4, "concurrent replays per database")
 	f.BoolVar(&o.Replay.Keep, "keep", false, "keep each replay's table")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object per replay (its counts, notes and verdicts) instead of the table")
 	f.BoolVar(&o.Replay.SetupAsInitial, "setup-as-initial", false, "record the setup's rows as the initial state rather than as a loader transaction")
 	return c
 }
@@ -186,4 +197,56 @@ func writeCooOut(dir string, su *coo.Suite, table string) error {
 		}
 	}
 	return os.WriteFile(filepath.Join(dir, "table.md"), []byte(table), 0o644)
+}
+
+// cooCell is the JSON form of one replay.
+type cooCell struct {
+	Scenario    string       `json:"scenario"`
+	Database    string       `json:"database"`
+	Version     string       `json:"version"`
+	Isolation   string       `json:"isolation"`
+	Committed   int          `json:"committed"`
+	Aborted     int          `json:"aborted"`
+	AbortedByDB int          `json:"aborted_by_db"`
+	Unknown     int          `json:"unknown"`
+	Blocked     int          `json:"blocked"`
+	Skipped     int          `json:"skipped"`
+	Notes       []string     `json:"notes,omitempty"`
+	Verdicts    []cooVerdict `json:"verdicts"`
+	Error       string       `json:"error,omitempty"`
+}
+
+type cooVerdict struct {
+	Level   string   `json:"level"`
+	Checker string   `json:"checker,omitempty"`
+	Verdict string   `json:"verdict"`
+	Kinds   []string `json:"kinds,omitempty"`
+	Error   string   `json:"error,omitempty"`
+}
+
+func cooJSON(su *coo.Suite) []cooCell {
+	out := make([]cooCell, 0, len(su.Cells))
+	for _, c := range su.Cells {
+		j := cooCell{Scenario: c.Script, Database: cooDBName(c.DB), Isolation: c.Isolation, Verdicts: []cooVerdict{}}
+		if c.Err != nil {
+			j.Error = c.Err.Error()
+		}
+		if r := c.Result; r != nil {
+			j.Database, j.Version = r.DB, r.Version
+			j.Committed, j.Aborted, j.AbortedByDB, j.Unknown = r.Committed, r.Aborted, r.AbortedByDB, r.Unknown
+			j.Blocked, j.Skipped, j.Notes = r.Blocked, r.Skipped, r.Notes
+		}
+		for _, v := range c.Verdicts {
+			jv := cooVerdict{Level: v.Level.String(), Checker: v.Checker, Verdict: v.Verdict.String()}
+			for _, k := range v.Kinds {
+				jv.Kinds = append(jv.Kinds, k.String())
+			}
+			if v.Err != nil {
+				jv.Error = v.Err.Error()
+			}
+			j.Verdicts = append(j.Verdicts, jv)
+		}
+		out = append(out, j)
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,5 +133,36 @@ func TestCooReplaysAndWrites(t *testing.T) {
 	h = filepath.Join(out, "postgresql", "serializable", "iat_dda_write_skew.jsonl")
 	if code, checkOut, checkErr := runCLI(t, "check", "--level", "serializable", h); code != exitOK {
 		t.Errorf("isovet check %s: exit %d, want %d:\n%s%s", h, code, exitOK, checkOut, checkErr)
+	}
+}
+
+// TestCooJSON: --json prints one object per replay with its counts and verdicts.
+func TestCooJSON(t *testing.T) {
+	t.Parallel()
+	urls := cooServers(t)
+	dir := filepath.Join(sharedData(t), "vbox", "coo_origin")
+	code, stdout, stderr := runCLI(t, "coo", "--json", "--scenarios", dir, "--db", urls[1], "--isolation", "repeatable-read", "--only", "wat_dda_read_write_skew1_c1")
+	if code != exitOK {
+		t.Fatalf("isovet coo --json: exit %d\n%s", code, stderr)
+	}
+	var cells []cooCell
+	if err := json.Unmarshal([]byte(stdout), &cells); err != nil {
+		t.Fatalf("isovet coo --json: %v\n%s", err, stdout)
+	}
+	if len(cells) != 1 {
+		t.Fatalf("isovet coo --json: %d cells, want 1", len(cells))
+	}
+	got := cells[0]
+	if got.Scenario != "wat_dda_read_write_skew1_c1" || got.Database != "MariaDB" || got.Isolation != "repeatable-read" || got.Committed != 4 || got.Aborted != 0 || got.Blocked < 1 {
+		t.Errorf("isovet coo --json: %+v; want the MariaDB REPEATABLE READ replay, 4 committed (with the loader), none aborted, a blocked statement", got)
+	}
+	var ser *cooVerdict
+	for i := range got.Verdicts {
+		if got.Verdicts[i].Level == "serializable" {
+			ser = &got.Verdicts[i]
+		}
+	}
+	if ser == nil || ser.Verdict != "fail" || len(ser.Kinds) == 0 || ser.Kinds[0] != "G-single" {
+		t.Errorf("isovet coo --json: serializable verdict %+v, want fail with G-single", ser)
 	}
 }
