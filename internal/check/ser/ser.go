@@ -82,7 +82,10 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	}
 	if err == nil && rep.Verdict == report.Pass && c.partial {
 		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, "predicate operations are only partly modelled (rows a predicate did not return are ignored): no violation was found, but that proves nothing")
+		rep.Notes = append(rep.Notes, "predicate operations could only partly be checked (see the notes above): no violation was found, but that proves nothing")
+	}
+	if err == nil && rep.Verdict == report.Pass && !info.Realtime && h.HasTime() {
+		rep.Notes = append(rep.Notes, "the history records client time, which this level ignores: strict-serializable also requires the order to respect real time (a transaction that began after another ended comes after it)")
 	}
 	rep.Stats.Elapsed = c.now().Sub(c.t0)
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil) {

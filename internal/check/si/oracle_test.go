@@ -64,6 +64,13 @@ func siExists(h *history.History, in []int, session, realtime bool) bool {
 			if o.Kind.IsWrite() || o.Kind == history.OpAppend {
 				writes[i][o.Key] = true
 			}
+			if o.Kind == history.OpPredWrite {
+				for _, r := range h.Pred(o).Rows {
+					if r.Match {
+						writes[i][r.Key] = true
+					}
+				}
+			}
 		}
 		for j, b := range in {
 			if i == j {
@@ -183,6 +190,34 @@ func replay(h *history.History, t int, sn, cur snap) (snap, bool) {
 			own[o.Key] = ver{v: o.Value, writer: t, op: oi}
 		case history.OpDelete:
 			own[o.Key] = ver{v: history.Nil, writer: t, op: oi}
+		case history.OpPredRead, history.OpPredWrite:
+			// Every row (key) is evaluated on the version the snapshot and the transaction's
+			// own writes give; the rows listed must be exactly those that match.
+			po := h.Pred(o)
+			listed := make(map[history.Key]history.Row)
+			for _, r := range po.Rows {
+				if r.Match {
+					listed[r.Key] = r
+				}
+			}
+			for k := range h.Keys {
+				v, mine := own[history.Key(k)]
+				if !mine {
+					v = get(history.Key(k))
+				}
+				r, isListed := listed[history.Key(k)]
+				if (po.Pred.Eval(h.Value(v.v)) == history.TruthTrue) != isListed {
+					return snap{}, false
+				}
+				if isListed && o.Kind == history.OpPredRead && r.Value != v.v {
+					return snap{}, false
+				}
+			}
+			if o.Kind == history.OpPredWrite {
+				for k, r := range listed {
+					own[k] = ver{v: r.Value, writer: t, op: oi}
+				}
+			}
 		case history.OpAppend:
 			base, mine := ownList[o.Key]
 			if !mine {

@@ -103,3 +103,31 @@ func TestDifferentialArbitrary(t *testing.T) {
 	}
 	t.Logf("%d checks: %d pass, %d fail", 3*n, pass, fail)
 }
+
+// TestPredicateOracle compares the checker with the brute-force oracle on random histories
+// with predicate reads and writes over a small relation.
+func TestPredicateOracle(t *testing.T) {
+	n := 5000
+	if testing.Short() {
+		n = 500
+	}
+	counts := map[bool]int{}
+	for seed := range n {
+		h := histtest.GenPred(rand.New(rand.NewPCG(uint64(seed), 7)))
+		for _, level := range []anomaly.Level{anomaly.SnapshotIsolation, anomaly.StrongSessionSI} {
+			rep, err := si.Check(context.Background(), h, level, si.Options{})
+			if err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			want := oracle(h, level)
+			if rep.Verdict == report.Unknown || (rep.Verdict == report.Pass) != want {
+				t.Fatalf("seed %d, %s: checker %s, oracle %v\n%s\n%v", seed, level, rep.Verdict, want, histtest.Format(h), rep.Anomalies)
+			}
+			counts[want]++
+		}
+	}
+	t.Logf("%d pass, %d fail", counts[true], counts[false])
+	if counts[true] < n/10 || counts[false] < n/10 {
+		t.Errorf("generator is lopsided: %v", counts)
+	}
+}

@@ -1,0 +1,122 @@
+package histtest
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"isovet/history"
+)
+
+// GenPred returns a random small history with predicate reads and writes: a few
+// transactions over three rows, executed one after another against states that are
+// sometimes stale, so a good share are not serializable. Values are integers (one value
+// column), predicates ranges over them, so every predicate is decidable; it is the
+// differential test of the checkers' predicate support.
+func GenPred(rng *rand.Rand) *history.History {
+	const absent = -1
+	b := history.NewBuilder()
+	keys := []history.Key{b.StrKey("x"), b.StrKey("y"), b.StrKey("z")}
+	initial := int64(absent)
+	if rng.IntN(2) == 0 {
+		initial = 0
+		b.SetInitial(b.IntValue(0))
+	}
+	value := func(x int64) history.Value {
+		if x == absent {
+			return history.Nil
+		}
+		return b.IntValue(x)
+	}
+	states := []map[history.Key]int64{{}}
+	get := func(st map[history.Key]int64, k history.Key) int64 {
+		if v, ok := st[k]; ok {
+			return v
+		}
+		return initial
+	}
+	nt := 2 + rng.IntN(4)
+	for i := range nt {
+		s := b.Session(history.Int(int64(rng.IntN(3))))
+		outcome := history.OutcomeCommitted
+		if rng.IntN(8) == 0 {
+			outcome = history.OutcomeAborted
+		}
+		b.BeginTxn(s, history.Str(fmt.Sprintf("T%d", i+1)), outcome)
+		// Read from the latest state mostly, sometimes from a stale one.
+		base := states[len(states)-1]
+		if rng.IntN(2) == 0 {
+			base = states[rng.IntN(len(states))]
+		}
+		cur := make(map[history.Key]int64)
+		for _, k := range keys {
+			cur[k] = get(base, k)
+		}
+		wrote := make(map[history.Key]bool)
+		for range 1 + rng.IntN(3) {
+			k := keys[rng.IntN(len(keys))]
+			switch rng.IntN(5) {
+			case 0:
+				b.Read(k, value(cur[k]))
+			case 1:
+				x := int64(rng.IntN(4))
+				b.Write(k, value(x))
+				cur[k], wrote[k] = x, true
+			case 2, 3:
+				lo := int64(rng.IntN(4))
+				hi := lo + int64(rng.IntN(2))
+				pr := history.Predicate{Expr: fmt.Sprintf("v in [%d, %d]", lo, hi), Field: history.Str("v"), Lo: lo, Hi: hi, IsRange: true}
+				write := rng.IntN(2) == 0
+				nv := int64(rng.IntN(4))
+				var rows []history.Row
+				for _, k := range keys {
+					x := cur[k]
+					if x == absent || x < lo || x > hi {
+						continue
+					}
+					if rng.IntN(12) == 0 {
+						continue // a row the database wrongly left out
+					}
+					if write {
+						rows = append(rows, history.Row{Key: k, Value: value(nv), Match: true})
+						cur[k], wrote[k] = nv, true
+					} else {
+						rows = append(rows, history.Row{Key: k, Value: value(x), Match: true})
+					}
+				}
+				if write {
+					b.PredWrite(history.PredOp{Pred: pr, Rows: rows})
+				} else {
+					b.PredRead(history.PredOp{Pred: pr, Rows: rows})
+				}
+			case 4:
+				if cur[k] == absent {
+					x := int64(rng.IntN(4))
+					b.Insert(k, value(x))
+					cur[k] = x
+				} else {
+					b.Delete(k)
+					cur[k] = absent
+				}
+				wrote[k] = true
+			}
+		}
+		b.EndTxn()
+		if outcome == history.OutcomeCommitted {
+			// Install the writes on top of the latest state (a stale read then shows as
+			// a cycle).
+			next := make(map[history.Key]int64)
+			for _, k := range keys {
+				next[k] = get(states[len(states)-1], k)
+				if wrote[k] {
+					next[k] = cur[k]
+				}
+			}
+			states = append(states, next)
+		}
+	}
+	h, err := b.Build()
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
