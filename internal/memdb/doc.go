@@ -57,8 +57,10 @@
 //	lost-update        si, ser    skips first-committer-wins (and, in      lost-update (SI, SER)
 //	                              serializable mode, validation of keys
 //	                              the transaction also writes)
-//	stale-read         si, ser    takes the snapshot a few commits in      stale-read (strict-
-//	                              the past (and validates against it)      serializable), session
+//	stale-read         si, ser    takes the snapshot 1 to 8 commits in     stale-read (strict-
+//	                              the past (and validates against it;      serializable)
+//	                              read-only transactions commit
+//	                              unvalidated)
 //	fractured-read     si         every read takes a fresh snapshot        fractured-read / read
 //	                              (read committed reads inside SI)         skew (SI, SER)
 //	long-fork          si         keys are split in two halves; each       long-fork (SI, SER)
@@ -74,6 +76,15 @@
 //	                              that entered its range since the         through a predicate
 //	                              snapshot (inserts, updates into the      anti-dependency
 //	                              range)                                   (serializable)
+//
+// The stale-read fault never takes a snapshot older than the timestamp given to
+// [DB.BeginAfter]: a client that passes its session's last commit
+// timestamp (the runner does) keeps read-your-writes, so the anomaly is a stale read of
+// other sessions' writes, caught through real time, not a session-order violation.
+//
+// Rows keep only the versions a current or future snapshot can read (older ones are
+// dropped as new versions are installed), and a range index per column lets predicate
+// operations visit only the rows whose values may lie in range.
 //
 // # Concurrency
 //

@@ -233,7 +233,14 @@ func half(k string) int {
 }
 
 // Begin starts a transaction.
-func (db *DB) Begin() *Tx {
+func (db *DB) Begin() *Tx { return db.BeginAfter(0) }
+
+// BeginAfter starts a transaction whose snapshot includes at least every commit up to
+// timestamp ts. A client passes its own last commit timestamp, as a session of a database
+// that guarantees read-your-writes would: the stale-read fault then never hides a session's
+// own writes from it, only other sessions' writes. (The long-fork fault ignores ts: its
+// parallel snapshots are what it is about.)
+func (db *DB) BeginAfter(ts uint64) *Tx {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	db.txns++
@@ -241,10 +248,13 @@ func (db *DB) Begin() *Tx {
 	tx.snap[0], tx.snap[1] = db.clock, db.clock
 	f := db.opts.Faults
 	if f&StaleRead != 0 {
-		lag := 1 + db.rnd.Uint64N(4)
+		lag := 1 + db.rnd.Uint64N(8)
 		tx.start = db.clock - min(lag, db.clock)
 		tx.snap[0], tx.snap[1] = tx.start, tx.start
 	}
+	ts = min(ts, db.clock)
+	tx.start = max(tx.start, ts)
+	tx.snap[0], tx.snap[1] = max(tx.snap[0], ts), max(tx.snap[1], ts)
 	if f&LongFork != 0 {
 		lag := 1 + db.rnd.Uint64N(6)
 		tx.snap[tx.id&1] = db.clock - min(lag, db.clock)
@@ -257,7 +267,7 @@ func (db *DB) Begin() *Tx {
 }
 
 // maxLag bounds how far behind the clock the faults take a snapshot.
-const maxLag = 8
+const maxLag = 10
 
 // finish marks tx done and forgets its snapshot; db.mu is held.
 func (tx *Tx) finish() {

@@ -89,21 +89,30 @@ func (m *MemDB) Session(context.Context) (Session, error) {
 	if m.db == nil {
 		return nil, errors.New("memdb: Prepare was not called")
 	}
-	return memSession{m}, nil
+	return &memSession{m: m}, nil
 }
 
 // Close does nothing.
 func (m *MemDB) Close() error { return nil }
 
-type memSession struct{ m *MemDB }
-
-func (s memSession) Begin(context.Context) (Tx, error) {
-	return &memTx{tx: s.m.db.Begin(), ts: !s.m.NoTimestamps, table: s.m.table}, nil
+// memSession is a client session. Its transactions begin after the session's own last
+// commit ([memdb.DB.BeginAfter]): memdb's stale snapshots then miss other sessions' writes
+// only, so the stale-read fault causes exactly stale reads (a cycle through a real-time
+// edge), never a read-your-writes violation (a cycle through the session order, which the
+// serializability checker classifies by its anti-dependency alone, as G-single).
+type memSession struct {
+	m    *MemDB
+	last uint64 // commit timestamp of the session's last committed transaction
 }
-func (memSession) Close() error { return nil }
+
+func (s *memSession) Begin(context.Context) (Tx, error) {
+	return &memTx{tx: s.m.db.BeginAfter(s.last), s: s, ts: !s.m.NoTimestamps, table: s.m.table}, nil
+}
+func (*memSession) Close() error { return nil }
 
 type memTx struct {
 	tx    *memdb.Tx
+	s     *memSession
 	ts    bool
 	table string
 }
@@ -170,7 +179,13 @@ func (t *memTx) Delete(_ context.Context, k int64) (bool, error) {
 	ok, err := t.tx.Delete(t.table, k)
 	return ok, classifyMem(err)
 }
-func (t *memTx) Commit(context.Context) error   { return classifyMem(t.tx.Commit()) }
+func (t *memTx) Commit(context.Context) error {
+	err := t.tx.Commit()
+	if _, c := t.tx.Timestamps(); err == nil {
+		t.s.last = c
+	}
+	return classifyMem(err)
+}
 func (t *memTx) Rollback(context.Context) error { t.tx.Rollback(); return nil }
 
 // Info reports memdb's logical timestamps (start = snapshot, commit = commit counter).
