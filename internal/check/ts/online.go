@@ -294,12 +294,6 @@ func (key *okey) setRS(rs []rref) {
 	}
 }
 
-// vref names a version for collection: the key t wrote (at t.ck).
-type vref struct {
-	key *okey
-	t   *otxn
-}
-
 // idmap knows every id the checker must recognise: the transactions it holds, and for a
 // while those it has forgotten (retired, late or refused), so that a second arrival is a
 // duplicate. One map (integer ids in one of their own) serves both, a forgotten id mapping
@@ -413,9 +407,9 @@ type Online struct {
 	settled int     // fifo[:settled] are settled
 	minq    []*otxn // monotonic deque of fifo by snapshot, for the horizon
 
-	vq       []vref // versions in arrival order, for collection: vq[vqHead:]
-	vqHead   int
-	deferred []vref
+	klist    []*okey // every key, in order of creation: the collector's round
+	sweep    int     // the next key of klist the collector visits
+	swept    time.Time
 	horizon  opos
 	hasHoriz bool
 
@@ -599,23 +593,29 @@ func (o *Online) key(k history.Datum) *okey {
 			}
 		}
 		if uint64(i) < uint64(len(o.dense)) {
-			key := &okey{k: k}
+			key := o.newKey(k)
 			o.dense[i] = key
 			o.nkeys++
 			return key
 		}
 		key := o.ikeys[i]
 		if key == nil {
-			key = &okey{k: k}
+			key = o.newKey(k)
 			o.ikeys[i] = key
 		}
 		return key
 	}
 	key := o.keys[k]
 	if key == nil {
-		key = &okey{k: k}
+		key = o.newKey(k)
 		o.keys[k] = key
 	}
+	return key
+}
+
+func (o *Online) newKey(k history.Datum) *okey {
+	key := &okey{k: k}
+	o.klist = append(o.klist, key)
 	return key
 }
 
@@ -723,7 +723,6 @@ func (o *Online) write(evs []Event, t *otxn, w *owrite, nv *over) []Event {
 	}
 	o.st.Versions++
 	o.elems += int64(len(w.app))
-	o.vq = append(o.vq, vref{key, t})
 	// Re-check pending readers whose snapshot lies after this commit: for a register only
 	// those up to the next version, for a list all of them.
 	lo := key.rsIndex(t.ck)
@@ -842,8 +841,11 @@ func (o *Online) Advance(now time.Time) []Event {
 			evs = o.settle(evs, t, false)
 			o.settled++
 			dropped++
-			o.retire(o.settled)
-			o.collect()
+			if dropped%64 == 0 || o.settled == len(o.fifo) {
+				// Collecting visits every key: do it after a few drops, not after each.
+				o.retire(o.settled)
+				o.collect(true)
+			}
 		}
 		if o.bytes() > o.o.MaxBytes*9/10 {
 			o.retire(o.settled)
@@ -854,7 +856,7 @@ func (o *Online) Advance(now time.Time) []Event {
 				"memory bound %d bytes reached: %d transactions (%s … %s) were dropped before their reads were verified", o.o.MaxBytes, dropped, first, last)})
 		}
 	}
-	o.collect()
+	o.collect(false)
 	// Deduplication ids are kept for three settle+retain windows after they are forgotten.
 	o.txns.expire(o.now.Add(-3 * retire))
 	return evs
@@ -924,57 +926,40 @@ func (o *Online) setHorizon(h opos) {
 
 // horizonAll raises the horizon above every version: nothing in memory pins old versions.
 func (o *Online) horizonAll() {
-	for _, r := range o.vq[o.vqHead:] {
-		o.setHorizon(r.t.ck)
-	}
-	for _, r := range o.deferred {
-		o.setHorizon(r.t.ck)
+	for _, key := range o.klist {
+		if n := len(key.vs); n > 0 {
+			o.setHorizon(key.vs[n-1].v.ck)
+		}
 	}
 }
 
-// collect drops versions below the horizon except the latest one of each key.
-func (o *Online) collect() {
-	if !o.hasHoriz {
+// collect drops versions below the horizon except the latest one of each key. It visits
+// the keys in turn, as many as keep each key visited about four times per settle+retain
+// window (all of them when all is set), so that its cost follows the number of keys, not
+// the number of versions written. A version below the horizon, which no transaction that
+// will still be checked can read, is kept at most a quarter of a window longer.
+func (o *Online) collect(all bool) {
+	if !o.hasHoriz || len(o.klist) == 0 {
 		return
 	}
-	end := len(o.vq)
-	if len(o.fifo) > 0 {
-		// Only versions written by retired transactions are examined; those of held
-		// transactions wait.
-		end = o.vqHead
-		for end < len(o.vq) && o.vq[end].t.retired {
-			end++
+	n := len(o.klist)
+	if !all {
+		el := o.now.Sub(o.swept)
+		if el <= 0 {
+			return
+		}
+		period := max((o.o.Settle+o.o.Retain)/4, time.Millisecond)
+		if el < period {
+			n = min(n, int(float64(n)*float64(el)/float64(period))+1)
 		}
 	}
-	// Deferred versions (at or above the horizon when last seen) are kept in place.
-	kept := o.deferred[:0]
-	for _, r := range o.deferred {
-		if r.t.ck.cmp(o.horizon) >= 0 {
-			kept = append(kept, r)
-			continue
+	o.swept = o.now
+	for range n {
+		if o.sweep >= len(o.klist) {
+			o.sweep = 0
 		}
-		o.prune(r.key)
-	}
-	for _, r := range o.vq[o.vqHead:end] {
-		if r.t.ck.cmp(o.horizon) >= 0 {
-			kept = append(kept, r)
-			continue
-		}
-		o.prune(r.key)
-	}
-	if old := o.deferred; len(kept) < len(old) {
-		clear(old[len(kept):])
-	}
-	o.deferred = kept
-	clear(o.vq[o.vqHead:end])
-	o.vqHead = end
-	if o.vqHead == len(o.vq) {
-		o.vq, o.vqHead = o.vq[:0], 0
-	} else if o.vqHead > 4096 && o.vqHead*2 > len(o.vq) {
-		// Move the live part down rather than let append copy it into a new array.
-		n := copy(o.vq, o.vq[o.vqHead:])
-		clear(o.vq[n:])
-		o.vq, o.vqHead = o.vq[:n], 0
+		o.prune(o.klist[o.sweep])
+		o.sweep++
 	}
 }
 
