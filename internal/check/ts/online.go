@@ -132,7 +132,6 @@ type otxn struct {
 	reads         []oread
 	writes        []owrite
 	settled       bool
-	retired       bool
 }
 
 // over is one committed version of a key. It is kept small (the checker allocates one per
@@ -901,7 +900,6 @@ func (o *Online) retire(n int) {
 		return
 	}
 	for _, t := range o.fifo[:n] {
-		t.retired = true
 		o.forget(t.id)
 		if len(o.minq) > 0 && o.minq[0] == t {
 			o.minq = o.minq[1:]
