@@ -34,6 +34,14 @@ func Simplify(t Term, eval func(Term) (val, ok bool)) Term {
 		return decide(t)
 	}
 	h := t.Head()
+	if h == "!" && len(t.list) >= 2 {
+		// An annotated body: simplify the body, keep the attributes.
+		body := Simplify(t.list[1], eval)
+		if body.isTrue() || body.isFalse() {
+			return body
+		}
+		return Term{list: append([]Term{t.list[0], body}, t.list[2:]...), isL: true}
+	}
 	if (h == "forall" || h == "exists") && len(t.list) == 3 {
 		var vs []Var
 		for _, d := range t.list[1].list {

@@ -149,6 +149,9 @@ type Var struct{ Name, Sort string }
 func (v Var) Ref() Term { return Sym(v.Name) }
 
 func binder(q string, vs []Var, body Term) Term {
+	if len(vs) == 0 && body.Head() == "!" && len(body.list) >= 2 {
+		return body.list[1] // patterns belong to quantifiers only
+	}
 	if len(vs) == 0 || body.isTrue() || body.isFalse() {
 		return body
 	}
@@ -166,6 +169,14 @@ func Forall(vs []Var, body Term) Term { return binder("forall", vs, body) }
 // Exists returns (exists ((v S)...) body), or body when vs is empty or body is
 // constant.
 func Exists(vs []Var, body Term) Term { return binder("exists", vs, body) }
+
+// Pattern returns body annotated with one multi-pattern, (! body :pattern
+// (p...)): a hint to the solver's E-matching to instantiate the enclosing
+// quantifier only for ground terms matching all of ps. It changes no
+// meaning, so it can make a solver slower or incomplete, never unsound.
+func Pattern(body Term, ps ...Term) Term {
+	return App("!", body, Sym(":pattern"), List(ps...))
+}
 
 // String returns t on one line.
 func (t Term) String() string {

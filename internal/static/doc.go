@@ -36,8 +36,13 @@
 //   - Forcing rules (only where exact): two writes of the same field of the
 //     same row by statements outside loops whose WHERE uses key fields only,
 //     ordered by ar, are a WW dependency on that row.
-//   - φ_dep, key uniqueness, "a read has one source", Lemma 4, ar a strict
-//     total order, vis ⊆ ar.
+//   - φ_dep, key uniqueness (as a left inverse of the key), "a read has one
+//     source", Lemma 4, ar a strict total order, vis ⊆ ar. The quantifiers
+//     over field datatypes are expanded, record dependencies no statement
+//     pair can cause are false, and the record-level axioms carry :pattern
+//     annotations (docs/static.md, "Solver performance").
+//   - In bounded queries, two field SELECTs of the same live row and field
+//     with the same WR sources read the same value ([Encoding.valueAxioms]).
 //   - Liveness: rows of tables nobody inserts into or deletes from are live in
 //     all snapshots or none; in bounded queries a frame axiom says liveness
 //     differs between two snapshots only if a writer of the row's Alive is
@@ -45,9 +50,12 @@
 //
 // # Queries (paper §5), with one change
 //
-// The bounded query ([Encoding.Execution]) asks for an execution of at most
-// k instances with a cycle (Theorem 9's statement): the domain of T is closed
-// to k constants and every quantifier over T is expanded into them. The
+// The bounded query ([Encoding.Execution]) asks for an execution of exactly
+// k distinct instances with a cycle; [Analyze] asks it for k = 2..K, which
+// together is Theorem 9's "at most K". The domain of T is closed to k
+// constants, every quantifier over T is expanded into them, and ar is fixed
+// to their index order (a symmetry break: any execution is a model once its
+// instances are named in ar order) and substituted away. The
 // paper's φ_Cycle,k ranges over executions of any size, whose models may use
 // instances outside the cycle that a witness cannot show; it is still used,
 // as [Encoding.Cycle], for Theorem 10. [Encoding.ShortestPath],

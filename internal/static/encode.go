@@ -74,6 +74,126 @@ func (e *Encoding) finishTerm(t smtlib.Term) smtlib.Term {
 	return smtlib.Simplify(t, eval)
 }
 
+// exclusive reports whether two statements can never both run in one
+// instance: they sit in opposite branches of one IF.
+func exclusive(p, q *stmtCtx) bool {
+	for _, a := range p.path {
+		for _, b := range q.path {
+			if a.c == b.c && a.depth == 0 && b.depth == 0 && a.pos != b.pos {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// writtenValueAxioms: a field SELECT outside loops that reads field f of a
+// live row from writer w (a record-level WR) reads the value w wrote, when w
+// wrote it with one statement outside loops whose value the encoding models
+// (an expression over variables, parameters and constants; INSERT's default
+// 0) and no other statement of w's program that can run with it writes f of
+// that table. Every real execution satisfies it (a read returns its source's
+// final value, and that statement's write is the only one), so it excludes
+// only spurious models; all premises on rows are under-approximations.
+func (e *Encoding) writtenValueAxioms() []smtlib.Term {
+	type writer struct {
+		t     *Txn
+		ctx   *stmtCtx
+		x     Expr
+		alive bool // UPDATE: writes only live rows
+		where Cond
+		ins   *Insert
+	}
+	var out []smtlib.Term
+	for _, tb := range e.tables() {
+		for _, f := range nonKey(tb) {
+			var ws []writer
+			for _, t := range e.txns {
+				var all []*stmtCtx
+				var cands []writer
+				for _, st := range t.stmts {
+					switch st := st.(type) {
+					case *Update:
+						if st.ctx.table != tb {
+							continue
+						}
+						for _, a := range st.Sets {
+							if a.Field == f {
+								all = append(all, st.ctx)
+								if len(st.ctx.loops) == 0 && exactCond(st.Where) && !mentionsField(a.Expr) {
+									cands = append(cands, writer{t: t, ctx: st.ctx, x: a.Expr, alive: true, where: st.Where})
+								}
+							}
+						}
+					case *Insert:
+						if st.ctx.table != tb {
+							continue
+						}
+						all = append(all, st.ctx)
+						var x Expr = &IntLit{}
+						for _, a := range st.Values {
+							if a.Field == f {
+								x = a.Expr
+							}
+						}
+						if len(st.ctx.loops) == 0 && !mentionsField(x) {
+							cands = append(cands, writer{t: t, ctx: st.ctx, x: x, ins: st})
+						}
+					}
+				}
+				for _, c := range cands {
+					alone := true
+					for _, o := range all {
+						alone = alone && (o == c.ctx || exclusive(o, c.ctx))
+					}
+					if alone {
+						ws = append(ws, c)
+					}
+				}
+			}
+			if len(ws) == 0 {
+				continue
+			}
+			for _, t := range e.txns {
+				for _, st := range t.stmts {
+					s, ok := st.(*Select)
+					if !ok || s.Kind != SelectFields || s.ctx.table != tb || len(s.ctx.loops) > 0 {
+						continue
+					}
+					for i, sf := range s.Fields {
+						if sf != f {
+							continue
+						}
+						for _, w := range ws {
+							r := smtlib.Var{Name: "r", Sort: sortR(tb)}
+							a, b := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}
+							_, enw, lw := e.exec(w.ctx, a.Ref())
+							_, enr, lr := e.exec(s.ctx, b.Ref())
+							wv, wn, _ := enw.val(w.x)
+							rv, rn, _ := enr.val(&Ref{Name: s.Vars[i]})
+							var wrow smtlib.Term
+							if w.ins != nil {
+								wrow = accesses(w.ins)[0].row(enw, r.Ref(), false)
+							} else {
+								wrow = smtlib.And(enw.withRow(tb, r.Ref()).cond(w.where, false), smtlib.App(aliveSym(tb), r.Ref(), a.Ref()))
+							}
+							prem := smtlib.And(
+								smtlib.Eq(smtlib.App("typ", a.Ref()), smtlib.Sym(tyCtor(w.t))),
+								smtlib.Eq(smtlib.App("typ", b.Ref()), smtlib.Sym(tyCtor(t))),
+								lw, wrow, smtlib.Not(wn),
+								lr, enr.withRow(tb, r.Ref()).cond(s.Where, false), smtlib.App(aliveSym(tb), r.Ref(), b.Ref()),
+								smtlib.App(relSym("WR", tb), r.Ref(), smtlib.Sym(fieldCtor(tb, f)), a.Ref(), b.Ref()))
+							out = append(out, smtlib.Forall([]smtlib.Var{r, a, b},
+								smtlib.Implies(prem, smtlib.And(smtlib.Not(rn), smtlib.Eq(rv, wv)))))
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
 // valueAxioms: two field SELECTs outside loops that read the same field of
 // the same live row from the same writers (the same WR sources among the
 // given instances, or none: the initial value) read the same value. Each
@@ -712,14 +832,19 @@ func (e *Encoding) tableAccesses(tb *Table) map[*Txn][]access {
 func (e *Encoding) tableAxioms(s *smtlib.Script, tb *Table) {
 	s.Comment("table " + tb.Name)
 	R := sortR(tb)
-	r1, r2 := smtlib.Var{Name: "r1", Sort: R}, smtlib.Var{Name: "r2", Sort: R}
-	var keq []smtlib.Term
-	for _, k := range keyFields(tb) {
-		keq = append(keq, smtlib.Eq(smtlib.App(fieldCtor(tb, k.Name), r1.Ref()), smtlib.App(fieldCtor(tb, k.Name), r2.Ref())))
-	}
-	s.Assert(smtlib.Forall([]smtlib.Var{r1, r2}, smtlib.Implies(smtlib.And(keq...), smtlib.Eq(r1.Ref(), r2.Ref()))))
-
+	// Key uniqueness (Eq. 13), as a left inverse of the key: a row is the row
+	// of its key. That is equivalent to "equal keys, equal rows" (a function
+	// is injective iff it has a left inverse) and needs one instance per row
+	// where the pairwise form needs one per pair of rows.
 	r := smtlib.Var{Name: "r", Sort: R}
+	var keyArgs, keySorts []smtlib.Term
+	for _, k := range keyFields(tb) {
+		keyArgs = append(keyArgs, smtlib.App(fieldCtor(tb, k.Name), r.Ref()))
+		keySorts = append(keySorts, sI)
+	}
+	s.Add(declFun("row."+tb.Name, keySorts, smtlib.Sym(R)))
+	s.Assert(smtlib.Forall([]smtlib.Var{r}, smtlib.Eq(smtlib.App("row."+tb.Name, keyArgs...), r.Ref())))
+
 	f := smtlib.Var{Name: "f", Sort: sortF(tb)}
 	a, b, c := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}, smtlib.Var{Name: "c", Sort: "T"}
 	rel := func(name string, x, y smtlib.Var) smtlib.Term {
@@ -731,9 +856,11 @@ func (e *Encoding) tableAxioms(s *smtlib.Script, tb *Table) {
 		smtlib.Implies(rel("WW", a, b), smtlib.App("WW", a.Ref(), b.Ref())),
 		smtlib.Implies(rel("RW", a, b), smtlib.App("RW", a.Ref(), b.Ref())))))
 	// φ_dep: the source of a read precedes every overwriter of what it read.
-	s.Assert(smtlib.Forall([]smtlib.Var{r, f, a, b, c}, smtlib.Implies(smtlib.And(rel("WR", b, a), rel("RW", a, c)), rel("WW", b, c))))
+	s.Assert(smtlib.Forall([]smtlib.Var{r, f, a, b, c}, smtlib.Pattern(
+		smtlib.Implies(smtlib.And(rel("WR", b, a), rel("RW", a, c)), rel("WW", b, c)), rel("WR", b, a), rel("RW", a, c))))
 	// A read has one source.
-	s.Assert(smtlib.Forall([]smtlib.Var{r, f, a, b, c}, smtlib.Implies(smtlib.And(rel("WR", a, c), rel("WR", b, c)), smtlib.Eq(a.Ref(), b.Ref()))))
+	s.Assert(smtlib.Forall([]smtlib.Var{r, f, a, b, c}, smtlib.Pattern(
+		smtlib.Implies(smtlib.And(rel("WR", a, c), rel("WR", b, c)), smtlib.Eq(a.Ref(), b.Ref())), rel("WR", a, c), rel("WR", b, c))))
 
 	acc := e.tableAccesses(tb)
 	writesAlive := false
@@ -783,7 +910,8 @@ func (e *Encoding) tableAxioms(s *smtlib.Script, tb *Table) {
 				continue
 			}
 			total += len(disj)
-			s.Assert(smtlib.Forall([]smtlib.Var{r, a, b}, smtlib.Implies(atom, smtlib.Or(disj...))))
+			// Instantiated only for dependencies the solver has named.
+			s.Assert(smtlib.Forall([]smtlib.Var{r, a, b}, smtlib.Pattern(smtlib.Implies(atom, smtlib.Or(disj...)), atom)))
 		}
 		s.Comment(fmt.Sprintf("(necessary conditions for %s on %s: %d statement pairs)", relName, tb.Name, total))
 	}

@@ -149,7 +149,7 @@ func (e *Encoding) Execution(k int) smtlib.Query {
 	for _, f := range e.frames {
 		s.Assert(e.finishTerm(e.frameAxiom(f, es)))
 	}
-	for _, ax := range e.valueAxioms(es) {
+	for _, ax := range append(e.valueAxioms(es), e.writtenValueAxioms()...) {
 		s.Assert(e.finishTerm(ax))
 	}
 	s = s.MapAsserts(expand)

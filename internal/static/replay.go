@@ -523,12 +523,19 @@ func (x *exec) seedAt(tb *Table, where Cond, f string, h int64) {
 		}
 	}
 	rk := rowKey{tb.Name, keyString(key)}
-	if x.rp.known[rk] {
+	if _, ok := x.rp.initial[cell{rk, ""}]; ok {
 		return
 	}
+	// The row may be known already from another instance's INSERT: it can
+	// still exist initially (and be inserted again).
+	known := x.rp.known[rk]
+	delete(x.rp.known, rk)
 	x.rp.addInitial(tb, key)
 	if !x.cond(where, tb, &rk) {
 		x.rp.removeInitial(tb, rk)
+		if known {
+			x.rp.known[rk] = true
+		}
 		return
 	}
 	x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: key})

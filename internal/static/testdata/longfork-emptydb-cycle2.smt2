@@ -38,7 +38,8 @@
 (assert (forall ((a T) (b T)) (=> (WW a b) (exists ((r R.Kv)) (WW.Kv r Kv.val a b)))))
 (assert (forall ((a T) (b T)) (=> (RW a b) (exists ((r R.Kv)) (RW.Kv r Kv.val a b)))))
 ; table Kv
-(assert (forall ((r1 R.Kv) (r2 R.Kv)) (=> (= (Kv.k r1) (Kv.k r2)) (= r1 r2))))
+(declare-fun row.Kv (Int) R.Kv)
+(assert (forall ((r R.Kv)) (= (row.Kv (Kv.k r)) r)))
 (assert
   (and
     (forall ((r R.Kv) (a T) (b T)) (=> (WR.Kv r Kv.val a b) (WR a b)))
@@ -46,57 +47,73 @@
     (forall ((r R.Kv) (a T) (b T)) (=> (RW.Kv r Kv.val a b) (RW a b)))))
 (assert
   (forall ((r R.Kv) (a T) (b T) (c T))
-    (=> (and (WR.Kv r Kv.val b a) (RW.Kv r Kv.val a c)) (WW.Kv r Kv.val b c))))
+    (!
+      (=> (and (WR.Kv r Kv.val b a) (RW.Kv r Kv.val a c)) (WW.Kv r Kv.val b c))
+      :pattern
+      ((WR.Kv r Kv.val b a) (RW.Kv r Kv.val a c)))))
 (assert
-  (forall ((r R.Kv) (a T) (b T) (c T)) (=> (and (WR.Kv r Kv.val a c) (WR.Kv r Kv.val b c)) (= a b))))
+  (forall ((r R.Kv) (a T) (b T) (c T))
+    (!
+      (=> (and (WR.Kv r Kv.val a c) (WR.Kv r Kv.val b c)) (= a b))
+      :pattern
+      ((WR.Kv r Kv.val a c) (WR.Kv r Kv.val b c)))))
 (assert (forall ((r R.Kv) (a T) (b T)) (=> (alive.Kv r a) (alive.Kv r b))))
 (assert
   (forall ((r R.Kv) (a T) (b T))
-    (=>
-      (WR.Kv r Kv.val a b)
-      (or
-        (and
-          (= (typ a) ty.Wr)
-          (= (typ b) ty.Rd)
-          (= (Kv.k r) (Wr.x a))
-          (alive.Kv r a)
-          (= (Kv.k r) (Rd.a b)))
-        (and
-          (= (typ a) ty.Wr)
-          (= (typ b) ty.Rd)
-          (= (Kv.k r) (Wr.x a))
-          (alive.Kv r a)
-          (= (Kv.k r) (Rd.b b)))))))
+    (!
+      (=>
+        (WR.Kv r Kv.val a b)
+        (or
+          (and
+            (= (typ a) ty.Wr)
+            (= (typ b) ty.Rd)
+            (= (Kv.k r) (Wr.x a))
+            (alive.Kv r a)
+            (= (Kv.k r) (Rd.a b)))
+          (and
+            (= (typ a) ty.Wr)
+            (= (typ b) ty.Rd)
+            (= (Kv.k r) (Wr.x a))
+            (alive.Kv r a)
+            (= (Kv.k r) (Rd.b b)))))
+      :pattern
+      ((WR.Kv r Kv.val a b)))))
 ; (necessary conditions for WR on Kv: 2 statement pairs)
 (assert
   (forall ((r R.Kv) (a T) (b T))
-    (=>
-      (WW.Kv r Kv.val a b)
-      (and
-        (= (typ a) ty.Wr)
-        (= (typ b) ty.Wr)
-        (= (Kv.k r) (Wr.x a))
-        (alive.Kv r a)
-        (= (Kv.k r) (Wr.x b))
-        (alive.Kv r b)))))
+    (!
+      (=>
+        (WW.Kv r Kv.val a b)
+        (and
+          (= (typ a) ty.Wr)
+          (= (typ b) ty.Wr)
+          (= (Kv.k r) (Wr.x a))
+          (alive.Kv r a)
+          (= (Kv.k r) (Wr.x b))
+          (alive.Kv r b)))
+      :pattern
+      ((WW.Kv r Kv.val a b)))))
 ; (necessary conditions for WW on Kv: 1 statement pairs)
 (assert
   (forall ((r R.Kv) (a T) (b T))
-    (=>
-      (RW.Kv r Kv.val a b)
-      (or
-        (and
-          (= (typ a) ty.Rd)
-          (= (typ b) ty.Wr)
-          (= (Kv.k r) (Rd.a a))
-          (= (Kv.k r) (Wr.x b))
-          (alive.Kv r b))
-        (and
-          (= (typ a) ty.Rd)
-          (= (typ b) ty.Wr)
-          (= (Kv.k r) (Rd.b a))
-          (= (Kv.k r) (Wr.x b))
-          (alive.Kv r b))))))
+    (!
+      (=>
+        (RW.Kv r Kv.val a b)
+        (or
+          (and
+            (= (typ a) ty.Rd)
+            (= (typ b) ty.Wr)
+            (= (Kv.k r) (Rd.a a))
+            (= (Kv.k r) (Wr.x b))
+            (alive.Kv r b))
+          (and
+            (= (typ a) ty.Rd)
+            (= (typ b) ty.Wr)
+            (= (Kv.k r) (Rd.b a))
+            (= (Kv.k r) (Wr.x b))
+            (alive.Kv r b))))
+      :pattern
+      ((RW.Kv r Kv.val a b)))))
 ; (necessary conditions for RW on Kv: 2 statement pairs)
 ; forcing: exact writes of one row and field ordered by ar are WW
 (assert

@@ -61,8 +61,8 @@
     (=> (RW e2 e1) (exists ((r R.Account)) (RW.Account r Account.Balance e2 e1)))
     (=> (RW e2 e2) (exists ((r R.Account)) (RW.Account r Account.Balance e2 e2)))))
 ; table Account
-(assert
-  (forall ((r1 R.Account) (r2 R.Account)) (=> (= (Account.AccID r1) (Account.AccID r2)) (= r1 r2))))
+(declare-fun row.Account (Int) R.Account)
+(assert (forall ((r R.Account)) (= (row.Account (Account.AccID r)) r)))
 (assert
   (and
     (forall ((r R.Account)) (=> (WR.Account r Account.Balance e1 e1) (WR e1 e1)))
@@ -80,47 +80,83 @@
 (assert
   (and
     (forall ((r R.Account))
-      (=>
-        (and (WR.Account r Account.Balance e1 e1) (RW.Account r Account.Balance e1 e1))
-        (WW.Account r Account.Balance e1 e1)))
+      (!
+        (=>
+          (and (WR.Account r Account.Balance e1 e1) (RW.Account r Account.Balance e1 e1))
+          (WW.Account r Account.Balance e1 e1))
+        :pattern
+        ((WR.Account r Account.Balance e1 e1) (RW.Account r Account.Balance e1 e1))))
     (forall ((r R.Account))
-      (=>
-        (and (WR.Account r Account.Balance e1 e1) (RW.Account r Account.Balance e1 e2))
-        (WW.Account r Account.Balance e1 e2)))
+      (!
+        (=>
+          (and (WR.Account r Account.Balance e1 e1) (RW.Account r Account.Balance e1 e2))
+          (WW.Account r Account.Balance e1 e2))
+        :pattern
+        ((WR.Account r Account.Balance e1 e1) (RW.Account r Account.Balance e1 e2))))
     (forall ((r R.Account))
-      (=>
-        (and (WR.Account r Account.Balance e2 e1) (RW.Account r Account.Balance e1 e1))
-        (WW.Account r Account.Balance e2 e1)))
+      (!
+        (=>
+          (and (WR.Account r Account.Balance e2 e1) (RW.Account r Account.Balance e1 e1))
+          (WW.Account r Account.Balance e2 e1))
+        :pattern
+        ((WR.Account r Account.Balance e2 e1) (RW.Account r Account.Balance e1 e1))))
     (forall ((r R.Account))
-      (=>
-        (and (WR.Account r Account.Balance e2 e1) (RW.Account r Account.Balance e1 e2))
-        (WW.Account r Account.Balance e2 e2)))
+      (!
+        (=>
+          (and (WR.Account r Account.Balance e2 e1) (RW.Account r Account.Balance e1 e2))
+          (WW.Account r Account.Balance e2 e2))
+        :pattern
+        ((WR.Account r Account.Balance e2 e1) (RW.Account r Account.Balance e1 e2))))
     (forall ((r R.Account))
-      (=>
-        (and (WR.Account r Account.Balance e1 e2) (RW.Account r Account.Balance e2 e1))
-        (WW.Account r Account.Balance e1 e1)))
+      (!
+        (=>
+          (and (WR.Account r Account.Balance e1 e2) (RW.Account r Account.Balance e2 e1))
+          (WW.Account r Account.Balance e1 e1))
+        :pattern
+        ((WR.Account r Account.Balance e1 e2) (RW.Account r Account.Balance e2 e1))))
     (forall ((r R.Account))
-      (=>
-        (and (WR.Account r Account.Balance e1 e2) (RW.Account r Account.Balance e2 e2))
-        (WW.Account r Account.Balance e1 e2)))
+      (!
+        (=>
+          (and (WR.Account r Account.Balance e1 e2) (RW.Account r Account.Balance e2 e2))
+          (WW.Account r Account.Balance e1 e2))
+        :pattern
+        ((WR.Account r Account.Balance e1 e2) (RW.Account r Account.Balance e2 e2))))
     (forall ((r R.Account))
-      (=>
-        (and (WR.Account r Account.Balance e2 e2) (RW.Account r Account.Balance e2 e1))
-        (WW.Account r Account.Balance e2 e1)))
+      (!
+        (=>
+          (and (WR.Account r Account.Balance e2 e2) (RW.Account r Account.Balance e2 e1))
+          (WW.Account r Account.Balance e2 e1))
+        :pattern
+        ((WR.Account r Account.Balance e2 e2) (RW.Account r Account.Balance e2 e1))))
     (forall ((r R.Account))
-      (=>
-        (and (WR.Account r Account.Balance e2 e2) (RW.Account r Account.Balance e2 e2))
-        (WW.Account r Account.Balance e2 e2)))))
+      (!
+        (=>
+          (and (WR.Account r Account.Balance e2 e2) (RW.Account r Account.Balance e2 e2))
+          (WW.Account r Account.Balance e2 e2))
+        :pattern
+        ((WR.Account r Account.Balance e2 e2) (RW.Account r Account.Balance e2 e2))))))
 (assert
   (and
     (forall ((r R.Account))
-      (not (and (WR.Account r Account.Balance e1 e1) (WR.Account r Account.Balance e2 e1))))
+      (!
+        (not (and (WR.Account r Account.Balance e1 e1) (WR.Account r Account.Balance e2 e1)))
+        :pattern
+        ((WR.Account r Account.Balance e1 e1) (WR.Account r Account.Balance e2 e1))))
     (forall ((r R.Account))
-      (not (and (WR.Account r Account.Balance e1 e2) (WR.Account r Account.Balance e2 e2))))
+      (!
+        (not (and (WR.Account r Account.Balance e1 e2) (WR.Account r Account.Balance e2 e2)))
+        :pattern
+        ((WR.Account r Account.Balance e1 e2) (WR.Account r Account.Balance e2 e2))))
     (forall ((r R.Account))
-      (not (and (WR.Account r Account.Balance e2 e1) (WR.Account r Account.Balance e1 e1))))
+      (!
+        (not (and (WR.Account r Account.Balance e2 e1) (WR.Account r Account.Balance e1 e1)))
+        :pattern
+        ((WR.Account r Account.Balance e2 e1) (WR.Account r Account.Balance e1 e1))))
     (forall ((r R.Account))
-      (not (and (WR.Account r Account.Balance e2 e2) (WR.Account r Account.Balance e1 e2))))))
+      (!
+        (not (and (WR.Account r Account.Balance e2 e2) (WR.Account r Account.Balance e1 e2)))
+        :pattern
+        ((WR.Account r Account.Balance e2 e2) (WR.Account r Account.Balance e1 e2))))))
 (assert
   (and
     (forall ((r R.Account)) (=> (alive.Account r e1) (alive.Account r e1)))
@@ -130,155 +166,191 @@
 (assert
   (and
     (forall ((r R.Account))
-      (=>
-        (WR.Account r Account.Balance e1 e1)
-        (and
-          (= (typ e1) ty.withdraw)
-          (= (typ e1) ty.withdraw)
-          (not (withdraw.bal.null e1))
-          (> (withdraw.bal e1) (withdraw.Amount e1))
-          (= (Account.AccID r) (withdraw.ID e1))
-          (alive.Account r e1)
-          (= (Account.AccID r) (withdraw.ID e1)))))
+      (!
+        (=>
+          (WR.Account r Account.Balance e1 e1)
+          (and
+            (= (typ e1) ty.withdraw)
+            (= (typ e1) ty.withdraw)
+            (not (withdraw.bal.null e1))
+            (> (withdraw.bal e1) (withdraw.Amount e1))
+            (= (Account.AccID r) (withdraw.ID e1))
+            (alive.Account r e1)
+            (= (Account.AccID r) (withdraw.ID e1))))
+        :pattern
+        ((WR.Account r Account.Balance e1 e1))))
     (forall ((r R.Account))
-      (=>
-        (WR.Account r Account.Balance e1 e2)
-        (and
-          (= (typ e1) ty.withdraw)
-          (= (typ e2) ty.withdraw)
-          (not (withdraw.bal.null e1))
-          (> (withdraw.bal e1) (withdraw.Amount e1))
-          (= (Account.AccID r) (withdraw.ID e1))
-          (alive.Account r e1)
-          (= (Account.AccID r) (withdraw.ID e2)))))
+      (!
+        (=>
+          (WR.Account r Account.Balance e1 e2)
+          (and
+            (= (typ e1) ty.withdraw)
+            (= (typ e2) ty.withdraw)
+            (not (withdraw.bal.null e1))
+            (> (withdraw.bal e1) (withdraw.Amount e1))
+            (= (Account.AccID r) (withdraw.ID e1))
+            (alive.Account r e1)
+            (= (Account.AccID r) (withdraw.ID e2))))
+        :pattern
+        ((WR.Account r Account.Balance e1 e2))))
     (forall ((r R.Account))
-      (=>
-        (WR.Account r Account.Balance e2 e1)
-        (and
-          (= (typ e2) ty.withdraw)
-          (= (typ e1) ty.withdraw)
-          (not (withdraw.bal.null e2))
-          (> (withdraw.bal e2) (withdraw.Amount e2))
-          (= (Account.AccID r) (withdraw.ID e2))
-          (alive.Account r e2)
-          (= (Account.AccID r) (withdraw.ID e1)))))
+      (!
+        (=>
+          (WR.Account r Account.Balance e2 e1)
+          (and
+            (= (typ e2) ty.withdraw)
+            (= (typ e1) ty.withdraw)
+            (not (withdraw.bal.null e2))
+            (> (withdraw.bal e2) (withdraw.Amount e2))
+            (= (Account.AccID r) (withdraw.ID e2))
+            (alive.Account r e2)
+            (= (Account.AccID r) (withdraw.ID e1))))
+        :pattern
+        ((WR.Account r Account.Balance e2 e1))))
     (forall ((r R.Account))
-      (=>
-        (WR.Account r Account.Balance e2 e2)
-        (and
-          (= (typ e2) ty.withdraw)
-          (= (typ e2) ty.withdraw)
-          (not (withdraw.bal.null e2))
-          (> (withdraw.bal e2) (withdraw.Amount e2))
-          (= (Account.AccID r) (withdraw.ID e2))
-          (alive.Account r e2)
-          (= (Account.AccID r) (withdraw.ID e2)))))))
+      (!
+        (=>
+          (WR.Account r Account.Balance e2 e2)
+          (and
+            (= (typ e2) ty.withdraw)
+            (= (typ e2) ty.withdraw)
+            (not (withdraw.bal.null e2))
+            (> (withdraw.bal e2) (withdraw.Amount e2))
+            (= (Account.AccID r) (withdraw.ID e2))
+            (alive.Account r e2)
+            (= (Account.AccID r) (withdraw.ID e2))))
+        :pattern
+        ((WR.Account r Account.Balance e2 e2))))))
 ; (necessary conditions for WR on Account: 1 statement pairs)
 (assert
   (and
     (forall ((r R.Account))
-      (=>
-        (WW.Account r Account.Balance e1 e1)
-        (and
-          (= (typ e1) ty.withdraw)
-          (= (typ e1) ty.withdraw)
-          (not (withdraw.bal.null e1))
-          (> (withdraw.bal e1) (withdraw.Amount e1))
-          (= (Account.AccID r) (withdraw.ID e1))
-          (alive.Account r e1)
-          (not (withdraw.bal.null e1))
-          (> (withdraw.bal e1) (withdraw.Amount e1))
-          (= (Account.AccID r) (withdraw.ID e1))
-          (alive.Account r e1))))
+      (!
+        (=>
+          (WW.Account r Account.Balance e1 e1)
+          (and
+            (= (typ e1) ty.withdraw)
+            (= (typ e1) ty.withdraw)
+            (not (withdraw.bal.null e1))
+            (> (withdraw.bal e1) (withdraw.Amount e1))
+            (= (Account.AccID r) (withdraw.ID e1))
+            (alive.Account r e1)
+            (not (withdraw.bal.null e1))
+            (> (withdraw.bal e1) (withdraw.Amount e1))
+            (= (Account.AccID r) (withdraw.ID e1))
+            (alive.Account r e1)))
+        :pattern
+        ((WW.Account r Account.Balance e1 e1))))
     (forall ((r R.Account))
-      (=>
-        (WW.Account r Account.Balance e1 e2)
-        (and
-          (= (typ e1) ty.withdraw)
-          (= (typ e2) ty.withdraw)
-          (not (withdraw.bal.null e1))
-          (> (withdraw.bal e1) (withdraw.Amount e1))
-          (= (Account.AccID r) (withdraw.ID e1))
-          (alive.Account r e1)
-          (not (withdraw.bal.null e2))
-          (> (withdraw.bal e2) (withdraw.Amount e2))
-          (= (Account.AccID r) (withdraw.ID e2))
-          (alive.Account r e2))))
+      (!
+        (=>
+          (WW.Account r Account.Balance e1 e2)
+          (and
+            (= (typ e1) ty.withdraw)
+            (= (typ e2) ty.withdraw)
+            (not (withdraw.bal.null e1))
+            (> (withdraw.bal e1) (withdraw.Amount e1))
+            (= (Account.AccID r) (withdraw.ID e1))
+            (alive.Account r e1)
+            (not (withdraw.bal.null e2))
+            (> (withdraw.bal e2) (withdraw.Amount e2))
+            (= (Account.AccID r) (withdraw.ID e2))
+            (alive.Account r e2)))
+        :pattern
+        ((WW.Account r Account.Balance e1 e2))))
     (forall ((r R.Account))
-      (=>
-        (WW.Account r Account.Balance e2 e1)
-        (and
-          (= (typ e2) ty.withdraw)
-          (= (typ e1) ty.withdraw)
-          (not (withdraw.bal.null e2))
-          (> (withdraw.bal e2) (withdraw.Amount e2))
-          (= (Account.AccID r) (withdraw.ID e2))
-          (alive.Account r e2)
-          (not (withdraw.bal.null e1))
-          (> (withdraw.bal e1) (withdraw.Amount e1))
-          (= (Account.AccID r) (withdraw.ID e1))
-          (alive.Account r e1))))
+      (!
+        (=>
+          (WW.Account r Account.Balance e2 e1)
+          (and
+            (= (typ e2) ty.withdraw)
+            (= (typ e1) ty.withdraw)
+            (not (withdraw.bal.null e2))
+            (> (withdraw.bal e2) (withdraw.Amount e2))
+            (= (Account.AccID r) (withdraw.ID e2))
+            (alive.Account r e2)
+            (not (withdraw.bal.null e1))
+            (> (withdraw.bal e1) (withdraw.Amount e1))
+            (= (Account.AccID r) (withdraw.ID e1))
+            (alive.Account r e1)))
+        :pattern
+        ((WW.Account r Account.Balance e2 e1))))
     (forall ((r R.Account))
-      (=>
-        (WW.Account r Account.Balance e2 e2)
-        (and
-          (= (typ e2) ty.withdraw)
-          (= (typ e2) ty.withdraw)
-          (not (withdraw.bal.null e2))
-          (> (withdraw.bal e2) (withdraw.Amount e2))
-          (= (Account.AccID r) (withdraw.ID e2))
-          (alive.Account r e2)
-          (not (withdraw.bal.null e2))
-          (> (withdraw.bal e2) (withdraw.Amount e2))
-          (= (Account.AccID r) (withdraw.ID e2))
-          (alive.Account r e2))))))
+      (!
+        (=>
+          (WW.Account r Account.Balance e2 e2)
+          (and
+            (= (typ e2) ty.withdraw)
+            (= (typ e2) ty.withdraw)
+            (not (withdraw.bal.null e2))
+            (> (withdraw.bal e2) (withdraw.Amount e2))
+            (= (Account.AccID r) (withdraw.ID e2))
+            (alive.Account r e2)
+            (not (withdraw.bal.null e2))
+            (> (withdraw.bal e2) (withdraw.Amount e2))
+            (= (Account.AccID r) (withdraw.ID e2))
+            (alive.Account r e2)))
+        :pattern
+        ((WW.Account r Account.Balance e2 e2))))))
 ; (necessary conditions for WW on Account: 1 statement pairs)
 (assert
   (and
     (forall ((r R.Account))
-      (=>
-        (RW.Account r Account.Balance e1 e1)
-        (and
-          (= (typ e1) ty.withdraw)
-          (= (typ e1) ty.withdraw)
-          (= (Account.AccID r) (withdraw.ID e1))
-          (not (withdraw.bal.null e1))
-          (> (withdraw.bal e1) (withdraw.Amount e1))
-          (= (Account.AccID r) (withdraw.ID e1))
-          (alive.Account r e1))))
+      (!
+        (=>
+          (RW.Account r Account.Balance e1 e1)
+          (and
+            (= (typ e1) ty.withdraw)
+            (= (typ e1) ty.withdraw)
+            (= (Account.AccID r) (withdraw.ID e1))
+            (not (withdraw.bal.null e1))
+            (> (withdraw.bal e1) (withdraw.Amount e1))
+            (= (Account.AccID r) (withdraw.ID e1))
+            (alive.Account r e1)))
+        :pattern
+        ((RW.Account r Account.Balance e1 e1))))
     (forall ((r R.Account))
-      (=>
-        (RW.Account r Account.Balance e1 e2)
-        (and
-          (= (typ e1) ty.withdraw)
-          (= (typ e2) ty.withdraw)
-          (= (Account.AccID r) (withdraw.ID e1))
-          (not (withdraw.bal.null e2))
-          (> (withdraw.bal e2) (withdraw.Amount e2))
-          (= (Account.AccID r) (withdraw.ID e2))
-          (alive.Account r e2))))
+      (!
+        (=>
+          (RW.Account r Account.Balance e1 e2)
+          (and
+            (= (typ e1) ty.withdraw)
+            (= (typ e2) ty.withdraw)
+            (= (Account.AccID r) (withdraw.ID e1))
+            (not (withdraw.bal.null e2))
+            (> (withdraw.bal e2) (withdraw.Amount e2))
+            (= (Account.AccID r) (withdraw.ID e2))
+            (alive.Account r e2)))
+        :pattern
+        ((RW.Account r Account.Balance e1 e2))))
     (forall ((r R.Account))
-      (=>
-        (RW.Account r Account.Balance e2 e1)
-        (and
-          (= (typ e2) ty.withdraw)
-          (= (typ e1) ty.withdraw)
-          (= (Account.AccID r) (withdraw.ID e2))
-          (not (withdraw.bal.null e1))
-          (> (withdraw.bal e1) (withdraw.Amount e1))
-          (= (Account.AccID r) (withdraw.ID e1))
-          (alive.Account r e1))))
+      (!
+        (=>
+          (RW.Account r Account.Balance e2 e1)
+          (and
+            (= (typ e2) ty.withdraw)
+            (= (typ e1) ty.withdraw)
+            (= (Account.AccID r) (withdraw.ID e2))
+            (not (withdraw.bal.null e1))
+            (> (withdraw.bal e1) (withdraw.Amount e1))
+            (= (Account.AccID r) (withdraw.ID e1))
+            (alive.Account r e1)))
+        :pattern
+        ((RW.Account r Account.Balance e2 e1))))
     (forall ((r R.Account))
-      (=>
-        (RW.Account r Account.Balance e2 e2)
-        (and
-          (= (typ e2) ty.withdraw)
-          (= (typ e2) ty.withdraw)
-          (= (Account.AccID r) (withdraw.ID e2))
-          (not (withdraw.bal.null e2))
-          (> (withdraw.bal e2) (withdraw.Amount e2))
-          (= (Account.AccID r) (withdraw.ID e2))
-          (alive.Account r e2))))))
+      (!
+        (=>
+          (RW.Account r Account.Balance e2 e2)
+          (and
+            (= (typ e2) ty.withdraw)
+            (= (typ e2) ty.withdraw)
+            (= (Account.AccID r) (withdraw.ID e2))
+            (not (withdraw.bal.null e2))
+            (> (withdraw.bal e2) (withdraw.Amount e2))
+            (= (Account.AccID r) (withdraw.ID e2))
+            (alive.Account r e2)))
+        :pattern
+        ((RW.Account r Account.Balance e2 e2))))))
 ; (necessary conditions for RW on Account: 1 statement pairs)
 ; forcing: exact writes of one row and field ordered by ar are WW
 (assert
@@ -360,6 +432,72 @@
           (= (WR.Account r Account.Balance e1 e2) (WR.Account r Account.Balance e1 e1))
           (= (WR.Account r Account.Balance e2 e2) (WR.Account r Account.Balance e2 e1)))
         (= (withdraw.bal e2) (withdraw.bal e1))))))
+(assert
+  (and
+    (forall ((r R.Account))
+      (=>
+        (and
+          (= (typ e1) ty.withdraw)
+          (= (typ e1) ty.withdraw)
+          (not (withdraw.bal.null e1))
+          (> (withdraw.bal e1) (withdraw.Amount e1))
+          (= (Account.AccID r) (withdraw.ID e1))
+          (alive.Account r e1)
+          (not (withdraw.bal.null e1))
+          (= (Account.AccID r) (withdraw.ID e1))
+          (alive.Account r e1)
+          (WR.Account r Account.Balance e1 e1))
+        (and
+          (not (withdraw.bal.null e1))
+          (= (withdraw.bal e1) (- (withdraw.bal e1) (withdraw.Amount e1))))))
+    (forall ((r R.Account))
+      (=>
+        (and
+          (= (typ e1) ty.withdraw)
+          (= (typ e2) ty.withdraw)
+          (not (withdraw.bal.null e1))
+          (> (withdraw.bal e1) (withdraw.Amount e1))
+          (= (Account.AccID r) (withdraw.ID e1))
+          (alive.Account r e1)
+          (not (withdraw.bal.null e1))
+          (= (Account.AccID r) (withdraw.ID e2))
+          (alive.Account r e2)
+          (WR.Account r Account.Balance e1 e2))
+        (and
+          (not (withdraw.bal.null e2))
+          (= (withdraw.bal e2) (- (withdraw.bal e1) (withdraw.Amount e1))))))
+    (forall ((r R.Account))
+      (=>
+        (and
+          (= (typ e2) ty.withdraw)
+          (= (typ e1) ty.withdraw)
+          (not (withdraw.bal.null e2))
+          (> (withdraw.bal e2) (withdraw.Amount e2))
+          (= (Account.AccID r) (withdraw.ID e2))
+          (alive.Account r e2)
+          (not (withdraw.bal.null e2))
+          (= (Account.AccID r) (withdraw.ID e1))
+          (alive.Account r e1)
+          (WR.Account r Account.Balance e2 e1))
+        (and
+          (not (withdraw.bal.null e1))
+          (= (withdraw.bal e1) (- (withdraw.bal e2) (withdraw.Amount e2))))))
+    (forall ((r R.Account))
+      (=>
+        (and
+          (= (typ e2) ty.withdraw)
+          (= (typ e2) ty.withdraw)
+          (not (withdraw.bal.null e2))
+          (> (withdraw.bal e2) (withdraw.Amount e2))
+          (= (Account.AccID r) (withdraw.ID e2))
+          (alive.Account r e2)
+          (not (withdraw.bal.null e2))
+          (= (Account.AccID r) (withdraw.ID e2))
+          (alive.Account r e2)
+          (WR.Account r Account.Balance e2 e2))
+        (and
+          (not (withdraw.bal.null e2))
+          (= (withdraw.bal e2) (- (withdraw.bal e2) (withdraw.Amount e2))))))))
 ; query execution k=2
 ; instances: distinct, named in arbitration order
 (assert (distinct e1 e2))

@@ -38,8 +38,8 @@
 (assert
   (forall ((a T) (b T)) (=> (RW a b) (exists ((r R.Account)) (RW.Account r Account.Balance a b)))))
 ; table Account
-(assert
-  (forall ((r1 R.Account) (r2 R.Account)) (=> (= (Account.AccID r1) (Account.AccID r2)) (= r1 r2))))
+(declare-fun row.Account (Int) R.Account)
+(assert (forall ((r R.Account)) (= (row.Account (Account.AccID r)) r)))
 (assert
   (and
     (forall ((r R.Account) (a T) (b T)) (=> (WR.Account r Account.Balance a b) (WR a b)))
@@ -47,54 +47,69 @@
     (forall ((r R.Account) (a T) (b T)) (=> (RW.Account r Account.Balance a b) (RW a b)))))
 (assert
   (forall ((r R.Account) (a T) (b T) (c T))
-    (=>
-      (and (WR.Account r Account.Balance b a) (RW.Account r Account.Balance a c))
-      (WW.Account r Account.Balance b c))))
+    (!
+      (=>
+        (and (WR.Account r Account.Balance b a) (RW.Account r Account.Balance a c))
+        (WW.Account r Account.Balance b c))
+      :pattern
+      ((WR.Account r Account.Balance b a) (RW.Account r Account.Balance a c)))))
 (assert
   (forall ((r R.Account) (a T) (b T) (c T))
-    (=> (and (WR.Account r Account.Balance a c) (WR.Account r Account.Balance b c)) (= a b))))
+    (!
+      (=> (and (WR.Account r Account.Balance a c) (WR.Account r Account.Balance b c)) (= a b))
+      :pattern
+      ((WR.Account r Account.Balance a c) (WR.Account r Account.Balance b c)))))
 (assert (forall ((r R.Account) (a T) (b T)) (=> (alive.Account r a) (alive.Account r b))))
 (assert
   (forall ((r R.Account) (a T) (b T))
-    (=>
-      (WR.Account r Account.Balance a b)
-      (and
-        (= (typ a) ty.withdraw)
-        (= (typ b) ty.withdraw)
-        (not (withdraw.bal.null a))
-        (> (withdraw.bal a) (withdraw.Amount a))
-        (= (Account.AccID r) (withdraw.ID a))
-        (alive.Account r a)
-        (= (Account.AccID r) (withdraw.ID b))))))
+    (!
+      (=>
+        (WR.Account r Account.Balance a b)
+        (and
+          (= (typ a) ty.withdraw)
+          (= (typ b) ty.withdraw)
+          (not (withdraw.bal.null a))
+          (> (withdraw.bal a) (withdraw.Amount a))
+          (= (Account.AccID r) (withdraw.ID a))
+          (alive.Account r a)
+          (= (Account.AccID r) (withdraw.ID b))))
+      :pattern
+      ((WR.Account r Account.Balance a b)))))
 ; (necessary conditions for WR on Account: 1 statement pairs)
 (assert
   (forall ((r R.Account) (a T) (b T))
-    (=>
-      (WW.Account r Account.Balance a b)
-      (and
-        (= (typ a) ty.withdraw)
-        (= (typ b) ty.withdraw)
-        (not (withdraw.bal.null a))
-        (> (withdraw.bal a) (withdraw.Amount a))
-        (= (Account.AccID r) (withdraw.ID a))
-        (alive.Account r a)
-        (not (withdraw.bal.null b))
-        (> (withdraw.bal b) (withdraw.Amount b))
-        (= (Account.AccID r) (withdraw.ID b))
-        (alive.Account r b)))))
+    (!
+      (=>
+        (WW.Account r Account.Balance a b)
+        (and
+          (= (typ a) ty.withdraw)
+          (= (typ b) ty.withdraw)
+          (not (withdraw.bal.null a))
+          (> (withdraw.bal a) (withdraw.Amount a))
+          (= (Account.AccID r) (withdraw.ID a))
+          (alive.Account r a)
+          (not (withdraw.bal.null b))
+          (> (withdraw.bal b) (withdraw.Amount b))
+          (= (Account.AccID r) (withdraw.ID b))
+          (alive.Account r b)))
+      :pattern
+      ((WW.Account r Account.Balance a b)))))
 ; (necessary conditions for WW on Account: 1 statement pairs)
 (assert
   (forall ((r R.Account) (a T) (b T))
-    (=>
-      (RW.Account r Account.Balance a b)
-      (and
-        (= (typ a) ty.withdraw)
-        (= (typ b) ty.withdraw)
-        (= (Account.AccID r) (withdraw.ID a))
-        (not (withdraw.bal.null b))
-        (> (withdraw.bal b) (withdraw.Amount b))
-        (= (Account.AccID r) (withdraw.ID b))
-        (alive.Account r b)))))
+    (!
+      (=>
+        (RW.Account r Account.Balance a b)
+        (and
+          (= (typ a) ty.withdraw)
+          (= (typ b) ty.withdraw)
+          (= (Account.AccID r) (withdraw.ID a))
+          (not (withdraw.bal.null b))
+          (> (withdraw.bal b) (withdraw.Amount b))
+          (= (Account.AccID r) (withdraw.ID b))
+          (alive.Account r b)))
+      :pattern
+      ((RW.Account r Account.Balance a b)))))
 ; (necessary conditions for RW on Account: 1 statement pairs)
 ; forcing: exact writes of one row and field ordered by ar are WW
 (assert
