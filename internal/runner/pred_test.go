@@ -4,7 +4,9 @@ import (
 	"slices"
 	"testing"
 
+	"isovet/check"
 	"isovet/history"
+	"isovet/internal/anomaly"
 	"isovet/internal/memdb"
 	"isovet/internal/runner/runnertest"
 	"isovet/internal/workload"
@@ -165,6 +167,65 @@ func TestRowWorkloadsSnapshots(t *testing.T) {
 				t.Fatalf("%d phantoms in 3 seeds of pred-write-skew; want some: %v", total, tc.phantoms)
 			}
 			t.Logf("%d phantoms", total)
+		})
+	}
+}
+
+// TestRowWorkloadsVerdicts: memdb's serializable mode passes serializability on both row
+// workloads; with the phantom fault, and at snapshot isolation, pred-write-skew fails it
+// with an anti-dependency cycle through a predicate read (a phantom).
+func TestRowWorkloadsVerdicts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		mode  memdb.Mode
+		fault memdb.Fault
+		wl    string
+		fail  bool
+	}{
+		{memdb.Serializable, 0, "blindw-pred", false},
+		{memdb.Serializable, 0, "pred-write-skew", false},
+		{memdb.Serializable, memdb.Phantom, "pred-write-skew", true},
+		{memdb.SnapshotIsolation, 0, "pred-write-skew", true},
+	} {
+		t.Run(tc.mode.String()+"/"+tc.fault.String()+"/"+tc.wl, func(t *testing.T) {
+			t.Parallel()
+			found := false
+			for seed := uint64(1); seed <= 4 && !found; seed++ {
+				o := workload.Options{Seed: seed, Sessions: 6, TxnsPerSess: 50}
+				if tc.wl == "blindw-pred" {
+					o.Keys, o.RangeMax, o.Sessions = 300, 30, 4
+				}
+				h := runMem(t, memdb.Options{Mode: tc.mode, Faults: tc.fault, Seed: seed}, gen(t, tc.wl, o))
+				rep := mustCheck(t, h, check.Serializable, check.MethodAuto)
+				if !tc.fail {
+					if rep.Verdict != check.Pass {
+						t.Fatalf("seed %d: Check(serializable) = %v (%s), want pass; anomalies: %s; notes: %v", seed, rep.Verdict, rep.Checker, kindNames(kinds(rep)), rep.Notes)
+					}
+					continue
+				}
+				switch rep.Verdict {
+				case check.Pass:
+					continue
+				case check.Unknown:
+					t.Fatalf("seed %d: Check(serializable) = unknown (%s): %v", seed, rep.Checker, rep.Notes)
+				}
+				for _, a := range rep.Anomalies {
+					if (a.Kind == anomaly.G2 || a.Kind == anomaly.GSingle || a.Kind == anomaly.G2Item) && slices.Contains(a.Also, anomaly.Phantom) {
+						found = true
+						t.Logf("seed %d: %s, also %s", seed, a.Kind.Info().Name, kindNames(a.Also))
+					}
+				}
+				if !found {
+					t.Fatalf("seed %d: serializability fails, but not with a phantom: %s", seed, kindNames(kinds(rep)))
+				}
+				// Both keep snapshot isolation: the phantom is all that goes wrong.
+				if si := mustCheck(t, h, check.SnapshotIsolation, check.MethodAuto); si.Verdict != check.Pass {
+					t.Fatalf("seed %d: Check(snapshot-isolation) = %v (%s), want pass: %s %v", seed, si.Verdict, si.Checker, kindNames(kinds(si)), si.Notes)
+				}
+			}
+			if tc.fail && !found {
+				t.Fatalf("no phantom in 4 seeds")
+			}
 		})
 	}
 }

@@ -176,6 +176,18 @@ func TestRowWorkloadsRecord(t *testing.T) {
 				if preds < 100 || rows == 0 {
 					t.Fatalf("%d predicate operations listing %d rows, want at least 100 and some rows", preds, rows)
 				}
+				if iso != "serializable" {
+					return
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				defer cancel()
+				rep, err := check.Check(ctx, h, check.Serializable, check.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rep.Verdict != check.Pass {
+					t.Fatalf("Check(serializable) on SERIALIZABLE = %v, want pass: %v %v", rep.Verdict, rep.Anomalies, rep.Notes)
+				}
 			})
 		}
 	}

@@ -107,6 +107,13 @@ func TestRowWorkloadsRecord(t *testing.T) {
 			if preds < 100 || rows == 0 {
 				t.Fatalf("%d predicate operations listing %d rows, want at least 100 and some rows", preds, rows)
 			}
+			rep, err := check.Check(ctx, res.History, check.Serializable, check.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Verdict != check.Pass {
+				t.Fatalf("Check(serializable) on SQLite = %v, want pass: %v %v", rep.Verdict, rep.Anomalies, rep.Notes)
+			}
 		})
 	}
 }
