@@ -31,11 +31,17 @@ check it and explain every anomaly found.
 Databases (--db): memdb://MODE[?fault=FAULT], the embedded reference database (the default,
 memdb://snapshot-isolation; modes serializable, snapshot-isolation, read-committed,
 read-uncommitted; faults lost-update, stale-read, fractured-read, long-fork, aborted-read,
-intermediate-read), postgres://user@host/db, mysql://user@tcp(host:port)/db, sqlite://FILE.
+intermediate-read, phantom), postgres://user@host/db, mysql://user@tcp(host:port)/db,
+sqlite://FILE.
+
+Row workloads (blindw-pred, pred-write-skew) create a table (k, v1, v2, w), fill it with
+logged loader transactions, and record predicate reads and writes with the rows they
+returned or updated; --keys sets the rows (blindw-pred) or the ranges (pred-write-skew).
 
 Exit codes: 0 every checked level holds, 1 a violation, 2 usage, connection or database
 error, 3 unknown.`,
 		Example: `  isovet run --workload write-skew --db memdb://snapshot-isolation --check serializable
+  isovet run --workload pred-write-skew --db 'memdb://serializable?fault=phantom'
   isovet run --db postgres://postgres@127.0.0.1/test --isolation repeatable-read --workload write-skew --check snapshot-isolation,serializable`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -75,6 +81,8 @@ error, 3 unknown.`,
 	f.IntVar(&o.Gen.Keys, "keys", 0, "number of keys (default depends on the workload)")
 	f.StringVar(&dist, "dist", "", "key distribution: uniform, zipfian or hotspot")
 	f.BoolVar(&o.Gen.Duplicates, "duplicates", false, "write duplicate values on some keys (as VeriStrong's workloads do)")
+	f.IntVar(&o.Gen.RangeMax, "range-max", 0, "blindw-pred: predicates match 1 to this many rows (default rows/10)")
+	f.IntVar(&o.Gen.PredOps, "pred-ops", 0, "blindw-pred: predicate operations per transaction (default 1)")
 	f.StringVar(&o.Out, "out", "", "directory for the history (history.jsonl, written as the run goes) and the reports")
 	f.StringSliceVar(&checks, "check", nil, "levels to check, comma-separated (default: the level the database was asked for)")
 	f.StringVar(&method, "method", "auto", "checker method: auto, black-box, timestamp or basic")
