@@ -2,6 +2,7 @@ package polygraph
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"isovet/internal/deps"
@@ -101,5 +102,56 @@ func TestEncodeAndCore(t *testing.T) {
 		if alt.Cycle == nil {
 			t.Errorf("alternative %+v closes no cycle", alt.Options)
 		}
+	}
+}
+
+// TestPruneWorkGraph: pruning with the reduced working graph of later passes decides exactly
+// what pruning on the whole known graph decides, on random histories with duplicate values,
+// with and without session order and real time.
+func TestPruneWorkGraph(t *testing.T) {
+	used := 0
+	for seed := range uint64(400) {
+		o := histtest.GenOptions{Txns: 12 + int(seed%30), Sessions: 2 + int(seed%4), Keys: 2 + int(seed%5), Concurrency: int(seed % 4), DupRatio: 0.3}
+		h := histtest.Gen(seed, o)
+		do := deps.Options{Session: seed%3 != 0, Realtime: seed%3 == 2 && h.HasTime()}
+		run := func(limit int) (*Polygraph, *Violation, int) {
+			saved := maxWorkTerminals
+			maxWorkTerminals = limit
+			defer func() { maxWorkTerminals = saved }()
+			d, err := deps.Build(h, do)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := Build(d)
+			works := 0
+			v, err := p.Prune(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			works = p.workBuilds
+			return p, v, works
+		}
+		pw, vw, w := run(1 << 20)
+		pf, vf, _ := run(0)
+		used += w
+		if (vw == nil) != (vf == nil) {
+			t.Fatalf("seed %d: violation with working graph %v, without %v", seed, vw != nil, vf != nil)
+		}
+		if vw != nil {
+			continue
+		}
+		for i := range pw.WW {
+			if pw.WW[i].Fixed != pf.WW[i].Fixed {
+				t.Fatalf("seed %d: WW %d fixed %d with working graph, %d without", seed, i, pw.WW[i].Fixed, pf.WW[i].Fixed)
+			}
+		}
+		for i := range pw.WR {
+			if !slices.Equal(pw.WR[i].Cands, pf.WR[i].Cands) {
+				t.Fatalf("seed %d: WR %d candidates %v with working graph, %v without", seed, i, pw.WR[i].Cands, pf.WR[i].Cands)
+			}
+		}
+	}
+	if used < 20 {
+		t.Errorf("the working graph was built only %d times", used)
 	}
 }

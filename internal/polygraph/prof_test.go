@@ -1,0 +1,88 @@
+package polygraph_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"isovet/format"
+	"isovet/internal/deps"
+	"isovet/internal/polygraph"
+	"isovet/internal/sat"
+	"isovet/internal/sat/acyclic"
+)
+
+// TestProfile runs the pipeline stages on ISOVET_PROF (a path under the shared data) and
+// logs each stage's time and the solver's and theory's counters; ISOVET_STRICT=1 adds real
+// time, ISOVET_PLAIN=1 drops session order. Skipped without ISOVET_PROF.
+func TestProfile(t *testing.T) {
+	path := os.Getenv("ISOVET_PROF")
+	if path == "" {
+		t.Skip("set ISOVET_PROF to a history under /work/shared/data")
+	}
+	h, _, err := format.Open(filepath.Join("/work/shared/data", path), format.Auto, format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := deps.Options{Session: os.Getenv("ISOVET_PLAIN") == "", Realtime: os.Getenv("ISOVET_STRICT") != ""}
+	t0 := time.Now()
+	d, err := deps.Build(h, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t1 := time.Now()
+	p := polygraph.Build(d)
+	t2 := time.Now()
+	c0 := cpu()
+	v, err := p.Prune(context.Background())
+	t.Logf("prune cpu %v", cpu()-c0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t3 := time.Now()
+	ww, wr := p.Remaining()
+	t.Logf("deps %v build %v prune %v passes %d viol %v remaining ww %d wr %d known %d nodes %d WW %d WR %d", t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), p.Passes, v != nil, ww, wr, p.G.M(), p.G.N(), len(p.WW), len(p.WR))
+	if v != nil || ww+wr == 0 {
+		return
+	}
+	en, err := p.Encode(context.Background(), polygraph.EncodeOptions{Theory: acyclic.Options{Propagate: os.Getenv("ISOVET_TPROP") != ""}, Solver: sat.Options{Restart: sat.RestartPolicy(len(os.Getenv("ISOVET_GLUCOSE")) % 2), RestartBase: atoi(os.Getenv("ISOVET_RBASE")), ChronoLimit: atoi(os.Getenv("ISOVET_CHRONO"))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t4 := time.Now()
+	if f := os.Getenv("ISOVET_HEAP"); f != "" {
+		runtime.GC()
+		out, err := os.Create(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pprof.WriteHeapProfile(out)
+		out.Close()
+		runtime.KeepAlive(p)
+	}
+	c0 = cpu()
+	st, err := en.Solve(context.Background())
+	t.Logf("solve cpu %v", cpu()-c0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("encode %v solve %v %v %+v", t4.Sub(t3), time.Since(t4), st, en.S.Stats())
+	t.Logf("theory nodes %d %+v", en.T.NumNodes(), en.T.Stats())
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+func cpu() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
