@@ -3,6 +3,7 @@ package pg
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -282,4 +283,82 @@ func TestRepeatableReadPhantom(t *testing.T) {
 		t.Fatalf("REPEATABLE READ fails serializable, but not with a phantom: %v", rep.Anomalies)
 	}
 	t.Error("PostgreSQL REPEATABLE READ showed no phantom in 5 seeds of pred-write-skew")
+}
+
+// TestCommitTimestamps: with track_commit_timestamp on, every committed writer's commit
+// time is recorded in the sidecar, within the run's wall-clock window. The setting needs a
+// server restart (.ci/run turns it on); without it the test fails under
+// ISOVET_REQUIRE_SERVICES=1 and is skipped otherwise.
+func TestCommitTimestamps(t *testing.T) {
+	t.Parallel()
+	d := dsn(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var track string
+	err = c.QueryRow(ctx, "SHOW track_commit_timestamp").Scan(&track)
+	c.Close(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if track != "on" {
+		msg := "track_commit_timestamp is off on the PostgreSQL server, so commit timestamps cannot be recorded (ALTER SYSTEM SET track_commit_timestamp = on, then restart; .ci/run does)"
+		if os.Getenv("ISOVET_REQUIRE_SERVICES") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	db, _, err := Open(ctx, d, runner.OpenOptions{Isolation: "serializable", Table: table(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	defer db.(runner.Cleaner).Cleanup(context.Background())
+	w, err := workload.Generate("rw-register", workload.Options{Seed: 1, Sessions: 2, TxnsPerSess: 20, Keys: 50, OpsPerTxn: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var side bytes.Buffer
+	before := time.Now()
+	res, err := runner.Run(ctx, db, w, runner.RunOptions{Sidecar: &side})
+	after := time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type line struct {
+		Txn        int    `json:"txn"`
+		DBID       string `json:"db_id"`
+		CommitTime int64  `json:"commit_time_ns"`
+	}
+	stamped := map[int]int64{}
+	for l := range strings.SplitSeq(strings.TrimSpace(side.String()), "\n") {
+		var x line
+		if err := json.Unmarshal([]byte(l), &x); err != nil {
+			t.Fatalf("sidecar line %q: %v", l, err)
+		}
+		if x.CommitTime != 0 {
+			stamped[x.Txn] = x.CommitTime
+		}
+	}
+	writers := 0
+	for id, tx := range res.History.All() {
+		if !tx.Committed() || !hasWrite(*tx) {
+			continue
+		}
+		writers++
+		ct, ok := stamped[int(id)]
+		if !ok {
+			t.Fatalf("committed writer %s has no commit timestamp in the sidecar", res.History.Name(id))
+		}
+		// Same machine: the server's clock is the client's, give or take a second.
+		if ct < before.Add(-time.Second).UnixNano() || ct > after.Add(time.Second).UnixNano() {
+			t.Fatalf("%s: commit time %v outside the run [%v, %v]", res.History.Name(id), time.Unix(0, ct), before, after)
+		}
+	}
+	if writers == 0 {
+		t.Fatal("no committed writers")
+	}
 }
