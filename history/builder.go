@@ -83,6 +83,15 @@ func (b *Builder) Key(d Datum) Key {
 
 // IntKey interns the integer key i.
 func (b *Builder) IntKey(i int64) Key {
+	if d := b.keyInt.dense; uint64(i) < uint64(len(d)) { // inlined: the common case
+		if id := d[i]; id > 0 {
+			return Key(id - 1)
+		}
+	}
+	return b.intKey(i)
+}
+
+func (b *Builder) intKey(i int64) Key {
 	if k, ok := b.keyInt.Get(i); ok {
 		return Key(k)
 	}
@@ -124,6 +133,15 @@ func (b *Builder) Value(d Datum) Value {
 
 // IntValue interns the integer value i.
 func (b *Builder) IntValue(i int64) Value {
+	if d := b.valInt.dense; uint64(i) < uint64(len(d)) { // inlined: the common case
+		if id := d[i]; id > 0 {
+			return Value(id - 1)
+		}
+	}
+	return b.intValue(i)
+}
+
+func (b *Builder) intValue(i int64) Value {
 	if v, ok := b.valInt.Get(i); ok {
 		return Value(v)
 	}

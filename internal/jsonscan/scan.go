@@ -302,10 +302,10 @@ func (s *Scanner) Number(what string) (int64, bool) {
 	return int64(u), true
 }
 
-// FastInt parses an integer of at most 18 digits at b[i:], where no overflow is possible,
-// and returns it with the index after it. It returns false for anything else (no digits,
-// leading zeros, 19 digits or more), leaving the input to [Scanner.Number] to parse or
-// report. Fast paths use it on compact records.
+// FastInt parses an integer at b[i:] that cannot overflow (at most 18 digits, or 19 with a
+// leading digit up to 8, as nanosecond timestamps have) and returns it with the index after
+// it. It returns false for anything else (no digits, leading zeros, larger numbers), leaving
+// the input to [Scanner.Number] to parse or report. Fast paths use it on compact records.
 func FastInt(b []byte, i int) (int64, int, bool) {
 	neg := i < len(b) && b[i] == '-'
 	if neg {
@@ -318,7 +318,7 @@ func FastInt(b []byte, i int) (int64, int, bool) {
 		i++
 	}
 	n := i - start
-	if n == 0 || n > 18 || n > 1 && b[start] == '0' {
+	if n == 0 || n > 19 || n == 19 && b[start] > '8' || n > 1 && b[start] == '0' {
 		return 0, i, false
 	}
 	if neg {
@@ -355,6 +355,13 @@ func (s *Scanner) Boolean(what string) (bool, bool) {
 func (s *Scanner) Pair(what string) (a, b int64, ok bool) {
 	if s.Peek() != '[' {
 		return 0, 0, s.Expect('[', what+" ([a, b])")
+	}
+	// Fast path: the compact form [a,b].
+	if a, j, ok := FastInt(s.B, s.I+1); ok && j < len(s.B) && s.B[j] == ',' {
+		if b, j, ok := FastInt(s.B, j+1); ok && j < len(s.B) && s.B[j] == ']' {
+			s.I = j + 1
+			return a, b, true
+		}
 	}
 	s.I++
 	if c := s.Peek(); c != '-' && (c < '0' || c > '9') {

@@ -2,6 +2,7 @@ package jsonscan_test
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -164,5 +165,22 @@ func TestInternerMemoizesLastValue(t *testing.T) {
 	}
 	if in.Value(in.Key(jsonscan.IntDatum(8)), jsonscan.IntDatum(100)) != v1 {
 		t.Fatal("value 100 seen with another key got another id")
+	}
+}
+
+func TestPairFastAndSlowPathsAgree(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"[1,2]", "[ 1 , 2 ]", "[-5,1700000000000000000]", "[8999999999999999999,0]", "[9223372036854775807,-9223372036854775808]", "[1,2,3]", "[1]", "[01,2]", "[1,2"} {
+		var s jsonscan.Scanner
+		s.Reset([]byte(in), 0)
+		a, b, ok := s.Pair("a pair")
+		var want []int64
+		err := json.Unmarshal([]byte(in), &want)
+		if err == nil && len(want) != 2 {
+			err = errors.New("not two elements")
+		}
+		if ok != (err == nil) || ok && (a != want[0] || b != want[1] || !s.AtEnd()) {
+			t.Errorf("Pair(%s) = %d, %d, %v (%v); encoding/json: %v, %v", in, a, b, ok, s.Err, want, err)
+		}
 	}
 }
