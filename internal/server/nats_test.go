@@ -66,9 +66,16 @@ func publish(t *testing.T, js jetstream.JetStream, subject string, h *history.Hi
 
 // TestNATSRestart consumes an example from JetStream, stops the checker mid-stream with
 // verdicts still pending, publishes the rest while it is down, restarts it, and checks
-// that the violations file holds exactly Chronos's violations, each once.
+// that the violations file holds exactly Chronos's violations, each once; with the checker
+// in one piece and split by key into two shards.
 func TestNATSRestart(t *testing.T) {
 	url := natsURL(t)
+	for _, shards := range []int{1, 2} {
+		t.Run(fmt.Sprintf("shards=%d", shards), func(t *testing.T) { testNATSRestart(t, url, shards) })
+	}
+}
+
+func testNATSRestart(t *testing.T, url string, shards int) {
 	h := loadExample(t, "format-kv.json")
 	want := offlineIDs(t, h, anomaly.Serializable)
 	nc, err := nats.Connect(url)
@@ -91,7 +98,7 @@ func TestNATSRestart(t *testing.T) {
 	half := len(order) / 2
 	file := t.TempDir() + "/violations.jsonl"
 	opts := Options{Level: anomaly.Serializable, Initial: history.Int(0), Settle: 2 * time.Second, Tick: 10 * time.Millisecond,
-		ViolationsFile: file, NATS: url, Stream: stream, Subject: subject, Durable: "checker"}
+		ViolationsFile: file, NATS: url, Stream: stream, Subject: subject, Durable: "checker", Shards: shards}
 
 	run := func(until func(*Server) bool) *Server {
 		t.Helper()
