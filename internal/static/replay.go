@@ -53,6 +53,9 @@ type Execution struct {
 	// (not live, but with field values), which predicates on non-key fields
 	// still match.
 	DeadRows bool
+	// DeadTables makes lazily created rows of these tables exist initially as
+	// deleted rows, like DeadRows for those tables only.
+	DeadTables map[string]bool
 	// HintsOverride lets a later reader's hint replace an earlier one. Pass 1
 	// (Lazy) only proposes an initial database; a second, non-lazy replay
 	// from that database is what confirms a witness.
@@ -220,7 +223,7 @@ func Replay(prog *Program, ex *Execution) (*ReplayResult, error) {
 	for tname, rows := range rp.created {
 		for i, row := range rows {
 			rk := rowKey{tname, keyString(row.Key)}
-			row.Dead = rp.ex.DeadRows
+			row.Dead = rp.ex.DeadRows || rp.ex.DeadTables[tname]
 			row.Values = map[string]int64{}
 			for _, f := range nonKey(rp.tables[tname]) {
 				if v, ok := rp.initial[cell{rk, f}]; ok && !v.v.null {
@@ -242,7 +245,7 @@ func (rp *replayer) addInitial(tb *Table, key []int64) {
 	}
 	rp.known[rk] = true
 	alive := int64(1)
-	if rp.ex.DeadRows && rp.ex.Lazy {
+	if (rp.ex.DeadRows || rp.ex.DeadTables[tb.Name]) && rp.ex.Lazy {
 		alive = 0
 	}
 	rp.initial[cell{rk, ""}] = version{v: val{n: alive}, writer: -1}
@@ -526,9 +529,12 @@ func (x *exec) seedAt(tb *Table, where Cond, f string, h int64) {
 	if _, ok := x.rp.initial[cell{rk, ""}]; ok {
 		return
 	}
-	// The row may be known already from another instance's INSERT: it can
-	// still exist initially (and be inserted again).
 	known := x.rp.known[rk]
+	if known && x.alive(rk) {
+		return // this instance already sees the row
+	}
+	// The row may be known from an INSERT this instance does not see: it
+	// can still exist initially (and be inserted again).
 	delete(x.rp.known, rk)
 	x.rp.addInitial(tb, key)
 	if !x.cond(where, tb, &rk) {
