@@ -234,7 +234,13 @@ func (b *Builder) BeginTxn(s SessionID, src Datum, outcome Outcome) TxnID {
 	if len(b.h.Txns) == cap(b.h.Txns) {
 		b.h.Txns = slicesGrow(b.h.Txns, max(len(b.h.Txns), 64)) // double: a Txn is large
 	}
-	b.h.Txns = append(b.h.Txns, Txn{ID: t, Source: src, Session: s, Seq: int32(len(sess.Txns)), Outcome: outcome})
+	// Fill the new element in place: the array beyond len is zero (it is only ever grown).
+	b.h.Txns = b.h.Txns[:t+1]
+	tx := &b.h.Txns[t]
+	tx.ID, tx.Session, tx.Seq, tx.Outcome = t, s, int32(len(sess.Txns)), outcome
+	if !src.IsNil() {
+		tx.Source = src
+	}
 	sess.Txns = append(sess.Txns, t)
 	b.cur = t
 	return t

@@ -31,6 +31,9 @@ type Decoder struct {
 	sc      jsonscan.Scanner
 	x       scratch
 	in      jsonscan.Interner
+	// sessByInt memoizes sessB's session (id+1) of small integer source ids.
+	sessB     *history.Builder
+	sessByInt []history.SessionID
 }
 
 // NewDecoder returns a decoder for one stream.
@@ -652,6 +655,26 @@ func (d *Decoder) applyHeader(b *history.Builder) error {
 	return nil
 }
 
+// session returns b's session with source id sd, memoizing small integer ids.
+func (d *Decoder) session(b *history.Builder, sd jsonscan.Datum) history.SessionID {
+	if d.sessB != b {
+		d.sessB, d.sessByInt = b, d.sessByInt[:0]
+	}
+	if sd.Kind != history.DatumInt || sd.I < 0 || sd.I >= 1<<12 {
+		return b.Session(sd.Datum())
+	}
+	if int(sd.I) < len(d.sessByInt) {
+		if s := d.sessByInt[sd.I]; s > 0 {
+			return s - 1
+		}
+	} else {
+		d.sessByInt = append(d.sessByInt, make([]history.SessionID, int(sd.I)+1-len(d.sessByInt))...)
+	}
+	s := b.Session(sd.Datum())
+	d.sessByInt[sd.I] = s + 1
+	return s
+}
+
 // commit adds the parsed transaction to b. It checks everything that could fail first.
 func (d *Decoder) commit(b *history.Builder) error {
 	x := &d.x
@@ -668,7 +691,7 @@ func (d *Decoder) commit(b *history.Builder) error {
 		}
 		sid = d.sess[x.si]
 	} else {
-		sid = b.Session(x.sess.Datum())
+		sid = d.session(b, x.sess)
 	}
 	in := &d.in
 	in.Reset(b)
