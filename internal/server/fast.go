@@ -42,7 +42,7 @@ func (b *batchBuf) release() {
 //
 //	{"s":1,"id":17,"sts":[5,0],"cts":[9,1],"ops":[["r",3,7],["w",4,8],["d",5]]}
 //
-// with integer, string (without escapes) or null scalars, the five keys in any order and
+// with integer, string (printable ASCII, without escapes) or null scalars, the five keys in any order and
 // nothing else: no header, no "o", "t" or "si", no list reads, no op options, no white
 // space inside a line. It reports false at the first line of any other shape, and then
 // [decodeNative] decodes the body instead, with its complete checks and error messages.
@@ -200,8 +200,9 @@ func (out *batchBuf) opsAt(b []byte, i int) (int, bool) {
 	}
 }
 
-// scalarAt decodes null, an integer of at most 18 digits, or a string without escapes or
-// control characters at b[i:].
+// scalarAt decodes null, an integer of at most 18 digits, or a string of printable ASCII
+// without escapes at b[i:] (anything else, UTF-8 included, is left to the native reader,
+// which validates it).
 func scalarAt(b []byte, i int) (history.Datum, int, bool) {
 	if i >= len(b) {
 		return history.NilDatum, i, false
@@ -214,7 +215,7 @@ func scalarAt(b []byte, i int) (history.Datum, int, bool) {
 	case c == '"':
 		j := i + 1
 		for j < len(b) && b[j] != '"' {
-			if b[j] == '\\' || b[j] < 0x20 {
+			if b[j] == '\\' || b[j] < 0x20 || b[j] >= 0x80 {
 				return history.NilDatum, j, false
 			}
 			j++
