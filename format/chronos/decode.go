@@ -300,25 +300,7 @@ func hlc(s *jsonscan.Scanner, ts *history.Timestamp, what, objWhat string) bool 
 }
 
 func (x *scratch) parseOps(s *jsonscan.Scanner) bool {
-	if !s.Expect('[', `"ops" array`) {
-		return false
-	}
-	if s.Peek() == ']' {
-		s.I++
-		return true
-	}
-	for {
-		if !x.fastOp(s) && !x.parseOp(s) {
-			return false
-		}
-		more, ok := s.More(']', "in the ops array")
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
-	}
+	return s.Array(`"ops" array`, "in the ops array", func() bool { return x.fastOp(s) || x.parseOp(s) })
 }
 
 // fastOp parses the compact form of an item op with integer key and value,

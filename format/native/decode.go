@@ -296,25 +296,7 @@ func (x *scratch) txnKey(s *jsonscan.Scanner, k []byte, kstart int) bool {
 }
 
 func (x *scratch) parseOps(s *jsonscan.Scanner) bool {
-	if !s.Expect('[', `"ops" array`) {
-		return false
-	}
-	if s.Peek() == ']' {
-		s.I++
-		return true
-	}
-	for {
-		if !x.fastOp(s) && !x.parseOp(s) {
-			return false
-		}
-		more, ok := s.More(']', "in the ops array")
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
-	}
+	return s.Array(`"ops" array`, "in the ops array", func() bool { return x.fastOp(s) || x.parseOp(s) })
 }
 
 // fastOp parses the compact form the writer emits for an item op with integer key and

@@ -490,6 +490,30 @@ func (s *Scanner) Object(what string, f func(k []byte, kstart int) bool) bool {
 	}
 }
 
+// Array parses [e, ...], calling elem with the scanner at each element; what names the
+// array in errors and in where the separators are expected (e.g. "in the ops array").
+func (s *Scanner) Array(what, in string, elem func() bool) bool {
+	if !s.Expect('[', what) {
+		return false
+	}
+	if s.Peek() == ']' {
+		s.I++
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		more, ok := s.More(']', in)
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
 // Datum is a key, value or identifier as parsed, before interning. S aliases the record.
 type Datum struct {
 	Kind history.DatumKind
@@ -541,25 +565,12 @@ func (s *Scanner) Key(what string) (Datum, bool) {
 
 // List parses an array of datums, appending them to dst.
 func (s *Scanner) List(dst []Datum, what string) ([]Datum, bool) {
-	if !s.Expect('[', what) {
-		return dst, false
-	}
-	if s.Peek() == ']' {
-		s.I++
-		return dst, true
-	}
-	for {
+	ok := s.Array(what, "in the list", func() bool {
 		v, ok := s.Datum("a list element")
-		if !ok {
-			return dst, false
+		if ok {
+			dst = append(dst, v)
 		}
-		dst = append(dst, v)
-		more, ok := s.More(']', "in the list")
-		if !ok {
-			return dst, false
-		}
-		if !more {
-			return dst, true
-		}
-	}
+		return ok
+	})
+	return dst, ok
 }
