@@ -10,7 +10,9 @@
 //
 // Keys and values are interned to dense integers ([Key], [Value]) for the checkers; the
 // originals ([Datum]) are kept in [History.Keys] and [History.Values] for reports. Value 0 is
-// [Nil], the absent value (Elle's nil, a read that found nothing).
+// [Nil], the absent value (Elle's nil, a read that found nothing). Values are a [Datums] table
+// without Go pointers (read them with [History.Value]), so that the millions a large history
+// has cost the garbage collector nothing.
 //
 // Operations are item reads and writes, list appends and list reads, predicate reads and
 // writes, inserts and deletes. A read may carry an explicit source ([Src]) when the format
