@@ -192,6 +192,11 @@ func (db *DB) Session(ctx context.Context) (runner.Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	return db.newSession(c), nil
+}
+
+// newSession returns a session on connection c.
+func (db *DB) newSession(c *pgx.Conn) *session {
 	t := db.table
 	return &session{db: db, c: c,
 		qRead:   "SELECT v FROM " + t + " WHERE k = $1",
@@ -199,7 +204,7 @@ func (db *DB) Session(ctx context.Context) (runner.Session, error) {
 		qInsert: "INSERT INTO " + t + " (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v",
 		qAppend: "INSERT INTO " + t + " (k, l) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET l = " + t + ".l || excluded.l",
 		qList:   "SELECT l FROM " + t + " WHERE k = $1",
-	}, nil
+	}
 }
 
 type session struct {
