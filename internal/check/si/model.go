@@ -85,12 +85,6 @@ type model struct {
 	guarded []deps.Edge
 
 	passes, prunedWW, prunedWR int
-
-	// work is the reduced working graph of later pruning passes and inWork its split
-	// nodes (see reduceTo); nil outside prune.
-	work       *graph.Digraph
-	inWork     []bool
-	workBuilds int
 }
 
 func pairKey(a, b int32) uint64 {
@@ -187,14 +181,6 @@ func (m *model) addKnown(e deps.Edge, forced bool) {
 	m.why[key] = e
 	if forced {
 		m.forced[key] = true
-	}
-	if m.work != nil {
-		x, y := m.split(e)
-		if m.inWork[x] && m.inWork[y] {
-			m.work.AddEdge(x, y)
-		} else {
-			m.work, m.inWork = nil, nil
-		}
 	}
 	switch k {
 	case kDep:
@@ -333,16 +319,11 @@ type option struct {
 func (m *model) prune(ctx context.Context) (*violation, error) {
 	d := m.d
 	var buf []deps.Edge
-	defer func() { m.work, m.inWork = nil, nil }()
 	for {
 		m.passes++
-		g := m.work
-		if g == nil {
-			g = m.known()
-		}
+		g := m.known()
 		order, ok := graph.Topo(g)
 		if !ok {
-			g = m.known()
 			return &violation{cycles: [][]deps.Edge{m.expand(graph.FindCycle(g), nil)}, options: []option{{ww: -1, wr: -1}}}, nil
 		}
 		pos := graph.Positions(order)
@@ -407,24 +388,6 @@ func (m *model) prune(ctx context.Context) (*violation, error) {
 			for j, w := range rc.cands {
 				es := slices.DeleteFunc(m.readEdges(rc.ri, w), func(e deps.Edge) bool { return !noGuard(e) })
 				wrOpts[wi][j] = addQueries(es)
-			}
-		}
-		if m.work != nil {
-			for _, q := range qs {
-				if !m.inWork[q.From] || !m.inWork[q.To] {
-					// A query outside the working graph: this pass needs the whole graph.
-					m.work, m.inWork = nil, nil
-					m.passes--
-					break
-				}
-			}
-			if m.work == nil {
-				continue
-			}
-		} else if m.passes > 1 {
-			var err error
-			if g, order, pos, err = m.reduceTo(ctx, g, order, pos, qs); err != nil {
-				return nil, err
 			}
 		}
 		ans, err := graph.ReachBatch(ctx, g, order, pos, qs)
@@ -501,54 +464,6 @@ func (m *model) prune(ctx context.Context) (*violation, error) {
 			return nil, err
 		}
 	}
-}
-
-// maxWorkTerminals bounds the nodes of the reduced working graph of later pruning passes
-// (its construction needs T²/8 bytes: at most 32 MiB, briefly).
-var maxWorkTerminals = 16384 // a variable so tests can turn the working graph off
-
-// reduceTo returns the graph a later pruning pass (the second on) answers its queries qs on:
-// the known split graph g (with its order and positions) reduced to reachability among the
-// split nodes the queries touch ([graph.ReduceAmong]), kept as m.work for the passes after
-// it, or g itself when the queries touch too many nodes. The working graph also gets every
-// edge pruning forces (addKnown); an edge or query with an end outside it drops it. Its
-// reachability among its nodes equals the known split graph's: a path of the known graph
-// between two of them splits at the forced edges into paths that existed when it was
-// reduced. So does acyclicity, since a cycle of the known graph has a forced edge; a cycle
-// is reported from the whole graph. Later passes otherwise re-swept the whole split graph
-// for the few choices left (as internal/polygraph does for serializability).
-func (m *model) reduceTo(ctx context.Context, g *graph.Digraph, order, pos []int32, qs []graph.Query) (*graph.Digraph, []int32, []int32, error) {
-	if len(qs) == 0 {
-		return g, order, pos, nil
-	}
-	in := make([]bool, g.N())
-	var terms []int32
-	for _, q := range qs {
-		for _, u := range [2]int32{q.From, q.To} {
-			if !in[u] {
-				in[u] = true
-				terms = append(terms, u)
-			}
-		}
-	}
-	if len(terms) > maxWorkTerminals {
-		return g, order, pos, nil
-	}
-	red, ok, err := graph.ReduceAmong(ctx, g, order, pos, terms)
-	if err != nil || !ok {
-		return g, order, pos, err
-	}
-	w := graph.New(g.N())
-	for _, e := range red {
-		w.AddEdge(e[0], e[1])
-	}
-	wo, ok := graph.Topo(w)
-	if !ok {
-		return g, order, pos, nil // cannot happen: w is a reduction of an acyclic graph
-	}
-	m.work, m.inWork = w, in
-	m.workBuilds++
-	return w, wo, graph.Positions(wo), nil
 }
 
 // fixWW orients choice ci as a before b.
