@@ -26,8 +26,8 @@ type RunOptions struct {
 	Sidecar io.Writer
 	// MaxRetries bounds how often one template is retried after aborts (default 50).
 	MaxRetries int
-	// Progress is called (never concurrently, from whichever session is recording) at most
-	// every ProgressEvery (default 100ms) and once at the end, with the transactions recorded so far (committed, aborted and
+	// Progress is called from one goroutine at most every ProgressEvery (default 100ms)
+	// and once at the end, with the transactions recorded so far (committed, aborted and
 	// unknown), how many of them aborted, the templates in the workload, and the time
 	// since the run began.
 	Progress      func(done, aborted, total int, elapsed time.Duration)
@@ -99,6 +99,8 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 	}
 	start := time.Now()
 	wr.start = start
+	writerDone := make(chan error, 1)
+	go func() { writerDone <- wr.loop() }()
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -106,7 +108,7 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 	var wg sync.WaitGroup
 	var gaveUp atomic.Int64
 	newExec := func(i int, sd history.Datum) *executor {
-		e := &executor{db: db, sess: sessions[i], id: i, sd: sd, start: start, tags: &tags, out: wr, maxRetries: o.MaxRetries, log: log, table: w.Table}
+		e := &executor{db: db, sess: sessions[i], id: i, sd: sd, start: start, tags: &tags, out: wr.ch, maxRetries: o.MaxRetries, log: log, table: w.Table}
 		if schema.Table != nil {
 			e.cols = schema.Table.Cols
 		}
@@ -152,7 +154,8 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 		})
 	}
 	wg.Wait()
-	werr := wr.finish()
+	close(wr.ch)
+	werr := <-writerDone
 	res := &Result{Committed: wr.committed, Aborted: wr.aborted, Unknown: wr.unknown, GaveUp: int(gaveUp.Load()), Elapsed: time.Since(start)}
 	h, berr := wr.b.Build()
 	res.History = h
@@ -177,7 +180,7 @@ type executor struct {
 	cols       []string // the table's columns, the tag column last
 	start      time.Time
 	tags       *atomic.Int64
-	out        *writer
+	out        chan<- record
 	maxRetries int
 	log        *slog.Logger
 	reads      []int64
@@ -238,7 +241,7 @@ func (e *executor) attempt(ctx context.Context, t *workload.Txn) (history.Outcom
 				rec.txn.Start, rec.txn.Commit, rec.txn.HasTimestamps = rec.info.Start, rec.info.Commit, true
 			}
 		}
-		e.out.push(rec)
+		e.out <- rec
 	}
 	tx, err := e.sess.Begin(ctx)
 	if err != nil {

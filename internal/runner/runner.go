@@ -16,10 +16,9 @@
 //     [ErrAborted], the attempt is recorded as aborted and the template is retried as a new
 //     transaction; a connection lost during commit wraps [ErrUnknownOutcome] and the attempt
 //     is recorded with outcome unknown. Any other error stops the run.
-//   - The history is streamed to native JSONL (format/native) as it runs: the session that
-//     finishes a transaction writes it to the file at once, together with any that other
-//     sessions finished meanwhile (batched only under load), so a crash loses nothing
-//     already recorded.
+//   - The history is streamed to native JSONL (format/native) as it runs: a writer goroutine
+//     writes every finished transaction to the file at once (batched only under load), so a
+//     crash loses nothing already recorded.
 //   - [RunCommand] is `isovet run` minus flag parsing.
 //
 // Only this package and its subpackages do IO and read the clock; workload and memdb are

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sync"
 	"time"
 
 	"isovet/format/native"
@@ -13,18 +12,9 @@ import (
 	"isovet/internal/workload"
 )
 
-// writer owns the on-disk history and the in-memory builder. Sessions hand it their
-// finished transactions with push, and whichever session finds it idle does the recording
-// (flat combining): records that arrive meanwhile queue up and go into the same write, and
-// no goroutine is woken per transaction. (A writer goroutine fed by a channel cost a
-// scheduler wake-up per transaction: about 10% more client CPU than a bare pgx loop.)
+// writer owns the on-disk history and the in-memory builder. It runs in one goroutine.
 type writer struct {
-	mu      sync.Mutex // guards pending and busy
-	pending []record
-	busy    bool // some session is recording; it owns everything below
-	spare   []record
-	err     error // the first write error
-
+	ch      chan record
 	out     io.Writer
 	sidecar io.Writer
 	enc     *native.Encoder
@@ -48,7 +38,7 @@ func (bb *batchBuf) Write(p []byte) (int, error) { bb.b = append(bb.b, p...); re
 
 func newWriter(o RunOptions, w *workload.Workload, s Schema) *writer {
 	wr := &writer{
-		out: o.Out, sidecar: o.Sidecar, b: history.NewBuilder(), schema: s,
+		ch: make(chan record, 1024), out: o.Out, sidecar: o.Sidecar, b: history.NewBuilder(), schema: s,
 		total: w.NumTxns(), progress: o.Progress, progressEvery: o.ProgressEvery,
 	}
 	wr.enc = native.NewEncoder(&wr.batch)
@@ -105,27 +95,27 @@ func (wr *writer) flush() error {
 	return err
 }
 
-// push records rec. If no other session is recording, the caller records rec and every
-// record queued while it works, one write per batch; otherwise it leaves rec queued for the
-// recording session and returns at once. After a write error recording goes on (so that
-// the history in memory is complete) and the first error is kept.
-func (wr *writer) push(rec record) {
-	wr.mu.Lock()
-	wr.pending = append(wr.pending, rec)
-	if wr.busy {
-		wr.mu.Unlock()
-		return
-	}
-	wr.busy = true
-	for {
-		batch := wr.pending
-		wr.pending = wr.spare[:0]
-		wr.mu.Unlock()
-		for i := range batch {
-			wr.err = wr.one(&batch[i], wr.err)
+// loop records transactions until the channel closes. After a write error it keeps
+// draining (so sessions never block) and returns the first error.
+func (wr *writer) loop() error {
+	var first error
+	for rec := range wr.ch {
+		first = wr.one(&rec, first)
+		// Group whatever else is already waiting into the same write.
+		for more := true; more; {
+			select {
+			case r, ok := <-wr.ch:
+				if !ok {
+					more = false
+					break
+				}
+				first = wr.one(&r, first)
+			default:
+				more = false
+			}
 		}
-		if err := wr.flush(); err != nil && wr.err == nil {
-			wr.err = err
+		if err := wr.flush(); err != nil && first == nil {
+			first = err
 		}
 		if wr.progress != nil {
 			if now := time.Now(); now.Sub(wr.lastProgress) >= wr.progressEvery {
@@ -133,26 +123,14 @@ func (wr *writer) push(rec record) {
 				wr.progress(wr.done, wr.aborted, wr.total, now.Sub(wr.start))
 			}
 		}
-		clear(batch)
-		wr.mu.Lock()
-		wr.spare = batch
-		if len(wr.pending) == 0 {
-			wr.busy = false
-			wr.mu.Unlock()
-			return
-		}
 	}
-}
-
-// finish reports the final progress once every session has stopped (so nothing is
-// pending) and returns the first write error.
-func (wr *writer) finish() error {
-	wr.mu.Lock()
-	defer wr.mu.Unlock()
+	if err := wr.flush(); err != nil && first == nil {
+		first = err
+	}
 	if wr.progress != nil {
 		wr.progress(wr.done, wr.aborted, wr.total, time.Since(wr.start))
 	}
-	return wr.err
+	return first
 }
 
 func (wr *writer) one(rec *record, first error) error {
