@@ -110,6 +110,14 @@ func (s *memSession) Begin(context.Context) (Tx, error) {
 }
 func (*memSession) Close() error { return nil }
 
+// pause yields the processor between transactions (the executor calls it before it takes a
+// transaction's begin time), as the time a client spends between transactions does: other
+// sessions commit and finish meanwhile, so the session's next snapshot (never older than
+// its own last commit) has commits that ended before it began to miss under the stale-read
+// fault. Without it a session went from one COMMIT straight to its next BEGIN, and stale
+// reads across sessions were rare.
+func (*memSession) pause() { runtime.Gosched() }
+
 type memTx struct {
 	tx    *memdb.Tx
 	s     *memSession

@@ -167,6 +167,9 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 	return res, errors.Join(cause, werr, berr)
 }
 
+// pauser is a session that wants a pause between transactions (memdb's).
+type pauser interface{ pause() }
+
 // LoadSession is the session datum of a row workload's loader transactions.
 var LoadSession = history.Str("load")
 
@@ -229,6 +232,9 @@ func (e *executor) do(ctx context.Context, t *workload.Txn) (ok bool, err error)
 // attempt runs t once as a new transaction and records it.
 func (e *executor) attempt(ctx context.Context, t *workload.Txn) (history.Outcome, error) {
 	rec := record{txn: native.Txn{Session: e.sd, Ops: make([]native.Op, 0, len(t.Ops))}}
+	if p, ok := e.sess.(pauser); ok {
+		p.pause()
+	}
 	rec.txn.HasTime = true
 	rec.txn.Time.Begin = e.now()
 	finish := func(oc history.Outcome, tx Tx) {
