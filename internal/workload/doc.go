@@ -37,6 +37,20 @@
 //	rubis         a RUBiS subset: register, bid, buy-now, view-item, comment
 //	write-skew    pairs of keys with a constraint each txn checks and then writes one side of
 //	rmw           read-modify-write increments of a few hot counters (lost updates)
+//	blindw-pred   Vbox's BlindW-Pred: range reads and range updates over a (k, v1, v2) table
+//	pred-write-skew  range reads that insert into or delete from the range they read
+//	              (phantoms under snapshot isolation)
+//
+// # Rows and predicates
+//
+// Row workloads set [Workload.Table] (an int64 key, value columns and a tag column) and
+// [Workload.Load], loader transactions of inserts that the runner runs first and records.
+// Their templates hold row operations ([RowOp]): predicate reads and writes over a [Range]
+// of one column, inserts, and deletes of a row an earlier predicate read returned. An
+// insert or delete may be conditional on how many rows that read returned, which is how
+// pred-write-skew keeps a range at about three rows. An update sets every value column to
+// a per-row function of the key ([Assign]), so the new image of every row it updates is
+// known, and the tag column to a fresh number, so every image written is unique per key.
 //
 // Key distributions ([Dist]) are uniform, Zipfian (θ configurable, default 0.99 as in YCSB)
 // and hotspot (a fraction of the keys receives most accesses).
