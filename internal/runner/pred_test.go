@@ -2,6 +2,8 @@ package runner
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"isovet/check"
@@ -227,5 +229,41 @@ func TestRowWorkloadsVerdicts(t *testing.T) {
 				t.Fatalf("no phantom in 4 seeds")
 			}
 		})
+	}
+}
+
+func TestTablesStatements(t *testing.T) {
+	t.Parallel()
+	rt, err := NewTables("isovet_kv", &TableSchema{Name: "t", Cols: []string{"v1", "v2", "w"}, TagCol: 2}, "bigint")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dollar := func(i int) string { return "$" + strconv.Itoa(i) }
+	q, err := rt.Select(Range{Col: 1, Lo: 3, Hi: 9}, dollar)
+	if want := "SELECT k, v1, v2, w FROM isovet_kv_t WHERE v2 BETWEEN $1 AND $2"; err != nil || q != want {
+		t.Errorf("Select = %q, %v; want %q", q, err, want)
+	}
+	set := []Assign{{Mul: 7, Add: 3, Mod: 100}, {Mul: 0, Add: 5, Mod: 100}, {Add: 42}}
+	q, args, err := rt.Update(Range{Col: 0, Lo: 1, Hi: 2}, set, dollar)
+	want := "UPDATE isovet_kv_t SET v1 = (k * $1 + $2) % $3, v2 = (k * $4 + $5) % $6, w = $7 WHERE v1 BETWEEN $8 AND $9"
+	if err != nil || q != want || len(args) != 9 || args[6] != int64(42) || args[7] != int64(1) || args[8] != int64(2) {
+		t.Errorf("Update = %q %v, %v; want %q", q, args, err, want)
+	}
+	if got := (Assign{Mul: 7, Add: 3, Mod: 100}).Value(15); got != 8 {
+		t.Errorf("Assign.Value = %d, want (15*7+3) %% 100 = 8", got)
+	}
+	if got := Image(rt.Cols, []int64{1, -2, 3}); got != "v1=1,v2=-2,w=3" {
+		t.Errorf("Image = %q", got)
+	}
+	for _, bad := range []*TableSchema{{Name: "T", Cols: []string{"v"}}, {Name: "t", Cols: []string{"k"}}, {Name: "t", Cols: []string{"v; drop"}}, {Name: "t", Cols: []string{"v"}, TagCol: 1}} {
+		if _, err := NewTables("isovet_kv", bad, "bigint"); err == nil {
+			t.Errorf("NewTables(%+v) accepted it", bad)
+		}
+	}
+	if c := rt.Create(true, " ENGINE=InnoDB"); len(c) != 1 || !strings.Contains(c[0], "INDEX isovet_kv_t_w (w)") {
+		t.Errorf("Create(inline) = %v", c)
+	}
+	if c := rt.Create(false, ""); len(c) != 4 || c[3] != "CREATE INDEX IF NOT EXISTS isovet_kv_t_w ON isovet_kv_t (w)" {
+		t.Errorf("Create = %v", c)
 	}
 }

@@ -233,9 +233,12 @@ var sqlName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 // checks every name; typ is the SQL type of every column (bigint, INTEGER).
 func NewTables(base string, s *TableSchema, typ string) (*Tables, error) {
 	t := &Tables{Name: base + "_" + s.Name, Cols: s.Cols, TagCol: s.TagCol, typ: typ}
-	for _, n := range append([]string{t.Name}, s.Cols...) {
-		if !sqlName.MatchString(n) || n == "k" && n != t.Name {
-			return nil, fmt.Errorf("row table name or column %q: want lower-case letters, digits and _ (at most 63), and no column k", n)
+	if !sqlName.MatchString(t.Name) {
+		return nil, fmt.Errorf("row table name %q: want lower-case letters, digits and _ (at most 63)", t.Name)
+	}
+	for _, c := range s.Cols {
+		if !sqlName.MatchString(c) || c == "k" {
+			return nil, fmt.Errorf("row table %s: column %q: want lower-case letters, digits and _, and not k (the key)", t.Name, c)
 		}
 	}
 	for _, c := range s.Cols {
