@@ -292,17 +292,34 @@ func ParseList(l string) ([]int64, error) {
 	return out, nil
 }
 
+// Commit commits. When transaction ids are recorded, the id query and COMMIT go to the server
+// as one simple-protocol query string ("SELECT ...; COMMIT"), one round trip: the server runs
+// them in order inside the open transaction and stops at the first error, so an error from
+// either means the transaction did not commit, unless no answer came at all.
 func (t *tx) Commit(ctx context.Context) error {
 	var xid *int64
+	var tag pgconn.CommandTag
+	var err error
 	if t.s.db.txid {
-		if err := t.s.c.QueryRow(ctx, "SELECT pg_current_xact_id_if_assigned()::text::bigint").Scan(&xid); err != nil {
-			return classify(err)
+		var res []*pgconn.Result
+		res, err = t.s.c.PgConn().Exec(ctx, "SELECT pg_current_xact_id_if_assigned()::text::bigint; COMMIT").ReadAll()
+		if err == nil && (len(res) != 2 || len(res[0].Rows) != 1 || len(res[0].Rows[0]) != 1) {
+			err = fmt.Errorf("unexpected answer to the transaction id query and COMMIT: %d results", len(res))
 		}
-		if xid != nil {
-			t.info.ID = history.Int(*xid)
+		if err == nil {
+			if v := res[0].Rows[0][0]; v != nil {
+				x, perr := strconv.ParseInt(string(v), 10, 64)
+				if perr != nil {
+					return fmt.Errorf("postgres: transaction id %q: %w", v, perr)
+				}
+				xid = &x
+				t.info.ID = history.Int(x)
+			}
+			tag = res[1].CommandTag
 		}
+	} else {
+		tag, err = t.s.c.Exec(ctx, "COMMIT")
 	}
-	tag, err := t.s.c.Exec(ctx, "COMMIT")
 	if err != nil {
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) {
