@@ -257,6 +257,7 @@ func (d *Deps) expandPreds() {
 					continue
 				}
 				tv = truths(pr, d.field(vs, pr.Field.String()), row.Key, tv)
+				d.feasible(po.txn, row.Key, vs, tv)
 				if slices.Contains(tv, history.TruthUnknown) {
 					undecided++
 					if example == "" {
@@ -288,8 +289,9 @@ func (d *Deps) expandPreds() {
 				continue
 			}
 			tv = truths(pr, fi, k, tv)
-			if !slices.ContainsFunc(tv, func(x history.Truth) bool { return x != history.TruthFalse }) {
-				continue // θ is false on every version: any position reads one
+			d.feasible(po.txn, k, vs, tv)
+			if !slices.ContainsFunc(tv, func(x history.Truth) bool { return x != history.TruthFalse && x != infeasible }) {
+				continue // θ is false on every version the reader may see: any position reads one
 			}
 			if slices.Contains(tv, history.TruthUnknown) {
 				// Which version the predicate may have seen is not known: the row is not
@@ -389,6 +391,55 @@ func truths(pr *history.Predicate, fi *fieldIndex, k history.Key, dst []history.
 		}
 	}
 	return dst
+}
+
+// infeasible marks, in a truths slice, a version the reader cannot have read.
+const infeasible history.Truth = 255
+
+// feasible marks in tv the versions of k reader r cannot have read: its own, and with real
+// time (strict levels) those real time rules out. A version whose writer began after r
+// ended comes after r; a version (or the initial state) followed, by real time, by a
+// committed write that ended before r began was overwritten before r (committed writers
+// ordered by real time are ordered so on every key, Vbox's W^t). Reading either would close
+// a cycle with certain edges, so no solution can choose it, and leaving it out can neither
+// hide nor invent a violation; it lets rows whose only matching versions are out of reach
+// drop out altogether.
+func (d *Deps) feasible(r int32, k history.Key, vs *versions, tv []history.Truth) {
+	ws := vs.byKey[k]
+	for i, w := range ws {
+		if w == r {
+			tv[1+i] = infeasible
+		}
+	}
+	if !d.Opts.Realtime {
+		return
+	}
+	h := d.H
+	iv := func(t int32) history.Interval { return h.Txns[t].Time.Widen(d.Opts.Skew) }
+	ri := iv(r)
+	// The latest begin among committed writers that ended before r began.
+	var mb int64
+	found := false
+	for _, w := range ws {
+		if w == r || h.Txns[w].Outcome != history.OutcomeCommitted {
+			continue
+		}
+		if wi := iv(w); wi.End < ri.Begin && (!found || wi.Begin > mb) {
+			mb, found = wi.Begin, true
+		}
+	}
+	if found {
+		tv[0] = infeasible
+	}
+	for i, w := range ws {
+		if w == r {
+			continue
+		}
+		wi := iv(w)
+		if ri.End < wi.Begin || (found && wi.End < mb) {
+			tv[1+i] = infeasible
+		}
+	}
 }
 
 // predCands lists the candidate versions of k on which θ may be want, for reader r.

@@ -42,6 +42,10 @@ func GenPred(rng *rand.Rand) *history.History {
 			outcome = history.OutcomeAborted
 		}
 		b.BeginTxn(s, history.Str(fmt.Sprintf("T%d", i+1)), outcome)
+		// Client intervals around the transaction's place in the run, overlapping its
+		// neighbours' often.
+		begin := int64(i*10 - rng.IntN(25))
+		b.Current().Time, b.Current().HasTime = history.Interval{Begin: begin, End: begin + 1 + int64(rng.IntN(30))}, true
 		// Read from the latest state mostly, sometimes from a stale one.
 		base := states[len(states)-1]
 		if rng.IntN(2) == 0 {

@@ -114,7 +114,7 @@ func TestPredicateOracle(t *testing.T) {
 	counts := map[bool]int{}
 	for seed := range n {
 		h := histtest.GenPred(rand.New(rand.NewPCG(uint64(seed), 7)))
-		for _, level := range []anomaly.Level{anomaly.SnapshotIsolation, anomaly.StrongSessionSI} {
+		for _, level := range []anomaly.Level{anomaly.SnapshotIsolation, anomaly.StrongSessionSI, anomaly.StrongSI} {
 			rep, err := si.Check(context.Background(), h, level, si.Options{})
 			if err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
