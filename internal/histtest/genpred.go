@@ -124,3 +124,27 @@ func GenPred(rng *rand.Rand) *history.History {
 	}
 	return h
 }
+
+// PredSees reports whether predicate op o, run on the state value gives for every key of h
+// (every row of the relation), lists exactly the rows on which its predicate holds, and, for
+// a read, with the values it saw. Brute-force oracles use it to replay predicate ops.
+func PredSees(h *history.History, o history.Op, value func(history.Key) history.Value) bool {
+	po := h.Pred(o)
+	listed := make(map[history.Key]history.Row)
+	for _, r := range po.Rows {
+		if r.Match {
+			listed[r.Key] = r
+		}
+	}
+	for k := range h.Keys {
+		v := value(history.Key(k))
+		r, isListed := listed[history.Key(k)]
+		if (po.Pred.Eval(h.Value(v)) == history.TruthTrue) != isListed {
+			return false
+		}
+		if isListed && o.Kind == history.OpPredRead && r.Value != v {
+			return false
+		}
+	}
+	return true
+}

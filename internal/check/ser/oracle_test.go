@@ -3,6 +3,7 @@ package ser
 import (
 	"isovet/history"
 	"isovet/internal/anomaly"
+	"isovet/internal/histtest"
 )
 
 // oracle decides a level by brute force: it tries every subset of the transactions of
@@ -100,32 +101,19 @@ func orderExists(h *history.History, in []int, session, realtime bool, skew int6
 					}
 				case history.OpPredRead, history.OpPredWrite:
 					// Every row of the relation (every key) is evaluated on the version
-					// the transaction sees; the rows listed must be exactly those that match.
-					po := h.Pred(o)
-					listed := make(map[history.Key]history.Row)
-					for _, r := range po.Rows {
-						if r.Match {
-							listed[r.Key] = r
+					// the transaction sees.
+					ok = histtest.PredSees(h, o, func(k history.Key) history.Value {
+						if v, mine := own[k]; mine {
+							return v.v
 						}
-					}
-					for k := range h.Keys {
-						cur, mine := own[history.Key(k)]
-						if !mine {
-							cur = get(history.Key(k))
-						}
-						r, isListed := listed[history.Key(k)]
-						if match := po.Pred.Eval(h.Value(cur.v)) == history.TruthTrue; match != isListed {
-							ok = false
-							break
-						}
-						if isListed && o.Kind == history.OpPredRead && r.Value != cur.v {
-							ok = false
-							break
-						}
-					}
+						return get(k).v
+					})
+					listed := h.Pred(o).Rows
 					if ok && o.Kind == history.OpPredWrite {
-						for k, r := range listed {
-							own[k] = ver{v: r.Value, writer: t, op: oi}
+						for _, r := range listed {
+							if r.Match {
+								own[r.Key] = ver{v: r.Value, writer: t, op: oi}
+							}
 						}
 					}
 				case history.OpWrite, history.OpInsert:

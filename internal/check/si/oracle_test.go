@@ -5,6 +5,7 @@ import (
 
 	"isovet/history"
 	"isovet/internal/anomaly"
+	"isovet/internal/histtest"
 )
 
 // oracle decides an SI level by brute force, from the definition rather than the graph
@@ -192,30 +193,20 @@ func replay(h *history.History, t int, sn, cur snap) (snap, bool) {
 			own[o.Key] = ver{v: history.Nil, writer: t, op: oi}
 		case history.OpPredRead, history.OpPredWrite:
 			// Every row (key) is evaluated on the version the snapshot and the transaction's
-			// own writes give; the rows listed must be exactly those that match.
-			po := h.Pred(o)
-			listed := make(map[history.Key]history.Row)
-			for _, r := range po.Rows {
-				if r.Match {
-					listed[r.Key] = r
+			// own writes give.
+			if !histtest.PredSees(h, o, func(k history.Key) history.Value {
+				if v, mine := own[k]; mine {
+					return v.v
 				}
-			}
-			for k := range h.Keys {
-				v, mine := own[history.Key(k)]
-				if !mine {
-					v = get(history.Key(k))
-				}
-				r, isListed := listed[history.Key(k)]
-				if (po.Pred.Eval(h.Value(v.v)) == history.TruthTrue) != isListed {
-					return snap{}, false
-				}
-				if isListed && o.Kind == history.OpPredRead && r.Value != v.v {
-					return snap{}, false
-				}
+				return get(k).v
+			}) {
+				return snap{}, false
 			}
 			if o.Kind == history.OpPredWrite {
-				for k, r := range listed {
-					own[k] = ver{v: r.Value, writer: t, op: oi}
+				for _, r := range h.Pred(o).Rows {
+					if r.Match {
+						own[r.Key] = ver{v: r.Value, writer: t, op: oi}
+					}
 				}
 			}
 		case history.OpAppend:
