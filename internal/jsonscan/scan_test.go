@@ -3,6 +3,8 @@ package jsonscan_test
 import (
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -130,6 +132,36 @@ func TestFastIntAgreesWithNumber(t *testing.T) {
 		}
 		if !ok && wok && len(strings.TrimLeft(in, "-")) <= 18 && strings.Trim(in, "0123456789-") == "" && in[len(in)-1] != ',' {
 			t.Errorf("FastInt(%q) refused an integer Number accepts", in)
+		}
+	}
+}
+
+// TestFastIntDigits compares FastInt with strconv on numbers of every length, so both the
+// eight-digit steps and the byte loop after them are exercised.
+func TestFastIntDigits(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 1; n <= 21; n++ {
+		for range 300 {
+			digits := make([]byte, n)
+			for i := range digits {
+				digits[i] = byte('0' + rng.IntN(10))
+			}
+			if n > 1 && digits[0] == '0' {
+				digits[0] = '1'
+			}
+			for _, in := range []string{string(digits), "-" + string(digits), string(digits) + ",1", string(digits) + "x12345678"} {
+				v, j, ok := jsonscan.FastInt([]byte(in), 0)
+				num := strings.TrimRight(strings.SplitN(strings.SplitN(in, ",", 2)[0], "x", 2)[0], "")
+				want, err := strconv.ParseInt(num, 10, 64)
+				fits := err == nil && len(strings.TrimLeft(num, "-")) <= 18
+				if fits && (!ok || v != want || j != len(num)) {
+					t.Fatalf("FastInt(%q) = %d, %d, %v; want %d, %d", in, v, j, ok, want, len(num))
+				}
+				if ok && (err != nil || v != want) {
+					t.Fatalf("FastInt(%q) = %d, true; strconv says %d, %v", in, v, want, err)
+				}
+			}
 		}
 	}
 }
