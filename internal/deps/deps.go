@@ -43,6 +43,7 @@ package deps
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -178,6 +179,12 @@ type Deps struct {
 
 // Build computes the known dependencies of h under o.
 func Build(h *history.History, o Options) (*Deps, error) {
+	return BuildContext(context.Background(), h, o)
+}
+
+// BuildContext is [Build], stopping with the context's cause when ctx is done (expanding the
+// predicates of a large history can take minutes).
+func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, error) {
 	n := len(h.Txns)
 	d := &Deps{H: h, Opts: o, N: n, Init: int32(n)}
 	d.Status = make([]Status, n)
@@ -209,6 +216,9 @@ func Build(h *history.History, o Options) (*Deps, error) {
 	}
 	d.Reads = make([]Read, 0, nr)
 	for i := range h.Txns {
+		if i&4095 == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		t := &h.Txns[i]
 		if t.Outcome == history.OutcomeAborted {
 			continue
@@ -217,7 +227,9 @@ func Build(h *history.History, o Options) (*Deps, error) {
 			return nil, err
 		}
 	}
-	d.expandPreds()
+	if err := d.expandPreds(ctx); err != nil {
+		return nil, err
+	}
 	// Index last writes by (key, value), and intermediate and aborted writes for findings.
 	type kv struct {
 		k history.Key

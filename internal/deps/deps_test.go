@@ -1,6 +1,8 @@
 package deps
 
 import (
+	"context"
+	"errors"
 	"testing"
 
 	"isovet/history"
@@ -113,5 +115,18 @@ func TestListAppend(t *testing.T) {
 		if f.Kind.String() != "G1b" {
 			t.Errorf("finding %v, want G1b", f)
 		}
+	}
+}
+
+func TestBuildContextStops(t *testing.T) {
+	h := histtest.MustParse(`s1: T1 w(x,1) pr("v in [0, 5]", [x=1])` + "\ns2: T2 pr(\"v in [0, 5]\", [])")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := errors.New("stopped by the test")
+	cancel(stop)
+	if _, err := BuildContext(ctx, h, Options{}); !errors.Is(err, stop) {
+		t.Fatalf("BuildContext on a cancelled context = %v, want %v", err, stop)
+	}
+	if _, err := BuildContext(context.Background(), h, Options{}); err != nil {
+		t.Fatal(err)
 	}
 }

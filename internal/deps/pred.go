@@ -2,6 +2,7 @@ package deps
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 
@@ -195,9 +196,9 @@ func (d *Deps) field(vs *versions, name string) *fieldIndex {
 
 // expandPreds turns the predicate ops into reads once every write is known: candidates of
 // matched rows, and reads of the rows a predicate did not return where that matters.
-func (d *Deps) expandPreds() {
+func (d *Deps) expandPreds(ctx context.Context) error {
 	if len(d.predOps) == 0 {
-		return
+		return nil
 	}
 	h := d.H
 	vs := &versions{byKey: make([][]int32, len(h.Keys)), fields: make(map[string]*fieldIndex)}
@@ -229,7 +230,10 @@ func (d *Deps) expandPreds() {
 	returned := make([]uint32, len(h.Keys))
 	seen := make([]uint32, len(h.Keys))
 	var gen uint32
-	for _, po := range d.predOps {
+	for i, po := range d.predOps {
+		if i&63 == 0 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		t := &h.Txns[po.txn]
 		o := t.Ops[po.op]
 		pr := &h.Pred(o).Pred
@@ -311,6 +315,7 @@ func (d *Deps) expandPreds() {
 		d.Partial = true
 		d.Notes = append(d.Notes, fmt.Sprintf("%d predicate evaluations could not be decided (partial row images, or values that are not rows), e.g. %s: the versions they may have seen were taken either way, so a pass proves nothing", undecided, example))
 	}
+	return nil
 }
 
 // ownWritesBefore returns the transaction's own last writes before op i.

@@ -207,7 +207,7 @@ func (c *run) run() error {
 		}
 	}
 	info := c.level.Info()
-	d, err := deps.Build(h, deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew)})
+	d, err := deps.BuildContext(c.ctx, h, deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew)})
 	if errors.Is(err, deps.ErrUnsupported) {
 		rep.Verdict = report.Unknown
 		rep.Notes = append(rep.Notes, "the black-box checker cannot decide this history yet: "+err.Error())

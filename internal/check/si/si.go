@@ -191,7 +191,7 @@ func (c *run) run() error {
 		}
 	}
 	info := c.level.Info()
-	d, err := deps.Build(h, deps.Options{Session: info.Session, Realtime: info.Realtime})
+	d, err := deps.BuildContext(c.ctx, h, deps.Options{Session: info.Session, Realtime: info.Realtime})
 	if errors.Is(err, deps.ErrUnsupported) {
 		rep.Verdict = report.Unknown
 		rep.Notes = append(rep.Notes, "the black-box checker cannot decide this history yet: "+err.Error())
