@@ -132,9 +132,15 @@ func (w *witness) predRead(t history.TxnID, k history.Key, writer int32) *deps.R
 // version names writer's version of k ("T1's x=3", "the initial x=nil").
 func (w *witness) version(writer int32, k history.Key) string {
 	if writer < 0 || writer >= int32(w.d.N) {
+		if w.h.InitialValue(k) == history.Nil {
+			return fmt.Sprintf("no row %v (not yet inserted)", w.h.Key(k))
+		}
 		return "the initial " + w.kv(k, w.h.InitialValue(k))
 	}
 	wr, _ := w.d.WriteOf(writer, k)
+	if wr.Value == history.Nil {
+		return fmt.Sprintf("no row %v (%s deleted it)", w.h.Key(k), w.name(history.TxnID(writer)))
+	}
 	return fmt.Sprintf("%s's %s", w.name(history.TxnID(writer)), w.kv(k, wr.Value))
 }
 
@@ -157,7 +163,19 @@ func (w *witness) whyPred(s report.Step, e deps.Edge, r *deps.Read, forced bool)
 	out := saw
 	if s.Rel == report.RW {
 		wb, _ := w.d.WriteOf(int32(s.To), s.Key)
-		out = fmt.Sprintf("%s, which %s later overwrote with %s", saw, b, w.kv(s.Key, wb.Value))
+		absent := int32(src) >= int32(w.d.N) && w.h.InitialValue(s.Key) == history.Nil
+		if int32(src) < int32(w.d.N) {
+			wa, _ := w.d.WriteOf(int32(src), s.Key)
+			absent = wa.Value == history.Nil
+		}
+		switch {
+		case wb.Value == history.Nil:
+			out = fmt.Sprintf("%s, which %s later deleted", saw, b)
+		case absent:
+			out = fmt.Sprintf("%s, which %s later inserted as %s", saw, b, w.kv(s.Key, wb.Value))
+		default:
+			out = fmt.Sprintf("%s, which %s later overwrote with %s", saw, b, w.kv(s.Key, wb.Value))
+		}
 	}
 	if forced {
 		out += " (the opposite order was ruled out: it closes a cycle)"
