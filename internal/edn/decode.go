@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"isovet/internal/jsonscan"
 	"isovet/internal/parse"
 )
 
@@ -871,14 +872,14 @@ func (d *Decoder) unescape(s []byte, p Pos) (string, error) {
 		case 'f':
 			out = append(out, '\f')
 		case 'u':
-			r, ok := hex4(s[i+1:])
+			r, ok := jsonscan.Hex4(s[i+1:])
 			if !ok {
 				return "", d.Errorf(p, "invalid \\u escape in string: expected four hex digits")
 			}
 			i += 4
 			if utf16Surrogate(r) {
 				if r < 0xdc00 && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
-					if r2, ok := hex4(s[i+3:]); ok && r2 >= 0xdc00 && r2 < 0xe000 {
+					if r2, ok := jsonscan.Hex4(s[i+3:]); ok && r2 >= 0xdc00 && r2 < 0xe000 {
 						r = 0x10000 + (r-0xd800)<<10 + (r2 - 0xdc00)
 						i += 6
 					} else {
@@ -912,26 +913,6 @@ func (d *Decoder) unescape(s []byte, p Pos) (string, error) {
 }
 
 func utf16Surrogate(r rune) bool { return r >= 0xd800 && r < 0xe000 }
-
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
-}
 
 // char parses a character literal whose backslash is at d.p.
 func (d *Decoder) char(p Pos) (Value, error) {
@@ -970,7 +951,7 @@ func (d *Decoder) char(p Pos) (Value, error) {
 		r = '\b'
 	case len(tok) == 5 && tok[0] == 'u':
 		var ok bool
-		if r, ok = hex4(tok[1:]); !ok {
+		if r, ok = jsonscan.Hex4(tok[1:]); !ok {
 			return Value{}, d.Errorf(p, "invalid character \\%s: expected \\uXXXX with four hex digits", name)
 		}
 	case len(tok) >= 2 && len(tok) <= 4 && tok[0] == 'o':

@@ -306,3 +306,71 @@ func (t *Tables) Update(p Range, set []Assign, ph func(int) string) (string, []a
 	args = append(args, p.Lo, p.Hi)
 	return "UPDATE " + t.Name + " SET " + sets + " WHERE " + c + " BETWEEN " + ph(len(args)-1) + " AND " + ph(len(args)), args, nil
 }
+
+// RowsScanner is what the drivers' result sets (database/sql and pgx) have in common.
+type RowsScanner interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// ScanRows reads the rows of a [Tables.Select] result: the key, then every column. Errors
+// are the driver's, for it to classify; the caller closes rs.
+func (t *Tables) ScanRows(rs RowsScanner) ([]Row, error) {
+	var out []Row
+	dest := make([]any, 1+len(t.Cols))
+	for rs.Next() {
+		r := Row{Vals: make([]int64, len(t.Cols))}
+		dest[0] = &r.Key
+		for i := range r.Vals {
+			dest[1+i] = &r.Vals[i]
+		}
+		if err := rs.Scan(dest...); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rs.Err()
+}
+
+// ScanKeys reads a result of one column of keys (UPDATE ... RETURNING k, or a SELECT k).
+// Errors are the driver's; the caller closes rs.
+func ScanKeys(rs RowsScanner) ([]int64, error) {
+	var keys []int64
+	for rs.Next() {
+		var k int64
+		if err := rs.Scan(&k); err != nil {
+			return nil, err
+		}
+		keys = append(keys, k)
+	}
+	return keys, rs.Err()
+}
+
+// InsertBatches calls exec with INSERT statements ("?" placeholders) that insert rows, up
+// to 500 a statement, stopping at the first error.
+func (t *Tables) InsertBatches(rows []Row, exec func(q string, args []any) error) error {
+	head := "INSERT INTO " + t.Name + " (k, " + strings.Join(t.Cols, ", ") + ") VALUES "
+	one := "(?" + strings.Repeat(", ?", len(t.Cols)) + ")"
+	for len(rows) > 0 {
+		n := min(len(rows), 500)
+		var b strings.Builder
+		b.WriteString(head)
+		args := make([]any, 0, n*(1+len(t.Cols)))
+		for i, r := range rows[:n] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(one)
+			args = append(args, r.Key)
+			for _, v := range r.Vals {
+				args = append(args, v)
+			}
+		}
+		if err := exec(b.String(), args); err != nil {
+			return err
+		}
+		rows = rows[n:]
+	}
+	return nil
+}

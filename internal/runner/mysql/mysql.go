@@ -329,7 +329,7 @@ func (t *tx) Rollback(ctx context.Context) error {
 
 func question(int) string { return "?" }
 
-// PredRead runs SELECT k, cols FROM rows WHERE col BETWEEN ? AND ?.
+// PredRead runs SELECT k, cols FROM rows WHERE col BETWEEN lo AND hi.
 func (t *tx) PredRead(ctx context.Context, p runner.Range) ([]runner.Row, error) {
 	rt := t.s.rows
 	q, err := rt.Select(p, question)
@@ -341,62 +341,16 @@ func (t *tx) PredRead(ctx context.Context, p runner.Range) ([]runner.Row, error)
 		return nil, classify(err)
 	}
 	defer rs.Close()
-	var out []runner.Row
-	dest := make([]any, 1+len(rt.Cols))
-	for rs.Next() {
-		r := runner.Row{Vals: make([]int64, len(rt.Cols))}
-		dest[0] = &r.Key
-		for i := range r.Vals {
-			dest[1+i] = &r.Vals[i]
-		}
-		if err := rs.Scan(dest...); err != nil {
-			return nil, classify(err)
-		}
-		out = append(out, r)
-	}
-	return out, classify(rs.Err())
-}
-
-// scanKeys reads a single column of keys.
-func scanKeys(rs *sql.Rows) ([]int64, error) {
-	defer rs.Close()
-	var keys []int64
-	for rs.Next() {
-		var k int64
-		if err := rs.Scan(&k); err != nil {
-			return nil, classify(err)
-		}
-		keys = append(keys, k)
-	}
-	return keys, classify(rs.Err())
+	out, err := rt.ScanRows(rs)
+	return out, classify(err)
 }
 
 // Insert inserts the rows, up to 500 per statement.
 func (t *tx) Insert(ctx context.Context, rows []runner.Row) error {
-	rt := t.s.rows
-	head := "INSERT INTO " + rt.Name + " (k, " + strings.Join(rt.Cols, ", ") + ") VALUES "
-	one := "(?" + strings.Repeat(", ?", len(rt.Cols)) + ")"
-	for len(rows) > 0 {
-		n := min(len(rows), 500)
-		var b strings.Builder
-		b.WriteString(head)
-		args := make([]any, 0, n*(1+len(rt.Cols)))
-		for i, r := range rows[:n] {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(one)
-			args = append(args, r.Key)
-			for _, v := range r.Vals {
-				args = append(args, v)
-			}
-		}
-		if _, err := t.s.c.ExecContext(ctx, b.String(), args...); err != nil {
-			return classify(err)
-		}
-		rows = rows[n:]
-	}
-	return nil
+	return t.s.rows.InsertBatches(rows, func(q string, args []any) error {
+		_, err := t.s.c.ExecContext(ctx, q, args...)
+		return classify(err)
+	})
 }
 
 // Delete runs DELETE FROM rows WHERE k = ?.
@@ -426,5 +380,7 @@ func (t *tx) PredWrite(ctx context.Context, p runner.Range, set []runner.Assign)
 	if err != nil {
 		return nil, classify(err)
 	}
-	return scanKeys(rs)
+	defer rs.Close()
+	keys, err := runner.ScanKeys(rs)
+	return keys, classify(err)
 }

@@ -357,20 +357,8 @@ func (t *tx) PredRead(ctx context.Context, p runner.Range) ([]runner.Row, error)
 		return nil, classify(err)
 	}
 	defer rs.Close()
-	var out []runner.Row
-	dest := make([]any, 1+len(rt.Cols))
-	for rs.Next() {
-		r := runner.Row{Vals: make([]int64, len(rt.Cols))}
-		dest[0] = &r.Key
-		for i := range r.Vals {
-			dest[1+i] = &r.Vals[i]
-		}
-		if err := rs.Scan(dest...); err != nil {
-			return nil, classify(err)
-		}
-		out = append(out, r)
-	}
-	return out, classify(rs.Err())
+	out, err := rt.ScanRows(rs)
+	return out, classify(err)
 }
 
 // PredWrite runs UPDATE rows SET ... WHERE col BETWEEN lo AND hi RETURNING k.
@@ -384,15 +372,8 @@ func (t *tx) PredWrite(ctx context.Context, p runner.Range, set []runner.Assign)
 		return nil, classify(err)
 	}
 	defer rs.Close()
-	var keys []int64
-	for rs.Next() {
-		var k int64
-		if err := rs.Scan(&k); err != nil {
-			return nil, classify(err)
-		}
-		keys = append(keys, k)
-	}
-	return keys, classify(rs.Err())
+	keys, err := runner.ScanKeys(rs)
+	return keys, classify(err)
 }
 
 // Insert inserts the rows in one statement (unnest of one array per column).
