@@ -57,7 +57,8 @@ const (
 	ReadPredMatch                   // a row a predicate write matched: θ true on the version read
 )
 
-// predOp is a predicate operation waiting for the writes of the whole history.
+// predOp is a predicate operation of a transaction that did not abort, waiting for the writes
+// of the whole history.
 type predOp struct {
 	txn, op int32
 }
@@ -226,6 +227,12 @@ func (d *Deps) expandPreds(ctx context.Context) error {
 	var keys []history.Key
 	var own map[history.Key]history.Value
 	undecided, example := 0, ""
+	undecidable := func(pr *history.Predicate, k history.Key) {
+		undecided++
+		if example == "" {
+			example = fmt.Sprintf("%q on row %v", pr.Expr, h.Key(k))
+		}
+	}
 	// returned[k] == gen: row k was returned (matched) by the current op; seen dedupes keys.
 	returned := make([]uint32, len(h.Keys))
 	seen := make([]uint32, len(h.Keys))
@@ -237,6 +244,7 @@ func (d *Deps) expandPreds(ctx context.Context) error {
 		t := &h.Txns[po.txn]
 		o := t.Ops[po.op]
 		pr := &h.Pred(o).Pred
+		fi := d.field(vs, pr.Field.String())
 		own = d.ownWritesBefore(t, int(po.op), own)
 		gen++
 		for _, row := range h.Pred(o).Rows {
@@ -251,7 +259,7 @@ func (d *Deps) expandPreds(ctx context.Context) error {
 					continue
 				}
 				if v, ok := own[row.Key]; ok {
-					if pr.Eval(h.Value(v)) == history.TruthFalse && t.Outcome != history.OutcomeAborted {
+					if pr.Eval(h.Value(v)) == history.TruthFalse {
 						d.predInternal(t, pr, row.Key, v, true)
 					}
 					continue
@@ -260,13 +268,10 @@ func (d *Deps) expandPreds(ctx context.Context) error {
 				if !ok {
 					continue
 				}
-				tv = truths(pr, d.field(vs, pr.Field.String()), row.Key, tv)
+				tv = truths(pr, fi, row.Key, tv)
 				d.feasible(po.txn, row.Key, vs, tv)
 				if slices.Contains(tv, history.TruthUnknown) {
-					undecided++
-					if example == "" {
-						example = fmt.Sprintf("%q on row %v", pr.Expr, h.Key(row.Key))
-					}
+					undecidable(pr, row.Key)
 				}
 				r := &d.Reads[ri]
 				r.Cands = d.predCands(r.Cands[:0], po.txn, row.Key, vs, tv, history.TruthTrue)
@@ -274,19 +279,18 @@ func (d *Deps) expandPreds(ctx context.Context) error {
 		}
 		// Rows the transaction wrote itself: the predicate sees its own version.
 		for k, v := range own {
-			if returned[k] != gen && pr.Eval(h.Value(v)) == history.TruthTrue && t.Outcome != history.OutcomeAborted {
+			if returned[k] != gen && pr.Eval(h.Value(v)) == history.TruthTrue {
 				d.predInternal(t, pr, k, v, false)
 			}
 		}
 		if o.Kind == history.OpPredRead {
 			for _, row := range h.Pred(o).Rows {
-				if v, ok := own[row.Key]; ok && row.Match && row.Value != v && t.Outcome != history.OutcomeAborted {
+				if v, ok := own[row.Key]; ok && row.Match && row.Value != v {
 					d.predInternal(t, pr, row.Key, v, false)
 				}
 			}
 		}
 		// Rows not returned: θ was false on the version read.
-		fi := d.field(vs, pr.Field.String())
 		keys = predKeys(pr, fi, keys, seen, gen)
 		for _, k := range keys {
 			if _, ok := own[k]; ok || returned[k] == gen {
@@ -300,10 +304,7 @@ func (d *Deps) expandPreds(ctx context.Context) error {
 			if slices.Contains(tv, history.TruthUnknown) {
 				// Which version the predicate may have seen is not known: the row is not
 				// checked (no violation can come of it), and a pass proves nothing.
-				undecided++
-				if example == "" {
-					example = fmt.Sprintf("%q on row %v", pr.Expr, h.Key(k))
-				}
+				undecidable(pr, k)
 				continue
 			}
 			d.ReadsOf[po.txn] = append(d.ReadsOf[po.txn], int32(len(d.Reads)))

@@ -131,17 +131,25 @@ func (w *witness) predRead(t history.TxnID, k history.Key, writer int32) *deps.R
 
 // version names writer's version of k ("T1's x=3", "the initial x=nil").
 func (w *witness) version(writer int32, k history.Key) string {
-	if writer < 0 || writer >= int32(w.d.N) {
-		if w.h.InitialValue(k) == history.Nil {
-			return fmt.Sprintf("no row %v (not yet inserted)", w.h.Key(k))
-		}
-		return "the initial " + w.kv(k, w.h.InitialValue(k))
-	}
-	wr, _ := w.d.WriteOf(writer, k)
-	if wr.Value == history.Nil {
+	v, txn := w.valueOf(writer, k), writer >= 0 && w.isTxn(writer)
+	switch {
+	case v != history.Nil && txn:
+		return fmt.Sprintf("%s's %s", w.name(history.TxnID(writer)), w.kv(k, v))
+	case v != history.Nil:
+		return "the initial " + w.kv(k, v)
+	case txn:
 		return fmt.Sprintf("no row %v (%s deleted it)", w.h.Key(k), w.name(history.TxnID(writer)))
 	}
-	return fmt.Sprintf("%s's %s", w.name(history.TxnID(writer)), w.kv(k, wr.Value))
+	return fmt.Sprintf("no row %v (not yet inserted)", w.h.Key(k))
+}
+
+// valueOf returns the value of writer's version of k (the initial value for Init).
+func (w *witness) valueOf(writer int32, k history.Key) history.Value {
+	if writer < 0 || !w.isTxn(writer) {
+		return w.h.InitialValue(k)
+	}
+	wr, _ := w.d.WriteOf(writer, k)
+	return wr.Value
 }
 
 // whyPred says in a sentence why a step through a predicate operation holds.
@@ -163,15 +171,10 @@ func (w *witness) whyPred(s report.Step, e deps.Edge, r *deps.Read, forced bool)
 	out := saw
 	if s.Rel == report.RW {
 		wb, _ := w.d.WriteOf(int32(s.To), s.Key)
-		absent := int32(src) >= int32(w.d.N) && w.h.InitialValue(s.Key) == history.Nil
-		if int32(src) < int32(w.d.N) {
-			wa, _ := w.d.WriteOf(int32(src), s.Key)
-			absent = wa.Value == history.Nil
-		}
 		switch {
 		case wb.Value == history.Nil:
 			out = fmt.Sprintf("%s, which %s later deleted", saw, b)
-		case absent:
+		case w.valueOf(int32(src), s.Key) == history.Nil:
 			out = fmt.Sprintf("%s, which %s later inserted as %s", saw, b, w.kv(s.Key, wb.Value))
 		default:
 			out = fmt.Sprintf("%s, which %s later overwrote with %s", saw, b, w.kv(s.Key, wb.Value))
@@ -270,7 +273,10 @@ func (w *witness) anomaly(alts []polygraph.Alternative) report.Anomaly {
 				}
 			}
 		}
-		if st != nil && (best < 0 || len(st) < len(bestSteps)) {
+		// Name the weakest anomaly the evidence shows: a cycle with an anti-dependency over
+		// a shorter one without (when the alternatives differ in which version was read, a
+		// write-read cycle in one of them does not make the history G1c).
+		if st != nil && (best < 0 || hasRW(st) && !hasRW(bestSteps) || hasRW(st) == hasRW(bestSteps) && len(st) < len(bestSteps)) {
 			best, bestSteps = i, st
 		}
 	}
@@ -287,4 +293,9 @@ func (w *witness) anomaly(alts []polygraph.Alternative) report.Anomaly {
 		a.Message = fmt.Sprintf("no serial order of %d transactions explains what they read: each of the %d alternatives below closes a cycle, e.g. %s", len(txns), len(alts), w.cycleText(bestSteps))
 	}
 	return a
+}
+
+// hasRW reports whether a cycle has an anti-dependency step.
+func hasRW(st []report.Step) bool {
+	return slices.ContainsFunc(st, func(s report.Step) bool { return s.Rel.Has(report.RW) })
 }
