@@ -1,0 +1,297 @@
+package graph
+
+import (
+	"cmp"
+	"slices"
+	"sort"
+)
+
+// TimeClosure is the reachability relation of a directed graph over nodes 0..n-1 whose
+// edges are explicit ones plus the real-time order of closed intervals: u → v whenever
+// End(u) < Begin(v). It is Vbox's compact transitive closure (Vbox §3.4): nodes are sorted
+// by Begin, and reachability is stored only inside each node's window, the nodes that may
+// overlap it. Outside the window the answer follows from time alone: a node that began
+// after u ended is reachable from u, and a node that ended before u began is not (that
+// would close a cycle). With d the mean window width, memory is about n·d/8 bytes and
+// never n².
+//
+// The graph must stay acyclic: [NewTimeClosure] reports a cycle of the initial graph and
+// [TimeClosure.AddEdge] refuses an edge that would close one.
+type TimeClosure struct {
+	n          int
+	at         []int32 // position → node
+	pos        []int32 // node → position
+	begin, end []int64 // by position
+	lo, hi     []int32 // window [lo, hi] by position
+	msucc      []int32 // last time successor a search must visit (Vbox's r_{m_i}); hi if none
+	off        []int   // first word of each row; off[n] = len(words)
+	words      []uint64
+	edges      [][2]int32 // explicit edges, as positions
+}
+
+// NewTimeClosure builds the closure of the explicit edges plus the real-time order of the
+// intervals [begin[u], end[u]] (end ≥ begin). ok is false if the graph has a cycle.
+func NewTimeClosure(begin, end []int64, edges [][2]int32) (c *TimeClosure, ok bool) {
+	n := len(begin)
+	c = &TimeClosure{n: n}
+	c.at = make([]int32, n)
+	for i := range c.at {
+		c.at[i] = int32(i)
+	}
+	slices.SortFunc(c.at, func(a, b int32) int {
+		if x := cmp.Compare(begin[a], begin[b]); x != 0 {
+			return x
+		}
+		if x := cmp.Compare(end[a], end[b]); x != 0 {
+			return x
+		}
+		return cmp.Compare(a, b)
+	})
+	c.pos = make([]int32, n)
+	c.begin = make([]int64, n)
+	c.end = make([]int64, n)
+	for p, u := range c.at {
+		c.pos[u] = int32(p)
+		c.begin[p] = begin[u]
+		c.end[p] = end[u]
+	}
+	// Windows: hi is the last node that began by p's end; lo the first whose running maximum
+	// of ends reaches p's begin.
+	pmE := make([]int64, n)
+	for p := range n {
+		pmE[p] = c.end[p]
+		if p > 0 {
+			pmE[p] = max(pmE[p], pmE[p-1])
+		}
+	}
+	c.lo = make([]int32, n)
+	c.hi = make([]int32, n)
+	c.off = make([]int, n+1)
+	for p := range n {
+		e, b := c.end[p], c.begin[p]
+		c.hi[p] = int32(sort.Search(n, func(q int) bool { return c.begin[q] > e })) - 1
+		c.lo[p] = int32(sort.Search(n, func(q int) bool { return pmE[q] >= b }))
+		if c.hi[p] < int32(p) || c.lo[p] > int32(p) {
+			return nil, false // end < begin: the node precedes itself
+		}
+		c.off[p+1] = c.off[p] + (int(c.hi[p]-c.lo[p])+64)/64
+	}
+	// msucc: successors beyond hi[m] of the time successor m that ends first are time
+	// successors of m, so a search visits only (hi[p], hi[m]].
+	sufArg := make([]int32, n+1)
+	sufArg[n] = -1
+	for p := n - 1; p >= 0; p-- {
+		sufArg[p] = int32(p)
+		if q := sufArg[p+1]; q >= 0 && c.end[q] < c.end[p] {
+			sufArg[p] = q
+		}
+	}
+	c.msucc = make([]int32, n)
+	for p := range n {
+		c.msucc[p] = c.hi[p]
+		if m := sufArg[c.hi[p]+1]; m >= 0 {
+			c.msucc[p] = c.hi[m]
+		}
+	}
+	c.edges = make([][2]int32, 0, len(edges))
+	for _, e := range edges {
+		if e[0] != e[1] {
+			c.edges = append(c.edges, [2]int32{c.pos[e[0]], c.pos[e[1]]})
+		} else {
+			return nil, false
+		}
+	}
+	head, adj := c.csr()
+	post, ok := c.postorder(head, adj)
+	if !ok {
+		return nil, false
+	}
+	c.words = make([]uint64, c.off[n])
+	for _, p := range post {
+		c.set(p, p)
+		for _, s := range adj[head[p]:head[p+1]] {
+			c.merge(p, s)
+		}
+		for s := c.hi[p] + 1; s <= c.msucc[p]; s++ {
+			c.merge(p, s)
+		}
+	}
+	return c, true
+}
+
+// N returns the number of nodes.
+func (c *TimeClosure) N() int { return c.n }
+
+// Words returns the number of 64-bit words the closure stores.
+func (c *TimeClosure) Words() int { return len(c.words) }
+
+// Reach reports whether v is reachable from u (u reaches itself).
+func (c *TimeClosure) Reach(u, v int32) bool { return c.reach(c.pos[u], c.pos[v]) }
+
+// Before reports whether u ended before v began.
+func (c *TimeClosure) Before(u, v int32) bool { return c.end[c.pos[u]] < c.begin[c.pos[v]] }
+
+func (c *TimeClosure) reach(p, q int32) bool {
+	switch {
+	case p == q || q > c.hi[p]:
+		return true
+	case q < c.lo[p]:
+		return false
+	}
+	i := int(q - c.lo[p])
+	return c.words[c.off[p]+i/64]>>(i%64)&1 != 0
+}
+
+// AddEdge adds u → v and updates the closure (Vbox's Italiano+ update: only rows of nodes
+// between v's window start and the earlier of the two windows' ends can change). It returns
+// false, changing nothing, if the edge would close a cycle.
+func (c *TimeClosure) AddEdge(u, v int32) bool {
+	i, j := c.pos[u], c.pos[v]
+	if c.reach(i, j) {
+		return true
+	}
+	if c.reach(j, i) {
+		return false
+	}
+	// No row bit r(·,i) or r(j,·) changes while the edge is added (j does not reach i), so
+	// the rows can be updated in any order.
+	for w := c.lo[j]; w <= min(c.hi[i], c.hi[j]); w++ {
+		if c.reach(w, i) {
+			c.merge(w, j)
+		}
+	}
+	c.edges = append(c.edges, [2]int32{i, j})
+	return true
+}
+
+// Order returns a topological order of the nodes (explicit edges, added edges and real
+// time).
+func (c *TimeClosure) Order() []int32 {
+	head, adj := c.csr()
+	post, ok := c.postorder(head, adj)
+	if !ok {
+		panic("graph: TimeClosure became cyclic")
+	}
+	order := make([]int32, c.n)
+	for i, p := range post {
+		order[c.n-1-i] = c.at[p]
+	}
+	return order
+}
+
+func (c *TimeClosure) csr() (head, adj []int32) {
+	head = make([]int32, c.n+1)
+	for _, e := range c.edges {
+		head[e[0]+1]++
+	}
+	for p := range c.n {
+		head[p+1] += head[p]
+	}
+	adj = make([]int32, len(c.edges))
+	fill := slices.Clone(head[:c.n])
+	for _, e := range c.edges {
+		adj[fill[e[0]]] = e[1]
+		fill[e[0]]++
+	}
+	return head, adj
+}
+
+// postorder returns the positions in depth-first post-order over explicit and time edges
+// (a node after all its successors), or false if there is a cycle.
+func (c *TimeClosure) postorder(head, adj []int32) ([]int32, bool) {
+	state := make([]uint8, c.n) // 0 new, 1 on the stack, 2 done
+	post := make([]int32, 0, c.n)
+	type frame struct{ p, i int32 }
+	var stack []frame
+	for root := range int32(c.n) {
+		if state[root] != 0 {
+			continue
+		}
+		state[root] = 1
+		stack = append(stack, frame{root, 0})
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			p := f.p
+			ne := head[p+1] - head[p]
+			s := int32(-1)
+			for {
+				switch {
+				case f.i < ne:
+					s = adj[head[p]+f.i]
+				case c.hi[p]+1+(f.i-ne) <= c.msucc[p]:
+					s = c.hi[p] + 1 + (f.i - ne)
+				default:
+					s = -1
+				}
+				if s < 0 {
+					break
+				}
+				f.i++
+				if state[s] == 1 {
+					return nil, false
+				}
+				if state[s] == 0 {
+					break
+				}
+			}
+			if s < 0 {
+				state[p] = 2
+				post = append(post, p)
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			state[s] = 1
+			stack = append(stack, frame{s, 0})
+		}
+	}
+	return post, true
+}
+
+// set sets r(p, q) for q inside p's window.
+func (c *TimeClosure) set(p, q int32) {
+	i := int(q - c.lo[p])
+	c.words[c.off[p]+i/64] |= 1 << (i % 64)
+}
+
+// merge adds to row p everything s reaches, for p → s (an edge or a path).
+func (c *TimeClosure) merge(p, s int32) {
+	row := c.words[c.off[p]:c.off[p+1]]
+	a, b := max(c.lo[p], c.lo[s]), min(c.hi[p], c.hi[s])
+	if a <= b {
+		orBits(row, int(a-c.lo[p]), c.words[c.off[s]:c.off[s+1]], int(a-c.lo[s]), int(b-a+1))
+	}
+	// s reaches by time every node that began after it ended.
+	if a := max(c.hi[s]+1, c.lo[p]); a <= c.hi[p] {
+		setBits(row, int(a-c.lo[p]), int(c.hi[p]-a+1))
+	}
+}
+
+// orBits ORs n bits of src starting at bit so into dst starting at bit do.
+func orBits(dst []uint64, do int, src []uint64, so int, n int) {
+	for n > 0 {
+		i, sh := so/64, uint(so%64)
+		w := src[i] >> sh
+		if sh != 0 && i+1 < len(src) {
+			w |= src[i+1] << (64 - sh)
+		}
+		k := min(n, 64-do%64)
+		if k < 64 {
+			w &= 1<<uint(k) - 1
+		}
+		dst[do/64] |= w << uint(do%64)
+		do, so, n = do+k, so+k, n-k
+	}
+}
+
+// setBits sets n bits of dst starting at bit at.
+func setBits(dst []uint64, at, n int) {
+	for n > 0 {
+		k := min(n, 64-at%64)
+		m := ^uint64(0)
+		if k < 64 {
+			m = 1<<uint(k) - 1
+		}
+		dst[at/64] |= m << uint(at%64)
+		at, n = at+k, n-k
+	}
+}
