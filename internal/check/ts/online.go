@@ -97,7 +97,7 @@ type OnlineStats struct {
 	Late       int64
 	Dropped    int64 // dropped unchecked under the memory bound
 	Violations int64
-	Flips      int64 // provisional EXT verdicts that changed
+	Flips      int64 // reads whose EXT verdict when settled differs from their verdict on arrival
 	Pending    int   // transactions not yet settled
 	InMemory   int   // transactions held (pending or retained)
 	Keys       int
@@ -129,6 +129,7 @@ type otxn struct {
 	start, commit history.Timestamp
 	ck, snap      opos
 	arrived       time.Time
+	seq           int64 // arrival sequence number (1, 2, ...)
 	reads         []oread
 	writes        []owrite
 	settled       bool
@@ -180,40 +181,6 @@ func (x *over) setBase(b []history.Datum) {
 	x.list.base = b
 }
 
-// rref is a pending external read in a key's list, with its snapshot position inline.
-type rref struct {
-	snap pos
-	r    *oread
-}
-
-// cmp orders a read against position p (ties broken by transaction id).
-func (x rref) cmp(p opos) int {
-	if c := x.snap.cmp(p.p); c != 0 {
-		return c
-	}
-	return x.r.t.id.Compare(p.id)
-}
-
-// searchRS returns the index of the first read in rs whose snapshot is after p. Arrivals
-// come mostly in commit order, so the end is tried first; the search is written out (no
-// closure) because it runs for every external read and every write.
-func searchRS(rs []rref, p opos) int {
-	n := len(rs)
-	if n == 0 || rs[n-1].cmp(p) <= 0 {
-		return n
-	}
-	lo, hi := 0, n-1 // rs[hi] is after p
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if rs[m].cmp(p) > 0 {
-			hi = m
-		} else {
-			lo = m + 1
-		}
-	}
-	return lo
-}
-
 // searchVS returns the index of the first version in vs whose commit is at or after p.
 func searchVS(vs []vent, p opos) int {
 	n := len(vs)
@@ -245,21 +212,28 @@ func (e vent) cmp(p opos) int {
 	return e.v.ck.id.Compare(p.id)
 }
 
-// okey is a key's versions (by commit position) and pending external reads (by snapshot).
+// okey is a key's versions, by commit position.
 //
-// It also caches the positions of its last version and last read, and the last version's
-// value: arrivals come mostly in commit order, so most searches end at the last element,
-// and answering them here saves a cache miss on each array (the checker's main cost).
+// It also caches the position and value of its last version: arrivals come mostly in
+// commit order, so most searches end at the last element, and answering them here saves a
+// cache miss on the array (the checker's main cost).
+//
+// A key keeps no list of the reads pending on it (appending to one per read was a cache
+// miss per read). A read's verdict is taken when it arrives; a writer arriving later whose
+// commit could precede the snapshot of a read of the key (its commit is not above maxSnap)
+// marks the key dirty with its arrival sequence, and a read of a key marked dirty after it
+// arrived is judged again when it settles. In commit order no writer is ever late.
 type okey struct {
-	k     history.Datum
-	vs    []vent
-	rs    []rref
-	deadR int
-	isL   bool
+	k   history.Datum
+	vs  []vent
+	isL bool
 
-	lastCk   pos           // vs[len(vs)-1].ck, when vs is not empty
-	lastSnap pos           // rs[len(rs)-1].snap, when rs is not empty
-	lastV    history.Datum // vs[len(vs)-1].v.v
+	hasSnap bool
+	maxSnap pos   // the highest snapshot position of any read of the key (when hasSnap)
+	dirty   int64 // the arrival sequence of the last writer that may have changed a read's verdict
+
+	lastCk pos           // vs[len(vs)-1].ck, when vs is not empty
+	lastV  history.Datum // vs[len(vs)-1].v.v
 }
 
 // vsIndex is searchVS(key.vs, p).
@@ -270,26 +244,11 @@ func (key *okey) vsIndex(p opos) int {
 	return searchVS(key.vs, p)
 }
 
-// rsIndex is searchRS(key.rs, p).
-func (key *okey) rsIndex(p opos) int {
-	if n := len(key.rs); n == 0 || key.lastSnap.cmp(p.p) < 0 {
-		return n
-	}
-	return searchRS(key.rs, p)
-}
-
 // setVS and setRS replace the arrays, refreshing the caches.
 func (key *okey) setVS(vs []vent) {
 	key.vs = vs
 	if n := len(vs); n > 0 {
 		key.lastCk, key.lastV = vs[n-1].ck, vs[n-1].v.v
-	}
-}
-
-func (key *okey) setRS(rs []rref) {
-	key.rs = rs
-	if n := len(rs); n > 0 {
-		key.lastSnap = rs[n-1].snap
 	}
 }
 
@@ -412,6 +371,9 @@ type Online struct {
 	horizon  opos
 	hasHoriz bool
 
+	seq       int64 // arrivals so far
+	lastDirty int64 // the highest okey.dirty of any key
+
 	st    OnlineStats
 	sc    scratch
 	reads int
@@ -485,7 +447,8 @@ func (o *Online) Observe(in Txn) []Event {
 		return append(evs, Event{Kind: EventDuplicate, Txn: in.ID.String()})
 	}
 	t := &o.sc.txns.take(1)[:1][0]
-	*t = otxn{id: in.ID, start: in.Start, commit: in.Commit, arrived: o.now}
+	o.seq++
+	*t = otxn{id: in.ID, start: in.Start, commit: in.Commit, arrived: o.now, seq: o.seq}
 	if in.Commit.Less(in.Start) {
 		o.forget(in.ID)
 		if o.o.Shard > 0 {
@@ -540,11 +503,8 @@ func (o *Online) Observe(in Txn) []Event {
 		if r.isL {
 			key.isL = true
 		}
-		if j := key.rsIndex(t.snap); j == len(key.rs) {
-			key.rs = append(key.rs, rref{t.snap.p, r})
-			key.lastSnap = t.snap.p
-		} else {
-			key.rs = slices.Insert(key.rs, j, rref{t.snap.p, r})
+		if !key.hasSnap || key.maxSnap.cmp(t.snap.p) < 0 {
+			key.maxSnap, key.hasSnap = t.snap.p, true
 		}
 		o.reads++
 		o.elems += int64(len(r.list))
@@ -669,7 +629,8 @@ func (o *Online) sessPut(s *osess, seq int64, e sessEntry) {
 }
 
 // write inserts t's version of w.k: NOCONFLICT and equal commit timestamps against the
-// versions already there, then re-checks the readers whose snapshot it now precedes.
+// versions already there, then marks the key for re-checking if the write may precede the
+// snapshot of a read of it.
 func (o *Online) write(evs []Event, t *otxn, w *owrite, nv *over) []Event {
 	key := o.key(w.k)
 	if w.isL {
@@ -722,22 +683,10 @@ func (o *Online) write(evs []Event, t *otxn, w *owrite, nv *over) []Event {
 	}
 	o.st.Versions++
 	o.elems += int64(len(w.app))
-	// Re-check pending readers whose snapshot lies after this commit: for a register only
-	// those up to the next version, for a list all of them.
-	lo := key.rsIndex(t.ck)
-	hi := len(key.rs)
-	if lo < hi && !key.isL && i+1 < len(key.vs) {
-		hi = searchRS(key.rs, key.vs[i+1].v.ck)
-	}
-	for _, rr := range key.rs[lo:hi] {
-		r := rr.r
-		if r.dead || r.t.settled {
-			continue
-		}
-		if ok := o.verdict(r); ok != r.ok {
-			r.ok = ok
-			o.st.Flips++
-		}
+	// A read of the key whose snapshot lies after this commit may now be judged otherwise:
+	// it is judged again when it settles.
+	if key.hasSnap && t.ck.p.cmp(key.maxSnap) <= 0 {
+		key.dirty, o.lastDirty = t.seq, t.seq
 	}
 	return evs
 }
@@ -872,24 +821,27 @@ func (o *Online) Flush() []Event {
 	return evs
 }
 
-// settle freezes t's reads, reporting violations when report is set.
+// settle freezes t's reads, reporting violations when report is set. A read whose key a
+// later writer may have changed (see [okey]) is judged again first: the versions its
+// snapshot can see are all still held (the horizon is at most its snapshot), so this is
+// the verdict it would have had if every arrival had re-checked it.
 func (o *Online) settle(evs []Event, t *otxn, report bool) []Event {
 	t.settled = true
 	o.st.Settled++
+	recheck := report && o.lastDirty > t.seq
 	for i := range t.reads {
 		r := &t.reads[i]
+		if recheck && r.key.dirty > t.seq {
+			if ok := o.verdict(r); ok != r.ok {
+				r.ok = ok
+				o.st.Flips++
+			}
+		}
 		if report && !r.ok {
 			evs = o.emit(evs, o.extViolation(r))
 		}
-		r.dead = true
 		o.reads--
 		o.elems -= int64(len(r.list))
-		key := r.key
-		key.deadR++
-		if key.deadR > 16 && key.deadR*2 > len(key.rs) {
-			key.setRS(slices.DeleteFunc(key.rs, func(r rref) bool { return r.r.dead }))
-			key.deadR = 0
-		}
 	}
 	return evs
 }

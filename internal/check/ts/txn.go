@@ -59,7 +59,6 @@ type oread struct {
 	list []history.Datum
 	isL  bool
 	ok   bool
-	dead bool
 }
 
 // owrite is a transaction's final effect on one key.
