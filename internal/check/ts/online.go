@@ -252,87 +252,6 @@ func (key *okey) setVS(vs []vent) {
 	}
 }
 
-// idmap knows every id the checker must recognise: the transactions it holds, and for a
-// while those it has forgotten (retired, late or refused), so that a second arrival is a
-// duplicate. One map (integer ids in one of their own) serves both, a forgotten id mapping
-// to [forgotten]: one lookup per arrival, one write when a transaction is forgotten, one
-// delete when that is itself forgotten.
-type idmap struct {
-	i        map[int64]*otxn
-	s        map[history.Datum]*otxn
-	held     int
-	gone     []goneID // forgotten ids in the order they were forgotten: gone[goneHead:]
-	goneHead int
-}
-
-type goneID struct {
-	id history.Datum
-	at time.Time
-}
-
-// forgotten is the value of an id the checker no longer holds.
-var forgotten = &otxn{}
-
-// get returns the transaction held under d, forgotten, or nil for an id never seen (or
-// forgotten long ago).
-func (m *idmap) get(d history.Datum) *otxn {
-	if i, ok := d.Int(); ok {
-		return m.i[i]
-	}
-	return m.s[d]
-}
-
-func (m *idmap) set(d history.Datum, t *otxn) (old *otxn) {
-	if m.i == nil {
-		m.i, m.s = map[int64]*otxn{}, map[history.Datum]*otxn{}
-	}
-	if i, ok := d.Int(); ok {
-		old, m.i[i] = m.i[i], t
-		return old
-	}
-	old, m.s[d] = m.s[d], t
-	return old
-}
-
-func (m *idmap) put(d history.Datum, t *otxn) {
-	m.set(d, t)
-	m.held++
-}
-
-// forget marks d as seen but no longer held, from now on.
-func (m *idmap) forget(d history.Datum, now time.Time) {
-	if old := m.set(d, forgotten); old != nil && old != forgotten {
-		m.held--
-	}
-	m.gone = append(m.gone, goneID{d, now})
-}
-
-// expire drops the ids forgotten before t.
-func (m *idmap) expire(t time.Time) {
-	for m.goneHead < len(m.gone) && m.gone[m.goneHead].at.Before(t) {
-		d := m.gone[m.goneHead].id
-		if i, ok := d.Int(); ok {
-			if m.i[i] == forgotten {
-				delete(m.i, i)
-			}
-		} else if m.s[d] == forgotten {
-			delete(m.s, d)
-		}
-		m.gone[m.goneHead] = goneID{}
-		m.goneHead++
-	}
-	if m.goneHead == len(m.gone) {
-		m.gone, m.goneHead = m.gone[:0], 0
-	} else if m.goneHead > 4096 && m.goneHead*2 > len(m.gone) {
-		n := copy(m.gone, m.gone[m.goneHead:])
-		clear(m.gone[n:])
-		m.gone, m.goneHead = m.gone[:n], 0
-	}
-}
-
-func (m *idmap) len() int     { return m.held }
-func (m *idmap) goneLen() int { return len(m.gone) - m.goneHead }
-
 type osess struct {
 	next int64 // arrival sequence for Seq < 0
 	m    map[int64]sessEntry
@@ -358,7 +277,7 @@ type Online struct {
 	ikeys map[int64]*okey         // integer keys outside [0, len(dense))
 	dense []*okey                 // small non-negative integer keys, by value: an 8-byte slot each
 	nkeys int                     // keys in dense
-	txns  idmap                   // held transactions, and ids recently forgotten (for deduplication)
+	ids   idset                   // ids held, and ids recently forgotten (for deduplication)
 	sess  map[history.Datum]*osess
 
 	fifo    []*otxn // by arrival
@@ -414,7 +333,7 @@ func (o *Online) Now() time.Time { return o.now }
 func (o *Online) Stats() OnlineStats {
 	s := o.st
 	s.Pending = len(o.fifo) - o.settled
-	s.InMemory = o.txns.len()
+	s.InMemory = len(o.fifo)
 	s.Keys = len(o.keys) + len(o.ikeys) + o.nkeys
 	s.Reads = o.reads
 	s.Bytes = o.bytes()
@@ -426,8 +345,8 @@ func (o *Online) Stats() OnlineStats {
 }
 
 func (o *Online) bytes() int64 {
-	return int64(o.st.Versions)*200 + int64(o.txns.len())*260 + int64(o.reads)*120 + int64(len(o.keys)+len(o.ikeys)+o.nkeys)*140 + int64(cap(o.dense))*8 +
-		o.elems*40 + int64(o.txns.goneLen())*60
+	return int64(o.st.Versions)*200 + int64(len(o.fifo))*260 + int64(o.reads)*120 + int64(len(o.keys)+len(o.ikeys)+o.nkeys)*140 + int64(cap(o.dense))*8 +
+		o.elems*40 + int64(o.ids.goneLen())*60
 }
 
 func (o *Online) viol(k anomaly.Kind, t *otxn) Violation {
@@ -439,13 +358,14 @@ func (o *Online) viol(k anomaly.Kind, t *otxn) Violation {
 // verdicts are provisional and reported by [Online.Advance] once settled.
 func (o *Online) Observe(in Txn) []Event {
 	var evs []Event
-	if o.txns.get(in.ID) != nil {
+	if o.ids.has(in.ID) {
 		o.st.Duplicates++
 		if o.o.Shard > 0 {
 			return nil
 		}
 		return append(evs, Event{Kind: EventDuplicate, Txn: in.ID.String()})
 	}
+	o.ids.add(in.ID)
 	t := &o.sc.txns.take(1)[:1][0]
 	o.seq++
 	*t = otxn{id: in.ID, start: in.Start, commit: in.Commit, arrived: o.now, seq: o.seq}
@@ -510,7 +430,6 @@ func (o *Online) Observe(in Txn) []Event {
 		o.elems += int64(len(r.list))
 		r.ok = o.verdict(r)
 	}
-	o.txns.put(in.ID, t)
 	o.fifo = append(o.fifo, t)
 	for n := len(o.minq); n > 0 && o.minq[n-1].snap.cmp(t.snap) >= 0; n-- {
 		o.minq = o.minq[:n-1]
@@ -520,7 +439,7 @@ func (o *Online) Observe(in Txn) []Event {
 }
 
 func (o *Online) forget(id history.Datum) {
-	o.txns.forget(id, o.now)
+	o.ids.forget(id, o.now)
 }
 
 func (o *Online) emit(evs []Event, v Violation) []Event {
@@ -806,7 +725,7 @@ func (o *Online) Advance(now time.Time) []Event {
 	}
 	o.collect(false)
 	// Deduplication ids are kept for three settle+retain windows after they are forgotten.
-	o.txns.expire(o.now.Add(-3 * retire))
+	o.ids.expire(o.now.Add(-3 * retire))
 	return evs
 }
 
