@@ -132,9 +132,21 @@ const (
 )
 
 type fieldIndex struct {
-	vals   [][]fieldVal // per key
-	sorted []keyVal     // set values with their keys, by value
+	vals [][]fieldVal // per key
+	// partial: per key with a version that does not set the field, what resolving it
+	// needs (see truths), so that it takes no scan.
+	partial map[history.Key]*partialKey
+	// By value, for the scan (built on first use): set values with their keys, and the
+	// keys with versions that do not set the field or are not images.
+	sorted []keyVal
 	other  []history.Key
+	byVal  bool
+}
+
+// partialKey summarises the versions of a key some version of which does not set the field.
+type partialKey struct {
+	set    []int64 // the values of the versions that set it, ascending
+	hasNil bool    // some version is an absent row
 }
 
 type keyVal struct {
@@ -148,7 +160,7 @@ func (d *Deps) field(vs *versions, name string) *fieldIndex {
 		return fi
 	}
 	h := d.H
-	fi := &fieldIndex{vals: make([][]fieldVal, len(vs.byKey))}
+	fi := &fieldIndex{vals: make([][]fieldVal, len(vs.byKey)), partial: make(map[history.Key]*partialKey)}
 	parse := func(v history.Datum) fieldVal {
 		if v.IsNil() {
 			return fieldVal{state: fieldAbsent}
@@ -177,6 +189,31 @@ func (d *Deps) field(vs *versions, name string) *fieldIndex {
 			vals = append(vals, parse(h.Value(wr.Value)))
 		}
 		fi.vals[k] = vals
+		if slices.ContainsFunc(vals, func(x fieldVal) bool { return x.state == fieldUnset }) {
+			p := &partialKey{}
+			for _, x := range vals {
+				switch x.state {
+				case fieldSet:
+					p.set = append(p.set, x.v)
+				case fieldAbsent:
+					p.hasNil = true
+				}
+			}
+			slices.Sort(p.set)
+			fi.partial[history.Key(k)] = p
+		}
+	}
+	vs.fields[name] = fi
+	return fi
+}
+
+// byValue builds the by-value index of the scan.
+func (fi *fieldIndex) byValue() {
+	if fi.byVal {
+		return
+	}
+	fi.byVal = true
+	for k, vals := range fi.vals {
 		other := false
 		for _, x := range vals {
 			switch x.state {
@@ -191,16 +228,64 @@ func (d *Deps) field(vs *versions, name string) *fieldIndex {
 		}
 	}
 	slices.SortFunc(fi.sorted, func(a, b keyVal) int { return cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.k, b.k)) })
-	vs.fields[name] = fi
-	return fi
+}
+
+// unsetTruth is the predicate's truth on the versions of k that do not set its field: when
+// every version that sets the field agrees, so do they (a row that never had the field,
+// NULL, matches no range); a nil version before a partial one would leave the field NULL,
+// so only "false" is safe then. What stays undecided is TruthUnknown.
+func (fi *fieldIndex) unsetTruth(pr *history.Predicate, k history.Key) history.Truth {
+	p := fi.partial[k]
+	if p == nil || len(p.set) == 0 {
+		return history.TruthFalse
+	}
+	i, _ := slices.BinarySearch(p.set, pr.Lo)
+	setTrue := i < len(p.set) && p.set[i] <= pr.Hi
+	setFalse := p.set[0] < pr.Lo || p.set[len(p.set)-1] > pr.Hi
+	switch {
+	case !setTrue:
+		return history.TruthFalse
+	case !setFalse && !p.hasNil:
+		return history.TruthTrue
+	}
+	return history.TruthUnknown
+}
+
+// truthOf is the predicate's truth on version j of k (0 the initial state).
+func (fi *fieldIndex) truthOf(pr *history.Predicate, k history.Key, j int32) history.Truth {
+	x := fi.vals[k][j]
+	switch x.state {
+	case fieldSet:
+		if pr.Lo <= x.v && x.v <= pr.Hi {
+			return history.TruthTrue
+		}
+		return history.TruthFalse
+	case fieldAbsent:
+		return history.TruthFalse
+	case fieldUnset:
+		return fi.unsetTruth(pr, k)
+	}
+	return history.TruthUnknown
 }
 
 // expandPreds turns the predicate ops into reads once every write is known: candidates of
-// matched rows, and reads of the rows a predicate did not return where that matters.
+// matched rows, and reads of the rows a predicate did not return where that matters. With
+// real time it finds the versions in reach through an index (pred_reach.go); without, every
+// version of a row is in reach and a scan is as good.
 func (d *Deps) expandPreds(ctx context.Context) error {
 	if len(d.predOps) == 0 {
 		return nil
 	}
+	vs := d.newVersions()
+	if d.Opts.Realtime && d.Opts.Skew >= 0 {
+		return d.expandWith(ctx, vs, d.newReachSource(ctx, vs))
+	}
+	return d.expandWith(ctx, vs, &scanSource{d: d, vs: vs})
+}
+
+// newVersions indexes the versions of every key: the last writes of the transactions that
+// did not abort.
+func (d *Deps) newVersions() *versions {
 	h := d.H
 	vs := &versions{byKey: make([][]int32, len(h.Keys)), fields: make(map[string]*fieldIndex)}
 	for t, ws := range d.Writes {
@@ -211,6 +296,34 @@ func (d *Deps) expandPreds(ctx context.Context) error {
 			vs.byKey[w.Key] = append(vs.byKey[w.Key], int32(t))
 		}
 	}
+	return vs
+}
+
+// verTruth is a version of a row a reader may have read (index j: 0 the initial state,
+// 1+i the version of versions.byKey[k][i]) and the predicate's truth on it.
+type verTruth struct {
+	j int32
+	t history.Truth
+}
+
+// predSource finds, for the predicate ops, the rows that matter and the versions in reach.
+// The two implementations must give the same reads: scanSource looks at every version,
+// reachSource only at those real time leaves in reach.
+type predSource interface {
+	// keys returns the rows predicate op i (d.predOps[i]) may have missed: a superset of
+	// the rows with a version in reach on which the predicate is not false, ascending.
+	keys(i int, pr *history.Predicate, fi *fieldIndex, dst []history.Key) []history.Key
+	// reach returns the versions of k reader r may have read, with the predicate's truth
+	// on each (never TruthUnset): versions in ascending order, then the initial state.
+	reach(r int32, k history.Key, pr *history.Predicate, fi *fieldIndex, dst []verTruth) []verTruth
+}
+
+// expandWith is expandPreds over a given source of keys and versions.
+func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) error {
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	h := d.H
 	// Which reads each predicate op already has (matched rows), by op.
 	type opKey struct {
 		txn, op int32
@@ -223,8 +336,8 @@ func (d *Deps) expandPreds(ctx context.Context) error {
 			matchRead[opKey{r.Txn, r.Op, r.Key}] = int32(ri)
 		}
 	}
-	var tv []history.Truth
-	var keys []history.Key
+	var vt []verTruth
+	var keys, ownKeys []history.Key
 	var own map[history.Key]history.Value
 	undecided, example := 0, ""
 	undecidable := func(pr *history.Predicate, k history.Key) {
@@ -233,9 +346,8 @@ func (d *Deps) expandPreds(ctx context.Context) error {
 			example = fmt.Sprintf("%q on row %v", pr.Expr, h.Key(k))
 		}
 	}
-	// returned[k] == gen: row k was returned (matched) by the current op; seen dedupes keys.
+	// returned[k] == gen: row k was returned (matched) by the current op.
 	returned := make([]uint32, len(h.Keys))
-	seen := make([]uint32, len(h.Keys))
 	var gen uint32
 	for i, po := range d.predOps {
 		if i&63 == 0 && ctx.Err() != nil {
@@ -268,18 +380,23 @@ func (d *Deps) expandPreds(ctx context.Context) error {
 				if !ok {
 					continue
 				}
-				tv = truths(pr, fi, row.Key, tv)
-				d.feasible(po.txn, row.Key, vs, tv)
-				if slices.Contains(tv, history.TruthUnknown) {
+				vt = src.reach(po.txn, row.Key, pr, fi, vt[:0])
+				if hasTruth(vt, history.TruthUnknown) {
 					undecidable(pr, row.Key)
 				}
 				r := &d.Reads[ri]
-				r.Cands = d.predCands(r.Cands[:0], po.txn, row.Key, vs, tv, history.TruthTrue)
+				r.Cands = d.predCands(r.Cands[:0], row.Key, vs, vt, history.TruthTrue)
 			}
 		}
-		// Rows the transaction wrote itself: the predicate sees its own version.
-		for k, v := range own {
-			if returned[k] != gen && pr.Eval(h.Value(v)) == history.TruthTrue {
+		// Rows the transaction wrote itself: the predicate sees its own version. (In key
+		// order: the findings come out the same on every run.)
+		ownKeys = ownKeys[:0]
+		for k := range own {
+			ownKeys = append(ownKeys, k)
+		}
+		slices.Sort(ownKeys)
+		for _, k := range ownKeys {
+			if v := own[k]; returned[k] != gen && pr.Eval(h.Value(v)) == history.TruthTrue {
 				d.predInternal(t, pr, k, v, false)
 			}
 		}
@@ -291,17 +408,16 @@ func (d *Deps) expandPreds(ctx context.Context) error {
 			}
 		}
 		// Rows not returned: θ was false on the version read.
-		keys = predKeys(pr, fi, keys, seen, gen)
+		keys = src.keys(i, pr, fi, keys[:0])
 		for _, k := range keys {
 			if _, ok := own[k]; ok || returned[k] == gen {
 				continue
 			}
-			tv = truths(pr, fi, k, tv)
-			d.feasible(po.txn, k, vs, tv)
-			if !slices.ContainsFunc(tv, func(x history.Truth) bool { return x != history.TruthFalse && x != infeasible }) {
+			vt = src.reach(po.txn, k, pr, fi, vt[:0])
+			if !hasTruth(vt, history.TruthTrue) && !hasTruth(vt, history.TruthUnknown) {
 				continue // θ is false on every version the reader may see: any position reads one
 			}
-			if slices.Contains(tv, history.TruthUnknown) {
+			if hasTruth(vt, history.TruthUnknown) {
 				// Which version the predicate may have seen is not known: the row is not
 				// checked (no violation can come of it), and a pass proves nothing.
 				undecidable(pr, k)
@@ -309,7 +425,7 @@ func (d *Deps) expandPreds(ctx context.Context) error {
 			}
 			d.ReadsOf[po.txn] = append(d.ReadsOf[po.txn], int32(len(d.Reads)))
 			d.Reads = append(d.Reads, Read{Txn: po.txn, Op: po.op, Key: k, Value: history.Nil, Kind: ReadPredMiss,
-				Cands: d.predCands(nil, po.txn, k, vs, tv, history.TruthFalse)})
+				Cands: d.predCands(nil, k, vs, vt, history.TruthFalse)})
 		}
 	}
 	if undecided > 0 {
@@ -317,6 +433,48 @@ func (d *Deps) expandPreds(ctx context.Context) error {
 		d.Notes = append(d.Notes, fmt.Sprintf("%d predicate evaluations could not be decided (partial row images, or values that are not rows), e.g. %s: the versions they may have seen were taken either way, so a pass proves nothing", undecided, example))
 	}
 	return nil
+}
+
+func hasTruth(vt []verTruth, t history.Truth) bool {
+	for _, x := range vt {
+		if x.t == t {
+			return true
+		}
+	}
+	return false
+}
+
+// scanSource finds the rows and versions by looking at every version of a row.
+type scanSource struct {
+	d    *Deps
+	vs   *versions
+	tv   []history.Truth
+	seen []uint32
+	gen  uint32
+}
+
+func (s *scanSource) keys(_ int, pr *history.Predicate, fi *fieldIndex, dst []history.Key) []history.Key {
+	if s.seen == nil {
+		s.seen = make([]uint32, len(s.d.H.Keys))
+	}
+	s.gen++
+	dst = predKeys(pr, fi, dst, s.seen, s.gen)
+	slices.Sort(dst)
+	return dst
+}
+
+func (s *scanSource) reach(r int32, k history.Key, pr *history.Predicate, fi *fieldIndex, dst []verTruth) []verTruth {
+	s.tv = truths(pr, fi, k, s.tv)
+	s.d.feasible(r, k, s.vs, s.tv)
+	for i, x := range s.tv[1:] {
+		if x != infeasible {
+			dst = append(dst, verTruth{int32(1 + i), x})
+		}
+	}
+	if s.tv[0] != infeasible {
+		dst = append(dst, verTruth{0, s.tv[0]})
+	}
+	return dst
 }
 
 // ownWritesBefore returns the transaction's own last writes before op i.
@@ -448,16 +606,16 @@ func (d *Deps) feasible(r int32, k history.Key, vs *versions, tv []history.Truth
 	}
 }
 
-// predCands lists the candidate versions of k on which θ may be want, for reader r.
-func (d *Deps) predCands(dst []int32, r int32, k history.Key, vs *versions, tv []history.Truth, want history.Truth) []int32 {
-	ok := func(x history.Truth) bool { return x == want || x == history.TruthUnknown }
-	for i, w := range vs.byKey[k] {
-		if w != r && ok(tv[1+i]) {
-			dst = append(dst, w)
+// predCands lists the writers of the versions in vt on which θ may be want.
+func (d *Deps) predCands(dst []int32, k history.Key, vs *versions, vt []verTruth, want history.Truth) []int32 {
+	for _, x := range vt {
+		if x.t == want || x.t == history.TruthUnknown {
+			if x.j == 0 {
+				dst = append(dst, d.Init)
+			} else {
+				dst = append(dst, vs.byKey[k][x.j-1])
+			}
 		}
-	}
-	if ok(tv[0]) {
-		dst = append(dst, d.Init)
 	}
 	return dst
 }
@@ -466,6 +624,7 @@ func (d *Deps) predCands(dst []int32, r int32, k history.Key, vs *versions, tv [
 // versions whose image sets the field within the range, and those with versions that do not
 // set it or are not images (the initial state counts as a version).
 func predKeys(pr *history.Predicate, fi *fieldIndex, dst []history.Key, seen []uint32, gen uint32) []history.Key {
+	fi.byValue()
 	lo, _ := slices.BinarySearchFunc(fi.sorted, pr.Lo, func(a keyVal, v int64) int { return cmp.Compare(a.v, v) })
 	dst = dst[:0]
 	for i := lo; i < len(fi.sorted) && fi.sorted[i].v <= pr.Hi; i++ {

@@ -1,0 +1,277 @@
+package deps
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"isovet/history"
+	"isovet/internal/histtest"
+)
+
+// extracted is a Deps as BuildContext has it just before expanding the predicates.
+func extracted(t *testing.T, h *history.History, o Options) *Deps {
+	t.Helper()
+	n := len(h.Txns)
+	d := &Deps{H: h, Opts: o, N: n, Init: int32(n)}
+	d.Status = make([]Status, n)
+	d.Writes = make([][]Write, n)
+	d.ReadsOf = make([][]int32, n)
+	d.intBad = make([]bool, n)
+	for i := range h.Txns {
+		if h.Txns[i].Outcome == history.OutcomeAborted {
+			continue
+		}
+		if err := d.extract(int32(i), &h.Txns[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d
+}
+
+// expandBoth expands the predicates of h with the scan and with the reach index and returns
+// the two results as text.
+func expandBoth(t *testing.T, h *history.History, o Options) (scan, reach string, reads int) {
+	t.Helper()
+	ctx := context.Background()
+	ds := extracted(t, h, o)
+	vs := ds.newVersions()
+	if err := ds.expandWith(ctx, vs, &scanSource{d: ds, vs: vs}); err != nil {
+		t.Fatal(err)
+	}
+	dr := extracted(t, h, o)
+	vr := dr.newVersions()
+	if err := dr.expandWith(ctx, vr, dr.newReachSource(ctx, vr)); err != nil {
+		t.Fatal(err)
+	}
+	return predText(ds), predText(dr), len(ds.Reads)
+}
+
+func predText(d *Deps) string {
+	s := ""
+	for _, r := range d.Reads {
+		s += fmt.Sprintf("T%d op%d k%d kind%d v%d cands%v\n", r.Txn, r.Op, r.Key, r.Kind, r.Value, r.Cands)
+	}
+	for _, f := range d.Findings {
+		s += fmt.Sprintf("finding %v %v %s\n", f.Kind, f.Txns, f.Message)
+	}
+	return s + fmt.Sprintf("partial %v notes %q\n", d.Partial, d.Notes)
+}
+
+// genReach makes a random history for the reach index: many overlapping transactions over
+// a few rows, integer timestamps from a small range (so ties between begins and ends are
+// common), row images with two fields, partial images, absent rows, values that are not
+// images, aborted and unknown outcomes, and rows a predicate returned at random.
+func genReach(rng *rand.Rand) *history.History {
+	b := history.NewBuilder()
+	nk := 2 + rng.IntN(6)
+	keys := make([]history.Key, nk)
+	for i := range keys {
+		keys[i] = b.StrKey(fmt.Sprintf("k%d", i))
+	}
+	fields := []string{"v1", "v2"}
+	image := func() history.Value {
+		switch rng.IntN(12) {
+		case 0:
+			return history.Nil
+		case 1:
+			return b.StrValue(fmt.Sprintf("%s=%d", fields[rng.IntN(2)], rng.IntN(6))) // partial
+		case 2:
+			return b.StrValue("not an image")
+		}
+		return b.StrValue(fmt.Sprintf("v1=%d,v2=%d", rng.IntN(6), rng.IntN(6)))
+	}
+	switch rng.IntN(3) {
+	case 0:
+		b.SetInitial(b.StrValue("v1=0,v2=0"))
+	case 1:
+		b.SetInitial(image())
+	}
+	span := int64(10 + rng.IntN(60))
+	nt := 2 + rng.IntN(25)
+	for i := range nt {
+		s := b.Session(history.Int(int64(rng.IntN(4))))
+		outcome := history.OutcomeCommitted
+		switch rng.IntN(8) {
+		case 0:
+			outcome = history.OutcomeAborted
+		case 1:
+			outcome = history.OutcomeUnknown
+		}
+		b.BeginTxn(s, history.Str(fmt.Sprintf("T%d", i+1)), outcome)
+		begin := rng.Int64N(span)
+		end := begin + rng.Int64N(1+span/3)
+		if rng.IntN(10) == 0 {
+			end = begin + rng.Int64N(span) // a long one
+		}
+		b.Current().Time, b.Current().HasTime = history.Interval{Begin: begin, End: end}, true
+		for range 1 + rng.IntN(4) {
+			k := keys[rng.IntN(nk)]
+			switch rng.IntN(7) {
+			case 0:
+				b.Write(k, image())
+			case 1:
+				b.Delete(k)
+			case 2:
+				b.Read(k, image())
+			default:
+				f := fields[rng.IntN(2)]
+				lo := int64(rng.IntN(6))
+				hi := lo + int64(rng.IntN(3))
+				pr := history.Predicate{Expr: fmt.Sprintf("%d <= %s <= %d", lo, f, hi), Field: history.Str(f), Lo: lo, Hi: hi, IsRange: rng.IntN(15) != 0}
+				var rows []history.Row
+				write := rng.IntN(2) == 0
+				for _, k := range keys {
+					if rng.IntN(3) != 0 {
+						continue
+					}
+					rows = append(rows, history.Row{Key: k, Value: image(), Match: rng.IntN(6) != 0})
+				}
+				if write {
+					b.PredWrite(history.PredOp{Pred: pr, Rows: rows})
+				} else {
+					b.PredRead(history.PredOp{Pred: pr, Rows: rows})
+				}
+			}
+		}
+		b.EndTxn()
+	}
+	h, err := b.Build()
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+// TestReachIndexMatchesScan: with real time, the reach index (pred_reach.go) must give
+// exactly the reads, candidates, findings and notes of the scan over every version.
+func TestReachIndexMatchesScan(t *testing.T) {
+	n := 20000
+	if testing.Short() {
+		n = 2000
+	}
+	reads, withSkew := 0, 0
+	for seed := range n {
+		rng := rand.New(rand.NewPCG(uint64(seed), 17))
+		var h *history.History
+		if seed%4 == 0 {
+			h = histtest.GenPred(rng)
+		} else {
+			h = genReach(rng)
+		}
+		o := Options{Realtime: true, Session: seed%2 == 0}
+		if seed%3 == 0 {
+			o.Skew = rng.Int64N(5)
+			withSkew++
+		}
+		scan, reach, nr := expandBoth(t, h, o)
+		if scan != reach {
+			t.Fatalf("seed %d (%+v): the reach index differs from the scan\n%s\nscan:\n%s\nreach:\n%s", seed, o, histtest.Format(h), scan, reach)
+		}
+		reads += nr
+	}
+	if reads < n {
+		t.Errorf("only %d reads in %d histories: the generator makes too few predicate ops", reads, n)
+	}
+	t.Logf("%d histories (%d with skew), %d reads", n, withSkew, reads)
+}
+
+// TestReachPrunes: the index leaves out versions real time rules out, so a row whose only
+// matching version is out of reach gets no read, and one in reach does.
+func TestReachPrunes(t *testing.T) {
+	b := history.NewBuilder()
+	x, y := b.StrKey("x"), b.StrKey("y")
+	b.SetInitial(b.StrValue("v1=0"))
+	at := func(begin, end int64) {
+		b.Current().Time, b.Current().HasTime = history.Interval{Begin: begin, End: end}, true
+	}
+	s := b.Session(history.Int(1))
+	// T1 writes x=5 and y=5 early; T2 overwrites both with 0 before T3 begins; T4 writes
+	// y=5 concurrently with T3.
+	b.BeginTxn(s, history.Str("T1"), history.OutcomeCommitted)
+	at(0, 1)
+	b.Write(x, b.StrValue("v1=5"))
+	b.Write(y, b.StrValue("v1=5"))
+	b.EndTxn()
+	b.BeginTxn(s, history.Str("T2"), history.OutcomeCommitted)
+	at(2, 3)
+	b.Write(x, b.StrValue("v1=0"))
+	b.Write(y, b.StrValue("v1=0"))
+	b.EndTxn()
+	b.BeginTxn(b.Session(history.Int(2)), history.Str("T3"), history.OutcomeCommitted)
+	at(10, 20)
+	b.PredRead(history.PredOp{Pred: history.Predicate{Expr: "v1 = 5", Field: history.Str("v1"), Lo: 5, Hi: 5, IsRange: true}})
+	b.EndTxn()
+	b.BeginTxn(b.Session(history.Int(3)), history.Str("T4"), history.OutcomeCommitted)
+	at(15, 25)
+	b.Write(y, b.StrValue("v1=5"))
+	b.EndTxn()
+	h, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Build(h, Options{Realtime: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range d.Reads {
+		if r.Kind == ReadPredMiss {
+			got = append(got, fmt.Sprintf("%v:%v", h.Key(r.Key), r.Cands))
+		}
+	}
+	// x: T1's x=5 was overwritten by T2 before T3 began: no read. y: T4's y=5 is in reach,
+	// so T3 read T2's y=0 (T1's is out of reach, and so is the initial state).
+	if want := []string{"y:[1]"}; !slices.Equal(got, want) {
+		t.Errorf("miss reads %v, want %v", got, want)
+	}
+	scan, reach, _ := expandBoth(t, h, Options{Realtime: true})
+	if scan != reach {
+		t.Errorf("scan and index differ:\n%s\n%s", scan, reach)
+	}
+}
+
+// TestBuckets checks the bucket set against a plain slice: adds, range visits that drop
+// entries, and the two-level search across many empty words.
+func TestBuckets(t *testing.T) {
+	for seed := range 200 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 3))
+		n := 1 + rng.IntN(20000)
+		b := newBuckets(n)
+		ref := make([][]entry, n)
+		for step := range 300 {
+			if rng.IntN(2) == 0 {
+				r := rng.IntN(n)
+				if rng.IntN(3) == 0 {
+					r = n - 1 - rng.IntN(min(n, 70))
+				}
+				e := entry{history.Key(step), int32(r), rng.Int64N(10)}
+				b.add(r, e)
+				ref[r] = append(ref[r], e)
+				continue
+			}
+			lo := rng.IntN(n)
+			hi := lo + rng.IntN(n-lo+1)
+			cut := rng.Int64N(10)
+			var got, want []entry
+			b.visit(lo, hi, func(e entry) bool {
+				got = append(got, e)
+				return e.sup >= cut
+			})
+			for r := lo; r < hi; r++ {
+				want = append(want, ref[r]...)
+				ref[r] = slices.DeleteFunc(ref[r], func(e entry) bool { return e.sup < cut })
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("seed %d step %d: visit(%d, %d) saw %v, want %v", seed, step, lo, hi, got, want)
+			}
+		}
+		for r := range n {
+			if (b.next(r) == r) != (len(ref[r]) > 0) {
+				t.Fatalf("seed %d: bucket %d non-empty %v, next says %d", seed, r, len(ref[r]) > 0, b.next(r))
+			}
+		}
+	}
+}
