@@ -61,6 +61,10 @@ type Options struct {
 	Session  bool  // session order is part of the level
 	Realtime bool  // real-time order is part of the level (needs client intervals)
 	Skew     int64 // clock-skew allowance in ns; widens every interval on both sides
+	// NoEdges stops Build before the known edges (session order, real time, certain reads
+	// and what they imply): Known and Guarded stay empty until [Deps.BuildEdges]. The
+	// strict fast path of internal/check/ser needs only the reads and writes.
+	NoEdges bool
 }
 
 // Status says whether a transaction takes part in the check.
@@ -168,6 +172,7 @@ type Deps struct {
 	predOps []predOp // predicate operations, expanded once every write is known
 
 	hasLists bool
+	edges    bool // BuildEdges ran
 	appender func(history.Key, history.Value) (int32, bool)
 
 	// Time (Realtime only).
@@ -230,19 +235,28 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 	if err := d.expandPreds(ctx); err != nil {
 		return nil, err
 	}
-	// Index last writes by (key, value), and intermediate and aborted writes for findings.
+	// Index last writes by (key, value), for reads that do not name their writer. Formats
+	// that name every writer (Vbox, Cobra's sources) never need it, so it is built on first
+	// use.
 	type kv struct {
 		k history.Key
 		v history.Value
 	}
-	final := make(map[kv][]int32)
-	for t, ws := range d.Writes {
-		if h.Txns[t].Outcome == history.OutcomeAborted {
-			continue
+	var final map[kv][]int32
+	finals := func() map[kv][]int32 {
+		if final != nil {
+			return final
 		}
-		for _, w := range ws {
-			final[kv{w.Key, w.Value}] = append(final[kv{w.Key, w.Value}], int32(t))
+		final = make(map[kv][]int32)
+		for t, ws := range d.Writes {
+			if h.Txns[t].Outcome == history.OutcomeAborted {
+				continue
+			}
+			for _, w := range ws {
+				final[kv{w.Key, w.Value}] = append(final[kv{w.Key, w.Value}], int32(t))
+			}
 		}
+		return final
 	}
 	if d.hasLists {
 		d.resolveLists()
@@ -263,7 +277,7 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 		case history.SrcInit, history.SrcNone:
 			r.Cands = []int32{d.Init}
 		default:
-			for _, w := range final[kv{r.Key, r.Value}] {
+			for _, w := range finals()[kv{r.Key, r.Value}] {
 				if w != r.Txn {
 					r.Cands = append(r.Cands, w)
 				}
@@ -303,15 +317,31 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 		d.syntheticReads()
 		d.buildLists()
 	}
-	if o.Realtime {
+	if !o.NoEdges {
+		d.BuildEdges()
+	}
+	return d, nil
+}
+
+// BuildEdges adds the known edges Build skipped under [Options.NoEdges]: real time, session
+// order and certain reads. It does nothing if they are there already. Call it before
+// anything reads d concurrently.
+func (d *Deps) BuildEdges() {
+	if d.edges {
+		return
+	}
+	d.edges = true
+	if d.Opts.Realtime {
 		d.buildTime()
 	}
-	if o.Session {
+	if d.Opts.Session {
 		d.buildSession()
 	}
 	d.buildCertain()
-	return d, nil
 }
+
+// HasLists reports whether the history has list reads (list-append).
+func (d *Deps) HasLists() bool { return d.hasLists }
 
 // extract finds t's external reads and last writes, and checks INT.
 func (d *Deps) extract(ti int32, t *history.Txn) error {

@@ -2,8 +2,8 @@ package graph
 
 import (
 	"cmp"
+	"math"
 	"slices"
-	"sort"
 )
 
 // TimeClosure is the reachability relation of a directed graph over nodes 0..n-1 whose
@@ -24,6 +24,7 @@ type TimeClosure struct {
 	begin, end []int64 // by position
 	lo, hi     []int32 // window [lo, hi] by position
 	msucc      []int32 // last time successor a search must visit (Vbox's r_{m_i}); hi if none
+	minReach   []int32 // by position: the first position it reaches (merges from nodes reaching nothing in a window are skipped)
 	off        []int   // first word of each row; off[n] = len(words)
 	words      []uint64
 	edges      [][2]int32 // explicit edges, as positions
@@ -34,27 +35,28 @@ type TimeClosure struct {
 func NewTimeClosure(begin, end []int64, edges [][2]int32) (c *TimeClosure, ok bool) {
 	n := len(begin)
 	c = &TimeClosure{n: n}
-	c.at = make([]int32, n)
-	for i := range c.at {
-		c.at[i] = int32(i)
+	type node struct {
+		b, e int64
+		u    int32
 	}
-	slices.SortFunc(c.at, func(a, b int32) int {
-		if x := cmp.Compare(begin[a], begin[b]); x != 0 {
-			return x
-		}
-		if x := cmp.Compare(end[a], end[b]); x != 0 {
-			return x
-		}
-		return cmp.Compare(a, b)
+	ns := make([]node, n)
+	for u := range ns {
+		ns[u] = node{begin[u], end[u], int32(u)}
+	}
+	slices.SortFunc(ns, func(x, y node) int {
+		return cmp.Or(cmp.Compare(x.b, y.b), cmp.Compare(x.e, y.e), cmp.Compare(x.u, y.u))
 	})
+	c.at = make([]int32, n)
 	c.pos = make([]int32, n)
 	c.begin = make([]int64, n)
 	c.end = make([]int64, n)
-	for p, u := range c.at {
-		c.pos[u] = int32(p)
-		c.begin[p] = begin[u]
-		c.end[p] = end[u]
+	for p, x := range ns {
+		c.at[p] = x.u
+		c.pos[x.u] = int32(p)
+		c.begin[p] = x.b
+		c.end[p] = x.e
 	}
+	ns = nil
 	// Windows: hi is the last node that began by p's end; lo the first whose running maximum
 	// of ends reaches p's begin.
 	pmE := make([]int64, n)
@@ -69,8 +71,13 @@ func NewTimeClosure(begin, end []int64, edges [][2]int32) (c *TimeClosure, ok bo
 	c.off = make([]int, n+1)
 	for p := range n {
 		e, b := c.end[p], c.begin[p]
-		c.hi[p] = int32(sort.Search(n, func(q int) bool { return c.begin[q] > e })) - 1
-		c.lo[p] = int32(sort.Search(n, func(q int) bool { return pmE[q] >= b }))
+		hi := n // the first node that began after e
+		if e < math.MaxInt64 {
+			hi, _ = slices.BinarySearch(c.begin, e+1)
+		}
+		c.hi[p] = int32(hi) - 1
+		lo, _ := slices.BinarySearch(pmE, b)
+		c.lo[p] = int32(lo)
 		if c.hi[p] < int32(p) || c.lo[p] > int32(p) {
 			return nil, false // end < begin: the node precedes itself
 		}
@@ -107,8 +114,10 @@ func NewTimeClosure(begin, end []int64, edges [][2]int32) (c *TimeClosure, ok bo
 		return nil, false
 	}
 	c.words = make([]uint64, c.off[n])
+	c.minReach = make([]int32, n)
 	for _, p := range post {
 		c.set(p, p)
+		c.minReach[p] = p
 		for _, s := range adj[head[p]:head[p+1]] {
 			c.merge(p, s)
 		}
@@ -158,6 +167,7 @@ func (c *TimeClosure) AddEdge(u, v int32) bool {
 	for w := c.lo[j]; w <= min(c.hi[i], c.hi[j]); w++ {
 		if c.reach(w, i) {
 			c.merge(w, j)
+			c.minReach[w] = min(c.minReach[w], c.minReach[j])
 		}
 	}
 	c.edges = append(c.edges, [2]int32{i, j})
@@ -255,6 +265,10 @@ func (c *TimeClosure) set(p, q int32) {
 
 // merge adds to row p everything s reaches, for p → s (an edge or a path).
 func (c *TimeClosure) merge(p, s int32) {
+	if c.minReach[s] > c.hi[p] && c.hi[s] >= c.hi[p] {
+		return // s reaches nothing in p's window
+	}
+	c.minReach[p] = min(c.minReach[p], c.minReach[s])
 	row := c.words[c.off[p]:c.off[p+1]]
 	a, b := max(c.lo[p], c.lo[s]), min(c.hi[p], c.hi[s])
 	if a <= b {

@@ -48,6 +48,9 @@ type Options struct {
 	Now func() time.Time
 	// SkipBasic skips the basic checks (tests use it to test the graph stages alone).
 	SkipBasic bool
+	// NoFastPath makes the strict level use the general pipeline even when the strict fast
+	// path (strict.go) could decide (tests compare the two).
+	NoFastPath bool
 	_         struct{}
 }
 
@@ -143,6 +146,7 @@ type run struct {
 	tp    time.Time
 
 	partial bool
+	fast    fastStats // the strict fast path's attempt, if any
 }
 
 func (c *run) now() time.Time {
@@ -207,7 +211,8 @@ func (c *run) run() error {
 		}
 	}
 	info := c.level.Info()
-	d, err := deps.BuildContext(c.ctx, h, deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew)})
+	fast := info.Realtime && !c.o.NoFastPath
+	d, err := deps.BuildContext(c.ctx, h, deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew), NoEdges: fast})
 	if errors.Is(err, deps.ErrUnsupported) {
 		rep.Verdict = report.Unknown
 		rep.Notes = append(rep.Notes, "the black-box checker cannot decide this history yet: "+err.Error())
@@ -227,6 +232,22 @@ func (c *run) run() error {
 	c.phase("deps")
 	if rep.Verdict == report.Fail {
 		return nil
+	}
+	if fast {
+		ok, fs, err := strictFast(c.ctx, d)
+		if err != nil {
+			return err
+		}
+		c.fast = fs
+		c.phase("strict-fast")
+		if ok {
+			st.KnownEdges = fs.edges
+			st.Constraints = fs.constraints
+			st.PrunedConstraints = fs.pruned
+			rep.Verdict = report.Pass
+			return nil
+		}
+		d.BuildEdges()
 	}
 	p := polygraph.Build(d)
 	st.KnownEdges = p.G.M()

@@ -1,0 +1,403 @@
+package ser
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"isovet/history"
+	"isovet/internal/deps"
+	"isovet/internal/graph"
+)
+
+// The strict fast path: when every transaction has a client interval, real time orders most
+// pairs, and Vbox's representation of time makes the check nearly linear (Vbox §3.2-3.4).
+// It does not build the general pipeline's real-time chain, version nodes or per-pass
+// reachability sweeps:
+//
+//   - nodes are the committed transactions; real-time edges are implicit (T1 → T2 iff T1's
+//     widened interval ended before T2's began), so they cost nothing;
+//   - explicit edges: session order, certain write-reads, and the anti-dependencies that
+//     time-fixed write orders imply, only to the real-time-minimal later writers (the rest
+//     follow through real time), and from readers of the initial version only to the
+//     minimal writers;
+//   - reachability is [graph.TimeClosure], stored only between transactions whose windows
+//     overlap and updated incrementally as edges are forced;
+//   - write-order choices exist only for overlapping writers of a key (merged across keys);
+//     an option is ruled out when one of its edges u → v has v reaching u, and pruning
+//     repeats until nothing changes. What remains is chosen greedily (the writer that
+//     ended first goes first, unless that closes a cycle).
+//
+// It only ever proves a pass, and a pass only with a certificate: the topological order of
+// the final graph is replayed as a serial order (every read sees the last write before it,
+// real time and session order respected). Whenever it cannot (a cycle, a choice with no
+// option left, a greedy dead end, a replay that fails, or a history outside its scope:
+// transactions of unknown outcome, list-append, predicates, reads with several possible
+// writers), the general pipeline runs and decides, with its witnesses. So it is sound by
+// the replay and complete by the fallback.
+
+// fastStats describes a fast-path attempt.
+type fastStats struct {
+	edges, constraints, pruned, greedy int
+	why                                string // why it gave up ("" if it passed)
+}
+
+// strictFast tries to prove that d's history is strict serializable. It returns true with
+// a replayed serial order, or false (why says where it stopped) if the general pipeline must
+// decide.
+func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
+	var fs fastStats
+	h := d.H
+	if !d.Opts.Realtime || d.Partial || d.HasLists() || len(d.Findings) > 0 || len(d.Guarded) > 0 {
+		fs.why = "out of scope"
+		return false, fs, nil
+	}
+	// Dense ids for the committed transactions, in order of (widened) begin, then end: so
+	// per-key writer lists come out sorted by begin, and the closure's sort finds its input
+	// sorted.
+	type node struct {
+		b, e int64
+		t    int32
+	}
+	var ns []node
+	for t := range d.N {
+		switch d.Status[t] {
+		case deps.Committed:
+			iv := h.Txns[t].Time.Widen(d.Opts.Skew)
+			ns = append(ns, node{iv.Begin, iv.End, int32(t)})
+		case deps.Maybe:
+			fs.why = "unknown outcomes"
+			return false, fs, nil
+		}
+	}
+	slices.SortFunc(ns, func(x, y node) int {
+		return cmp.Or(cmp.Compare(x.b, y.b), cmp.Compare(x.e, y.e), cmp.Compare(x.t, y.t))
+	})
+	m := len(ns)
+	id := make([]int32, d.N)
+	for t := range id {
+		id[t] = -1
+	}
+	txn := make([]int32, m)
+	begin, end := make([]int64, m), make([]int64, m)
+	for i, x := range ns {
+		id[x.t], txn[i], begin[i], end[i] = int32(i), x.t, x.b, x.e
+	}
+	ns = nil
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		if d.Status[r.Txn] == deps.Excluded {
+			continue
+		}
+		if r.Kind != deps.ReadItem || r.Op < 0 || len(r.Cands) != 1 {
+			fs.why = "reads with several possible writers"
+			return false, fs, nil
+		}
+	}
+	if m == 0 {
+		fs.why = "no committed transactions"
+		return false, fs, nil
+	}
+	// Writers per key, sorted by begin, with the suffix minimum of their ends: the writers
+	// that began after time e and are minimal in real-time order are those from the first
+	// that began after e up to the suffix minimum of ends there (see deps.TimeSuccs).
+	nk := len(d.Writers)
+	wOff := make([]int32, nk+1)
+	for k, ws := range d.Writers {
+		wOff[k+1] = wOff[k] + int32(len(ws))
+	}
+	wAll := make([]int32, wOff[nk])
+	wBegin := make([]int64, wOff[nk]) // begin of wAll[i]
+	sufMin := make([]int64, wOff[nk])
+	fill := slices.Clone(wOff[:nk])
+	for u, t := range txn { // in order of begin
+		for _, w := range d.Writes[t] {
+			wAll[fill[w.Key]] = int32(u)
+			wBegin[fill[w.Key]] = begin[u]
+			fill[w.Key]++
+		}
+	}
+	fill = nil
+	for k := range nk {
+		seg, sm := wAll[wOff[k]:wOff[k+1]], sufMin[wOff[k]:wOff[k+1]]
+		for i := len(seg) - 1; i >= 0; i-- {
+			sm[i] = end[seg[i]]
+			if i+1 < len(seg) {
+				sm[i] = min(sm[i], sm[i+1])
+			}
+		}
+	}
+	// minimalAfter returns the writers of k that began after e and are minimal in real
+	// time.
+	minimalAfter := func(k history.Key, e int64) []int32 {
+		lo, hi := wOff[k], wOff[k+1]
+		sb := wBegin[lo:hi]
+		i, j := 0, len(sb) // first begin > e
+		for i < j {
+			h := int(uint(i+j) >> 1)
+			if sb[h] <= e {
+				i = h + 1
+			} else {
+				j = h
+			}
+		}
+		if i >= len(sb) {
+			return nil
+		}
+		lim := sufMin[int(lo)+i]
+		j = i
+		for j < len(sb) && sb[j] <= lim {
+			j++
+		}
+		return wAll[int(lo)+i : int(lo)+j]
+	}
+	var edges [][2]int32
+	if d.Opts.Session {
+		for _, s := range h.Sessions {
+			prev := int32(-1)
+			for _, t := range s.Txns {
+				if u := id[t]; u >= 0 {
+					if prev >= 0 {
+						edges = append(edges, [2]int32{prev, u})
+					}
+					prev = u
+				}
+			}
+		}
+	}
+	const minTime = -1 << 63
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		u := id[r.Txn]
+		if u < 0 {
+			continue
+		}
+		e := int64(minTime)
+		if w := r.Cands[0]; w != d.Init {
+			edges = append(edges, [2]int32{id[w], u})
+			e = end[id[w]]
+		}
+		for _, b := range minimalAfter(r.Key, e) {
+			if b != u {
+				edges = append(edges, [2]int32{u, b})
+			}
+		}
+	}
+	fs.edges = len(edges)
+	if err := ctx.Err(); err != nil {
+		return false, fs, context.Cause(ctx)
+	}
+	c, ok := graph.NewTimeClosure(begin, end, edges)
+	if !ok {
+		fs.why = "cycle of known edges"
+		return false, fs, nil
+	}
+	edges = nil
+	// Write-order choices between overlapping writers, merged across keys.
+	type pair struct {
+		a, b  int32 // dense ids, a < b
+		keys  []history.Key
+		fixed bool
+	}
+	var pairs []pair
+	pairOf := make(map[uint64]int32)
+	involved := make(map[uint64][]int32) // (writer, key) → readers of that version
+	inv := make([]bool, m)               // writers in some pair
+	wk := func(w int32, k history.Key) uint64 { return uint64(w)<<32 | uint64(uint32(k)) }
+	for k := range nk {
+		seg := wAll[wOff[k]:wOff[k+1]]
+		for i, a := range seg {
+			for _, b := range seg[i+1:] {
+				if begin[b] > end[a] {
+					break
+				}
+				x, y := min(a, b), max(a, b)
+				pk := uint64(x)<<32 | uint64(y)
+				pi, ok := pairOf[pk]
+				if !ok {
+					pi = int32(len(pairs))
+					pairOf[pk] = pi
+					pairs = append(pairs, pair{a: x, b: y})
+				}
+				pairs[pi].keys = append(pairs[pi].keys, history.Key(k))
+				involved[wk(a, history.Key(k))] = nil
+				involved[wk(b, history.Key(k))] = nil
+				inv[a], inv[b] = true, true
+			}
+		}
+	}
+	pairOf = nil
+	fs.constraints = len(pairs)
+	if len(pairs) > 0 {
+		for ri := range d.Reads {
+			r := &d.Reads[ri]
+			u := id[r.Txn]
+			if u < 0 || r.Cands[0] == d.Init || !inv[id[r.Cands[0]]] {
+				continue
+			}
+			if rs, ok := involved[wk(id[r.Cands[0]], r.Key)]; ok {
+				involved[wk(id[r.Cands[0]], r.Key)] = append(rs, u)
+			}
+		}
+	}
+	// Option "a before b": a → b and every other reader of a's version → b, on every shared
+	// key. All its edges end at b, so a cycle can use only one of them, and checking each
+	// against reachability is exact.
+	feasible := func(p *pair, a, b int32) bool {
+		if c.Reach(b, a) {
+			return false
+		}
+		for _, k := range p.keys {
+			for _, r := range involved[wk(a, k)] {
+				if r != b && c.Reach(b, r) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	fix := func(p *pair, a, b int32) bool {
+		p.fixed = true
+		if !c.AddEdge(a, b) {
+			return false
+		}
+		for _, k := range p.keys {
+			for _, r := range involved[wk(a, k)] {
+				if r != b && !c.AddEdge(r, b) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for changed := true; changed; {
+		changed = false
+		if err := ctx.Err(); err != nil {
+			return false, fs, context.Cause(ctx)
+		}
+		for pi := range pairs {
+			p := &pairs[pi]
+			if p.fixed {
+				continue
+			}
+			l, r := feasible(p, p.a, p.b), feasible(p, p.b, p.a)
+			switch {
+			case !l && !r:
+				fs.why = "a write order with no option left"
+				return false, fs, nil
+			case !l:
+				ok = fix(p, p.b, p.a)
+			case !r:
+				ok = fix(p, p.a, p.b)
+			default:
+				continue
+			}
+			if !ok {
+				fs.why = "a forced edge closed a cycle"
+				return false, fs, nil
+			}
+			fs.pruned++
+			changed = true
+		}
+	}
+	// Greedy: in order of the first end, the writer that ended first goes first unless that
+	// closes a cycle.
+	var rest []int32
+	for pi := range pairs {
+		if !pairs[pi].fixed {
+			rest = append(rest, int32(pi))
+		}
+	}
+	first := func(p *pair) (int32, int32) {
+		if cmp.Or(cmp.Compare(end[p.a], end[p.b]), cmp.Compare(begin[p.a], begin[p.b])) <= 0 {
+			return p.a, p.b
+		}
+		return p.b, p.a
+	}
+	slices.SortFunc(rest, func(x, y int32) int {
+		return cmp.Compare(min(end[pairs[x].a], end[pairs[x].b]), min(end[pairs[y].a], end[pairs[y].b]))
+	})
+	for _, pi := range rest {
+		p := &pairs[pi]
+		a, b := first(p)
+		if !feasible(p, a, b) {
+			a, b = b, a
+			if !feasible(p, a, b) {
+				fs.why = "the greedy choice of write orders reached a dead end"
+				return false, fs, nil
+			}
+		}
+		if !fix(p, a, b) {
+			fs.why = "a chosen edge closed a cycle"
+			return false, fs, nil
+		}
+		fs.greedy++
+	}
+	order := c.Order()
+	for i, u := range order {
+		order[i] = txn[u]
+	}
+	if !replay(d, order) {
+		fs.why = "the serial order did not replay"
+		return false, fs, nil
+	}
+	return true, fs, nil
+}
+
+// replay reports whether order (every committed transaction once) is a serial order the
+// strict level allows: real time and (if the level has it) session order are respected, and
+// every external read reads its writer's version, the last written before it (or the
+// initial state when it has no writer).
+func replay(d *deps.Deps, order []int32) bool {
+	h := d.H
+	at := make([]int32, d.N)
+	for t := range at {
+		at[t] = -1
+	}
+	for i, t := range order {
+		if at[t] >= 0 || d.Status[t] != deps.Committed {
+			return false
+		}
+		at[t] = int32(i)
+	}
+	for t := range d.N {
+		if d.Status[t] == deps.Committed && at[t] < 0 {
+			return false
+		}
+	}
+	if d.Opts.Session {
+		for _, s := range h.Sessions {
+			prev := int32(-1)
+			for _, t := range s.Txns {
+				if i := at[t]; i >= 0 {
+					if i < prev {
+						return false
+					}
+					prev = i
+				}
+			}
+		}
+	}
+	maxBegin := int64(-1 << 63)
+	last := make([]int32, len(h.Keys))
+	for k := range last {
+		last[k] = d.Init
+	}
+	for _, t := range order {
+		iv := h.Txns[t].Time.Widen(d.Opts.Skew)
+		if iv.End < maxBegin {
+			return false // an earlier transaction began after t ended
+		}
+		maxBegin = max(maxBegin, iv.Begin)
+		for _, ri := range d.ReadsOf[t] {
+			r := &d.Reads[ri]
+			if len(r.Cands) != 1 || last[r.Key] != r.Cands[0] {
+				return false
+			}
+		}
+		for _, w := range d.Writes[t] {
+			last[w.Key] = t
+		}
+	}
+	return true
+}
