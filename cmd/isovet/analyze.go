@@ -68,6 +68,7 @@ axioms. Exit codes: 0 no anomaly up to the bound (or proven serializable), 1 an 
 	c.Flags().BoolVar(&args.EmptyInitialDB, "empty-initial-db", false, "assume every table starts empty")
 	c.Flags().BoolVar(&args.JSON, "json", false, "print the result as JSON")
 	c.Flags().BoolVar(&args.NoUnbounded, "no-unbounded", false, "skip the unbounded serializability proofs")
+	c.Flags().BoolVar(&args.IgnoreAssumptions, "ignore-assumptions", false, "ignore the program's ASSUME INITIALLY conditions on the initial database")
 	c.Flags().StringSliceVar(&args.Txns, "txns", nil, "analyze only these transaction programs (comma-separated names)")
 	c.Flags().StringVar(&emit, "emit-smt", "", "write every SMT-LIB query sent to the solver to this file")
 	return c

@@ -47,7 +47,9 @@ type Options struct {
 	NoUnbounded bool
 	// Txns restricts the analysis to these transaction programs (nil: all).
 	Txns []string
-	_    struct{}
+	// IgnoreAssumptions drops the program's ASSUME INITIALLY declarations.
+	IgnoreAssumptions bool
+	_                 struct{}
 }
 
 // QueryResult records one solver call.
@@ -81,17 +83,21 @@ type Witness struct {
 
 // Result is the outcome of [Analyze].
 type Result struct {
-	Model   string        `json:"model"`
-	Bound   int           `json:"bound"`
-	Solver  string        `json:"solver"`
-	Verdict Verdict       `json:"verdict"`
-	K       int           `json:"k,omitempty"`       // cycle bound at which the anomaly was found
-	Proof   string        `json:"proof,omitempty"`   // how serializability was proven
-	Reason  string        `json:"reason,omitempty"`  // why the result is inconclusive
-	Witness *Witness      `json:"witness,omitempty"` // set for Anomaly (and unconfirmed candidates)
-	Queries []QueryResult `json:"queries"`
-	Elapsed time.Duration `json:"elapsed_ns"`
-	CPU     time.Duration `json:"cpu_ns"`
+	Model   string   `json:"model"`
+	Bound   int      `json:"bound"`
+	Solver  string   `json:"solver"`
+	Verdict Verdict  `json:"verdict"`
+	K       int      `json:"k,omitempty"`       // cycle bound at which the anomaly was found
+	Proof   string   `json:"proof,omitempty"`   // how serializability was proven
+	Reason  string   `json:"reason,omitempty"`  // why the result is inconclusive
+	Witness *Witness `json:"witness,omitempty"` // set for Anomaly (and unconfirmed candidates)
+	// Assumptions are the ASSUME INITIALLY conditions the bounded queries
+	// used ("line:col: FORALL ..."); a witness's initial database satisfies
+	// them. The unbounded proofs never use them.
+	Assumptions []string      `json:"assumptions,omitempty"`
+	Queries     []QueryResult `json:"queries"`
+	Elapsed     time.Duration `json:"elapsed_ns"`
+	CPU         time.Duration `json:"cpu_ns"`
 }
 
 // ErrNoBackend is returned when Options.Backend is nil.
@@ -156,13 +162,17 @@ func (a *analysis) encode(txns []string) (*Encoding, error) {
 	if txns == nil {
 		txns = a.opts.Txns
 	}
-	return Encode(a.prog, EncodeOptions{Model: a.opts.Model, Txns: txns, EmptyInitialDB: a.opts.EmptyInitialDB})
+	return Encode(a.prog, EncodeOptions{Model: a.opts.Model, Txns: txns, EmptyInitialDB: a.opts.EmptyInitialDB,
+		IgnoreAssumptions: a.opts.IgnoreAssumptions})
 }
 
 func (a *analysis) run() error {
 	enc, err := a.encode(nil)
 	if err != nil {
 		return err
+	}
+	for _, as := range enc.assumes() {
+		a.res.Assumptions = append(a.res.Assumptions, as.Pos.String()+": "+as.String())
 	}
 	provenUpTo := 1
 	unknown := ""
@@ -375,14 +385,14 @@ func (a *analysis) witness(enc *Encoding, k int, ans smtlib.Answer) (*Witness, e
 			}
 		}
 	}
-	a.confirm(w)
+	a.confirm(enc, w)
 	return w, nil
 }
 
 // confirm replays the witness under a few initial databases and accepts the
 // first replay whose dependency graph has a cycle and whose execution
 // satisfies the model's axioms.
-func (a *analysis) confirm(w *Witness) {
+func (a *analysis) confirm(enc *Encoding, w *Witness) {
 	defaults := []int64{0, 1, 1000000, -1000000}
 	for _, in := range w.Instances {
 		for _, p := range in.Params {
@@ -429,6 +439,10 @@ func (a *analysis) confirm(w *Witness) {
 				notes[err.Error()] = true
 				continue
 			}
+			if err := enc.checkAssumes(initial, def); err != nil {
+				notes[err.Error()] = true
+				continue
+			}
 			w.Confirmed, w.Cycle, w.Initial = true, r.Cycle, initial
 			db := "initial rows: those the transactions address by key, non-key fields " + fmt.Sprint(def)
 			if mode == 0 || mode == 3 {
@@ -441,6 +455,50 @@ func (a *analysis) confirm(w *Witness) {
 				db = "an empty initial database"
 			}
 			w.ReplayNote = "replayed with " + db
+			return
+		}
+	}
+	// Then, for witnesses whose loops must visit several rows: range scans a
+	// FOREACH iterates get one initial row per value the instances use
+	// (parameters and the model's read values), with the model's hints.
+	if spread := spreadValues(w); len(spread) > 0 && a.hasForeach() {
+		for _, override := range []bool{false, true} {
+			ex := &Execution{Instances: w.Instances, Order: w.Order, Vis: w.Vis, Default: 0, Lazy: true,
+				Hints: w.hints, HintsOverride: override, Spread: spread}
+			r, err := Replay(a.prog, ex)
+			if err != nil {
+				notes[err.Error()] = true
+				continue
+			}
+			ex.Lazy, ex.Initial = false, r.Created
+			if r, err = Replay(a.prog, ex); err != nil || r.Cycle == nil || a.checkModel(w, r) != nil || enc.checkAssumes(ex.Initial, 0) != nil {
+				continue
+			}
+			// Drop the initial rows the confirmation does not need, one at
+			// a time; every smaller database is confirmed again.
+			ok := func(initial map[string][]Row) *ReplayResult {
+				ex := &Execution{Instances: w.Instances, Order: w.Order, Vis: w.Vis, Initial: initial}
+				r, err := Replay(a.prog, ex)
+				if err != nil || r.Cycle == nil || a.checkModel(w, r) != nil || enc.checkAssumes(initial, 0) != nil {
+					return nil
+				}
+				return r
+			}
+			initial := ex.Initial
+			for _, tb := range slices.Sorted(maps.Keys(initial)) {
+				for i := 0; i < len(initial[tb]); {
+					smaller := maps.Clone(initial)
+					smaller[tb] = slices.Delete(slices.Clone(initial[tb]), i, i+1)
+					if r2 := ok(smaller); r2 != nil {
+						initial, r = smaller, r2
+						continue
+					}
+					i++
+				}
+			}
+			w.Confirmed, w.Cycle, w.Initial = true, r.Cycle, initial
+			w.ReplayNote = "replayed with initial rows: those the transactions address by key, non-key fields 0 unless the model says what an instance read; range scans a FOREACH iterates first had one row per value the instances use, for the fields the loop reads (" +
+				fmt.Sprint(spread) + "), then every row the cycle does not need was dropped"
 			return
 		}
 	}
@@ -468,7 +526,7 @@ func (a *analysis) confirm(w *Witness) {
 					continue
 				}
 				ex.Lazy, ex.Initial = false, r.Created
-				if r, err = Replay(a.prog, ex); err != nil || r.Cycle == nil || a.checkModel(w, r) != nil {
+				if r, err = Replay(a.prog, ex); err != nil || r.Cycle == nil || a.checkModel(w, r) != nil || enc.checkAssumes(ex.Initial, def) != nil {
 					continue
 				}
 				names := slices.Sorted(maps.Keys(dead))
@@ -542,4 +600,38 @@ func (a *analysis) checkModel(w *Witness, r *ReplayResult) error {
 		}
 	}
 	return nil
+}
+
+// spreadValues are the values a witness's loops may need to visit: every
+// instance's parameters and the read values the model gives, deduplicated in
+// first-seen order, at most 16.
+func spreadValues(w *Witness) []int64 {
+	var out []int64
+	add := func(v int64) {
+		if !slices.Contains(out, v) && len(out) < 16 {
+			out = append(out, v)
+		}
+	}
+	for _, in := range w.Instances {
+		for _, p := range in.Params {
+			add(p.Value)
+		}
+	}
+	for _, h := range w.hints {
+		for _, k := range slices.Sorted(maps.Keys(h)) {
+			add(h[k])
+		}
+	}
+	return out
+}
+
+func (a *analysis) hasForeach() bool {
+	for _, t := range a.prog.Txns {
+		for _, st := range t.stmts {
+			if _, ok := st.(*Foreach); ok {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -9,8 +9,32 @@ func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
 
 // Program is a parsed and checked set of tables and transaction programs.
 type Program struct {
-	Tables []*Table
-	Txns   []*Txn
+	Tables  []*Table
+	Txns    []*Txn
+	Assumes []*Assume
+}
+
+// Assume is a condition the initial database is assumed to satisfy:
+//
+//	ASSUME INITIALLY FORALL d IN District, n IN NewOrders WHERE premise: conclusion;
+//
+// For every combination of rows live in the initial database, one bound to
+// each name, premise implies conclusion (no WHERE: the premise is TRUE).
+// Conditions compare integer expressions over row.field and constants. The
+// bounded queries use it (it constrains only the database before the first
+// transaction, so it needs no proof); the unbounded proofs do not.
+type Assume struct {
+	Pos        Pos
+	Rows       []AssumeRow
+	Premise    Cond // nil: TRUE
+	Conclusion Cond
+}
+
+// AssumeRow binds a name to the rows of a table in an [Assume].
+type AssumeRow struct {
+	Name  string
+	Table string
+	table *Table
 }
 
 // Table declares a table: its fields, some of them the primary key.

@@ -86,6 +86,9 @@ func check(prog *Program) error {
 		names[t.Name] = true
 		c.checkTxn(t)
 	}
+	for _, a := range prog.Assumes {
+		c.checkAssume(a)
+	}
 	if len(prog.Txns) == 0 && len(c.errs) == 0 {
 		c.errf(Pos{1, 1}, ErrInvalid, "declare at least one TXN name(params) { ... }", "program has no transactions")
 	}
@@ -409,4 +412,64 @@ func fieldOrNil(t *Table, name string) *Field {
 		return nil
 	}
 	return field(t, name)
+}
+
+// checkAssume checks an ASSUME INITIALLY declaration: distinct row names over
+// declared tables, and conditions that compare expressions over row.field
+// and integer constants only (no parameters, variables or IS NULL: the
+// initial database has no transaction context, and live rows have no NULLs).
+func (c *checker) checkAssume(a *Assume) {
+	rows := map[string]*Table{}
+	for i := range a.Rows {
+		r := &a.Rows[i]
+		if rows[r.Name] != nil {
+			c.errf(a.Pos, ErrInvalid, "", "ASSUME: row name %s bound twice", r.Name)
+		}
+		t := c.table(a.Pos, r.Table)
+		if t == nil {
+			continue
+		}
+		r.table = t
+		rows[r.Name] = t
+	}
+	var expr func(Expr)
+	expr = func(e Expr) {
+		switch e := e.(type) {
+		case *Ref:
+			c.errf(e.Pos, ErrUnsupported, "an initial-database assumption names row fields (row.field) and constants only",
+				"unsupported construct: %s in ASSUME (not a row field)", e.Name)
+		case *FieldOf:
+			t := rows[e.Iter]
+			switch {
+			case t == nil:
+				c.errf(e.Pos, ErrInvalid, "bind it with FORALL "+e.Iter+" IN table", "ASSUME: unknown row %s", e.Iter)
+			case field(t, e.Field) == nil:
+				c.errf(e.Pos, ErrInvalid, "", "table %s has no field %s", t.Name, e.Field)
+			}
+		case *Binary:
+			expr(e.L)
+			expr(e.R)
+		case *Neg:
+			expr(e.X)
+		}
+	}
+	var cond func(Cond)
+	cond = func(cd Cond) {
+		switch cd := cd.(type) {
+		case *Cmp:
+			expr(cd.L)
+			expr(cd.R)
+		case *IsNull:
+			c.errf(cd.Pos, ErrUnsupported, "fields of live rows are never NULL", "unsupported construct: IS NULL in ASSUME")
+		case *Not:
+			cond(cd.C)
+		case *Logic:
+			cond(cd.L)
+			cond(cd.R)
+		}
+	}
+	if a.Premise != nil {
+		cond(a.Premise)
+	}
+	cond(a.Conclusion)
 }

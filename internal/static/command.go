@@ -40,6 +40,8 @@ type AnalyzeArgs struct {
 	NoUnbounded bool
 	// Txns restricts the analysis to these transaction programs (nil: all).
 	Txns []string
+	// IgnoreAssumptions drops the program's ASSUME INITIALLY declarations.
+	IgnoreAssumptions bool
 	// Backend runs the solver; cmd passes solve.Exec{} from
 	// isovet/internal/smtlib/solve (this package may not exec processes).
 	Backend smtlib.Backend
@@ -97,7 +99,8 @@ func RunCommand(ctx context.Context, args AnalyzeArgs, stdout, stderr io.Writer)
 		return ExitBadInput, err
 	}
 	res, err := Analyze(ctx, prog, Options{Model: model, Bound: args.Bound, Solver: args.Solver, Timeout: args.Timeout,
-		EmptyInitialDB: args.EmptyInitialDB, Backend: args.Backend, Emit: args.EmitSMT, NoUnbounded: args.NoUnbounded, Txns: args.Txns})
+		EmptyInitialDB: args.EmptyInitialDB, Backend: args.Backend, Emit: args.EmitSMT, NoUnbounded: args.NoUnbounded, Txns: args.Txns,
+		IgnoreAssumptions: args.IgnoreAssumptions})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		if errors.Is(err, ErrInvalid) {
@@ -133,6 +136,12 @@ func unjoin(err error) []error {
 // WriteText renders a result for people.
 func WriteText(w io.Writer, prog *Program, filename string, res *Result) {
 	fmt.Fprintf(w, "program %s, model %s, bound %d, solver %s\n", filename, res.Model, res.Bound, res.Solver)
+	if len(res.Assumptions) > 0 {
+		fmt.Fprintln(w, "assuming the initial database satisfies (bounded queries and witnesses only; the unbounded proofs do not use it):")
+		for _, a := range res.Assumptions {
+			fmt.Fprintf(w, "  ASSUME INITIALLY at %s\n", a)
+		}
+	}
 	for _, q := range res.Queries {
 		fmt.Fprintf(w, "  %-28s %-8s %8.3fs wall %8.3fs cpu", q.Query, q.Status, q.Elapsed.Seconds(), q.CPU.Seconds())
 		if q.Reason != "" {
@@ -144,7 +153,11 @@ func WriteText(w io.Writer, prog *Program, filename string, res *Result) {
 	case Anomaly:
 		fmt.Fprintf(w, "verdict: anomaly: an execution of %d transactions with a dependency cycle\n", res.K)
 	case NoneUpToBound:
-		fmt.Fprintf(w, "verdict: no anomaly with at most %d transactions (no unbounded proof)\n", res.Bound)
+		under := ""
+		if len(res.Assumptions) > 0 {
+			under = " from an initial database satisfying the assumptions"
+		}
+		fmt.Fprintf(w, "verdict: no anomaly with at most %d transactions%s (no unbounded proof)\n", res.Bound, under)
 	case Serializable:
 		fmt.Fprintf(w, "verdict: serializable for executions of any size: %s\n", res.Proof)
 	default:

@@ -19,7 +19,9 @@ type EncodeOptions struct {
 	// have been inserted by a visible transaction (the paper's φ_INSERT, in its
 	// sound form). By default rows may exist initially (§5.6 pitfall 1).
 	EmptyInitialDB bool
-	_              struct{}
+	// IgnoreAssumptions drops the program's ASSUME INITIALLY declarations.
+	IgnoreAssumptions bool
+	_                 struct{}
 }
 
 // Encoding is φ_{T,Ψ}: the preamble shared by every query over one program,

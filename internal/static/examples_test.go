@@ -30,6 +30,8 @@ type want struct {
 	txns    []string
 	bounded bool // skip the unbounded proofs
 	z3only  bool // too slow for cvc5 within the test budget
+	// noassume ignores the program's ASSUME INITIALLY declarations.
+	noassume bool
 }
 
 func (w want) String() string {
@@ -45,6 +47,9 @@ func (w want) String() string {
 	}
 	if w.z3only {
 		s += " z3only"
+	}
+	if w.noassume {
+		s += " noassume"
 	}
 	return s
 }
@@ -77,6 +82,8 @@ func readWants(t *testing.T, path string, src []byte) []want {
 				w.bounded = true
 			} else if opt == "z3only" {
 				w.z3only = true
+			} else if opt == "noassume" {
+				w.noassume = true
 			} else {
 				t.Fatalf("%s:%d: unknown option %q", path, n, opt)
 			}
@@ -117,7 +124,7 @@ func TestExamples(t *testing.T) {
 					needSolver(t, solver)
 					m := exampleModel(t, w.model)
 					res, err := Analyze(context.Background(), prog, Options{Model: m, Bound: w.bound, Solver: solver,
-						Timeout: 10 * time.Minute, Backend: solve.Exec{}, Txns: w.txns, NoUnbounded: w.bounded})
+						Timeout: 10 * time.Minute, Backend: solve.Exec{}, Txns: w.txns, NoUnbounded: w.bounded, IgnoreAssumptions: w.noassume})
 					if err != nil {
 						t.Fatalf("Analyze: %v", err)
 					}
@@ -129,6 +136,9 @@ func TestExamples(t *testing.T) {
 					}
 					if res.Verdict == Anomaly && (res.Witness == nil || !res.Witness.Confirmed) {
 						t.Errorf("anomaly not confirmed by replay")
+					}
+					if want := len(prog.Assumes); !w.noassume && len(res.Assumptions) == 0 && want > 0 && w.txns == nil {
+						t.Errorf("the program has %d ASSUME INITIALLY declarations but the result states none", want)
 					}
 				})
 			}

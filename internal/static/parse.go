@@ -129,7 +129,7 @@ func lex(src string) ([]token, error) {
 				adv(2)
 				continue
 			}
-			if strings.IndexByte("(){},;.=<>+-*", c) >= 0 {
+			if strings.IndexByte("(){},;.=<>+-*:", c) >= 0 {
 				toks = append(toks, token{tPunct, string(c), pos})
 				adv(1)
 				continue
@@ -155,6 +155,7 @@ var keywords = map[string]bool{
 	"UPDATE": true, "SET": true, "INSERT": true, "INTO": true, "VALUES": true, "DELETE": true, "IF": true,
 	"ELSE": true, "FOREACH": true, "IN": true, "LET": true, "SKIP": true, "AND": true, "OR": true, "NOT": true,
 	"IS": true, "NULL": true, "MIN": true, "MAX": true, "COUNT": true, "TRUE": true, "FALSE": true, "INT": true,
+	"ASSUME": true, "INITIALLY": true, "FORALL": true,
 }
 
 type parser struct {
@@ -254,11 +255,70 @@ func (p *parser) program() (*Program, error) {
 				return nil, err
 			}
 			prog.Txns = append(prog.Txns, t)
+		case p.isKw("ASSUME"):
+			a, err := p.assume()
+			if err != nil {
+				return nil, err
+			}
+			prog.Assumes = append(prog.Assumes, a)
 		default:
-			return nil, p.errAt(p.peek(), "a program is a list of TABLE and TXN declarations", "expected TABLE or TXN, found %s", p.peek())
+			return nil, p.errAt(p.peek(), "a program is a list of TABLE, TXN and ASSUME INITIALLY declarations", "expected TABLE, TXN or ASSUME, found %s", p.peek())
 		}
 	}
 	return prog, nil
+}
+
+// assume := ASSUME INITIALLY FORALL row IN table {, row IN table} [WHERE cond] : cond ;
+func (p *parser) assume() (*Assume, error) {
+	kw := p.next()
+	if !p.isKw("INITIALLY") {
+		return nil, &ParseError{Line: p.peek().pos.Line, Col: p.peek().pos.Col, Kind: ErrUnsupported,
+			Msg:  fmt.Sprintf("unsupported construct: ASSUME without INITIALLY (found %s)", p.peek()),
+			Hint: "only conditions on the initial database can be assumed: ASSUME INITIALLY FORALL r IN T WHERE ...: ...; an invariant of every snapshot would need a proof that every transaction preserves it"}
+	}
+	p.next()
+	if _, err := p.expectKw("FORALL", "ASSUME INITIALLY FORALL d IN District, n IN NewOrders WHERE ...: ...;"); err != nil {
+		return nil, err
+	}
+	a := &Assume{Pos: kw.pos}
+	for {
+		name, err := p.ident("row name")
+		if err != nil {
+			return nil, err
+		}
+		if _, err := p.expectKw("IN", "FORALL row IN table"); err != nil {
+			return nil, err
+		}
+		tb, err := p.ident("table name")
+		if err != nil {
+			return nil, err
+		}
+		a.Rows = append(a.Rows, AssumeRow{Name: name.text, Table: tb.text})
+		if !p.isPunct(",") {
+			break
+		}
+		p.next()
+	}
+	if p.isKw("WHERE") {
+		p.next()
+		c, err := p.cond()
+		if err != nil {
+			return nil, err
+		}
+		a.Premise = c
+	}
+	if _, err := p.expect(":", "FORALL rows [WHERE premise]: conclusion;"); err != nil {
+		return nil, err
+	}
+	c, err := p.cond()
+	if err != nil {
+		return nil, err
+	}
+	a.Conclusion = c
+	if _, err := p.expect(";", "end the ASSUME declaration with ';'"); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // table := TABLE name ( field [INT] [KEY] {, field [INT] [KEY]} ) ;

@@ -32,6 +32,13 @@ func TestParseErrors(t *testing.T) {
 		{"keyword-name", tbl + "TXN t(select) { SKIP; }", "found keyword SELECT", ErrSyntax},
 		{"foreach-not-set", tbl + "TXN t(x) { FOREACH r IN x { SKIP; } }", "FOREACH over x, which is not a set of rows", ErrInvalid},
 		{"function-call", tbl + "TXN t(x) { LET y = abs(x); }", "unsupported construct: function call abs", ErrUnsupported},
+		{"assume-invariant", tbl + "TXN t(x) { SKIP; }\nASSUME FORALL a IN A: a.v > 0;", "3:8: unsupported construct: ASSUME without INITIALLY", ErrUnsupported},
+		{"assume-param", tbl + "TXN t(x) { SKIP; }\nASSUME INITIALLY FORALL a IN A: a.v > x;", "3:39: unsupported construct: x in ASSUME", ErrUnsupported},
+		{"assume-is-null", tbl + "TXN t(x) { SKIP; }\nASSUME INITIALLY FORALL a IN A: a IS NULL;", "unsupported construct: IS NULL in ASSUME", ErrUnsupported},
+		{"assume-unknown-row", tbl + "TXN t(x) { SKIP; }\nASSUME INITIALLY FORALL a IN A: b.v > 0;", "ASSUME: unknown row b", ErrInvalid},
+		{"assume-unknown-field", tbl + "TXN t(x) { SKIP; }\nASSUME INITIALLY FORALL a IN A: a.w > 0;", "table A has no field w", ErrInvalid},
+		{"assume-unknown-table", tbl + "TXN t(x) { SKIP; }\nASSUME INITIALLY FORALL a IN B: a.v > 0;", "unknown table B", ErrInvalid},
+		{"assume-twice", tbl + "TXN t(x) { SKIP; }\nASSUME INITIALLY FORALL a IN A, a IN A: a.v > 0;", "row name a bound twice", ErrInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.src))

@@ -152,8 +152,15 @@ func (e *Encoding) Execution(k int) smtlib.Query {
 	for _, ax := range append(e.valueAxioms(es), e.writtenValueAxioms()...) {
 		s.Assert(e.finishTerm(ax))
 	}
+	initDecls, initAxioms := e.initialDB(es)
+	if len(initAxioms) > 0 {
+		s.Comment("the initial database and the program's ASSUME INITIALLY conditions")
+	}
+	for _, ax := range initAxioms {
+		s.Assert(e.finishTerm(ax))
+	}
 	s = s.MapAsserts(expand)
-	s = s.InsertBeforeAsserts(decls...)
+	s = s.InsertBeforeAsserts(append(initDecls, decls...)...)
 	s.Comment(fmt.Sprintf("query execution k=%d", k))
 	s.Comment("instances: distinct, named in arbitration order")
 	s.Assert(smtlib.App("distinct", es...))

@@ -60,6 +60,12 @@ type Execution struct {
 	// (Lazy) only proposes an initial database; a second, non-lazy replay
 	// from that database is what confirms a witness.
 	HintsOverride bool
+	// Spread, in lazy mode, makes a SELECT * whose rows a FOREACH iterates
+	// seed one initial row per value of Spread (as many as its WHERE admits,
+	// with distinct keys), whose non-key fields the FOREACH bodies read take
+	// that value. One seeded row per scan cannot show an anomaly that needs
+	// a loop to visit several rows (TPC-C's Stock-Level long fork).
+	Spread []int64
 	// Lazy creates a missing row, as if it existed initially, when a statement
 	// addresses it by its full key; the created keys are returned in
 	// ReplayResult.Created.
@@ -503,6 +509,153 @@ func (x *exec) seed(tb *Table, where Cond) {
 	try(0)
 }
 
+// spread seeds, in lazy mode with Execution.Spread, one initial row per
+// spread value for a SELECT * whose result a FOREACH iterates: key fields not
+// fixed by equality take values near the instance's variables (as in seed),
+// and the non-key fields the loop bodies read take the spread value.
+func (x *exec) spread(tb *Table, s *Select) {
+	var fields []string
+	var walk func([]Stmt)
+	walk = func(body []Stmt) {
+		for _, st := range body {
+			switch st := st.(type) {
+			case *Foreach:
+				if st.Set == s.Vars[0] {
+					for _, f := range iterFields(st.Iter, st.Body) {
+						if !field(tb, f).Key && !slices.Contains(fields, f) {
+							fields = append(fields, f)
+						}
+					}
+				}
+				walk(st.Body)
+			case *If:
+				walk(st.Then)
+				walk(st.Else)
+			}
+		}
+	}
+	walk(x.txn.Body)
+	if len(fields) == 0 {
+		return
+	}
+	eqs := keyEqs(tb, s.Where)
+	cands := []int64{0, 1, x.rp.ex.Default}
+	for _, v := range x.vars {
+		if !v.null {
+			cands = append(cands, v.n-1, v.n, v.n+1)
+		}
+	}
+	slices.Sort(cands)
+	cands = slices.Compact(cands)
+	keys := keyFields(tb)
+	key := make([]int64, len(keys))
+	next, tries := 0, 0
+	var try func(i int) bool // true when every spread value has its row
+	try = func(i int) bool {
+		if next == len(x.rp.ex.Spread) || tries > 2000 {
+			return true
+		}
+		if i == len(keys) {
+			tries++
+			rk := rowKey{tb.Name, keyString(key)}
+			if x.rp.known[rk] {
+				return false
+			}
+			x.rp.addInitial(tb, key)
+			if !x.cond(s.Where, tb, &rk) {
+				x.rp.removeInitial(tb, rk)
+				return false
+			}
+			for _, f := range fields {
+				c := cell{rk, f}
+				x.rp.initial[c] = version{v: val{n: x.rp.ex.Spread[next]}, writer: -1}
+				x.rp.pinned[c] = true
+			}
+			x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: slices.Clone(key)})
+			next++
+			return next == len(x.rp.ex.Spread)
+		}
+		if e, ok := eqs[keys[i].Name]; ok {
+			v := x.eval(e, tb, nil)
+			if v.null {
+				return true
+			}
+			key[i] = v.n
+			return try(i + 1)
+		}
+		for _, c := range cands {
+			key[i] = c
+			if try(i + 1) {
+				return true
+			}
+		}
+		return false
+	}
+	try(0)
+}
+
+// iterFields lists the fields of iter that body reads (iter.f).
+func iterFields(iter string, body []Stmt) []string {
+	var out []string
+	var expr func(Expr)
+	expr = func(e Expr) {
+		switch e := e.(type) {
+		case *FieldOf:
+			if e.Iter == iter && !slices.Contains(out, e.Field) {
+				out = append(out, e.Field)
+			}
+		case *Binary:
+			expr(e.L)
+			expr(e.R)
+		case *Neg:
+			expr(e.X)
+		}
+	}
+	var cond func(Cond)
+	cond = func(c Cond) {
+		switch c := c.(type) {
+		case *Cmp:
+			expr(c.L)
+			expr(c.R)
+		case *Not:
+			cond(c.C)
+		case *Logic:
+			cond(c.L)
+			cond(c.R)
+		}
+	}
+	var walk func([]Stmt)
+	walk = func(body []Stmt) {
+		for _, st := range body {
+			switch st := st.(type) {
+			case *Select:
+				cond(st.Where)
+			case *Update:
+				cond(st.Where)
+				for _, a := range st.Sets {
+					expr(a.Expr)
+				}
+			case *Insert:
+				for _, a := range st.Values {
+					expr(a.Expr)
+				}
+			case *Delete:
+				cond(st.Where)
+			case *Let:
+				expr(st.Expr)
+			case *If:
+				cond(st.Cond)
+				walk(st.Then)
+				walk(st.Else)
+			case *Foreach:
+				walk(st.Body)
+			}
+		}
+	}
+	walk(body)
+	return out
+}
+
 // seedAt creates, in lazy mode, the initial row a MIN or MAX over key field f
 // returned according to the model (hint h): the key fields the WHERE fixes by
 // equality take those values and f takes h. Without it, a scan whose range
@@ -600,6 +753,9 @@ func (x *exec) stmt(s Stmt) error {
 			}
 		}
 		x.recordReads(s, tb, s.Where, rf)
+		if s.Kind == SelectRows && x.rp.ex.Lazy && len(x.rp.ex.Spread) > 0 {
+			x.spread(tb, s)
+		}
 		if (s.Kind == SelectMin || s.Kind == SelectMax) && x.rp.ex.Lazy && x.inst < len(x.rp.ex.Hints) {
 			if h, ok := x.rp.ex.Hints[x.inst][s.Vars[0]]; ok && field(tb, s.Fields[0]).Key {
 				x.seedAt(tb, s.Where, s.Fields[0], h)
