@@ -51,7 +51,7 @@ type Options struct {
 	// NoFastPath makes the strict level use the general pipeline even when the strict fast
 	// path (strict.go) could decide (tests compare the two).
 	NoFastPath bool
-	_         struct{}
+	_          struct{}
 }
 
 // ErrNeedsTime is returned for the strict level on a history without client intervals.

@@ -1,0 +1,121 @@
+package ser
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"isovet/history"
+	"isovet/internal/anomaly"
+	"isovet/internal/deps"
+	"isovet/internal/histtest"
+	"isovet/internal/report"
+)
+
+// fastPasses runs the strict fast path alone (no fallback) on h.
+func fastPasses(t *testing.T, h *history.History, skew int64) (bool, fastStats) {
+	t.Helper()
+	d, err := deps.Build(h, deps.Options{Session: true, Realtime: true, Skew: skew, NoEdges: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, fs, err := strictFast(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok, fs
+}
+
+// TestStrictFastOracle: on small histories the fast path alone never passes a history the
+// brute-force oracle rejects (it may give up; then the general pipeline decides), and it
+// does pass most of those the oracle accepts. Clock skew is varied too.
+func TestStrictFastOracle(t *testing.T) {
+	n := 6000
+	if testing.Short() {
+		n = 600
+	}
+	var passed, accepted, rejected int
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		o := histtest.GenOptions{
+			Txns:        3 + int(seed%6),
+			Sessions:    2 + int(seed%3),
+			Keys:        1 + int(seed%3),
+			OpsPerTxn:   1 + int(seed%4),
+			Concurrency: 1 + int(seed%3),
+			DupRatio:    []float64{0, 0, 0.3}[seed%3],
+			AbortRatio:  []float64{0, 0.15}[seed%2],
+			Perturb:     []float64{0, 0.2, 0.5}[(seed/3)%3],
+			Intervals:   true,
+		}
+		h := histtest.Gen(seed, o)
+		skew := []int64{0, 0, 1, 3}[(seed/2)%4]
+		want := oracle(h, anomaly.StrictSerializable, skew)
+		got, fs := fastPasses(t, h, skew)
+		if want {
+			accepted++
+		} else {
+			rejected++
+		}
+		if got {
+			passed++
+			if !want {
+				t.Fatalf("seed %d (skew %d): the fast path passed a history that is not strict serializable (%+v)\n%s", seed, skew, fs, histtest.Format(h))
+			}
+		}
+	}
+	t.Logf("oracle: %d accepted, %d rejected; the fast path passed %d", accepted, rejected, passed)
+	if rejected == 0 || passed < accepted/2 {
+		t.Fatalf("generator too narrow or fast path too timid: %d accepted, %d rejected, %d passed by the fast path", accepted, rejected, passed)
+	}
+}
+
+// TestStrictFastDifferential compares the strict level with and without the fast path on
+// larger random interval histories (snapshot-isolated executions with write skew, aborts,
+// perturbed reads, clock skew): the verdicts must agree, and the fast path must decide most
+// passes on its own.
+func TestStrictFastDifferential(t *testing.T) {
+	n := 1500
+	if testing.Short() {
+		n = 150
+	}
+	var pass, fail, fast, fallbacks int
+	why := map[string]int{}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		o := histtest.GenOptions{
+			Txns:        20 + int(seed%7)*20,
+			Sessions:    2 + int(seed%6),
+			Keys:        2 + int(seed%9)*3,
+			OpsPerTxn:   1 + int(seed%5),
+			Concurrency: 1 + int(seed%4),
+			AbortRatio:  []float64{0, 0.1}[seed%2],
+			Perturb:     []float64{0, 0, 0.01, 0.05}[(seed/2)%4],
+			Intervals:   true,
+		}
+		h := histtest.Gen(seed, o)
+		skew := []int64{0, 0, 2}[(seed/3)%3]
+		opts := Options{ClockSkew: time.Duration(skew)}
+		got := check(t, h, anomaly.StrictSerializable, opts)
+		opts.NoFastPath = true
+		want := check(t, h, anomaly.StrictSerializable, opts)
+		if got.Verdict != want.Verdict {
+			t.Fatalf("seed %d (skew %d): with the fast path %v, without %v\n%s", seed, skew, got.Verdict, want.Verdict, histtest.Format(h))
+		}
+		switch want.Verdict {
+		case report.Pass:
+			pass++
+			ok, fs := fastPasses(t, h, skew)
+			if ok {
+				fast++
+			} else {
+				fallbacks++
+				why[fs.why]++
+			}
+		case report.Fail:
+			fail++
+		}
+	}
+	t.Logf("%d pass (%d by the fast path alone; fallbacks: %v), %d fail", pass, fast, why, fail)
+	if pass == 0 || fail == 0 || fast < pass*9/10 {
+		t.Fatalf("generator too narrow or fast path too timid: %d pass, %d fail, %d by the fast path", pass, fail, fast)
+	}
+}
