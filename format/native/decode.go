@@ -34,6 +34,11 @@ type Decoder struct {
 	// sessByInt memoizes sessB's session (id+1) of small integer source ids.
 	sessB     *history.Builder
 	sessByInt []history.SessionID
+	// rec and fops hold a line parsed by the fast path (fastTxn).
+	rec  fastRec
+	fops []fastOp
+	// noFast turns off the fast path, for tests comparing it with the general parser.
+	noFast bool
 }
 
 // NewDecoder returns a decoder for one stream.
@@ -42,13 +47,15 @@ func NewDecoder() *Decoder { return &Decoder{} }
 // Decode reads every line of r into b. name is used in error messages.
 func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	d.name, d.line, d.off = name, 0, 0
-	br := bufio.NewReaderSize(r, 1<<20)
-	var long []byte
-	var off int64
 	size := int64(-1)
+	bufSize := 1 << 20
 	if l, ok := r.(interface{ Len() int }); ok {
 		size = int64(l.Len())
+		bufSize = int(min(size+1, int64(bufSize))) // a small input needs no 1 MiB buffer
 	}
+	br := bufio.NewReaderSize(r, bufSize)
+	var long []byte
+	var off int64
 	txns0, ops0 := b.NumTxns(), d.ops
 	for {
 		ln, err := br.ReadSlice('\n')
@@ -121,6 +128,16 @@ func blank(ln []byte) bool {
 }
 
 func (d *Decoder) decodeLine(ln []byte, b *history.Builder) error {
+	if !d.noFast {
+		if fastTxn(ln, &d.rec, &d.fops) {
+			d.records++
+			d.commitFast(b, &d.rec, d.fops)
+			d.fops = d.fops[:0]
+			return nil
+		}
+		d.fops = d.fops[:0]
+	}
+	x := &d.x
 	if blank(ln) {
 		return nil
 	}
@@ -130,7 +147,6 @@ func (d *Decoder) decodeLine(ln []byte, b *history.Builder) error {
 	if !s.Expect('{', "'{' starting a transaction or header object") {
 		return d.scanErr()
 	}
-	x := &d.x
 	x.reset()
 	header := false
 	first := true
@@ -637,23 +653,31 @@ func (d *Decoder) applyHeader(b *history.Builder) error {
 	return nil
 }
 
-// session returns b's session with source id sd, memoizing small integer ids.
+// session returns b's session with source id sd.
 func (d *Decoder) session(b *history.Builder, sd jsonscan.Datum) history.SessionID {
+	if sd.Kind == history.DatumInt {
+		return d.intSession(b, sd.I)
+	}
+	return b.Session(sd.Datum())
+}
+
+// intSession returns b's session with integer source id i, memoizing small ids.
+func (d *Decoder) intSession(b *history.Builder, i int64) history.SessionID {
 	if d.sessB != b {
 		d.sessB, d.sessByInt = b, d.sessByInt[:0]
 	}
-	if sd.Kind != history.DatumInt || sd.I < 0 || sd.I >= 1<<12 {
-		return b.Session(sd.Datum())
+	if i < 0 || i >= 1<<12 {
+		return b.Session(history.Int(i))
 	}
-	if int(sd.I) < len(d.sessByInt) {
-		if s := d.sessByInt[sd.I]; s > 0 {
+	if int(i) < len(d.sessByInt) {
+		if s := d.sessByInt[i]; s > 0 {
 			return s - 1
 		}
 	} else {
-		d.sessByInt = append(d.sessByInt, make([]history.SessionID, int(sd.I)+1-len(d.sessByInt))...)
+		d.sessByInt = append(d.sessByInt, make([]history.SessionID, int(i)+1-len(d.sessByInt))...)
 	}
-	s := b.Session(sd.Datum())
-	d.sessByInt[sd.I] = s + 1
+	s := b.Session(history.Int(i))
+	d.sessByInt[i] = s + 1
 	return s
 }
 

@@ -50,14 +50,19 @@ func (in *Interner) Value(k history.Key, d Datum) history.Value {
 	if d.Kind != history.DatumInt {
 		return Value(in.b, d)
 	}
+	return in.IntValue(k, d.I)
+}
+
+// IntValue interns the integer value i, seen with key k.
+func (in *Interner) IntValue(k history.Key, i int64) history.Value {
 	if int(k) < len(in.last) {
-		if lv := in.last[k]; lv.id != 0 && lv.v == d.I {
+		if lv := in.last[k]; lv.id != 0 && lv.v == i {
 			return lv.id
 		}
 	} else {
 		in.last = append(in.last, make([]lastValue, int(k)+1-len(in.last))...)
 	}
-	v := in.b.IntValue(d.I)
-	in.last[k] = lastValue{d.I, v}
+	v := in.b.IntValue(i)
+	in.last[k] = lastValue{i, v}
 	return v
 }
