@@ -474,8 +474,8 @@ func (a *analysis) confirm(enc *Encoding, w *Witness) {
 			if r, err = Replay(a.prog, ex); err != nil || r.Cycle == nil || a.checkModel(w, r) != nil || enc.checkAssumes(ex.Initial, 0) != nil {
 				continue
 			}
-			// Drop the initial rows the confirmation does not need, one at
-			// a time; every smaller database is confirmed again.
+			// Drop the rows of iterated scans the confirmation does not
+			// need, one at a time; every smaller database is confirmed again.
 			ok := func(initial map[string][]Row) *ReplayResult {
 				ex := &Execution{Instances: w.Instances, Order: w.Order, Vis: w.Vis, Initial: initial}
 				r, err := Replay(a.prog, ex)
@@ -486,6 +486,9 @@ func (a *analysis) confirm(enc *Encoding, w *Witness) {
 			}
 			initial := ex.Initial
 			for _, tb := range slices.Sorted(maps.Keys(initial)) {
+				if !a.iterated(tb) {
+					continue // keep the rows the transactions address by key
+				}
 				for i := 0; i < len(initial[tb]); {
 					smaller := maps.Clone(initial)
 					smaller[tb] = slices.Delete(slices.Clone(initial[tb]), i, i+1)
@@ -496,9 +499,22 @@ func (a *analysis) confirm(enc *Encoding, w *Witness) {
 					i++
 				}
 			}
+			// Then rows no statement matches any more (rows the dropped
+			// ones led the loops to), all at once.
+			smaller := map[string][]Row{}
+			for tb, rows := range initial {
+				for _, row := range rows {
+					if r.Touched[tb][keyString(row.Key)] {
+						smaller[tb] = append(smaller[tb], row)
+					}
+				}
+			}
+			if r2 := ok(smaller); r2 != nil {
+				initial, r = smaller, r2
+			}
 			w.Confirmed, w.Cycle, w.Initial = true, r.Cycle, initial
 			w.ReplayNote = "replayed with initial rows: those the transactions address by key, non-key fields 0 unless the model says what an instance read; range scans a FOREACH iterates first had one row per value the instances use, for the fields the loop reads (" +
-				fmt.Sprint(spread) + "), then every row the cycle does not need was dropped"
+				fmt.Sprint(spread) + "), then every such row the cycle does not need was dropped"
 			return
 		}
 	}
@@ -623,6 +639,20 @@ func spreadValues(w *Witness) []int64 {
 		}
 	}
 	return out
+}
+
+// iterated reports whether some FOREACH iterates a SELECT * from table tb.
+func (a *analysis) iterated(tb string) bool {
+	for _, t := range a.prog.Txns {
+		for _, st := range t.stmts {
+			if f, ok := st.(*Foreach); ok {
+				if v := t.vars[f.Set]; v != nil && v.table != nil && v.table.Name == tb {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func (a *analysis) hasForeach() bool {

@@ -84,6 +84,10 @@ type ReplayResult struct {
 	Edges   []Edge
 	Cycle   []Edge // a shortest dependency cycle, or nil
 	Created map[string][]Row
+	// Touched holds, per table, the keys of the rows some statement's WHERE
+	// matched ("1,2" for key (1, 2)); an initial row outside it was only
+	// ever read by predicate reads of rows that do not match.
+	Touched map[string]map[string]bool
 }
 
 type val struct {
@@ -147,6 +151,7 @@ type replayer struct {
 	reads   []readSpec
 	created map[string][]Row
 	pinned  map[cell]bool
+	touched map[rowKey]bool
 }
 
 func keyString(vs []int64) string {
@@ -173,7 +178,7 @@ func parseKey(s string) []int64 {
 func Replay(prog *Program, ex *Execution) (*ReplayResult, error) {
 	rp := &replayer{prog: prog, ex: ex, tables: map[string]*Table{}, initial: map[cell]version{},
 		known: map[rowKey]bool{}, writes: make([]map[cell]version, len(ex.Instances)), dels: make([][]delSpec, len(ex.Instances)),
-		created: map[string][]Row{}, pinned: map[cell]bool{}}
+		created: map[string][]Row{}, pinned: map[cell]bool{}, touched: map[rowKey]bool{}}
 	for _, t := range prog.Tables {
 		rp.tables[t.Name] = t
 	}
@@ -239,7 +244,13 @@ func Replay(prog *Program, ex *Execution) (*ReplayResult, error) {
 			rows[i] = row
 		}
 	}
-	res := &ReplayResult{Edges: rp.edges(pos), Created: rp.created}
+	res := &ReplayResult{Edges: rp.edges(pos), Created: rp.created, Touched: map[string]map[string]bool{}}
+	for rk := range rp.touched {
+		if res.Touched[rk.table] == nil {
+			res.Touched[rk.table] = map[string]bool{}
+		}
+		res.Touched[rk.table][rk.key] = true
+	}
 	res.Cycle = shortestCycle(len(ex.Instances), res.Edges)
 	return res, nil
 }
@@ -712,6 +723,7 @@ func (x *exec) matches(tb *Table, where Cond) []rowKey {
 	var out []rowKey
 	for _, rk := range x.candidates(tb, where) {
 		if x.cond(where, tb, &rk) {
+			x.rp.touched[rk] = true
 			out = append(out, rk)
 		}
 	}
@@ -848,7 +860,7 @@ func (x *exec) stmt(s Stmt) error {
 	case *Delete:
 		tb := x.rp.tables[s.Table]
 		x.recordReads(s, tb, s.Where, nil)
-		x.candidates(tb, s.Where) // lazily create the addressed row
+		x.matches(tb, s.Where) // lazily create the addressed row; note the matched ones
 		x.rp.dels[x.inst] = append(x.rp.dels[x.inst], delSpec{x: x.freeze(), stmt: s, table: tb})
 	case *Let:
 		x.vars[s.Var] = x.eval(s.Expr, nil, nil)
