@@ -102,6 +102,13 @@ func noGuard(e deps.Edge) bool { return e.Guards[0] < 0 && e.Guards[1] < 0 && e.
 
 // build constructs the model from the known dependencies.
 func build(d *deps.Deps) *model {
+	m := buildBase(d)
+	m.addPairs()
+	return m
+}
+
+// buildBase constructs the model without its WW choices.
+func buildBase(d *deps.Deps) *model {
 	nn := len(d.Nodes)
 	m := &model{
 		d: d, nn: nn,
@@ -146,6 +153,12 @@ func build(d *deps.Deps) *model {
 		}
 		m.wr = append(m.wr, wrc{ri: int32(ri), cands: slices.Clone(r.Cands)})
 	}
+	return m
+}
+
+// addPairs adds one WW choice per unordered pair of writers of a key that nothing orders.
+func (m *model) addPairs() {
+	d := m.d
 	for k, ws := range d.Writers {
 		for i, a := range ws {
 			for _, b := range ws[i+1:] {
@@ -165,7 +178,6 @@ func build(d *deps.Deps) *model {
 			}
 		}
 	}
-	return m
 }
 
 // addKnown adds a known raw edge (ignored if it is already known).

@@ -75,7 +75,10 @@ type Options struct {
 	SkipBasic bool
 	// Theory tunes the acyclicity theory (benchmarks compare settings).
 	Theory acyclic.Options
-	_      struct{}
+	// NoSchedule skips the scheduled witness (schedule.go) and always builds the pairwise
+	// write-order choices (tests compare both paths).
+	NoSchedule bool
+	_          struct{}
 }
 
 // ErrNeedsTime is returned for strong snapshot isolation on a history without client
@@ -209,9 +212,23 @@ func (c *run) run() error {
 	if rep.Verdict == report.Fail {
 		return nil
 	}
-	m := build(d)
-	st.Constraints = len(m.ww) + len(m.wr)
+	m := buildBase(d)
 	c.phase("construct")
+	if !c.o.NoSchedule {
+		ok, err := m.schedule(c.ctx, h)
+		if err != nil {
+			return err
+		}
+		c.phase("schedule")
+		if ok {
+			st.KnownEdges = len(m.why)
+			rep.Verdict = report.Pass
+			return nil
+		}
+	}
+	m.addPairs()
+	st.Constraints = len(m.ww) + len(m.wr)
+	c.phase("pairs")
 	w := &witness{m: m, h: h}
 	v, err := m.prune(c.ctx)
 	if err != nil {
