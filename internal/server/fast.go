@@ -14,7 +14,8 @@ import (
 type batchBuf struct {
 	txs    []ts.Txn
 	ops    []ts.Op
-	spans  []int32 // ops[spans[2i]:spans[2i+1]] are the ops of txs[i], while decoding
+	comp   [][]ts.Compiled // per shard: txs compiled (see [Server.compile])
+	spans  []int32         // ops[spans[2i]:spans[2i+1]] are the ops of txs[i], while decoding
 	pooled bool
 }
 
@@ -33,6 +34,10 @@ func (b *batchBuf) release() {
 	}
 	clear(b.txs)
 	clear(b.ops)
+	for i := range b.comp {
+		clear(b.comp[i])
+		b.comp[i] = b.comp[i][:0]
+	}
 	b.txs, b.ops, b.spans = b.txs[:0], b.ops[:0], b.spans[:0]
 	batchPool.Put(b)
 }

@@ -107,7 +107,7 @@ func (s *Server) consumeNATS(ctx context.Context) error {
 			case <-s.stopped:
 				return nil
 			}
-			b := &batch{txs: buf.txs, queued: s.opts.Now(), reply: make(chan applied, 1)}
+			b := &batch{txs: buf.txs, comp: s.compile(buf), queued: s.opts.Now(), reply: make(chan applied, 1)}
 			select {
 			case s.in <- b:
 			case <-s.stopped:
@@ -165,7 +165,7 @@ func (s *Server) rebuild(ctx context.Context, js jetstream.JetStream, last uint6
 			}
 			buf, err := decodeBuf(msg.Data())
 			if err == nil {
-				if _, err := s.submit(ctx, &batch{txs: buf.txs, rebuild: true}); err != nil {
+				if _, err := s.submit(ctx, &batch{txs: buf.txs, comp: s.compile(buf), rebuild: true}); err != nil {
 					return err
 				}
 				buf.release()

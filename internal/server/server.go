@@ -141,7 +141,8 @@ type Server struct {
 // batch is a validated set of transactions on its way to the checker.
 type batch struct {
 	txs     []ts.Txn
-	rebuild bool // re-read after a restart
+	comp    [][]ts.Compiled // per shard, compiled by the sender (see [Server.compile]); nil: compile in the checker
+	rebuild bool            // re-read after a restart
 	queued  time.Time
 	reply   chan applied
 }
@@ -307,7 +308,13 @@ func (s *Server) run(ctx context.Context) {
 			evs := s.each(func(i int, on *ts.Online, evs []ts.Event) []ts.Event {
 				evs = append(evs, on.Advance(b.queued)...)
 				for j := range b.txs {
-					for _, e := range on.Observe(b.txs[j]) {
+					var got []ts.Event
+					if b.comp != nil {
+						got = on.ObserveCompiled(&b.comp[i][j])
+					} else {
+						got = on.Observe(b.txs[j])
+					}
+					for _, e := range got {
 						if e.Kind == ts.EventViolation {
 							s.observed[i]++
 						}
@@ -560,7 +567,7 @@ func (s *Server) postTxns(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusBadRequest, "bad_input", err)
 		return
 	}
-	a, err := s.submit(ctx, &batch{txs: buf.txs})
+	a, err := s.submit(ctx, &batch{txs: buf.txs, comp: s.compile(buf)})
 	if err != nil {
 		// The checker may still hold the batch: leave its buffer to the garbage collector.
 		s.fail(w, http.StatusServiceUnavailable, "unavailable", err)
@@ -568,6 +575,20 @@ func (s *Server) postTxns(w http.ResponseWriter, r *http.Request) {
 	}
 	buf.release()
 	writeJSON(w, http.StatusOK, a)
+}
+
+// compile compiles buf's transactions for every shard on the calling goroutine (an HTTP
+// handler or the NATS consumer), so that the checker's goroutine, the service's
+// bottleneck, does only the work that needs the checker's state.
+func (s *Server) compile(buf *batchBuf) [][]ts.Compiled {
+	n := len(s.shards)
+	if len(buf.comp) < n {
+		buf.comp = make([][]ts.Compiled, n)
+	}
+	for i := range n {
+		buf.comp[i] = ts.Compile(buf.txs, i, n, buf.comp[i])
+	}
+	return buf.comp[:n]
 }
 
 // bodyPool recycles request bodies; nothing decoded from a body refers into it.

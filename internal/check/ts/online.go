@@ -97,7 +97,7 @@ type OnlineStats struct {
 	Late       int64
 	Dropped    int64 // dropped unchecked under the memory bound
 	Violations int64
-	Flips      int64 // reads whose EXT verdict when settled differs from their verdict on arrival
+	Flips      int64 // provisional EXT verdicts that changed
 	Pending    int   // transactions not yet settled
 	InMemory   int   // transactions held (pending or retained)
 	Keys       int
@@ -131,7 +131,6 @@ type otxn struct {
 	arrived       time.Time
 	seq           int64 // arrival sequence number (1, 2, ...)
 	reads         []oread
-	writes        []owrite
 	settled       bool
 }
 
@@ -212,25 +211,28 @@ func (e vent) cmp(p opos) int {
 	return e.v.ck.id.Compare(p.id)
 }
 
-// okey is a key's versions, by commit position.
+// okey is a key's versions, by commit position, and its pending reads.
 //
-// It also caches the position and value of its last version: arrivals come mostly in
-// commit order, so most searches end at the last element, and answering them here saves a
-// cache miss on the array (the checker's main cost).
+// It caches the position and value of its last version: arrivals come mostly in commit
+// order, so most searches end at the last element, and answering them here saves a cache
+// miss on the array (the checker's main cost).
 //
-// A key keeps no list of the reads pending on it (appending to one per read was a cache
-// miss per read). A read's verdict is taken when it arrives; a writer arriving later whose
-// commit could precede the snapshot of a read of the key (its commit is not above maxSnap)
-// marks the key dirty with its arrival sequence, and a read of a key marked dirty after it
-// arrived is judged again when it settles. In commit order no writer is ever late.
+// The reads pending on the key form a list through the reads themselves, newest arrival
+// first (lastRead, oread.prev), each read carrying the highest snapshot of itself and every
+// read of the key that arrived before it (oread.maxBelow). Linking a read touches nothing
+// but the key, already in cache (an array of reads by snapshot cost a cache miss per read
+// to append to). A writer arriving after readers whose snapshot follows its commit walks
+// the list from the newest read back to the first whose maxBelow is not above its commit
+// (or the first settled one: reads settle in arrival order) and judges those again while
+// they are still in cache. In commit order no writer is ever late and nothing is walked.
 type okey struct {
 	k   history.Datum
 	vs  []vent
 	isL bool
 
-	hasSnap bool
-	maxSnap pos   // the highest snapshot position of any read of the key (when hasSnap)
-	dirty   int64 // the arrival sequence of the last writer that may have changed a read's verdict
+	hasSnap  bool
+	maxSnap  pos    // the highest snapshot position of any read of the key (when hasSnap)
+	lastRead *oread // the newest read of the key, nil or settled if none is pending
 
 	lastCk pos           // vs[len(vs)-1].ck, when vs is not empty
 	lastV  history.Datum // vs[len(vs)-1].v.v
@@ -290,8 +292,7 @@ type Online struct {
 	horizon  opos
 	hasHoriz bool
 
-	seq       int64 // arrivals so far
-	lastDirty int64 // the highest okey.dirty of any key
+	seq int64 // arrivals so far
 
 	st    OnlineStats
 	sc    scratch
@@ -357,18 +358,45 @@ func (o *Online) viol(k anomaly.Kind, t *otxn) Violation {
 // NOCONFLICT and timestamp-order violations, which no later arrival can undo. EXT
 // verdicts are provisional and reported by [Online.Advance] once settled.
 func (o *Online) Observe(in Txn) []Event {
-	var evs []Event
 	if o.ids.has(in.ID) {
-		o.st.Duplicates++
-		if o.o.Shard > 0 {
-			return nil
-		}
-		return append(evs, Event{Kind: EventDuplicate, Txn: in.ID.String()})
+		return o.duplicate(in.ID)
 	}
+	c := compileOne(&in, &o.sc, o.o.Shard, o.o.Shards, false)
+	return o.observe(&c)
+}
+
+// ObserveCompiled is [Online.Observe] of a transaction compiled by [Compile], which must
+// not have changed since. Each Compiled is observed at most once.
+func (o *Online) ObserveCompiled(c *Compiled) []Event {
+	if o.ids.has(c.in.ID) {
+		return o.duplicate(c.in.ID)
+	}
+	if c.t == nil || c.shard != o.o.Shard || c.shards != o.o.Shards {
+		// Compiled for another shard, or already observed: compile it again.
+		x := compileOne(c.in, &o.sc, o.o.Shard, o.o.Shards, false)
+		return o.observe(&x)
+	}
+	t := c.t
+	c.t = nil
+	return o.observe(&Compiled{in: c.in, t: t, nvs: c.nvs, writes: c.writes, ints: c.ints})
+}
+
+func (o *Online) duplicate(id history.Datum) []Event {
+	o.st.Duplicates++
+	if o.o.Shard > 0 {
+		return nil
+	}
+	return []Event{{Kind: EventDuplicate, Txn: id.String()}}
+}
+
+// observe applies c, whose id is new.
+func (o *Online) observe(c *Compiled) []Event {
+	var evs []Event
+	in := c.in
 	o.ids.add(in.ID)
-	t := &o.sc.txns.take(1)[:1][0]
+	t := c.t
 	o.seq++
-	*t = otxn{id: in.ID, start: in.Start, commit: in.Commit, arrived: o.now, seq: o.seq}
+	t.arrived, t.seq = o.now, o.seq
 	if in.Commit.Less(in.Start) {
 		o.forget(in.ID)
 		if o.o.Shard > 0 {
@@ -392,32 +420,22 @@ func (o *Online) Observe(in Txn) []Event {
 		evs = append(evs, Event{Kind: EventLate, Txn: in.ID.String(), Message: fmt.Sprintf("transaction %v (start %v) arrived after the versions its snapshot needs were collected (horizon %v); its writes are applied but its reads are not checked", in.ID, in.Start, o.horizon.p.ts)})
 	}
 	o.st.Observed++
-	var ints []intFinding2
-	t.reads, t.writes, ints = ocompile(&in, &o.sc, nil, o.o.Shard, o.o.Shards)
-	for _, f := range ints {
+	for _, f := range c.ints {
 		v := o.viol(anomaly.Internal, t)
 		v.Key, v.HasKey, v.Observed, v.Expected = f.k, true, f.observed, f.expected
 		evs = o.emit(evs, v)
 	}
 	if o.m.session {
-		evs = o.session(evs, &in, t)
+		evs = o.session(evs, in, t)
 	}
-	// The transaction's versions are allocated together: one object instead of one per
-	// key (a version that outlives its siblings keeps the few others' bytes alive).
-	var nvs []over
-	if len(t.writes) > 0 {
-		nvs = make([]over, len(t.writes))
+	for i := range c.writes {
+		evs = o.write(evs, t, &c.writes[i], &c.nvs[i])
 	}
-	for i := range t.writes {
-		evs = o.write(evs, t, &t.writes[i], &nvs[i])
-	}
-	t.writes = nil // scratch, reused by the next call
 	if lateReads {
 		t.reads = nil
 	}
 	for i := range t.reads {
 		r := &t.reads[i]
-		r.t = t
 		key := o.key(r.k)
 		r.key = key
 		if r.isL {
@@ -426,6 +444,7 @@ func (o *Online) Observe(in Txn) []Event {
 		if !key.hasSnap || key.maxSnap.cmp(t.snap.p) < 0 {
 			key.maxSnap, key.hasSnap = t.snap.p, true
 		}
+		r.prev, r.maxBelow, key.lastRead = key.lastRead, key.maxSnap, r
 		o.reads++
 		o.elems += int64(len(r.list))
 		r.ok = o.verdict(r)
@@ -602,10 +621,18 @@ func (o *Online) write(evs []Event, t *otxn, w *owrite, nv *over) []Event {
 	}
 	o.st.Versions++
 	o.elems += int64(len(w.app))
-	// A read of the key whose snapshot lies after this commit may now be judged otherwise:
-	// it is judged again when it settles.
+	// Pending reads of the key whose snapshot lies after this commit may now be judged
+	// otherwise (see okey).
 	if key.hasSnap && t.ck.p.cmp(key.maxSnap) <= 0 {
-		key.dirty, o.lastDirty = t.seq, t.seq
+		for r := key.lastRead; r != nil && !r.done && r.maxBelow.cmp(t.ck.p) >= 0; r = r.prev {
+			if r.t.snap.cmp(t.ck) <= 0 {
+				continue
+			}
+			if ok := o.verdict(r); ok != r.ok {
+				r.ok = ok
+				o.st.Flips++
+			}
+		}
 	}
 	return evs
 }
@@ -740,22 +767,14 @@ func (o *Online) Flush() []Event {
 	return evs
 }
 
-// settle freezes t's reads, reporting violations when report is set. A read whose key a
-// later writer may have changed (see [okey]) is judged again first: the versions its
-// snapshot can see are all still held (the horizon is at most its snapshot), so this is
-// the verdict it would have had if every arrival had re-checked it.
+// settle freezes t's reads, reporting violations when report is set. A settled read is
+// the end of its key's list of pending reads: it lets go of the older ones.
 func (o *Online) settle(evs []Event, t *otxn, report bool) []Event {
 	t.settled = true
 	o.st.Settled++
-	recheck := report && o.lastDirty > t.seq
 	for i := range t.reads {
 		r := &t.reads[i]
-		if recheck && r.key.dirty > t.seq {
-			if ok := o.verdict(r); ok != r.ok {
-				r.ok = ok
-				o.st.Flips++
-			}
-		}
+		r.done, r.prev = true, nil
 		if report && !r.ok {
 			evs = o.emit(evs, o.extViolation(r))
 		}
@@ -833,6 +852,9 @@ func (o *Online) collect(all bool) {
 }
 
 func (o *Online) prune(key *okey) {
+	if r := key.lastRead; r != nil && r.done {
+		key.lastRead = nil // lets the settled read and its transaction go
+	}
 	vs := key.vs
 	if len(vs) < 2 || vs[1].cmp(o.horizon) >= 0 {
 		return // at most one version below the horizon: nothing to drop

@@ -22,8 +22,11 @@ import (
 // violations and the other events.
 //
 // With o.Shards > 1, the history goes to that many shards, each given every transaction at
-// the same time, and their findings are pooled; on is shard 0.
-func deliver(t testing.TB, h *history.History, o OnlineOptions, rng *rand.Rand, step, maxDelay time.Duration) (viol []Violation, other []Event, on *Online) {
+// the same time, and their findings are pooled; on is shard 0. With compiled set, the
+// transactions are compiled apart ([Compile], as the server does) and observed with
+// [Online.ObserveCompiled]; every third is compiled for the wrong shard, which the checker
+// must notice.
+func deliver(t testing.TB, h *history.History, o OnlineOptions, rng *rand.Rand, step, maxDelay time.Duration, compiled bool) (viol []Violation, other []Event, on *Online) {
 	t.Helper()
 	shards := make([]*Online, max(o.Shards, 1))
 	for i := range shards {
@@ -62,11 +65,21 @@ func deliver(t testing.TB, h *history.History, o OnlineOptions, rng *rand.Rand, 
 			}
 		}
 	}
-	for _, a := range arr {
+	var comp []Compiled
+	for n, a := range arr {
 		x := FromHistory(h, a.t)
-		for _, sh := range shards {
+		for i, sh := range shards {
 			collect(sh.Advance(a.at))
-			collect(sh.Observe(x))
+			if !compiled {
+				collect(sh.Observe(x))
+				continue
+			}
+			shard := i
+			if n%3 == 0 {
+				shard = (i + 1) % len(shards)
+			}
+			comp = Compile([]Txn{x}, shard, len(shards), comp)
+			collect(sh.ObserveCompiled(&comp[0]))
 		}
 	}
 	for _, sh := range shards {
@@ -85,19 +98,22 @@ func TestOnlineMatchesOffline(t *testing.T) {
 		n       uint64
 		shards  int
 		inOrder bool // delivered exactly in commit order (the server's common case)
+		comp    bool // compiled apart, as the server does
 	}{
-		{"kv", genOpts{sessions: 4, txns: 60, keys: 5, ops: 4, faults: 0.05, overlap: 0.1}, 150, 1, false},
-		{"kv-ties", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, ties: true}, 150, 1, false},
-		{"list", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, list: true}, 100, 1, false},
-		{"list-ties", genOpts{sessions: 3, txns: 60, keys: 3, ops: 4, faults: 0.05, overlap: 0.1, list: true, ties: true}, 100, 1, false},
-		{"large-gc", genOpts{sessions: 8, txns: 3000, keys: 40, ops: 6, faults: 0.002, overlap: 0.01}, 3, 1, false},
+		{"kv", genOpts{sessions: 4, txns: 60, keys: 5, ops: 4, faults: 0.05, overlap: 0.1}, 150, 1, false, false},
+		{"kv-ties", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, ties: true}, 150, 1, false, false},
+		{"list", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, list: true}, 100, 1, false, false},
+		{"list-ties", genOpts{sessions: 3, txns: 60, keys: 3, ops: 4, faults: 0.05, overlap: 0.1, list: true, ties: true}, 100, 1, false, false},
+		{"large-gc", genOpts{sessions: 8, txns: 3000, keys: 40, ops: 6, faults: 0.002, overlap: 0.01}, 3, 1, false, false},
 		// Split by key over shards (as the server runs it), which must change nothing.
-		{"kv-shards-2", genOpts{sessions: 4, txns: 60, keys: 5, ops: 4, faults: 0.05, overlap: 0.1}, 150, 2, false},
-		{"kv-ties-shards-3", genOpts{sessions: 4, txns: 60, keys: 6, ops: 4, faults: 0.05, overlap: 0.1, ties: true}, 150, 3, false},
-		{"list-shards-2", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, list: true}, 100, 2, false},
-		{"large-gc-shards-2", genOpts{sessions: 8, txns: 3000, keys: 40, ops: 6, faults: 0.002, overlap: 0.01}, 3, 2, false},
-		{"kv-ties-in-order", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, ties: true}, 150, 1, true},
-		{"list-ties-in-order-shards-2", genOpts{sessions: 3, txns: 60, keys: 3, ops: 4, faults: 0.05, overlap: 0.1, list: true, ties: true}, 100, 2, true},
+		{"kv-shards-2", genOpts{sessions: 4, txns: 60, keys: 5, ops: 4, faults: 0.05, overlap: 0.1}, 150, 2, false, false},
+		{"kv-ties-shards-3", genOpts{sessions: 4, txns: 60, keys: 6, ops: 4, faults: 0.05, overlap: 0.1, ties: true}, 150, 3, false, false},
+		{"list-shards-2", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, list: true}, 100, 2, false, false},
+		{"large-gc-shards-2", genOpts{sessions: 8, txns: 3000, keys: 40, ops: 6, faults: 0.002, overlap: 0.01}, 3, 2, false, false},
+		{"kv-ties-in-order", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, ties: true}, 150, 1, true, false},
+		{"list-ties-in-order-shards-2", genOpts{sessions: 3, txns: 60, keys: 3, ops: 4, faults: 0.05, overlap: 0.1, list: true, ties: true}, 100, 2, true, false},
+		{"kv-ties-compiled", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, ties: true}, 150, 1, false, true},
+		{"list-compiled-shards-2", genOpts{sessions: 4, txns: 60, keys: 4, ops: 4, faults: 0.05, overlap: 0.1, list: true}, 100, 2, false, true},
 	}
 	for _, sh := range shapes {
 		t.Run(sh.name, func(t *testing.T) {
@@ -123,7 +139,7 @@ func TestOnlineMatchesOffline(t *testing.T) {
 					if sh.inOrder {
 						delay = 0
 					}
-					got, other, on := deliver(t, h, o, rng, time.Millisecond, delay)
+					got, other, on := deliver(t, h, o, rng, time.Millisecond, delay, sh.comp)
 					if len(other) > 0 {
 						t.Fatalf("seed %d %s: unexpected events %v", seed, l, other)
 					}
@@ -307,25 +323,42 @@ func BenchmarkOnlineSustained(b *testing.B) {
 	}
 	slices.SortFunc(txs, func(a, b Txn) int { return cmp.Compare(a.Commit.Physical, b.Commit.Physical) })
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	b.Run("txns="+itoa(n), func(b *testing.B) {
-		c0 := cpuTime()
-		var held, versions int
-		for b.Loop() {
-			on, _ := NewOnline(OnlineOptions{Initial: history.Int(0), Settle: time.Second})
-			t0 := time.Unix(0, 0)
-			for i := range txs {
-				if i%1000 == 0 { // a batch
-					on.Advance(t0.Add(time.Duration(i) * 10 * time.Microsecond))
-				}
-				on.Observe(txs[i])
-			}
-			st := on.Stats()
-			held, versions = st.InMemory, st.Versions
+	// compiled: batches of 1,000 compiled apart and observed with ObserveCompiled, as the
+	// server does (it compiles on the goroutines that decode; here it is the same one, so
+	// the figure is the total CPU).
+	for _, compiled := range []bool{false, true} {
+		name := "txns=" + itoa(n)
+		if compiled {
+			name += "/compiled"
 		}
-		b.ReportMetric(float64(n)*float64(b.N)/(cpuTime()-c0).Seconds(), "txns/cpu-s")
-		b.ReportMetric(float64(held), "held")
-		b.ReportMetric(float64(versions), "versions")
-	})
+		b.Run(name, func(b *testing.B) {
+			c0 := cpuTime()
+			var held, versions int
+			var comp []Compiled
+			for b.Loop() {
+				on, _ := NewOnline(OnlineOptions{Initial: history.Int(0), Settle: time.Second})
+				t0 := time.Unix(0, 0)
+				for i := range txs {
+					if i%1000 == 0 { // a batch
+						on.Advance(t0.Add(time.Duration(i) * 10 * time.Microsecond))
+						if compiled {
+							comp = Compile(txs[i:min(i+1000, n)], 0, 1, comp)
+						}
+					}
+					if compiled {
+						on.ObserveCompiled(&comp[i%1000])
+					} else {
+						on.Observe(txs[i])
+					}
+				}
+				st := on.Stats()
+				held, versions = st.InMemory, st.Versions
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/(cpuTime()-c0).Seconds(), "txns/cpu-s")
+			b.ReportMetric(float64(held), "held")
+			b.ReportMetric(float64(versions), "versions")
+		})
+	}
 }
 
 func itoa(n int) string {

@@ -59,6 +59,10 @@ type oread struct {
 	list []history.Datum
 	isL  bool
 	ok   bool
+	done bool // settled
+
+	prev     *oread // the read of the same key that arrived before this one (see okey)
+	maxBelow pos    // the highest snapshot of this read and of every earlier read of its key
 }
 
 // owrite is a transaction's final effect on one key.
@@ -201,6 +205,7 @@ type scratch struct {
 	writes []owrite
 	reads  slab[oread]
 	txns   slab[otxn]
+	wslab  slab[owrite] // the writes of compiled batches
 }
 
 // slab hands out small slices carved from shared chunks.
@@ -216,6 +221,69 @@ func (s *slab[T]) take(n int) []T {
 	i := len(s.buf)
 	s.buf = s.buf[:i+n]
 	return s.buf[i : i : i+n]
+}
+
+// Compiled is a transaction made ready by [Compile] for [Online.ObserveCompiled]: its
+// external reads, final writes and INT findings on one shard's keys, and the memory the
+// checker keeps for it. This part of checking needs no checker state, so a server compiles
+// on the goroutines that decode batches, in parallel, and leaves the checker's goroutine
+// only the work that needs its state.
+type Compiled struct {
+	in            *Txn
+	t             *otxn  // nil once observed
+	nvs           []over // the versions it will install, one per write
+	writes        []owrite
+	ints          []intFinding2
+	shard, shards int
+}
+
+// Compile compiles txs for the checker that is shard of shards (as in [OnlineOptions]; 0
+// of 1 for an unsharded one), reusing out's memory. It may run on any goroutine, several
+// at a time. txs must not change until they are observed; what the checker keeps of them
+// (ids, keys, values) it copies.
+func Compile(txs []Txn, shard, shards int, out []Compiled) []Compiled {
+	if shards <= 1 {
+		shard, shards = 0, 1
+	}
+	out = slices.Grow(out[:0], len(txs))[:len(txs)]
+	// The slabs are sized to the batch (one transaction compiled alone takes a few bytes,
+	// not a chunk of 1,024).
+	nops := 0
+	for i := range txs {
+		nops += len(txs[i].Ops)
+	}
+	var sc scratch
+	sc.txns.buf = make([]otxn, 0, len(txs))
+	sc.reads.buf = make([]oread, 0, min(nops, 1024))
+	sc.wslab.buf = make([]owrite, 0, min(nops, 1024))
+	for i := range txs {
+		out[i] = compileOne(&txs[i], &sc, shard, shards, true)
+	}
+	return out
+}
+
+// compileOne compiles in with sc's memory. Unless own is set, its writes are sc's scratch,
+// valid until the next call.
+func compileOne(in *Txn, sc *scratch, shard, shards int, own bool) Compiled {
+	c := Compiled{in: in, shard: shard, shards: shards}
+	c.t = &sc.txns.take(1)[:1][0]
+	var reads []oread
+	reads, c.writes, c.ints = ocompile(in, sc, nil, shard, shards)
+	if own && len(c.writes) > 0 {
+		w := sc.wslab.take(len(c.writes))[:len(c.writes)]
+		copy(w, c.writes)
+		c.writes = w
+	}
+	*c.t = otxn{id: in.ID, start: in.Start, commit: in.Commit, reads: reads}
+	for i := range reads {
+		reads[i].t = c.t
+	}
+	// The transaction's versions are allocated together: one object instead of one per
+	// key (a version that outlives its siblings keeps the few others' bytes alive).
+	if len(c.writes) > 0 {
+		c.nvs = make([]over, len(c.writes))
+	}
+	return c
 }
 
 // intFinding2 is an INT violation over datums.
