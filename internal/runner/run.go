@@ -21,15 +21,17 @@ import (
 type RunOptions struct {
 	// Out receives the history as native JSONL while the run goes (nil: not written).
 	Out io.Writer
-	// Sidecar receives one JSON line per transaction with the database's own ids and
-	// commit times, when the driver reports a CommitTime (nil: not written).
+	// Sidecar receives, at the end of the run, one JSON line per transaction the database
+	// gave an id or a commit time (nil: not written): {"txn":N,"db_id":"...",
+	// "commit_time_ns":T}, N indexing the history's transactions. Commit times of drivers
+	// that are a [CommitTimer] are read in bulk when the sessions have stopped.
 	Sidecar io.Writer
 	// MaxRetries bounds how often one template is retried after aborts (default 50).
 	MaxRetries int
-	// Progress is called from one goroutine at most every ProgressEvery (default 100ms)
-	// and once at the end, with the transactions recorded so far (committed, aborted and
-	// unknown), how many of them aborted, the templates in the workload, and the time
-	// since the run began.
+	// Progress is called by one goroutine at a time (the sessions, as they record), at most
+	// every ProgressEvery (default 100ms) of the run's time and once at the end, with the
+	// transactions recorded so far (committed, aborted and unknown), how many of them
+	// aborted, the templates in the workload, and the time since the run began.
 	Progress      func(done, aborted, total int, elapsed time.Duration)
 	ProgressEvery time.Duration
 	Logger        *slog.Logger
@@ -99,19 +101,19 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 	}
 	start := time.Now()
 	wr.start = start
-	writerDone := make(chan error, 1)
-	go func() { writerDone <- wr.loop() }()
 
+	parent := ctx
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var tags atomic.Int64
 	var wg sync.WaitGroup
 	var gaveUp atomic.Int64
 	newExec := func(i int, sd history.Datum) *executor {
-		e := &executor{db: db, sess: sessions[i], id: i, sd: sd, start: start, tags: &tags, out: wr.ch, maxRetries: o.MaxRetries, log: log, table: w.Table}
+		e := &executor{db: db, sess: sessions[i], id: i, sd: sd, start: start, tags: &tags, wr: wr, maxRetries: o.MaxRetries, log: log, table: w.Table}
 		if schema.Table != nil {
 			e.cols = schema.Table.Cols
 		}
+		e.watch(ctx)
 		return e
 	}
 	if len(w.Load) > 0 {
@@ -128,7 +130,7 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 				break
 			}
 		}
-		e.sess.Close()
+		e.close()
 	}
 	for i, txns := range w.Sessions {
 		if ctx.Err() != nil {
@@ -137,7 +139,7 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 		}
 		wg.Go(func() {
 			e := newExec(i, history.Int(int64(i)))
-			defer func() { e.sess.Close() }()
+			defer e.close()
 			for _, t := range txns {
 				if ctx.Err() != nil {
 					return
@@ -154,15 +156,19 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 		})
 	}
 	wg.Wait()
-	close(wr.ch)
-	werr := <-writerDone
+	// Commit times are asked for with the caller's context: after a session failed (which
+	// cancelled ctx) the times of what was recorded are still worth having.
+	ct, _ := db.(CommitTimer)
+	werr := wr.finish(parent, ct, log)
 	res := &Result{Committed: wr.committed, Aborted: wr.aborted, Unknown: wr.unknown, GaveUp: int(gaveUp.Load()), Elapsed: time.Since(start)}
 	h, berr := wr.b.Build()
 	res.History = h
 	log.Info("run finished", "txns", wr.done, "committed", res.Committed, "aborted", res.Aborted, "unknown", res.Unknown, "elapsed", res.Elapsed)
+	// Our own deferred cancel has not run yet: a cause is a session's error or the caller's
+	// cancellation, and either stopped the run.
 	cause := context.Cause(ctx)
-	if errors.Is(cause, context.Canceled) && ctx.Err() != nil && cause == ctx.Err() {
-		cause = nil // our own deferred cancel cannot have fired yet; a parent cancel is reported below
+	if cause != nil && parent.Err() != nil {
+		cause = fmt.Errorf("the run was cancelled: %w", cause)
 	}
 	return res, errors.Join(cause, werr, berr)
 }
@@ -183,11 +189,45 @@ type executor struct {
 	cols       []string // the table's columns, the tag column last
 	start      time.Time
 	tags       *atomic.Int64
-	out        chan<- record
+	wr         *writer
 	maxRetries int
 	log        *slog.Logger
 	reads      []int64
 	found      [][]int64 // per op of the current attempt: the keys a predicate read returned
+
+	// qctx is the context statements get: the run's, or for an [Interrupter] session one
+	// that is never cancelled, since stop calls Interrupt when the run's is.
+	qctx context.Context
+	stop func() bool
+	mu   sync.Mutex // guards sess against interrupt
+}
+
+// watch sets up cancellation: an [Interrupter] session is interrupted once when ctx is
+// cancelled, and its statements get a context without cancellation.
+func (e *executor) watch(ctx context.Context) {
+	e.qctx = ctx
+	if _, ok := e.sess.(Interrupter); ok {
+		e.qctx = context.WithoutCancel(ctx)
+		e.stop = context.AfterFunc(ctx, e.interrupt)
+	}
+}
+
+func (e *executor) interrupt() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if in, ok := e.sess.(Interrupter); ok {
+		in.Interrupt()
+	}
+}
+
+// close stops watching and closes the session.
+func (e *executor) close() {
+	if e.stop != nil {
+		e.stop()
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.sess.Close()
 }
 
 func (e *executor) now() int64 { return int64(time.Since(e.start)) }
@@ -206,7 +246,7 @@ func (e *executor) do(ctx context.Context, t *workload.Txn) (ok bool, err error)
 				return false, nil
 			}
 		}
-		outcome, err := e.attempt(ctx, t)
+		outcome, err := e.attempt(e.qctx, t)
 		switch {
 		case err == nil:
 			return true, nil
@@ -215,12 +255,19 @@ func (e *executor) do(ctx context.Context, t *workload.Txn) (ok bool, err error)
 			continue
 		case outcome == history.OutcomeUnknown && errors.Is(err, ErrUnknownOutcome):
 			// The connection is gone: open a new one and go on with the next template.
+			e.mu.Lock()
 			e.sess.Close()
+			e.mu.Unlock()
 			s, serr := e.db.Session(ctx)
 			if serr != nil {
 				return false, fmt.Errorf("reconnecting after %w: %w", err, serr)
 			}
+			e.mu.Lock()
 			e.sess = s
+			if in, ok := s.(Interrupter); ok && ctx.Err() != nil {
+				in.Interrupt() // cancelled while connecting: interrupt missed this session
+			}
+			e.mu.Unlock()
 			return true, nil
 		default:
 			return false, err
@@ -229,7 +276,7 @@ func (e *executor) do(ctx context.Context, t *workload.Txn) (ok bool, err error)
 	return false, nil
 }
 
-// attempt runs t once as a new transaction and records it.
+// attempt runs t once as a new transaction and records it. ctx is the statements' context.
 func (e *executor) attempt(ctx context.Context, t *workload.Txn) (history.Outcome, error) {
 	rec := record{txn: native.Txn{Session: e.sd, Ops: make([]native.Op, 0, len(t.Ops))}}
 	if p, ok := e.sess.(pauser); ok {
@@ -247,7 +294,7 @@ func (e *executor) attempt(ctx context.Context, t *workload.Txn) (history.Outcom
 				rec.txn.Start, rec.txn.Commit, rec.txn.HasTimestamps = rec.info.Start, rec.info.Commit, true
 			}
 		}
-		e.out <- rec
+		e.wr.record(&rec)
 	}
 	tx, err := e.sess.Begin(ctx)
 	if err != nil {

@@ -127,3 +127,18 @@ func TestRunCommandReportsStop(t *testing.T) {
 		t.Fatalf("RunCommand = %d, %v; want exit 2 naming the partial history\n%s", code, err, out)
 	}
 }
+
+// A run whose context is cancelled says so: its history is partial.
+func TestCancelledRunReportsIt(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	w := gen(t, "rw-register", workload.Options{Seed: 1, Sessions: 2, TxnsPerSess: 30, Keys: 50})
+	res, err := Run(ctx, &MemDB{Opts: memdb.Options{Mode: memdb.Serializable}}, w, RunOptions{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run error = %v, want the cancellation", err)
+	}
+	if res == nil || len(res.History.Txns) >= w.NumTxns() {
+		t.Fatalf("result %+v: want a partial history", res)
+	}
+}

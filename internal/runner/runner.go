@@ -16,9 +16,11 @@
 //     [ErrAborted], the attempt is recorded as aborted and the template is retried as a new
 //     transaction; a connection lost during commit wraps [ErrUnknownOutcome] and the attempt
 //     is recorded with outcome unknown. Any other error stops the run.
-//   - The history is streamed to native JSONL (format/native) as it runs: a writer goroutine
-//     writes every finished transaction to the file at once (batched only under load), so a
-//     crash loses nothing already recorded.
+//   - The history is streamed to native JSONL (format/native) as it runs: the session that
+//     finishes a transaction records it and writes it to the file at once (transactions that
+//     finish meanwhile are batched into the next write), so a crash loses nothing already
+//     recorded. The sidecar of database ids and commit times is written at the end, once
+//     the commit times have been read in bulk ([CommitTimer]).
 //   - [RunCommand] is `isovet run` minus flag parsing.
 //
 // Only this package and its subpackages do IO and read the clock; workload and memdb are
@@ -93,6 +95,27 @@ type Info struct {
 // Informer is implemented by a Tx that reports [Info] after Commit or Rollback returns.
 type Informer interface {
 	Info() Info
+}
+
+// CommitTimer is implemented by a DB that can tell, after the run, when transactions
+// committed: for each id (as [Info.ID] reported it) the commit time in ns since the Unix
+// epoch, 0 if unknown, in the order asked. The runner asks once the sessions have stopped,
+// for every committed transaction with an id, in chunks, and writes the times to the sidecar
+// ([RunOptions.Sidecar]); asking in bulk instead of once per transaction keeps the round
+// trip out of the transactions' path.
+type CommitTimer interface {
+	CommitTimes(ctx context.Context, ids []history.Datum) ([]int64, error)
+}
+
+// Interrupter is implemented by a Session that can be stopped in the middle of a statement
+// from another goroutine (for instance by setting a past deadline on its connection); the
+// statement then fails, and so does every later one. The runner calls Interrupt when the
+// run is cancelled, and for such sessions passes statements a context that is never
+// cancelled: drivers then need not watch a context on every statement (pgx registers and
+// removes a cancellation callback per query, and the sessions of a run shared the run's
+// context and its lock).
+type Interrupter interface {
+	Interrupt()
 }
 
 // Error classes.

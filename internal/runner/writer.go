@@ -1,10 +1,13 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"isovet/format/native"
@@ -12,13 +15,20 @@ import (
 	"isovet/internal/workload"
 )
 
-// writer owns the on-disk history and the in-memory builder. It runs in one goroutine.
+// writer owns the on-disk history and the in-memory builder. Sessions hand it their finished
+// transactions themselves ([writer.record]), under its lock: no goroutine of its own, so
+// recording a transaction wakes nobody (on a server the sessions sleep in the network between
+// statements, and waking a writer goroutine for every transaction cost more client CPU than
+// the recording itself).
 type writer struct {
-	ch      chan record
+	mu      sync.Mutex
 	out     io.Writer
 	sidecar io.Writer
 	enc     *native.Encoder
 	batch   batchBuf
+	spare   []byte // the other buffer while one is being written outside the lock
+	writing bool   // a session is writing a batch to out (outside the lock)
+	err     error  // the first write or encoding error
 	b       *history.Builder
 	schema  Schema
 	total   int
@@ -26,9 +36,21 @@ type writer struct {
 
 	progress      func(done, aborted, total int, elapsed time.Duration)
 	progressEvery time.Duration
-	lastProgress  time.Time
+	lastProgress  time.Duration
+
+	// side holds the sidecar lines until the end of the run, when commit times that the
+	// database reports in bulk ([CommitTimer]) are filled in.
+	side []sideLine
 
 	done, committed, aborted, unknown int
+}
+
+// sideLine is one line of the sidecar: a transaction's database id and commit time.
+type sideLine struct {
+	txn        int
+	id         history.Datum
+	committed  bool
+	commitTime int64
 }
 
 // batchBuf collects encoded lines until the writer flushes them with one Write.
@@ -38,8 +60,9 @@ func (bb *batchBuf) Write(p []byte) (int, error) { bb.b = append(bb.b, p...); re
 
 func newWriter(o RunOptions, w *workload.Workload, s Schema) *writer {
 	wr := &writer{
-		ch: make(chan record, 1024), out: o.Out, sidecar: o.Sidecar, b: history.NewBuilder(), schema: s,
+		out: o.Out, sidecar: o.Sidecar, b: history.NewBuilder(), schema: s,
 		total: w.NumTxns(), progress: o.Progress, progressEvery: o.ProgressEvery,
+		lastProgress: -o.ProgressEvery, // report the first transaction at once
 	}
 	wr.enc = native.NewEncoder(&wr.batch)
 	wr.b.Grow(w.NumTxns(), w.NumTxns()*4)
@@ -95,45 +118,119 @@ func (wr *writer) flush() error {
 	return err
 }
 
-// loop records transactions until the channel closes. After a write error it keeps
-// draining (so sessions never block) and returns the first error.
-func (wr *writer) loop() error {
-	var first error
-	for rec := range wr.ch {
-		first = wr.one(&rec, first)
-		// Group whatever else is already waiting into the same write.
-		for more := true; more; {
-			select {
-			case r, ok := <-wr.ch:
-				if !ok {
-					more = false
-					break
-				}
-				first = wr.one(&r, first)
-			default:
-				more = false
-			}
-		}
-		if err := wr.flush(); err != nil && first == nil {
-			first = err
-		}
-		if wr.progress != nil {
-			if now := time.Now(); now.Sub(wr.lastProgress) >= wr.progressEvery {
-				wr.lastProgress = now
-				wr.progress(wr.done, wr.aborted, wr.total, now.Sub(wr.start))
-			}
+// record records one finished transaction: it adds it to the builder and writes it to out,
+// from the calling session's goroutine. Transactions that finish while another session is
+// writing are grouped into that session's next write, so under load one write carries many
+// and out sees them in the order they were recorded. After a write error it keeps recording
+// (sessions never block) and [writer.finish] returns the error.
+func (wr *writer) record(rec *record) {
+	wr.mu.Lock()
+	wr.one(rec)
+	if wr.progress != nil {
+		if el := time.Duration(rec.txn.Time.End); el-wr.lastProgress >= wr.progressEvery {
+			wr.lastProgress = el
+			wr.progress(wr.done, wr.aborted, wr.total, el)
 		}
 	}
-	if err := wr.flush(); err != nil && first == nil {
-		first = err
+	if wr.writing {
+		wr.mu.Unlock()
+		return // the session writing now takes this one too
+	}
+	wr.writing = true
+	for len(wr.batch.b) > 0 {
+		buf := wr.batch.b
+		wr.batch.b = wr.spare[:0]
+		wr.mu.Unlock()
+		_, err := wr.out.Write(buf)
+		wr.mu.Lock()
+		wr.spare = buf[:0]
+		if err != nil && wr.err == nil {
+			wr.err = fmt.Errorf("writing the history: %w", err)
+		}
+	}
+	wr.writing = false
+	wr.mu.Unlock()
+}
+
+// finish is called once every session has stopped: it asks ct (when not nil) for the commit
+// times of the committed transactions with ids, writes the sidecar, reports progress a last
+// time, and returns the first error.
+func (wr *writer) finish(ctx context.Context, ct CommitTimer, log *slog.Logger) error {
+	wr.mu.Lock()
+	defer wr.mu.Unlock()
+	err := wr.err
+	if ferr := wr.flush(); ferr != nil && err == nil {
+		err = ferr
 	}
 	if wr.progress != nil {
 		wr.progress(wr.done, wr.aborted, wr.total, time.Since(wr.start))
 	}
-	return first
+	if wr.sidecar == nil || len(wr.side) == 0 {
+		return err
+	}
+	if ct != nil {
+		if cerr := wr.commitTimes(ctx, ct); cerr != nil {
+			// The ids are still written; only the times are missing.
+			log.Warn("could not read the commit times", "err", cerr)
+		}
+	}
+	var buf []byte
+	for _, l := range wr.side {
+		line := struct {
+			Txn        int    `json:"txn"`
+			DBID       string `json:"db_id,omitempty"`
+			CommitTime int64  `json:"commit_time_ns,omitempty"`
+		}{Txn: l.txn, CommitTime: l.commitTime}
+		if !l.id.IsNil() {
+			line.DBID = l.id.String()
+		}
+		b, _ := json.Marshal(line)
+		buf = append(append(buf, b...), '\n')
+	}
+	if _, werr := wr.sidecar.Write(buf); werr != nil && err == nil {
+		err = fmt.Errorf("writing the sidecar: %w", werr)
+	}
+	return err
 }
 
-func (wr *writer) one(rec *record, first error) error {
+// commitTimes asks ct for the commit times of the committed transactions that have an id and
+// none yet, in chunks.
+func (wr *writer) commitTimes(ctx context.Context, ct CommitTimer) error {
+	const chunk = 10_000
+	var idx []int
+	var ids []history.Datum
+	ask := func() error {
+		if len(ids) == 0 {
+			return nil
+		}
+		ts, err := ct.CommitTimes(ctx, ids)
+		if err != nil {
+			return err
+		}
+		if len(ts) != len(ids) {
+			return fmt.Errorf("asked for %d commit times, got %d", len(ids), len(ts))
+		}
+		for j, i := range idx {
+			wr.side[i].commitTime = ts[j]
+		}
+		idx, ids = idx[:0], ids[:0]
+		return nil
+	}
+	for i, l := range wr.side {
+		if !l.committed || l.id.IsNil() || l.commitTime != 0 {
+			continue
+		}
+		idx, ids = append(idx, i), append(ids, l.id)
+		if len(ids) == chunk {
+			if err := ask(); err != nil {
+				return err
+			}
+		}
+	}
+	return ask()
+}
+
+func (wr *writer) one(rec *record) {
 	wr.done++
 	switch rec.txn.Outcome {
 	case history.OutcomeCommitted:
@@ -145,25 +242,13 @@ func (wr *writer) one(rec *record, first error) error {
 	}
 	wr.add(&rec.txn)
 	if wr.out != nil {
-		if err := wr.enc.EncodeTxn(&rec.txn); err != nil && first == nil {
-			first = fmt.Errorf("encoding transaction %d: %w", wr.done-1, err)
+		if err := wr.enc.EncodeTxn(&rec.txn); err != nil && wr.err == nil {
+			wr.err = fmt.Errorf("encoding transaction %d: %w", wr.done-1, err)
 		}
 	}
 	if wr.sidecar != nil && (rec.info.CommitTime != 0 || !rec.info.ID.IsNil()) {
-		line := struct {
-			Txn        int    `json:"txn"`
-			DBID       string `json:"db_id,omitempty"`
-			CommitTime int64  `json:"commit_time_ns,omitempty"`
-		}{Txn: wr.done - 1, CommitTime: rec.info.CommitTime}
-		if !rec.info.ID.IsNil() {
-			line.DBID = rec.info.ID.String()
-		}
-		b, _ := json.Marshal(line)
-		if _, err := wr.sidecar.Write(append(b, '\n')); err != nil && first == nil {
-			first = fmt.Errorf("writing the sidecar: %w", err)
-		}
+		wr.side = append(wr.side, sideLine{txn: wr.done - 1, id: rec.info.ID, committed: rec.txn.Outcome == history.OutcomeCommitted, commitTime: rec.info.CommitTime})
 	}
-	return first
 }
 
 // add appends t to the builder.
