@@ -12,10 +12,16 @@
 // it; a COMMIT that fails without a server answer (the connection broke) has an unknown
 // outcome.
 //
-// Before each COMMIT the driver asks for pg_current_xact_id_if_assigned() and records it as
-// the transaction's source id (read-only transactions have none); with
-// track_commit_timestamp on, it also asks for the commit timestamp afterwards, which goes to
-// the run's sidecar file. URL parameter isovet_txid=off turns both off.
+// With each COMMIT the driver asks for pg_current_xact_id_if_assigned() (in the same round
+// trip) and records it as the transaction's source id (read-only transactions have none);
+// with track_commit_timestamp on, the DB is a [runner.CommitTimer]: the runner asks for the
+// commit times of all committed transactions in bulk at the end of the run
+// (pg_xact_commit_timestamp over an array of ids), and they go to the run's sidecar file.
+// URL parameter isovet_txid=off turns both off.
+//
+// Sessions are [runner.Interrupter]s: the runner passes statements a context that is never
+// cancelled, so pgx watches no context per query, and interrupts a session by setting a
+// past deadline on its connection.
 package pg
 
 import (
@@ -26,6 +32,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -63,6 +70,10 @@ type DB struct {
 	txid     bool
 	commitTS bool
 	rows     *runner.Tables // the row table, once Prepare created it
+	chunk    int            // ids per commit-time query (0: 10,000); tests make it small
+
+	mu   sync.Mutex
+	side *pgx.Conn // CommitTimes' connection, opened at its first call, closed by Close
 }
 
 // Open connects once to check the server and the isolation level.
@@ -183,8 +194,17 @@ func (db *DB) Cleanup(ctx context.Context) error {
 	return err
 }
 
-// Close does nothing: sessions own their connections.
-func (db *DB) Close() error { return nil }
+// Close closes the connection CommitTimes opened, if any; sessions own theirs.
+func (db *DB) Close() error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.side == nil {
+		return nil
+	}
+	err := db.side.Close(context.Background())
+	db.side = nil
+	return err
+}
 
 // Session opens a connection.
 func (db *DB) Session(ctx context.Context) (runner.Session, error) {
@@ -193,6 +213,79 @@ func (db *DB) Session(ctx context.Context) (runner.Session, error) {
 		return nil, err
 	}
 	return db.newSession(c), nil
+}
+
+// CommitTimes returns the commit time of each transaction id (ns since the Unix epoch; 0 for
+// an id without one), from pg_xact_commit_timestamp on one connection, one query per
+// chunk of ids. Without track_commit_timestamp (or with isovet_txid=off) it returns
+// nothing.
+func (db *DB) CommitTimes(ctx context.Context, ids []history.Datum) ([]int64, error) {
+	if !db.commitTS || len(ids) == 0 {
+		return make([]int64, len(ids)), nil
+	}
+	xs := make([]int64, len(ids))
+	for i, d := range ids {
+		x, ok := d.Int()
+		if !ok {
+			return nil, fmt.Errorf("postgres: transaction id %v is not an integer", d)
+		}
+		xs[i] = x
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.side == nil {
+		c, err := db.connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		db.side = c
+	}
+	out, err := db.commitTimes(ctx, db.side, xs)
+	if err != nil {
+		// Do not reuse a connection that may be broken.
+		db.side.Close(context.WithoutCancel(ctx))
+		db.side = nil
+	}
+	return out, err
+}
+
+func (db *DB) commitTimes(ctx context.Context, c *pgx.Conn, xs []int64) ([]int64, error) {
+	n0 := len(xs)
+	chunk := db.chunk
+	if chunk <= 0 {
+		chunk = 10_000
+	}
+	out := make([]int64, 0, len(xs))
+	for len(xs) > 0 {
+		n := min(chunk, len(xs))
+		// The expression is the one that used to be asked per transaction: the xid8 taken
+		// modulo 2^32 is the xid pg_xact_commit_timestamp wants.
+		rows, err := c.Query(ctx, "SELECT pg_xact_commit_timestamp((x % 4294967296)::text::xid) FROM unnest($1::bigint[]) WITH ORDINALITY AS u(x, i) ORDER BY i", xs[:n])
+		if err != nil {
+			return nil, fmt.Errorf("postgres: reading commit times: %w", err)
+		}
+		for rows.Next() {
+			var ts *time.Time
+			if err := rows.Scan(&ts); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("postgres: reading commit times: %w", err)
+			}
+			var ns int64
+			if ts != nil {
+				ns = ts.UnixNano()
+			}
+			out = append(out, ns)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("postgres: reading commit times: %w", err)
+		}
+		xs = xs[n:]
+	}
+	if len(out) != n0 {
+		return nil, fmt.Errorf("postgres: asked for %d commit times, got %d", n0, len(out))
+	}
+	return out, nil
 }
 
 // newSession returns a session on connection c.
@@ -211,15 +304,26 @@ type session struct {
 	db                                     *DB
 	c                                      *pgx.Conn
 	qRead, qWrite, qInsert, qAppend, qList string
+	tx                                     tx // the open transaction: one at a time
 }
 
 func (s *session) Close() error { return s.c.Close(context.Background()) }
+
+// Interrupt makes the statement in progress, and every later one, fail at once: a past
+// deadline on the connection. It is safe to call from any goroutine (net.Conn's deadlines
+// are), also after Close.
+func (s *session) Interrupt() {
+	if nc := s.c.PgConn().Conn(); nc != nil {
+		nc.SetDeadline(time.Unix(1, 0))
+	}
+}
 
 func (s *session) Begin(ctx context.Context) (runner.Tx, error) {
 	if _, err := s.c.Exec(ctx, s.db.begin); err != nil {
 		return nil, classify(err)
 	}
-	return &tx{s: s}, nil
+	s.tx = tx{s: s}
+	return &s.tx, nil
 }
 
 type tx struct {
@@ -297,7 +401,6 @@ func ParseList(l string) ([]int64, error) {
 // them in order inside the open transaction and stops at the first error, so an error from
 // either means the transaction did not commit, unless no answer came at all.
 func (t *tx) Commit(ctx context.Context) error {
-	var xid *int64
 	var tag pgconn.CommandTag
 	var err error
 	if t.s.db.txid {
@@ -312,7 +415,6 @@ func (t *tx) Commit(ctx context.Context) error {
 				if perr != nil {
 					return fmt.Errorf("postgres: transaction id %q: %w", v, perr)
 				}
-				xid = &x
 				t.info.ID = history.Int(x)
 			}
 			tag = res[1].CommandTag
@@ -330,12 +432,6 @@ func (t *tx) Commit(ctx context.Context) error {
 	}
 	if tag.String() == "ROLLBACK" {
 		return fmt.Errorf("%w: postgres rolled the transaction back at COMMIT", runner.ErrAborted)
-	}
-	if t.s.db.commitTS && xid != nil {
-		var ts *time.Time
-		if err := t.s.c.QueryRow(ctx, "SELECT pg_xact_commit_timestamp(($1::bigint % 4294967296)::text::xid)", *xid).Scan(&ts); err == nil && ts != nil {
-			t.info.CommitTime = ts.UnixNano()
-		}
 	}
 	return nil
 }
@@ -412,5 +508,5 @@ func (t *tx) Delete(ctx context.Context, k int64) (bool, error) {
 
 func dollar(i int) string { return "$" + strconv.Itoa(i) }
 
-// Info reports the transaction id (and the commit time when tracked).
+// Info reports the transaction id; commit times are read in bulk ([DB.CommitTimes]).
 func (t *tx) Info() runner.Info { return t.info }
