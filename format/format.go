@@ -45,6 +45,10 @@ type Format struct {
 	// member file names (path.Match syntax, e.g. "T*.log").
 	Dir     bool
 	Members string
+	// DirFile, for a single-file format, is the name under which a tool writes one history
+	// of this format into a directory of its own (dbcop's history.bincode): [Open] reads
+	// such a directory as that file.
+	DirFile string
 	// Sniff reports whether a file with this name and first bytes (up to 4 KiB) looks like
 	// this format. Sniffers must be cheap and must not accept other formats' files.
 	Sniff func(name string, head []byte) bool

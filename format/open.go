@@ -26,8 +26,10 @@ var ErrUnknownFormat = errors.New("format: unknown format")
 
 const sniffLen = 4096
 
-// Open reads the history at p, a file (optionally gzip-compressed) or a directory of member
-// files, in the named format or, with [Auto] or "", whichever format sniffing finds.
+// Open reads the history at p, a file (optionally gzip-compressed), a directory of member
+// files (a directory format's) or a directory holding one history file under the name its
+// tool gives it ([Format.DirFile], dbcop's history.bincode), in the named format or, with
+// [Auto] or "", whichever format sniffing finds.
 // It returns the format used.
 func Open(p, name string, o Options) (*history.History, Format, error) {
 	st, err := os.Stat(p)
@@ -212,19 +214,30 @@ func resolveDir(p, name string) (Format, []string, error) {
 		if !ok {
 			return Format{}, nil, unknown(name)
 		}
-		if !f.Dir {
+		if !f.Dir && f.DirFile == "" {
 			return Format{}, nil, fmt.Errorf("%s is a directory; format %s reads a single file", p, f.Name)
 		}
 		candidates = []Format{f}
 	} else {
+		// Directory formats first, then directories holding one file of a file format.
 		for _, f := range formats {
 			if f.Dir {
 				candidates = append(candidates, f)
 			}
 		}
+		for _, f := range formats {
+			if !f.Dir && f.DirFile != "" {
+				candidates = append(candidates, f)
+			}
+		}
 	}
 	for _, f := range candidates {
-		members := matchMembers(p, entries, f.Members)
+		var members []string
+		if f.Dir {
+			members = matchMembers(p, entries, f.Members)
+		} else if i := slices.IndexFunc(entries, func(e fs.DirEntry) bool { return e.Name() == f.DirFile }); i >= 0 && !entries[i].IsDir() {
+			members = []string{filepath.Join(p, f.DirFile)}
+		}
 		if len(members) == 0 {
 			continue
 		}
@@ -241,6 +254,9 @@ func resolveDir(p, name string) (Format, []string, error) {
 	}
 	if len(candidates) == 1 {
 		f := candidates[0]
+		if !f.Dir {
+			return Format{}, nil, fmt.Errorf("%s: no %s in the directory (a directory holding a %s history holds it as %s)", p, f.DirFile, f.Name, f.DirFile)
+		}
 		return Format{}, nil, fmt.Errorf("%s: no %s files in the directory (a %s history is a directory of %s files)", p, f.Members, f.Name, f.Members)
 	}
 	return Format{}, nil, fmt.Errorf("%s: %w: the directory holds no history isovet recognizes (directory formats: %s)", p, ErrUnknownFormat, dirNames())
@@ -251,6 +267,11 @@ func dirNames() string {
 	for _, f := range formats {
 		if f.Dir {
 			ns = append(ns, f.Name+" ("+f.Members+")")
+		}
+	}
+	for _, f := range formats {
+		if !f.Dir && f.DirFile != "" {
+			ns = append(ns, f.Name+" (one "+f.DirFile+")")
 		}
 	}
 	return strings.Join(ns, ", ")

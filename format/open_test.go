@@ -165,3 +165,70 @@ func head(t *testing.T, p string) []byte {
 	}
 	return buf[:n]
 }
+
+// TestOpenDirectoryHoldingDbcopHistory opens directories laid out as dbcop writes them,
+// one history.bincode each, as that file.
+func TestOpenDirectoryHoldingDbcopHistory(t *testing.T) {
+	t.Parallel()
+	src := shared + "plume/testcase/dbcop/tap-a/history.bincode"
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Skipf("not available: %v", err)
+	}
+	want, _, err := format.Open(src, format.Auto, format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "history.bincode"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Other files beside it (a tool's logs) do not matter.
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("run 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{format.Auto, "dbcop", "bincode"} {
+		h, f, err := format.Open(dir, name, format.Options{})
+		if err != nil {
+			t.Fatalf("Open(dir, %s) = %v", name, err)
+		}
+		if f.Name != "dbcop" || len(h.Txns) != len(want.Txns) || len(h.Txns) == 0 || h.Values.Len() != want.Values.Len() {
+			t.Errorf("Open(dir, %s) = %s with %d txns and %d values, want dbcop with %d and %d", name, f.Name, len(h.Txns), h.Values.Len(), len(want.Txns), want.Values.Len())
+		}
+	}
+	// The shared VeriStrong benchmark directories are laid out this way.
+	vs := shared + "bench/veristrong-10k/HD-10k/hist-00000"
+	if _, err := os.Stat(vs); err == nil {
+		h, f, err := format.Open(vs, format.Auto, format.Options{})
+		if err != nil || f.Name != "dbcop" || len(h.Txns) == 0 {
+			t.Errorf("Open(%s) = %s, %v", vs, f.Name, err)
+		}
+	}
+}
+
+func TestOpenDirectoryErrorsNameWhatIsRecognized(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("nothing\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := format.Open(dir, format.Auto, format.Options{})
+	if err == nil || !strings.Contains(err.Error(), "directory formats: cobra (T*.log), vbox (*.log), dbcop (one history.bincode)") {
+		t.Errorf("Open(empty dir) = %v, want the directory formats listed with dbcop's history.bincode", err)
+	}
+	_, _, err = format.Open(dir, "dbcop", format.Options{})
+	if err == nil || !strings.Contains(err.Error(), "no history.bincode in the directory") {
+		t.Errorf("Open(empty dir, dbcop) = %v, want it to say history.bincode is missing", err)
+	}
+	_, _, err = format.Open(dir, "chronos", format.Options{})
+	if err == nil || !strings.Contains(err.Error(), "format chronos reads a single file") {
+		t.Errorf("Open(dir, chronos) = %v, want a single-file error", err)
+	}
+	// A history.bincode that is not one is not taken for dbcop.
+	if err := os.WriteFile(filepath.Join(dir, "history.bincode"), []byte("{\"s\":1,\"ops\":[]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, f, err := format.Open(dir, format.Auto, format.Options{}); err == nil {
+		t.Errorf("Open(dir with a bogus history.bincode) = %s, want an error", f.Name)
+	}
+}

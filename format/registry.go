@@ -16,7 +16,8 @@ import (
 var formats = []Format{
 	{
 		Name: "dbcop", Aliases: []string{"dbcop-bincode", "bincode"},
-		Summary: "dbcop history.bincode (OOPSLA'19 dbcop, PolySI, VeriStrong)",
+		Summary: "dbcop history.bincode (OOPSLA'19 dbcop, PolySI, VeriStrong), or a directory holding one",
+		DirFile: "history.bincode",
 		Sniff:   dbcop.Sniff,
 		New:     func(Options) Decoder { return dbcop.NewDecoder() },
 	},
