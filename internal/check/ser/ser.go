@@ -54,6 +54,9 @@ type Options struct {
 	_          struct{}
 }
 
+// errBasicFailed cancels the dependency analysis when the basic checks failed the history.
+var errBasicFailed = errors.New("ser: the basic checks failed the history")
+
 // ErrNeedsTime is returned for the strict level on a history without client intervals.
 var ErrNeedsTime = errors.New("ser: strict serializability needs a client interval on every transaction")
 
@@ -195,24 +198,63 @@ func (c *run) run() error {
 	if failedOps > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d operations the source marked as failed were taken as having happened (the transaction's outcome decides)", failedOps))
 	}
+	// The basic checks run alongside the dependency analysis (and the strict fast path):
+	// both only read the history. Their findings come first, as if they had run alone; a
+	// failure cancels the rest.
+	info := c.level.Info()
+	fast := info.Realtime && !c.o.NoFastPath
+	var (
+		bf   *basic.Findings
+		berr error
+		bdur time.Duration
+		bwg  sync.WaitGroup
+	)
+	dctx, dcancel := context.WithCancelCause(c.ctx)
+	defer dcancel(nil)
 	if !c.o.SkipBasic {
-		f, err := basic.Check(c.ctx, h, basic.Options{MaxAnomalies: c.o.MaxAnomalies})
-		if err != nil {
-			return err
+		bwg.Go(func() {
+			t0 := c.now()
+			bf, berr = basic.Check(c.ctx, h, basic.Options{MaxAnomalies: c.o.MaxAnomalies})
+			bdur = c.now().Sub(t0)
+			if berr != nil {
+				dcancel(berr)
+				return
+			}
+			for _, a := range bf.Anomalies {
+				if c.level.Forbids(a.Kind) {
+					dcancel(errBasicFailed)
+					return
+				}
+			}
+		})
+	}
+	d, err := deps.BuildContext(dctx, h, deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew), NoEdges: fast})
+	var (
+		fastOK bool
+		ferr   error
+	)
+	if err == nil && fast && len(d.Findings) == 0 {
+		c.phase("deps")
+		fastOK, c.fast, ferr = strictFast(dctx, d)
+		c.phase("strict-fast")
+	} else {
+		c.phase("deps")
+	}
+	bwg.Wait()
+	if !c.o.SkipBasic {
+		if berr != nil {
+			return berr
 		}
-		for _, a := range f.Anomalies {
+		st.Phases = append(st.Phases, report.Phase{Name: "basic", Elapsed: bdur})
+		for _, a := range bf.Anomalies {
 			if c.level.Forbids(a.Kind) {
 				c.fail(a)
 			}
 		}
-		c.phase("basic")
 		if rep.Verdict == report.Fail {
 			return nil
 		}
 	}
-	info := c.level.Info()
-	fast := info.Realtime && !c.o.NoFastPath
-	d, err := deps.BuildContext(c.ctx, h, deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew), NoEdges: fast})
 	if errors.Is(err, deps.ErrUnsupported) {
 		rep.Verdict = report.Unknown
 		rep.Notes = append(rep.Notes, "the black-box checker cannot decide this history yet: "+err.Error())
@@ -229,24 +271,20 @@ func (c *run) run() error {
 	for _, a := range d.Findings {
 		c.fail(a)
 	}
-	c.phase("deps")
 	if rep.Verdict == report.Fail {
 		return nil
 	}
+	if ferr != nil {
+		return ferr
+	}
+	if fastOK {
+		st.KnownEdges = c.fast.edges
+		st.Constraints = c.fast.constraints
+		st.PrunedConstraints = c.fast.pruned
+		rep.Verdict = report.Pass
+		return nil
+	}
 	if fast {
-		ok, fs, err := strictFast(c.ctx, d)
-		if err != nil {
-			return err
-		}
-		c.fast = fs
-		c.phase("strict-fast")
-		if ok {
-			st.KnownEdges = fs.edges
-			st.Constraints = fs.constraints
-			st.PrunedConstraints = fs.pruned
-			rep.Verdict = report.Pass
-			return nil
-		}
 		d.BuildEdges()
 	}
 	p := polygraph.Build(d)
