@@ -3,6 +3,7 @@ package pg
 import (
 	"context"
 	"io"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -71,7 +72,13 @@ func BenchmarkOverhead(b *testing.B) {
 	var tBare, tRun, tID, cBare, cRun time.Duration
 	var ratios, idRatios []float64
 	n := 0
-	bareRound := func() (time.Duration, time.Duration) {
+	// The rounds run under pprof labels (contender=bare, runner or txid), so that a
+	// -cpuprofile splits by contender: go tool pprof -tagfocus contender=runner.
+	labelled := func(name string, f func(ctx context.Context) (time.Duration, time.Duration)) (d, c time.Duration) {
+		pprof.Do(ctx, pprof.Labels("contender", name), func(ctx context.Context) { d, c = f(ctx) })
+		return d, c
+	}
+	bareRound0 := func(ctx context.Context) (time.Duration, time.Duration) {
 		c0, t0 := cpuTime(), time.Now()
 		var wg sync.WaitGroup
 		for s, txns := range w.Sessions {
@@ -87,7 +94,8 @@ func BenchmarkOverhead(b *testing.B) {
 		wg.Wait()
 		return time.Since(t0), cpuTime() - c0
 	}
-	runRound := func(db *DB) (time.Duration, time.Duration) {
+	bareRound := func() (time.Duration, time.Duration) { return labelled("bare", bareRound0) }
+	runRound0 := func(ctx context.Context, db *DB) (time.Duration, time.Duration) {
 		c0 := cpuTime()
 		ro := runner.RunOptions{Out: io.Discard}
 		if db.txid {
@@ -98,6 +106,13 @@ func BenchmarkOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 		return res.Elapsed, cpuTime() - c0
+	}
+	runRound := func(db *DB) (time.Duration, time.Duration) {
+		name := "runner"
+		if db.txid {
+			name = "txid"
+		}
+		return labelled(name, func(ctx context.Context) (time.Duration, time.Duration) { return runRound0(ctx, db) })
 	}
 	round := 0
 	for b.Loop() {
