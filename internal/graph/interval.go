@@ -27,7 +27,8 @@ type TimeClosure struct {
 	minReach   []int32 // by position: the first position it reaches (merges from nodes reaching nothing in a window are skipped)
 	off        []int   // first word of each row; off[n] = len(words)
 	words      []uint64
-	edges      [][2]int32 // explicit edges, as positions
+	head, adj  []int32    // the initial explicit edges by position (CSR)
+	added      [][2]int32 // edges added since, as positions
 }
 
 // NewTimeClosure builds the closure of the explicit edges plus the real-time order of the
@@ -100,16 +101,26 @@ func NewTimeClosure(begin, end []int64, edges [][2]int32) (c *TimeClosure, ok bo
 			c.msucc[p] = c.hi[m]
 		}
 	}
-	c.edges = make([][2]int32, 0, len(edges))
+	head := make([]int32, n+1)
 	for _, e := range edges {
-		if e[0] != e[1] {
-			c.edges = append(c.edges, [2]int32{c.pos[e[0]], c.pos[e[1]]})
-		} else {
+		if e[0] == e[1] {
 			return nil, false
 		}
+		head[c.pos[e[0]]+1]++
 	}
-	head, adj := c.csr()
-	post, ok := c.postorder(head, adj)
+	for p := range n {
+		head[p+1] += head[p]
+	}
+	adj := make([]int32, len(edges))
+	fill := slices.Clone(head[:n])
+	for _, e := range edges {
+		p := c.pos[e[0]]
+		adj[fill[p]] = c.pos[e[1]]
+		fill[p]++
+	}
+	fill = nil
+	c.head, c.adj = head, adj
+	post, ok := c.postorder(head, adj, nil, nil)
 	if !ok {
 		return nil, false
 	}
@@ -170,15 +181,31 @@ func (c *TimeClosure) AddEdge(u, v int32) bool {
 			c.minReach[w] = min(c.minReach[w], c.minReach[j])
 		}
 	}
-	c.edges = append(c.edges, [2]int32{i, j})
+	c.added = append(c.added, [2]int32{i, j})
 	return true
 }
 
 // Order returns a topological order of the nodes (explicit edges, added edges and real
 // time).
 func (c *TimeClosure) Order() []int32 {
-	head, adj := c.csr()
-	post, ok := c.postorder(head, adj)
+	// The added edges get a CSR of their own; the initial one is kept.
+	var head2, adj2 []int32
+	if len(c.added) > 0 {
+		head2 = make([]int32, c.n+1)
+		for _, e := range c.added {
+			head2[e[0]+1]++
+		}
+		for p := range c.n {
+			head2[p+1] += head2[p]
+		}
+		adj2 = make([]int32, len(c.added))
+		fill := slices.Clone(head2[:c.n])
+		for _, e := range c.added {
+			adj2[fill[e[0]]] = e[1]
+			fill[e[0]]++
+		}
+	}
+	post, ok := c.postorder(c.head, c.adj, head2, adj2)
 	if !ok {
 		panic("graph: TimeClosure became cyclic")
 	}
@@ -189,26 +216,9 @@ func (c *TimeClosure) Order() []int32 {
 	return order
 }
 
-func (c *TimeClosure) csr() (head, adj []int32) {
-	head = make([]int32, c.n+1)
-	for _, e := range c.edges {
-		head[e[0]+1]++
-	}
-	for p := range c.n {
-		head[p+1] += head[p]
-	}
-	adj = make([]int32, len(c.edges))
-	fill := slices.Clone(head[:c.n])
-	for _, e := range c.edges {
-		adj[fill[e[0]]] = e[1]
-		fill[e[0]]++
-	}
-	return head, adj
-}
-
 // postorder returns the positions in depth-first post-order over explicit and time edges
 // (a node after all its successors), or false if there is a cycle.
-func (c *TimeClosure) postorder(head, adj []int32) ([]int32, bool) {
+func (c *TimeClosure) postorder(head, adj, head2, adj2 []int32) ([]int32, bool) {
 	state := make([]uint8, c.n) // 0 new, 1 on the stack, 2 done
 	post := make([]int32, 0, c.n)
 	type frame struct{ p, i int32 }
@@ -223,13 +233,19 @@ func (c *TimeClosure) postorder(head, adj []int32) ([]int32, bool) {
 			f := &stack[len(stack)-1]
 			p := f.p
 			ne := head[p+1] - head[p]
+			ne2 := ne
+			if head2 != nil {
+				ne2 += head2[p+1] - head2[p]
+			}
 			s := int32(-1)
 			for {
 				switch {
 				case f.i < ne:
 					s = adj[head[p]+f.i]
-				case c.hi[p]+1+(f.i-ne) <= c.msucc[p]:
-					s = c.hi[p] + 1 + (f.i - ne)
+				case f.i < ne2:
+					s = adj2[head2[p]+f.i-ne]
+				case c.hi[p]+1+(f.i-ne2) <= c.msucc[p]:
+					s = c.hi[p] + 1 + (f.i - ne2)
 				default:
 					s = -1
 				}

@@ -84,16 +84,6 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 		id[x.t], txn[i], begin[i], end[i] = int32(i), x.t, x.b, x.e
 	}
 	ns = nil
-	for ri := range d.Reads {
-		r := &d.Reads[ri]
-		if d.Status[r.Txn] == deps.Excluded {
-			continue
-		}
-		if r.Kind != deps.ReadItem || r.Op < 0 || len(r.Cands) != 1 {
-			fs.why = "reads with several possible writers"
-			return false, fs, nil
-		}
-	}
 	if m == 0 {
 		fs.why = "no committed transactions"
 		return false, fs, nil
@@ -151,48 +141,6 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 		}
 		return wAll[int(lo)+i : int(lo)+j]
 	}
-	var edges [][2]int32
-	if d.Opts.Session {
-		for _, s := range h.Sessions {
-			prev := int32(-1)
-			for _, t := range s.Txns {
-				if u := id[t]; u >= 0 {
-					if prev >= 0 {
-						edges = append(edges, [2]int32{prev, u})
-					}
-					prev = u
-				}
-			}
-		}
-	}
-	const minTime = -1 << 63
-	for ri := range d.Reads {
-		r := &d.Reads[ri]
-		u := id[r.Txn]
-		if u < 0 {
-			continue
-		}
-		e := int64(minTime)
-		if w := r.Cands[0]; w != d.Init {
-			edges = append(edges, [2]int32{id[w], u})
-			e = end[id[w]]
-		}
-		for _, b := range minimalAfter(r.Key, e) {
-			if b != u {
-				edges = append(edges, [2]int32{u, b})
-			}
-		}
-	}
-	fs.edges = len(edges)
-	if err := ctx.Err(); err != nil {
-		return false, fs, context.Cause(ctx)
-	}
-	c, ok := graph.NewTimeClosure(begin, end, edges)
-	if !ok {
-		fs.why = "cycle of known edges"
-		return false, fs, nil
-	}
-	edges = nil
 	// Write-order choices between overlapping writers, merged across keys.
 	type pair struct {
 		a, b  int32 // dense ids, a < b
@@ -228,18 +176,60 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 	}
 	pairOf = nil
 	fs.constraints = len(pairs)
-	if len(pairs) > 0 {
-		for ri := range d.Reads {
-			r := &d.Reads[ri]
-			u := id[r.Txn]
-			if u < 0 || r.Cands[0] == d.Init || !inv[id[r.Cands[0]]] {
-				continue
-			}
-			if rs, ok := involved[wk(id[r.Cands[0]], r.Key)]; ok {
-				involved[wk(id[r.Cands[0]], r.Key)] = append(rs, u)
+	// Known edges: session order, certain write-reads and the anti-dependencies that
+	// time-fixed write orders imply (to the real-time-minimal later writers only).
+	edges := make([][2]int32, 0, m+2*len(d.Reads))
+	if d.Opts.Session {
+		for _, s := range h.Sessions {
+			prev := int32(-1)
+			for _, t := range s.Txns {
+				if u := id[t]; u >= 0 {
+					if prev >= 0 {
+						edges = append(edges, [2]int32{prev, u})
+					}
+					prev = u
+				}
 			}
 		}
 	}
+	const minTime = -1 << 63
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		u := id[r.Txn]
+		if u < 0 {
+			continue // an excluded (aborted) reader
+		}
+		if r.Kind != deps.ReadItem || r.Op < 0 || len(r.Cands) != 1 {
+			fs.why = "reads with several possible writers"
+			return false, fs, nil
+		}
+		e := int64(minTime)
+		if w := r.Cands[0]; w != d.Init {
+			x := id[w]
+			edges = append(edges, [2]int32{x, u})
+			e = end[x]
+			if inv[x] {
+				if rs, ok := involved[wk(x, r.Key)]; ok {
+					involved[wk(x, r.Key)] = append(rs, u)
+				}
+			}
+		}
+		for _, b := range minimalAfter(r.Key, e) {
+			if b != u {
+				edges = append(edges, [2]int32{u, b})
+			}
+		}
+	}
+	fs.edges = len(edges)
+	if err := ctx.Err(); err != nil {
+		return false, fs, context.Cause(ctx)
+	}
+	c, ok := graph.NewTimeClosure(begin, end, edges)
+	if !ok {
+		fs.why = "cycle of known edges"
+		return false, fs, nil
+	}
+	edges = nil
 	// Option "a before b": a → b and every other reader of a's version → b, on every shared
 	// key. All its edges end at b, so a cycle can use only one of them, and checking each
 	// against reachability is exact.
