@@ -182,13 +182,18 @@ func (d *Deps) field(vs *versions, name string) *fieldIndex {
 		return fieldVal{v: n}
 	}
 	for k, ws := range vs.byKey {
-		vals := make([]fieldVal, 0, 1+len(ws))
-		vals = append(vals, parse(h.Value(h.InitialValue(history.Key(k)))))
-		for _, w := range ws {
-			wr, _ := d.WriteOf(w, history.Key(k))
-			vals = append(vals, parse(h.Value(wr.Value)))
+		fi.vals[k] = append(make([]fieldVal, 0, 1+len(ws)), parse(h.Value(h.InitialValue(history.Key(k)))))
+	}
+	// Versions in the order of vs.byKey: by writer.
+	for t, ws := range d.Writes {
+		if h.Txns[t].Outcome == history.OutcomeAborted {
+			continue
 		}
-		fi.vals[k] = vals
+		for _, w := range ws {
+			fi.vals[w.Key] = append(fi.vals[w.Key], parse(h.Value(w.Value)))
+		}
+	}
+	for k, vals := range fi.vals {
 		if slices.ContainsFunc(vals, func(x fieldVal) bool { return x.state == fieldUnset }) {
 			p := &partialKey{}
 			for _, x := range vals {
@@ -324,18 +329,10 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 		return err
 	}
 	h := d.H
-	// Which reads each predicate op already has (matched rows), by op.
-	type opKey struct {
-		txn, op int32
-		k       history.Key
-	}
-	matchRead := make(map[opKey]int32)
-	for ri := range d.Reads {
-		r := &d.Reads[ri]
-		if r.Kind == ReadPredMatch {
-			matchRead[opKey{r.Txn, r.Op, r.Key}] = int32(ri)
-		}
-	}
+	// matchRead[k] is the read of row k of the current update (extractPred made one per
+	// matched row the transaction had not written), valid when matchGen[k] == gen.
+	matchRead := make([]int32, len(h.Keys))
+	matchGen := make([]uint32, len(h.Keys))
 	var vt []verTruth
 	var keys, ownKeys []history.Key
 	var own map[history.Key]history.Value
@@ -366,6 +363,11 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 		}
 		// Matched rows of an update: candidates are the versions on which θ holds.
 		if o.Kind == history.OpPredWrite {
+			for _, ri := range d.ReadsOf[po.txn] {
+				if r := &d.Reads[ri]; r.Op == po.op && r.Kind == ReadPredMatch {
+					matchRead[r.Key], matchGen[r.Key] = ri, gen
+				}
+			}
 			for _, row := range h.Pred(o).Rows {
 				if !row.Match {
 					continue
@@ -376,10 +378,10 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 					}
 					continue
 				}
-				ri, ok := matchRead[opKey{po.txn, po.op, row.Key}]
-				if !ok {
+				if matchGen[row.Key] != gen {
 					continue
 				}
+				ri := matchRead[row.Key]
 				vt = src.reach(po.txn, row.Key, pr, fi, vt[:0])
 				if hasTruth(vt, history.TruthUnknown) {
 					undecidable(pr, row.Key)
