@@ -48,19 +48,26 @@ type benchServe struct {
 // benchReport is what bench-serve measured. CPU figures are user+system seconds of each
 // process over the measured window.
 type benchReport struct {
-	Via             string    `json:"via"`
-	Window          float64   `json:"window_seconds"`
-	Sent            int64     `json:"sent"`
-	Ingested        int64     `json:"ingested_in_window"`
-	Throughput      float64   `json:"txns_per_second"`
-	PerSecond       []float64 `json:"txns_per_second_by_second"`
-	ServerCPU       float64   `json:"server_cpu_seconds"`
-	ClientCPU       float64   `json:"client_cpu_seconds"`
-	NATSCPU         float64   `json:"nats_server_cpu_seconds,omitempty"`
-	ServerUSPerTxn  float64   `json:"server_cpu_us_per_txn"`
-	ClientUSPerTxn  float64   `json:"client_cpu_us_per_txn"`
-	NATSUSPerTxn    float64   `json:"nats_cpu_us_per_txn,omitempty"`
-	EncodeUSPerTxn  float64   `json:"encode_cpu_us_per_txn"`
+	Via            string    `json:"via"`
+	Window         float64   `json:"window_seconds"`
+	Sent           int64     `json:"sent"`
+	Ingested       int64     `json:"ingested_in_window"`
+	Throughput     float64   `json:"txns_per_second"`
+	PerSecond      []float64 `json:"txns_per_second_by_second"`
+	ServerCPU      float64   `json:"server_cpu_seconds"`
+	ClientCPU      float64   `json:"client_cpu_seconds"`
+	NATSCPU        float64   `json:"nats_server_cpu_seconds,omitempty"`
+	ServerUSPerTxn float64   `json:"server_cpu_us_per_txn"`
+	ClientUSPerTxn float64   `json:"client_cpu_us_per_txn"`
+	NATSUSPerTxn   float64   `json:"nats_cpu_us_per_txn,omitempty"`
+	EncodeUSPerTxn float64   `json:"encode_cpu_us_per_txn"`
+	// CheckerCPU is the checker goroutine's CPU over the window (0 where not reported),
+	// CheckerBusy the fraction of the window it was working; TotalUSPerTxn is the CPU of
+	// the whole pipeline per transaction: server, client sending and encoding, NATS server.
+	CheckerCPU      float64   `json:"checker_cpu_seconds"`
+	CheckerUSPerTxn float64   `json:"checker_cpu_us_per_txn"`
+	CheckerBusy     float64   `json:"checker_busy_fraction"`
+	TotalUSPerTxn   float64   `json:"total_cpu_us_per_txn"`
 	MaxLag          float64   `json:"max_lag_seconds"`
 	MaxBacklog      int64     `json:"max_backlog_txns"`
 	Drain           float64   `json:"drain_seconds"`
@@ -186,9 +193,10 @@ func (b *benchServe) run(ctx context.Context, logw io.Writer) (*benchReport, err
 	}()
 	base := "http://" + addr
 	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: b.parallel + 2}}
-	var st statusLite
+	var st, st0 statusLite
 	for i := 0; ; i++ {
 		if st, err = fetchStatus(client, base); err == nil {
+			st0 = st
 			break
 		}
 		if i == 200 {
@@ -282,6 +290,10 @@ func (b *benchServe) run(ctx context.Context, logw io.Writer) (*benchReport, err
 	if r.Ingested > 0 {
 		n := float64(r.Ingested)
 		r.ServerUSPerTxn, r.ClientUSPerTxn, r.NATSUSPerTxn = r.ServerCPU*1e6/n, r.ClientCPU*1e6/n, r.NATSCPU*1e6/n
+		r.CheckerCPU = st.CheckerCPU - st0.CheckerCPU
+		r.CheckerUSPerTxn = r.CheckerCPU * 1e6 / n
+		r.CheckerBusy = (st.CheckerBusy - st0.CheckerBusy) / r.Window
+		r.TotalUSPerTxn = r.ServerUSPerTxn + r.ClientUSPerTxn + r.NATSUSPerTxn + r.EncodeUSPerTxn
 	}
 	if js != nil {
 		select {
@@ -320,6 +332,12 @@ func printBench(w io.Writer, r *benchReport) {
 	if r.Via == "nats" {
 		fmt.Fprintf(w, "nats      %.2f CPU-s, %.2f us/txn\n", r.NATSCPU, r.NATSUSPerTxn)
 	}
+	if r.CheckerCPU > 0 {
+		fmt.Fprintf(w, "checker   %.2f CPU-s, %.2f us/txn (its goroutine: at most %.0f txns/s on a free core); busy %.0f%% of the window\n",
+			r.CheckerCPU, r.CheckerUSPerTxn, 1e6/max(r.CheckerUSPerTxn, 1e-9), 100*r.CheckerBusy)
+	}
+	fmt.Fprintf(w, "pipeline  %.2f us/txn of CPU in all (server, client sending and encoding%s): %.0f txns/cpu-s\n",
+		r.TotalUSPerTxn, map[bool]string{true: ", NATS server", false: ""}[r.Via == "nats"], 1e6/max(r.TotalUSPerTxn, 1e-9))
 	fmt.Fprintf(w, "lag       max %.3f s settle lag, max backlog %d txns, drained in %.2f s, %d violations\n", r.MaxLag, r.MaxBacklog, r.Drain, r.Violations)
 }
 
@@ -329,7 +347,10 @@ type statusLite struct {
 	Duplicates int64   `json:"duplicates"`
 	Lag        float64 `json:"lag_seconds"`
 	Violations int64   `json:"violations"`
-	at         time.Time
+	// The checker goroutine's own CPU and busy wall time (see server.Status).
+	CheckerCPU  float64 `json:"checker_cpu_seconds"`
+	CheckerBusy float64 `json:"checker_busy_seconds"`
+	at          time.Time
 }
 
 func fetchStatus(c *http.Client, base string) (statusLite, error) {

@@ -20,6 +20,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -130,6 +131,10 @@ type Server struct {
 	reported map[string]struct{} // owned by the checker goroutine
 	previous int                 // violations read back from the file at start
 
+	// checkerCPU and checkerBusy are the checker goroutine's own CPU time (its thread's,
+	// where the system reports it, else zero) and the wall time it spent working, in ns.
+	checkerCPU, checkerBusy atomic.Int64
+
 	requests, badRequests  atomic.Int64
 	natsMsgs, natsBad      atomic.Int64
 	rebuilt                atomic.Int64
@@ -177,11 +182,17 @@ type Status struct {
 	QueueDelay     float64          `json:"queue_delay_seconds"`
 	Queue          int              `json:"queue"`
 	Rebuilt        int64            `json:"rebuilt"`
-	Requests       int64            `json:"http_requests"`
-	BadRequests    int64            `json:"http_bad_requests"`
-	NATSMessages   int64            `json:"nats_messages"`
-	NATSBad        int64            `json:"nats_bad_messages"`
-	Subscribers    int              `json:"subscribers"`
+	// CheckerCPU is the CPU time of the checker goroutine (0 where the system does not
+	// report a thread's CPU time) and CheckerBusy the wall time it spent working: with one
+	// shard, the checker is the service's serial stage, so transactions over CheckerCPU is
+	// the most one free core can sustain.
+	CheckerCPU   float64 `json:"checker_cpu_seconds"`
+	CheckerBusy  float64 `json:"checker_busy_seconds"`
+	Requests     int64   `json:"http_requests"`
+	BadRequests  int64   `json:"http_bad_requests"`
+	NATSMessages int64   `json:"nats_messages"`
+	NATSBad      int64   `json:"nats_bad_messages"`
+	Subscribers  int     `json:"subscribers"`
 }
 
 // New prepares a server: the checker, and the violations file (read for violations
@@ -289,6 +300,10 @@ var errStopped = errors.New("server: checker stopped")
 // [Server.each]) and s.reported.
 func (s *Server) run(ctx context.Context) {
 	defer close(s.stopped)
+	// The checker keeps its OS thread, so that the thread's CPU time is its own.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cpu0, cpuOK := threadCPU()
 	tick := time.NewTicker(s.opts.Tick)
 	defer tick.Stop()
 	var delay time.Duration
@@ -298,6 +313,7 @@ func (s *Server) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case b := <-s.in:
+			w0 := time.Now()
 			// The batch arrived when it was queued: a checker that fell behind must not
 			// let time run past batches still waiting for it (their transactions would
 			// find the versions they need collected and be reported late).
@@ -341,6 +357,12 @@ func (s *Server) run(ctx context.Context) {
 			s.handle(evs, false)
 			a.Accepted = len(b.txs) - a.Duplicates - a.Late
 			b.reply <- a
+			s.checkerBusy.Add(int64(time.Since(w0)))
+			if cpuOK {
+				if c, ok := threadCPU(); ok {
+					s.checkerCPU.Store(int64(c - cpu0))
+				}
+			}
 			// Drain what else is queued before publishing status, but publish at least
 			// once a tick.
 			if len(s.in) > 0 && s.opts.Now().Sub(published) < s.opts.Tick {
@@ -349,8 +371,15 @@ func (s *Server) run(ctx context.Context) {
 		case <-tick.C:
 			// With batches waiting, they advance time (to when they were queued).
 			if len(s.in) == 0 {
+				w0 := time.Now()
 				now := s.opts.Now()
 				s.handle(s.each(func(_ int, on *ts.Online, evs []ts.Event) []ts.Event { return append(evs, on.Advance(now)...) }), true)
+				s.checkerBusy.Add(int64(time.Since(w0)))
+				if cpuOK {
+					if c, ok := threadCPU(); ok {
+						s.checkerCPU.Store(int64(c - cpu0))
+					}
+				}
 			}
 		}
 		published = s.opts.Now()
@@ -502,7 +531,7 @@ func (s *Server) publishStatus(delay time.Duration, queue int) {
 		Ingested: st.Observed, Checked: st.Settled, Pending: st.Pending, InMemory: st.InMemory, Keys: st.Keys, Versions: st.Versions,
 		Duplicates: st.Duplicates, Late: st.Late, Dropped: st.Dropped, Flips: st.Flips, Violations: sum(by), Previous: s.previous,
 		ByKind: by, MemoryEstimate: st.Bytes, LagSeconds: lag, QueueDelay: delay.Seconds(), Queue: queue,
-		Rebuilt: s.rebuilt.Load(), Requests: s.requests.Load(), BadRequests: s.badRequests.Load(),
+		Rebuilt: s.rebuilt.Load(), CheckerCPU: time.Duration(s.checkerCPU.Load()).Seconds(), CheckerBusy: time.Duration(s.checkerBusy.Load()).Seconds(), Requests: s.requests.Load(), BadRequests: s.badRequests.Load(),
 		NATSMessages: s.natsMsgs.Load(), NATSBad: s.natsBad.Load(), Subscribers: s.hub.count(),
 	})
 }
