@@ -85,6 +85,8 @@ type model struct {
 	guarded []deps.Edge
 
 	passes, prunedWW, prunedWR int
+	// sinkPairs, freePairs: writer pairs addPairs left out (see there).
+	sinkPairs, freePairs int
 }
 
 func pairKey(a, b int32) uint64 {
@@ -156,15 +158,40 @@ func buildBase(d *deps.Deps) *model {
 	return m
 }
 
-// addPairs adds one WW choice per unordered pair of writers of a key that nothing orders.
+// addPairs adds one WW choice per unordered pair of writers of a key that nothing orders,
+// except pairs no witness needs (docs/si.md, "Writes nobody reads"): a pair with a sink
+// (see sinks), and, on a key, a pair of committed writers that read nothing and whose
+// writes of that key nobody can read ("free" on the key). Any solution of the rest
+// extends to those pairs: free writers of a key in a topological order of the solution's
+// split graph, sinks after everything else in a topological order of their own.
 func (m *model) addPairs() {
 	d := m.d
+	sink := m.sinks()
+	read := make(map[wk]bool)
+	reduce := !d.Partial // predicates only partly modelled: keep every pair
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		for _, c := range r.Cands {
+			read[wk{c, r.Key}] = true
+		}
+	}
+	free := func(w int32, k history.Key) bool { return m.committed(w) && !m.reader[w] && !read[wk{w, k}] }
 	for k, ws := range d.Writers {
 		for i, a := range ws {
+			fa := free(a, history.Key(k))
 			for _, b := range ws[i+1:] {
 				if d.Before(a, b) || d.Before(b, a) {
 					// Real time orders them (strong SI, both committed): the time chain is a
 					// dep path, and deps derives the anti-dependencies (Deps.ReadFrom).
+					continue
+				}
+				switch {
+				case !reduce:
+				case sink[a] || sink[b]:
+					m.sinkPairs++
+					continue
+				case fa && free(b, history.Key(k)):
+					m.freePairs++
 					continue
 				}
 				pk := pairKey(a, b)
@@ -178,6 +205,49 @@ func (m *model) addPairs() {
 			}
 		}
 	}
+}
+
+// sinks marks the transactions that can go after every other writer of each key they
+// write: committed, reading nothing, written values nobody can read, and every known edge
+// out of them leads to another sink (the greatest such set). Nothing leaves the set, so
+// no cycle passes through it, whatever order the pairs with a sink take as long as the
+// sinks come last and in an order of their own known edges.
+func (m *model) sinks() []bool {
+	d := m.d
+	sink := make([]bool, m.nn)
+	readFrom := make([]bool, d.N)
+	for ri := range d.Reads {
+		for _, c := range d.Reads[ri].Cands {
+			if c < int32(d.N) {
+				readFrom[c] = true
+			}
+		}
+	}
+	for t := range int32(d.N) {
+		sink[t] = d.Status[t] == deps.Committed && !m.reader[t] && !readFrom[t] && len(m.rwOut[t]) == 0 && len(m.tail[t]) == 0
+	}
+	for _, e := range m.guarded {
+		sink[e.From] = false // conservative: edges that exist if others commit
+	}
+	// Remove, to a fixpoint, every candidate with a known dep edge to a non-candidate.
+	var queue []int32
+	for t := range int32(d.N) {
+		if sink[t] && slices.ContainsFunc(m.depOut[t], func(v int32) bool { return !sink[v] }) {
+			sink[t] = false
+			queue = append(queue, t)
+		}
+	}
+	for len(queue) > 0 {
+		v := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, u := range m.depIn[v] {
+			if sink[u] {
+				sink[u] = false
+				queue = append(queue, u)
+			}
+		}
+	}
+	return sink
 }
 
 // addKnown adds a known raw edge (ignored if it is already known).
