@@ -84,7 +84,10 @@ type olocal struct {
 
 // ocompile derives t's external reads and final writes, on the keys of shard of shards;
 // INT findings go to ints.
-func ocompile(t *Txn, sc *scratch, ints []intFinding2, shard, shards int) (reads []oread, writes []owrite, _ []intFinding2) {
+//
+// With own set, writes are carved from sc.wslab (the caller keeps them); otherwise they are
+// sc's scratch, valid until the next call.
+func ocompile(t *Txn, sc *scratch, ints []intFinding2, shard, shards int, own bool) (reads []oread, writes []owrite, _ []intFinding2) {
 	loc := sc.loc
 	nr, nw := 0, 0
 	for i := range t.Ops {
@@ -101,7 +104,11 @@ func ocompile(t *Txn, sc *scratch, ints []intFinding2, shard, shards int) (reads
 	if nr > 0 {
 		reads = sc.reads.take(nr)
 	}
-	writes = sc.writes[:0]
+	if !own {
+		writes = sc.writes[:0]
+	} else if nw > 0 {
+		writes = sc.wslab.take(nw) // nw bounds the keys written: appends stay in it
+	}
 	loc = loc[:0]
 	find := func(k history.Datum) int {
 		for i := range loc {
@@ -193,7 +200,10 @@ func ocompile(t *Txn, sc *scratch, ints []intFinding2, shard, shards int) (reads
 	for i := range loc {
 		loc[i].base, loc[i].extra = nil, nil
 	}
-	sc.loc, sc.writes = loc, writes
+	sc.loc = loc
+	if !own {
+		sc.writes = writes
+	}
 	return reads, writes, ints
 }
 
@@ -268,12 +278,7 @@ func compileOne(in *Txn, sc *scratch, shard, shards int, own bool) Compiled {
 	c := Compiled{in: in, shard: shard, shards: shards}
 	c.t = &sc.txns.take(1)[:1][0]
 	var reads []oread
-	reads, c.writes, c.ints = ocompile(in, sc, nil, shard, shards)
-	if own && len(c.writes) > 0 {
-		w := sc.wslab.take(len(c.writes))[:len(c.writes)]
-		copy(w, c.writes)
-		c.writes = w
-	}
+	reads, c.writes, c.ints = ocompile(in, sc, nil, shard, shards, own)
 	*c.t = otxn{id: in.ID, start: in.Start, commit: in.Commit, reads: reads}
 	for i := range reads {
 		reads[i].t = c.t
