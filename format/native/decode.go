@@ -37,8 +37,10 @@ type Decoder struct {
 	// rec and fops hold a line parsed by the fast path (fastTxn).
 	rec  fastRec
 	fops []fastOp
-	// noFast turns off the fast path, for tests comparing it with the general parser.
+	// noFast turns off the fast path (and so the pipeline), for tests comparing it with
+	// the general parser; block > 0 forces the two-stage reading with blocks of that size.
 	noFast bool
+	block  int
 }
 
 // NewDecoder returns a decoder for one stream.
@@ -52,6 +54,9 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	if l, ok := r.(interface{ Len() int }); ok {
 		size = int64(l.Len())
 		bufSize = int(min(size+1, int64(bufSize))) // a small input needs no 1 MiB buffer
+	}
+	if d.usePipeline(size) {
+		return d.decodePipelined(r, size, b)
 	}
 	br := bufio.NewReaderSize(r, bufSize)
 	var long []byte
@@ -84,10 +89,12 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("reading %s: %w", name, err)
+			return d.readErr(err)
 		}
 	}
 }
+
+func (d *Decoder) readErr(err error) error { return fmt.Errorf("reading %s: %w", d.name, err) }
 
 // Finish implements format.Decoder; the native format needs no cross-file resolution.
 func (d *Decoder) Finish(*history.Builder) error { return nil }
@@ -137,6 +144,11 @@ func (d *Decoder) decodeLine(ln []byte, b *history.Builder) error {
 		}
 		d.fops = d.fops[:0]
 	}
+	return d.decodeGeneral(ln, b)
+}
+
+// decodeGeneral decodes a line with the general parser.
+func (d *Decoder) decodeGeneral(ln []byte, b *history.Builder) error {
 	x := &d.x
 	if blank(ln) {
 		return nil

@@ -24,14 +24,16 @@ type fastDatum struct {
 	i    int64
 }
 
-// fastOp is an item op parsed by fastTxn.
+// fastOp is an item op parsed by fastTxn: its key and value as fastDatums, packed.
 type fastOp struct {
-	kind     history.OpKind
-	key, val fastDatum
+	kind           history.OpKind
+	keyKind, vKind history.DatumKind
+	key, val       int64
 }
 
-func (r *fastRec) bytes(d fastDatum) []byte {
-	off, n := d.i>>32, d.i&0xffffffff
+// bytes returns the string at offset i>>32 of the line, of length i&0xffffffff.
+func (r *fastRec) bytes(i int64) []byte {
+	off, n := i>>32, i&0xffffffff
 	return r.ln[off : off+n]
 }
 
@@ -40,7 +42,7 @@ func (r *fastRec) datum(d fastDatum) history.Datum {
 	case history.DatumInt:
 		return history.Int(d.i)
 	case history.DatumStr:
-		return history.Str(string(r.bytes(d)))
+		return history.Str(string(r.bytes(d.i)))
 	}
 	return history.NilDatum
 }
@@ -164,23 +166,23 @@ func fastItemOp(ln []byte, i int, ops *[]fastOp) (int, bool) {
 	default:
 		return i, false
 	}
-	o := fastOp{kind: kind}
-	var ok bool
-	if o.key, i, ok = parseFastDatum(ln, i+5); !ok || o.key.kind == history.DatumNil || i >= len(ln) {
+	k, i, ok := parseFastDatum(ln, i+5)
+	if !ok || k.kind == history.DatumNil || i >= len(ln) {
 		return i, false
 	}
+	var v fastDatum
 	if kind != history.OpDelete {
 		if ln[i] != ',' {
 			return i, false
 		}
-		if o.val, i, ok = parseFastDatum(ln, i+1); !ok || i >= len(ln) {
+		if v, i, ok = parseFastDatum(ln, i+1); !ok || i >= len(ln) {
 			return i, false // a list read's '[' fails here too
 		}
 	}
 	if ln[i] != ']' {
 		return i, false
 	}
-	*ops = append(*ops, o)
+	*ops = append(*ops, fastOp{kind, k.kind, v.kind, k.i, v.i})
 	return i + 1, true
 }
 
@@ -256,8 +258,8 @@ func (d *Decoder) commitFast(b *history.Builder, r *fastRec, ops []fastOp) {
 	for i := range ops {
 		o := &ops[i]
 		var k history.Key
-		if o.key.kind == history.DatumInt {
-			k = b.IntKey(o.key.i)
+		if o.keyKind == history.DatumInt {
+			k = b.IntKey(o.key)
 		} else {
 			k = b.BytesKey(r.bytes(o.key))
 		}
@@ -266,9 +268,9 @@ func (d *Decoder) commitFast(b *history.Builder, r *fastRec, ops []fastOp) {
 			continue
 		}
 		v := history.Nil
-		switch o.val.kind {
+		switch o.vKind {
 		case history.DatumInt:
-			v = in.IntValue(k, o.val.i)
+			v = in.IntValue(k, o.val)
 		case history.DatumStr:
 			v = b.BytesValue(r.bytes(o.val))
 		}

@@ -1,9 +1,12 @@
 package native_test
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -15,8 +18,13 @@ import (
 // interned key and value tables in id order (both paths must intern in the same order).
 func readWith(t testing.TB, d *native.Decoder, in string) string {
 	t.Helper()
+	return readFrom(t, d, strings.NewReader(in))
+}
+
+func readFrom(t testing.TB, d *native.Decoder, r io.Reader) string {
+	t.Helper()
 	b := history.NewBuilder()
-	if err := d.Decode(strings.NewReader(in), "h.jsonl", b); err != nil {
+	if err := d.Decode(r, "h.jsonl", b); err != nil {
 		return "error: " + err.Error()
 	}
 	h, err := b.Build()
@@ -101,4 +109,61 @@ func FuzzFastPathAgrees(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		checkPathsAgree(t, string(in))
 	})
+}
+
+// TestPipelineAgreesWithSerialReading reads streams in two stages with blocks of many sizes
+// (so that lines straddle blocks and outgrow them), through readers that return little at a
+// time or fail, and checks the outcome is what serial reading gives: the same history, or
+// the same error at the same line and offset.
+func TestPipelineAgreesWithSerialReading(t *testing.T) {
+	t.Parallel()
+	gen := string(genNative(t, 2000))
+	mid := strings.Index(gen[len(gen)/2:], "\n") + len(gen)/2 + 1
+	long := `{"s":1,"ops":[` + strings.Repeat(`["w",1,2],`, 500) + `["w",1,3]]}`
+	inputs := map[string]string{
+		"generated":        gen,
+		"rich":             write(t, rich(t)),
+		"bad line midway":  gen[:mid] + "{\"s\":1,\"ops\":[[\"w\",1,2]],}\n" + gen[mid:],
+		"header midway":    gen[:mid] + "{\"isovet\":1}\n" + gen[mid:],
+		"no final newline": strings.TrimSuffix(gen, "\n"),
+		"cut mid-line":     gen[:mid+40],
+		"blank and crlf":   "\n\r\n" + strings.ReplaceAll(gen[:mid], "\n", "\r\n\n"),
+		"long lines":       long + "\n" + gen[:2000] + long,
+		"fast lines":       strings.Join(fastLines, "\n"),
+		"empty":            "",
+	}
+	boom := errors.New("disk on fire")
+	for name, in := range inputs {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			want := readWith(t, native.NewSerialDecoder(), in)
+			if general := readWith(t, native.NewGeneralDecoder(), in); general != want {
+				t.Fatalf("serial fast path and general parser differ:\n%s", cmp.Diff(general, want))
+			}
+			wantErr := readFrom(t, native.NewSerialDecoder(), io.MultiReader(strings.NewReader(in), iotest.ErrReader(boom)))
+			for _, block := range []int{1, 7, 100, 4096, 1 << 20} {
+				readers := map[string]io.Reader{
+					"whole":    strings.NewReader(in),
+					"one byte": iotest.OneByteReader(strings.NewReader(in)),
+					"half":     iotest.HalfReader(strings.NewReader(in)),
+				}
+				if block == 1 || block == 4096 {
+					// A one-byte reader with one-byte blocks is slow on the generated input.
+					delete(readers, "one byte")
+				}
+				for rname, r := range readers {
+					if got := readFrom(t, native.NewPipelinedDecoder(block), r); got != want {
+						t.Fatalf("block %d, %s reader: pipelined reading differs (-serial +pipelined):\n%s", block, rname, cmp.Diff(want, got))
+					}
+				}
+				r := io.MultiReader(strings.NewReader(in), iotest.ErrReader(boom))
+				if got := readFrom(t, native.NewPipelinedDecoder(block), r); got != wantErr {
+					t.Fatalf("block %d, failing reader: pipelined reading differs (-serial +pipelined):\n%s", block, cmp.Diff(wantErr, got))
+				}
+			}
+			if name == "generated" && !strings.HasPrefix(wantErr, "error: reading h.jsonl: disk on fire") {
+				t.Errorf("a failing reader gave %.200q, want the read error", wantErr)
+			}
+		})
+	}
 }

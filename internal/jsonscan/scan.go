@@ -20,6 +20,7 @@ package jsonscan
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -314,24 +315,46 @@ func FastInt(b []byte, i int) (int64, int, bool) {
 	}
 	start := i
 	var u int64
-	// Eight digits at a time while they fit (timestamps have 19): a word-wide test that all
-	// eight bytes are digits, then three multiply-and-mask steps.
-	for i+8 <= len(b) && i-start <= 11 {
+	// Eight bytes at a time: a word-wide test finds how many of them are digits (all
+	// eight, or those before the first other byte), which three multiply-and-mask steps
+	// then convert. Short keys and values take one step, timestamps three.
+	for i+8 <= len(b) {
 		w := binary.LittleEndian.Uint64(b[i:])
-		if (w&0xF0F0F0F0F0F0F0F0)|(((w+0x0606060606060606)&0xF0F0F0F0F0F0F0F0)>>4) != 0x3333333333333333 {
-			break
-		}
+		// A byte is a digit iff its high nibble is 3, also after adding 6; bytes after the
+		// first non-digit may be misjudged (a carry), which does not matter.
+		other := (w&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030) | ((w+0x0606060606060606)&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030)
+		n := 8
 		w -= 0x3030303030303030
+		if other != 0 {
+			n = bits.TrailingZeros64(other) >> 3
+			if n == 0 {
+				break
+			}
+			w <<= uint(8-n) * 8 // the n digits become the low end of eight, after zeros
+		}
 		w = (w*10 + w>>8) & 0x00FF00FF00FF00FF
 		w = (w*100 + w>>16) & 0x0000FFFF0000FFFF
 		w = (w*10000 + w>>32) & 0x00000000FFFFFFFF
-		u = u*100000000 + int64(w)
-		i += 8
+		u = u*pow10[n] + int64(w)
+		i += n
+		if n < 8 {
+			return fastIntEnd(b, start, i, u, neg)
+		}
+		if i-start > 19 {
+			return 0, i, false
+		}
 	}
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' && i-start <= 19 {
 		u = u*10 + int64(b[i]-'0')
 		i++
 	}
+	return fastIntEnd(b, start, i, u, neg)
+}
+
+var pow10 = [9]int64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000}
+
+// fastIntEnd checks the n = i-start digits FastInt read, whose value (if they fit) is u.
+func fastIntEnd(b []byte, start, i int, u int64, neg bool) (int64, int, bool) {
 	n := i - start
 	if n == 0 || n > 19 || n == 19 && b[start] > '8' || n > 1 && b[start] == '0' {
 		return 0, i, false

@@ -216,3 +216,22 @@ func TestPairFastAndSlowPathsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestFastIntStopsAtAnyNonDigit puts every non-digit byte after digits of every length up to
+// the word size, so the word-wide digit test meets each of them at each position.
+func TestFastIntStopsAtAnyNonDigit(t *testing.T) {
+	t.Parallel()
+	for c := range 256 {
+		if c >= '0' && c <= '9' {
+			continue
+		}
+		for n := 1; n <= 9; n++ {
+			num := "123456789"[:n]
+			in := []byte(num + string([]byte{byte(c)}) + "12345678")
+			want, _ := strconv.ParseInt(num, 10, 64)
+			if v, j, ok := jsonscan.FastInt(in, 0); !ok || v != want || j != n {
+				t.Fatalf("FastInt(%q) = %d, %d, %v; want %d, %d", in, v, j, ok, want, n)
+			}
+		}
+	}
+}

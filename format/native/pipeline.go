@@ -1,0 +1,188 @@
+package native
+
+import (
+	"bytes"
+	"io"
+	"runtime"
+	"slices"
+
+	"isovet/history"
+)
+
+// Reading a large stream on a machine with two or more cores runs in two stages: a
+// goroutine reads blocks of whole lines and parses the compact ones with fastTxn (the part
+// that needs no builder), while Decode's goroutine adds them to the builder in order and
+// decodes every other line the general way. The builder sees the same calls in the same
+// order as when reading serially, lines and offsets in errors are the same, and a parse
+// error stops the stream at the same line, so the result is the same history or the same
+// error; only the wall time differs (TestPipelineAgreesWithSerialReading).
+
+const (
+	// pipelineMin is the smallest known input size worth a second goroutine: below it,
+	// the cost of handing blocks between cores outweighs the overlap.
+	pipelineMin = 4 << 20
+	// pipelineBlock is the size of a block of lines handed from stage to stage.
+	pipelineBlock = 256 << 10
+	// pipelineBatches is how many blocks may be in flight.
+	pipelineBatches = 4
+)
+
+// batch is a block of whole lines and what the parsing stage made of them.
+type batch struct {
+	buf  []byte
+	recs []fastRec // one per line; ops0 < 0 marks a line for the general parser
+	ops  []fastOp
+	err  error // the read error after these lines; nil also at the end of input
+	last bool  // no batch follows
+}
+
+// usePipeline reports whether to read a stream of size bytes (-1: unknown) in two stages.
+func (d *Decoder) usePipeline(size int64) bool {
+	if d.noFast {
+		return false
+	}
+	if d.block != 0 {
+		return d.block > 0
+	}
+	return runtime.GOMAXPROCS(0) > 1 && (size < 0 || size >= pipelineMin)
+}
+
+// decodePipelined is Decode in two stages.
+func (d *Decoder) decodePipelined(r io.Reader, size int64, b *history.Builder) error {
+	block := pipelineBlock
+	if d.block > 0 {
+		block = d.block
+	}
+	full := make(chan *batch, pipelineBatches)
+	free := make(chan *batch, pipelineBatches)
+	stop := make(chan struct{})
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		parseStage(r, block, full, free, stop)
+	}()
+	// Stop the parsing stage and wait for it, so that it no longer reads r when Decode
+	// returns.
+	finish := func(err error) error {
+		close(stop)
+		<-exited
+		return err
+	}
+	var off int64
+	txns0, ops0 := b.NumTxns(), d.ops
+	for {
+		bt := <-full
+		for i := range bt.recs {
+			rec := &bt.recs[i]
+			d.line++
+			d.off = off
+			off += int64(len(rec.ln))
+			if rec.ops0 >= 0 {
+				d.records++
+				d.commitFast(b, rec, bt.ops[rec.ops0:rec.ops0+rec.nops])
+			} else if err := d.decodeGeneral(rec.ln, b); err != nil {
+				return finish(err)
+			}
+			if d.line == 2048 && size > off {
+				// Grow the builder once for the whole input, estimated from its start.
+				scale := float64(size) / float64(off) * 1.05
+				b.Grow(int(float64(b.NumTxns()-txns0)*scale), int(float64(d.ops-ops0)*scale))
+			}
+		}
+		if bt.last {
+			<-exited
+			if bt.err != nil {
+				return d.readErr(bt.err)
+			}
+			return nil
+		}
+		free <- bt
+	}
+}
+
+// parseStage reads r in blocks of whole lines, parses them and sends them on full, until
+// the end of input, a read error, or stop.
+func parseStage(r io.Reader, block int, full, free chan *batch, stop chan struct{}) {
+	var carry []byte // the start of a line that continues in the next block
+	made := 0
+	eof := false
+	for !eof {
+		var bt *batch
+		select {
+		case bt = <-free:
+		case <-stop:
+			return
+		default:
+			if made < pipelineBatches {
+				// Room for the lines and ops of a block of short lines, so that they
+				// rarely grow.
+				bt = &batch{buf: make([]byte, 0, block), recs: make([]fastRec, 0, block/128+1), ops: make([]fastOp, 0, block/16+1)}
+				made++
+			} else {
+				select {
+				case bt = <-free:
+				case <-stop:
+					return
+				}
+			}
+		}
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		bt.buf = append(bt.buf[:0], carry...)
+		bt.recs, bt.ops, bt.err = bt.recs[:0], bt.ops[:0], nil
+		// Read at least a block, and on to the end of a line.
+		scanned := 0
+		for {
+			if len(bt.buf) >= block {
+				if bytes.IndexByte(bt.buf[scanned:], '\n') >= 0 {
+					break
+				}
+				scanned = len(bt.buf)
+			}
+			if len(bt.buf) == cap(bt.buf) {
+				bt.buf = slices.Grow(bt.buf, max(block, len(bt.buf)))
+			}
+			n, err := r.Read(bt.buf[len(bt.buf):cap(bt.buf)])
+			bt.buf = bt.buf[:len(bt.buf)+n]
+			if err != nil {
+				eof = true
+				if err != io.EOF {
+					bt.err = err
+				}
+				break
+			}
+		}
+		// Whole lines go now; the rest waits for the next block (at the end of input, it
+		// is the last line).
+		lines := bt.buf
+		carry = carry[:0]
+		if !eof {
+			end := bytes.LastIndexByte(lines, '\n') + 1
+			carry = append(carry, lines[end:]...)
+			lines = lines[:end]
+		}
+		for len(lines) > 0 {
+			n := bytes.IndexByte(lines, '\n') + 1
+			if n == 0 {
+				n = len(lines)
+			}
+			ln := lines[:n:n]
+			lines = lines[n:]
+			bt.recs = append(bt.recs, fastRec{})
+			rec := &bt.recs[len(bt.recs)-1]
+			if n0 := len(bt.ops); !fastTxn(ln, rec, &bt.ops) {
+				bt.ops = bt.ops[:n0]
+				*rec = fastRec{ln: ln, ops0: -1}
+			}
+		}
+		bt.last = eof
+		select {
+		case full <- bt:
+		case <-stop:
+			return
+		}
+	}
+}
