@@ -243,7 +243,19 @@ func (b *benchServe) run(ctx context.Context, logw io.Writer) (*benchReport, err
 				for sent.Load()-ingested.Load() > int64(b.backlog) && time.Now().Before(deadline) {
 					time.Sleep(5 * time.Millisecond)
 				}
-				if _, err := js.PublishAsync(subject, bodies[i]); err != nil {
+				_, err := js.PublishAsync(subject, bodies[i])
+				for try := 0; errors.Is(err, jetstream.ErrTooManyStalledMsgs) && try < 100 && time.Now().Before(deadline); try++ {
+					// The NATS server is slow to acknowledge (a loaded machine): wait, retry.
+					select {
+					case <-js.PublishAsyncComplete():
+					case <-time.After(time.Second):
+					}
+					_, err = js.PublishAsync(subject, bodies[i])
+				}
+				if errors.Is(err, jetstream.ErrTooManyStalledMsgs) && !time.Now().Before(deadline) {
+					return // the window is over
+				}
+				if err != nil {
 					fail(err)
 					return
 				}
