@@ -32,7 +32,8 @@ import (
 // Metrics: overhead-% is the median over rounds of runner wall time / bare wall time - 1;
 // overhead-lo-% and overhead-hi-% are the 25th and 75th percentiles of that ratio;
 // cpu-overhead-% is the client CPU (user+sys, this process) of all runner rounds over
-// that of all bare rounds - 1; txid-overhead-% the median for the id-recording variant.
+// that of all bare rounds - 1; txid-overhead-% the median for the id-recording variant
+// (each round runs it once, against the two bare runs' mean), txid-cpu-us/txn its client CPU.
 func BenchmarkOverhead(b *testing.B) {
 	base := dsn(b)
 	w, err := workload.Generate("rw-register", workload.Options{Seed: 1, Sessions: 4, TxnsPerSess: 50, OpsPerTxn: 4, Keys: 1000})
@@ -69,7 +70,7 @@ func BenchmarkOverhead(b *testing.B) {
 		}
 		defer conns[i].Close(ctx)
 	}
-	var tBare, tRun, tID, cBare, cRun time.Duration
+	var tBare, tRun, tID, cBare, cRun, cID time.Duration
 	var ratios, idRatios []float64
 	n := 0
 	// The rounds run under pprof labels (contender=bare, runner or txid), so that a
@@ -131,8 +132,8 @@ func BenchmarkOverhead(b *testing.B) {
 				rb, tBare, cBare = rb+t, tBare+t, cBare+c
 			}
 		}
-		ti, _ := runRound(withID)
-		tID += ti
+		ti, ci := runRound(withID)
+		tID, cID = tID+ti, cID+ci
 		round++
 		n += 2 * w.NumTxns()
 		ratios = append(ratios, float64(rr)/float64(rb))
@@ -153,6 +154,7 @@ func BenchmarkOverhead(b *testing.B) {
 	b.ReportMetric(100*(q(idRatios, 0.5)-1), "txid-overhead-%")
 	b.ReportMetric(float64(cBare.Microseconds())/float64(n), "bare-cpu-us/txn")
 	b.ReportMetric(float64(cRun.Microseconds())/float64(n), "runner-cpu-us/txn")
+	b.ReportMetric(float64(cID.Microseconds())/float64(n/2), "txid-cpu-us/txn")
 }
 
 // fixedConns is the PostgreSQL driver over connections opened once: Session hands out the
