@@ -174,6 +174,8 @@ type Deps struct {
 	hasLists bool
 	edges    bool    // BuildEdges ran
 	wbuf     []Write // backing store of Writes for transactions of item operations only
+	rbuf     []int32 // and of their ReadsOf
+	cbuf     []int32 // backing store of single-candidate Cands
 	appender func(history.Key, history.Value) (int32, bool)
 
 	// Time (Realtime only).
@@ -227,6 +229,7 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 	}
 	d.Reads = make([]Read, 0, nr)
 	d.wbuf = make([]Write, 0, nw)
+	d.rbuf = make([]int32, 0, nr)
 	for i := range h.Txns {
 		if i&4095 == 0 && ctx.Err() != nil {
 			return nil, context.Cause(ctx)
@@ -279,10 +282,10 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 		case history.SrcTxn:
 			w := o.Src.Txn
 			if int(w) < n && w != history.TxnID(r.Txn) && !aborted[w] && d.isFinal(int32(w), r.Key, o.Src.Op, r.Value) {
-				r.Cands = []int32{int32(w)}
+				r.Cands = d.single(int32(w))
 			}
 		case history.SrcInit, history.SrcNone:
-			r.Cands = []int32{d.Init}
+			r.Cands = d.single(d.Init)
 		default:
 			for _, w := range finals()[kv{r.Key, r.Value}] {
 				if w != r.Txn {
@@ -453,7 +456,7 @@ func (d *Deps) ownRead(ti int32, t *history.Txn, o history.Op, w history.Value) 
 // writes are kept in one shared buffer, searched linearly, instead of two maps per
 // transaction (a third of Build's time on Vbox's BlindW histories).
 func (d *Deps) extractItems(ti int32, t *history.Txn) {
-	start := len(d.wbuf)
+	start, rstart := len(d.wbuf), len(d.rbuf)
 	for i, o := range t.Ops {
 		v := o.Value
 		switch o.Kind {
@@ -462,7 +465,7 @@ func (d *Deps) extractItems(ti int32, t *history.Txn) {
 				d.ownRead(ti, t, o, d.wbuf[start+j].Value)
 				continue
 			}
-			d.ReadsOf[ti] = append(d.ReadsOf[ti], int32(len(d.Reads)))
+			d.rbuf = append(d.rbuf, int32(len(d.Reads)))
 			d.Reads = append(d.Reads, Read{Txn: ti, Op: int32(i), Key: o.Key, Value: o.Value, Src: o.Src})
 			continue
 		case history.OpDelete:
@@ -474,6 +477,9 @@ func (d *Deps) extractItems(ti int32, t *history.Txn) {
 			d.wbuf = append(d.wbuf, Write{Key: o.Key, Value: v, Op: int32(i)})
 		}
 	}
+	if len(d.rbuf) > rstart {
+		d.ReadsOf[ti] = d.rbuf[rstart:len(d.rbuf):len(d.rbuf)]
+	}
 	ws := d.wbuf[start:len(d.wbuf):len(d.wbuf)]
 	if len(ws) == 0 {
 		return
@@ -484,6 +490,16 @@ func (d *Deps) extractItems(ti int32, t *history.Txn) {
 		}
 	}
 	d.Writes[ti] = ws
+}
+
+// single returns the candidate list {w}, carved from a shared buffer (one allocation per
+// 4,096 reads instead of one per read); its capacity is 1, so an append copies it.
+func (d *Deps) single(w int32) []int32 {
+	if len(d.cbuf) == cap(d.cbuf) {
+		d.cbuf = make([]int32, 0, 4096)
+	}
+	d.cbuf = append(d.cbuf, w)
+	return d.cbuf[len(d.cbuf)-1 : len(d.cbuf) : len(d.cbuf)]
 }
 
 func writeIndex(ws []Write, k history.Key) int {
