@@ -45,20 +45,198 @@ func (m *model) schedule(ctx context.Context, h *history.History) (bool, error) 
 			return false, nil
 		}
 	}
-	var prios [][]int32
 	if h.HasTime() {
-		prios = append(prios, m.timePrio(h))
+		if orders, ok := m.greedyOrders(m.timePrio(h)); ok && m.witnesses(orders) {
+			return true, nil
+		}
 	}
-	prios = append(prios, m.topoPrio(sessionHint(h, d)))
-	for _, prio := range prios {
-		if prio == nil {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if ok, err := m.clockOrders(ctx, h); ok || err != nil {
+		return ok, err
+	}
+	if prio := m.topoPrio(sessionHint(h, d)); prio != nil {
+		if orders, ok := m.greedyOrders(prio); ok && m.witnesses(orders) {
+			return true, nil
+		}
+	}
+	return false, ctx.Err()
+}
+
+// Limits of clockOrders: sessions, clock entries (split nodes × sessions) and writer pairs.
+const (
+	clockMaxSessions = 64
+	clockMaxEntries  = 64 << 20
+	clockMaxPairs    = 16 << 20
+)
+
+// clockOrders guesses version orders by pruning writer pairs with session clocks, and
+// reports whether a guess witnesses the history (checked by witnesses). The graph is the
+// known split graph plus session order (a hint at plain SI: every strong-session witness
+// is a plain one). Consecutive transactions of a session are joined (t → t'* → t'), so
+// whatever reaches one event of a session (t* or t) reaches all earlier ones: reachability
+// from a transaction's node is one comparison against the target's clock, the latest event
+// of each session that reaches it (one sweep in topological order). A pass marks the order
+// a<b of writers of k impossible when b's entry reaches a or b reaches a reader of a's k
+// (PolySI's pruning), keeps pairs with exactly one possible order, orders each key's
+// writers by those pairs (ties by topological position) and checks the result; the kept
+// pairs' edges join the graph for the next pass (three at most).
+func (m *model) clockOrders(ctx context.Context, h *history.History) (bool, error) {
+	d := m.d
+	pairs := 0
+	for _, ws := range d.Writers {
+		pairs += len(ws) * (len(ws) - 1) / 2
+	}
+	if pairs > clockMaxPairs {
+		return false, nil
+	}
+	g := m.known()
+	nn := g.N()
+	sess := make([]int32, nn) // session index of a transaction's node, or -1
+	ev := make([]int32, nn)   // its event number in the session: t* 2i, t 2i+1
+	for i := range sess {
+		sess[i] = -1
+	}
+	sid := make(map[history.SessionID]int32)
+	cnt := make(map[history.SessionID]int32)
+	last := make(map[history.SessionID]int32)
+	for t := range int32(d.N) {
+		if d.Status[t] == deps.Excluded {
 			continue
 		}
+		s := h.Txns[t].Session
+		if _, ok := sid[s]; !ok {
+			sid[s] = int32(len(sid))
+		}
+		i := cnt[s]
+		cnt[s] = i + 1
+		sess[t], ev[t] = sid[s], 2*i+1
+		if m.reader[t] {
+			sess[m.star(t)], ev[m.star(t)] = sid[s], 2*i
+		}
+		if p, ok := last[s]; ok {
+			g.AddEdge(p, m.port(t))
+		}
+		last[s] = t
+	}
+	S := len(sid)
+	if S == 0 || S > clockMaxSessions || nn*S > clockMaxEntries {
+		return false, nil
+	}
+	orders := make([][]int32, len(d.Writers))
+	joined := make([][]uint64, len(d.Writers)) // per key, n×n bits: pairs whose edges g has
+	for k, ws := range d.Writers {
+		joined[k] = make([]uint64, (len(ws)*len(ws)+63)/64)
+	}
+	for range 3 {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
-		if orders, ok := m.greedyOrders(prio); ok && m.witnesses(orders) {
+		order, ok := graph.Topo(g)
+		if !ok {
+			return false, nil
+		}
+		pos := graph.Positions(order)
+		clock := make([]int32, nn*S)
+		for i := range clock {
+			clock[i] = -1
+		}
+		for _, x := range order {
+			row := clock[int(x)*S : int(x)*S+S]
+			for _, y := range g.Out(x) {
+				ry := clock[int(y)*S : int(y)*S+S]
+				for i, v := range row {
+					ry[i] = max(ry[i], v)
+				}
+				if s := sess[x]; s >= 0 {
+					ry[s] = max(ry[s], ev[x])
+				}
+			}
+		}
+		reach := func(x, y int32) bool {
+			s := sess[x]
+			return x == y || (s >= 0 && clock[int(y)*S+int(s)] >= ev[x])
+		}
+		impossible := func(a, b int32, k history.Key) bool { // a before b on k
+			if reach(m.port(b), a) {
+				return true
+			}
+			for _, r := range m.certReaders[wk{a, k}] {
+				if r != b && reach(b, m.star(r)) {
+					return true
+				}
+			}
+			return false
+		}
+		type kept struct{ a, b, k int32 }
+		var keep []kept
+		for k, ws := range d.Writers {
+			key := history.Key(k)
+			n := len(ws)
+			after := make([][]int32, n) // after[i]: indexes that must follow ws[i]
+			indeg := make([]int32, n)
+			for i := range n {
+				for j := i + 1; j < n; j++ {
+					a, b := ws[i], ws[j]
+					ab, ba := impossible(a, b, key), impossible(b, a, key)
+					switch {
+					case ab && ba:
+						return false, nil // a violation, or a wrong hint: the exact path decides
+					case ab:
+						after[j] = append(after[j], int32(i))
+						indeg[i]++
+					case ba:
+						after[i] = append(after[i], int32(j))
+						indeg[j]++
+					}
+					if bit := i*n + j; (ab || ba) && joined[k][bit/64]&(1<<(bit%64)) == 0 {
+						joined[k][bit/64] |= 1 << (bit % 64)
+						if ab {
+							a, b = b, a
+						}
+						keep = append(keep, kept{a, b, int32(k)})
+					}
+				}
+			}
+			var ready []int32
+			for i := range n {
+				if indeg[i] == 0 {
+					ready = append(ready, int32(i))
+				}
+			}
+			o := orders[k][:0]
+			for len(ready) > 0 {
+				bi := 0
+				for i, x := range ready {
+					if pos[m.port(ws[x])] < pos[m.port(ws[ready[bi]])] {
+						bi = i
+					}
+				}
+				x := ready[bi]
+				ready = slices.Delete(ready, bi, bi+1)
+				o = append(o, ws[x])
+				for _, y := range after[x] {
+					if indeg[y]--; indeg[y] == 0 {
+						ready = append(ready, y)
+					}
+				}
+			}
+			if len(o) != n {
+				return false, nil
+			}
+			orders[k] = o
+		}
+		if m.witnesses(orders) {
 			return true, nil
+		}
+		for _, e := range keep {
+			g.AddEdge(e.a, m.port(e.b))
+			for _, r := range m.certReaders[wk{e.a, history.Key(e.k)}] {
+				if r != e.b {
+					g.AddEdge(m.star(r), e.b)
+				}
+			}
 		}
 	}
 	return false, nil
