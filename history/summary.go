@@ -36,11 +36,18 @@ func Summarize(h *History) Summary {
 		Values:    h.Values.Len() - 1,
 		Initial:   h.Value(h.Initial),
 	}
+	// A write duplicates an earlier one when both write the same value to the same key.
+	// Most values are written to one key only: firstKey[v] is the first key written with
+	// v (-1: none), and pairs of a value with a second key go to a map.
 	type kv struct {
 		k Key
 		v Value
 	}
-	seen := make(map[kv]struct{})
+	firstKey := make([]Key, h.Values.Len())
+	for i := range firstKey {
+		firstKey[i] = -1
+	}
+	more := make(map[kv]struct{})
 	for i := range h.Txns {
 		t := &h.Txns[i]
 		switch t.Outcome {
@@ -70,11 +77,18 @@ func Summarize(h *History) Summary {
 				s.ExplicitSources++
 			}
 			if o.Kind == OpWrite || o.Kind == OpAppend || o.Kind == OpInsert {
-				p := kv{o.Key, o.Value}
-				if _, dup := seen[p]; dup {
+				switch first := &firstKey[o.Value]; {
+				case *first == -1:
+					*first = o.Key
+				case *first == o.Key:
 					s.DuplicateWrites++
-				} else {
-					seen[p] = struct{}{}
+				default:
+					p := kv{o.Key, o.Value}
+					if _, dup := more[p]; dup {
+						s.DuplicateWrites++
+					} else {
+						more[p] = struct{}{}
+					}
 				}
 			}
 		}
