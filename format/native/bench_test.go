@@ -61,16 +61,22 @@ func genNative(tb testing.TB, n int) []byte {
 	return buf.Bytes()
 }
 
-func BenchmarkRead(b *testing.B) {
+func BenchmarkRead(b *testing.B) { benchRead(b, "native", native.NewDecoder) }
+
+// BenchmarkSerial reads on one goroutine even where Decode would use two stages, to
+// compare their CPU cost.
+func BenchmarkSerial(b *testing.B) { benchRead(b, "native-serial", native.NewSerialDecoder) }
+
+func benchRead(b *testing.B, name string, newDecoder func() *native.Decoder) {
 	for _, n := range []int{10_000, 1_000_000} {
-		b.Run(fmt.Sprintf("native/txns=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%s/txns=%d", name, n), func(b *testing.B) {
 			data := genNative(b, n)
 			b.SetBytes(int64(len(data)))
 			b.ResetTimer()
 			cpu0 := cpuTime()
 			for b.Loop() {
 				hb := history.NewBuilder()
-				if err := native.NewDecoder().Decode(bytes.NewReader(data), "bench", hb); err != nil {
+				if err := newDecoder().Decode(bytes.NewReader(data), "bench", hb); err != nil {
 					b.Fatal(err)
 				}
 				if _, err := hb.Build(); err != nil {

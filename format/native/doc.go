@@ -31,7 +31,10 @@
 // [Decoder] is a hand-written scanner over bytes (no reflection): each line is parsed into
 // reusable scratch space and only then added to the builder, so a bad line leaves the
 // builder untouched and [DecodeLine] can serve an online endpoint. Errors are
-// [parse.Error]s naming the line, the byte column and what was expected.
+// [parse.Error]s naming the line, the byte column and what was expected. Lines in the
+// compact form the writers emit take a one-pass fast path to the same result; a large
+// stream is read in two stages, one goroutine parsing blocks of lines while the other
+// builds, with the same result and errors as serial reading.
 //
 // # Writing
 //
