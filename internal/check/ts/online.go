@@ -137,12 +137,17 @@ type otxn struct {
 // over is one committed version of a key. It is kept small (the checker allocates one per
 // key written and is bound by memory traffic): the writer's id is stored once, its commit
 // timestamp is ck's, and list contents sit behind a pointer.
+//
+// Its positions are stored flat (timestamps, then the two phases together) so that it is
+// 128 bytes: the four versions of a typical transaction are then one 512-byte object, the
+// largest size the Go allocator serves without a per-object type header.
 type over struct {
-	ck    opos // commit position and the writer's id
-	snap  pos  // the writer's snapshot position (same id)
-	start history.Timestamp
-	v     history.Datum
-	list  *olist // list keys only
+	cts, sts history.Timestamp // commit and snapshot timestamps
+	start    history.Timestamp
+	id       history.Datum // the writer's
+	v        history.Datum
+	list     *olist // list keys only
+	cph, sph uint8  // commit and snapshot phases
 }
 
 // olist is what a version of a list key holds.
@@ -152,8 +157,9 @@ type olist struct {
 	base []history.Datum
 }
 
-func (x *over) snapO() opos               { return opos{x.snap, x.ck.id} }
-func (x *over) commit() history.Timestamp { return x.ck.p.ts }
+func (x *over) ckO() opos                 { return opos{pos{x.cts, x.cph}, x.id} }
+func (x *over) snapO() opos               { return opos{pos{x.sts, x.sph}, x.id} }
+func (x *over) commit() history.Timestamp { return x.cts }
 
 func (x *over) app() []history.Datum {
 	if x.list == nil {
@@ -208,7 +214,7 @@ func (e vent) cmp(p opos) int {
 	if c := e.ck.cmp(p.p); c != 0 {
 		return c
 	}
-	return e.v.ck.id.Compare(p.id)
+	return e.v.id.Compare(p.id)
 }
 
 // okey is a key's versions, by commit position, and its pending reads.
@@ -581,15 +587,15 @@ func (o *Online) write(evs []Event, t *otxn, w *owrite, nv *over) []Event {
 		j := key.vsIndex(t.snap)
 		for _, e := range vs[j:] {
 			x := e.v
-			if x.snapO().cmp(t.ck) < 0 && x.ck.id != t.id {
+			if x.snapO().cmp(t.ck) < 0 && x.id != t.id {
 				first, second := t, x
 				v := Violation{Kind: anomaly.NoConflict, Key: w.k, HasKey: true, TxnID: -1, OtherID: -1}
-				if x.ck.cmp(t.ck) < 0 {
-					v.Txn, v.TxnStart, v.TxnCommit = x.ck.id.String(), x.start, x.commit()
+				if x.ckO().cmp(t.ck) < 0 {
+					v.Txn, v.TxnStart, v.TxnCommit = x.id.String(), x.start, x.commit()
 					v.Other, v.OtherStart, v.OtherCommit = t.id.String(), t.start, t.commit
 				} else {
 					v.Txn, v.TxnStart, v.TxnCommit = first.id.String(), first.start, first.commit
-					v.Other, v.OtherStart, v.OtherCommit = second.ck.id.String(), second.start, second.commit()
+					v.Other, v.OtherStart, v.OtherCommit = second.id.String(), second.start, second.commit()
 				}
 				evs = o.emit(evs, v)
 			}
@@ -597,13 +603,13 @@ func (o *Online) write(evs []Event, t *otxn, w *owrite, nv *over) []Event {
 	}
 	for j := i - 1; j >= 0 && (j < len(vs)-1 || key.lastCk.ts == t.commit) && vs[j].ck.ts == t.commit; j-- {
 		x := vs[j].v
-		evs = o.tie(evs, w.k, t.id.String(), t.start, t.commit, x.ck.id.String(), x.start, x.commit())
+		evs = o.tie(evs, w.k, t.id.String(), t.start, t.commit, x.id.String(), x.start, x.commit())
 	}
 	for j := i; j < len(vs) && vs[j].ck.ts == t.commit; j++ {
 		x := vs[j].v
-		evs = o.tie(evs, w.k, x.ck.id.String(), x.start, x.commit(), t.id.String(), t.start, t.commit)
+		evs = o.tie(evs, w.k, x.id.String(), x.start, x.commit(), t.id.String(), t.start, t.commit)
 	}
-	*nv = over{ck: t.ck, snap: t.snap.p, start: t.start, v: w.v}
+	*nv = over{cts: t.ck.p.ts, cph: t.ck.p.ph, sts: t.snap.p.ts, sph: t.snap.p.ph, start: t.start, id: t.id, v: w.v}
 	if w.isL {
 		nv.list = &olist{app: w.app}
 	}
@@ -689,7 +695,7 @@ func (o *Online) expected(r *oread) (string, string) {
 			return o.o.Initial.String(), Initial
 		}
 		x := vis[len(vis)-1].v
-		return x.v.String(), x.ck.id.String()
+		return x.v.String(), x.id.String()
 	}
 	var l []history.Datum
 	if len(r.key.vs) > 0 {
@@ -700,7 +706,7 @@ func (o *Online) expected(r *oread) (string, string) {
 	}
 	w := Initial
 	if len(vis) > 0 {
-		w = vis[len(vis)-1].v.ck.id.String()
+		w = vis[len(vis)-1].v.id.String()
 	}
 	return renderDatums(l), w
 }
@@ -816,7 +822,7 @@ func (o *Online) setHorizon(h opos) {
 func (o *Online) horizonAll() {
 	for _, key := range o.klist {
 		if n := len(key.vs); n > 0 {
-			o.setHorizon(key.vs[n-1].v.ck)
+			o.setHorizon(key.vs[n-1].v.ckO())
 		}
 	}
 }
@@ -911,7 +917,7 @@ func (o *Online) extViolation(r *oread) Violation {
 	var before, unc, after *over
 	for _, e := range r.key.vs {
 		x := e.v
-		if x.ck.id == t.id {
+		if x.id == t.id {
 			continue
 		}
 		match := false
@@ -924,7 +930,7 @@ func (o *Online) extViolation(r *oread) Violation {
 			continue
 		}
 		switch {
-		case x.ck.cmp(t.snap) < 0:
+		case x.ckO().cmp(t.snap) < 0:
 			before = x // versions ascend: the last one wins
 		case x.snapO().cmp(t.snap) < 0:
 			if unc == nil {
@@ -937,7 +943,7 @@ func (o *Online) extViolation(r *oread) Violation {
 		}
 	}
 	pick := func(x *over, k ExtKind) {
-		v.Ext, v.Other, v.OtherStart, v.OtherCommit = k, x.ck.id.String(), x.start, x.commit()
+		v.Ext, v.Other, v.OtherStart, v.OtherCommit = k, x.id.String(), x.start, x.commit()
 	}
 	switch {
 	case before != nil:
