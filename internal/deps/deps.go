@@ -688,11 +688,26 @@ func (d *Deps) isFinal(w int32, k history.Key, op int32, v history.Value) bool {
 // WriteOf returns t's last write of k.
 func (d *Deps) WriteOf(t int32, k history.Key) (Write, bool) {
 	ws := d.Writes[t]
-	i, ok := slices.BinarySearchFunc(ws, k, func(w Write, k history.Key) int { return cmp.Compare(w.Key, k) })
-	if !ok {
-		return Write{}, false
+	// Binary search by hand, and a scan for the last few: the generic search's comparison
+	// calls were most of the lookups' cost (and deps resolves one per read).
+	lo, hi := 0, len(ws)
+	for hi-lo > 8 {
+		h := int(uint(lo+hi) >> 1)
+		if ws[h].Key < k {
+			lo = h + 1
+		} else {
+			hi = h
+		}
 	}
-	return ws[i], true
+	for ; lo < len(ws); lo++ { // stops by hi: ws[hi].Key >= k
+		if ws[lo].Key >= k {
+			if ws[lo].Key == k {
+				return ws[lo], true
+			}
+			break
+		}
+	}
+	return Write{}, false
 }
 
 // decideStatus settles which transactions count: committed ones; unknown-outcome ones that

@@ -130,3 +130,26 @@ func TestBuildContextStops(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWriteOf compares WriteOf with a scan, for transactions of a few to many writes.
+func TestWriteOf(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 7, 8, 9, 16, 17, 40} {
+		ws := make([]Write, n)
+		for i := range ws {
+			ws[i] = Write{Key: history.Key(3 * i), Value: history.Value(i), Op: int32(i)}
+		}
+		d := &Deps{Writes: [][]Write{ws}}
+		for k := history.Key(-1); k <= history.Key(3*n+1); k++ {
+			got, ok := d.WriteOf(0, k)
+			want, wok := Write{}, false
+			for _, w := range ws {
+				if w.Key == k {
+					want, wok = w, true
+				}
+			}
+			if got != want || ok != wok {
+				t.Fatalf("n=%d: WriteOf(%d) = %v %v, want %v %v", n, k, got, ok, want, wok)
+			}
+		}
+	}
+}
