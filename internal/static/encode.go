@@ -773,6 +773,21 @@ func accesses(s Stmt) []access {
 				add(s.ctx, false, f, false, matching(s.Where, tb), false)
 			}
 		}
+		if (s.Kind == SelectMin || s.Kind == SelectMax) && field(tb, s.Fields[0]).Key {
+			// App. B (E-SELECT-MIN/MAX): the result depends on the
+			// liveness of the matching rows up to it (down to it for MAX),
+			// and of every matching row when it is NULL. Keys never change,
+			// so rows beyond the result cannot change it.
+			m := matching(s.Where, tb)
+			op := "<="
+			if s.Kind == SelectMax {
+				op = ">="
+			}
+			out[len(out)-1].row = func(en env, r smtlib.Term, over bool) smtlib.Term {
+				v, n, _ := en.val(&Ref{Name: s.Vars[0]})
+				return smtlib.And(m(en, r, over), smtlib.Or(n, smtlib.App(op, smtlib.App(fieldCtor(tb, s.Fields[0]), r), v)))
+			}
+		}
 		predReads(s.ctx, s.Where)
 	case *Update:
 		tb := s.ctx.table

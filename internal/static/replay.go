@@ -126,6 +126,16 @@ type readSpec struct {
 	where  Cond
 	fields []string // read on matching rows ("" = Alive)
 	all    []string // read on every row
+	// upTo, set for MIN (MAX) over a key field with a non-NULL result,
+	// limits the matching rows read to those whose key field is at most
+	// (at least) the result (App. B, E-SELECT-MIN/MAX).
+	upTo *extremum
+}
+
+type extremum struct {
+	key int // index among the key fields
+	max bool
+	n   int64
 }
 
 // delSpec is a DELETE: it writes Alive = 0 on every row its WHERE matches,
@@ -803,6 +813,7 @@ func (x *exec) stmt(s Stmt) error {
 		case SelectCount:
 			x.vars[s.Vars[0]] = val{n: int64(len(live))}
 		case SelectMin, SelectMax:
+			read := &x.rp.reads[len(x.rp.reads)-1]
 			res := val{null: true}
 			f := s.Fields[0]
 			for _, rk := range live {
@@ -815,6 +826,9 @@ func (x *exec) stmt(s Stmt) error {
 				}
 			}
 			x.vars[s.Vars[0]] = res
+			if k := keyIndex(tb, f); k >= 0 && !res.null {
+				read.upTo = &extremum{key: k, max: s.Kind == SelectMax, n: res.n}
+			}
 		}
 	case *Update:
 		tb := x.rp.tables[s.Table]
@@ -973,7 +987,7 @@ func (rp *replayer) edges(pos []int) []Edge {
 				continue
 			}
 			fields := r.all
-			if r.x.cond(r.where, r.table, &rk) {
+			if r.x.cond(r.where, r.table, &rk) && r.upTo.holds(rk) {
 				fields = append(append([]string(nil), r.all...), r.fields...)
 			}
 			for _, f := range fields {
@@ -1046,4 +1060,15 @@ func shortestCycle(n int, edges []Edge) []Edge {
 		}
 	}
 	return best
+}
+
+func (e *extremum) holds(rk rowKey) bool {
+	if e == nil {
+		return true
+	}
+	k := parseKey(rk.key)[e.key]
+	if e.max {
+		return k >= e.n
+	}
+	return k <= e.n
 }
