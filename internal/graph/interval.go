@@ -2,6 +2,7 @@ package graph
 
 import (
 	"cmp"
+	"errors"
 	"math"
 	"slices"
 )
@@ -31,11 +32,21 @@ type TimeClosure struct {
 	added      [][2]int32 // edges added since, as positions
 }
 
+// Errors of [NewTimeClosure].
+var (
+	ErrCycle    = errors.New("graph: the graph has a cycle")
+	ErrTooLarge = errors.New("graph: the windows of overlapping intervals exceed the memory bound")
+)
+
 // NewTimeClosure builds the closure of the explicit edges plus the real-time order of the
-// intervals [begin[u], end[u]] (end ≥ begin). ok is false if the graph has a cycle.
-func NewTimeClosure(begin, end []int64, edges [][2]int32) (c *TimeClosure, ok bool) {
+// intervals [begin[u], end[u]]. It returns [ErrCycle] if the graph has a cycle (an interval
+// that ends before it begins counts as one), and [ErrTooLarge] if the rows would take more
+// than maxWords 64-bit words: a window runs from the first interval whose running maximum of
+// ends reaches a node's begin, so one very long transaction widens every later window, and
+// the caller then needs another method.
+func NewTimeClosure(begin, end []int64, edges [][2]int32, maxWords int) (*TimeClosure, error) {
 	n := len(begin)
-	c = &TimeClosure{n: n}
+	c := &TimeClosure{n: n}
 	type node struct {
 		b, e int64
 		u    int32
@@ -80,9 +91,12 @@ func NewTimeClosure(begin, end []int64, edges [][2]int32) (c *TimeClosure, ok bo
 		lo, _ := slices.BinarySearch(pmE, b)
 		c.lo[p] = int32(lo)
 		if c.hi[p] < int32(p) || c.lo[p] > int32(p) {
-			return nil, false // end < begin: the node precedes itself
+			return nil, ErrCycle // end < begin: the node precedes itself
 		}
 		c.off[p+1] = c.off[p] + (int(c.hi[p]-c.lo[p])+64)/64
+		if c.off[p+1] > maxWords {
+			return nil, ErrTooLarge
+		}
 	}
 	// msucc: successors beyond hi[m] of the time successor m that ends first are time
 	// successors of m, so a search visits only (hi[p], hi[m]].
@@ -104,7 +118,7 @@ func NewTimeClosure(begin, end []int64, edges [][2]int32) (c *TimeClosure, ok bo
 	head := make([]int32, n+1)
 	for _, e := range edges {
 		if e[0] == e[1] {
-			return nil, false
+			return nil, ErrCycle
 		}
 		head[c.pos[e[0]]+1]++
 	}
@@ -122,7 +136,7 @@ func NewTimeClosure(begin, end []int64, edges [][2]int32) (c *TimeClosure, ok bo
 	c.head, c.adj = head, adj
 	post, ok := c.postorder(head, adj, nil, nil)
 	if !ok {
-		return nil, false
+		return nil, ErrCycle
 	}
 	c.words = make([]uint64, c.off[n])
 	c.minReach = make([]int32, n)
@@ -136,7 +150,7 @@ func NewTimeClosure(begin, end []int64, edges [][2]int32) (c *TimeClosure, ok bo
 			c.merge(p, s)
 		}
 	}
-	return c, true
+	return c, nil
 }
 
 // N returns the number of nodes.

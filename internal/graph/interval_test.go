@@ -59,7 +59,8 @@ func TestTimeClosureBrute(t *testing.T) {
 			}
 		}
 		want, wok := bruteReach(begin, end, edges)
-		c, ok := NewTimeClosure(begin, end, edges)
+		c, err := NewTimeClosure(begin, end, edges, 1<<20)
+		ok := err == nil
 		if ok != wok {
 			t.Fatalf("iter %d: acyclic %v, want %v (begin %v end %v edges %v)", iter, ok, wok, begin, end, edges)
 		}
@@ -131,11 +132,12 @@ func TestTimeClosureWide(t *testing.T) {
 			}
 		}
 		want, wok := bruteReach(begin, end, edges)
-		c, ok := NewTimeClosure(begin, end, edges)
+		c, err := NewTimeClosure(begin, end, edges, 1<<20)
+		ok := err == nil
 		if ok != wok {
 			t.Fatalf("iter %d: acyclic %v, want %v", iter, ok, wok)
 		}
-		if !ok {
+		if err != nil {
 			continue
 		}
 		for range 8 {
@@ -155,5 +157,28 @@ func TestTimeClosureWide(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTimeClosureTooLarge: one interval spanning the history widens every later window; the
+// closure refuses to exceed its bound instead of growing quadratically.
+func TestTimeClosureTooLarge(t *testing.T) {
+	n := 5000
+	begin, end := make([]int64, n), make([]int64, n)
+	for i := range n {
+		begin[i], end[i] = int64(2*i), int64(2*i+1)
+	}
+	if _, err := NewTimeClosure(begin, end, nil, n); err != nil {
+		t.Fatalf("short intervals: %v", err)
+	}
+	end[0] = int64(2 * n)
+	if _, err := NewTimeClosure(begin, end, nil, 4*n); err != ErrTooLarge {
+		t.Fatalf("one long interval: err = %v, want ErrTooLarge", err)
+	}
+	if _, err := NewTimeClosure(begin, end, nil, n*n); err != nil {
+		t.Fatalf("one long interval, no bound: %v", err)
+	}
+	if _, err := NewTimeClosure([]int64{3}, []int64{2}, nil, 10); err != ErrCycle {
+		t.Fatalf("end before begin: err = %v, want ErrCycle", err)
 	}
 }

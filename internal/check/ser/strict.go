@@ -3,6 +3,7 @@ package ser
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 
 	"isovet/history"
@@ -35,6 +36,14 @@ import (
 // transactions of unknown outcome, list-append, predicates, reads with several possible
 // writers), the general pipeline runs and decides, with its witnesses. So it is sound by
 // the replay and complete by the fallback.
+
+// maxClosureWords bounds the compact closure (32 MiB, or 256 bits per transaction if more):
+// one transaction spanning most of the history widens every later window, and such a
+// history goes to the general pipeline, whose memory is bounded, instead.
+var maxClosureWords, closureWordsPerTxn = 1 << 22, 4 // variables so tests can lower them
+
+// maxPrunePasses bounds the pruning passes of the fast path.
+const maxPrunePasses = 32
 
 // fastStats describes a fast-path attempt.
 type fastStats struct {
@@ -224,9 +233,13 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 	if err := ctx.Err(); err != nil {
 		return false, fs, context.Cause(ctx)
 	}
-	c, ok := graph.NewTimeClosure(begin, end, edges)
-	if !ok {
+	c, err := graph.NewTimeClosure(begin, end, edges, max(maxClosureWords, closureWordsPerTxn*m))
+	switch {
+	case errors.Is(err, graph.ErrCycle):
 		fs.why = "cycle of known edges"
+		return false, fs, nil
+	case err != nil:
+		fs.why = err.Error()
 		return false, fs, nil
 	}
 	edges = nil
@@ -260,7 +273,10 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 		}
 		return true
 	}
-	for changed := true; changed; {
+	// Each pass costs a sweep of the remaining pairs; a long chain of forcings could make
+	// passes quadratic, so after maxPrunePasses the greedy step (which checks each pair at its
+	// turn) takes over.
+	for changed, passes := true, 0; changed && passes < maxPrunePasses; passes++ {
 		changed = false
 		if err := ctx.Err(); err != nil {
 			return false, fs, context.Cause(ctx)
@@ -271,6 +287,7 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 				continue
 			}
 			l, r := feasible(p, p.a, p.b), feasible(p, p.b, p.a)
+			var ok bool
 			switch {
 			case !l && !r:
 				fs.why = "a write order with no option left"
