@@ -113,6 +113,7 @@ func (d *Deps) notePartial(s string) {
 // and per field the versions' values of that field, parsed once.
 type versions struct {
 	byKey [][]int32
+	idx   [][]int32 // per transaction, per write (d.Writes[t][j]): its index in byKey[k]
 	// fields: per field name, per key, the field in each version (index 0 the initial
 	// state, 1+i the version of byKey[k][i]); filled on first use of the field.
 	fields map[string]*fieldIndex
@@ -132,7 +133,10 @@ const (
 )
 
 type fieldIndex struct {
-	vals [][]fieldVal // per key
+	// vals and states: per key, the field in each version (index 0 the initial state, 1+i
+	// the version of versions.byKey[k][i]); states[k] is nil when every version sets it.
+	vals   [][]int64
+	states [][]uint8
 	// partial: per key with a version that does not set the field, what resolving it
 	// needs (see truths), so that it takes no scan.
 	partial map[history.Key]*partialKey
@@ -160,7 +164,7 @@ func (d *Deps) field(vs *versions, name string) *fieldIndex {
 		return fi
 	}
 	h := d.H
-	fi := &fieldIndex{vals: make([][]fieldVal, len(vs.byKey)), partial: make(map[history.Key]*partialKey)}
+	fi := &fieldIndex{vals: make([][]int64, len(vs.byKey)), states: make([][]uint8, len(vs.byKey)), partial: make(map[history.Key]*partialKey)}
 	parse := func(v history.Datum) fieldVal {
 		if v.IsNil() {
 			return fieldVal{state: fieldAbsent}
@@ -182,7 +186,8 @@ func (d *Deps) field(vs *versions, name string) *fieldIndex {
 		return fieldVal{v: n}
 	}
 	for k, ws := range vs.byKey {
-		fi.vals[k] = append(make([]fieldVal, 0, 1+len(ws)), parse(h.Value(h.InitialValue(history.Key(k)))))
+		fi.vals[k] = make([]int64, 0, 1+len(ws))
+		fi.push(history.Key(k), parse(h.Value(h.InitialValue(history.Key(k)))))
 	}
 	// Versions in the order of vs.byKey: by writer.
 	for t, ws := range d.Writes {
@@ -190,14 +195,14 @@ func (d *Deps) field(vs *versions, name string) *fieldIndex {
 			continue
 		}
 		for _, w := range ws {
-			fi.vals[w.Key] = append(fi.vals[w.Key], parse(h.Value(w.Value)))
+			fi.push(w.Key, parse(h.Value(w.Value)))
 		}
 	}
-	for k, vals := range fi.vals {
-		if slices.ContainsFunc(vals, func(x fieldVal) bool { return x.state == fieldUnset }) {
+	for k, st := range fi.states {
+		if slices.Contains(st, fieldUnset) {
 			p := &partialKey{}
-			for _, x := range vals {
-				switch x.state {
+			for j := range st {
+				switch x := fi.at(history.Key(k), int32(j)); x.state {
 				case fieldSet:
 					p.set = append(p.set, x.v)
 				case fieldAbsent:
@@ -212,6 +217,25 @@ func (d *Deps) field(vs *versions, name string) *fieldIndex {
 	return fi
 }
 
+// push appends the next version's field of key k.
+func (fi *fieldIndex) push(k history.Key, x fieldVal) {
+	if x.state != fieldSet && fi.states[k] == nil {
+		fi.states[k] = make([]uint8, len(fi.vals[k]), cap(fi.vals[k]))
+	}
+	fi.vals[k] = append(fi.vals[k], x.v)
+	if fi.states[k] != nil {
+		fi.states[k] = append(fi.states[k], x.state)
+	}
+}
+
+// at returns the field in version j of key k.
+func (fi *fieldIndex) at(k history.Key, j int32) fieldVal {
+	if st := fi.states[k]; st != nil {
+		return fieldVal{fi.vals[k][j], st[j]}
+	}
+	return fieldVal{v: fi.vals[k][j]}
+}
+
 // byValue builds the by-value index of the scan.
 func (fi *fieldIndex) byValue() {
 	if fi.byVal {
@@ -220,8 +244,8 @@ func (fi *fieldIndex) byValue() {
 	fi.byVal = true
 	for k, vals := range fi.vals {
 		other := false
-		for _, x := range vals {
-			switch x.state {
+		for j := range vals {
+			switch x := fi.at(history.Key(k), int32(j)); x.state {
 			case fieldSet:
 				fi.sorted = append(fi.sorted, keyVal{x.v, history.Key(k)})
 			case fieldUnset, fieldUnknown:
@@ -258,7 +282,7 @@ func (fi *fieldIndex) unsetTruth(pr *history.Predicate, k history.Key) history.T
 
 // truthOf is the predicate's truth on version j of k (0 the initial state).
 func (fi *fieldIndex) truthOf(pr *history.Predicate, k history.Key, j int32) history.Truth {
-	x := fi.vals[k][j]
+	x := fi.at(k, j)
 	switch x.state {
 	case fieldSet:
 		if pr.Lo <= x.v && x.v <= pr.Hi {
@@ -292,12 +316,14 @@ func (d *Deps) expandPreds(ctx context.Context) error {
 // did not abort.
 func (d *Deps) newVersions() *versions {
 	h := d.H
-	vs := &versions{byKey: make([][]int32, len(h.Keys)), fields: make(map[string]*fieldIndex)}
+	vs := &versions{byKey: make([][]int32, len(h.Keys)), idx: make([][]int32, len(d.Writes)), fields: make(map[string]*fieldIndex)}
 	for t, ws := range d.Writes {
 		if h.Txns[t].Outcome == history.OutcomeAborted {
 			continue
 		}
-		for _, w := range ws {
+		vs.idx[t] = make([]int32, len(ws))
+		for j, w := range ws {
+			vs.idx[t][j] = int32(len(vs.byKey[w.Key]))
 			vs.byKey[w.Key] = append(vs.byKey[w.Key], int32(t))
 		}
 	}
@@ -334,6 +360,8 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 	matchRead := make([]int32, len(h.Keys))
 	matchGen := make([]uint32, len(h.Keys))
 	var vt []verTruth
+	var cs []int32
+	var ar arena
 	var keys, ownKeys []history.Key
 	var own map[history.Key]history.Value
 	undecided, example := 0, ""
@@ -386,8 +414,8 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 				if hasTruth(vt, history.TruthUnknown) {
 					undecidable(pr, row.Key)
 				}
-				r := &d.Reads[ri]
-				r.Cands = d.predCands(r.Cands[:0], row.Key, vs, vt, history.TruthTrue)
+				cs = d.predCands(cs[:0], row.Key, vs, vt, history.TruthTrue)
+				d.Reads[ri].Cands = ar.clone(cs)
 			}
 		}
 		// Rows the transaction wrote itself: the predicate sees its own version. (In key
@@ -425,9 +453,9 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 				undecidable(pr, k)
 				continue
 			}
+			cs = d.predCands(cs[:0], k, vs, vt, history.TruthFalse)
 			d.ReadsOf[po.txn] = append(d.ReadsOf[po.txn], int32(len(d.Reads)))
-			d.Reads = append(d.Reads, Read{Txn: po.txn, Op: po.op, Key: k, Value: history.Nil, Kind: ReadPredMiss,
-				Cands: d.predCands(nil, k, vs, vt, history.TruthFalse)})
+			d.Reads = append(d.Reads, Read{Txn: po.txn, Op: po.op, Key: k, Value: history.Nil, Kind: ReadPredMiss, Cands: ar.clone(cs)})
 		}
 	}
 	if undecided > 0 {
@@ -435,6 +463,24 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 		d.Notes = append(d.Notes, fmt.Sprintf("%d predicate evaluations could not be decided (partial row images, or values that are not rows), e.g. %s: the versions they may have seen were taken either way, so a pass proves nothing", undecided, example))
 	}
 	return nil
+}
+
+// arena hands out the candidate lists of the predicate reads from large blocks: millions of
+// short lists, one allocation per block instead of one each.
+type arena struct{ buf []int32 }
+
+// clone copies s into the arena; the copy's capacity is its length, so appending to it
+// never writes into its neighbour.
+func (a *arena) clone(s []int32) []int32 {
+	if len(s) == 0 {
+		return nil
+	}
+	if cap(a.buf)-len(a.buf) < len(s) {
+		a.buf = make([]int32, 0, max(1<<14, len(s)))
+	}
+	n := len(a.buf)
+	a.buf = append(a.buf, s...)
+	return a.buf[n:len(a.buf):len(a.buf)]
 }
 
 func hasTruth(vt []verTruth, t history.Truth) bool {
@@ -523,7 +569,8 @@ func truths(pr *history.Predicate, fi *fieldIndex, k history.Key, dst []history.
 	dst = dst[:0]
 	var set [2]bool
 	unset, hasNil := false, false
-	for _, x := range fi.vals[k] {
+	for j := range fi.vals[k] {
+		x := fi.at(k, int32(j))
 		t := history.TruthUnknown
 		switch x.state {
 		case fieldSet:

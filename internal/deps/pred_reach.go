@@ -46,6 +46,7 @@ type reachSource struct {
 	// vs.byKey[k]), S of the initial state, and the longest writer interval.
 	byEnd   [][]int32
 	sup     [][]int64
+	supEnd  [][]int64 // S in the order of byEnd (non-decreasing)
 	initSup []int64
 	maxLen  []int64
 	// Per predicate op, the rows the sweep found: opKeys[opOff[i]:opOff[i+1]].
@@ -66,6 +67,7 @@ func (d *Deps) newReachSource(ctx context.Context, vs *versions) *reachSource {
 	nk := len(vs.byKey)
 	s.byEnd = make([][]int32, nk)
 	s.sup = make([][]int64, nk)
+	s.supEnd = make([][]int64, nk)
 	s.initSup = make([]int64, nk)
 	s.maxLen = make([]int64, nk)
 	var com []int32 // committed writers by begin
@@ -105,6 +107,11 @@ func (d *Deps) newReachSource(ctx context.Context, vs *versions) *reachSource {
 		}
 		slices.SortFunc(be, func(a, b int32) int { return cmp.Or(cmp.Compare(s.iv[ws[a]].End, s.iv[ws[b]].End), cmp.Compare(a, b)) })
 		s.byEnd[k] = be
+		se := make([]int64, len(be))
+		for j, i := range be {
+			se[j] = sup[i]
+		}
+		s.supEnd[k] = se
 	}
 	s.opOff = make([]int32, len(d.predOps)+1)
 	return s
@@ -113,9 +120,9 @@ func (d *Deps) newReachSource(ctx context.Context, vs *versions) *reachSource {
 // reach returns the versions of k in reach of r, with their truths.
 func (s *reachSource) reach(r int32, k history.Key, pr *history.Predicate, fi *fieldIndex, dst []verTruth) []verTruth {
 	ri := s.iv[r]
-	ws, sup, be := s.vs.byKey[k], s.sup[k], s.byEnd[k]
-	start, _ := slices.BinarySearchFunc(be, ri.Begin, func(i int32, b int64) int {
-		if sup[i] >= b {
+	ws, be := s.vs.byKey[k], s.byEnd[k]
+	start, _ := slices.BinarySearchFunc(s.supEnd[k], ri.Begin, func(x, b int64) int {
+		if x >= b {
 			return 1
 		}
 		return -1
@@ -185,9 +192,13 @@ func (s *reachSource) sweep(name string, fi *fieldIndex) {
 	}
 	// Distinct values of the field, for the buckets.
 	var vals []int64
-	for _, vv := range fi.vals {
-		for _, x := range vv {
-			if x.state == fieldSet {
+	for k, vv := range fi.vals {
+		if fi.states[k] == nil {
+			vals = append(vals, vv...)
+			continue
+		}
+		for j := range vv {
+			if x := fi.at(history.Key(k), int32(j)); x.state == fieldSet {
 				vals = append(vals, x.v)
 			}
 		}
@@ -206,7 +217,7 @@ func (s *reachSource) sweep(name string, fi *fieldIndex) {
 		}
 	}
 	for k := range fi.vals {
-		add(entry{history.Key(k), -1, s.initSup[k]}, fi.vals[k][0])
+		add(entry{history.Key(k), -1, s.initSup[k]}, fi.at(history.Key(k), 0))
 	}
 	// Writers by begin.
 	var writers []int32
@@ -229,9 +240,9 @@ func (s *reachSource) sweep(name string, fi *fieldIndex) {
 		ri := s.iv[r]
 		for ; next < len(writers) && s.iv[writers[next]].Begin <= ri.End; next++ {
 			w := writers[next]
-			for _, wr := range d.Writes[w] {
-				vi, _ := slices.BinarySearch(s.vs.byKey[wr.Key], w)
-				add(entry{wr.Key, w, s.sup[wr.Key][vi]}, fi.vals[wr.Key][1+vi])
+			for j, wr := range d.Writes[w] {
+				vi := s.vs.idx[w][j]
+				add(entry{wr.Key, w, s.sup[wr.Key][vi]}, fi.at(wr.Key, 1+vi))
 			}
 		}
 		gen++
