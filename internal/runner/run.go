@@ -194,6 +194,7 @@ type executor struct {
 	log        *slog.Logger
 	reads      []int64
 	found      [][]int64 // per op of the current attempt: the keys a predicate read returned
+	rec        record    // the current attempt's record
 
 	// qctx is the context statements get: the run's, or for an [Interrupter] session one
 	// that is never cancelled, since stop calls Interrupt when the run's is.
@@ -278,7 +279,11 @@ func (e *executor) do(ctx context.Context, t *workload.Txn) (ok bool, err error)
 
 // attempt runs t once as a new transaction and records it. ctx is the statements' context.
 func (e *executor) attempt(ctx context.Context, t *workload.Txn) (history.Outcome, error) {
-	rec := record{txn: native.Txn{Session: e.sd, Ops: make([]native.Op, 0, len(t.Ops))}}
+	// The record and its ops are reused from attempt to attempt: the writer copies what it
+	// keeps before record returns, and allocating them per transaction was most of what the
+	// runner added to the garbage collector's work on a server.
+	e.rec = record{txn: native.Txn{Session: e.sd, Ops: e.rec.txn.Ops[:0]}}
+	rec := &e.rec
 	if p, ok := e.sess.(pauser); ok {
 		p.pause()
 	}
@@ -294,7 +299,7 @@ func (e *executor) attempt(ctx context.Context, t *workload.Txn) (history.Outcom
 				rec.txn.Start, rec.txn.Commit, rec.txn.HasTimestamps = rec.info.Start, rec.info.Commit, true
 			}
 		}
-		e.wr.record(&rec)
+		e.wr.record(rec)
 	}
 	tx, err := e.sess.Begin(ctx)
 	if err != nil {

@@ -122,7 +122,8 @@ func (wr *writer) flush() error {
 // from the calling session's goroutine. Transactions that finish while another session is
 // writing are grouped into that session's next write, so under load one write carries many
 // and out sees them in the order they were recorded. After a write error it keeps recording
-// (sessions never block) and [writer.finish] returns the error.
+// (sessions never block) and [writer.finish] returns the error. It keeps nothing that rec
+// points to: the caller reuses it.
 func (wr *writer) record(rec *record) {
 	wr.mu.Lock()
 	wr.one(rec)
