@@ -50,10 +50,10 @@ func NewDecoder() *Decoder { return &Decoder{} }
 func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	d.name, d.line, d.off = name, 0, 0
 	size := int64(-1)
-	bufSize := 1 << 20
+	bufSize := 64 << 10 // longer lines are gathered in long
 	if l, ok := r.(interface{ Len() int }); ok {
 		size = int64(l.Len())
-		bufSize = int(min(size+1, int64(bufSize))) // a small input needs no 1 MiB buffer
+		bufSize = int(min(size+1, int64(bufSize)))
 	}
 	if d.usePipeline(size) {
 		return d.decodePipelined(r, size, b)
