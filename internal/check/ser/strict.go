@@ -68,7 +68,7 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 		b, e int64
 		t    int32
 	}
-	var ns []node
+	ns := make([]node, 0, d.N)
 	for t := range d.N {
 		switch d.Status[t] {
 		case deps.Committed:

@@ -2,9 +2,11 @@ package ser
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"isovet/format"
 	"isovet/history"
 	"isovet/internal/anomaly"
 	"isovet/internal/deps"
@@ -157,5 +159,22 @@ func TestStrictFastLongTransaction(t *testing.T) {
 	}
 	if bounded < 20 {
 		t.Fatalf("only %d histories reached the closure", bounded)
+	}
+}
+
+// TestStrictFastVbox: Vbox's valid 10k histories are decided by the fast path alone (a
+// regression that sent them to the general pipeline would keep the verdict but lose the
+// speed of issue #4).
+func TestStrictFastVbox(t *testing.T) {
+	for _, name := range []string{"blindw_wr_10000", "blindw_rh_10000", "blindw_wh_10000", "ctwitter_10000"} {
+		h, _, err := format.Open(filepath.Join(shared, "bench/vbox", name), format.Auto, format.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok, fs := fastPasses(t, h, 0)
+		if !ok {
+			t.Errorf("%s: the fast path gave up: %s (%+v)", name, fs.why, fs)
+		}
+		t.Logf("%s: %d explicit edges, %d write-order pairs, %d pruned, %d chosen greedily", name, fs.edges, fs.constraints, fs.pruned, fs.greedy)
 	}
 }
