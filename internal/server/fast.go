@@ -12,11 +12,14 @@ import (
 // a buffer is reused as soon as its batch has been applied. Batches decoded by the general
 // path (list reads, Chronos JSON) own their memory and are never pooled.
 type batchBuf struct {
-	txs    []ts.Txn
-	ops    []ts.Op
-	comp   [][]ts.Compiled // per shard: txs compiled (see [Server.compile])
-	spans  []int32         // ops[spans[2i]:spans[2i+1]] are the ops of txs[i], while decoding
-	pooled bool
+	txs  []ts.Txn
+	ops  []ts.Op
+	comp [][]ts.Compiled // per shard: txs compiled (see [Server.compile])
+	// compilers hold the memory of comp that the checker does not keep, reused by the next
+	// batch decoded into this buffer (which is only after this one was applied).
+	compilers []ts.Compiler
+	spans     []int32 // ops[spans[2i]:spans[2i+1]] are the ops of txs[i], while decoding
+	pooled    bool
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batchBuf) }}

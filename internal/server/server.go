@@ -612,10 +612,10 @@ func (s *Server) postTxns(w http.ResponseWriter, r *http.Request) {
 func (s *Server) compile(buf *batchBuf) [][]ts.Compiled {
 	n := len(s.shards)
 	if len(buf.comp) < n {
-		buf.comp = make([][]ts.Compiled, n)
+		buf.comp, buf.compilers = make([][]ts.Compiled, n), make([]ts.Compiler, n)
 	}
 	for i := range n {
-		buf.comp[i] = ts.Compile(buf.txs, i, n, buf.comp[i])
+		buf.comp[i] = buf.compilers[i].Compile(buf.txs, i, n, buf.comp[i])
 	}
 	return buf.comp[:n]
 }

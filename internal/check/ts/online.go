@@ -384,7 +384,7 @@ func (o *Online) ObserveCompiled(c *Compiled) []Event {
 	}
 	t := c.t
 	c.t = nil
-	return o.observe(&Compiled{in: c.in, t: t, nvs: c.nvs, writes: c.writes, ints: c.ints})
+	return o.observe(&Compiled{in: c.in, t: t, nvs: c.nvs, writes: c.writes, rkeys: c.rkeys, ints: c.ints})
 }
 
 func (o *Online) duplicate(id history.Datum) []Event {
@@ -442,7 +442,7 @@ func (o *Online) observe(c *Compiled) []Event {
 	}
 	for i := range t.reads {
 		r := &t.reads[i]
-		key := o.key(r.k)
+		key := o.key(c.rkeys[i])
 		r.key = key
 		if r.isL {
 			key.isL = true
@@ -900,7 +900,7 @@ func (o *Online) prune(key *okey) {
 func (o *Online) extViolation(r *oread) Violation {
 	t := r.t
 	v := o.viol(anomaly.ExtViolation, t)
-	v.Key, v.HasKey = r.k, true
+	v.Key, v.HasKey = r.key.k, true
 	v.Expected, v.Writer = o.expected(r)
 	val, initial := r.v, false
 	if r.isL {

@@ -66,6 +66,7 @@ func deliver(t testing.TB, h *history.History, o OnlineOptions, rng *rand.Rand, 
 		}
 	}
 	var comp []Compiled
+	cs := make([]Compiler, len(shards)) // reused: each batch is observed before the next
 	for n, a := range arr {
 		x := FromHistory(h, a.t)
 		for i, sh := range shards {
@@ -78,7 +79,7 @@ func deliver(t testing.TB, h *history.History, o OnlineOptions, rng *rand.Rand, 
 			if n%3 == 0 {
 				shard = (i + 1) % len(shards)
 			}
-			comp = Compile([]Txn{x}, shard, len(shards), comp)
+			comp = cs[i].Compile([]Txn{x}, shard, len(shards), comp)
 			collect(sh.ObserveCompiled(&comp[0]))
 		}
 	}
@@ -335,6 +336,7 @@ func BenchmarkOnlineSustained(b *testing.B) {
 			c0 := cpuTime()
 			var held, versions int
 			var comp []Compiled
+			var cc Compiler
 			for b.Loop() {
 				on, _ := NewOnline(OnlineOptions{Initial: history.Int(0), Settle: time.Second})
 				t0 := time.Unix(0, 0)
@@ -342,7 +344,7 @@ func BenchmarkOnlineSustained(b *testing.B) {
 					if i%1000 == 0 { // a batch
 						on.Advance(t0.Add(time.Duration(i) * 10 * time.Microsecond))
 						if compiled {
-							comp = Compile(txs[i:min(i+1000, n)], 0, 1, comp)
+							comp = cc.Compile(txs[i:min(i+1000, n)], 0, 1, comp)
 						}
 					}
 					if compiled {

@@ -54,7 +54,6 @@ func FromHistory(h *history.History, t history.TxnID) Txn {
 type oread struct {
 	t    *otxn
 	key  *okey
-	k    history.Datum
 	v    history.Datum
 	list []history.Datum
 	isL  bool
@@ -85,9 +84,11 @@ type olocal struct {
 // ocompile derives t's external reads and final writes, on the keys of shard of shards;
 // INT findings go to ints.
 //
-// With own set, writes are carved from sc.wslab (the caller keeps them); otherwise they are
-// sc's scratch, valid until the next call.
-func ocompile(t *Txn, sc *scratch, ints []intFinding2, shard, shards int, own bool) (reads []oread, writes []owrite, _ []intFinding2) {
+// The keys of the reads are returned apart (rkeys[i] is the key of reads[i]): the checker
+// keeps a read's key in its okey. With own set, writes and rkeys are carved from sc.wbuf and
+// sc.kbuf, valid until the next batch (see [Compiler]); otherwise they are sc's scratch,
+// valid until the next call.
+func ocompile(t *Txn, sc *scratch, ints []intFinding2, shard, shards int, own bool) (reads []oread, rkeys []history.Datum, writes []owrite, _ []intFinding2) {
 	loc := sc.loc
 	nr, nw := 0, 0
 	for i := range t.Ops {
@@ -105,9 +106,10 @@ func ocompile(t *Txn, sc *scratch, ints []intFinding2, shard, shards int, own bo
 		reads = sc.reads.take(nr)
 	}
 	if !own {
-		writes = sc.writes[:0]
-	} else if nw > 0 {
-		writes = sc.wslab.take(nw) // nw bounds the keys written: appends stay in it
+		writes, rkeys = sc.writes[:0], sc.rkeys[:0]
+	} else {
+		// nw and nr bound the keys written and read: appends stay in these.
+		writes, rkeys = bump(&sc.wbuf, nw), bump(&sc.kbuf, nr)
 	}
 	loc = loc[:0]
 	find := func(k history.Datum) int {
@@ -127,7 +129,7 @@ func ocompile(t *Txn, sc *scratch, ints []intFinding2, shard, shards int, own bo
 		case history.OpRead:
 			i := find(o.Key)
 			if i < 0 {
-				reads = append(reads, oread{k: o.Key, v: o.Value})
+				reads, rkeys = append(reads, oread{v: o.Value}), append(rkeys, o.Key)
 				loc = append(loc, olocal{k: o.Key, v: o.Value, read: true, written: -1})
 				continue
 			}
@@ -181,7 +183,7 @@ func ocompile(t *Txn, sc *scratch, ints []intFinding2, shard, shards int, own bo
 					ints = append(ints, intFinding2{o.Key, renderDatums(obs), "… " + renderDatums(extra)})
 					n = max(n, 0)
 				}
-				reads = append(reads, oread{k: o.Key, list: obs[:n:n], isL: true})
+				reads, rkeys = append(reads, oread{list: obs[:n:n], isL: true}), append(rkeys, o.Key)
 				if i < 0 {
 					loc = append(loc, olocal{k: o.Key, read: true, written: -1})
 					i = len(loc) - 1
@@ -202,9 +204,9 @@ func ocompile(t *Txn, sc *scratch, ints []intFinding2, shard, shards int, own bo
 	}
 	sc.loc = loc
 	if !own {
-		sc.writes = writes
+		sc.writes, sc.rkeys = writes, rkeys
 	}
-	return reads, writes, ints
+	return reads, rkeys, writes, ints
 }
 
 // scratch is memory reused across [Online.Observe] calls: the compile-time view of keys
@@ -215,7 +217,10 @@ type scratch struct {
 	writes []owrite
 	reads  slab[oread]
 	txns   slab[otxn]
-	wslab  slab[owrite] // the writes of compiled batches
+	rkeys  []history.Datum
+	// The writes and read keys of a compiled batch (see [Compiler]).
+	wbuf []owrite
+	kbuf []history.Datum
 }
 
 // slab hands out small slices carved from shared chunks.
@@ -243,15 +248,28 @@ type Compiled struct {
 	t             *otxn  // nil once observed
 	nvs           []over // the versions it will install, one per write
 	writes        []owrite
+	rkeys         []history.Datum // the keys of t.reads
 	ints          []intFinding2
 	shard, shards int
 }
+
+// Compiler is memory that [Compiler.Compile] reuses from one batch to the next: the
+// transactions' writes and the keys they read, which the checker copies and does not keep.
+// A batch it compiled must have been observed (or abandoned) before it compiles the next.
+// The zero value is ready.
+type Compiler struct{ sc scratch }
 
 // Compile compiles txs for the checker that is shard of shards (as in [OnlineOptions]; 0
 // of 1 for an unsharded one), reusing out's memory. It may run on any goroutine, several
 // at a time. txs must not change until they are observed; what the checker keeps of them
 // (ids, keys, values) it copies.
 func Compile(txs []Txn, shard, shards int, out []Compiled) []Compiled {
+	var c Compiler
+	return c.Compile(txs, shard, shards, out)
+}
+
+// Compile is [Compile] with c's memory.
+func (c *Compiler) Compile(txs []Txn, shard, shards int, out []Compiled) []Compiled {
 	if shards <= 1 {
 		shard, shards = 0, 1
 	}
@@ -262,12 +280,13 @@ func Compile(txs []Txn, shard, shards int, out []Compiled) []Compiled {
 	for i := range txs {
 		nops += len(txs[i].Ops)
 	}
-	var sc scratch
+	// What the checker keeps is fresh memory; the rest is c's, reused.
+	sc := &c.sc
 	sc.txns.buf = make([]otxn, 0, len(txs))
 	sc.reads.buf = make([]oread, 0, min(nops, 1024))
-	sc.wslab.buf = make([]owrite, 0, min(nops, 1024))
+	sc.wbuf, sc.kbuf = slices.Grow(sc.wbuf[:0], nops), slices.Grow(sc.kbuf[:0], nops)
 	for i := range txs {
-		out[i] = compileOne(&txs[i], &sc, shard, shards, true)
+		out[i] = compileOne(&txs[i], sc, shard, shards, true)
 	}
 	return out
 }
@@ -278,7 +297,7 @@ func compileOne(in *Txn, sc *scratch, shard, shards int, own bool) Compiled {
 	c := Compiled{in: in, shard: shard, shards: shards}
 	c.t = &sc.txns.take(1)[:1][0]
 	var reads []oread
-	reads, c.writes, c.ints = ocompile(in, sc, nil, shard, shards, own)
+	reads, c.rkeys, c.writes, c.ints = ocompile(in, sc, nil, shard, shards, own)
 	*c.t = otxn{id: in.ID, start: in.Start, commit: in.Commit, reads: reads}
 	for i := range reads {
 		reads[i].t = c.t
@@ -289,6 +308,20 @@ func compileOne(in *Txn, sc *scratch, shard, shards int, own bool) Compiled {
 		c.nvs = make([]over, len(c.writes))
 	}
 	return c
+}
+
+// bump carves n elements (length 0, capacity n) from the end of *buf, growing it if needed
+// (slices already carved keep the old array).
+func bump[T any](buf *[]T, n int) []T {
+	if n == 0 {
+		return nil
+	}
+	if cap(*buf)-len(*buf) < n {
+		*buf = make([]T, 0, max(2*cap(*buf), n, 256))
+	}
+	i := len(*buf)
+	*buf = (*buf)[:i+n]
+	return (*buf)[i : i : i+n]
 }
 
 // intFinding2 is an INT violation over datums.
