@@ -341,27 +341,34 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 		fs.greedy++
 	}
 	order := c.Order()
-	for i, u := range order {
-		order[i] = txn[u]
-	}
-	if !replay(d, order) {
+	if !replay(d, order, txn) {
 		fs.why = "the serial order did not replay"
 		return false, fs, nil
 	}
 	return true, fs, nil
 }
 
-// replay reports whether order (every committed transaction once) is a serial order the
-// strict level allows: real time and (if the level has it) session order are respected, and
-// every external read reads its writer's version, the last written before it (or the
-// initial state when it has no writer).
-func replay(d *deps.Deps, order []int32) bool {
+// replay reports whether order (dense ids of the committed transactions txn[u], each once)
+// is a serial order the strict level allows: real time and (if the level has it) session
+// order are respected, and every external read reads its writer's version, the last written
+// before it (or the initial state when it has no writer). It reads the intervals from the
+// history itself, not from the fast path's arrays, so the certificate does not share their
+// mistakes.
+func replay(d *deps.Deps, order, txn []int32) bool {
 	h := d.H
+	if len(order) != len(txn) {
+		return false
+	}
+	ivs := make([]history.Interval, d.N) // read in order of id: sequential, not by order
+	for t := range d.N {
+		ivs[t] = h.Txns[t].Time.Widen(d.Opts.Skew)
+	}
 	at := make([]int32, d.N)
 	for t := range at {
 		at[t] = -1
 	}
-	for i, t := range order {
+	for i, u := range order {
+		t := txn[u]
 		if at[t] >= 0 || d.Status[t] != deps.Committed {
 			return false
 		}
@@ -390,12 +397,12 @@ func replay(d *deps.Deps, order []int32) bool {
 	for k := range last {
 		last[k] = d.Init
 	}
-	for _, t := range order {
-		iv := h.Txns[t].Time.Widen(d.Opts.Skew)
-		if iv.End < maxBegin {
+	for _, u := range order {
+		t := txn[u]
+		if ivs[t].End < maxBegin {
 			return false // an earlier transaction began after t ended
 		}
-		maxBegin = max(maxBegin, iv.Begin)
+		maxBegin = max(maxBegin, ivs[t].Begin)
 		for _, ri := range d.ReadsOf[t] {
 			r := &d.Reads[ri]
 			if len(r.Cands) != 1 || last[r.Key] != r.Cands[0] {
