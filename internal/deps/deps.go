@@ -301,7 +301,12 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 	// Drop candidates that are not counted.
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
-		r.Cands = slices.DeleteFunc(r.Cands, func(w int32) bool { return w != d.Init && d.Status[w] == Excluded })
+		for _, w := range r.Cands {
+			if w != d.Init && d.Status[w] == Excluded {
+				r.Cands = slices.DeleteFunc(r.Cands, func(w int32) bool { return w != d.Init && d.Status[w] == Excluded })
+				break
+			}
+		}
 		if d.Status[r.Txn] == Committed && len(r.Cands) == 0 {
 			d.Findings = append(d.Findings, d.explainNoSource(r))
 		}
@@ -314,13 +319,34 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 			}
 		}
 	}
-	// Writers per key.
+	// Writers per key, carved from one slice (counted first; capacity-limited, so an
+	// append copies).
+	nwk := make([]int32, nk+1)
+	for t, ws := range d.Writes {
+		if d.Status[t] != Excluded {
+			for _, w := range ws {
+				nwk[w.Key+1]++
+			}
+		}
+	}
+	for k := range nk {
+		nwk[k+1] += nwk[k]
+	}
+	all := make([]int32, nwk[nk])
+	for k := range nk {
+		d.Writers[k] = all[nwk[k]:nwk[k]:nwk[k+1]]
+	}
 	for t, ws := range d.Writes {
 		if d.Status[t] == Excluded {
 			continue
 		}
 		for _, w := range ws {
 			d.Writers[w.Key] = append(d.Writers[w.Key], int32(t))
+		}
+	}
+	for k := range nk {
+		if len(d.Writers[k]) == 0 {
+			d.Writers[k] = nil
 		}
 	}
 	if d.hasLists {
