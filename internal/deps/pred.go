@@ -342,7 +342,7 @@ type verTruth struct {
 // reachSource only at those real time leaves in reach.
 type predSource interface {
 	// keys returns the rows predicate op i (d.predOps[i]) may have missed: a superset of
-	// the rows with a version in reach on which the predicate is not false, ascending.
+	// the rows with a version in reach on which the predicate is not false, each once.
 	keys(i int, pr *history.Predicate, fi *fieldIndex, dst []history.Key) []history.Key
 	// reach returns the versions of k reader r may have read, with the predicate's truth
 	// on each (never TruthUnset): versions in ascending order, then the initial state.
@@ -506,9 +506,7 @@ func (s *scanSource) keys(_ int, pr *history.Predicate, fi *fieldIndex, dst []hi
 		s.seen = make([]uint32, len(s.d.H.Keys))
 	}
 	s.gen++
-	dst = predKeys(pr, fi, dst, s.seen, s.gen)
-	slices.Sort(dst)
-	return dst
+	return predKeys(pr, fi, dst, s.seen, s.gen)
 }
 
 func (s *scanSource) reach(r int32, k history.Key, pr *history.Predicate, fi *fieldIndex, dst []verTruth) []verTruth {
@@ -567,10 +565,22 @@ func (d *Deps) predInternal(t *history.Txn, pr *history.Predicate, k history.Key
 // says; what stays unknown is TruthUnknown.
 func truths(pr *history.Predicate, fi *fieldIndex, k history.Key, dst []history.Truth) []history.Truth {
 	dst = dst[:0]
+	vals, states := fi.vals[k], fi.states[k]
+	if states == nil {
+		// Every version sets the field.
+		for _, v := range vals {
+			t := history.TruthFalse
+			if pr.Lo <= v && v <= pr.Hi {
+				t = history.TruthTrue
+			}
+			dst = append(dst, t)
+		}
+		return dst
+	}
 	var set [2]bool
 	unset, hasNil := false, false
-	for j := range fi.vals[k] {
-		x := fi.at(k, int32(j))
+	for j, v := range vals {
+		x := fieldVal{v, states[j]}
 		t := history.TruthUnknown
 		switch x.state {
 		case fieldSet:

@@ -167,7 +167,7 @@ type entry struct {
 }
 
 // sweep finds, for every predicate op on field name, the rows with a version in reach on
-// which the predicate may hold (its value is in range, or not a plain value), ascending.
+// which the predicate may hold (its value is in range, or not a plain value).
 func (s *reachSource) sweep(name string, fi *fieldIndex) {
 	d, h := s.d, s.d.H
 	// The ops on this field, by reader End.
@@ -265,7 +265,6 @@ func (s *reachSource) sweep(name string, fi *fieldIndex) {
 		}
 		b.visit(lo, hi, visit)
 		other = slices.DeleteFunc(other, func(e entry) bool { return !visit(e) })
-		slices.Sort(keys)
 		found[i] = slices.Clone(keys)
 	}
 	// Lay the rows out by op; ops on other fields keep what they had.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"isovet/history"
@@ -49,15 +51,31 @@ func expandBoth(t *testing.T, h *history.History, o Options) (scan, reach string
 	return predText(ds), predText(dr), len(ds.Reads)
 }
 
+var undecidedExample = regexp.MustCompile(`e\.g\. .*?: the versions`)
+
+// predText is d's reads (in a canonical order: the two sources may visit the rows of an op
+// in different orders), findings and notes.
 func predText(d *Deps) string {
-	s := ""
+	var rs []string
 	for _, r := range d.Reads {
-		s += fmt.Sprintf("T%d op%d k%d kind%d v%d cands%v\n", r.Txn, r.Op, r.Key, r.Kind, r.Value, r.Cands)
+		rs = append(rs, fmt.Sprintf("T%03d op%03d k%03d kind%d v%d cands%v\n", r.Txn, r.Op, r.Key, r.Kind, r.Value, r.Cands))
+	}
+	slices.Sort(rs)
+	s := strings.Join(rs, "")
+	for t, ri := range d.ReadsOf {
+		for _, i := range ri {
+			if d.Reads[i].Txn != int32(t) {
+				s += fmt.Sprintf("ReadsOf[%d] holds read %d of T%d\n", t, i, d.Reads[i].Txn)
+			}
+		}
 	}
 	for _, f := range d.Findings {
 		s += fmt.Sprintf("finding %v %v %s\n", f.Kind, f.Txns, f.Message)
 	}
-	return s + fmt.Sprintf("partial %v notes %q\n", d.Partial, d.Notes)
+	// The example an undecided note gives is the first row met, which depends on the order.
+	notes := fmt.Sprintf("%q", d.Notes)
+	notes = undecidedExample.ReplaceAllString(notes, "e.g. ...: the versions")
+	return s + fmt.Sprintf("partial %v notes %s\n", d.Partial, notes)
 }
 
 // genReach makes a random history for the reach index: many overlapping transactions over
