@@ -87,6 +87,10 @@ type model struct {
 	passes, prunedWW, prunedWR int
 	// sinkPairs, freePairs: writer pairs addPairs left out (see there).
 	sinkPairs, freePairs int
+	// clockDecided: writer pairs the clocks decided (addPairs); clockEdges: the known
+	// edges joinDecided added for them (not in why); ck: those clocks.
+	clockDecided, clockEdges int
+	ck                       *clocks
 }
 
 func pairKey(a, b int32) uint64 {
@@ -105,7 +109,7 @@ func noGuard(e deps.Edge) bool { return e.Guards[0] < 0 && e.Guards[1] < 0 && e.
 // build constructs the model from the known dependencies.
 func build(d *deps.Deps) *model {
 	m := buildBase(d)
-	m.addPairs()
+	m.addPairs(nil)
 	return m
 }
 
@@ -163,23 +167,34 @@ func buildBase(d *deps.Deps) *model {
 // (see sinks), and, on a key, a pair of committed writers that read nothing and whose
 // writes of that key nobody can read ("free" on the key). Any solution of the rest
 // extends to those pairs: free writers of a key in a topological order of the solution's
-// split graph, sinks after everything else in a topological order of their own.
-func (m *model) addPairs() {
+// split graph, sinks after everything else in a topological order of their own. Pairs
+// the clocks decided (ck, if not nil; clockPrune) are no choice either: their edges are
+// known, added for the covering pairs of each key's decided order (the others are paths
+// through them).
+func (m *model) addPairs(ck *clocks) {
 	d := m.d
 	sink := m.sinks()
-	read := make(map[wk]bool)
 	reduce := !d.Partial // predicates only partly modelled: keep every pair
+	// free[k][i]: d.Writers[k][i] is committed, reads nothing, and no read may read its k.
+	free := make([][]bool, len(d.Writers))
+	for k, ws := range d.Writers {
+		free[k] = make([]bool, len(ws))
+		for i, w := range ws {
+			free[k][i] = m.committed(w) && !m.reader[w]
+		}
+	}
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
 		for _, c := range r.Cands {
-			read[wk{c, r.Key}] = true
+			if i, ok := slices.BinarySearch(d.Writers[r.Key], c); ok {
+				free[r.Key][i] = false
+			}
 		}
 	}
-	free := func(w int32, k history.Key) bool { return m.committed(w) && !m.reader[w] && !read[wk{w, k}] }
 	for k, ws := range d.Writers {
 		for i, a := range ws {
-			fa := free(a, history.Key(k))
-			for _, b := range ws[i+1:] {
+			fa := free[k][i]
+			for jj, b := range ws[i+1:] {
 				if d.Before(a, b) || d.Before(b, a) {
 					// Real time orders them (strong SI, both committed): the time chain is a
 					// dep path, and deps derives the anti-dependencies (Deps.ReadFrom).
@@ -190,9 +205,15 @@ func (m *model) addPairs() {
 				case sink[a] || sink[b]:
 					m.sinkPairs++
 					continue
-				case fa && free(b, history.Key(k)):
+				case fa && free[k][i+1+jj]:
 					m.freePairs++
 					continue
+				}
+				if ck != nil {
+					if ok, _ := ck.decided(history.Key(k), i, i+1+jj); ok {
+						m.clockDecided++
+						continue
+					}
 				}
 				pk := pairKey(a, b)
 				ci, ok := m.pairOf[pk]
@@ -205,6 +226,94 @@ func (m *model) addPairs() {
 			}
 		}
 	}
+	if ck != nil {
+		m.joinDecided(ck, func(k history.Key, i, j int) bool {
+			a, b := d.Writers[k][i], d.Writers[k][j]
+			return !d.Before(a, b) && !d.Before(b, a) && !(reduce && (sink[a] || sink[b] || (free[k][i] && free[k][j])))
+		})
+	}
+}
+
+// joinDecided adds the known edges of the pairs the clocks decided and use admits, for
+// each key's covering pairs (see clocks.covering). They go straight into the adjacency
+// lists, without a reason in why (hundreds of thousands of map entries on large
+// histories); clockReason recovers the reason of the few a witness shows.
+func (m *model) joinDecided(ck *clocks, use func(k history.Key, i, j int) bool) {
+	m.ck = ck
+	for k, ws := range m.d.Writers {
+		key := history.Key(k)
+		for _, p := range ck.covering(key, func(i, j int) bool { return use(key, i, j) }) {
+			a, b := ws[p[0]], ws[p[1]]
+			m.depOut[a] = append(m.depOut[a], b)
+			m.depIn[b] = append(m.depIn[b], a)
+			m.clockEdges++
+			for _, r := range m.certReaders[wk{a, key}] {
+				if r != b {
+					m.rwOut[r] = append(m.rwOut[r], b)
+					m.rwIn[b] = append(m.rwIn[b], r)
+					m.clockEdges++
+				}
+			}
+			m.succ[wk{a, key}] = append(m.succ[wk{a, key}], b)
+		}
+	}
+}
+
+// clockReason returns the reason of a raw edge u→v of kind k that the clocks' decisions
+// imply (joinDecided), and records it in why and forced.
+func (m *model) clockReason(u, v int32, k kind) (deps.Edge, bool) {
+	d := m.d
+	if m.ck == nil || u >= int32(d.N) || v >= int32(d.N) {
+		return deps.Edge{}, false
+	}
+	first := func(a, b int32, key history.Key) bool { // the clocks put a before b on key
+		ws := d.Writers[key]
+		i, ok1 := slices.BinarySearch(ws, a)
+		j, ok2 := slices.BinarySearch(ws, b)
+		if !ok1 || !ok2 {
+			return false
+		}
+		ok, iFirst := m.ck.decided(key, min(i, j), max(i, j))
+		return ok && iFirst == (i < j)
+	}
+	var found *deps.Edge
+	switch k {
+	case kDep:
+		for _, w := range d.Writes[u] {
+			if _, ok := d.WriteOf(v, w.Key); ok && first(u, v, w.Key) {
+				c := wwc{a: min(u, v), b: max(u, v), keys: []history.Key{w.Key}}
+				e := m.wwEdges(&c, u, v, nil)[0]
+				found = &e
+				break
+			}
+		}
+	case kRW:
+		for _, ri := range d.ReadsOf[u] {
+			r := &d.Reads[ri]
+			if len(r.Cands) != 1 || r.Cands[0] == d.Init {
+				continue
+			}
+			if _, ok := d.WriteOf(v, r.Key); ok && first(r.Cands[0], v, r.Key) {
+				c := wwc{a: min(r.Cands[0], v), b: max(r.Cands[0], v), keys: []history.Key{r.Key}}
+				for _, e := range m.wwEdges(&c, r.Cands[0], v, nil) {
+					if e.From == u && e.Rel == report.RW {
+						found = &e
+						break
+					}
+				}
+				if found != nil {
+					break
+				}
+			}
+		}
+	}
+	if found == nil {
+		return deps.Edge{}, false
+	}
+	key := ekey{u, v, k}
+	m.why[key] = *found
+	m.forced[key] = true
+	return *found, true
 }
 
 // sinks marks the transactions that can go after every other writer of each key they

@@ -41,3 +41,49 @@ func TestPairsLeftOut(t *testing.T) {
 		})
 	}
 }
+
+// TestClockReasons: every known edge the clocks' decisions added without a reason
+// (joinDecided) has one clockReason recovers, on random strong-session histories.
+func TestClockReasons(t *testing.T) {
+	t.Parallel()
+	checked, edges := 0, 0
+	for seed := uint64(0); seed < 400; seed++ {
+		h := histtest.Gen(seed, histtest.GenOptions{Txns: 30, Sessions: 4, Keys: 3, OpsPerTxn: 2, Concurrency: 3})
+		d, err := deps.BuildContext(context.Background(), h, deps.Options{Session: true})
+		if err != nil || len(d.Findings) > 0 {
+			continue
+		}
+		m := buildBase(d)
+		ck, err := m.clockPrune(context.Background(), h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ck == nil {
+			continue
+		}
+		checked++
+		m.addPairs(ck)
+		for u := range int32(m.nn) {
+			for _, v := range m.depOut[u] {
+				if _, ok := m.why[ekey{u, v, kDep}]; !ok {
+					edges++
+					if _, ok := m.clockReason(u, v, kDep); !ok {
+						t.Fatalf("seed %d: no reason for %d -> %d", seed, u, v)
+					}
+				}
+			}
+			for _, v := range m.rwOut[u] {
+				if _, ok := m.why[ekey{u, v, kRW}]; !ok {
+					edges++
+					if _, ok := m.clockReason(u, v, kRW); !ok {
+						t.Fatalf("seed %d: no reason for %d -rw-> %d", seed, u, v)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d histories, %d edges", checked, edges)
+	if checked == 0 || edges == 0 {
+		t.Fatal("no history exercised the clocks")
+	}
+}

@@ -28,40 +28,41 @@ import (
 // breadth-first topological order of the known graph plus session order.
 
 // schedule reports whether a scheduled version order witnesses the history (see above).
-// It never decides a violation.
-func (m *model) schedule(ctx context.Context, h *history.History) (bool, error) {
+// It never decides a violation. With exact (the level has session order) it prunes writer
+// pairs with session clocks to a fixpoint (clockPrune) and returns the clocks, whose
+// decisions addPairs then takes as known, when no guess works.
+func (m *model) schedule(ctx context.Context, h *history.History, exact bool) (bool, *clocks, error) {
 	d := m.d
-	if len(m.wr) > 0 || len(m.guarded) > 0 {
-		return false, nil
-	}
-	for t := range d.N {
-		if d.Status[t] == deps.Maybe {
-			return false, nil
-		}
-	}
-	for ri := range d.Reads {
-		r := &d.Reads[ri]
-		if d.Status[r.Txn] != deps.Excluded && (len(r.Cands) != 1 || !m.committed(r.Cands[0])) {
-			return false, nil
-		}
+	if !m.certain() {
+		return false, nil, nil
 	}
 	if h.HasTime() {
 		if orders, ok := m.greedyOrders(m.timePrio(h)); ok && m.witnesses(orders) {
-			return true, nil
+			return true, nil, nil
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return false, err
+		return false, nil, err
+	}
+	if exact {
+		ck, err := m.clockPrune(ctx, h)
+		if err != nil || ck == nil {
+			return false, nil, err
+		}
+		if orders, ok := ck.orders(); ok && m.witnesses(orders) {
+			return true, nil, nil
+		}
+		return false, ck, nil
 	}
 	if ok, err := m.clockOrders(ctx, h); ok || err != nil {
-		return ok, err
+		return ok, nil, err
 	}
 	if prio := m.topoPrio(sessionHint(h, d)); prio != nil {
 		if orders, ok := m.greedyOrders(prio); ok && m.witnesses(orders) {
-			return true, nil
+			return true, nil, nil
 		}
 	}
-	return false, ctx.Err()
+	return false, nil, ctx.Err()
 }
 
 // Limits of clockOrders: sessions, clock entries (split nodes × sessions) and writer pairs.
@@ -71,32 +72,43 @@ const (
 	clockMaxPairs    = 16 << 20
 )
 
-// clockOrders guesses version orders by pruning writer pairs with session clocks, and
-// reports whether a guess witnesses the history (checked by witnesses). The graph is the
-// known split graph plus session order (a hint at plain SI: every strong-session witness
-// is a plain one). Consecutive transactions of a session are joined (t → t'* → t'), so
-// whatever reaches one event of a session (t* or t) reaches all earlier ones: reachability
-// from a transaction's node is one comparison against the target's clock, the latest event
-// of each session that reaches it (one sweep in topological order). A pass marks the order
-// a<b of writers of k impossible when b's entry reaches a or b reaches a reader of a's k
-// (PolySI's pruning), keeps pairs with exactly one possible order, orders each key's
-// writers by those pairs (ties by topological position) and checks the result; the kept
-// pairs' edges join the graph for the next pass (three at most).
-func (m *model) clockOrders(ctx context.Context, h *history.History) (bool, error) {
+// clocks answers reachability on the known split graph plus session order (and edges
+// added since) with session clocks. Consecutive transactions of a session are joined
+// (t → t'* → t'), so whatever reaches one event of a session (t* or t) reaches all earlier
+// ones: reachability from a transaction's node is one comparison against the target's
+// clock, the latest event of each session that reaches it, computed by one sweep in
+// topological order. A pass (see pass) applies PolySI's pruning rule to every writer pair
+// of every key: a before b on k is impossible when b's entry reaches a, or b reaches a
+// reader of a's k (the order's ww or rw edge would close a cycle).
+type clocks struct {
+	m        *model
+	g        *graph.Digraph
+	sess, ev []int32 // per split node: session index (-1: none), event (t* 2i, t 2i+1)
+	S        int
+	clock    []int32
+	pos      []int32    // topological positions of the last sweep
+	dec      [][]uint64 // per key, n×n bits (i<j): the pair's order is decided
+	first    [][]uint64 // per key, n×n bits (i<j): set if ws[i] goes first
+	inG      [][]uint64 // per key, n×n bits (i<j): the pair's edges are in g
+	touched  []bool     // per key: decided pairs since its edges were last joined
+}
+
+// newClocks returns the clocks of m's known graph plus session order, or nil past the
+// limits (or for a history whose reads are not all certain).
+func (m *model) newClocks(h *history.History) *clocks {
 	d := m.d
 	pairs := 0
 	for _, ws := range d.Writers {
 		pairs += len(ws) * (len(ws) - 1) / 2
 	}
 	if pairs > clockMaxPairs {
-		return false, nil
+		return nil
 	}
-	g := m.known()
-	nn := g.N()
-	sess := make([]int32, nn) // session index of a transaction's node, or -1
-	ev := make([]int32, nn)   // its event number in the session: t* 2i, t 2i+1
-	for i := range sess {
-		sess[i] = -1
+	c := &clocks{m: m, g: m.known()}
+	nn := c.g.N()
+	c.sess, c.ev = make([]int32, nn), make([]int32, nn)
+	for i := range c.sess {
+		c.sess[i] = -1
 	}
 	sid := make(map[history.SessionID]int32)
 	cnt := make(map[history.SessionID]int32)
@@ -111,135 +123,314 @@ func (m *model) clockOrders(ctx context.Context, h *history.History) (bool, erro
 		}
 		i := cnt[s]
 		cnt[s] = i + 1
-		sess[t], ev[t] = sid[s], 2*i+1
+		c.sess[t], c.ev[t] = sid[s], 2*i+1
 		if m.reader[t] {
-			sess[m.star(t)], ev[m.star(t)] = sid[s], 2*i
+			c.sess[m.star(t)], c.ev[m.star(t)] = sid[s], 2*i
 		}
 		if p, ok := last[s]; ok {
-			g.AddEdge(p, m.port(t))
+			c.g.AddEdge(p, m.port(t))
 		}
 		last[s] = t
 	}
-	S := len(sid)
-	if S == 0 || S > clockMaxSessions || nn*S > clockMaxEntries {
-		return false, nil
+	c.S = len(sid)
+	if c.S == 0 || c.S > clockMaxSessions || nn*c.S > clockMaxEntries {
+		return nil
 	}
-	orders := make([][]int32, len(d.Writers))
-	joined := make([][]uint64, len(d.Writers)) // per key, n×n bits: pairs whose edges g has
+	c.dec = make([][]uint64, len(d.Writers))
+	c.first = make([][]uint64, len(d.Writers))
+	c.inG = make([][]uint64, len(d.Writers))
+	c.touched = make([]bool, len(d.Writers))
 	for k, ws := range d.Writers {
-		joined[k] = make([]uint64, (len(ws)*len(ws)+63)/64)
+		w := (len(ws)*len(ws) + 63) / 64
+		c.dec[k], c.first[k], c.inG[k] = make([]uint64, w), make([]uint64, w), make([]uint64, w)
+	}
+	return c
+}
+
+// sweep computes the clocks; false if g is cyclic.
+func (c *clocks) sweep() bool {
+	order, ok := graph.Topo(c.g)
+	if !ok {
+		return false
+	}
+	c.pos = graph.Positions(order)
+	S := c.S
+	if c.clock == nil {
+		c.clock = make([]int32, c.g.N()*S)
+	}
+	for i := range c.clock {
+		c.clock[i] = -1
+	}
+	for _, x := range order {
+		row := c.clock[int(x)*S : int(x)*S+S]
+		for _, y := range c.g.Out(x) {
+			ry := c.clock[int(y)*S : int(y)*S+S]
+			for i, v := range row {
+				ry[i] = max(ry[i], v)
+			}
+			if s := c.sess[x]; s >= 0 {
+				ry[s] = max(ry[s], c.ev[x])
+			}
+		}
+	}
+	return true
+}
+
+// reach reports whether x reaches y (x a transaction's node).
+func (c *clocks) reach(x, y int32) bool {
+	s := c.sess[x]
+	return x == y || (s >= 0 && c.clock[int(y)*c.S+int(s)] >= c.ev[x])
+}
+
+// impossible reports whether a before b on k closes a cycle.
+func (c *clocks) impossible(a, b int32, k history.Key) bool {
+	m := c.m
+	if c.reach(m.port(b), a) {
+		return true
+	}
+	for _, r := range m.certReaders[wk{a, k}] {
+		if r != b && c.reach(b, m.star(r)) {
+			return true
+		}
+	}
+	return false
+}
+
+// pass evaluates every undecided pair after a sweep and decides those with one possible
+// order; it returns how many, and contradiction if some pair has none.
+func (c *clocks) pass() (added int, contradiction bool) {
+	for k, ws := range c.m.d.Writers {
+		key := history.Key(k)
+		n := len(ws)
+		for i := range n {
+			for j := i + 1; j < n; j++ {
+				bit := i*n + j
+				if c.dec[k][bit/64]&(1<<(bit%64)) != 0 {
+					continue
+				}
+				a, b := ws[i], ws[j]
+				ab, ba := c.impossible(a, b, key), c.impossible(b, a, key)
+				switch {
+				case ab && ba:
+					return added, true
+				case ab:
+				case ba:
+					c.first[k][bit/64] |= 1 << (bit % 64)
+				default:
+					continue
+				}
+				c.dec[k][bit/64] |= 1 << (bit % 64)
+				c.touched[k] = true
+				added++
+			}
+		}
+	}
+	return added, false
+}
+
+// covering returns the decided pairs of key k that use admits, as (first, second) writer
+// indexes, reduced (with at most 64 writers) to the covering pairs of that order: a pair
+// a < b left out has an intermediate c with a < c and c < b both returned, and a → c* →
+// c → b* (a reader of a reaches b through c as well), so their edges give the same
+// reachability as all of them.
+func (c *clocks) covering(k history.Key, use func(i, j int) bool) [][2]int {
+	n := len(c.m.d.Writers[k])
+	var out [][2]int
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			bit := i*n + j
+			if c.dec[k][bit/64]&(1<<(bit%64)) == 0 || (use != nil && !use(i, j)) {
+				continue
+			}
+			if c.first[k][bit/64]&(1<<(bit%64)) != 0 {
+				out = append(out, [2]int{i, j})
+			} else {
+				out = append(out, [2]int{j, i})
+			}
+		}
+	}
+	if n <= 64 {
+		var succ, pred [64]uint64
+		for _, p := range out {
+			succ[p[0]] |= 1 << p[1]
+			pred[p[1]] |= 1 << p[0]
+		}
+		out = slices.DeleteFunc(out, func(p [2]int) bool { return succ[p[0]]&pred[p[1]] != 0 })
+	}
+	return out
+}
+
+// joinTouched adds to g the edges of the covering decided pairs of every touched key
+// (edges added earlier stay: they hold in every solution).
+func (c *clocks) joinTouched() {
+	m := c.m
+	for k, ws := range m.d.Writers {
+		if !c.touched[k] {
+			continue
+		}
+		c.touched[k] = false
+		key := history.Key(k)
+		n := len(ws)
+		for _, p := range c.covering(key, nil) {
+			i, j := min(p[0], p[1]), max(p[0], p[1])
+			bit := i*n + j
+			if c.inG[k][bit/64]&(1<<(bit%64)) != 0 {
+				continue
+			}
+			c.inG[k][bit/64] |= 1 << (bit % 64)
+			a, b := ws[p[0]], ws[p[1]]
+			c.g.AddEdge(a, m.port(b))
+			for _, r := range m.certReaders[wk{a, key}] {
+				if r != b {
+					c.g.AddEdge(m.star(r), b)
+				}
+			}
+		}
+	}
+}
+
+// orders orders each key's writers by the decided pairs, ties by topological position.
+func (c *clocks) orders() ([][]int32, bool) {
+	m := c.m
+	out := make([][]int32, len(m.d.Writers))
+	for k, ws := range m.d.Writers {
+		n := len(ws)
+		after := make([][]int32, n)
+		indeg := make([]int32, n)
+		for i := range n {
+			for j := i + 1; j < n; j++ {
+				bit := i*n + j
+				if c.dec[k][bit/64]&(1<<(bit%64)) == 0 {
+					continue
+				}
+				x, y := i, j
+				if c.first[k][bit/64]&(1<<(bit%64)) == 0 {
+					x, y = j, i
+				}
+				after[x] = append(after[x], int32(y))
+				indeg[y]++
+			}
+		}
+		var ready []int32
+		for i := range n {
+			if indeg[i] == 0 {
+				ready = append(ready, int32(i))
+			}
+		}
+		o := make([]int32, 0, n)
+		for len(ready) > 0 {
+			bi := 0
+			for i, x := range ready {
+				if c.pos[m.port(ws[x])] < c.pos[m.port(ws[ready[bi]])] {
+					bi = i
+				}
+			}
+			x := ready[bi]
+			ready = slices.Delete(ready, bi, bi+1)
+			o = append(o, ws[x])
+			for _, y := range after[x] {
+				if indeg[y]--; indeg[y] == 0 {
+					ready = append(ready, y)
+				}
+			}
+		}
+		if len(o) != n {
+			return nil, false
+		}
+		out[k] = o
+	}
+	return out, true
+}
+
+// clockOrders guesses version orders with the clocks (session order is a hint at plain
+// SI: every strong-session witness is a plain one) and reports whether a guess witnesses
+// the history: up to three passes, each followed by ordering every key by the decided
+// pairs and checking the result; the decided pairs' edges join the graph for the next.
+func (m *model) clockOrders(ctx context.Context, h *history.History) (bool, error) {
+	c := m.newClocks(h)
+	if c == nil {
+		return false, nil
 	}
 	for range 3 {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
-		order, ok := graph.Topo(g)
-		if !ok {
+		if !c.sweep() {
 			return false, nil
 		}
-		pos := graph.Positions(order)
-		clock := make([]int32, nn*S)
-		for i := range clock {
-			clock[i] = -1
+		added, bad := c.pass()
+		if bad {
+			return false, nil // a violation, or a wrong hint: the exact path decides
 		}
-		for _, x := range order {
-			row := clock[int(x)*S : int(x)*S+S]
-			for _, y := range g.Out(x) {
-				ry := clock[int(y)*S : int(y)*S+S]
-				for i, v := range row {
-					ry[i] = max(ry[i], v)
-				}
-				if s := sess[x]; s >= 0 {
-					ry[s] = max(ry[s], ev[x])
-				}
-			}
-		}
-		reach := func(x, y int32) bool {
-			s := sess[x]
-			return x == y || (s >= 0 && clock[int(y)*S+int(s)] >= ev[x])
-		}
-		impossible := func(a, b int32, k history.Key) bool { // a before b on k
-			if reach(m.port(b), a) {
-				return true
-			}
-			for _, r := range m.certReaders[wk{a, k}] {
-				if r != b && reach(b, m.star(r)) {
-					return true
-				}
-			}
-			return false
-		}
-		type kept struct{ a, b, k int32 }
-		var keep []kept
-		for k, ws := range d.Writers {
-			key := history.Key(k)
-			n := len(ws)
-			after := make([][]int32, n) // after[i]: indexes that must follow ws[i]
-			indeg := make([]int32, n)
-			for i := range n {
-				for j := i + 1; j < n; j++ {
-					a, b := ws[i], ws[j]
-					ab, ba := impossible(a, b, key), impossible(b, a, key)
-					switch {
-					case ab && ba:
-						return false, nil // a violation, or a wrong hint: the exact path decides
-					case ab:
-						after[j] = append(after[j], int32(i))
-						indeg[i]++
-					case ba:
-						after[i] = append(after[i], int32(j))
-						indeg[j]++
-					}
-					if bit := i*n + j; (ab || ba) && joined[k][bit/64]&(1<<(bit%64)) == 0 {
-						joined[k][bit/64] |= 1 << (bit % 64)
-						if ab {
-							a, b = b, a
-						}
-						keep = append(keep, kept{a, b, int32(k)})
-					}
-				}
-			}
-			var ready []int32
-			for i := range n {
-				if indeg[i] == 0 {
-					ready = append(ready, int32(i))
-				}
-			}
-			o := orders[k][:0]
-			for len(ready) > 0 {
-				bi := 0
-				for i, x := range ready {
-					if pos[m.port(ws[x])] < pos[m.port(ws[ready[bi]])] {
-						bi = i
-					}
-				}
-				x := ready[bi]
-				ready = slices.Delete(ready, bi, bi+1)
-				o = append(o, ws[x])
-				for _, y := range after[x] {
-					if indeg[y]--; indeg[y] == 0 {
-						ready = append(ready, y)
-					}
-				}
-			}
-			if len(o) != n {
-				return false, nil
-			}
-			orders[k] = o
-		}
-		if m.witnesses(orders) {
+		if orders, ok := c.orders(); ok && m.witnesses(orders) {
 			return true, nil
 		}
-		for _, e := range keep {
-			g.AddEdge(e.a, m.port(e.b))
-			for _, r := range m.certReaders[wk{e.a, history.Key(e.k)}] {
-				if r != e.b {
-					g.AddEdge(m.star(r), e.b)
-				}
-			}
+		if added == 0 {
+			return false, nil
 		}
+		c.joinTouched()
 	}
 	return false, nil
+}
+
+// clockPrune prunes writer pairs with the clocks to a fixpoint, for a level with session
+// order (where the clocks' graph is the known graph: the decisions are exact, PolySI's
+// pruning), and returns the clocks with the decided pairs, or nil (limits, a cycle, or a
+// pair with no possible order: the exact pipeline finds and explains the violation).
+func (m *model) clockPrune(ctx context.Context, h *history.History) (*clocks, error) {
+	if !m.certain() {
+		return nil, nil
+	}
+	c := m.newClocks(h)
+	if c == nil {
+		return nil, nil
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !c.sweep() {
+			return nil, nil
+		}
+		added, bad := c.pass()
+		if bad {
+			return nil, nil
+		}
+		if added == 0 {
+			return c, nil
+		}
+		c.joinTouched()
+	}
+}
+
+// decided reports whether the clocks decided the pair of writers i < j (indexes into
+// d.Writers[k]) and whether ws[i] goes first.
+func (c *clocks) decided(k history.Key, i, j int) (ok, iFirst bool) {
+	n := len(c.m.d.Writers[k])
+	bit := i*n + j
+	return c.dec[k][bit/64]&(1<<(bit%64)) != 0, c.first[k][bit/64]&(1<<(bit%64)) != 0
+}
+
+// certain reports whether every read has exactly one possible writer, committed, and
+// nothing is of unknown outcome: then the version orders are the only choices, and
+// certReaders lists every reader of every version.
+func (m *model) certain() bool {
+	d := m.d
+	if len(m.wr) > 0 || len(m.guarded) > 0 {
+		return false
+	}
+	for t := range d.N {
+		if d.Status[t] == deps.Maybe {
+			return false
+		}
+	}
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		if d.Status[r.Txn] != deps.Excluded && (len(r.Cands) != 1 || !m.committed(r.Cands[0])) {
+			return false
+		}
+	}
+	return true
 }
 
 // witnesses reports whether orders (one total order of each key's writers) together with

@@ -84,6 +84,9 @@ func TestDifferentialSchedule(t *testing.T) {
 				if got := rep.Verdict == report.Pass; got != want || rep.Verdict == report.Unknown {
 					t.Fatalf("seed %d: Check(%s, NoSchedule=%v) = %v, oracle says pass=%v\n%s\nanomalies: %+v", seed, l, no, rep.Verdict, want, histtest.Format(h), rep.Anomalies)
 				}
+				if rep.Verdict == report.Fail && (len(rep.Anomalies) == 0 || rep.Anomalies[0].Message == "" || len(rep.Anomalies[0].Cycle) == 0 && rep.Anomalies[0].Kind == anomaly.GSingle) {
+					t.Fatalf("seed %d: Check(%s, NoSchedule=%v) fails without an explained cycle: %+v", seed, l, no, rep.Anomalies)
+				}
 				if no && scheduled(rep) {
 					t.Fatalf("seed %d: NoSchedule passed through the schedule", seed)
 				}

@@ -214,8 +214,9 @@ func (c *run) run() error {
 	}
 	m := buildBase(d)
 	c.phase("construct")
+	var ck *clocks
 	if !c.o.NoSchedule {
-		ok, err := m.schedule(c.ctx, h)
+		ok, k, err := m.schedule(c.ctx, h, info.Session)
 		if err != nil {
 			return err
 		}
@@ -225,9 +226,10 @@ func (c *run) run() error {
 			rep.Verdict = report.Pass
 			return nil
 		}
+		ck = k
 	}
-	m.addPairs()
-	st.Constraints = len(m.ww) + len(m.wr)
+	m.addPairs(ck)
+	st.Constraints = len(m.ww) + len(m.wr) + m.clockDecided
 	c.phase("pairs")
 	w := &witness{m: m, h: h}
 	v, err := m.prune(c.ctx)
@@ -236,7 +238,7 @@ func (c *run) run() error {
 	}
 	nww, nwr := m.remaining()
 	st.PrunedConstraints = st.Constraints - nww - nwr
-	st.KnownEdges = len(m.why)
+	st.KnownEdges = len(m.why) + m.clockEdges
 	c.phase("prune")
 	if v != nil {
 		var alts []alternative

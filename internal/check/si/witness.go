@@ -105,6 +105,9 @@ func (m *model) expand(cyc []int32, xwhy map[ekey]deps.Edge) []deps.Edge {
 			e, found = xwhy[ekey{u, v, k}]
 		}
 		if !found {
+			e, found = m.clockReason(u, v, k)
+		}
+		if !found {
 			e = deps.Edge{From: u, To: v, Key: -1, Via: -1}
 		}
 		out = append(out, e)
