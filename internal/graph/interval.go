@@ -237,10 +237,14 @@ func (c *TimeClosure) postorder(head, adj, head2, adj2 []int32) ([]int32, bool) 
 	post := make([]int32, 0, c.n)
 	type frame struct{ p, i int32 }
 	var stack []frame
-	for root := range int32(c.n) {
+	// Roots in descending position: when root r starts, every position above it is done, and
+	// time successors are all above their node, so a search need not step to those above r
+	// (Vbox's o_g): the roots themselves walk no time edges at all.
+	for root := int32(c.n) - 1; root >= 0; root-- {
 		if state[root] != 0 {
 			continue
 		}
+		og := root + 1 // every position >= og is done
 		state[root] = 1
 		stack = append(stack, frame{root, 0})
 		for len(stack) > 0 {
@@ -258,7 +262,7 @@ func (c *TimeClosure) postorder(head, adj, head2, adj2 []int32) ([]int32, bool) 
 					s = adj[head[p]+f.i]
 				case f.i < ne2:
 					s = adj2[head2[p]+f.i-ne]
-				case c.hi[p]+1+(f.i-ne2) <= c.msucc[p]:
+				case c.hi[p]+1+(f.i-ne2) <= min(c.msucc[p], og-1):
 					s = c.hi[p] + 1 + (f.i - ne2)
 				default:
 					s = -1
