@@ -232,16 +232,17 @@ func (e vent) cmp(p opos) int {
 // (or the first settled one: reads settle in arrival order) and judges those again while
 // they are still in cache. In commit order no writer is ever late and nothing is walked.
 type okey struct {
-	k   history.Datum
-	vs  []vent
-	isL bool
-
-	hasSnap  bool
-	maxSnap  pos    // the highest snapshot position of any read of the key (when hasSnap)
-	lastRead *oread // the newest read of the key, nil or settled if none is pending
-
+	// What every arrival touches comes first, so that it shares as few cache lines as it can.
+	vs     []vent
 	lastCk pos           // vs[len(vs)-1].ck, when vs is not empty
 	lastV  history.Datum // vs[len(vs)-1].v.v
+
+	maxSnap  pos    // the highest snapshot position of any read of the key (when hasSnap)
+	lastRead *oread // the newest read of the key, nil or settled if none is pending
+	hasSnap  bool
+	isL      bool
+
+	k history.Datum
 }
 
 // vsIndex is searchVS(key.vs, p).
@@ -299,6 +300,9 @@ type Online struct {
 	hasHoriz bool
 
 	seq int64 // arrivals so far
+
+	ks      []*okey // the keys of the transaction being observed
+	touched int     // a sum over the keys' state, so that loading it is not optimised away
 
 	st    OnlineStats
 	sc    scratch
@@ -434,15 +438,31 @@ func (o *Online) observe(c *Compiled) []Event {
 	if o.m.session {
 		evs = o.session(evs, in, t)
 	}
-	for i := range c.writes {
-		evs = o.write(evs, t, &c.writes[i], &c.nvs[i])
-	}
 	if lateReads {
 		t.reads = nil
 	}
+	// The transaction's keys are found first, in one loop of independent loads, so that
+	// the processor overlaps their cache misses (the checker is bound by them); the loops
+	// below then find each key's state in cache.
+	ks := o.ks[:0]
+	touch := 0
+	for i := range c.writes {
+		key := o.key(c.writes[i].k)
+		touch += len(key.vs)
+		ks = append(ks, key)
+	}
+	for i := range t.reads {
+		key := o.key(c.rkeys[i])
+		touch += len(key.vs)
+		ks = append(ks, key)
+	}
+	o.ks, o.touched = ks, o.touched+touch
+	for i := range c.writes {
+		evs = o.write(evs, t, &c.writes[i], &c.nvs[i], ks[i])
+	}
 	for i := range t.reads {
 		r := &t.reads[i]
-		key := o.key(c.rkeys[i])
+		key := ks[len(c.writes)+i]
 		r.key = key
 		if r.isL {
 			key.isL = true
@@ -575,8 +595,7 @@ func (o *Online) sessPut(s *osess, seq int64, e sessEntry) {
 // write inserts t's version of w.k: NOCONFLICT and equal commit timestamps against the
 // versions already there, then marks the key for re-checking if the write may precede the
 // snapshot of a read of it.
-func (o *Online) write(evs []Event, t *otxn, w *owrite, nv *over) []Event {
-	key := o.key(w.k)
+func (o *Online) write(evs []Event, t *otxn, w *owrite, nv *over, key *okey) []Event {
 	if w.isL {
 		key.isL = true
 	}
