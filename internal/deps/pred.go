@@ -361,6 +361,7 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 	matchGen := make([]uint32, len(h.Keys))
 	var vt []verTruth
 	var cs []int32
+	budget, nmiss := maxPredWords, 0
 	var ar arena
 	var keys, ownKeys []history.Key
 	var own map[history.Key]history.Value
@@ -454,6 +455,10 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 				continue
 			}
 			cs = d.predCands(cs[:0], k, vs, vt, history.TruthFalse)
+			if budget -= readWords + len(cs); budget < 0 {
+				return fmt.Errorf("%w: the predicate reads need more than %d MiB (%d rows not returned so far, by %d of %d predicate operations): every version of such a row in reach of the reader is a candidate, and without real time every version is in reach", ErrUnsupported, maxPredWords>>18, nmiss, i+1, len(d.predOps))
+			}
+			nmiss++
 			d.ReadsOf[po.txn] = append(d.ReadsOf[po.txn], int32(len(d.Reads)))
 			d.Reads = append(d.Reads, Read{Txn: po.txn, Op: po.op, Key: k, Value: history.Nil, Kind: ReadPredMiss, Cands: ar.clone(cs)})
 		}
@@ -464,6 +469,16 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 	}
 	return nil
 }
+
+// maxPredWords bounds, in 4-byte words, what the reads of rows a predicate did not return
+// may take (a read is about readWords, plus its candidates): 1 GiB. Beyond it the check
+// stops with ErrUnsupported (verdict unknown) instead of running out of memory. Without
+// real time every version of a row that may be missed is a candidate: BlindW-Pred with 1 to
+// 100 rows a predicate and 10,000 transactions needs about 20 million such reads with 40
+// candidates each.
+var maxPredWords = 1 << 28
+
+const readWords = 32
 
 // arena hands out the candidate lists of the predicate reads from large blocks: millions of
 // short lists, one allocation per block instead of one each.

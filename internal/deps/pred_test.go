@@ -2,6 +2,7 @@ package deps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -292,4 +293,24 @@ func TestBuckets(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPredBudget: a predicate expansion beyond its memory bound stops with ErrUnsupported
+// (the checkers report verdict unknown), and within it builds.
+func TestPredBudget(t *testing.T) {
+	h := histtest.MustParse(`init 0
+s1: T1 w(x,1) w(y,1) w(z,1)
+s2: T2 w(x,2) w(y,2) w(z,2)
+s3: T3 pr("v in [1, 1]", [])
+`)
+	if _, err := Build(h, Options{}); err != nil {
+		t.Fatalf("within the bound: %v", err)
+	}
+	defer func(m int) { maxPredWords = m }(maxPredWords)
+	maxPredWords = 2 * readWords
+	_, err := Build(h, Options{})
+	if !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("beyond the bound: err %v, want ErrUnsupported", err)
+	}
+	t.Log(err)
 }
