@@ -42,8 +42,9 @@ import (
 // history goes to the general pipeline, whose memory is bounded, instead.
 var maxClosureWords, closureWordsPerTxn = 1 << 22, 4 // variables so tests can lower them
 
-// maxPrunePasses bounds the pruning passes of the fast path.
-const maxPrunePasses = 32
+// maxPrunePasses bounds the pruning passes of the fast path; maxPropagate is the most open
+// pairs for which each greedy choice is followed by a pruning pass over the rest.
+const maxPrunePasses, maxPropagate = 32, 1024
 
 // fastStats describes a fast-path attempt.
 type fastStats struct {
@@ -276,36 +277,48 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 	// Each pass costs a sweep of the remaining pairs; a long chain of forcings could make
 	// passes quadratic, so after maxPrunePasses the greedy step (which checks each pair at its
 	// turn) takes over.
-	for changed, passes := true, 0; changed && passes < maxPrunePasses; passes++ {
-		changed = false
-		if err := ctx.Err(); err != nil {
-			return false, fs, context.Cause(ctx)
+	all := make([]int32, len(pairs))
+	for pi := range all {
+		all[pi] = int32(pi)
+	}
+	// prune fixes the pairs of list with one option left, repeating until nothing changes (at
+	// most passes times); false means the fast path must give up.
+	prune := func(list []int32, passes int) bool {
+		for changed := true; changed && passes > 0; passes-- {
+			changed = false
+			for _, pi := range list {
+				p := &pairs[pi]
+				if p.fixed {
+					continue
+				}
+				l, r := feasible(p, p.a, p.b), feasible(p, p.b, p.a)
+				var ok bool
+				switch {
+				case !l && !r:
+					fs.why = "a write order with no option left"
+					return false
+				case !l:
+					ok = fix(p, p.b, p.a)
+				case !r:
+					ok = fix(p, p.a, p.b)
+				default:
+					continue
+				}
+				if !ok {
+					fs.why = "a forced edge closed a cycle"
+					return false
+				}
+				fs.pruned++
+				changed = true
+			}
 		}
-		for pi := range pairs {
-			p := &pairs[pi]
-			if p.fixed {
-				continue
-			}
-			l, r := feasible(p, p.a, p.b), feasible(p, p.b, p.a)
-			var ok bool
-			switch {
-			case !l && !r:
-				fs.why = "a write order with no option left"
-				return false, fs, nil
-			case !l:
-				ok = fix(p, p.b, p.a)
-			case !r:
-				ok = fix(p, p.a, p.b)
-			default:
-				continue
-			}
-			if !ok {
-				fs.why = "a forced edge closed a cycle"
-				return false, fs, nil
-			}
-			fs.pruned++
-			changed = true
-		}
+		return true
+	}
+	if err := ctx.Err(); err != nil {
+		return false, fs, context.Cause(ctx)
+	}
+	if !prune(all, maxPrunePasses) {
+		return false, fs, nil
 	}
 	// Greedy: in order of the first end, the writer that ended first goes first unless that
 	// closes a cycle.
@@ -324,8 +337,11 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 	slices.SortFunc(rest, func(x, y int32) int {
 		return cmp.Compare(min(end[pairs[x].a], end[pairs[x].b]), min(end[pairs[y].a], end[pairs[y].b]))
 	})
-	for _, pi := range rest {
+	for i, pi := range rest {
 		p := &pairs[pi]
+		if p.fixed {
+			continue // forced by an earlier choice
+		}
 		a, b := first(p)
 		if !feasible(p, a, b) {
 			a, b = b, a
@@ -339,6 +355,11 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 			return false, fs, nil
 		}
 		fs.greedy++
+		// Propagate the choice to the pairs still open, while that stays cheap (quadratic in
+		// the open pairs): fewer dead ends.
+		if len(rest) <= maxPropagate && !prune(rest[i+1:], 1) {
+			return false, fs, nil
+		}
 	}
 	order := c.Order()
 	if !replay(d, order, txn) {

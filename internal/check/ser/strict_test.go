@@ -94,6 +94,9 @@ func TestStrictFastDifferential(t *testing.T) {
 			Perturb:     []float64{0, 0, 0.01, 0.05}[(seed/2)%4],
 			Intervals:   true,
 		}
+		if seed%5 == 0 { // hot keys: many overlapping writers of one to three keys
+			o.Sessions, o.Keys, o.Concurrency, o.ReadRatio = 8, 1+int(seed%3), 4+int(seed%5), []float64{0.2, 0.5}[seed%2]
+		}
 		h := histtest.Gen(seed, o)
 		skew := []int64{0, 0, 2}[(seed/3)%3]
 		opts := Options{ClockSkew: time.Duration(skew)}
