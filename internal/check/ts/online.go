@@ -356,7 +356,7 @@ func (o *Online) Stats() OnlineStats {
 }
 
 func (o *Online) bytes() int64 {
-	return int64(o.st.Versions)*200 + int64(len(o.fifo))*260 + int64(o.reads)*144 + int64(len(o.keys)+len(o.ikeys)+o.nkeys)*160 + int64(cap(o.dense))*8 +
+	return int64(o.st.Versions)*200 + int64(len(o.fifo))*260 + int64(o.reads)*112 + int64(len(o.keys)+len(o.ikeys)+o.nkeys)*160 + int64(cap(o.dense))*8 +
 		o.elems*40 + int64(o.ids.goneLen())*60
 }
 
