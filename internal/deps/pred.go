@@ -445,10 +445,15 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 				continue
 			}
 			vt = src.reach(po.txn, k, pr, fi, vt[:0])
-			if !hasTruth(vt, history.TruthTrue) && !hasTruth(vt, history.TruthUnknown) {
+			anyTrue, anyUnknown := false, false
+			for _, x := range vt {
+				anyTrue = anyTrue || x.t == history.TruthTrue
+				anyUnknown = anyUnknown || x.t == history.TruthUnknown
+			}
+			if !anyTrue && !anyUnknown {
 				continue // θ is false on every version the reader may see: any position reads one
 			}
-			if hasTruth(vt, history.TruthUnknown) {
+			if anyUnknown {
 				// Which version the predicate may have seen is not known: the row is not
 				// checked (no violation can come of it), and a pass proves nothing.
 				undecidable(pr, k)
