@@ -468,6 +468,11 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 			d.Reads = append(d.Reads, Read{Txn: po.txn, Op: po.op, Key: k, Value: history.Nil, Kind: ReadPredMiss, Cands: ar.clone(cs)})
 		}
 	}
+	if ctx.Err() != nil {
+		// The sweep stops early when cancelled, leaving ops without their rows: never
+		// return what it left unfinished as if it were complete.
+		return context.Cause(ctx)
+	}
 	if undecided > 0 {
 		d.Partial = true
 		d.Notes = append(d.Notes, fmt.Sprintf("%d predicate evaluations could not be decided (partial row images, or values that are not rows), e.g. %s: the versions they may have seen were taken either way, so a pass proves nothing", undecided, example))

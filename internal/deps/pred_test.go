@@ -314,3 +314,36 @@ s3: T3 pr("v in [1, 1]", [])
 	}
 	t.Log(err)
 }
+
+// cancelAfter is a context whose Err reports cancellation after n calls.
+type cancelAfter struct {
+	context.Context
+	n *int
+}
+
+func (c cancelAfter) Err() error {
+	if *c.n--; *c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestReachCancelled: when the sweep is cancelled part way, the expansion returns the
+// cancellation rather than reads with rows missing.
+func TestReachCancelled(t *testing.T) {
+	for seed := range 50 {
+		h := genReach(rand.New(rand.NewPCG(uint64(seed), 5)))
+		for n := 0; n < 4; n++ {
+			d := extracted(t, h, Options{Realtime: true})
+			if len(d.predOps) == 0 {
+				break
+			}
+			calls := n
+			ctx := cancelAfter{context.Background(), &calls}
+			vs := d.newVersions()
+			if err := d.expandWith(ctx, vs, d.newReachSource(ctx, vs)); err == nil {
+				t.Fatalf("seed %d: cancelled after %d checks, the expansion returned no error", seed, n)
+			}
+		}
+	}
+}
