@@ -150,7 +150,99 @@ func TestCommitTimesInBulk(t *testing.T) {
 	if committed < 50 {
 		t.Fatalf("only %d committed transactions with ids", committed)
 	}
+	// Every committed transaction that wrote has an id and every read-only one none, and
+	// the id is the xid of the row versions it left: each row's xmin is the id of the
+	// transaction that wrote the value the row holds.
+	writer := map[[2]string]*history.Txn{}
+	for i := range h.Txns {
+		tx := &h.Txns[i]
+		if !tx.Committed() {
+			continue
+		}
+		if hasWrite(*tx) == tx.Source.IsNil() {
+			t.Fatalf("committed txn %d: writes %v but id %v", i, hasWrite(*tx), tx.Source)
+		}
+		for _, o := range tx.Ops {
+			if o.Kind == history.OpWrite {
+				writer[[2]string{h.Key(o.Key).String(), h.Value(o.Value).String()}] = tx
+			}
+		}
+	}
+	rows, err := c.Query(ctx, "SELECT k, v::text, xmin::text::bigint FROM "+table(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for rows.Next() {
+		var k, v string
+		var xmin int64
+		if err := rows.Scan(&k, &v, &xmin); err != nil {
+			t.Fatal(err)
+		}
+		tx := writer[[2]string{k, v}]
+		if tx == nil {
+			continue // never written: the loaded row
+		}
+		x, _ := tx.Source.Int()
+		if x%(1<<32) != xmin {
+			t.Fatalf("row %s=%s: xmin %d, but its writer recorded id %d", k, v, xmin, x)
+		}
+		checked++
+	}
+	if rows.Err() != nil || checked == 0 {
+		t.Fatalf("checked %d rows' xmin (%v)", checked, rows.Err())
+	}
 	t.Logf("%d committed and %d other transactions with ids; %d aborted in all", committed, aborted, res.Aborted)
+}
+
+// TestRowWorkloadIDs: transactions whose writes are row operations (predicate writes,
+// inserts, deletes) get their id from the query sent with COMMIT: every committed
+// transaction that inserted (the loader's) has one, every committed read-only one none, and
+// predicate writes that updated rows have one.
+func TestRowWorkloadIDs(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	db, _, err := Open(ctx, dsn(t), runner.OpenOptions{Isolation: "serializable", Table: table(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	defer db.(runner.Cleaner).Cleanup(context.Background())
+	w, err := workload.Generate("blindw-pred", workload.Options{Seed: 1, Sessions: 3, TxnsPerSess: 10, Keys: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runner.Run(ctx, db, w, runner.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := res.History
+	inserters, predWriters := 0, 0
+	for i := range h.Txns {
+		tx := &h.Txns[i]
+		if !tx.Committed() {
+			continue
+		}
+		readOnly, inserts := true, false
+		for _, o := range tx.Ops {
+			readOnly = readOnly && o.Kind.IsRead()
+			inserts = inserts || o.Kind == history.OpInsert
+		}
+		switch {
+		case readOnly && !tx.Source.IsNil():
+			t.Fatalf("committed read-only txn %d has id %v", i, tx.Source)
+		case inserts && tx.Source.IsNil():
+			t.Fatalf("committed txn %d inserted rows but has no id", i)
+		case inserts:
+			inserters++
+		case !readOnly && !tx.Source.IsNil():
+			predWriters++
+		}
+	}
+	if inserters == 0 || predWriters == 0 {
+		t.Fatalf("%d inserting and %d predicate-writing transactions with ids, want some of each", inserters, predWriters)
+	}
 }
 
 // TestInterruptBlockedStatement: cancelling a run stops a session that waits inside a

@@ -12,8 +12,11 @@
 // it; a COMMIT that fails without a server answer (the connection broke) has an unknown
 // outcome.
 //
-// With each COMMIT the driver asks for pg_current_xact_id_if_assigned() (in the same round
-// trip) and records it as the transaction's source id (read-only transactions have none);
+// The driver records each transaction's xid as its source id (read-only transactions have
+// none): the first register write or list append of a transaction returns it (RETURNING
+// pg_current_xact_id(), no extra statement), and a transaction whose first write was a row
+// operation asks pg_current_xact_id_if_assigned() in the COMMIT round trip ("SELECT ...;
+// COMMIT" as one simple-protocol query);
 // with track_commit_timestamp on, the DB is a [runner.CommitTimer]: the runner asks for the
 // commit times of all committed transactions in bulk at the end of the run
 // (pg_xact_commit_timestamp over an array of ids), and they go to the run's sidecar file.
@@ -291,20 +294,25 @@ func (db *DB) commitTimes(ctx context.Context, c *pgx.Conn, xs []int64) ([]int64
 // newSession returns a session on connection c.
 func (db *DB) newSession(c *pgx.Conn) *session {
 	t := db.table
-	return &session{db: db, c: c,
+	s := &session{db: db, c: c,
 		qRead:   "SELECT v FROM " + t + " WHERE k = $1",
 		qWrite:  "UPDATE " + t + " SET v = $2 WHERE k = $1",
 		qInsert: "INSERT INTO " + t + " (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v",
 		qAppend: "INSERT INTO " + t + " (k, l) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET l = " + t + ".l || excluded.l",
 		qList:   "SELECT l FROM " + t + " WHERE k = $1",
 	}
+	// A row the statement changed has the transaction's xid assigned: RETURNING reads it.
+	const ret = " RETURNING pg_current_xact_id()::text::bigint"
+	s.qWriteID, s.qInsertID, s.qAppendID = s.qWrite+ret, s.qInsert+ret, s.qAppend+ret
+	return s
 }
 
 type session struct {
 	db                                     *DB
 	c                                      *pgx.Conn
 	qRead, qWrite, qInsert, qAppend, qList string
-	tx                                     tx // the open transaction: one at a time
+	qWriteID, qInsertID, qAppendID         string // the same, returning the xid
+	tx                                     tx     // the open transaction: one at a time
 }
 
 func (s *session) Close() error { return s.c.Close(context.Background()) }
@@ -329,6 +337,20 @@ func (s *session) Begin(ctx context.Context) (runner.Tx, error) {
 type tx struct {
 	s    *session
 	info runner.Info
+	// xid is the transaction's id once a write returned it (hasXID). unsure says a row
+	// operation may have assigned one without returning it: COMMIT then asks.
+	xid            int64
+	hasXID, unsure bool
+}
+
+// wantXID says whether the next write should return the transaction id.
+func (t *tx) wantXID() bool { return t.s.db.txid && !t.hasXID }
+
+// mayAssign notes a statement that may have assigned an xid without returning it.
+func (t *tx) mayAssign() {
+	if t.s.db.txid && !t.hasXID {
+		t.unsure = true
+	}
 }
 
 // classify wraps err with the runner's error classes.
@@ -356,6 +378,15 @@ func (t *tx) Read(ctx context.Context, k string) (int64, error) {
 }
 
 func (t *tx) Write(ctx context.Context, k string, v int64) error {
+	if t.wantXID() {
+		// An UPDATE that matched no row assigned nothing and returns nothing: insert.
+		err := t.s.c.QueryRow(ctx, t.s.qWriteID, k, v).Scan(&t.xid)
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = t.s.c.QueryRow(ctx, t.s.qInsertID, k, v).Scan(&t.xid)
+		}
+		t.hasXID = err == nil
+		return classify(err)
+	}
 	tag, err := t.s.c.Exec(ctx, t.s.qWrite, k, v)
 	if err == nil && tag.RowsAffected() == 0 {
 		_, err = t.s.c.Exec(ctx, t.s.qInsert, k, v)
@@ -364,6 +395,11 @@ func (t *tx) Write(ctx context.Context, k string, v int64) error {
 }
 
 func (t *tx) Append(ctx context.Context, k string, v int64) error {
+	if t.wantXID() {
+		err := t.s.c.QueryRow(ctx, t.s.qAppendID, k, ","+strconv.FormatInt(v, 10)).Scan(&t.xid)
+		t.hasXID = err == nil
+		return classify(err)
+	}
 	_, err := t.s.c.Exec(ctx, t.s.qAppend, k, ","+strconv.FormatInt(v, 10))
 	return classify(err)
 }
@@ -396,14 +432,16 @@ func ParseList(l string) ([]int64, error) {
 	return out, nil
 }
 
-// Commit commits. When transaction ids are recorded, the id query and COMMIT go to the server
-// as one simple-protocol query string ("SELECT ...; COMMIT"), one round trip: the server runs
-// them in order inside the open transaction and stops at the first error, so an error from
-// either means the transaction did not commit, unless no answer came at all.
+// Commit commits. The transaction id is known when a write returned it, and there is none
+// when nothing was written; otherwise (a row operation wrote first) the id query and COMMIT
+// go to the server as one simple-protocol query string ("SELECT ...; COMMIT"), one round
+// trip: the server runs them in order inside the open transaction and stops at the first
+// error, so an error from either means the transaction did not commit, unless no answer
+// came at all.
 func (t *tx) Commit(ctx context.Context) error {
 	var tag pgconn.CommandTag
 	var err error
-	if t.s.db.txid {
+	if t.s.db.txid && !t.hasXID && t.unsure {
 		var res []*pgconn.Result
 		res, err = t.s.c.PgConn().Exec(ctx, "SELECT pg_current_xact_id_if_assigned()::text::bigint; COMMIT").ReadAll()
 		if err == nil && (len(res) != 2 || len(res[0].Rows) != 1 || len(res[0].Rows[0]) != 1) {
@@ -421,6 +459,9 @@ func (t *tx) Commit(ctx context.Context) error {
 		}
 	} else {
 		tag, err = t.s.c.Exec(ctx, "COMMIT")
+		if err == nil && t.hasXID {
+			t.info.ID = history.Int(t.xid)
+		}
 	}
 	if err != nil {
 		var pe *pgconn.PgError
@@ -459,6 +500,7 @@ func (t *tx) PredRead(ctx context.Context, p runner.Range) ([]runner.Row, error)
 
 // PredWrite runs UPDATE rows SET ... WHERE col BETWEEN lo AND hi RETURNING k.
 func (t *tx) PredWrite(ctx context.Context, p runner.Range, set []runner.Assign) ([]int64, error) {
+	t.mayAssign()
 	q, args, err := t.s.db.rows.Update(p, set, dollar)
 	if err != nil {
 		return nil, err
@@ -474,6 +516,7 @@ func (t *tx) PredWrite(ctx context.Context, p runner.Range, set []runner.Assign)
 
 // Insert inserts the rows in one statement (unnest of one array per column).
 func (t *tx) Insert(ctx context.Context, rows []runner.Row) error {
+	t.mayAssign()
 	rt := t.s.db.rows
 	cols := make([][]int64, 1+len(rt.Cols))
 	for _, r := range rows {
@@ -499,6 +542,7 @@ func (t *tx) Insert(ctx context.Context, rows []runner.Row) error {
 
 // Delete runs DELETE FROM rows WHERE k = $1.
 func (t *tx) Delete(ctx context.Context, k int64) (bool, error) {
+	t.mayAssign()
 	tag, err := t.s.c.Exec(ctx, "DELETE FROM "+t.s.db.rows.Name+" WHERE k = $1", k)
 	if err != nil {
 		return false, classify(err)
