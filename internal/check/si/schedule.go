@@ -182,13 +182,14 @@ func (c *clocks) reach(x, y int32) bool {
 	return x == y || (s >= 0 && c.clock[int(y)*c.S+int(s)] >= c.ev[x])
 }
 
-// impossible reports whether a before b on k closes a cycle.
-func (c *clocks) impossible(a, b int32, k history.Key) bool {
+// impossible reports whether a before b closes a cycle, given ra, the readers of a's
+// version of the key.
+func (c *clocks) impossible(a, b int32, ra []int32) bool {
 	m := c.m
 	if c.reach(m.port(b), a) {
 		return true
 	}
-	for _, r := range m.certReaders[wk{a, k}] {
+	for _, r := range ra {
 		if r != b && c.reach(b, m.star(r)) {
 			return true
 		}
@@ -199,9 +200,14 @@ func (c *clocks) impossible(a, b int32, k history.Key) bool {
 // pass evaluates every undecided pair after a sweep and decides those with one possible
 // order; it returns how many, and contradiction if some pair has none.
 func (c *clocks) pass() (added int, contradiction bool) {
+	var rd [][]int32
 	for k, ws := range c.m.d.Writers {
 		key := history.Key(k)
 		n := len(ws)
+		rd = rd[:0]
+		for _, w := range ws {
+			rd = append(rd, c.m.certReaders[wk{w, key}])
+		}
 		for i := range n {
 			for j := i + 1; j < n; j++ {
 				bit := i*n + j
@@ -209,7 +215,7 @@ func (c *clocks) pass() (added int, contradiction bool) {
 					continue
 				}
 				a, b := ws[i], ws[j]
-				ab, ba := c.impossible(a, b, key), c.impossible(b, a, key)
+				ab, ba := c.impossible(a, b, rd[i]), c.impossible(b, a, rd[j])
 				switch {
 				case ab && ba:
 					return added, true
