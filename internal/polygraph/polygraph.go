@@ -32,6 +32,7 @@
 package polygraph
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -120,6 +121,9 @@ type Polygraph struct {
 	pairOf map[uint64]int32
 	// wrOf: per read, its WR constraint or -1.
 	wrOf []int32
+	// readsByKey: per transaction, its reads sorted by key (built on first use by
+	// rmwSource, which would otherwise scan all of them for every key it wrote).
+	readsByKey [][]int32
 
 	// Stats.
 	Passes, PrunedWW, PrunedWR int
@@ -260,10 +264,23 @@ func (p *Polygraph) fromVersionX(from, to int32, k history.Key, dst []deps.Edge,
 func (p *Polygraph) rmwSource(w int32, k history.Key) int32 {
 	d := p.D
 	src := int32(-1)
-	for _, ri := range d.ReadsOf[w] {
+	if p.readsByKey == nil {
+		p.readsByKey = make([][]int32, len(d.ReadsOf))
+	}
+	rs := p.readsByKey[w]
+	if rs == nil {
+		rs = slices.Clone(d.ReadsOf[w])
+		slices.SortFunc(rs, func(a, b int32) int { return cmp.Compare(d.Reads[a].Key, d.Reads[b].Key) })
+		if rs == nil {
+			rs = []int32{}
+		}
+		p.readsByKey[w] = rs
+	}
+	i, _ := slices.BinarySearchFunc(rs, k, func(ri int32, k history.Key) int { return cmp.Compare(d.Reads[ri].Key, k) })
+	for _, ri := range rs[i:] {
 		r := &d.Reads[ri]
 		if r.Key != k {
-			continue
+			break
 		}
 		if p.wrOf[ri] >= 0 || len(r.Cands) != 1 || (src >= 0 && src != r.Cands[0]) {
 			return -1
