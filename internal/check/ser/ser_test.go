@@ -127,7 +127,7 @@ func TestExamples(t *testing.T) {
 // TestDifferential compares Check with the brute-force oracle on random small histories
 // with duplicate values, aborted and unknown-outcome transactions, for the three levels.
 func TestDifferential(t *testing.T) {
-	n := 7000
+	n := 15000
 	if testing.Short() {
 		n = 700
 	}
