@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"isovet/format"
+	"isovet/history"
 )
 
 func writableNames() []string {
@@ -53,7 +54,12 @@ func newConvertCmd() *cobra.Command {
 				return fmt.Errorf("writing %s: %w", f.Name, err)
 			}
 			if fh != nil {
-				return fh.Close()
+				if err := fh.Close(); err != nil {
+					return err
+				}
+			}
+			if msg := initialLost(f.Name, h); msg != "" {
+				fmt.Fprintln(c.ErrOrStderr(), "isovet: warning: "+msg)
 			}
 			return nil
 		},
@@ -63,6 +69,29 @@ func newConvertCmd() *cobra.Command {
 	c.Flags().StringVarP(&out, "output", "o", "", "output file (default: stdout)")
 	_ = c.MarkFlagRequired("to")
 	return c
+}
+
+// initialLost says what of h's initial state the format name cannot write, or "". Nothing a
+// user gave may be lost silently: the warning names the flag that restores it when checking.
+func initialLost(name string, h *history.History) string {
+	zero := h.Initial
+	if len(h.InitialByKey) > 0 {
+		return fmt.Sprintf("the history gives %d keys their own initial value, which %s cannot hold; reading the output assumes one value for every key", len(h.InitialByKey), name)
+	}
+	switch name {
+	case "native":
+		return ""
+	case "text":
+		// The text format's keys start at 0 (PolySI, Plume).
+		if v, ok := h.Value(zero).Int(); ok && v == 0 {
+			return ""
+		}
+	default:
+		if zero == history.Nil {
+			return ""
+		}
+	}
+	return fmt.Sprintf("the history's initial value (every key = %s) is not written by %s; check the output with --initial-value %s", h.Value(zero).String(), name, h.Value(zero).String())
 }
 
 func writeBuffered(w io.Writer, write func(io.Writer) error) error {
