@@ -213,35 +213,15 @@ func (e *Encoding) initialDB(domain []smtlib.Term) (decls, axioms []smtlib.Term)
 }
 
 func walkFieldOfs(a *Assume, fn func(*FieldOf)) {
-	var expr func(Expr)
-	expr = func(x Expr) {
-		switch x := x.(type) {
-		case *FieldOf:
-			fn(x)
-		case *Binary:
-			expr(x.L)
-			expr(x.R)
-		case *Neg:
-			expr(x.X)
-		}
-	}
-	var cond func(Cond)
-	cond = func(c Cond) {
-		switch c := c.(type) {
-		case *Cmp:
-			expr(c.L)
-			expr(c.R)
-		case *Not:
-			cond(c.C)
-		case *Logic:
-			cond(c.L)
-			cond(c.R)
+	leaf := func(x Expr) {
+		if f, ok := x.(*FieldOf); ok {
+			fn(f)
 		}
 	}
 	if a.Premise != nil {
-		cond(a.Premise)
+		eachCondLeaf(a.Premise, leaf, nil)
 	}
-	cond(a.Conclusion)
+	eachCondLeaf(a.Conclusion, leaf, nil)
 }
 
 // initCond encodes an assumption's condition over the initial database:

@@ -246,3 +246,38 @@ func (c *BoolLit) condPos() Pos { return c.Pos }
 
 // keyField is set by the checker for Refs naming key fields.
 func (e *Ref) keyField() bool { return e.field && e.key }
+
+// eachLeaf calls fn on every operand of e that is not itself an operator (Binary, Neg), left
+// to right.
+func eachLeaf(e Expr, fn func(Expr)) {
+	switch x := e.(type) {
+	case *Binary:
+		eachLeaf(x.L, fn)
+		eachLeaf(x.R, fn)
+	case *Neg:
+		eachLeaf(x.X, fn)
+	case nil:
+	default:
+		fn(e)
+	}
+}
+
+// eachCondLeaf calls fn on the leaf operands (eachLeaf) of every comparison in c, through
+// NOT, AND and OR, and isNull, unless nil, on every IS NULL test (whose operand fn does not
+// see).
+func eachCondLeaf(c Cond, fn func(Expr), isNull func(*IsNull)) {
+	switch x := c.(type) {
+	case *Cmp:
+		eachLeaf(x.L, fn)
+		eachLeaf(x.R, fn)
+	case *IsNull:
+		if isNull != nil {
+			isNull(x)
+		}
+	case *Not:
+		eachCondLeaf(x.C, fn, isNull)
+	case *Logic:
+		eachCondLeaf(x.L, fn, isNull)
+		eachCondLeaf(x.R, fn, isNull)
+	}
+}

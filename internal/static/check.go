@@ -432,8 +432,7 @@ func (c *checker) checkAssume(a *Assume) {
 		r.table = t
 		rows[r.Name] = t
 	}
-	var expr func(Expr)
-	expr = func(e Expr) {
+	leaf := func(e Expr) {
 		switch e := e.(type) {
 		case *Ref:
 			c.errf(e.Pos, ErrUnsupported, "an initial-database assumption names row fields (row.field) and constants only",
@@ -446,30 +445,13 @@ func (c *checker) checkAssume(a *Assume) {
 			case field(t, e.Field) == nil:
 				c.errf(e.Pos, ErrInvalid, "", "table %s has no field %s", t.Name, e.Field)
 			}
-		case *Binary:
-			expr(e.L)
-			expr(e.R)
-		case *Neg:
-			expr(e.X)
 		}
 	}
-	var cond func(Cond)
-	cond = func(cd Cond) {
-		switch cd := cd.(type) {
-		case *Cmp:
-			expr(cd.L)
-			expr(cd.R)
-		case *IsNull:
-			c.errf(cd.Pos, ErrUnsupported, "fields of live rows are never NULL", "unsupported construct: IS NULL in ASSUME")
-		case *Not:
-			cond(cd.C)
-		case *Logic:
-			cond(cd.L)
-			cond(cd.R)
-		}
+	isNull := func(cd *IsNull) {
+		c.errf(cd.Pos, ErrUnsupported, "fields of live rows are never NULL", "unsupported construct: IS NULL in ASSUME")
 	}
 	if a.Premise != nil {
-		cond(a.Premise)
+		eachCondLeaf(a.Premise, leaf, isNull)
 	}
-	cond(a.Conclusion)
+	eachCondLeaf(a.Conclusion, leaf, isNull)
 }

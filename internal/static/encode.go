@@ -715,34 +715,11 @@ type access struct {
 
 func whereFields(c Cond, tb *Table) []string {
 	var out []string
-	var ex func(Expr)
-	ex = func(x Expr) {
-		switch x := x.(type) {
-		case *Ref:
-			if x.field && !field(tb, x.Name).Key && !slices.Contains(out, x.Name) {
-				out = append(out, x.Name)
-			}
-		case *Binary:
-			ex(x.L)
-			ex(x.R)
-		case *Neg:
-			ex(x.X)
+	eachCondLeaf(c, func(x Expr) {
+		if x, ok := x.(*Ref); ok && x.field && !field(tb, x.Name).Key && !slices.Contains(out, x.Name) {
+			out = append(out, x.Name)
 		}
-	}
-	var walk func(Cond)
-	walk = func(c Cond) {
-		switch c := c.(type) {
-		case *Cmp:
-			ex(c.L)
-			ex(c.R)
-		case *Not:
-			walk(c.C)
-		case *Logic:
-			walk(c.L)
-			walk(c.R)
-		}
-	}
-	walk(c)
+	}, nil)
 	return out
 }
 

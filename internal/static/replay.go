@@ -618,33 +618,13 @@ func (x *exec) spread(tb *Table, s *Select) {
 // iterFields lists the fields of iter that body reads (iter.f).
 func iterFields(iter string, body []Stmt) []string {
 	var out []string
-	var expr func(Expr)
-	expr = func(e Expr) {
-		switch e := e.(type) {
-		case *FieldOf:
-			if e.Iter == iter && !slices.Contains(out, e.Field) {
-				out = append(out, e.Field)
-			}
-		case *Binary:
-			expr(e.L)
-			expr(e.R)
-		case *Neg:
-			expr(e.X)
+	leaf := func(e Expr) {
+		if e, ok := e.(*FieldOf); ok && e.Iter == iter && !slices.Contains(out, e.Field) {
+			out = append(out, e.Field)
 		}
 	}
-	var cond func(Cond)
-	cond = func(c Cond) {
-		switch c := c.(type) {
-		case *Cmp:
-			expr(c.L)
-			expr(c.R)
-		case *Not:
-			cond(c.C)
-		case *Logic:
-			cond(c.L)
-			cond(c.R)
-		}
-	}
+	expr := func(e Expr) { eachLeaf(e, leaf) }
+	cond := func(c Cond) { eachCondLeaf(c, leaf, nil) }
 	var walk func([]Stmt)
 	walk = func(body []Stmt) {
 		for _, st := range body {
