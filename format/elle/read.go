@@ -71,8 +71,16 @@ type Decoder struct {
 
 	// vals caches interned integer values: list reads repeat recent appends many times.
 	vals [4096]valEntry
+	// skeys caches interned string keys, which a transaction's invoke and completion both
+	// name: a direct-mapped cache in front of the builder's map.
+	skeys [4096]strKey
 
 	refusal *refusal
+
+	// size is the input's length when the reader tells it (Len), else -1; nread counts
+	// operations read from it, txns0 the transactions in the builder before it.
+	size         int64
+	nread, txns0 int
 }
 
 type proc struct {
@@ -114,6 +122,12 @@ type mop struct {
 type valEntry struct {
 	i  int64
 	v  history.Value
+	ok bool
+}
+
+type strKey struct {
+	s  string
+	k  history.Key
 	ok bool
 }
 
@@ -162,6 +176,10 @@ func read(d *Decoder, r io.Reader, name string) (*history.History, error) {
 func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	if d.procs == nil {
 		d.procs = make(map[history.Datum]*proc)
+	}
+	d.size, d.nread, d.txns0 = -1, 0, b.NumTxns()
+	if l, ok := r.(interface{ Len() int }); ok {
+		d.size = int64(l.Len())
 	}
 	d.dec = edn.NewDecoder(r, edn.Options{File: name, Format: d.format, JSON: d.json, Reuse: true})
 	if err := d.decode(b); err != nil {
@@ -216,10 +234,36 @@ func (d *Decoder) next(b *history.Builder) (done bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	d.nread++
+	if d.nread == growProbe && d.size > 0 {
+		d.growForSize(b, d.dec.Pos().Offset)
+	}
 	if err := d.op(v, b); err != nil {
 		return false, err
 	}
 	return d.refusal != nil && d.refusal.seen >= refusalScan, nil
+}
+
+// growProbe is the operation after which the builder is grown once for the whole input,
+// estimated from the bytes read so far.
+const growProbe = 4096
+
+// growForSize grows the builder for the whole input, scaling what the first operations held
+// by the input's size over the bytes they took: one allocation of the transaction array
+// instead of a doubling series (each copy of 100-odd-byte transactions costs time and page
+// faults at a million of them).
+func (d *Decoder) growForSize(b *history.Builder, off int64) {
+	if off <= 0 || d.size <= off {
+		return
+	}
+	scale := float64(d.size) / float64(off) * 1.03
+	n := b.NumTxns()
+	more := int(float64(n-d.txns0)*scale) - (n - d.txns0)
+	if more <= 0 {
+		return
+	}
+	b.Grow(more, int(float64(d.nops)*scale))
+	d.growAt = n + more
 }
 
 func (d *Decoder) errorf(p edn.Pos, msg string, args ...any) error {
@@ -567,7 +611,15 @@ func (d *Decoder) datumKey(v edn.Value, b *history.Builder) (history.Key, error)
 	case edn.Int:
 		return b.IntKey(v.Int), nil
 	case edn.Keyword, edn.String, edn.Symbol:
-		return b.StrKey(v.Str), nil
+		h := uint32(len(v.Str))
+		for i := 0; i < len(v.Str); i++ {
+			h = h*31 + uint32(v.Str[i])
+		}
+		e := &d.skeys[(h^h>>11)&uint32(len(d.skeys)-1)]
+		if !e.ok || e.s != v.Str {
+			*e = strKey{s: v.Str, k: b.StrKey(v.Str), ok: true}
+		}
+		return e.k, nil
 	}
 	return 0, d.errorf(v.Pos, "expected a key (an integer, keyword or string), found %s", d.show(v))
 }

@@ -47,7 +47,7 @@ type Decoder struct {
 	started bool    // a leading byte-order mark has been skipped
 	scratch []byte
 	intern  map[string]string
-	recent  [256]string
+	recent  [1024]string
 }
 
 type seq struct {
@@ -401,12 +401,15 @@ func (d *Decoder) token(from int) int {
 // direct-mapped cache in front of the map catches the handful of keywords and strings that
 // make up most of a history (:type, :invoke, :value, :append, ...).
 func (d *Decoder) internBytes(b []byte) string {
-	var h uint
-	if len(b) > 0 {
-		h = (uint(len(b))*31 + uint(b[0])*7 + uint(b[len(b)-1]) + uint(b[len(b)/2])*131) & uint(len(d.recent)-1)
-		if s := d.recent[h]; s == string(b) {
-			return s
-		}
+	// The hash covers every byte: histories name keys "k1" ... "k999", which sampling a few
+	// bytes sends to a handful of slots.
+	h := uint32(len(b))
+	for _, c := range b {
+		h = h*31 + uint32(c)
+	}
+	h = (h ^ h>>10) & uint32(len(d.recent)-1)
+	if s := d.recent[h]; s == string(b) && len(b) > 0 {
+		return s
 	}
 	s, ok := d.intern[string(b)]
 	if !ok {
