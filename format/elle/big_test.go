@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"isovet/history"
 )
 
 // BenchmarkReadBig reads the large histories at $ISOVET_ELLE_BIG.elle-edn and .elle-json
@@ -62,4 +64,25 @@ func sized(f *os.File) io.Reader {
 		return f
 	}
 	return &lenReader{r: bufio.NewReaderSize(f, 1<<16), left: st.Size()}
+}
+
+// BenchmarkSummarizeBig times history.Summarize (what isovet stat adds to reading) on the
+// large EDN history; it skips when the file is absent.
+func BenchmarkSummarizeBig(b *testing.B) {
+	p := os.Getenv("ISOVET_ELLE_BIG")
+	if p == "" {
+		p = "/tmp/lead/big/h"
+	}
+	f, err := os.Open(p + ".elle-edn")
+	if err != nil {
+		b.Skip(err)
+	}
+	h, err := ReadEDN(sized(f), f.Name())
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		history.Summarize(h)
+	}
 }

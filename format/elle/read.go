@@ -531,16 +531,17 @@ func (d *Decoder) parseMops(v edn.Value, at edn.Pos, b *history.Builder, mops []
 		}
 		return nil, nil, d.errorf(v.Pos, "expected %s to be a vector of micro-ops like %s, found %s", d.key("value"), d.mopExample(), d.show(v))
 	}
-	for _, m := range v.Items {
+	for i := range v.Items {
+		m := &v.Items[i] // by pointer: a Value is 80 bytes, and there are millions of these
 		if m.Kind != edn.Vector && m.Kind != edn.List || len(m.Items) != 3 {
-			return nil, nil, d.errorf(m.Pos, "expected a micro-op [f k v] like %s, found %s", d.mopExample(), d.show(m))
+			return nil, nil, d.errorf(m.Pos, "expected a micro-op [f k v] like %s, found %s", d.mopExample(), d.show(*m))
 		}
 		f, _ := name(m.Items[0])
-		k, err := d.datumKey(m.Items[1], b)
+		k, err := d.datumKey(&m.Items[1], b)
 		if err != nil {
 			return nil, nil, err
 		}
-		arg := m.Items[2]
+		arg := &m.Items[2]
 		var o mop
 		o.key = k
 		var wl workload
@@ -563,8 +564,8 @@ func (d *Decoder) parseMops(v edn.Value, at edn.Pos, b *history.Builder, mops []
 			case edn.Vector, edn.List:
 				o.kind, wl = mListRead, wlList
 				o.lo = int32(len(lists))
-				for _, e := range arg.Items {
-					val, err := d.datumValue(e, b, "element of a list read")
+				for j := range arg.Items {
+					val, err := d.datumValue(&arg.Items[j], b, "element of a list read")
 					if err != nil {
 						return nil, nil, err
 					}
@@ -583,7 +584,7 @@ func (d *Decoder) parseMops(v edn.Value, at edn.Pos, b *history.Builder, mops []
 		}
 		if wl != wlUnknown && wl != d.workload {
 			if d.workload != wlUnknown {
-				return nil, nil, d.errorf(m.Pos, "%w: %s is %v but the history is %v (since line %d, column %d): expected one workload per history", ErrMixedWorkloads, d.show(m), wl, d.workload, d.firstWL.Line, d.firstWL.Col)
+				return nil, nil, d.errorf(m.Pos, "%w: %s is %v but the history is %v (since line %d, column %d): expected one workload per history", ErrMixedWorkloads, d.show(*m), wl, d.workload, d.firstWL.Line, d.firstWL.Col)
 			}
 			d.workload, d.firstWL = wl, m.Pos
 		}
@@ -606,7 +607,7 @@ func (d *Decoder) mopFuncs() string {
 	return "(:append, :r or :w)"
 }
 
-func (d *Decoder) datumKey(v edn.Value, b *history.Builder) (history.Key, error) {
+func (d *Decoder) datumKey(v *edn.Value, b *history.Builder) (history.Key, error) {
 	switch v.Kind {
 	case edn.Int:
 		return b.IntKey(v.Int), nil
@@ -621,10 +622,10 @@ func (d *Decoder) datumKey(v edn.Value, b *history.Builder) (history.Key, error)
 		}
 		return e.k, nil
 	}
-	return 0, d.errorf(v.Pos, "expected a key (an integer, keyword or string), found %s", d.show(v))
+	return 0, d.errorf(v.Pos, "expected a key (an integer, keyword or string), found %s", d.show(*v))
 }
 
-func (d *Decoder) datumValue(v edn.Value, b *history.Builder, what string) (history.Value, error) {
+func (d *Decoder) datumValue(v *edn.Value, b *history.Builder, what string) (history.Value, error) {
 	switch v.Kind {
 	case edn.Int:
 		e := &d.vals[uint64(v.Int)&uint64(len(d.vals)-1)]
@@ -635,7 +636,7 @@ func (d *Decoder) datumValue(v edn.Value, b *history.Builder, what string) (hist
 	case edn.Keyword, edn.String, edn.Symbol:
 		return b.StrValue(v.Str), nil
 	}
-	return 0, d.errorf(v.Pos, "expected the %s to be an integer, keyword or string, found %s", what, d.show(v))
+	return 0, d.errorf(v.Pos, "expected the %s to be an integer, keyword or string, found %s", what, d.show(*v))
 }
 
 // session returns the session of a process, starting a new one after a crash.

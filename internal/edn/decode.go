@@ -47,7 +47,7 @@ type Decoder struct {
 	started bool    // a leading byte-order mark has been skipped
 	scratch []byte
 	intern  map[string]string
-	recent  [1024]string
+	recent  [4096]string
 }
 
 type seq struct {
@@ -524,6 +524,20 @@ func (d *Decoder) elems(kind Kind, closer byte, p Pos, depth, start int) (Value,
 			case c == ':':
 				if v, ok := d.fastKeyword(); ok {
 					d.stack = append(d.stack, v)
+					continue
+				}
+			case c == '"':
+				p := d.Pos()
+				str, err := d.str(p)
+				if err != nil {
+					return Value{}, err
+				}
+				d.stack = append(d.stack, Value{Kind: String, Pos: p, Str: str})
+				continue
+			case c == 'n' && !d.opts.JSON:
+				if d.p+3 < d.n && d.buf[d.p+1] == 'i' && d.buf[d.p+2] == 'l' && !isSym(d.buf[d.p+3]) {
+					d.stack = append(d.stack, Value{Kind: Nil, Pos: d.Pos()})
+					d.p += 3
 					continue
 				}
 			}
