@@ -517,13 +517,17 @@ func (d *Decoder) elems(kind Kind, closer byte, p Pos, depth, start int) (Value,
 				d.p++
 				continue
 			case c >= '0' && c <= '9':
-				if v, ok := d.fastInt(); ok {
-					d.stack = append(d.stack, v)
+				if n, i, ok := d.scanInt(); ok {
+					v := d.push()
+					v.Kind, v.Pos, v.Int = Int, d.Pos(), n
+					d.p += i
 					continue
 				}
 			case c == ':':
-				if v, ok := d.fastKeyword(); ok {
-					d.stack = append(d.stack, v)
+				if i, ok := d.scanKeyword(); ok {
+					v := d.push()
+					v.Kind, v.Pos, v.Str = Keyword, d.Pos(), d.internBytes(d.buf[d.p:d.p+i])
+					d.p += i
 					continue
 				}
 			case c == '"':
@@ -532,11 +536,13 @@ func (d *Decoder) elems(kind Kind, closer byte, p Pos, depth, start int) (Value,
 				if err != nil {
 					return Value{}, err
 				}
-				d.stack = append(d.stack, Value{Kind: String, Pos: p, Str: str})
+				v := d.push()
+				v.Kind, v.Pos, v.Str = String, p, str
 				continue
 			case c == 'n' && !d.opts.JSON:
 				if d.p+3 < d.n && d.buf[d.p+1] == 'i' && d.buf[d.p+2] == 'l' && !isSym(d.buf[d.p+3]) {
-					d.stack = append(d.stack, Value{Kind: Nil, Pos: d.Pos()})
+					v := d.push()
+					v.Kind, v.Pos = Nil, d.Pos()
 					d.p += 3
 					continue
 				}
@@ -572,6 +578,44 @@ func (d *Decoder) elems(kind Kind, closer byte, p Pos, depth, start int) (Value,
 	items := d.alloc(n)
 	copy(items, d.stack[start:])
 	return Value{Kind: kind, Pos: p, Items: items}, nil
+}
+
+// push appends a zero value to d.stack and returns it, for filling in place: building a
+// Value (80 bytes) elsewhere and copying it in costs more than the parsing.
+func (d *Decoder) push() *Value {
+	d.stack = append(d.stack, Value{})
+	return &d.stack[len(d.stack)-1]
+}
+
+// scanInt is fastInt without building the value: the number and its length.
+func (d *Decoder) scanInt() (int64, int, bool) {
+	b := d.buf[d.p:d.n]
+	var n int64
+	i := 0
+	for ; i < len(b) && i <= 18; i++ {
+		c := b[i]
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if i == len(b) || i > 18 || isSym(b[i]) || i > 1 && b[0] == '0' {
+		return 0, 0, false
+	}
+	return n, i, true
+}
+
+// scanKeyword is fastKeyword without building the value: the keyword's length.
+func (d *Decoder) scanKeyword() (int, bool) {
+	b := d.buf[d.p:d.n]
+	i := 1
+	for i < len(b) && isSym(b[i]) {
+		i++
+	}
+	if i == len(b) || i == 1 || b[1] == ':' || b[1] == '/' {
+		return 0, false
+	}
+	return i, true
 }
 
 // fastInt parses an unsigned decimal of at most 18 digits at d.p if it and its delimiter

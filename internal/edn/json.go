@@ -75,6 +75,38 @@ func (d *Decoder) jsonEOF(open Pos, closer byte, what string) error {
 	return d.truncated(d.Pos(), "expected %q to close the %s opened at line %d, column %d", closer, what, open.Line, open.Col)
 }
 
+// jsonFast pushes the value starting with c at d.p onto d.stack if it is a string, a small
+// unsigned integer or null whose delimiter is in the buffer (the common elements of Jepsen
+// histories), as jsonValue would parse it, and reports whether it did.
+func (d *Decoder) jsonFast(c byte) (bool, error) {
+	switch {
+	case c == '"':
+		p := d.Pos()
+		str, err := d.str(p)
+		if err != nil {
+			return false, err
+		}
+		v := d.push()
+		v.Kind, v.Pos, v.Str = String, p, str
+		return true, nil
+	case c >= '0' && c <= '9':
+		if n, i, ok := d.scanInt(); ok {
+			v := d.push()
+			v.Kind, v.Pos, v.Int = Int, d.Pos(), n
+			d.p += i
+			return true, nil
+		}
+	case c == 'n':
+		if d.p+4 < d.n && string(d.buf[d.p:d.p+4]) == "null" && !isSym(d.buf[d.p+4]) {
+			v := d.push()
+			v.Kind, v.Pos = Nil, d.Pos()
+			d.p += 4
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 func (d *Decoder) jsonArray(p Pos, depth int) (Value, error) {
 	if depth >= d.opts.MaxDepth {
 		return Value{}, d.Errorf(p, "arrays and objects nested deeper than %d", d.opts.MaxDepth)
@@ -90,18 +122,15 @@ func (d *Decoder) jsonArray(p Pos, depth int) (Value, error) {
 			d.p++
 			break
 		}
-		var v Value
-		ok = false
-		if c >= '0' && c <= '9' {
-			v, ok = d.fastInt()
-		}
-		if !ok {
-			var err error
-			if v, err = d.jsonValue(depth + 1); err != nil {
+		if ok, err := d.jsonFast(c); err != nil {
+			return Value{}, err
+		} else if !ok {
+			v, err := d.jsonValue(depth + 1)
+			if err != nil {
 				return Value{}, err
 			}
+			d.stack = append(d.stack, v)
 		}
-		d.stack = append(d.stack, v)
 		c, ok = d.jsonPeek()
 		if !ok {
 			return Value{}, d.jsonEOF(p, ']', "array")
@@ -152,11 +181,19 @@ func (d *Decoder) jsonObject(p Pos, depth int) (Value, error) {
 			return Value{}, d.Errorf(d.Pos(), "unexpected %s: expected ':' after the key %q", quoteByte(c), k)
 		}
 		d.p++
-		v, err := d.jsonValue(depth + 1)
-		if err != nil {
-			return Value{}, err
+		if c, ok := d.jsonPeek(); ok {
+			if ok, err := d.jsonFast(c); err != nil {
+				return Value{}, err
+			} else if ok {
+				goto next
+			}
 		}
-		d.stack = append(d.stack, v)
+		if v, err := d.jsonValue(depth + 1); err != nil {
+			return Value{}, err
+		} else {
+			d.stack = append(d.stack, v)
+		}
+	next:
 		c, ok = d.jsonPeek()
 		if !ok {
 			return Value{}, d.jsonEOF(p, '}', "object")
