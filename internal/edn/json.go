@@ -61,6 +61,13 @@ func (d *Decoder) jsonValue(depth int) (Value, error) {
 }
 
 func (d *Decoder) jsonPeek() (byte, bool) {
+	if d.p < d.n && d.buf[d.p] > ' ' { // the common case, inlined
+		return d.buf[d.p], true
+	}
+	return d.jsonPeekSlow()
+}
+
+func (d *Decoder) jsonPeekSlow() (byte, bool) {
 	d.skipJSONSpace()
 	if d.p >= d.n && !d.fill() {
 		return 0, false
@@ -172,7 +179,8 @@ func (d *Decoder) jsonObject(p Pos, depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		d.stack = append(d.stack, Value{Kind: String, Pos: kp, Str: k})
+		kv := d.push()
+		kv.Kind, kv.Pos, kv.Str = String, kp, k
 		c, ok = d.jsonPeek()
 		if !ok {
 			return Value{}, d.jsonEOF(p, '}', "object")
