@@ -846,12 +846,31 @@ func canonBig(s string) string {
 }
 
 // str parses a string literal whose opening quote is at d.p.
+// strSpecial marks the bytes a string's scan stops at: its end, an escape, a newline and the
+// other control characters.
+var strSpecial = func() (t [256]bool) {
+	for c := range ' ' {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
 func (d *Decoder) str(p Pos) (string, error) {
 	i := 1
 	esc := false
 	for {
 	scan:
 		for d.p+i < d.n {
+			// Skip the plain bytes in a tight loop; the rest is looked at below.
+			buf, j, n := d.buf, d.p+i, d.n
+			for j < n && j < len(buf) && !strSpecial[buf[j]] {
+				j++
+			}
+			i = j - d.p
+			if j >= n {
+				break
+			}
 			c := d.buf[d.p+i]
 			if c == '"' {
 				var s string
