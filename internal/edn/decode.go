@@ -539,6 +539,15 @@ func (d *Decoder) elems(kind Kind, closer byte, p Pos, depth, start int) (Value,
 				v := d.push()
 				v.Kind, v.Pos, v.Str = String, p, str
 				continue
+			case c == '[' && depth+1 < d.opts.MaxDepth: // a nested vector, as value parses it
+				vp := d.Pos()
+				d.p++
+				v, err := d.coll(Vector, ']', vp, depth+1)
+				if err != nil {
+					return Value{}, err
+				}
+				d.stack = append(d.stack, v)
+				continue
 			case c == 'n' && !d.opts.JSON:
 				if d.p+3 < d.n && d.buf[d.p+1] == 'i' && d.buf[d.p+2] == 'l' && !isSym(d.buf[d.p+3]) {
 					v := d.push()

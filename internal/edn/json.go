@@ -129,7 +129,15 @@ func (d *Decoder) jsonArray(p Pos, depth int) (Value, error) {
 			d.p++
 			break
 		}
-		if ok, err := d.jsonFast(c); err != nil {
+		if c == '[' { // a nested array (a micro-op), as jsonValue would parse it
+			ap := d.Pos()
+			d.p++
+			v, err := d.jsonArray(ap, depth+1)
+			if err != nil {
+				return Value{}, err
+			}
+			d.stack = append(d.stack, v)
+		} else if ok, err := d.jsonFast(c); err != nil {
 			return Value{}, err
 		} else if !ok {
 			v, err := d.jsonValue(depth + 1)
