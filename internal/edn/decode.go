@@ -47,7 +47,7 @@ type Decoder struct {
 	started bool    // a leading byte-order mark has been skipped
 	scratch []byte
 	intern  map[string]string
-	recent  [4096]string
+	recent  [4096]recentEntry
 }
 
 type seq struct {
@@ -401,16 +401,44 @@ func (d *Decoder) token(from int) int {
 // direct-mapped cache in front of the map catches the handful of keywords and strings that
 // make up most of a history (:type, :invoke, :value, :append, ...).
 func (d *Decoder) internBytes(b []byte) string {
-	// The hash covers every byte: histories name keys "k1" ... "k999", which sampling a few
-	// bytes sends to a handful of slots.
-	h := uint32(len(b))
+	var h uint32
+	if len(b) <= 7 {
+		// Short tokens (:type, "ok", "k790") are compared as one word: 7 bytes and a length.
+		var w uint64
+		for i, c := range b {
+			w |= uint64(c) << (8 * i)
+		}
+		w = w<<4 | uint64(len(b))
+		h = uint32((w * 0x9e3779b97f4a7c15) >> 52) // 12 bits: len(d.recent) is 4096
+		if e := &d.recent[h]; e.w == w && e.s != "" {
+			return e.s
+		}
+		s := d.lookup(b)
+		d.recent[h] = recentEntry{s: s, w: w}
+		return s
+	}
+	// The hash covers every byte: sampling a few sends similar names to a handful of slots.
+	h = uint32(len(b))
 	for _, c := range b {
 		h = h*31 + uint32(c)
 	}
-	h = (h ^ h>>10) & uint32(len(d.recent)-1)
-	if s := d.recent[h]; s == string(b) && len(b) > 0 {
-		return s
+	h = (h ^ h>>12) & uint32(len(d.recent)-1)
+	if e := &d.recent[h]; e.s == string(b) {
+		return e.s
 	}
+	s := d.lookup(b)
+	d.recent[h] = recentEntry{s: s}
+	return s
+}
+
+// recentEntry is a slot of the intern cache: the string and, for one of at most 7 bytes,
+// its bytes and length packed into a word (w is 0 for longer strings).
+type recentEntry struct {
+	s string
+	w uint64
+}
+
+func (d *Decoder) lookup(b []byte) string {
 	s, ok := d.intern[string(b)]
 	if !ok {
 		s = string(b)
@@ -418,7 +446,6 @@ func (d *Decoder) internBytes(b []byte) string {
 			d.intern[s] = s
 		}
 	}
-	d.recent[h] = s
 	return s
 }
 

@@ -3,6 +3,7 @@ package edn_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -267,6 +268,56 @@ func TestFloatPrintsBackExactly(t *testing.T) {
 		back := parseOne(t, v.String(), edn.Options{})
 		if back.Kind != edn.Float || back.Float != f {
 			t.Errorf("%v prints as %s, reads back as %v %v", f, v.String(), back.Kind, back.Float)
+		}
+	}
+}
+
+// TestInternCache reads many short and long strings and keywords, twice, through the
+// decoder's intern cache: each must come back as written, whatever slot it shares.
+func TestInternCache(t *testing.T) {
+	var want []string
+	for i := range 3000 {
+		for _, s := range []string{
+			fmt.Sprintf("k%d", i), fmt.Sprintf("%07d", i), fmt.Sprintf("%08d", i),
+			fmt.Sprintf("key-%012d", i), fmt.Sprintf("p\u00e9%03d", i%1000), "",
+		} {
+			want = append(want, s)
+		}
+	}
+	for _, json := range []bool{false, true} {
+		var b strings.Builder
+		b.WriteString("[")
+		for range 2 {
+			for i, s := range want {
+				if i > 0 || b.Len() > 1 {
+					b.WriteString(",")
+				}
+				fmt.Fprintf(&b, "%q", s)
+				if !json {
+					fmt.Fprintf(&b, " :%s", strings.ReplaceAll(s, "\u00e9", "e")+"x")
+				}
+			}
+		}
+		b.WriteString("]")
+		vs, err := edn.ParseAll([]byte(b.String()), edn.Options{JSON: json})
+		if err != nil {
+			t.Fatal(err)
+		}
+		items := vs[0].Items
+		step := 1
+		if !json {
+			step = 2
+		}
+		for i := range 2 * len(want) {
+			s := want[i%len(want)]
+			if got := items[i*step].Str; got != s {
+				t.Fatalf("json=%v: string %d is %q, want %q", json, i, got, s)
+			}
+			if !json {
+				if got, k := items[i*step+1].Str, ":"+strings.ReplaceAll(s, "\u00e9", "e")+"x"; got != k {
+					t.Fatalf("keyword %d is %q, want %q", i, got, k)
+				}
+			}
 		}
 	}
 }
