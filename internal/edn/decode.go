@@ -408,7 +408,7 @@ func (d *Decoder) internBytes(b []byte) string {
 		for i, c := range b {
 			w |= uint64(c) << (8 * i)
 		}
-		w = 1<<63 | w<<4 | uint64(len(b)) // never 0, the w of a long string's slot
+		w = 1<<63 | w<<4 | uint64(len(b))          // never 0, the w of a long string's slot
 		h = uint32((w * 0x9e3779b97f4a7c15) >> 52) // 12 bits: len(d.recent) is 4096
 		if e := &d.recent[h]; e.w == w {
 			return e.s
