@@ -623,7 +623,7 @@ func (d *Decoder) push() *Value {
 	return &d.stack[len(d.stack)-1]
 }
 
-// scanInt is fastInt without building the value: the number and its length.
+// scanInt scans what fastInt parses without building the value: the number and its length.
 func (d *Decoder) scanInt() (int64, int, bool) {
 	b := d.buf[d.p:d.n]
 	var n int64
@@ -641,7 +641,7 @@ func (d *Decoder) scanInt() (int64, int, bool) {
 	return n, i, true
 }
 
-// scanKeyword is fastKeyword without building the value: the keyword's length.
+// scanKeyword scans what fastKeyword parses without building the value: its length.
 func (d *Decoder) scanKeyword() (int, bool) {
 	b := d.buf[d.p:d.n]
 	i := 1
@@ -657,17 +657,8 @@ func (d *Decoder) scanKeyword() (int, bool) {
 // fastInt parses an unsigned decimal of at most 18 digits at d.p if it and its delimiter
 // are in the buffer.
 func (d *Decoder) fastInt() (Value, bool) {
-	b := d.buf[d.p:d.n]
-	var n int64
-	i := 0
-	for ; i < len(b) && i <= 18; i++ {
-		c := b[i]
-		if c < '0' || c > '9' {
-			break
-		}
-		n = n*10 + int64(c-'0')
-	}
-	if i == len(b) || i > 18 || isSym(b[i]) || i > 1 && b[0] == '0' {
+	n, i, ok := d.scanInt()
+	if !ok {
 		return Value{}, false
 	}
 	p := d.Pos()
@@ -677,16 +668,12 @@ func (d *Decoder) fastInt() (Value, bool) {
 
 // fastKeyword parses a plain keyword at d.p if it and its delimiter are in the buffer.
 func (d *Decoder) fastKeyword() (Value, bool) {
-	b := d.buf[d.p:d.n]
-	i := 1
-	for i < len(b) && isSym(b[i]) {
-		i++
-	}
-	if i == len(b) || i == 1 || b[1] == ':' || b[1] == '/' {
+	i, ok := d.scanKeyword()
+	if !ok {
 		return Value{}, false
 	}
 	p := d.Pos()
-	s := d.internBytes(b[:i])
+	s := d.internBytes(d.buf[d.p : d.p+i])
 	d.p += i
 	return Value{Kind: Keyword, Pos: p, Str: s}, true
 }
