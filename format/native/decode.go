@@ -332,20 +332,8 @@ func (x *scratch) parseOps(s *jsonscan.Scanner) bool {
 // handles (or reports) the op.
 func (x *scratch) fastOp(s *jsonscan.Scanner) bool {
 	b, i := s.B, s.I
-	if i+5 >= len(b) || b[i] != '[' || b[i+1] != '"' || b[i+3] != '"' || b[i+4] != ',' {
-		return false
-	}
-	var kind history.OpKind
-	switch b[i+2] {
-	case 'r':
-		kind = history.OpRead
-	case 'w':
-		kind = history.OpWrite
-	case 'a':
-		kind = history.OpAppend
-	case 'i':
-		kind = history.OpInsert
-	default:
+	kind, ok := itemOpHead(b, i)
+	if !ok || kind == history.OpDelete { // a delete has no value: parseOp reads it
 		return false
 	}
 	k, j, ok := jsonscan.FastInt(b, i+5)

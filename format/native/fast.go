@@ -146,24 +146,31 @@ func fastTxn(ln []byte, r *fastRec, ops *[]fastOp) bool {
 	return false
 }
 
+// itemOpHead reads the head of a compact item op at b[i], `["r",` (one letter: r, w, a, i or
+// d), and returns its kind; the key starts at i+5.
+func itemOpHead(b []byte, i int) (history.OpKind, bool) {
+	if i+5 >= len(b) || b[i] != '[' || b[i+1] != '"' || b[i+3] != '"' || b[i+4] != ',' {
+		return 0, false
+	}
+	switch b[i+2] {
+	case 'r':
+		return history.OpRead, true
+	case 'w':
+		return history.OpWrite, true
+	case 'a':
+		return history.OpAppend, true
+	case 'i':
+		return history.OpInsert, true
+	case 'd':
+		return history.OpDelete, true
+	}
+	return 0, false
+}
+
 // fastItemOp parses one item op at ln[i] for fastTxn and returns the index after it.
 func fastItemOp(ln []byte, i int, ops *[]fastOp) (int, bool) {
-	if i+5 >= len(ln) || ln[i] != '[' || ln[i+1] != '"' || ln[i+3] != '"' || ln[i+4] != ',' {
-		return i, false
-	}
-	var kind history.OpKind
-	switch ln[i+2] {
-	case 'r':
-		kind = history.OpRead
-	case 'w':
-		kind = history.OpWrite
-	case 'a':
-		kind = history.OpAppend
-	case 'i':
-		kind = history.OpInsert
-	case 'd':
-		kind = history.OpDelete
-	default:
+	kind, ok := itemOpHead(ln, i)
+	if !ok {
 		return i, false
 	}
 	k, i, ok := parseFastDatum(ln, i+5)
