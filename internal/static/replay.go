@@ -480,6 +480,26 @@ func (x *exec) seed(tb *Table, where Cond) {
 			return
 		}
 	}
+	x.eachSeedKey(tb, where, 500, func(key []int64) bool {
+		rk := rowKey{tb.Name, keyString(key)}
+		if x.rp.known[rk] {
+			return false
+		}
+		x.rp.addInitial(tb, key)
+		if x.cond(where, tb, &rk) {
+			x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: slices.Clone(key)})
+			return true
+		}
+		x.rp.removeInitial(tb, rk)
+		return false
+	})
+}
+
+// eachSeedKey calls leaf with candidate keys of tb for an initial row matching where: key
+// fields where fixes by equality take that value, the others values near the instance's
+// variables (and 0, 1 and the default). It stops when leaf returns true, after limit+1
+// keys, or at an equality whose value is NULL.
+func (x *exec) eachSeedKey(tb *Table, where Cond, limit int, leaf func(key []int64) bool) {
 	eqs := keyEqs(tb, where)
 	cands := []int64{0, 1, x.rp.ex.Default}
 	for _, v := range x.vars {
@@ -492,29 +512,19 @@ func (x *exec) seed(tb *Table, where Cond) {
 	keys := keyFields(tb)
 	key := make([]int64, len(keys))
 	tries := 0
-	var try func(i int) bool
+	var try func(i int) bool // true: stop
 	try = func(i int) bool {
-		if tries > 500 {
-			return false
+		if tries > limit {
+			return true
 		}
 		if i == len(keys) {
 			tries++
-			rk := rowKey{tb.Name, keyString(key)}
-			if x.rp.known[rk] {
-				return false
-			}
-			x.rp.addInitial(tb, key)
-			if x.cond(where, tb, &rk) {
-				x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: slices.Clone(key)})
-				return true
-			}
-			x.rp.removeInitial(tb, rk)
-			return false
+			return leaf(key)
 		}
 		if e, ok := eqs[keys[i].Name]; ok {
 			v := x.eval(e, tb, nil)
 			if v.null {
-				return false
+				return true
 			}
 			key[i] = v.n
 			return try(i + 1)
@@ -556,63 +566,29 @@ func (x *exec) spread(tb *Table, s *Select) {
 		}
 	}
 	walk(x.txn.Body)
-	if len(fields) == 0 {
+	if len(fields) == 0 || len(x.rp.ex.Spread) == 0 {
 		return
 	}
-	eqs := keyEqs(tb, s.Where)
-	cands := []int64{0, 1, x.rp.ex.Default}
-	for _, v := range x.vars {
-		if !v.null {
-			cands = append(cands, v.n-1, v.n, v.n+1)
+	next := 0
+	x.eachSeedKey(tb, s.Where, 2000, func(key []int64) bool { // true when every spread value has its row
+		rk := rowKey{tb.Name, keyString(key)}
+		if x.rp.known[rk] {
+			return false
 		}
-	}
-	slices.Sort(cands)
-	cands = slices.Compact(cands)
-	keys := keyFields(tb)
-	key := make([]int64, len(keys))
-	next, tries := 0, 0
-	var try func(i int) bool // true when every spread value has its row
-	try = func(i int) bool {
-		if next == len(x.rp.ex.Spread) || tries > 2000 {
-			return true
+		x.rp.addInitial(tb, key)
+		if !x.cond(s.Where, tb, &rk) {
+			x.rp.removeInitial(tb, rk)
+			return false
 		}
-		if i == len(keys) {
-			tries++
-			rk := rowKey{tb.Name, keyString(key)}
-			if x.rp.known[rk] {
-				return false
-			}
-			x.rp.addInitial(tb, key)
-			if !x.cond(s.Where, tb, &rk) {
-				x.rp.removeInitial(tb, rk)
-				return false
-			}
-			for _, f := range fields {
-				c := cell{rk, f}
-				x.rp.initial[c] = version{v: val{n: x.rp.ex.Spread[next]}, writer: -1}
-				x.rp.pinned[c] = true
-			}
-			x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: slices.Clone(key)})
-			next++
-			return next == len(x.rp.ex.Spread)
+		for _, f := range fields {
+			c := cell{rk, f}
+			x.rp.initial[c] = version{v: val{n: x.rp.ex.Spread[next]}, writer: -1}
+			x.rp.pinned[c] = true
 		}
-		if e, ok := eqs[keys[i].Name]; ok {
-			v := x.eval(e, tb, nil)
-			if v.null {
-				return true
-			}
-			key[i] = v.n
-			return try(i + 1)
-		}
-		for _, c := range cands {
-			key[i] = c
-			if try(i + 1) {
-				return true
-			}
-		}
-		return false
-	}
-	try(0)
+		x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: slices.Clone(key)})
+		next++
+		return next == len(x.rp.ex.Spread)
+	})
 }
 
 // iterFields lists the fields of iter that body reads (iter.f).
