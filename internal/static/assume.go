@@ -166,31 +166,25 @@ func (e *Encoding) initialDB(domain []smtlib.Term) (decls, axioms []smtlib.Term)
 		}
 		axioms = append(axioms, smtlib.Forall([]smtlib.Var{r, tv}, smtlib.Implies(smtlib.And(none...),
 			smtlib.Eq(smtlib.App(aliveSym(tb), r.Ref(), tv.Ref()), smtlib.App(initAliveSym(tb), r.Ref())))))
-		for _, t := range e.txns {
-			for _, st := range t.stmts {
-				s, ok := st.(*Select)
-				if !ok || s.Kind != SelectFields || s.ctx.table != tb || len(s.ctx.loops) > 0 {
+		e.eachFieldSelect(tb, func(t *Txn, s *Select) {
+			for i, f := range s.Fields {
+				if !vals[tb][f] {
 					continue
 				}
-				for i, f := range s.Fields {
-					if !vals[tb][f] {
-						continue
-					}
-					_, en, lam := e.exec(s.ctx, tv.Ref())
-					v, n, _ := en.val(&Ref{Name: s.Vars[i]})
-					prem := []smtlib.Term{
-						smtlib.Eq(smtlib.App("typ", tv.Ref()), smtlib.Sym(tyCtor(t))), lam,
-						en.withRow(tb, r.Ref()).cond(s.Where, false),
-						smtlib.App(aliveSym(tb), r.Ref(), tv.Ref()), smtlib.Not(n),
-					}
-					for _, w := range domain {
-						prem = append(prem, smtlib.Not(smtlib.App(relSym("WR", tb), r.Ref(), smtlib.Sym(fieldCtor(tb, f)), w, tv.Ref())))
-					}
-					axioms = append(axioms, smtlib.Forall([]smtlib.Var{r, tv}, smtlib.Implies(smtlib.And(prem...),
-						smtlib.Eq(v, smtlib.App(initValSym(tb, f), r.Ref())))))
+				_, en, lam := e.exec(s.ctx, tv.Ref())
+				v, n, _ := en.val(&Ref{Name: s.Vars[i]})
+				prem := []smtlib.Term{
+					smtlib.Eq(smtlib.App("typ", tv.Ref()), smtlib.Sym(tyCtor(t))), lam,
+					en.withRow(tb, r.Ref()).cond(s.Where, false),
+					smtlib.App(aliveSym(tb), r.Ref(), tv.Ref()), smtlib.Not(n),
 				}
+				for _, w := range domain {
+					prem = append(prem, smtlib.Not(smtlib.App(relSym("WR", tb), r.Ref(), smtlib.Sym(fieldCtor(tb, f)), w, tv.Ref())))
+				}
+				axioms = append(axioms, smtlib.Forall([]smtlib.Var{r, tv}, smtlib.Implies(smtlib.And(prem...),
+					smtlib.Eq(v, smtlib.App(initValSym(tb, f), r.Ref())))))
 			}
-		}
+		})
 	}
 	for _, a := range as {
 		var vs []smtlib.Var

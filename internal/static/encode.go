@@ -45,6 +45,18 @@ type Encoding struct {
 // necessary condition is an empty disjunction) are replaced by false. That
 // substitution keeps satisfiability and models: the formula without the
 // emptiness axiom no longer mentions those atoms, so they can be false.
+// eachFieldSelect calls fn for every SELECT of fields from tb outside any loop, with its
+// transaction.
+func (e *Encoding) eachFieldSelect(tb *Table, fn func(*Txn, *Select)) {
+	for _, t := range e.txns {
+		for _, st := range t.stmts {
+			if s, ok := st.(*Select); ok && s.Kind == SelectFields && s.ctx.table == tb && len(s.ctx.loops) == 0 {
+				fn(t, s)
+			}
+		}
+	}
+}
+
 func (e *Encoding) finish(s *smtlib.Script) *smtlib.Script { return s.MapAsserts(e.finishTerm) }
 
 func (e *Encoding) finishTerm(t smtlib.Term) smtlib.Term {
@@ -156,41 +168,35 @@ func (e *Encoding) writtenValueAxioms() []smtlib.Term {
 			if len(ws) == 0 {
 				continue
 			}
-			for _, t := range e.txns {
-				for _, st := range t.stmts {
-					s, ok := st.(*Select)
-					if !ok || s.Kind != SelectFields || s.ctx.table != tb || len(s.ctx.loops) > 0 {
+			e.eachFieldSelect(tb, func(t *Txn, s *Select) {
+				for i, sf := range s.Fields {
+					if sf != f {
 						continue
 					}
-					for i, sf := range s.Fields {
-						if sf != f {
-							continue
+					for _, w := range ws {
+						r := smtlib.Var{Name: "r", Sort: sortR(tb)}
+						a, b := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}
+						_, enw, lw := e.exec(w.ctx, a.Ref())
+						_, enr, lr := e.exec(s.ctx, b.Ref())
+						wv, wn, _ := enw.val(w.x)
+						rv, rn, _ := enr.val(&Ref{Name: s.Vars[i]})
+						var wrow smtlib.Term
+						if w.ins != nil {
+							wrow = accesses(w.ins)[0].row(enw, r.Ref(), false)
+						} else {
+							wrow = smtlib.And(enw.withRow(tb, r.Ref()).cond(w.where, false), smtlib.App(aliveSym(tb), r.Ref(), a.Ref()))
 						}
-						for _, w := range ws {
-							r := smtlib.Var{Name: "r", Sort: sortR(tb)}
-							a, b := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}
-							_, enw, lw := e.exec(w.ctx, a.Ref())
-							_, enr, lr := e.exec(s.ctx, b.Ref())
-							wv, wn, _ := enw.val(w.x)
-							rv, rn, _ := enr.val(&Ref{Name: s.Vars[i]})
-							var wrow smtlib.Term
-							if w.ins != nil {
-								wrow = accesses(w.ins)[0].row(enw, r.Ref(), false)
-							} else {
-								wrow = smtlib.And(enw.withRow(tb, r.Ref()).cond(w.where, false), smtlib.App(aliveSym(tb), r.Ref(), a.Ref()))
-							}
-							prem := smtlib.And(
-								smtlib.Eq(smtlib.App("typ", a.Ref()), smtlib.Sym(tyCtor(w.t))),
-								smtlib.Eq(smtlib.App("typ", b.Ref()), smtlib.Sym(tyCtor(t))),
-								lw, wrow, smtlib.Not(wn),
-								lr, enr.withRow(tb, r.Ref()).cond(s.Where, false), smtlib.App(aliveSym(tb), r.Ref(), b.Ref()),
-								smtlib.App(relSym("WR", tb), r.Ref(), smtlib.Sym(fieldCtor(tb, f)), a.Ref(), b.Ref()))
-							out = append(out, smtlib.Forall([]smtlib.Var{r, a, b},
-								smtlib.Implies(prem, smtlib.And(smtlib.Not(rn), smtlib.Eq(rv, wv)))))
-						}
+						prem := smtlib.And(
+							smtlib.Eq(smtlib.App("typ", a.Ref()), smtlib.Sym(tyCtor(w.t))),
+							smtlib.Eq(smtlib.App("typ", b.Ref()), smtlib.Sym(tyCtor(t))),
+							lw, wrow, smtlib.Not(wn),
+							lr, enr.withRow(tb, r.Ref()).cond(s.Where, false), smtlib.App(aliveSym(tb), r.Ref(), b.Ref()),
+							smtlib.App(relSym("WR", tb), r.Ref(), smtlib.Sym(fieldCtor(tb, f)), a.Ref(), b.Ref()))
+						out = append(out, smtlib.Forall([]smtlib.Var{r, a, b},
+							smtlib.Implies(prem, smtlib.And(smtlib.Not(rn), smtlib.Eq(rv, wv)))))
 					}
 				}
-			}
+			})
 		}
 	}
 	return out
@@ -216,19 +222,13 @@ func (e *Encoding) valueAxioms(domain []smtlib.Term) []smtlib.Term {
 	var out []smtlib.Term
 	for _, tb := range e.tables() {
 		byField := map[string][]sel{}
-		for _, t := range e.txns {
-			for _, st := range t.stmts {
-				s, ok := st.(*Select)
-				if !ok || s.Kind != SelectFields || s.ctx.table != tb || len(s.ctx.loops) > 0 {
-					continue
-				}
-				for i, f := range s.Fields {
-					if !field(tb, f).Key {
-						byField[f] = append(byField[f], sel{t, s, i})
-					}
+		e.eachFieldSelect(tb, func(t *Txn, s *Select) {
+			for i, f := range s.Fields {
+				if !field(tb, f).Key {
+					byField[f] = append(byField[f], sel{t, s, i})
 				}
 			}
-		}
+		})
 		for _, f := range nonKey(tb) {
 			ss := byField[f]
 			for i, s1 := range ss {
