@@ -12,6 +12,14 @@
 // Errors: 1213 (deadlock), 1205 (lock wait timeout), 1020 (record changed since last read,
 // MariaDB's innodb_snapshot_isolation) and SQLSTATE 40001 abort the transaction and the
 // runner retries it; a COMMIT that fails without a server answer has an unknown outcome.
+//
+// Sessions are [runner.Interrupter]s: the runner passes statements a context that is never
+// cancelled, so the driver hands its per-connection watcher goroutine nothing per
+// statement, and a cancelled run interrupts each session once: the session closes its
+// socket (it dialled it itself, so it holds the net.Conn), which fails the statement in
+// progress and every later one at once, and then kills its server thread from another
+// connection (KILL id), so that the server rolls the transaction back and releases its
+// locks at once rather than when the lock wait times out.
 package mysql
 
 import (
@@ -24,6 +32,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	driver "github.com/go-sql-driver/mysql"
@@ -52,7 +61,8 @@ var tableName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
 // DB is a MySQL or MariaDB database under test.
 type DB struct {
-	db    *sql.DB
+	db    *sql.DB        // Open's check, Prepare, Cleanup and Interrupt's KILL
+	cfg   *driver.Config // each session dials its own connection with it
 	iso   string
 	table string
 	rows  *runner.Tables // the row table, once Prepare created it
@@ -125,7 +135,7 @@ func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, run
 	if strings.Contains(strings.ToLower(version), "mariadb") {
 		name = "MariaDB"
 	}
-	db := &DB{db: sdb, iso: lv.stmt, table: table}
+	db := &DB{db: sdb, cfg: cfg, iso: lv.stmt, table: table}
 	return db, runner.Target{Claim: lv.claim, Description: fmt.Sprintf("%s %s at %s, %s", name, version, cfg.Addr, lv.stmt)}, nil
 }
 
@@ -200,11 +210,35 @@ func (db *DB) Cleanup(ctx context.Context) error {
 // Close closes the connection pool.
 func (db *DB) Close() error { return db.db.Close() }
 
-// Session takes a dedicated connection and sets its isolation level.
+// Session dials a connection of its own (one database/sql pool per session, holding that
+// one connection, so that the session knows its socket) and sets its isolation level.
 func (db *DB) Session(ctx context.Context) (runner.Session, error) {
-	c, err := db.db.Conn(ctx)
+	t := db.table
+	s := &session{rows: db.rows, side: db.db,
+		qRead:   "SELECT v FROM " + t + " WHERE k = ?",
+		qWrite:  "INSERT INTO " + t + " (k, v, l) VALUES (?, ?, '') ON DUPLICATE KEY UPDATE v = VALUES(v)",
+		qAppend: "INSERT INTO " + t + " (k, v, l) VALUES (?, 0, ?) ON DUPLICATE KEY UPDATE l = CONCAT(l, VALUES(l))",
+		qList:   "SELECT l FROM " + t + " WHERE k = ?",
+	}
+	cfg := db.cfg.Clone()
+	cfg.DialFunc = s.dial
+	cfg.Logger = quietLogger{s, cfg.Logger}
+	conn, err := driver.NewConnector(cfg)
 	if err != nil {
+		return nil, fmt.Errorf("mysql: %w", err)
+	}
+	s.pool = sql.OpenDB(conn)
+	s.pool.SetMaxOpenConns(1)
+	c, err := s.pool.Conn(ctx)
+	if err != nil {
+		s.pool.Close()
 		return nil, fmt.Errorf("mysql: connecting: %w", err)
+	}
+	s.c = c
+	var id uint64
+	if err := c.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("mysql: SELECT CONNECTION_ID(): %w", err)
 	}
 	for _, q := range []string{
 		"SET SESSION TRANSACTION ISOLATION LEVEL " + db.iso,
@@ -212,28 +246,99 @@ func (db *DB) Session(ctx context.Context) (runner.Session, error) {
 		"SET SESSION innodb_lock_wait_timeout = 10",
 	} {
 		if _, err := c.ExecContext(ctx, q); err != nil {
-			c.Close()
+			s.Close()
 			return nil, fmt.Errorf("mysql: %s: %w", q, err)
 		}
 	}
-	t := db.table
-	return &session{c: c, rows: db.rows,
-		qRead:   "SELECT v FROM " + t + " WHERE k = ?",
-		qWrite:  "INSERT INTO " + t + " (k, v, l) VALUES (?, ?, '') ON DUPLICATE KEY UPDATE v = VALUES(v)",
-		qAppend: "INSERT INTO " + t + " (k, v, l) VALUES (?, 0, ?) ON DUPLICATE KEY UPDATE l = CONCAT(l, VALUES(l))",
-		qList:   "SELECT l FROM " + t + " WHERE k = ?",
-	}, nil
+	s.mu.Lock()
+	s.id = id
+	s.mu.Unlock()
+	return s, nil
 }
 
 type session struct {
+	pool                          *sql.DB // this session's own, of one connection
 	c                             *sql.Conn
+	side                          *sql.DB // the DB's pool, for KILL
 	rows                          *runner.Tables
 	qRead, qWrite, qAppend, qList string
+
+	mu          sync.Mutex
+	nc          net.Conn // the socket, once dialled
+	id          uint64   // the server's connection id, 0 until known
+	closed      bool
+	interrupted bool
+}
+
+// dial is the session's DialFunc: a plain TCP dial (as the driver's own) that keeps the
+// socket for Interrupt.
+func (s *session) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.interrupted || s.nc != nil {
+		// Interrupted while connecting, or a second dial (the pool holds one connection
+		// and the session never asks for another): refuse it.
+		nc.Close()
+		return nil, errors.New("mysql: session interrupted or already connected")
+	}
+	s.nc = nc
+	return nc, nil
+}
+
+// quietLogger is the driver's logger for a session: after Interrupt closed the socket the
+// driver would log the closed connection's errors, which are expected.
+type quietLogger struct {
+	s    *session
+	next driver.Logger
+}
+
+func (l quietLogger) Print(v ...any) {
+	l.s.mu.Lock()
+	quiet := l.s.interrupted
+	l.s.mu.Unlock()
+	if !quiet && l.next != nil {
+		l.next.Print(v...)
+	}
 }
 
 func (s *session) Close() error {
-	s.c.ExecContext(context.Background(), "ROLLBACK")
-	return s.c.Close()
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	if s.c != nil {
+		s.c.ExecContext(context.Background(), "ROLLBACK")
+		s.c.Close()
+	}
+	return s.pool.Close()
+}
+
+// Interrupt makes the statement in progress, and every later one, fail at once: it closes
+// the session's socket. It then kills the session's server thread from the DB's pool (KILL
+// id, at most 2 s), so that the server rolls back the open transaction and drops its locks
+// now rather than when a lock wait times out (the server does not notice a closed socket
+// while a statement waits). Safe to call from any goroutine, more than once, and after
+// Close (which leaves the thread nothing to kill).
+func (s *session) Interrupt() {
+	s.mu.Lock()
+	first := !s.interrupted
+	s.interrupted = true
+	nc, id, closed := s.nc, s.id, s.closed
+	s.mu.Unlock()
+	if nc != nil {
+		nc.Close()
+	}
+	if !first || closed || id == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	// Errors are ignored: the thread may have ended already (unknown thread id).
+	s.side.ExecContext(ctx, "KILL "+strconv.FormatUint(id, 10))
 }
 
 func (s *session) Begin(ctx context.Context) (runner.Tx, error) {

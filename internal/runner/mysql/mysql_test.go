@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	sqldriver "database/sql/driver"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -192,3 +193,86 @@ func TestRowWorkloadsRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptBlockedStatement: cancelling a run stops sessions that wait inside a
+// statement (on row locks another connection holds), although the runner passes statements
+// a context that is never cancelled: the run returns the cancellation well before InnoDB's
+// lock wait would time out (10 s in sessions, and a timed-out wait is retried), the
+// interrupted transactions did not commit, and the server has killed their threads, so no
+// transaction of the run still waits for a lock.
+func TestInterruptBlockedStatement(t *testing.T) {
+	t.Parallel()
+	d := dsn(t)
+	ctx := context.Background()
+	tbl := table(t)
+	db, _, err := Open(ctx, d, runner.OpenOptions{Isolation: "read-committed", Table: tbl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	defer db.(runner.Cleaner).Cleanup(context.Background())
+	w, err := workload.Generate("rw-register", workload.Options{Seed: 1, Sessions: 3, TxnsPerSess: 50, Keys: 4, OpsPerTxn: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Prepare first, so that the blocker can lock every row before the run starts; Run gets
+	// a DB whose Prepare is done (TRUNCATE would wait for the blocker).
+	if err := db.Prepare(ctx, runner.Schema{Keys: w.Keys}); err != nil {
+		t.Fatal(err)
+	}
+	blocker, err := db.(*DB).db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blocker.Close()
+	for _, q := range []string{"START TRANSACTION", "UPDATE " + tbl + " SET v = v + 0, l = l"} {
+		if _, err := blocker.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	defer blocker.ExecContext(ctx, "ROLLBACK")
+
+	rctx, cancel := context.WithCancel(ctx)
+	time.AfterFunc(500*time.Millisecond, cancel)
+	start := time.Now()
+	res, err := runner.Run(rctx, prepared{db.(*DB)}, w, runner.RunOptions{})
+	took := time.Since(start)
+	if took > 5*time.Second {
+		t.Fatalf("Run took %v after the cancel at 500ms: the blocked sessions were not interrupted", took)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run error = %v, want the cancellation", err)
+	}
+	t.Logf("Run returned %v after the start (cancelled at 500ms): %v", took, err)
+	if res == nil || len(res.History.Txns) == 0 {
+		t.Fatal("the interrupted transactions were not recorded")
+	}
+	for i := range res.History.Txns {
+		tx := &res.History.Txns[i]
+		wrote := slices.ContainsFunc(tx.Ops, func(o history.Op) bool { return o.Kind == history.OpWrite })
+		if wrote && tx.Committed() {
+			t.Fatalf("txn %d wrote a locked row and committed", i)
+		}
+	}
+	// The killed threads' lock waits end with them; allow the server a moment.
+	var waiting int
+	for range 20 {
+		if err := blocker.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE ?", "%"+tbl+"%").Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting == 0 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if waiting != 0 {
+		t.Fatalf("%d transactions still wait for the blocker's locks after the run returned: their threads were not killed", waiting)
+	}
+}
+
+// prepared is a DB whose Prepare has been done already.
+type prepared struct{ *DB }
+
+func (prepared) Prepare(context.Context, runner.Schema) error { return nil }
+
+var _ runner.DB = prepared{}
