@@ -33,9 +33,15 @@ import (
 // the final graph is replayed as a serial order (every read sees the last write before it,
 // real time and session order respected). Whenever it cannot (a cycle, a choice with no
 // option left, a greedy dead end, a replay that fails, or a history outside its scope:
-// transactions of unknown outcome, list-append, predicates, reads with several possible
-// writers), the general pipeline runs and decides, with its witnesses. So it is sound by
-// the replay and complete by the fallback.
+// transactions of unknown outcome, list-append, partly modelled predicates), the general
+// pipeline runs and decides, with its witnesses. So it is sound by the replay and complete
+// by the fallback.
+//
+// Predicate reads come as [deps] expands them: a returned row, a missed row and a row an
+// update matched are each a read of one row whose candidates are the writers of the
+// versions in reach that the predicate's outcome allows. Reads with one candidate are item
+// reads; reads with several are chosen greedily once the write orders are fixed, and the
+// replay checks that the version each one reads is among its candidates.
 
 // maxClosureWords bounds the compact closure (32 MiB, or 256 bits per transaction if more):
 // one transaction spanning most of the history widens every later window, and such a
@@ -203,20 +209,41 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 		}
 	}
 	const minTime = -1 << 63
+	// add appends u → v unless real time implies it (the closure has those for free).
+	add := func(u, v int32) {
+		if end[u] >= begin[v] {
+			edges = append(edges, [2]int32{u, v})
+		}
+	}
+	var multi []int32 // reads with several candidates: chosen once the write orders are
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
 		u := id[r.Txn]
 		if u < 0 {
 			continue // an excluded (aborted) reader
 		}
-		if r.Kind != deps.ReadItem || r.Op < 0 || len(r.Cands) != 1 {
-			fs.why = "reads with several possible writers"
+		switch {
+		case r.Op < 0:
+			fs.why = "synthetic reads"
 			return false, fs, nil
+		case len(r.Cands) == 0:
+			fs.why = "a read with no possible writer"
+			return false, fs, nil
+		case len(r.Cands) > 1:
+			multi = append(multi, int32(ri))
+			continue
 		}
+		// An item read, a row a predicate read returned, or a row a predicate read missed
+		// or a predicate write matched with one version in reach: all are "u read w's
+		// version of the key", which is what the edges below and the replay encode.
 		e := int64(minTime)
 		if w := r.Cands[0]; w != d.Init {
 			x := id[w]
-			edges = append(edges, [2]int32{x, u})
+			if x < 0 {
+				fs.why = "a read from a transaction that does not count"
+				return false, fs, nil
+			}
+			add(x, u)
 			e = end[x]
 			if inv[x] {
 				if rs, ok := involved[wk(x, r.Key)]; ok {
@@ -226,7 +253,7 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 		}
 		for _, b := range minimalAfter(r.Key, e) {
 			if b != u {
-				edges = append(edges, [2]int32{u, b})
+				add(u, b)
 			}
 		}
 	}
@@ -361,6 +388,103 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 			return false, fs, nil
 		}
 	}
+	// Reads with several candidates (a predicate missed a row with several non-matching
+	// versions in reach, or values repeat): every write order is fixed now, so option "u
+	// read x's version of k" is the edge x → u and u → every writer after x, of which the
+	// real-time-minimal later writers and x's overlapping partners ordered after it stand
+	// for all. Its edges all touch u and x precedes each of the writers, so a cycle can use
+	// only one of them, and checking each against reachability is exact. Candidates are
+	// tried latest-ending first among those that ended before u did, then the rest.
+	if len(multi) > 0 {
+		partners := make(map[uint64][]int32, len(involved))
+		for pi := range pairs {
+			p := &pairs[pi]
+			for _, k := range p.keys {
+				partners[wk(p.a, k)] = append(partners[wk(p.a, k)], p.b)
+				partners[wk(p.b, k)] = append(partners[wk(p.b, k)], p.a)
+			}
+		}
+		var after []int32
+		successors := func(x int32, k history.Key) []int32 {
+			after = after[:0]
+			if x < 0 {
+				return append(after, minimalAfter(k, minTime)...)
+			}
+			after = append(after, minimalAfter(k, end[x])...)
+			for _, b := range partners[wk(x, k)] {
+				if c.Reach(x, b) {
+					after = append(after, b)
+				}
+			}
+			return after
+		}
+		var cands []int32
+		for _, ri := range multi {
+			r := &d.Reads[ri]
+			u := id[r.Txn]
+			cands = cands[:0]
+			for _, w := range r.Cands {
+				x := int32(-1) // the initial state
+				if w != d.Init {
+					if x = id[w]; x < 0 {
+						continue // not committed: never the version read
+					}
+				}
+				cands = append(cands, x)
+			}
+			endOf := func(x int32) int64 {
+				if x < 0 {
+					return minTime
+				}
+				return end[x]
+			}
+			slices.SortFunc(cands, func(x, y int32) int {
+				xe, ye := endOf(x), endOf(y)
+				xb, yb := xe <= end[u], ye <= end[u]
+				switch {
+				case xb && !yb:
+					return -1
+				case yb && !xb:
+					return 1
+				case xb:
+					return cmp.Compare(ye, xe) // latest first
+				}
+				return cmp.Compare(xe, ye) // earliest first
+			})
+			chosen := false
+			for _, x := range cands {
+				if x == u || (x >= 0 && c.Reach(u, x)) {
+					continue
+				}
+				ok := true
+				for _, b := range successors(x, r.Key) {
+					if b != u && c.Reach(b, u) {
+						ok = false
+						break
+					}
+				}
+				if !ok {
+					continue
+				}
+				if x >= 0 && !c.AddEdge(x, u) {
+					continue
+				}
+				for _, b := range after {
+					if b != u && !c.AddEdge(u, b) {
+						fs.why = "a read's chosen version closed a cycle"
+						return false, fs, nil
+					}
+				}
+				chosen = true
+				break
+			}
+			if !chosen {
+				fs.why = "a read with several candidates had none left"
+				return false, fs, nil
+			}
+			fs.greedy++
+		}
+	}
 	order := c.Order()
 	if !replay(d, order, txn) {
 		fs.why = "the serial order did not replay"
@@ -371,8 +495,8 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 
 // replay reports whether order (dense ids of the committed transactions txn[u], each once)
 // is a serial order the strict level allows: real time and (if the level has it) session
-// order are respected, and every external read reads its writer's version, the last written
-// before it (or the initial state when it has no writer). It reads the intervals from the
+// order are respected, and every external read reads the version of one of its candidates:
+// the last version written before it (the initial state when there is none) must be one. It reads the intervals from the
 // history itself, not from the fast path's arrays, so the certificate does not share their
 // mistakes.
 func replay(d *deps.Deps, order, txn []int32) bool {
@@ -426,7 +550,7 @@ func replay(d *deps.Deps, order, txn []int32) bool {
 		maxBegin = max(maxBegin, ivs[t].Begin)
 		for _, ri := range d.ReadsOf[t] {
 			r := &d.Reads[ri]
-			if len(r.Cands) != 1 || last[r.Key] != r.Cands[0] {
+			if !slices.Contains(r.Cands, last[r.Key]) {
 				return false
 			}
 		}

@@ -2,6 +2,7 @@ package ser
 
 import (
 	"context"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 	"time"
@@ -179,5 +180,55 @@ func TestStrictFastVbox(t *testing.T) {
 			t.Errorf("%s: the fast path gave up: %s (%+v)", name, fs.why, fs)
 		}
 		t.Logf("%s: %d explicit edges, %d write-order pairs, %d pruned, %d chosen greedily", name, fs.edges, fs.constraints, fs.pruned, fs.greedy)
+	}
+}
+
+// TestStrictFastPredOracle: on random predicate histories (predicate reads and writes,
+// inserts, deletes, client intervals) the fast path alone never passes a history the
+// brute-force oracle rejects at the strict level, and it decides most of those the oracle
+// accepts, including some whose predicate reads have several candidates.
+func TestStrictFastPredOracle(t *testing.T) {
+	n := 20000
+	if testing.Short() {
+		n = 2000
+	}
+	var accepted, rejected, passed, multi, skipped int
+	for seed := range n {
+		rng := rand.New(rand.NewPCG(uint64(seed), 7))
+		h := histtest.GenPred(rng)
+		d, err := deps.Build(h, deps.Options{Session: true, Realtime: true, NoEdges: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Partial || len(d.Findings) > 0 {
+			skipped++
+			continue
+		}
+		want := oracle(h, anomaly.StrictSerializable, 0)
+		got, fs, err := strictFast(context.Background(), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want {
+			accepted++
+		} else {
+			rejected++
+		}
+		if got {
+			passed++
+			if !want {
+				t.Fatalf("seed %d: the fast path passed a predicate history that is not strict serializable (%+v)\n%s", seed, fs, histtest.Format(h))
+			}
+			for _, r := range d.Reads {
+				if len(r.Cands) > 1 && d.Status[r.Txn] == deps.Committed {
+					multi++
+					break
+				}
+			}
+		}
+	}
+	t.Logf("oracle: %d accepted, %d rejected (%d with findings or partial, not asked); the fast path passed %d, %d of them with a read of several candidates", accepted, rejected, skipped, passed, multi)
+	if rejected == 0 || passed < accepted*3/4 || multi == 0 {
+		t.Fatalf("generator too narrow or fast path too timid: %d accepted, %d rejected, %d passed (%d with several candidates)", accepted, rejected, passed, multi)
 	}
 }
