@@ -34,9 +34,14 @@ type Decoder struct {
 	// sessByInt memoizes sessB's session (id+1) of small integer source ids.
 	sessB     *history.Builder
 	sessByInt []history.SessionID
-	// rec and fops hold a line parsed by the fast path (fastTxn).
-	rec  fastRec
-	fops []fastOp
+	// rec and fb hold a line parsed by the fast path (fastTxn).
+	rec fastRec
+	fb  fastBuf
+	// vc, strs and rowSlab intern string values, share predicates' strings and hand out
+	// predicate rows, for both paths.
+	vc      valueCache
+	strs    strCache
+	rowSlab rowSlab
 	// noFast turns off the fast path (and so the pipeline), for tests comparing it with
 	// the general parser; block > 0 forces the two-stage reading with blocks of that size.
 	noFast bool
@@ -136,13 +141,12 @@ func blank(ln []byte) bool {
 
 func (d *Decoder) decodeLine(ln []byte, b *history.Builder) error {
 	if !d.noFast {
-		if fastTxn(ln, &d.rec, &d.fops) {
+		d.fb.reset()
+		if fastTxn(ln, &d.rec, &d.fb) {
 			d.records++
-			d.commitFast(b, &d.rec, d.fops)
-			d.fops = d.fops[:0]
+			d.commitFast(b, &d.rec, &d.fb)
 			return nil
 		}
-		d.fops = d.fops[:0]
 	}
 	return d.decodeGeneral(ln, b)
 }
@@ -701,6 +705,7 @@ func (d *Decoder) commit(b *history.Builder) error {
 	}
 	in := &d.in
 	in.Reset(b)
+	d.vc.reset(b)
 	b.BeginTxn(sid, x.id.Datum(), x.outcome)
 	t := b.Current()
 	t.Time, t.HasTime = x.time, x.hasTime
@@ -708,22 +713,28 @@ func (d *Decoder) commit(b *history.Builder) error {
 		t.Start, t.Commit, t.HasTimestamps = x.sts, x.cts, true
 	}
 	var vs []history.Value
+	value := func(k history.Key, v jsonscan.Datum) history.Value {
+		if v.Kind == history.DatumStr {
+			return d.vc.value(k, v.S)
+		}
+		return in.Value(k, v)
+	}
 	for i := range x.ops {
 		o := &x.ops[i]
 		var j int32
 		switch o.kind {
 		case history.OpRead:
 			k := in.Key(o.key)
-			j = b.ReadFrom(k, in.Value(k, o.val), o.src)
+			j = b.ReadFrom(k, value(k, o.val), o.src)
 		case history.OpWrite:
 			k := in.Key(o.key)
-			j = b.Write(k, in.Value(k, o.val))
+			j = b.Write(k, value(k, o.val))
 		case history.OpAppend:
 			k := in.Key(o.key)
-			j = b.Append(k, in.Value(k, o.val))
+			j = b.Append(k, value(k, o.val))
 		case history.OpInsert:
 			k := in.Key(o.key)
-			j = b.Insert(k, in.Value(k, o.val))
+			j = b.Insert(k, value(k, o.val))
 		case history.OpDelete:
 			j = b.Delete(in.Key(o.key))
 		case history.OpListRead:
@@ -736,11 +747,17 @@ func (d *Decoder) commit(b *history.Builder) error {
 		case history.OpPredRead, history.OpPredWrite:
 			p := &x.preds[o.pred]
 			po := history.PredOp{Pred: p.pred}
-			if p.nrows > 0 {
-				po.Rows = make([]history.Row, p.nrows)
-				for ri, r := range x.rows[p.rows0 : p.rows0+p.nrows] {
-					po.Rows[ri] = history.Row{Key: jsonscan.Key(b, r.key), Value: jsonscan.Value(b, r.val), Src: r.src, Match: r.match}
+			po.Rows = d.rowSlab.take(p.nrows)
+			for ri, r := range x.rows[p.rows0 : p.rows0+p.nrows] {
+				k := jsonscan.Key(b, r.key)
+				v := history.Nil
+				switch r.val.Kind {
+				case history.DatumInt:
+					v = b.IntValue(r.val.I)
+				case history.DatumStr:
+					v = d.vc.value(k, r.val.S)
 				}
+				po.Rows[ri] = history.Row{Key: k, Value: v, Src: r.src, Match: r.match}
 			}
 			if o.kind == history.OpPredRead {
 				j = b.PredRead(po)

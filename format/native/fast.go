@@ -6,7 +6,7 @@ import (
 )
 
 // fastRec is a transaction line parsed by fastTxn, held until it is committed. Its ops are
-// fastOps[ops0:ops0+nops] of the batch that holds it, and its strings alias ln.
+// ops[ops0:ops0+nops] of the fastBuf that holds it, and its strings alias ln.
 type fastRec struct {
 	ln             []byte
 	sess, id       fastDatum
@@ -17,6 +17,16 @@ type fastRec struct {
 	ops0, nops     int32
 }
 
+// fastBuf holds what fastTxn parsed from one or more lines: their ops, and the predicates
+// and rows of their predicate ops. Indexes between them are into the same fastBuf.
+type fastBuf struct {
+	ops   []fastOp
+	preds []fastPred
+	rows  []fastRow
+}
+
+func (f *fastBuf) reset() { f.ops, f.preds, f.rows = f.ops[:0], f.preds[:0], f.rows[:0] }
+
 // fastDatum is an id, key or value parsed by fastTxn: an integer, or a string held in the
 // line at offset i>>32 with length i&0xffffffff, or null.
 type fastDatum struct {
@@ -24,10 +34,30 @@ type fastDatum struct {
 	i    int64
 }
 
-// fastOp is an item op parsed by fastTxn: its key and value as fastDatums, packed.
+// fastOp is an op parsed by fastTxn. An item op holds its key and value as fastDatums,
+// packed; a predicate op (OpPredRead, OpPredWrite) holds in key the index of its fastPred.
 type fastOp struct {
 	kind           history.OpKind
 	keyKind, vKind history.DatumKind
+	key, val       int64
+}
+
+// fastPred is the predicate of a predicate op parsed by fastTxn, and its rows
+// rows[rows0:rows0+nrows]. rel and expr are strings in the line (packed as in fastDatum),
+// or -1 when the predicate object has no such key.
+type fastPred struct {
+	rel, expr    int64
+	field        fastDatum
+	lo, hi       int64
+	isRange      bool
+	rows0, nrows int32
+}
+
+// fastRow is a row of a predicate op parsed by fastTxn.
+type fastRow struct {
+	keyKind, vKind history.DatumKind
+	match          bool
+	src            history.Src
 	key, val       int64
 }
 
@@ -49,22 +79,32 @@ func (r *fastRec) datum(d fastDatum) history.Datum {
 
 // fastTxn parses ln if it is a transaction line in the compact form the writers emit: no
 // white space, keys in the writer's order ("s", "id", "o", "t", "sts" and "cts", "ops"),
-// integer, plain-string or null ids, and item ops (["r",k,v], ["w",k,v], ["a",k,v],
-// ["i",k,v], ["d",k]) with integer or plain-string keys and values and no options object.
-// A plain string has only printable ASCII and no escapes. That is every line of a
-// key-value or append workload, and it parses here in one pass with no per-key dispatch.
+// integer, plain-string or null ids, item ops (["r",k,v], ["w",k,v], ["a",k,v], ["i",k,v],
+// ["d",k]) with integer or plain-string keys and values and no options object, and
+// predicate ops (see fastPredOp). A plain string has only printable ASCII and no escapes.
+// That is every line of a key-value, append or predicate workload the runner records, and
+// it parses here in one pass with no per-key dispatch.
 //
-// It fills r and appends the ops to *ops. On false, r and the ops appended are garbage
-// (the caller truncates *ops) and the caller parses the line the general way, which
-// accepts a superset of this form and alone reports errors. So fastTxn never decides what
-// a line means differently from the general parser, only faster;
-// TestFastPathAgreesWithGeneralParser checks it.
-func fastTxn(ln []byte, r *fastRec, ops *[]fastOp) bool {
+// It fills r and appends what it parsed to f. On false, r is garbage, f is as it was, and
+// the caller parses the line the general way, which accepts a superset of this form and
+// alone reports errors. So fastTxn never decides what a line means differently from the
+// general parser, only faster; TestFastPathAgreesWithGeneralParser and FuzzFastPathAgrees
+// check it.
+func fastTxn(ln []byte, r *fastRec, f *fastBuf) bool {
+	nops, npreds, nrows := len(f.ops), len(f.preds), len(f.rows)
+	if parseFastTxn(ln, r, f) {
+		return true
+	}
+	f.ops, f.preds, f.rows = f.ops[:nops], f.preds[:npreds], f.rows[:nrows]
+	return false
+}
+
+func parseFastTxn(ln []byte, r *fastRec, f *fastBuf) bool {
 	const head = `{"s":`
 	if len(ln) < len(head) || string(ln[:len(head)]) != head {
 		return false
 	}
-	*r = fastRec{ln: ln, outcome: history.OutcomeCommitted, ops0: int32(len(*ops))}
+	*r = fastRec{ln: ln, outcome: history.OutcomeCommitted, ops0: int32(len(f.ops))}
 	x := r
 	var ok bool
 	i := len(head)
@@ -117,7 +157,12 @@ func fastTxn(ln []byte, r *fastRec, ops *[]fastOp) bool {
 		i++
 	} else {
 		for {
-			if i, ok = fastItemOp(ln, i, ops); !ok || i >= len(ln) {
+			if hasAt(ln, i, `["p`) {
+				i, ok = fastPredOp(ln, i, f)
+			} else {
+				i, ok = fastItemOp(ln, i, &f.ops)
+			}
+			if !ok || i >= len(ln) {
 				return false
 			}
 			c := ln[i]
@@ -131,10 +176,10 @@ func fastTxn(ln []byte, r *fastRec, ops *[]fastOp) bool {
 		}
 	}
 	// The closing brace, then the end of the line.
-	if i >= len(ln) || ln[i] != '}' || len(*ops)-int(x.ops0) > 1<<30 {
+	if i >= len(ln) || ln[i] != '}' || len(f.ops)-int(x.ops0) > 1<<30 {
 		return false
 	}
-	x.nops = int32(len(*ops) - int(x.ops0))
+	x.nops = int32(len(f.ops) - int(x.ops0))
 	switch rest := ln[i+1:]; len(rest) {
 	case 0:
 		return true
@@ -193,6 +238,180 @@ func fastItemOp(ln []byte, i int, ops *[]fastOp) (int, bool) {
 	return i + 1, true
 }
 
+// fastPredOp parses a predicate op at ln[i] for fastTxn, in the compact form the writer
+// emits, and returns the index after it:
+//
+//	["pr",{"rel":R,"expr":E,"range":[F,lo,hi]},[[k,v],[k,v,{"match":false,"src":S}],...]]
+//
+// with "pw" for a predicate write; the predicate object's keys are each optional but in
+// that order, R and E are plain strings, F is an integer, a plain string or null, k and v
+// are as in an item op (k not null), and a row's options object is {"match":false},
+// {"src":S} or both in that order, S being "init", "none" or [txn,op]. It declines
+// anything else, such as white space, an options object after the rows, or "match":true.
+func fastPredOp(ln []byte, i int, f *fastBuf) (int, bool) {
+	if i+7 >= len(ln) || ln[i+4] != '"' || ln[i+5] != ',' || ln[i+6] != '{' {
+		return i, false // the caller has checked `["p`
+	}
+	kind := history.OpPredRead
+	switch ln[i+3] {
+	case 'r':
+	case 'w':
+		kind = history.OpPredWrite
+	default:
+		return i, false
+	}
+	if len(f.preds) >= 1<<30 || len(f.rows) >= 1<<30 {
+		return i, false
+	}
+	p := fastPred{rel: -1, expr: -1, rows0: int32(len(f.rows))}
+	i += 7
+	var ok bool
+	sep := false // a key came before: the next needs a ','
+	if j, has := predKeyAt(ln, i, sep, `"rel":"`); has {
+		if p.rel, i, ok = fastStr(ln, j); !ok {
+			return i, false
+		}
+		sep = true
+	}
+	if j, has := predKeyAt(ln, i, sep, `"expr":"`); has {
+		if p.expr, i, ok = fastStr(ln, j); !ok {
+			return i, false
+		}
+		sep = true
+	}
+	if j, has := predKeyAt(ln, i, sep, `"range":[`); has {
+		if p.field, i, ok = parseFastDatum(ln, j); !ok || i >= len(ln) || ln[i] != ',' {
+			return i, false
+		}
+		if p.lo, i, ok = jsonscan.FastInt(ln, i+1); !ok || i >= len(ln) || ln[i] != ',' {
+			return i, false
+		}
+		if p.hi, i, ok = jsonscan.FastInt(ln, i+1); !ok || i >= len(ln) || ln[i] != ']' {
+			return i, false
+		}
+		p.isRange = true
+		i++
+	}
+	if !hasAt(ln, i, "},[") {
+		return i, false
+	}
+	i += 3
+	if i < len(ln) && ln[i] == ']' {
+		i++
+	} else {
+		for {
+			if i, ok = fastRowAt(ln, i, f); !ok || i >= len(ln) {
+				return i, false
+			}
+			c := ln[i]
+			i++
+			if c == ']' {
+				break
+			}
+			if c != ',' {
+				return i, false
+			}
+		}
+	}
+	if i >= len(ln) || ln[i] != ']' {
+		return i, false
+	}
+	p.nrows = int32(len(f.rows)) - p.rows0
+	f.ops = append(f.ops, fastOp{kind: kind, key: int64(len(f.preds))})
+	f.preds = append(f.preds, p)
+	return i + 1, true
+}
+
+// fastRowAt parses a row of a predicate op at ln[i] for fastPredOp, appends it to f.rows and
+// returns the index after it.
+func fastRowAt(ln []byte, i int, f *fastBuf) (int, bool) {
+	if i >= len(ln) || ln[i] != '[' {
+		return i, false
+	}
+	k, i, ok := parseFastDatum(ln, i+1)
+	if !ok || k.kind == history.DatumNil || i >= len(ln) || ln[i] != ',' {
+		return i, false
+	}
+	v, i, ok := parseFastDatum(ln, i+1)
+	if !ok || i >= len(ln) {
+		return i, false
+	}
+	r := fastRow{keyKind: k.kind, vKind: v.kind, match: true, key: k.i, val: v.i}
+	if ln[i] == ',' {
+		// The options object: {"match":false}, {"src":S} or {"match":false,"src":S}.
+		i++
+		switch {
+		case hasAt(ln, i, `{"match":false`):
+			r.match = false
+			i += 14
+			if i < len(ln) && ln[i] == ',' {
+				if !hasAt(ln, i+1, `"src":`) {
+					return i, false
+				}
+				if r.src, i, ok = fastSrc(ln, i+7); !ok {
+					return i, false
+				}
+			}
+		case hasAt(ln, i, `{"src":`):
+			if r.src, i, ok = fastSrc(ln, i+7); !ok {
+				return i, false
+			}
+		default:
+			return i, false
+		}
+		if i >= len(ln) || ln[i] != '}' {
+			return i, false
+		}
+		i++
+	}
+	if i >= len(ln) || ln[i] != ']' {
+		return i, false
+	}
+	f.rows = append(f.rows, r)
+	return i + 1, true
+}
+
+// predKeyAt reports whether ln[i:] holds key, after a ',' if sep, and returns the index
+// after it.
+func predKeyAt(ln []byte, i int, sep bool, key string) (int, bool) {
+	if sep {
+		if i >= len(ln) || ln[i] != ',' {
+			return i, false
+		}
+		i++
+	}
+	return i + len(key), hasAt(ln, i, key)
+}
+
+// fastSrc parses a source at ln[i] for fastRow: "init", "none" or [txn,op] with both in
+// 0..1<<31-1.
+func fastSrc(ln []byte, i int) (history.Src, int, bool) {
+	switch {
+	case hasAt(ln, i, `"init"`):
+		return history.Src{Kind: history.SrcInit}, i + 6, true
+	case hasAt(ln, i, `"none"`):
+		return history.Src{Kind: history.SrcNone}, i + 6, true
+	case i < len(ln) && ln[i] == '[':
+		t, j, ok := jsonscan.FastInt(ln, i+1)
+		if !ok || j >= len(ln) || ln[j] != ',' || t < 0 || t > 1<<31-1 {
+			return history.Src{}, i, false
+		}
+		o, j, ok := jsonscan.FastInt(ln, j+1)
+		if !ok || j >= len(ln) || ln[j] != ']' || o < 0 || o > 1<<31-1 {
+			return history.Src{}, i, false
+		}
+		return history.Src{Kind: history.SrcTxn, Txn: history.TxnID(t), Op: int32(o)}, j + 1, true
+	}
+	return history.Src{}, i, false
+}
+
+// fastStr parses the rest of a plain string whose opening quote is at ln[i-1], for
+// fastPredOp, and returns it packed as in fastDatum.
+func fastStr(ln []byte, i int) (int64, int, bool) {
+	d, j, ok := parseFastDatum(ln, i-1)
+	return d.i, j, ok && d.kind == history.DatumStr
+}
+
 // parseFastDatum parses an integer, a plain string or null at ln[i], for fastTxn: it does
 // not look at what follows, which fastTxn checks.
 func parseFastDatum(ln []byte, i int) (fastDatum, int, bool) {
@@ -245,7 +464,7 @@ func hasAt(ln []byte, i int, s string) bool {
 // commitFast adds a transaction parsed by fastTxn to b; it cannot fail. It interns
 // sessions, keys and values in the same order as commit does, so both paths build the
 // same history.
-func (d *Decoder) commitFast(b *history.Builder, r *fastRec, ops []fastOp) {
+func (d *Decoder) commitFast(b *history.Builder, r *fastRec, f *fastBuf) {
 	var sid history.SessionID
 	if r.sess.kind == history.DatumInt {
 		sid = d.intSession(b, r.sess.i)
@@ -254,6 +473,7 @@ func (d *Decoder) commitFast(b *history.Builder, r *fastRec, ops []fastOp) {
 	}
 	in := &d.in
 	in.Reset(b)
+	d.vc.reset(b)
 	b.BeginTxn(sid, r.datum(r.id), r.outcome)
 	if r.hasTime || r.hasTS {
 		t := b.Current()
@@ -262,8 +482,13 @@ func (d *Decoder) commitFast(b *history.Builder, r *fastRec, ops []fastOp) {
 			t.Start, t.Commit, t.HasTimestamps = r.sts, r.cts, true
 		}
 	}
+	ops := f.ops[r.ops0 : r.ops0+r.nops]
 	for i := range ops {
 		o := &ops[i]
+		if o.kind == history.OpPredRead || o.kind == history.OpPredWrite {
+			d.commitFastPred(b, r, o.kind, f, &f.preds[o.key])
+			continue
+		}
 		var k history.Key
 		if o.keyKind == history.DatumInt {
 			k = b.IntKey(o.key)
@@ -279,7 +504,7 @@ func (d *Decoder) commitFast(b *history.Builder, r *fastRec, ops []fastOp) {
 		case history.DatumInt:
 			v = in.IntValue(k, o.val)
 		case history.DatumStr:
-			v = b.BytesValue(r.bytes(o.val))
+			v = d.vc.value(k, r.bytes(o.val))
 		}
 		switch o.kind {
 		case history.OpRead:
@@ -294,4 +519,43 @@ func (d *Decoder) commitFast(b *history.Builder, r *fastRec, ops []fastOp) {
 	}
 	b.EndTxn()
 	d.ops += len(ops)
+}
+
+// commitFastPred adds a predicate op parsed by fastPredOp to b's open transaction.
+func (d *Decoder) commitFastPred(b *history.Builder, r *fastRec, kind history.OpKind, f *fastBuf, p *fastPred) {
+	po := history.PredOp{Pred: history.Predicate{Lo: p.lo, Hi: p.hi, IsRange: p.isRange}}
+	if p.rel >= 0 {
+		po.Pred.Relation = d.strs.get(r.bytes(p.rel))
+	}
+	if p.expr >= 0 {
+		po.Pred.Expr = string(r.bytes(p.expr))
+	}
+	switch p.field.kind {
+	case history.DatumInt:
+		po.Pred.Field = history.Int(p.field.i)
+	case history.DatumStr:
+		po.Pred.Field = history.Str(d.strs.get(r.bytes(p.field.i)))
+	}
+	po.Rows = d.rowSlab.take(int(p.nrows))
+	for i, fr := range f.rows[p.rows0 : p.rows0+p.nrows] {
+		var k history.Key
+		if fr.keyKind == history.DatumInt {
+			k = b.IntKey(fr.key)
+		} else {
+			k = b.BytesKey(r.bytes(fr.key))
+		}
+		v := history.Nil
+		switch fr.vKind {
+		case history.DatumInt:
+			v = b.IntValue(fr.val)
+		case history.DatumStr:
+			v = d.vc.value(k, r.bytes(fr.val))
+		}
+		po.Rows[i] = history.Row{Key: k, Value: v, Src: fr.src, Match: fr.match}
+	}
+	if kind == history.OpPredRead {
+		b.PredRead(po)
+	} else {
+		b.PredWrite(po)
+	}
 }

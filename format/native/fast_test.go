@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -75,11 +76,45 @@ var fastLines = []string{
 	`{"s":-1,"ops":[]}`,
 }
 
+// predLines are predicate lines in (or just outside) the compact form the fast path takes:
+// the runner's blindw-pred lines, every optional part of a predicate and of a row, and
+// near misses the fast path must leave to the general parser.
+var predLines = []string{
+	`{"s":3,"t":[49908709,50134451],"sts":[21,0],"cts":[30,0],"ops":[["pr",{"rel":"t","expr":"v2 BETWEEN 3408 AND 3411","range":["v2",3408,3411]},[[31,"v1=6782,v2=3409,w=32"],[2195,"v1=7244,v2=3409,w=2196"]]]]}`,
+	`{"s":0,"o":"a","ops":[["pw",{"rel":"t","expr":"v1 BETWEEN 1 AND 9","range":["v1",1,9]},[[214,"v1=8,v2=2345,w=10002",{"match":false}],[1271,"v1=2,v2=5052,w=10002",{"src":[3,0]}],[5,null,{"match":false,"src":"init"}],[6,7,{"src":"none"}]]],["r",1,2]]}`,
+	`{"s":"c1","id":9,"ops":[["w","k","v"],["pr",{},[]],["pw",{"expr":"k in [1,3]"},[["a",1],["b","x"]]],["pr",{"range":[null,-5,5]},[[1,-922337203685477580]]],["pr",{"rel":"","range":[7,0,0]},[["",""]]]]}`,
+	`{"s":1,"ops":[["pr",{"rel":"t"},[[1,"v1=1"]]],["pr",{"rel":"t","range":["v1",1,2]},[]],["pr",{"expr":"x","range":["v1",1,2]},[]]]}`,
+	`{"s":1,"ops":[["pr",{"range":["v1",1,2],"rel":"t"},[]]]}`,
+	`{"s":1,"ops":[["pr",{"rel":"t","rel":"u"},[]]]}`,
+	`{"s":1,"ops":[["pr",{"rel":"t"},[[1,2,{"match":true}]]]]}`,
+	`{"s":1,"ops":[["pr",{"rel":"t"},[[1,2,{"src":"none","match":false}]]]]}`,
+	`{"s":1,"ops":[["pr",{"rel":"t"},[[1,2,{}]]]]}`,
+	`{"s":1,"ops":[["pr",{"rel":"t"},[[1,2,{"match":false,"src":[-1,0]}]]]]}`,
+	`{"s":1,"ops":[["pr",{"rel":"t"},[[1,2,{"src":[2147483648,0]}]]]]}`,
+	`{"s":1,"ops":[["pr",{"rel":"t"},[[1,2,{"src":"later"}]]]]}`,
+	`{"s":1,"ops":[["pr",{"rel":"t"},[[null,2]]]]}`,
+	`{"s":1,"ops":[["pr",{"rel":"t"},[[1]]]]}`,
+	`{"s":1,"ops":[["pr",{"rel":"t"},[[1,2]],{"failed":true}]]}`,
+	`{"s":1,"ops":[["pr",{"rel":"t"},[[1,2]],{"src":[0,0]}]]}`,
+	`{"s":1,"ops":[["pr",{"rel":1},[]]]}`,
+	`{"s":1,"ops":[["pr",{"rel":"\u0074","expr":"é"},[[1,"\n"]]]]}`,
+	`{"s":1,"ops":[["pr",{"range":["v",1.5,2]},[]]]}`,
+	`{"s":1,"ops":[["pr",{"range":["v",-9223372036854775808,2]},[[1,-9223372036854775808]]]]}`,
+	`{"s":1,"ops":[["pr",{"range":["v",1,2,3]},[]]]}`,
+	`{"s":1,"ops":[["pr",{"range":["v",99999999999999999999,2]},[]]]}`,
+	`{"s":1,"ops":[["pr",{"bogus":1},[]]]}`,
+	`{"s":1,"ops":[["pr", {"rel":"t"}, [[1, 2]]]]}`,
+	`{"s":1,"ops":[["pq",{},[]]]}`,
+	`{"s":1,"ops":[["pr",{}]]}`,
+	`{"s":1,"ops":[["pr",{},[],]]}`,
+}
+
 func TestFastPathAgreesWithGeneralParser(t *testing.T) {
 	t.Parallel()
 	header := "{\"isovet\":1,\"initial\":0}\n"
 	inputs := []string{string(genNative(t, 300)), write(t, rich(t))}
-	for _, ln := range fastLines {
+	inputs = append(inputs, string(genPredNative(t, 300, 1000, 100)))
+	for _, ln := range slices.Concat(fastLines, predLines) {
 		inputs = append(inputs, ln, header+ln+"\n"+ln, ln+"\n{bad")
 	}
 	for _, in := range inputs {
@@ -88,7 +123,7 @@ func TestFastPathAgreesWithGeneralParser(t *testing.T) {
 	// Every truncation and many single-byte changes of compact lines: whatever the fast
 	// path takes, it must read as the general parser does; whatever it declines, the
 	// general parser reports as before.
-	for _, ln := range fastLines[:4] {
+	for _, ln := range slices.Concat(fastLines[:4], predLines[:4]) {
 		for i := range len(ln) {
 			checkPathsAgree(t, ln[:i])
 			for _, c := range []byte(`"0-[]},:n `) {
@@ -99,13 +134,35 @@ func TestFastPathAgreesWithGeneralParser(t *testing.T) {
 	}
 }
 
+// TestFastPathTakesCompactLines checks that the fast path does take the lines the writers
+// emit, item and predicate ones, so that the agreement tests above compare two paths.
+func TestFastPathTakesCompactLines(t *testing.T) {
+	t.Parallel()
+	var lines []string
+	lines = append(lines, strings.Split(strings.TrimSpace(string(genNative(t, 50))), "\n")[1:]...)
+	lines = append(lines, strings.Split(strings.TrimSpace(string(genPredNative(t, 200, 1000, 200))), "\n")[1:]...)
+	lines = append(lines, fastLines[:2]...)
+	lines = append(lines, predLines[:4]...)
+	for _, ln := range lines {
+		if !native.FastTakes([]byte(ln)) {
+			t.Errorf("the fast path declines %q", ln)
+		}
+	}
+	for _, ln := range predLines[4:] {
+		if native.FastTakes([]byte(ln)) {
+			t.Errorf("the fast path takes %q, which is not in the compact form", ln)
+		}
+	}
+}
+
 // FuzzFastPathAgrees checks that the fast path and the general parser read any input the
 // same way: the same history (with the same interning order) or the same error.
 func FuzzFastPathAgrees(f *testing.F) {
-	for _, ln := range fastLines {
+	for _, ln := range slices.Concat(fastLines, predLines) {
 		f.Add([]byte(ln))
 	}
 	f.Add(genNative(f, 20))
+	f.Add(genPredNative(f, 20, 100, 1000))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		checkPathsAgree(t, string(in))
 	})
@@ -130,6 +187,8 @@ func TestPipelineAgreesWithSerialReading(t *testing.T) {
 		"blank and crlf":   "\n\r\n" + strings.ReplaceAll(gen[:mid], "\n", "\r\n\n"),
 		"long lines":       long + "\n" + gen[:2000] + long,
 		"fast lines":       strings.Join(fastLines, "\n"),
+		"predicate lines":  strings.Join(predLines, "\n"),
+		"predicates":       string(genPredNative(t, 500, 2000, 200)),
 		"empty":            "",
 	}
 	boom := errors.New("disk on fire")

@@ -31,7 +31,7 @@ const (
 type batch struct {
 	buf  []byte
 	recs []fastRec // one per line; ops0 < 0 marks a line for the general parser
-	ops  []fastOp
+	fb   fastBuf
 	err  error // the read error after these lines; nil also at the end of input
 	last bool  // no batch follows
 }
@@ -79,7 +79,7 @@ func (d *Decoder) decodePipelined(r io.Reader, size int64, b *history.Builder) e
 			off += int64(len(rec.ln))
 			if rec.ops0 >= 0 {
 				d.records++
-				d.commitFast(b, rec, bt.ops[rec.ops0:rec.ops0+rec.nops])
+				d.commitFast(b, rec, &bt.fb)
 			} else if err := d.decodeGeneral(rec.ln, b); err != nil {
 				return finish(err)
 			}
@@ -116,7 +116,7 @@ func parseStage(r io.Reader, block int, full, free chan *batch, stop chan struct
 			if made < pipelineBatches {
 				// Room for the lines and ops of a block of short lines, so that they
 				// rarely grow.
-				bt = &batch{buf: make([]byte, 0, block), recs: make([]fastRec, 0, block/128+1), ops: make([]fastOp, 0, block/16+1)}
+				bt = &batch{buf: make([]byte, 0, block), recs: make([]fastRec, 0, block/128+1), fb: fastBuf{ops: make([]fastOp, 0, block/16+1)}}
 				made++
 			} else {
 				select {
@@ -132,7 +132,8 @@ func parseStage(r io.Reader, block int, full, free chan *batch, stop chan struct
 		default:
 		}
 		bt.buf = append(bt.buf[:0], carry...)
-		bt.recs, bt.ops, bt.err = bt.recs[:0], bt.ops[:0], nil
+		bt.recs, bt.err = bt.recs[:0], nil
+		bt.fb.reset()
 		// Read at least a block, and on to the end of a line.
 		scanned := 0
 		for {
@@ -173,8 +174,7 @@ func parseStage(r io.Reader, block int, full, free chan *batch, stop chan struct
 			lines = lines[n:]
 			bt.recs = append(bt.recs, fastRec{})
 			rec := &bt.recs[len(bt.recs)-1]
-			if n0 := len(bt.ops); !fastTxn(ln, rec, &bt.ops) {
-				bt.ops = bt.ops[:n0]
+			if !fastTxn(ln, rec, &bt.fb) {
 				*rec = fastRec{ln: ln, ops0: -1}
 			}
 		}
