@@ -31,6 +31,15 @@ type GenOptions struct {
 	Intervals    bool    // record client intervals [begin, commit]
 	Timestamps   bool    // record database start and commit timestamps
 
+	// EarlyGiveUp (with Intervals) records each transaction of unknown outcome as ending
+	// at a random time between its begin and its commit: the client gave up before the
+	// database committed (or aborted) it, so transactions that began after the recorded
+	// end may still precede it.
+	EarlyGiveUp bool
+	// NoIntervalRatio (with Intervals) is the fraction of transactions recorded without a
+	// client interval.
+	NoIntervalRatio float64
+
 	// Perturb is the fraction of reads whose result is corrupted after the fact (another
 	// written value, a thin-air value, or for lists a dropped or swapped element), making
 	// the history likely invalid. Zero keeps the execution's own results.
@@ -272,13 +281,22 @@ func (g *gen) perturb() {
 	}
 }
 
-// emit records the executed transactions in the builder.
+// emit records the executed transactions in the builder. The random choices of
+// EarlyGiveUp and NoIntervalRatio are drawn here, after every other, so histories generated
+// without them are unchanged.
 func (g *gen) emit() {
 	for _, t := range g.out {
 		g.b.BeginTxn(g.sess[t.sess], history.NilDatum, t.outcome)
 		cur := g.b.Current()
 		if g.o.Intervals {
-			cur.Time, cur.HasTime = history.Interval{Begin: t.start, End: t.commit}, true
+			end := t.commit
+			if g.o.EarlyGiveUp && t.outcome == history.OutcomeUnknown {
+				end = t.start + g.rng.Int64N(t.commit-t.start+1)
+			}
+			cur.Time, cur.HasTime = history.Interval{Begin: t.start, End: end}, true
+			if g.o.NoIntervalRatio > 0 && g.rng.Float64() < g.o.NoIntervalRatio {
+				cur.Time, cur.HasTime = history.Interval{}, false
+			}
 		}
 		if g.o.Timestamps {
 			cur.Start, cur.Commit, cur.HasTimestamps = history.Timestamp{Physical: t.start}, history.Timestamp{Physical: t.commit}, true
