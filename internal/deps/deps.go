@@ -29,6 +29,23 @@
 //     first c after A ends, so A reaches B through the chain exactly when A ended before B
 //     began, with 3n edges instead of n².
 //
+// # Client time
+//
+// Real time is derived from [Deps.Iv], never from the history's intervals directly, because
+// two kinds of transaction have no known end:
+//
+//   - a transaction of unknown outcome ends at +inf: the client gave up at its recorded end,
+//     but the server may have committed it later (Jepsen's indeterminate ops complete
+//     infinitely late). It keeps its in-edges (it certainly began at its begin) and gets no
+//     out-edges, whether it is Maybe or was promoted to Committed;
+//   - a transaction without a client interval is unbounded: no real-time edge in or out.
+//     [Deps.Untimed] counts the counted ones; a checker must not pass a history with
+//     Untimed > 0 (the real times might have closed a cycle), while a violation found
+//     without them is real (it needs fewer constraints).
+//
+// Either way the real-time order only loses edges, so every cycle found is a cycle of the
+// true real-time order.
+//
 // # Unknown outcomes
 //
 // A transaction of unknown outcome counts only if some counted read may read from it;
@@ -46,6 +63,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"isovet/history"
@@ -55,6 +73,10 @@ import (
 
 // ErrUnsupported is returned for operations the black-box checkers do not handle yet.
 var ErrUnsupported = errors.New("deps: unsupported operation")
+
+// ErrNoTime is returned for real-time order on a history in which no transaction has a
+// client interval.
+var ErrNoTime = errors.New("deps: real-time order needs client intervals, and no transaction has one")
 
 // Options select which orders are known.
 type Options struct {
@@ -166,6 +188,10 @@ type Deps struct {
 	// Partial is set when some operations were only partly modelled (predicates): a
 	// violation found is real, but finding none proves nothing.
 	Partial bool
+	// Untimed is, with Realtime, the number of counted transactions without a client
+	// interval: they have no real-time edges (see "Client time"), so a violation found is
+	// real, but finding none proves nothing.
+	Untimed int
 
 	intBad []bool // unknown-outcome transactions that broke INT: they cannot have committed
 
@@ -179,10 +205,12 @@ type Deps struct {
 	appender func(history.Key, history.Value) (int32, bool)
 
 	// Time (Realtime only).
-	Iv       []history.Interval // widened intervals per transaction
-	byBegin  [][]int32          // per key: committed writers sorted by begin
-	sufMin   [][]int64          // per key: suffix minimum of End over byBegin
-	timeNode []int32            // per distinct begin index: chain node
+	// Iv is the widened interval per transaction as real time uses it: End is +inf
+	// (math.MaxInt64) for unknown outcomes, and [-inf, +inf] without a client interval.
+	Iv       []history.Interval
+	byBegin  [][]int32 // per key: committed writers with a client interval, by begin
+	sufMin   [][]int64 // per key: suffix minimum of End over byBegin
+	timeNode []int32   // per distinct begin index: chain node
 }
 
 // Build computes the known dependencies of h under o.
@@ -207,8 +235,8 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 	for k := range d.InitVersion {
 		d.InitVersion[k] = -1
 	}
-	if o.Realtime && !h.HasTime() {
-		return nil, errors.New("deps: real-time order needs a client interval on every transaction")
+	if o.Realtime && !slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return t.HasTime }) {
+		return nil, ErrNoTime
 	}
 	// Size Reads for the item reads up front: grown by doubling, it allocated about twice its
 	// final size (786 MB for fauna-page's reads; peak RSS of its check 620 -> 547 MB).
@@ -242,7 +270,7 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 			return nil, err
 		}
 	}
-	if err := d.expandPreds(ctx); err != nil {
+	if err := d.expandPredsTimed(ctx); err != nil {
 		return nil, err
 	}
 	// Index last writes by (key, value), for reads that do not name their writer. Formats
@@ -298,6 +326,13 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 		}
 	}
 	d.decideStatus()
+	if o.Realtime {
+		for t := range n {
+			if d.Status[t] != Excluded && !h.Txns[t].HasTime {
+				d.Untimed++
+			}
+		}
+	}
 	// Drop candidates that are not counted.
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
@@ -357,6 +392,24 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 		d.BuildEdges()
 	}
 	return d, nil
+}
+
+// expandPredsTimed expands the predicate operations (pred.go). Its real-time pruning reads
+// the history's intervals directly, taking a missing one as [0, 0]; so when a transaction
+// that did not abort has none, the expansion runs without real time, as at the levels
+// without it: every version stays a candidate, which is exact (only slower), and the
+// polygraph then orders the candidates with the real-time edges of [Deps.buildTime].
+func (d *Deps) expandPredsTimed(ctx context.Context) error {
+	if !d.Opts.Realtime || len(d.predOps) == 0 {
+		return d.expandPreds(ctx)
+	}
+	h := d.H
+	if !slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return !t.HasTime && t.Outcome != history.OutcomeAborted }) {
+		return d.expandPreds(ctx)
+	}
+	d.Opts.Realtime = false
+	defer func() { d.Opts.Realtime = true }()
+	return d.expandPreds(ctx)
 }
 
 // BuildEdges adds the known edges Build skipped under [Options.NoEdges]: real time, session
@@ -932,14 +985,42 @@ func (d *Deps) buildSession() {
 	}
 }
 
-// buildTime adds the real-time chain and indexes writers by begin time.
+// Unbounded ends of the real-time intervals (see "Client time").
+const (
+	timeNegInf = math.MinInt64
+	timePosInf = math.MaxInt64
+)
+
+// timeIntervals returns the intervals real time uses (see [Deps.Iv]).
+func (d *Deps) timeIntervals() []history.Interval {
+	h := d.H
+	iv := make([]history.Interval, d.N)
+	for t := range d.N {
+		x := &h.Txns[t]
+		if !x.HasTime {
+			iv[t] = history.Interval{Begin: timeNegInf, End: timePosInf}
+			continue
+		}
+		iv[t] = x.Time.Widen(d.Opts.Skew)
+		if x.Outcome == history.OutcomeUnknown {
+			iv[t].End = timePosInf
+		}
+	}
+	return iv
+}
+
+// timed reports whether t has a client interval.
+func (d *Deps) timed(t int32) bool { return d.H.Txns[t].HasTime }
+
+// buildTime adds the real-time chain and indexes writers by begin time. Transactions
+// without a client interval stay off the chain; those of unknown outcome get no edge out
+// of it (see "Client time").
 func (d *Deps) buildTime() {
 	h := d.H
-	d.Iv = make([]history.Interval, d.N)
+	d.Iv = d.timeIntervals()
 	var begins []int64
 	for t := range d.N {
-		d.Iv[t] = h.Txns[t].Time.Widen(d.Opts.Skew)
-		if d.Status[t] != Excluded {
+		if d.Status[t] != Excluded && d.timed(int32(t)) {
 			begins = append(begins, d.Iv[t].Begin)
 		}
 	}
@@ -953,13 +1034,16 @@ func (d *Deps) buildTime() {
 		}
 	}
 	for t := range d.N {
-		if d.Status[t] == Excluded {
+		if d.Status[t] == Excluded || !d.timed(int32(t)) {
 			continue
 		}
 		iv := d.Iv[t]
 		bi, _ := slices.BinarySearch(begins, iv.Begin)
 		g := [3]int32{d.guard(int32(t)), -1, -1}
 		d.add(Edge{From: d.timeNode[bi], To: int32(t), Rel: report.RT, Key: -1, Via: -1, Guards: g})
+		if iv.End == timePosInf {
+			continue // unknown outcome: it may have ended at any time
+		}
 		// First begin strictly after End.
 		ei, found := slices.BinarySearch(begins, iv.End)
 		if found {
@@ -975,13 +1059,13 @@ func (d *Deps) buildTime() {
 	for k, ws := range d.Writers {
 		var l []int32
 		for _, w := range ws {
-			if d.Status[w] == Committed {
+			if d.Status[w] == Committed && d.timed(w) {
 				l = append(l, w)
 			}
 		}
 		slices.SortFunc(l, func(a, b int32) int { return cmp.Compare(d.Iv[a].Begin, d.Iv[b].Begin) })
 		sm := make([]int64, len(l)+1)
-		sm[len(l)] = 1<<63 - 1
+		sm[len(l)] = timePosInf
 		for i := len(l) - 1; i >= 0; i-- {
 			sm[i] = min(sm[i+1], d.Iv[l[i]].End)
 		}
@@ -991,7 +1075,8 @@ func (d *Deps) buildTime() {
 }
 
 // Before reports whether a and b are both committed and a ended before b began (Realtime
-// only): then a precedes b in every serialization the level allows.
+// only): then a precedes b in every serialization the level allows. It is false when a's
+// outcome is unknown or either has no client interval (see "Client time").
 func (d *Deps) Before(a, b int32) bool {
 	if !d.Opts.Realtime || a >= int32(d.N) || b >= int32(d.N) {
 		return false
@@ -1001,7 +1086,8 @@ func (d *Deps) Before(a, b int32) bool {
 
 // TimeSuccs returns the committed writers of k that began after w ended and are minimal in
 // real-time order: every other committed writer of k that began after w ended is
-// real-time-after one of them (Realtime only; else nil).
+// real-time-after one of them (Realtime only; else nil). Writers without a client interval
+// are never among them, and w of unknown outcome or without one has none.
 func (d *Deps) TimeSuccs(w int32, k history.Key) []int32 {
 	if !d.Opts.Realtime || w >= int32(d.N) {
 		return nil

@@ -3,6 +3,7 @@ package deps
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"isovet/history"
@@ -151,5 +152,86 @@ func TestWriteOf(t *testing.T) {
 				t.Fatalf("n=%d: WriteOf(%d) = %v %v, want %v %v", n, k, got, ok, want, wok)
 			}
 		}
+	}
+}
+
+// rtReach reports whether from reaches to through real-time edges, known or guarded (the
+// time chain): from ended before to began, as deps reads client time.
+func rtReach(d *Deps, from, to int32) bool {
+	seen := map[int32]bool{from: true}
+	stack := []int32{from}
+	for len(stack) > 0 {
+		u := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, e := range slices.Concat(d.Known, d.Guarded) {
+			if e.From == u && e.Rel == report.RT && !seen[e.To] {
+				if e.To == to {
+					return true
+				}
+				seen[e.To] = true
+				if int(e.To) >= d.N { // only through time nodes
+					stack = append(stack, e.To)
+				}
+			}
+		}
+	}
+	return false
+}
+
+// TestTimeUnknownOutcome: a transaction of unknown outcome keeps its real-time in-edges
+// and has no out-edges (it may have committed after the client gave up), whether it is a
+// choice (Maybe) or certainly committed; writers ordered after it by time are none.
+func TestTimeUnknownOutcome(t *testing.T) {
+	// T2 (info) is T4's only source of y: committed. T5 (info) may be T6's source of z.
+	d := mustBuild(t, "init 0\ns1: T1 @[1,2] w(x,1)\ns2: T2 @[3,4] w(x,2) w(y,2) info\ns3: T3 @[5,6] w(x,3)\ns4: T4 @[7,8] r(y,2)\ns5: T5 @[3,4] w(z,5) info\ns6: T6 @[7,8] r(z,5)\ns7: T7 @[3,4] w(z,5)", Options{Realtime: true, Session: true})
+	if d.Status[1] != Committed || d.Status[4] != Maybe {
+		t.Fatalf("statuses %v, want T2 committed and T5 maybe", d.Status)
+	}
+	for _, u := range []int32{1, 4} {
+		if !rtReach(d, 0, u) {
+			t.Errorf("T1 does not precede T%d in real time; it ended before T%d began", u+1, u+1)
+		}
+		for v := range int32(d.N) {
+			if rtReach(d, u, v) {
+				t.Errorf("T%d (unknown outcome) precedes T%d in real time", u+1, v+1)
+			}
+			if d.Before(u, v) {
+				t.Errorf("Before(T%d, T%d) = true for an unknown outcome", u+1, v+1)
+			}
+		}
+		for _, w := range d.Writes[u] {
+			if s := d.TimeSuccs(u, w.Key); len(s) != 0 {
+				t.Errorf("TimeSuccs(T%d) = %v, want none", u+1, s)
+			}
+		}
+	}
+	if !rtReach(d, 0, 2) || !d.Before(0, 2) || !rtReach(d, 6, 3) {
+		t.Errorf("real time among committed transactions lost")
+	}
+	if d.Untimed != 0 {
+		t.Errorf("Untimed = %d, want 0", d.Untimed)
+	}
+}
+
+// TestTimeMissingInterval: a transaction without a client interval has no real-time edge
+// in or out and counts in Untimed if it takes part; with no interval at all, Build refuses.
+func TestTimeMissingInterval(t *testing.T) {
+	d := mustBuild(t, "init 0\ns1: T1 @[1,2] w(x,1)\ns2: T2 w(x,2)\ns3: T3 @[5,6] r(x,1)\ns4: T4 w(y,1) abort", Options{Realtime: true, Skew: 1})
+	if d.Untimed != 1 {
+		t.Errorf("Untimed = %d, want 1 (T2; T4 aborted)", d.Untimed)
+	}
+	for v := range int32(3) {
+		if rtReach(d, 1, v) || rtReach(d, v, 1) || d.Before(1, v) || d.Before(v, 1) {
+			t.Errorf("real-time order between T2 (no interval) and T%d", v+1)
+		}
+	}
+	if s := d.TimeSuccs(0, d.Writes[0][0].Key); len(s) != 0 {
+		t.Errorf("TimeSuccs(T1, x) = %v, want none (T2 has no interval)", s)
+	}
+	if !rtReach(d, 0, 2) {
+		t.Errorf("T1 does not precede T3")
+	}
+	if _, err := Build(histtest.MustParse("s1: T1 w(x,1)\ns2: T2 r(x,1)"), Options{Realtime: true}); !errors.Is(err, ErrNoTime) {
+		t.Errorf("Build without intervals: err = %v, want ErrNoTime", err)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -58,8 +59,10 @@ type Options struct {
 // errBasicFailed cancels the dependency analysis when the basic checks failed the history.
 var errBasicFailed = errors.New("ser: the basic checks failed the history")
 
-// ErrNeedsTime is returned for the strict level on a history without client intervals.
-var ErrNeedsTime = errors.New("ser: strict serializability needs a client interval on every transaction")
+// ErrNeedsTime is returned for the strict level on a history in which no transaction has a
+// client interval. When only some lack one, they are checked as unbounded (no real-time
+// edges) and a pass becomes Unknown (see [deps.Deps.Untimed]).
+var ErrNeedsTime = errors.New("ser: strict serializability needs client intervals, and no transaction has one")
 
 // Check checks h against level.
 func Check(ctx context.Context, h *history.History, level anomaly.Level, o Options) (*report.Report, error) {
@@ -68,7 +71,7 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	if level != anomaly.Serializable && level != anomaly.StrongSessionSerializable && level != anomaly.StrictSerializable {
 		return nil, fmt.Errorf("ser: level %s is not a serializability level", level)
 	}
-	if info.Realtime && !h.HasTime() {
+	if info.Realtime && !slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return t.HasTime }) {
 		return nil, ErrNeedsTime
 	}
 	if o.MaxAnomalies <= 0 {
@@ -90,6 +93,10 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	if err == nil && rep.Verdict == report.Pass && c.partial {
 		rep.Verdict = report.Unknown
 		rep.Notes = append(rep.Notes, "predicate operations could only partly be checked (see the notes above): no violation was found, but that proves nothing")
+	}
+	if err == nil && rep.Verdict == report.Pass && c.untimed > 0 {
+		rep.Verdict = report.Unknown
+		rep.Notes = append(rep.Notes, untimedNote(c.untimed))
 	}
 	if err == nil && rep.Verdict == report.Pass && !info.Realtime && h.HasTime() && !c.timeCert {
 		rep.Notes = append(rep.Notes, "the history records client time, which this level ignores: strict-serializable also requires the order to respect real time (a transaction that began after another ended comes after it)")
@@ -140,6 +147,16 @@ func placeholderCaveat(h *history.History, rep *report.Report) {
 	}
 }
 
+// untimedNote explains why a strict check that found no violation cannot pass when n
+// counted transactions have no client interval.
+func untimedNote(n int) string {
+	what := fmt.Sprintf("%d transactions have", n)
+	if n == 1 {
+		what = "1 transaction has"
+	}
+	return what + " no client interval and took no part in the real-time order; no violation was found without it, but their real times might have closed a cycle, so the history cannot be passed"
+}
+
 type run struct {
 	ctx   context.Context
 	h     *history.History
@@ -150,6 +167,7 @@ type run struct {
 	tp    time.Time
 
 	partial  bool
+	untimed  int       // counted transactions without a client interval (deps.Deps.Untimed)
 	fast     fastStats // the strict fast path's attempt, if any
 	timeCert bool      // a weaker level passed through the strict fast path's serial order
 }
@@ -236,7 +254,10 @@ func (c *run) run() error {
 	// both only read the history. Their findings come first, as if they had run alone; a
 	// failure cancels the rest.
 	info := c.level.Info()
-	fast := info.Realtime && !c.o.NoFastPath
+	// The strict fast path reads every committed transaction's interval, so it runs only
+	// when every transaction has one (with some missing, the general pipeline treats them
+	// as unbounded, and a pass becomes Unknown anyway).
+	fast := info.Realtime && !c.o.NoFastPath && h.HasTime()
 	var (
 		bf   *basic.Findings
 		berr error
@@ -299,6 +320,7 @@ func (c *run) run() error {
 	}
 	rep.Notes = append(rep.Notes, d.Notes...)
 	c.partial = d.Partial
+	c.untimed = d.Untimed
 	if info.Realtime && c.o.ClockSkew > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("client intervals widened by %v on each side for clock skew", c.o.ClockSkew))
 	}

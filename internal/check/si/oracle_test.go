@@ -14,9 +14,9 @@ import (
 // its snapshot holds), with first committer wins (two transactions writing a common key
 // must not overlap), session order (strong session: a session's earlier transaction
 // committed before the later one started) and real time (strong: a transaction that ended
-// before another began committed before that one started), replaying every read against
-// its snapshot and the transaction's own writes. Exponential: at most about 7 counted
-// transactions.
+// before another began committed before that one started; see rtBefore), replaying every
+// read against its snapshot and the transaction's own writes. Exponential: at most about 7
+// counted transactions.
 func oracle(h *history.History, level anomaly.Level) bool {
 	info := level.Info()
 	var committed, unknown []int
@@ -40,6 +40,13 @@ func oracle(h *history.History, level anomaly.Level) bool {
 		}
 	}
 	return false
+}
+
+// rtBefore reports whether a ended before b began as the strong levels read client time
+// (docs/si.md, "Client time"): a transaction of unknown outcome ends at +inf (it may have
+// committed after the client gave up), and one without a client interval is unbounded.
+func rtBefore(a, b *history.Txn) bool {
+	return a.HasTime && b.HasTime && a.Outcome != history.OutcomeUnknown && a.Time.End < b.Time.Begin
 }
 
 type ver struct {
@@ -81,7 +88,7 @@ func siExists(h *history.History, in []int, session, realtime bool) bool {
 			if session && ta.Session == tb.Session && tb.Seq < ta.Seq {
 				before[i] |= 1 << j
 			}
-			if realtime && tb.Time.End < ta.Time.Begin {
+			if realtime && rtBefore(tb, ta) {
 				before[i] |= 1 << j
 			}
 		}

@@ -49,6 +49,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"isovet/history"
@@ -81,9 +82,10 @@ type Options struct {
 	_          struct{}
 }
 
-// ErrNeedsTime is returned for strong snapshot isolation on a history without client
-// intervals.
-var ErrNeedsTime = errors.New("si: strong snapshot isolation needs a client interval on every transaction")
+// ErrNeedsTime is returned for strong snapshot isolation on a history in which no
+// transaction has a client interval. When only some lack one, they are checked as
+// unbounded (no real-time edges) and a pass becomes Unknown (see [deps.Deps.Untimed]).
+var ErrNeedsTime = errors.New("si: strong snapshot isolation needs client intervals, and no transaction has one")
 
 // Check checks h against level.
 func Check(ctx context.Context, h *history.History, level anomaly.Level, o Options) (*report.Report, error) {
@@ -93,7 +95,7 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	default:
 		return nil, fmt.Errorf("si: level %s is not a snapshot isolation level", level)
 	}
-	if level.Info().Realtime && !h.HasTime() {
+	if level.Info().Realtime && !slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return t.HasTime }) {
 		return nil, ErrNeedsTime
 	}
 	if o.MaxAnomalies <= 0 {
@@ -109,6 +111,10 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	if err == nil && rep.Verdict == report.Pass && c.partial {
 		rep.Verdict = report.Unknown
 		rep.Notes = append(rep.Notes, "predicate operations are only partly modelled (rows a predicate did not return are ignored): no violation was found, but that proves nothing")
+	}
+	if err == nil && rep.Verdict == report.Pass && c.untimed > 0 {
+		rep.Verdict = report.Unknown
+		rep.Notes = append(rep.Notes, untimedNote(c.untimed))
 	}
 	if err == nil && rep.Verdict == report.Pass {
 		// Placeholder writers ([history.PlaceholderSession]): their other operations were
@@ -131,6 +137,16 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	return rep, nil
 }
 
+// untimedNote explains why a strong-SI check that found no violation cannot pass when n
+// counted transactions have no client interval.
+func untimedNote(n int) string {
+	what := fmt.Sprintf("%d transactions have", n)
+	if n == 1 {
+		what = "1 transaction has"
+	}
+	return what + " no client interval and took no part in the real-time order; no violation was found without it, but their real times might have closed a cycle, so the history cannot be passed"
+}
+
 type run struct {
 	ctx    context.Context
 	h      *history.History
@@ -141,6 +157,9 @@ type run struct {
 	// partial: deps modelled some operations only in part (predicates); a pass proves
 	// nothing.
 	partial bool
+	// untimed: counted transactions without a client interval (deps.Deps.Untimed); a pass
+	// proves nothing about real time.
+	untimed int
 }
 
 func (c *run) now() time.Time {
@@ -205,6 +224,7 @@ func (c *run) run() error {
 	}
 	rep.Notes = append(rep.Notes, d.Notes...)
 	c.partial = d.Partial
+	c.untimed = d.Untimed
 	for _, a := range d.Findings {
 		c.fail(a)
 	}
