@@ -395,16 +395,27 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 }
 
 // expandPredsTimed expands the predicate operations (pred.go). Its real-time pruning reads
-// the history's intervals directly, taking a missing one as [0, 0]; so when a transaction
-// that did not abort has none, the expansion runs without real time, as at the levels
-// without it: every version stays a candidate, which is exact (only slower), and the
-// polygraph then orders the candidates with the real-time edges of [Deps.buildTime].
+// the history's intervals directly: it takes a missing interval as [0, 0], and a writer of
+// unknown outcome as overwritten once a committed writer began after its recorded end and
+// ended before the reader began (but it may have committed later: see "Client time"). So
+// when a transaction that did not abort has no interval, or one of unknown outcome writes,
+// the expansion runs without real time, as at the levels without it: every version stays a
+// candidate, which is exact (only slower), and the polygraph then orders the candidates
+// with the real-time edges of [Deps.buildTime].
 func (d *Deps) expandPredsTimed(ctx context.Context) error {
 	if !d.Opts.Realtime || len(d.predOps) == 0 {
 		return d.expandPreds(ctx)
 	}
 	h := d.H
-	if !slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return !t.HasTime && t.Outcome != history.OutcomeAborted }) {
+	exact := true // the pruning's reading of time is the one buildTime uses
+	for t := range h.Txns {
+		x := &h.Txns[t]
+		if (x.Outcome != history.OutcomeAborted && !x.HasTime) || (x.Outcome == history.OutcomeUnknown && len(d.Writes[t]) > 0) {
+			exact = false
+			break
+		}
+	}
+	if exact {
 		return d.expandPreds(ctx)
 	}
 	d.Opts.Realtime = false

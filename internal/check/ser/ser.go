@@ -87,6 +87,7 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	c.t0 = c.now()
 	c.tp = c.t0
 	err := c.run()
+	passed := err == nil && rep.Verdict == report.Pass // before the caveats below
 	if err == nil {
 		placeholderCaveat(h, rep)
 	}
@@ -94,7 +95,7 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 		rep.Verdict = report.Unknown
 		rep.Notes = append(rep.Notes, "predicate operations could only partly be checked (see the notes above): no violation was found, but that proves nothing")
 	}
-	if err == nil && rep.Verdict == report.Pass && c.untimed > 0 {
+	if passed && c.untimed > 0 {
 		rep.Verdict = report.Unknown
 		rep.Notes = append(rep.Notes, untimedNote(c.untimed))
 	}

@@ -34,6 +34,10 @@ func TestTimeUnknownOutcomeLate(t *testing.T) {
 		// y and T6's z are too late for T4 (they began after T4 ended), so T4 read both
 		// from T2, which then committed, but possibly after T3 began.
 		{"maybe", "init 0\ns1: T1 @[1,2] w(x,1)\ns2: T2 @[3,4] w(x,2) w(y,2) w(z,2) info\ns3: T3 @[5,6] r(x,1)\ns4: T4 @[7,8] r(y,2) r(z,2)\ns5: T5 @[9,10] w(y,2)\ns6: T6 @[9,10] w(z,2) w(y,3)", report.Pass},
+		// The same through a predicate read: T4's predicate did not return x, so it saw a
+		// version on which it is false: T2's, which is in T4's reach though T3 began after
+		// T2's recorded end and ended before T4 began (T2 committed after T3).
+		{"predicate read", "init 0\ns2: T2 @[3,4] w(x,1) info\ns3: T3 @[5,6] w(x,2)\ns4: T4 @[7,8] pr(\"v in [2, 2]\", [])", report.Pass},
 		// Unknown outcome does not lift in-edges: T2 began after T1 ended, so T2 follows T1,
 		// and T1 reading T2's x is a cycle.
 		{"in-edge kept", "init 0\ns1: T1 @[1,2] r(x,2)\ns2: T2 @[3,4] w(x,2) info", report.Fail},

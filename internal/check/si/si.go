@@ -108,11 +108,12 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	c.t0 = c.now()
 	c.tp = c.t0
 	err := c.run()
+	passed := err == nil && rep.Verdict == report.Pass // before the caveats below
 	if err == nil && rep.Verdict == report.Pass && c.partial {
 		rep.Verdict = report.Unknown
 		rep.Notes = append(rep.Notes, "predicate operations are only partly modelled (rows a predicate did not return are ignored): no violation was found, but that proves nothing")
 	}
-	if err == nil && rep.Verdict == report.Pass && c.untimed > 0 {
+	if passed && c.untimed > 0 {
 		rep.Verdict = report.Unknown
 		rep.Notes = append(rep.Notes, untimedNote(c.untimed))
 	}
