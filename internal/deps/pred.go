@@ -66,6 +66,9 @@ type predOp struct {
 // extractPred handles a predicate op of transaction ti at position i, with the
 // transaction's own writes so far in cur; it returns the updated cur map.
 func (d *Deps) extractPred(ti int32, i int, o history.Op, cur map[history.Key]history.Value, curOp map[history.Key]int32) (map[history.Key]history.Value, map[history.Key]int32) {
+	if cap(d.predOps) == 0 {
+		d.reservePreds()
+	}
 	po := d.H.Pred(o)
 	evaluable := po.Pred.IsRange
 	if !evaluable {
@@ -76,6 +79,7 @@ func (d *Deps) extractPred(ti int32, i int, o history.Op, cur map[history.Key]hi
 	} else {
 		d.predOps = append(d.predOps, predOp{ti, int32(i)})
 	}
+	d.ReadsOf[ti] = slices.Grow(d.ReadsOf[ti], len(po.Rows))
 	for _, row := range po.Rows {
 		if !row.Match {
 			continue
@@ -94,13 +98,37 @@ func (d *Deps) extractPred(ti int32, i int, o history.Op, cur map[history.Key]hi
 			d.Reads = append(d.Reads, Read{Txn: ti, Op: int32(i), Key: row.Key, Value: history.Nil, Kind: ReadPredMatch})
 		}
 		if cur == nil {
-			cur = make(map[history.Key]history.Value)
-			curOp = make(map[history.Key]int32)
+			cur = make(map[history.Key]history.Value, len(po.Rows))
+			curOp = make(map[history.Key]int32, len(po.Rows))
 		}
 		cur[row.Key] = row.Value
 		curOp[row.Key] = int32(i)
 	}
 	return cur, curOp
+}
+
+// reservePreds sizes d.predOps and d.Reads, on the first predicate op, for every predicate
+// op and row of the history: the reads of returned and matched rows are most of a
+// predicate history's reads (5 million for BlindW-Pred with up to 1,000 rows a predicate),
+// and grown by doubling they were copied about twice over.
+func (d *Deps) reservePreds() {
+	nops, nrows := 0, 0
+	for t := range d.H.Txns {
+		if d.H.Txns[t].Outcome == history.OutcomeAborted {
+			continue
+		}
+		for _, o := range d.H.Txns[t].Ops {
+			if o.Kind == history.OpPredRead || o.Kind == history.OpPredWrite {
+				nops++
+				nrows += len(d.H.Pred(o).Rows)
+			}
+		}
+	}
+	d.predOps = make([]predOp, 0, max(1, nops))
+	// cap(d.Reads)-len(d.Reads) is what Build reserved for the item reads still to come.
+	rs := make([]Read, len(d.Reads), cap(d.Reads)+nrows)
+	copy(rs, d.Reads)
+	d.Reads = rs
 }
 
 func (d *Deps) notePartial(s string) {
@@ -110,13 +138,21 @@ func (d *Deps) notePartial(s string) {
 }
 
 // versions indexes, per key, the writers of its versions (transactions that did not abort),
-// and per field the versions' values of that field, parsed once.
+// and per field the versions' values of that field, parsed once. Every version has a
+// number, g: version j of key k (0 the initial state, 1+i the version of byKey[k][i]) is
+// base[k]+j, so that per-version data lives in flat arrays, not one slice per key.
 type versions struct {
-	byKey [][]int32
-	idx   [][]int32 // per transaction, per write (d.Writes[t][j]): its index in byKey[k]
-	// fields: per field name, per key, the field in each version (index 0 the initial
-	// state, 1+i the version of byKey[k][i]); filled on first use of the field.
+	byKey [][]int32 // sub-slices of one array
+	base  []int32   // per key, and base[len(byKey)] the number of versions
+	gid   [][]int32 // per transaction, per write (d.Writes[t][j]): its version's number
+	// fields: per field name, the field in each version; filled on first use of the field.
 	fields map[string]*fieldIndex
+}
+
+// wrange returns the range of k's writers in the array byKey's slices are carved from
+// (and in reachSource's arrays laid out the same way).
+func (vs *versions) wrange(k history.Key) (lo, hi int32) {
+	return vs.base[k] - int32(k), vs.base[k+1] - int32(k) - 1
 }
 
 // fieldVal is a version's value of one field.
@@ -133,10 +169,11 @@ const (
 )
 
 type fieldIndex struct {
-	// vals and states: per key, the field in each version (index 0 the initial state, 1+i
-	// the version of versions.byKey[k][i]); states[k] is nil when every version sets it.
-	vals   [][]int64
-	states [][]uint8
+	base []int32 // versions.base
+	// vals and states: the field in each version (by number); states is nil when every
+	// version sets it.
+	vals   []int64
+	states []uint8
 	// partial: per key with a version that does not set the field, what resolving it
 	// needs (see truths), so that it takes no scan.
 	partial map[history.Key]*partialKey
@@ -164,7 +201,9 @@ func (d *Deps) field(vs *versions, name string) *fieldIndex {
 		return fi
 	}
 	h := d.H
-	fi := &fieldIndex{vals: make([][]int64, len(vs.byKey)), states: make([][]uint8, len(vs.byKey)), partial: make(map[history.Key]*partialKey)}
+	nk := len(vs.byKey)
+	nv := vs.base[nk]
+	fi := &fieldIndex{base: vs.base, vals: make([]int64, nv), partial: make(map[history.Key]*partialKey)}
 	parse := func(v history.Datum) fieldVal {
 		if v.IsNil() {
 			return fieldVal{state: fieldAbsent}
@@ -185,26 +224,37 @@ func (d *Deps) field(vs *versions, name string) *fieldIndex {
 		}
 		return fieldVal{v: n}
 	}
-	for k, ws := range vs.byKey {
-		fi.vals[k] = make([]int64, 0, 1+len(ws))
-		fi.push(history.Key(k), parse(h.Value(h.InitialValue(history.Key(k)))))
+	set := func(g int32, x fieldVal) {
+		fi.vals[g] = x.v
+		if x.state != fieldSet {
+			if fi.states == nil {
+				fi.states = make([]uint8, nv)
+			}
+			fi.states[g] = x.state
+		}
 	}
-	// Versions in the order of vs.byKey: by writer.
+	for k := range nk {
+		set(vs.base[k], parse(h.Value(h.InitialValue(history.Key(k)))))
+	}
 	for t, ws := range d.Writes {
 		if h.Txns[t].Outcome == history.OutcomeAborted {
 			continue
 		}
-		for _, w := range ws {
-			fi.push(w.Key, parse(h.Value(w.Value)))
+		for j, w := range ws {
+			set(vs.gid[t][j], parse(h.Value(w.Value)))
 		}
 	}
-	for k, st := range fi.states {
-		if slices.Contains(st, fieldUnset) {
+	if fi.states != nil {
+		for k := range nk {
+			g0, g1 := vs.base[k], vs.base[k+1]
+			if !slices.Contains(fi.states[g0:g1], fieldUnset) {
+				continue
+			}
 			p := &partialKey{}
-			for j := range st {
-				switch x := fi.at(history.Key(k), int32(j)); x.state {
+			for g := g0; g < g1; g++ {
+				switch fi.states[g] {
 				case fieldSet:
-					p.set = append(p.set, x.v)
+					p.set = append(p.set, fi.vals[g])
 				case fieldAbsent:
 					p.hasNil = true
 				}
@@ -217,23 +267,12 @@ func (d *Deps) field(vs *versions, name string) *fieldIndex {
 	return fi
 }
 
-// push appends the next version's field of key k.
-func (fi *fieldIndex) push(k history.Key, x fieldVal) {
-	if x.state != fieldSet && fi.states[k] == nil {
-		fi.states[k] = make([]uint8, len(fi.vals[k]), cap(fi.vals[k]))
+// at returns the field in version g.
+func (fi *fieldIndex) at(g int32) fieldVal {
+	if fi.states != nil {
+		return fieldVal{fi.vals[g], fi.states[g]}
 	}
-	fi.vals[k] = append(fi.vals[k], x.v)
-	if fi.states[k] != nil {
-		fi.states[k] = append(fi.states[k], x.state)
-	}
-}
-
-// at returns the field in version j of key k.
-func (fi *fieldIndex) at(k history.Key, j int32) fieldVal {
-	if st := fi.states[k]; st != nil {
-		return fieldVal{fi.vals[k][j], st[j]}
-	}
-	return fieldVal{v: fi.vals[k][j]}
+	return fieldVal{v: fi.vals[g]}
 }
 
 // byValue builds the by-value index of the scan.
@@ -242,10 +281,10 @@ func (fi *fieldIndex) byValue() {
 		return
 	}
 	fi.byVal = true
-	for k, vals := range fi.vals {
+	for k := range len(fi.base) - 1 {
 		other := false
-		for j := range vals {
-			switch x := fi.at(history.Key(k), int32(j)); x.state {
+		for g := fi.base[k]; g < fi.base[k+1]; g++ {
+			switch x := fi.at(g); x.state {
 			case fieldSet:
 				fi.sorted = append(fi.sorted, keyVal{x.v, history.Key(k)})
 			case fieldUnset, fieldUnknown:
@@ -280,15 +319,15 @@ func (fi *fieldIndex) unsetTruth(pr *history.Predicate, k history.Key) history.T
 	return history.TruthUnknown
 }
 
-// truthOf is the predicate's truth on version j of k (0 the initial state).
-func (fi *fieldIndex) truthOf(pr *history.Predicate, k history.Key, j int32) history.Truth {
-	x := fi.at(k, j)
-	switch x.state {
-	case fieldSet:
-		if pr.Lo <= x.v && x.v <= pr.Hi {
+// truthOf is the predicate's truth on version g of k.
+func (fi *fieldIndex) truthOf(pr *history.Predicate, k history.Key, g int32) history.Truth {
+	if fi.states == nil || fi.states[g] == fieldSet {
+		if v := fi.vals[g]; pr.Lo <= v && v <= pr.Hi {
 			return history.TruthTrue
 		}
 		return history.TruthFalse
+	}
+	switch fi.states[g] {
 	case fieldAbsent:
 		return history.TruthFalse
 	case fieldUnset:
@@ -316,16 +355,39 @@ func (d *Deps) expandPreds(ctx context.Context) error {
 // did not abort.
 func (d *Deps) newVersions() *versions {
 	h := d.H
-	vs := &versions{byKey: make([][]int32, len(h.Keys)), idx: make([][]int32, len(d.Writes)), fields: make(map[string]*fieldIndex)}
+	nk := len(h.Keys)
+	vs := &versions{byKey: make([][]int32, nk), base: make([]int32, nk+1), gid: make([][]int32, len(d.Writes)), fields: make(map[string]*fieldIndex)}
+	cnt := make([]int32, nk)
+	nw := 0
 	for t, ws := range d.Writes {
 		if h.Txns[t].Outcome == history.OutcomeAborted {
 			continue
 		}
-		vs.idx[t] = make([]int32, len(ws))
+		for _, w := range ws {
+			cnt[w.Key]++
+		}
+		nw += len(ws)
+	}
+	writers := make([]int32, nw)
+	off := int32(0)
+	for k := range nk {
+		vs.base[k] = off + int32(k)
+		vs.byKey[k] = writers[off : off : off+cnt[k]]
+		off += cnt[k]
+	}
+	vs.base[nk] = off + int32(nk)
+	gids := make([]int32, nw)
+	for t, ws := range d.Writes {
+		if h.Txns[t].Outcome == history.OutcomeAborted {
+			continue
+		}
+		g := gids[:len(ws):len(ws)]
+		gids = gids[len(ws):]
 		for j, w := range ws {
-			vs.idx[t][j] = int32(len(vs.byKey[w.Key]))
+			g[j] = vs.base[w.Key] + 1 + int32(len(vs.byKey[w.Key]))
 			vs.byKey[w.Key] = append(vs.byKey[w.Key], int32(t))
 		}
+		vs.gid[t] = g
 	}
 	return vs
 }
@@ -361,10 +423,18 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 	matchGen := make([]uint32, len(h.Keys))
 	var vt []verTruth
 	var cs []int32
-	budget, nmiss := maxPredWords, 0
+	budget := maxPredWords
 	var ar arena
-	var keys, ownKeys []history.Key
-	var own map[history.Key]history.Value
+	var keys []history.Key
+	own := &ownWrites{at: make([]uint32, len(h.Keys)), val: make([]history.Value, len(h.Keys))}
+	// The reads of rows not returned, appended to d.Reads once all are known (d.Reads is
+	// sized for the others: growing it by doubling copied it about twice over).
+	type miss struct {
+		txn, op int32
+		k       history.Key
+		cands   []int32
+	}
+	var misses []miss
 	undecided, example := 0, ""
 	undecidable := func(pr *history.Predicate, k history.Key) {
 		undecided++
@@ -383,7 +453,7 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 		o := t.Ops[po.op]
 		pr := &h.Pred(o).Pred
 		fi := d.field(vs, pr.Field.String())
-		own = d.ownWritesBefore(t, int(po.op), own)
+		d.ownWritesBefore(t, int(po.op), own)
 		gen++
 		for _, row := range h.Pred(o).Rows {
 			if row.Match {
@@ -401,7 +471,7 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 				if !row.Match {
 					continue
 				}
-				if v, ok := own[row.Key]; ok {
+				if v, ok := own.get(row.Key); ok {
 					if pr.Eval(h.Value(v)) == history.TruthFalse {
 						d.predInternal(t, pr, row.Key, v, true)
 					}
@@ -421,19 +491,15 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 		}
 		// Rows the transaction wrote itself: the predicate sees its own version. (In key
 		// order: the findings come out the same on every run.)
-		ownKeys = ownKeys[:0]
-		for k := range own {
-			ownKeys = append(ownKeys, k)
-		}
-		slices.Sort(ownKeys)
-		for _, k := range ownKeys {
-			if v := own[k]; returned[k] != gen && pr.Eval(h.Value(v)) == history.TruthTrue {
+		slices.Sort(own.keys)
+		for _, k := range own.keys {
+			if v := own.val[k]; returned[k] != gen && pr.Eval(h.Value(v)) == history.TruthTrue {
 				d.predInternal(t, pr, k, v, false)
 			}
 		}
 		if o.Kind == history.OpPredRead {
 			for _, row := range h.Pred(o).Rows {
-				if v, ok := own[row.Key]; ok && row.Match && row.Value != v {
+				if v, ok := own.get(row.Key); ok && row.Match && row.Value != v {
 					d.predInternal(t, pr, row.Key, v, false)
 				}
 			}
@@ -441,7 +507,7 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 		// Rows not returned: θ was false on the version read.
 		keys = src.keys(i, pr, fi, keys[:0])
 		for _, k := range keys {
-			if _, ok := own[k]; ok || returned[k] == gen {
+			if own.at[k] == own.gen || returned[k] == gen {
 				continue
 			}
 			vt = src.reach(po.txn, k, pr, fi, vt[:0])
@@ -461,17 +527,34 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 			}
 			cs = d.predCands(cs[:0], k, vs, vt, history.TruthFalse)
 			if budget -= readWords + len(cs); budget < 0 {
-				return fmt.Errorf("%w: the predicate reads need more than %d MiB (%d rows not returned so far, by %d of %d predicate operations): every version of such a row in reach of the reader is a candidate, and without real time every version is in reach", ErrUnsupported, maxPredWords>>18, nmiss, i+1, len(d.predOps))
+				return fmt.Errorf("%w: the predicate reads need more than %d MiB (%d rows not returned so far, by %d of %d predicate operations): every version of such a row in reach of the reader is a candidate, and without real time every version is in reach", ErrUnsupported, maxPredWords>>18, len(misses), i+1, len(d.predOps))
 			}
-			nmiss++
-			d.ReadsOf[po.txn] = append(d.ReadsOf[po.txn], int32(len(d.Reads)))
-			d.Reads = append(d.Reads, Read{Txn: po.txn, Op: po.op, Key: k, Value: history.Nil, Kind: ReadPredMiss, Cands: ar.clone(cs)})
+			misses = append(misses, miss{po.txn, po.op, k, ar.clone(cs)})
 		}
 	}
 	if ctx.Err() != nil {
 		// The sweep stops early when cancelled, leaving ops without their rows: never
 		// return what it left unfinished as if it were complete.
 		return context.Cause(ctx)
+	}
+	if len(d.Reads)+len(misses) > cap(d.Reads) {
+		rs := make([]Read, len(d.Reads), len(d.Reads)+len(misses))
+		copy(rs, d.Reads)
+		d.Reads = rs
+	}
+	for i := 0; i < len(misses); {
+		// The misses of one transaction are consecutive (d.predOps is in transaction order).
+		t := misses[i].txn
+		j := i + 1
+		for j < len(misses) && misses[j].txn == t {
+			j++
+		}
+		d.ReadsOf[t] = slices.Grow(d.ReadsOf[t], j-i)
+		for _, m := range misses[i:j] {
+			d.ReadsOf[t] = append(d.ReadsOf[t], int32(len(d.Reads)))
+			d.Reads = append(d.Reads, Read{Txn: m.txn, Op: m.op, Key: m.k, Value: history.Nil, Kind: ReadPredMiss, Cands: m.cands})
+		}
+		i = j
 	}
 	if undecided > 0 {
 		d.Partial = true
@@ -548,27 +631,48 @@ func (s *scanSource) reach(r int32, k history.Key, pr *history.Predicate, fi *fi
 	return dst
 }
 
-// ownWritesBefore returns the transaction's own last writes before op i.
-func (d *Deps) ownWritesBefore(t *history.Txn, i int, dst map[history.Key]history.Value) map[history.Key]history.Value {
-	if dst == nil {
-		dst = make(map[history.Key]history.Value)
+// ownWrites is a transaction's own last writes before a predicate op: a key's entry is
+// valid when at[k] == gen (dense per key, so that no map is built per op).
+type ownWrites struct {
+	gen  uint32
+	at   []uint32
+	val  []history.Value
+	keys []history.Key // the keys written
+}
+
+func (w *ownWrites) get(k history.Key) (history.Value, bool) {
+	if w.at[k] == w.gen {
+		return w.val[k], true
 	}
-	clear(dst)
+	return history.Nil, false
+}
+
+func (w *ownWrites) set(k history.Key, v history.Value) {
+	if w.at[k] != w.gen {
+		w.at[k] = w.gen
+		w.keys = append(w.keys, k)
+	}
+	w.val[k] = v
+}
+
+// ownWritesBefore fills own with the transaction's own last writes before op i.
+func (d *Deps) ownWritesBefore(t *history.Txn, i int, own *ownWrites) {
+	own.gen++
+	own.keys = own.keys[:0]
 	for _, o := range t.Ops[:i] {
 		switch o.Kind {
 		case history.OpWrite, history.OpInsert, history.OpAppend:
-			dst[o.Key] = o.Value
+			own.set(o.Key, o.Value)
 		case history.OpDelete:
-			dst[o.Key] = history.Nil
+			own.set(o.Key, history.Nil)
 		case history.OpPredWrite:
 			for _, row := range d.H.Pred(o).Rows {
 				if row.Match {
-					dst[row.Key] = row.Value
+					own.set(row.Key, row.Value)
 				}
 			}
 		}
 	}
-	return dst
 }
 
 // predInternal records a predicate that disagrees with the transaction's own write.
@@ -590,8 +694,9 @@ func (d *Deps) predInternal(t *history.Txn, pr *history.Predicate, k history.Key
 // says; what stays unknown is TruthUnknown.
 func truths(pr *history.Predicate, fi *fieldIndex, k history.Key, dst []history.Truth) []history.Truth {
 	dst = dst[:0]
-	vals, states := fi.vals[k], fi.states[k]
-	if states == nil {
+	g0, g1 := fi.base[k], fi.base[k+1]
+	vals := fi.vals[g0:g1]
+	if fi.states == nil {
 		// Every version sets the field.
 		for _, v := range vals {
 			t := history.TruthFalse
@@ -602,6 +707,7 @@ func truths(pr *history.Predicate, fi *fieldIndex, k history.Key, dst []history.
 		}
 		return dst
 	}
+	states := fi.states[g0:g1]
 	var set [2]bool
 	unset, hasNil := false, false
 	for j, v := range vals {

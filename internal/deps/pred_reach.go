@@ -42,13 +42,15 @@ type reachSource struct {
 	d  *Deps
 	vs *versions
 	iv []history.Interval // per transaction, widened
-	// Per key: the versions (indexes into vs.byKey[k]) by End, their S (indexed like
-	// vs.byKey[k]), S of the initial state, and the longest writer interval.
-	byEnd   [][]int32
-	sup     [][]int64
-	supEnd  [][]int64 // S in the order of byEnd (non-decreasing)
-	initSup []int64
-	maxLen  []int64
+	// byEnd and supEnd: per key, laid out like the writers of vs.byKey (versions.wrange),
+	// its versions (indexes into vs.byKey[k]) by End and their S in that order
+	// (non-decreasing).
+	byEnd  []int32
+	supEnd []int64
+	// sup: S of every version, by number (the initial state's too); maxLen: per key, the
+	// longest writer interval.
+	sup    []int64
+	maxLen []int64
 	// Per predicate op, the rows the sweep found: opKeys[opOff[i]:opOff[i+1]].
 	opKeys []history.Key
 	opOff  []int32
@@ -65,10 +67,10 @@ func (d *Deps) newReachSource(ctx context.Context, vs *versions) *reachSource {
 		s.iv[t] = h.Txns[t].Time.Widen(d.Opts.Skew)
 	}
 	nk := len(vs.byKey)
-	s.byEnd = make([][]int32, nk)
-	s.sup = make([][]int64, nk)
-	s.supEnd = make([][]int64, nk)
-	s.initSup = make([]int64, nk)
+	nw := vs.base[nk] - int32(nk)
+	s.byEnd = make([]int32, nw)
+	s.supEnd = make([]int64, nw)
+	s.sup = make([]int64, vs.base[nk])
 	s.maxLen = make([]int64, nk)
 	var com []int32 // committed writers by begin
 	var suf []int64 // suffix minimum of their ends
@@ -88,30 +90,30 @@ func (d *Deps) newReachSource(ctx context.Context, vs *versions) *reachSource {
 		for i := len(com) - 1; i >= 0; i-- {
 			suf[i] = min(suf[i+1], s.iv[com[i]].End)
 		}
-		s.initSup[k] = suf[0]
-		sup := make([]int64, len(ws))
+		g0 := vs.base[k]
+		s.sup[g0] = suf[0]
+		lo, hi := vs.wrange(history.Key(k))
+		be := s.byEnd[lo:hi]
 		for i, w := range ws {
+			// The first committed writer that began after w ended.
 			e := s.iv[w].End
-			j, _ := slices.BinarySearchFunc(com, e, func(c int32, e int64) int {
-				if s.iv[c].Begin > e {
-					return 1
+			a, b := 0, len(com)
+			for a < b {
+				m := int(uint(a+b) >> 1)
+				if s.iv[com[m]].Begin <= e {
+					a = m + 1
+				} else {
+					b = m
 				}
-				return -1
-			})
-			sup[i] = suf[j]
-		}
-		s.sup[k] = sup
-		be := make([]int32, len(ws))
-		for i := range be {
+			}
+			s.sup[g0+1+int32(i)] = suf[a]
 			be[i] = int32(i)
 		}
 		slices.SortFunc(be, func(a, b int32) int { return cmp.Or(cmp.Compare(s.iv[ws[a]].End, s.iv[ws[b]].End), cmp.Compare(a, b)) })
-		s.byEnd[k] = be
-		se := make([]int64, len(be))
+		se := s.supEnd[lo:hi]
 		for j, i := range be {
-			se[j] = sup[i]
+			se[j] = s.sup[g0+1+i]
 		}
-		s.supEnd[k] = se
 	}
 	s.opOff = make([]int32, len(d.predOps)+1)
 	return s
@@ -120,31 +122,46 @@ func (d *Deps) newReachSource(ctx context.Context, vs *versions) *reachSource {
 // reach returns the versions of k in reach of r, with their truths.
 func (s *reachSource) reach(r int32, k history.Key, pr *history.Predicate, fi *fieldIndex, dst []verTruth) []verTruth {
 	ri := s.iv[r]
-	ws, be := s.vs.byKey[k], s.byEnd[k]
-	start, _ := slices.BinarySearchFunc(s.supEnd[k], ri.Begin, func(x, b int64) int {
-		if x >= b {
-			return 1
+	ws := s.vs.byKey[k]
+	lo, hi := s.vs.wrange(k)
+	se, be := s.supEnd[lo:hi], s.byEnd[lo:hi]
+	// The first version by End with S >= Br.
+	a, b := 0, len(se)
+	for a < b {
+		m := int(uint(a+b) >> 1)
+		if se[m] < ri.Begin {
+			a = m + 1
+		} else {
+			b = m
 		}
-		return -1
-	})
+	}
 	limit := int64(math.MaxInt64)
 	if ml := s.maxLen[k]; ri.End < math.MaxInt64-ml {
 		limit = ri.End + ml
 	}
+	g0 := s.vs.base[k]
 	n0 := len(dst)
-	for _, i := range be[start:] {
+	for _, i := range be[a:] {
 		w := ws[i]
 		wi := s.iv[w]
 		if wi.End > limit {
 			break // every later version began after r ended
 		}
 		if w != r && wi.Begin <= ri.End {
-			dst = append(dst, verTruth{1 + i, fi.truthOf(pr, k, 1+i)})
+			dst = append(dst, verTruth{1 + i, fi.truthOf(pr, k, g0+1+i)})
 		}
 	}
-	slices.SortFunc(dst[n0:], func(a, b verTruth) int { return cmp.Compare(a.j, b.j) })
-	if s.initSup[k] >= ri.Begin {
-		dst = append(dst, verTruth{0, fi.truthOf(pr, k, 0)})
+	if run := dst[n0:]; len(run) <= 16 {
+		for i := 1; i < len(run); i++ { // insertion sort by version: a handful
+			for j := i; j > 0 && run[j].j < run[j-1].j; j-- {
+				run[j], run[j-1] = run[j-1], run[j]
+			}
+		}
+	} else {
+		slices.SortFunc(run, func(a, b verTruth) int { return cmp.Compare(a.j, b.j) })
+	}
+	if s.sup[g0] >= ri.Begin {
+		dst = append(dst, verTruth{0, fi.truthOf(pr, k, g0)})
 	}
 	return dst
 }
@@ -166,10 +183,96 @@ type entry struct {
 	sup int64
 }
 
+// Ranks of versions that are in no bucket.
+const (
+	rankAbsent = -1 // no row: no range holds on it
+	rankOther  = -2 // a partial image, or not an image: its truth is not a comparison
+)
+
+// ranks returns each version's bucket (by number; or rankAbsent, rankOther), the number
+// of buckets, and how a range [lo, hi] of values maps to a range of buckets. The buckets
+// are the values themselves, offset, when they span little more than there are versions
+// (the runner's columns), else the distinct values, sorted.
+func ranks(fi *fieldIndex) (rank []int32, nb int, span func(lo, hi int64) (int, int)) {
+	rank = make([]int32, len(fi.vals))
+	set := func(g int) bool { return fi.states == nil || fi.states[g] == fieldSet }
+	var mn, mx int64
+	nset := 0
+	for g, v := range fi.vals {
+		if !set(g) {
+			continue
+		}
+		if nset == 0 || v < mn {
+			mn = v
+		}
+		if nset == 0 || v > mx {
+			mx = v
+		}
+		nset++
+	}
+	if nset > 0 && uint64(mx)-uint64(mn) < uint64(2*nset+64) {
+		nb = int(uint64(mx)-uint64(mn)) + 1
+		for g, v := range fi.vals {
+			rank[g] = int32(v - mn)
+		}
+		span = func(lo, hi int64) (int, int) {
+			a, b := 0, nb
+			switch {
+			case lo > mx:
+				a = nb
+			case lo > mn:
+				a = int(lo - mn)
+			}
+			switch {
+			case hi < mn:
+				b = 0
+			case hi < mx:
+				b = int(hi-mn) + 1
+			}
+			return a, b
+		}
+	} else {
+		vals := make([]int64, 0, nset)
+		for g, v := range fi.vals {
+			if set(g) {
+				vals = append(vals, v)
+			}
+		}
+		slices.Sort(vals)
+		vals = slices.Compact(vals)
+		nb = len(vals)
+		for g, v := range fi.vals {
+			if set(g) {
+				r, _ := slices.BinarySearch(vals, v)
+				rank[g] = int32(r)
+			}
+		}
+		span = func(lo, hi int64) (int, int) {
+			a, _ := slices.BinarySearch(vals, lo)
+			b, found := slices.BinarySearch(vals, hi)
+			if found {
+				b++
+			}
+			return a, b
+		}
+	}
+	if fi.states != nil {
+		for g, st := range fi.states {
+			switch st {
+			case fieldAbsent:
+				rank[g] = rankAbsent
+			case fieldUnset, fieldUnknown:
+				rank[g] = rankOther
+			}
+		}
+	}
+	return rank, nb, span
+}
+
 // sweep finds, for every predicate op on field name, the rows with a version in reach on
 // which the predicate may hold (its value is in range, or not a plain value).
 func (s *reachSource) sweep(name string, fi *fieldIndex) {
-	d, h := s.d, s.d.H
+	d, h, vs := s.d, s.d.H, s.vs
 	// The ops on this field, by reader End.
 	var ops []int32
 	for i, po := range d.predOps {
@@ -190,34 +293,28 @@ func (s *reachSource) sweep(name string, fi *fieldIndex) {
 		m = min(m, s.iv[d.predOps[ops[i]].txn].Begin)
 		least[i] = m
 	}
-	// Distinct values of the field, for the buckets.
-	var vals []int64
-	for k, vv := range fi.vals {
-		if fi.states[k] == nil {
-			vals = append(vals, vv...)
-			continue
-		}
-		for j := range vv {
-			if x := fi.at(history.Key(k), int32(j)); x.state == fieldSet {
-				vals = append(vals, x.v)
-			}
+	rank, nb, span := ranks(fi)
+	// Every version enters the sweep at most once: a bucket holds at most the versions of
+	// its value.
+	caps := make([]int32, nb)
+	for _, r := range rank {
+		if r >= 0 {
+			caps[r]++
 		}
 	}
-	slices.Sort(vals)
-	vals = slices.Compact(vals)
-	b := newBuckets(len(vals))
+	b := newBuckets(caps)
 	var other []entry // versions whose truth is not a plain comparison
-	add := func(e entry, x fieldVal) {
-		switch x.state {
-		case fieldSet:
-			r, _ := slices.BinarySearch(vals, x.v)
-			b.add(r, e)
-		case fieldUnset, fieldUnknown:
+	add := func(e entry, r int32) {
+		switch {
+		case r >= 0:
+			b.add(int(r), e)
+		case r == rankOther:
 			other = append(other, e)
 		}
 	}
-	for k := range fi.vals {
-		add(entry{history.Key(k), -1, s.initSup[k]}, fi.at(history.Key(k), 0))
+	for k := range vs.byKey {
+		g := vs.base[k]
+		add(entry{history.Key(k), -1, s.sup[g]}, rank[g])
 	}
 	// Writers by begin.
 	var writers []int32
@@ -227,13 +324,16 @@ func (s *reachSource) sweep(name string, fi *fieldIndex) {
 		}
 	}
 	slices.SortFunc(writers, func(a, b int32) int { return cmp.Or(cmp.Compare(s.iv[a].Begin, s.iv[b].Begin), cmp.Compare(a, b)) })
-	found := make([][]history.Key, len(d.predOps))
+	// The rows found, per op: buf[at[i]:at[i]+n[i]] for the ops on this field.
+	var buf []history.Key
+	at := make([]int32, len(d.predOps))
+	n := make([]int32, len(d.predOps))
+	mine := make([]bool, len(d.predOps))
 	seen := make([]uint32, len(h.Keys))
 	var gen uint32
 	next := 0
-	var keys []history.Key
-	for n, i := range ops {
-		if n&63 == 0 && s.ctx.Err() != nil {
+	for x, i := range ops {
+		if x&63 == 0 && s.ctx.Err() != nil {
 			break // expandWith stops too
 		}
 		r := d.predOps[i].txn
@@ -241,39 +341,46 @@ func (s *reachSource) sweep(name string, fi *fieldIndex) {
 		for ; next < len(writers) && s.iv[writers[next]].Begin <= ri.End; next++ {
 			w := writers[next]
 			for j, wr := range d.Writes[w] {
-				vi := s.vs.idx[w][j]
-				add(entry{wr.Key, w, s.sup[wr.Key][vi]}, fi.at(wr.Key, 1+vi))
+				g := vs.gid[w][j]
+				add(entry{wr.Key, w, s.sup[g]}, rank[g])
 			}
 		}
 		gen++
-		keys = keys[:0]
+		start := len(buf)
+		lst := least[x]
 		visit := func(e entry) bool {
-			if e.sup < least[n] {
+			if e.sup < lst {
 				return false // no reader still to come reaches it
 			}
 			if e.sup >= ri.Begin && e.w != r && seen[e.k] != gen {
 				seen[e.k] = gen
-				keys = append(keys, e.k)
+				buf = append(buf, e.k)
 			}
 			return true
 		}
 		pr := &h.Pred(h.Txns[r].Ops[d.predOps[i].op]).Pred
-		lo, _ := slices.BinarySearch(vals, pr.Lo)
-		hi, _ := slices.BinarySearch(vals, pr.Hi)
-		if hi < len(vals) && vals[hi] == pr.Hi {
-			hi++
-		}
+		lo, hi := span(pr.Lo, pr.Hi)
 		b.visit(lo, hi, visit)
-		other = slices.DeleteFunc(other, func(e entry) bool { return !visit(e) })
-		found[i] = slices.Clone(keys)
+		if len(other) > 0 {
+			other = slices.DeleteFunc(other, func(e entry) bool { return !visit(e) })
+		}
+		at[i], n[i], mine[i] = int32(start), int32(len(buf)-start), true
 	}
 	// Lay the rows out by op; ops on other fields keep what they had.
-	var all []history.Key
+	total := 0
+	for i := range d.predOps {
+		if mine[i] {
+			total += int(n[i])
+		} else {
+			total += int(s.opOff[i+1] - s.opOff[i])
+		}
+	}
+	all := make([]history.Key, 0, total)
 	off := make([]int32, len(d.predOps)+1)
 	for i := range d.predOps {
 		off[i] = int32(len(all))
-		if found[i] != nil {
-			all = append(all, found[i]...)
+		if mine[i] {
+			all = append(all, buf[at[i]:at[i]+n[i]]...)
 		} else {
 			all = append(all, s.opKeys[s.opOff[i]:s.opOff[i+1]]...)
 		}
@@ -283,27 +390,38 @@ func (s *reachSource) sweep(name string, fi *fieldIndex) {
 }
 
 // buckets holds entries by the rank of their value, with a two-level bitset of the
-// non-empty buckets so that a range query skips empty ones.
+// non-empty buckets so that a range query skips empty ones. Bucket r holds at most caps[r]
+// entries (newBuckets), carved from one array.
 type buckets struct {
-	b  [][]entry
-	l0 []uint64 // bit r: bucket r is non-empty
-	l1 []uint64 // bit w: word w of l0 is non-zero
+	e   []entry
+	off []int32  // bucket r: e[off[r] : off[r]+n[r]]
+	n   []int32  // entries per bucket
+	l0  []uint64 // bit r: bucket r is non-empty
+	l1  []uint64 // bit w: word w of l0 is non-zero
 }
 
-func newBuckets(n int) *buckets {
-	n0 := (n + 63) / 64
-	return &buckets{b: make([][]entry, n), l0: make([]uint64, n0), l1: make([]uint64, (n0+63)/64)}
+func newBuckets(caps []int32) *buckets {
+	nb := len(caps)
+	off := make([]int32, nb+1)
+	for r, c := range caps {
+		off[r+1] = off[r] + c
+	}
+	n0 := (nb + 63) / 64
+	return &buckets{e: make([]entry, off[nb]), off: off, n: make([]int32, nb), l0: make([]uint64, n0), l1: make([]uint64, (n0+63)/64)}
 }
 
+// add puts e into bucket r, which must have room (its capacity is the number of versions
+// of its value, and each version is added once).
 func (b *buckets) add(r int, e entry) {
-	b.b[r] = append(b.b[r], e)
+	b.e[b.off[r]+b.n[r]] = e
+	b.n[r]++
 	b.l0[r/64] |= 1 << (r % 64)
 	b.l1[r/4096] |= 1 << ((r / 64) % 64)
 }
 
-// next returns the first non-empty bucket at or after r, or len(b.b).
+// next returns the first non-empty bucket at or after r, or the number of buckets.
 func (b *buckets) next(r int) int {
-	n := len(b.b)
+	n := len(b.n)
 	for r < n {
 		w := r / 64
 		if x := b.l0[w] >> (r % 64); x != 0 {
@@ -329,10 +447,16 @@ func (b *buckets) next(r int) int {
 // visit calls f on the entries of buckets lo..hi-1, dropping those for which it returns false.
 func (b *buckets) visit(lo, hi int, f func(entry) bool) {
 	for r := b.next(lo); r < hi; r = b.next(r + 1) {
-		es := slices.DeleteFunc(b.b[r], func(e entry) bool { return !f(e) })
-		b.b[r] = es
-		if len(es) == 0 {
-			b.b[r] = nil
+		es := b.e[b.off[r] : b.off[r]+b.n[r]]
+		kept := 0
+		for _, e := range es {
+			if f(e) {
+				es[kept] = e
+				kept++
+			}
+		}
+		b.n[r] = int32(kept)
+		if kept == 0 {
 			b.l0[r/64] &^= 1 << (r % 64)
 			if b.l0[r/64] == 0 {
 				b.l1[r/4096] &^= 1 << ((r / 64) % 64)

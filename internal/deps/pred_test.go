@@ -255,36 +255,51 @@ func TestReachPrunes(t *testing.T) {
 // TestBuckets checks the bucket set against a plain slice: adds, range visits that drop
 // entries, and the two-level search across many empty words.
 func TestBuckets(t *testing.T) {
+	type step struct {
+		add    bool
+		r      int
+		e      entry
+		lo, hi int
+		cut    int64
+	}
 	for seed := range 200 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 3))
 		n := 1 + rng.IntN(20000)
-		b := newBuckets(n)
-		ref := make([][]entry, n)
-		for step := range 300 {
+		// Draw the steps first: a bucket's capacity is the number of adds into it.
+		var steps []step
+		caps := make([]int32, n)
+		for i := range 300 {
 			if rng.IntN(2) == 0 {
 				r := rng.IntN(n)
 				if rng.IntN(3) == 0 {
 					r = n - 1 - rng.IntN(min(n, 70))
 				}
-				e := entry{history.Key(step), int32(r), rng.Int64N(10)}
-				b.add(r, e)
-				ref[r] = append(ref[r], e)
+				steps = append(steps, step{add: true, r: r, e: entry{history.Key(i), int32(r), rng.Int64N(10)}})
+				caps[r]++
 				continue
 			}
 			lo := rng.IntN(n)
-			hi := lo + rng.IntN(n-lo+1)
-			cut := rng.Int64N(10)
+			steps = append(steps, step{lo: lo, hi: lo + rng.IntN(n-lo+1), cut: rng.Int64N(10)})
+		}
+		b := newBuckets(caps)
+		ref := make([][]entry, n)
+		for i, st := range steps {
+			if st.add {
+				b.add(st.r, st.e)
+				ref[st.r] = append(ref[st.r], st.e)
+				continue
+			}
 			var got, want []entry
-			b.visit(lo, hi, func(e entry) bool {
+			b.visit(st.lo, st.hi, func(e entry) bool {
 				got = append(got, e)
-				return e.sup >= cut
+				return e.sup >= st.cut
 			})
-			for r := lo; r < hi; r++ {
+			for r := st.lo; r < st.hi; r++ {
 				want = append(want, ref[r]...)
-				ref[r] = slices.DeleteFunc(ref[r], func(e entry) bool { return e.sup < cut })
+				ref[r] = slices.DeleteFunc(ref[r], func(e entry) bool { return e.sup < st.cut })
 			}
 			if !slices.Equal(got, want) {
-				t.Fatalf("seed %d step %d: visit(%d, %d) saw %v, want %v", seed, step, lo, hi, got, want)
+				t.Fatalf("seed %d step %d: visit(%d, %d) saw %v, want %v", seed, i, st.lo, st.hi, got, want)
 			}
 		}
 		for r := range n {
