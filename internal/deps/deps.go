@@ -76,7 +76,7 @@ var ErrUnsupported = errors.New("deps: unsupported operation")
 
 // ErrNoTime is returned for real-time order on a history in which no transaction has a
 // client interval.
-var ErrNoTime = errors.New("deps: real-time order needs client intervals, and no transaction has one")
+var ErrNoTime = errors.New("deps: real-time order needs a client interval, and no transaction has one")
 
 // Options select which orders are known.
 type Options struct {

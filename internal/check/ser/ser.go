@@ -62,7 +62,7 @@ var errBasicFailed = errors.New("ser: the basic checks failed the history")
 // ErrNeedsTime is returned for the strict level on a history in which no transaction has a
 // client interval. When only some lack one, they are checked as unbounded (no real-time
 // edges) and a pass becomes Unknown (see [deps.Deps.Untimed]).
-var ErrNeedsTime = errors.New("ser: strict serializability needs client intervals, and no transaction has one")
+var ErrNeedsTime = errors.New("ser: strict serializability needs a client interval, and no transaction has one")
 
 // Check checks h against level.
 func Check(ctx context.Context, h *history.History, level anomaly.Level, o Options) (*report.Report, error) {
