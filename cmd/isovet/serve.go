@@ -60,8 +60,15 @@ Late and out-of-order transactions are re-checked; a read's verdict is provision
 			}
 			o.Level = l
 			o.Initial = parseDatum(initial)
-			if o.MaxMemory, err = parseBytes(maxMemory); err != nil {
-				return &exitError{code: exitUsage, err: err}
+			switch maxMemory {
+			case "auto", "":
+				o.MaxMemory = 0 // server.DefaultMaxMemory
+			case "none", "0":
+				o.MaxMemory = -1
+			default:
+				if o.MaxMemory, err = parseBytes(maxMemory); err != nil {
+					return &exitError{code: exitUsage, err: err}
+				}
 			}
 			if o.Logger, err = newLogger(c.ErrOrStderr(), logLevel); err != nil {
 				return &exitError{code: exitUsage, err: err}
@@ -88,7 +95,7 @@ Late and out-of-order transactions are re-checked; a read's verdict is provision
 	f.StringVarP(&level, "level", "l", "snapshot-isolation", "level to check: snapshot-isolation, strong-session-snapshot-isolation, serializable, strong-session-serializable")
 	f.StringVar(&initial, "initial-value", "null", "every key's initial value: null, an integer or a string")
 	f.DurationVar(&o.Settle, "settle", 0, "how long a read's verdict stays provisional (default 5s)")
-	f.StringVar(&maxMemory, "max-memory", "0", "bound on the checker's memory, e.g. 2GiB (0: none); old transactions are dropped unchecked, with a warning, beyond it")
+	f.StringVar(&maxMemory, "max-memory", "auto", "bound on the server's memory, e.g. 2GiB; auto: a quarter of the machine's or cgroup's memory, 256MiB to 3GiB; none: unbounded. The checker keeps under half of it and drops old unsettled transactions unchecked, with a warning, beyond")
 	f.StringVar(&o.ViolationsFile, "violations-file", "", "append every violation as a JSON line to this file")
 	f.StringVar(&o.NATS, "nats", "", "consume transactions from this NATS JetStream server, e.g. nats://127.0.0.1:4222")
 	f.StringVar(&o.Subject, "subject", "isovet.txns", "NATS subject to consume")

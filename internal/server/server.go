@@ -42,7 +42,13 @@ type Options struct {
 	// Settle is how long EXT verdicts stay provisional (default 5 s); Retain how long a
 	// settled transaction's snapshot keeps old versions (default Settle).
 	Settle, Retain time.Duration
-	// MaxMemory bounds the checker's estimated memory in bytes (0: unbounded).
+	// MaxMemory bounds the server's memory in bytes (0: [DefaultMaxMemory]; negative:
+	// unbounded). [Serve] sets the Go runtime's soft memory limit 1/16 below it (at least
+	// 32 MiB below), and the
+	// checker keeps its estimated size under half of it: the other half is room for garbage
+	// between collections and for batches in flight. Over its half, the checker drops the
+	// oldest unsettled transactions unchecked and says so (a warning event,
+	// isovet_txns_dropped_total).
 	MaxMemory int64
 	// ViolationsFile, if set, receives every violation as a JSON line. Violations already in
 	// it (from before a restart) are not reported again.
@@ -60,14 +66,14 @@ type Options struct {
 	Tick time.Duration
 	// Shards splits the checker by key over this many goroutines (default 1). Each batch
 	// goes to every shard; they check their own keys in parallel and the batch is
-	// answered when all are done. MaxMemory is divided among them.
+	// answered when all are done. The checker's part of MaxMemory is divided among them.
 	Shards int
 	// Logger receives the server's logs (default: discarded).
 	Logger *slog.Logger
 	// GCPercent is the Go GC target while [Serve] runs (0: 400, unless GOGC is set in the
 	// environment; negative: leave the runtime alone). The checker allocates steadily and
-	// spends a quarter of its CPU in GC at the runtime's default of 100. With MaxMemory set,
-	// Serve also sets a soft memory limit of twice MaxMemory.
+	// spends a quarter of its CPU in GC at the runtime's default of 100; the memory limit
+	// (see MaxMemory) makes it collect sooner when the heap nears the bound.
 	GCPercent int
 	// Now is the clock (default time.Now), replaceable in tests.
 	Now func() time.Time
@@ -107,6 +113,9 @@ func (o *Options) ensureDefaults() {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.MaxMemory == 0 {
+		o.MaxMemory = DefaultMaxMemory()
 	}
 }
 
@@ -178,10 +187,12 @@ type Status struct {
 	Previous       int              `json:"violations_before_start"`
 	ByKind         map[string]int64 `json:"violations_by_kind"`
 	MemoryEstimate int64            `json:"memory_estimate_bytes"`
-	LagSeconds     float64          `json:"lag_seconds"`
-	QueueDelay     float64          `json:"queue_delay_seconds"`
-	Queue          int              `json:"queue"`
-	Rebuilt        int64            `json:"rebuilt"`
+	// MemoryBound is the server's memory bound ([Options.MaxMemory]), 0 if unbounded.
+	MemoryBound int64   `json:"memory_bound_bytes"`
+	LagSeconds  float64 `json:"lag_seconds"`
+	QueueDelay  float64 `json:"queue_delay_seconds"`
+	Queue       int     `json:"queue"`
+	Rebuilt     int64   `json:"rebuilt"`
 	// CheckerCPU is the CPU time of the checker goroutine (0 where the system does not
 	// report a thread's CPU time) and CheckerBusy the wall time it spent working: with one
 	// shard, the checker is the service's serial stage, so transactions over CheckerCPU is
@@ -203,7 +214,7 @@ func New(opts Options) (*Server, error) {
 		reported: map[string]struct{}{}, started: opts.Now(), evs: make([][]ts.Event, opts.Shards), observed: make([]int, opts.Shards)}
 	for i := range opts.Shards {
 		on, err := ts.NewOnline(ts.OnlineOptions{Level: opts.Level, Initial: opts.Initial, Settle: opts.Settle, Retain: opts.Retain,
-			MaxBytes: opts.MaxMemory / int64(opts.Shards), Shard: i, Shards: opts.Shards})
+			MaxBytes: max(checkerBytes(opts.MaxMemory)/int64(opts.Shards), 0), Shard: i, Shards: opts.Shards})
 		if err != nil {
 			return nil, err
 		}
@@ -530,7 +541,7 @@ func (s *Server) publishStatus(delay time.Duration, queue int) {
 		Level: s.opts.Level.String(), Uptime: now.Sub(s.started).Seconds(),
 		Ingested: st.Observed, Checked: st.Settled, Pending: st.Pending, InMemory: st.InMemory, Keys: st.Keys, Versions: st.Versions,
 		Duplicates: st.Duplicates, Late: st.Late, Dropped: st.Dropped, Flips: st.Flips, Violations: sum(by), Previous: s.previous,
-		ByKind: by, MemoryEstimate: st.Bytes, LagSeconds: lag, QueueDelay: delay.Seconds(), Queue: queue,
+		ByKind: by, MemoryEstimate: st.Bytes, MemoryBound: max(s.opts.MaxMemory, 0), LagSeconds: lag, QueueDelay: delay.Seconds(), Queue: queue,
 		Rebuilt: s.rebuilt.Load(), CheckerCPU: time.Duration(s.checkerCPU.Load()).Seconds(), CheckerBusy: time.Duration(s.checkerBusy.Load()).Seconds(), Requests: s.requests.Load(), BadRequests: s.badRequests.Load(),
 		NATSMessages: s.natsMsgs.Load(), NATSBad: s.natsBad.Load(), Subscribers: s.hub.count(),
 	})
@@ -710,21 +721,37 @@ func Serve(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	if gc := s.opts.GCPercent; gc >= 0 && (gc > 0 || os.Getenv("GOGC") == "") {
-		if gc == 0 {
-			gc = 400
-		}
-		defer debug.SetGCPercent(debug.SetGCPercent(gc))
-	}
-	if s.opts.MaxMemory > 0 {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(2 * s.opts.MaxMemory))
-	}
+	defer s.tuneRuntime()()
 	ln, err := net.Listen("tcp", s.opts.Addr)
 	if err != nil {
 		s.Close()
 		return fmt.Errorf("listening on %s: %w", s.opts.Addr, err)
 	}
 	return s.serve(ctx, ln)
+}
+
+// tuneRuntime sets the Go runtime's GC target ([Options.GCPercent]) and its soft memory
+// limit (just below [Options.MaxMemory]) for the server's life, and returns what restores
+// them. Both are process-wide: [Serve] calls it, [New] does not.
+func (s *Server) tuneRuntime() (restore func()) {
+	var undo []func()
+	if gc := s.opts.GCPercent; gc >= 0 && (gc > 0 || os.Getenv("GOGC") == "") {
+		if gc == 0 {
+			gc = 400
+		}
+		prev := debug.SetGCPercent(gc)
+		undo = append(undo, func() { debug.SetGCPercent(prev) })
+	}
+	if b := s.opts.MaxMemory; b > 0 {
+		prev := debug.SetMemoryLimit(goMemoryLimit(b))
+		undo = append(undo, func() { debug.SetMemoryLimit(prev) })
+		s.log.Info("memory bound", "max_memory", b, "go_memory_limit", goMemoryLimit(b), "checker_bytes", checkerBytes(b))
+	}
+	return func() {
+		for _, f := range undo {
+			f()
+		}
+	}
 }
 
 func (s *Server) serve(ctx context.Context, ln net.Listener) error {
