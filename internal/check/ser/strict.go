@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"math"
 	"slices"
 
 	"isovet/history"
@@ -79,7 +80,7 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 	for t := range d.N {
 		switch d.Status[t] {
 		case deps.Committed:
-			iv := h.Txns[t].Time.Widen(d.Opts.Skew)
+			iv := realTime(d, t)
 			ns = append(ns, node{iv.Begin, iv.End, int32(t)})
 		case deps.Maybe:
 			fs.why = "unknown outcomes"
@@ -506,7 +507,7 @@ func replay(d *deps.Deps, order, txn []int32) bool {
 	}
 	ivs := make([]history.Interval, d.N) // read in order of id: sequential, not by order
 	for t := range d.N {
-		ivs[t] = h.Txns[t].Time.Widen(d.Opts.Skew)
+		ivs[t] = realTime(d, t)
 	}
 	at := make([]int32, d.N)
 	for t := range at {
@@ -559,4 +560,17 @@ func replay(d *deps.Deps, order, txn []int32) bool {
 		}
 	}
 	return true
+}
+
+// realTime is t's interval as real time reads it (the rule of [deps.Deps.Iv], which is not
+// built without edges): widened for clock skew, and ending at +inf when t's outcome is
+// unknown, since it may have committed after the client gave up. The fast path runs only
+// when every transaction has an interval.
+func realTime(d *deps.Deps, t int) history.Interval {
+	x := &d.H.Txns[t]
+	iv := x.Time.Widen(d.Opts.Skew)
+	if x.Outcome == history.OutcomeUnknown {
+		iv.End = math.MaxInt64
+	}
+	return iv
 }

@@ -154,7 +154,7 @@ func TestTimeDifferential(t *testing.T) {
 			continue
 		}
 		want := oracleTime(h, anomaly.StrictSerializable, 0)
-		if want && h.HasTime() && !oracle(h, anomaly.StrictSerializable, 0) {
+		if want && h.HasTime() && !oracleRecordedEnd(h, anomaly.StrictSerializable, 0) {
 			rescued++
 		}
 		for _, nf := range []bool{false, true} {
