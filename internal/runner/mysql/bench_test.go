@@ -177,13 +177,13 @@ func bareTxn(ctx context.Context, b *testing.B, s *session, t *workload.Txn, tag
 		var v int64
 		switch o.Kind {
 		case workload.OpRead:
-			if err := s.c.QueryRowContext(ctx, s.qRead, o.Key).Scan(&v); err != nil {
+			if err := s.c.QueryRowContext(ctx, s.sql.Read, o.Key).Scan(&v); err != nil {
 				b.Fatal(err)
 			}
 		case workload.OpWrite:
 			*tag++
 			v = o.Value(reads, *tag)
-			if _, err := s.c.ExecContext(ctx, s.qWrite, o.Key, v); err != nil {
+			if _, err := s.c.ExecContext(ctx, s.sql.Write, o.Key, v); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -29,7 +29,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,7 +36,6 @@ import (
 
 	driver "github.com/go-sql-driver/mysql"
 
-	"isovet/check"
 	"isovet/internal/runner"
 )
 
@@ -45,19 +43,6 @@ func init() {
 	runner.Register("mysql", Open)
 	runner.Register("mariadb", Open)
 }
-
-var levels = map[string]struct {
-	stmt  string
-	claim check.Level
-}{
-	"serializable":       {"SERIALIZABLE", check.Serializable},
-	"repeatable-read":    {"REPEATABLE READ", check.SnapshotIsolation},
-	"snapshot-isolation": {"REPEATABLE READ", check.SnapshotIsolation},
-	"read-committed":     {"READ COMMITTED", check.ReadCommitted},
-	"read-uncommitted":   {"READ UNCOMMITTED", 0},
-}
-
-var tableName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
 // DB is a MySQL or MariaDB database under test.
 type DB struct {
@@ -102,20 +87,13 @@ func Config(dsn string) (*driver.Config, error) {
 
 // Open connects once to check the server.
 func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, runner.Target, error) {
-	iso := o.Isolation
-	if iso == "" {
-		iso = "serializable"
+	stmt, claim, err := runner.SQLIsolation(o.Isolation)
+	if err != nil {
+		return nil, runner.Target{}, fmt.Errorf("mysql: %w", err)
 	}
-	lv, ok := levels[iso]
-	if !ok {
-		return nil, runner.Target{}, fmt.Errorf("mysql: isolation %q not known (serializable, repeatable-read, read-committed, read-uncommitted)", iso)
-	}
-	table := o.Table
-	if table == "" {
-		table = "isovet_kv"
-	}
-	if !tableName.MatchString(table) {
-		return nil, runner.Target{}, fmt.Errorf("mysql: table name %q: want lower-case letters, digits and _", table)
+	table, err := o.TableName()
+	if err != nil {
+		return nil, runner.Target{}, fmt.Errorf("mysql: %w", err)
 	}
 	cfg, err := Config(dsn)
 	if err != nil {
@@ -135,8 +113,8 @@ func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, run
 	if strings.Contains(strings.ToLower(version), "mariadb") {
 		name = "MariaDB"
 	}
-	db := &DB{db: sdb, cfg: cfg, iso: lv.stmt, table: table}
-	return db, runner.Target{Claim: lv.claim, Description: fmt.Sprintf("%s %s at %s, %s", name, version, cfg.Addr, lv.stmt)}, nil
+	db := &DB{db: sdb, cfg: cfg, iso: stmt, table: table}
+	return db, runner.Target{Claim: claim, Description: fmt.Sprintf("%s %s at %s, %s", name, version, cfg.Addr, stmt)}, nil
 }
 
 // Prepare creates the table if needed, empties it and loads every key.
@@ -214,12 +192,12 @@ func (db *DB) Close() error { return db.db.Close() }
 // one connection, so that the session knows its socket) and sets its isolation level.
 func (db *DB) Session(ctx context.Context) (runner.Session, error) {
 	t := db.table
-	s := &session{rows: db.rows, side: db.db,
-		qRead:   "SELECT v FROM " + t + " WHERE k = ?",
-		qWrite:  "INSERT INTO " + t + " (k, v, l) VALUES (?, ?, '') ON DUPLICATE KEY UPDATE v = VALUES(v)",
-		qAppend: "INSERT INTO " + t + " (k, v, l) VALUES (?, 0, ?) ON DUPLICATE KEY UPDATE l = CONCAT(l, VALUES(l))",
-		qList:   "SELECT l FROM " + t + " WHERE k = ?",
-	}
+	s := &session{rows: db.rows, side: db.db, sql: runner.SQLStmts{Driver: "mysql", Classify: classify,
+		Read:   "SELECT v FROM " + t + " WHERE k = ?",
+		Write:  "INSERT INTO " + t + " (k, v, l) VALUES (?, ?, '') ON DUPLICATE KEY UPDATE v = VALUES(v)",
+		Append: "INSERT INTO " + t + " (k, v, l) VALUES (?, 0, ?) ON DUPLICATE KEY UPDATE l = CONCAT(l, VALUES(l))",
+		List:   "SELECT l FROM " + t + " WHERE k = ?",
+	}}
 	cfg := db.cfg.Clone()
 	cfg.DialFunc = s.dial
 	cfg.Logger = quietLogger{s, cfg.Logger}
@@ -257,11 +235,11 @@ func (db *DB) Session(ctx context.Context) (runner.Session, error) {
 }
 
 type session struct {
-	pool                          *sql.DB // this session's own, of one connection
-	c                             *sql.Conn
-	side                          *sql.DB // the DB's pool, for KILL
-	rows                          *runner.Tables
-	qRead, qWrite, qAppend, qList string
+	pool *sql.DB // this session's own, of one connection
+	c    *sql.Conn
+	side *sql.DB // the DB's pool, for KILL
+	rows *runner.Tables
+	sql  runner.SQLStmts
 
 	mu          sync.Mutex
 	nc          net.Conn // the socket, once dialled
@@ -345,10 +323,17 @@ func (s *session) Begin(ctx context.Context) (runner.Tx, error) {
 	if _, err := s.c.ExecContext(ctx, "START TRANSACTION"); err != nil {
 		return nil, classify(err)
 	}
-	return &tx{s: s}, nil
+	return &tx{ConnTx: runner.ConnTx{Conn: s.c, Rows: s.rows, SQL: &s.sql}}, nil
 }
 
-type tx struct{ s *session }
+// tx runs the operations the database/sql drivers share ([runner.ConnTx]); Commit and
+// PredWrite are MySQL's own.
+type tx struct{ runner.ConnTx }
+
+var (
+	_ runner.Tx      = (*tx)(nil)
+	_ runner.TableTx = (*tx)(nil)
+)
 
 // Retryable reports whether err is a MySQL error that aborted the transaction.
 func Retryable(err error) bool {
@@ -373,50 +358,8 @@ func classify(err error) error {
 	return fmt.Errorf("mysql: %w", err)
 }
 
-func (t *tx) Read(ctx context.Context, k string) (int64, error) {
-	var v int64
-	err := t.s.c.QueryRowContext(ctx, t.s.qRead, k).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	return v, classify(err)
-}
-
-func (t *tx) Write(ctx context.Context, k string, v int64) error {
-	_, err := t.s.c.ExecContext(ctx, t.s.qWrite, k, v)
-	return classify(err)
-}
-
-func (t *tx) Append(ctx context.Context, k string, v int64) error {
-	_, err := t.s.c.ExecContext(ctx, t.s.qAppend, k, ","+strconv.FormatInt(v, 10))
-	return classify(err)
-}
-
-func (t *tx) ReadList(ctx context.Context, k string) ([]int64, error) {
-	var l string
-	err := t.s.c.QueryRowContext(ctx, t.s.qList, k).Scan(&l)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, classify(err)
-	}
-	var out []int64
-	for f := range strings.SplitSeq(l, ",") {
-		if f == "" {
-			continue
-		}
-		x, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("mysql: list element %q: %w", f, err)
-		}
-		out = append(out, x)
-	}
-	return out, nil
-}
-
 func (t *tx) Commit(ctx context.Context) error {
-	_, err := t.s.c.ExecContext(ctx, "COMMIT")
+	_, err := t.Conn.ExecContext(ctx, "COMMIT")
 	if err == nil {
 		return nil
 	}
@@ -427,61 +370,20 @@ func (t *tx) Commit(ctx context.Context) error {
 	return classify(err)
 }
 
-func (t *tx) Rollback(ctx context.Context) error {
-	_, err := t.s.c.ExecContext(ctx, "ROLLBACK")
-	return err
-}
-
-func question(int) string { return "?" }
-
-// PredRead runs SELECT k, cols FROM rows WHERE col BETWEEN lo AND hi.
-func (t *tx) PredRead(ctx context.Context, p runner.Range) ([]runner.Row, error) {
-	rt := t.s.rows
-	q, err := rt.Select(p, question)
-	if err != nil {
-		return nil, err
-	}
-	rs, err := t.s.c.QueryContext(ctx, q, p.Lo, p.Hi)
-	if err != nil {
-		return nil, classify(err)
-	}
-	defer rs.Close()
-	out, err := rt.ScanRows(rs)
-	return out, classify(err)
-}
-
-// Insert inserts the rows, up to 500 per statement.
-func (t *tx) Insert(ctx context.Context, rows []runner.Row) error {
-	return t.s.rows.InsertBatches(rows, func(q string, args []any) error {
-		_, err := t.s.c.ExecContext(ctx, q, args...)
-		return classify(err)
-	})
-}
-
-// Delete runs DELETE FROM rows WHERE k = ?.
-func (t *tx) Delete(ctx context.Context, k int64) (bool, error) {
-	res, err := t.s.c.ExecContext(ctx, "DELETE FROM "+t.s.rows.Name+" WHERE k = ?", k)
-	if err != nil {
-		return false, classify(err)
-	}
-	n, err := res.RowsAffected()
-	return n > 0, classify(err)
-}
-
 // PredWrite runs UPDATE rows SET ... WHERE col BETWEEN ? AND ?. MySQL and MariaDB have no
 // UPDATE ... RETURNING, so it then reads the keys of the rows that carry this update's
 // fresh tag (SELECT k FROM rows WHERE w = tag): no other transaction has written that tag,
 // so the SELECT sees exactly the rows this statement updated, the transaction's own writes.
 func (t *tx) PredWrite(ctx context.Context, p runner.Range, set []runner.Assign) ([]int64, error) {
-	rt := t.s.rows
-	q, args, err := rt.Update(p, set, question)
+	rt := t.Rows
+	q, args, err := t.Update(p, set)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := t.s.c.ExecContext(ctx, q, args...); err != nil {
+	if _, err := t.Conn.ExecContext(ctx, q, args...); err != nil {
 		return nil, classify(err)
 	}
-	rs, err := t.s.c.QueryContext(ctx, "SELECT k FROM "+rt.Name+" WHERE "+rt.Cols[rt.TagCol]+" = ?", set[rt.TagCol].Add)
+	rs, err := t.Conn.QueryContext(ctx, "SELECT k FROM "+rt.Name+" WHERE "+rt.Cols[rt.TagCol]+" = ?", set[rt.TagCol].Add)
 	if err != nil {
 		return nil, classify(err)
 	}

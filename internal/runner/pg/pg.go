@@ -32,7 +32,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,20 +50,6 @@ func init() {
 	runner.Register("postgresql", Open)
 }
 
-// levels maps isovet's isolation names to PostgreSQL's statement and the level claimed.
-var levels = map[string]struct {
-	stmt  string
-	claim check.Level
-}{
-	"serializable":       {"SERIALIZABLE", check.Serializable},
-	"repeatable-read":    {"REPEATABLE READ", check.SnapshotIsolation},
-	"snapshot-isolation": {"REPEATABLE READ", check.SnapshotIsolation},
-	"read-committed":     {"READ COMMITTED", check.ReadCommitted},
-	"read-uncommitted":   {"READ UNCOMMITTED", check.ReadCommitted},
-}
-
-var tableName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
-
 // DB is a PostgreSQL database under test.
 type DB struct {
 	cfg      *pgx.ConnConfig
@@ -81,22 +66,18 @@ type DB struct {
 
 // Open connects once to check the server and the isolation level.
 func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, runner.Target, error) {
-	iso := o.Isolation
-	if iso == "" {
-		iso = "serializable"
+	stmt, claim, err := runner.SQLIsolation(o.Isolation)
+	if err != nil {
+		return nil, runner.Target{}, fmt.Errorf("postgres: %w", err)
 	}
-	lv, ok := levels[iso]
-	if !ok {
-		return nil, runner.Target{}, fmt.Errorf("postgres: isolation %q not known (serializable, repeatable-read, read-committed, read-uncommitted)", iso)
+	if stmt == "READ UNCOMMITTED" {
+		claim = check.ReadCommitted // PostgreSQL's READ UNCOMMITTED is READ COMMITTED
 	}
-	table := o.Table
-	if table == "" {
-		table = "isovet_kv"
+	table, err := o.TableName()
+	if err != nil {
+		return nil, runner.Target{}, fmt.Errorf("postgres: %w", err)
 	}
-	if !tableName.MatchString(table) {
-		return nil, runner.Target{}, fmt.Errorf("postgres: table name %q: want lower-case letters, digits and _", table)
-	}
-	db := &DB{begin: "BEGIN ISOLATION LEVEL " + lv.stmt, table: table, txid: true}
+	db := &DB{begin: "BEGIN ISOLATION LEVEL " + stmt, table: table, txid: true}
 	if u, err := url.Parse(dsn); err == nil {
 		q := u.Query()
 		if q.Get("isovet_txid") == "off" {
@@ -126,8 +107,8 @@ func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, run
 	if err := c.QueryRow(ctx, "SHOW track_commit_timestamp").Scan(&track); err == nil && track == "on" {
 		db.commitTS = db.txid
 	}
-	desc := fmt.Sprintf("PostgreSQL %s at %s:%d, %s", version, cfg.Host, cfg.Port, lv.stmt)
-	return db, runner.Target{Claim: lv.claim, Description: desc}, nil
+	desc := fmt.Sprintf("PostgreSQL %s at %s:%d, %s", version, cfg.Host, cfg.Port, stmt)
+	return db, runner.Target{Claim: claim, Description: desc}, nil
 }
 
 func (db *DB) connect(ctx context.Context) (*pgx.Conn, error) {
@@ -413,23 +394,7 @@ func (t *tx) ReadList(ctx context.Context, k string) ([]int64, error) {
 	if err != nil {
 		return nil, classify(err)
 	}
-	return ParseList(l)
-}
-
-// ParseList parses the ",1,2,3" text a list column holds.
-func ParseList(l string) ([]int64, error) {
-	var out []int64
-	for f := range strings.SplitSeq(l, ",") {
-		if f == "" {
-			continue
-		}
-		x, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("list element %q: %w", f, err)
-		}
-		out = append(out, x)
-	}
-	return out, nil
+	return runner.ParseList(l)
 }
 
 // Commit commits. The transaction id is known when a write returned it, and there is none

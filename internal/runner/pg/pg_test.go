@@ -208,16 +208,6 @@ func TestRunCommandErrors(t *testing.T) {
 	}
 }
 
-func TestParseList(t *testing.T) {
-	l, err := ParseList(",1,22,-3")
-	if err != nil || len(l) != 3 || l[1] != 22 || l[2] != -3 {
-		t.Errorf("ParseList = %v, %v", l, err)
-	}
-	if _, err := ParseList(",x"); err == nil {
-		t.Error("ParseList(,x) succeeded")
-	}
-}
-
 // TestRowWorkloadsRecord: predicate reads and writes, inserts and deletes on PostgreSQL are
 // recorded as the predicate checker expects (runnertest.CheckRowHistory).
 func TestRowWorkloadsRecord(t *testing.T) {

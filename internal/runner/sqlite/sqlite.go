@@ -14,8 +14,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"modernc.org/sqlite"
@@ -25,8 +23,6 @@ import (
 )
 
 func init() { runner.Register("sqlite", Open) }
-
-var tableName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
 // DB is an SQLite database file under test.
 type DB struct {
@@ -46,12 +42,9 @@ func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, run
 	if file == "" {
 		return nil, runner.Target{}, errors.New("sqlite: want sqlite://FILE")
 	}
-	table := o.Table
-	if table == "" {
-		table = "isovet_kv"
-	}
-	if !tableName.MatchString(table) {
-		return nil, runner.Target{}, fmt.Errorf("sqlite: table name %q: want lower-case letters, digits and _", table)
+	table, err := o.TableName()
+	if err != nil {
+		return nil, runner.Target{}, fmt.Errorf("sqlite: %w", err)
 	}
 	// _txlock=deferred: BEGIN DEFERRED; pragmas run on every new connection.
 	sdb, err := sql.Open("sqlite", "file:"+file+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)")
@@ -133,18 +126,18 @@ func (db *DB) Session(ctx context.Context) (runner.Session, error) {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	t := db.table
-	return &session{c: c, rows: db.rows,
-		qRead:   "SELECT v FROM " + t + " WHERE k = ?",
-		qWrite:  "INSERT INTO " + t + " (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v",
-		qAppend: "INSERT INTO " + t + " (k, l) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET l = l || excluded.l",
-		qList:   "SELECT l FROM " + t + " WHERE k = ?",
-	}, nil
+	return &session{c: c, rows: db.rows, sql: runner.SQLStmts{Driver: "sqlite", Classify: classify,
+		Read:   "SELECT v FROM " + t + " WHERE k = ?",
+		Write:  "INSERT INTO " + t + " (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v",
+		Append: "INSERT INTO " + t + " (k, l) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET l = l || excluded.l",
+		List:   "SELECT l FROM " + t + " WHERE k = ?",
+	}}, nil
 }
 
 type session struct {
-	c                             *sql.Conn
-	rows                          *runner.Tables
-	qRead, qWrite, qAppend, qList string
+	c    *sql.Conn
+	rows *runner.Tables
+	sql  runner.SQLStmts
 }
 
 func (s *session) Close() error { return s.c.Close() }
@@ -153,10 +146,17 @@ func (s *session) Begin(ctx context.Context) (runner.Tx, error) {
 	if _, err := s.c.ExecContext(ctx, "BEGIN DEFERRED"); err != nil {
 		return nil, classify(err)
 	}
-	return &tx{s: s}, nil
+	return &tx{ConnTx: runner.ConnTx{Conn: s.c, Rows: s.rows, SQL: &s.sql}}, nil
 }
 
-type tx struct{ s *session }
+// tx runs the operations the database/sql drivers share ([runner.ConnTx]); Commit and
+// PredWrite are SQLite's own.
+type tx struct{ runner.ConnTx }
+
+var (
+	_ runner.Tx      = (*tx)(nil)
+	_ runner.TableTx = (*tx)(nil)
+)
 
 // Retryable reports whether err is SQLite's busy or locked error (primary codes 5 and 6,
 // with their extended codes such as BUSY_SNAPSHOT).
@@ -182,103 +182,20 @@ func classify(err error) error {
 	return fmt.Errorf("sqlite: %w", err)
 }
 
-func (t *tx) Read(ctx context.Context, k string) (int64, error) {
-	var v int64
-	err := t.s.c.QueryRowContext(ctx, t.s.qRead, k).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	return v, classify(err)
-}
-
-func (t *tx) Write(ctx context.Context, k string, v int64) error {
-	_, err := t.s.c.ExecContext(ctx, t.s.qWrite, k, v)
-	return classify(err)
-}
-
-func (t *tx) Append(ctx context.Context, k string, v int64) error {
-	_, err := t.s.c.ExecContext(ctx, t.s.qAppend, k, ","+strconv.FormatInt(v, 10))
-	return classify(err)
-}
-
-func (t *tx) ReadList(ctx context.Context, k string) ([]int64, error) {
-	var l string
-	err := t.s.c.QueryRowContext(ctx, t.s.qList, k).Scan(&l)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, classify(err)
-	}
-	var out []int64
-	for f := range strings.SplitSeq(l, ",") {
-		if f == "" {
-			continue
-		}
-		x, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: list element %q: %w", f, err)
-		}
-		out = append(out, x)
-	}
-	return out, nil
-}
-
 // Commit commits. SQLite commits a local file: an error other than busy is reported as an
 // error (the run stops), since no connection can be lost half-way.
 func (t *tx) Commit(ctx context.Context) error {
-	_, err := t.s.c.ExecContext(ctx, "COMMIT")
+	_, err := t.Conn.ExecContext(ctx, "COMMIT")
 	return classify(err)
-}
-
-func (t *tx) Rollback(ctx context.Context) error {
-	_, err := t.s.c.ExecContext(ctx, "ROLLBACK")
-	return err
-}
-
-func question(int) string { return "?" }
-
-// PredRead runs SELECT k, cols FROM rows WHERE col BETWEEN lo AND hi.
-func (t *tx) PredRead(ctx context.Context, p runner.Range) ([]runner.Row, error) {
-	rt := t.s.rows
-	q, err := rt.Select(p, question)
-	if err != nil {
-		return nil, err
-	}
-	rs, err := t.s.c.QueryContext(ctx, q, p.Lo, p.Hi)
-	if err != nil {
-		return nil, classify(err)
-	}
-	defer rs.Close()
-	out, err := rt.ScanRows(rs)
-	return out, classify(err)
-}
-
-// Insert inserts the rows, up to 500 per statement.
-func (t *tx) Insert(ctx context.Context, rows []runner.Row) error {
-	return t.s.rows.InsertBatches(rows, func(q string, args []any) error {
-		_, err := t.s.c.ExecContext(ctx, q, args...)
-		return classify(err)
-	})
-}
-
-// Delete runs DELETE FROM rows WHERE k = ?.
-func (t *tx) Delete(ctx context.Context, k int64) (bool, error) {
-	res, err := t.s.c.ExecContext(ctx, "DELETE FROM "+t.s.rows.Name+" WHERE k = ?", k)
-	if err != nil {
-		return false, classify(err)
-	}
-	n, err := res.RowsAffected()
-	return n > 0, classify(err)
 }
 
 // PredWrite runs UPDATE rows SET ... WHERE col BETWEEN ? AND ? RETURNING k.
 func (t *tx) PredWrite(ctx context.Context, p runner.Range, set []runner.Assign) ([]int64, error) {
-	q, args, err := t.s.rows.Update(p, set, question)
+	q, args, err := t.Update(p, set)
 	if err != nil {
 		return nil, err
 	}
-	rs, err := t.s.c.QueryContext(ctx, q+" RETURNING k", args...)
+	rs, err := t.Conn.QueryContext(ctx, q+" RETURNING k", args...)
 	if err != nil {
 		return nil, classify(err)
 	}
