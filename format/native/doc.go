@@ -32,9 +32,11 @@
 // reusable scratch space and only then added to the builder, so a bad line leaves the
 // builder untouched and [DecodeLine] can serve an online endpoint. Errors are
 // [parse.Error]s naming the line, the byte column and what was expected. Lines in the
-// compact form the writers emit take a one-pass fast path to the same result; a large
-// stream is read in two stages, one goroutine parsing blocks of lines while the other
-// builds, with the same result and errors as serial reading.
+// compact form the writers emit, item and predicate ops alike, take a one-pass fast path to
+// the same result; a large stream is read in two stages, one goroutine parsing blocks of
+// lines while the other builds, with the same result and errors as serial reading. String
+// values are interned through a small per-key cache of recent values, and predicate rows
+// are carved from shared arrays, so a history of millions of rows costs few allocations.
 //
 // # Writing
 //
