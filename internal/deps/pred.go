@@ -126,7 +126,12 @@ func (d *Deps) reservePreds() {
 	}
 	d.predOps = make([]predOp, 0, max(1, nops))
 	// cap(d.Reads)-len(d.Reads) is what Build reserved for the item reads still to come.
-	rs := make([]Read, len(d.Reads), cap(d.Reads)+nrows)
+	// The slack is for the rows a predicate did not return, which are not known yet: with
+	// real time they are few (BlindW-Pred, 10,000 transactions, up to 1,000 rows a
+	// predicate: 6 % of the others), and beyond the slack expandWith copies d.Reads once
+	// (0.85 s for those 5 million reads). Capacity never written costs address space, not
+	// memory.
+	rs := make([]Read, len(d.Reads), cap(d.Reads)+nrows+nrows/4+1024)
 	copy(rs, d.Reads)
 	d.Reads = rs
 }
@@ -417,6 +422,18 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 		return err
 	}
 	h := d.H
+	if _, ok := src.(*scanSource); ok {
+		// Without real time the reads below can need gigabytes, and finding that out by
+		// making them took 10 s (BlindW-Pred, 10,000 transactions, up to 100 rows a
+		// predicate). A count of reads they must at least make settles it at once.
+		n, err := d.missFloor(ctx, vs)
+		if err != nil {
+			return err
+		}
+		if n > maxPredWords/readWords {
+			return fmt.Errorf("%w: the predicate reads need more than %d MiB (at least %d rows not returned, by %d predicate operations): every version of such a row in reach of the reader is a candidate, and without real time every version is in reach", ErrUnsupported, maxPredWords>>18, n, len(d.predOps))
+		}
+	}
 	// matchRead[k] is the read of row k of the current update (extractPred made one per
 	// matched row the transaction had not written), valid when matchGen[k] == gen.
 	matchRead := make([]int32, len(h.Keys))
@@ -561,6 +578,47 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 		d.Notes = append(d.Notes, fmt.Sprintf("%d predicate evaluations could not be decided (partial row images, or values that are not rows), e.g. %s: the versions they may have seen were taken either way, so a pass proves nothing", undecided, example))
 	}
 	return nil
+}
+
+// missFloor counts reads of rows a predicate did not return that expandWith must make
+// without real time: rows with a version (not the reader's) on which the predicate holds,
+// that the op did not return and its transaction does not write, and whose versions all
+// set the field or are absent rows (so none is undecided). Each such row has a version in
+// reach on which the predicate holds and none of unknown truth, so it becomes a read.
+func (d *Deps) missFloor(ctx context.Context, vs *versions) (int, error) {
+	h := d.H
+	seen := make([]uint32, len(h.Keys))
+	var gen uint32
+	n := 0
+	for i, po := range d.predOps {
+		if i&63 == 0 && ctx.Err() != nil {
+			return 0, context.Cause(ctx)
+		}
+		p := h.Pred(h.Txns[po.txn].Ops[po.op])
+		pr := &p.Pred
+		fi := d.field(vs, pr.Field.String())
+		fi.byValue()
+		gen++
+		for _, row := range p.Rows {
+			if row.Match {
+				seen[row.Key] = gen
+			}
+		}
+		for _, w := range d.Writes[po.txn] {
+			seen[w.Key] = gen
+		}
+		for _, k := range fi.other {
+			seen[k] = gen
+		}
+		j, _ := slices.BinarySearchFunc(fi.sorted, pr.Lo, func(a keyVal, v int64) int { return cmp.Compare(a.v, v) })
+		for ; j < len(fi.sorted) && fi.sorted[j].v <= pr.Hi; j++ {
+			if k := fi.sorted[j].k; seen[k] != gen {
+				seen[k] = gen
+				n++
+			}
+		}
+	}
+	return n, nil
 }
 
 // maxPredWords bounds, in 4-byte words, what the reads of rows a predicate did not return

@@ -125,8 +125,17 @@ func (s *reachSource) reach(r int32, k history.Key, pr *history.Predicate, fi *f
 	ws := s.vs.byKey[k]
 	lo, hi := s.vs.wrange(k)
 	se, be := s.supEnd[lo:hi], s.byEnd[lo:hi]
-	// The first version by End with S >= Br.
+	// The first version by End with S >= Br. Readers mostly read recent versions, so the
+	// search gallops back from the last one to a bracket, then bisects it.
 	a, b := 0, len(se)
+	for step := 1; b > 0; step *= 2 {
+		m := max(b-step, 0)
+		if se[m] < ri.Begin {
+			a = m + 1
+			break
+		}
+		b = m
+	}
 	for a < b {
 		m := int(uint(a+b) >> 1)
 		if se[m] < ri.Begin {

@@ -322,12 +322,26 @@ s3: T3 pr("v in [1, 1]", [])
 		t.Fatalf("within the bound: %v", err)
 	}
 	defer func(m int) { maxPredWords = m }(maxPredWords)
-	maxPredWords = 2 * readWords
-	_, err := Build(h, Options{})
-	if !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("beyond the bound: err %v, want ErrUnsupported", err)
+	// T3 misses x, y and z, each a read with two candidates (the initial state and T2):
+	// 3 reads of readWords+2 words. Below 3*readWords the count before the expansion
+	// (missFloor) stops it; above, the expansion itself does, at the third read.
+	for _, c := range []struct {
+		bound int
+		says  string
+	}{
+		{2 * readWords, "at least 3 rows not returned"},
+		{3*readWords + 4, "2 rows not returned so far"},
+	} {
+		maxPredWords = c.bound
+		_, err := Build(h, Options{})
+		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), c.says) {
+			t.Fatalf("beyond the bound %d: err %v, want ErrUnsupported saying %q", c.bound, err, c.says)
+		}
 	}
-	t.Log(err)
+	maxPredWords = 3*readWords + 6
+	if _, err := Build(h, Options{}); err != nil {
+		t.Fatalf("at the bound: %v", err)
+	}
 }
 
 // cancelAfter is a context whose Err reports cancellation after n calls.
@@ -361,4 +375,50 @@ func TestReachCancelled(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestMissFloor: without real time, the count missFloor stops the expansion on must never
+// exceed the reads of rows not returned that the expansion makes (else it could stop a
+// history that fits), and it must count something.
+func TestMissFloor(t *testing.T) {
+	n := 5000
+	if testing.Short() {
+		n = 500
+	}
+	sum, exact := 0, 0
+	for seed := range n {
+		rng := rand.New(rand.NewPCG(uint64(seed), 23))
+		var h *history.History
+		if seed%4 == 0 {
+			h = histtest.GenPred(rng)
+		} else {
+			h = genReach(rng)
+		}
+		o := Options{Session: seed%2 == 0}
+		d := extracted(t, h, o)
+		floor, err := d.missFloor(context.Background(), d.newVersions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.expandPreds(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		misses := 0
+		for _, r := range d.Reads {
+			if r.Kind == ReadPredMiss {
+				misses++
+			}
+		}
+		if floor > misses {
+			t.Fatalf("seed %d: floor %d > %d reads of rows not returned\n%s", seed, floor, misses, histtest.Format(h))
+		}
+		sum += floor
+		if floor == misses && floor > 0 {
+			exact++
+		}
+	}
+	if sum == 0 || exact == 0 {
+		t.Errorf("the floor counted %d rows in %d histories, exactly in %d: the test shows nothing", sum, n, exact)
+	}
+	t.Logf("%d histories: the floor counted %d rows, exactly in %d", n, sum, exact)
 }
