@@ -95,7 +95,10 @@ func Check(ctx context.Context, h *history.History, o Options) (*Findings, error
 		}
 		st.Ops += len(t.Ops)
 		for _, o := range t.Ops {
-			if o.Kind.IsWrite() {
+			switch {
+			case o.Kind == history.OpPredWrite:
+				writes += len(h.Pred(o).Rows) // an upper bound of the rows it changed
+			case o.Kind.IsWrite():
 				writes++
 			}
 		}
