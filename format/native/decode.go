@@ -118,7 +118,7 @@ func (d *Decoder) DecodeLine(line []byte, b *history.Builder) error {
 // callers that receive transactions one at a time (the online server). Error locations
 // count from the start of line. On error, b is unchanged.
 func DecodeLine(line []byte, b *history.Builder) error {
-	d := Decoder{}
+	d := Decoder{vc: valueCache{off: true}}
 	return d.DecodeLine(line, b)
 }
 

@@ -13,6 +13,7 @@ import "isovet/history"
 // the builder gave it for the same bytes, the builder never forgets a value, and on a miss
 // the builder is asked, so values are interned in the same order with or without it.
 type valueCache struct {
+	off  bool // a decoder for one line: not worth a table
 	b    *history.Builder
 	ways []cachedValue // key k's entries are ways[k*cacheWays : (k+1)*cacheWays]
 }
@@ -44,7 +45,7 @@ func (c *valueCache) reset(b *history.Builder) {
 
 // value interns the string value s, seen with key k, in c's builder.
 func (c *valueCache) value(k history.Key, s []byte) history.Value {
-	if len(s) > len(cachedValue{}.s) || k < 0 || k >= cacheKeys {
+	if c.off || len(s) > len(cachedValue{}.s) || k < 0 || k >= cacheKeys {
 		return c.b.BytesValue(s)
 	}
 	i := int(k) * cacheWays
@@ -97,8 +98,12 @@ func (c *strCache) get(b []byte) string {
 
 // rowSlab hands out the rows of predicate ops from large shared arrays, instead of one
 // allocation per op. The builder keeps each op's rows as given; rows are never appended
-// to, so ops sharing an array do not interfere.
-type rowSlab []history.Row
+// to, so ops sharing an array do not interfere. Arrays start small (a decoder may read a
+// single line) and double up to slabRows.
+type rowSlab struct {
+	free []history.Row
+	size int // size of the last array made
+}
 
 const slabRows = 1 << 14
 
@@ -107,10 +112,11 @@ func (s *rowSlab) take(n int) []history.Row {
 	if n == 0 {
 		return nil
 	}
-	if len(*s) < n {
-		*s = make([]history.Row, max(n, slabRows))
+	if len(s.free) < n {
+		s.size = min(max(2*s.size, 64), slabRows)
+		s.free = make([]history.Row, max(n, s.size))
 	}
-	r := (*s)[:n:n]
-	*s = (*s)[n:]
+	r := s.free[:n:n]
+	s.free = s.free[n:]
 	return r
 }
