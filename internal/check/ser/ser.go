@@ -182,27 +182,11 @@ type run struct {
 // strict-serializable, or is outside the fast path's scope), the general pipeline decides,
 // so the verdict is the same either way.
 func (c *run) certifyByTime() (bool, error) {
-	d, err := deps.BuildContext(c.ctx, c.h, deps.Options{Session: true, Realtime: true, NoEdges: true})
-	if err != nil {
-		if c.ctx.Err() != nil {
-			return false, err
-		}
-		return false, nil // the general pipeline reports whatever this was
-	}
-	if len(d.Findings) > 0 {
-		return false, nil
-	}
-	ok, fs, err := strictFast(c.ctx, d)
-	if err != nil {
-		if c.ctx.Err() != nil {
-			return false, err
-		}
-		return false, nil
-	}
+	ok, fs, err := certifyStrict(c.ctx, c.h, 0)
 	if ok {
 		c.fast = fs
 	}
-	return ok, nil
+	return ok, err
 }
 
 // passByTime passes the history on the time certificate certifyByTime found.
@@ -214,18 +198,6 @@ func (c *run) passByTime() {
 	c.rep.Notes = append(c.rep.Notes, "passed with a serial order that also respects the client intervals and session order (found by the strict fast path and replayed): the history is strict-serializable too")
 	c.timeCert = true
 	c.rep.Verdict = report.Pass
-}
-
-// hasPredicates reports whether h has a predicate read or write.
-func hasPredicates(h *history.History) bool {
-	for i := range h.Txns {
-		for _, o := range h.Txns[i].Ops {
-			if o.Kind == history.OpPredRead || o.Kind == history.OpPredWrite {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func (c *run) now() time.Time {
@@ -312,7 +284,7 @@ func (c *run) run() error {
 	// 1-100 rows a predicate: 20 million reads); with real time almost every read has one
 	// candidate. So on predicate histories with client time, the weaker levels try the time
 	// certificate before they build anything else.
-	if !info.Realtime && !c.o.NoFastPath && h.HasTime() && hasPredicates(h) {
+	if !info.Realtime && !c.o.NoFastPath && h.HasTime() && len(h.Preds) > 0 {
 		ok, err := c.certifyByTime()
 		if err != nil {
 			dcancel(err)

@@ -59,6 +59,45 @@ type fastStats struct {
 	why                                string // why it gave up ("" if it passed)
 }
 
+// CertifyStrict tries to prove h strict serializable, with every client interval widened by
+// skew nanoseconds on each side, by the fast path alone: true comes with a serial order
+// that respects real time and session order and was replayed read by read. false says only
+// that no such proof was found (the history may still be strict serializable): the caller
+// must then decide by other means. Every level that strict serializability implies
+// (serializable, strong-session serializable and the snapshot isolation levels, whose
+// axioms a serial order meets with each snapshot taken just before the transaction) may
+// pass on it. It needs a client interval on every transaction, and declines otherwise.
+func CertifyStrict(ctx context.Context, h *history.History, skew int64) (bool, error) {
+	ok, _, err := certifyStrict(ctx, h, skew)
+	return ok, err
+}
+
+// certifyStrict is [CertifyStrict] with the fast path's statistics.
+func certifyStrict(ctx context.Context, h *history.History, skew int64) (bool, fastStats, error) {
+	var fs fastStats
+	if !h.HasTime() {
+		return false, fs, nil
+	}
+	d, err := deps.BuildContext(ctx, h, deps.Options{Session: true, Realtime: true, Skew: skew, NoEdges: true})
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, fs, context.Cause(ctx)
+		}
+		return false, fs, nil // the caller's own pipeline reports whatever this was
+	}
+	if len(d.Findings) > 0 {
+		return false, fs, nil
+	}
+	ok, fs, err := strictFast(ctx, d)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, fs, context.Cause(ctx)
+		}
+		return false, fs, nil
+	}
+	return ok, fs, nil
+}
+
 // strictFast tries to prove that d's history is strict serializable. It returns true with
 // a replayed serial order, or false (why says where it stopped) if the general pipeline must
 // decide.

@@ -3,6 +3,8 @@ package si_test
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"isovet/history"
@@ -112,22 +114,32 @@ func TestPredicateOracle(t *testing.T) {
 		n = 500
 	}
 	counts := map[bool]int{}
+	certified := 0 // passes on the strict serializability certificate
 	for seed := range n {
 		h := histtest.GenPred(rand.New(rand.NewPCG(uint64(seed), 7)))
 		for _, level := range []anomaly.Level{anomaly.SnapshotIsolation, anomaly.StrongSessionSI, anomaly.StrongSI} {
-			rep, err := si.Check(context.Background(), h, level, si.Options{})
-			if err != nil {
-				t.Fatalf("seed %d: %v", seed, err)
-			}
 			want := oracle(h, level)
-			if rep.Verdict == report.Unknown || (rep.Verdict == report.Pass) != want {
-				t.Fatalf("seed %d, %s: checker %s, oracle %v\n%s\n%v", seed, level, rep.Verdict, want, histtest.Format(h), rep.Anomalies)
+			// Both paths: the certificate first (the default), and the SI pipeline alone.
+			for _, nc := range []bool{false, true} {
+				rep, err := si.Check(context.Background(), h, level, si.Options{NoCertificate: nc})
+				if err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				if rep.Verdict == report.Unknown || (rep.Verdict == report.Pass) != want {
+					t.Fatalf("seed %d, %s (NoCertificate %v): checker %s, oracle %v\n%s\n%v", seed, level, nc, rep.Verdict, want, histtest.Format(h), rep.Anomalies)
+				}
+				if slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.Contains(s, "strict-serializable, which implies") }) {
+					if nc {
+						t.Fatalf("seed %d: the certificate ran with NoCertificate", seed)
+					}
+					certified++
+				}
 			}
 			counts[want]++
 		}
 	}
-	t.Logf("%d pass, %d fail", counts[true], counts[false])
-	if counts[true] < n/10 || counts[false] < n/10 {
-		t.Errorf("generator is lopsided: %v", counts)
+	t.Logf("%d pass (%d on the strict serializability certificate), %d fail", counts[true], certified, counts[false])
+	if counts[true] < n/10 || counts[false] < n/10 || certified < counts[true]/4 {
+		t.Errorf("generator is lopsided, or the certificate never applies: %v, %d certified", counts, certified)
 	}
 }
