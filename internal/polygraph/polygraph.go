@@ -32,7 +32,6 @@
 package polygraph
 
 import (
-	"cmp"
 	"context"
 	"slices"
 
@@ -100,17 +99,27 @@ type Polygraph struct {
 	extra   []deps.Edge
 	fixedBy map[uint64]bool // known edges added by pruning
 
+	// The tables below are indexed by write: the write of key k by transaction w has index
+	// wbase[w] + its position in D.Writes[w] (see wid). Dense tables instead of maps keyed
+	// by (w,k): a predicate history has millions of such pairs, and the maps' hashing and
+	// cache misses were most of Build's time (BlindW-Pred R=1000: 10 s of 26).
+	wbase []int32
+	// wmore: indexes of pairs (w,k) that are not writes in D.Writes (none are expected;
+	// kept so that an unexpected candidate is still handled exactly).
+	wmore map[wk]int32
 	// certReaders: committed readers known to read w's version of k that also write k
 	// (read-modify-writes); other certain readers point to the version node instead.
-	certReaders map[wk][]int32
-	// ver: the version node ν(w,k) of writers whose version of k may be read. Readers of
-	// the version point to it; it points to every writer ordered after w on k.
-	ver map[wk]int32
+	certReaders [][]int32
+	// ver: the version node ν(w,k) of writers whose version of k may be read (0: none).
+	// Readers of the version point to it; it points to every writer ordered after w on k.
+	ver []int32
 	// nuReaders: the other certain readers (they reach later writers through ν); the
 	// solver encoding expands ν back into their direct edges.
-	nuReaders map[wk][]int32
+	nuReaders [][]int32
 	// succ: writers ordered after w on k by pruning (time-fixed ones are in deps).
-	succ         map[wk][]int32
+	succ [][]int32
+	// rmw: per write, the version its writer read before overwriting it (see rmwSources).
+	rmw          []int32
 	pendingKnown []deps.Edge
 	// work is the reduced working graph of later pruning passes and inWork its nodes (see
 	// passGraph); nil outside Prune.
@@ -121,9 +130,6 @@ type Polygraph struct {
 	pairOf map[uint64]int32
 	// wrOf: per read, its WR constraint or -1.
 	wrOf []int32
-	// readsByKey: per transaction, its reads sorted by key (built on first use by
-	// rmwSource, which would otherwise scan all of them for every key it wrote).
-	readsByKey [][]int32
 
 	// Stats.
 	Passes, PrunedWW, PrunedWR int
@@ -141,15 +147,20 @@ func edgeKey(u, v int32) uint64 { return uint64(u)<<32 | uint64(uint32(v)) }
 // Build constructs the hyper-polygraph from the known dependencies.
 func Build(d *deps.Deps) *Polygraph {
 	p := &Polygraph{
-		D:           d,
-		fixedBy:     make(map[uint64]bool),
-		certReaders: make(map[wk][]int32),
-		ver:         make(map[wk]int32),
-		nuReaders:   make(map[wk][]int32),
-		succ:        make(map[wk][]int32),
-		pairOf:      make(map[uint64]int32),
-		wrOf:        make([]int32, len(d.Reads)),
+		D:       d,
+		fixedBy: make(map[uint64]bool),
+		pairOf:  make(map[uint64]int32),
+		wrOf:    make([]int32, len(d.Reads)),
 	}
+	p.wbase = make([]int32, len(d.Writes)+1)
+	for t, ws := range d.Writes {
+		p.wbase[t+1] = p.wbase[t] + int32(len(ws))
+	}
+	nw := p.wbase[len(d.Writes)]
+	p.ver = make([]int32, nw)
+	p.certReaders = make([][]int32, nw)
+	p.nuReaders = make([][]int32, nw)
+	p.succ = make([][]int32, nw)
 	// Reads: certain ones register their readers; the rest become WR constraints.
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
@@ -160,8 +171,8 @@ func Build(d *deps.Deps) *Polygraph {
 		}
 		for _, w := range r.Cands {
 			if w != d.Init {
-				if _, ok := p.ver[wk{w, r.Key}]; !ok {
-					p.ver[wk{w, r.Key}] = d.AddVersionNode(w, r.Key)
+				if i := p.wid(w, r.Key); p.ver[i] == 0 {
+					p.ver[i] = d.AddVersionNode(w, r.Key)
 				}
 			}
 		}
@@ -172,6 +183,7 @@ func Build(d *deps.Deps) *Polygraph {
 		p.wrOf[ri] = int32(len(p.WR))
 		p.WR = append(p.WR, WR{Read: int32(ri), Cands: slices.Clone(r.Cands)})
 	}
+	p.rmwSources()
 	var chainEdges []deps.Edge
 	for k := range d.Writers {
 		chainEdges = p.buildKey(history.Key(k), chainEdges)
@@ -191,7 +203,44 @@ func Build(d *deps.Deps) *Polygraph {
 		}
 	}
 	p.pendingKnown = nil
+	p.rmw = nil
 	return p
+}
+
+// wid returns the index of w's write of k in the per-write tables. A pair that is not a
+// write of D.Writes gets an index of its own on first use.
+func (p *Polygraph) wid(w int32, k history.Key) int32 {
+	if w >= 0 && int(w) < len(p.wbase)-1 {
+		ws := p.D.Writes[w]
+		lo, hi := 0, len(ws)
+		for lo < hi {
+			h := int(uint(lo+hi) >> 1)
+			if ws[h].Key < k {
+				lo = h + 1
+			} else {
+				hi = h
+			}
+		}
+		if lo < len(ws) && ws[lo].Key == k {
+			return p.wbase[w] + int32(lo)
+		}
+	}
+	if i, ok := p.wmore[wk{w, k}]; ok {
+		return i
+	}
+	if p.wmore == nil {
+		p.wmore = make(map[wk]int32)
+	}
+	i := int32(len(p.ver))
+	p.wmore[wk{w, k}] = i
+	p.ver = append(p.ver, 0)
+	p.certReaders = append(p.certReaders, nil)
+	p.nuReaders = append(p.nuReaders, nil)
+	p.succ = append(p.succ, nil)
+	if p.rmw != nil {
+		p.rmw = append(p.rmw, -1)
+	}
+	return i
 }
 
 // link adds u→v to the known graph with reason r (see Polygraph.rsn).
@@ -215,19 +264,18 @@ func (p *Polygraph) certRead(ri int32, w int32) {
 	if w == p.D.Init {
 		return
 	}
+	i := p.wid(w, r.Key)
 	if _, writes := p.D.WriteOf(r.Txn, r.Key); writes {
-		if _, writes := p.D.WriteOf(r.Txn, r.Key); writes && w != p.D.Init {
-			p.certReaders[wk{w, r.Key}] = append(p.certReaders[wk{w, r.Key}], r.Txn)
-		}
+		p.certReaders[i] = append(p.certReaders[i], r.Txn)
 		return
 	}
-	p.pendingKnown = append(p.pendingKnown, p.toVersion(r, w))
-	p.nuReaders[wk{w, r.Key}] = append(p.nuReaders[wk{w, r.Key}], r.Txn)
+	p.pendingKnown = append(p.pendingKnown, deps.Edge{From: r.Txn, To: p.ver[i], Rel: report.RW, Key: r.Key, Value: r.Value, Via: w, Guards: [3]int32{-1, -1, -1}})
+	p.nuReaders[i] = append(p.nuReaders[i], r.Txn)
 }
 
 // toVersion is the edge reader → ν(w,k) of a reader of w's version.
 func (p *Polygraph) toVersion(r *deps.Read, w int32) deps.Edge {
-	return deps.Edge{From: r.Txn, To: p.ver[wk{w, r.Key}], Rel: report.RW, Key: r.Key, Value: r.Value, Via: w, Guards: [3]int32{-1, -1, -1}}
+	return deps.Edge{From: r.Txn, To: p.ver[p.wid(w, r.Key)], Rel: report.RW, Key: r.Key, Value: r.Value, Via: w, Guards: [3]int32{-1, -1, -1}}
 }
 
 // fromVersion returns the edges by which the readers of from's version of k anti-depend on
@@ -242,16 +290,17 @@ func (p *Polygraph) fromVersion(from, to int32, k history.Key, dst []deps.Edge) 
 func (p *Polygraph) fromVersionX(from, to int32, k history.Key, dst []deps.Edge, expand bool) []deps.Edge {
 	wa, _ := p.D.WriteOf(from, k)
 	wb, _ := p.D.WriteOf(to, k)
+	i := p.wid(from, k)
 	if expand {
-		for _, r := range p.nuReaders[wk{from, k}] {
+		for _, r := range p.nuReaders[i] {
 			if r != to {
 				dst = append(dst, deps.Edge{From: r, To: to, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: from, Guards: [3]int32{-1, -1, -1}})
 			}
 		}
-	} else if v, ok := p.ver[wk{from, k}]; ok {
+	} else if v := p.ver[i]; v != 0 {
 		dst = append(dst, deps.Edge{From: v, To: to, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: from, Guards: [3]int32{-1, -1, -1}})
 	}
-	for _, r := range p.certReaders[wk{from, k}] {
+	for _, r := range p.certReaders[i] {
 		if r != to {
 			dst = append(dst, deps.Edge{From: r, To: to, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: from, Guards: [3]int32{-1, -1, -1}})
 		}
@@ -259,35 +308,52 @@ func (p *Polygraph) fromVersionX(from, to int32, k history.Key, dst []deps.Edge,
 	return dst
 }
 
-// rmwSource returns the version a committed writer w of k read before overwriting it, when
-// every external read of k by w is certain and from the same writer (or Init); else -1.
-func (p *Polygraph) rmwSource(w int32, k history.Key) int32 {
+// rmwSources fills rmw: for each write of k by a committed w, the version w read before
+// overwriting it, when every external read of k by w is certain and from the same writer (or
+// Init); else -1. One pass over each transaction's reads and writes (a predicate update of
+// 500 rows has 500 of each): a table from key to the transaction's write of it, set and
+// cleared per transaction.
+func (p *Polygraph) rmwSources() {
 	d := p.D
-	src := int32(-1)
-	if p.readsByKey == nil {
-		p.readsByKey = make([][]int32, len(d.ReadsOf))
+	p.rmw = make([]int32, len(p.ver))
+	for i := range p.rmw {
+		p.rmw[i] = -1
 	}
-	rs := p.readsByKey[w]
-	if rs == nil {
-		rs = slices.Clone(d.ReadsOf[w])
-		slices.SortFunc(rs, func(a, b int32) int { return cmp.Compare(d.Reads[a].Key, d.Reads[b].Key) })
-		if rs == nil {
-			rs = []int32{}
+	var slot []int32 // key -> write index + 1 of the current transaction
+	for t, ws := range d.Writes {
+		if d.Status[t] != deps.Committed || len(ws) == 0 {
+			continue
 		}
-		p.readsByKey[w] = rs
+		if k := int(ws[len(ws)-1].Key); k >= len(slot) { // Writes are sorted by key
+			slot = slices.Grow(slot, k+1-len(slot))[:k+1]
+		}
+		base := p.wbase[t]
+		const unset = -2
+		for i, w := range ws {
+			slot[w.Key] = base + int32(i) + 1
+			p.rmw[base+int32(i)] = unset
+		}
+		for _, ri := range d.ReadsOf[t] {
+			r := &d.Reads[ri]
+			if int(r.Key) >= len(slot) || r.Key < 0 || slot[r.Key] == 0 {
+				continue
+			}
+			i := slot[r.Key] - 1
+			switch src := p.rmw[i]; {
+			case src == -1:
+			case p.wrOf[ri] >= 0 || len(r.Cands) != 1 || (src >= 0 && src != r.Cands[0]):
+				p.rmw[i] = -1
+			default:
+				p.rmw[i] = r.Cands[0]
+			}
+		}
+		for i, w := range ws {
+			slot[w.Key] = 0
+			if p.rmw[base+int32(i)] == unset {
+				p.rmw[base+int32(i)] = -1
+			}
+		}
 	}
-	i, _ := slices.BinarySearchFunc(rs, k, func(ri int32, k history.Key) int { return cmp.Compare(d.Reads[ri].Key, k) })
-	for _, ri := range rs[i:] {
-		r := &d.Reads[ri]
-		if r.Key != k {
-			break
-		}
-		if p.wrOf[ri] >= 0 || len(r.Cands) != 1 || (src >= 0 && src != r.Cands[0]) {
-			return -1
-		}
-		src = r.Cands[0]
-	}
-	return src
 }
 
 // buildKey creates the write-order constraints of key k. Committed read-modify-write
@@ -311,7 +377,7 @@ func (p *Polygraph) buildKey(k history.Key, known []deps.Edge) []deps.Edge {
 		if d.Status[w] != deps.Committed {
 			continue
 		}
-		if v := p.rmwSource(w, k); v >= 0 && v != w && (v == d.Init || d.Status[v] == deps.Committed) {
+		if v := p.rmw[p.wid(w, k)]; v >= 0 && v != w && (v == d.Init || d.Status[v] == deps.Committed) {
 			pred[w] = v
 			succs[v]++
 			next[v] = w
@@ -344,7 +410,8 @@ func (p *Polygraph) buildKey(k history.Key, known []deps.Edge) []deps.Edge {
 			wn, _ := d.WriteOf(n, k)
 			known = append(known, deps.Edge{From: b.last, To: n, Rel: report.WW, Key: k, Value: wa.Value, Value2: wn.Value, Via: -1, Guards: [3]int32{-1, -1, -1}})
 			known = p.fromVersion(b.last, n, k, known)
-			p.succ[wk{b.last, k}] = append(p.succ[wk{b.last, k}], n)
+			i := p.wid(b.last, k)
+			p.succ[i] = append(p.succ[i], n)
 			b.last = n
 		}
 		blocks = append(blocks, b)
@@ -389,11 +456,13 @@ func (p *Polygraph) buildKey(k history.Key, known []deps.Edge) []deps.Edge {
 			case x.initRoot:
 				known = p.orientEdges(&c, c.A, c.B, known)
 				from, to := c.sideEnds(c.A, 0)
-				p.succ[wk{from, k}] = append(p.succ[wk{from, k}], to)
+				i := p.wid(from, k)
+				p.succ[i] = append(p.succ[i], to)
 			case y.initRoot:
 				known = p.orientEdges(&c, c.B, c.A, known)
 				from, to := c.sideEnds(c.B, 0)
-				p.succ[wk{from, k}] = append(p.succ[wk{from, k}], to)
+				i := p.wid(from, k)
+				p.succ[i] = append(p.succ[i], to)
 			default:
 				p.WW = append(p.WW, c)
 			}
@@ -481,7 +550,7 @@ func (p *Polygraph) readEdgesX(ri int32, w int32, expand bool) []deps.Edge {
 		return append(es, p.toVersion(r, w))
 	}
 	if w != p.D.Init {
-		for _, b := range p.succ[wk{w, r.Key}] {
+		for _, b := range p.succ[p.wid(w, r.Key)] {
 			if b != r.Txn {
 				wb, _ := p.D.WriteOf(b, r.Key)
 				es = append(es, deps.Edge{From: r.Txn, To: b, Rel: report.RW, Key: r.Key, Value: r.Value, Value2: wb.Value, Via: w, Guards: [3]int32{-1, -1, -1}})
@@ -735,7 +804,8 @@ func (p *Polygraph) fixWW(ci int, a, b int32) {
 	}
 	for i, k := range c.Keys {
 		from, to := c.sideEnds(a, i)
-		p.succ[wk{from, k}] = append(p.succ[wk{from, k}], to)
+		i := p.wid(from, k)
+		p.succ[i] = append(p.succ[i], to)
 	}
 }
 
@@ -749,9 +819,11 @@ func (p *Polygraph) fixWR(wi int) {
 		p.addForced(e)
 	}
 	if _, writes := p.D.WriteOf(r.Txn, r.Key); writes && w != p.D.Init {
-		p.certReaders[wk{w, r.Key}] = append(p.certReaders[wk{w, r.Key}], r.Txn)
+		i := p.wid(w, r.Key)
+		p.certReaders[i] = append(p.certReaders[i], r.Txn)
 	} else if w != p.D.Init {
-		p.nuReaders[wk{w, r.Key}] = append(p.nuReaders[wk{w, r.Key}], r.Txn)
+		i := p.wid(w, r.Key)
+		p.nuReaders[i] = append(p.nuReaders[i], r.Txn)
 	}
 	// Readers of w's version now anti-depend on writers already ordered after w: done by
 	// readEdges through succ. Writers in undecided pairs with w pick the reader up through

@@ -18,15 +18,19 @@ import (
 	"isovet/internal/sat/acyclic"
 )
 
-// TestProfile runs the pipeline stages on ISOVET_PROF (a path under the shared data) and
-// logs each stage's time and the solver's and theory's counters; ISOVET_STRICT=1 adds real
-// time, ISOVET_PLAIN=1 drops session order. Skipped without ISOVET_PROF.
+// TestProfile runs the pipeline stages on ISOVET_PROF (an absolute path, or one under the
+// shared data) and logs each stage's time and CPU time and the solver's and theory's
+// counters; ISOVET_STRICT=1 adds real time, ISOVET_PLAIN=1 drops session order,
+// ISOVET_SOLVE_TIMEOUT bounds the solver's wall time. Skipped without ISOVET_PROF.
 func TestProfile(t *testing.T) {
 	path := os.Getenv("ISOVET_PROF")
 	if path == "" {
 		t.Skip("set ISOVET_PROF to a history under /work/shared/data")
 	}
-	h, _, err := format.Open(filepath.Join("/work/shared/data", path), format.Auto, format.Options{})
+	if !filepath.IsAbs(path) {
+		path = filepath.Join("/work/shared/data", path)
+	}
+	h, _, err := format.Open(path, format.Auto, format.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,25 +41,39 @@ func TestProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	t1 := time.Now()
+	cb := cpu()
 	p := polygraph.Build(d)
 	t2 := time.Now()
 	c0 := cpu()
 	v, err := p.Prune(context.Background())
+	t.Logf("build cpu %v", c0-cb)
 	t.Logf("prune cpu %v", cpu()-c0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t3 := time.Now()
+	sinks, vers := 0, 0
+	for u := range p.G.N() {
+		if u < len(d.Nodes) && d.Nodes[u].Kind == deps.NodeVersion {
+			vers++
+			if len(p.G.Out(int32(u))) == 0 {
+				sinks++
+			}
+		}
+	}
+	t.Logf("version nodes %d, %d without successors", vers, sinks)
 	ww, wr := p.Remaining()
 	t.Logf("deps %v build %v prune %v passes %d viol %v remaining ww %d wr %d known %d nodes %d WW %d WR %d", t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), p.Passes, v != nil, ww, wr, p.G.M(), p.G.N(), len(p.WW), len(p.WR))
 	if v != nil || ww+wr == 0 {
 		return
 	}
+	c0 = cpu()
 	en, err := p.Encode(context.Background(), polygraph.EncodeOptions{Theory: acyclic.Options{Propagate: os.Getenv("ISOVET_TPROP") != ""}, Solver: sat.Options{Restart: sat.RestartPolicy(len(os.Getenv("ISOVET_GLUCOSE")) % 2), RestartBase: atoi(os.Getenv("ISOVET_RBASE")), ChronoLimit: atoi(os.Getenv("ISOVET_CHRONO"))}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t4 := time.Now()
+	t.Logf("encode cpu %v", cpu()-c0)
 	if f := os.Getenv("ISOVET_HEAP"); f != "" {
 		runtime.GC()
 		out, err := os.Create(f)
@@ -67,9 +85,19 @@ func TestProfile(t *testing.T) {
 		runtime.KeepAlive(p)
 	}
 	c0 = cpu()
-	st, err := en.Solve(context.Background())
+	ctx := context.Background()
+	if s := os.Getenv("ISOVET_SOLVE_TIMEOUT"); s != "" {
+		dl, err := time.ParseDuration(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, dl)
+		defer cancel()
+	}
+	st, err := en.Solve(ctx)
 	t.Logf("solve cpu %v", cpu()-c0)
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		t.Fatal(err)
 	}
 	t.Logf("encode %v solve %v %v %+v", t4.Sub(t3), time.Since(t4), st, en.S.Stats())
