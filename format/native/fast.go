@@ -1,6 +1,8 @@
 package native
 
 import (
+	"encoding/binary"
+
 	"isovet/history"
 	"isovet/internal/jsonscan"
 )
@@ -420,7 +422,20 @@ func parseFastDatum(ln []byte, i int) (fastDatum, int, bool) {
 	}
 	switch ln[i] {
 	case '"':
-		for j := i + 1; j < len(ln); j++ {
+		j := i + 1
+		// Eight bytes at a time while none of them ends the string or takes it off the
+		// fast path: a quote, a backslash, a control byte or a byte from 0x7f up. Each
+		// test below is nonzero iff some byte of w is such a byte (a false mark can only
+		// follow a true one); the loop after it then finds which.
+		for j+8 <= len(ln) {
+			w := binary.LittleEndian.Uint64(ln[j:])
+			q, bs := w^(ones*'"'), w^(ones*'\\')
+			if ((q-ones)&^q|(bs-ones)&^bs|(w-ones*0x20)&^w|(w+ones)|w)&highs != 0 {
+				break
+			}
+			j += 8
+		}
+		for ; j < len(ln); j++ {
 			switch c := ln[j]; {
 			case c == '"':
 				if j > 1<<31 {
@@ -455,6 +470,11 @@ func fastPair(ln []byte, i int) (a, b int64, j int, ok bool) {
 	}
 	return a, b, j + 2, true
 }
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
 
 // hasAt reports whether ln[i:] starts with s.
 func hasAt(ln []byte, i int, s string) bool {
