@@ -5,11 +5,10 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"syscall"
 	"testing"
-	"time"
 
 	"isovet/internal/memdb"
+	"isovet/internal/runner/runnertest"
 	"isovet/internal/workload"
 )
 
@@ -23,7 +22,7 @@ func BenchmarkRunMemDB(b *testing.B) {
 				b.Fatal(err)
 			}
 			n := 0
-			c0 := cpuTime()
+			c0 := runnertest.CPUTime()
 			for b.Loop() {
 				res, err := Run(context.Background(), &MemDB{Opts: memdb.Options{Mode: mode}}, w, RunOptions{Out: io.Discard})
 				if err != nil {
@@ -32,7 +31,7 @@ func BenchmarkRunMemDB(b *testing.B) {
 				n += len(res.History.Txns)
 			}
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "txns/s")
-			b.ReportMetric(float64(n)/(cpuTime()-c0).Seconds(), "txns/cpu-s")
+			b.ReportMetric(float64(n)/(runnertest.CPUTime()-c0).Seconds(), "txns/cpu-s")
 		})
 	}
 }
@@ -61,7 +60,7 @@ func BenchmarkRunnerOwnCost(b *testing.B) {
 		b.Fatal(err)
 	}
 	n := 0
-	c0 := cpuTime()
+	c0 := runnertest.CPUTime()
 	for b.Loop() {
 		res, err := Run(context.Background(), nullDB{}, w, RunOptions{Out: io.Discard})
 		if err != nil {
@@ -70,13 +69,7 @@ func BenchmarkRunnerOwnCost(b *testing.B) {
 		n += len(res.History.Txns)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/txn")
-	b.ReportMetric(float64((cpuTime()-c0).Nanoseconds())/float64(n), "cpu-ns/txn")
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64((runnertest.CPUTime()-c0).Nanoseconds())/float64(n), "cpu-ns/txn")
 }
 
 // BenchmarkRunBlindWPred records Vbox's BlindW-Pred on memdb: 10,000 rows loaded, then
@@ -95,7 +88,7 @@ func BenchmarkRunBlindWPred(b *testing.B) {
 				b.Fatal(err)
 			}
 			n, rows := 0, 0
-			c0 := cpuTime()
+			c0 := runnertest.CPUTime()
 			for b.Loop() {
 				res, err := Run(context.Background(), &MemDB{Opts: memdb.Options{Mode: mode}}, w, RunOptions{Out: io.Discard})
 				if err != nil {
@@ -107,7 +100,7 @@ func BenchmarkRunBlindWPred(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "txns/s")
-			b.ReportMetric(float64(n)/(cpuTime()-c0).Seconds(), "txns/cpu-s")
+			b.ReportMetric(float64(n)/(runnertest.CPUTime()-c0).Seconds(), "txns/cpu-s")
 			b.ReportMetric(float64(rows)/float64(n), "rows/txn")
 		})
 	}

@@ -3,13 +3,12 @@ package mysql
 import (
 	"context"
 	"io"
-	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"isovet/internal/runner"
+	"isovet/internal/runner/runnertest"
 	"isovet/internal/workload"
 )
 
@@ -57,7 +56,7 @@ func BenchmarkOverhead(b *testing.B) {
 		defer s.Close()
 	}
 	bare := func() (time.Duration, time.Duration) {
-		c0, t0 := cpuTime(), time.Now()
+		c0, t0 := runnertest.CPUTime(), time.Now()
 		var wg sync.WaitGroup
 		for i, txns := range w.Sessions {
 			s := sess[i]
@@ -69,16 +68,16 @@ func BenchmarkOverhead(b *testing.B) {
 			})
 		}
 		wg.Wait()
-		return time.Since(t0), cpuTime() - c0
+		return time.Since(t0), runnertest.CPUTime() - c0
 	}
 	run := func(hide bool) func() (time.Duration, time.Duration) {
 		return func() (time.Duration, time.Duration) {
-			c0 := cpuTime()
+			c0 := runnertest.CPUTime()
 			res, err := runner.Run(ctx, &fixedSessions{sess: sess, hide: hide}, w, runner.RunOptions{Out: io.Discard})
 			if err != nil {
 				b.Fatal(err)
 			}
-			return res.Elapsed, cpuTime() - c0
+			return res.Elapsed, runnertest.CPUTime() - c0
 		}
 	}
 	contenders := []func() (time.Duration, time.Duration){bare, run(false), run(true)}
@@ -104,11 +103,7 @@ func BenchmarkOverhead(b *testing.B) {
 		n += 2 * w.NumTxns()
 		round++
 	}
-	q := func(xs []float64, p float64) float64 {
-		ys := slices.Clone(xs)
-		slices.Sort(ys)
-		return ys[min(len(ys)-1, int(p*float64(len(ys))))]
-	}
+	q := runnertest.Quantile
 	for j, name := range []string{"", "cancellable-"} {
 		j++
 		b.ReportMetric(100*(q(ratios[j], 0.5)-1), name+"overhead-%")
@@ -157,14 +152,6 @@ var (
 	_ runner.Interrupter = keepOpen{}
 	_ runner.Session     = keepOpenHidden{}
 )
-
-// cpuTime returns this process's user and system CPU time (the client's; the server is
-// another process).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // bareTxn runs one template with plain database/sql calls and no recording.
 func bareTxn(ctx context.Context, b *testing.B, s *session, t *workload.Txn, tag *int64) {

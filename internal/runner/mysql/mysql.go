@@ -18,8 +18,11 @@
 // statement, and a cancelled run interrupts each session once: the session closes its
 // socket (it dialled it itself, so it holds the net.Conn), which fails the statement in
 // progress and every later one at once, and then kills its server thread from another
-// connection (KILL id), so that the server rolls the transaction back and releases its
-// locks at once rather than when the lock wait times out.
+// connection (KILL id): the server does not notice a closed socket while a statement
+// waits for a lock, and would keep the thread and its transaction until the lock wait
+// timed out. A killed thread is gone at once; InnoDB cancels its lock wait at once too
+// when it can, but with other clients busy on the server the transaction was seen to wait
+// on, without its thread, up to the timeout (10 s in sessions).
 package mysql
 
 import (
@@ -27,6 +30,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"strconv"
@@ -48,6 +52,7 @@ func init() {
 type DB struct {
 	db    *sql.DB        // Open's check, Prepare, Cleanup and Interrupt's KILL
 	cfg   *driver.Config // each session dials its own connection with it
+	log   *slog.Logger
 	iso   string
 	table string
 	rows  *runner.Tables // the row table, once Prepare created it
@@ -113,7 +118,11 @@ func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, run
 	if strings.Contains(strings.ToLower(version), "mariadb") {
 		name = "MariaDB"
 	}
-	db := &DB{db: sdb, cfg: cfg, iso: stmt, table: table}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	db := &DB{db: sdb, cfg: cfg, log: log, iso: stmt, table: table}
 	return db, runner.Target{Claim: claim, Description: fmt.Sprintf("%s %s at %s, %s", name, version, cfg.Addr, stmt)}, nil
 }
 
@@ -192,7 +201,7 @@ func (db *DB) Close() error { return db.db.Close() }
 // one connection, so that the session knows its socket) and sets its isolation level.
 func (db *DB) Session(ctx context.Context) (runner.Session, error) {
 	t := db.table
-	s := &session{rows: db.rows, side: db.db, sql: runner.SQLStmts{Driver: "mysql", Classify: classify,
+	s := &session{rows: db.rows, side: db.db, log: db.log, sql: runner.SQLStmts{Driver: "mysql", Classify: classify,
 		Read:   "SELECT v FROM " + t + " WHERE k = ?",
 		Write:  "INSERT INTO " + t + " (k, v, l) VALUES (?, ?, '') ON DUPLICATE KEY UPDATE v = VALUES(v)",
 		Append: "INSERT INTO " + t + " (k, v, l) VALUES (?, 0, ?) ON DUPLICATE KEY UPDATE l = CONCAT(l, VALUES(l))",
@@ -238,6 +247,7 @@ type session struct {
 	pool *sql.DB // this session's own, of one connection
 	c    *sql.Conn
 	side *sql.DB // the DB's pool, for KILL
+	log  *slog.Logger
 	rows *runner.Tables
 	sql  runner.SQLStmts
 
@@ -297,9 +307,8 @@ func (s *session) Close() error {
 
 // Interrupt makes the statement in progress, and every later one, fail at once: it closes
 // the session's socket. It then kills the session's server thread from the DB's pool (KILL
-// id, at most 2 s), so that the server rolls back the open transaction and drops its locks
-// now rather than when a lock wait times out (the server does not notice a closed socket
-// while a statement waits). Safe to call from any goroutine, more than once, and after
+// id, at most 2 s), so that the server ends it and rolls back its transaction now rather
+// than when a lock wait times out (see the package comment). Safe to call from any goroutine, more than once, and after
 // Close (which leaves the thread nothing to kill).
 func (s *session) Interrupt() {
 	s.mu.Lock()
@@ -315,8 +324,13 @@ func (s *session) Interrupt() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	// Errors are ignored: the thread may have ended already (unknown thread id).
-	s.side.ExecContext(ctx, "KILL "+strconv.FormatUint(id, 10))
+	if _, err := s.side.ExecContext(ctx, "KILL "+strconv.FormatUint(id, 10)); err != nil {
+		// The thread may have ended already (unknown thread id); otherwise its locks are
+		// held until it ends.
+		s.log.Warn("mysql: killing the interrupted session's server thread", "connection_id", id, "err", err)
+		return
+	}
+	s.log.Debug("mysql: killed the interrupted session's server thread", "connection_id", id)
 }
 
 func (s *session) Begin(ctx context.Context) (runner.Tx, error) {

@@ -4,10 +4,8 @@ import (
 	"context"
 	"io"
 	"runtime/pprof"
-	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 
 	"isovet/history"
 	"isovet/internal/runner"
+	"isovet/internal/runner/runnertest"
 	"isovet/internal/workload"
 )
 
@@ -80,7 +79,7 @@ func BenchmarkOverhead(b *testing.B) {
 		return d, c
 	}
 	bareRound0 := func(ctx context.Context) (time.Duration, time.Duration) {
-		c0, t0 := cpuTime(), time.Now()
+		c0, t0 := runnertest.CPUTime(), time.Now()
 		var wg sync.WaitGroup
 		for s, txns := range w.Sessions {
 			c := conns[s]
@@ -93,11 +92,11 @@ func BenchmarkOverhead(b *testing.B) {
 			})
 		}
 		wg.Wait()
-		return time.Since(t0), cpuTime() - c0
+		return time.Since(t0), runnertest.CPUTime() - c0
 	}
 	bareRound := func() (time.Duration, time.Duration) { return labelled("bare", bareRound0) }
 	runRound0 := func(ctx context.Context, db *DB) (time.Duration, time.Duration) {
-		c0 := cpuTime()
+		c0 := runnertest.CPUTime()
 		ro := runner.RunOptions{Out: io.Discard}
 		if db.txid {
 			ro.Sidecar = io.Discard
@@ -106,7 +105,7 @@ func BenchmarkOverhead(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		return res.Elapsed, cpuTime() - c0
+		return res.Elapsed, runnertest.CPUTime() - c0
 	}
 	runRound := func(db *DB) (time.Duration, time.Duration) {
 		name := "runner"
@@ -139,11 +138,7 @@ func BenchmarkOverhead(b *testing.B) {
 		ratios = append(ratios, float64(rr)/float64(rb))
 		idRatios = append(idRatios, float64(2*ti)/float64(rb))
 	}
-	q := func(xs []float64, p float64) float64 {
-		ys := slices.Clone(xs)
-		slices.Sort(ys)
-		return ys[min(len(ys)-1, int(p*float64(len(ys))))]
-	}
+	q := runnertest.Quantile
 	b.ReportMetric(float64(n)/tBare.Seconds(), "bare-txns/s")
 	b.ReportMetric(float64(n)/tRun.Seconds(), "runner-txns/s")
 	b.ReportMetric(100*(q(ratios, 0.5)-1), "overhead-%")
@@ -182,14 +177,6 @@ func (f *fixedConns) Session(context.Context) (runner.Session, error) {
 type keepOpen struct{ *session }
 
 func (keepOpen) Close() error { return nil }
-
-// cpuTime returns this process's user and system CPU time (the client's; the server is
-// another process).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // bareTxn runs one template with plain pgx calls and no recording.
 func bareTxn(ctx context.Context, b *testing.B, c *pgx.Conn, db *session, t *workload.Txn, tag *int64) {

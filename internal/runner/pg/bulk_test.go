@@ -16,6 +16,7 @@ import (
 	"isovet/format/native"
 	"isovet/history"
 	"isovet/internal/runner"
+	"isovet/internal/runner/runnertest"
 	"isovet/internal/workload"
 )
 
@@ -55,7 +56,7 @@ func TestCommitTimesInBulk(t *testing.T) {
 	requireCommitTS(t, d)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	db, _, err := Open(ctx, d, runner.OpenOptions{Isolation: "serializable", Table: table(t)})
+	db, _, err := Open(ctx, d, runner.OpenOptions{Isolation: "serializable", Table: runnertest.Table(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestCommitTimesInBulk(t *testing.T) {
 			}
 		}
 	}
-	rows, err := c.Query(ctx, "SELECT k, v::text, xmin::text::bigint FROM "+table(t))
+	rows, err := c.Query(ctx, "SELECT k, v::text, xmin::text::bigint FROM "+runnertest.Table(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +204,7 @@ func TestRowWorkloadIDs(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	db, _, err := Open(ctx, dsn(t), runner.OpenOptions{Isolation: "serializable", Table: table(t)})
+	db, _, err := Open(ctx, dsn(t), runner.OpenOptions{Isolation: "serializable", Table: runnertest.Table(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +254,7 @@ func TestInterruptBlockedStatement(t *testing.T) {
 	t.Parallel()
 	d := dsn(t)
 	ctx := context.Background()
-	db, _, err := Open(ctx, d, runner.OpenOptions{Isolation: "read-committed", Table: table(t)})
+	db, _, err := Open(ctx, d, runner.OpenOptions{Isolation: "read-committed", Table: runnertest.Table(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +277,7 @@ func TestInterruptBlockedStatement(t *testing.T) {
 	if _, err := blocker.Exec(ctx, "BEGIN"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := blocker.Exec(ctx, "UPDATE "+table(t)+" SET v = v"); err != nil {
+	if _, err := blocker.Exec(ctx, "UPDATE "+runnertest.Table(t)+" SET v = v"); err != nil {
 		t.Fatal(err)
 	}
 	// Release the locks in any case after 30 s (closing the blocker's socket ends its

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,19 +44,12 @@ func dsn(t testing.TB) string {
 	return d
 }
 
-// table names a table per test and per process, so that parallel tests and concurrent
-// test processes never share one.
-func table(t testing.TB) string {
-	n := strings.ToLower(strings.NewReplacer("/", "_", "-", "_").Replace(t.Name()))
-	return fmt.Sprintf("isovet_%.40s_%d", n, os.Getpid())
-}
-
 // run executes a workload on PostgreSQL at iso and returns the history.
 func run(t *testing.T, iso, wl string, o workload.Options) *history.History {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	db, _, err := Open(ctx, dsn(t), runner.OpenOptions{Isolation: iso, Table: table(t)})
+	db, _, err := Open(ctx, dsn(t), runner.OpenOptions{Isolation: iso, Table: runnertest.Table(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,29 +66,9 @@ func run(t *testing.T, iso, wl string, o workload.Options) *history.History {
 	return res.History
 }
 
-func checkLevel(t *testing.T, h *history.History, l check.Level) *check.Report {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	rep, err := check.Check(ctx, h, l, check.Options{})
-	if err != nil {
-		t.Fatalf("Check(%s): %v", l, err)
-	}
-	return rep
-}
-
 // noSIChecker reports whether rep is Unknown because no snapshot-isolation checker exists.
 func noSIChecker(rep *check.Report) bool {
 	return rep.Verdict == check.Unknown && slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "no complete checker") })
-}
-
-func has(rep *check.Report, ks ...anomaly.Kind) bool {
-	for _, a := range rep.Anomalies {
-		if slices.Contains(ks, a.Kind) || slices.ContainsFunc(a.Also, func(k anomaly.Kind) bool { return slices.Contains(ks, k) }) {
-			return true
-		}
-	}
-	return false
 }
 
 func TestSerializablePasses(t *testing.T) {
@@ -113,7 +85,7 @@ func TestSerializablePasses(t *testing.T) {
 					t.Fatalf("committed writer %d has no PostgreSQL transaction id", tx.ID)
 				}
 			}
-			if rep := checkLevel(t, h, check.Serializable); rep.Verdict != check.Pass {
+			if rep := runnertest.Check(t, h, check.Serializable); rep.Verdict != check.Pass {
 				t.Fatalf("Check(serializable) on PostgreSQL SERIALIZABLE = %v, want pass: %v", rep.Verdict, rep.Anomalies)
 			}
 		})
@@ -131,14 +103,14 @@ func TestRepeatableReadWriteSkew(t *testing.T) {
 	skew := false
 	for seed := uint64(1); seed <= 5 && !skew; seed++ {
 		h := run(t, "repeatable-read", "write-skew", workload.Options{Seed: seed, Sessions: 6, TxnsPerSess: 40})
-		rep := checkLevel(t, h, check.Serializable)
+		rep := runnertest.Check(t, h, check.Serializable)
 		if rep.Verdict == check.Fail {
-			if !has(rep, anomaly.WriteSkew, anomaly.G2Item) {
+			if !runnertest.Has(rep, anomaly.WriteSkew, anomaly.G2Item) {
 				t.Fatalf("REPEATABLE READ fails serializable, but not with a write skew: %v", rep.Anomalies)
 			}
 			skew = true
 		}
-		si := checkLevel(t, h, check.SnapshotIsolation)
+		si := runnertest.Check(t, h, check.SnapshotIsolation)
 		if noSIChecker(si) {
 			t.Skip("no snapshot-isolation checker has landed yet: check.Check returned Unknown (basic checks only)")
 		}
@@ -155,7 +127,7 @@ func TestReadCommittedFailsSI(t *testing.T) {
 	t.Parallel()
 	for seed := uint64(1); seed <= 5; seed++ {
 		h := run(t, "read-committed", "rmw", workload.Options{Seed: seed, Sessions: 6, TxnsPerSess: 40, Keys: 2})
-		rep := checkLevel(t, h, check.SnapshotIsolation)
+		rep := runnertest.Check(t, h, check.SnapshotIsolation)
 		if noSIChecker(rep) {
 			t.Skip("no snapshot-isolation checker has landed yet: check.Check returned Unknown (basic checks only)")
 		}
@@ -173,7 +145,7 @@ func TestRunCommandErrors(t *testing.T) {
 	ctx := context.Background()
 	// A table that exists with the wrong shape: CREATE TABLE IF NOT EXISTS keeps it, and
 	// loading the keys fails.
-	bad := table(t) + "_shape"
+	bad := runnertest.Table(t) + "_shape"
 	c, err := pgx.Connect(ctx, good)
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +215,7 @@ func TestRowWorkloadsSerializablePasses(t *testing.T) {
 				o.Keys, o.RangeMax = 300, 30
 			}
 			h := run(t, "serializable", wl, o)
-			if rep := checkLevel(t, h, check.Serializable); rep.Verdict != check.Pass {
+			if rep := runnertest.Check(t, h, check.Serializable); rep.Verdict != check.Pass {
 				t.Fatalf("Check(serializable) on PostgreSQL SERIALIZABLE = %v (%s), want pass: %v %v", rep.Verdict, rep.Checker, rep.Anomalies, rep.Notes)
 			}
 		})
@@ -257,10 +229,10 @@ func TestRepeatableReadPhantom(t *testing.T) {
 	t.Parallel()
 	for seed := uint64(1); seed <= 5; seed++ {
 		h := run(t, "repeatable-read", "pred-write-skew", workload.Options{Seed: seed, Sessions: 6, TxnsPerSess: 40})
-		if si := checkLevel(t, h, check.SnapshotIsolation); si.Verdict != check.Pass {
+		if si := runnertest.Check(t, h, check.SnapshotIsolation); si.Verdict != check.Pass {
 			t.Fatalf("Check(snapshot-isolation) on PostgreSQL REPEATABLE READ = %v (%s), want pass: %v %v", si.Verdict, si.Checker, si.Anomalies, si.Notes)
 		}
-		rep := checkLevel(t, h, check.Serializable)
+		rep := runnertest.Check(t, h, check.Serializable)
 		if rep.Verdict != check.Fail {
 			continue
 		}
@@ -301,7 +273,7 @@ func TestCommitTimestamps(t *testing.T) {
 		}
 		t.Skip(msg)
 	}
-	db, _, err := Open(ctx, d, runner.OpenOptions{Isolation: "serializable", Table: table(t)})
+	db, _, err := Open(ctx, d, runner.OpenOptions{Isolation: "serializable", Table: runnertest.Table(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
