@@ -426,7 +426,7 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 		// Without real time the reads below can need gigabytes, and finding that out by
 		// making them took 10 s (BlindW-Pred, 10,000 transactions, up to 100 rows a
 		// predicate). A count of reads they must at least make settles it at once.
-		n, err := d.missFloor(ctx, vs)
+		n, err := d.missFloor(ctx, vs, maxPredWords/readWords)
 		if err != nil {
 			return err
 		}
@@ -584,8 +584,9 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 // without real time: rows with a version (not the reader's) on which the predicate holds,
 // that the op did not return and its transaction does not write, and whose versions all
 // set the field or are absent rows (so none is undecided). Each such row has a version in
-// reach on which the predicate holds and none of unknown truth, so it becomes a read.
-func (d *Deps) missFloor(ctx context.Context, vs *versions) (int, error) {
+// reach on which the predicate holds and none of unknown truth, so it becomes a read. It
+// stops counting once past limit.
+func (d *Deps) missFloor(ctx context.Context, vs *versions, limit int) (int, error) {
 	h := d.H
 	seen := make([]uint32, len(h.Keys))
 	var gen uint32
@@ -616,6 +617,9 @@ func (d *Deps) missFloor(ctx context.Context, vs *versions) (int, error) {
 				seen[k] = gen
 				n++
 			}
+		}
+		if n > limit {
+			break
 		}
 	}
 	return n, nil

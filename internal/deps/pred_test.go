@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -396,7 +397,7 @@ func TestMissFloor(t *testing.T) {
 		}
 		o := Options{Session: seed%2 == 0}
 		d := extracted(t, h, o)
-		floor, err := d.missFloor(context.Background(), d.newVersions())
+		floor, err := d.missFloor(context.Background(), d.newVersions(), math.MaxInt)
 		if err != nil {
 			t.Fatal(err)
 		}
