@@ -280,19 +280,32 @@ func (fi *fieldIndex) at(g int32) fieldVal {
 	return fieldVal{v: fi.vals[g]}
 }
 
-// byValue builds the by-value index of the scan.
+// byValue builds the by-value index of the scan: a counting sort by the values' ranks
+// (see ranks) of the versions taken in key order, so sorted by value, then key.
 func (fi *fieldIndex) byValue() {
 	if fi.byVal {
 		return
 	}
 	fi.byVal = true
+	rank, nb, _ := ranks(fi)
+	at := make([]int32, nb+1)
+	for _, r := range rank {
+		if r >= 0 {
+			at[r+1]++
+		}
+	}
+	for r := range nb {
+		at[r+1] += at[r]
+	}
+	fi.sorted = make([]keyVal, at[nb])
 	for k := range len(fi.base) - 1 {
 		other := false
 		for g := fi.base[k]; g < fi.base[k+1]; g++ {
-			switch x := fi.at(g); x.state {
-			case fieldSet:
-				fi.sorted = append(fi.sorted, keyVal{x.v, history.Key(k)})
-			case fieldUnset, fieldUnknown:
+			switch r := rank[g]; {
+			case r >= 0:
+				fi.sorted[at[r]] = keyVal{fi.vals[g], history.Key(k)}
+				at[r]++
+			case r == rankOther:
 				other = true
 			}
 		}
@@ -300,7 +313,6 @@ func (fi *fieldIndex) byValue() {
 			fi.other = append(fi.other, history.Key(k))
 		}
 	}
-	slices.SortFunc(fi.sorted, func(a, b keyVal) int { return cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.k, b.k)) })
 }
 
 // unsetTruth is the predicate's truth on the versions of k that do not set its field: when
