@@ -93,11 +93,16 @@ type Result struct {
 	Witness *Witness `json:"witness,omitempty"` // set for Anomaly (and unconfirmed candidates)
 	// Assumptions are the ASSUME INITIALLY conditions the bounded queries
 	// used ("line:col: FORALL ..."); a witness's initial database satisfies
-	// them. The unbounded proofs never use them.
-	Assumptions []string      `json:"assumptions,omitempty"`
-	Queries     []QueryResult `json:"queries"`
-	Elapsed     time.Duration `json:"elapsed_ns"`
-	CPU         time.Duration `json:"cpu_ns"`
+	// them.
+	Assumptions []string `json:"assumptions,omitempty"`
+	// UnboundedAssumptions are the positions ("line:col") of the
+	// assumptions the inductive proof's counter invariants rest on; a
+	// serializable verdict then holds for executions from an initial
+	// database satisfying them. The other unbounded queries use none.
+	UnboundedAssumptions []string      `json:"unbounded_assumptions,omitempty"`
+	Queries              []QueryResult `json:"queries"`
+	Elapsed              time.Duration `json:"elapsed_ns"`
+	CPU                  time.Duration `json:"cpu_ns"`
 }
 
 // ErrNoBackend is returned when Options.Backend is nil.
@@ -265,10 +270,16 @@ func (a *analysis) inductive() (string, error) {
 		}
 	}
 	var steps []string
+	var counters []string
 	for len(remaining) > 0 {
 		enc, err := a.encode(remaining)
 		if err != nil {
 			return "", err
+		}
+		for _, as := range enc.counterAssumes {
+			if s := as.Pos.String(); !slices.Contains(counters, s) {
+				counters = append(counters, s)
+			}
 		}
 		ans, err := a.solve(enc.AnyDependency())
 		if err != nil {
@@ -298,7 +309,15 @@ func (a *analysis) inductive() (string, error) {
 		steps = append(steps, fmt.Sprintf("%v", ok))
 		remaining = slices.DeleteFunc(remaining, func(s string) bool { return slices.Contains(ok, s) })
 	}
-	return "inductive (Theorem 12): " + strings.Join(steps, ", then "), nil
+	proof := "inductive (Theorem 12): " + strings.Join(steps, ", then ")
+	if len(counters) > 0 {
+		// The counter invariants rest on these assumptions, so the proof
+		// covers executions from an initial database satisfying them.
+		a.res.UnboundedAssumptions = counters
+		proof += "; for executions from an initial database satisfying the ASSUME INITIALLY at " +
+			strings.Join(counters, ", ") + " (counter invariants)"
+	}
+	return proof, nil
 }
 
 // witness decodes a model of a cycle query and replays it.

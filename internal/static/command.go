@@ -137,7 +137,7 @@ func unjoin(err error) []error {
 func WriteText(w io.Writer, prog *Program, filename string, res *Result) {
 	fmt.Fprintf(w, "program %s, model %s, bound %d, solver %s\n", filename, res.Model, res.Bound, res.Solver)
 	if len(res.Assumptions) > 0 {
-		fmt.Fprintln(w, "assuming the initial database satisfies (bounded queries and witnesses only; the unbounded proofs do not use it):")
+		fmt.Fprintln(w, "assuming the initial database satisfies (bounded queries and witnesses; the inductive proof only through counter invariants it names):")
 		for _, a := range res.Assumptions {
 			fmt.Fprintf(w, "  ASSUME INITIALLY at %s\n", a)
 		}

@@ -36,6 +36,12 @@ type Encoding struct {
 	// never holds "REL.Table Table.field" for the record-level dependencies no
 	// pair of statements can cause.
 	never map[string]bool
+	// unbounded holds the declarations and axioms added to the unbounded
+	// queries only (liveness.go); counterAssumes the assumptions the
+	// counter invariants among them rest on.
+	unbounded      []smtlib.Term
+	counterAssumes []*Assume
+	namesInstances bool // the unbounded facts use the named mark
 }
 
 // finish expands the quantifiers over each table's field datatype into its
@@ -312,6 +318,14 @@ func Encode(prog *Program, opts EncodeOptions) (*Encoding, error) {
 	}
 	e.never = map[string]bool{}
 	e.preamble = e.finish(e.build())
+	decls, axioms := e.livenessAxioms()
+	e.namesInstances = len(decls) > 0
+	counters, used := e.counterAxioms()
+	e.counterAssumes = used
+	e.unbounded = decls
+	for _, ax := range append(axioms, counters...) {
+		e.unbounded = append(e.unbounded, smtlib.Cmd("assert", e.finishTerm(ax)))
+	}
 	return e, nil
 }
 

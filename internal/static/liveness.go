@@ -1,0 +1,468 @@
+package static
+
+import (
+	"strconv"
+
+	"isovet/internal/smtlib"
+)
+
+// Liveness and counter facts for the unbounded queries (φ_Cycle,k over
+// executions of any size, φ_ShortestPath,k, φ_Inductive and any-dependency).
+// The bounded query has its own frame axiom, expanded over its k instances;
+// the unbounded queries cannot expand an existential over all instances, so
+// they get Skolemized forms that z3 instantiates only for the terms a proof
+// names. Each axiom holds in every execution allowed by the App. B
+// semantics (a snapshot is the writes of the visible instances applied in
+// ar order), so adding it loses no execution; docs/static.md ("Liveness in
+// the unbounded queries") gives the arguments.
+
+// aliveWriter is a statement that writes the Alive field of at most one row,
+// named by key expressions: an INSERT, or a DELETE whose WHERE fixes the
+// whole key and is encoded exactly. It is outside loops, and its Λ (the IF
+// conditions it sits under, over variables and parameters) is exact.
+type aliveWriter struct {
+	t      *Txn
+	x      access // the Alive write
+	keys   []Expr // one per key field, in declaration order
+	insert bool
+	n      int // index among the table's writers, for Skolem names
+}
+
+// aliveWriters returns the statements writing tb's Alive when every one of
+// them is an exact single-row writer and no transaction both inserts into and
+// deletes from tb (so each instance's write of a row's Alive has one value,
+// fixed by its type). ok is false otherwise: the table gets no axioms.
+func (e *Encoding) aliveWriters(tb *Table) (ws []aliveWriter, ok bool) {
+	kinds := map[*Txn]map[bool]bool{}
+	for _, t := range e.txns {
+		for _, st := range t.stmts {
+			var w aliveWriter
+			switch st := st.(type) {
+			case *Insert:
+				if st.ctx.table != tb {
+					continue
+				}
+				w = aliveWriter{t: t, x: accesses(st)[0], insert: true}
+				for _, k := range keyFields(tb) {
+					for _, a := range st.Values {
+						if a.Field == k.Name {
+							w.keys = append(w.keys, a.Expr)
+						}
+					}
+				}
+			case *Delete:
+				if st.ctx.table != tb {
+					continue
+				}
+				if !exactCond(st.Where) {
+					return nil, false
+				}
+				w = aliveWriter{t: t, x: accesses(st)[0]}
+				eqs := keyEqs(tb, st.Where)
+				for _, k := range keyFields(tb) {
+					x, found := eqs[k.Name]
+					if !found {
+						return nil, false
+					}
+					w.keys = append(w.keys, x)
+				}
+			default:
+				continue
+			}
+			if len(w.x.ctx.loops) > 0 || len(w.keys) != len(keyFields(tb)) {
+				return nil, false
+			}
+			if kinds[t] == nil {
+				kinds[t] = map[bool]bool{}
+			}
+			kinds[t][w.insert] = true
+			if len(kinds[t]) > 1 {
+				return nil, false
+			}
+			w.n = len(ws)
+			ws = append(ws, w)
+		}
+	}
+	// Tables whose rows are only inserted get no axioms: the facts cost
+	// solver time, and the spurious models they rule out come from deletes
+	// (omitting an axiom is always sound).
+	del := false
+	for _, w := range ws {
+		del = del || !w.insert
+	}
+	return ws, del
+}
+
+func isType(u smtlib.Term, t *Txn) smtlib.Term {
+	return smtlib.Eq(smtlib.App("typ", u), smtlib.Sym(tyCtor(t)))
+}
+
+// writesAlive is "instance u writes the Alive of row r": exact, as every
+// writer is exact.
+func (e *Encoding) writesAlive(ws []aliveWriter, u, r smtlib.Term) smtlib.Term {
+	var disj []smtlib.Term
+	for _, w := range ws {
+		_, en, lam := e.exec(w.x.ctx, u)
+		disj = append(disj, smtlib.And(isType(u, w.t), lam, w.x.row(en, r, false)))
+	}
+	return smtlib.Or(disj...)
+}
+
+// inserts is "u is of a type whose Alive writes of this table are inserts".
+func inserts(ws []aliveWriter, u smtlib.Term) smtlib.Term {
+	seen := map[*Txn]bool{}
+	var disj []smtlib.Term
+	for _, w := range ws {
+		if w.insert && !seen[w.t] {
+			seen[w.t] = true
+			disj = append(disj, isType(u, w.t))
+		}
+	}
+	return smtlib.Or(disj...)
+}
+
+// namedSym marks the instances a query names (its constants), nearSym those
+// and the frame witnesses; see livenessAxioms.
+const (
+	namedSym = "named"
+	nearSym  = "near"
+)
+
+// livenessAxioms returns the declarations and axioms of the unbounded
+// liveness facts, for every table some transaction deletes from whose Alive
+// writers are all exact single-row writers:
+//
+//   - last writer: if u is visible to t and writes r's Alive, then
+//     lw.T(r, t) is visible to t, writes r's Alive, is u or ar-after u, and
+//     wrote r's liveness in t (lw.T(r, t) is the ar-last visible writer of
+//     r's Alive, which exists as u does);
+//   - frame, for the row a writer a writes: if r's liveness differs between
+//     the snapshots of a and b, some writer frame.T.n(a,b) of r's Alive is
+//     visible to exactly one of them (a snapshot's liveness of r is a
+//     function of the set of visible writers of r's Alive).
+//
+// The frame is stated only for pairs of instances marked named (the query
+// marks its constants), the last writer only for snapshots of instances
+// marked near (the named ones and the frame's witnesses), and each is
+// triggered by its mark: other Skolem instances z3 creates are not marked,
+// so the axioms do not apply to them and E-matching stops (the unrestricted
+// frame diverged, docs/static.md). Restricting an axiom to marked instances
+// only weakens it, and both marks are true of every instance of a real
+// execution, so no execution is lost.
+func (e *Encoding) livenessAxioms() (decls, axioms []smtlib.Term) {
+	declared := false
+	for _, tb := range e.tables() {
+		ws, ok := e.aliveWriters(tb)
+		if !ok {
+			continue
+		}
+		if !declared {
+			decls = append(decls, declFun(namedSym, []smtlib.Term{sT}, sB), declFun(nearSym, []smtlib.Term{sT}, sB))
+			x := smtlib.Var{Name: "x", Sort: "T"}
+			axioms = append(axioms, smtlib.Forall([]smtlib.Var{x}, smtlib.Pattern(
+				smtlib.Implies(smtlib.App(namedSym, x.Ref()), smtlib.App(nearSym, x.Ref())), smtlib.App(namedSym, x.Ref()))))
+			declared = true
+		}
+		R := smtlib.Sym(sortR(tb))
+		r := smtlib.Var{Name: "r", Sort: sortR(tb)}
+		u, t := smtlib.Var{Name: "u", Sort: "T"}, smtlib.Var{Name: "t", Sort: "T"}
+		alive := func(r, t smtlib.Term) smtlib.Term { return smtlib.App(aliveSym(tb), r, t) }
+		named := func(t smtlib.Var) smtlib.Term { return smtlib.App(namedSym, t.Ref()) }
+		near := smtlib.App(nearSym, t.Ref())
+
+		lwSym := "lw." + tb.Name
+		decls = append(decls, declFun(lwSym, []smtlib.Term{R, sT}, sT))
+		lw := smtlib.App(lwSym, r.Ref(), t.Ref())
+		vis := smtlib.App("vis", u.Ref(), t.Ref())
+		axioms = append(axioms, smtlib.Forall([]smtlib.Var{r, u, t}, smtlib.Pattern(smtlib.Implies(
+			smtlib.And(near, vis, e.writesAlive(ws, u.Ref(), r.Ref())),
+			smtlib.And(e.writesAlive(ws, lw, r.Ref()), smtlib.App("vis", lw, t.Ref()),
+				smtlib.Or(smtlib.Eq(u.Ref(), lw), smtlib.App("ar", u.Ref(), lw)),
+				smtlib.Eq(alive(r.Ref(), t.Ref()), inserts(ws, lw)))),
+			near, vis, alive(r.Ref(), t.Ref()))))
+
+		for _, w := range ws {
+			a, b := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}
+			_, en, lam := e.exec(w.x.ctx, a.Ref())
+			var vals []smtlib.Term
+			for _, k := range w.keys {
+				v, _, _ := en.val(k)
+				vals = append(vals, v)
+			}
+			row := smtlib.App("row."+tb.Name, vals...)
+			fw := "frame." + tb.Name + "." + strconv.Itoa(w.n)
+			decls = append(decls, declFun(fw, []smtlib.Term{sT, sT}, sT))
+			f := smtlib.App(fw, a.Ref(), b.Ref())
+			differ := smtlib.Not(smtlib.Eq(alive(row, a.Ref()), alive(row, b.Ref())))
+			axioms = append(axioms, smtlib.Forall([]smtlib.Var{a, b}, smtlib.Pattern(smtlib.Implies(
+				smtlib.And(named(a), named(b), isType(a.Ref(), w.t), lam, w.x.row(en, row, false), differ),
+				smtlib.And(e.writesAlive(ws, f, row),
+					smtlib.Not(smtlib.Eq(smtlib.App("vis", f, a.Ref()), smtlib.App("vis", f, b.Ref()))),
+					smtlib.App(nearSym, f))),
+				named(a), named(b))))
+		}
+	}
+	return decls, axioms
+}
+
+// counterAxioms returns the counter invariants the program's assumptions
+// support, with the assumptions they rest on. The shape (TPC-C's
+// d_next_o_id and NewOrders/Orders, conditions 3.3.2.2-3) is:
+//
+//	ASSUME INITIALLY FORALL c IN C, n IN T WHERE n.k1 = c.c1 AND ... : n.kf < c.f;
+//
+// where the premise equates every key field of C with a key field of T, kf is
+// another key field of T and f a non-key field of C; every selected
+// transaction that writes C.f does so by
+//
+//	SELECT f AS v FROM C WHERE c1 = x1 AND ...;          -- top level
+//	UPDATE C SET f = v + 1 WHERE c1 = x1 AND ...;        -- top level, same keys
+//
+// nobody inserts into or deletes from C, and every INSERT into T is at the top
+// level of such a transaction with kf = v and ki = xj for each premise
+// equation n.ki = c.cj. Then, under a model with WW ⊆ vis and transitive vis
+// (psi, si, ser), in every execution from an initial database satisfying the
+// assumption: a row of T live in the snapshot of t is below the v of every
+// such instance n that t does not see (in the district n addresses). The
+// proof is in docs/static.md.
+func (e *Encoding) counterAxioms() (axioms []smtlib.Term, used []*Assume) {
+	if !builtinModel(e.opts.Model, "psi", "si", "ser") {
+		return nil, nil
+	}
+	for _, as := range e.assumes() {
+		ax, ok := e.counterAxiom(as)
+		if ok {
+			axioms = append(axioms, ax...)
+			used = append(used, as)
+		}
+	}
+	return axioms, used
+}
+
+// counter is one transaction's increment of C.f: the variable read and the
+// key expressions of C's row.
+type counter struct {
+	t    *Txn
+	v    string
+	keys map[string]Expr // C's key field -> expression
+}
+
+func (e *Encoding) counterAxiom(as *Assume) ([]smtlib.Term, bool) {
+	if len(as.Rows) != 2 || as.Premise == nil {
+		return nil, false
+	}
+	cRow, nRow := as.Rows[0], as.Rows[1]
+	concl, ok := as.Conclusion.(*Cmp)
+	if !ok || concl.Op != "<" {
+		return nil, false
+	}
+	nf, ok1 := concl.L.(*FieldOf)
+	cf, ok2 := concl.R.(*FieldOf)
+	if !ok1 || !ok2 || nf.Iter != nRow.Name || cf.Iter != cRow.Name {
+		return nil, false
+	}
+	C, T := cRow.table, nRow.table
+	if C == T || !field(T, nf.Field).Key || field(C, cf.Field).Key {
+		return nil, false
+	}
+	// premise: n.ki = c.cj for every key cj of C
+	link := map[string]string{} // C key -> T key
+	var conj func(Cond) bool
+	conj = func(c Cond) bool {
+		switch c := c.(type) {
+		case *Logic:
+			return c.And && conj(c.L) && conj(c.R)
+		case *Cmp:
+			l, okl := c.L.(*FieldOf)
+			r, okr := c.R.(*FieldOf)
+			if c.Op != "=" || !okl || !okr {
+				return false
+			}
+			if l.Iter == cRow.Name {
+				l, r = r, l
+			}
+			if l.Iter != nRow.Name || r.Iter != cRow.Name || !field(T, l.Field).Key || !field(C, r.Field).Key || l.Field == nf.Field {
+				return false
+			}
+			link[r.Field] = l.Field
+			return true
+		}
+		return false
+	}
+	if !conj(as.Premise) {
+		return nil, false
+	}
+	for _, k := range keyFields(C) {
+		if _, ok := link[k.Name]; !ok {
+			return nil, false
+		}
+	}
+	// Every write of C.f is a top-level increment; C's rows are never
+	// inserted or deleted.
+	var counters []counter
+	counterOf := map[*Txn]counter{}
+	for _, t := range e.txns {
+		var sel *Select
+		var upd *Update
+		for _, st := range t.stmts {
+			switch st := st.(type) {
+			case *Insert:
+				if st.ctx.table == C {
+					return nil, false
+				}
+			case *Delete:
+				if st.ctx.table == C {
+					return nil, false
+				}
+			case *Select:
+				if st.ctx.table == C && st.Kind == SelectFields {
+					for _, f := range st.Fields {
+						if f == cf.Field && len(st.ctx.loops) == 0 && len(st.ctx.path) == 0 {
+							if sel != nil {
+								return nil, false
+							}
+							sel = st
+						}
+					}
+				}
+			case *Update:
+				if st.ctx.table != C {
+					continue
+				}
+				for _, a := range st.Sets {
+					if a.Field == cf.Field {
+						if upd != nil || len(st.ctx.loops) > 0 || len(st.ctx.path) > 0 {
+							return nil, false
+						}
+						upd = st
+					}
+				}
+			}
+		}
+		if upd == nil {
+			continue
+		}
+		if sel == nil || !sameKeys(C, sel.Where, upd.Where) {
+			return nil, false
+		}
+		v := sel.Vars[indexOf(sel.Fields, cf.Field)]
+		var x Expr
+		for _, a := range upd.Sets {
+			if a.Field == cf.Field {
+				x = a.Expr
+			}
+		}
+		if !isIncrement(x, v, t) {
+			return nil, false
+		}
+		c := counter{t: t, v: v, keys: keyEqs(C, sel.Where)}
+		counters = append(counters, c)
+		counterOf[t] = c
+	}
+	// Every insert into T allocates kf from a counter, in C's row.
+	for _, t := range e.txns {
+		for _, st := range t.stmts {
+			in, ok := st.(*Insert)
+			if !ok || in.ctx.table != T {
+				continue
+			}
+			c, ok := counterOf[t]
+			if !ok || len(in.ctx.loops) > 0 || len(in.ctx.path) > 0 {
+				return nil, false
+			}
+			vals := map[string]Expr{}
+			for _, a := range in.Values {
+				vals[a.Field] = a.Expr
+			}
+			if r, ok := vals[nf.Field].(*Ref); !ok || r.field || r.Name != c.v {
+				return nil, false
+			}
+			for ck, tk := range link {
+				if exprString(vals[tk]) != exprString(c.keys[ck]) || mentionsField(vals[tk]) {
+					return nil, false
+				}
+			}
+		}
+	}
+	var out []smtlib.Term
+	for _, c := range counters {
+		r := smtlib.Var{Name: "r", Sort: sortR(T)}
+		t, n := smtlib.Var{Name: "t", Sort: "T"}, smtlib.Var{Name: "n", Sort: "T"}
+		en := env{txn: c.t, t: n.Ref(), iters: map[*Foreach]smtlib.Term{}}
+		v, vn, _ := en.val(&Ref{Name: c.v})
+		prem := []smtlib.Term{smtlib.App(aliveSym(T), r.Ref(), t.Ref()), isType(n.Ref(), c.t), smtlib.Not(vn)}
+		for _, k := range keyFields(C) {
+			x, xn, _ := en.val(c.keys[k.Name])
+			prem = append(prem, smtlib.Not(xn), smtlib.Eq(smtlib.App(fieldCtor(T, link[k.Name]), r.Ref()), x))
+		}
+		prem = append(prem, smtlib.Not(smtlib.App("vis", n.Ref(), t.Ref())))
+		out = append(out, smtlib.Forall([]smtlib.Var{r, t, n}, smtlib.Pattern(
+			smtlib.Implies(smtlib.And(prem...), smtlib.App("<", smtlib.App(fieldCtor(T, nf.Field), r.Ref()), v)),
+			smtlib.App(aliveSym(T), r.Ref(), t.Ref()), v)))
+	}
+	return out, len(out) > 0
+}
+
+func indexOf(xs []string, x string) int {
+	for i, y := range xs {
+		if y == x {
+			return i
+		}
+	}
+	return -1
+}
+
+// sameKeys reports whether two WHERE clauses on C are both exactly
+// conjunctions of key equalities fixing the same expressions.
+func sameKeys(C *Table, w1, w2 Cond) bool {
+	k1, k2 := keyEqs(C, w1), keyEqs(C, w2)
+	if len(k1) != len(keyFields(C)) || len(k2) != len(keyFields(C)) || !onlyKeyEqs(w1) || !onlyKeyEqs(w2) {
+		return false
+	}
+	for k, x := range k1 {
+		if exprString(x) != exprString(k2[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+func onlyKeyEqs(c Cond) bool {
+	switch c := c.(type) {
+	case *Logic:
+		return c.And && onlyKeyEqs(c.L) && onlyKeyEqs(c.R)
+	case *Cmp:
+		return c.Op == "="
+	}
+	return false
+}
+
+// isIncrement reports whether x is v + 1 (or 1 + v) for the variable v of t.
+func isIncrement(x Expr, v string, t *Txn) bool {
+	b, ok := x.(*Binary)
+	if !ok || b.Op != "+" {
+		return false
+	}
+	isV := func(x Expr) bool { r, ok := x.(*Ref); return ok && !r.field && r.Name == v && t.vars[v].kind == varInt }
+	isOne := func(x Expr) bool { l, ok := x.(*IntLit); return ok && l.V == 1 }
+	return (isV(b.L) && isOne(b.R)) || (isOne(b.L) && isV(b.R))
+}
+
+// builtinModel reports whether m is one of the named built-in models, axiom
+// for axiom (a model file that happens to have such a name is not trusted).
+func builtinModel(m Model, names ...string) bool {
+	for _, name := range names {
+		b, ok := LookupModel(name)
+		if !ok || m.Name != name || len(m.Axioms) != len(b.Axioms) {
+			continue
+		}
+		same := true
+		for i, ax := range b.Axioms {
+			same = same && ax.String() == m.Axioms[i].String()
+		}
+		if same {
+			return true
+		}
+	}
+	return false
+}
