@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -197,7 +198,24 @@ func (c *run) passByTime() {
 	st.PrunedConstraints = c.fast.pruned
 	c.rep.Notes = append(c.rep.Notes, "passed with a serial order that also respects the client intervals and session order (found by the strict fast path and replayed): the history is strict-serializable too")
 	c.timeCert = true
+	c.decidedByRows()
 	c.rep.Verdict = report.Pass
+}
+
+// decidedByRows records that a pass of the fast path is a whole proof: its serial order was
+// replayed read by read, and, where the dependency analysis left predicate evaluations open
+// (partial row images), on whole rows too (rowReplay). The analysis's notes that a pass
+// would prove nothing give way to one saying how they were decided.
+func (c *run) decidedByRows() {
+	c.partial = false
+	n := len(c.rep.Notes)
+	c.rep.Notes = slices.DeleteFunc(c.rep.Notes, func(s string) bool { return strings.Contains(s, "could not be decided") })
+	switch {
+	case c.fast.rows:
+		c.rep.Notes = append(c.rep.Notes, "the predicate evaluations on partial row images were decided by replaying the serial order on whole rows (each image merged into the row it updates): every predicate operation selected exactly the rows its predicate holds on")
+	case len(c.rep.Notes) < n:
+		c.rep.Notes = append(c.rep.Notes, "the predicate evaluations left open without real time were all decided with it, in the serial order that passed")
+	}
 }
 
 func (c *run) now() time.Time {
@@ -366,10 +384,11 @@ func (c *run) run() error {
 		st.KnownEdges = c.fast.edges
 		st.Constraints = c.fast.constraints
 		st.PrunedConstraints = c.fast.pruned
+		c.decidedByRows()
 		rep.Verdict = report.Pass
 		return nil
 	}
-	if !info.Realtime && !c.o.NoFastPath && c.h.HasTime() && !d.Partial && !d.HasLists() && len(d.Guarded) == 0 {
+	if !info.Realtime && !c.o.NoFastPath && c.h.HasTime() && !d.HasLists() && len(d.Guarded) == 0 {
 		ok, err := c.certifyByTime()
 		if err != nil {
 			return err

@@ -34,15 +34,17 @@ import (
 // the final graph is replayed as a serial order (every read sees the last write before it,
 // real time and session order respected). Whenever it cannot (a cycle, a choice with no
 // option left, a greedy dead end, a replay that fails, or a history outside its scope:
-// transactions of unknown outcome, list-append, partly modelled predicates), the general
-// pipeline runs and decides, with its witnesses. So it is sound by the replay and complete
+// transactions of unknown outcome, list-append, a predicate that is not a range), the
+// general pipeline runs and decides, with its witnesses. So it is sound by the replay and complete
 // by the fallback.
 //
 // Predicate reads come as [deps] expands them: a returned row, a missed row and a row an
 // update matched are each a read of one row whose candidates are the writers of the
 // versions in reach that the predicate's outcome allows. Reads with one candidate are item
 // reads; reads with several are chosen greedily once the write orders are fixed, and the
-// replay checks that the version each one reads is among its candidates.
+// replay checks that the version each one reads is among its candidates. Evaluations the
+// analysis could not decide (partial row images) are decided by replaying the order on
+// whole rows ([rowReplay]).
 
 // maxClosureWords bounds the compact closure (32 MiB, or 256 bits per transaction if more):
 // one transaction spanning most of the history widens every later window, and such a
@@ -57,6 +59,9 @@ const maxPrunePasses, maxPropagate = 32, 1024
 type fastStats struct {
 	edges, constraints, pruned, greedy int
 	why                                string // why it gave up ("" if it passed)
+	// rows: the pass also replayed the order on whole rows (rowReplay), deciding the
+	// predicate evaluations the dependency analysis left open.
+	rows bool
 }
 
 // CertifyStrict tries to prove h strict serializable, with every client interval widened by
@@ -104,7 +109,7 @@ func certifyStrict(ctx context.Context, h *history.History, skew int64) (bool, f
 func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 	var fs fastStats
 	h := d.H
-	if !d.Opts.Realtime || d.Partial || d.HasLists() || len(d.Findings) > 0 || len(d.Guarded) > 0 {
+	if !d.Opts.Realtime || d.HasLists() || len(d.Findings) > 0 || len(d.Guarded) > 0 {
 		fs.why = "out of scope"
 		return false, fs, nil
 	}
@@ -529,6 +534,15 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 	if !replay(d, order, txn) {
 		fs.why = "the serial order did not replay"
 		return false, fs, nil
+	}
+	if d.Partial {
+		// Some predicate evaluations were left open (partial row images); the order decides
+		// them, and the pass stands only if they all come out as recorded.
+		if !rowReplay(d, order, txn) {
+			fs.why = "the serial order did not replay on whole rows"
+			return false, fs, nil
+		}
+		fs.rows = true
 	}
 	return true, fs, nil
 }
