@@ -112,15 +112,22 @@ type Polygraph struct {
 	certReaders [][]int32
 	// ver: the version node ν(w,k) of writers whose version of k may be read (0: none).
 	// Readers of the version point to it; it points to every writer ordered after w on k.
+	// A version that is no side of a write-order constraint and has at most one later
+	// writer after Build gets no node (see versions): its readers point to that writer
+	// directly. Such a node would be most of the graph on predicate histories (BlindW-Pred
+	// R=1000: 2.46 million version nodes beside 23,690 transactions) and only relay one
+	// edge.
 	ver []int32
-	// nuReaders: the other certain readers (they reach later writers through ν); the
-	// solver encoding expands ν back into their direct edges.
+	// cand: the write is a candidate source of some read (its version may be read).
+	cand []bool
+	// nuReaders: the other certain reads (their readers reach later writers through ν, or
+	// directly without one); the solver encoding expands ν back into direct edges.
+	// Indexes into D.Reads.
 	nuReaders [][]int32
 	// succ: writers ordered after w on k by pruning (time-fixed ones are in deps).
 	succ [][]int32
 	// rmw: per write, the version its writer read before overwriting it (see rmwSources).
-	rmw          []int32
-	pendingKnown []deps.Edge
+	rmw []int32
 	// work is the reduced working graph of later pruning passes and inWork its nodes (see
 	// passGraph); nil outside Prune.
 	work       *graph.Digraph
@@ -158,6 +165,7 @@ func Build(d *deps.Deps) *Polygraph {
 	}
 	nw := p.wbase[len(d.Writes)]
 	p.ver = make([]int32, nw)
+	p.cand = make([]bool, nw)
 	p.certReaders = make([][]int32, nw)
 	p.nuReaders = make([][]int32, nw)
 	p.succ = make([][]int32, nw)
@@ -171,9 +179,7 @@ func Build(d *deps.Deps) *Polygraph {
 		}
 		for _, w := range r.Cands {
 			if w != d.Init {
-				if i := p.wid(w, r.Key); p.ver[i] == 0 {
-					p.ver[i] = d.AddVersionNode(w, r.Key)
-				}
+				p.cand[p.wid(w, r.Key)] = true
 			}
 		}
 		if st == deps.Committed && len(r.Cands) == 1 && (r.Cands[0] == d.Init || d.Status[r.Cands[0]] == deps.Committed) {
@@ -184,25 +190,24 @@ func Build(d *deps.Deps) *Polygraph {
 		p.WR = append(p.WR, WR{Read: int32(ri), Cands: slices.Clone(r.Cands)})
 	}
 	p.rmwSources()
+	kw := p.keyWrites()
 	var chainEdges []deps.Edge
 	for k := range d.Writers {
-		chainEdges = p.buildKey(history.Key(k), chainEdges)
+		chainEdges = p.buildKey(history.Key(k), kw[k], chainEdges)
 	}
+	chainEdges = p.versions(chainEdges)
 	p.G = graph.New(len(d.Nodes))
 	p.rsn = make([][]int32, len(d.Nodes))
 	for i, e := range d.Known {
 		p.link(e.From, e.To, int32(i))
 	}
-	p.extra = slices.Grow(p.extra, len(chainEdges)+len(p.pendingKnown))
-	for _, es := range [2][]deps.Edge{chainEdges, p.pendingKnown} {
-		for _, e := range es {
-			if e.From != e.To {
-				p.extra = append(p.extra, e)
-				p.link(e.From, e.To, int32(len(d.Known)+len(p.extra)-1))
-			}
+	p.extra = slices.Grow(p.extra, len(chainEdges))
+	for _, e := range chainEdges {
+		if e.From != e.To {
+			p.extra = append(p.extra, e)
+			p.link(e.From, e.To, int32(len(d.Known)+len(p.extra)-1))
 		}
 	}
-	p.pendingKnown = nil
 	p.rmw = nil
 	return p
 }
@@ -234,6 +239,7 @@ func (p *Polygraph) wid(w int32, k history.Key) int32 {
 	i := int32(len(p.ver))
 	p.wmore[wk{w, k}] = i
 	p.ver = append(p.ver, 0)
+	p.cand = append(p.cand, false)
 	p.certReaders = append(p.certReaders, nil)
 	p.nuReaders = append(p.nuReaders, nil)
 	p.succ = append(p.succ, nil)
@@ -269,18 +275,78 @@ func (p *Polygraph) certRead(ri int32, w int32) {
 		p.certReaders[i] = append(p.certReaders[i], r.Txn)
 		return
 	}
-	p.pendingKnown = append(p.pendingKnown, deps.Edge{From: r.Txn, To: p.ver[i], Rel: report.RW, Key: r.Key, Value: r.Value, Via: w, Guards: [3]int32{-1, -1, -1}})
-	p.nuReaders[i] = append(p.nuReaders[i], r.Txn)
+	p.nuReaders[i] = append(p.nuReaders[i], ri)
 }
 
-// toVersion is the edge reader → ν(w,k) of a reader of w's version.
-func (p *Polygraph) toVersion(r *deps.Read, w int32) deps.Edge {
-	return deps.Edge{From: r.Txn, To: p.ver[p.wid(w, r.Key)], Rel: report.RW, Key: r.Key, Value: r.Value, Via: w, Guards: [3]int32{-1, -1, -1}}
+// versions runs at the end of Build, when the later writers of every version known then
+// are in succ. It creates the version node ν(w,k) of each version that may be read and
+// either is the earlier side of a write-order constraint (pruning and encoding add edges
+// from it) or has several later writers, and adds the edges of its certain readers to it
+// and from it to those writers. A version without a node has at most one later writer
+// now and gains none later (succ grows only in fixWW, from constraint sides), so its
+// readers' direct edges to it, which fromVersionX and readEdgesX give whenever a version
+// has no node, are exactly what the node would relay.
+func (p *Polygraph) versions(dst []deps.Edge) []deps.Edge {
+	d := p.D
+	need := make([]bool, len(p.ver))
+	for ci := range p.WW {
+		c := &p.WW[ci]
+		for i, k := range c.Keys {
+			for _, a := range [2]int32{c.A, c.B} {
+				from, _ := c.sideEnds(a, i)
+				need[p.wid(from, k)] = true
+			}
+		}
+	}
+	need = append(need, make([]bool, len(p.ver)-len(need))...) // wid may have grown the tables
+	for t := range d.Writes {
+		for j := range d.Writes[t] {
+			p.version(p.wbase[t]+int32(j), int32(t), need, &dst)
+		}
+	}
+	for x, i := range p.wmore {
+		p.version(i, x.w, need, &dst)
+	}
+	return dst
+}
+
+// version creates ν for write i of w if versions says so (see there).
+func (p *Polygraph) version(i, w int32, need []bool, dst *[]deps.Edge) {
+	if !p.cand[i] || p.ver[i] != 0 || (!need[i] && len(p.succ[i]) <= 1) {
+		return
+	}
+	d := p.D
+	k := p.keyOf(i, w)
+	v := d.AddVersionNode(w, k)
+	p.ver[i] = v
+	for _, ri := range p.nuReaders[i] {
+		r := &d.Reads[ri]
+		*dst = append(*dst, deps.Edge{From: r.Txn, To: v, Rel: report.RW, Key: r.Key, Value: r.Value, Via: w, Guards: [3]int32{-1, -1, -1}})
+	}
+	wa, _ := d.WriteOf(w, k)
+	for _, b := range p.succ[i] {
+		wb, _ := d.WriteOf(b, k)
+		*dst = append(*dst, deps.Edge{From: v, To: b, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: w, Guards: [3]int32{-1, -1, -1}})
+	}
+}
+
+// keyOf returns the key of write i of w.
+func (p *Polygraph) keyOf(i, w int32) history.Key {
+	if w >= 0 && int(w) < len(p.wbase)-1 && i >= p.wbase[w] && i < p.wbase[w+1] {
+		return p.D.Writes[w][i-p.wbase[w]].Key
+	}
+	for x, j := range p.wmore {
+		if j == i {
+			return x.k
+		}
+	}
+	return -1 // not reached: every index comes from wid
 }
 
 // fromVersion returns the edges by which the readers of from's version of k anti-depend on
-// to, when from's version directly precedes (or precedes) to's: ν(from,k)→to and the
-// read-modify-write readers' direct edges.
+// to, when from's version directly precedes (or precedes) to's: ν(from,k)→to (or, when the
+// version has no node, the certain readers' direct edges) and the read-modify-write
+// readers' direct edges.
 func (p *Polygraph) fromVersion(from, to int32, k history.Key, dst []deps.Edge) []deps.Edge {
 	return p.fromVersionX(from, to, k, dst, false)
 }
@@ -291,13 +357,13 @@ func (p *Polygraph) fromVersionX(from, to int32, k history.Key, dst []deps.Edge,
 	wa, _ := p.D.WriteOf(from, k)
 	wb, _ := p.D.WriteOf(to, k)
 	i := p.wid(from, k)
-	if expand {
-		for _, r := range p.nuReaders[i] {
-			if r != to {
+	if v := p.ver[i]; expand || v == 0 {
+		for _, ri := range p.nuReaders[i] {
+			if r := p.D.Reads[ri].Txn; r != to {
 				dst = append(dst, deps.Edge{From: r, To: to, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: from, Guards: [3]int32{-1, -1, -1}})
 			}
 		}
-	} else if v := p.ver[i]; v != 0 {
+	} else {
 		dst = append(dst, deps.Edge{From: v, To: to, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: from, Guards: [3]int32{-1, -1, -1}})
 	}
 	for _, r := range p.certReaders[i] {
@@ -356,6 +422,35 @@ func (p *Polygraph) rmwSources() {
 	}
 }
 
+// keyWrites returns, per key k, the write indexes (see wid) of D.Writers[k]'s transactions,
+// in the same order; nil for a key where they do not line up (wid then finds them).
+func (p *Polygraph) keyWrites() [][]int32 {
+	d := p.D
+	nk := len(d.Writers)
+	off := make([]int32, nk+1)
+	for k, ws := range d.Writers {
+		off[k+1] = off[k] + int32(len(ws))
+	}
+	flat := make([]int32, off[nk])
+	fill := slices.Clone(off[:nk])
+	for t, ws := range d.Writes {
+		for i, w := range ws {
+			k := w.Key
+			if k >= 0 && int(k) < nk && fill[k] < off[k+1] && d.Writers[k][fill[k]-off[k]] == int32(t) {
+				flat[fill[k]] = p.wbase[t] + int32(i)
+				fill[k]++
+			}
+		}
+	}
+	kw := make([][]int32, nk)
+	for k := range nk {
+		if fill[k] == off[k+1] {
+			kw[k] = flat[off[k]:off[k+1]:off[k+1]]
+		}
+	}
+	return kw
+}
+
 // buildKey creates the write-order constraints of key k. Committed read-modify-write
 // transactions that read a version nobody else read-modified form chains: each directly
 // follows the version it read (any writer in between would make its read stale, a cycle), so
@@ -363,7 +458,9 @@ func (p *Polygraph) rmwSources() {
 // first transaction read the initial version comes first. Pairs of single transactions get
 // the usual pair constraints (merged across keys); pairs involving a longer block get a
 // block constraint.
-func (p *Polygraph) buildKey(k history.Key, known []deps.Edge) []deps.Edge {
+//
+// wids, if not nil, holds the write indexes of k's writers (see keyWrites).
+func (p *Polygraph) buildKey(k history.Key, wids []int32, known []deps.Edge) []deps.Edge {
 	d := p.D
 	ws := d.Writers[k]
 	if len(ws) == 0 {
@@ -373,11 +470,17 @@ func (p *Polygraph) buildKey(k history.Key, known []deps.Edge) []deps.Edge {
 	pred := make(map[int32]int32)
 	succs := make(map[int32]int32) // count
 	next := make(map[int32]int32)
-	for _, w := range ws {
+	for j, w := range ws {
 		if d.Status[w] != deps.Committed {
 			continue
 		}
-		if v := p.rmw[p.wid(w, k)]; v >= 0 && v != w && (v == d.Init || d.Status[v] == deps.Committed) {
+		i := int32(-1)
+		if wids != nil {
+			i = wids[j]
+		} else {
+			i = p.wid(w, k)
+		}
+		if v := p.rmw[i]; v >= 0 && v != w && (v == d.Init || d.Status[v] == deps.Committed) {
 			pred[w] = v
 			succs[v]++
 			next[v] = w
@@ -546,15 +649,17 @@ func (p *Polygraph) readEdgesX(ri int32, w int32, expand bool) []deps.Edge {
 		p.G.AddNode()
 		p.rsn = append(p.rsn, nil)
 	}
-	if _, writes := p.D.WriteOf(r.Txn, r.Key); w != p.D.Init && !writes && !expand {
-		return append(es, p.toVersion(r, w))
+	if w == p.D.Init {
+		return es
 	}
-	if w != p.D.Init {
-		for _, b := range p.succ[p.wid(w, r.Key)] {
-			if b != r.Txn {
-				wb, _ := p.D.WriteOf(b, r.Key)
-				es = append(es, deps.Edge{From: r.Txn, To: b, Rel: report.RW, Key: r.Key, Value: r.Value, Value2: wb.Value, Via: w, Guards: [3]int32{-1, -1, -1}})
-			}
+	i := p.wid(w, r.Key)
+	if _, writes := p.D.WriteOf(r.Txn, r.Key); p.ver[i] != 0 && !writes && !expand {
+		return append(es, deps.Edge{From: r.Txn, To: p.ver[i], Rel: report.RW, Key: r.Key, Value: r.Value, Via: w, Guards: [3]int32{-1, -1, -1}})
+	}
+	for _, b := range p.succ[i] {
+		if b != r.Txn {
+			wb, _ := p.D.WriteOf(b, r.Key)
+			es = append(es, deps.Edge{From: r.Txn, To: b, Rel: report.RW, Key: r.Key, Value: r.Value, Value2: wb.Value, Via: w, Guards: [3]int32{-1, -1, -1}})
 		}
 	}
 	return es
@@ -823,7 +928,7 @@ func (p *Polygraph) fixWR(wi int) {
 		p.certReaders[i] = append(p.certReaders[i], r.Txn)
 	} else if w != p.D.Init {
 		i := p.wid(w, r.Key)
-		p.nuReaders[i] = append(p.nuReaders[i], r.Txn)
+		p.nuReaders[i] = append(p.nuReaders[i], rc.Read)
 	}
 	// Readers of w's version now anti-depend on writers already ordered after w: done by
 	// readEdges through succ. Writers in undecided pairs with w pick the reader up through

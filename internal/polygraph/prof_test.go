@@ -62,6 +62,25 @@ func TestProfile(t *testing.T) {
 		}
 	}
 	t.Logf("version nodes %d, %d without successors", vers, sinks)
+	{
+		seen := make([]int32, p.G.N())
+		dup, out1, toVer := 0, 0, 0
+		for u := range p.G.N() {
+			for _, v := range p.G.Out(int32(u)) {
+				if seen[v] == int32(u)+1 {
+					dup++
+				}
+				seen[v] = int32(u) + 1
+				if int(v) < len(d.Nodes) && d.Nodes[v].Kind == deps.NodeVersion {
+					toVer++
+				}
+			}
+			if u < len(d.Nodes) && d.Nodes[u].Kind == deps.NodeVersion && len(p.G.Out(int32(u))) == 1 {
+				out1++
+			}
+		}
+		t.Logf("edges %d, duplicates %d, into version nodes %d; version nodes with one successor %d", p.G.M(), dup, toVer, out1)
+	}
 	ww, wr := p.Remaining()
 	t.Logf("deps %v build %v prune %v passes %d viol %v remaining ww %d wr %d known %d nodes %d WW %d WR %d", t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), p.Passes, v != nil, ww, wr, p.G.M(), p.G.N(), len(p.WW), len(p.WR))
 	if v != nil || ww+wr == 0 {
