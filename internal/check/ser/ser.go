@@ -297,6 +297,24 @@ func (c *run) run() error {
 			}
 		})
 	}
+	// basicDone waits for the basic checks and reports what they found that the level
+	// forbids: failed says the history failed on them.
+	basicDone := func() (failed bool, err error) {
+		bwg.Wait()
+		if c.o.SkipBasic {
+			return false, nil
+		}
+		if berr != nil {
+			return false, berr
+		}
+		st.Phases = append(st.Phases, report.Phase{Name: "basic", Elapsed: bdur})
+		for _, a := range bf.Anomalies {
+			if c.level.Forbids(a.Kind) {
+				c.fail(a)
+			}
+		}
+		return rep.Verdict == report.Fail, nil
+	}
 	// Without real time, a row a predicate read did not return can have read any of the
 	// row's non-matching versions, and the expansion can take gigabytes (BlindW-Pred with
 	// 1-100 rows a predicate: 20 million reads); with real time almost every read has one
@@ -311,20 +329,10 @@ func (c *run) run() error {
 		}
 		if ok {
 			c.phase("time-certificate")
-			bwg.Wait()
-			if !c.o.SkipBasic {
-				if berr != nil {
-					return berr
-				}
-				st.Phases = append(st.Phases, report.Phase{Name: "basic", Elapsed: bdur})
-				for _, a := range bf.Anomalies {
-					if c.level.Forbids(a.Kind) {
-						c.fail(a) // cannot happen after a replayed serial order; kept as a guard
-					}
-				}
-				if rep.Verdict == report.Fail {
-					return nil
-				}
+			// A basic finding the level forbids cannot survive a replayed serial order; it is
+			// still reported first, as everywhere.
+			if failed, err := basicDone(); failed || err != nil {
+				return err
 			}
 			c.passByTime()
 			return nil
@@ -342,20 +350,8 @@ func (c *run) run() error {
 	} else {
 		c.phase("deps")
 	}
-	bwg.Wait()
-	if !c.o.SkipBasic {
-		if berr != nil {
-			return berr
-		}
-		st.Phases = append(st.Phases, report.Phase{Name: "basic", Elapsed: bdur})
-		for _, a := range bf.Anomalies {
-			if c.level.Forbids(a.Kind) {
-				c.fail(a)
-			}
-		}
-		if rep.Verdict == report.Fail {
-			return nil
-		}
+	if failed, err := basicDone(); failed || err != nil {
+		return err
 	}
 	if errors.Is(err, deps.ErrUnsupported) {
 		rep.Verdict = report.Unknown
