@@ -110,6 +110,14 @@ func fail(k check.Kind, also ...check.Kind) want { return want{kinds: []anomaly.
 
 func assertVerdict(t *testing.T, c *Cell, l check.Level, w want) {
 	t.Helper()
+	failed := t.Failed()
+	defer func() {
+		// On a mismatch, say how the replay went: a statement taken for blocked (or not)
+		// on a loaded machine changes the interleaving.
+		if t.Failed() && !failed && c.Result != nil {
+			t.Logf("%s on %s at %s: %d blocked, %d skipped, %d committed, %d aborted; notes: %q", c.Script, c.DB, c.Isolation, c.Result.Blocked, c.Result.Skipped, c.Result.Committed, c.Result.Aborted, c.Result.Notes)
+		}
+	}()
 	v := c.Verdict(l)
 	if v == nil {
 		t.Errorf("%s on %s at %s: not checked at %s", c.Script, c.DB, c.Isolation, l)
