@@ -46,7 +46,11 @@
 //   - Liveness: rows of tables nobody inserts into or deletes from are live in
 //     all snapshots or none; in bounded queries a frame axiom says liveness
 //     differs between two snapshots only if a writer of the row's Alive is
-//     visible to exactly one of them.
+//     visible to exactly one of them. The inductive queries get Skolemized
+//     liveness facts (last visible writer, frame on written rows) and
+//     counter invariants derived from ASSUME INITIALLY conditions of one
+//     shape (liveness.go; docs/static.md, "Liveness and counters in the
+//     inductive proof").
 //
 // # Queries (paper §5), with one change
 //
