@@ -26,11 +26,18 @@ func TestRowWorkloadsRecordMemDB(t *testing.T) {
 				}
 				w := gen(t, wl, o)
 				h := runMem(t, memdb.Options{Mode: mode, Seed: 2}, w)
-				preds, rows := runnertest.CheckRowHistory(t, h, w)
+				var preds, rows, dirty int
+				if mode == memdb.ReadUncommitted {
+					// Rows a failed predicate write changed are seen before its rollback, and
+					// not recorded (memdb, like the SQL drivers, does not say which they were).
+					preds, rows, dirty = runnertest.CheckRowHistoryDirty(t, h, w)
+				} else {
+					preds, rows = runnertest.CheckRowHistory(t, h, w)
+				}
 				if preds < 200 || rows == 0 {
 					t.Fatalf("%d predicate operations listing %d rows, want at least 200 and some rows", preds, rows)
 				}
-				t.Logf("%d txns, %d predicate ops, %d rows", len(h.Txns), preds, rows)
+				t.Logf("%d txns, %d predicate ops, %d rows (%d of them images of failed writes)", len(h.Txns), preds, rows, dirty)
 			})
 		}
 	}
