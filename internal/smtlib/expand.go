@@ -65,7 +65,11 @@ func Expand(t Term, sort string, domain []Term) Term {
 		var rec func(i int, m map[string]Term)
 		rec = func(i int, m map[string]Term) {
 			if i == len(expand) {
-				parts = append(parts, Subst(body, m))
+				part := Subst(body, m)
+				if len(keep) == 0 && part.Head() == "!" && len(part.list) >= 2 {
+					part = part.list[1] // no quantifier left for the patterns
+				}
+				parts = append(parts, part)
 				return
 			}
 			for _, c := range domain {

@@ -42,6 +42,10 @@ type Encoding struct {
 	unbounded      []smtlib.Term
 	counterAssumes []*Assume
 	namesInstances bool // the unbounded facts use the named mark
+	// factsInBounded adds the unbounded facts to the bounded query, closed
+	// over its instances (tests only: a check that they keep every real
+	// anomaly, see addBoundedFacts).
+	factsInBounded bool
 }
 
 // finish expands the quantifiers over each table's field datatype into its

@@ -472,3 +472,46 @@ func builtinModel(m Model, names ...string) bool {
 	}
 	return false
 }
+
+// addBoundedFacts adds the unbounded liveness facts and counter invariants
+// to a bounded query over the instances domain: every instance is named,
+// and every Skolem instance is one of them (the query's executions have
+// exactly those instances). Used by tests only, to check that the facts
+// keep the real anomalies the bounded queries find: a fact that excluded a
+// replay-confirmed execution would be unsound.
+func (e *Encoding) addBoundedFacts(s *smtlib.Script, domain []smtlib.Term) {
+	for _, c := range e.unbounded {
+		if c.Head() == "declare-fun" {
+			s.Add(c)
+		}
+	}
+	for _, c := range e.unbounded {
+		if c.Head() != "assert" {
+			continue
+		}
+		s.Assert(c.Elems()[1])
+	}
+	if e.namesInstances {
+		x := smtlib.Var{Name: "x", Sort: "T"}
+		s.Assert(smtlib.Forall([]smtlib.Var{x}, smtlib.App(namedSym, x.Ref())))
+	}
+	// Skolem functions returning T are closed over the domain.
+	for _, d := range e.unbounded {
+		el := d.Elems()
+		if d.Head() != "declare-fun" || el[3].String() != "T" {
+			continue
+		}
+		var vs []smtlib.Var
+		var args []smtlib.Term
+		for i, sort := range el[2].Elems() {
+			v := smtlib.Var{Name: "s" + strconv.Itoa(i), Sort: sort.String()}
+			vs = append(vs, v)
+			args = append(args, v.Ref())
+		}
+		var in []smtlib.Term
+		for _, x := range domain {
+			in = append(in, smtlib.Eq(smtlib.App(el[1].String(), args...), x))
+		}
+		s.Assert(smtlib.Forall(vs, smtlib.Or(in...)))
+	}
+}

@@ -165,6 +165,9 @@ func (e *Encoding) Execution(k int) smtlib.Query {
 	for _, f := range e.frames {
 		s.Assert(e.finishTerm(e.frameAxiom(f, es)))
 	}
+	if e.factsInBounded {
+		e.addBoundedFacts(s, es)
+	}
 	for _, ax := range append(e.valueAxioms(es), e.writtenValueAxioms()...) {
 		s.Assert(e.finishTerm(ax))
 	}
