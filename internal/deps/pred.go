@@ -678,6 +678,7 @@ func hasTruth(vt []verTruth, t history.Truth) bool {
 type scanSource struct {
 	d    *Deps
 	vs   *versions
+	iv   []history.Interval // with real time: as Deps.Iv reads it (timeIntervals)
 	tv   []history.Truth
 	seen []uint32
 	gen  uint32
@@ -693,7 +694,10 @@ func (s *scanSource) keys(_ int, pr *history.Predicate, fi *fieldIndex, dst []hi
 
 func (s *scanSource) reach(r int32, k history.Key, pr *history.Predicate, fi *fieldIndex, dst []verTruth) []verTruth {
 	s.tv = truths(pr, fi, k, s.tv)
-	s.d.feasible(r, k, s.vs, s.tv)
+	if s.iv == nil && s.d.Opts.Realtime {
+		s.iv = s.d.timeIntervals()
+	}
+	s.d.feasible(r, k, s.vs, s.iv, s.tv)
 	for i, x := range s.tv[1:] {
 		if x != infeasible {
 			dst = append(dst, verTruth{int32(1 + i), x})
@@ -831,8 +835,10 @@ const infeasible history.Truth = 255
 // ordered by real time are ordered so on every key, Vbox's W^t). Reading either would close
 // a cycle with certain edges, so no solution can choose it, and leaving it out can neither
 // hide nor invent a violation; it lets rows whose only matching versions are out of reach
-// drop out altogether.
-func (d *Deps) feasible(r int32, k history.Key, vs *versions, tv []history.Truth) {
+// drop out altogether. Time is read as the real-time edges read it, iv = [Deps.timeIntervals]:
+// a transaction of unknown outcome may end at any time (+inf), one without an interval is
+// unbounded, so neither ever overwrites a version by time nor has one overwritten.
+func (d *Deps) feasible(r int32, k history.Key, vs *versions, iv []history.Interval, tv []history.Truth) {
 	ws := vs.byKey[k]
 	for i, w := range ws {
 		if w == r {
@@ -843,8 +849,7 @@ func (d *Deps) feasible(r int32, k history.Key, vs *versions, tv []history.Truth
 		return
 	}
 	h := d.H
-	iv := func(t int32) history.Interval { return h.Txns[t].Time.Widen(d.Opts.Skew) }
-	ri := iv(r)
+	ri := iv[r]
 	// The latest begin among committed writers that ended before r began.
 	var mb int64
 	found := false
@@ -852,7 +857,7 @@ func (d *Deps) feasible(r int32, k history.Key, vs *versions, tv []history.Truth
 		if w == r || h.Txns[w].Outcome != history.OutcomeCommitted {
 			continue
 		}
-		if wi := iv(w); wi.End < ri.Begin && (!found || wi.Begin > mb) {
+		if wi := iv[w]; wi.End < ri.Begin && (!found || wi.Begin > mb) {
 			mb, found = wi.Begin, true
 		}
 	}
@@ -863,7 +868,7 @@ func (d *Deps) feasible(r int32, k history.Key, vs *versions, tv []history.Truth
 		if w == r {
 			continue
 		}
-		wi := iv(w)
+		wi := iv[w]
 		if ri.End < wi.Begin || (found && wi.End < mb) {
 			tv[1+i] = infeasible
 		}

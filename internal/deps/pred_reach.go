@@ -12,7 +12,8 @@ import (
 
 // # Versions in reach (strict levels)
 //
-// Real time leaves reader r (interval [Br, Er], widened by the skew) only some versions of
+// Real time leaves reader r (interval [Br, Er], read as Deps.Iv reads it: widened by the
+// skew, an unknown outcome ending at +inf, no interval unbounded) only some versions of
 // a row x in reach (see feasible): not one whose writer w began after r ended (Bw > Er), and
 // not one overwritten before r began, i.e. followed by a committed writer w' of x with
 // Bw' > Ew and Ew' < Br. Let
@@ -41,7 +42,7 @@ import (
 type reachSource struct {
 	d  *Deps
 	vs *versions
-	iv []history.Interval // per transaction, widened
+	iv []history.Interval // per transaction, as Deps.Iv reads them (timeIntervals)
 	// byEnd and supEnd: per key, laid out like the writers of vs.byKey (versions.wrange),
 	// its versions (indexes into vs.byKey[k]) by End and their S in that order
 	// (non-decreasing).
@@ -62,10 +63,7 @@ type reachSource struct {
 func (d *Deps) newReachSource(ctx context.Context, vs *versions) *reachSource {
 	h := d.H
 	s := &reachSource{d: d, vs: vs, ctx: ctx, swept: make(map[string]bool)}
-	s.iv = make([]history.Interval, len(h.Txns))
-	for t := range h.Txns {
-		s.iv[t] = h.Txns[t].Time.Widen(d.Opts.Skew)
-	}
+	s.iv = d.timeIntervals()
 	nk := len(vs.byKey)
 	nw := vs.base[nk] - int32(nk)
 	s.byEnd = make([]int32, nw)
@@ -81,7 +79,7 @@ func (d *Deps) newReachSource(ctx context.Context, vs *versions) *reachSource {
 			if h.Txns[w].Outcome == history.OutcomeCommitted {
 				com = append(com, w)
 			}
-			ml = max(ml, s.iv[w].End-s.iv[w].Begin)
+			ml = max(ml, length(s.iv[w]))
 		}
 		s.maxLen[k] = ml
 		slices.SortFunc(com, func(a, b int32) int { return cmp.Compare(s.iv[a].Begin, s.iv[b].Begin) })
@@ -119,6 +117,15 @@ func (d *Deps) newReachSource(ctx context.Context, vs *versions) *reachSource {
 	return s
 }
 
+// length is the length of an interval, +inf (math.MaxInt64) when it is unbounded or too
+// long to hold.
+func length(x history.Interval) int64 {
+	if x.Begin < 0 && x.End > math.MaxInt64+x.Begin {
+		return math.MaxInt64
+	}
+	return x.End - x.Begin
+}
+
 // reach returns the versions of k in reach of r, with their truths.
 func (s *reachSource) reach(r int32, k history.Key, pr *history.Predicate, fi *fieldIndex, dst []verTruth) []verTruth {
 	ri := s.iv[r]
@@ -144,8 +151,8 @@ func (s *reachSource) reach(r int32, k history.Key, pr *history.Predicate, fi *f
 			b = m
 		}
 	}
-	limit := int64(math.MaxInt64)
-	if ml := s.maxLen[k]; ri.End < math.MaxInt64-ml {
+	limit := int64(math.MaxInt64) // with an unbounded writer interval, no limit
+	if ml := s.maxLen[k]; ml < math.MaxInt64 && ri.End < math.MaxInt64-ml {
 		limit = ri.End + ml
 	}
 	g0 := s.vs.base[k]

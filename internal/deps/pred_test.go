@@ -83,7 +83,8 @@ func predText(d *Deps) string {
 // genReach makes a random history for the reach index: many overlapping transactions over
 // a few rows, integer timestamps from a small range (so ties between begins and ends are
 // common), row images with two fields, partial images, absent rows, values that are not
-// images, aborted and unknown outcomes, and rows a predicate returned at random.
+// images, aborted and unknown outcomes, transactions without an interval, times near zero or
+// far below it, and rows a predicate returned at random.
 func genReach(rng *rand.Rand) *history.History {
 	b := history.NewBuilder()
 	nk := 2 + rng.IntN(6)
@@ -110,6 +111,9 @@ func genReach(rng *rand.Rand) *history.History {
 		b.SetInitial(image())
 	}
 	span := int64(10 + rng.IntN(60))
+	// Times around zero or far below it, too: the unbounded intervals of unknown outcomes
+	// and of transactions without one must not overflow the index's arithmetic.
+	origin := []int64{0, -span / 2, math.MinInt64 / 2}[rng.IntN(3)]
 	nt := 2 + rng.IntN(25)
 	for i := range nt {
 		s := b.Session(history.Int(int64(rng.IntN(4))))
@@ -121,12 +125,12 @@ func genReach(rng *rand.Rand) *history.History {
 			outcome = history.OutcomeUnknown
 		}
 		b.BeginTxn(s, history.Str(fmt.Sprintf("T%d", i+1)), outcome)
-		begin := rng.Int64N(span)
+		begin := origin + rng.Int64N(span)
 		end := begin + rng.Int64N(1+span/3)
 		if rng.IntN(10) == 0 {
 			end = begin + rng.Int64N(span) // a long one
 		}
-		b.Current().Time, b.Current().HasTime = history.Interval{Begin: begin, End: end}, true
+		b.Current().Time, b.Current().HasTime = history.Interval{Begin: begin, End: end}, rng.IntN(12) != 0 // some without an interval
 		for range 1 + rng.IntN(4) {
 			k := keys[rng.IntN(nk)]
 			switch rng.IntN(7) {
