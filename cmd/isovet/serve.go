@@ -60,15 +60,8 @@ Late and out-of-order transactions are re-checked; a read's verdict is provision
 			}
 			o.Level = l
 			o.Initial = parseDatum(initial)
-			switch maxMemory {
-			case "auto", "":
-				o.MaxMemory = 0 // server.DefaultMaxMemory
-			case "none", "0":
-				o.MaxMemory = -1
-			default:
-				if o.MaxMemory, err = parseBytes(maxMemory); err != nil {
-					return &exitError{code: exitUsage, err: err}
-				}
+			if o.MaxMemory, err = parseMaxMemory(maxMemory); err != nil {
+				return &exitError{code: exitUsage, err: err}
 			}
 			if o.Logger, err = newLogger(c.ErrOrStderr(), logLevel); err != nil {
 				return &exitError{code: exitUsage, err: err}
@@ -104,6 +97,25 @@ Late and out-of-order transactions are re-checked; a read's verdict is provision
 	f.IntVar(&o.Shards, "shards", 1, "split the checker by key over this many goroutines (helps only with idle cores)")
 	f.StringVar(&cpuProfile, "cpu-profile", "", "write a Go CPU profile of the whole run to this file")
 	return c
+}
+
+// parseMaxMemory reads --max-memory as server.Options.MaxMemory: auto (or empty) is 0,
+// the server's default bound; none (or a size of 0) is -1, unbounded; else a size.
+func parseMaxMemory(s string) (int64, error) {
+	switch s {
+	case "auto", "":
+		return 0, nil
+	case "none", "0":
+		return -1, nil
+	}
+	n, err := parseBytes(s)
+	if err != nil {
+		return 0, fmt.Errorf("--max-memory: %w (or auto, none)", err)
+	}
+	if n == 0 {
+		return -1, nil // 0 bytes, however written: unbounded, as 0 always meant
+	}
+	return n, nil
 }
 
 // parseBytes parses sizes like 512MiB, 2GB, 1048576.

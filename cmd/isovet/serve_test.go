@@ -19,3 +19,20 @@ func TestParseBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestParseMaxMemory(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in      string
+		want    int64
+		wantErr bool
+	}{
+		{"auto", 0, false}, {"", 0, false}, {"none", -1, false}, {"0", -1, false}, {"0B", -1, false},
+		{"2GiB", 2 << 30, false}, {"192MiB", 192 << 20, false}, {"lots", 0, true}, {"-1", 0, true},
+	} {
+		got, err := parseMaxMemory(tt.in)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("parseMaxMemory(%q) = %d, %v; want %d, error %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
