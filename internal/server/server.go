@@ -44,11 +44,10 @@ type Options struct {
 	Settle, Retain time.Duration
 	// MaxMemory bounds the server's memory in bytes (0: [DefaultMaxMemory]; negative:
 	// unbounded). [Serve] sets the Go runtime's soft memory limit 1/16 below it (at least
-	// 32 MiB below), and the
-	// checker keeps its estimated size under half of it: the other half is room for garbage
-	// between collections and for batches in flight. Over its half, the checker drops the
-	// oldest unsettled transactions unchecked and says so (a warning event,
-	// isovet_txns_dropped_total).
+	// 32 MiB below), and the checker keeps its estimated size under half of it: the other
+	// half is room for garbage between collections and for batches in flight. Over its
+	// half, the checker drops the oldest unsettled transactions unchecked and says so (a
+	// warning event, isovet_txns_dropped_total).
 	MaxMemory int64
 	// ViolationsFile, if set, receives every violation as a JSON line. Violations already in
 	// it (from before a restart) are not reported again.
