@@ -41,6 +41,7 @@ func (s *Server) getMetrics(w http.ResponseWriter, r *http.Request) {
 	metric("isovet_keys", "gauge", "Keys held.", st.Keys)
 	metric("isovet_versions", "gauge", "Key versions held.", st.Versions)
 	metric("isovet_memory_estimate_bytes", "gauge", "The checker's estimate of its own memory.", st.MemoryEstimate)
+	metric("isovet_memory_bound_bytes", "gauge", "The server's memory bound (0: none); the checker keeps to half of it.", st.MemoryBound)
 	metric("isovet_heap_bytes", "gauge", "Go heap in use.", ms.HeapAlloc)
 	metric("isovet_lag_seconds", "gauge", "How far settling is behind the settle timeout.", st.LagSeconds)
 	metric("isovet_queue_delay_seconds", "gauge", "How long the last batch waited for the checker.", st.QueueDelay)
@@ -62,7 +63,7 @@ td{padding:2px 12px 2px 0}pre{background:#f4f4f4;padding:8px;white-space:pre-wra
 <table id="st"></table>
 <h2>Violations</h2><pre id="v">waiting…</pre>
 <script>
-const rows=["level","uptime_seconds","ingested","checked","pending","in_memory","violations","violations_by_kind","duplicates","late","dropped","flips","lag_seconds","memory_estimate_bytes","nats_messages","http_requests","http_bad_requests"];
+const rows=["level","uptime_seconds","ingested","checked","pending","in_memory","violations","violations_by_kind","duplicates","late","dropped","flips","lag_seconds","memory_estimate_bytes","memory_bound_bytes","nats_messages","http_requests","http_bad_requests"];
 async function tick(){try{const s=await (await fetch("/v1/status")).json();
 document.getElementById("st").innerHTML=rows.map(k=>"<tr><td>"+k+"</td><td>"+JSON.stringify(s[k])+"</td></tr>").join("");}catch(e){}}
 setInterval(tick,1000);tick();

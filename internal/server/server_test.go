@@ -161,7 +161,7 @@ func TestStatusMetricsAndIndex(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, want := range []string{"isovet_txns_ingested_total 1", "isovet_txns_pending", "isovet_violations_total", "isovet_heap_bytes", "isovet_lag_seconds", "isovet_txns_checked_total"} {
+	for _, want := range []string{"isovet_txns_ingested_total 1", "isovet_txns_pending", "isovet_violations_total", "isovet_heap_bytes", "isovet_lag_seconds", "isovet_txns_checked_total", fmt.Sprintf("isovet_memory_bound_bytes %d", DefaultMaxMemory())} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
 		}
