@@ -120,10 +120,11 @@ type Polygraph struct {
 	ver []int32
 	// cand: the write is a candidate source of some read (its version may be read).
 	cand []bool
-	// nuReaders: the other certain reads (their readers reach later writers through ν, or
+	// nuReaders: the other certain readers (they reach later writers through ν, or
 	// directly without one); the solver encoding expands ν back into direct edges.
-	// Indexes into D.Reads.
 	nuReaders [][]int32
+	// slot: scratch of buildKey, per transaction (see there).
+	slot []int32
 	// succ: writers ordered after w on k by pruning (time-fixed ones are in deps).
 	succ [][]int32
 	// rmw: per write, the version its writer read before overwriting it (see rmwSources).
@@ -209,7 +210,7 @@ func Build(d *deps.Deps) *Polygraph {
 		}
 	}
 	p.dedup()
-	p.rmw = nil
+	p.rmw, p.slot = nil, nil
 	return p
 }
 
@@ -301,7 +302,7 @@ func (p *Polygraph) certRead(ri int32, w int32) {
 		p.certReaders[i] = append(p.certReaders[i], r.Txn)
 		return
 	}
-	p.nuReaders[i] = append(p.nuReaders[i], ri)
+	p.nuReaders[i] = append(p.nuReaders[i], r.Txn)
 }
 
 // versions runs at the end of Build, when the later writers of every version known then
@@ -345,15 +346,26 @@ func (p *Polygraph) version(i, w int32, need []bool, dst *[]deps.Edge) {
 	k := p.keyOf(i, w)
 	v := d.AddVersionNode(w, k)
 	p.ver[i] = v
-	for _, ri := range p.nuReaders[i] {
-		r := &d.Reads[ri]
-		*dst = append(*dst, deps.Edge{From: r.Txn, To: v, Rel: report.RW, Key: r.Key, Value: r.Value, Via: w, Guards: [3]int32{-1, -1, -1}})
-	}
 	wa, _ := d.WriteOf(w, k)
+	for _, t := range p.nuReaders[i] {
+		*dst = append(*dst, deps.Edge{From: t, To: v, Rel: report.RW, Key: k, Value: p.readValue(t, k, w, wa.Value), Via: w, Guards: [3]int32{-1, -1, -1}})
+	}
 	for _, b := range p.succ[i] {
 		wb, _ := d.WriteOf(b, k)
 		*dst = append(*dst, deps.Edge{From: v, To: b, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: w, Guards: [3]int32{-1, -1, -1}})
 	}
+}
+
+// readValue returns the value t read of k from w (def if no such read is found): the
+// readers of a version are kept by transaction, and only the few that get a version node
+// need their reads' values.
+func (p *Polygraph) readValue(t int32, k history.Key, w int32, def history.Value) history.Value {
+	for _, ri := range p.D.ReadsOf[t] {
+		if r := &p.D.Reads[ri]; r.Key == k && slices.Contains(r.Cands, w) {
+			return r.Value
+		}
+	}
+	return def
 }
 
 // keyOf returns the key of write i of w.
@@ -382,22 +394,35 @@ func (p *Polygraph) fromVersion(from, to int32, k history.Key, dst []deps.Edge) 
 func (p *Polygraph) fromVersionX(from, to int32, k history.Key, dst []deps.Edge, expand bool) []deps.Edge {
 	wa, _ := p.D.WriteOf(from, k)
 	wb, _ := p.D.WriteOf(to, k)
-	i := p.wid(from, k)
+	return p.fromVersionAt(from, to, k, p.wid(from, k), wa.Value, wb.Value, dst, expand)
+}
+
+// fromVersionAt is fromVersionX given from's write index i and both values.
+func (p *Polygraph) fromVersionAt(from, to int32, k history.Key, i int32, va, vb history.Value, dst []deps.Edge, expand bool) []deps.Edge {
 	if v := p.ver[i]; expand || v == 0 {
-		for _, ri := range p.nuReaders[i] {
-			if r := p.D.Reads[ri].Txn; r != to {
-				dst = append(dst, deps.Edge{From: r, To: to, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: from, Guards: [3]int32{-1, -1, -1}})
+		for _, r := range p.nuReaders[i] {
+			if r != to {
+				dst = append(dst, deps.Edge{From: r, To: to, Rel: report.RW, Key: k, Value: va, Value2: vb, Via: from, Guards: [3]int32{-1, -1, -1}})
 			}
 		}
 	} else {
-		dst = append(dst, deps.Edge{From: v, To: to, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: from, Guards: [3]int32{-1, -1, -1}})
+		dst = append(dst, deps.Edge{From: v, To: to, Rel: report.RW, Key: k, Value: va, Value2: vb, Via: from, Guards: [3]int32{-1, -1, -1}})
 	}
 	for _, r := range p.certReaders[i] {
 		if r != to {
-			dst = append(dst, deps.Edge{From: r, To: to, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: from, Guards: [3]int32{-1, -1, -1}})
+			dst = append(dst, deps.Edge{From: r, To: to, Rel: report.RW, Key: k, Value: va, Value2: vb, Via: from, Guards: [3]int32{-1, -1, -1}})
 		}
 	}
 	return dst
+}
+
+// writeAt returns w's write of k, whose write index is i.
+func (p *Polygraph) writeAt(w, i int32, k history.Key) deps.Write {
+	if w >= 0 && int(w) < len(p.wbase)-1 && i >= p.wbase[w] && i < p.wbase[w+1] {
+		return p.D.Writes[w][i-p.wbase[w]]
+	}
+	wr, _ := p.D.WriteOf(w, k)
+	return wr
 }
 
 // rmwSources fills rmw: for each write of k by a committed w, the version w read before
@@ -492,69 +517,107 @@ func (p *Polygraph) buildKey(k history.Key, wids []int32, known []deps.Edge) []d
 	if len(ws) == 0 {
 		return known
 	}
-	// next[v] is the unique read-modify-write successor of version v (writer or Init).
-	pred := make(map[int32]int32)
-	succs := make(map[int32]int32) // count
-	next := make(map[int32]int32)
+	// Versions are numbered by slot: j for ws[j], len(ws) for Init, and further slots for
+	// any other source (not expected: a source is a committed writer of k).
+	n := len(ws)
+	if wids == nil {
+		wids = make([]int32, n)
+		for j, w := range ws {
+			wids[j] = p.wid(w, k)
+		}
+	}
+	if len(p.slot) < d.N {
+		p.slot = make([]int32, d.N)
+	}
 	for j, w := range ws {
+		p.slot[w] = int32(j) + 1
+	}
+	defer func() {
+		for _, w := range ws {
+			p.slot[w] = 0
+		}
+	}()
+	nv := int32(n) + 1
+	var other map[int32]int32
+	slotOf := func(v int32) int32 {
+		if v == d.Init {
+			return int32(n)
+		}
+		if v >= 0 && int(v) < len(p.slot) && p.slot[v] > 0 {
+			return p.slot[v] - 1
+		}
+		if other == nil {
+			other = make(map[int32]int32)
+		}
+		s, ok := other[v]
+		if !ok {
+			s = nv
+			nv++
+			other[v] = s
+		}
+		return s
+	}
+	// pred[j]: the slot of the version ws[j] read-modified, or -1; succs: per slot, how many
+	// writers read-modified it; next: per slot, such a writer's position (the unique
+	// read-modify-write successor when succs is 1), or -1.
+	pred := make([]int32, n)
+	for j, w := range ws {
+		pred[j] = -1
 		if d.Status[w] != deps.Committed {
 			continue
 		}
-		i := int32(-1)
-		if wids != nil {
-			i = wids[j]
-		} else {
-			i = p.wid(w, k)
+		if v := p.rmw[wids[j]]; v >= 0 && v != w && (v == d.Init || d.Status[v] == deps.Committed) {
+			pred[j] = slotOf(v)
 		}
-		if v := p.rmw[i]; v >= 0 && v != w && (v == d.Init || d.Status[v] == deps.Committed) {
-			pred[w] = v
+	}
+	succs := make([]int32, nv)
+	next := make([]int32, nv)
+	for i := range next {
+		next[i] = -1
+	}
+	for j, v := range pred {
+		if v >= 0 {
 			succs[v]++
-			next[v] = w
+			next[v] = int32(j)
 		}
 	}
-	inChain := func(w int32) bool {
-		v, ok := pred[w]
-		return ok && succs[v] == 1
-	}
+	inChain := func(j int) bool { return pred[j] >= 0 && succs[pred[j]] == 1 }
 	// Blocks: start at writers that are not a chained successor.
 	type block struct {
 		first, last int32
 		initRoot    bool
 	}
 	var blocks []block
-	covered := make(map[int32]bool)
-	for _, w := range ws {
-		if inChain(w) && pred[w] != d.Init {
+	covered := make([]bool, n)
+	for j, w := range ws {
+		if inChain(j) && pred[j] != int32(n) {
 			continue
 		}
-		b := block{first: w, last: w, initRoot: inChain(w) && pred[w] == d.Init}
+		b := block{first: w, last: w, initRoot: inChain(j)}
+		last := int32(j)
 		for {
-			n, ok := next[b.last]
-			if !ok || succs[b.last] != 1 {
+			x := next[last]
+			if x < 0 || succs[last] != 1 {
 				break
 			}
-			// Known edges inside the chain: last→n (ww) and every other reader of last's
-			// version anti-depends on n.
-			wa, _ := d.WriteOf(b.last, k)
-			wn, _ := d.WriteOf(n, k)
-			known = append(known, deps.Edge{From: b.last, To: n, Rel: report.WW, Key: k, Value: wa.Value, Value2: wn.Value, Via: -1, Guards: [3]int32{-1, -1, -1}})
-			known = p.fromVersion(b.last, n, k, known)
-			i := p.wid(b.last, k)
-			p.succ[i] = append(p.succ[i], n)
-			b.last = n
+			// Known edges inside the chain: last→x (ww) and every other reader of last's
+			// version anti-depends on x.
+			wl, wx := ws[last], ws[x]
+			wa, wn := p.writeAt(wl, wids[last], k), p.writeAt(wx, wids[x], k)
+			known = append(known, deps.Edge{From: wl, To: wx, Rel: report.WW, Key: k, Value: wa.Value, Value2: wn.Value, Via: -1, Guards: [3]int32{-1, -1, -1}})
+			known = p.fromVersionAt(wl, wx, k, wids[last], wa.Value, wn.Value, known, false)
+			p.succ[wids[last]] = append(p.succ[wids[last]], wx)
+			covered[last] = true
+			last = x
 		}
+		covered[last] = true
+		b.last = ws[last]
 		blocks = append(blocks, b)
-		for w := b.first; ; w = next[w] {
-			covered[w] = true
-			if w == b.last {
-				break
-			}
-		}
 	}
 	// Writers on a cycle of read-modify-writes start no block; they stay single (their
 	// write-read edges already form a cycle of known edges).
-	for _, w := range ws {
-		if !covered[w] {
+	for j, w := range ws {
+		if !covered[j] {
 			blocks = append(blocks, block{first: w, last: w})
 		}
 	}
@@ -954,7 +1017,7 @@ func (p *Polygraph) fixWR(wi int) {
 		p.certReaders[i] = append(p.certReaders[i], r.Txn)
 	} else if w != p.D.Init {
 		i := p.wid(w, r.Key)
-		p.nuReaders[i] = append(p.nuReaders[i], rc.Read)
+		p.nuReaders[i] = append(p.nuReaders[i], r.Txn)
 	}
 	// Readers of w's version now anti-depend on writers already ordered after w: done by
 	// readEdges through succ. Writers in undecided pairs with w pick the reader up through
