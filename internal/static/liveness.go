@@ -6,15 +6,16 @@ import (
 	"isovet/internal/smtlib"
 )
 
-// Liveness and counter facts for the unbounded queries (φ_Cycle,k over
-// executions of any size, φ_ShortestPath,k, φ_Inductive and any-dependency).
-// The bounded query has its own frame axiom, expanded over its k instances;
-// the unbounded queries cannot expand an existential over all instances, so
-// they get Skolemized forms that z3 instantiates only for the terms a proof
-// names. Each axiom holds in every execution allowed by the App. B
-// semantics (a snapshot is the writes of the visible instances applied in
-// ar order), so adding it loses no execution; docs/static.md ("Liveness in
-// the unbounded queries") gives the arguments.
+// Liveness and counter facts for the inductive queries (φ_Inductive, over
+// executions of any size; the other unbounded queries do not use them, as
+// they made those queries' sat answers slow). The bounded query has its own
+// frame axiom, expanded over its k instances; a query over executions of
+// any size cannot expand an existential over all instances, so these are
+// Skolemized forms that z3 instantiates only for the terms a proof names.
+// Each axiom holds in every execution allowed by the App. B semantics (a
+// snapshot is the writes of the visible instances applied in ar order), so
+// adding it loses no execution; docs/static.md ("Liveness and counters in
+// the inductive proof") gives the arguments.
 
 // aliveWriter is a statement that writes the Alive field of at most one row,
 // named by key expressions: an INSERT, or a DELETE whose WHERE fixes the
@@ -289,6 +290,9 @@ func (e *Encoding) counterAxiom(as *Assume) ([]smtlib.Term, bool) {
 			}
 			if l.Iter != nRow.Name || r.Iter != cRow.Name || !field(T, l.Field).Key || !field(C, r.Field).Key || l.Field == nf.Field {
 				return false
+			}
+			if _, dup := link[r.Field]; dup {
+				return false // the invariant would drop one of the equations
 			}
 			link[r.Field] = l.Field
 			return true
