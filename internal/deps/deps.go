@@ -273,28 +273,51 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 	if err := d.expandPredsTimed(ctx); err != nil {
 		return nil, err
 	}
-	// Index last writes by (key, value), for reads that do not name their writer. Formats
-	// that name every writer (Vbox, Cobra's sources) never need it, so it is built on first
-	// use.
-	type kv struct {
-		k history.Key
+	// Index last writes by (key, value), for reads that do not name their writer: per key,
+	// its writers' values and the writers, sorted by value then writer, in one array carved
+	// like Writers, searched by bisection. Formats that name every writer (Vbox, Cobra's
+	// sources) never need it, so it is built on first use.
+	type vw struct {
 		v history.Value
+		w int32
 	}
-	var final map[kv][]int32
-	finals := func() map[kv][]int32 {
-		if final != nil {
-			return final
-		}
-		final = make(map[kv][]int32)
-		for t, ws := range d.Writes {
-			if h.Txns[t].Outcome == history.OutcomeAborted {
-				continue
+	var fin []vw
+	var finOff []int32
+	finals := func(k history.Key, v history.Value) []vw {
+		if finOff == nil {
+			finOff = make([]int32, nk+1)
+			for t, ws := range d.Writes {
+				if !aborted[t] {
+					for _, w := range ws {
+						finOff[w.Key+1]++
+					}
+				}
 			}
-			for _, w := range ws {
-				final[kv{w.Key, w.Value}] = append(final[kv{w.Key, w.Value}], int32(t))
+			for k := range nk {
+				finOff[k+1] += finOff[k]
+			}
+			fin = make([]vw, finOff[nk])
+			at := slices.Clone(finOff[:nk])
+			for t, ws := range d.Writes {
+				if !aborted[t] {
+					for _, w := range ws {
+						fin[at[w.Key]] = vw{w.Value, int32(t)}
+						at[w.Key]++
+					}
+				}
+			}
+			for k := range nk {
+				// Filled in writer order: a stable sort by value keeps it within a value.
+				slices.SortStableFunc(fin[finOff[k]:finOff[k+1]], func(a, b vw) int { return cmp.Compare(a.v, b.v) })
 			}
 		}
-		return final
+		run := fin[finOff[k]:finOff[k+1]]
+		i, _ := slices.BinarySearchFunc(run, v, func(x vw, v history.Value) int { return cmp.Compare(x.v, v) })
+		j := i
+		for j < len(run) && run[j].v == v {
+			j++
+		}
+		return run[i:j]
 	}
 	if d.hasLists {
 		d.resolveLists()
@@ -315,13 +338,19 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 		case history.SrcInit, history.SrcNone:
 			r.Cands = d.single(d.Init)
 		default:
-			for _, w := range finals()[kv{r.Key, r.Value}] {
-				if w != r.Txn {
-					r.Cands = append(r.Cands, w)
+			ws, init := finals(r.Key, r.Value), h.InitialValue(r.Key) == r.Value
+			switch {
+			case len(ws) == 1 && ws[0].w != r.Txn && !init:
+				r.Cands = d.single(ws[0].w) // the common case: one writer wrote the value
+			default:
+				for _, x := range ws {
+					if x.w != r.Txn {
+						r.Cands = append(r.Cands, x.w)
+					}
 				}
-			}
-			if h.InitialValue(r.Key) == r.Value {
-				r.Cands = append(r.Cands, d.Init)
+				if init {
+					r.Cands = append(r.Cands, d.Init)
+				}
 			}
 		}
 	}
