@@ -163,8 +163,11 @@ func TestBenchHistories(t *testing.T) {
 					}
 					return
 				}
-				if benchName(rel) == "blindw_pred_100" && rep.Verdict != report.Unknown {
-					t.Errorf("Check(%s, %s) = %v, want unknown (predicates are only partly modelled)", rel, level, rep.Verdict)
+				if benchName(rel) == "blindw_pred_100" && rep.Verdict != report.Pass {
+					// Its partial row images leave predicate evaluations open for the SI
+					// analysis; the strict serializability certificate decides them by
+					// replaying its serial order on whole rows (the MANIFEST: serializable).
+					t.Errorf("Check(%s, %s) = %v, want pass on the strict serializability certificate; notes %q", rel, level, rep.Verdict, rep.Notes)
 				}
 				if rep.Verdict == report.Fail {
 					logAnomaly(t, rep.Anomalies[0])
