@@ -326,10 +326,25 @@ func (rp *replay) run(ctx context.Context) (*Result, error) {
 		j := &job{st: st, done: make(chan struct{})}
 		se.queue <- j
 		pending = append(pending, j)
-		if !wait(rp.o.Wait) && rp.blocked(ctx, mon, se, j) {
-			j.blocked = true
-			res.Blocked++
-			rp.notes = append(rp.notes, note{st.Step, st.Session, fmt.Sprintf("step %d, session %d (%s): blocked: waits for a lock after %v, the replay goes on", st.Step, st.Session, st.Text, rp.o.Wait)})
+		if !wait(rp.o.Wait) {
+			if rp.blocked(ctx, mon, se, j) {
+				j.blocked = true
+				res.Blocked++
+				rp.notes = append(rp.notes, note{st.Step, st.Session, fmt.Sprintf("step %d, session %d (%s): blocked: waits for a lock after %v, the replay goes on", st.Step, st.Session, st.Text, rp.o.Wait)})
+			}
+			// A statement blocked at an earlier step may have been released by this one and
+			// still be running: before the next step goes out, each must finish or be seen
+			// waiting for a lock again, or a slow machine would reorder the two.
+			for _, pj := range pending {
+				if pj == j {
+					continue
+				}
+				select {
+				case <-pj.done:
+				default:
+					rp.blocked(ctx, mon, rp.sessionOf(pj.st.Session), pj)
+				}
+			}
 		}
 		pending = slices.DeleteFunc(pending, func(j *job) bool {
 			select {
