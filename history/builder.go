@@ -36,6 +36,7 @@ type Builder struct {
 	sessNil SessionID
 	hasNil  bool
 	cur     TxnID // open transaction, or -1
+	touched int32 // keeps BytesValues' touching loads from being optimized away
 }
 
 const chunkOps = 1 << 16
@@ -158,13 +159,75 @@ func (b *Builder) StrValue(s string) Value {
 // BytesValue interns the string value held in s. It never allocates per call: the value
 // table copies new strings into its arena and keeps no reference to s.
 func (b *Builder) BytesValue(s []byte) Value {
-	h := b.valStr.hash(s)
-	if v, ok := b.valStr.get(&b.h.Values, s, h); ok {
+	tag := b.valStr.tag(s)
+	if v, ok := b.valStr.get(&b.h.Values, s, tag); ok {
 		return Value(v)
 	}
+	return b.addStr(s, tag)
+}
+
+// addStr adds the new string value s, whose tag is tag.
+func (b *Builder) addStr(s []byte, tag uint32) Value {
 	v := Value(b.h.Values.addBytes(s))
-	b.valStr.put(h, int32(v))
+	b.valStr.put(tag, int32(v))
 	return v
+}
+
+// valueBatch is how many strings [Builder.BytesValues] looks up at once.
+const valueBatch = 128
+
+// BytesValues interns the string values ss in order and stores their ids in out, which must
+// be at least as long as ss: out[i] is exactly what BytesValue(ss[i]) would return after
+// BytesValue(ss[0]) ... BytesValue(ss[i-1]), whatever ss holds (strings repeated within the
+// batch, strings already interned, the empty string). Like BytesValue it keeps no reference
+// to ss and allocates only when the value table grows.
+//
+// It is faster than BytesValue one at a time when the strings' slots in the value index are
+// unlikely to be in the processor's caches (a history with millions of distinct values): it
+// reads the slot of every string of the batch before probing for any, so the memory fetches
+// overlap instead of each waiting for the one before.
+//
+// A caller that puts string values aside to intern them in one batch keeps the ids that
+// interning them as they came would have given only if it interns no other value (IntValue,
+// Value, StrValue, BytesValue) between the first of them and the batch: new values get the
+// next id in the order they are interned.
+func (b *Builder) BytesValues(ss [][]byte, out []Value) {
+	out = out[:len(ss)]
+	x := &b.valStr
+	var tags [valueBatch]uint32
+	for len(ss) > 0 {
+		n := min(len(ss), valueBatch)
+		// Touch every home slot first: the loads are independent, so their misses overlap.
+		var touch int32
+		for i, s := range ss[:n] {
+			tags[i] = x.tag(s)
+			touch |= x.slots[x.home(tags[i])].id
+		}
+		b.touched += touch & 1
+		for i, s := range ss[:n] {
+			if v, ok := x.get(&b.h.Values, s, tags[i]); ok {
+				out[i] = Value(v)
+			} else {
+				out[i] = b.addStr(s, tags[i]) // may grow the index; tags do not depend on its size
+			}
+		}
+		ss, out = ss[n:], out[n:]
+	}
+}
+
+// GrowValues hints that about n more distinct values, holding about size bytes of strings
+// in all, are coming, so that the value table and the string index are sized once instead
+// of doubling as they fill. A wrong hint costs memory or later growth, never correctness.
+func (b *Builder) GrowValues(n, size int) {
+	t := &b.h.Values
+	if n > 0 {
+		t.kinds = slicesGrow(t.kinds, n)
+		t.words = slicesGrow(t.words, n)
+		b.valStr.reserve(b.valStr.n + n)
+	}
+	if size > 0 {
+		t.arena = slicesGrow(t.arena, size)
+	}
 }
 
 // Session returns the session with source id d, creating it (in order of first appearance).

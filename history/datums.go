@@ -114,58 +114,88 @@ func (t *Datums) reserve() {
 // strIndex maps strings to ids for a [Datums] that holds them, with open addressing keyed by
 // a hash of the bytes. Like intIndex it holds no pointers, and looking up a []byte never
 // allocates: the strings themselves are only in the table's arena.
+//
+// A slot is 8 bytes: the id and a 32-bit tag, the high half of the string's mixed hash
+// (h*fibMul). A slot's home is the top bits of the tag, so growing the table moves slots
+// without reading any string again, and a probe reads a string only when the tags agree: the
+// string's own, or (rarely) another with the same home and the same tag bits below it.
 type strIndex struct {
 	slots []strSlot
 	n     int
-	shift uint
+	shift uint // 32 - log2(len(slots)): a tag's home is tag >> shift
 	seed  maphash.Seed
 }
 
 type strSlot struct {
-	hash uint64
-	id   int32 // id+1; 0 marks an empty slot
+	tag uint32 // uint32(h * fibMul >> 32) of the string's hash h
+	id  int32  // id+1; 0 marks an empty slot
 }
 
 func newStrIndex() strIndex {
-	return strIndex{slots: make([]strSlot, 16), shift: 64 - 4, seed: maphash.MakeSeed()}
+	return strIndex{slots: make([]strSlot, 16), shift: 32 - 4, seed: maphash.MakeSeed()}
 }
 
-func (x *strIndex) hash(b []byte) uint64 { return maphash.Bytes(x.seed, b) }
+// tag returns the tag of the string b.
+func (x *strIndex) tag(b []byte) uint32 { return uint32(maphash.Bytes(x.seed, b) * fibMul >> 32) }
 
-// get returns the id of the string b (hash h) held in t.
-func (x *strIndex) get(t *Datums, b []byte, h uint64) (int32, bool) {
+// home returns the slot where probing for tag starts.
+func (x *strIndex) home(tag uint32) int { return int(tag >> x.shift) }
+
+// get returns the id of the string b (tag tag) held in t.
+func (x *strIndex) get(t *Datums, b []byte, tag uint32) (int32, bool) {
 	mask := len(x.slots) - 1
-	for i := int(h * fibMul >> x.shift); ; i = (i + 1) & mask {
+	for i := x.home(tag); ; i = (i + 1) & mask {
 		s := x.slots[i]
 		if s.id == 0 {
 			return 0, false
 		}
-		if s.hash == h && string(t.bytes(int(s.id-1))) == string(b) {
+		if s.tag == tag && string(t.bytes(int(s.id-1))) == string(b) {
 			return s.id - 1, true
 		}
 	}
 }
 
-// put stores id for hash h; the string must not be present.
-func (x *strIndex) put(h uint64, id int32) {
+// put stores id for tag; the string must not be present.
+func (x *strIndex) put(tag uint32, id int32) {
 	if 2*(x.n+1) > len(x.slots) {
-		x.grow()
+		x.resize(2 * len(x.slots))
 	}
+	x.place(tag, id)
+}
+
+func (x *strIndex) place(tag uint32, id int32) {
 	mask := len(x.slots) - 1
-	i := int(h * fibMul >> x.shift)
+	i := x.home(tag)
 	for x.slots[i].id != 0 {
 		i = (i + 1) & mask
 	}
-	x.slots[i] = strSlot{h, id + 1}
+	x.slots[i] = strSlot{tag, id + 1}
 	x.n++
 }
 
-func (x *strIndex) grow() {
+// reserve makes room for n strings in all, so that they go in without growing the table
+// (up to 2^29 strings: a larger hint is taken as that, and put grows the table past it).
+func (x *strIndex) reserve(n int) {
+	size := len(x.slots)
+	for 2*n > size && size < 1<<30 {
+		size *= 2
+	}
+	if size > len(x.slots) {
+		x.resize(size)
+	}
+}
+
+// resize moves the slots into a table of size slots, a larger power of two.
+func (x *strIndex) resize(size int) {
 	old := x.slots
-	x.slots, x.shift, x.n = make([]strSlot, 2*len(old)), x.shift-1, 0
+	x.slots, x.n = make([]strSlot, size), 0
+	for size > len(old) {
+		x.shift--
+		size /= 2
+	}
 	for _, s := range old {
 		if s.id != 0 {
-			x.put(s.hash, s.id-1)
+			x.place(s.tag, s.id-1)
 		}
 	}
 }

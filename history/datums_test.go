@@ -72,3 +72,126 @@ func TestDatumsStringsSurviveGrowth(t *testing.T) {
 		t.Fatalf("empty string: %#v", d)
 	}
 }
+
+// TestBytesValuesAgreesWithBytesValue interns the same random stream in two builders, one
+// value at a time and with string runs in batches, and wants the same ids and tables: runs
+// that repeat strings within themselves, repeat earlier strings, cross the batch size and
+// grow the index mid-batch, between integers and nils, with and without GrowValues hints.
+func TestBytesValuesAgreesWithBytesValue(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		grow func(b *Builder) // hint, before anything is interned
+		seed uint64
+	}{
+		{"no-hint", func(*Builder) {}, 1},
+		{"hint", func(b *Builder) { b.GrowValues(40_000, 1<<20) }, 2},
+		{"small-hint", func(b *Builder) { b.GrowValues(100, 10) }, 3},
+		{"zero-hint", func(b *Builder) { b.GrowValues(0, 0) }, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(tc.seed, 7))
+			one, batch := NewBuilder(), NewBuilder()
+			tc.grow(batch)
+			var seen []string
+			str := func() string {
+				switch r := rng.IntN(10); {
+				case r < 3 && len(seen) > 0:
+					return seen[rng.IntN(len(seen))] // interned before, or earlier in the run
+				case r == 3:
+					return strings.Repeat("y", rng.IntN(40)) // "" too
+				default:
+					s := "v=" + strconv.Itoa(rng.IntN(1<<20)) + ",w=" + strconv.Itoa(rng.IntN(100))
+					seen = append(seen, s)
+					return s
+				}
+			}
+			var ss [][]byte
+			var out []Value
+			for step := range 3000 {
+				switch rng.IntN(6) {
+				case 0:
+					i := int64(rng.IntN(2000)) - 10
+					if v, w := batch.IntValue(i), one.IntValue(i); v != w {
+						t.Fatalf("step %d: IntValue(%d) = %d after batches, %d one at a time", step, i, v, w)
+					}
+				case 1:
+					if v, w := batch.Value(NilDatum), one.Value(NilDatum); v != w || v != Nil {
+						t.Fatalf("step %d: Value(nil) = %d after batches, %d one at a time", step, v, w)
+					}
+				default:
+					n := rng.IntN(2*valueBatch + 3) // empty, short, and across the batch size
+					if rng.IntN(4) == 0 {
+						n = rng.IntN(3)
+					}
+					ss = ss[:0]
+					for range n {
+						ss = append(ss, []byte(str()))
+					}
+					out = append(out[:0], make([]Value, n+1)...)
+					out[n] = -1 // beyond the batch: must stay untouched
+					batch.BytesValues(ss, out)
+					for i, s := range ss {
+						if w := one.BytesValue(s); out[i] != w {
+							t.Fatalf("step %d: BytesValues gave %q id %d (%d of %d), BytesValue %d", step, s, out[i], i, n, w)
+						}
+						clear(s) // the builder keeps no reference to the caller's bytes
+					}
+					if out[n] != -1 {
+						t.Fatalf("step %d: BytesValues wrote past its %d strings", step, n)
+					}
+				}
+			}
+			hb, err := batch.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ho, err := one.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hb.Values.Len() != ho.Values.Len() || hb.Values.Len() < 10_000 {
+				t.Fatalf("value tables hold %d and %d values, want the same and at least 10,000", hb.Values.Len(), ho.Values.Len())
+			}
+			for v, d := range ho.Values.All() {
+				if got := hb.Values.At(int(v)); got != d {
+					t.Fatalf("Values[%d] = %#v after batches, %#v one at a time", v, got, d)
+				}
+			}
+		})
+	}
+}
+
+// TestStrIndexComparesStringsOnEqualTags gives different strings the same tag, as a 32-bit
+// collision would, and wants each found by its bytes, across growth of the index.
+func TestStrIndexComparesStringsOnEqualTags(t *testing.T) {
+	t.Parallel()
+	var d Datums
+	x := newStrIndex()
+	const tag = 0xdeadbeef
+	words := []string{"a", "b", "", "ab", "ba", "c"}
+	for i, w := range words {
+		if _, ok := x.get(&d, []byte(w), tag); ok {
+			t.Fatalf("get(%q) found it before it was put", w)
+		}
+		id := int32(d.addBytes([]byte(w)))
+		x.put(tag, id)
+		x.put(uint32(i)<<28, int32(d.addBytes([]byte("other"+w)))) // spread over homes
+		for _, w2 := range words[:i+1] {
+			got, ok := x.get(&d, []byte(w2), tag)
+			if !ok || string(d.bytes(int(got))) != w2 {
+				t.Fatalf("after putting %q: get(%q) = %d, %v", w, w2, got, ok)
+			}
+		}
+	}
+	x.reserve(1000)
+	for _, w := range words {
+		if got, ok := x.get(&d, []byte(w), tag); !ok || string(d.bytes(int(got))) != w {
+			t.Fatalf("after reserve: get(%q) = %d, %v", w, got, ok)
+		}
+	}
+	if _, ok := x.get(&d, []byte("d"), tag); ok {
+		t.Fatal(`get("d") found a string never put`)
+	}
+}

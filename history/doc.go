@@ -28,7 +28,11 @@
 // # Building
 //
 // Readers stream into a [Builder], which interns as it goes, and call [Builder.Build] at the
-// end; Build resolves nothing by itself but checks structure with [Validate].
+// end; Build resolves nothing by itself but checks structure with [Validate]. A new value
+// takes the next [Value] id, so ids follow the order values are first interned. For
+// millions of string values, [Builder.GrowValues] sizes the value table once and
+// [Builder.BytesValues] interns a batch of strings with their index lookups overlapped,
+// giving exactly the ids of [Builder.BytesValue] one at a time.
 //
 // # Local names
 //
