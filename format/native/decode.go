@@ -40,6 +40,7 @@ type Decoder struct {
 	// vc, strs and rowSlab intern string values, share predicates' strings and hand out
 	// predicate rows, for both paths.
 	vc      valueCache
+	pend    pendingValues // string values of a predicate op waiting for one batch
 	strs    strCache
 	rowSlab rowSlab
 	// noFast turns off the fast path (and so the pipeline), for tests comparing it with
@@ -66,7 +67,7 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	br := bufio.NewReaderSize(r, bufSize)
 	var long []byte
 	var off int64
-	txns0, ops0 := b.NumTxns(), d.ops
+	start := d.mark(b)
 	for {
 		ln, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -85,9 +86,7 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 				return perr
 			}
 			if d.line == 2048 && size > off {
-				// Grow the builder once for the whole input, estimated from its start.
-				scale := float64(size) / float64(off) * 1.05
-				b.Grow(int(float64(b.NumTxns()-txns0)*scale), int(float64(d.ops-ops0)*scale))
+				d.grow(b, start, size, off)
 			}
 		}
 		if err == io.EOF {
@@ -97,6 +96,23 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 			return d.readErr(err)
 		}
 	}
+}
+
+// growMark is what a decoder and its builder held when a Decode began.
+type growMark struct{ txns, ops, misses, missBytes int }
+
+func (d *Decoder) mark(b *history.Builder) growMark {
+	return growMark{b.NumTxns(), d.ops, d.vc.misses, d.vc.missBytes}
+}
+
+// grow grows the builder once for the whole input of size bytes, estimated from what its
+// first off bytes added since start: transactions, ops, and the string values the value
+// cache missed (mostly new values) with their bytes.
+func (d *Decoder) grow(b *history.Builder, start growMark, size, off int64) {
+	scale := float64(size) / float64(off) * 1.05
+	est := func(n int) int { return int(float64(n) * scale) }
+	b.Grow(est(b.NumTxns()-start.txns), est(d.ops-start.ops))
+	b.GrowValues(est(d.vc.misses-start.misses), est(d.vc.missBytes-start.missBytes))
 }
 
 func (d *Decoder) readErr(err error) error { return fmt.Errorf("reading %s: %w", d.name, err) }

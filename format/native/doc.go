@@ -35,8 +35,10 @@
 // compact form the writers emit, item and predicate ops alike, take a one-pass fast path to
 // the same result; a large stream is read in two stages, one goroutine parsing blocks of
 // lines while the other builds, with the same result and errors as serial reading. String
-// values are interned through a small per-key cache of recent values, and predicate rows
-// are carved from shared arrays, so a history of millions of rows costs few allocations.
+// values are interned through a small per-key cache of recent values (the fast path sends
+// a predicate op's misses to the builder in one batch, and sizes the builder's value table
+// from the start of the stream), and predicate rows are carved from shared arrays, so a
+// history of millions of rows costs few allocations.
 //
 // # Writing
 //

@@ -557,6 +557,9 @@ func (d *Decoder) commitFastPred(b *history.Builder, r *fastRec, kind history.Op
 		po.Pred.Field = history.Str(d.strs.get(r.bytes(p.field.i)))
 	}
 	po.Rows = d.rowSlab.take(int(p.nrows))
+	// String values the cache misses wait in d.pend and go to the builder in one batch
+	// (history.Builder.BytesValues), before any integer value and at the end: the builder
+	// interns them in the order of the rows, as one at a time.
 	for i, fr := range f.rows[p.rows0 : p.rows0+p.nrows] {
 		var k history.Key
 		if fr.keyKind == history.DatumInt {
@@ -567,12 +570,18 @@ func (d *Decoder) commitFastPred(b *history.Builder, r *fastRec, kind history.Op
 		v := history.Nil
 		switch fr.vKind {
 		case history.DatumInt:
+			d.pend.flush(b, &d.vc, po.Rows)
 			v = b.IntValue(fr.val)
 		case history.DatumStr:
-			v = d.vc.value(k, r.bytes(fr.val))
+			s := r.bytes(fr.val)
+			var ok bool
+			if v, ok = d.vc.lookup(k, s); !ok {
+				d.pend.add(s, i)
+			}
 		}
 		po.Rows[i] = history.Row{Key: k, Value: v, Src: fr.src, Match: fr.match}
 	}
+	d.pend.flush(b, &d.vc, po.Rows)
 	if kind == history.OpPredRead {
 		b.PredRead(po)
 	} else {

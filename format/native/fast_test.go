@@ -109,14 +109,47 @@ var predLines = []string{
 	`{"s":1,"ops":[["pr",{},[],]]}`,
 }
 
+// batchLines are compact predicate lines whose string values the fast path interns in
+// batches: values repeated within an op (with the same key and with another), values
+// interned by an earlier op or line, integers and nulls between strings, and an op of more
+// rows than one batch of the builder.
+var batchLines = []string{
+	`{"s":1,"ops":[["w",5,"a"],["pr",{"rel":"t"},[[1,"b"],[2,"a"],[1,"b"],[3,7],[3,"c"],[4,null],[2,"b"],[5,"c"],[1,"d"],[6,""],[7,""]]],["pw",{},[[1,"d"],[9,"e"],[9,"e"],[9,9],[9,"f"]]],["w",5,"f"]]}`,
+	`{"s":2,"ops":[["pr",{},[[1,"e"],[5,"g"],[5,"a"],[1,"g"],[8,1],[8,"h"]]],["pw",{},[[1,"i"]]]]}`,
+	longPredLine(300),
+}
+
+// longPredLine returns a predicate read of n rows of string values, a few of them repeated
+// and every tenth an integer.
+func longPredLine(n int) string {
+	var s strings.Builder
+	s.WriteString(`{"s":3,"ops":[["pr",{"rel":"t"},[`)
+	for i := range n {
+		if i > 0 {
+			s.WriteByte(',')
+		}
+		switch {
+		case i%10 == 9:
+			fmt.Fprintf(&s, `[%d,%d]`, i, i)
+		case i%7 == 6:
+			fmt.Fprintf(&s, `[%d,"w=%d"]`, i%5, i/3)
+		default:
+			fmt.Fprintf(&s, `[%d,"v1=%d,w=%d"]`, i, i%40, i)
+		}
+	}
+	s.WriteString(`]]]}`)
+	return s.String()
+}
+
 func TestFastPathAgreesWithGeneralParser(t *testing.T) {
 	t.Parallel()
 	header := "{\"isovet\":1,\"initial\":0}\n"
 	inputs := []string{string(genNative(t, 300)), write(t, rich(t))}
 	inputs = append(inputs, string(genPredNative(t, 300, 1000, 100)))
-	for _, ln := range slices.Concat(fastLines, predLines) {
+	for _, ln := range slices.Concat(fastLines, predLines, batchLines) {
 		inputs = append(inputs, ln, header+ln+"\n"+ln, ln+"\n{bad")
 	}
+	inputs = append(inputs, strings.Join(batchLines, "\n"))
 	for _, in := range inputs {
 		checkPathsAgree(t, in)
 	}
@@ -143,6 +176,7 @@ func TestFastPathTakesCompactLines(t *testing.T) {
 	lines = append(lines, strings.Split(strings.TrimSpace(string(genPredNative(t, 200, 1000, 200))), "\n")[1:]...)
 	lines = append(lines, fastLines[:2]...)
 	lines = append(lines, predLines[:4]...)
+	lines = append(lines, batchLines...)
 	for _, ln := range lines {
 		if !native.FastTakes([]byte(ln)) {
 			t.Errorf("the fast path declines %q", ln)
@@ -158,7 +192,7 @@ func TestFastPathTakesCompactLines(t *testing.T) {
 // FuzzFastPathAgrees checks that the fast path and the general parser read any input the
 // same way: the same history (with the same interning order) or the same error.
 func FuzzFastPathAgrees(f *testing.F) {
-	for _, ln := range slices.Concat(fastLines, predLines) {
+	for _, ln := range slices.Concat(fastLines, predLines, batchLines) {
 		f.Add([]byte(ln))
 	}
 	f.Add(genNative(f, 20))

@@ -1,6 +1,10 @@
 package native
 
-import "isovet/history"
+import (
+	"slices"
+
+	"isovet/history"
+)
 
 // valueCache memoizes the builder's ids of short string values per key: the last
 // cacheWays distinct values seen with each key, most recent first. A predicate read mostly
@@ -16,6 +20,8 @@ type valueCache struct {
 	off  bool // a decoder for one line: not worth a table
 	b    *history.Builder
 	ways []cachedValue // key k's entries are ways[k*cacheWays : (k+1)*cacheWays]
+	// misses and missBytes count the values looked up and not found, and their bytes.
+	misses, missBytes int
 }
 
 const (
@@ -45,11 +51,26 @@ func (c *valueCache) reset(b *history.Builder) {
 
 // value interns the string value s, seen with key k, in c's builder.
 func (c *valueCache) value(k history.Key, s []byte) history.Value {
+	if v, ok := c.lookup(k, s); ok {
+		return v
+	}
+	v := c.b.BytesValue(s)
+	c.add(k, s, v)
+	return v
+}
+
+// entries returns key k's entries, or nil for a value the cache does not hold: a decoder
+// for one line, a long value, a key beyond cacheKeys, or (without grow) a key not yet
+// cached.
+func (c *valueCache) entries(k history.Key, s []byte, grow bool) []cachedValue {
 	if c.off || len(s) > len(cachedValue{}.s) || k < 0 || k >= cacheKeys {
-		return c.b.BytesValue(s)
+		return nil
 	}
 	i := int(k) * cacheWays
 	if i >= len(c.ways) {
+		if !grow {
+			return nil
+		}
 		n := min(max(2*len(c.ways), i+cacheWays, 64*cacheWays), cacheKeys*cacheWays)
 		if n > cap(c.ways) {
 			w := make([]cachedValue, n)
@@ -59,7 +80,13 @@ func (c *valueCache) value(k history.Key, s []byte) history.Value {
 			c.ways = c.ways[:n] // reset cleared it
 		}
 	}
-	e := c.ways[i : i+cacheWays : i+cacheWays]
+	return c.ways[i : i+cacheWays : i+cacheWays]
+}
+
+// lookup returns the id of the string value s if it is cached with key k, and makes it
+// the key's most recent value.
+func (c *valueCache) lookup(k history.Key, s []byte) (history.Value, bool) {
+	e := c.entries(k, s, false)
 	for j := range e {
 		if e[j].id != 0 && int(e[j].n) == len(s) && string(e[j].s[:len(s)]) == string(s) {
 			if j > 0 {
@@ -67,14 +94,57 @@ func (c *valueCache) value(k history.Key, s []byte) history.Value {
 				copy(e[1:j+1], e[:j])
 				e[0] = hit
 			}
-			return e[0].id
+			return e[0].id, true
 		}
 	}
-	v := c.b.BytesValue(s)
+	return 0, false
+}
+
+// add records that the builder interned the string value s, seen with key k, as v after
+// lookup missed it, as key k's most recent value. It also counts the misses, whose number
+// and bytes estimate the values still to come.
+func (c *valueCache) add(k history.Key, s []byte, v history.Value) {
+	c.misses++
+	c.missBytes += len(s) + 1 // the arena stores a length before the bytes
+	if _, ok := c.lookup(k, s); ok {
+		return // a batch held s twice with k: both missed, the first was added
+	}
+	e := c.entries(k, s, true)
+	if e == nil {
+		return
+	}
 	copy(e[1:], e[:cacheWays-1])
 	e[0].id, e[0].n = v, uint8(len(s))
 	copy(e[0].s[:], s)
-	return v
+}
+
+// pendingValues holds the string values of a predicate op's rows that the value cache
+// missed, to be interned in one batch.
+type pendingValues struct {
+	ss   [][]byte // the values, aliasing the line
+	rows []int    // the row of each
+	ids  []history.Value
+}
+
+func (p *pendingValues) add(s []byte, row int) {
+	p.ss = append(p.ss, s)
+	p.rows = append(p.rows, row)
+}
+
+// flush interns the pending values in b, in the order they were added, sets the values of
+// their rows and adds them to the cache with their rows' keys.
+func (p *pendingValues) flush(b *history.Builder, c *valueCache, rows []history.Row) {
+	if len(p.ss) == 0 {
+		return
+	}
+	p.ids = slices.Grow(p.ids[:0], len(p.ss))[:len(p.ss)]
+	b.BytesValues(p.ss, p.ids)
+	for j, i := range p.rows {
+		rows[i].Value = p.ids[j]
+		c.add(rows[i].Key, p.ss[j], p.ids[j])
+	}
+	clear(p.ss) // drop the references to the line
+	p.ss, p.rows = p.ss[:0], p.rows[:0]
 }
 
 // strCache shares the strings of predicates' relations and fields, which repeat from op to

@@ -69,7 +69,7 @@ func (d *Decoder) decodePipelined(r io.Reader, size int64, b *history.Builder) e
 		return err
 	}
 	var off int64
-	txns0, ops0 := b.NumTxns(), d.ops
+	start := d.mark(b)
 	for {
 		bt := <-full
 		for i := range bt.recs {
@@ -84,9 +84,7 @@ func (d *Decoder) decodePipelined(r io.Reader, size int64, b *history.Builder) e
 				return finish(err)
 			}
 			if d.line == 2048 && size > off {
-				// Grow the builder once for the whole input, estimated from its start.
-				scale := float64(size) / float64(off) * 1.05
-				b.Grow(int(float64(b.NumTxns()-txns0)*scale), int(float64(d.ops-ops0)*scale))
+				d.grow(b, start, size, off)
 			}
 		}
 		if bt.last {
