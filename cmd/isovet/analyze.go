@@ -65,6 +65,7 @@ axioms. Exit codes: 0 no anomaly up to the bound (or proven serializable), 1 an 
 	c.Flags().IntVarP(&args.Bound, "bound", "k", 4, "largest cycle length to search for")
 	c.Flags().StringVar(&args.Solver, "solver", "z3", "SMT solver: z3 or cvc5")
 	c.Flags().DurationVar(&args.Timeout, "timeout", 60*time.Second, "time limit per solver query")
+	c.Flags().DurationVar(&args.UnboundedTimeout, "unbounded-timeout", 10*time.Second, "time limit per query of the unbounded proofs, which only strengthen the bounded answer (0: --timeout)")
 	c.Flags().BoolVar(&args.EmptyInitialDB, "empty-initial-db", false, "assume every table starts empty")
 	c.Flags().BoolVar(&args.JSON, "json", false, "print the result as JSON")
 	c.Flags().BoolVar(&args.NoUnbounded, "no-unbounded", false, "skip the unbounded serializability proofs")

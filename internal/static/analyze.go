@@ -35,12 +35,16 @@ func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil 
 
 // Options configure [Analyze].
 type Options struct {
-	Model          Model
-	Bound          int // largest k for cycle detection; 0 means 4
-	Solver         string
-	Timeout        time.Duration // per query; 0 means none
-	EmptyInitialDB bool
-	Backend        smtlib.Backend
+	Model   Model
+	Bound   int // largest k for cycle detection; 0 means 4
+	Solver  string
+	Timeout time.Duration // per query; 0 means none
+	// UnboundedTimeout, when positive and shorter than Timeout, bounds each query of the
+	// unbounded proofs instead: they come after the bounded answer and only strengthen it, so
+	// a timeout there costs a proof, never soundness, and should not cost a minute.
+	UnboundedTimeout time.Duration
+	EmptyInitialDB   bool
+	Backend          smtlib.Backend
 	// Emit, when set, receives every script sent to the solver.
 	Emit io.Writer
 	// NoUnbounded skips the shortest-path and inductive proofs.
@@ -109,10 +113,11 @@ type Result struct {
 var ErrNoBackend = errors.New("static: no solver backend")
 
 type analysis struct {
-	ctx  context.Context
-	prog *Program
-	opts Options
-	res  *Result
+	ctx     context.Context
+	prog    *Program
+	opts    Options
+	res     *Result
+	timeout time.Duration // of the queries now being asked
 }
 
 // Analyze runs the bounded cycle queries for k = 2..Bound and, when none has a
@@ -130,7 +135,7 @@ func Analyze(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	if opts.Solver == "" {
 		opts.Solver = "z3"
 	}
-	a := &analysis{ctx: ctx, prog: prog, opts: opts, res: &Result{Model: opts.Model.Name, Bound: opts.Bound}}
+	a := &analysis{ctx: ctx, prog: prog, opts: opts, res: &Result{Model: opts.Model.Name, Bound: opts.Bound}, timeout: opts.Timeout}
 	err := a.run()
 	for _, q := range a.res.Queries {
 		a.res.Elapsed += q.Elapsed
@@ -144,7 +149,7 @@ func (a *analysis) solve(q smtlib.Query) (smtlib.Answer, error) {
 		fmt.Fprintf(a.opts.Emit, "; ---- %s ----\n", queryName(q))
 		q.Script.WriteTo(a.opts.Emit)
 	}
-	ans, err := a.opts.Backend.Solve(a.ctx, a.opts.Solver, q, a.opts.Timeout)
+	ans, err := a.opts.Backend.Solve(a.ctx, a.opts.Solver, q, a.timeout)
 	if err != nil {
 		return ans, fmt.Errorf("solving %s: %w", queryName(q), err)
 	}
@@ -237,6 +242,11 @@ func (a *analysis) run() error {
 // unbounded tries the shortest-path proof (Theorem 10) and then the
 // inductive one (Theorem 12), and records the proof that succeeds.
 func (a *analysis) unbounded(enc *Encoding) (bool, error) {
+	if u := a.opts.UnboundedTimeout; u > 0 && (a.timeout <= 0 || u < a.timeout) {
+		prev := a.timeout
+		a.timeout = u
+		defer func() { a.timeout = prev }()
+	}
 	// Theorem 10 needs φ_Cycle,K over executions of any size, not only the
 	// bounded executions checked above.
 	cyc, err := a.solve(enc.Cycle(a.opts.Bound))

@@ -30,6 +30,8 @@ type AnalyzeArgs struct {
 	Solver string
 	// Timeout bounds each solver query (0: none).
 	Timeout time.Duration
+	// UnboundedTimeout bounds each query of the unbounded proofs when shorter (0: Timeout).
+	UnboundedTimeout time.Duration
 	// EmptyInitialDB assumes every table starts empty.
 	EmptyInitialDB bool
 	// EmitSMT, when non-nil, receives every SMT-LIB script sent to the solver.
@@ -98,7 +100,7 @@ func RunCommand(ctx context.Context, args AnalyzeArgs, stdout, stderr io.Writer)
 		fmt.Fprintln(stderr, err)
 		return ExitBadInput, err
 	}
-	res, err := Analyze(ctx, prog, Options{Model: model, Bound: args.Bound, Solver: args.Solver, Timeout: args.Timeout,
+	res, err := Analyze(ctx, prog, Options{Model: model, Bound: args.Bound, Solver: args.Solver, Timeout: args.Timeout, UnboundedTimeout: args.UnboundedTimeout,
 		EmptyInitialDB: args.EmptyInitialDB, Backend: args.Backend, Emit: args.EmitSMT, NoUnbounded: args.NoUnbounded, Txns: args.Txns,
 		IgnoreAssumptions: args.IgnoreAssumptions})
 	if err != nil {
