@@ -40,7 +40,8 @@ import (
 //
 // Versions are the initial state and the last write of x of every transaction that did not
 // abort. A nil value is an absent row (unborn or deleted): no predicate holds on it. A
-// version whose image does not set the predicate's field (a partial update) has the field's
+// version whose image does not set the predicate's field (a partial update) has the field
+// as the transaction's earlier writes of x set it (pred_partial.go), else the field's
 // previous value: when every version of x that sets the field agrees on θ, so does it;
 // otherwise its truth is unknown. A version whose truth is unknown is a candidate for both
 // outcomes (so no violation is invented), and the history is then only partly modelled
@@ -191,8 +192,9 @@ type fieldIndex struct {
 
 // partialKey summarises the versions of a key some version of which does not set the field.
 type partialKey struct {
-	set    []int64 // the values of the versions that set it, ascending
-	hasNil bool    // some version is an absent row
+	set     []int64 // the values of the versions that set it, ascending
+	hasNil  bool    // some version is an absent row
+	unknown bool    // some version's field is unknown (not an image): it may be inherited
 }
 
 type keyVal struct {
@@ -249,6 +251,7 @@ func (d *Deps) field(vs *versions, name string) *fieldIndex {
 			set(vs.gid[t][j], parse(h.Value(w.Value)))
 		}
 	}
+	d.fieldBack(vs, fi, parse)
 	if fi.states != nil {
 		for k := range nk {
 			g0, g1 := vs.base[k], vs.base[k+1]
@@ -262,6 +265,8 @@ func (d *Deps) field(vs *versions, name string) *fieldIndex {
 					p.set = append(p.set, fi.vals[g])
 				case fieldAbsent:
 					p.hasNil = true
+				case fieldUnknown:
+					p.unknown = true
 				}
 			}
 			slices.Sort(p.set)
@@ -318,16 +323,24 @@ func (fi *fieldIndex) byValue() {
 // unsetTruth is the predicate's truth on the versions of k that do not set its field: when
 // every version that sets the field agrees, so do they (a row that never had the field,
 // NULL, matches no range); a nil version before a partial one would leave the field NULL,
-// so only "false" is safe then. What stays undecided is TruthUnknown.
+// so only "false" is safe then, and a version whose field is unknown may be the one
+// inherited, so nothing is. What stays undecided is TruthUnknown.
 func (fi *fieldIndex) unsetTruth(pr *history.Predicate, k history.Key) history.Truth {
 	p := fi.partial[k]
-	if p == nil || len(p.set) == 0 {
+	if p == nil {
+		return history.TruthFalse
+	}
+	if len(p.set) == 0 {
+		if p.unknown {
+			return history.TruthUnknown
+		}
 		return history.TruthFalse
 	}
 	i, _ := slices.BinarySearch(p.set, pr.Lo)
 	setTrue := i < len(p.set) && p.set[i] <= pr.Hi
 	setFalse := p.set[0] < pr.Lo || p.set[len(p.set)-1] > pr.Hi
 	switch {
+	case p.unknown:
 	case !setTrue:
 		return history.TruthFalse
 	case !setFalse && !p.hasNil:
@@ -456,6 +469,8 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 	var ar arena
 	var keys []history.Key
 	own := &ownWrites{at: make([]uint32, len(h.Keys)), val: make([]history.Value, len(h.Keys))}
+	oc := &ownCtx{txn: -1}
+	var falseRows returnedFalse
 	// The reads of rows not returned, appended to d.Reads once all are known (d.Reads is
 	// sized for the others: growing it by doubling copied it about twice over).
 	type miss struct {
@@ -501,8 +516,11 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 					continue
 				}
 				if v, ok := own.get(row.Key); ok {
-					if pr.Eval(h.Value(v)) == history.TruthFalse {
+					switch d.ownTruth(oc, po.txn, int(po.op), row.Key, v, pr, fi, vs) {
+					case history.TruthFalse:
 						d.predInternal(t, pr, row.Key, v, true)
+					case history.TruthUnknown:
+						undecidable(pr, row.Key)
 					}
 					continue
 				}
@@ -522,14 +540,40 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 		// order: the findings come out the same on every run.)
 		slices.Sort(own.keys)
 		for _, k := range own.keys {
-			if v := own.val[k]; returned[k] != gen && pr.Eval(h.Value(v)) == history.TruthTrue {
-				d.predInternal(t, pr, k, v, false)
+			if v := own.val[k]; returned[k] != gen {
+				switch d.ownTruth(oc, po.txn, int(po.op), k, v, pr, fi, vs) {
+				case history.TruthTrue:
+					d.predInternal(t, pr, k, v, false)
+				case history.TruthUnknown:
+					undecidable(pr, k)
+				}
 			}
 		}
 		if o.Kind == history.OpPredRead {
 			for _, row := range h.Pred(o).Rows {
-				if v, ok := own.get(row.Key); ok && row.Match && row.Value != v {
+				if !row.Match {
+					continue
+				}
+				v, ok := own.get(row.Key)
+				switch {
+				case ok && row.Value != v:
 					d.predInternal(t, pr, row.Key, v, false)
+				case ok:
+					// Its own version, returned: the predicate must hold on it.
+					switch d.ownTruth(oc, po.txn, int(po.op), row.Key, v, pr, fi, vs) {
+					case history.TruthFalse:
+						d.predReturnedOwnFalse(t, pr, row.Key, v)
+					case history.TruthUnknown:
+						undecidable(pr, row.Key)
+					}
+				default:
+					// Another's version, returned: the predicate must hold on it too.
+					switch d.visibleTruth(po.txn, row.Key, row.Value, row.Src, pr, fi, vs) {
+					case history.TruthFalse:
+						falseRows.add(d, t, pr, row)
+					case history.TruthUnknown:
+						undecidable(pr, row.Key)
+					}
 				}
 			}
 		}
@@ -589,6 +633,7 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 		d.Partial = true
 		d.Notes = append(d.Notes, fmt.Sprintf("%d predicate evaluations could not be decided (partial row images, or values that are not rows), e.g. %s: the versions they may have seen were taken either way, so a pass proves nothing", undecided, example))
 	}
+	falseRows.note(d)
 	return nil
 }
 
@@ -787,7 +832,7 @@ func truths(pr *history.Predicate, fi *fieldIndex, k history.Key, dst []history.
 	}
 	states := fi.states[g0:g1]
 	var set [2]bool
-	unset, hasNil := false, false
+	unset, hasNil, unknown := false, false, false
 	for j, v := range vals {
 		x := fieldVal{v, states[j]}
 		t := history.TruthUnknown
@@ -802,15 +847,19 @@ func truths(pr *history.Predicate, fi *fieldIndex, k history.Key, dst []history.
 			t, hasNil = history.TruthFalse, true
 		case fieldUnset:
 			t, unset = history.TruthUnset, true
+		default:
+			unknown = true
 		}
 		dst = append(dst, t)
 	}
 	if unset {
 		// Every version that sets the field agrees: so do the ones inheriting it (a row
 		// that never had the field, NULL, matches no range). A nil version before a partial
-		// one would leave the field NULL: only "false" is safe then.
+		// one would leave the field NULL: only "false" is safe then. A version whose field
+		// is unknown may be the one inherited: nothing is safe.
 		r := history.TruthUnknown
 		switch {
+		case unknown:
 		case !set[history.TruthTrue]:
 			r = history.TruthFalse
 		case !set[history.TruthFalse] && !hasNil:
