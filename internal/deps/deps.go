@@ -1033,18 +1033,25 @@ const (
 
 // timeIntervals returns the intervals real time uses (see [Deps.Iv]).
 func (d *Deps) timeIntervals() []history.Interval {
-	h := d.H
 	iv := make([]history.Interval, d.N)
 	for t := range d.N {
-		x := &h.Txns[t]
-		if !x.HasTime {
-			iv[t] = history.Interval{Begin: timeNegInf, End: timePosInf}
-			continue
-		}
-		iv[t] = x.Time.Widen(d.Opts.Skew)
-		if x.Outcome == history.OutcomeUnknown {
-			iv[t].End = timePosInf
-		}
+		iv[t] = d.TimeInterval(t)
+	}
+	return iv
+}
+
+// TimeInterval is transaction t's interval as real time reads it ([Deps.Iv] holds them all
+// once the edges are built): widened for clock skew, ending at +inf when t's outcome is
+// unknown (it may have committed after the client gave up), and [-inf, +inf] without a
+// client interval.
+func (d *Deps) TimeInterval(t int) history.Interval {
+	x := &d.H.Txns[t]
+	if !x.HasTime {
+		return history.Interval{Begin: timeNegInf, End: timePosInf}
+	}
+	iv := x.Time.Widen(d.Opts.Skew)
+	if x.Outcome == history.OutcomeUnknown {
+		iv.End = timePosInf
 	}
 	return iv
 }

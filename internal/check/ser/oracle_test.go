@@ -8,8 +8,9 @@ import (
 
 // oracle decides a level by brute force: it tries every subset of the transactions of
 // unknown outcome and every order of the counted transactions (respecting session order and
-// real time when the level does), replaying reads against the state. Exponential: at most
-// about 8 counted transactions.
+// real time when the level does), replaying reads against the state. Real time is read as
+// deps reads it: an unknown outcome ends at +inf, a transaction without an interval is
+// unbounded. Exponential: at most about 8 counted transactions.
 func oracle(h *history.History, level anomaly.Level, skew int64) bool {
 	return oracleWith(h, level, skew, false)
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"math"
 	"slices"
 
 	"isovet/history"
@@ -124,7 +123,7 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 	for t := range d.N {
 		switch d.Status[t] {
 		case deps.Committed:
-			iv := realTime(d, t)
+			iv := d.TimeInterval(t)
 			ns = append(ns, node{iv.Begin, iv.End, int32(t)})
 		case deps.Maybe:
 			fs.why = "unknown outcomes"
@@ -560,7 +559,7 @@ func replay(d *deps.Deps, order, txn []int32) bool {
 	}
 	ivs := make([]history.Interval, d.N) // read in order of id: sequential, not by order
 	for t := range d.N {
-		ivs[t] = realTime(d, t)
+		ivs[t] = d.TimeInterval(t)
 	}
 	at := make([]int32, d.N)
 	for t := range at {
@@ -613,17 +612,4 @@ func replay(d *deps.Deps, order, txn []int32) bool {
 		}
 	}
 	return true
-}
-
-// realTime is t's interval as real time reads it (the rule of [deps.Deps.Iv], which is not
-// built without edges): widened for clock skew, and ending at +inf when t's outcome is
-// unknown, since it may have committed after the client gave up. The fast path runs only
-// when every transaction has an interval.
-func realTime(d *deps.Deps, t int) history.Interval {
-	x := &d.H.Txns[t]
-	iv := x.Time.Widen(d.Opts.Skew)
-	if x.Outcome == history.OutcomeUnknown {
-		iv.End = math.MaxInt64
-	}
-	return iv
 }

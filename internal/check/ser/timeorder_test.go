@@ -49,8 +49,8 @@ func TestTimeUnknownOutcomeLate(t *testing.T) {
 				if rep.Verdict != tc.want {
 					t.Errorf("Check(strict, NoFastPath=%v) = %s, want %s; anomalies %v", nf, rep.Verdict, tc.want, rep.Anomalies)
 				}
-				if got := oracleTime(h, anomaly.StrictSerializable, 0); got != (tc.want == report.Pass) {
-					t.Errorf("oracleTime = %v, want %v", got, tc.want == report.Pass)
+				if got := oracle(h, anomaly.StrictSerializable, 0); got != (tc.want == report.Pass) {
+					t.Errorf("oracle = %v, want %v", got, tc.want == report.Pass)
 				}
 			}
 		})
@@ -87,8 +87,8 @@ func TestTimeMissingIntervals(t *testing.T) {
 				}
 				// The verdict agrees with the oracle on the unbounded reading: a violation is
 				// one there, and an Unknown is a pass there.
-				if got := oracleTime(h, anomaly.StrictSerializable, 0); got != (tc.want != report.Fail) {
-					t.Errorf("oracleTime = %v, want %v", got, tc.want != report.Fail)
+				if got := oracle(h, anomaly.StrictSerializable, 0); got != (tc.want != report.Fail) {
+					t.Errorf("oracle = %v, want %v", got, tc.want != report.Fail)
 				}
 			}
 		})
@@ -99,25 +99,7 @@ func TestTimeMissingIntervals(t *testing.T) {
 	}
 }
 
-// oracleTime is the brute-force oracle under the real-time rules: unknown outcomes end at
-// +inf, and transactions without an interval are unbounded.
-func oracleTime(h *history.History, level anomaly.Level, skew int64) bool {
-	const inf = 1 << 61
-	u := *h
-	u.Txns = slices.Clone(h.Txns)
-	for i := range u.Txns {
-		t := &u.Txns[i]
-		if !t.HasTime {
-			t.Time = history.Interval{Begin: -inf, End: inf}
-		}
-		if t.Outcome == history.OutcomeUnknown {
-			t.Time.End = inf
-		}
-	}
-	return oracle(&u, level, skew)
-}
-
-// TestTimeDifferential compares the strict level with oracleTime on random histories whose
+// TestTimeDifferential compares the strict level with the oracle on random histories whose
 // clients gave up on transactions of unknown outcome before the database committed them,
 // some transactions recorded without an interval: a violation must be one for the oracle,
 // a pass must be one, and Unknown is the answer exactly when a counted transaction has no
@@ -129,7 +111,7 @@ func TestTimeDifferential(t *testing.T) {
 		n = 1000
 	}
 	var counts [3]int // pass, fail, unknown
-	rescued := 0      // oracleTime passes, the old reading fails
+	rescued := 0      // the oracle passes, the old reading fails
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		o := histtest.GenOptions{
 			Txns:            3 + int(seed%6),
@@ -153,7 +135,7 @@ func TestTimeDifferential(t *testing.T) {
 		if !slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return t.HasTime }) {
 			continue
 		}
-		want := oracleTime(h, anomaly.StrictSerializable, 0)
+		want := oracle(h, anomaly.StrictSerializable, 0)
 		if want && h.HasTime() && !oracleRecordedEnd(h, anomaly.StrictSerializable, 0) {
 			rescued++
 		}

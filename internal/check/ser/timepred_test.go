@@ -20,7 +20,7 @@ func TestTimePredicateMissingInterval(t *testing.T) {
 			t.Errorf("Check(strict, NoFastPath=%v) = %s, want unknown; %v %q", nf, rep.Verdict, rep.Anomalies, rep.Notes)
 		}
 	}
-	if !oracleTime(h, anomaly.StrictSerializable, 0) {
+	if !oracle(h, anomaly.StrictSerializable, 0) {
 		t.Errorf("oracleTime = false, want true")
 	}
 }
