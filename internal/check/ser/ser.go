@@ -209,7 +209,7 @@ func (c *run) passByTime() {
 func (c *run) decidedByRows() {
 	c.partial = false
 	n := len(c.rep.Notes)
-	c.rep.Notes = slices.DeleteFunc(c.rep.Notes, func(s string) bool { return strings.Contains(s, "could not be decided") })
+	c.rep.Notes = slices.DeleteFunc(c.rep.Notes, func(s string) bool { return strings.Contains(s, deps.NoteUndecided) })
 	switch {
 	case c.fast.rows:
 		c.rep.Notes = append(c.rep.Notes, "the predicate evaluations on partial row images were decided by replaying the serial order on whole rows (each image merged into the row it updates): every predicate operation selected exactly the rows its predicate holds on")
