@@ -787,20 +787,7 @@ func (w *ownWrites) set(k history.Key, v history.Value) {
 func (d *Deps) ownWritesBefore(t *history.Txn, i int, own *ownWrites) {
 	own.gen++
 	own.keys = own.keys[:0]
-	for _, o := range t.Ops[:i] {
-		switch o.Kind {
-		case history.OpWrite, history.OpInsert, history.OpAppend:
-			own.set(o.Key, o.Value)
-		case history.OpDelete:
-			own.set(o.Key, history.Nil)
-		case history.OpPredWrite:
-			for _, row := range d.H.Pred(o).Rows {
-				if row.Match {
-					own.set(row.Key, row.Value)
-				}
-			}
-		}
-	}
+	d.eachWrite(t.Ops[:i], func(_ int, k history.Key, v history.Value, _ history.OpKind) { own.set(k, v) })
 }
 
 // predInternal records a predicate that disagrees with the transaction's own write.

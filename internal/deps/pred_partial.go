@@ -39,23 +39,32 @@ type logEntry struct {
 	kind history.OpKind
 }
 
-// writeLog returns every write of ops, in op order within each key and sorted by key.
-func (d *Deps) writeLog(ops []history.Op, dst []logEntry) []logEntry {
-	dst = dst[:0]
+// eachWrite calls yield for every write of ops, in order: item writes, inserts and appends
+// with their value, deletes with Nil, and the rows a predicate write matched with their new
+// image; i is the op's index and kind its kind.
+func (d *Deps) eachWrite(ops []history.Op, yield func(i int, k history.Key, v history.Value, kind history.OpKind)) {
 	for i, o := range ops {
 		switch o.Kind {
 		case history.OpWrite, history.OpInsert, history.OpAppend:
-			dst = append(dst, logEntry{o.Key, int32(i), o.Value, o.Kind})
+			yield(i, o.Key, o.Value, o.Kind)
 		case history.OpDelete:
-			dst = append(dst, logEntry{o.Key, int32(i), history.Nil, o.Kind})
+			yield(i, o.Key, history.Nil, o.Kind)
 		case history.OpPredWrite:
 			for _, r := range d.H.Pred(o).Rows {
 				if r.Match {
-					dst = append(dst, logEntry{r.Key, int32(i), r.Value, o.Kind})
+					yield(i, r.Key, r.Value, o.Kind)
 				}
 			}
 		}
 	}
+}
+
+// writeLog returns every write of ops, in op order within each key and sorted by key.
+func (d *Deps) writeLog(ops []history.Op, dst []logEntry) []logEntry {
+	dst = dst[:0]
+	d.eachWrite(ops, func(i int, k history.Key, v history.Value, kind history.OpKind) {
+		dst = append(dst, logEntry{k, int32(i), v, kind})
+	})
 	slices.SortStableFunc(dst, func(a, b logEntry) int { return cmp.Compare(a.k, b.k) })
 	return dst
 }
