@@ -87,12 +87,13 @@ func rowReplay(d *deps.Deps, order, txn []int32) bool {
 		}
 		return true
 	}
-	// holds evaluates p on row k; ok is false when it cannot be decided.
-	holds := func(p *history.Predicate, k history.Key) (bool, bool) {
+	// holds evaluates p, a range over field f, on row k; ok is false when it cannot be
+	// decided.
+	holds := func(p *history.Predicate, f int, k history.Key) (bool, bool) {
 		if !live[k] {
 			return false, true
 		}
-		at := int(k)*nf + fieldID[p.Field.String()]
+		at := int(k)*nf + f
 		if !set[at] {
 			return false, false
 		}
@@ -112,8 +113,9 @@ func rowReplay(d *deps.Deps, order, txn []int32) bool {
 				mark[r.Key] = true
 			}
 		}
+		f := fieldID[po.Pred.Field.String()]
 		for k := range h.Keys {
-			in, known := holds(&po.Pred, history.Key(k))
+			in, known := holds(&po.Pred, f, history.Key(k))
 			if !known || in != mark[k] {
 				ok = false
 				break

@@ -462,6 +462,12 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 			}
 			return after
 		}
+		endOf := func(x int32) int64 {
+			if x < 0 {
+				return minTime // the initial state
+			}
+			return end[x]
+		}
 		var cands []int32
 		for _, ri := range multi {
 			r := &d.Reads[ri]
@@ -475,12 +481,6 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 					}
 				}
 				cands = append(cands, x)
-			}
-			endOf := func(x int32) int64 {
-				if x < 0 {
-					return minTime
-				}
-				return end[x]
 			}
 			slices.SortFunc(cands, func(x, y int32) int {
 				xe, ye := endOf(x), endOf(y)
