@@ -1040,6 +1040,16 @@ func (d *Deps) timeIntervals() []history.Interval {
 	return iv
 }
 
+// UntimedNote explains why a check at a level with real time that found no violation cannot
+// pass when n counted transactions have no client interval ([Deps.Untimed]).
+func UntimedNote(n int) string {
+	what := fmt.Sprintf("%d transactions have", n)
+	if n == 1 {
+		what = "1 transaction has"
+	}
+	return what + " no client interval and took no part in the real-time order; no violation was found without it, but their real times might have closed a cycle, so the history cannot be passed"
+}
+
 // TimeInterval is transaction t's interval as real time reads it ([Deps.Iv] holds them all
 // once the edges are built): widened for clock skew, ending at +inf when t's outcome is
 // unknown (it may have committed after the client gave up), and [-inf, +inf] without a

@@ -98,7 +98,7 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	}
 	if passed && c.untimed > 0 {
 		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, untimedNote(c.untimed))
+		rep.Notes = append(rep.Notes, deps.UntimedNote(c.untimed))
 	}
 	if err == nil && rep.Verdict == report.Pass && !info.Realtime && h.HasTime() && !c.timeCert {
 		rep.Notes = append(rep.Notes, "the history records client time, which this level ignores: strict-serializable also requires the order to respect real time (a transaction that began after another ended comes after it)")
@@ -147,16 +147,6 @@ func placeholderCaveat(h *history.History, rep *report.Report) {
 			return
 		}
 	}
-}
-
-// untimedNote explains why a strict check that found no violation cannot pass when n
-// counted transactions have no client interval.
-func untimedNote(n int) string {
-	what := fmt.Sprintf("%d transactions have", n)
-	if n == 1 {
-		what = "1 transaction has"
-	}
-	return what + " no client interval and took no part in the real-time order; no violation was found without it, but their real times might have closed a cycle, so the history cannot be passed"
 }
 
 type run struct {

@@ -119,7 +119,7 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	}
 	if passed && c.untimed > 0 {
 		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, untimedNote(c.untimed))
+		rep.Notes = append(rep.Notes, deps.UntimedNote(c.untimed))
 	}
 	if err == nil && rep.Verdict == report.Pass {
 		// Placeholder writers ([history.PlaceholderSession]): their other operations were
@@ -140,16 +140,6 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 		return nil, err
 	}
 	return rep, nil
-}
-
-// untimedNote explains why a strong-SI check that found no violation cannot pass when n
-// counted transactions have no client interval.
-func untimedNote(n int) string {
-	what := fmt.Sprintf("%d transactions have", n)
-	if n == 1 {
-		what = "1 transaction has"
-	}
-	return what + " no client interval and took no part in the real-time order; no violation was found without it, but their real times might have closed a cycle, so the history cannot be passed"
 }
 
 type run struct {
