@@ -270,7 +270,7 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 			return nil, err
 		}
 	}
-	if err := d.expandPredsTimed(ctx); err != nil {
+	if err := d.expandPreds(ctx); err != nil {
 		return nil, err
 	}
 	// Index last writes by (key, value), for reads that do not name their writer: per key,
@@ -421,35 +421,6 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 		d.BuildEdges()
 	}
 	return d, nil
-}
-
-// expandPredsTimed expands the predicate operations (pred.go). Its real-time pruning reads
-// the history's intervals directly: it takes a missing interval as [0, 0], and a writer of
-// unknown outcome as overwritten once a committed writer began after its recorded end and
-// ended before the reader began (but it may have committed later: see "Client time"). So
-// when a transaction that did not abort has no interval, or one of unknown outcome writes,
-// the expansion runs without real time, as at the levels without it: every version stays a
-// candidate, which is exact (only slower), and the polygraph then orders the candidates
-// with the real-time edges of [Deps.buildTime].
-func (d *Deps) expandPredsTimed(ctx context.Context) error {
-	if !d.Opts.Realtime || len(d.predOps) == 0 {
-		return d.expandPreds(ctx)
-	}
-	h := d.H
-	exact := true // the pruning's reading of time is the one buildTime uses
-	for t := range h.Txns {
-		x := &h.Txns[t]
-		if (x.Outcome != history.OutcomeAborted && !x.HasTime) || (x.Outcome == history.OutcomeUnknown && len(d.Writes[t]) > 0) {
-			exact = false
-			break
-		}
-	}
-	if exact {
-		return d.expandPreds(ctx)
-	}
-	d.Opts.Realtime = false
-	defer func() { d.Opts.Realtime = true }()
-	return d.expandPreds(ctx)
 }
 
 // BuildEdges adds the known edges Build skipped under [Options.NoEdges]: real time, session
