@@ -24,6 +24,7 @@ type checkFlags struct {
 	timeout      time.Duration
 	clockSkew    time.Duration
 	maxAnomalies int
+	cpuProfile   string
 }
 
 func levelHelp() string {
@@ -52,6 +53,13 @@ level. Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input 
 ` + levelHelp(),
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if f.cpuProfile != "" {
+				stop, err := startCPUProfile(f.cpuProfile)
+				if err != nil {
+					return &exitError{code: exitUsage, err: err}
+				}
+				defer stop()
+			}
 			return runCheck(c.Context(), c.OutOrStdout(), c.ErrOrStderr(), args[0], &f)
 		},
 	}
@@ -63,6 +71,7 @@ level. Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input 
 	c.Flags().DurationVar(&f.timeout, "timeout", 0, "give up after this long with verdict unknown (exit 3); 0 means no limit")
 	c.Flags().DurationVar(&f.clockSkew, "clock-skew", 0, "widen every client interval by this much on both sides (strict levels)")
 	c.Flags().IntVar(&f.maxAnomalies, "max-anomalies", 20, "report at most this many anomalies")
+	c.Flags().StringVar(&f.cpuProfile, "cpu-profile", "", "write a CPU profile of the whole check (reading included) to this file, for go tool pprof")
 	return c
 }
 

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 
@@ -67,15 +65,11 @@ Late and out-of-order transactions are re-checked; a read's verdict is provision
 				return &exitError{code: exitUsage, err: err}
 			}
 			if cpuProfile != "" {
-				f, err := os.Create(cpuProfile)
+				stop, err := startCPUProfile(cpuProfile)
 				if err != nil {
 					return &exitError{code: exitUsage, err: err}
 				}
-				defer f.Close()
-				if err := pprof.StartCPUProfile(f); err != nil {
-					return &exitError{code: exitUsage, err: err}
-				}
-				defer pprof.StopCPUProfile()
+				defer stop()
 			}
 			if err := server.Serve(c.Context(), o); err != nil {
 				return &exitError{code: exitUsage, err: err}
