@@ -210,6 +210,10 @@ func (h *History) List(o Op) []Value { return h.lists[o.aux : o.aux+o.auxLen : o
 // Pred returns the payload of a predicate op.
 func (h *History) Pred(o Op) *PredOp { return &h.Preds[o.aux] }
 
+// PredIndex returns the index in [History.Preds] of predicate op o's payload, for side
+// tables indexed like Preds.
+func (o Op) PredIndex() int { return int(o.aux) }
+
 // Txn returns the transaction with dense id t.
 func (h *History) Txn(t TxnID) *Txn { return &h.Txns[t] }
 

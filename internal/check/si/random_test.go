@@ -114,32 +114,39 @@ func TestPredicateOracle(t *testing.T) {
 		n = 500
 	}
 	counts := map[bool]int{}
-	certified := 0 // passes on the strict serializability certificate
+	certified, rowCertified := 0, 0 // passes on the strict serializability and row certificates
 	for seed := range n {
 		h := histtest.GenPred(rand.New(rand.NewPCG(uint64(seed), 7)))
 		for _, level := range []anomaly.Level{anomaly.SnapshotIsolation, anomaly.StrongSessionSI, anomaly.StrongSI} {
 			want := oracle(h, level)
-			// Both paths: the certificate first (the default), and the SI pipeline alone.
-			for _, nc := range []bool{false, true} {
-				rep, err := si.Check(context.Background(), h, level, si.Options{NoCertificate: nc})
+			// Every path: the row certificate first (the default), then the strict
+			// serializability certificate, and the SI pipeline alone.
+			for _, o := range []si.Options{{}, {NoRowCertificate: true}, {NoCertificate: true}} {
+				rep, err := si.Check(context.Background(), h, level, o)
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
 				if rep.Verdict == report.Unknown || (rep.Verdict == report.Pass) != want {
-					t.Fatalf("seed %d, %s (NoCertificate %v): checker %s, oracle %v\n%s\n%v", seed, level, nc, rep.Verdict, want, histtest.Format(h), rep.Anomalies)
+					t.Fatalf("seed %d, %s (%+v): checker %s, oracle %v\n%s\n%v", seed, level, o, rep.Verdict, want, histtest.Format(h), rep.Anomalies)
 				}
 				if slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.Contains(s, "strict-serializable, which implies") }) {
-					if nc {
+					if o.NoCertificate {
 						t.Fatalf("seed %d: the certificate ran with NoCertificate", seed)
 					}
 					certified++
+				}
+				if slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.Contains(s, "replayed on whole rows") }) {
+					if o.NoCertificate || o.NoRowCertificate {
+						t.Fatalf("seed %d: the row certificate ran with %+v", seed, o)
+					}
+					rowCertified++
 				}
 			}
 			counts[want]++
 		}
 	}
-	t.Logf("%d pass (%d on the strict serializability certificate), %d fail", counts[true], certified, counts[false])
-	if counts[true] < n/10 || counts[false] < n/10 || certified < counts[true]/4 {
-		t.Errorf("generator is lopsided, or the certificate never applies: %v, %d certified", counts, certified)
+	t.Logf("%d pass (%d on the strict serializability certificate, %d on the row certificate), %d fail", counts[true], certified, rowCertified, counts[false])
+	if counts[true] < n/10 || counts[false] < n/10 || certified < counts[true]/4 || rowCertified < counts[true]/2 {
+		t.Errorf("generator is lopsided, or a certificate never applies: %v, %d certified, %d by rows", counts, certified, rowCertified)
 	}
 }

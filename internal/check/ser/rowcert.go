@@ -1,0 +1,625 @@
+package ser
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+
+	"isovet/history"
+)
+
+// The row certificate: a serial order guessed from the history's own clocks and replayed on
+// whole rows, before any dependency analysis.
+//
+// Proving a history serializable needs one serial order in which every read sees what a
+// serial execution would give it. The dependency analysis ([deps]) finds one by resolving
+// every read to its candidate writers, and for predicates that means every row a predicate
+// did not return (BlindW-Pred with 1 to 1,000 rows a predicate: 5 million row reads and
+// most of a 9 s check). A database that is serializable commits in an order that is almost
+// always such an order already: its commit timestamps, or the times its clients saw the
+// commits, with read-only transactions at their snapshot. certifyRows guesses those orders
+// and replays each, a database with whole rows:
+//
+//   - an item read must see the value the key holds at that point (its own transaction's
+//     writes included); an insert must find the row absent;
+//   - a predicate read must return, with the values they hold, exactly the live rows its
+//     range selects: every returned row is live, holds the value read and satisfies the
+//     range, no row is returned twice, and as many live rows satisfy the range as were
+//     returned (counted over every key of the history by a Fenwick tree per column);
+//   - a predicate write must have matched exactly the live rows its range selects (the
+//     same test on the rows it marks as matched), and installs their new images; the rows
+//     it lists unmatched (Vbox's invisible writes) change nothing.
+//
+// A replay that gets through is a proof: the order is a serial execution of the committed
+// transactions that returns every value and row set they saw. It is a proof of plain
+// serializability; of strong-session serializability too when the order keeps each
+// session's order, and of strict serializability when it also keeps client real time
+// (checked as [replay] does, with every transaction's interval widened by the skew).
+// Aborted transactions take no part: a committed read of their writes fails the replay.
+//
+// It never fails a history: an order that does not replay proves nothing, and the caller's
+// own pipeline decides. So that a pass means exactly what the dependency analysis would
+// mean by one, it declines whatever it does not model exactly: transactions of unknown
+// outcome, operations marked failed, reads that name their writer, list histories,
+// predicates that are not ranges over a named column, predicate reads listing unmatched
+// rows, and row images that are not whole (an image must set every column a predicate
+// reads, or be a single integer, as [history.Predicate.Eval] reads one).
+
+// rowCert is what certifyRows proved.
+type rowCert struct {
+	ok bool
+	// by names the order that replayed ("database commit timestamps", ...).
+	by string
+	// session and realtime say whether the order also keeps session order and client real
+	// time (every transaction has a client interval, widened by the skew).
+	session, realtime bool
+}
+
+// RowCertificate is what [CertifyRows] proved: a serial order of the committed
+// transactions, taken from the order By names, replayed on whole rows.
+type RowCertificate struct {
+	By string
+	// Session and Realtime say whether the order also keeps each session's order and client
+	// real time (every transaction has a client interval, widened by the skew).
+	Session, Realtime bool
+	// Note says so in a sentence for a report.
+	Note string
+}
+
+// CertifyRows tries to prove h serializable by replaying orders taken from its own clocks
+// (database commit timestamps, client commit times) on whole rows, before any dependency
+// analysis (see rowcert.go). ok says it found one; then the history is serializable, and
+// strong-session or strict serializable as the certificate says, and so snapshot isolated
+// at the matching levels (each snapshot taken just before its transaction in the order).
+// It never refutes: !ok proves nothing.
+func CertifyRows(ctx context.Context, h *history.History, skew int64) (RowCertificate, bool) {
+	rc := certifyRows(ctx, h, skew)
+	if !rc.ok {
+		return RowCertificate{}, false
+	}
+	return RowCertificate{By: rc.by, Session: rc.session, Realtime: rc.realtime, Note: rc.note()}, true
+}
+
+// proves reports whether the certificate proves a level that needs session order and/or
+// real time.
+func (rc rowCert) proves(session, realtime bool) bool {
+	return rc.ok && (!session || rc.session) && (!realtime || rc.realtime)
+}
+
+// note says how the history passed.
+func (rc rowCert) note() string {
+	s := "passed with a serial order taken from the " + rc.by + " and replayed on whole rows: every read saw the value, and every predicate the rows, that a serial execution in that order gives"
+	switch {
+	case rc.session && rc.realtime:
+		s += "; the order keeps session order and client real time, so the history is strict-serializable too"
+	case rc.session:
+		s += "; the order keeps session order"
+	}
+	return s
+}
+
+// certifyRows tries the candidate orders in turn (see the comment above) and returns the
+// first that replays; rowCert.ok is false when none does or the history is out of scope.
+func certifyRows(ctx context.Context, h *history.History, skew int64) rowCert {
+	rs, ok := newReplayDB(h)
+	if !ok {
+		return rowCert{}
+	}
+	var committed []int32
+	for t := range h.Txns {
+		if h.Txns[t].Committed() {
+			committed = append(committed, int32(t))
+		}
+	}
+	readOnly := func(t int32) bool {
+		for _, o := range h.Txns[t].Ops {
+			if o.Kind != history.OpRead && o.Kind != history.OpPredRead {
+				return false
+			}
+		}
+		return true
+	}
+	type candidate struct {
+		by  string
+		key func(t int32) (history.Timestamp, int)
+	}
+	var cands []candidate
+	if !slices.ContainsFunc(committed, func(t int32) bool { return !h.Txns[t].HasTimestamps }) {
+		cands = append(cands,
+			candidate{"database commit timestamps, read-only transactions at their start timestamps", func(t int32) (history.Timestamp, int) {
+				x := &h.Txns[t]
+				if readOnly(t) {
+					return x.Start, 0 // a snapshot at Start sees the commits before it
+				}
+				return x.Commit, 1
+			}},
+			candidate{"database commit timestamps", func(t int32) (history.Timestamp, int) {
+				return h.Txns[t].Commit, 0
+			}})
+	}
+	if !slices.ContainsFunc(committed, func(t int32) bool { return !h.Txns[t].HasTime }) {
+		cands = append(cands,
+			candidate{"client commit times, read-only transactions at their begin times", func(t int32) (history.Timestamp, int) {
+				x := &h.Txns[t]
+				if readOnly(t) {
+					return history.Timestamp{Physical: x.Time.Begin}, 0
+				}
+				return history.Timestamp{Physical: x.Time.End}, 1
+			}},
+			candidate{"client commit times", func(t int32) (history.Timestamp, int) {
+				return history.Timestamp{Physical: h.Txns[t].Time.End}, 0
+			}})
+	}
+	order := make([]int32, len(committed))
+	keys := make([]history.Timestamp, len(h.Txns))
+	ranks := make([]int, len(h.Txns))
+	for _, c := range cands {
+		if ctx.Err() != nil {
+			return rowCert{}
+		}
+		for _, t := range committed {
+			keys[t], ranks[t] = c.key(t)
+		}
+		copy(order, committed)
+		// Ties: read-only transactions (rank 0) first, then session order, then id.
+		slices.SortStableFunc(order, func(a, b int32) int {
+			if c := keys[a].Compare(keys[b]); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(ranks[a], ranks[b]); c != 0 {
+				return c
+			}
+			x, y := &h.Txns[a], &h.Txns[b]
+			if x.Session == y.Session {
+				return cmp.Compare(x.Seq, y.Seq)
+			}
+			return 0
+		})
+		if !rs.replay(ctx, order) {
+			continue
+		}
+		return rowCert{ok: true, by: c.by, session: keepsSessions(h, order), realtime: keepsRealTime(h, order, skew)}
+	}
+	return rowCert{}
+}
+
+// keepsSessions reports whether order (the committed transactions) keeps each session's order.
+func keepsSessions(h *history.History, order []int32) bool {
+	last := make([]int32, len(h.Sessions))
+	for i := range last {
+		last[i] = -1
+	}
+	for _, t := range order {
+		x := &h.Txns[t]
+		if x.Seq < last[x.Session] {
+			return false
+		}
+		last[x.Session] = x.Seq
+	}
+	return true
+}
+
+// keepsRealTime reports whether every transaction has a client interval and no transaction
+// in order ended (widened by skew) before one placed earlier began: the rule of [replay].
+func keepsRealTime(h *history.History, order []int32, skew int64) bool {
+	if !h.HasTime() {
+		return false
+	}
+	maxBegin := int64(-1 << 63)
+	for _, t := range order {
+		iv := h.Txns[t].Time.Widen(skew)
+		if iv.End < maxBegin {
+			return false
+		}
+		maxBegin = max(maxBegin, iv.Begin)
+	}
+	return true
+}
+
+// replayDB is the replaying database: the value each key holds, and for live rows the rank
+// of each column predicates read, counted per column in a Fenwick tree.
+type replayDB struct {
+	h      *history.History
+	fields []string        // the columns predicates read
+	field  []int32         // per predicate (History.Preds index): its column
+	cols   []colIndex      // per column: its values' ranks and live-row counts
+	images []int32         // per decoded image: its column ranks, len(fields) each
+	slot   []int32         // per image applied, in replay order: its decoded image, or -1 (absent)
+	at     []int32         // per transaction: its first entry in slot (committed only)
+	init   []int32         // per key: the decoded image of its initial value, or -1 (absent)
+	cur    []history.Value // per key: the value it holds
+	live   []bool          // per key: the row exists
+	rank   []int32         // per key and column: the live row's rank
+	mark   []uint32        // per key: the predicate operation (epoch) that last listed it
+	epoch  uint32
+}
+
+// colIndex numbers one column's values (rank = value - lo when the span is small, else the
+// position among the sorted distinct values) and counts live rows per rank.
+type colIndex struct {
+	lo     int64
+	sorted []int64 // nil: ranks are value - lo
+	n      int
+	tree   []int32 // Fenwick tree over ranks, 1-based
+}
+
+func (c *colIndex) rankOf(v int64) int32 {
+	if c.sorted == nil {
+		return int32(v - c.lo)
+	}
+	i, _ := slices.BinarySearch(c.sorted, v)
+	return int32(i)
+}
+
+// between returns the ranks [a, b) of the values in [lo, hi].
+func (c *colIndex) between(lo, hi int64) (int, int) {
+	if lo > hi {
+		return 0, 0
+	}
+	if c.sorted == nil {
+		a := max(lo-c.lo, 0)
+		b := min(hi-c.lo+1, int64(c.n))
+		if a >= b {
+			return 0, 0
+		}
+		return int(a), int(b)
+	}
+	a, _ := slices.BinarySearch(c.sorted, lo)
+	b, found := slices.BinarySearch(c.sorted, hi)
+	if found {
+		b++
+	}
+	return a, max(a, b)
+}
+
+func (c *colIndex) add(r int32, d int32) {
+	for i := int(r) + 1; i < len(c.tree); i += i & -i {
+		c.tree[i] += d
+	}
+}
+
+func (c *colIndex) prefix(n int) int {
+	s := 0
+	for i := n; i > 0; i -= i & -i {
+		s += int(c.tree[i])
+	}
+	return s
+}
+
+// maxDirectSpan is the widest value span a column numbers directly (value - lo).
+var maxDirectSpan uint64 = 1 << 22 // a variable so that tests can lower it
+
+// newReplayDB checks that h is within the certificate's scope and decodes every image a
+// replay can apply; ok is false when it is not.
+func newReplayDB(h *history.History) (*replayDB, bool) {
+	rs := &replayDB{h: h}
+	fieldID := map[string]int32{}
+	rs.field = make([]int32, len(h.Preds))
+	for i := range h.Preds {
+		p := &h.Preds[i].Pred
+		if !p.IsRange {
+			return nil, false
+		}
+		name, ok := p.Field.Str()
+		if !ok || name == "" {
+			return nil, false
+		}
+		id, seen := fieldID[name]
+		if !seen {
+			id = int32(len(rs.fields))
+			fieldID[name] = id
+			rs.fields = append(rs.fields, name)
+		}
+		rs.field[i] = id
+	}
+	nf := len(rs.fields)
+	// Scope, and the images the replay applies, in its order: first counted, then decoded
+	// into raw (len(fields) values each).
+	rs.at = make([]int32, len(h.Txns)+1)
+	n := 0
+	for t := range h.Txns {
+		x := &h.Txns[t]
+		rs.at[t] = int32(n)
+		switch x.Outcome {
+		case history.OutcomeAborted:
+			continue
+		case history.OutcomeCommitted:
+		default:
+			return nil, false
+		}
+		for _, o := range x.Ops {
+			if o.Failed() {
+				return nil, false
+			}
+			switch o.Kind {
+			case history.OpRead:
+				if o.Src.Kind != history.SrcByValue {
+					return nil, false
+				}
+			case history.OpWrite, history.OpInsert:
+				n++
+			case history.OpDelete:
+			case history.OpPredRead, history.OpPredWrite:
+				for _, r := range h.Pred(o).Rows {
+					if r.Src.Kind != history.SrcByValue || (o.Kind == history.OpPredRead && !r.Match) {
+						return nil, false
+					}
+					if r.Match && o.Kind == history.OpPredWrite {
+						n++
+					}
+				}
+			default:
+				return nil, false
+			}
+		}
+	}
+	rs.at[len(h.Txns)] = int32(n)
+	nk := len(h.Keys)
+	rs.slot = make([]int32, 0, n)
+	raw := make([]int64, 0, (n+1)*nf)
+	// decode appends whole row image v to raw and returns its slot (-1 for nil: the row is
+	// absent); ok is false when v is not a whole image.
+	decode := func(v history.Value) (int32, bool) {
+		if v == history.Nil {
+			return -1, true
+		}
+		i := len(raw) / max(nf, 1)
+		raw = slices.Grow(raw, nf)[:len(raw)+nf] // initial images were not counted
+		if !decodeImage(h.Value(v), rs.fields, raw[len(raw)-nf:]) {
+			return 0, false
+		}
+		return int32(i), true
+	}
+	for t := range h.Txns {
+		x := &h.Txns[t]
+		if !x.Committed() {
+			continue
+		}
+		for _, o := range x.Ops {
+			switch o.Kind {
+			case history.OpWrite, history.OpInsert:
+				i, ok := decode(o.Value)
+				if !ok {
+					return nil, false
+				}
+				rs.slot = append(rs.slot, i)
+			case history.OpPredWrite:
+				for _, r := range h.Pred(o).Rows {
+					if r.Match {
+						i, ok := decode(r.Value)
+						if !ok || i < 0 {
+							return nil, false // a matched row's new image is a row
+						}
+						rs.slot = append(rs.slot, i)
+					}
+				}
+			}
+		}
+	}
+	rs.init = make([]int32, nk)
+	initSlot := map[history.Value]int32{} // many keys share one initial value
+	for k := range nk {
+		v := h.InitialValue(history.Key(k))
+		i, seen := initSlot[v]
+		if !seen {
+			var ok bool
+			if i, ok = decode(v); !ok {
+				return nil, false
+			}
+			initSlot[v] = i
+		}
+		rs.init[k] = i
+	}
+	// Number each column's values, and turn every image's values into ranks.
+	rs.cols = make([]colIndex, nf)
+	rs.images = make([]int32, len(raw))
+	for f := range nf {
+		c := &rs.cols[f]
+		lo, hi := int64(1<<63-1), int64(-1<<63)
+		for i := f; i < len(raw); i += nf {
+			lo, hi = min(lo, raw[i]), max(hi, raw[i])
+		}
+		switch {
+		case lo > hi: // no image
+		case uint64(hi)-uint64(lo) < maxDirectSpan:
+			c.lo, c.n = lo, int(hi-lo)+1
+		default:
+			s := make([]int64, 0, len(raw)/nf)
+			for i := f; i < len(raw); i += nf {
+				s = append(s, raw[i])
+			}
+			slices.Sort(s)
+			c.sorted = slices.Compact(s)
+			c.n = len(c.sorted)
+		}
+		c.tree = make([]int32, c.n+1)
+		for i := f; i < len(raw); i += nf {
+			rs.images[i] = c.rankOf(raw[i])
+		}
+	}
+	rs.cur = make([]history.Value, nk)
+	rs.live = make([]bool, nk)
+	rs.rank = make([]int32, nk*nf)
+	rs.mark = make([]uint32, nk)
+	return rs, true
+}
+
+// decodeImage reads the columns fields of a whole row image into out: an integer (a row
+// with one value column, which every field reads, as [history.Predicate.Eval] does) or a
+// "col=int,col=int" image that sets every one of fields (at most 64). It reports false
+// otherwise, and for anything [history.ImageInt] would not read the same way.
+func decodeImage(d history.Datum, fields []string, out []int64) bool {
+	if i, ok := d.Int(); ok {
+		for f := range out {
+			out[f] = i
+		}
+		return true
+	}
+	s, ok := d.Str()
+	if !ok || len(fields) > 64 {
+		return false
+	}
+	var found uint64
+	for len(s) > 0 {
+		item := s
+		if i := strings.IndexByte(s, ','); i >= 0 {
+			item, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		eq := strings.IndexByte(item, '=')
+		if eq <= 0 {
+			return false
+		}
+		for f, name := range fields {
+			if found&(1<<f) != 0 || item[:eq] != name {
+				continue // ImageInt reads a column's first setting
+			}
+			n, ok := parseInt(item[eq+1:])
+			if !ok {
+				return false
+			}
+			found |= 1 << f
+			out[f] = n
+		}
+	}
+	return found == 1<<len(fields)-1
+}
+
+// parseInt is strconv.ParseInt(s, 10, 64) for the short decimal columns of row images; ok is
+// false wherever ParseInt would fail (and for anything over 18 digits, where it defers).
+func parseInt(s string) (int64, bool) {
+	neg := false
+	switch {
+	case len(s) > 0 && s[0] == '-':
+		neg, s = true, s[1:]
+	case len(s) > 0 && s[0] == '+':
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 18 {
+		n, err := strconv.ParseInt(s, 10, 64)
+		return n, err == nil && len(s) > 0 && !neg
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(c)
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// reset puts every key in its initial state.
+func (rs *replayDB) reset() {
+	nf := len(rs.fields)
+	for f := range rs.cols {
+		clear(rs.cols[f].tree)
+	}
+	clear(rs.live)
+	for k := range rs.cur {
+		rs.cur[k] = history.Nil
+		rs.set(history.Key(k), rs.h.InitialValue(history.Key(k)), rs.init[k], nf)
+	}
+}
+
+// set installs value v, whose image is slot i (-1: absent), as key k's row.
+func (rs *replayDB) set(k history.Key, v history.Value, i int32, nf int) {
+	at := int(k) * nf
+	if rs.live[k] {
+		for f := range nf {
+			rs.cols[f].add(rs.rank[at+f], -1)
+		}
+	}
+	rs.cur[k] = v
+	rs.live[k] = i >= 0
+	if i < 0 {
+		return
+	}
+	copy(rs.rank[at:at+nf], rs.images[int(i)*nf:int(i)*nf+nf])
+	for f := range nf {
+		rs.cols[f].add(rs.rank[at+f], 1)
+	}
+}
+
+// replay runs the committed transactions in order from the initial state and reports
+// whether every read saw what the serial execution gives it (see the comment at the top).
+func (rs *replayDB) replay(ctx context.Context, order []int32) bool {
+	h := rs.h
+	nf := len(rs.fields)
+	rs.reset()
+	// selects checks that the rows po lists as matched are exactly the live rows its range
+	// selects; values says whether they must also hold the values listed (a read).
+	selects := func(pi int, po *history.PredOp, values bool) bool {
+		f := int(rs.field[pi])
+		c := &rs.cols[f]
+		a, b := c.between(po.Pred.Lo, po.Pred.Hi)
+		rs.epoch++
+		if rs.epoch == 0 { // wrapped: forget every old mark
+			clear(rs.mark)
+			rs.epoch = 1
+		}
+		n := 0
+		for _, r := range po.Rows {
+			if rs.mark[r.Key] == rs.epoch {
+				return false // listed twice
+			}
+			rs.mark[r.Key] = rs.epoch
+			if !r.Match {
+				continue
+			}
+			if !rs.live[r.Key] || (values && rs.cur[r.Key] != r.Value) {
+				return false
+			}
+			if rk := int(rs.rank[int(r.Key)*nf+f]); rk < a || rk >= b {
+				return false
+			}
+			n++
+		}
+		return c.prefix(b)-c.prefix(a) == n
+	}
+	for i, t := range order {
+		if i&1023 == 0 && ctx.Err() != nil {
+			return false
+		}
+		next := rs.at[t]
+		for _, o := range h.Txns[t].Ops {
+			switch o.Kind {
+			case history.OpRead:
+				if rs.cur[o.Key] != o.Value {
+					return false
+				}
+			case history.OpWrite, history.OpInsert:
+				if o.Kind == history.OpInsert && rs.live[o.Key] {
+					return false
+				}
+				rs.set(o.Key, o.Value, rs.slot[next], nf)
+				next++
+			case history.OpDelete:
+				rs.set(o.Key, history.Nil, -1, nf)
+			case history.OpPredRead:
+				if !selects(o.PredIndex(), h.Pred(o), true) {
+					return false
+				}
+			case history.OpPredWrite:
+				po := h.Pred(o)
+				if !selects(o.PredIndex(), po, false) {
+					return false
+				}
+				for _, r := range po.Rows {
+					if r.Match {
+						rs.set(r.Key, r.Value, rs.slot[next], nf)
+						next++
+					}
+				}
+			}
+		}
+	}
+	return true
+}
