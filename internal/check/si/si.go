@@ -86,7 +86,7 @@ type Options struct {
 	NoCertificate bool
 	// NoRowCertificate skips the row certificate alone.
 	NoRowCertificate bool
-	_             struct{}
+	_                struct{}
 }
 
 // ErrNeedsTime is returned for strong snapshot isolation on a history in which no
