@@ -21,6 +21,12 @@ const shared = "/work/shared/data"
 // runFile loads one history and checks it, logging time and heap.
 func runFile(t testing.TB, path string, level anomaly.Level) *report.Report {
 	t.Helper()
+	return runFileWith(t, path, level, Options{})
+}
+
+// runFileWith is runFile with options (Now is set).
+func runFileWith(t testing.TB, path string, level anomaly.Level, o Options) *report.Report {
+	t.Helper()
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("shared data not available: %v", err)
 	}
@@ -32,7 +38,8 @@ func runFile(t testing.TB, path string, level anomaly.Level) *report.Report {
 	var ru0, ru1 syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 	start := time.Now()
-	rep, err := Check(context.Background(), h, level, Options{Now: time.Now})
+	o.Now = time.Now
+	rep, err := Check(context.Background(), h, level, o)
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
 	cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
 	if err != nil {

@@ -3,6 +3,7 @@ package ser
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,6 +56,8 @@ type rowCert struct {
 	// session and realtime say whether the order also keeps session order and client real
 	// time (every transaction has a client interval, widened by the skew).
 	session, realtime bool
+	// why says why no order was found (for tests and debugging).
+	why string
 }
 
 // RowCertificate is what [CertifyRows] proved: a serial order of the committed
@@ -103,10 +106,6 @@ func (rc rowCert) note() string {
 // certifyRows tries the candidate orders in turn (see the comment above) and returns the
 // first that replays; rowCert.ok is false when none does or the history is out of scope.
 func certifyRows(ctx context.Context, h *history.History, skew int64) rowCert {
-	rs, ok := newReplayDB(h)
-	if !ok {
-		return rowCert{}
-	}
 	var committed []int32
 	for t := range h.Txns {
 		if h.Txns[t].Committed() {
@@ -152,9 +151,17 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) rowCert {
 				return history.Timestamp{Physical: h.Txns[t].Time.End}, 0
 			}})
 	}
+	if len(cands) == 0 {
+		return rowCert{}
+	}
+	rs, ok := newReplayDB(h)
+	if !ok {
+		return rowCert{}
+	}
 	order := make([]int32, len(committed))
 	keys := make([]history.Timestamp, len(h.Txns))
 	ranks := make([]int, len(h.Txns))
+	var first []int32 // the first candidate's order, for the search
 	for _, c := range cands {
 		if ctx.Err() != nil {
 			return rowCert{}
@@ -162,27 +169,66 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) rowCert {
 		for _, t := range committed {
 			keys[t], ranks[t] = c.key(t)
 		}
+		// No transaction before its session's earlier ones (a session's transactions may
+		// overlap in time, and a read-only one goes by its begin): each takes at least its
+		// predecessor's place, and ties go by id, which follows session order.
+		for _, se := range h.Sessions {
+			p := int32(-1)
+			for _, t := range se.Txns {
+				if !h.Txns[t].Committed() {
+					continue
+				}
+				if p >= 0 {
+					if c := keys[t].Compare(keys[p]); c < 0 || c == 0 && ranks[t] < ranks[p] {
+						keys[t], ranks[t] = keys[p], ranks[p]
+					}
+				}
+				p = int32(t)
+			}
+		}
 		copy(order, committed)
-		// Ties: read-only transactions (rank 0) first, then session order, then id.
-		slices.SortStableFunc(order, func(a, b int32) int {
+		slices.SortFunc(order, func(a, b int32) int {
 			if c := keys[a].Compare(keys[b]); c != 0 {
 				return c
 			}
 			if c := cmp.Compare(ranks[a], ranks[b]); c != 0 {
 				return c
 			}
-			x, y := &h.Txns[a], &h.Txns[b]
-			if x.Session == y.Session {
-				return cmp.Compare(x.Seq, y.Seq)
-			}
-			return 0
+			return cmp.Compare(a, b)
 		})
+		if first == nil {
+			first = slices.Clone(order)
+		}
 		if !rs.replay(ctx, order) {
 			continue
 		}
 		return rowCert{ok: true, by: c.by, session: keepsSessions(h, order), realtime: keepsRealTime(h, order, skew)}
 	}
-	return rowCert{}
+	// None replayed as it is: repair the first (rowsearch.go), and replay what the search
+	// found from the start, which is the proof.
+	// First keeping real time (for the strict levels), then, if that fails, without.
+	var (
+		found []int32
+		moves int
+		why   string
+	)
+	if h.HasTime() {
+		found, moves, why = rs.search(ctx, first, true)
+	}
+	rtWhy := why
+	if found == nil {
+		var m int
+		found, m, why = rs.search(ctx, first, false)
+		moves += m
+	}
+	if found == nil {
+		return rowCert{why: "search: " + rtWhy + "; without real time: " + why}
+	}
+	if !rs.replay(ctx, found) {
+		return rowCert{why: "the search's order did not replay"}
+	}
+	by := fmt.Sprintf("%s, with %d transactions moved where the replay showed them out of place", cands[0].by, moves)
+	return rowCert{ok: true, by: by, session: keepsSessions(h, found), realtime: keepsRealTime(h, found, skew), why: rtWhy}
 }
 
 // keepsSessions reports whether order (the committed transactions) keeps each session's order.
@@ -234,6 +280,24 @@ type replayDB struct {
 	rank   []int32         // per key and column: the live row's rank
 	mark   []uint32        // per key: the predicate operation (epoch) that last listed it
 	epoch  uint32
+	img    []int32 // per key: the decoded image it holds, or -1
+	wt, wo []int32 // per key: the transaction and operation that wrote it (-1: initial)
+
+	// The search's undo log (search.go): when logging, set records what it replaced, for
+	// the transaction placed at pos.
+	logging bool
+	pos     int32
+	undo    []undoRec
+	last    []int32 // per key: its newest record in undo, or -1
+	scanned int     // rows the search's diagnoses looked at
+}
+
+// undoRec is what one write replaced: key k was in state was before the transaction
+// placed at pos wrote it; prev is k's record before this one (-1: none).
+type undoRec struct {
+	k         history.Key
+	was       rowVersion
+	prev, pos int32
 }
 
 // colIndex numbers one column's values (rank = value - lo when the span is small, else the
@@ -335,9 +399,6 @@ func newReplayDB(h *history.History) (*replayDB, bool) {
 			}
 			switch o.Kind {
 			case history.OpRead:
-				if o.Src.Kind != history.SrcByValue {
-					return nil, false
-				}
 			case history.OpWrite, history.OpInsert:
 				n++
 			case history.OpDelete:
@@ -443,6 +504,9 @@ func newReplayDB(h *history.History) (*replayDB, bool) {
 	rs.live = make([]bool, nk)
 	rs.rank = make([]int32, nk*nf)
 	rs.mark = make([]uint32, nk)
+	rs.img = make([]int32, nk)
+	rs.wt = make([]int32, nk)
+	rs.wo = make([]int32, nk)
 	return rs, true
 }
 
@@ -525,101 +589,155 @@ func (rs *replayDB) reset() {
 	clear(rs.live)
 	for k := range rs.cur {
 		rs.cur[k] = history.Nil
-		rs.set(history.Key(k), rs.h.InitialValue(history.Key(k)), rs.init[k], nf)
+		rs.set(history.Key(k), rowVersion{v: rs.h.InitialValue(history.Key(k)), img: rs.init[k], wt: -1, wo: -1}, nf)
 	}
 }
 
-// set installs value v, whose image is slot i (-1: absent), as key k's row.
-func (rs *replayDB) set(k history.Key, v history.Value, i int32, nf int) {
+// rowVersion is a row's state: its value v, the decoded image img (-1: absent), and the
+// writer, operation wo of transaction wt (-1: the initial state).
+type rowVersion struct {
+	v           history.Value
+	img, wt, wo int32
+}
+
+// version returns key k's current state.
+func (rs *replayDB) version(k history.Key) rowVersion {
+	return rowVersion{v: rs.cur[k], img: rs.img[k], wt: rs.wt[k], wo: rs.wo[k]}
+}
+
+// set installs x as key k's row, and logs what it replaced when rs.logging.
+func (rs *replayDB) set(k history.Key, x rowVersion, nf int) {
+	if rs.logging {
+		rs.undo = append(rs.undo, undoRec{k: k, was: rs.version(k), prev: rs.last[k], pos: rs.pos})
+		rs.last[k] = int32(len(rs.undo) - 1)
+	}
 	at := int(k) * nf
 	if rs.live[k] {
 		for f := range nf {
 			rs.cols[f].add(rs.rank[at+f], -1)
 		}
 	}
-	rs.cur[k] = v
-	rs.live[k] = i >= 0
-	if i < 0 {
+	rs.cur[k], rs.img[k], rs.wt[k], rs.wo[k] = x.v, x.img, x.wt, x.wo
+	rs.live[k] = x.img >= 0
+	if x.img < 0 {
 		return
 	}
+	i := x.img
 	copy(rs.rank[at:at+nf], rs.images[int(i)*nf:int(i)*nf+nf])
 	for f := range nf {
 		rs.cols[f].add(rs.rank[at+f], 1)
 	}
 }
 
+// sees reports whether item read o of transaction t sees key o.Key's current state: the
+// value, and the writer when o names one, as the dependency analysis reads a source (a
+// transaction's own earlier write must be read, and named, as its own).
+func (rs *replayDB) sees(t int32, o history.Op) bool {
+	k := o.Key
+	if rs.cur[k] != o.Value && !(o.Src.Kind == history.SrcInit || o.Src.Kind == history.SrcNone) {
+		return false
+	}
+	return srcMatches(t, o.Src, rs.version(k), rs.cur[k] == o.Value)
+}
+
+// srcMatches reports whether a read of transaction t naming source src, of a value equal
+// (sameValue) or not to version x's, sees x.
+func srcMatches(t int32, src history.Src, x rowVersion, sameValue bool) bool {
+	switch src.Kind {
+	case history.SrcByValue:
+		return sameValue
+	case history.SrcTxn:
+		return sameValue && x.wt == int32(src.Txn) && (x.wt == t || x.wo == src.Op)
+	default: // SrcInit, SrcNone: the initial state, whatever value was recorded
+		return x.wt < 0
+	}
+}
+
 // replay runs the committed transactions in order from the initial state and reports
 // whether every read saw what the serial execution gives it (see the comment at the top).
 func (rs *replayDB) replay(ctx context.Context, order []int32) bool {
-	h := rs.h
-	nf := len(rs.fields)
 	rs.reset()
-	// selects checks that the rows po lists as matched are exactly the live rows its range
-	// selects; values says whether they must also hold the values listed (a read).
-	selects := func(pi int, po *history.PredOp, values bool) bool {
-		f := int(rs.field[pi])
-		c := &rs.cols[f]
-		a, b := c.between(po.Pred.Lo, po.Pred.Hi)
-		rs.epoch++
-		if rs.epoch == 0 { // wrapped: forget every old mark
-			clear(rs.mark)
-			rs.epoch = 1
-		}
-		n := 0
-		for _, r := range po.Rows {
-			if rs.mark[r.Key] == rs.epoch {
-				return false // listed twice
-			}
-			rs.mark[r.Key] = rs.epoch
-			if !r.Match {
-				continue
-			}
-			if !rs.live[r.Key] || (values && rs.cur[r.Key] != r.Value) {
-				return false
-			}
-			if rk := int(rs.rank[int(r.Key)*nf+f]); rk < a || rk >= b {
-				return false
-			}
-			n++
-		}
-		return c.prefix(b)-c.prefix(a) == n
-	}
+	rs.logging = false
 	for i, t := range order {
 		if i&1023 == 0 && ctx.Err() != nil {
 			return false
 		}
-		next := rs.at[t]
-		for _, o := range h.Txns[t].Ops {
-			switch o.Kind {
-			case history.OpRead:
-				if rs.cur[o.Key] != o.Value {
-					return false
-				}
-			case history.OpWrite, history.OpInsert:
-				if o.Kind == history.OpInsert && rs.live[o.Key] {
-					return false
-				}
-				rs.set(o.Key, o.Value, rs.slot[next], nf)
-				next++
-			case history.OpDelete:
-				rs.set(o.Key, history.Nil, -1, nf)
-			case history.OpPredRead:
-				if !selects(o.PredIndex(), h.Pred(o), true) {
-					return false
-				}
-			case history.OpPredWrite:
-				po := h.Pred(o)
-				if !selects(o.PredIndex(), po, false) {
-					return false
-				}
-				for _, r := range po.Rows {
-					if r.Match {
-						rs.set(r.Key, r.Value, rs.slot[next], nf)
-						next++
-					}
+		if rs.apply(t) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// apply runs transaction t on the current state and returns -1, or the index of the first
+// operation that did not see what the state gives it (the operations before it are applied).
+func (rs *replayDB) apply(t int32) int {
+	h := rs.h
+	nf := len(rs.fields)
+	next := rs.at[t]
+	for i, o := range h.Txns[t].Ops {
+		switch o.Kind {
+		case history.OpRead:
+			if !rs.sees(t, o) {
+				return i
+			}
+		case history.OpWrite, history.OpInsert:
+			if o.Kind == history.OpInsert && rs.live[o.Key] {
+				return i
+			}
+			rs.set(o.Key, rowVersion{v: o.Value, img: rs.slot[next], wt: t, wo: int32(i)}, nf)
+			next++
+		case history.OpDelete:
+			rs.set(o.Key, rowVersion{v: history.Nil, img: -1, wt: t, wo: int32(i)}, nf)
+		case history.OpPredRead:
+			if !rs.selects(o.PredIndex(), h.Pred(o), true) {
+				return i
+			}
+		case history.OpPredWrite:
+			po := h.Pred(o)
+			if !rs.selects(o.PredIndex(), po, false) {
+				return i
+			}
+			for _, r := range po.Rows {
+				if r.Match {
+					rs.set(r.Key, rowVersion{v: r.Value, img: rs.slot[next], wt: t, wo: int32(i)}, nf)
+					next++
 				}
 			}
 		}
 	}
-	return true
+	return -1
+}
+
+// selects checks that the rows predicate op po (History.Preds[pi]) lists as matched are
+// exactly the live rows its range selects; values says whether they must also hold the
+// values listed (a read). It leaves the keys po lists marked with rs.epoch.
+func (rs *replayDB) selects(pi int, po *history.PredOp, values bool) bool {
+	nf := len(rs.fields)
+	f := int(rs.field[pi])
+	c := &rs.cols[f]
+	a, b := c.between(po.Pred.Lo, po.Pred.Hi)
+	rs.epoch++
+	if rs.epoch == 0 { // wrapped: forget every old mark
+		clear(rs.mark)
+		rs.epoch = 1
+	}
+	n := 0
+	for _, r := range po.Rows {
+		if rs.mark[r.Key] == rs.epoch {
+			return false // listed twice
+		}
+		rs.mark[r.Key] = rs.epoch
+		if !r.Match {
+			continue
+		}
+		if !rs.live[r.Key] || (values && rs.cur[r.Key] != r.Value) {
+			return false
+		}
+		if rk := int(rs.rank[int(r.Key)*nf+f]); rk < a || rk >= b {
+			return false
+		}
+		n++
+	}
+	return c.prefix(b)-c.prefix(a) == n
 }

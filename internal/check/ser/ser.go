@@ -54,7 +54,10 @@ type Options struct {
 	// (strict.go) could decide: the strict level directly, the weaker levels through
 	// certifyByTime (tests compare the two).
 	NoFastPath bool
-	_          struct{}
+	// NoRowCertificate skips the row certificate (rowcert.go) alone; NoFastPath skips it
+	// too (tests compare the paths).
+	NoRowCertificate bool
+	_                struct{}
 }
 
 // errBasicFailed cancels the dependency analysis when the basic checks failed the history.
@@ -317,7 +320,7 @@ func (c *run) run() error {
 	}
 	// The row certificate (rowcert.go) replays an order taken from the history's clocks
 	// before anything is built: on a history that passes, it is the whole check.
-	if !c.o.NoFastPath {
+	if !c.o.NoFastPath && !c.o.NoRowCertificate {
 		if rc := certifyRows(c.ctx, h, int64(c.o.ClockSkew)); rc.proves(info.Session, info.Realtime) {
 			c.phase("row-certificate")
 			if failed, err := basicDone(); failed || err != nil {

@@ -20,11 +20,12 @@ func hasTimeCert(rep *report.Report) bool {
 
 // TestTimeCertificate: the weaker levels pass Vbox's blind-write histories through the
 // strict fast path's replayed serial order (the general pipeline needs about a minute of CPU
-// on blindw_wr_10000 at serializable: a write-order choice per pair of blind writers).
+// on blindw_wr_10000 at serializable: a write-order choice per pair of blind writers). The
+// row certificate, tried first, is switched off: TestRowCertificateFiles tests it.
 func TestTimeCertificate(t *testing.T) {
 	for _, name := range []string{"blindw_wr_10000", "blindw_wh_10000"} {
 		for _, level := range []anomaly.Level{anomaly.Serializable, anomaly.StrongSessionSerializable} {
-			rep := runFile(t, filepath.Join(shared, "bench/vbox", name), level)
+			rep := runFileWith(t, filepath.Join(shared, "bench/vbox", name), level, Options{NoRowCertificate: true})
 			if rep.Verdict != report.Pass || !hasTimeCert(rep) {
 				t.Errorf("%s at %s: verdict %s, notes %q; want a pass through the time certificate", name, level, rep.Verdict, rep.Notes)
 			}
@@ -55,7 +56,7 @@ func TestTimeCertificateSameVerdict(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, level := range []anomaly.Level{anomaly.Serializable, anomaly.StrongSessionSerializable} {
-		on, err := Check(context.Background(), h, level, Options{})
+		on, err := Check(context.Background(), h, level, Options{NoRowCertificate: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,6 +66,37 @@ func TestTimeCertificateSameVerdict(t *testing.T) {
 		}
 		if on.Verdict != report.Pass || off.Verdict != report.Pass || !hasTimeCert(on) || hasTimeCert(off) {
 			t.Errorf("%s: with certificate %s (%v), without %s (%v); want both pass, only the first through the certificate", level, on.Verdict, hasTimeCert(on), off.Verdict, hasTimeCert(off))
+		}
+	}
+}
+
+const rowCertNote = "replayed on whole rows"
+
+// TestRowCertificateFiles: the row certificate proves Vbox's PostgreSQL histories strict
+// serializable at every level (its search repairs the order the client times give), and
+// the pipelines without it agree.
+func TestRowCertificateFiles(t *testing.T) {
+	for _, name := range []string{"blindw_wr_10000", "blindw_wh_10000", "blindw_rh_10000"} {
+		for _, level := range Levels {
+			rep := runFile(t, filepath.Join(shared, "bench/vbox", name), level)
+			if rep.Verdict != report.Pass || !slices.ContainsFunc(rep.Notes, func(n string) bool {
+				return strings.Contains(n, rowCertNote) && strings.Contains(n, "strict-serializable too")
+			}) {
+				t.Errorf("%s at %s: verdict %s, notes %q; want a strict pass through the row certificate", name, level, rep.Verdict, rep.Notes)
+			}
+		}
+	}
+	h, _, err := format.Open(filepath.Join(shared, "bench/vbox/blindw_rh_10000"), format.Auto, format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, level := range Levels {
+		off, err := Check(context.Background(), h, level, Options{NoFastPath: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if off.Verdict != report.Pass || slices.ContainsFunc(off.Notes, func(n string) bool { return strings.Contains(n, rowCertNote) }) {
+			t.Errorf("blindw_rh_10000 at %s without the fast paths: %s, notes %q", level, off.Verdict, off.Notes)
 		}
 	}
 }
