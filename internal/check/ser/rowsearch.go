@@ -27,7 +27,8 @@ import (
 // returned, whether a row a predicate selected (or did not) was live and in its range,
 // whether an insert found the row absent. Rows a transaction wrote itself before the
 // failing read, a move that would break real time (when it is kept) and too many moves end
-// the search with nothing proved.
+// the search with nothing proved, and so do more moves than a sixteenth of the
+// transactions (plus 256) or more than 8 of one.
 //
 // The search only proposes an order: certifyRows replays what it finds from the initial
 // state, and that replay is the proof. So the search may be as heuristic as it likes
@@ -38,6 +39,9 @@ import (
 // clocks misplace transactions by the few whose commits overlap, so a state seen further
 // back is taken as one still to come).
 const searchWindow, searchBack = 256, 64
+
+// maxMovesEach bounds how often one transaction may be moved.
+const maxMovesEach = 8
 
 // maxScanned bounds the rows a search looks at to find those a predicate should not have
 // selected (every row, once per predicate that failed).
@@ -94,6 +98,11 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order [
 	placed := make([]int32, 0, len(start))
 	marks := make([]int32, 0, len(start)) // the undo log's length before each placed one
 	budget := 2*len(start) + 1024         // placements
+	// A serializable history's clocks misplace few transactions, each by a little; a
+	// search that moves many, or one many times, is churning through a history that is
+	// not (or not near its clocks' order), and gives up early.
+	maxMoves := len(start)/16 + 256
+	moved := make([]uint8, len(h.Txns))
 	for len(queue) > 0 {
 		if budget--; budget < 0 || rs.scanned > maxScanned || (budget&255 == 0 && ctx.Err() != nil) {
 			return nil, moves, "out of moves"
@@ -112,6 +121,9 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order [
 		late, early, ok := rs.diagnose(t, fail, mark)
 		rs.rollback(mark)
 		moves++
+		if moved[t]++; moves > maxMoves || moved[t] > maxMovesEach {
+			return nil, moves, "too many moves"
+		}
 		epoch++
 		switch {
 		case !ok:
