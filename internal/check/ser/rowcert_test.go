@@ -194,7 +194,20 @@ func TestRowCertDeclines(t *testing.T) {
 	}), 0); !rc.proves(true, true) {
 		t.Fatalf("the control history did not pass: %+v", rc)
 	}
+	// And one that names the writer it read from.
+	if rc := certifyRows(ctx, build(func(b *history.Builder, x, y history.Key) {
+		b.ReadFrom(x, b.StrValue("v1=1,v2=1"), history.Src{Kind: history.SrcTxn, Txn: 0, Op: 0})
+	}), 0); !rc.proves(true, true) {
+		t.Fatalf("the control history with a named writer did not pass: %+v", rc)
+	}
 	cases := map[string]func(b *history.Builder, x, y history.Key){
+		"a read of its own write naming another writer": func(b *history.Builder, x, y history.Key) {
+			b.Write(x, b.StrValue("v1=5,v2=5"))
+			b.ReadFrom(x, b.StrValue("v1=5,v2=5"), history.Src{Kind: history.SrcTxn, Txn: 0, Op: 0})
+		},
+		"a read naming the initial state": func(b *history.Builder, x, y history.Key) {
+			b.ReadFrom(x, b.StrValue("v1=1,v2=1"), history.Src{Kind: history.SrcInit})
+		},
 		"a row left out": func(b *history.Builder, x, y history.Key) {
 			b.PredRead(history.PredOp{Pred: pred, Rows: both(b, x, y)[:1]})
 		},

@@ -132,20 +132,26 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order [
 			// Place t before placed[late], after its session's earlier transactions placed
 			// from there: undo from there and queue them, then t, then the rest. When t
 			// also saw a state still to come (early), the next writer of that row comes
-			// along from the queue, just before t.
+			// along from the queue, just before t, with its session's earlier transactions
+			// placed from there.
 			for p := prev[t]; p >= 0 && at[p] >= late; p = prev[p] {
 				stamp[p] = epoch
 			}
 			w := int32(-1)
 			if early >= 0 {
+				// The writer must have its session's earlier transactions placed; those
+				// from placed[late] on move back with it.
 				j := rs.nextWriter(queue, early, func(u int32) (take, stop bool) {
 					p := prev[u]
-					return p < 0 || at[p] >= 0 && at[p] < late, false
+					return p < 0 || at[p] >= 0, false
 				})
 				if j < 0 {
 					return nil, moves, fmt.Sprintf("%s's %s (operation %d) saw states both before and after its place", h.Name(history.TxnID(t)), h.Txns[t].Ops[fail].Kind, fail)
 				}
 				w = queue[j]
+				for p := prev[w]; p >= 0 && at[p] >= late; p = prev[p] {
+					stamp[p] = epoch
+				}
 				if rt {
 					for _, u := range queue[j+1:] {
 						if h.Txns[u].Time.End < h.Txns[w].Time.Begin {
