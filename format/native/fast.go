@@ -574,8 +574,13 @@ func (d *Decoder) commitFastPred(b *history.Builder, r *fastRec, kind history.Op
 			v = b.IntValue(fr.val)
 		case history.DatumStr:
 			s := r.bytes(fr.val)
+			// A predicate write's matched row is the row's new image, which the cache
+			// has not seen as a rule: it goes to the batch without a look. The builder
+			// finds it if it is not new, so the ids are the same either way.
 			var ok bool
-			if v, ok = d.vc.lookup(k, s); !ok {
+			if kind == history.OpPredWrite && fr.match {
+				d.pend.add(s, i)
+			} else if v, ok = d.vc.lookup(k, s); !ok {
 				d.pend.add(s, i)
 			}
 		}
