@@ -50,6 +50,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"isovet/history"
@@ -195,9 +196,27 @@ func (c *run) run() error {
 			st.Unknown++
 		}
 	}
+	info := c.level.Info()
+	// A serial order proves snapshot isolation (each snapshot taken just before its
+	// transaction), at the session and real-time levels when it keeps those orders too. The
+	// row certificate finds one from the history's own clocks without building anything; it
+	// runs alongside the basic checks, whose findings come first.
+	var (
+		rc     ser.RowCertificate
+		rcOK   bool
+		rcWait sync.WaitGroup
+	)
+	rows := !c.o.NoCertificate && !c.o.NoRowCertificate
+	rctx, rcancel := context.WithCancel(c.ctx)
+	defer rcancel()
+	if rows {
+		rcWait.Go(func() { rc, rcOK = ser.CertifyRows(rctx, h, 0) })
+	}
 	if !c.o.SkipBasic {
 		f, err := basic.Check(c.ctx, h, basic.Options{MaxAnomalies: c.o.MaxAnomalies})
 		if err != nil {
+			rcancel()
+			rcWait.Wait()
 			return err
 		}
 		for _, a := range f.Anomalies {
@@ -207,15 +226,14 @@ func (c *run) run() error {
 		}
 		c.phase("basic")
 		if rep.Verdict == report.Fail {
+			rcancel()
+			rcWait.Wait()
 			return nil
 		}
 	}
-	info := c.level.Info()
-	// A serial order proves snapshot isolation (each snapshot taken just before its
-	// transaction), at the session and real-time levels when it keeps those orders too. The
-	// row certificate finds one from the history's own clocks without building anything.
-	if !c.o.NoCertificate && !c.o.NoRowCertificate {
-		if rc, ok := ser.CertifyRows(c.ctx, h, 0); ok && (!info.Session || rc.Session) && (!info.Realtime || rc.Realtime) {
+	if rows {
+		rcWait.Wait()
+		if rcOK && (!info.Session || rc.Session) && (!info.Realtime || rc.Realtime) {
 			c.phase("row-certificate")
 			rep.Notes = append(rep.Notes, rc.Note+"; a serial order is snapshot isolated at this level (each snapshot taken just before its transaction)")
 			rep.Verdict = report.Pass
