@@ -158,6 +158,7 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) rowCert {
 	if !ok {
 		return rowCert{}
 	}
+	rs.prev, rs.next = sessionLinks(h)
 	order := make([]int32, len(committed))
 	keys := make([]history.Timestamp, len(h.Txns))
 	ranks := make([]int, len(h.Txns))
@@ -173,17 +174,12 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) rowCert {
 		// overlap in time, and a read-only one goes by its begin): each takes at least its
 		// predecessor's place, and ties go by id, which follows session order.
 		for _, se := range h.Sessions {
-			p := int32(-1)
 			for _, t := range se.Txns {
-				if !h.Txns[t].Committed() {
-					continue
-				}
-				if p >= 0 {
+				if p := rs.prev[t]; p >= 0 {
 					if c := keys[t].Compare(keys[p]); c < 0 || c == 0 && ranks[t] < ranks[p] {
 						keys[t], ranks[t] = keys[p], ranks[p]
 					}
 				}
-				p = int32(t)
 			}
 		}
 		copy(order, committed)
@@ -229,6 +225,28 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) rowCert {
 	}
 	by := fmt.Sprintf("%s, with %d transactions moved where the replay showed them out of place", cands[0].by, moves)
 	return rowCert{ok: true, by: by, session: keepsSessions(h, found), realtime: keepsRealTime(h, found, skew), why: rtWhy}
+}
+
+// sessionLinks returns, per transaction, the committed transaction before and after it in
+// its session (-1: none), for the committed ones.
+func sessionLinks(h *history.History) (prev, next []int32) {
+	prev, next = make([]int32, len(h.Txns)), make([]int32, len(h.Txns))
+	for i := range prev {
+		prev[i], next[i] = -1, -1
+	}
+	for _, se := range h.Sessions {
+		p := int32(-1)
+		for _, t := range se.Txns {
+			if !h.Txns[t].Committed() {
+				continue
+			}
+			if p >= 0 {
+				prev[t], next[p] = p, int32(t)
+			}
+			p = int32(t)
+		}
+	}
+	return prev, next
 }
 
 // keepsSessions reports whether order (the committed transactions) keeps each session's order.
@@ -281,7 +299,10 @@ type replayDB struct {
 	mark   []uint32        // per key: the predicate operation (epoch) that last listed it
 	epoch  uint32
 	img    []int32 // per key: the decoded image it holds, or -1
-	wt, wo []int32 // per key: the transaction and operation that wrote it (-1: initial)
+	// prev and next link each committed transaction to its session's committed
+	// neighbours (-1: none).
+	prev, next []int32
+	wt, wo     []int32 // per key: the transaction and operation that wrote it (-1: initial)
 
 	// The search's undo log (search.go): when logging, set records what it replaced, for
 	// the transaction placed at pos.

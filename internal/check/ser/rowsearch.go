@@ -68,22 +68,7 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order [
 	// Session order is kept: a transaction moved back takes its session's earlier
 	// transactions placed after the spot with it, and one that waits takes the later ones.
 	h := rs.h
-	prev, next := make([]int32, len(h.Txns)), make([]int32, len(h.Txns))
-	for i := range prev {
-		prev[i], next[i] = -1, -1
-	}
-	for _, se := range h.Sessions {
-		p := int32(-1)
-		for _, t := range se.Txns {
-			if !h.Txns[t].Committed() {
-				continue
-			}
-			if p >= 0 {
-				prev[t], next[p] = p, int32(t)
-			}
-			p = int32(t)
-		}
-	}
+	prev, next := rs.prev, rs.next
 	at := make([]int32, len(h.Txns)) // position in placed, or -1
 	for i := range at {
 		at[i] = -1
