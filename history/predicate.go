@@ -81,6 +81,28 @@ func (p *Predicate) in(i int64) Truth {
 // found says whether the image sets it; ok is false when s is not such an image or the
 // field's value is not an integer.
 func ImageInt(s, field string) (v int64, found, ok bool) {
+	var err error
+	ok = ImageColumns(s, func(name, val string) bool {
+		if name != field {
+			return true
+		}
+		found = true
+		v, err = strconv.ParseInt(val, 10, 64)
+		return false
+	})
+	if found {
+		if err != nil {
+			return 0, true, false
+		}
+		return v, true, true
+	}
+	return 0, false, ok
+}
+
+// ImageColumns calls f with the name and value of each "col=value" item of the row image s,
+// in order, until f returns false. It reports false when it met an item with no '=' or an
+// empty name before f stopped it.
+func ImageColumns(s string, f func(name, val string) bool) bool {
 	for len(s) > 0 {
 		item := s
 		if i := strings.IndexByte(s, ','); i >= 0 {
@@ -90,16 +112,11 @@ func ImageInt(s, field string) (v int64, found, ok bool) {
 		}
 		eq := strings.IndexByte(item, '=')
 		if eq <= 0 {
-			return 0, false, false
+			return false
 		}
-		if item[:eq] != field {
-			continue
+		if !f(item[:eq], item[eq+1:]) {
+			return true
 		}
-		n, err := strconv.ParseInt(item[eq+1:], 10, 64)
-		if err != nil {
-			return 0, true, false
-		}
-		return n, true, true
 	}
-	return 0, false, true
+	return true
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"isovet/history"
 )
@@ -547,28 +546,24 @@ func decodeImage(d history.Datum, fields []string, out []int64) bool {
 		return false
 	}
 	var found uint64
-	for len(s) > 0 {
-		item := s
-		if i := strings.IndexByte(s, ','); i >= 0 {
-			item, s = s[:i], s[i+1:]
-		} else {
-			s = ""
-		}
-		eq := strings.IndexByte(item, '=')
-		if eq <= 0 {
-			return false
-		}
-		for f, name := range fields {
-			if found&(1<<f) != 0 || item[:eq] != name {
+	bad := false
+	ok = history.ImageColumns(s, func(name, val string) bool {
+		for f, field := range fields {
+			if found&(1<<f) != 0 || name != field {
 				continue // ImageInt reads a column's first setting
 			}
-			n, ok := parseInt(item[eq+1:])
+			n, ok := parseInt(val)
 			if !ok {
+				bad = true
 				return false
 			}
 			found |= 1 << f
 			out[f] = n
 		}
+		return true
+	})
+	if !ok || bad {
+		return false
 	}
 	return found == 1<<len(fields)-1
 }
