@@ -80,6 +80,10 @@ type Step struct {
 	// Pred is the predicate, as the source stated it, when the edge comes from a predicate
 	// read or write (a row it returned, missed or changed); "" for item edges.
 	Pred string `json:",omitempty"`
+	// Forced says the edge is one of several options the history left open, the others
+	// ruled out because each closes a cycle (pruning), not an edge the history shows
+	// directly.
+	Forced bool `json:",omitempty"`
 }
 
 // Anomaly is one violation with its evidence.

@@ -53,7 +53,10 @@ func classify(cyc []report.Step) (anomaly.Kind, []anomaly.Kind) {
 	rt, pred := false, false
 	keys := make(map[int32]bool)
 	var seq []report.Rel
+	forced, forcedPred := false, false
 	for _, s := range cyc {
+		forced = forced || s.Forced
+		forcedPred = forcedPred || s.Forced && s.Pred != ""
 		switch {
 		case s.Rel.Has(report.WW):
 			ww++
@@ -104,6 +107,17 @@ func classify(cyc []report.Step) (anomaly.Kind, []anomaly.Kind) {
 			kind = anomaly.G2
 		}
 		also = append([]anomaly.Kind{anomaly.Phantom}, also...)
+	}
+	if forced && rw == 0 && (kind == anomaly.G0 || kind == anomaly.G1c) {
+		// The cycle has no anti-dependency only because pruning fixed choices whose
+		// alternatives close other cycles, which may well have them: the history is not
+		// serializable, but not known to have a write or read-dependency cycle in every
+		// completion (snapshot isolation, which forbids G0 and G1c, may hold). Name the
+		// general class; through a forced predicate read it is a phantom.
+		kind = anomaly.G2
+		if forcedPred && !slices.Contains(also, anomaly.Phantom) {
+			also = append([]anomaly.Kind{anomaly.Phantom}, also...)
+		}
 	}
 	return kind, also
 }

@@ -52,6 +52,7 @@ func (w *witness) steps(cyc []deps.Edge) []report.Step {
 		if e.Rel == report.SO || e.Rel == report.RT {
 			st.Key = -1
 		}
+		st.Forced = w.p.Forced(e.From, e.To)
 		var pr *deps.Read
 		if st.Rel == report.WR {
 			pr = w.predRead(st.To, st.Key, int32(st.From))
@@ -60,9 +61,9 @@ func (w *witness) steps(cyc []deps.Edge) []report.Step {
 		}
 		if pr != nil {
 			st.Pred = w.h.Pred(w.h.Txns[pr.Txn].Ops[pr.Op]).Pred.Expr
-			st.Why = w.whyPred(st, e, pr, w.p.Forced(e.From, e.To))
+			st.Why = w.whyPred(st, e, pr, st.Forced)
 		} else {
-			st.Why = w.why(st, e, w.p.Forced(e.From, e.To))
+			st.Why = w.why(st, e, st.Forced)
 		}
 		out = append(out, st)
 		i = j + 1
