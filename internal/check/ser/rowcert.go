@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"isovet/history"
 )
@@ -41,33 +42,21 @@ import (
 //
 // It never fails a history: an order that does not replay proves nothing, and the caller's
 // own pipeline decides. So that a pass means exactly what the dependency analysis would
-// mean by one, it declines whatever it does not model exactly: transactions of unknown
-// outcome, operations marked failed, reads that name their writer, list histories,
-// predicates that are not ranges over a named column, predicate reads listing unmatched
-// rows, and row images that are not whole (an image must set every column a predicate
-// reads, or be a single integer, as [history.Predicate.Eval] reads one).
-
-// rowCert is what certifyRows proved.
-type rowCert struct {
-	ok bool
-	// by names the order that replayed ("database commit timestamps", ...).
-	by string
-	// session and realtime say whether the order also keeps session order and client real
-	// time (every transaction has a client interval, widened by the skew).
-	session, realtime bool
-	// why says why no order was found (for tests and debugging).
-	why string
-}
+// mean by one, it reads a read that names its writer as [deps] does, and declines whatever
+// it does not model exactly: transactions of unknown outcome, operations marked failed,
+// list histories, predicates that are not ranges over a named column, predicate reads
+// listing unmatched rows, predicate rows naming their writer, and row images that are not
+// whole (an image must set every column a predicate reads, or be a single integer, as
+// [history.Predicate.Eval] reads one).
 
 // RowCertificate is what [CertifyRows] proved: a serial order of the committed
 // transactions, taken from the order By names, replayed on whole rows.
 type RowCertificate struct {
+	// By names the order that replayed ("database commit timestamps", ...).
 	By string
 	// Session and Realtime say whether the order also keeps each session's order and client
 	// real time (every transaction has a client interval, widened by the skew).
 	Session, Realtime bool
-	// Note says so in a sentence for a report.
-	Note string
 }
 
 // CertifyRows tries to prove h serializable by replaying orders taken from its own clocks
@@ -76,48 +65,42 @@ type RowCertificate struct {
 // strong-session or strict serializable as the certificate says, and so snapshot isolated
 // at the matching levels (each snapshot taken just before its transaction in the order).
 // It never refutes: !ok proves nothing.
-func CertifyRows(ctx context.Context, h *history.History, skew int64) (RowCertificate, bool) {
-	rc := certifyRows(ctx, h, skew)
-	if !rc.ok {
-		return RowCertificate{}, false
-	}
-	return RowCertificate{By: rc.by, Session: rc.session, Realtime: rc.realtime, Note: rc.note()}, true
+func CertifyRows(ctx context.Context, h *history.History, skew int64) (rc RowCertificate, ok bool) {
+	return certifyRows(ctx, h, skew)
 }
 
-// proves reports whether the certificate proves a level that needs session order and/or
+// Proves reports whether the certificate proves a level that needs session order and/or
 // real time.
-func (rc rowCert) proves(session, realtime bool) bool {
-	return rc.ok && (!session || rc.session) && (!realtime || rc.realtime)
+func (rc RowCertificate) Proves(session, realtime bool) bool {
+	return (!session || rc.Session) && (!realtime || rc.Realtime)
 }
 
-// note says how the history passed.
-func (rc rowCert) note() string {
-	s := "passed with a serial order taken from the " + rc.by + " and replayed on whole rows: every read saw the value, and every predicate the rows, that a serial execution in that order gives"
+// Note says how the history passed, in a sentence for a report.
+func (rc RowCertificate) Note() string {
+	s := "passed with a serial order taken from the " + rc.By + " and replayed on whole rows: every read saw the value, and every predicate the rows, that a serial execution in that order gives"
 	switch {
-	case rc.session && rc.realtime:
+	case rc.Session && rc.Realtime:
 		s += "; the order keeps session order and client real time, so the history is strict-serializable too"
-	case rc.session:
+	case rc.Session:
 		s += "; the order keeps session order"
 	}
 	return s
 }
 
-// certifyRows tries the candidate orders in turn (see the comment above) and returns the
-// first that replays; rowCert.ok is false when none does or the history is out of scope.
-func certifyRows(ctx context.Context, h *history.History, skew int64) rowCert {
+// certifyRows tries the candidate orders in turn (see the comment above), repairs the
+// first with a search when none replays as it is, and returns the first order that
+// replays; ok is false when none does or the history is out of scope.
+func certifyRows(ctx context.Context, h *history.History, skew int64) (RowCertificate, bool) {
 	var committed []int32
+	readOnly := make([]bool, len(h.Txns))
 	for t := range h.Txns {
-		if h.Txns[t].Committed() {
-			committed = append(committed, int32(t))
+		if !h.Txns[t].Committed() {
+			continue
 		}
-	}
-	readOnly := func(t int32) bool {
-		for _, o := range h.Txns[t].Ops {
-			if o.Kind != history.OpRead && o.Kind != history.OpPredRead {
-				return false
-			}
-		}
-		return true
+		committed = append(committed, int32(t))
+		readOnly[t] = !slices.ContainsFunc(h.Txns[t].Ops, func(o history.Op) bool {
+			return o.Kind != history.OpRead && o.Kind != history.OpPredRead
+		})
 	}
 	type candidate struct {
 		by  string
@@ -128,7 +111,7 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) rowCert {
 		cands = append(cands,
 			candidate{"database commit timestamps, read-only transactions at their start timestamps", func(t int32) (history.Timestamp, int) {
 				x := &h.Txns[t]
-				if readOnly(t) {
+				if readOnly[t] {
 					return x.Start, 0 // a snapshot at Start sees the commits before it
 				}
 				return x.Commit, 1
@@ -141,7 +124,7 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) rowCert {
 		cands = append(cands,
 			candidate{"client commit times, read-only transactions at their begin times", func(t int32) (history.Timestamp, int) {
 				x := &h.Txns[t]
-				if readOnly(t) {
+				if readOnly[t] {
 					return history.Timestamp{Physical: x.Time.Begin}, 0
 				}
 				return history.Timestamp{Physical: x.Time.End}, 1
@@ -151,11 +134,11 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) rowCert {
 			}})
 	}
 	if len(cands) == 0 {
-		return rowCert{}
+		return RowCertificate{}, false
 	}
 	rs, ok := newReplayDB(h)
 	if !ok {
-		return rowCert{}
+		return RowCertificate{}, false
 	}
 	rs.prev, rs.next = sessionLinks(h)
 	order := make([]int32, len(committed))
@@ -164,7 +147,7 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) rowCert {
 	var first []int32 // the first candidate's order, for the search
 	for _, c := range cands {
 		if ctx.Err() != nil {
-			return rowCert{}
+			return RowCertificate{}, false
 		}
 		for _, t := range committed {
 			keys[t], ranks[t] = c.key(t)
@@ -197,33 +180,28 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) rowCert {
 		if !rs.replay(ctx, order) {
 			continue
 		}
-		return rowCert{ok: true, by: c.by, session: keepsSessions(h, order), realtime: keepsRealTime(h, order, skew)}
+		return RowCertificate{By: c.by, Session: keepsSessions(h, order), Realtime: keepsRealTime(h, order, skew)}, true
 	}
-	// None replayed as it is: repair the first (rowsearch.go), and replay what the search
-	// found from the start, which is the proof.
-	// First keeping real time (for the strict levels), then, if that fails, without.
+	// None replayed as it is: repair the first (rowsearch.go), keeping real time (for the
+	// strict levels) and, if that fails, without; then replay what the search found from
+	// the start, which is the proof.
 	var (
 		found []int32
 		moves int
-		why   string
 	)
 	if h.HasTime() {
-		found, moves, why = rs.search(ctx, first, true)
+		found, moves = rs.search(ctx, first, true)
 	}
-	rtWhy := why
 	if found == nil {
 		var m int
-		found, m, why = rs.search(ctx, first, false)
+		found, m = rs.search(ctx, first, false)
 		moves += m
 	}
-	if found == nil {
-		return rowCert{why: "search: " + rtWhy + "; without real time: " + why}
-	}
-	if !rs.replay(ctx, found) {
-		return rowCert{why: "the search's order did not replay"}
+	if found == nil || !rs.replay(ctx, found) {
+		return RowCertificate{}, false
 	}
 	by := fmt.Sprintf("%s, with %d transactions moved where the replay showed them out of place", cands[0].by, moves)
-	return rowCert{ok: true, by: by, session: keepsSessions(h, found), realtime: keepsRealTime(h, found, skew), why: rtWhy}
+	return RowCertificate{By: by, Session: keepsSessions(h, found), Realtime: keepsRealTime(h, found, skew)}, true
 }
 
 // sessionLinks returns, per transaction, the committed transaction before and after it in
@@ -285,26 +263,23 @@ func keepsRealTime(h *history.History, order []int32, skew int64) bool {
 // of each column predicates read, counted per column in a Fenwick tree.
 type replayDB struct {
 	h      *history.History
-	fields []string        // the columns predicates read
-	field  []int32         // per predicate (History.Preds index): its column
-	cols   []colIndex      // per column: its values' ranks and live-row counts
-	images []int32         // per decoded image: its column ranks, len(fields) each
-	slot   []int32         // per image applied, in replay order: its decoded image, or -1 (absent)
-	at     []int32         // per transaction: its first entry in slot (committed only)
-	init   []int32         // per key: the decoded image of its initial value, or -1 (absent)
-	cur    []history.Value // per key: the value it holds
-	live   []bool          // per key: the row exists
-	rank   []int32         // per key and column: the live row's rank
-	mark   []uint32        // per key: the predicate operation (epoch) that last listed it
+	fields []string   // the columns predicates read
+	field  []int32    // per predicate (History.Preds index): its column
+	cols   []colIndex // per column: its values' ranks and live-row counts
+	images []int32    // per decoded image: its column ranks, len(fields) each
+	slot   []int32    // per image applied, in replay order: its decoded image, or -1 (absent)
+	at     []int32    // per transaction: its first entry in slot (committed only)
+	init   []int32    // per key: the decoded image of its initial value, or -1 (absent)
+	rows   []rowVersion
+	rank   []int32  // per key and column: the live row's rank
+	mark   []uint32 // per key: the predicate operation (epoch) that last listed it
 	epoch  uint32
-	img    []int32 // per key: the decoded image it holds, or -1
 	// prev and next link each committed transaction to its session's committed
 	// neighbours (-1: none).
 	prev, next []int32
-	wt, wo     []int32 // per key: the transaction and operation that wrote it (-1: initial)
 
-	// The search's undo log (search.go): when logging, set records what it replaced, for
-	// the transaction placed at pos.
+	// The search's undo log (rowsearch.go): when logging, set records what it replaced,
+	// for the transaction placed at pos.
 	logging bool
 	pos     int32
 	undo    []undoRec
@@ -401,7 +376,7 @@ func newReplayDB(h *history.History) (*replayDB, bool) {
 	nf := len(rs.fields)
 	// Scope, and the images the replay applies, in its order: first counted, then decoded
 	// into raw (len(fields) values each).
-	rs.at = make([]int32, len(h.Txns)+1)
+	rs.at = make([]int32, len(h.Txns))
 	n := 0
 	for t := range h.Txns {
 		x := &h.Txns[t]
@@ -436,7 +411,6 @@ func newReplayDB(h *history.History) (*replayDB, bool) {
 			}
 		}
 	}
-	rs.at[len(h.Txns)] = int32(n)
 	nk := len(h.Keys)
 	rs.slot = make([]int32, 0, n)
 	raw := make([]int64, 0, (n+1)*nf)
@@ -520,13 +494,9 @@ func newReplayDB(h *history.History) (*replayDB, bool) {
 			rs.images[i] = c.rankOf(raw[i])
 		}
 	}
-	rs.cur = make([]history.Value, nk)
-	rs.live = make([]bool, nk)
+	rs.rows = make([]rowVersion, nk)
 	rs.rank = make([]int32, nk*nf)
 	rs.mark = make([]uint32, nk)
-	rs.img = make([]int32, nk)
-	rs.wt = make([]int32, nk)
-	rs.wo = make([]int32, nk)
 	return rs, true
 }
 
@@ -546,51 +516,43 @@ func decodeImage(d history.Datum, fields []string, out []int64) bool {
 		return false
 	}
 	var found uint64
-	bad := false
-	ok = history.ImageColumns(s, func(name, val string) bool {
+	for s != "" {
+		var name, val string
+		if name, val, s, ok = history.CutImageColumn(s); !ok {
+			return false
+		}
 		for f, field := range fields {
 			if found&(1<<f) != 0 || name != field {
 				continue // ImageInt reads a column's first setting
 			}
 			n, ok := parseInt(val)
 			if !ok {
-				bad = true
 				return false
 			}
 			found |= 1 << f
 			out[f] = n
 		}
-		return true
-	})
-	if !ok || bad {
-		return false
 	}
 	return found == 1<<len(fields)-1
 }
 
-// parseInt is strconv.ParseInt(s, 10, 64) for the short decimal columns of row images; ok is
-// false wherever ParseInt would fail (and for anything over 18 digits, where it defers).
+// parseInt is strconv.ParseInt(s, 10, 64), without its error value for the short decimal
+// columns of row images.
 func parseInt(s string) (int64, bool) {
-	neg := false
-	switch {
-	case len(s) > 0 && s[0] == '-':
-		neg, s = true, s[1:]
-	case len(s) > 0 && s[0] == '+':
-		s = s[1:]
-	}
-	if len(s) == 0 || len(s) > 18 {
+	digits := strings.TrimLeft(s, "+-")
+	if len(digits) == 0 || len(digits) > 18 || len(s)-len(digits) > 1 {
 		n, err := strconv.ParseInt(s, 10, 64)
-		return n, err == nil && len(s) > 0 && !neg
+		return n, err == nil
 	}
 	var n int64
-	for i := 0; i < len(s); i++ {
-		c := s[i] - '0'
+	for i := 0; i < len(digits); i++ {
+		c := digits[i] - '0'
 		if c > 9 {
 			return 0, false
 		}
 		n = n*10 + int64(c)
 	}
-	if neg {
+	if s[0] == '-' {
 		n = -n
 	}
 	return n, true
@@ -602,9 +564,8 @@ func (rs *replayDB) reset() {
 	for f := range rs.cols {
 		clear(rs.cols[f].tree)
 	}
-	clear(rs.live)
-	for k := range rs.cur {
-		rs.cur[k] = history.Nil
+	for k := range rs.rows {
+		rs.rows[k].img = -1 // nothing counted yet
 		rs.set(history.Key(k), rowVersion{v: rs.h.InitialValue(history.Key(k)), img: rs.init[k], wt: -1, wo: -1}, nf)
 	}
 }
@@ -616,56 +577,52 @@ type rowVersion struct {
 	img, wt, wo int32
 }
 
-// version returns key k's current state.
-func (rs *replayDB) version(k history.Key) rowVersion {
-	return rowVersion{v: rs.cur[k], img: rs.img[k], wt: rs.wt[k], wo: rs.wo[k]}
-}
+// live reports whether the row exists.
+func (x rowVersion) live() bool { return x.img >= 0 }
 
 // set installs x as key k's row, and logs what it replaced when rs.logging.
 func (rs *replayDB) set(k history.Key, x rowVersion, nf int) {
 	if rs.logging {
-		rs.undo = append(rs.undo, undoRec{k: k, was: rs.version(k), prev: rs.last[k], pos: rs.pos})
+		rs.undo = append(rs.undo, undoRec{k: k, was: rs.rows[k], prev: rs.last[k], pos: rs.pos})
 		rs.last[k] = int32(len(rs.undo) - 1)
 	}
 	at := int(k) * nf
-	if rs.live[k] {
+	if rs.rows[k].live() {
 		for f := range nf {
 			rs.cols[f].add(rs.rank[at+f], -1)
 		}
 	}
-	rs.cur[k], rs.img[k], rs.wt[k], rs.wo[k] = x.v, x.img, x.wt, x.wo
-	rs.live[k] = x.img >= 0
-	if x.img < 0 {
+	rs.rows[k] = x
+	if !x.live() {
 		return
 	}
-	i := x.img
-	copy(rs.rank[at:at+nf], rs.images[int(i)*nf:int(i)*nf+nf])
+	copy(rs.rank[at:at+nf], rs.images[int(x.img)*nf:int(x.img)*nf+nf])
 	for f := range nf {
 		rs.cols[f].add(rs.rank[at+f], 1)
 	}
 }
 
-// sees reports whether item read o of transaction t sees key o.Key's current state: the
-// value, and the writer when o names one, as the dependency analysis reads a source (a
-// transaction's own earlier write must be read, and named, as its own).
-func (rs *replayDB) sees(t int32, o history.Op) bool {
-	k := o.Key
-	if rs.cur[k] != o.Value && !(o.Src.Kind == history.SrcInit || o.Src.Kind == history.SrcNone) {
-		return false
-	}
-	return srcMatches(t, o.Src, rs.version(k), rs.cur[k] == o.Value)
-}
-
-// srcMatches reports whether a read of transaction t naming source src, of a value equal
-// (sameValue) or not to version x's, sees x.
-func srcMatches(t int32, src history.Src, x rowVersion, sameValue bool) bool {
+// sees reports whether a read of transaction t naming source src, of value v, sees version
+// x, as the dependency analysis reads a source: by value, or the named writer's last write
+// of the key with that value (a transaction's own earlier write must be named as its own),
+// or the initial state whatever value was recorded.
+func sees(t int32, src history.Src, v history.Value, x rowVersion) bool {
 	switch src.Kind {
 	case history.SrcByValue:
-		return sameValue
+		return x.v == v
 	case history.SrcTxn:
-		return sameValue && x.wt == int32(src.Txn) && (x.wt == t || x.wo == src.Op)
-	default: // SrcInit, SrcNone: the initial state, whatever value was recorded
+		return x.v == v && x.wt == int32(src.Txn) && (x.wt == t || x.wo == src.Op)
+	default: // SrcInit, SrcNone
 		return x.wt < 0
+	}
+}
+
+// nextEpoch starts a new predicate operation's marks.
+func (rs *replayDB) nextEpoch() {
+	rs.epoch++
+	if rs.epoch == 0 { // wrapped: forget every old mark
+		clear(rs.mark)
+		rs.epoch = 1
 	}
 }
 
@@ -694,11 +651,11 @@ func (rs *replayDB) apply(t int32) int {
 	for i, o := range h.Txns[t].Ops {
 		switch o.Kind {
 		case history.OpRead:
-			if !rs.sees(t, o) {
+			if !sees(t, o.Src, o.Value, rs.rows[o.Key]) {
 				return i
 			}
 		case history.OpWrite, history.OpInsert:
-			if o.Kind == history.OpInsert && rs.live[o.Key] {
+			if o.Kind == history.OpInsert && rs.rows[o.Key].live() {
 				return i
 			}
 			rs.set(o.Key, rowVersion{v: o.Value, img: rs.slot[next], wt: t, wo: int32(i)}, nf)
@@ -733,11 +690,7 @@ func (rs *replayDB) selects(pi int, po *history.PredOp, values bool) bool {
 	f := int(rs.field[pi])
 	c := &rs.cols[f]
 	a, b := c.between(po.Pred.Lo, po.Pred.Hi)
-	rs.epoch++
-	if rs.epoch == 0 { // wrapped: forget every old mark
-		clear(rs.mark)
-		rs.epoch = 1
-	}
+	rs.nextEpoch()
 	n := 0
 	for _, r := range po.Rows {
 		if rs.mark[r.Key] == rs.epoch {
@@ -747,7 +700,7 @@ func (rs *replayDB) selects(pi int, po *history.PredOp, values bool) bool {
 		if !r.Match {
 			continue
 		}
-		if !rs.live[r.Key] || (values && rs.cur[r.Key] != r.Value) {
+		if x := rs.rows[r.Key]; !x.live() || (values && x.v != r.Value) {
 			return false
 		}
 		if rk := int(rs.rank[int(r.Key)*nf+f]); rk < a || rk >= b {

@@ -61,16 +61,16 @@ func TestRowCertOracle(t *testing.T) {
 		if seed%3 == 0 {
 			maxDirectSpan = 0 // number the values by sorting
 		}
-		rc := certifyRows(ctx, h, 0)
+		rc, ok := certifyRows(ctx, h, 0)
 		if oracle(h, anomaly.Serializable, 0) {
 			accepted++
 		} else {
 			rejected++
 		}
-		if rc.ok && slices.Contains([]string{"database commit timestamps", "database commit timestamps, read-only transactions at their start timestamps"}, rc.by) {
+		if ok && slices.Contains([]string{"database commit timestamps", "database commit timestamps, read-only transactions at their start timestamps"}, rc.By) {
 			byStamps++
 		}
-		if rc.ok && strings.Contains(rc.by, "moved") {
+		if ok && strings.Contains(rc.By, "moved") {
 			searched++
 		}
 		for _, lv := range Levels {
@@ -79,12 +79,12 @@ func TestRowCertOracle(t *testing.T) {
 			if !holds {
 				refuted[lv]++
 			}
-			if !rc.proves(info.Session, info.Realtime) {
+			if !ok || !rc.Proves(info.Session, info.Realtime) {
 				continue
 			}
 			proved[lv]++
 			if !holds {
-				t.Fatalf("seed %d: the row certificate (%s) proved %s, which the oracle refutes\n%s", seed, rc.by, lv, histtest.Format(h))
+				t.Fatalf("seed %d: the row certificate (%s) proved %s, which the oracle refutes\n%s", seed, rc.By, lv, histtest.Format(h))
 			}
 		}
 	}
@@ -189,15 +189,15 @@ func TestRowCertDeclines(t *testing.T) {
 	}
 	ctx := context.Background()
 	// The control: a read that returns both rows passes.
-	if rc := certifyRows(ctx, build(func(b *history.Builder, x, y history.Key) {
+	if rc, ok := certifyRows(ctx, build(func(b *history.Builder, x, y history.Key) {
 		b.PredRead(history.PredOp{Pred: pred, Rows: both(b, x, y)})
-	}), 0); !rc.proves(true, true) {
+	}), 0); !ok || !rc.Proves(true, true) {
 		t.Fatalf("the control history did not pass: %+v", rc)
 	}
 	// And one that names the writer it read from.
-	if rc := certifyRows(ctx, build(func(b *history.Builder, x, y history.Key) {
+	if rc, ok := certifyRows(ctx, build(func(b *history.Builder, x, y history.Key) {
 		b.ReadFrom(x, b.StrValue("v1=1,v2=1"), history.Src{Kind: history.SrcTxn, Txn: 0, Op: 0})
-	}), 0); !rc.proves(true, true) {
+	}), 0); !ok || !rc.Proves(true, true) {
 		t.Fatalf("the control history with a named writer did not pass: %+v", rc)
 	}
 	cases := map[string]func(b *history.Builder, x, y history.Key){
@@ -244,15 +244,15 @@ func TestRowCertDeclines(t *testing.T) {
 	}
 	for name, edit := range cases {
 		h := build(edit)
-		rc := certifyRows(ctx, h, 0)
+		rc, ok := certifyRows(ctx, h, 0)
 		if name == "an insert over a live row" {
 			// Serializable with the insert first, but not in session or real-time order.
-			if rc.session || rc.realtime || rc.ok && !oracle(h, anomaly.Serializable, 0) {
+			if ok && (rc.Session || rc.Realtime || !oracle(h, anomaly.Serializable, 0)) {
 				t.Errorf("%s: %+v", name, rc)
 			}
 			continue
 		}
-		if rc.ok {
+		if ok {
 			t.Errorf("%s: the certificate passed (%+v)", name, rc)
 		}
 	}
@@ -267,7 +267,7 @@ func TestRowCertDeclines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc := certifyRows(ctx, h, 0); rc.ok {
+	if rc, ok := certifyRows(ctx, h, 0); ok {
 		t.Errorf("unknown outcome: the certificate passed (%+v)", rc)
 	}
 }

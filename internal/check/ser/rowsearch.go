@@ -2,7 +2,6 @@ package ser
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"isovet/history"
@@ -48,19 +47,18 @@ const maxMovesEach = 8
 const maxScanned = 1 << 26
 
 // search looks for an order of the committed transactions, starting from start, that
-// replays; it returns nil when it gives up, and why says where. It leaves the state as the
-// search left it.
+// replays; it returns nil when it gives up. It leaves the state as the search left it.
 // With rt, it keeps client real time too: a transaction is moved back only past
 // transactions that did not end before it began, and waits only for a writer that did not
 // begin after it ended (every transaction must have a client interval).
-func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order []int32, moves int, why string) {
+func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order []int32, moves int) {
 	rs.reset()
 	rs.logging = true
 	defer func() { rs.logging = false }()
 	rs.undo = rs.undo[:0]
 	rs.scanned = 0
-	if len(rs.last) != len(rs.cur) {
-		rs.last = make([]int32, len(rs.cur))
+	if len(rs.last) != len(rs.rows) {
+		rs.last = make([]int32, len(rs.rows))
 	}
 	for k := range rs.last {
 		rs.last[k] = -1
@@ -90,7 +88,7 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order [
 	moved := make([]uint8, len(h.Txns))
 	for len(queue) > 0 {
 		if budget--; budget < 0 || rs.scanned > maxScanned || (budget&255 == 0 && ctx.Err() != nil) {
-			return nil, moves, "out of moves"
+			return nil, moves
 		}
 		t := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
@@ -107,12 +105,12 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order [
 		rs.rollback(mark)
 		moves++
 		if moved[t]++; moves > maxMoves || moved[t] > maxMovesEach {
-			return nil, moves, "too many moves"
+			return nil, moves
 		}
 		epoch++
 		switch {
 		case !ok:
-			return nil, moves, fmt.Sprintf("%s's %s (operation %d) fits no single move", h.Name(history.TxnID(t)), h.Txns[t].Ops[fail].Kind, fail)
+			return nil, moves
 		case late >= 0:
 			// Place t before placed[late], after its session's earlier transactions placed
 			// from there: undo from there and queue them, then t, then the rest. When t
@@ -131,7 +129,7 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order [
 					return p < 0 || at[p] >= 0, false
 				})
 				if j < 0 {
-					return nil, moves, fmt.Sprintf("%s's %s (operation %d) saw states both before and after its place", h.Name(history.TxnID(t)), h.Txns[t].Ops[fail].Kind, fail)
+					return nil, moves
 				}
 				w = queue[j]
 				for p := prev[w]; p >= 0 && at[p] >= late; p = prev[p] {
@@ -140,7 +138,7 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order [
 				if rt {
 					for _, u := range queue[j+1:] {
 						if h.Txns[u].Time.End < h.Txns[w].Time.Begin {
-							return nil, moves, fmt.Sprintf("%s would move before %s, which ended before it began", h.Name(history.TxnID(w)), h.Name(history.TxnID(u)))
+							return nil, moves
 						}
 					}
 				}
@@ -160,7 +158,7 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order [
 				}
 				for _, u := range placed[late:] {
 					if stamp[u] != epoch && h.Txns[u].Time.End < begin {
-						return nil, moves, fmt.Sprintf("%s would move before %s, which ended before it began", h.Name(history.TxnID(t)), h.Name(history.TxnID(u)))
+						return nil, moves
 					}
 				}
 			}
@@ -196,7 +194,7 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order [
 				return true, rt && h.Txns[t].Time.End < h.Txns[u].Time.Begin
 			})
 			if j < 0 {
-				return nil, moves, fmt.Sprintf("%s's %s (operation %d) waits for a write of key %v that does not come", h.Name(history.TxnID(t)), h.Txns[t].Ops[fail].Kind, fail, h.Key(early))
+				return nil, moves
 			}
 			// t goes just after the writer, and its session's later transactions queued
 			// before the writer go after t, in their order.
@@ -214,7 +212,7 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order [
 			queue = slices.Insert(queue, j, later...)
 		}
 	}
-	return placed, moves, ""
+	return placed, moves
 }
 
 // rollback undoes the logged writes back to the log's length mark.
@@ -269,7 +267,6 @@ func (rs *replayDB) diagnose(t int32, fail int, mark int32) (late int32, early h
 	h := rs.h
 	nf := len(rs.fields)
 	late, early = -1, -1
-	sawEarly := false
 	// want records that key k must be in a state accept takes, which it is not now.
 	want := func(k history.Key, accept func(x rowVersion) bool) bool {
 		rec := rs.last[k]
@@ -288,20 +285,17 @@ func (rs *replayDB) diagnose(t int32, fail int, mark int32) (late int32, early h
 				return true
 			}
 		}
-		sawEarly = true
 		early = k
 		return true
 	}
 	o := h.Txns[t].Ops[fail]
 	switch o.Kind {
 	case history.OpRead:
-		if !want(o.Key, func(x rowVersion) bool {
-			return srcMatches(t, o.Src, x, x.v == o.Value) && (x.v == o.Value || o.Src.Kind == history.SrcInit || o.Src.Kind == history.SrcNone)
-		}) {
+		if !want(o.Key, func(x rowVersion) bool { return sees(t, o.Src, o.Value, x) }) {
 			return -1, -1, false
 		}
 	case history.OpInsert:
-		if !want(o.Key, func(x rowVersion) bool { return x.img < 0 }) {
+		if !want(o.Key, func(x rowVersion) bool { return !x.live() }) {
 			return -1, -1, false
 		}
 	case history.OpPredRead, history.OpPredWrite:
@@ -316,11 +310,7 @@ func (rs *replayDB) diagnose(t int32, fail int, mark int32) (late int32, early h
 			rk := int(rs.images[int(img)*nf+f])
 			return a <= rk && rk < b
 		}
-		rs.epoch++
-		if rs.epoch == 0 {
-			clear(rs.mark)
-			rs.epoch = 1
-		}
+		rs.nextEpoch()
 		for _, r := range po.Rows {
 			if rs.mark[r.Key] == rs.epoch {
 				return -1, -1, false // listed twice: no order helps
@@ -335,13 +325,13 @@ func (rs *replayDB) diagnose(t int32, fail int, mark int32) (late int32, early h
 			default:
 				accept = func(x rowVersion) bool { return in(x.img) }
 			}
-			if !accept(rs.version(r.Key)) && !want(r.Key, accept) {
+			if !accept(rs.rows[r.Key]) && !want(r.Key, accept) {
 				return -1, -1, false
 			}
 		}
-		rs.scanned += len(rs.cur)
-		for k := range rs.cur {
-			if rs.mark[k] != rs.epoch && in(rs.img[k]) {
+		rs.scanned += len(rs.rows)
+		for k, x := range rs.rows {
+			if rs.mark[k] != rs.epoch && in(x.img) {
 				if !want(history.Key(k), func(x rowVersion) bool { return !in(x.img) }) {
 					return -1, -1, false
 				}
@@ -350,7 +340,7 @@ func (rs *replayDB) diagnose(t int32, fail int, mark int32) (late int32, early h
 	default:
 		return -1, -1, false
 	}
-	if !sawEarly && late < 0 {
+	if early < 0 && late < 0 {
 		return -1, -1, false
 	}
 	return late, early, true

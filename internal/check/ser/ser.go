@@ -196,13 +196,18 @@ func (c *run) passByTime() {
 }
 
 // passByRows passes the history on the row certificate rc.
-func (c *run) passByRows(rc rowCert) {
-	c.rep.Notes = append(c.rep.Notes, rc.note())
+func (c *run) passByRows(rc RowCertificate) {
+	c.rep.Notes = append(c.rep.Notes, rc.Note())
+	c.skewNote()
+	c.timeCert = rc.Realtime
+	c.rep.Verdict = report.Pass
+}
+
+// skewNote says, at a real-time level, that the client intervals were widened for skew.
+func (c *run) skewNote() {
 	if c.level.Info().Realtime && c.o.ClockSkew > 0 {
 		c.rep.Notes = append(c.rep.Notes, fmt.Sprintf("client intervals widened by %v on each side for clock skew", c.o.ClockSkew))
 	}
-	c.timeCert = rc.realtime
-	c.rep.Verdict = report.Pass
 }
 
 // decidedByRows records that a pass of the fast path is a whole proof: its serial order was
@@ -321,7 +326,7 @@ func (c *run) run() error {
 	// The row certificate (rowcert.go) replays an order taken from the history's clocks
 	// before anything is built: on a history that passes, it is the whole check.
 	if !c.o.NoFastPath && !c.o.NoRowCertificate {
-		if rc := certifyRows(c.ctx, h, int64(c.o.ClockSkew)); rc.proves(info.Session, info.Realtime) {
+		if rc, ok := certifyRows(c.ctx, h, int64(c.o.ClockSkew)); ok && rc.Proves(info.Session, info.Realtime) {
 			c.phase("row-certificate")
 			if failed, err := basicDone(); failed || err != nil {
 				return err
@@ -384,9 +389,7 @@ func (c *run) run() error {
 	rep.Notes = append(rep.Notes, d.Notes...)
 	c.partial = d.Partial
 	c.untimed = d.Untimed
-	if info.Realtime && c.o.ClockSkew > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("client intervals widened by %v on each side for clock skew", c.o.ClockSkew))
-	}
+	c.skewNote()
 	for _, a := range d.Findings {
 		c.fail(a)
 	}

@@ -233,9 +233,9 @@ func (c *run) run() error {
 	}
 	if rows {
 		rcWait.Wait()
-		if rcOK && (!info.Session || rc.Session) && (!info.Realtime || rc.Realtime) {
+		if rcOK && rc.Proves(info.Session, info.Realtime) {
 			c.phase("row-certificate")
-			rep.Notes = append(rep.Notes, rc.Note+"; a serial order is snapshot isolated at this level (each snapshot taken just before its transaction)")
+			rep.Notes = append(rep.Notes, rc.Note()+"; a serial order is snapshot isolated at this level (each snapshot taken just before its transaction)")
 			rep.Verdict = report.Pass
 			return nil
 		}
