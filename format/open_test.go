@@ -206,6 +206,29 @@ func TestOpenDirectoryHoldingDbcopHistory(t *testing.T) {
 	}
 }
 
+// TestOpenRunDirectory opens a directory as isovet run --out leaves it: history.jsonl
+// beside the reports, read as the native format it is.
+func TestOpenRunDirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	hist := "{\"isovet\":1}\n{\"s\":0,\"ops\":[[\"w\",1,5]]}\n{\"s\":1,\"ops\":[[\"r\",1,5]]}\n"
+	if err := os.WriteFile(filepath.Join(dir, "history.jsonl"), []byte(hist), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report-serializable.txt"), []byte("pass\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{format.Auto, "native"} {
+		h, f, err := format.Open(dir, name, format.Options{})
+		if err != nil {
+			t.Fatalf("Open(run dir, %s) = %v", name, err)
+		}
+		if f.Name != "native" || len(h.Txns) != 2 {
+			t.Errorf("Open(run dir, %s) = %s with %d txns, want native with 2", name, f.Name, len(h.Txns))
+		}
+	}
+}
+
 func TestOpenDirectoryErrorsNameWhatIsRecognized(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -213,7 +236,7 @@ func TestOpenDirectoryErrorsNameWhatIsRecognized(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err := format.Open(dir, format.Auto, format.Options{})
-	if err == nil || !strings.Contains(err.Error(), "directory formats: cobra (T*.log), vbox (*.log), dbcop (one history.bincode)") {
+	if err == nil || !strings.Contains(err.Error(), "directory formats: cobra (T*.log), vbox (*.log), dbcop (one history.bincode), native (one history.jsonl)") {
 		t.Errorf("Open(empty dir) = %v, want the directory formats listed with dbcop's history.bincode", err)
 	}
 	_, _, err = format.Open(dir, "dbcop", format.Options{})

@@ -59,6 +59,8 @@ var formats = []Format{
 		Name: "native", Aliases: []string{"isovet", "jsonl"},
 		Summary: "isovet native JSON Lines: the whole history model, one transaction per line",
 		Sniff:   native.Sniff,
+		// isovet run --out DIR writes the history as DIR/history.jsonl.
+		DirFile: "history.jsonl",
 		New:     func(Options) Decoder { return native.NewDecoder() },
 		Write:   native.Write,
 	},
