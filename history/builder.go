@@ -3,6 +3,8 @@ package history
 import (
 	"errors"
 	"fmt"
+
+	"isovet/internal/hugepage"
 )
 
 // Builder assembles a [History] incrementally: readers and the runner stream transactions into
@@ -64,7 +66,7 @@ func (b *Builder) Grow(txns, ops int) {
 
 func slicesGrow[T any](s []T, n int) []T {
 	if cap(s)-len(s) < n {
-		t := make([]T, len(s), len(s)+n)
+		t := hugepage.Make[T](len(s), len(s)+n)
 		copy(t, s)
 		return t
 	}

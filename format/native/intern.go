@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"isovet/history"
+	"isovet/internal/hugepage"
 )
 
 // valueCache memoizes the builder's ids of short string values per key: the last
@@ -175,7 +176,8 @@ type rowSlab struct {
 	size int // size of the last array made
 }
 
-const slabRows = 1 << 14
+// slabRows is the largest array: 24 MiB, mostly whole huge pages (package hugepage).
+const slabRows = 1 << 20
 
 // take returns n zeroed rows (nil for none), with length and capacity n.
 func (s *rowSlab) take(n int) []history.Row {
@@ -184,7 +186,7 @@ func (s *rowSlab) take(n int) []history.Row {
 	}
 	if len(s.free) < n {
 		s.size = min(max(2*s.size, 64), slabRows)
-		s.free = make([]history.Row, max(n, s.size))
+		s.free = hugepage.Make[history.Row](max(n, s.size), max(n, s.size))
 	}
 	r := s.free[:n:n]
 	s.free = s.free[n:]

@@ -1,6 +1,9 @@
 package basic
 
-import "isovet/history"
+import (
+	"isovet/history"
+	"isovet/internal/hugepage"
+)
 
 // Writer-record flags.
 const (
@@ -35,7 +38,7 @@ type index struct {
 }
 
 func newIndex(values, writes int) *index {
-	return &index{first: make([]int32, values), recs: make([]wrec, 0, writes), slots: make([]int32, 16), mask: 15}
+	return &index{first: hugepage.Make[int32](values, values), recs: hugepage.Make[wrec](0, writes), slots: make([]int32, 16), mask: 15}
 }
 
 func hashKV(k history.Key, v history.Value) uint64 {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"isovet/history"
+	"isovet/internal/hugepage"
 )
 
 // The row certificate: a serial order guessed from the history's own clocks and replayed on
@@ -412,8 +413,8 @@ func newReplayDB(h *history.History) (*replayDB, bool) {
 		}
 	}
 	nk := len(h.Keys)
-	rs.slot = make([]int32, 0, n)
-	raw := make([]int64, 0, (n+1)*nf)
+	rs.slot = hugepage.Make[int32](0, n)
+	raw := hugepage.Make[int64](0, (n+1)*nf)
 	// decode appends whole row image v to raw and returns its slot (-1 for nil: the row is
 	// absent); ok is false when v is not a whole image.
 	decode := func(v history.Value) (int32, bool) {

@@ -1,0 +1,48 @@
+// Package hugepage asks the operating system to back isovet's large tables with huge
+// pages.
+//
+// Reading and checking a history of millions of rows fills hundreds of megabytes of fresh
+// tables. With the kernel's usual 4 KiB pages, every page costs a fault the first time it
+// is written, and every random probe of a large hash table misses the TLB. On Linux
+// machines whose transparent huge pages are set to "madvise" (Debian's default), neither
+// Go's runtime nor the kernel uses 2 MiB pages unless asked; a table advised here gets
+// them. On the 400 MB predicate history of docs/benchmarks.md this took the whole check
+// from 4.3 s to about 1.5 s, most of it the kernel's page-fault time.
+//
+// The advice changes how memory is backed, never what it holds, so results are the same
+// with or without it. Setting ISOVET_HUGEPAGES=0 in the environment turns it off, for
+// comparison; on other systems it does nothing.
+package hugepage
+
+import (
+	"os"
+	"unsafe"
+)
+
+// Min is the smallest table worth advising: below it, the table may not hold a whole
+// aligned huge page, and the saving is small anyway.
+const Min = 4 << 20
+
+// enabled is false when the environment turned the advice off.
+var enabled = os.Getenv("ISOVET_HUGEPAGES") != "0"
+
+// Make returns make([]T, n, c), with the kernel asked to back its memory with huge pages
+// if it holds at least Min bytes. The advice is given before anything touches the fresh
+// memory, so the first write of each 2 MiB gets a huge page.
+func Make[T any](n, c int) []T {
+	s := make([]T, n, c)
+	Advise(s)
+	return s
+}
+
+// Advise asks the kernel to back the array under s, up to its capacity, with huge pages
+// if it holds at least Min bytes. Only the whole huge pages inside the array are advised,
+// so memory around it is not affected.
+func Advise[T any](s []T) {
+	var z T
+	size := uintptr(cap(s)) * unsafe.Sizeof(z)
+	if !enabled || size < Min {
+		return
+	}
+	advise(unsafe.Pointer(unsafe.SliceData(s[:cap(s)])), size)
+}
