@@ -184,19 +184,23 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) (RowCertif
 		return RowCertificate{By: c.by, Session: keepsSessions(h, order), Realtime: keepsRealTime(h, order, skew)}, true
 	}
 	// None replayed as it is: repair the first (rowsearch.go), keeping real time (for the
-	// strict levels) and, if that fails, without; then replay what the search found from
-	// the start, which is the proof.
+	// strict levels) and, if that fails, without; each time as a whole and, failing that,
+	// the writing transactions first and the read-only ones fitted in after. Then replay
+	// what the search found from the start, which is the proof.
 	var (
 		found []int32
 		moves int
 	)
-	if h.HasTime() {
-		found, moves = rs.search(ctx, first, true)
-	}
-	if found == nil {
-		var m int
-		found, m = rs.search(ctx, first, false)
-		moves += m
+	for _, rt := range []bool{true, false} {
+		if rt && !h.HasTime() {
+			continue
+		}
+		if found, moves = rs.search(ctx, first, rt); found == nil {
+			found, moves = rs.searchSplit(ctx, first, readOnly, rt)
+		}
+		if found != nil {
+			break
+		}
 	}
 	if found == nil || !rs.replay(ctx, found) {
 		return RowCertificate{}, false

@@ -310,3 +310,75 @@ func TestDecodeImage(t *testing.T) {
 		t.Errorf("a whole image: %v", out)
 	}
 }
+
+// TestSearchSplit fits read-only transactions into the writing transactions' order: a
+// long read-only transaction saw the state between two writers that both ended inside its
+// client interval, which its begin time (where the clocks put it) does not give.
+func TestSearchSplit(t *testing.T) {
+	pred := history.Predicate{Expr: "v1 in [0, 9]", Field: history.Str("v1"), Lo: 0, Hi: 9, IsRange: true}
+	build := func(saw []string) *history.History {
+		b := history.NewBuilder()
+		x, y := b.StrKey("x"), b.StrKey("y")
+		w, r := b.Session(history.Int(0)), b.Session(history.Int(1))
+		txn := func(s history.SessionID, id string, begin, end int64, body func()) {
+			b.BeginTxn(s, history.Str(id), history.OutcomeCommitted)
+			b.Current().Time, b.Current().HasTime = history.Interval{Begin: begin, End: end}, true
+			body()
+			b.EndTxn()
+		}
+		txn(w, "W1", 0, 10, func() { b.Write(x, b.StrValue("v1=1")); b.Write(y, b.StrValue("v1=1")) })
+		txn(r, "R", 5, 100, func() {
+			var rows []history.Row
+			for i, k := range []history.Key{x, y} {
+				if saw[i] != "" {
+					rows = append(rows, history.Row{Key: k, Value: b.StrValue(saw[i]), Match: true})
+				}
+			}
+			b.PredRead(history.PredOp{Pred: pred, Rows: rows})
+		})
+		txn(w, "W2", 20, 30, func() { b.Write(x, b.StrValue("v1=2")) })
+		txn(w, "W3", 40, 50, func() { b.Write(y, b.StrValue("v1=20")) })
+		h, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	split := func(h *history.History, rt bool) []int32 {
+		rs, ok := newReplayDB(h)
+		if !ok {
+			t.Fatal("out of the certificate's scope")
+		}
+		rs.prev, rs.next = sessionLinks(h)
+		readOnly := []bool{false, true, false, false}
+		order, _ := rs.searchSplit(context.Background(), []int32{0, 1, 2, 3}, readOnly, rt)
+		if order != nil && !rs.replay(context.Background(), order) {
+			t.Fatalf("searchSplit found %v, which does not replay", order)
+		}
+		return order
+	}
+	// R saw x as W2 left it and y before W3: its place is between W2 and W3.
+	between := build([]string{"v1=2", "v1=1"})
+	for _, rt := range []bool{true, false} {
+		if got := split(between, rt); !slices.Equal(got, []int32{0, 2, 1, 3}) {
+			t.Errorf("rt=%v: searchSplit = %v, want [0 2 1 3]", rt, got)
+		}
+	}
+	if rc, ok := certifyRows(context.Background(), between, 0); !ok || !rc.Proves(true, true) {
+		t.Errorf("certifyRows = %+v, %v; want a strict proof", rc, ok)
+	}
+	// R saw x before W2 and y after W3: no state gives both.
+	if got := split(build([]string{"v1=1", ""}), false); got != nil {
+		t.Errorf("searchSplit = %v for a read no state gives, want nil", got)
+	}
+	// R saw the state after W3; when W3 began after R ended, only a search without real
+	// time may place R there.
+	late := build([]string{"v1=2", ""})
+	late.Txns[3].Time = history.Interval{Begin: 200, End: 210}
+	if got := split(late, true); got != nil {
+		t.Errorf("rt: searchSplit = %v, which puts R after a writer that began after it ended", got)
+	}
+	if got := split(late, false); !slices.Equal(got, []int32{0, 2, 3, 1}) {
+		t.Errorf("searchSplit = %v, want [0 2 3 1]", got)
+	}
+}

@@ -1,10 +1,12 @@
 package ser
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
 	"isovet/history"
+	"isovet/internal/hugepage"
 )
 
 // The row certificate's search. A database's clocks give a serial order only up to the
@@ -55,6 +57,12 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order [
 	rs.reset()
 	rs.logging = true
 	defer func() { rs.logging = false }()
+	// Every write is logged once per placement: room for all of them and a quarter more
+	// placed again, made once (growing a log of millions by appending copies it over and
+	// over, into fresh pages each time).
+	if want := len(rs.slot) + len(rs.slot)/4 + 1024; cap(rs.undo) < want {
+		rs.undo = hugepage.Make[undoRec](0, want)
+	}
 	rs.undo = rs.undo[:0]
 	rs.scanned = 0
 	if len(rs.last) != len(rs.rows) {
@@ -101,7 +109,11 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order [
 			marks = append(marks, mark)
 			continue
 		}
-		late, early, ok := rs.diagnose(t, fail, mark)
+		var tooOld int32 = -1 // with rt, states overwritten before t began are out of reach
+		if rt {
+			tooOld = rs.endedBefore(placed, h.Txns[t].Time.Begin)
+		}
+		late, early, ok := rs.diagnose(t, fail, mark, tooOld)
 		rs.rollback(mark)
 		moves++
 		if moved[t]++; moves > maxMoves || moved[t] > maxMovesEach {
@@ -145,21 +157,27 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order [
 				queue = slices.Delete(queue, j, j+1)
 			}
 			if rt {
-				// t and the session's transactions moved with it go before the others from
-				// placed[late] on: none of those may have ended before one of them began.
+				// t and the transactions moved with it go before the others from
+				// placed[late] on, so any of those that ended before one of them began
+				// comes along too, with its session's earlier transactions placed from
+				// there (placed keeps real time, so looking from the last back finds them
+				// all). The transaction whose state t did not see cannot come along.
 				begin := h.Txns[t].Time.Begin
 				if w >= 0 {
 					begin = max(begin, h.Txns[w].Time.Begin)
 				}
-				for _, u := range placed[late:] {
-					if stamp[u] == epoch {
-						begin = max(begin, h.Txns[u].Time.Begin)
+				for i := len(placed) - 1; i >= int(late); i-- {
+					u := placed[i]
+					if stamp[u] != epoch && h.Txns[u].Time.End >= begin {
+						continue
 					}
-				}
-				for _, u := range placed[late:] {
-					if stamp[u] != epoch && h.Txns[u].Time.End < begin {
+					if i == int(late) {
 						return nil, moves
 					}
+					for p := u; p >= 0 && at[p] >= late; p = prev[p] {
+						stamp[p] = epoch
+					}
+					begin = max(begin, h.Txns[u].Time.Begin)
 				}
 			}
 			rs.rollback(marks[late])
@@ -259,11 +277,25 @@ func (rs *replayDB) nextWriter(queue []int32, k history.Key, check func(int32) (
 	return -1
 }
 
+// endedBefore returns the last position in placed (which keeps real time) of a transaction
+// that ended before time begin, or -1: a transaction beginning at begin goes after it, so
+// it cannot see a state that one, or one placed before it, overwrote.
+func (rs *replayDB) endedBefore(placed []int32, begin int64) int32 {
+	// diagnose looks no further back than searchBack places.
+	for i := len(placed) - 1; i >= 0 && i >= len(placed)-searchBack-1; i-- {
+		if rs.h.Txns[placed[i]].Time.End < begin {
+			return int32(i)
+		}
+	}
+	return -1
+}
+
 // diagnose says where transaction t, whose operation fail did not see what the state
 // gives it (t's operations before it applied, its writes logged from mark on), must go:
 // before placed[late] (late >= 0), and/or after a later writer of key early (>= 0). ok is
-// false when no move would do.
-func (rs *replayDB) diagnose(t int32, fail int, mark int32) (late int32, early history.Key, ok bool) {
+// false when no move would do. States overwritten at or before position tooOld are not
+// considered (t must come after that position).
+func (rs *replayDB) diagnose(t int32, fail int, mark int32, tooOld int32) (late int32, early history.Key, ok bool) {
 	h := rs.h
 	nf := len(rs.fields)
 	late, early = -1, -1
@@ -273,7 +305,7 @@ func (rs *replayDB) diagnose(t int32, fail int, mark int32) (late int32, early h
 		if rec >= mark {
 			return false // t wrote it itself before the read
 		}
-		for ; rec >= 0 && rs.undo[rec].pos >= rs.pos-searchBack; rec = rs.undo[rec].prev {
+		for ; rec >= 0 && rs.undo[rec].pos >= rs.pos-searchBack && rs.undo[rec].pos > tooOld; rec = rs.undo[rec].prev {
 			r := &rs.undo[rec]
 			if r.prev >= 0 && rs.undo[r.prev].pos == r.pos {
 				continue // the state before a second write of one transaction: not seen by others
@@ -344,4 +376,178 @@ func (rs *replayDB) diagnose(t int32, fail int, mark int32) (late int32, early h
 		return -1, -1, false
 	}
 	return late, early, true
+}
+
+// searchSplit is the search for histories whose read-only transactions the clocks place
+// badly (a long read-only transaction under snapshot isolation saw the state at its first
+// statement, anywhere in its client interval). A read-only transaction changes no state,
+// so it can be placed once the others have an order: searchSplit searches an order of the
+// transactions that write (start without the read-only ones, session order kept among
+// them), then replays it and gives each read-only transaction the first state in its
+// window whose rows its reads saw. The window runs from after its session's previous
+// writing transaction (and the session's previous read-only one) to before its session's
+// next writing transaction; with rt, it also starts after every writing transaction that
+// ended before it began and ends before every one that began after it ended. It returns
+// nil when the search fails or a read-only transaction finds no state in its window.
+func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []bool, rt bool) (order []int32, moves int) {
+	h := rs.h
+	var upd, ro []int32
+	for _, t := range start {
+		if readOnly[t] {
+			ro = append(ro, t)
+		} else {
+			upd = append(upd, t)
+		}
+	}
+	if len(ro) == 0 || len(upd) == 0 {
+		return nil, 0
+	}
+	// The search keeps session order through rs.prev and rs.next: link each writing
+	// transaction to its session's writing neighbours for it.
+	prev, next := rs.prev, rs.next
+	rs.prev, rs.next = writerLinks(h, readOnly)
+	found, moves := rs.search(ctx, upd, rt)
+	rs.prev, rs.next = prev, next
+	if found == nil {
+		return nil, moves
+	}
+	// Each read-only transaction's window [lo, hi] of states (state p: after found[:p]).
+	pos := make([]int32, len(h.Txns))
+	for p, t := range found {
+		pos[t] = int32(p)
+	}
+	m := int32(len(found))
+	lo, hi := make([]int32, len(h.Txns)), make([]int32, len(h.Txns))
+	for _, se := range h.Sessions {
+		low := int32(0)
+		var waiting []int32 // read-only transactions since the last writing one
+		for _, t := range se.Txns {
+			if !h.Txns[t].Committed() {
+				continue
+			}
+			if readOnly[t] {
+				lo[t] = low
+				waiting = append(waiting, int32(t))
+				continue
+			}
+			for _, r := range waiting {
+				hi[r] = pos[t]
+			}
+			waiting = waiting[:0]
+			low = pos[t] + 1
+		}
+		for _, r := range waiting {
+			hi[r] = m
+		}
+	}
+	if rt {
+		// The state after every writing transaction that ended before r began, and before
+		// every one that began after r ended: the first state p whose transactions from p
+		// on all ended after r began, and the first p whose transaction began after r
+		// ended (the suffix minimum of ends and the prefix maximum of begins are sorted).
+		sufEnd, preBegin := make([]int64, m+1), make([]int64, m)
+		sufEnd[m] = 1<<63 - 1
+		for p := m - 1; p >= 0; p-- {
+			sufEnd[p] = min(sufEnd[p+1], h.Txns[found[p]].Time.End)
+		}
+		for p := range m {
+			preBegin[p] = h.Txns[found[p]].Time.Begin
+			if p > 0 {
+				preBegin[p] = max(preBegin[p], preBegin[p-1])
+			}
+		}
+		for _, r := range ro {
+			b, e := h.Txns[r].Time.Begin, h.Txns[r].Time.End
+			first, _ := slices.BinarySearchFunc(sufEnd, b, func(x, b int64) int { return cmp.Compare(x, b) }) // first with x >= b
+			after, _ := slices.BinarySearchFunc(preBegin, e+1, func(x, b int64) int { return cmp.Compare(x, b) })
+			lo[r], hi[r] = max(lo[r], int32(first)), min(hi[r], int32(after))
+			if lo[r] > hi[r] {
+				return nil, moves
+			}
+		}
+	}
+	// Sweep the states once, from the first; a read-only transaction is tried at each state
+	// of its window, from its start, once its session's previous one is placed.
+	slices.SortStableFunc(ro, func(a, b int32) int { return cmp.Compare(lo[a], lo[b]) })
+	placedAt := make([]int32, len(h.Txns)) // state of a placed read-only transaction, -1 if not
+	for _, r := range ro {
+		placedAt[r] = -1
+	}
+	sessPrevRO := func(r int32) int32 { // the session's previous read-only transaction, or -1
+		if p := prev[r]; p >= 0 && readOnly[p] {
+			return p
+		}
+		return -1
+	}
+	rs.reset()
+	rs.logging = false
+	order = make([]int32, 0, len(start))
+	var active []int32
+	due := 0 // ro[due:] have not reached their window
+	for p := int32(0); p <= m; p++ {
+		if p&1023 == 0 && ctx.Err() != nil {
+			return nil, moves
+		}
+		for due < len(ro) && lo[ro[due]] <= p {
+			active = append(active, ro[due])
+			due++
+		}
+		// Place what the state satisfies; a placement may let a session's next read-only
+		// transaction try, so go round until nothing changes.
+		for changed := true; changed; {
+			changed = false
+			keep := active[:0]
+			for _, r := range active {
+				if q := sessPrevRO(r); q >= 0 && placedAt[q] < 0 {
+					keep = append(keep, r)
+					continue
+				}
+				if rs.apply(r) < 0 {
+					placedAt[r] = p
+					order = append(order, r)
+					changed = true
+					continue
+				}
+				if hi[r] <= p {
+					return nil, moves // no state in its window
+				}
+				keep = append(keep, r)
+			}
+			active = keep
+		}
+		if p == m {
+			break
+		}
+		if rs.apply(found[p]) >= 0 {
+			return nil, moves // the search's order replays without the read-only ones
+		}
+		order = append(order, found[p])
+	}
+	if len(active) > 0 || due < len(ro) {
+		return nil, moves
+	}
+	return order, moves
+}
+
+// writerLinks returns, per transaction, the committed transaction that is not read-only
+// before and after it in its session (-1: none), for the committed ones that are not
+// read-only.
+func writerLinks(h *history.History, readOnly []bool) (prev, next []int32) {
+	prev, next = make([]int32, len(h.Txns)), make([]int32, len(h.Txns))
+	for i := range prev {
+		prev[i], next[i] = -1, -1
+	}
+	for _, se := range h.Sessions {
+		p := int32(-1)
+		for _, t := range se.Txns {
+			if !h.Txns[t].Committed() || readOnly[t] {
+				continue
+			}
+			if p >= 0 {
+				prev[t], next[p] = p, int32(t)
+			}
+			p = int32(t)
+		}
+	}
+	return prev, next
 }
