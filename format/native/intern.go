@@ -107,11 +107,17 @@ func (c *valueCache) lookup(k history.Key, s []byte) (history.Value, bool) {
 func (c *valueCache) add(k history.Key, s []byte, v history.Value) {
 	c.misses++
 	c.missBytes += len(s) + 1 // the arena stores a length before the bytes
-	if _, ok := c.lookup(k, s); ok {
-		return // a batch held s twice with k: both missed, the first was added
-	}
 	e := c.entries(k, s, true)
 	if e == nil {
+		return
+	}
+	// A batch may hold s twice with k (both missed, the first was added), and a predicate
+	// write's new image is added without a lookup: an entry with id v holds s already
+	// (ids are one per string), and comparing ids is cheaper than comparing s.
+	if j := slices.IndexFunc(e, func(x cachedValue) bool { return x.id == v }); j >= 0 {
+		hit := e[j]
+		copy(e[1:j+1], e[:j])
+		e[0] = hit
 		return
 	}
 	copy(e[1:], e[:cacheWays-1])

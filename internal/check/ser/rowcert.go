@@ -186,10 +186,12 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) (RowCertif
 	// None replayed as it is: repair the first (rowsearch.go), keeping real time (for the
 	// strict levels) and, if that fails, without; each time as a whole and, failing that,
 	// the writing transactions first and the read-only ones fitted in after. Then replay
-	// what the search found from the start, which is the proof.
+	// what the search found from the start, which is the proof (searchSplit's last step is
+	// that replay).
 	var (
-		found []int32
-		moves int
+		found  []int32
+		moves  int
+		proved bool // searchSplit's sweep replayed found
 	)
 	for _, rt := range []bool{true, false} {
 		if rt && !h.HasTime() {
@@ -197,12 +199,13 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) (RowCertif
 		}
 		if found, moves = rs.search(ctx, first, rt); found == nil {
 			found, moves = rs.searchSplit(ctx, first, readOnly, rt)
+			proved = found != nil
 		}
 		if found != nil {
 			break
 		}
 	}
-	if found == nil || !rs.replay(ctx, found) {
+	if found == nil || !proved && !rs.replay(ctx, found) {
 		return RowCertificate{}, false
 	}
 	by := fmt.Sprintf("%s, with %d transactions moved where the replay showed them out of place", cands[0].by, moves)

@@ -389,6 +389,11 @@ func (rs *replayDB) diagnose(t int32, fail int, mark int32, tooOld int32) (late 
 // next writing transaction; with rt, it also starts after every writing transaction that
 // ended before it began and ends before every one that began after it ended. It returns
 // nil when the search fails or a read-only transaction finds no state in its window.
+//
+// The sweep that fits the read-only transactions in is itself a replay of the order it
+// returns: from the initial state, every transaction in that order, each seeing what the
+// state gives it (a read-only transaction tried at a state that does not give it changes
+// nothing). So an order it returns is proved as replay would prove it.
 func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []bool, rt bool) (order []int32, moves int) {
 	h := rs.h
 	var upd, ro []int32
@@ -499,6 +504,9 @@ func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []b
 			keep := active[:0]
 			for _, r := range active {
 				if q := sessPrevRO(r); q >= 0 && placedAt[q] < 0 {
+					if hi[r] <= p {
+						return nil, moves // its window closes before its session's previous one found a state
+					}
 					keep = append(keep, r)
 					continue
 				}
