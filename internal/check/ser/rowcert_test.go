@@ -382,3 +382,45 @@ func TestSearchSplit(t *testing.T) {
 		t.Errorf("searchSplit = %v, want [0 2 3 1]", got)
 	}
 }
+
+// TestColIndexCounts checks the per-column counts against a plain count, on columns wide
+// enough for every level (ranks, 64-rank and 4,096-rank blocks) to matter.
+func TestColIndexCounts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	for _, n := range []int{1, 63, 64, 65, 4095, 4096, 4097, 20000} {
+		c := colIndex{n: n}
+		c.alloc()
+		plain := make([]int, n)
+		for step := range 3000 {
+			r := rng.IntN(n)
+			d := int32(1)
+			if plain[r] > 0 && rng.IntN(2) == 0 {
+				d = -1
+			}
+			c.add(int32(r), d)
+			plain[r] += int(d)
+			if step%10 == 0 {
+				x := rng.IntN(n + 1)
+				want := 0
+				for _, k := range plain[:x] {
+					want += k
+				}
+				if got := c.prefix(x); got != want {
+					t.Fatalf("n=%d step %d: prefix(%d) = %d, want %d", n, step, x, got, want)
+				}
+			}
+		}
+		if got, want := c.prefix(n), func() (s int) {
+			for _, k := range plain {
+				s += k
+			}
+			return
+		}(); got != want {
+			t.Fatalf("n=%d: prefix(n) = %d, want %d", n, got, want)
+		}
+		c.reset()
+		if c.prefix(n) != 0 {
+			t.Fatalf("n=%d: counts left after reset", n)
+		}
+	}
+}
