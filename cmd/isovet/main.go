@@ -10,9 +10,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"isovet/internal/hugepage"
 )
 
 func main() {
+	// ISOVET_HUGEPAGES=0 keeps the large tables on ordinary pages (internal/hugepage), to
+	// compare.
+	hugepage.SetEnabled(os.Getenv("ISOVET_HUGEPAGES") != "0")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

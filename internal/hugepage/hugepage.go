@@ -10,12 +10,13 @@
 // from 4.3 s to about 1.5 s, most of it the kernel's page-fault time.
 //
 // The advice changes how memory is backed, never what it holds, so results are the same
-// with or without it. Setting ISOVET_HUGEPAGES=0 in the environment turns it off, for
-// comparison; on other systems it does nothing.
+// with or without it. The isovet command turns it off when ISOVET_HUGEPAGES=0 is set, for
+// comparison (SetEnabled: the core reads no environment); on other systems it does
+// nothing.
 package hugepage
 
 import (
-	"os"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -23,8 +24,11 @@ import (
 // aligned huge page, and the saving is small anyway.
 const Min = 4 << 20
 
-// enabled is false when the environment turned the advice off.
-var enabled = os.Getenv("ISOVET_HUGEPAGES") != "0"
+// disabled is set when the advice is turned off.
+var disabled atomic.Bool
+
+// SetEnabled turns the advice on (the default) or off.
+func SetEnabled(on bool) { disabled.Store(!on) }
 
 // Make returns make([]T, n, c), with the kernel asked to back its memory with huge pages
 // if it holds at least Min bytes. The advice is given before anything touches the fresh
@@ -41,7 +45,7 @@ func Make[T any](n, c int) []T {
 func Advise[T any](s []T) {
 	var z T
 	size := uintptr(cap(s)) * unsafe.Sizeof(z)
-	if !enabled || size < Min {
+	if disabled.Load() || size < Min {
 		return
 	}
 	advise(unsafe.Pointer(unsafe.SliceData(s[:cap(s)])), size)
