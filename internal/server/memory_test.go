@@ -144,6 +144,11 @@ func TestMemoryBoundHolds(t *testing.T) {
 		t.Errorf("live heap after a collection %d MiB, over the %d MiB bound", ms.HeapAlloc>>20, bound>>20)
 	}
 	switch load := loadPerCPU(); {
+	case raceEnabled:
+		// The race detector's shadow memory is resident too (575 MiB at this bound, right
+		// at three times it): the resident bound is checked by the run without it, and
+		// the live heap above holds under it as well.
+		t.Logf("resident memory not checked under the race detector (peak %d MiB)", peak>>20)
 	case peak > 3*bound:
 		t.Errorf("resident memory reached %d MiB, over three times the %d MiB bound", peak>>20, bound>>20)
 	case peak > bound && load < 0.5:

@@ -378,6 +378,10 @@ func (c *colIndex) prefix(n int) int {
 	return s
 }
 
+// parallelDecodeMin is the fewest images newReplayDB decodes in two halves at once (a
+// variable so that tests can lower it).
+var parallelDecodeMin = 1 << 16
+
 // maxDirectSpan is the widest value span a column numbers directly (value - lo).
 var maxDirectSpan uint64 = 1 << 22 // a variable so that tests can lower it
 
@@ -487,7 +491,7 @@ func newReplayDB(h *history.History) (*replayDB, bool) {
 	}
 	// Millions of images (BlindW-Pred at 1-1,000 rows a predicate: 2.5 million) are decoded
 	// in two halves at once.
-	if n < 1<<16 {
+	if n < parallelDecodeMin {
 		if !decodeTxns(0, len(h.Txns)) {
 			return nil, false
 		}

@@ -44,6 +44,7 @@ func TestRowCertOracle(t *testing.T) {
 		n = 2000
 	}
 	defer func(v uint64) { maxDirectSpan = v }(maxDirectSpan)
+	defer func(v int) { parallelDecodeMin = v }(parallelDecodeMin)
 	ctx := context.Background()
 	proved := map[anomaly.Level]int{}
 	refuted := map[anomaly.Level]int{}
@@ -56,6 +57,11 @@ func TestRowCertOracle(t *testing.T) {
 		}
 		if seed%2 == 1 {
 			stampTimestamps(h, rng)
+		}
+		// A third of the seeds decode their images in two halves, as millions would.
+		parallelDecodeMin = 1 << 16
+		if seed%3 == 0 {
+			parallelDecodeMin = 0
 		}
 		maxDirectSpan = 1 << 22
 		if seed%3 == 0 {
@@ -421,6 +427,32 @@ func TestColIndexCounts(t *testing.T) {
 		c.reset()
 		if c.prefix(n) != 0 {
 			t.Fatalf("n=%d: counts left after reset", n)
+		}
+	}
+}
+
+// TestParallelDecodeAgrees checks that decoding the images in two halves gives the replay
+// the same tables as decoding them in one pass.
+func TestParallelDecodeAgrees(t *testing.T) {
+	defer func(v int) { parallelDecodeMin = v }(parallelDecodeMin)
+	for seed := range 300 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 5))
+		h := histtest.GenPred(rng)
+		if seed%2 == 1 {
+			h = twoColumns(t, h, rng)
+		}
+		parallelDecodeMin = 1 << 30
+		one, ok1 := newReplayDB(h)
+		parallelDecodeMin = 0
+		two, ok2 := newReplayDB(h)
+		if ok1 != ok2 {
+			t.Fatalf("seed %d: in scope %v in one pass, %v in two halves", seed, ok1, ok2)
+		}
+		if !ok1 {
+			continue
+		}
+		if !slices.Equal(one.slot, two.slot) || !slices.Equal(one.images, two.images) || !slices.Equal(one.init, two.init) {
+			t.Fatalf("seed %d: the tables differ\nslot %v\n     %v\nimages %v\n       %v", seed, one.slot, two.slot, one.images, two.images)
 		}
 	}
 }
