@@ -109,7 +109,7 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order [
 			marks = append(marks, mark)
 			continue
 		}
-		var tooOld int32 = -1 // with rt, states overwritten before t began are out of reach
+		var tooOld int32 = -1 // with rt, states overwritten up to a transaction that ended before t began
 		if rt {
 			tooOld = rs.endedBefore(placed, h.Txns[t].Time.Begin)
 		}
@@ -278,8 +278,10 @@ func (rs *replayDB) nextWriter(queue []int32, k history.Key, check func(int32) (
 }
 
 // endedBefore returns the last position in placed (which keeps real time) of a transaction
-// that ended before time begin, or -1: a transaction beginning at begin goes after it, so
-// it cannot see a state that one, or one placed before it, overwrote.
+// that ended before time begin, or -1. A transaction beginning at begin goes after that
+// one, so it cannot have seen a state that one overwrote; the search also takes what is
+// placed before it as settled, and looks for the state seen after it (a heuristic: the
+// replay of what the search finds is the proof).
 func (rs *replayDB) endedBefore(placed []int32, begin int64) int32 {
 	// diagnose looks no further back than searchBack places.
 	for i := len(placed) - 1; i >= 0 && i >= len(placed)-searchBack-1; i-- {
@@ -294,7 +296,7 @@ func (rs *replayDB) endedBefore(placed []int32, begin int64) int32 {
 // gives it (t's operations before it applied, its writes logged from mark on), must go:
 // before placed[late] (late >= 0), and/or after a later writer of key early (>= 0). ok is
 // false when no move would do. States overwritten at or before position tooOld are not
-// considered (t must come after that position).
+// taken for the one t saw (see endedBefore).
 func (rs *replayDB) diagnose(t int32, fail int, mark int32, tooOld int32) (late int32, early history.Key, ok bool) {
 	h := rs.h
 	nf := len(rs.fields)
