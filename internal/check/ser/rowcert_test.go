@@ -387,6 +387,34 @@ func TestSearchSplit(t *testing.T) {
 	if got := split(late, false); !slices.Equal(got, []int32{0, 2, 3, 1}) {
 		t.Errorf("searchSplit = %v, want [0 2 3 1]", got)
 	}
+	// Two readers of one state go by begin time, so that the one that ended before the
+	// other began comes first.
+	b := history.NewBuilder()
+	x := b.StrKey("x")
+	for i, tx := range []struct {
+		sess         int64
+		begin, end   int64
+		write, reads string
+	}{{0, 0, 10, "v1=1", ""}, {1, 50, 60, "", "v1=1"}, {2, 20, 30, "", "v1=1"}, {0, 200, 210, "v1=2", ""}} {
+		b.BeginTxn(b.Session(history.Int(tx.sess)), history.Int(int64(i)), history.OutcomeCommitted)
+		b.Current().Time, b.Current().HasTime = history.Interval{Begin: tx.begin, End: tx.end}, true
+		if tx.write != "" {
+			b.Write(x, b.StrValue(tx.write))
+		} else {
+			b.PredRead(history.PredOp{Pred: pred, Rows: []history.Row{{Key: x, Value: b.StrValue(tx.reads), Match: true}}})
+		}
+		b.EndTxn()
+	}
+	two, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := newReplayDB(two)
+	rs.prev, rs.next = sessionLinks(two)
+	got, _ := rs.searchSplit(context.Background(), []int32{0, 1, 2, 3}, []bool{false, true, true, false}, true)
+	if !slices.Equal(got, []int32{0, 2, 1, 3}) || !keepsRealTime(two, got, 0) {
+		t.Errorf("searchSplit = %v, want [0 2 1 3], which keeps real time", got)
+	}
 }
 
 // TestColIndexCounts checks the per-column counts against a plain count, on columns wide

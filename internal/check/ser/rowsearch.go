@@ -501,6 +501,7 @@ func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []b
 		}
 		// Place what the state satisfies; a placement may let a session's next read-only
 		// transaction try, so go round until nothing changes.
+		here := len(order)
 		for changed := true; changed; {
 			changed = false
 			keep := active[:0]
@@ -524,6 +525,13 @@ func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []b
 				keep = append(keep, r)
 			}
 			active = keep
+		}
+		if rt {
+			// Read-only transactions at one state may go in any order: by begin time, so
+			// that one that ended before another began comes first (session order agrees).
+			slices.SortStableFunc(order[here:], func(a, b int32) int {
+				return cmp.Compare(h.Txns[a].Time.Begin, h.Txns[b].Time.Begin)
+			})
 		}
 		if p == m {
 			break
