@@ -465,8 +465,8 @@ func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []b
 		}
 		for _, r := range ro {
 			b, e := h.Txns[r].Time.Begin, h.Txns[r].Time.End
-			first, _ := slices.BinarySearchFunc(sufEnd, b, func(x, b int64) int { return cmp.Compare(x, b) }) // first with x >= b
-			after, _ := slices.BinarySearchFunc(preBegin, e+1, func(x, b int64) int { return cmp.Compare(x, b) })
+			first, _ := slices.BinarySearch(sufEnd, b)     // the first p with sufEnd[p] >= b
+			after, _ := slices.BinarySearch(preBegin, e+1) // the first p with preBegin[p] > e
 			lo[r], hi[r] = max(lo[r], int32(first)), min(hi[r], int32(after))
 			if lo[r] > hi[r] {
 				return nil, moves
