@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -394,13 +393,6 @@ func postBody(ctx context.Context, c *http.Client, url string, body []byte) erro
 		return fmt.Errorf("server refused a batch: %s: %s", resp.Status, bytes.TrimSpace(msg))
 	}
 	return nil
-}
-
-// selfCPU is this process's user+system CPU time.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // procCPU is process pid's user+system CPU time from /proc (0 if unknown).
