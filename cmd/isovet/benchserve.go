@@ -22,6 +22,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
+	"isovet/internal/cputime"
 	"isovet/internal/server"
 )
 
@@ -130,13 +131,13 @@ encoding cost is reported separately.`,
 func (b *benchServe) run(ctx context.Context, logw io.Writer) (*benchReport, error) {
 	r := &benchReport{Via: b.via, GeneratedAt: time.Now().UTC()}
 	// Generate and encode every batch first, timing the encoding.
-	c0 := selfCPU()
+	c0 := cputime.Self()
 	g := server.NewLoadGen(b.load)
 	var bodies [][]byte
 	for n := 0; n < b.txns; n += b.batch {
 		bodies = append(bodies, g.Append(make([]byte, 0, b.batch*200), min(b.batch, b.txns-n)))
 	}
-	r.EncodeUSPerTxn = (selfCPU() - c0).Seconds() * 1e6 / float64(b.txns)
+	r.EncodeUSPerTxn = (cputime.Self() - c0).Seconds() * 1e6 / float64(b.txns)
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -209,7 +210,7 @@ func (b *benchServe) run(ctx context.Context, logw io.Writer) (*benchReport, err
 	}
 
 	r.LoadBefore = loadavg()
-	srv0, nats0, cli0 := procCPU(cmd.Process.Pid), procCPU(natsPID), selfCPU()
+	srv0, nats0, cli0 := procCPU(cmd.Process.Pid), procCPU(natsPID), cputime.Self()
 	start := time.Now()
 	deadline := start.Add(b.duration)
 	var sent atomic.Int64
@@ -282,7 +283,7 @@ func (b *benchServe) run(ctx context.Context, logw io.Writer) (*benchReport, err
 		}
 		time.Sleep(min(100*time.Millisecond, time.Until(deadline)))
 	}
-	srv1, nats1, cli1 := procCPU(cmd.Process.Pid), procCPU(natsPID), selfCPU()
+	srv1, nats1, cli1 := procCPU(cmd.Process.Pid), procCPU(natsPID), cputime.Self()
 	window := time.Since(start)
 	r.LoadAfter = loadavg()
 	wg.Wait()

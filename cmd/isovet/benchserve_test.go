@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"isovet/internal/cputime"
 )
 
 // TestBenchServeAccounting: the per-process CPU and memory figures bench-serve reports come
@@ -13,13 +15,13 @@ func TestBenchServeAccounting(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("no /proc on this system: bench-serve reports no per-process figures here")
 	}
-	for selfCPU() < 100*time.Millisecond { // enough CPU for /proc's 10 ms ticks to show
+	for cputime.Self() < 100*time.Millisecond { // enough CPU for /proc's 10 ms ticks to show
 		for x := 0; x < 1e5; x++ {
 			_ = x * x
 		}
 	}
 	pid := os.Getpid()
-	self, proc := selfCPU(), procCPU(pid)
+	self, proc := cputime.Self(), procCPU(pid)
 	if proc <= 0 || proc > self+50*time.Millisecond || self-proc > 100*time.Millisecond {
 		t.Errorf("procCPU = %v, getrusage = %v; want about the same and positive", proc, self)
 	}
