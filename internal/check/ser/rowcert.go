@@ -142,7 +142,7 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) (RowCertif
 	if !ok {
 		return RowCertificate{}, false
 	}
-	rs.prev, rs.next = sessionLinks(h)
+	rs.sess = sessionLinks(h, nil)
 	order := make([]int32, len(committed))
 	keys := make([]history.Timestamp, len(h.Txns))
 	ranks := make([]int, len(h.Txns))
@@ -159,8 +159,8 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) (RowCertif
 		// predecessor's place, and ties go by id, which follows session order.
 		for _, se := range h.Sessions {
 			for _, t := range se.Txns {
-				if p := rs.prev[t]; p >= 0 {
-					if c := keys[t].Compare(keys[p]); c < 0 || c == 0 && ranks[t] < ranks[p] {
+				if p := rs.sess.prev[t]; p >= 0 {
+					if d := keys[t].Compare(keys[p]); d < 0 || d == 0 && ranks[t] < ranks[p] {
 						keys[t], ranks[t] = keys[p], ranks[p]
 					}
 				}
@@ -198,7 +198,7 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) (RowCertif
 		if rt && !h.HasTime() {
 			continue
 		}
-		if found, moves = rs.search(ctx, first, rt); found == nil {
+		if found, moves = rs.search(ctx, first, rt, rs.sess); found == nil {
 			found, moves = rs.searchSplit(ctx, first, readOnly, rt)
 			proved = found != nil
 		}
@@ -213,26 +213,30 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) (RowCertif
 	return RowCertificate{By: by, Session: keepsSessions(h, found), Realtime: keepsRealTime(h, found, skew)}, true
 }
 
-// sessionLinks returns, per transaction, the committed transaction before and after it in
-// its session (-1: none), for the committed ones.
-func sessionLinks(h *history.History) (prev, next []int32) {
-	prev, next = make([]int32, len(h.Txns)), make([]int32, len(h.Txns))
-	for i := range prev {
-		prev[i], next[i] = -1, -1
+// links are each transaction's neighbours in its session among the transactions linked
+// (-1: none).
+type links struct{ prev, next []int32 }
+
+// sessionLinks links each committed transaction to its session's committed neighbours,
+// passing over those skip marks (nil: none).
+func sessionLinks(h *history.History, skip []bool) links {
+	l := links{make([]int32, len(h.Txns)), make([]int32, len(h.Txns))}
+	for i := range l.prev {
+		l.prev[i], l.next[i] = -1, -1
 	}
 	for _, se := range h.Sessions {
 		p := int32(-1)
 		for _, t := range se.Txns {
-			if !h.Txns[t].Committed() {
+			if !h.Txns[t].Committed() || skip != nil && skip[t] {
 				continue
 			}
 			if p >= 0 {
-				prev[t], next[p] = p, int32(t)
+				l.prev[t], l.next[p] = p, int32(t)
 			}
 			p = int32(t)
 		}
 	}
-	return prev, next
+	return l
 }
 
 // keepsSessions reports whether order (the committed transactions) keeps each session's order.
@@ -283,9 +287,8 @@ type replayDB struct {
 	rank   []int32  // per key and column: the live row's rank
 	mark   []uint32 // per key: the predicate operation (epoch) that last listed it
 	epoch  uint32
-	// prev and next link each committed transaction to its session's committed
-	// neighbours (-1: none).
-	prev, next []int32
+	// sess links each committed transaction to its session's committed neighbours.
+	sess links
 
 	// The search's undo log (rowsearch.go): when logging, set records what it replaced,
 	// for the transaction placed at pos.

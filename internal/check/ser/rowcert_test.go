@@ -355,7 +355,7 @@ func TestSearchSplit(t *testing.T) {
 		if !ok {
 			t.Fatal("out of the certificate's scope")
 		}
-		rs.prev, rs.next = sessionLinks(h)
+		rs.sess = sessionLinks(h, nil)
 		readOnly := []bool{false, true, false, false}
 		order, _ := rs.searchSplit(context.Background(), []int32{0, 1, 2, 3}, readOnly, rt)
 		if order != nil && !rs.replay(context.Background(), order) {
@@ -410,7 +410,7 @@ func TestSearchSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs, _ := newReplayDB(two)
-	rs.prev, rs.next = sessionLinks(two)
+	rs.sess = sessionLinks(two, nil)
 	got, _ := rs.searchSplit(context.Background(), []int32{0, 1, 2, 3}, []bool{false, true, true, false}, true)
 	if !slices.Equal(got, []int32{0, 2, 1, 3}) || !keepsRealTime(two, got, 0) {
 		t.Errorf("searchSplit = %v, want [0 2 1 3], which keeps real time", got)

@@ -53,7 +53,7 @@ const maxScanned = 1 << 26
 // With rt, it keeps client real time too: a transaction is moved back only past
 // transactions that did not end before it began, and waits only for a writer that did not
 // begin after it ended (every transaction must have a client interval).
-func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order []int32, moves int) {
+func (rs *replayDB) search(ctx context.Context, start []int32, rt bool, sess links) (order []int32, moves int) {
 	rs.reset()
 	rs.logging = true
 	defer func() { rs.logging = false }()
@@ -74,7 +74,7 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool) (order [
 	// Session order is kept: a transaction moved back takes its session's earlier
 	// transactions placed after the spot with it, and one that waits takes the later ones.
 	h := rs.h
-	prev, next := rs.prev, rs.next
+	prev, next := sess.prev, sess.next
 	at := make([]int32, len(h.Txns)) // position in placed, or -1
 	for i := range at {
 		at[i] = -1
@@ -409,12 +409,8 @@ func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []b
 	if len(ro) == 0 || len(upd) == 0 {
 		return nil, 0
 	}
-	// The search keeps session order through rs.prev and rs.next: link each writing
-	// transaction to its session's writing neighbours for it.
-	prev, next := rs.prev, rs.next
-	rs.prev, rs.next = writerLinks(h, readOnly)
-	found, moves := rs.search(ctx, upd, rt)
-	rs.prev, rs.next = prev, next
+	// The search keeps session order among the writing transactions.
+	found, moves := rs.search(ctx, upd, rt, sessionLinks(h, readOnly))
 	if found == nil {
 		return nil, moves
 	}
@@ -481,7 +477,7 @@ func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []b
 		placedAt[r] = -1
 	}
 	sessPrevRO := func(r int32) int32 { // the session's previous read-only transaction, or -1
-		if p := prev[r]; p >= 0 && readOnly[p] {
+		if p := rs.sess.prev[r]; p >= 0 && readOnly[p] {
 			return p
 		}
 		return -1
@@ -545,27 +541,4 @@ func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []b
 		return nil, moves
 	}
 	return order, moves
-}
-
-// writerLinks returns, per transaction, the committed transaction that is not read-only
-// before and after it in its session (-1: none), for the committed ones that are not
-// read-only.
-func writerLinks(h *history.History, readOnly []bool) (prev, next []int32) {
-	prev, next = make([]int32, len(h.Txns)), make([]int32, len(h.Txns))
-	for i := range prev {
-		prev[i], next[i] = -1, -1
-	}
-	for _, se := range h.Sessions {
-		p := int32(-1)
-		for _, t := range se.Txns {
-			if !h.Txns[t].Committed() || readOnly[t] {
-				continue
-			}
-			if p >= 0 {
-				prev[t], next[p] = p, int32(t)
-			}
-			p = int32(t)
-		}
-	}
-	return prev, next
 }
