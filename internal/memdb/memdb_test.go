@@ -4,17 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"syscall"
 	"testing"
-	"time"
-)
 
-// cpuTime returns the process's user and system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"isovet/internal/cputime"
+)
 
 func mustRead(t *testing.T, tx *Tx, k string) int64 {
 	t.Helper()
@@ -198,7 +191,7 @@ func BenchmarkMemDB(b *testing.B) {
 			for i := range keys {
 				keys[i] = "k" + strconv.Itoa(i)
 			}
-			cpu0 := cpuTime()
+			cpu0 := cputime.Self()
 			b.RunParallel(func(pb *testing.PB) {
 				i := 0
 				for pb.Next() {
@@ -213,7 +206,7 @@ func BenchmarkMemDB(b *testing.B) {
 			})
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "txns/s")
 			// The machine is shared: CPU time says what the store costs when it gets a core.
-			b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "txns/cpu-s")
+			b.ReportMetric(float64(b.N)/(cputime.Self()-cpu0).Seconds(), "txns/cpu-s")
 		})
 	}
 }

@@ -7,11 +7,11 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"isovet/format"
+	"isovet/internal/cputime"
 	"isovet/internal/deps"
 	"isovet/internal/polygraph"
 	"isovet/internal/sat"
@@ -41,13 +41,13 @@ func TestProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	t1 := time.Now()
-	cb := cpu()
+	cb := cputime.Self()
 	p := polygraph.Build(d)
 	t2 := time.Now()
-	c0 := cpu()
+	c0 := cputime.Self()
 	v, err := p.Prune(context.Background())
 	t.Logf("build cpu %v", c0-cb)
-	t.Logf("prune cpu %v", cpu()-c0)
+	t.Logf("prune cpu %v", cputime.Self()-c0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,13 +86,13 @@ func TestProfile(t *testing.T) {
 	if v != nil || ww+wr == 0 {
 		return
 	}
-	c0 = cpu()
+	c0 = cputime.Self()
 	en, err := p.Encode(context.Background(), polygraph.EncodeOptions{Theory: acyclic.Options{Propagate: os.Getenv("ISOVET_TPROP") != ""}, Solver: sat.Options{Restart: sat.RestartPolicy(len(os.Getenv("ISOVET_GLUCOSE")) % 2), RestartBase: atoi(os.Getenv("ISOVET_RBASE")), ChronoLimit: atoi(os.Getenv("ISOVET_CHRONO"))}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t4 := time.Now()
-	t.Logf("encode cpu %v", cpu()-c0)
+	t.Logf("encode cpu %v", cputime.Self()-c0)
 	if f := os.Getenv("ISOVET_HEAP"); f != "" {
 		runtime.GC()
 		out, err := os.Create(f)
@@ -103,7 +103,7 @@ func TestProfile(t *testing.T) {
 		out.Close()
 		runtime.KeepAlive(p)
 	}
-	c0 = cpu()
+	c0 = cputime.Self()
 	ctx := context.Background()
 	if s := os.Getenv("ISOVET_SOLVE_TIMEOUT"); s != "" {
 		dl, err := time.ParseDuration(s)
@@ -115,7 +115,7 @@ func TestProfile(t *testing.T) {
 		defer cancel()
 	}
 	st, err := en.Solve(ctx)
-	t.Logf("solve cpu %v", cpu()-c0)
+	t.Logf("solve cpu %v", cputime.Self()-c0)
 	if err != nil && ctx.Err() == nil {
 		t.Fatal(err)
 	}
@@ -126,10 +126,4 @@ func TestProfile(t *testing.T) {
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
-}
-
-func cpu() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

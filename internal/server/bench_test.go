@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"runtime/debug"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"isovet/history"
+	"isovet/internal/cputime"
 )
 
 // benchHistory is a snapshot-isolation history of n transactions: 24 sessions, 8 operations
@@ -112,12 +112,6 @@ func benchHistory(n int) *history.History {
 	return h
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // waitIngested polls until n transactions are ingested (bounded by timeout) and returns
 // the largest lag seen.
 func waitIngested(b *testing.B, s *Server, n int64, timeout time.Duration) float64 {
@@ -156,12 +150,12 @@ func BenchmarkHTTPIngest(b *testing.B) {
 				}
 				s.Start(context.Background())
 				hs := httptest.NewServer(s.Handler())
-				c0 := cpuTime()
+				c0 := cputime.Self()
 				if _, err := Replay(context.Background(), ReplayOptions{History: h, To: hs.URL, Batch: 1000, Parallel: par}); err != nil {
 					b.Fatal(err)
 				}
 				lag = max(lag, waitIngested(b, s, n, time.Minute))
-				cpu += cpuTime() - c0
+				cpu += cputime.Self() - c0
 				hs.Close()
 				s.Close()
 			}
@@ -203,10 +197,10 @@ func BenchmarkNATSIngest(b *testing.B) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		b.StartTimer()
-		c0 := cpuTime()
+		c0 := cputime.Self()
 		go func() { done <- s.serve(ctx, ln) }()
 		lag = max(lag, waitIngested(b, s, n, 2*time.Minute))
-		cpu += cpuTime() - c0
+		cpu += cputime.Self() - c0
 		b.StopTimer()
 		cancel()
 		<-done

@@ -7,7 +7,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"isovet/history"
 	"isovet/internal/anomaly"
+	"isovet/internal/cputime"
 )
 
 // deliver feeds h to a fresh Online in commit order, each transaction delayed by a random
@@ -266,7 +266,7 @@ func BenchmarkChronos(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		h := benchHistory(n)
 		b.Run("txns="+itoa(n), func(b *testing.B) {
-			c0 := cpuTime()
+			c0 := cputime.Self()
 			for b.Loop() {
 				res, err := Run(context.Background(), h, si, Options{})
 				if err != nil || len(res.Violations) > 0 {
@@ -274,17 +274,9 @@ func BenchmarkChronos(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "txns/s")
-			b.ReportMetric(float64(n)*float64(b.N)/(cpuTime()-c0).Seconds(), "txns/cpu-s")
+			b.ReportMetric(float64(n)*float64(b.N)/(cputime.Self()-c0).Seconds(), "txns/cpu-s")
 		})
 	}
-}
-
-// cpuTime is the process's user+system CPU time: on a shared machine, throughput per
-// CPU-second is steadier than per wall-second.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func BenchmarkOnline(b *testing.B) {
@@ -296,7 +288,7 @@ func BenchmarkOnline(b *testing.B) {
 	}
 	slices.SortFunc(txs, func(a, b Txn) int { return cmp.Compare(a.Commit.Physical, b.Commit.Physical) })
 	b.Run("txns="+itoa(n), func(b *testing.B) {
-		c0 := cpuTime()
+		c0 := cputime.Self()
 		for b.Loop() {
 			on, _ := NewOnline(OnlineOptions{Initial: history.Int(0), Settle: 50 * time.Millisecond})
 			t0 := time.Unix(0, 0)
@@ -308,7 +300,7 @@ func BenchmarkOnline(b *testing.B) {
 			}
 		}
 		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "txns/s")
-		b.ReportMetric(float64(n)*float64(b.N)/(cpuTime()-c0).Seconds(), "txns/cpu-s")
+		b.ReportMetric(float64(n)*float64(b.N)/(cputime.Self()-c0).Seconds(), "txns/cpu-s")
 	})
 }
 
@@ -333,7 +325,7 @@ func BenchmarkOnlineSustained(b *testing.B) {
 			name += "/compiled"
 		}
 		b.Run(name, func(b *testing.B) {
-			c0 := cpuTime()
+			c0 := cputime.Self()
 			var held, versions int
 			var comp []Compiled
 			var cc Compiler
@@ -356,7 +348,7 @@ func BenchmarkOnlineSustained(b *testing.B) {
 				st := on.Stats()
 				held, versions = st.InMemory, st.Versions
 			}
-			b.ReportMetric(float64(n)*float64(b.N)/(cpuTime()-c0).Seconds(), "txns/cpu-s")
+			b.ReportMetric(float64(n)*float64(b.N)/(cputime.Self()-c0).Seconds(), "txns/cpu-s")
 			b.ReportMetric(float64(held), "held")
 			b.ReportMetric(float64(versions), "versions")
 		})
