@@ -192,7 +192,8 @@ func (s *rowSlab) take(n int) []history.Row {
 	}
 	if len(s.free) < n {
 		s.size = min(max(2*s.size, 64), slabRows)
-		s.free = hugepage.Make[history.Row](max(n, s.size), max(n, s.size))
+		m := max(n, s.size)
+		s.free = hugepage.Make[history.Row](m, m)
 	}
 	r := s.free[:n:n]
 	s.free = s.free[n:]

@@ -32,21 +32,13 @@ func SetEnabled(on bool) { disabled.Store(!on) }
 
 // Make returns make([]T, n, c), with the kernel asked to back its memory with huge pages
 // if it holds at least Min bytes. The advice is given before anything touches the fresh
-// memory, so the first write of each 2 MiB gets a huge page.
+// memory, so the first write of each 2 MiB gets a huge page. Only the whole huge pages
+// inside the array are advised, so memory around it is not affected.
 func Make[T any](n, c int) []T {
 	s := make([]T, n, c)
-	Advise(s)
-	return s
-}
-
-// Advise asks the kernel to back the array under s, up to its capacity, with huge pages
-// if it holds at least Min bytes. Only the whole huge pages inside the array are advised,
-// so memory around it is not affected.
-func Advise[T any](s []T) {
 	var z T
-	size := uintptr(cap(s)) * unsafe.Sizeof(z)
-	if disabled.Load() || size < Min {
-		return
+	if size := uintptr(c) * unsafe.Sizeof(z); !disabled.Load() && size >= Min {
+		advise(unsafe.Pointer(unsafe.SliceData(s[:c])), size)
 	}
-	advise(unsafe.Pointer(unsafe.SliceData(s[:cap(s)])), size)
+	return s
 }

@@ -23,5 +23,4 @@ func TestMakeIsAnOrdinarySlice(t *testing.T) {
 			}
 		}
 	}
-	Advise([]byte(nil)) // nothing to advise
 }
