@@ -25,6 +25,7 @@ type checkFlags struct {
 	clockSkew    time.Duration
 	maxAnomalies int
 	cpuProfile   string
+	memProfile   string
 }
 
 func levelHelp() string {
@@ -60,7 +61,13 @@ level. Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input 
 				}
 				defer stop()
 			}
-			return runCheck(c.Context(), c.OutOrStdout(), c.ErrOrStderr(), args[0], &f)
+			err := runCheck(c.Context(), c.OutOrStdout(), c.ErrOrStderr(), args[0], &f)
+			if f.memProfile != "" {
+				if perr := writeAllocProfile(f.memProfile); perr != nil && err == nil {
+					err = &exitError{code: exitUsage, err: perr}
+				}
+			}
+			return err
 		},
 	}
 	f.in.register(c)
@@ -72,6 +79,7 @@ level. Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input 
 	c.Flags().DurationVar(&f.clockSkew, "clock-skew", 0, "widen every client interval by this much on both sides (strict levels)")
 	c.Flags().IntVar(&f.maxAnomalies, "max-anomalies", 20, "report at most this many anomalies")
 	c.Flags().StringVar(&f.cpuProfile, "cpu-profile", "", "write a CPU profile of the whole check (reading included) to this file, for go tool pprof")
+	c.Flags().StringVar(&f.memProfile, "mem-profile", "", "write a profile of the memory the check allocated (reading included) to this file, for go tool pprof")
 	return c
 }
 

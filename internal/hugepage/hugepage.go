@@ -6,14 +6,19 @@
 // is written, and every random probe of a large hash table misses the TLB. On Linux
 // machines whose transparent huge pages are set to "madvise" (Debian's default), neither
 // Go's runtime nor the kernel uses 2 MiB pages unless asked; a table advised here gets
-// them. On the 400 MB predicate history of docs/benchmarks.md this took the whole check
-// from 4.3-4.6 s to 2.0-2.3 s (230,000 page faults to 20,000), before the session's other
-// changes.
+// them.
+//
+// The advice is off unless turned on (SetEnabled; the isovet command reads
+// ISOVET_HUGEPAGES=1), because what it buys depends on the machine. On our 2-vCPU VM, whose
+// hypervisor takes back free memory a few seconds after the guest frees it (free page
+// reporting), a huge page taken after such a pause costs the hypervisor 512 faults of its
+// own: the 400 MB predicate history of docs/benchmarks.md took 1.7-2.1 s on ordinary pages
+// and 2.8-3.3 s advised, when runs were 3 s apart (advised runs back to back, which reuse
+// memory the hypervisor still backs, took 1.6-2.6 s). On a machine without that, huge pages
+// save faults and TLB misses; measure before turning them on.
 //
 // The advice changes how memory is backed, never what it holds, so results are the same
-// with or without it. The isovet command turns it off when ISOVET_HUGEPAGES=0 is set, for
-// comparison (SetEnabled: the core reads no environment); on other systems it does
-// nothing.
+// with or without it. On other systems it does nothing.
 package hugepage
 
 import (
@@ -25,20 +30,20 @@ import (
 // aligned huge page, and the saving is small anyway.
 const Min = 4 << 20
 
-// disabled is set when the advice is turned off.
-var disabled atomic.Bool
+// enabled is set when the advice is turned on.
+var enabled atomic.Bool
 
-// SetEnabled turns the advice on (the default) or off.
-func SetEnabled(on bool) { disabled.Store(!on) }
+// SetEnabled turns the advice on or off (the default).
+func SetEnabled(on bool) { enabled.Store(on) }
 
 // Make returns make([]T, n, c), with the kernel asked to back its memory with huge pages
-// if it holds at least Min bytes. The advice is given before anything touches the fresh
+// if the advice is on and it holds at least Min bytes. The advice is given before anything touches the fresh
 // memory, so the first write of each 2 MiB gets a huge page. Only the whole huge pages
 // inside the array are advised, so memory around it is not affected.
 func Make[T any](n, c int) []T {
 	s := make([]T, n, c)
 	var z T
-	if size := uintptr(c) * unsafe.Sizeof(z); !disabled.Load() && size >= Min {
+	if size := uintptr(c) * unsafe.Sizeof(z); enabled.Load() && size >= Min {
 		advise(unsafe.Pointer(unsafe.SliceData(s[:c])), size)
 	}
 	return s

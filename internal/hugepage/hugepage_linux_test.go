@@ -16,6 +16,8 @@ func TestAdviceReachesTheKernel(t *testing.T) {
 	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
 		t.Skipf("the kernel has no transparent huge pages: %v", err)
 	}
+	SetEnabled(true)
+	defer SetEnabled(false)
 	big := Make[byte](0, 64<<20)
 	mid := uintptr(unsafe.Pointer(unsafe.SliceData(big[:1]))) + 32<<20
 	if flags := vmFlags(t, mid); !strings.Contains(" "+flags+" ", " hg ") {

@@ -3,6 +3,15 @@ package hugepage
 import "testing"
 
 func TestMakeIsAnOrdinarySlice(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		SetEnabled(on)
+		makeOrdinary(t)
+	}
+	SetEnabled(false)
+}
+
+func makeOrdinary(t *testing.T) {
+	t.Helper()
 	for _, c := range []struct{ n, c int }{{0, 0}, {3, 10}, {Min, Min}, {Min / 8, 2 * Min}} {
 		s := Make[uint64](c.n, c.c)
 		if len(s) != c.n || cap(s) != c.c {
