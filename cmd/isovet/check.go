@@ -61,10 +61,18 @@ level. Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input 
 				}
 				defer stop()
 			}
-			err := runCheck(c.Context(), c.OutOrStdout(), c.ErrOrStderr(), args[0], &f)
+			var writeMem func() error
 			if f.memProfile != "" {
-				if perr := writeAllocProfile(f.memProfile); perr != nil && err == nil {
-					err = &exitError{code: exitUsage, err: perr}
+				w, err := startAllocProfile(f.memProfile)
+				if err != nil {
+					return &exitError{code: exitUsage, err: err}
+				}
+				writeMem = w
+			}
+			err := runCheck(c.Context(), c.OutOrStdout(), c.ErrOrStderr(), args[0], &f)
+			if writeMem != nil {
+				if werr := writeMem(); werr != nil && err == nil {
+					err = &exitError{code: exitUsage, err: werr}
 				}
 			}
 			return err

@@ -78,3 +78,31 @@ func TestHelpListsLevelsAndCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestProfilesAreWritten checks that --cpu-profile and --mem-profile leave gzipped profiles
+// (the pprof format) and do not change the verdict, and that an unwritable profile path is an
+// input error.
+func TestProfilesAreWritten(t *testing.T) {
+	dir := t.TempDir()
+	h := filepath.Join(dir, "h.jsonl")
+	if err := os.WriteFile(h, []byte(`{"isovet":1}`+"\n"+`{"s":0,"ops":[["w",1,1]]}`+"\n"+`{"s":1,"ops":[["r",1,1]]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cpu, mem := filepath.Join(dir, "cpu.pprof"), filepath.Join(dir, "mem.pprof")
+	if code, out, errOut := runCLI(t, "check", "--cpu-profile", cpu, "--mem-profile", mem, h); code != exitOK || !strings.Contains(out, "pass") {
+		t.Fatalf("check with profiles: exit %d, stdout %q, stderr %q; want a pass", code, out, errOut)
+	}
+	for _, p := range []string{cpu, mem} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("%s: %d bytes, not a gzipped profile", filepath.Base(p), len(b))
+		}
+	}
+	bad := filepath.Join(dir, "no", "such", "dir", "mem.pprof")
+	if code, _, errOut := runCLI(t, "check", "--mem-profile", bad, h); code != exitUsage || !strings.Contains(errOut, "memory profile") {
+		t.Errorf("unwritable --mem-profile: exit %d, stderr %q; want exit %d naming the memory profile", code, errOut, exitUsage)
+	}
+}

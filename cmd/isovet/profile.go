@@ -24,21 +24,25 @@ func startCPUProfile(path string) (stop func(), err error) {
 	}, nil
 }
 
-// writeAllocProfile writes what the process allocated so far (the "allocs" profile: every
-// sampled allocation with its call stack, live or freed) to path. Tables of half a megabyte and
-// more are always sampled, so it accounts for the memory a check takes fresh from the system.
-func writeAllocProfile(path string) error {
+// startAllocProfile creates path at once, so that a path that cannot be written fails before
+// a long check, and returns a write that puts there what the process allocated until then (the
+// "allocs" profile: every sampled allocation with its call stack, live or freed). Tables of
+// half a megabyte and more are always sampled, so it accounts for the memory a check takes
+// fresh from the system.
+func startAllocProfile(path string) (write func() error, err error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("memory profile: %w", err)
+		return nil, fmt.Errorf("memory profile: %w", err)
 	}
-	runtime.GC() // the profile is as of the last collection
-	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
-		f.Close()
-		return fmt.Errorf("memory profile %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("memory profile %s: %w", path, err)
-	}
-	return nil
+	return func() error {
+		runtime.GC() // the profile is as of the last collection
+		err := pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("memory profile %s: %w", path, err)
+		}
+		return nil
+	}, nil
 }
