@@ -516,9 +516,18 @@ func validateOp(h *History, o Op, nk Key, nv Value) error {
 		if int(o.aux) >= len(h.Preds) || o.aux < 0 {
 			return fmt.Errorf("%w: predicate %d out of range", ErrBadOp, o.aux)
 		}
-		for _, r := range h.Preds[o.aux].Rows {
+		p := &h.Preds[o.aux]
+		for _, r := range p.Rows {
 			if r.Key < 0 || r.Key >= nk || r.Value < 0 || r.Value >= nv {
 				return fmt.Errorf("%w: predicate row out of range", ErrBadOp)
+			}
+		}
+		if p.Srcs != nil && len(p.Srcs) != len(p.Rows) {
+			return fmt.Errorf("%w: %d row sources for %d predicate rows", ErrBadSrc, len(p.Srcs), len(p.Rows))
+		}
+		for i, src := range p.Srcs {
+			if err := validateSrc(h, src, p.Rows[i].Key); err != nil {
+				return fmt.Errorf("predicate row %d: %w", i, err)
 			}
 		}
 	default:
@@ -529,19 +538,29 @@ func validateOp(h *History, o Op, nk Key, nv Value) error {
 			return fmt.Errorf("%w: list out of range", ErrBadOp)
 		}
 	}
-	if o.Src.Kind == SrcTxn {
-		if o.Src.Txn < 0 || int(o.Src.Txn) >= len(h.Txns) {
-			return fmt.Errorf("%w: txn %d", ErrBadSrc, o.Src.Txn)
-		}
-		w := h.Txns[o.Src.Txn].Ops
-		if o.Src.Op < 0 || int(o.Src.Op) >= len(w) {
-			return fmt.Errorf("%w: op %d of txn %s", ErrBadSrc, o.Src.Op, h.Name(o.Src.Txn))
-		}
-		if wo := w[o.Src.Op]; !wo.Kind.IsWrite() && wo.Kind != OpPredWrite {
-			return fmt.Errorf("%w: op %d of txn %s is a %v, not a write", ErrBadSrc, o.Src.Op, h.Name(o.Src.Txn), wo.Kind)
-		} else if wo.Kind != OpPredWrite && wo.Key != o.Key {
-			return fmt.Errorf("%w: op %d of txn %s writes key %v, not %v", ErrBadSrc, o.Src.Op, h.Name(o.Src.Txn), h.Keys[wo.Key], h.Keys[o.Key])
-		}
+	return validateSrc(h, o.Src, o.Key)
+}
+
+// validateSrc checks that an explicit source of a read of key k names a write of k (or a
+// predicate write) in h.
+func validateSrc(h *History, src Src, k Key) error {
+	if src.Kind > SrcNone {
+		return fmt.Errorf("%w: source kind %d", ErrBadSrc, src.Kind)
+	}
+	if src.Kind != SrcTxn {
+		return nil
+	}
+	if src.Txn < 0 || int(src.Txn) >= len(h.Txns) {
+		return fmt.Errorf("%w: txn %d", ErrBadSrc, src.Txn)
+	}
+	w := h.Txns[src.Txn].Ops
+	if src.Op < 0 || int(src.Op) >= len(w) {
+		return fmt.Errorf("%w: op %d of txn %s", ErrBadSrc, src.Op, h.Name(src.Txn))
+	}
+	if wo := w[src.Op]; !wo.Kind.IsWrite() && wo.Kind != OpPredWrite {
+		return fmt.Errorf("%w: op %d of txn %s is a %v, not a write", ErrBadSrc, src.Op, h.Name(src.Txn), wo.Kind)
+	} else if wo.Kind != OpPredWrite && wo.Key != k {
+		return fmt.Errorf("%w: op %d of txn %s writes key %v, not %v", ErrBadSrc, src.Op, h.Name(src.Txn), h.Keys[wo.Key], h.Keys[k])
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package history_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"isovet/history"
@@ -71,6 +72,62 @@ func TestValidateReportsBadSources(t *testing.T) {
 	}
 	if got := len(err.(interface{ Unwrap() []error }).Unwrap()); got != 2 {
 		t.Errorf("Build() reported %d problems, want 2: %v", got, err)
+	}
+}
+
+// TestValidateReportsBadRowSources: a predicate row's explicit source is checked as an item
+// read's is, and the sources must be as many as the rows.
+func TestValidateReportsBadRowSources(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		srcs func(t1 history.TxnID) []history.Src
+		want string
+	}{
+		{"named writer", func(t1 history.TxnID) []history.Src {
+			return []history.Src{{}, {Kind: history.SrcTxn, Txn: t1, Op: 0}}
+		}, ""},
+		{"no such txn", func(history.TxnID) []history.Src { return []history.Src{{}, {Kind: history.SrcTxn, Txn: 9}} }, "txn 9"},
+		{"no such op", func(t1 history.TxnID) []history.Src { return []history.Src{{}, {Kind: history.SrcTxn, Txn: t1, Op: 3}} }, "op 3"},
+		{"wrong key", func(t1 history.TxnID) []history.Src { return []history.Src{{Kind: history.SrcTxn, Txn: t1, Op: 0}, {}} }, "writes key"},
+		{"bad kind", func(history.TxnID) []history.Src { return []history.Src{{Kind: 7}, {}} }, "source kind 7"},
+		{"too few", func(history.TxnID) []history.Src { return []history.Src{{}} }, "1 row sources for 2 predicate rows"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := history.NewBuilder()
+			s := b.Session(history.Int(0))
+			kx, ky := b.IntKey(1), b.IntKey(2)
+			t1 := b.BeginTxn(s, history.NilDatum, history.OutcomeCommitted)
+			b.Write(ky, b.IntValue(5))
+			b.BeginTxn(s, history.NilDatum, history.OutcomeCommitted)
+			b.PredRead(history.PredOp{
+				Pred: history.Predicate{Expr: "true"},
+				Rows: []history.Row{{Key: kx, Value: history.Nil, Match: true}, {Key: ky, Value: b.IntValue(5), Match: true}},
+				Srcs: c.srcs(t1),
+			})
+			_, err := b.Build()
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("Build() = %v, want no error", err)
+			case c.want != "" && (!errors.Is(err, history.ErrBadSrc) || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("Build() = %v, want ErrBadSrc naming %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestPredOpSrc: rows without sources read as found by value; SetSrc allocates the sources
+// only for a source that is named.
+func TestPredOpSrc(t *testing.T) {
+	t.Parallel()
+	p := history.PredOp{Rows: make([]history.Row, 3)}
+	p.SetSrc(0, history.Src{})
+	if p.Srcs != nil || p.Src(2) != (history.Src{}) {
+		t.Fatalf("after naming no source: Srcs %v, Src(2) %+v", p.Srcs, p.Src(2))
+	}
+	p.SetSrc(1, history.Src{Kind: history.SrcInit})
+	if len(p.Srcs) != 3 || p.Src(1).Kind != history.SrcInit || p.Src(0) != (history.Src{}) {
+		t.Fatalf("after naming row 1's source: Srcs %v", p.Srcs)
 	}
 }
 

@@ -162,11 +162,11 @@ type Predicate struct {
 	IsRange bool
 }
 
-// Row is one row a predicate operation saw or changed.
+// Row is one row a predicate operation saw or changed. It is 12 bytes: a history of
+// millions of predicate rows keeps the rare explicit sources aside, in [PredOp.Srcs].
 type Row struct {
 	Key   Key
 	Value Value // the value seen (predicate read) or written (predicate write)
-	Src   Src   // explicit writer of the version seen, if the source named it
 	// Match is whether the predicate held on the version this row was evaluated on. Predicate
 	// reads list visible rows (Match true); predicate writes list every row they evaluated,
 	// recording the would-be new version even when Match is false (Vbox's invisible writes).
@@ -177,6 +177,30 @@ type Row struct {
 type PredOp struct {
 	Pred Predicate
 	Rows []Row
+	// Srcs holds the explicit source of each row (Srcs[i] for Rows[i]) when the format named
+	// the writer of some row's version; otherwise it is nil and every row's writer is found
+	// by value. Read it with [PredOp.Src].
+	Srcs []Src
+}
+
+// Src returns the explicit source of row i (the zero Src, SrcByValue, when none was named).
+func (p *PredOp) Src(i int) Src {
+	if p.Srcs == nil {
+		return Src{}
+	}
+	return p.Srcs[i]
+}
+
+// SetSrc names the writer of row i's version, allocating Srcs on the first call. It is for
+// readers that learn sources after the rows, before the history is built.
+func (p *PredOp) SetSrc(i int, s Src) {
+	if p.Srcs == nil {
+		if s == (Src{}) {
+			return
+		}
+		p.Srcs = make([]Src, len(p.Rows))
+	}
+	p.Srcs[i] = s
 }
 
 // History is a recorded transaction history. It is immutable once built; its methods are

@@ -773,7 +773,8 @@ func (d *Decoder) commit(b *history.Builder) error {
 				case history.DatumStr:
 					v = d.vc.value(k, r.val.S)
 				}
-				po.Rows[ri] = history.Row{Key: k, Value: v, Src: r.src, Match: r.match}
+				po.Rows[ri] = history.Row{Key: k, Value: v, Match: r.match}
+				po.SetSrc(ri, r.src)
 			}
 			if o.kind == history.OpPredRead {
 				j = b.PredRead(po)

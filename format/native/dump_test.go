@@ -50,8 +50,8 @@ func dump(h *history.History) string {
 			case history.OpPredRead, history.OpPredWrite:
 				p := h.Pred(o)
 				fmt.Fprintf(&b, " pred=%#v rows:", p.Pred)
-				for _, r := range p.Rows {
-					fmt.Fprintf(&b, " [%s %s %+v %v]", k(r.Key), v(r.Value), r.Src, r.Match)
+				for ri, r := range p.Rows {
+					fmt.Fprintf(&b, " [%s %s %+v %v]", k(r.Key), v(r.Value), p.Src(ri), r.Match)
 				}
 			}
 			b.WriteByte('\n')

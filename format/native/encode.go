@@ -227,7 +227,7 @@ func (e *Encoder) Encode(h *history.History, t history.TxnID) error {
 				if j > 0 {
 					b = append(b, ',')
 				}
-				b = appendRow(b, h.Key(r.Key), h.Value(r.Value), r.Match, r.Src)
+				b = appendRow(b, h.Key(r.Key), h.Value(r.Value), r.Match, p.Src(j))
 			}
 			b = append(b, ']')
 		default:

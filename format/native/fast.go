@@ -584,7 +584,8 @@ func (d *Decoder) commitFastPred(b *history.Builder, r *fastRec, kind history.Op
 				d.pend.add(s, i)
 			}
 		}
-		po.Rows[i] = history.Row{Key: k, Value: v, Src: fr.src, Match: fr.match}
+		po.Rows[i] = history.Row{Key: k, Value: v, Match: fr.match}
+		po.SetSrc(i, fr.src)
 	}
 	d.pend.flush(b, &d.vc, po.Rows)
 	if kind == history.OpPredRead {

@@ -65,11 +65,13 @@ func rich(t testing.TB) *history.History {
 	b.BeginTxn(s2, history.NilDatum, history.OutcomeAborted)
 	b.PredRead(history.PredOp{
 		Pred: history.Predicate{Relation: "t", Expr: "v = 2", Field: history.Str("v"), Lo: 2, Hi: 2, IsRange: true},
-		Rows: []history.Row{{Key: kx, Value: b.IntValue(2), Match: true}, {Key: ky, Value: history.Nil, Match: true, Src: history.Src{Kind: history.SrcInit}}},
+		Rows: []history.Row{{Key: kx, Value: b.IntValue(2), Match: true}, {Key: ky, Value: history.Nil, Match: true}},
+		Srcs: []history.Src{{}, {Kind: history.SrcInit}},
 	})
 	b.PredWrite(history.PredOp{
 		Pred: history.Predicate{Expr: "k in [1,3]"},
-		Rows: []history.Row{{Key: kx, Value: b.IntValue(3), Match: false, Src: history.Src{Kind: history.SrcTxn, Txn: t0, Op: w}}},
+		Rows: []history.Row{{Key: kx, Value: b.IntValue(3), Match: false}},
+		Srcs: []history.Src{{Kind: history.SrcTxn, Txn: t0, Op: w}},
 	})
 	b.PredRead(history.PredOp{})
 	b.BeginTxn(s1, history.Int(101), history.OutcomeCommitted) // no ops

@@ -91,7 +91,7 @@ type Decoder struct {
 	writes  history.IntIndex // tid<<32 | oid -> last write of that op, index into wrefs
 	wrefs   []wref
 	pending []pendingRead
-	preds   [][]history.Row // rows of predicate reads, for pendingRead.pred
+	preds   []history.PredOp // predicate reads (their rows and sources are the builder's), for pendingRead.pred
 	files   []string
 	buf     []byte
 	kvs     []keyValue // rowValues' result, reused
@@ -437,16 +437,18 @@ func (st *state) pred(off int, oid uint32, iv history.Interval, p []byte) error 
 	}
 	switch st.kind {
 	case 'R':
-		rows := make([]history.Row, n)
+		// Every row names its writer (or the initial state): Srcs is filled here for the
+		// initial state and in Finish for writers.
+		po := history.PredOp{Pred: pr, Rows: make([]history.Row, n), Srcs: make([]history.Src, n)}
 		for j, g := range st.recs {
-			rows[j] = history.Row{Key: b.IntKey(int64(g.key)), Match: true}
+			po.Rows[j] = history.Row{Key: b.IntKey(int64(g.key)), Match: true}
 			if g.from == [2]uint32{} {
-				rows[j].Src = history.Src{Kind: history.SrcInit}
+				po.Srcs[j] = history.Src{Kind: history.SrcInit}
 			}
 		}
-		i := b.PredRead(history.PredOp{Pred: pr, Rows: rows})
+		i := b.PredRead(po)
 		b.SetOpTime(i, iv)
-		st.d.preds = append(st.d.preds, rows)
+		st.d.preds = append(st.d.preds, po)
 		pi := int32(len(st.d.preds) - 1)
 		for j, g := range st.recs {
 			if g.from != [2]uint32{} {
@@ -497,8 +499,8 @@ resolve:
 		w := &d.wrefs[found[i]]
 		src := history.Src{Kind: history.SrcTxn, Txn: w.t, Op: w.op}
 		if p.pred >= 0 {
-			rows := d.preds[p.pred]
-			rows[p.row].Src, rows[p.row].Value = src, w.value
+			po := &d.preds[p.pred]
+			po.Srcs[p.row], po.Rows[p.row].Value = src, w.value
 			continue
 		}
 		o := b.TxnOps(p.t)[p.op]

@@ -121,7 +121,7 @@ func render(h *history.History) []string {
 					if j > 0 {
 						sb.WriteString(" ")
 					}
-					fmt.Fprintf(&sb, "%v:%v%s", h.Key(r.Key), h.Value(r.Value), src(h, r.Src))
+					fmt.Fprintf(&sb, "%v:%v%s", h.Key(r.Key), h.Value(r.Value), src(h, p.Src(j)))
 				}
 				sb.WriteString("}")
 			}

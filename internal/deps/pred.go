@@ -86,7 +86,7 @@ func (d *Deps) extractPred(ti int32, i int, o history.Op, cur map[history.Key]hi
 		d.predOps = append(d.predOps, predOp{ti, int32(i)})
 	}
 	d.ReadsOf[ti] = slices.Grow(d.ReadsOf[ti], len(po.Rows))
-	for _, row := range po.Rows {
+	for ri, row := range po.Rows {
 		if !row.Match {
 			continue
 		}
@@ -95,7 +95,7 @@ func (d *Deps) extractPred(ti int32, i int, o history.Op, cur map[history.Key]hi
 				continue
 			}
 			d.ReadsOf[ti] = append(d.ReadsOf[ti], int32(len(d.Reads)))
-			d.Reads = append(d.Reads, Read{Txn: ti, Op: int32(i), Key: row.Key, Value: row.Value, Src: row.Src, Kind: ReadPredVisible})
+			d.Reads = append(d.Reads, Read{Txn: ti, Op: int32(i), Key: row.Key, Value: row.Value, Src: po.Src(ri), Kind: ReadPredVisible})
 			continue
 		}
 		if _, own := cur[row.Key]; !own && evaluable {
@@ -555,7 +555,8 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 			}
 		}
 		if o.Kind == history.OpPredRead {
-			for _, row := range h.Pred(o).Rows {
+			p := h.Pred(o)
+			for ri, row := range p.Rows {
 				if !row.Match {
 					continue
 				}
@@ -573,7 +574,7 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 					}
 				default:
 					// Another's version, returned: the predicate must hold on it too.
-					switch d.visibleTruth(po.txn, row.Key, row.Value, row.Src, pr, fi, vs) {
+					switch d.visibleTruth(po.txn, row.Key, row.Value, p.Src(ri), pr, fi, vs) {
 					case history.TruthFalse:
 						falseRows.add(d, t, pr, row)
 					case history.TruthUnknown:

@@ -120,11 +120,12 @@ type parser struct {
 }
 
 // pendingRow is a predicate row's "<-T" source, resolved once every transaction is known.
-// rows is the slice the builder keeps, so setting rows[i].Src updates the history.
+// rows and srcs are the slices the builder keeps, so setting srcs[i] updates the history.
 type pendingRow struct {
 	txn  history.TxnID
 	op   int32 // the predicate op's index
 	rows []history.Row
+	srcs []history.Src
 	i    int
 	id   history.Datum
 	tok  token
@@ -584,6 +585,12 @@ func (p *parser) predOp(name token) error {
 		return err
 	}
 	po := history.PredOp{Pred: pred, Rows: rows}
+	for i := range p.rowSrcs {
+		if p.rowSrcs[i].rows == nil { // a source named in this op's rows
+			po.Srcs = make([]history.Src, len(rows))
+			break
+		}
+	}
 	var j int32
 	if name.text == "pr" {
 		j = p.b.PredRead(po)
@@ -598,7 +605,7 @@ func (p *parser) predOp(name token) error {
 	// Sources recorded by rows() point into the final slice only once it stops growing.
 	for i := range p.rowSrcs {
 		if p.rowSrcs[i].rows == nil {
-			p.rowSrcs[i].rows, p.rowSrcs[i].txn, p.rowSrcs[i].op = rows, t, j
+			p.rowSrcs[i].rows, p.rowSrcs[i].srcs, p.rowSrcs[i].txn, p.rowSrcs[i].op = rows, po.Srcs, t, j
 		}
 	}
 	return nil
@@ -710,8 +717,8 @@ func (p *parser) resolve() error {
 		p.b.SetOp(ps.txn, ps.op, o)
 	}
 	for _, pr := range p.rowSrcs {
-		r := &pr.rows[pr.i]
-		r.Src = history.Src{Kind: pr.kind}
+		r, src := &pr.rows[pr.i], &pr.srcs[pr.i]
+		*src = history.Src{Kind: pr.kind}
 		if pr.kind != history.SrcTxn {
 			continue
 		}
@@ -727,7 +734,7 @@ func (p *parser) resolve() error {
 		if found < 0 {
 			return p.errf(pr.tok, "transaction writes no such key")
 		}
-		r.Src.Txn, r.Src.Op = w, found
+		src.Txn, src.Op = w, found
 	}
 	return nil
 }

@@ -157,19 +157,19 @@ func writeOp(b *strings.Builder, h *history.History, o history.Op, name func(his
 			b.WriteString(strconv.Quote(po.Pred.Relation) + ",")
 		}
 		b.WriteString(strconv.Quote(po.Pred.Expr) + ",")
-		writeRows(b, h, po.Rows, true, name)
+		writeRows(b, h, po, true, name)
 		if slices.ContainsFunc(po.Rows, func(r history.Row) bool { return !r.Match }) {
 			b.WriteByte(',')
-			writeRows(b, h, po.Rows, false, name)
+			writeRows(b, h, po, false, name)
 		}
 		b.WriteByte(')')
 	}
 }
 
-func writeRows(b *strings.Builder, h *history.History, rows []history.Row, match bool, name func(history.TxnID) string) {
+func writeRows(b *strings.Builder, h *history.History, po *history.PredOp, match bool, name func(history.TxnID) string) {
 	b.WriteByte('[')
 	first := true
-	for _, r := range rows {
+	for i, r := range po.Rows {
 		if r.Match != match {
 			continue
 		}
@@ -178,13 +178,13 @@ func writeRows(b *strings.Builder, h *history.History, rows []history.Row, match
 		}
 		first = false
 		fmt.Fprintf(b, "%s=%s", Atom(h.Key(r.Key)), Atom(h.Value(r.Value)))
-		switch r.Src.Kind {
+		switch src := po.Src(i); src.Kind {
 		case history.SrcInit:
 			b.WriteString("<-init")
 		case history.SrcNone:
 			b.WriteString("<-none")
 		case history.SrcTxn:
-			b.WriteString("<-" + name(r.Src.Txn))
+			b.WriteString("<-" + name(src.Txn))
 		}
 	}
 	b.WriteByte(']')

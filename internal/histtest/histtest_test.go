@@ -247,15 +247,15 @@ s1: T4 pr("v = 0", [y=0<-T3, z=nil<-init]) c`
 		t.Fatal(err)
 	}
 	pr := h.Pred(h.Txn(1).Ops[0])
-	if pr.Pred.Expr != "v > 2" || len(pr.Rows) != 1 || !pr.Rows[0].Match || pr.Rows[0].Src != (history.Src{Kind: history.SrcTxn, Txn: 0, Op: 0}) {
+	if pr.Pred.Expr != "v > 2" || len(pr.Rows) != 1 || !pr.Rows[0].Match || pr.Src(0) != (history.Src{Kind: history.SrcTxn, Txn: 0, Op: 0}) {
 		t.Errorf("T2 predicate read = %+v", pr)
 	}
 	pw := h.Pred(h.Txn(2).Ops[0])
 	if pw.Pred.Relation != "accounts" || len(pw.Rows) != 2 || !pw.Rows[0].Match || pw.Rows[1].Match || h.Txn(2).Ops[0].Kind != history.OpPredWrite {
 		t.Errorf("T3 predicate write = %+v", pw)
 	}
-	if r := h.Pred(h.Txn(3).Ops[0]).Rows; r[0].Src != (history.Src{Kind: history.SrcTxn, Txn: 2, Op: 0}) || r[1].Src.Kind != history.SrcInit {
-		t.Errorf("T4 rows = %+v", r)
+	if p := h.Pred(h.Txn(3).Ops[0]); p.Src(0) != (history.Src{Kind: history.SrcTxn, Txn: 2, Op: 0}) || p.Src(1).Kind != history.SrcInit {
+		t.Errorf("T4 rows = %+v, sources %+v", p.Rows, p.Srcs)
 	}
 	want := `s1: T1 ins(x,3) ins(y,1) c
 s2: T2 pr("v > 2",[x=3<-T1]) c

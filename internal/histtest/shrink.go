@@ -164,7 +164,13 @@ func rebuild(h *history.History, keep [][]bool) *history.History {
 				p.Rows = append([]history.Row(nil), p.Rows...)
 				for x := range p.Rows {
 					r := &p.Rows[x]
-					r.Key, r.Value, r.Src = key(r.Key), val(r.Value), remap(r.Src)
+					r.Key, r.Value = key(r.Key), val(r.Value)
+				}
+				if p.Srcs != nil {
+					p.Srcs = append([]history.Src(nil), p.Srcs...)
+					for x := range p.Srcs {
+						p.Srcs[x] = remap(p.Srcs[x])
+					}
 				}
 				if o.Kind == history.OpPredRead {
 					j = b.PredRead(p)

@@ -286,7 +286,8 @@ func (wr *writer) add(t *native.Txn) {
 		case history.OpPredRead, history.OpPredWrite:
 			p := history.PredOp{Pred: o.Pred.Pred, Rows: make([]history.Row, len(o.Pred.Rows))}
 			for x, r := range o.Pred.Rows {
-				p.Rows[x] = history.Row{Key: b.Key(r.Key), Value: b.Value(r.Value), Src: r.Src, Match: r.Match}
+				p.Rows[x] = history.Row{Key: b.Key(r.Key), Value: b.Value(r.Value), Match: r.Match}
+				p.SetSrc(x, r.Src)
 			}
 			if o.Kind == history.OpPredRead {
 				b.PredRead(p)

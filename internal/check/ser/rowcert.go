@@ -436,8 +436,9 @@ func newReplayDB(h *history.History) (*replayDB, bool) {
 				n++
 			case history.OpDelete:
 			case history.OpPredRead, history.OpPredWrite:
-				for _, r := range h.Pred(o).Rows {
-					if r.Src.Kind != history.SrcByValue || (o.Kind == history.OpPredRead && !r.Match) {
+				p := h.Pred(o)
+				for ri, r := range p.Rows {
+					if p.Src(ri).Kind != history.SrcByValue || (o.Kind == history.OpPredRead && !r.Match) {
 						return nil, false
 					}
 					if r.Match && o.Kind == history.OpPredWrite {

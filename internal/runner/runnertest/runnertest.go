@@ -102,9 +102,10 @@ func checkRowHistory(t testing.TB, h *history.History, w *workload.Workload, dir
 				}
 			case history.OpPredWrite:
 				preds++
-				for _, r := range h.Pred(o).Rows {
+				p := h.Pred(o)
+				for ri, r := range p.Rows {
 					rows++
-					if !r.Match || r.Src.Kind != history.SrcByValue {
+					if !r.Match || p.Src(ri).Kind != history.SrcByValue {
 						t.Fatalf("predicate write row %+v: want Match and no explicit source", r)
 					}
 					write(id, r.Key, r.Value)
