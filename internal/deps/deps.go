@@ -87,6 +87,9 @@ type Options struct {
 	// and what they imply): Known and Guarded stay empty until [Deps.BuildEdges]. The
 	// strict fast path of internal/check/ser needs only the reads and writes.
 	NoEdges bool
+	// PredWords bounds, in 4-byte words, the reads of rows predicates did not return
+	// (0: 1 GiB, defaultPredWords); beyond it Build stops with ErrUnsupported.
+	PredWords int
 }
 
 // Status says whether a transaction takes part in the check.

@@ -326,7 +326,6 @@ s3: T3 pr("v in [1, 1]", [])
 	if _, err := Build(h, Options{}); err != nil {
 		t.Fatalf("within the bound: %v", err)
 	}
-	defer func(m int) { maxPredWords = m }(maxPredWords)
 	// T3 misses x, y and z, each a read with two candidates (the initial state and T2):
 	// 3 reads of readWords+2 words. Below 3*readWords the count before the expansion
 	// (missFloor) stops it; above, the expansion itself does, at the third read.
@@ -337,14 +336,12 @@ s3: T3 pr("v in [1, 1]", [])
 		{2 * readWords, "at least 3 rows not returned"},
 		{3*readWords + 4, "2 rows not returned so far"},
 	} {
-		maxPredWords = c.bound
-		_, err := Build(h, Options{})
+		_, err := Build(h, Options{PredWords: c.bound})
 		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), c.says) {
 			t.Fatalf("beyond the bound %d: err %v, want ErrUnsupported saying %q", c.bound, err, c.says)
 		}
 	}
-	maxPredWords = 3*readWords + 6
-	if _, err := Build(h, Options{}); err != nil {
+	if _, err := Build(h, Options{PredWords: 3*readWords + 6}); err != nil {
 		t.Fatalf("at the bound: %v", err)
 	}
 }

@@ -178,3 +178,28 @@ func TestPredicateTimeFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestPredBudgetUnknown: beyond the predicate expansion's memory bound the verdict is unknown,
+// never a pass, and a history with client time is pointed at the strict level, which decides
+// it here.
+func TestPredBudgetUnknown(t *testing.T) {
+	h := histtest.MustParse(`init 0
+s1: T1 w(x,1) w(y,1) c @[1,2]
+s2: T2 w(x,2) w(y,2) c @[3,4]
+s3: T3 pr("v in [1, 1]", []) r(z,5) c @[5,6]
+s4: T4 w(z,5) c @[7,8]
+`)
+	rep := check(t, h, anomaly.Serializable, Options{NoFastPath: true, PredWords: 1})
+	if rep.Verdict != report.Unknown {
+		t.Fatalf("beyond the bound: verdict %v, want unknown", rep.Verdict)
+	}
+	if !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "--level strict-serializable") }) {
+		t.Errorf("no note pointing at the strict level: %q", rep.Notes)
+	}
+	if rep := check(t, h, anomaly.Serializable, Options{NoFastPath: true}); rep.Verdict != report.Pass {
+		t.Errorf("within the bound: verdict %v, want pass (T1 T2 T4 T3)", rep.Verdict)
+	}
+	if rep := check(t, h, anomaly.StrictSerializable, Options{PredWords: 1}); rep.Verdict != report.Fail {
+		t.Errorf("strict: verdict %v, want fail (T3 read z=5 before T4 wrote it)", rep.Verdict)
+	}
+}

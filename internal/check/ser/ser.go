@@ -57,7 +57,10 @@ type Options struct {
 	// NoRowCertificate skips the row certificate (rowcert.go) alone; NoFastPath skips it
 	// too (tests compare the paths).
 	NoRowCertificate bool
-	_                struct{}
+	// PredWords bounds the memory of the predicate reads' expansion (deps.Options.PredWords;
+	// 0: 1 GiB); tests lower it.
+	PredWords int
+	_         struct{}
 }
 
 // errBasicFailed cancels the dependency analysis when the basic checks failed the history.
@@ -363,7 +366,7 @@ func (c *run) run() error {
 			return nil
 		}
 	}
-	d, err := deps.BuildContext(dctx, h, deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew), NoEdges: fast})
+	d, err := deps.BuildContext(dctx, h, deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew), NoEdges: fast, PredWords: c.o.PredWords})
 	var (
 		fastOK bool
 		ferr   error
@@ -381,6 +384,9 @@ func (c *run) run() error {
 	if errors.Is(err, deps.ErrUnsupported) {
 		rep.Verdict = report.Unknown
 		rep.Notes = append(rep.Notes, "the black-box checker cannot decide this history yet: "+err.Error())
+		if !info.Realtime && h.HasTime() {
+			rep.Notes = append(rep.Notes, "the history records client time: at --level strict-serializable, real time bounds the versions each read may have seen, which often decides histories this level cannot (a violation found there need not be one here)")
+		}
 		return nil
 	}
 	if err != nil {
