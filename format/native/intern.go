@@ -105,8 +105,7 @@ func (c *valueCache) lookup(k history.Key, s []byte) (history.Value, bool) {
 // lookup missed it, as key k's most recent value. It also counts the misses, whose number
 // and bytes estimate the values still to come.
 func (c *valueCache) add(k history.Key, s []byte, v history.Value) {
-	c.misses++
-	c.missBytes += len(s) + 1 // the arena stores a length before the bytes
+	c.count(s)
 	e := c.entries(k, s, true)
 	if e == nil {
 		return
@@ -125,6 +124,12 @@ func (c *valueCache) add(k history.Key, s []byte, v history.Value) {
 	copy(e[0].s[:], s)
 }
 
+// count counts s among the misses without caching it.
+func (c *valueCache) count(s []byte) {
+	c.misses++
+	c.missBytes += len(s) + 1 // the arena stores a length before the bytes
+}
+
 // pendingValues holds the string values of a predicate op's rows that the value cache
 // missed, to be interned in one batch.
 type pendingValues struct {
@@ -139,8 +144,8 @@ func (p *pendingValues) add(s []byte, row int) {
 }
 
 // flush interns the pending values in b, in the order they were added, sets the values of
-// their rows and adds them to the cache with their rows' keys.
-func (p *pendingValues) flush(b *history.Builder, c *valueCache, rows []history.Row) {
+// their rows and, if cache is set, adds them to the cache with their rows' keys.
+func (p *pendingValues) flush(b *history.Builder, c *valueCache, rows []history.Row, cache bool) {
 	if len(p.ss) == 0 {
 		return
 	}
@@ -148,7 +153,11 @@ func (p *pendingValues) flush(b *history.Builder, c *valueCache, rows []history.
 	b.BytesValues(p.ss, p.ids)
 	for j, i := range p.rows {
 		rows[i].Value = p.ids[j]
-		c.add(rows[i].Key, p.ss[j], p.ids[j])
+		if cache {
+			c.add(rows[i].Key, p.ss[j], p.ids[j])
+		} else {
+			c.count(p.ss[j])
+		}
 	}
 	clear(p.ss) // drop the references to the line
 	p.ss, p.rows = p.ss[:0], p.rows[:0]
