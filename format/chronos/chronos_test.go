@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"testing/iotest"
 
@@ -19,6 +18,7 @@ import (
 	"isovet/format/chronos"
 	"isovet/format/native"
 	"isovet/history"
+	"isovet/internal/cputime"
 	"isovet/internal/parse"
 )
 
@@ -340,7 +340,7 @@ func BenchmarkRead(b *testing.B) {
 			data := genChronos(n)
 			b.SetBytes(int64(len(data)))
 			b.ResetTimer()
-			cpu0 := cpuTime()
+			cpu0 := int64(cputime.Self())
 			for b.Loop() {
 				hb := history.NewBuilder()
 				if err := chronos.NewDecoder(nil).Decode(bytes.NewReader(data), "bench", hb); err != nil {
@@ -351,7 +351,7 @@ func BenchmarkRead(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "txns/s")
-			b.ReportMetric(float64(len(data))*float64(b.N)/float64(cpuTime()-cpu0)*1e3, "MB/cpu-s")
+			b.ReportMetric(float64(len(data))*float64(b.N)/float64(int64(cputime.Self())-cpu0)*1e3, "MB/cpu-s")
 		})
 	}
 	raw, err := os.ReadFile(shared + "format-kv.json")
@@ -366,15 +366,6 @@ func BenchmarkRead(b *testing.B) {
 			}
 		}
 	})
-}
-
-// cpuTime returns the process's user+system CPU time in ns (all threads, GC included).
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // The compact objects the fast paths take and the same objects spaced out (which the

@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 
 	"isovet/history"
+	"isovet/internal/cputime"
 )
 
 // genBincode returns n transactions of a seeded workload in sessions of equal size, four
@@ -38,7 +38,7 @@ func genBincode(n, sessions int, seed uint64) []byte {
 func bench(b *testing.B, data []byte) {
 	b.Helper()
 	var txns int
-	cpu0 := cpuTime()
+	cpu0 := cputime.Self().Seconds()
 	for b.Loop() {
 		bld := history.NewBuilder()
 		if err := NewDecoder().Decode(bytes.NewReader(data), "history.bincode", bld); err != nil {
@@ -53,16 +53,7 @@ func bench(b *testing.B, data []byte) {
 	b.ReportMetric(float64(txns)*float64(b.N)/b.Elapsed().Seconds(), "txns/s")
 	// The machine is shared: CPU seconds (all threads, GC included) per op are steadier
 	// than wall time when other jobs compete for the two cores.
-	b.ReportMetric((cpuTime()-cpu0)/float64(b.N), "cpu-s/op")
-}
-
-// cpuTime returns the process's user and system CPU time in seconds.
-func cpuTime() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	b.ReportMetric((cputime.Self().Seconds()-cpu0)/float64(b.N), "cpu-s/op")
 }
 
 func BenchmarkRead(b *testing.B) {

@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"syscall"
 	"testing"
-	"time"
 
 	"isovet/format/elle"
 	"isovet/history"
+	"isovet/internal/cputime"
 )
 
 // genListAppend returns a seeded list-append history of n transactions in the shape of
@@ -116,7 +115,7 @@ func BenchmarkRead(b *testing.B) {
 				}
 				data := genBytes(b, n, json)
 				b.SetBytes(int64(len(data)))
-				cpu0 := cpuTime()
+				cpu0 := cputime.Self()
 				b.ResetTimer()
 				for b.Loop() {
 					h, err := read(bytes.NewReader(data), "bench")
@@ -127,7 +126,7 @@ func BenchmarkRead(b *testing.B) {
 				b.StopTimer()
 				// The CI machine has 2 shared cores: CPU time (all threads, GC included) is
 				// the steadier figure when other jobs compete for them.
-				b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+				b.ReportMetric((cputime.Self()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "txns/s")
 			})
 		}
@@ -159,13 +158,4 @@ func BenchmarkWrite(b *testing.B) {
 			})
 		}
 	}
-}
-
-// cpuTime returns the user and system CPU time this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -9,6 +9,7 @@ import (
 
 	"isovet/format/native"
 	"isovet/history"
+	"isovet/internal/cputime"
 )
 
 // eachPredTxn calls f with each of a seeded predicate workload shaped like the runner's
@@ -136,7 +137,7 @@ func BenchmarkReadFile(b *testing.B) {
 func benchReadData(b *testing.B, data []byte, n int, newDecoder func() *native.Decoder) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := int64(cputime.Self())
 	for b.Loop() {
 		hb := history.NewBuilder()
 		if err := newDecoder().Decode(bytes.NewReader(data), "bench", hb); err != nil {
@@ -147,5 +148,5 @@ func benchReadData(b *testing.B, data []byte, n int, newDecoder func() *native.D
 		}
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "txns/s")
-	b.ReportMetric(float64(len(data))*float64(b.N)/float64(cpuTime()-cpu0)*1e3, "MB/cpu-s")
+	b.ReportMetric(float64(len(data))*float64(b.N)/float64(int64(cputime.Self())-cpu0)*1e3, "MB/cpu-s")
 }

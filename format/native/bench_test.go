@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"syscall"
 	"testing"
 
 	"isovet/format/native"
 	"isovet/history"
+	"isovet/internal/cputime"
 )
 
 // eachTxn calls f with each of a seeded workload of n committed transactions in turn,
@@ -86,7 +86,7 @@ func benchRead(b *testing.B, name string, newDecoder func() *native.Decoder) {
 			data := genNative(b, n)
 			b.SetBytes(int64(len(data)))
 			b.ResetTimer()
-			cpu0 := cpuTime()
+			cpu0 := int64(cputime.Self())
 			for b.Loop() {
 				hb := history.NewBuilder()
 				if err := newDecoder().Decode(bytes.NewReader(data), "bench", hb); err != nil {
@@ -97,7 +97,7 @@ func benchRead(b *testing.B, name string, newDecoder func() *native.Decoder) {
 				}
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "txns/s")
-			b.ReportMetric(float64(len(data))*float64(b.N)/float64(cpuTime()-cpu0)*1e3, "MB/cpu-s")
+			b.ReportMetric(float64(len(data))*float64(b.N)/float64(int64(cputime.Self())-cpu0)*1e3, "MB/cpu-s")
 		})
 	}
 }
@@ -118,16 +118,6 @@ func BenchmarkWrite(b *testing.B) {
 	}
 }
 
-// cpuTime returns the process's user+system CPU time in ns (all threads, GC included), so
-// benchmarks on a shared machine can report throughput per CPU second as well.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
-
 // BenchmarkBuildOnly feeds the same workload straight into a history.Builder, with no
 // parsing: the floor under any reader of this workload. MB/cpu-s is per byte of the
 // native encoding of the workload, to compare with BenchmarkRead.
@@ -138,7 +128,7 @@ func BenchmarkBuildOnly(b *testing.B) {
 			size := len(genNative(b, n))
 			b.SetBytes(int64(size))
 			b.ResetTimer()
-			cpu0 := cpuTime()
+			cpu0 := int64(cputime.Self())
 			for b.Loop() {
 				hb := history.NewBuilder()
 				hb.Grow(n, 8*n)
@@ -167,7 +157,7 @@ func BenchmarkBuildOnly(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(size)*float64(b.N)/float64(cpuTime()-cpu0)*1e3, "MB/cpu-s")
+			b.ReportMetric(float64(size)*float64(b.N)/float64(int64(cputime.Self())-cpu0)*1e3, "MB/cpu-s")
 		})
 	}
 }

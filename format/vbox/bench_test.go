@@ -8,10 +8,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"isovet/history"
+	"isovet/internal/cputime"
 )
 
 // genLogs returns n transactions of a seeded workload as Vbox logs of the given number of
@@ -65,7 +65,7 @@ func genLogs(n, sessions int, seed uint64) [][]byte {
 func benchFiles(b *testing.B, files [][]byte) {
 	b.Helper()
 	var txns int
-	cpu0 := cpuTime()
+	cpu0 := cputime.Self().Seconds()
 	for b.Loop() {
 		d := NewDecoder()
 		bld := history.NewBuilder()
@@ -86,16 +86,7 @@ func benchFiles(b *testing.B, files [][]byte) {
 	b.ReportMetric(float64(txns)*float64(b.N)/b.Elapsed().Seconds(), "txns/s")
 	// The machine is shared: CPU seconds (all threads, GC included) per op are steadier
 	// than wall time when other jobs compete for the two cores.
-	b.ReportMetric((cpuTime()-cpu0)/float64(b.N), "cpu-s/op")
-}
-
-// cpuTime returns the process's user and system CPU time in seconds.
-func cpuTime() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	b.ReportMetric((cputime.Self().Seconds()-cpu0)/float64(b.N), "cpu-s/op")
 }
 
 func BenchmarkRead(b *testing.B) {

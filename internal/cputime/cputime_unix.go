@@ -1,10 +1,11 @@
 //go:build unix
 
-// Package cputime reads this process's CPU time, for the benchmarks that report a
-// client's cost beside a server's.
+// Package cputime reads this process's CPU time and peak resident memory, for the
+// benchmarks and the tests that log what a check cost.
 package cputime
 
 import (
+	"runtime"
 	"syscall"
 	"time"
 )
@@ -14,4 +15,14 @@ func Self() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// PeakRSS returns this process's peak resident memory in bytes.
+func PeakRSS() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
+		return int64(ru.Maxrss) // bytes there, KiB elsewhere
+	}
+	return int64(ru.Maxrss) << 10
 }

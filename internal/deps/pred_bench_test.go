@@ -4,10 +4,10 @@ import (
 	"context"
 	"os"
 	"runtime"
-	"syscall"
 	"testing"
 
 	"isovet/format"
+	"isovet/internal/cputime"
 	"isovet/internal/deps"
 )
 
@@ -40,7 +40,7 @@ func BenchmarkBuildFile(b *testing.B) {
 		}
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
-			cpu0 := cpuNS()
+			cpu0 := int64(cputime.Self())
 			for b.Loop() {
 				d, err := deps.BuildContext(context.Background(), h, c.o)
 				if err != nil {
@@ -49,16 +49,7 @@ func BenchmarkBuildFile(b *testing.B) {
 				}
 				b.ReportMetric(float64(len(d.Reads)), "reads")
 			}
-			b.ReportMetric(float64(cpuNS()-cpu0)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(int64(cputime.Self())-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 	}
-}
-
-// cpuNS is the process's CPU time so far, user and system, in ns.
-func cpuNS() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }

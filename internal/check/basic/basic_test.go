@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -14,6 +13,7 @@ import (
 	"isovet/history"
 	"isovet/internal/anomaly"
 	"isovet/internal/check/basic"
+	"isovet/internal/cputime"
 	"isovet/internal/histtest"
 	"isovet/internal/report"
 )
@@ -292,15 +292,6 @@ func oracle(h *history.History) map[anomaly.Kind]int {
 	return got
 }
 
-// cpuTime returns the process's user and system CPU time in ns.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
-
 // BenchmarkBasic runs every basic check over a generated snapshot-isolation history of 8 ops
 // per transaction (half reads) over n/10 keys and 50 sessions, with 5% aborts, 2% unknown
 // outcomes and a few perturbed reads.
@@ -311,11 +302,11 @@ func BenchmarkBasic(b *testing.B) {
 			ctx := context.Background()
 			var cpu int64
 			for b.Loop() {
-				c0 := cpuTime()
+				c0 := int64(cputime.Self())
 				if _, err := basic.Check(ctx, h, basic.Options{}); err != nil {
 					b.Fatal(err)
 				}
-				cpu += cpuTime() - c0
+				cpu += int64(cputime.Self()) - c0
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "txns/s")
 			// CPU time (all threads, GC included) is steadier than wall time on a shared

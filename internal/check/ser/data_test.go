@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"isovet/format"
 	"isovet/internal/anomaly"
+	"isovet/internal/cputime"
 	"isovet/internal/report"
 )
 
@@ -35,13 +35,11 @@ func runFileWith(t testing.TB, path string, level anomaly.Level, o Options) *rep
 		t.Fatalf("open %s: %v", path, err)
 	}
 	runtime.GC()
-	var ru0, ru1 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	cpu0 := cputime.Self()
 	start := time.Now()
 	o.Now = time.Now
 	rep, err := Check(context.Background(), h, level, o)
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
-	cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
+	cpu := cputime.Self() - cpu0
 	if err != nil {
 		t.Fatalf("Check(%s, %s): %v", path, level, err)
 	}
@@ -52,7 +50,7 @@ func runFileWith(t testing.TB, path string, level anomaly.Level, o Options) *rep
 		ph = append(ph, fmt.Sprintf("%s=%v", p.Name, p.Elapsed.Round(time.Millisecond)))
 	}
 	t.Logf("%s %s: %v in %v wall, %v cpu, max rss %d MB (txns %d, constraints %d, pruned %d, sat vars %d, conflicts %d; %s; heap sys %d MB)",
-		filepath.Base(path), level, rep.Verdict, time.Since(start).Round(time.Millisecond), cpu.Round(time.Millisecond), ru1.Maxrss>>10, rep.Stats.Txns, rep.Stats.Constraints,
+		filepath.Base(path), level, rep.Verdict, time.Since(start).Round(time.Millisecond), cpu.Round(time.Millisecond), cputime.PeakRSS()>>20, rep.Stats.Txns, rep.Stats.Constraints,
 		rep.Stats.PrunedConstraints, rep.Stats.SATVars, rep.Stats.Conflicts, strings.Join(ph, " "), ms.HeapSys>>20)
 	return rep
 }

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"isovet/history"
 	"isovet/internal/anomaly"
 	"isovet/internal/check/si"
+	"isovet/internal/cputime"
 	"isovet/internal/report"
 	"isovet/internal/sat/acyclic"
 )
@@ -47,13 +47,11 @@ func runFile(t testing.TB, rel string, level anomaly.Level) *report.Report {
 	t.Helper()
 	h := open(t, rel)
 	runtime.GC()
-	var ru0, ru1 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	cpu0 := cputime.Self()
 	start := time.Now()
 	rep, err := si.Check(context.Background(), h, level, si.Options{Now: time.Now, Theory: acyclic.Options{Propagate: os.Getenv("ISOVET_TPROP") != ""}})
 	wall := time.Since(start)
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
-	cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
+	cpu := cputime.Self() - cpu0
 	if err != nil {
 		t.Fatalf("Check(%s, %s): %v", rel, level, err)
 	}
@@ -62,7 +60,7 @@ func runFile(t testing.TB, rel string, level anomaly.Level) *report.Report {
 		ph = append(ph, fmt.Sprintf("%s=%v", p.Name, p.Elapsed.Round(time.Millisecond)))
 	}
 	t.Logf("%s %s: %v in %v wall, %v cpu, max rss %d MB (txns %d, constraints %d, pruned %d, sat vars %d, conflicts %d; %s)",
-		rel, level, rep.Verdict, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), ru1.Maxrss>>10, rep.Stats.Txns, rep.Stats.Constraints,
+		rel, level, rep.Verdict, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), cputime.PeakRSS()>>20, rep.Stats.Txns, rep.Stats.Constraints,
 		rep.Stats.PrunedConstraints, rep.Stats.SATVars, rep.Stats.Conflicts, strings.Join(ph, " "))
 	return rep
 }

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"syscall"
 	"testing"
 
+	"isovet/internal/cputime"
 	"isovet/internal/sat"
 )
 
@@ -77,7 +77,7 @@ func BenchmarkOrder(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				var st Stats
 				var ss sat.Stats
-				cpu0 := cpuSeconds()
+				cpu0 := cputime.Self().Seconds()
 				for b.Loop() {
 					s, g := orderInstance(size.nodes, size.lits, 1,
 						Options{Propagate: strings.HasSuffix(mode, "propagate")},
@@ -88,7 +88,7 @@ func BenchmarkOrder(b *testing.B) {
 					}
 					st, ss = g.Stats(), s.Stats()
 				}
-				b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
+				b.ReportMetric((cputime.Self().Seconds()-cpu0)/float64(b.N), "cpu-s/op")
 				b.ReportMetric(float64(ss.Conflicts), "conflicts")
 				b.ReportMetric(float64(ss.Decisions), "decisions")
 				b.ReportMetric(float64(st.Visited)/float64(max(1, st.Inserts)), "visited/insert")
@@ -96,14 +96,4 @@ func BenchmarkOrder(b *testing.B) {
 			})
 		}
 	}
-}
-
-// cpuSeconds returns the process's user+system CPU time: benchmark
-// machines are shared, so wall time alone is unreliable.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 }
