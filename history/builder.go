@@ -59,7 +59,7 @@ func NewBuilder() *Builder {
 // Grow hints at the expected number of transactions and operations.
 func (b *Builder) Grow(txns, ops int) {
 	if txns > 0 {
-		b.h.Txns = slicesGrow(b.h.Txns, txns)
+		b.h.Txns = growAhead(b.h.Txns, txns)
 	}
 	_ = ops // ops are allocated in fixed chunks; nothing to reserve
 }
@@ -67,6 +67,18 @@ func (b *Builder) Grow(txns, ops int) {
 func slicesGrow[T any](s []T, n int) []T {
 	if cap(s)-len(s) < n {
 		t := hugepage.Make[T](len(s), len(s)+n)
+		copy(t, s)
+		return t
+	}
+	return s
+}
+
+// growAhead is slicesGrow for a caller's estimate of what is to come (Grow, GrowValues):
+// the new table is backed with pages ahead of its filling, from another core
+// (hugepage.MakeAhead). A doubling table is not, since half of it may never be used.
+func growAhead[T any](s []T, n int) []T {
+	if cap(s)-len(s) < n {
+		t := hugepage.MakeAhead[T](len(s), len(s)+n)
 		copy(t, s)
 		return t
 	}
@@ -228,12 +240,12 @@ func (b *Builder) BytesValues(ss [][]byte, out []Value) {
 func (b *Builder) GrowValues(n, size int) {
 	t := &b.h.Values
 	if n > 0 {
-		t.kinds = slicesGrow(t.kinds, n)
-		t.words = slicesGrow(t.words, n)
+		t.kinds = growAhead(t.kinds, n)
+		t.words = growAhead(t.words, n)
 		b.valStr.reserve(b.valStr.n + n)
 	}
 	if size > 0 {
-		t.arena = slicesGrow(t.arena, size)
+		t.arena = growAhead(t.arena, size)
 	}
 }
 

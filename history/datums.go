@@ -190,7 +190,7 @@ func (x *strIndex) reserve(n int) {
 // resize moves the slots into a table of size slots, a larger power of two.
 func (x *strIndex) resize(size int) {
 	old := x.slots
-	x.slots, x.n = hugepage.Make[strSlot](size, size), 0
+	x.slots, x.n = hugepage.MakeAhead[strSlot](size, size), 0
 	for size > len(old) {
 		x.shift--
 		size /= 2

@@ -202,7 +202,7 @@ func (s *rowSlab) take(n int) []history.Row {
 	if len(s.free) < n {
 		s.size = min(max(2*s.size, 64), slabRows)
 		m := max(n, s.size)
-		s.free = hugepage.Make[history.Row](m, m)
+		s.free = hugepage.MakeAhead[history.Row](m, m)
 	}
 	r := s.free[:n:n]
 	s.free = s.free[n:]

@@ -1,5 +1,6 @@
-// Package hugepage asks the operating system to back isovet's large tables with huge
-// pages.
+// Package hugepage allocates isovet's large tables and tells the kernel how to back them:
+// with huge pages (off by default), and, for tables one stage of a pipeline fills while the
+// other has time to spare, with pages made ahead of the filling, from another goroutine.
 //
 // Reading and checking a history of millions of rows fills hundreds of megabytes of fresh
 // tables. With the kernel's usual 4 KiB pages, every page costs a fault the first time it
@@ -17,8 +18,14 @@
 // memory the hypervisor still backs, took 1.6-2.6 s). On a machine without that, huge pages
 // save faults and TLB misses; measure before turning them on.
 //
-// The advice changes how memory is backed, never what it holds, so results are the same
-// with or without it. On other systems it does nothing.
+// Backing tables ahead (MakeAhead) moves page faults, 19% of the reader's cycles on the
+// 400 MB history and most of them in its committing stage, to the parsing stage's core,
+// which had a third of its time to spare. The check of that history, in two series on a
+// busy host (10-12 runs each, alternating): median 1.99 -> 1.88 s and 2.12 -> 1.77 s, for
+// 35-50 MB more resident (a table's estimated capacity is backed whole).
+//
+// Neither changes what memory holds, only how it is backed, so results are the same with or
+// without them. On other systems they do nothing.
 package hugepage
 
 import (
@@ -45,6 +52,20 @@ func Make[T any](n, c int) []T {
 	var z T
 	if size := uintptr(c) * unsafe.Sizeof(z); enabled.Load() && size >= Min {
 		advise(unsafe.Pointer(unsafe.SliceData(s[:c])), size)
+	}
+	return s
+}
+
+// MakeAhead is Make, with the kernel asked, from another goroutine, to back the whole table
+// with pages (Linux's MADV_POPULATE_WRITE, a few megabytes at a time): for a table that will
+// be filled whole, by one stage of a pipeline while the other has time to spare, so that the
+// page faults fall on the spare core. The kernel makes the pages without touching what they
+// hold, so the table may be written meanwhile.
+func MakeAhead[T any](n, c int) []T {
+	s := Make[T](n, c)
+	var z T
+	if size := uintptr(c) * unsafe.Sizeof(z); size >= Min {
+		go populate(unsafe.Pointer(unsafe.SliceData(s[:c])), size)
 	}
 	return s
 }

@@ -20,3 +20,18 @@ func advise(p unsafe.Pointer, n uintptr) {
 	// backs the memory as before.
 	_ = syscall.Madvise(unsafe.Slice((*byte)(unsafe.Add(p, beg-uintptr(p))), end-beg), syscall.MADV_HUGEPAGE)
 }
+
+// madvPopulateWrite is MADV_POPULATE_WRITE (Linux 5.14), which the syscall package lacks.
+const madvPopulateWrite = 23
+
+// populate backs the n bytes at p with writable pages, a few megabytes at a time, and reports
+// whether the kernel could.
+func populate(p unsafe.Pointer, n uintptr) bool {
+	const step = 4 << 20
+	for off := uintptr(0); off < n; off += step {
+		if syscall.Madvise(unsafe.Slice((*byte)(unsafe.Add(p, off)), min(step, n-off)), madvPopulateWrite) != nil {
+			return false
+		}
+	}
+	return true
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 )
@@ -48,4 +49,51 @@ func vmFlags(t *testing.T, a uintptr) string {
 	}
 	t.Fatalf("no mapping holds %#x", a)
 	return ""
+}
+
+// TestPopulate checks the call MakeAhead makes: fresh anonymous memory is resident after it
+// (mincore), and a pattern written while it runs is intact.
+func TestPopulate(t *testing.T) {
+	const size = 64 << 20
+	fresh := func() []byte {
+		b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { syscall.Munmap(b) })
+		return b
+	}
+	resident := func(b []byte) int {
+		vec := make([]byte, len(b)/4096)
+		if _, _, e := syscall.Syscall(syscall.SYS_MINCORE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+			t.Fatalf("mincore: %v", e)
+		}
+		n := 0
+		for _, v := range vec {
+			n += int(v & 1)
+		}
+		return n
+	}
+	b := fresh()
+	if n := resident(b); n != 0 {
+		t.Fatalf("%d pages of a fresh mapping resident before populate", n)
+	}
+	if !populate(unsafe.Pointer(&b[0]), size) {
+		t.Skip("the kernel has no MADV_POPULATE_WRITE (Linux 5.14)")
+	}
+	if n := resident(b); n != size/4096 {
+		t.Fatalf("%d of %d pages resident after populate", n, size/4096)
+	}
+	b = fresh()
+	done := make(chan bool)
+	go func() { done <- populate(unsafe.Pointer(&b[0]), size) }()
+	for i := 0; i < size; i += 512 {
+		b[i] = byte(i >> 9)
+	}
+	<-done
+	for i := 0; i < size; i += 512 {
+		if b[i] != byte(i>>9) {
+			t.Fatalf("byte %d is %d after writing %d while populate ran", i, b[i], byte(i>>9))
+		}
+	}
 }

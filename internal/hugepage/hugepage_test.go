@@ -5,15 +5,16 @@ import "testing"
 func TestMakeIsAnOrdinarySlice(t *testing.T) {
 	for _, on := range []bool{false, true} {
 		SetEnabled(on)
-		makeOrdinary(t)
+		makeOrdinary(t, Make[uint64])
+		makeOrdinary(t, MakeAhead[uint64])
 	}
 	SetEnabled(false)
 }
 
-func makeOrdinary(t *testing.T) {
+func makeOrdinary(t *testing.T, mk func(n, c int) []uint64) {
 	t.Helper()
 	for _, c := range []struct{ n, c int }{{0, 0}, {3, 10}, {Min, Min}, {Min / 8, 2 * Min}} {
-		s := Make[uint64](c.n, c.c)
+		s := mk(c.n, c.c)
 		if len(s) != c.n || cap(s) != c.c {
 			t.Fatalf("Make(%d, %d): len %d cap %d", c.n, c.c, len(s), cap(s))
 		}
