@@ -44,9 +44,9 @@ var enabled atomic.Bool
 func SetEnabled(on bool) { enabled.Store(on) }
 
 // Make returns make([]T, n, c), with the kernel asked to back its memory with huge pages
-// if the advice is on and it holds at least Min bytes. The advice is given before anything touches the fresh
-// memory, so the first write of each 2 MiB gets a huge page. Only the whole huge pages
-// inside the array are advised, so memory around it is not affected.
+// if the advice is on and it holds at least Min bytes. The advice is given before anything
+// touches the fresh memory, so the first write of each 2 MiB gets a huge page. Only the
+// whole huge pages inside the array are advised, so memory around it is not affected.
 func Make[T any](n, c int) []T {
 	s := make([]T, n, c)
 	var z T
