@@ -64,21 +64,18 @@ func (b *Builder) Grow(txns, ops int) {
 	_ = ops // ops are allocated in fixed chunks; nothing to reserve
 }
 
-func slicesGrow[T any](s []T, n int) []T {
-	if cap(s)-len(s) < n {
-		t := hugepage.Make[T](len(s), len(s)+n)
-		copy(t, s)
-		return t
-	}
-	return s
-}
+// slicesGrow makes room for n more elements in s (hugepage.Make for a new table).
+func slicesGrow[T any](s []T, n int) []T { return growBy(s, n, hugepage.Make[T]) }
 
 // growAhead is slicesGrow for a caller's estimate of what is to come (Grow, GrowValues):
 // the new table is backed with pages ahead of its filling, from another core
 // (hugepage.MakeAhead). A doubling table is not, since half of it may never be used.
-func growAhead[T any](s []T, n int) []T {
+func growAhead[T any](s []T, n int) []T { return growBy(s, n, hugepage.MakeAhead[T]) }
+
+// growBy makes room for n more elements in s, allocating with mk if it must.
+func growBy[T any](s []T, n int, mk func(n, c int) []T) []T {
 	if cap(s)-len(s) < n {
-		t := hugepage.MakeAhead[T](len(s), len(s)+n)
+		t := mk(len(s), len(s)+n)
 		copy(t, s)
 		return t
 	}
