@@ -74,6 +74,18 @@ import (
 // ErrUnsupported is returned for operations the black-box checkers do not handle yet.
 var ErrUnsupported = errors.New("deps: unsupported operation")
 
+// UnsupportedNotes are the report notes for a history Build refused with ErrUnsupported
+// (err) under options o: why and, when the level ignores the client time h records, that
+// realtimeLevel (the level's real-time counterpart) bounds each read's candidate versions
+// by it, which often decides such a history.
+func UnsupportedNotes(err error, h *history.History, o Options, realtimeLevel string) []string {
+	notes := []string{"the black-box checker cannot decide this history yet: " + err.Error()}
+	if !o.Realtime && h.HasTime() {
+		notes = append(notes, "the history records client time: at --level "+realtimeLevel+", real time bounds the versions each read may have seen, which often decides histories this level cannot (a violation found there need not be one here)")
+	}
+	return notes
+}
+
 // ErrNoTime is returned for real-time order on a history in which no transaction has a
 // client interval.
 var ErrNoTime = errors.New("deps: real-time order needs a client interval, and no transaction has one")

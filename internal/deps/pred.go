@@ -452,16 +452,17 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 		return err
 	}
 	h := d.H
+	bound := d.predWords()
 	if _, ok := src.(*scanSource); ok {
 		// Without real time the reads below can need gigabytes, and finding that out by
 		// making them took 10 s (BlindW-Pred, 10,000 transactions, up to 100 rows a
 		// predicate). A count of reads they must at least make settles it at once.
-		n, err := d.missFloor(ctx, vs, d.predWords()/readWords)
+		n, err := d.missFloor(ctx, vs, bound/readWords)
 		if err != nil {
 			return err
 		}
-		if n > d.predWords()/readWords {
-			return fmt.Errorf("%w: the predicate reads need more than %d MiB (at least %d rows not returned, by %d predicate operations): every version of such a row in reach of the reader is a candidate, and without real time every version is in reach", ErrUnsupported, d.predWords()>>18, n, len(d.predOps))
+		if n > bound/readWords {
+			return fmt.Errorf("%w: the predicate reads need more than %d MiB (at least %d rows not returned, by %d predicate operations): every version of such a row in reach of the reader is a candidate, and without real time every version is in reach", ErrUnsupported, bound>>18, n, len(d.predOps))
 		}
 	}
 	// matchRead[k] is the read of row k of the current update (extractPred made one per
@@ -470,7 +471,7 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 	matchGen := make([]uint32, len(h.Keys))
 	var vt []verTruth
 	var cs []int32
-	budget := d.predWords()
+	budget := bound
 	var ar arena
 	var keys []history.Key
 	own := &ownWrites{at: make([]uint32, len(h.Keys)), val: make([]history.Value, len(h.Keys))}
@@ -606,7 +607,7 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 			}
 			cs = d.predCands(cs[:0], k, vs, vt, history.TruthFalse)
 			if budget -= readWords + len(cs); budget < 0 {
-				return fmt.Errorf("%w: the predicate reads need more than %d MiB (%d rows not returned so far, by %d of %d predicate operations): every version of such a row in reach of the reader is a candidate, and without real time every version is in reach", ErrUnsupported, d.predWords()>>18, len(misses), i+1, len(d.predOps))
+				return fmt.Errorf("%w: the predicate reads need more than %d MiB (%d rows not returned so far, by %d of %d predicate operations): every version of such a row in reach of the reader is a candidate, and without real time every version is in reach", ErrUnsupported, bound>>18, len(misses), i+1, len(d.predOps))
 			}
 			misses = append(misses, miss{po.txn, po.op, k, ar.clone(cs)})
 		}
@@ -688,9 +689,10 @@ func (d *Deps) missFloor(ctx context.Context, vs *versions, limit int) (int, err
 	return n, nil
 }
 
-// defaultPredWords bounds, in 4-byte words, what the reads of rows a predicate did not return
-// may take when Options.PredWords is 0 (a read is about readWords, plus its candidates): 1 GiB. Beyond it the check
-// stops with ErrUnsupported (verdict unknown) instead of running out of memory. Without
+// defaultPredWords bounds, in 4-byte words, what the reads of rows a predicate did not
+// return may take when Options.PredWords is 0 (a read is about readWords, plus its
+// candidates): 1 GiB. Beyond it the check stops with ErrUnsupported (verdict unknown)
+// instead of running out of memory. Without
 // real time every version of a row that may be missed is a candidate: BlindW-Pred with 1 to
 // 100 rows a predicate and 10,000 transactions needs about 20 million such reads with 40
 // candidates each.

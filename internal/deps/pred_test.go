@@ -424,3 +424,29 @@ func TestMissFloor(t *testing.T) {
 	}
 	t.Logf("%d histories: the floor counted %d rows, exactly in %d", n, sum, exact)
 }
+
+// TestUnsupportedNotes: the notes for a refused history give the reason, and point at the
+// real-time level only when the level ignores the client time the history records.
+func TestUnsupportedNotes(t *testing.T) {
+	timed := histtest.MustParse("s1: T1 w(x,1) c @[1,2]\ns2: T2 pr(\"v in [1, 1]\", []) c @[3,4]\n")
+	untimed := histtest.MustParse("s1: T1 w(x,1)\ns2: T2 pr(\"v in [1, 1]\", [])\n")
+	err := fmt.Errorf("%w: too big", ErrUnsupported)
+	for _, c := range []struct {
+		name  string
+		h     *history.History
+		o     Options
+		hints bool
+	}{
+		{"timed, level without real time", timed, Options{}, true},
+		{"timed, level with real time", timed, Options{Realtime: true}, false},
+		{"untimed", untimed, Options{}, false},
+	} {
+		notes := UnsupportedNotes(err, c.h, c.o, "strict-serializable")
+		if len(notes) == 0 || !strings.Contains(notes[0], "too big") {
+			t.Errorf("%s: notes %q do not give the reason", c.name, notes)
+		}
+		if hinted := len(notes) == 2 && strings.Contains(notes[1], "--level strict-serializable"); hinted != c.hints {
+			t.Errorf("%s: notes %q, want the real-time hint: %v", c.name, notes, c.hints)
+		}
+	}
+}

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"testing"
 
+	"isovet/internal/cputime"
 	"isovet/internal/memdb"
-	"isovet/internal/runner/runnertest"
 	"isovet/internal/workload"
 )
 
@@ -22,7 +22,7 @@ func BenchmarkRunMemDB(b *testing.B) {
 				b.Fatal(err)
 			}
 			n := 0
-			c0 := runnertest.CPUTime()
+			c0 := cputime.Self()
 			for b.Loop() {
 				res, err := Run(context.Background(), &MemDB{Opts: memdb.Options{Mode: mode}}, w, RunOptions{Out: io.Discard})
 				if err != nil {
@@ -31,7 +31,7 @@ func BenchmarkRunMemDB(b *testing.B) {
 				n += len(res.History.Txns)
 			}
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "txns/s")
-			b.ReportMetric(float64(n)/(runnertest.CPUTime()-c0).Seconds(), "txns/cpu-s")
+			b.ReportMetric(float64(n)/(cputime.Self()-c0).Seconds(), "txns/cpu-s")
 		})
 	}
 }
@@ -60,7 +60,7 @@ func BenchmarkRunnerOwnCost(b *testing.B) {
 		b.Fatal(err)
 	}
 	n := 0
-	c0 := runnertest.CPUTime()
+	c0 := cputime.Self()
 	for b.Loop() {
 		res, err := Run(context.Background(), nullDB{}, w, RunOptions{Out: io.Discard})
 		if err != nil {
@@ -69,7 +69,7 @@ func BenchmarkRunnerOwnCost(b *testing.B) {
 		n += len(res.History.Txns)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/txn")
-	b.ReportMetric(float64((runnertest.CPUTime()-c0).Nanoseconds())/float64(n), "cpu-ns/txn")
+	b.ReportMetric(float64((cputime.Self()-c0).Nanoseconds())/float64(n), "cpu-ns/txn")
 }
 
 // BenchmarkRunBlindWPred records Vbox's BlindW-Pred on memdb: 10,000 rows loaded, then
@@ -88,7 +88,7 @@ func BenchmarkRunBlindWPred(b *testing.B) {
 				b.Fatal(err)
 			}
 			n, rows := 0, 0
-			c0 := runnertest.CPUTime()
+			c0 := cputime.Self()
 			for b.Loop() {
 				res, err := Run(context.Background(), &MemDB{Opts: memdb.Options{Mode: mode}}, w, RunOptions{Out: io.Discard})
 				if err != nil {
@@ -100,7 +100,7 @@ func BenchmarkRunBlindWPred(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "txns/s")
-			b.ReportMetric(float64(n)/(runnertest.CPUTime()-c0).Seconds(), "txns/cpu-s")
+			b.ReportMetric(float64(n)/(cputime.Self()-c0).Seconds(), "txns/cpu-s")
 			b.ReportMetric(float64(rows)/float64(n), "rows/txn")
 		})
 	}

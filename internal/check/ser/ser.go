@@ -366,7 +366,8 @@ func (c *run) run() error {
 			return nil
 		}
 	}
-	d, err := deps.BuildContext(dctx, h, deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew), NoEdges: fast, PredWords: c.o.PredWords})
+	do := deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew), NoEdges: fast, PredWords: c.o.PredWords}
+	d, err := deps.BuildContext(dctx, h, do)
 	var (
 		fastOK bool
 		ferr   error
@@ -383,10 +384,7 @@ func (c *run) run() error {
 	}
 	if errors.Is(err, deps.ErrUnsupported) {
 		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, "the black-box checker cannot decide this history yet: "+err.Error())
-		if !info.Realtime && h.HasTime() {
-			rep.Notes = append(rep.Notes, "the history records client time: at --level strict-serializable, real time bounds the versions each read may have seen, which often decides histories this level cannot (a violation found there need not be one here)")
-		}
+		rep.Notes = append(rep.Notes, deps.UnsupportedNotes(err, h, do, anomaly.StrictSerializable.String())...)
 		return nil
 	}
 	if err != nil {

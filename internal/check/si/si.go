@@ -259,10 +259,11 @@ func (c *run) run() error {
 			return nil
 		}
 	}
-	d, err := deps.BuildContext(c.ctx, h, deps.Options{Session: info.Session, Realtime: info.Realtime})
+	do := deps.Options{Session: info.Session, Realtime: info.Realtime}
+	d, err := deps.BuildContext(c.ctx, h, do)
 	if errors.Is(err, deps.ErrUnsupported) {
 		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, "the black-box checker cannot decide this history yet: "+err.Error())
+		rep.Notes = append(rep.Notes, deps.UnsupportedNotes(err, h, do, anomaly.StrongSI.String())...)
 		return nil
 	}
 	if err != nil {

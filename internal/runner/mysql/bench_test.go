@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"isovet/internal/cputime"
 	"isovet/internal/runner"
 	"isovet/internal/runner/runnertest"
 	"isovet/internal/workload"
@@ -56,7 +57,7 @@ func BenchmarkOverhead(b *testing.B) {
 		defer s.Close()
 	}
 	bare := func() (time.Duration, time.Duration) {
-		c0, t0 := runnertest.CPUTime(), time.Now()
+		c0, t0 := cputime.Self(), time.Now()
 		var wg sync.WaitGroup
 		for i, txns := range w.Sessions {
 			s := sess[i]
@@ -68,16 +69,16 @@ func BenchmarkOverhead(b *testing.B) {
 			})
 		}
 		wg.Wait()
-		return time.Since(t0), runnertest.CPUTime() - c0
+		return time.Since(t0), cputime.Self() - c0
 	}
 	run := func(hide bool) func() (time.Duration, time.Duration) {
 		return func() (time.Duration, time.Duration) {
-			c0 := runnertest.CPUTime()
+			c0 := cputime.Self()
 			res, err := runner.Run(ctx, &fixedSessions{sess: sess, hide: hide}, w, runner.RunOptions{Out: io.Discard})
 			if err != nil {
 				b.Fatal(err)
 			}
-			return res.Elapsed, runnertest.CPUTime() - c0
+			return res.Elapsed, cputime.Self() - c0
 		}
 	}
 	contenders := []func() (time.Duration, time.Duration){bare, run(false), run(true)}

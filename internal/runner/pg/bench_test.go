@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"isovet/history"
+	"isovet/internal/cputime"
 	"isovet/internal/runner"
 	"isovet/internal/runner/runnertest"
 	"isovet/internal/workload"
@@ -79,7 +80,7 @@ func BenchmarkOverhead(b *testing.B) {
 		return d, c
 	}
 	bareRound0 := func(ctx context.Context) (time.Duration, time.Duration) {
-		c0, t0 := runnertest.CPUTime(), time.Now()
+		c0, t0 := cputime.Self(), time.Now()
 		var wg sync.WaitGroup
 		for s, txns := range w.Sessions {
 			c := conns[s]
@@ -92,11 +93,11 @@ func BenchmarkOverhead(b *testing.B) {
 			})
 		}
 		wg.Wait()
-		return time.Since(t0), runnertest.CPUTime() - c0
+		return time.Since(t0), cputime.Self() - c0
 	}
 	bareRound := func() (time.Duration, time.Duration) { return labelled("bare", bareRound0) }
 	runRound0 := func(ctx context.Context, db *DB) (time.Duration, time.Duration) {
-		c0 := runnertest.CPUTime()
+		c0 := cputime.Self()
 		ro := runner.RunOptions{Out: io.Discard}
 		if db.txid {
 			ro.Sidecar = io.Discard
@@ -105,7 +106,7 @@ func BenchmarkOverhead(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		return res.Elapsed, runnertest.CPUTime() - c0
+		return res.Elapsed, cputime.Self() - c0
 	}
 	runRound := func(db *DB) (time.Duration, time.Duration) {
 		name := "runner"

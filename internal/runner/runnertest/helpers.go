@@ -12,7 +12,6 @@ import (
 	"isovet/check"
 	"isovet/history"
 	"isovet/internal/anomaly"
-	"isovet/internal/cputime"
 )
 
 // Table names a table per test and per process, so that parallel tests and concurrent
@@ -44,10 +43,6 @@ func Has(rep *check.Report, ks ...anomaly.Kind) bool {
 	}
 	return false
 }
-
-// CPUTime returns this process's user and system CPU time (a benchmark's client side; a
-// database server is another process).
-func CPUTime() time.Duration { return cputime.Self() }
 
 // Quantile returns the p-quantile of xs (the element at rank ⌊p·n⌋ of the sorted values,
 // the largest for p = 1); xs is not changed. It panics on an empty xs.
