@@ -65,6 +65,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"isovet/history"
 	"isovet/internal/anomaly"
@@ -813,6 +814,68 @@ func (d *Deps) WriteOf(t int32, k history.Key) (Write, bool) {
 		}
 	}
 	return Write{}, false
+}
+
+// rmwSource returns the writer whose version of k transaction t read before writing k (a
+// read-modify-write), Init for the initial state, or -1 if t did not read k first or the
+// read has several candidates.
+func (d *Deps) rmwSource(t int32, k history.Key) int32 {
+	if t < 0 || t >= int32(d.N) {
+		return -1
+	}
+	if _, ok := d.WriteOf(t, k); !ok {
+		return -1
+	}
+	for _, ri := range d.ReadsOf[t] {
+		// Reads after the transaction's own write are not external reads, so an external
+		// read of a key it writes came first.
+		if r := &d.Reads[ri]; r.Key == k && r.Kind == ReadItem && len(r.Cands) == 1 {
+			return r.Cands[0]
+		}
+	}
+	return -1
+}
+
+// OrderWhy says, as a parenthesis to append, why a's version of k comes before b's when the
+// history shows it without a choice: b read a's version before overwriting it, a chain of
+// read-modify-writes leads from the initial state to a (each read the version before, so
+// no writer outside the chain comes between them), or a ended before b began (with
+// Options.Realtime). It returns "" when none of these applies: the order was then chosen,
+// and the step or the alternative says so. The checkers' witnesses use it.
+func (d *Deps) OrderWhy(a, b int32, k history.Key) string {
+	if a < 0 || b < 0 || a >= int32(d.N) || b >= int32(d.N) {
+		return ""
+	}
+	if d.rmwSource(b, k) == a {
+		return fmt.Sprintf(" (%s read %s's version before writing its own)", d.H.Name(history.TxnID(b)), d.H.Name(history.TxnID(a)))
+	}
+	var chain []string
+	for t, n := a, 0; n <= d.N; n++ {
+		if t == b {
+			break // b's version comes before a's: not an order this explains
+		}
+		chain = append(chain, d.H.Name(history.TxnID(t)))
+		src := d.rmwSource(t, k)
+		if src == d.Init {
+			slices.Reverse(chain)
+			key := d.H.Key(k)
+			switch len(chain) {
+			case 1:
+				return fmt.Sprintf(" (%s came first: it read the initial %v before writing it, so every other writer of %v came after it)", chain[0], key, key)
+			case 2:
+				return fmt.Sprintf(" (%s and %s came first: %s read the initial %v before writing it and %s read %s's version before writing its own, so every other writer of %v came after them)", chain[0], chain[1], chain[0], key, chain[1], chain[0], key)
+			}
+			return fmt.Sprintf(" (%s came first: %s read the initial %v before writing it and each of the others read the previous one's version before writing its own, so every other writer of %v came after them)", strings.Join(chain, ", "), chain[0], key, key)
+		}
+		if src < 0 || src >= int32(d.N) {
+			break
+		}
+		t = src
+	}
+	if d.Before(a, b) {
+		return fmt.Sprintf(" (%s ended before %s began)", d.H.Name(history.TxnID(a)), d.H.Name(history.TxnID(b)))
+	}
+	return ""
 }
 
 // decideStatus settles which transactions count: committed ones; unknown-outcome ones that

@@ -52,7 +52,11 @@ func (w *witness) steps(cyc []deps.Edge) []report.Step {
 		if e.Rel == report.SO || e.Rel == report.RT {
 			st.Key = -1
 		}
-		st.Forced = w.p.Forced(e.From, e.To)
+		// A run through a version node is forced when either of its edges is: the reader's
+		// edge into the version, or the version's edge to the writer that pruning put next.
+		for _, x := range cyc[i : j+1] {
+			st.Forced = st.Forced || w.p.Forced(x.From, x.To)
+		}
 		var pr *deps.Read
 		if st.Rel == report.WR {
 			pr = w.predRead(st.To, st.Key, int32(st.From))
@@ -86,9 +90,15 @@ func (w *witness) why(s report.Step, e deps.Edge, forced bool) string {
 		out = fmt.Sprintf("%s read %s, which %s wrote", b, w.kv(s.Key, s.Value), a)
 	case report.WW:
 		out = fmt.Sprintf("%s overwrote %s's %s with %s", b, a, w.kv(s.Key, s.Value), w.kv(s.Key, s.Value2))
+		if !forced {
+			out += w.d.OrderWhy(int32(s.From), int32(s.To), s.Key)
+		}
 	case report.RW:
 		if e.Via >= 0 && e.Via < int32(w.d.N) {
 			out = fmt.Sprintf("%s read %s (written by %s), which %s overwrote with %s", a, w.kv(s.Key, s.Value), w.name(history.TxnID(e.Via)), b, w.kv(s.Key, s.Value2))
+			if !forced {
+				out += w.d.OrderWhy(e.Via, int32(s.To), s.Key)
+			}
 		} else {
 			out = fmt.Sprintf("%s read the initial %s, which %s overwrote with %s", a, w.kv(s.Key, s.Value), b, w.kv(s.Key, s.Value2))
 		}

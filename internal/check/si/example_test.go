@@ -28,7 +28,7 @@ func ExampleCheck() {
 	fmt.Println(errors.Is(err, si.ErrNeedsTime))
 	// Output:
 	// fail lost-update [G-single]
-	//   T2 overwrote T1's bal=10 with bal=20
+	//   T2 overwrote T1's bal=10 with bal=20 (T1 came first: it read the initial bal before writing it, so every other writer of bal came after it)
 	//   T2 read the initial bal=0, which T1 overwrote with bal=10
 	// pass
 	// true

@@ -174,9 +174,15 @@ func (w *witness) why(s report.Step, e deps.Edge, forced bool) string {
 		out = fmt.Sprintf("%s read %s, which %s wrote", b, w.kv(s.Key, s.Value), a)
 	case report.WW:
 		out = fmt.Sprintf("%s overwrote %s's %s with %s", b, a, w.kv(s.Key, s.Value), w.kv(s.Key, s.Value2))
+		if !forced {
+			out += w.m.d.OrderWhy(int32(s.From), int32(s.To), s.Key)
+		}
 	case report.RW:
 		if e.Via >= 0 && e.Via < int32(w.m.d.N) {
 			out = fmt.Sprintf("%s read %s (written by %s), which %s overwrote with %s", a, w.kv(s.Key, s.Value), w.name(history.TxnID(e.Via)), b, w.kv(s.Key, s.Value2))
+			if !forced {
+				out += w.m.d.OrderWhy(e.Via, int32(s.To), s.Key)
+			}
 		} else {
 			out = fmt.Sprintf("%s read the initial %s, which %s overwrote with %s", a, w.kv(s.Key, s.Value), b, w.kv(s.Key, s.Value2))
 		}
