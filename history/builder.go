@@ -465,7 +465,29 @@ func (b *Builder) Build() (*History, error) {
 	if err := Validate(h); err != nil {
 		return h, err
 	}
+	if h.Initial != Nil {
+		emptyLists(h)
+	}
 	return h, nil
+}
+
+// emptyLists gives every list key the initial value Nil (the empty list) when the history's
+// initial value for keys is something else: the source's initial value is a register's, and
+// a list starts empty whatever it is. Validate has refused an explicit other one.
+func emptyLists(h *History) {
+	for ti := range h.Txns {
+		for _, o := range h.Txns[ti].Ops {
+			if o.Kind != OpAppend && o.Kind != OpListRead {
+				continue
+			}
+			if _, ok := h.InitialByKey[o.Key]; !ok {
+				if h.InitialByKey == nil {
+					h.InitialByKey = make(map[Key]Value)
+				}
+				h.InitialByKey[o.Key] = Nil
+			}
+		}
+	}
 }
 
 // Validation errors. Callers test with errors.Is.
@@ -488,6 +510,7 @@ func Validate(h *History) error {
 		return len(errs) < maxProblems
 	}
 	nk, nv := Key(len(h.Keys)), Value(h.Values.Len())
+	lists := false // some op appends or reads a list
 	for ti := range h.Txns {
 		t := &h.Txns[ti]
 		if t.ID != TxnID(ti) || int(t.Session) >= len(h.Sessions) || t.Session < 0 {
@@ -512,9 +535,79 @@ func Validate(h *History) error {
 					break
 				}
 			}
+			lists = lists || o.Kind == OpAppend || o.Kind == OpListRead
 		}
 	}
+	if lists && len(errs) == 0 {
+		errs = append(errs, validateListKeys(h)...)
+	}
 	return errors.Join(errs...)
+}
+
+// validateListKeys checks that a key appended to or read as a list is never written,
+// inserted, deleted or read as a single value, nor a predicate's row: the checkers take a
+// list's version to be its last element, so a plain value on such a key would be read as
+// one, and a history mixing the two means nothing they can check. A plain read of nil, or a
+// predicate row of nil, is allowed: a list that does not exist yet. So is the history's
+// initial value for all keys, which Build replaces by Nil on list keys; an initial value
+// given for a list key itself must be Nil. It reports the first misuse of each key (at most
+// 20 in all).
+func validateListKeys(h *History) []error {
+	isList := make([]bool, len(h.Keys))
+	for ti := range h.Txns {
+		for _, o := range h.Txns[ti].Ops {
+			if o.Kind == OpAppend || o.Kind == OpListRead {
+				isList[o.Key] = true
+			}
+		}
+	}
+	var errs []error
+	reported := make(map[Key]bool)
+	for k, v := range h.InitialByKey {
+		if k >= 0 && int(k) < len(isList) && isList[k] && v != Nil && len(errs) < maxProblems {
+			reported[k] = true
+			errs = append(errs, fmt.Errorf("%w: key %v is a list (appended to or read as a list), but its initial value is %v: a list starts empty", ErrBadOp, h.Keys[k], h.Value(v)))
+		}
+	}
+	misuse := func(t *Txn, oi int, k Key, what string) bool {
+		if !isList[k] || reported[k] {
+			return true
+		}
+		reported[k] = true
+		errs = append(errs, fmt.Errorf("txn %s op %d: %w: key %v is a list elsewhere (appended to or read as a list), but this op %s", h.Name(t.ID), oi, ErrBadOp, h.Keys[k], what))
+		return len(errs) < maxProblems
+	}
+	for ti := range h.Txns {
+		t := &h.Txns[ti]
+		for oi, o := range t.Ops {
+			ok := true
+			switch o.Kind {
+			case OpWrite:
+				ok = misuse(t, oi, o.Key, "writes a single value")
+			case OpInsert:
+				ok = misuse(t, oi, o.Key, "inserts a row")
+			case OpDelete:
+				ok = misuse(t, oi, o.Key, "deletes a row")
+			case OpRead:
+				if o.Value != Nil {
+					ok = misuse(t, oi, o.Key, fmt.Sprintf("reads a single value (%v), not a list", h.Value(o.Value)))
+				}
+			case OpPredRead, OpPredWrite:
+				for _, r := range h.Pred(o).Rows {
+					if r.Value == Nil {
+						continue
+					}
+					if ok = misuse(t, oi, r.Key, fmt.Sprintf("has it as a predicate's row with value %v", h.Value(r.Value))); !ok {
+						break
+					}
+				}
+			}
+			if !ok {
+				return errs
+			}
+		}
+	}
+	return errs
 }
 
 func validateOp(h *History, o Op, nk Key, nv Value) error {

@@ -170,3 +170,77 @@ func TestSummarizeCounts(t *testing.T) {
 		t.Errorf("Summarize() = %+v", got)
 	}
 }
+
+// TestValidateListKeys: a key that is appended to or read as a list is used as a list
+// everywhere: a plain write, insert, delete, a read of a single value or a predicate row
+// with a value on it is an input error naming the op; a read of nil (no list yet) is not.
+func TestValidateListKeys(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		use  func(b *history.Builder, k history.Key)
+		want string // "" for no error
+	}{
+		{"read of nil", func(b *history.Builder, k history.Key) { b.Read(k, history.Nil) }, ""},
+		{"nil row", func(b *history.Builder, k history.Key) {
+			b.PredRead(history.PredOp{Pred: history.Predicate{Expr: "true"}, Rows: []history.Row{{Key: k, Value: history.Nil}}})
+		}, ""},
+		{"list read", func(b *history.Builder, k history.Key) { b.ReadList(k, []history.Value{b.IntValue(1)}) }, ""},
+		{"write", func(b *history.Builder, k history.Key) { b.Write(k, b.IntValue(3)) }, "op 0: history: malformed operation: key 1 is a list elsewhere (appended to or read as a list), but this op writes a single value"},
+		{"insert", func(b *history.Builder, k history.Key) { b.Insert(k, b.IntValue(3)) }, "inserts a row"},
+		{"delete", func(b *history.Builder, k history.Key) { b.Delete(k) }, "deletes a row"},
+		{"read", func(b *history.Builder, k history.Key) { b.Read(k, b.IntValue(1)) }, "reads a single value (1), not a list"},
+		{"row", func(b *history.Builder, k history.Key) {
+			b.PredRead(history.PredOp{Pred: history.Predicate{Expr: "true"}, Rows: []history.Row{{Key: k, Value: b.IntValue(1), Match: true}}})
+		}, "has it as a predicate's row with value 1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := history.NewBuilder()
+			s := b.Session(history.Int(0))
+			k := b.IntKey(1)
+			b.BeginTxn(s, history.NilDatum, history.OutcomeCommitted)
+			b.Append(k, b.IntValue(1))
+			b.BeginTxn(s, history.NilDatum, history.OutcomeCommitted)
+			c.use(b, k)
+			_, err := b.Build()
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("Build() = %v, want no error", err)
+			case c.want != "" && (!errors.Is(err, history.ErrBadOp) || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("Build() = %v, want ErrBadOp naming %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestListsStartEmpty: a list key starts empty whatever the history's initial value for
+// keys; an initial value given for the list key itself must be nil.
+func TestListsStartEmpty(t *testing.T) {
+	t.Parallel()
+	build := func(perKey bool) (*history.History, error) {
+		b := history.NewBuilder()
+		s := b.Session(history.Int(0))
+		k, r := b.IntKey(1), b.IntKey(2)
+		b.SetInitial(b.IntValue(0))
+		if perKey {
+			b.SetInitialKey(k, b.IntValue(7))
+		}
+		b.BeginTxn(s, history.NilDatum, history.OutcomeCommitted)
+		b.ReadList(k, nil)
+		b.Read(r, b.IntValue(0))
+		return b.Build()
+	}
+	h, err := build(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.InitialValue(0); got != history.Nil {
+		t.Errorf("initial value of the list key = %v, want nil", h.Value(got))
+	}
+	if got := h.Value(h.InitialValue(1)); got != history.Int(0) {
+		t.Errorf("initial value of the register key = %v, want 0", got)
+	}
+	if _, err := build(true); !errors.Is(err, history.ErrBadOp) || !strings.Contains(err.Error(), "key 1 is a list (appended to or read as a list), but its initial value is 7: a list starts empty") {
+		t.Errorf("Build() with a list key starting at 7 = %v, want ErrBadOp", err)
+	}
+}

@@ -25,8 +25,14 @@ func TestSummarizeCountsDuplicateWritesAsAMapWould(t *testing.T) {
 		for range r.IntN(30) {
 			b.BeginTxn(s, history.NilDatum, history.OutcomeCommitted)
 			for range r.IntN(6) {
-				k, v := b.IntKey(r.Int64N(4)), b.IntValue(r.Int64N(6))
-				switch r.IntN(4) {
+				op := r.IntN(4)
+				// Lists (appends) on keys 4-7, registers on 0-3: a key is one or the other.
+				base := int64(0)
+				if op == 2 {
+					base = 4
+				}
+				k, v := b.IntKey(base+r.Int64N(4)), b.IntValue(r.Int64N(6))
+				switch op {
 				case 0:
 					b.Read(k, v)
 					continue

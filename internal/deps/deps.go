@@ -213,12 +213,13 @@ type Deps struct {
 
 	predOps []predOp // predicate operations, expanded once every write is known
 
-	hasLists bool
-	edges    bool    // BuildEdges ran
-	wbuf     []Write // backing store of Writes for transactions of item operations only
-	rbuf     []int32 // and of their ReadsOf
-	cbuf     []int32 // backing store of single-candidate Cands
-	appender func(history.Key, history.Value) (int32, bool)
+	hasLists   bool
+	hasAppends bool    // some counted transaction appends (hasLists: some reads a list)
+	edges      bool    // BuildEdges ran
+	wbuf       []Write // backing store of Writes for transactions of item operations only
+	rbuf       []int32 // and of their ReadsOf
+	cbuf       []int32 // backing store of single-candidate Cands
+	appender   func(history.Key, history.Value) (int32, bool)
 
 	// Time (Realtime only).
 	// Iv is the widened interval per transaction as real time uses it: End is +inf
@@ -285,6 +286,11 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 		if err := d.extract(int32(i), t); err != nil {
 			return nil, err
 		}
+	}
+	if len(d.predOps) > 0 && (d.hasLists || d.hasAppends) {
+		// A predicate ranges over rows; a list's version would be read as a row holding its
+		// last element, which is nothing a database evaluated.
+		return nil, fmt.Errorf("%w: predicate reads or writes in a history with lists (appends or list reads): predicates are checked over rows only", ErrUnsupported)
 	}
 	if err := d.expandPreds(ctx); err != nil {
 		return nil, err
@@ -503,6 +509,7 @@ func (d *Deps) extract(ti int32, t *history.Txn) error {
 			continue
 		case history.OpAppend:
 			v = o.Value
+			d.hasAppends = true
 			if app == nil {
 				app = make(map[history.Key][]history.Value)
 			}

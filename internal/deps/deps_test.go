@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"isovet/history"
@@ -233,5 +234,21 @@ func TestTimeMissingInterval(t *testing.T) {
 	}
 	if _, err := Build(histtest.MustParse("s1: T1 w(x,1)\ns2: T2 r(x,1)"), Options{Realtime: true}); !errors.Is(err, ErrNoTime) {
 		t.Errorf("Build without intervals: err = %v, want ErrNoTime", err)
+	}
+}
+
+// TestPredicatesWithListsUnsupported: predicates range over rows, so a history that also
+// has lists is declined (ErrUnsupported), not checked as if a list were a row holding its
+// last element.
+func TestPredicatesWithListsUnsupported(t *testing.T) {
+	t.Parallel()
+	for _, src := range []string{
+		`s1: T1 a(x,3) c; s2: T2 pr("v > 2", []) c`,
+		`s1: T1 r(x,[]) c; s2: T2 pr("v > 2", []) c`,
+	} {
+		_, err := Build(histtest.MustParse(src), Options{})
+		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "predicates are checked over rows only") {
+			t.Errorf("Build(%q) = %v, want ErrUnsupported for predicates with lists", src, err)
+		}
 	}
 }

@@ -113,6 +113,11 @@ func orderExists(h *history.History, in []int, session, realtime bool, skew int6
 					if cur.v != o.Value {
 						ok = false
 					}
+					// On a list key (history.Validate allows only a read of nil there) a plain
+					// read sees no list: the one the transaction sees must be empty.
+					if l, mine := ownList[o.Key]; mine && len(l) > 0 || !mine && len(lists[o.Key]) > 0 {
+						ok = false
+					}
 				case history.OpPredRead, history.OpPredWrite:
 					// Every row of the relation (every key) is evaluated on the version
 					// the transaction sees.
