@@ -3,6 +3,7 @@ package history
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"isovet/internal/hugepage"
 )
@@ -644,6 +645,14 @@ func validateOp(h *History, o Op, nk Key, nv Value) error {
 		if o.aux < 0 || int(o.aux)+int(o.auxLen) > len(h.lists) {
 			return fmt.Errorf("%w: list out of range", ErrBadOp)
 		}
+		// A list's version is its last element, and nil is the empty list's: a nil element
+		// would make a non-empty list look empty.
+		if slices.Contains(h.List(o), Nil) {
+			return fmt.Errorf("%w: a list read of key %v holds null: list elements must be values", ErrBadOp, h.Keys[o.Key])
+		}
+	}
+	if o.Kind == OpAppend && o.Value == Nil {
+		return fmt.Errorf("%w: an append of null to key %v: list elements must be values", ErrBadOp, h.Keys[o.Key])
 	}
 	return validateSrc(h, o.Src, o.Key)
 }

@@ -174,6 +174,7 @@ func TestSummarizeCounts(t *testing.T) {
 // TestValidateListKeys: a key that is appended to or read as a list is used as a list
 // everywhere: a plain write, insert, delete, a read of a single value or a predicate row
 // with a value on it is an input error naming the op; a read of nil (no list yet) is not.
+// List elements are never null (null is the empty list's version).
 func TestValidateListKeys(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -190,6 +191,8 @@ func TestValidateListKeys(t *testing.T) {
 		{"insert", func(b *history.Builder, k history.Key) { b.Insert(k, b.IntValue(3)) }, "inserts a row"},
 		{"delete", func(b *history.Builder, k history.Key) { b.Delete(k) }, "deletes a row"},
 		{"read", func(b *history.Builder, k history.Key) { b.Read(k, b.IntValue(1)) }, "reads a single value (1), not a list"},
+		{"append of null", func(b *history.Builder, k history.Key) { b.Append(k, history.Nil) }, "an append of null to key 1: list elements must be values"},
+		{"null element", func(b *history.Builder, k history.Key) { b.ReadList(k, []history.Value{b.IntValue(1), history.Nil}) }, "a list read of key 1 holds null: list elements must be values"},
 		{"row", func(b *history.Builder, k history.Key) {
 			b.PredRead(history.PredOp{Pred: history.Predicate{Expr: "true"}, Rows: []history.Row{{Key: k, Value: b.IntValue(1), Match: true}}})
 		}, "has it as a predicate's row with value 1"},

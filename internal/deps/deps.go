@@ -342,7 +342,9 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 		return run[i:j]
 	}
 	if d.hasLists {
-		d.resolveLists()
+		if err := d.resolveLists(); err != nil {
+			return nil, err
+		}
 	}
 	// Resolve candidates.
 	for ri := range d.Reads {
@@ -640,7 +642,7 @@ func (d *Deps) valueList(l []history.Value) string {
 // every appender but the last is needed (it committed if the reader did), an element nobody
 // appended or only an aborted transaction appended is a finding, and consecutive distinct
 // appenders are ordered (their versions follow each other).
-func (d *Deps) resolveLists() {
+func (d *Deps) resolveLists() error {
 	type kv struct {
 		k history.Key
 		v history.Value
@@ -653,7 +655,13 @@ func (d *Deps) resolveLists() {
 	for i := range d.H.Txns {
 		for _, o := range d.H.Txns[i].Ops {
 			if o.Kind == history.OpAppend {
-				if _, ok := appender[kv{o.Key, o.Value}]; !ok || d.H.Txns[i].Outcome == history.OutcomeCommitted {
+				w, ok := appender[kv{o.Key, o.Value}]
+				if ok && d.H.Txns[i].Outcome != history.OutcomeAborted && d.H.Txns[w].Outcome != history.OutcomeAborted {
+					// Two appends of one element that may both have taken effect: a list
+					// holding it does not say whose it is (Elle assumes unique appends).
+					return fmt.Errorf("%w: list element %v is appended to %v more than once (by %s and %s): list-append checking needs each key's appended elements to be unique", ErrUnsupported, d.H.Value(o.Value), d.H.Key(o.Key), d.H.Name(history.TxnID(w)), d.H.Name(history.TxnID(i)))
+				}
+				if !ok || d.H.Txns[i].Outcome == history.OutcomeCommitted {
 					appender[kv{o.Key, o.Value}] = int32(i)
 				}
 			}
@@ -674,6 +682,7 @@ func (d *Deps) resolveLists() {
 			}
 		}
 	}
+	return nil
 }
 
 // explainList builds the finding for a committed list read showing an element that no

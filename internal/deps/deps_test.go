@@ -252,3 +252,28 @@ func TestPredicatesWithListsUnsupported(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateAppendsUnsupported: an element appended to a key twice (by two transactions
+// that may both have committed, or twice by one) makes the lists holding it ambiguous, so
+// the history is declined; a duplicate from an aborted transaction is not.
+func TestDuplicateAppendsUnsupported(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		src  string
+		want bool // ErrUnsupported
+	}{
+		{"s0: T0 a(x,0) c; s0: T1 a(x,0) r(x,[0,0]) c", true},
+		{"s0: T0 a(x,0) a(x,0) c; s0: T1 r(x,[0,0]) c", true},
+		{"s0: T0 a(x,0) info; s1: T1 a(x,0) r(x,[0]) c", true},
+		{"s0: T0 a(x,0) abort; s1: T1 a(x,0) r(x,[0]) c", false},
+		{"s0: T0 a(x,0) c; s1: T1 a(y,0) r(x,[0]) c", false},
+	} {
+		_, err := Build(histtest.MustParse(tc.src), Options{})
+		if got := errors.Is(err, ErrUnsupported); got != tc.want {
+			t.Errorf("Build(%q) = %v, want unsupported %v", tc.src, err, tc.want)
+		}
+		if tc.want && !strings.Contains(err.Error(), "appended to x more than once") {
+			t.Errorf("Build(%q) = %v, want it to name the element and key", tc.src, err)
+		}
+	}
+}
