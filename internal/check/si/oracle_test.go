@@ -194,6 +194,11 @@ func replay(h *history.History, t int, sn, cur snap) (snap, bool) {
 			if v.v != o.Value {
 				return snap{}, false
 			}
+			// On a list key (history.Validate allows only a read of nil there) a plain read
+			// sees no list: the one the transaction sees must be empty.
+			if l, mine := ownList[o.Key]; mine && len(l) > 0 || !mine && len(sn.lists[o.Key]) > 0 {
+				return snap{}, false
+			}
 		case history.OpWrite, history.OpInsert:
 			own[o.Key] = ver{v: o.Value, writer: t, op: oi}
 		case history.OpDelete:
