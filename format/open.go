@@ -259,7 +259,11 @@ func resolveDir(p, name string) (Format, []string, error) {
 		}
 		return Format{}, nil, fmt.Errorf("%s: no %s files in the directory (a %s history is a directory of %s files)", p, f.Members, f.Name, f.Members)
 	}
-	return Format{}, nil, fmt.Errorf("%s: %w: the directory holds no history isovet recognizes (directory formats: %s)", p, ErrUnknownFormat, dirNames())
+	hint := ""
+	if sub := historySubdirs(p, entries); len(sub) > 0 {
+		hint = fmt.Sprintf("; these subdirectories hold one: %s", strings.Join(sub, ", "))
+	}
+	return Format{}, nil, fmt.Errorf("%s: %w: the directory holds no history isovet recognizes (directory formats: %s)%s", p, ErrUnknownFormat, dirNames(), hint)
 }
 
 func dirNames() string {
@@ -325,4 +329,28 @@ func digitPrefix(s string) int {
 		i++
 	}
 	return i
+}
+
+// historySubdirs names up to three subdirectories of p (entries) that hold a history a
+// directory format recognizes by its file names, for the error that p itself holds none
+// (e.g. VeriStrong's BL-10k, whose history is in BL-10k/hist-00000).
+func historySubdirs(p string, entries []fs.DirEntry) []string {
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() || len(out) == 3 {
+			continue
+		}
+		sub := filepath.Join(p, e.Name())
+		inner, err := os.ReadDir(sub)
+		if err != nil {
+			continue
+		}
+		for _, f := range formats {
+			if f.Dir && len(matchMembers(sub, inner, f.Members)) > 0 || f.DirFile != "" && slices.ContainsFunc(inner, func(x fs.DirEntry) bool { return x.Name() == f.DirFile && !x.IsDir() }) {
+				out = append(out, sub)
+				break
+			}
+		}
+	}
+	return out
 }

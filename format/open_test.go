@@ -255,3 +255,24 @@ func TestOpenDirectoryErrorsNameWhatIsRecognized(t *testing.T) {
 		t.Errorf("Open(dir with a bogus history.bincode) = %s, want an error", f.Name)
 	}
 }
+
+// TestOpenDirectoryErrorNamesSubdirectories: a directory whose history is one level down
+// (VeriStrong's BL-10k/hist-00000) gets an error naming the subdirectory that holds it.
+func TestOpenDirectoryErrorNamesSubdirectories(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "hist-00000")
+	if err := os.MkdirAll(filepath.Join(dir, "other"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "history.jsonl"), []byte("{\"isovet\":1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := format.Open(dir, format.Auto, format.Options{})
+	if err == nil || !strings.HasSuffix(err.Error(), "; these subdirectories hold one: "+sub) {
+		t.Errorf("Open(dir) = %v, want it to name %s", err, sub)
+	}
+}
