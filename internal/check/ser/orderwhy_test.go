@@ -57,15 +57,7 @@ func TestOrderWhy(t *testing.T) {
 			if rep.Verdict != report.Fail || len(rep.Anomalies) == 0 {
 				t.Fatalf("verdict %s, want fail", rep.Verdict)
 			}
-			var all []string
-			for _, a := range rep.Anomalies {
-				all = append(all, a.Message)
-				for _, s := range a.Cycle {
-					all = append(all, s.Why)
-				}
-				all = append(all, a.RuledOut...)
-			}
-			if text := strings.Join(all, "\n"); !strings.Contains(text, tt.want) {
+			if text := histtest.Explanation(rep); !strings.Contains(text, tt.want) {
 				t.Errorf("the explanation lacks %q:\n%s", tt.want, text)
 			}
 		})

@@ -22,15 +22,8 @@ func TestOrderWhy(t *testing.T) {
 	if rep.Verdict != report.Fail || len(rep.Anomalies) == 0 {
 		t.Fatalf("verdict %s, want fail", rep.Verdict)
 	}
-	var all []string
-	for _, a := range rep.Anomalies {
-		all = append(all, a.Message)
-		for _, s := range a.Cycle {
-			all = append(all, s.Why)
-		}
-	}
 	const want = "T3 read x=1 (written by T1), which T2 overwrote with x=2 (T2 read T1's version before writing its own)"
-	if text := strings.Join(all, "\n"); !strings.Contains(text, want) {
+	if text := histtest.Explanation(rep); !strings.Contains(text, want) {
 		t.Errorf("the explanation lacks %q:\n%s", want, text)
 	}
 }

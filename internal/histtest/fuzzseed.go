@@ -1,0 +1,89 @@
+package histtest
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"isovet/history"
+	"isovet/internal/anomaly"
+	"isovet/internal/report"
+)
+
+// FuzzSeeds returns seed histories, in the DSL, for fuzzing a checker against its oracle:
+// hand-written ones (lost update, write skew, real time, predicates, lists, unknown
+// outcomes) and generated item and predicate histories.
+func FuzzSeeds() []string {
+	seeds := []string{
+		"init 0\ns1: T1 r(x,0) w(x,1)\ns2: T2 r(x,0) w(x,2)",
+		"init 0\ns1: T1 r(x,0) r(y,0) w(x,1)\ns2: T2 r(x,0) r(y,0) w(y,1)",
+		"init 0\ns1: T1 @[0,10] w(x,1)\ns2: T2 @[20,30] r(x,0)",
+		"init 0\ns1: T1 w(x,1) w(y,1)\ns2: T2 w(x,1) w(y,2)\ns3: T3 r(x,1) r(y,1)\ns4: T4 r(x,1) r(y,2)",
+		`s1: T1 ins(x,3) c; s2: T2 pr("v > 2", [x=3<-T1]) pw(r, "v<2", [y=0], [x=3]) c`,
+		"s1: T1 a(x,1) c; s2: T2 a(x,2) r(x,[1,2]); s3: T3 r(x,[2]) info",
+		"init 0\ns1: T1 w(x,1) info\ns2: T2 r(x,1)",
+	}
+	for seed := range uint64(8) {
+		seeds = append(seeds,
+			Format(Gen(seed, GenOptions{Txns: 5, Sessions: 3, Keys: 2, OpsPerTxn: 3, Concurrency: 2, Intervals: seed%2 == 0, AbortRatio: 0.1})),
+			Format(GenPred(rand.New(rand.NewPCG(seed, 99)))))
+	}
+	return seeds
+}
+
+// ParseSmall parses src as [Parse] does and returns the history when it parses and has at
+// most maxTxns transactions and maxOps operations in all: small enough for a brute-force
+// oracle.
+func ParseSmall(src string, maxTxns, maxOps int) (*history.History, bool) {
+	h, err := Parse(src)
+	if err != nil || len(h.Txns) > maxTxns {
+		return nil, false
+	}
+	ops := 0
+	for i := range h.Txns {
+		ops += len(h.Txns[i].Ops)
+	}
+	return h, ops <= maxOps
+}
+
+// AgreeWithOracle checks h at each level with check and fails t when a verdict disagrees
+// with oracle (a pass must be a pass there, a violation a violation). Unknown verdicts and
+// errors declined reports as expected (unsupported histories, levels the history lacks
+// the data for) are skipped; any other error fails t. It is the body of the checkers' fuzz
+// targets.
+func AgreeWithOracle(t testing.TB, h *history.History, levels []anomaly.Level, check func(context.Context, anomaly.Level) (*report.Report, error), oracle func(anomaly.Level) bool, declined func(error) bool) {
+	t.Helper()
+	for _, level := range levels {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		rep, err := check(ctx, level)
+		cancel()
+		if err != nil {
+			if declined(err) {
+				continue
+			}
+			t.Fatalf("%s: %v\n%s", level, err, Format(h))
+		}
+		if rep.Verdict == report.Unknown {
+			continue
+		}
+		if want := oracle(level); (rep.Verdict == report.Pass) != want {
+			t.Fatalf("%s: checker %s, oracle %v\n%s\n%v", level, rep.Verdict, want, Format(h), rep.Anomalies)
+		}
+	}
+}
+
+// Explanation joins everything a report says about its anomalies: messages, the reasons of
+// their cycles' steps and the alternatives ruled out, one per line.
+func Explanation(rep *report.Report) string {
+	var all []string
+	for _, a := range rep.Anomalies {
+		all = append(all, a.Message)
+		for _, s := range a.Cycle {
+			all = append(all, s.Why)
+		}
+		all = append(all, a.RuledOut...)
+	}
+	return strings.Join(all, "\n")
+}
