@@ -834,51 +834,120 @@ func (d *Deps) WriteOf(t int32, k history.Key) (Write, bool) {
 
 // rmwSource returns the writer whose version of k transaction t read before writing k (a
 // read-modify-write), Init for the initial state, or -1 if t did not read k first or the
-// read has several candidates.
-func (d *Deps) rmwSource(t int32, k history.Key) int32 {
+// read has several candidates. via is -1 for a read t issued, or, for a list that t did not
+// read but a later list read shows t's appends directly after that version, that read's
+// index in Reads.
+func (d *Deps) rmwSource(t int32, k history.Key) (src, via int32) {
 	if t < 0 || t >= int32(d.N) {
-		return -1
+		return -1, -1
 	}
 	if _, ok := d.WriteOf(t, k); !ok {
-		return -1
+		return -1, -1
 	}
 	for _, ri := range d.ReadsOf[t] {
 		// Reads after the transaction's own write are not external reads, so an external
 		// read of a key it writes came first.
 		if r := &d.Reads[ri]; r.Key == k && r.Kind == ReadItem && len(r.Cands) == 1 {
-			return r.Cands[0]
+			if r.Op < 0 {
+				return r.Cands[0], r.Via
+			}
+			return r.Cands[0], -1
 		}
 	}
-	return -1
+	return -1, -1
+}
+
+// AppendStep rewrites a wr or rw step of a witness that rests on a read the history does not
+// hold: a transaction's appends that a later list read shows directly after version src of
+// the key (src is the writer, or Init). Such a "read" only places the transaction's version
+// in the list's order, so the step is a write dependency: a wr step src → t becomes t
+// overwrote src's version, and an rw step t → b (b overwrote src's version, which t's
+// directly follows) becomes b overwrote t's. Classifying it as a read or anti-dependency
+// would name a write cycle (G0) a write skew. It returns the step unchanged and false for
+// any other step.
+func (d *Deps) AppendStep(st report.Step, src int32) (report.Step, bool) {
+	var t, b int32
+	switch st.Rel {
+	case report.WR:
+		t, b = int32(st.To), -1
+	case report.RW:
+		t, b = int32(st.From), int32(st.To)
+	default:
+		return st, false
+	}
+	s, via := d.rmwSource(t, st.Key)
+	if via < 0 || s != src {
+		return st, false
+	}
+	name := func(t int32) string { return d.H.Name(history.TxnID(t)) }
+	kv := func(v history.Value) string { return fmt.Sprintf("%v=%v", d.H.Key(st.Key), d.H.Value(v)) }
+	lister := name(d.Reads[via].Txn)
+	mine, _ := d.WriteOf(t, st.Key)
+	st.Rel = report.WW
+	if b < 0 { // wr: t's appends directly follow src's
+		st.Value2 = mine.Value
+		st.Why = fmt.Sprintf("%s overwrote %s's %s with %s (%s's read of %v shows %s's appends directly after %s's)", name(t), name(src), kv(st.Value), kv(mine.Value), lister, d.H.Key(st.Key), name(t), name(src))
+		return st, true
+	}
+	st.Value = mine.Value
+	why := d.OrderWhy(t, b, st.Key)
+	if why == "" {
+		after := "the empty list"
+		if src >= 0 && src < int32(d.N) {
+			after = name(src) + "'s"
+		}
+		why = fmt.Sprintf(" (%s's read of %v shows %s's appends directly after %s, which %s also overwrote)", lister, d.H.Key(st.Key), name(t), after, name(b))
+	}
+	st.Why = fmt.Sprintf("%s overwrote %s's %s with %s%s", name(b), name(t), kv(mine.Value), kv(st.Value2), why)
+	return st, true
+}
+
+// ReadPhrase says how reader came to see version src of k (holding value; src is Init for
+// the initial state): "T3 read x=1 (written by T1)" or "T3 read the initial x=nil".
+func (d *Deps) ReadPhrase(reader, src int32, k history.Key, value history.Value) string {
+	kv := fmt.Sprintf("%v=%v", d.H.Key(k), d.H.Value(value))
+	if src >= 0 && src < int32(d.N) {
+		return fmt.Sprintf("%s read %s (written by %s)", d.H.Name(history.TxnID(reader)), kv, d.H.Name(history.TxnID(src)))
+	}
+	return fmt.Sprintf("%s read the initial %s", d.H.Name(history.TxnID(reader)), kv)
 }
 
 // OrderWhy says, as a parenthesis to append, why a's version of k comes before b's when the
-// history shows it without a choice: b read a's version before overwriting it, a chain of
-// read-modify-writes leads from the initial state to a (each read the version before, so
-// no writer outside the chain comes between them), or a ended before b began (with
-// Options.Realtime). It returns "" when none of these applies: the order was then chosen,
-// and the step or the alternative says so. The checkers' witnesses use it.
+// history shows it without a choice: b read a's version before overwriting it (or a list
+// read shows b's appends directly after a's), a chain of such versions leads from the
+// initial state to a (so no writer outside the chain comes between them), or a ended
+// before b began (with Options.Realtime). It returns "" when none of these applies: the
+// order was then chosen, and the step or the alternative says so. The checkers' witnesses
+// use it.
 func (d *Deps) OrderWhy(a, b int32, k history.Key) string {
 	if a < 0 || b < 0 || a >= int32(d.N) || b >= int32(d.N) {
 		return ""
 	}
-	if d.rmwSource(b, k) == a {
-		return fmt.Sprintf(" (%s read %s's version before writing its own)", d.H.Name(history.TxnID(b)), d.H.Name(history.TxnID(a)))
+	name := func(t int32) string { return d.H.Name(history.TxnID(t)) }
+	key := d.H.Key(k)
+	if src, via := d.rmwSource(b, k); src == a {
+		if via >= 0 {
+			return fmt.Sprintf(" (%s's read of %v shows %s's appends directly after %s's)", name(d.Reads[via].Txn), key, name(b), name(a))
+		}
+		return fmt.Sprintf(" (%s read %s's version before writing its own)", name(b), name(a))
 	}
 	var chain []string
+	shown := false // some link is shown by a later list read, not read by the writer
 	for t, n := a, 0; n <= d.N; n++ {
 		if t == b {
 			break // b's version comes before a's: not an order this explains
 		}
-		chain = append(chain, d.H.Name(history.TxnID(t)))
-		src := d.rmwSource(t, k)
+		chain = append(chain, name(t))
+		src, via := d.rmwSource(t, k)
+		shown = shown || via >= 0
 		if src == d.Init {
 			slices.Reverse(chain)
-			key := d.H.Key(k)
-			switch len(chain) {
-			case 1:
+			switch {
+			case shown:
+				return fmt.Sprintf(" (%s came first: list reads of %v show them in that order from the empty list, so every other writer of %v came after them)", strings.Join(chain, ", "), key, key)
+			case len(chain) == 1:
 				return fmt.Sprintf(" (%s came first: it read the initial %v before writing it, so every other writer of %v came after it)", chain[0], key, key)
-			case 2:
+			case len(chain) == 2:
 				return fmt.Sprintf(" (%s and %s came first: %s read the initial %v before writing it and %s read %s's version before writing its own, so every other writer of %v came after them)", chain[0], chain[1], chain[0], key, chain[1], chain[0], key)
 			}
 			return fmt.Sprintf(" (%s came first: %s read the initial %v before writing it and each of the others read the previous one's version before writing its own, so every other writer of %v came after them)", strings.Join(chain, ", "), chain[0], key, key)
@@ -889,7 +958,7 @@ func (d *Deps) OrderWhy(a, b int32, k history.Key) string {
 		t = src
 	}
 	if d.Before(a, b) {
-		return fmt.Sprintf(" (%s ended before %s began)", d.H.Name(history.TxnID(a)), d.H.Name(history.TxnID(b)))
+		return fmt.Sprintf(" (%s ended before %s began)", name(a), name(b))
 	}
 	return ""
 }

@@ -45,6 +45,12 @@ func TestOrderWhy(t *testing.T) {
 			want:  "T3 read x=1 (written by T1), which T2 overwrote with x=2 (T2 read T1's version before writing its own)",
 		},
 		{
+			name:  "list read",
+			src:   "s1: T1 a(x,1) a(y,1)\ns2: T2 a(x,2) a(y,2)\ns3: T3 r(x,[1,2]) r(y,[2,1])",
+			level: anomaly.Serializable,
+			want:  "T2 overwrote T1's x=1 with x=2 (T3's read of x shows T2's appends directly after T1's); T1 overwrote T2's y=2 with y=1 (T3's read of y shows T1's appends directly after T2's); so T1 -ww-> T2 -ww-> T1",
+		},
+		{
 			name:  "real time",
 			src:   "init 0\ns1: T1 @[0,10] w(x,1)\ns2: T2 @[20,30] w(x,2) w(y,2)\ns3: T3 @[5,40] r(x,1) r(y,2)",
 			level: anomaly.StrictSerializable,

@@ -57,6 +57,18 @@ func (w *witness) steps(cyc []deps.Edge) []report.Step {
 		for _, x := range cyc[i : j+1] {
 			st.Forced = st.Forced || w.p.Forced(x.From, x.To)
 		}
+		src := int32(st.From)
+		if st.Rel == report.RW {
+			src = e.Via
+		}
+		if ls, ok := w.d.AppendStep(st, src); ok {
+			if ls.Forced {
+				ls.Why += " (the opposite order was ruled out: it closes a cycle)"
+			}
+			out = append(out, ls)
+			i = j + 1
+			continue
+		}
 		var pr *deps.Read
 		if st.Rel == report.WR {
 			pr = w.predRead(st.To, st.Key, int32(st.From))
@@ -94,13 +106,9 @@ func (w *witness) why(s report.Step, e deps.Edge, forced bool) string {
 			out += w.d.OrderWhy(int32(s.From), int32(s.To), s.Key)
 		}
 	case report.RW:
-		if e.Via >= 0 && e.Via < int32(w.d.N) {
-			out = fmt.Sprintf("%s read %s (written by %s), which %s overwrote with %s", a, w.kv(s.Key, s.Value), w.name(history.TxnID(e.Via)), b, w.kv(s.Key, s.Value2))
-			if !forced {
-				out += w.d.OrderWhy(e.Via, int32(s.To), s.Key)
-			}
-		} else {
-			out = fmt.Sprintf("%s read the initial %s, which %s overwrote with %s", a, w.kv(s.Key, s.Value), b, w.kv(s.Key, s.Value2))
+		out = fmt.Sprintf("%s, which %s overwrote with %s", w.d.ReadPhrase(int32(s.From), e.Via, s.Key, s.Value), b, w.kv(s.Key, s.Value2))
+		if !forced && e.Via >= 0 && e.Via < int32(w.d.N) {
+			out += w.d.OrderWhy(e.Via, int32(s.To), s.Key)
 		}
 	case report.SO:
 		out = fmt.Sprintf("%s precedes %s in their session", a, b)

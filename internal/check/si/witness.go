@@ -152,7 +152,21 @@ func (w *witness) steps(cyc []deps.Edge) []report.Step {
 		if st.Rel == report.SO || st.Rel == report.RT {
 			st.Key = -1
 		}
-		st.Why = w.why(st, e, w.m.forced[ekey{e.From, e.To, w.m.edgeKind(e)}])
+		forced := w.m.forced[ekey{e.From, e.To, w.m.edgeKind(e)}]
+		src := int32(st.From)
+		if st.Rel == report.RW {
+			src = e.Via
+		}
+		if ls, ok := d.AppendStep(st, src); ok {
+			// A list order, not a read: a write dependency (see deps.AppendStep).
+			if forced {
+				ls.Why += " (the opposite order was ruled out: it closes a cycle)"
+			}
+			out = append(out, ls)
+			i = j + 1
+			continue
+		}
+		st.Why = w.why(st, e, forced)
 		out = append(out, st)
 		i = j + 1
 	}
@@ -178,13 +192,9 @@ func (w *witness) why(s report.Step, e deps.Edge, forced bool) string {
 			out += w.m.d.OrderWhy(int32(s.From), int32(s.To), s.Key)
 		}
 	case report.RW:
-		if e.Via >= 0 && e.Via < int32(w.m.d.N) {
-			out = fmt.Sprintf("%s read %s (written by %s), which %s overwrote with %s", a, w.kv(s.Key, s.Value), w.name(history.TxnID(e.Via)), b, w.kv(s.Key, s.Value2))
-			if !forced {
-				out += w.m.d.OrderWhy(e.Via, int32(s.To), s.Key)
-			}
-		} else {
-			out = fmt.Sprintf("%s read the initial %s, which %s overwrote with %s", a, w.kv(s.Key, s.Value), b, w.kv(s.Key, s.Value2))
+		out = fmt.Sprintf("%s, which %s overwrote with %s", w.m.d.ReadPhrase(int32(s.From), e.Via, s.Key, s.Value), b, w.kv(s.Key, s.Value2))
+		if !forced && e.Via >= 0 && e.Via < int32(w.m.d.N) {
+			out += w.m.d.OrderWhy(e.Via, int32(s.To), s.Key)
 		}
 	case report.SO:
 		out = fmt.Sprintf("%s precedes %s in their session", a, b)
