@@ -287,6 +287,10 @@ func Write(w io.Writer, h *history.History) error {
 	for i := range h.Txns {
 		t := &h.Txns[i]
 		for j, o := range t.Ops {
+			if o.Kind != history.OpAppend && o.Kind != history.OpListRead {
+				// Checked first: other ops (predicates) may have no key to look up.
+				return fmt.Errorf("%w: txn %s op %d is a %v (the format has appends and list reads)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
+			}
 			k, err := integer(h.Key(o.Key), t, j)
 			if err != nil {
 				return err

@@ -116,8 +116,12 @@ func tsString(ts history.Timestamp) string {
 }
 
 func writeOp(b *strings.Builder, h *history.History, o history.Op, name func(history.TxnID) string) {
-	k := Atom(h.Key(o.Key))
-	v := Atom(h.Value(o.Value))
+	var k, v string
+	if o.Kind != history.OpPredRead && o.Kind != history.OpPredWrite {
+		// A predicate op has no key of its own (a history of predicates over no rows has no
+		// keys at all).
+		k, v = Atom(h.Key(o.Key)), Atom(h.Value(o.Value))
+	}
 	switch o.Kind {
 	case history.OpRead:
 		fmt.Fprintf(b, "r(%s,%s)", k, v)
