@@ -61,18 +61,14 @@ func ParseSmall(src string, maxTxns, maxOps int) (*history.History, bool) {
 // AgreeWithOracle checks h at each level with check and fails t when a verdict disagrees
 // with oracle (a pass must be a pass there, a violation a violation). Unknown verdicts and
 // errors declined reports as expected (unsupported histories, levels the history lacks
-// the data for) are skipped; any other error fails t. It is the body of the checkers' fuzz
-// targets.
+// the data for) are skipped; any other error fails t, including a check that does not
+// finish in 20 s (its context expires). It is the body of the checkers' fuzz targets.
 func AgreeWithOracle(t testing.TB, h *history.History, levels []anomaly.Level, check func(context.Context, anomaly.Level) (*report.Report, error), oracle func(anomaly.Level) bool, declined func(error) bool) {
 	t.Helper()
 	for _, level := range levels {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		start := time.Now()
 		rep, err := check(ctx, level)
 		cancel()
-		if d := time.Since(start); d > 10*time.Second {
-			t.Fatalf("%s: the checker took %v on %d transactions\n%s", level, d, len(h.Txns), Format(h))
-		}
 		if err != nil {
 			if declined(err) {
 				continue
