@@ -506,8 +506,8 @@ func (c *checker) listRead(t *history.Txn, j int32, o history.Op) {
 			})
 			continue
 		}
-		if r.txn == t.ID && r.n == 1 && r.op < j {
-			continue // its own earlier append
+		if r.txn == t.ID && r.n == 1 && (r.op < j || appendedBefore(t, j, k, e)) {
+			continue // its own earlier append (r.op is its last append of e, if it made two)
 		}
 		c.futureElem = e
 		c.external(t, o, r, true)
@@ -566,6 +566,16 @@ func (c *checker) checkOrders() {
 		}
 		return 0
 	})
+}
+
+// appendedBefore reports whether t appended e to k before op j.
+func appendedBefore(t *history.Txn, j int32, k history.Key, e history.Value) bool {
+	for _, o := range t.Ops[:j] {
+		if o.Kind == history.OpAppend && o.Key == k && o.Value == e {
+			return true
+		}
+	}
+	return false
 }
 
 // overAppended reports whether list l of key k holds element e more often than e was

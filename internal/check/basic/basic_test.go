@@ -81,6 +81,7 @@ func TestMessages(t *testing.T) {
 		// notes say); held three times by one transaction's two appends is a duplicate.
 		{"appended twice", "T1 a(l,1); T2 a(l,1) r(l,[1,1])", nil},
 		{"appended twice in one txn", "T1 a(l,1) a(l,1); T2 r(l,[1,1])", nil},
+		{"own earlier of two appends", "T1 a(l,1) r(l,[1]) a(l,1)", nil},
 		{"more than appended", "T1 a(l,1) a(l,1); T2 r(l,[1,1,1])", []finding{{"duplicate-elements", []string{"T2"}, "l", "T2 read l=[1 1 1], which holds 1 more than once"}}},
 		{"incompatible", "T1 a(l,1); T2 a(l,2); T3 r(l,[1,2]); T4 r(l,[2])", []finding{{"incompatible-order", []string{"T4", "T3"}, "l", "T4 read l=[2] and T3 read l=[1 2]: neither is a prefix of the other (they differ at position 0: 2 vs 1)"}}},
 		{"future", "s1: A r(x,1); B w(x,1)", []finding{{"future-read", []string{"A", "B"}, "x", "A read x=1, which B wrote later in the same session s1"}}},
