@@ -232,12 +232,7 @@ func resolveDir(p, name string) (Format, []string, error) {
 		}
 	}
 	for _, f := range candidates {
-		var members []string
-		if f.Dir {
-			members = matchMembers(p, entries, f.Members)
-		} else if i := slices.IndexFunc(entries, func(e fs.DirEntry) bool { return e.Name() == f.DirFile }); i >= 0 && !entries[i].IsDir() {
-			members = []string{filepath.Join(p, f.DirFile)}
-		}
+		members := dirMembers(f, p, entries)
 		if len(members) == 0 {
 			continue
 		}
@@ -345,12 +340,24 @@ func historySubdirs(p string, entries []fs.DirEntry) []string {
 		if err != nil {
 			continue
 		}
-		for _, f := range formats {
-			if f.Dir && len(matchMembers(sub, inner, f.Members)) > 0 || f.DirFile != "" && slices.ContainsFunc(inner, func(x fs.DirEntry) bool { return x.Name() == f.DirFile && !x.IsDir() }) {
-				out = append(out, sub)
-				break
-			}
+		if slices.ContainsFunc(formats, func(f Format) bool { return len(dirMembers(f, sub, inner)) > 0 }) {
+			out = append(out, sub)
 		}
 	}
 	return out
+}
+
+// dirMembers returns the files of directory p (entries) that make up a history of format
+// f: a directory format's members, or a file format's DirFile; nil if there are none.
+func dirMembers(f Format, p string, entries []fs.DirEntry) []string {
+	if f.Dir {
+		return matchMembers(p, entries, f.Members)
+	}
+	if f.DirFile == "" {
+		return nil
+	}
+	if i := slices.IndexFunc(entries, func(e fs.DirEntry) bool { return e.Name() == f.DirFile }); i >= 0 && !entries[i].IsDir() {
+		return []string{filepath.Join(p, f.DirFile)}
+	}
+	return nil
 }

@@ -476,19 +476,27 @@ func (b *Builder) Build() (*History, error) {
 // initial value for keys is something else: the source's initial value is a register's, and
 // a list starts empty whatever it is. Validate has refused an explicit other one.
 func emptyLists(h *History) {
+	for k, list := range listKeys(h) {
+		if _, ok := h.InitialByKey[Key(k)]; list && !ok {
+			if h.InitialByKey == nil {
+				h.InitialByKey = make(map[Key]Value)
+			}
+			h.InitialByKey[Key(k)] = Nil
+		}
+	}
+}
+
+// listKeys marks, per key, whether some op appends to it or reads it as a list.
+func listKeys(h *History) []bool {
+	isList := make([]bool, len(h.Keys))
 	for ti := range h.Txns {
 		for _, o := range h.Txns[ti].Ops {
-			if o.Kind != OpAppend && o.Kind != OpListRead {
-				continue
-			}
-			if _, ok := h.InitialByKey[o.Key]; !ok {
-				if h.InitialByKey == nil {
-					h.InitialByKey = make(map[Key]Value)
-				}
-				h.InitialByKey[o.Key] = Nil
+			if o.Kind == OpAppend || o.Kind == OpListRead {
+				isList[o.Key] = true
 			}
 		}
 	}
+	return isList
 }
 
 // Validation errors. Callers test with errors.Is.
@@ -554,14 +562,7 @@ func Validate(h *History) error {
 // given for a list key itself must be Nil. It reports the first misuse of each key (at most
 // 20 in all).
 func validateListKeys(h *History) []error {
-	isList := make([]bool, len(h.Keys))
-	for ti := range h.Txns {
-		for _, o := range h.Txns[ti].Ops {
-			if o.Kind == OpAppend || o.Kind == OpListRead {
-				isList[o.Key] = true
-			}
-		}
-	}
+	isList := listKeys(h)
 	var errs []error
 	reported := make(map[Key]bool)
 	for k, v := range h.InitialByKey {

@@ -864,29 +864,34 @@ func (d *Deps) rmwSource(t int32, k history.Key) (src, via int32) {
 // overwrote src's version, and an rw step t → b (b overwrote src's version, which t's
 // directly follows) becomes b overwrote t's. Classifying it as a read or anti-dependency
 // would name a write cycle (G0) a write skew. It returns the step unchanged and false for
-// any other step.
-func (d *Deps) AppendStep(st report.Step, src int32) (report.Step, bool) {
-	var t, b int32
+// any other step. via is the edge's Via (the version an rw step's reader saw); forced
+// marks a step pruning chose, which the sentence then says ([RuledOut]).
+func (d *Deps) AppendStep(st report.Step, via int32, forced bool) (report.Step, bool) {
+	var t, b, src int32
 	switch st.Rel {
 	case report.WR:
-		t, b = int32(st.To), -1
+		t, b, src = int32(st.To), -1, int32(st.From)
 	case report.RW:
-		t, b = int32(st.From), int32(st.To)
+		t, b, src = int32(st.From), int32(st.To), via
 	default:
 		return st, false
 	}
-	s, via := d.rmwSource(t, st.Key)
-	if via < 0 || s != src {
+	s, shown := d.rmwSource(t, st.Key)
+	if shown < 0 || s != src {
 		return st, false
 	}
 	name := func(t int32) string { return d.H.Name(history.TxnID(t)) }
 	kv := func(v history.Value) string { return fmt.Sprintf("%v=%v", d.H.Key(st.Key), d.H.Value(v)) }
-	lister := name(d.Reads[via].Txn)
+	lister := name(d.Reads[shown].Txn)
 	mine, _ := d.WriteOf(t, st.Key)
 	st.Rel = report.WW
+	ruled := ""
+	if forced {
+		ruled = RuledOut
+	}
 	if b < 0 { // wr: t's appends directly follow src's
 		st.Value2 = mine.Value
-		st.Why = fmt.Sprintf("%s overwrote %s's %s with %s (%s's read of %v shows %s's appends directly after %s's)", name(t), name(src), kv(st.Value), kv(mine.Value), lister, d.H.Key(st.Key), name(t), name(src))
+		st.Why = fmt.Sprintf("%s overwrote %s's %s with %s (%s's read of %v shows %s's appends directly after %s's)%s", name(t), name(src), kv(st.Value), kv(mine.Value), lister, d.H.Key(st.Key), name(t), name(src), ruled)
 		return st, true
 	}
 	st.Value = mine.Value
@@ -898,9 +903,12 @@ func (d *Deps) AppendStep(st report.Step, src int32) (report.Step, bool) {
 		}
 		why = fmt.Sprintf(" (%s's read of %v shows %s's appends directly after %s, which %s also overwrote)", lister, d.H.Key(st.Key), name(t), after, name(b))
 	}
-	st.Why = fmt.Sprintf("%s overwrote %s's %s with %s%s", name(b), name(t), kv(mine.Value), kv(st.Value2), why)
+	st.Why = fmt.Sprintf("%s overwrote %s's %s with %s%s%s", name(b), name(t), kv(mine.Value), kv(st.Value2), why, ruled)
 	return st, true
 }
+
+// RuledOut ends a witness step that pruning chose because its alternative closes a cycle.
+const RuledOut = " (the opposite order was ruled out: it closes a cycle)"
 
 // ReadPhrase says how reader came to see version src of k (holding value; src is Init for
 // the initial state): "T3 read x=1 (written by T1)" or "T3 read the initial x=nil".

@@ -570,12 +570,18 @@ func (c *checker) checkOrders() {
 
 // appendedBefore reports whether t appended e to k before op j.
 func appendedBefore(t *history.Txn, j int32, k history.Key, e history.Value) bool {
-	for _, o := range t.Ops[:j] {
+	return countAppends(t.Ops[:j], k, e) > 0
+}
+
+// countAppends counts the appends of e to k among ops.
+func countAppends(ops []history.Op, k history.Key, e history.Value) int {
+	n := 0
+	for _, o := range ops {
 		if o.Kind == history.OpAppend && o.Key == k && o.Value == e {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 // overAppended reports whether list l of key k holds element e more often than e was
@@ -591,18 +597,13 @@ func (c *checker) overAppended(k history.Key, e history.Value, l []history.Value
 	if r.n > 1 {
 		return false
 	}
-	appends, held := 0, 0
-	for _, o := range c.h.Txns[r.txn].Ops {
-		if o.Kind == history.OpAppend && o.Key == k && o.Value == e {
-			appends++
-		}
-	}
+	held := 0
 	for _, x := range l {
 		if x == e {
 			held++
 		}
 	}
-	return held > appends
+	return held > countAppends(c.h.Txns[r.txn].Ops, k, e)
 }
 
 func (c *checker) notes() {

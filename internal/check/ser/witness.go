@@ -57,14 +57,7 @@ func (w *witness) steps(cyc []deps.Edge) []report.Step {
 		for _, x := range cyc[i : j+1] {
 			st.Forced = st.Forced || w.p.Forced(x.From, x.To)
 		}
-		src := int32(st.From)
-		if st.Rel == report.RW {
-			src = e.Via
-		}
-		if ls, ok := w.d.AppendStep(st, src); ok {
-			if ls.Forced {
-				ls.Why += " (the opposite order was ruled out: it closes a cycle)"
-			}
+		if ls, ok := w.d.AppendStep(st, e.Via, st.Forced); ok {
 			out = append(out, ls)
 			i = j + 1
 			continue
@@ -118,7 +111,7 @@ func (w *witness) why(s report.Step, e deps.Edge, forced bool) string {
 		out = fmt.Sprintf("%s precedes %s", a, b)
 	}
 	if forced {
-		out += " (the opposite order was ruled out: it closes a cycle)"
+		out += deps.RuledOut
 	}
 	return out
 }
@@ -200,7 +193,7 @@ func (w *witness) whyPred(s report.Step, e deps.Edge, r *deps.Read, forced bool)
 		}
 	}
 	if forced {
-		out += " (the opposite order was ruled out: it closes a cycle)"
+		out += deps.RuledOut
 	}
 	return out
 }

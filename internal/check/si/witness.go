@@ -153,15 +153,8 @@ func (w *witness) steps(cyc []deps.Edge) []report.Step {
 			st.Key = -1
 		}
 		forced := w.m.forced[ekey{e.From, e.To, w.m.edgeKind(e)}]
-		src := int32(st.From)
-		if st.Rel == report.RW {
-			src = e.Via
-		}
-		if ls, ok := d.AppendStep(st, src); ok {
+		if ls, ok := d.AppendStep(st, e.Via, forced); ok {
 			// A list order, not a read: a write dependency (see deps.AppendStep).
-			if forced {
-				ls.Why += " (the opposite order was ruled out: it closes a cycle)"
-			}
 			out = append(out, ls)
 			i = j + 1
 			continue
@@ -204,7 +197,7 @@ func (w *witness) why(s report.Step, e deps.Edge, forced bool) string {
 		out = fmt.Sprintf("%s precedes %s", a, b)
 	}
 	if forced {
-		out += " (the opposite order was ruled out: it closes a cycle)"
+		out += deps.RuledOut
 	}
 	return out
 }
