@@ -692,10 +692,9 @@ func (d *Deps) missFloor(ctx context.Context, vs *versions, limit int) (int, err
 // defaultPredWords bounds, in 4-byte words, what the reads of rows a predicate did not
 // return may take when Options.PredWords is 0 (a read is about readWords, plus its
 // candidates): 1 GiB. Beyond it the check stops with ErrUnsupported (verdict unknown)
-// instead of running out of memory. Without
-// real time every version of a row that may be missed is a candidate: BlindW-Pred with 1 to
-// 100 rows a predicate and 10,000 transactions needs about 20 million such reads with 40
-// candidates each.
+// instead of running out of memory. Without real time every version of a row that may be
+// missed is a candidate: BlindW-Pred with 1 to 100 rows a predicate and 10,000 transactions
+// needs about 20 million such reads with 40 candidates each.
 const defaultPredWords = 1 << 28
 
 // predWords is the bound in force (Options.PredWords, or the default).
