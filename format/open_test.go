@@ -236,7 +236,7 @@ func TestOpenDirectoryErrorsNameWhatIsRecognized(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err := format.Open(dir, format.Auto, format.Options{})
-	if err == nil || !strings.Contains(err.Error(), "directory formats: cobra (T*.log), vbox (*.log), dbcop (one history.bincode), native (one history.jsonl)") {
+	if err == nil || !strings.Contains(err.Error(), "directory formats: cobra (T*.log), viper (J*.log), vbox (*.log), dbcop (one history.bincode), native (one history.jsonl)") {
 		t.Errorf("Open(empty dir) = %v, want the directory formats listed with dbcop's history.bincode", err)
 	}
 	_, _, err = format.Open(dir, "dbcop", format.Options{})

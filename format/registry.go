@@ -9,6 +9,7 @@ import (
 	"isovet/format/text"
 	"isovet/format/vbox"
 	"isovet/format/veristrong"
+	"isovet/format/viper"
 )
 
 // formats is the registry: one entry per format, in sniffing order (most specific first).
@@ -47,6 +48,13 @@ var formats = []Format{
 		Dir:     true, Members: "T*.log",
 		Sniff: cobra.Sniff,
 		New:   func(Options) Decoder { return cobra.NewDecoder() },
+	},
+	{
+		Name:    "viper",
+		Summary: "Viper/ViperBench JSON client logs (also written by IsoVista and Plume): a directory of J*.log",
+		Dir:     true, Members: viper.Members,
+		Sniff: viper.Sniff,
+		New:   func(Options) Decoder { return viper.NewDecoder() },
 	},
 	{
 		Name:    "vbox",

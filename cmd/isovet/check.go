@@ -47,7 +47,7 @@ func newCheckCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "check HISTORY",
 		Short: "Check a history against an isolation level",
-		Long: `Check a history (a file, or a directory for Cobra and Vbox logs) against an isolation
+		Long: `Check a history (a file, or a directory for Cobra, Vbox and Viper logs) against an isolation
 level. Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input error,
 3 unknown (timeout, cancellation, or no complete checker for the level yet).
 

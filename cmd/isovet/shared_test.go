@@ -35,9 +35,8 @@ func sharedData(t *testing.T) string {
 
 // notHistories are shared paths that are not histories isovet reads, with the reason.
 var notHistories = map[string]string{
-	"MANIFEST.md":          "the manifest",
-	"vbox/coo_origin":      "SQL scripts of the Coo scenarios, replayed by the runner",
-	"plume/testcase/viper": "Viper's JSON logs: a format isovet does not read yet",
+	"MANIFEST.md":     "the manifest",
+	"vbox/coo_origin": "SQL scripts of the Coo scenarios, replayed by the runner",
 }
 
 // refused are shared files that are not transactional histories: reading them must fail

@@ -104,6 +104,9 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) (RowCertif
 			return o.Kind != history.OpRead && o.Kind != history.OpPredRead
 		})
 	}
+	if len(committed) == 0 {
+		return RowCertificate{}, false // nothing to order: no order's description would be true
+	}
 	type candidate struct {
 		by  string
 		key func(t int32) (history.Timestamp, int)

@@ -1,0 +1,327 @@
+// Package viper reads the JSON client logs of Viper and ViperBench (Khoury-srg/Viper,
+// EuroSys'23), which IsoVista and Plume also write: a directory of J<n>.log files, one per
+// client (session n), one committed transaction per line:
+//
+//	{"value": [["w", 1, 2, true], ["r", 1, 2, false]], "isInitial": false}
+//
+// Each element of "value" is one micro-operation, as Viper's own reader takes it:
+//
+//	["r", key, value, isDead]                    read key = value (null: the initial state)
+//	["w", key, value, succ]                      write key = value (succ false: it failed)
+//	["i", key, value, readValue, isDead, succ, …] insert: reads readValue, then writes value
+//	["d", key, value, readValue, isDead, succ, …] delete: reads readValue, then writes value
+//	                                              (the row's "dead" value)
+//
+// Keys and values are integers or strings. The trailing flags are optional; a write or an
+// insert or delete with succ false keeps its operations flagged [history.OpFailed], so that
+// the checkers can report them. isDead adds nothing the value does not say (each dead value
+// is one a delete wrote), so it is checked for type and otherwise ignored. As Viper does,
+// inserts and deletes are register writes of their value, preceded by the read that found
+// the row absent or dead: that is exactly what Viper's serializability checker uses of them.
+//
+// Range queries (["range", k1, k2, rows, deadRows, isFinal]) are refused with an error: a
+// range query also says which keys in [k1, k2] it did not see, and reading only its rows as
+// item reads would drop that evidence, so a phantom would pass unseen. Fields other than
+// "value" and "isInitial" are ignored; "isInitial" marks the loader's transaction, which is
+// kept as an ordinary committed transaction (its writes are the initial versions other
+// transactions read).
+//
+// Only committed transactions are logged (Plume's tap-b, an aborted read, holds none), so
+// every transaction is committed. Transactions are named by file and line (J24:3), so a
+// witness points into the log. The initial value of every key is null, as in Viper.
+package viper
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+
+	"isovet/history"
+	"isovet/internal/parse"
+)
+
+// Name is the format's name in the registry.
+const Name = "viper"
+
+// Members matches a Viper log directory's member files.
+const Members = "J*.log"
+
+// maxLine bounds one line (one transaction); ViperBench's range results can be long.
+const maxLine = 64 << 20
+
+// Decoder reads Viper logs into a [history.Builder]. It implements format.Decoder; each
+// Decode call reads one client's file.
+type Decoder struct{}
+
+// NewDecoder returns a decoder.
+func NewDecoder() *Decoder { return &Decoder{} }
+
+// Finish implements format.Decoder.
+func (d *Decoder) Finish(*history.Builder) error { return nil }
+
+// txnLine is one line's top-level object.
+type txnLine struct {
+	Value     *[]json.RawMessage `json:"value"`
+	IsInitial *bool              `json:"isInitial"`
+}
+
+// Decode reads one client's log r, named name, into b.
+func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
+	sessName, sess := session(name)
+	s := b.Session(sess)
+	br := bufio.NewReaderSize(r, 1<<16)
+	var off int64
+	var ops []mop
+	for line := 1; ; line++ {
+		ln, err := readLine(br)
+		if errors.Is(err, errLong) {
+			return parse.Errorf(Name, name, line, 1, off, "line longer than %d bytes: expected one transaction per line", maxLine)
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("reading %s: %w", name, err)
+		}
+		if t := bytes.TrimSpace(ln); len(t) > 0 {
+			var col int
+			var msg string
+			ops, col, msg = parseTxn(t, ops[:0])
+			if msg != "" {
+				lead := len(ln) - len(bytes.TrimLeft(ln, " \t"))
+				return parse.Errorf(Name, name, line, lead+col, off+int64(lead+col-1), "%s", msg)
+			}
+			b.BeginTxn(s, history.Str(sessName+":"+strconv.Itoa(line)), history.OutcomeCommitted)
+			for _, o := range ops {
+				o.add(b)
+			}
+			b.EndTxn()
+		}
+		off += int64(len(ln))
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+var errLong = errors.New("line too long")
+
+// readLine returns the next line with its newline, or io.EOF with the last bytes.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var long []byte
+	for {
+		ln, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(long)+len(ln) > maxLine {
+				return nil, errLong
+			}
+			long = append(long, ln...)
+			continue
+		}
+		if long != nil {
+			return append(long, ln...), err
+		}
+		return ln, err
+	}
+}
+
+// session returns the session a member file stands for: n for J<n>.log, else the file's
+// name; and the name transactions are prefixed with (J24).
+func session(name string) (string, history.Datum) {
+	base := path.Base(strings.ReplaceAll(name, `\`, "/"))
+	stem := strings.TrimSuffix(base, ".log")
+	if num, ok := strings.CutPrefix(stem, "J"); ok {
+		if n, err := strconv.ParseInt(num, 10, 64); err == nil {
+			return stem, history.Int(n)
+		}
+	}
+	return stem, history.Str(base)
+}
+
+// mop is one parsed micro-operation.
+type mop struct {
+	kind       byte // 'r', 'w', 'i', 'd'
+	key, value history.Datum
+	read       history.Datum // what an insert or delete found
+	failed     bool
+}
+
+func (o mop) add(b *history.Builder) {
+	k := b.Key(o.key)
+	switch o.kind {
+	case 'r':
+		b.Read(k, b.Value(o.value))
+	case 'w':
+		i := b.Write(k, b.Value(o.value))
+		if o.failed {
+			b.SetOpFlags(i, history.OpFailed)
+		}
+	case 'i', 'd':
+		r := b.Read(k, b.Value(o.read))
+		i := b.Write(k, b.Value(o.value))
+		if o.failed {
+			b.SetOpFlags(r, history.OpFailed)
+			b.SetOpFlags(i, history.OpFailed)
+		}
+	}
+}
+
+// parseTxn parses one non-empty line (trimmed) into ops. On error, msg says what was
+// expected at the 1-based column col of the trimmed line.
+func parseTxn(ln []byte, ops []mop) (_ []mop, col int, msg string) {
+	var t txnLine
+	if err := json.Unmarshal(ln, &t); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return ops, int(max(se.Offset, 1)), "expected one JSON object per line: " + se.Error()
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return ops, int(te.Offset) + 1, fmt.Sprintf(`expected {"value": [operations…]}, found a JSON %s where %s should be`, te.Value, fieldName(te.Field))
+		}
+		return ops, 1, "expected one JSON object per line: " + err.Error()
+	}
+	if t.Value == nil {
+		return ops, 1, `expected a "value" field holding the transaction's operations`
+	}
+	from := 0
+	for n, raw := range *t.Value {
+		at := from + bytes.Index(ln[from:], raw)
+		from = at + len(raw)
+		o, msg := parseOp(raw)
+		if msg != "" {
+			return ops, at + 1, fmt.Sprintf("operation %d: %s", n+1, msg)
+		}
+		ops = append(ops, o)
+	}
+	return ops, 0, ""
+}
+
+func fieldName(f string) string {
+	if f == "" {
+		return "the line's object"
+	}
+	return strconv.Quote(f)
+}
+
+// parseOp parses one micro-operation; msg says what was wrong.
+func parseOp(raw json.RawMessage) (mop, string) {
+	var o mop
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var xs []any
+	if err := dec.Decode(&xs); err != nil || xs == nil {
+		return o, `expected an array ["r"|"w"|"i"|"d", key, value, …]`
+	}
+	if len(xs) == 0 {
+		return o, `expected an array ["r"|"w"|"i"|"d", key, value, …], found []`
+	}
+	kind, _ := xs[0].(string)
+	switch kind {
+	case "r", "w":
+		if len(xs) < 3 || len(xs) > 4 {
+			return o, fmt.Sprintf(`expected [%q, key, value, flag] (3 or 4 elements), found %d elements`, kind, len(xs))
+		}
+	case "i", "d":
+		if len(xs) < 4 {
+			return o, fmt.Sprintf(`expected [%q, key, value, readValue, isDead, succ, …], found %d elements`, kind, len(xs))
+		}
+	case "range":
+		return o, `a range query: isovet does not read Viper's range queries yet (their rows as item reads would drop which keys the query did not see, so a phantom would pass unseen); the "r", "w", "i" and "d" operations are read`
+	default:
+		return o, fmt.Sprintf(`expected the operation "r", "w", "i" or "d", found %s`, jsonText(xs[0]))
+	}
+	o.kind = kind[0]
+	var msg string
+	if o.key, msg = datum(xs[1], "key", false); msg != "" {
+		return o, msg
+	}
+	if o.value, msg = datum(xs[2], "value", kind == "r"); msg != "" {
+		return o, msg
+	}
+	flag := func(i int, what string) (bool, string) {
+		if i >= len(xs) {
+			return true, ""
+		}
+		v, ok := xs[i].(bool)
+		if !ok {
+			return false, fmt.Sprintf("expected %s (true or false) as element %d, found %s", what, i+1, jsonText(xs[i]))
+		}
+		return v, ""
+	}
+	switch kind {
+	case "r":
+		if _, msg := flag(3, "isDead"); msg != "" {
+			return o, msg
+		}
+	case "w":
+		succ, msg := flag(3, "succ")
+		if msg != "" {
+			return o, msg
+		}
+		o.failed = !succ
+	case "i", "d":
+		if o.read, msg = datum(xs[3], "read value", true); msg != "" {
+			return o, msg
+		}
+		if _, msg := flag(4, "isDead"); msg != "" {
+			return o, msg
+		}
+		succ, msg := flag(5, "succ")
+		if msg != "" {
+			return o, msg
+		}
+		o.failed = !succ
+	}
+	return o, ""
+}
+
+// datum converts a JSON key or value: an integer or a string (or null when nullOK).
+func datum(x any, what string, nullOK bool) (history.Datum, string) {
+	switch v := x.(type) {
+	case json.Number:
+		if i, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+			return history.Int(i), ""
+		}
+		return history.NilDatum, fmt.Sprintf("expected the %s as an integer in the 64-bit range or a string, found %s", what, v)
+	case string:
+		return history.Str(v), ""
+	case nil:
+		if nullOK {
+			return history.NilDatum, ""
+		}
+	}
+	return history.NilDatum, fmt.Sprintf("expected the %s as an integer or a string, found %s", what, jsonText(x))
+}
+
+func jsonText(x any) string {
+	if x == nil {
+		return "null"
+	}
+	b, err := json.Marshal(x)
+	if err != nil {
+		return fmt.Sprint(x)
+	}
+	return string(b)
+}
+
+// Sniff reports whether a member file named name with first bytes head looks like a Viper
+// log: named J<n>.log, and empty (a client that committed nothing) or starting with a JSON
+// object whose first field is "value" or "isInitial".
+func Sniff(name string, head []byte) bool {
+	if ok, _ := path.Match(Members, name); !ok {
+		return false
+	}
+	h := bytes.TrimLeft(head, " \t\r\n")
+	if len(h) == 0 {
+		return true
+	}
+	if h[0] != '{' {
+		return false
+	}
+	h = bytes.TrimLeft(h[1:], " \t\r\n")
+	return bytes.HasPrefix(h, []byte(`"value"`)) || bytes.HasPrefix(h, []byte(`"isInitial"`))
+}
