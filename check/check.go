@@ -194,6 +194,9 @@ func Check(ctx context.Context, h *history.History, level Level, opts Options) (
 		rep.Verdict = Unknown
 		rep.Notes = append(rep.Notes, fmt.Sprintf("no complete checker for %s has landed yet; only the basic checks ran and found nothing", level))
 	}
+	if rt, ok := level.RealtimeCounterpart(); ok && rep != nil && rep.Verdict == Pass && rep.Followup == nil && h.HasTime() {
+		rep.Notes = append(rep.Notes, ignoresTimeNote(level, rt))
+	}
 	if rep != nil && rep.Verdict == Pass && !slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return t.Committed() }) {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the history holds no committed transaction (%s in %s), so the level holds vacuously: check that the right files were read", count(len(h.Txns), "transaction"), count(len(h.Sessions), "session")))
 	}
@@ -213,4 +216,50 @@ func count(n int, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// ignoresTimeNote is the note on a pass of level, which ignores the client time the history
+// records, when nothing is known of its real-time counterpart rt.
+func ignoresTimeNote(level, rt Level) string {
+	what := "the serial order"
+	if !strings.Contains(level.String(), "serializable") {
+		what = "each snapshot"
+	}
+	return fmt.Sprintf("the history records client time, which %s ignores: %s also requires %s to respect real time (a transaction that began after another ended sees its effects)", level, rt, what)
+}
+
+// FollowRealtime checks, after rep passed a level that ignores the client time h records,
+// that level's real-time counterpart (strict-serializable, strong-snapshot-isolation) with
+// opts, and records in rep.Followup whether it holds there: a database that promises the
+// weaker level seldom means to serve stale reads, and checkers that always order by client
+// time (Vbox) report such a history as a violation. It changes neither rep's verdict nor its
+// anomalies. ctx bounds the extra check (the caller gives it a deadline); when it ends first,
+// the follow-up's verdict is Unknown. It does nothing when rep did not pass, when the
+// checker's own evidence already settled the stronger level, or when h records no client
+// time.
+func FollowRealtime(ctx context.Context, h *history.History, rep *Report, opts Options) {
+	rt, ok := rep.Level.RealtimeCounterpart()
+	if !ok || rep.Verdict != Pass || rep.Followup != nil || !h.HasTime() {
+		return
+	}
+	opts.MaxAnomalies = 1
+	opts.Now = nil
+	sub, err := Check(ctx, h, rt, opts)
+	f := &report.Followup{Level: rt, Verdict: Unknown}
+	switch {
+	case sub != nil && err == nil && sub.Verdict == Fail && len(sub.Anomalies) > 0:
+		f.Verdict = Fail
+		f.Anomaly = &sub.Anomalies[0]
+	case sub != nil && err == nil && sub.Verdict == Pass:
+		f.Verdict = Pass
+		f.Why = "checked separately"
+	case ctx.Err() != nil:
+		f.Why = "not decided in the time given to it; --level " + rt.String() + " decides it"
+	case err != nil:
+		f.Why = err.Error()
+	default:
+		f.Why = "the check there was inconclusive; --level " + rt.String() + " says why"
+	}
+	rep.Followup = f
+	rep.Notes = slices.DeleteFunc(rep.Notes, func(n string) bool { return n == ignoresTimeNote(rep.Level, rt) })
 }

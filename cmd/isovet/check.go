@@ -24,6 +24,7 @@ type checkFlags struct {
 	timeout      time.Duration
 	clockSkew    time.Duration
 	maxAnomalies int
+	realtime     time.Duration
 	cpuProfile   string
 	memProfile   string
 }
@@ -86,6 +87,7 @@ level. Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input 
 	c.Flags().DurationVar(&f.timeout, "timeout", 0, "give up after this long with verdict unknown (exit 3); 0 means no limit")
 	c.Flags().DurationVar(&f.clockSkew, "clock-skew", 0, "widen every client interval by this much on both sides (strict levels)")
 	c.Flags().IntVar(&f.maxAnomalies, "max-anomalies", 20, "report at most this many anomalies")
+	c.Flags().DurationVar(&f.realtime, "realtime-budget", 2*time.Second, "after a pass of a level that ignores the client time the history records, spend at most this long checking its real-time counterpart (strict-serializable, strong-snapshot-isolation) and say whether it holds; 0 skips it")
 	c.Flags().StringVar(&f.cpuProfile, "cpu-profile", "", "write a CPU profile of the whole check (reading included) to this file, for go tool pprof")
 	c.Flags().StringVar(&f.memProfile, "mem-profile", "", "write a profile of the memory the check allocated (reading included) to this file, for go tool pprof")
 	return c
@@ -128,6 +130,11 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *che
 		rep.Notes = append(rep.Notes, "stopped: "+err.Error())
 	} else if err != nil {
 		return &exitError{code: exitUsage, err: err}
+	}
+	if f.realtime > 0 && rep.Verdict == check.Pass {
+		fctx, cancel := context.WithTimeout(ctx, f.realtime)
+		check.FollowRealtime(fctx, h, rep, opts)
+		cancel()
 	}
 	if f.out != "" {
 		if err := writeReportDir(f.out, rep); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,5 +105,35 @@ func TestProfilesAreWritten(t *testing.T) {
 	bad := filepath.Join(dir, "no", "such", "dir", "mem.pprof")
 	if code, _, errOut := runCLI(t, "check", "--mem-profile", bad, h); code != exitUsage || !strings.Contains(errOut, "memory profile") {
 		t.Errorf("unwritable --mem-profile: exit %d, stderr %q; want exit %d naming the memory profile", code, errOut, exitUsage)
+	}
+}
+
+// TestCheckFollowsRealtime: a serializable pass of a Vbox history with a stale read says
+// that strict-serializable does not hold, in prose and in JSON, and keeps exit 0 (the level
+// asked for holds); --realtime-budget 0 leaves only the note that client time was ignored.
+func TestCheckFollowsRealtime(t *testing.T) {
+	p := filepath.Join(sharedData(t), "vbox", "coo", "wat_sda_lost_update_c1")
+	code, out, stderr := runCLI(t, "check", "--level", "serializable", p)
+	if code != 0 || !strings.Contains(out, "serializable, checked by ser: pass") ||
+		!strings.Contains(out, "strict-serializable does not hold") || !strings.Contains(out, "stale read") {
+		t.Errorf("check: exit %d, stdout:\n%s\nstderr: %s\nwant a pass that says strict-serializable does not hold (a stale read)", code, out, stderr)
+	}
+	code, out, _ = runCLI(t, "check", "--json", "--level", "serializable", p)
+	var rep struct {
+		Verdict  string
+		Followup struct {
+			Level, Verdict string
+			Anomaly        struct{ Kind string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 {
+		t.Fatalf("check --json: exit %d, %v:\n%s", code, err, out)
+	}
+	if rep.Verdict != "pass" || rep.Followup.Level != "strict-serializable" || rep.Followup.Verdict != "fail" || rep.Followup.Anomaly.Kind == "" {
+		t.Errorf("check --json: %+v, want a pass with a failed strict-serializable follow-up naming its anomaly", rep)
+	}
+	code, out, _ = runCLI(t, "check", "--realtime-budget", "0", "--level", "serializable", p)
+	if code != 0 || strings.Contains(out, "does not hold") || !strings.Contains(out, "which serializable ignores") {
+		t.Errorf("check --realtime-budget 0: exit %d:\n%s\nwant only the note that client time was ignored", code, out)
 	}
 }

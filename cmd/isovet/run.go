@@ -87,6 +87,7 @@ error, 3 unknown.`,
 	f.StringSliceVar(&checks, "check", nil, "levels to check, comma-separated (default: the level the database was asked for)")
 	f.StringVar(&method, "method", "auto", "checker method: auto, black-box, timestamp or basic")
 	f.DurationVar(&o.CheckTimeout, "check-timeout", 0, "give up on a check after this long (verdict unknown)")
+	f.DurationVar(&o.RealtimeBudget, "realtime-budget", 2*time.Second, "after a pass of a level that ignores client time, spend at most this long checking its real-time counterpart (strict-serializable, strong-snapshot-isolation) and say whether it holds; 0 skips it")
 	f.StringVar(&o.Table, "table", "", "table the SQL drivers create (default isovet_kv)")
 	f.BoolVar(&o.Keep, "keep", false, "leave the table in place after the run")
 	f.StringVar(&logLevel, "log-level", "warn", "debug, info, warn or error")

@@ -60,6 +60,20 @@ func (l Level) Info() LevelInfo {
 // String returns l's name.
 func (l Level) String() string { return l.Info().Name }
 
+// RealtimeCounterpart returns the level that adds client real-time order to l, for a level
+// that ignores it and has one: strict-serializable for serializable and
+// strong-session-serializable, strong-snapshot-isolation for snapshot-isolation and
+// strong-session-snapshot-isolation.
+func (l Level) RealtimeCounterpart() (Level, bool) {
+	switch l {
+	case Serializable, StrongSessionSerializable:
+		return StrictSerializable, true
+	case SnapshotIsolation, StrongSessionSI:
+		return StrongSI, true
+	}
+	return LevelInvalid, false
+}
+
 // Levels returns every valid level, weakest first.
 func Levels() []Level {
 	ls := make([]Level, 0, numLevels-1)

@@ -41,7 +41,13 @@ import (
 //	    "ruled_out": ["..."]                    // omitted
 //	  }],
 //	  "notes": ["..."],
-//	  "stats": {"txns": 2, "committed": 1, ..., "elapsed_ns": 0, "phases": [{"name": "...", "elapsed_ns": 0}]}
+//	  "stats": {"txns": 2, "committed": 1, ..., "elapsed_ns": 0, "phases": [{"name": "...", "elapsed_ns": 0}]},
+//	  "followup": {                             // omitted; only on a pass
+//	    "level": "strict-serializable",         // the level's real-time counterpart
+//	    "verdict": "fail",
+//	    "why": "...",                           // omitted
+//	    "anomaly": {...}                        // omitted; as in "anomalies"
+//	  }
 //	}
 func JSON(w io.Writer, r *report.Report) error {
 	out := jsonReport{
@@ -58,6 +64,13 @@ func JSON(w io.Writer, r *report.Report) error {
 	for _, a := range r.Anomalies {
 		out.Anomalies = append(out.Anomalies, anomalyJSON(Explain(r.History, a)))
 	}
+	if f := r.Followup; f != nil && r.Verdict == report.Pass {
+		out.Followup = &jsonFollowup{Level: f.Level.String(), Verdict: f.Verdict.String(), Why: f.Why}
+		if f.Anomaly != nil {
+			a := anomalyJSON(Explain(r.History, *f.Anomaly))
+			out.Followup.Anomaly = &a
+		}
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -71,6 +84,15 @@ type jsonReport struct {
 	Anomalies []jsonAnomaly `json:"anomalies"`
 	Notes     []string      `json:"notes"`
 	Stats     jsonStats     `json:"stats"`
+	Followup  *jsonFollowup `json:"followup,omitempty"`
+}
+
+// jsonFollowup is [report.Followup]: whether the level's real-time counterpart holds too.
+type jsonFollowup struct {
+	Level   string       `json:"level"`
+	Verdict string       `json:"verdict"`
+	Why     string       `json:"why,omitempty"`
+	Anomaly *jsonAnomaly `json:"anomaly,omitempty"`
 }
 
 type jsonAnomaly struct {

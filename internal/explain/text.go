@@ -20,6 +20,7 @@ func Text(w io.Writer, r *report.Report) error {
 		plural = "y"
 	}
 	fmt.Fprintf(bw, "%s, checked by %s: %s (%d anomal%s)\n", r.Level, checkerName(r), r.Verdict, n, plural)
+	writeFollowup(bw, r)
 	for i, a := range r.Anomalies {
 		fmt.Fprintf(bw, "\n[%d] ", i+1)
 		writeExplanation(bw, Explain(r.History, a), "    ")
@@ -31,6 +32,32 @@ func Text(w io.Writer, r *report.Report) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// writeFollowup writes what is known of the level's real-time counterpart after a pass.
+func writeFollowup(w *bufio.Writer, r *report.Report) {
+	f := r.Followup
+	if f == nil || r.Verdict != report.Pass {
+		return
+	}
+	switch f.Verdict {
+	case report.Pass:
+		fmt.Fprintf(w, "%s holds too: %s\n", f.Level, f.Why)
+	case report.Fail:
+		fmt.Fprintf(w, "%s does not hold (the history records client time, which %s ignores; --level %s explains it):\n    ", f.Level, r.Level, f.Level)
+		e := Explain(r.History, *f.Anomaly)
+		info := e.Kind.Info()
+		fmt.Fprintf(w, "%s: %s", info.Name, info.Title)
+		if len(e.Also) > 0 {
+			fmt.Fprintf(w, ", also known as %s", e.Also[0].Info().Title)
+		}
+		w.WriteString("\n")
+		if e.Message != "" {
+			fmt.Fprintf(w, "    %s.\n", strings.TrimSuffix(e.Message, "."))
+		}
+	default:
+		fmt.Fprintf(w, "%s: unknown (%s)\n", f.Level, f.Why)
+	}
 }
 
 // TextAnomaly writes one explanation as prose, as [Text] writes each anomaly.

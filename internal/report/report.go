@@ -132,8 +132,23 @@ type Report struct {
 	// skew used, transactions dropped unchecked, why the verdict is unknown.
 	Notes []string
 	Stats Stats
+	// Followup, when set, says whether the level's real-time counterpart (strict-serializable
+	// for the serializable levels, strong-snapshot-isolation for the snapshot isolation
+	// ones) holds too, for a pass of a level that ignores the client time the history
+	// records: the checker's own evidence may prove it, or check.FollowRealtime checks it.
+	Followup *Followup
 	// History is the checked history, so renderers can name keys, values and transactions.
 	History *history.History `json:"-"`
+}
+
+// Followup is what is known of a stronger level after a pass (see [Report.Followup]).
+type Followup struct {
+	Level   anomaly.Level
+	Verdict Verdict
+	// Anomaly is the first anomaly found at Level, when it fails there.
+	Anomaly *Anomaly
+	// Why says how a pass was proved, or why the verdict is unknown.
+	Why string
 }
 
 // Merge folds o's findings into r: the verdict is Fail if either fails, else Unknown if

@@ -50,6 +50,9 @@ type Options struct {
 	Method check.Method
 	// CheckTimeout bounds each check (0: none); a check that runs out says unknown.
 	CheckTimeout time.Duration
+	// RealtimeBudget bounds the follow-up at a passed level's real-time counterpart
+	// (check.FollowRealtime); 0 skips it.
+	RealtimeBudget time.Duration
 	// Table is the table SQL drivers create (default isovet_kv); Keep leaves it in place.
 	Table string
 	Keep  bool
@@ -178,6 +181,11 @@ func RunCommand(ctx context.Context, o Options, stdout, stderr io.Writer) (int, 
 		}
 		if err != nil {
 			rep.Notes = append(rep.Notes, "stopped: "+err.Error())
+		}
+		if o.RealtimeBudget > 0 && rep.Verdict == check.Pass {
+			fctx, cancel := context.WithTimeout(ctx, o.RealtimeBudget)
+			check.FollowRealtime(fctx, res.History, rep, check.Options{Method: o.Method})
+			cancel()
 		}
 		fmt.Fprintln(stdout)
 		if err := explain.Text(stdout, rep); err != nil {

@@ -106,8 +106,8 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 		rep.Verdict = report.Unknown
 		rep.Notes = append(rep.Notes, deps.UntimedNote(c.untimed))
 	}
-	if err == nil && rep.Verdict == report.Pass && !info.Realtime && h.HasTime() && !c.timeCert {
-		rep.Notes = append(rep.Notes, "the history records client time, which this level ignores: strict-serializable also requires the order to respect real time (a transaction that began after another ended comes after it)")
+	if rt, ok := level.RealtimeCounterpart(); ok && err == nil && rep.Verdict == report.Pass && c.timeCert {
+		rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "the serial order that passed this level respects client real time and session order"}
 	}
 	rep.Stats.Elapsed = c.now().Sub(c.t0)
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil) {

@@ -181,6 +181,14 @@ func (c *run) fail(a report.Anomaly) {
 	}
 }
 
+// strictFollowup records, for a pass on a serial order that respects client real time and
+// session order, that the level's real-time counterpart holds too.
+func (c *run) strictFollowup() {
+	if rt, ok := c.level.RealtimeCounterpart(); ok {
+		c.rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "the history is strict-serializable, which implies it"}
+	}
+}
+
 func (c *run) run() error {
 	h, rep := c.h, c.rep
 	st := &rep.Stats
@@ -237,6 +245,9 @@ func (c *run) run() error {
 			c.phase("row-certificate")
 			rep.Notes = append(rep.Notes, rc.Note()+"; a serial order is snapshot isolated at this level (each snapshot taken just before its transaction)")
 			rep.Verdict = report.Pass
+			if rc.Session && rc.Realtime {
+				c.strictFollowup()
+			}
 			return nil
 		}
 		if err := context.Cause(c.ctx); err != nil {
@@ -256,6 +267,7 @@ func (c *run) run() error {
 			c.phase("time-certificate")
 			rep.Notes = append(rep.Notes, "passed with a serial order that respects the client intervals and session order (found by the strict serializability fast path and replayed): the history is strict-serializable, which implies this level")
 			rep.Verdict = report.Pass
+			c.strictFollowup()
 			return nil
 		}
 	}

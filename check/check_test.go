@@ -1,0 +1,131 @@
+package check_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"isovet/check"
+	"isovet/format"
+	"isovet/internal/histtest"
+)
+
+// TestFollowRealtime checks the follow-up at the real-time counterpart of a passed level:
+// a stale read passes serializable and snapshot isolation but not their real-time levels,
+// and the follow-up says so with the anomaly; a history without client time gets none.
+func TestFollowRealtime(t *testing.T) {
+	const (
+		stale = "init 0\ns1: T1 @[0,10] w(x,1)\ns2: T2 @[20,30] r(x,0)"
+		fresh = "init 0\ns1: T1 @[0,10] w(x,1)\ns2: T2 @[20,30] r(x,1)"
+		timed = "init 0\ns1: T1 w(x,1)\ns2: T2 r(x,0)"
+	)
+	for _, tt := range []struct {
+		src   string
+		level check.Level
+		want  check.Verdict // the follow-up's verdict; Unknown: no follow-up
+		rt    check.Level
+	}{
+		{stale, check.Serializable, check.Fail, check.StrictSerializable},
+		{stale, check.StrongSessionSerializable, check.Fail, check.StrictSerializable},
+		{stale, check.SnapshotIsolation, check.Fail, check.StrongSI},
+		{fresh, check.Serializable, check.Pass, check.StrictSerializable},
+		{fresh, check.SnapshotIsolation, check.Pass, check.StrongSI},
+		{timed, check.Serializable, check.Unknown, 0},
+	} {
+		h := histtest.MustParse(tt.src)
+		rep, err := check.Check(context.Background(), h, tt.level, check.Options{})
+		if err != nil || rep.Verdict != check.Pass {
+			t.Fatalf("%s at %s: verdict %v, err %v; want a pass", tt.src, tt.level, rep.Verdict, err)
+		}
+		check.FollowRealtime(context.Background(), h, rep, check.Options{})
+		f := rep.Followup
+		if tt.want == check.Unknown {
+			if f != nil {
+				t.Errorf("%s at %s: follow-up %+v on a history without client time", tt.src, tt.level, f)
+			}
+			continue
+		}
+		if f == nil || f.Level != tt.rt || f.Verdict != tt.want {
+			t.Fatalf("%s at %s: follow-up %+v, want %s %s", tt.src, tt.level, f, tt.rt, tt.want)
+		}
+		if tt.want == check.Fail && (f.Anomaly == nil || len(f.Anomaly.Txns) < 2) {
+			t.Errorf("%s at %s: failed follow-up without its anomaly: %+v", tt.src, tt.level, f)
+		}
+		if rep.Verdict != check.Pass || len(rep.Anomalies) != 0 {
+			t.Errorf("%s at %s: the follow-up changed the verdict to %s", tt.src, tt.level, rep.Verdict)
+		}
+		if slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "which "+tt.level.String()+" ignores") }) {
+			t.Errorf("%s at %s: the note that real time was ignored outlived the follow-up: %q", tt.src, tt.level, rep.Notes)
+		}
+	}
+}
+
+// TestFollowRealtimeNote checks that without a follow-up, a pass that ignored client time
+// says so, and that a follow-up cut short is unknown, not a verdict.
+func TestFollowRealtimeNote(t *testing.T) {
+	h := histtest.MustParse("init 0\ns1: T1 @[0,10] w(x,1)\ns2: T2 @[20,30] r(x,0)")
+	rep, err := check.Check(context.Background(), h, check.Serializable, check.Options{})
+	if err != nil || rep.Verdict != check.Pass {
+		t.Fatalf("verdict %v, err %v; want a pass", rep.Verdict, err)
+	}
+	if !slices.ContainsFunc(rep.Notes, func(n string) bool {
+		return strings.Contains(n, "which serializable ignores: strict-serializable also requires")
+	}) {
+		t.Errorf("notes %q do not say that client time was ignored", rep.Notes)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	check.FollowRealtime(ctx, h, rep, check.Options{})
+	if f := rep.Followup; f == nil || f.Verdict == check.Pass {
+		t.Fatalf("follow-up under a cancelled context: %+v, want unknown or a found violation", f)
+	} else if f.Verdict == check.Unknown && !strings.Contains(f.Why, "not decided") {
+		t.Errorf("unknown follow-up says %q, want why", f.Why)
+	}
+}
+
+// TestCooFollowRealtime: every one of the 29 Coo histories (MySQL READ COMMITTED, recorded
+// by Vbox) is rejected at serializable either outright or, for the ten that plain
+// serializability allows, by the follow-up at strict-serializable, which is what Vbox
+// itself checks.
+func TestCooFollowRealtime(t *testing.T) {
+	dir := os.Getenv("ISOVET_SHARED_DATA")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "data")
+	}
+	dir = filepath.Join(dir, "vbox", "coo")
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		if os.Getenv("ISOVET_REQUIRE_SERVICES") == "1" {
+			t.Fatalf("shared histories: %v", err)
+		}
+		t.Skipf("shared histories not found: %v", err)
+	}
+	if len(es) != 29 {
+		t.Fatalf("%s holds %d cases, want 29", dir, len(es))
+	}
+	passed := 0
+	for _, e := range es {
+		h, _, err := format.Open(filepath.Join(dir, e.Name()), format.Auto, format.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := check.Check(context.Background(), h, check.Serializable, check.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name(), err)
+		}
+		if rep.Verdict == check.Fail {
+			continue
+		}
+		passed++
+		check.FollowRealtime(context.Background(), h, rep, check.Options{})
+		if f := rep.Followup; f == nil || f.Verdict != check.Fail || f.Anomaly == nil {
+			t.Errorf("%s: serializable %s, follow-up %+v; want strict-serializable to fail with an anomaly", e.Name(), rep.Verdict, f)
+		}
+	}
+	if passed != 10 {
+		t.Errorf("%d Coo histories pass plain serializability, want the ten internal/check/ser.TestCoo lists", passed)
+	}
+}
