@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"isovet/check"
+	"isovet/internal/explain"
 )
 
 type checkFlags struct {
@@ -83,7 +84,7 @@ level. Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input 
 	c.Flags().StringVarP(&f.level, "level", "l", "serializable", "isolation level to check (see the list above)")
 	c.Flags().StringVar(&f.method, "method", "auto", "auto, black-box, timestamp (needs database timestamps) or basic (linear checks only)")
 	c.Flags().BoolVar(&f.asJSON, "json", false, "print the report as JSON")
-	c.Flags().StringVar(&f.out, "out", "", "write the report, prose explanations and DOT graphs to this directory")
+	c.Flags().StringVar(&f.out, "out", "", "write the report (text, JSON, and a web page with each anomaly drawn), prose explanations and DOT graphs to this directory")
 	c.Flags().DurationVar(&f.timeout, "timeout", 0, "give up after this long with verdict unknown (exit 3); 0 means no limit")
 	c.Flags().DurationVar(&f.clockSkew, "clock-skew", 0, "widen every client interval by this much on both sides (strict levels)")
 	c.Flags().IntVar(&f.maxAnomalies, "max-anomalies", 20, "report at most this many anomalies")
@@ -178,6 +179,9 @@ func writeReportDir(dir string, rep *check.Report) error {
 		return err
 	}
 	if err := write("report.json", func(w io.Writer) error { return writeReportJSON(w, "", rep) }); err != nil {
+		return err
+	}
+	if err := write("report.html", func(w io.Writer) error { return explain.HTML(w, rep) }); err != nil {
 		return err
 	}
 	return writeReportGraphs(dir, rep, write)

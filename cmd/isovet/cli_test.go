@@ -137,3 +137,23 @@ func TestCheckFollowsRealtime(t *testing.T) {
 		t.Errorf("check --realtime-budget 0: exit %d:\n%s\nwant only the note that client time was ignored", code, out)
 	}
 }
+
+// TestCheckOutWritesReports: --out writes the report as text, JSON and a web page that
+// draws the anomaly, with a DOT graph and prose per anomaly.
+func TestCheckOutWritesReports(t *testing.T) {
+	p := filepath.Join(sharedData(t), "elle", "elle", "paper-example.edn")
+	out := t.TempDir()
+	if code, _, stderr := runCLI(t, "check", "--out", out, p); code != exitViolation {
+		t.Fatalf("check --out: exit %d (%s), want %d", code, stderr, exitViolation)
+	}
+	for _, name := range []string{"report.txt", "report.json", "report.html", "report.dot", "anomaly-01-G-single.dot", "anomaly-01-G-single.txt"} {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil || len(b) == 0 {
+			t.Errorf("%s: %v (%d bytes)", name, err, len(b))
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(out, "report.html"))
+	if !bytes.Contains(page, []byte("<svg")) || !bytes.Contains(page, []byte("G-single")) {
+		t.Errorf("report.html draws no graph of the G-single:\n%s", page)
+	}
+}

@@ -52,6 +52,16 @@ var relColors = []struct {
 	{report.PredWR, "#C000A5"}, {report.PredRW, "#5B00C0"},
 }
 
+// relColor returns the color of the first relation in rel's set, black if none.
+func relColor(rel report.Rel) string {
+	for _, rc := range relColors {
+		if rel&rc.rel != 0 {
+			return rc.color
+		}
+	}
+	return "black"
+}
+
 func writeDOT(w *bufio.Writer, e Explanation, prefix, indent string) {
 	info := e.Kind.Info()
 	fmt.Fprintf(w, "%slabel=%s;\n", indent, dotQuote(info.Name+": "+info.Title))
@@ -77,13 +87,7 @@ func writeDOT(w *bufio.Writer, e Explanation, prefix, indent string) {
 		if s.Key != "" {
 			label += " " + s.Key
 		}
-		color := "black"
-		for _, rc := range relColors {
-			if s.Rel&rc.rel != 0 {
-				color = rc.color
-				break
-			}
-		}
+		color := relColor(s.Rel)
 		fmt.Fprintf(w, "%s%s -> %s [label=%s, color=%s, fontcolor=%s];\n", indent, ids[s.FromID], ids[s.ToID], dotQuote(label), dotQuote(color), dotQuote(color))
 	}
 }

@@ -2,7 +2,8 @@
 // manner of Elle: first as data ([Explain] returns an [Explanation]: the transactions with
 // their operations, each step of the proof as a sentence, and the closing contradiction),
 // then through separate renderers: [Text] (prose), [DOT] (Graphviz source, written as text
-// so Graphviz is never needed) and [JSON] (a stable, documented shape of the whole report).
+// so Graphviz is never needed), [JSON] (a stable, documented shape of the whole report) and
+// [HTML] (one self-contained page that draws each anomaly's cycle as SVG, laid out here).
 //
 // Every name in an explanation is the source's: transaction ids via [history.History.Name],
 // keys and values as the source wrote them. Output is deterministic, byte for byte.

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,6 +150,7 @@ func TestGolden(t *testing.T) {
 		{"txt", func(b *bytes.Buffer, r *report.Report) error { return explain.Text(b, r) }},
 		{"dot", func(b *bytes.Buffer, r *report.Report) error { return explain.DOT(b, r) }},
 		{"json", func(b *bytes.Buffer, r *report.Report) error { return explain.JSON(b, r) }},
+		{"html", func(b *bytes.Buffer, r *report.Report) error { return explain.HTML(b, r) }},
 	}
 	for name, r := range reps {
 		for _, rd := range renderers {
@@ -163,6 +166,9 @@ func TestGolden(t *testing.T) {
 				}
 				if rd.ext == "json" && !json.Valid(b.Bytes()) {
 					t.Errorf("invalid JSON:\n%s", b.String())
+				}
+				if rd.ext == "html" {
+					checkHTML(t, b.Bytes(), len(r.Anomalies))
 				}
 				golden := filepath.Join("testdata", name+"."+rd.ext)
 				if *update {
@@ -293,4 +299,98 @@ func ExamplePair() {
 	// Output:
 	// T1 < T2, because T1 read x=0, which T2 overwrote with x=5
 	// T2 < T1, because T2 precedes T1 in session s2
+}
+
+// checkHTML parses page as HTML (every element closed, as the renderer writes it) and checks
+// that it draws one SVG graph per anomaly that has transactions.
+func checkHTML(t *testing.T, page []byte, anomalies int) {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(page))
+	d.Strict = false
+	d.AutoClose = append(xml.HTMLAutoClose, "meta")
+	d.Entity = xml.HTMLEntity
+	var open []string
+	svgs, sections := 0, 0
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the page does not parse: %v\n%s", err, page)
+		}
+		switch x := tok.(type) {
+		case xml.StartElement:
+			open = append(open, x.Name.Local)
+			if x.Name.Local == "svg" {
+				svgs++
+			}
+			if x.Name.Local == "section" {
+				sections++
+			}
+		case xml.EndElement:
+			if len(open) == 0 || open[len(open)-1] != x.Name.Local {
+				t.Fatalf("</%s> closes %v\n%s", x.Name.Local, open, page)
+			}
+			open = open[:len(open)-1]
+		}
+	}
+	if len(open) != 0 {
+		t.Errorf("elements left open: %v", open)
+	}
+	if sections != anomalies || svgs > anomalies {
+		t.Errorf("%d anomaly sections and %d graphs for %d anomalies", sections, svgs, anomalies)
+	}
+}
+
+// TestHTMLEscapesAndDraws: names from the history are escaped, and a cycle of three
+// transactions is drawn as three boxes and three arrows, one per step.
+func TestHTMLEscapesAndDraws(t *testing.T) {
+	h := histtest.MustParse(`
+		init 0
+		s1: T1 w("<b>x</b>",1) c
+		s2: T2 r("<b>x</b>",1) w(y,2) c
+		s3: T3 r(y,2) w(z,3) r("<b>x</b>",0) c
+	`)
+	rep, err := basic.Run(context.Background(), h, anomaly.Serializable, basic.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := func(name string) history.Key {
+		for k, d := range h.Keys {
+			if d.String() == name {
+				return history.Key(k)
+			}
+		}
+		t.Fatalf("no key %s", name)
+		return 0
+	}
+	rep.Verdict = report.Fail
+	rep.Anomalies = []report.Anomaly{{
+		Kind: anomaly.GSingle, Txns: []history.TxnID{0, 1, 2}, Key: -1,
+		Cycle: []report.Step{
+			{From: 0, To: 1, Rel: report.WR, Key: x("<b>x</b>")},
+			{From: 1, To: 2, Rel: report.WR, Key: x("y")},
+			{From: 2, To: 0, Rel: report.RW, Key: x("<b>x</b>")},
+		},
+		Message: "T3 read <b>x</b>=0, which T1 overwrote",
+	}}
+	var b bytes.Buffer
+	if err := explain.HTML(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if strings.Contains(page, "<b>") {
+		t.Errorf("a key reached the page unescaped:\n%s", page)
+	}
+	if !strings.Contains(page, "&lt;b&gt;x&lt;/b&gt;") {
+		t.Errorf("the escaped key is missing:\n%s", page)
+	}
+	if n := strings.Count(page, "<rect "); n != 3 {
+		t.Errorf("%d transaction boxes, want 3", n)
+	}
+	if n := strings.Count(page, "marker-end="); n != 3 {
+		t.Errorf("%d arrows, want 3", n)
+	}
+	checkHTML(t, b.Bytes(), 1)
 }

@@ -48,8 +48,8 @@ func writeFollowup(w *bufio.Writer, r *report.Report) {
 		e := Explain(r.History, *f.Anomaly)
 		info := e.Kind.Info()
 		fmt.Fprintf(w, "%s: %s", info.Name, info.Title)
-		if len(e.Also) > 0 {
-			fmt.Fprintf(w, ", also known as %s", e.Also[0].Info().Title)
+		if names := alsoNames(e); len(names) > 0 {
+			fmt.Fprintf(w, ", also known as %s", strings.Join(names, ", "))
 		}
 		w.WriteString("\n")
 		if e.Message != "" {
@@ -77,16 +77,8 @@ func checkerName(r *report.Report) string {
 func writeExplanation(w *bufio.Writer, e Explanation, indent string) {
 	info := e.Kind.Info()
 	fmt.Fprintf(w, "%s: %s\n", info.Name, info.Title)
-	if len(e.Also) > 0 { // names the title does not already say
-		var names []string
-		for _, k := range e.Also {
-			if t := k.Info().Title; !strings.Contains(info.Title, t) {
-				names = append(names, t)
-			}
-		}
-		if len(names) > 0 {
-			fmt.Fprintf(w, "%sAlso known as: %s.\n", indent, strings.Join(names, ", "))
-		}
+	if names := alsoNames(e); len(names) > 0 {
+		fmt.Fprintf(w, "%sAlso known as: %s.\n", indent, strings.Join(names, ", "))
 	}
 	if e.Message != "" {
 		fmt.Fprintf(w, "%s%s.\n", indent, strings.TrimSuffix(e.Message, "."))
@@ -126,6 +118,18 @@ func writeExplanation(w *bufio.Writer, e Explanation, indent string) {
 			fmt.Fprintf(w, "%s  - %s\n", indent, s)
 		}
 	}
+}
+
+// alsoNames returns the titles of e's other names that its own title does not already say.
+func alsoNames(e Explanation) []string {
+	title := e.Kind.Info().Title
+	var names []string
+	for _, k := range e.Also {
+		if t := k.Info().Title; !strings.Contains(title, t) {
+			names = append(names, t)
+		}
+	}
+	return names
 }
 
 // txnText renders a transaction as "{w(x,1), r(y,0)} (session s1, committed, time [1,5])".

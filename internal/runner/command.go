@@ -192,7 +192,10 @@ func RunCommand(ctx context.Context, o Options, stdout, stderr io.Writer) (int, 
 			return ExitError, err
 		}
 		if o.Out != "" {
-			if err := writeReport(filepath.Join(o.Out, "report-"+l.String()+".txt"), rep); err != nil {
+			if err := writeReport(filepath.Join(o.Out, "report-"+l.String()+".txt"), rep, explain.Text); err != nil {
+				return ExitError, err
+			}
+			if err := writeReport(filepath.Join(o.Out, "report-"+l.String()+".html"), rep, explain.HTML); err != nil {
 				return ExitError, err
 			}
 		}
@@ -224,13 +227,13 @@ func worse(a, b int) int {
 	return a
 }
 
-func writeReport(path string, rep *check.Report) error {
+func writeReport(path string, rep *check.Report, render func(io.Writer, *check.Report) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriter(f)
-	err = explain.Text(bw, rep)
+	err = render(bw, rep)
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
 	}
