@@ -276,6 +276,22 @@ func (h *History) HasTimestamps() bool {
 	return len(h.Txns) > 0 && !slices.ContainsFunc(h.Txns, func(t Txn) bool { return !t.HasTimestamps })
 }
 
+// SessionOrdered reports whether some session holds two committed transactions, so that
+// session order constrains something.
+func (h *History) SessionOrdered() bool {
+	for _, s := range h.Sessions {
+		n := 0
+		for _, t := range s.Txns {
+			if h.Txns[t].Committed() {
+				if n++; n == 2 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // PlaceholderSession is the source id of the session in which readers put placeholder
 // transactions: writers that reads name but that no log holds (a Cobra or Vbox directory
 // missing a file). Their writes are inferred from the reads that name them; checkers must

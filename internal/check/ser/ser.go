@@ -90,6 +90,11 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	if o.Parallelism <= 0 {
 		o.Parallelism = 2
 	}
+	if level == anomaly.Serializable && !o.NoFastPath && !h.HasTime() && h.SessionOrdered() {
+		if srep, ok, err := passBySession(ctx, h, o); ok {
+			return srep, err
+		}
+	}
 	c := &run{ctx: ctx, h: h, level: level, o: o, rep: rep}
 	c.t0 = c.now()
 	c.tp = c.t0
@@ -120,6 +125,29 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 		return nil, err
 	}
 	return rep, nil
+}
+
+// passBySession tries to pass serializable by passing strong-session-serializable, which
+// implies it (a serial order that keeps each session's order is a serial order). Without
+// client time to narrow them, dropping session order leaves blind writes far more orders
+// to choose between: on VeriStrong's WH-10k, HD-10k and rubis-10k the plain level's
+// pipeline did not finish in 60 s, while the session level decides them in seconds. ok
+// says the returned report is the answer: a pass, or the session check's Unknown when ctx
+// ended during it. Otherwise (a violation at the session level need not be one here) the
+// caller runs the plain pipeline; the cost is the session check, which finds a violation
+// quickly as a rule.
+func passBySession(ctx context.Context, h *history.History, o Options) (*report.Report, bool, error) {
+	sub, err := Check(ctx, h, anomaly.StrongSessionSerializable, o)
+	if sub != nil && ctx.Err() != nil {
+		sub.Level = anomaly.Serializable
+		return sub, true, err
+	}
+	if err != nil || sub.Verdict != report.Pass {
+		return nil, false, nil
+	}
+	sub.Level = anomaly.Serializable
+	sub.Notes = append([]string{"passed by passing strong-session-serializable, which implies this level: a serial order that keeps each session's order is a serial order"}, sub.Notes...)
+	return sub, true, nil
 }
 
 // placeholderCaveat turns a Pass into Unknown when the history holds placeholder writers

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -143,14 +144,19 @@ func TestDifferential(t *testing.T) {
 			AbortRatio:   []float64{0, 0.15}[seed%2],
 			UnknownRatio: []float64{0, 0.2, 0.1}[(seed/2)%3],
 			Perturb:      []float64{0, 0.2, 0.5}[(seed/3)%3],
-			Intervals:    true,
-			ListAppend:   seed%4 == 1,
+			// Every fifth history has no client time: plain serializability then tries the
+			// session level first (passBySession), which must not change a verdict.
+			Intervals:  seed%5 != 4,
+			ListAppend: seed%4 == 1,
 		}
 		if o.ListAppend {
 			o.DupRatio = 0 // appended elements are unique in list-append histories (Elle)
 		}
 		h := histtest.Gen(seed, o)
 		for _, level := range allLevels {
+			if level.Info().Realtime && !o.Intervals {
+				continue
+			}
 			for _, skip := range []bool{true, false} {
 				rep, err := Check(context.Background(), h, level, Options{SkipBasic: skip})
 				if err != nil {
@@ -309,5 +315,37 @@ func TestFixtures(t *testing.T) {
 				return rep
 			})
 		})
+	}
+}
+
+// TestPassBySession: without client time, plain serializability passes through the session
+// level when that holds, and falls back to its own pipeline when only session order is
+// violated.
+func TestPassBySession(t *testing.T) {
+	const note = "passed by passing strong-session-serializable"
+	for _, tt := range []struct {
+		src      string
+		o        Options
+		viaNote  bool
+		wantPass bool
+	}{
+		{"init 0\ns1: T1 w(x,1) c\ns1: T2 r(x,1) w(y,1) c\ns2: T3 r(y,1) c", Options{}, true, true},
+		// T2 follows T1 in its session yet read the initial x: a session violation, but
+		// T2, T1 is a serial order.
+		{"init 0\ns1: T1 w(x,1) c\ns1: T2 r(x,0) c", Options{}, false, true},
+		{"init 0\ns1: T1 w(x,1) c\ns1: T2 r(x,1) w(y,1) c\ns2: T3 r(y,1) c", Options{NoFastPath: true}, false, true},
+		// A write skew fails both levels.
+		{"init 0\ns1: T1 r(x,0) w(y,1) c\ns2: T2 r(y,0) w(x,1) c\ns2: T3 r(x,1) c", Options{}, false, false},
+	} {
+		rep := check(t, histtest.MustParse(tt.src), anomaly.Serializable, tt.o)
+		if got := rep.Verdict == report.Pass; got != tt.wantPass || rep.Verdict == report.Unknown {
+			t.Errorf("%q: verdict %s, want pass=%v", tt.src, rep.Verdict, tt.wantPass)
+		}
+		if got := slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, note) }); got != tt.viaNote {
+			t.Errorf("%q: passed through the session level = %v, want %v (notes %q)", tt.src, got, tt.viaNote, rep.Notes)
+		}
+		if rep.Level != anomaly.Serializable {
+			t.Errorf("%q: report level %s", tt.src, rep.Level)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package si_test
 import (
 	"context"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"isovet/check"
@@ -113,4 +114,43 @@ func TestDifferential(t *testing.T) {
 	for li, p := range pairs {
 		t.Logf("%s: %d histories, %d pass, %d fail, %d reached the solver", p.si, checked, stats[li][0], stats[li][1], stats[li][2])
 	}
+}
+
+// TestDifferentialUntimed compares the checker with the oracle on histories without client
+// time, where plain snapshot isolation first tries the session level (passBySession): a
+// pass there must be a pass, and a failure there must not decide the plain level.
+func TestDifferentialUntimed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	n := diffHistories / 4
+	if testing.Short() {
+		n = 500
+	}
+	viaSession := 0
+	checked := 0
+	for seed := uint64(1 << 40); checked < n; seed++ {
+		o := genOptions(seed)
+		o.Intervals = false
+		h := histtest.Gen(seed, o)
+		if counted(h) > 6 {
+			continue
+		}
+		checked++
+		for _, l := range []anomaly.Level{anomaly.SnapshotIsolation, anomaly.StrongSessionSI} {
+			rep, err := si.Check(ctx, h, l, si.Options{})
+			if err != nil {
+				t.Fatalf("seed %d: Check(%s): %v\n%s", seed, l, err, histtest.Format(h))
+			}
+			if want := oracle(h, l); (rep.Verdict == report.Pass) != want || rep.Verdict == report.Unknown {
+				t.Fatalf("seed %d: Check(%s) = %v, oracle says pass=%v\n%s\nnotes %q", seed, l, rep.Verdict, want, histtest.Format(h), rep.Notes)
+			}
+			if l == anomaly.SnapshotIsolation && rep.Verdict == report.Pass && len(rep.Notes) > 0 && strings.HasPrefix(rep.Notes[0], "passed by passing strong-session") {
+				viaSession++
+			}
+		}
+	}
+	if viaSession == 0 {
+		t.Errorf("no history passed snapshot isolation through the session level")
+	}
+	t.Logf("%d histories; %d passed snapshot isolation through the session level", checked, viaSession)
 }

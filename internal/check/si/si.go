@@ -112,6 +112,11 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	if o.CoreBudget <= 0 {
 		o.CoreBudget = 200
 	}
+	if level == anomaly.SnapshotIsolation && !o.NoCertificate && !h.HasTime() && h.SessionOrdered() {
+		if srep, ok, err := passBySession(ctx, h, o); ok {
+			return srep, err
+		}
+	}
 	c := &run{ctx: ctx, h: h, level: level, o: o, rep: rep}
 	c.t0 = c.now()
 	c.tp = c.t0
@@ -144,6 +149,27 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 		return nil, err
 	}
 	return rep, nil
+}
+
+// passBySession tries to pass snapshot isolation by passing strong-session snapshot
+// isolation, which implies it (snapshots that also see each session's earlier transactions
+// are snapshots). Without client time, dropping session order leaves far more orders open:
+// on VeriStrong's WH-10k, HD-10k and rubis-10k the plain level's pipeline did not finish in
+// 60 s, while the session level decides them in seconds. ok says the returned report is
+// the answer: a pass, or the session check's Unknown when ctx ended during it. Otherwise (a
+// violation at the session level need not be one here) the caller runs the plain pipeline.
+func passBySession(ctx context.Context, h *history.History, o Options) (*report.Report, bool, error) {
+	sub, err := Check(ctx, h, anomaly.StrongSessionSI, o)
+	if sub != nil && ctx.Err() != nil {
+		sub.Level = anomaly.SnapshotIsolation
+		return sub, true, err
+	}
+	if err != nil || sub.Verdict != report.Pass {
+		return nil, false, nil
+	}
+	sub.Level = anomaly.SnapshotIsolation
+	sub.Notes = append([]string{"passed by passing strong-session-snapshot-isolation, which implies this level: snapshots that also see each session's earlier transactions are snapshots"}, sub.Notes...)
+	return sub, true, nil
 }
 
 type run struct {
