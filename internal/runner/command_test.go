@@ -83,8 +83,10 @@ func TestRunCommandDefaultPassesAndStreams(t *testing.T) {
 	if !h.HasTime() || !h.HasTimestamps() {
 		t.Errorf("streamed history lacks client intervals or memdb timestamps")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "report-snapshot-isolation.txt")); err != nil {
-		t.Errorf("no report file: %v", err)
+	for _, name := range []string{"report-snapshot-isolation.txt", "report-snapshot-isolation.html"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("no report file: %v", err)
+		}
 	}
 }
 
