@@ -5,6 +5,7 @@
 package report
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -162,4 +163,23 @@ func (r *Report) Merge(o *Report) {
 	}
 	r.Anomalies = append(r.Anomalies, o.Anomalies...)
 	r.Notes = append(r.Notes, o.Notes...)
+}
+
+// ByStronger returns, as the report of level, the report check gives for a stronger level
+// that implies it, when that is a pass (with note first among its notes) or an Unknown
+// because ctx ended; ok is false otherwise (a violation of the stronger level need not be
+// one of level), and the caller decides level itself. Checkers use it to pass a weak level
+// on a stronger level's certificate when that is much cheaper to decide.
+func ByStronger(ctx context.Context, level anomaly.Level, note string, check func() (*Report, error)) (rep *Report, ok bool, err error) {
+	sub, err := check()
+	if sub != nil && ctx.Err() != nil {
+		sub.Level = level
+		return sub, true, err
+	}
+	if err != nil || sub.Verdict != Pass {
+		return nil, false, nil
+	}
+	sub.Level = level
+	sub.Notes = append([]string{note}, sub.Notes...)
+	return sub, true, nil
 }

@@ -137,17 +137,9 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 // caller runs the plain pipeline; the cost is the session check, which finds a violation
 // quickly as a rule.
 func passBySession(ctx context.Context, h *history.History, o Options) (*report.Report, bool, error) {
-	sub, err := Check(ctx, h, anomaly.StrongSessionSerializable, o)
-	if sub != nil && ctx.Err() != nil {
-		sub.Level = anomaly.Serializable
-		return sub, true, err
-	}
-	if err != nil || sub.Verdict != report.Pass {
-		return nil, false, nil
-	}
-	sub.Level = anomaly.Serializable
-	sub.Notes = append([]string{"passed by passing strong-session-serializable, which implies this level: a serial order that keeps each session's order is a serial order"}, sub.Notes...)
-	return sub, true, nil
+	return report.ByStronger(ctx, anomaly.Serializable, "passed by passing strong-session-serializable, which implies this level: a serial order that keeps each session's order is a serial order", func() (*report.Report, error) {
+		return Check(ctx, h, anomaly.StrongSessionSerializable, o)
+	})
 }
 
 // placeholderCaveat turns a Pass into Unknown when the history holds placeholder writers

@@ -159,17 +159,9 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 // the answer: a pass, or the session check's Unknown when ctx ended during it. Otherwise (a
 // violation at the session level need not be one here) the caller runs the plain pipeline.
 func passBySession(ctx context.Context, h *history.History, o Options) (*report.Report, bool, error) {
-	sub, err := Check(ctx, h, anomaly.StrongSessionSI, o)
-	if sub != nil && ctx.Err() != nil {
-		sub.Level = anomaly.SnapshotIsolation
-		return sub, true, err
-	}
-	if err != nil || sub.Verdict != report.Pass {
-		return nil, false, nil
-	}
-	sub.Level = anomaly.SnapshotIsolation
-	sub.Notes = append([]string{"passed by passing strong-session-snapshot-isolation, which implies this level: snapshots that also see each session's earlier transactions are snapshots"}, sub.Notes...)
-	return sub, true, nil
+	return report.ByStronger(ctx, anomaly.SnapshotIsolation, "passed by passing strong-session-snapshot-isolation, which implies this level: snapshots that also see each session's earlier transactions are snapshots", func() (*report.Report, error) {
+		return Check(ctx, h, anomaly.StrongSessionSI, o)
+	})
 }
 
 type run struct {
