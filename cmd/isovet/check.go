@@ -114,7 +114,9 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *che
 	}
 	opts := check.Options{Method: method, ClockSkew: f.clockSkew, MaxAnomalies: f.maxAnomalies, Now: time.Now}
 	start := time.Now()
+	stop := spinner(stderr, "checking "+level.String())
 	rep, err := check.Check(ctx, h, level, opts)
+	stop()
 	if rep == nil {
 		if errors.Is(err, check.ErrNotImplemented) || errors.Is(err, check.ErrNeedsTime) {
 			return &exitError{code: exitUsage, err: err}
@@ -134,7 +136,9 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *che
 	}
 	if f.realtime > 0 && rep.Verdict == check.Pass {
 		fctx, cancel := context.WithTimeout(ctx, f.realtime)
+		stop := spinner(stderr, "checking the real-time counterpart")
 		check.FollowRealtime(fctx, h, rep, opts)
+		stop()
 		cancel()
 	}
 	if f.out != "" {

@@ -157,3 +157,14 @@ func TestCheckOutWritesReports(t *testing.T) {
 		t.Errorf("report.html draws no graph of the G-single:\n%s", page)
 	}
 }
+
+// TestSpinnerSilentOffTerminal: the check's spinner draws nothing when stderr is not a
+// terminal (scripts and CI logs never see control characters), and stops at once.
+func TestSpinnerSilentOffTerminal(t *testing.T) {
+	var b bytes.Buffer
+	stop := spinner(&b, "checking serializable")
+	stop()
+	if b.Len() != 0 {
+		t.Errorf("spinner wrote %q to a buffer", b.String())
+	}
+}
