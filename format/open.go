@@ -361,3 +361,39 @@ func dirMembers(f Format, p string, entries []fs.DirEntry) []string {
 	}
 	return nil
 }
+
+// Collection returns the histories directly inside directory p when p itself holds none:
+// its subdirectories that hold a history, and its files that are one, read in the named
+// format or, with [Auto] or "", any format sniffing finds. Names are relative to p and in
+// natural order (tap-2 before tap-10). It returns nil when p is a history itself, or holds
+// none.
+func Collection(p, name string) []string {
+	if _, _, err := resolveDir(p, name); err == nil {
+		return nil
+	}
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		sub := filepath.Join(p, e.Name())
+		if e.IsDir() {
+			if _, _, err := resolveDir(sub, name); err == nil {
+				out = append(out, e.Name())
+			}
+			continue
+		}
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if _, err := resolveFile(sub, name); err == nil {
+			out = append(out, e.Name())
+		}
+	}
+	slices.SortFunc(out, naturalCompare)
+	return out
+}

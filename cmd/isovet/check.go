@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"isovet/check"
+	"isovet/format"
 	"isovet/internal/explain"
 )
 
@@ -50,8 +51,10 @@ func newCheckCmd() *cobra.Command {
 		Use:   "check HISTORY",
 		Short: "Check a history against an isolation level",
 		Long: `Check a history (a file, or a directory for Cobra, Vbox and Viper logs) against an isolation
-level. Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input error,
-3 unknown (timeout, cancellation, or no complete checker for the level yet).
+level. A directory that holds histories rather than being one (such as Vbox's coo/, one
+directory per case) has each of them checked, one line each, then a summary.
+Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input error, 3 unknown
+(timeout, cancellation, or no complete checker for the level yet).
 
 ` + levelHelp(),
 		Args: cobra.ExactArgs(1),
@@ -102,6 +105,11 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *che
 	method, ok := check.ParseMethod(f.method)
 	if !ok {
 		return &exitError{code: exitUsage, err: fmt.Errorf("unknown method %q (methods: auto, black-box, timestamp, basic)", f.method)}
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		if names := format.Collection(path, f.in.format); len(names) > 0 {
+			return runCheckAll(ctx, stdout, stderr, path, names, level, f)
+		}
 	}
 	h, _, err := f.in.open(path)
 	if err != nil {

@@ -168,3 +168,49 @@ func TestSpinnerSilentOffTerminal(t *testing.T) {
 		t.Errorf("spinner wrote %q to a buffer", b.String())
 	}
 }
+
+// TestCheckCollection: a directory of histories (Vbox's coo/, a directory per case; Plume's
+// text fixtures, a file per case) is checked history by history, with a summary, in text
+// and JSON, and an unreadable member is reported without stopping the others.
+func TestCheckCollection(t *testing.T) {
+	data := sharedData(t)
+	coo := filepath.Join(data, "vbox", "coo")
+	code, out, stderr := runCLI(t, "check", "--level", "serializable", coo)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != exitViolation || len(lines) != 31 ||
+		!strings.Contains(out, "29 histories in "+coo+" at serializable: 10 pass (10 of them not strict-serializable), 19 fail, 0 unknown") ||
+		!strings.Contains(out, "wat_sda_lost_update_c1                     pass; not strict-serializable: G-single (stale-read)") {
+		t.Errorf("check coo/: exit %d, stderr %q, stdout:\n%s", code, stderr, out)
+	}
+	code, out, _ = runCLI(t, "check", "--json", "--level", "serializable", coo)
+	var entries []struct {
+		History string
+		Report  struct{ Verdict string }
+	}
+	if err := json.Unmarshal([]byte(out), &entries); err != nil || code != exitViolation || len(entries) != 29 || entries[0].History != "iat_dda_read_skew_committed" || entries[0].Report.Verdict != "fail" {
+		t.Errorf("check --json coo/: exit %d, %v, %d entries:\n%.400s", code, err, len(entries), out)
+	}
+
+	dir := t.TempDir()
+	for _, c := range []string{"tap-e.txt", "tap-n.txt"} {
+		b, err := os.ReadFile(filepath.Join(data, "plume", "testcase", "text", c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, c), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bad.txt"), []byte("r(1,1,0,0)\nw(1,x,0,0)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out2 := t.TempDir()
+	code, out, _ = runCLI(t, "check", "--out", out2, "--level", "serializable", dir)
+	if code != exitViolation || !strings.Contains(out, "bad.txt    unreadable:") || !strings.Contains(out, "tap-e.txt  fail: internal") ||
+		!strings.Contains(out, "3 histories in "+dir+" at serializable: 1 pass, 1 fail, 0 unknown, 1 could not be checked") {
+		t.Errorf("check of a directory of files: exit %d:\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(out2, "tap-n.txt", "report.html")); err != nil {
+		t.Errorf("--out wrote no report per history: %v", err)
+	}
+}

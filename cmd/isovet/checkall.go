@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"isovet/check"
+)
+
+// runCheckAll checks every history of a collection directory (format.Collection: a
+// directory of history directories or files, such as Vbox's coo/ with its 29 cases) at
+// the same level: one line per history, then a summary; --json prints an array of
+// {"history", "report"}, --out DIR one report directory per history. The exit code is 1 if
+// any history violates the level, else 2 if any could not be read, else 3 if any is
+// unknown, else 0.
+func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, names []string, level check.Level, f *checkFlags) error {
+	method, _ := check.ParseMethod(f.method)
+	opts := check.Options{Method: method, ClockSkew: f.clockSkew, MaxAnomalies: f.maxAnomalies, Now: time.Now}
+	type entry struct {
+		History string          `json:"history"`
+		Error   string          `json:"error,omitempty"`
+		Report  json.RawMessage `json:"report,omitempty"`
+	}
+	var entries []entry
+	var pass, fail, unknown, unread, notRealtime int
+	width := 0
+	for _, n := range names {
+		width = max(width, len(n))
+	}
+	for _, name := range names {
+		p := filepath.Join(dir, name)
+		h, _, err := f.in.open(p)
+		if err != nil {
+			unread++
+			entries = append(entries, entry{History: name, Error: err.Error()})
+			if !f.asJSON {
+				fmt.Fprintf(stdout, "%-*s  unreadable: %v\n", width, name, err)
+			}
+			continue
+		}
+		cctx, cancel := ctx, context.CancelFunc(func() {})
+		if f.timeout > 0 {
+			cctx, cancel = context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("timeout of %v reached", f.timeout))
+		}
+		stop := spinner(stderr, "checking "+name)
+		rep, err := check.Check(cctx, h, level, opts)
+		if rep != nil && rep.Verdict == check.Pass && f.realtime > 0 {
+			fctx, fcancel := context.WithTimeout(ctx, f.realtime)
+			check.FollowRealtime(fctx, h, rep, opts)
+			fcancel()
+		}
+		stop()
+		cancel()
+		if rep == nil {
+			if ctx.Err() != nil {
+				return &exitError{code: exitUnknown, err: fmt.Errorf("stopped at %s: %w", p, err)}
+			}
+			if cctx.Err() == nil {
+				unread++
+				entries = append(entries, entry{History: name, Error: err.Error()})
+				if !f.asJSON {
+					fmt.Fprintf(stdout, "%-*s  cannot be checked: %v\n", width, name, err)
+				}
+				continue
+			}
+			rep = &check.Report{Level: level, Verdict: check.Unknown, History: h, Notes: []string{"stopped: " + err.Error()}}
+		}
+		switch rep.Verdict {
+		case check.Pass:
+			pass++
+			if fu := rep.Followup; fu != nil && fu.Verdict == check.Fail {
+				notRealtime++
+			}
+		case check.Fail:
+			fail++
+		default:
+			unknown++
+		}
+		if f.out != "" {
+			if err := writeReportDir(filepath.Join(f.out, name), rep); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+		}
+		if f.asJSON {
+			var b bytes.Buffer
+			if err := writeReportJSON(&b, p, rep); err != nil {
+				return err
+			}
+			entries = append(entries, entry{History: name, Report: json.RawMessage(bytes.TrimSpace(b.Bytes()))})
+			continue
+		}
+		fmt.Fprintf(stdout, "%-*s  %s\n", width, name, summaryLine(rep))
+	}
+	if f.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(entries); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stdout, "\n%d histories in %s at %s: %d pass", len(names), dir, level, pass)
+		if notRealtime > 0 {
+			rt, _ := level.RealtimeCounterpart()
+			fmt.Fprintf(stdout, " (%d of them not %s)", notRealtime, rt)
+		}
+		fmt.Fprintf(stdout, ", %d fail, %d unknown", fail, unknown)
+		if unread > 0 {
+			fmt.Fprintf(stdout, ", %d could not be checked", unread)
+		}
+		fmt.Fprintln(stdout)
+	}
+	switch {
+	case fail > 0:
+		return &exitError{code: exitViolation}
+	case unread > 0:
+		return &exitError{code: exitUsage, err: errors.New("some histories could not be checked (see above)")}
+	case unknown > 0:
+		return &exitError{code: exitUnknown}
+	}
+	return nil
+}
+
+// summaryLine says a report in one line: the verdict, the first anomaly with its other
+// names, and what the real-time follow-up found.
+func summaryLine(rep *check.Report) string {
+	var b strings.Builder
+	b.WriteString(rep.Verdict.String())
+	if len(rep.Anomalies) > 0 {
+		fmt.Fprintf(&b, ": %s", anomalyName(rep.Anomalies[0]))
+		if n := len(rep.Anomalies); n > 1 {
+			fmt.Fprintf(&b, " (and %d more)", n-1)
+		}
+	}
+	if fu := rep.Followup; fu != nil && rep.Verdict == check.Pass {
+		switch fu.Verdict {
+		case check.Fail:
+			fmt.Fprintf(&b, "; not %s: %s", fu.Level, anomalyName(*fu.Anomaly))
+		case check.Pass:
+			fmt.Fprintf(&b, "; %s too", fu.Level)
+		default:
+			fmt.Fprintf(&b, "; %s unknown", fu.Level)
+		}
+	}
+	return b.String()
+}
+
+// anomalyName is an anomaly's name with its other names: "G-single (stale-read)".
+func anomalyName(a check.Anomaly) string {
+	s := a.Kind.String()
+	if len(a.Also) > 0 {
+		var also []string
+		for _, k := range a.Also {
+			also = append(also, k.String())
+		}
+		s += " (" + strings.Join(also, ", ") + ")"
+	}
+	return s
+}
