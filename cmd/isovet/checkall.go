@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"isovet/check"
+	"isovet/history"
 )
 
 // runCheckAll checks every history of a collection directory (format.Collection: a
@@ -133,6 +135,9 @@ func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, name
 func summaryLine(rep *check.Report) string {
 	var b strings.Builder
 	b.WriteString(rep.Verdict.String())
+	if h := rep.History; h != nil && rep.Verdict == check.Pass && !slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return t.Committed() }) {
+		b.WriteString(" (vacuously: no committed transaction)")
+	}
 	if len(rep.Anomalies) > 0 {
 		fmt.Fprintf(&b, ": %s", anomalyName(rep.Anomalies[0]))
 		if n := len(rep.Anomalies); n > 1 {
