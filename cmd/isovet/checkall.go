@@ -139,7 +139,7 @@ func summaryLine(rep *check.Report) string {
 		b.WriteString(" (vacuously: no committed transaction)")
 	}
 	if len(rep.Anomalies) > 0 {
-		fmt.Fprintf(&b, ": %s", anomalyName(rep.Anomalies[0]))
+		fmt.Fprintf(&b, ": %s", rep.Anomalies[0].Name())
 		if n := len(rep.Anomalies); n > 1 {
 			fmt.Fprintf(&b, " (and %d more)", n-1)
 		}
@@ -147,7 +147,7 @@ func summaryLine(rep *check.Report) string {
 	if fu := rep.Followup; fu != nil && rep.Verdict == check.Pass {
 		switch fu.Verdict {
 		case check.Fail:
-			fmt.Fprintf(&b, "; not %s: %s", fu.Level, anomalyName(*fu.Anomaly))
+			fmt.Fprintf(&b, "; not %s: %s", fu.Level, fu.Anomaly.Name())
 		case check.Pass:
 			fmt.Fprintf(&b, "; %s too", fu.Level)
 		default:
@@ -155,17 +155,4 @@ func summaryLine(rep *check.Report) string {
 		}
 	}
 	return b.String()
-}
-
-// anomalyName is an anomaly's name with its other names: "G-single (stale-read)".
-func anomalyName(a check.Anomaly) string {
-	s := a.Kind.String()
-	if len(a.Also) > 0 {
-		var also []string
-		for _, k := range a.Also {
-			also = append(also, k.String())
-		}
-		s += " (" + strings.Join(also, ", ") + ")"
-	}
-	return s
 }

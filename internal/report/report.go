@@ -104,6 +104,18 @@ type Anomaly struct {
 	RuledOut []string
 }
 
+// Name is the anomaly's kind with its other names: "G-single (read-skew, fractured-read)".
+func (a Anomaly) Name() string {
+	if len(a.Also) == 0 {
+		return a.Kind.String()
+	}
+	also := make([]string, len(a.Also))
+	for i, k := range a.Also {
+		also[i] = k.String()
+	}
+	return a.Kind.String() + " (" + strings.Join(also, ", ") + ")"
+}
+
 // Stats are counters a checker reports for the curious and for benchmarks.
 type Stats struct {
 	Txns, Committed, Aborted, Unknown  int

@@ -28,15 +28,7 @@ func cell(path string, level anomaly.Level) (report.Verdict, string) {
 	switch {
 	case len(rep.Anomalies) > 0:
 		a := rep.Anomalies[0]
-		s := a.Kind.String()
-		if len(a.Also) > 0 {
-			var also []string
-			for _, k := range a.Also {
-				also = append(also, k.String())
-			}
-			s += " (" + strings.Join(also, ", ") + ")"
-		}
-		return rep.Verdict, s + ": " + a.Message
+		return rep.Verdict, a.Name() + ": " + a.Message
 	case len(rep.Notes) > 0:
 		return rep.Verdict, strings.Join(rep.Notes, "; ")
 	}

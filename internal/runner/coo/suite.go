@@ -45,15 +45,7 @@ func (v *Verdict) Summary() string {
 				if a.Kind != k {
 					continue
 				}
-				s := k.String()
-				if len(a.Also) > 0 {
-					var also []string
-					for _, x := range a.Also {
-						also = append(also, x.String())
-					}
-					s += " (" + strings.Join(also, ", ") + ")"
-				}
-				parts = append(parts, s)
+				parts = append(parts, a.Name())
 				break
 			}
 		}
