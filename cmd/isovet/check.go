@@ -177,15 +177,7 @@ func writeReportDir(dir string, rep *check.Report) error {
 		return err
 	}
 	write := func(name string, render func(io.Writer) error) error {
-		fh, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		if err := writeBuffered(fh, render); err != nil {
-			fh.Close()
-			return err
-		}
-		return fh.Close()
+		return writeFile(filepath.Join(dir, name), render)
 	}
 	if err := write("report.txt", func(w io.Writer) error { return writeReportText(w, "", rep) }); err != nil {
 		return err
@@ -197,4 +189,17 @@ func writeReportDir(dir string, rep *check.Report) error {
 		return err
 	}
 	return writeReportGraphs(dir, rep, write)
+}
+
+// writeFile creates the file at path and writes it through render, buffered.
+func writeFile(path string, render func(io.Writer) error) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := writeBuffered(fh, render); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
 }

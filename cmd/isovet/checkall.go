@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"io"
 	"path/filepath"
 	"slices"
@@ -31,6 +32,7 @@ func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, name
 		Report  json.RawMessage `json:"report,omitempty"`
 	}
 	var entries []entry
+	var index []indexRow
 	var pass, fail, unknown, unread, notRealtime int
 	width := 0
 	for _, n := range names {
@@ -42,6 +44,7 @@ func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, name
 		if err != nil {
 			unread++
 			entries = append(entries, entry{History: name, Error: err.Error()})
+			index = append(index, indexRow{Name: name, Verdict: "error", Summary: "unreadable: " + err.Error()})
 			if !f.asJSON {
 				fmt.Fprintf(stdout, "%-*s  unreadable: %v\n", width, name, err)
 			}
@@ -67,6 +70,7 @@ func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, name
 			if cctx.Err() == nil {
 				unread++
 				entries = append(entries, entry{History: name, Error: err.Error()})
+				index = append(index, indexRow{Name: name, Verdict: "error", Summary: "cannot be checked: " + err.Error()})
 				if !f.asJSON {
 					fmt.Fprintf(stdout, "%-*s  cannot be checked: %v\n", width, name, err)
 				}
@@ -89,6 +93,7 @@ func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, name
 			if err := writeReportDir(filepath.Join(f.out, name), rep); err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
+			index = append(index, indexRow{Name: name, Verdict: rep.Verdict.String(), Summary: summaryLine(rep), Link: name + "/report.html"})
 		}
 		if f.asJSON {
 			var b bytes.Buffer
@@ -99,6 +104,13 @@ func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, name
 			continue
 		}
 		fmt.Fprintf(stdout, "%-*s  %s\n", width, name, summaryLine(rep))
+	}
+	if f.out != "" {
+		page := indexPage{Dir: dir, Level: level.String(), Rows: index}
+		err := writeFile(filepath.Join(f.out, "index.html"), func(w io.Writer) error { return indexTmpl.Execute(w, page) })
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
 	}
 	if f.asJSON {
 		enc := json.NewEncoder(stdout)
@@ -156,3 +168,38 @@ func summaryLine(rep *check.Report) string {
 	}
 	return b.String()
 }
+
+// indexRow is one history on a collection's index page.
+type indexRow struct {
+	Name, Verdict, Summary, Link string
+}
+
+type indexPage struct {
+	Dir, Level string
+	Rows       []indexRow
+}
+
+// indexTmpl is the page --out writes for a collection: one row per history, linking to its
+// report.
+var indexTmpl = template.Must(template.New("index").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>isovet: {{.Dir}} at {{.Level}}</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em; padding: 0 1em; }
+table { border-collapse: collapse; width: 100%; }
+td, th { border: 1px solid #ddd; padding: 0.3em 0.6em; text-align: left; }
+th { background: #f4f4f4; }
+.pass { color: #006b1b; } .fail { color: #b00020; } .unknown, .error { color: #8a5a00; }
+</style>
+</head>
+<body>
+<h1>isovet: {{.Dir}} at {{.Level}}</h1>
+<table>
+<tr><th>history</th><th>verdict</th><th>what was found</th></tr>
+{{range .Rows}}<tr><td>{{if .Link}}<a href="{{.Link}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}</td><td class="{{.Verdict}}">{{.Verdict}}</td><td>{{.Summary}}</td></tr>
+{{end}}</table>
+</body>
+</html>
+`))
