@@ -38,16 +38,20 @@ func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, name
 	for _, n := range names {
 		width = max(width, len(n))
 	}
+	// bad records a history that could not be read or checked.
+	bad := func(name, what string, err error) {
+		unread++
+		entries = append(entries, entry{History: name, Error: err.Error()})
+		index = append(index, indexRow{Name: name, Verdict: "error", Summary: what + ": " + err.Error()})
+		if !f.asJSON {
+			fmt.Fprintf(stdout, "%-*s  %s: %v\n", width, name, what, err)
+		}
+	}
 	for _, name := range names {
 		p := filepath.Join(dir, name)
 		h, _, err := f.in.open(p)
 		if err != nil {
-			unread++
-			entries = append(entries, entry{History: name, Error: err.Error()})
-			index = append(index, indexRow{Name: name, Verdict: "error", Summary: "unreadable: " + err.Error()})
-			if !f.asJSON {
-				fmt.Fprintf(stdout, "%-*s  unreadable: %v\n", width, name, err)
-			}
+			bad(name, "unreadable", err)
 			continue
 		}
 		cctx, cancel := ctx, context.CancelFunc(func() {})
@@ -68,12 +72,7 @@ func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, name
 				return &exitError{code: exitUnknown, err: fmt.Errorf("stopped at %s: %w", p, err)}
 			}
 			if cctx.Err() == nil {
-				unread++
-				entries = append(entries, entry{History: name, Error: err.Error()})
-				index = append(index, indexRow{Name: name, Verdict: "error", Summary: "cannot be checked: " + err.Error()})
-				if !f.asJSON {
-					fmt.Fprintf(stdout, "%-*s  cannot be checked: %v\n", width, name, err)
-				}
+				bad(name, "cannot be checked", err)
 				continue
 			}
 			rep = &check.Report{Level: level, Verdict: check.Unknown, History: h, Notes: []string{"stopped: " + err.Error()}}
