@@ -197,7 +197,7 @@ func Check(ctx context.Context, h *history.History, level Level, opts Options) (
 	if rt, ok := level.RealtimeCounterpart(); ok && rep != nil && rep.Verdict == Pass && rep.Followup == nil && h.HasTime() {
 		rep.Notes = append(rep.Notes, ignoresTimeNote(level, rt))
 	}
-	if rep != nil && rep.Verdict == Pass && !slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return t.Committed() }) {
+	if rep != nil && rep.Verdict == Pass && !h.AnyCommitted() {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the history holds no committed transaction (%s in %s), so the level holds vacuously: check that the right files were read", count(len(h.Txns), "transaction"), count(len(h.Sessions), "session")))
 	}
 	if rep != nil {
@@ -222,7 +222,7 @@ func count(n int, thing string) string {
 // records, when nothing is known of its real-time counterpart rt.
 func ignoresTimeNote(level, rt Level) string {
 	what := "the serial order"
-	if !strings.Contains(level.String(), "serializable") {
+	if rt == StrongSI {
 		what = "each snapshot"
 	}
 	return fmt.Sprintf("the history records client time, which %s ignores: %s also requires %s to respect real time (a transaction that began after another ended sees its effects)", level, rt, what)
@@ -261,5 +261,6 @@ func FollowRealtime(ctx context.Context, h *history.History, rep *Report, opts O
 		f.Why = "the check there was inconclusive; --level " + rt.String() + " says why"
 	}
 	rep.Followup = f
-	rep.Notes = slices.DeleteFunc(rep.Notes, func(n string) bool { return n == ignoresTimeNote(rep.Level, rt) })
+	note := ignoresTimeNote(rep.Level, rt)
+	rep.Notes = slices.DeleteFunc(rep.Notes, func(n string) bool { return n == note })
 }

@@ -276,6 +276,11 @@ func (h *History) HasTimestamps() bool {
 	return len(h.Txns) > 0 && !slices.ContainsFunc(h.Txns, func(t Txn) bool { return !t.HasTimestamps })
 }
 
+// AnyCommitted reports whether some transaction of h committed.
+func (h *History) AnyCommitted() bool {
+	return slices.ContainsFunc(h.Txns, func(t Txn) bool { return t.Committed() })
+}
+
 // SessionOrdered reports whether some session holds two committed transactions, so that
 // session order constrains something.
 func (h *History) SessionOrdered() bool {

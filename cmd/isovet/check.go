@@ -14,6 +14,7 @@ import (
 
 	"isovet/check"
 	"isovet/format"
+	"isovet/history"
 	"isovet/internal/explain"
 )
 
@@ -106,9 +107,10 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *che
 	if !ok {
 		return &exitError{code: exitUsage, err: fmt.Errorf("unknown method %q (methods: auto, black-box, timestamp, basic)", f.method)}
 	}
+	opts := check.Options{Method: method, ClockSkew: f.clockSkew, MaxAnomalies: f.maxAnomalies, Now: time.Now}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		if names := format.Collection(path, f.in.format); len(names) > 0 {
-			return runCheckAll(ctx, stdout, stderr, path, names, level, f)
+			return runCheckAll(ctx, stdout, stderr, path, names, level, opts, f)
 		}
 	}
 	h, _, err := f.in.open(path)
@@ -120,11 +122,8 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *che
 		ctx, cancel = context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("timeout of %v reached", f.timeout))
 		defer cancel()
 	}
-	opts := check.Options{Method: method, ClockSkew: f.clockSkew, MaxAnomalies: f.maxAnomalies, Now: time.Now}
 	start := time.Now()
-	stop := spinner(stderr, "checking "+level.String())
-	rep, err := check.Check(ctx, h, level, opts)
-	stop()
+	rep, err := checkAndFollow(ctx, ctx, stderr, h, level, opts, f.realtime, level.String())
 	if rep == nil {
 		if errors.Is(err, check.ErrNotImplemented) || errors.Is(err, check.ErrNeedsTime) {
 			return &exitError{code: exitUsage, err: err}
@@ -141,13 +140,6 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *che
 		rep.Notes = append(rep.Notes, "stopped: "+err.Error())
 	} else if err != nil {
 		return &exitError{code: exitUsage, err: err}
-	}
-	if f.realtime > 0 && rep.Verdict == check.Pass {
-		fctx, cancel := context.WithTimeout(ctx, f.realtime)
-		stop := spinner(stderr, "checking the real-time counterpart")
-		check.FollowRealtime(fctx, h, rep, opts)
-		stop()
-		cancel()
 	}
 	if f.out != "" {
 		if err := writeReportDir(f.out, rep); err != nil {
@@ -170,6 +162,23 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *che
 	default:
 		return &exitError{code: exitUnknown}
 	}
+}
+
+// checkAndFollow checks h at level with opts under cctx and, after a pass, spends up to
+// budget (under fctx) on the level's real-time counterpart (check.FollowRealtime), with a
+// spinner naming what on stderr while each runs.
+func checkAndFollow(cctx, fctx context.Context, stderr io.Writer, h *history.History, level check.Level, opts check.Options, budget time.Duration, what string) (*check.Report, error) {
+	stop := spinner(stderr, "checking "+what)
+	rep, err := check.Check(cctx, h, level, opts)
+	stop()
+	if rep != nil && err == nil && rep.Verdict == check.Pass && budget > 0 {
+		ctx, cancel := context.WithTimeout(fctx, budget)
+		defer cancel()
+		stop := spinner(stderr, "checking the real-time counterpart")
+		check.FollowRealtime(ctx, h, rep, opts)
+		stop()
+	}
+	return rep, err
 }
 
 func writeReportDir(dir string, rep *check.Report) error {

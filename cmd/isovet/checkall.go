@@ -9,12 +9,9 @@ import (
 	"html/template"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
-	"time"
 
 	"isovet/check"
-	"isovet/history"
 )
 
 // runCheckAll checks every history of a collection directory (format.Collection: a
@@ -23,9 +20,7 @@ import (
 // {"history", "report"}, --out DIR one report directory per history. The exit code is 1 if
 // any history violates the level, else 2 if any could not be read, else 3 if any is
 // unknown, else 0.
-func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, names []string, level check.Level, f *checkFlags) error {
-	method, _ := check.ParseMethod(f.method)
-	opts := check.Options{Method: method, ClockSkew: f.clockSkew, MaxAnomalies: f.maxAnomalies, Now: time.Now}
+func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, names []string, level check.Level, opts check.Options, f *checkFlags) error {
 	type entry struct {
 		History string          `json:"history"`
 		Error   string          `json:"error,omitempty"`
@@ -58,14 +53,7 @@ func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, name
 		if f.timeout > 0 {
 			cctx, cancel = context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("timeout of %v reached", f.timeout))
 		}
-		stop := spinner(stderr, "checking "+name)
-		rep, err := check.Check(cctx, h, level, opts)
-		if rep != nil && rep.Verdict == check.Pass && f.realtime > 0 {
-			fctx, fcancel := context.WithTimeout(ctx, f.realtime)
-			check.FollowRealtime(fctx, h, rep, opts)
-			fcancel()
-		}
-		stop()
+		rep, err := checkAndFollow(cctx, ctx, stderr, h, level, opts, f.realtime, name)
 		cancel()
 		if rep == nil {
 			if ctx.Err() != nil {
@@ -146,7 +134,7 @@ func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, name
 func summaryLine(rep *check.Report) string {
 	var b strings.Builder
 	b.WriteString(rep.Verdict.String())
-	if h := rep.History; h != nil && rep.Verdict == check.Pass && !slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return t.Committed() }) {
+	if h := rep.History; h != nil && rep.Verdict == check.Pass && !h.AnyCommitted() {
 		b.WriteString(" (vacuously: no committed transaction)")
 	}
 	if len(rep.Anomalies) > 0 {

@@ -83,12 +83,8 @@ func writeDOT(w *bufio.Writer, e Explanation, prefix, indent string) {
 		fmt.Fprintf(w, "%s%s [label=%s];\n", indent, id, dotQuote(label))
 	}
 	for _, s := range e.Steps {
-		label := s.Rel.String()
-		if s.Key != "" {
-			label += " " + s.Key
-		}
 		color := relColor(s.Rel)
-		fmt.Fprintf(w, "%s%s -> %s [label=%s, color=%s, fontcolor=%s];\n", indent, ids[s.FromID], ids[s.ToID], dotQuote(label), dotQuote(color), dotQuote(color))
+		fmt.Fprintf(w, "%s%s -> %s [label=%s, color=%s, fontcolor=%s];\n", indent, ids[s.FromID], ids[s.ToID], dotQuote(stepLabel(s)), dotQuote(color), dotQuote(color))
 	}
 }
 

@@ -53,25 +53,24 @@ type htmlFollowup struct {
 }
 
 type htmlAnomaly struct {
-	N             int
-	Name, Title   string
-	Also          []string
-	Message       string
-	Graph         svgGraph
-	Txns          []Txn
-	HasTime       bool // some transaction has a client interval
-	HasTS         bool // some transaction has database timestamps
-	Steps         []Step
-	Cycle         bool
-	Contradiction string
-	RuledOut      []string
+	N           int
+	Name, Title string
+	Also        []string
+	Message     string
+	Graph       svgGraph
+	Txns        []Txn
+	HasTime     bool // some transaction has a client interval
+	HasTS       bool // some transaction has database timestamps
+	Steps       []Step
+	Cycle       bool
+	RuledOut    []string
 }
 
 func htmlAnomalyOf(e Explanation, n int) htmlAnomaly {
 	info := e.Kind.Info()
 	return htmlAnomaly{
 		N: n, Name: info.Name, Title: info.Title, Also: alsoNames(e), Message: strings.TrimSuffix(e.Message, "."),
-		Graph: layout(e), Txns: e.Txns, Steps: e.Steps, Cycle: e.Cycle, Contradiction: e.Contradiction,
+		Graph: layout(e), Txns: e.Txns, Steps: e.Steps, Cycle: e.Cycle,
 		RuledOut: e.RuledOut,
 		HasTime:  slices.ContainsFunc(e.Txns, func(t Txn) bool { return t.Time != "" }),
 		HasTS:    slices.ContainsFunc(e.Txns, func(t Txn) bool { return t.Timestamps != "" }),
@@ -90,7 +89,6 @@ type svgNode struct {
 	X, Y, W, H float64 // top-left corner and size
 	TX, TY     float64 // where the name is written
 	Name       string
-	Outcome    string
 }
 
 type svgEdge struct {
@@ -142,7 +140,7 @@ func layout(e Explanation) svgGraph {
 		}
 		x, y := ring*math.Cos(a), ring*math.Sin(a)
 		w := boxWidth(t.Name)
-		g.Nodes = append(g.Nodes, svgNode{X: x - w/2, Y: y - nodeH/2, W: w, H: nodeH, TX: x, TY: y + 5, Name: t.Name, Outcome: t.Outcome})
+		g.Nodes = append(g.Nodes, svgNode{X: x - w/2, Y: y - nodeH/2, W: w, H: nodeH, TX: x, TY: y + 5, Name: t.Name})
 		pos[t.ID] = i
 	}
 	seen := map[[2]int]int{}

@@ -128,8 +128,9 @@ func GenPred(rng *rand.Rand) *history.History {
 // PredSees reports whether predicate op o, run on the state value gives for every key of h
 // (every row of the relation), lists exactly the rows on which its predicate holds, and, for
 // a read, with the values it saw. A read that lists one row twice with different values
-// sees nothing any state gives (a write's rows are what it wrote; the last one stands) (si's FuzzCheck found the oracle keeping the last of the two).
-// Brute-force oracles use it to replay predicate ops.
+// sees nothing any state gives (si's FuzzCheck found the oracle keeping the last of the
+// two); a write's rows are what it wrote, and the last one stands. Brute-force oracles use
+// it to replay predicate ops.
 func PredSees(h *history.History, o history.Op, value func(history.Key) history.Value) bool {
 	po := h.Pred(o)
 	listed := make(map[history.Key]history.Row)
