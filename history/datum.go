@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // DatumKind is the type of an original key, value or identifier.
@@ -54,6 +55,17 @@ func (d Datum) String() string {
 	default:
 		return "nil"
 	}
+}
+
+// KV renders key k holding value v as reports write it: "x=3". A value that is itself a
+// list of columns (a row image such as "v1=0,v2=16,w=83", or Vbox's "<field>=<value>") is
+// put in parentheses, "101=(v1=0,v2=16,w=83)", so that the row's key stands apart from its
+// columns.
+func KV(k, v Datum) string {
+	if v.kind == DatumStr && strings.Contains(v.s, "=") {
+		return k.String() + "=(" + v.s + ")"
+	}
+	return k.String() + "=" + v.String()
 }
 
 // GoString renders d unambiguously (strings quoted).

@@ -195,3 +195,23 @@ func TestStrIndexComparesStringsOnEqualTags(t *testing.T) {
 		t.Fatal(`get("d") found a string never put`)
 	}
 }
+
+// TestKV pins how reports write a key and its value: a row image goes in parentheses so the
+// row's key stands apart from its columns; everything else is key=value.
+func TestKV(t *testing.T) {
+	for _, c := range []struct {
+		k, v Datum
+		want string
+	}{
+		{Str("x"), Int(3), "x=3"},
+		{Int(7), Str("abc"), "7=abc"},
+		{Str("x"), Datum{}, "x=nil"},
+		{Int(101), Str("v1=0,v2=16,w=83"), "101=(v1=0,v2=16,w=83)"},
+		{Str("k"), Str("a3=5"), "k=(a3=5)"},
+		{Str("k"), Str("a,b"), "k=a,b"},
+	} {
+		if got := KV(c.k, c.v); got != c.want {
+			t.Errorf("KV(%#v, %#v) = %q, want %q", c.k, c.v, got, c.want)
+		}
+	}
+}

@@ -258,6 +258,9 @@ func (h *History) Key(k Key) Datum { return h.Keys[k] }
 // Value returns the original of v.
 func (h *History) Value(v Value) Datum { return h.Values.At(int(v)) }
 
+// KV renders key k holding value v as reports write it ([KV]).
+func (h *History) KV(k Key, v Value) string { return KV(h.Key(k), h.Value(v)) }
+
 // Name returns how reports name t: its source id when it has one, else "T<id>".
 func (h *History) Name(t TxnID) string {
 	if d := h.Txns[t].Source; !d.IsNil() {

@@ -562,7 +562,7 @@ func (d *Deps) ownRead(ti int32, t *history.Txn, o history.Op, w history.Value) 
 	if w != o.Value {
 		d.Findings = append(d.Findings, report.Anomaly{
 			Kind: anomaly.Internal, Txns: []history.TxnID{t.ID}, Key: o.Key,
-			Message: fmt.Sprintf("%s read %v=%v after writing %v=%v itself", d.H.Name(t.ID), d.H.Key(o.Key), d.H.Value(o.Value), d.H.Key(o.Key), d.H.Value(own)),
+			Message: fmt.Sprintf("%s read %s after writing %s itself", d.H.Name(t.ID), d.H.KV(o.Key, o.Value), d.H.KV(o.Key, own)),
 		})
 	}
 }
@@ -881,7 +881,7 @@ func (d *Deps) AppendStep(st report.Step, via int32, forced bool) (report.Step, 
 		return st, false
 	}
 	name := func(t int32) string { return d.H.Name(history.TxnID(t)) }
-	kv := func(v history.Value) string { return fmt.Sprintf("%v=%v", d.H.Key(st.Key), d.H.Value(v)) }
+	kv := func(v history.Value) string { return d.H.KV(st.Key, v) }
 	lister := name(d.Reads[shown].Txn)
 	mine, _ := d.WriteOf(t, st.Key)
 	st.Rel = report.WW
@@ -913,7 +913,7 @@ const RuledOut = " (the opposite order was ruled out: it closes a cycle)"
 // ReadPhrase says how reader came to see version src of k (holding value; src is Init for
 // the initial state): "T3 read x=1 (written by T1)" or "T3 read the initial x=nil".
 func (d *Deps) ReadPhrase(reader, src int32, k history.Key, value history.Value) string {
-	kv := fmt.Sprintf("%v=%v", d.H.Key(k), d.H.Value(value))
+	kv := d.H.KV(k, value)
 	if src >= 0 && src < int32(d.N) {
 		return fmt.Sprintf("%s read %s (written by %s)", d.H.Name(history.TxnID(reader)), kv, d.H.Name(history.TxnID(src)))
 	}
@@ -1059,13 +1059,13 @@ func (d *Deps) explainNoSource(r *Read) report.Anomaly {
 	h := d.H
 	name := h.Name(history.TxnID(r.Txn))
 	a := report.Anomaly{Txns: []history.TxnID{history.TxnID(r.Txn)}, Key: r.Key}
-	kd, vd := h.Key(r.Key), h.Value(r.Value)
+	kv := h.KV(r.Key, r.Value)
 	o := r
 	if o.Src.Kind == history.SrcTxn && int(o.Src.Txn) < len(h.Txns) && h.Txns[o.Src.Txn].Outcome != history.OutcomeCommitted && o.Src.Txn != history.TxnID(r.Txn) {
 		w := o.Src.Txn
 		a.Txns = append(a.Txns, w)
 		a.Kind = anomaly.AbortedRead
-		a.Message = fmt.Sprintf("%s read %v=%v, which %s wrote, and %s did not commit", name, kd, vd, h.Name(w), h.Name(w))
+		a.Message = fmt.Sprintf("%s read %s, which %s wrote, and %s did not commit", name, kv, h.Name(w), h.Name(w))
 		return a
 	}
 	for i := range h.Txns {
@@ -1087,19 +1087,19 @@ func (d *Deps) explainNoSource(r *Read) report.Anomaly {
 			switch {
 			case t.Outcome == history.OutcomeAborted:
 				a.Kind = anomaly.AbortedRead
-				a.Message = fmt.Sprintf("%s read %v=%v, which only %s wrote, and %s aborted", name, kd, vd, h.Name(t.ID), h.Name(t.ID))
+				a.Message = fmt.Sprintf("%s read %s, which only %s wrote, and %s aborted", name, kv, h.Name(t.ID), h.Name(t.ID))
 			case t.Outcome == history.OutcomeUnknown:
 				a.Kind = anomaly.AbortedRead
-				a.Message = fmt.Sprintf("%s read %v=%v, which only %s wrote, and %s cannot have committed", name, kd, vd, h.Name(t.ID), h.Name(t.ID))
+				a.Message = fmt.Sprintf("%s read %s, which only %s wrote, and %s cannot have committed", name, kv, h.Name(t.ID), h.Name(t.ID))
 			default:
 				a.Kind = anomaly.IntermediateRead
-				a.Message = fmt.Sprintf("%s read %v=%v, which %s wrote and then overwrote in the same transaction", name, kd, vd, h.Name(t.ID))
+				a.Message = fmt.Sprintf("%s read %s, which %s wrote and then overwrote in the same transaction", name, kv, h.Name(t.ID))
 			}
 			return a
 		}
 	}
 	a.Kind = anomaly.ThinAirRead
-	a.Message = fmt.Sprintf("%s read %v=%v, which no transaction wrote", name, kd, vd)
+	a.Message = fmt.Sprintf("%s read %s, which no transaction wrote", name, kv)
 	return a
 }
 

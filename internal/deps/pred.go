@@ -807,9 +807,9 @@ func (d *Deps) predInternal(t *history.Txn, pr *history.Predicate, k history.Key
 		d.intBad[t.ID] = true
 		return
 	}
-	msg := fmt.Sprintf("%s's predicate %q did not return row %v as %s had itself written it, %v=%v", h.Name(t.ID), pr.Expr, h.Key(k), h.Name(t.ID), h.Key(k), h.Value(v))
+	msg := fmt.Sprintf("%s's predicate %q did not return row %v as %s had itself written it, %s", h.Name(t.ID), pr.Expr, h.Key(k), h.Name(t.ID), h.KV(k, v))
 	if matched {
-		msg = fmt.Sprintf("%s's update with predicate %q changed row %v, although %s had itself written %v=%v, which does not match it", h.Name(t.ID), pr.Expr, h.Key(k), h.Name(t.ID), h.Key(k), h.Value(v))
+		msg = fmt.Sprintf("%s's update with predicate %q changed row %v, although %s had itself written %s, which does not match it", h.Name(t.ID), pr.Expr, h.Key(k), h.Name(t.ID), h.KV(k, v))
 	}
 	d.Findings = append(d.Findings, report.Anomaly{Kind: anomaly.Internal, Txns: []history.TxnID{t.ID}, Key: k, Message: msg})
 }

@@ -354,7 +354,7 @@ func (d *Deps) predReturnedOwnFalse(t *history.Txn, pr *history.Predicate, k his
 		return
 	}
 	d.Findings = append(d.Findings, report.Anomaly{Kind: anomaly.Internal, Txns: []history.TxnID{t.ID}, Key: k,
-		Message: fmt.Sprintf("%s's predicate %q returned row %v, which %s had itself written as %v=%v, on which the predicate does not hold", h.Name(t.ID), pr.Expr, h.Key(k), h.Name(t.ID), h.Key(k), h.Value(v))})
+		Message: fmt.Sprintf("%s's predicate %q returned row %v, which %s had itself written as %s, on which the predicate does not hold", h.Name(t.ID), pr.Expr, h.Key(k), h.Name(t.ID), h.KV(k, v))})
 }
 
 // returnedFalse counts the rows predicate reads returned although the predicate holds on
@@ -371,7 +371,7 @@ type returnedFalse struct {
 func (f *returnedFalse) add(d *Deps, t *history.Txn, pr *history.Predicate, row history.Row) {
 	h := d.H
 	if f.n++; f.example == "" {
-		f.example = fmt.Sprintf("%s's %q returned %v=%v", h.Name(t.ID), pr.Expr, h.Key(row.Key), h.Value(row.Value))
+		f.example = fmt.Sprintf("%s's %q returned %s", h.Name(t.ID), pr.Expr, h.KV(row.Key, row.Value))
 	}
 }
 

@@ -288,7 +288,7 @@ func List(h *history.History, vs []history.Value) string {
 // why makes the reason for a step from its relation (the lowest relation in the set).
 func why(h *history.History, n namer, s report.Step) string {
 	from, to := n.txn(s.From), n.txn(s.To)
-	kv := func(v history.Value) string { return fmt.Sprintf("%v=%v", n.key(s.Key), n.value(v)) }
+	kv := func(v history.Value) string { return history.KV(n.key(s.Key), n.value(v)) }
 	switch {
 	case s.Rel&report.WW != 0:
 		if s.Value2 != history.Nil {

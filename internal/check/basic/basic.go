@@ -283,7 +283,7 @@ func (c *checker) read(t *history.Txn, j int32, o history.Op) {
 		own := c.written(t, w, k)
 		if own != v || (o.Src.Kind == history.SrcTxn && o.Src.Txn != t.ID) || o.Src.Kind == history.SrcInit || o.Src.Kind == history.SrcNone {
 			c.add(anomaly.Internal, []history.TxnID{t.ID}, k, func() string {
-				return fmt.Sprintf("%s read %v=%v after writing %v=%v itself", h.Name(t.ID), h.Key(k), h.Value(v), h.Key(k), h.Value(own))
+				return fmt.Sprintf("%s read %s after writing %s itself", h.Name(t.ID), h.KV(k, v), h.KV(k, own))
 			})
 		}
 		return
@@ -299,7 +299,7 @@ func (c *checker) read(t *history.Txn, j int32, o history.Op) {
 	if r == nil {
 		if v != h.InitialValue(k) {
 			c.add(anomaly.ThinAirRead, []history.TxnID{t.ID}, k, func() string {
-				return fmt.Sprintf("%s read %v=%v, which no transaction wrote and which is not %v's initial value (%v)", h.Name(t.ID), h.Key(k), h.Value(v), h.Key(k), h.Value(h.InitialValue(k)))
+				return fmt.Sprintf("%s read %s, which no transaction wrote and which is not %v's initial value (%v)", h.Name(t.ID), h.KV(k, v), h.Key(k), h.Value(h.InitialValue(k)))
 			})
 		}
 		return
@@ -321,7 +321,7 @@ func (c *checker) external(t *history.Txn, o history.Op, r *wrec, list bool) {
 			if list {
 				return fmt.Sprintf("%s read %v=%s, holding %v before appending it itself", h.Name(t.ID), h.Key(k), c.list(o), h.Value(v))
 			}
-			return fmt.Sprintf("%s read %v=%v before writing it itself", h.Name(t.ID), h.Key(k), h.Value(v))
+			return fmt.Sprintf("%s read %s before writing it itself", h.Name(t.ID), h.KV(k, v))
 		})
 		return
 	}
@@ -334,12 +334,12 @@ func (c *checker) external(t *history.Txn, o history.Op, r *wrec, list bool) {
 				if list {
 					return fmt.Sprintf("%s read %v=%s, whose element %v was appended only by %s", h.Name(t.ID), h.Key(k), c.list(o), h.Value(v), who)
 				}
-				return fmt.Sprintf("%s read %v=%v, which was written only by %s", h.Name(t.ID), h.Key(k), h.Value(v), who)
+				return fmt.Sprintf("%s read %s, which was written only by %s", h.Name(t.ID), h.KV(k, v), who)
 			}
 			if list {
 				return fmt.Sprintf("%s read %v=%s, whose element %v was appended only by %s, which aborted", h.Name(t.ID), h.Key(k), c.list(o), h.Value(v), h.Name(r.txn))
 			}
-			return fmt.Sprintf("%s read %v=%v, which only %s wrote, and it aborted", h.Name(t.ID), h.Key(k), h.Value(v), h.Name(r.txn))
+			return fmt.Sprintf("%s read %s, which only %s wrote, and it aborted", h.Name(t.ID), h.KV(k, v), h.Name(r.txn))
 		}, c.wrStep(r.txn, t.ID, o, v))
 		return
 	case r.flags&wFinal == 0 && !list && r.txn != t.ID:
@@ -359,7 +359,7 @@ func (c *checker) readFrom(t *history.Txn, j int32, o history.Op) {
 	if w == t.ID {
 		if o.Src.Op > j {
 			c.add(anomaly.Internal, []history.TxnID{t.ID}, k, func() string {
-				return fmt.Sprintf("%s read %v=%v from its own later write", h.Name(t.ID), h.Key(k), h.Value(v))
+				return fmt.Sprintf("%s read %s from its own later write", h.Name(t.ID), h.KV(k, v))
 			})
 		}
 		return
@@ -367,7 +367,7 @@ func (c *checker) readFrom(t *history.Txn, j int32, o history.Op) {
 	wt := h.Txn(w)
 	if wt.Outcome == history.OutcomeAborted {
 		c.add(anomaly.AbortedRead, []history.TxnID{w, t.ID}, k, func() string {
-			return fmt.Sprintf("%s read %v=%v from %s (the source names it), which aborted", h.Name(t.ID), h.Key(k), h.Value(v), h.Name(w))
+			return fmt.Sprintf("%s read %s from %s (the source names it), which aborted", h.Name(t.ID), h.KV(k, v), h.Name(w))
 		}, report.Step{From: w, To: t.ID, Rel: report.WR, Key: k, Value: v})
 		return
 	}
@@ -398,14 +398,14 @@ func (c *checker) intermediate(t *history.Txn, o history.Op, w history.TxnID, wo
 		over := overwrite(wt, wop)
 		if over < 0 {
 			// Duplicates: w's write was final but w aborted; the committed writers overwrote it.
-			return fmt.Sprintf("%s read %v=%v, which every committed or unknown-outcome writer overwrote in the same transaction, and the others aborted", h.Name(t.ID), h.Key(k), h.Value(v))
+			return fmt.Sprintf("%s read %s, which every committed or unknown-outcome writer overwrote in the same transaction, and the others aborted", h.Name(t.ID), h.KV(k, v))
 		}
 		final := wt.Ops[over]
 		src := ""
 		if explicit {
 			src = " (the source names it)"
 		}
-		return fmt.Sprintf("%s read %v=%v, which %s wrote%s and then overwrote with %v=%v in the same transaction", h.Name(t.ID), h.Key(k), h.Value(v), h.Name(w), src, h.Key(k), h.Value(final.Value))
+		return fmt.Sprintf("%s read %s, which %s wrote%s and then overwrote with %s in the same transaction", h.Name(t.ID), h.KV(k, v), h.Name(w), src, h.KV(k, final.Value))
 	}, report.Step{From: w, To: t.ID, Rel: report.WR, Key: k, Value: v})
 }
 
@@ -425,7 +425,7 @@ func (c *checker) future(t *history.Txn, o history.Op, w history.TxnID) {
 	}
 	c.add(anomaly.FutureRead, []history.TxnID{t.ID, w}, k, func() string {
 		sess := h.Sessions[t.Session].Source
-		what := fmt.Sprintf("%v=%v", h.Key(k), h.Value(v))
+		what := h.KV(k, v)
 		if o.Kind == history.OpListRead {
 			what = fmt.Sprintf("%v=%s, holding %v", h.Key(k), c.list(o), h.Value(v))
 		}
@@ -649,7 +649,7 @@ func (c *checker) notes() {
 		f.Notes = append(f.Notes, fmt.Sprintf("%d transactions have an unknown outcome: their writes count as possibly committed, and their own reads were not checked", f.Stats.Unknown))
 	}
 	if dupPairs > 0 {
-		f.Notes = append(f.Notes, fmt.Sprintf("%d (key, value) pairs were written by more than one transaction (e.g. %v=%v by %s and others); reads of them are ambiguous, and a finding is reported only if every possible writer agrees", dupPairs, h.Key(dupExample.k), h.Value(dupExample.v), h.Name(dupExample.txn)))
+		f.Notes = append(f.Notes, fmt.Sprintf("%d (key, value) pairs were written by more than one transaction (e.g. %s by %s and others); reads of them are ambiguous, and a finding is reported only if every possible writer agrees", dupPairs, h.KV(dupExample.k, dupExample.v), h.Name(dupExample.txn)))
 	}
 	if dupLists > 0 {
 		f.Notes = append(f.Notes, fmt.Sprintf("%d list elements were appended to the same key by more than one transaction; list reads holding them are ambiguous", dupLists))

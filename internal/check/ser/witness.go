@@ -83,7 +83,7 @@ func (w *witness) steps(cyc []deps.Edge) []report.Step {
 func (w *witness) name(t history.TxnID) string { return w.h.Name(t) }
 
 func (w *witness) kv(k history.Key, v history.Value) string {
-	return fmt.Sprintf("%v=%v", w.h.Key(k), w.h.Value(v))
+	return w.h.KV(k, v)
 }
 
 // why says in a sentence why a step holds.
