@@ -31,8 +31,8 @@ check it and explain every anomaly found.
 Databases (--db): memdb://MODE[?fault=FAULT], the embedded reference database (the default,
 memdb://snapshot-isolation; modes serializable, snapshot-isolation, read-committed,
 read-uncommitted; faults lost-update, stale-read, fractured-read, long-fork, aborted-read,
-intermediate-read, phantom), postgres://user@host/db, mysql://user@tcp(host:port)/db,
-sqlite://FILE.
+intermediate-read, phantom), postgres://user@host/db, mysql://user@host:port/db (or
+mysql:// followed by the driver's user@tcp(host:port)/db), sqlite://FILE.
 
 Row workloads (blindw-pred, pred-write-skew) create a table (k, v1, v2, w), fill it with
 logged loader transactions, and record predicate reads and writes with the rows they

@@ -58,11 +58,21 @@ type DB struct {
 	rows  *runner.Tables // the row table, once Prepare created it
 }
 
-// Config converts a mysql:// URL to the driver's configuration.
+// Config converts a mysql:// URL to the driver's configuration. Besides the URL form
+// (mysql://user:password@host:3306/database?param=value), the driver's own DSN after the
+// scheme is taken as it is (mysql://user:password@tcp(host:3306)/database), since users of
+// go-sql-driver write that.
 func Config(dsn string) (*driver.Config, error) {
+	if _, rest, ok := strings.Cut(dsn, "://"); ok && (strings.Contains(rest, "@tcp(") || strings.HasPrefix(rest, "tcp(") || strings.Contains(rest, "unix(")) {
+		cfg, err := driver.ParseDSN(rest)
+		if err != nil {
+			return nil, fmt.Errorf("mysql: parsing %q as a driver DSN (user:password@tcp(host:port)/database): %w", dsn, err)
+		}
+		return settle(cfg), nil
+	}
 	u, err := url.Parse(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("mysql: parsing the URL: %w", err)
+		return nil, fmt.Errorf("mysql: parsing the URL (want mysql://user:password@host:port/database): %w", err)
 	}
 	host := u.Host
 	if host == "" {
@@ -83,11 +93,17 @@ func Config(dsn string) (*driver.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mysql: %w", err)
 	}
+	return settle(cfg), nil
+}
+
+// settle sets what isovet needs of every connection: a connect timeout unless the URL gives
+// one, and parameters interpolated on the client (one round trip per statement).
+func settle(cfg *driver.Config) *driver.Config {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
 	}
-	cfg.InterpolateParams = true // one round trip per statement
-	return cfg, nil
+	cfg.InterpolateParams = true
+	return cfg
 }
 
 // Open connects once to check the server.
