@@ -675,7 +675,7 @@ func validateSrc(h *History, src Src, k Key) error {
 		return fmt.Errorf("%w: op %d of txn %s", ErrBadSrc, src.Op, h.Name(src.Txn))
 	}
 	if wo := w[src.Op]; !wo.Kind.IsWrite() && wo.Kind != OpPredWrite {
-		return fmt.Errorf("%w: op %d of txn %s is a %v, not a write", ErrBadSrc, src.Op, h.Name(src.Txn), wo.Kind)
+		return fmt.Errorf("%w: op %d of txn %s is of kind %v, not a write", ErrBadSrc, src.Op, h.Name(src.Txn), wo.Kind)
 	} else if wo.Kind != OpPredWrite && wo.Key != k {
 		return fmt.Errorf("%w: op %d of txn %s writes key %v, not %v", ErrBadSrc, src.Op, h.Name(src.Txn), h.Keys[wo.Key], h.Keys[k])
 	}

@@ -71,7 +71,7 @@ func Write(w io.Writer, h *history.History) error {
 					b = append(b, `{"t":"r","k":`...)
 				}
 			default:
-				return fmt.Errorf("%w: txn %s op %d is a %v (Chronos has reads, writes, appends and list reads)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
+				return fmt.Errorf("%w: txn %s op %d is of kind %v (Chronos has reads, writes, appends and list reads)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
 			}
 			b = jsonscan.AppendDatum(b, h.Key(o.Key))
 			b = append(b, `,"v":`...)

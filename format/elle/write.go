@@ -69,7 +69,7 @@ func checkWorkload(h *history.History) error {
 					reg = true
 				}
 			default:
-				return fmt.Errorf("elle: txn %s op %d is a %v: Elle histories hold only appends, writes and reads", h.Name(t.ID), i, o.Kind)
+				return fmt.Errorf("elle: txn %s op %d is of kind %v: Elle histories hold only appends, writes and reads", h.Name(t.ID), i, o.Kind)
 			}
 			if list && reg {
 				return fmt.Errorf("elle: txn %s: %w", h.Name(t.ID), ErrMixedWorkloads)

@@ -232,7 +232,7 @@ func Write(w io.Writer, h *history.History) error {
 			case history.OpWrite:
 				c = 'w'
 			default:
-				return fmt.Errorf("%w: txn %s op %d is a %v (the text format has reads and writes)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
+				return fmt.Errorf("%w: txn %s op %d is of kind %v (the text format has reads and writes)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
 			}
 			k, ok1 := h.Key(o.Key).Int()
 			v, ok2 := h.Value(o.Value).Int()

@@ -289,7 +289,7 @@ func Write(w io.Writer, h *history.History) error {
 		for j, o := range t.Ops {
 			if o.Kind != history.OpAppend && o.Kind != history.OpListRead {
 				// Checked first: other ops (predicates) may have no key to look up.
-				return fmt.Errorf("%w: txn %s op %d is a %v (the format has appends and list reads)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
+				return fmt.Errorf("%w: txn %s op %d is of kind %v (the format has appends and list reads)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
 			}
 			k, err := integer(h.Key(o.Key), t, j)
 			if err != nil {
@@ -317,7 +317,7 @@ func Write(w io.Writer, h *history.History) error {
 					b = strconv.AppendInt(append(b, ' '), v, 10)
 				}
 			default:
-				return fmt.Errorf("%w: txn %s op %d is a %v (the format has appends and list reads)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
+				return fmt.Errorf("%w: txn %s op %d is of kind %v (the format has appends and list reads)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
 			}
 			b = append(b, '\n')
 		}
