@@ -492,7 +492,7 @@ func TestWriteRefusesWhatElleCannotSay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := elle.WriteEDN(&bytes.Buffer{}, h); err == nil || !strings.Contains(err.Error(), "is a insert") {
+	if err := elle.WriteEDN(&bytes.Buffer{}, h); err == nil || !strings.Contains(err.Error(), "is of kind insert") {
 		t.Errorf("WriteEDN(insert) = %v, want an error naming the op", err)
 	}
 	b = history.NewBuilder()
