@@ -57,15 +57,19 @@ func (d Datum) String() string {
 	}
 }
 
-// KV renders key k holding value v as reports write it: "x=3". A value that is itself a
-// list of columns (a row image such as "v1=0,v2=16,w=83", or Vbox's "<field>=<value>") is
-// put in parentheses, "101=(v1=0,v2=16,w=83)", so that the row's key stands apart from its
-// columns.
-func KV(k, v Datum) string {
+// KV renders key k holding value v as reports write it: "x=3", or, for a row image,
+// "101=(v1=0,v2=16,w=83)" ([ShowValue]).
+func KV(k, v Datum) string { return k.String() + "=" + ShowValue(v) }
+
+// ShowValue renders a value as reports write it. A value that is itself a list of columns
+// (a row image such as "v1=0,v2=16,w=83", or Vbox's "<field>=<value>") is put in
+// parentheses, so that a row's key stands apart from its columns ("101=(v1=0,v2=16,w=83)",
+// "ins(101,(v1=0,v2=16,w=83))"); anything else is its String.
+func ShowValue(v Datum) string {
 	if v.kind == DatumStr && strings.Contains(v.s, "=") {
-		return k.String() + "=(" + v.s + ")"
+		return "(" + v.s + ")"
 	}
-	return k.String() + "=" + v.String()
+	return v.String()
 }
 
 // GoString renders d unambiguously (strings quoted).

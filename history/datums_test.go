@@ -215,3 +215,11 @@ func TestKV(t *testing.T) {
 		}
 	}
 }
+
+func TestShowValue(t *testing.T) {
+	for v, want := range map[Datum]string{Int(-2): "-2", Str("abc"): "abc", {}: "nil", Str("v1=0,w=3"): "(v1=0,w=3)"} {
+		if got := ShowValue(v); got != want {
+			t.Errorf("ShowValue(%#v) = %q, want %q", v, got, want)
+		}
+	}
+}

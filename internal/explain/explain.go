@@ -234,7 +234,7 @@ func Op(h *history.History, o history.Op) string {
 	k := func() string { return h.Key(o.Key).String() }
 	switch o.Kind {
 	case history.OpRead:
-		fmt.Fprintf(&b, "r(%s,%v)", k(), h.Value(o.Value))
+		fmt.Fprintf(&b, "r(%s,%s)", k(), history.ShowValue(h.Value(o.Value)))
 		switch o.Src.Kind {
 		case history.SrcTxn:
 			b.WriteString("<-" + h.Name(o.Src.Txn))
@@ -244,11 +244,11 @@ func Op(h *history.History, o history.Op) string {
 			b.WriteString("<-none")
 		}
 	case history.OpWrite:
-		fmt.Fprintf(&b, "w(%s,%v)", k(), h.Value(o.Value))
+		fmt.Fprintf(&b, "w(%s,%s)", k(), history.ShowValue(h.Value(o.Value)))
 	case history.OpAppend:
-		fmt.Fprintf(&b, "a(%s,%v)", k(), h.Value(o.Value))
+		fmt.Fprintf(&b, "a(%s,%s)", k(), history.ShowValue(h.Value(o.Value)))
 	case history.OpInsert:
-		fmt.Fprintf(&b, "ins(%s,%v)", k(), h.Value(o.Value))
+		fmt.Fprintf(&b, "ins(%s,%s)", k(), history.ShowValue(h.Value(o.Value)))
 	case history.OpDelete:
 		fmt.Fprintf(&b, "del(%s)", k())
 	case history.OpListRead:

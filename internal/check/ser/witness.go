@@ -176,6 +176,10 @@ func (w *witness) whyPred(s report.Step, e deps.Edge, r *deps.Read, forced bool)
 	case deps.ReadPredVisible:
 		saw = fmt.Sprintf("%s's predicate read %q returned %s", reader, s.Pred, w.version(int32(src), s.Key))
 	case deps.ReadPredMiss:
+		if w.h.Txns[r.Txn].Ops[r.Op].Kind == history.OpPredWrite {
+			saw = fmt.Sprintf("%s's update with predicate %q did not change row %v, so it saw a version on which the predicate is false: %s", reader, s.Pred, w.h.Key(s.Key), w.version(int32(src), s.Key))
+			break
+		}
 		saw = fmt.Sprintf("%s's predicate read %q did not return row %v, so it saw a version on which the predicate is false: %s", reader, s.Pred, w.h.Key(s.Key), w.version(int32(src), s.Key))
 	default:
 		saw = fmt.Sprintf("%s's update with predicate %q changed row %v, so it read a version on which the predicate holds: %s", reader, s.Pred, w.h.Key(s.Key), w.version(int32(src), s.Key))
