@@ -12,7 +12,17 @@ import (
 // sometimes stale, so a good share are not serializable. Values are integers (one value
 // column), predicates ranges over them, so every predicate is decidable; it is the
 // differential test of the checkers' predicate support.
-func GenPred(rng *rand.Rand) *history.History {
+func GenPred(rng *rand.Rand) *history.History { return genPred(rng, false) }
+
+// GenPredTimed is GenPred with database start and commit timestamps that describe the run
+// as a snapshot-isolated database's: a transaction's start is the number of commits in the
+// state it read (stale or not), its commit one more than the commits before it. The run
+// does not enforce first-committer-wins, and some rows are left out of predicates, so a
+// share of the histories are not snapshot isolated; the same draws from rng give the same
+// history as GenPred, with timestamps.
+func GenPredTimed(rng *rand.Rand) *history.History { return genPred(rng, true) }
+
+func genPred(rng *rand.Rand, timestamps bool) *history.History {
 	const absent = -1
 	b := history.NewBuilder()
 	keys := []history.Key{b.StrKey("x"), b.StrKey("y"), b.StrKey("z")}
@@ -47,9 +57,14 @@ func GenPred(rng *rand.Rand) *history.History {
 		begin := int64(i*10 - rng.IntN(25))
 		b.Current().Time, b.Current().HasTime = history.Interval{Begin: begin, End: begin + 1 + int64(rng.IntN(30))}, true
 		// Read from the latest state mostly, sometimes from a stale one.
-		base := states[len(states)-1]
+		seen := len(states) - 1 // the commits in the state read
 		if rng.IntN(2) == 0 {
-			base = states[rng.IntN(len(states))]
+			seen = rng.IntN(len(states))
+		}
+		base := states[seen]
+		if timestamps {
+			x := b.Current()
+			x.Start, x.Commit, x.HasTimestamps = history.Timestamp{Physical: int64(seen)}, history.Timestamp{Physical: int64(len(states))}, true
 		}
 		cur := make(map[history.Key]int64)
 		for _, k := range keys {
