@@ -92,7 +92,9 @@ s1: T3 r(x,1) r(y,1) c @[8,9] ts[7,7]
 			if (rep.Verdict == report.Pass) != want || rep.Verdict == report.Unknown {
 				t.Fatalf("%s (%+v): %s, oracle says pass=%v", l, o, rep.Verdict, want)
 			}
-			byCert := slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.Contains(s, "snapshots and commits the database start and commit timestamps give") })
+			byCert := slices.ContainsFunc(rep.Notes, func(s string) bool {
+				return strings.Contains(s, "snapshots and commits the database start and commit timestamps give")
+			})
 			if byCert != (want && !o.NoCertificate) {
 				t.Errorf("%s (%+v): passed on the snapshot certificate = %v; notes %q", l, o, byCert, rep.Notes)
 			}
