@@ -272,6 +272,26 @@ func (c *run) run() error {
 			return err
 		}
 	}
+	// A history that is snapshot isolated but not serializable has no serial order for the
+	// row certificate, nor for the strict one below (which builds the dependencies first).
+	// The execution its clocks describe (snapshot at each start, writes installed at each
+	// commit), replayed on whole rows, proves it without building anything
+	// (ser.CertifySnapshots): on memdb's SI BlindW-Pred of 10,000 transactions, 0.6 s,
+	// where the strict certificate spent 8 s failing and the pipeline could not decide.
+	if rows {
+		if sc, ok := ser.CertifySnapshots(c.ctx, h, 0); ok && sc.Proves(info.Session, info.Realtime) {
+			c.phase("snapshot-certificate")
+			rep.Notes = append(rep.Notes, sc.Note())
+			rep.Verdict = report.Pass
+			if rt, ok := c.level.RealtimeCounterpart(); ok && sc.Proves(rt.Info().Session, rt.Info().Realtime) {
+				rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "the snapshots that passed this level follow client real time and session order"}
+			}
+			return nil
+		}
+		if err := context.Cause(c.ctx); err != nil {
+			return err
+		}
+	}
 	// A strict serializable history is snapshot isolated at every level (each transaction's
 	// snapshot taken just before it in the serial order). On predicate histories with client
 	// time that certificate is cheap, while without real time a row a predicate did not
@@ -287,25 +307,6 @@ func (c *run) run() error {
 			rep.Verdict = report.Pass
 			c.strictFollowup()
 			return nil
-		}
-	}
-	// A history that is snapshot isolated but not serializable has no serial order for the
-	// certificates above. The execution its clocks describe (snapshot at each start, writes
-	// installed at each commit), replayed on whole rows, proves it without building
-	// anything (ser.CertifySnapshots); on predicate histories the pipeline below may
-	// otherwise resolve millions of rows not returned.
-	if rows {
-		if sc, ok := ser.CertifySnapshots(c.ctx, h, 0); ok && sc.Proves(info.Session, info.Realtime) {
-			c.phase("snapshot-certificate")
-			rep.Notes = append(rep.Notes, sc.Note())
-			rep.Verdict = report.Pass
-			if rt, ok := c.level.RealtimeCounterpart(); ok && sc.Proves(rt.Info().Session, rt.Info().Realtime) {
-				rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "the snapshots that passed this level follow client real time and session order"}
-			}
-			return nil
-		}
-		if err := context.Cause(c.ctx); err != nil {
-			return err
 		}
 	}
 	do := deps.Options{Session: info.Session, Realtime: info.Realtime}
