@@ -3,6 +3,7 @@ package ser
 import (
 	"cmp"
 	"context"
+	"math/bits"
 	"slices"
 
 	"isovet/history"
@@ -63,7 +64,7 @@ func (sc SnapshotCertificate) Proves(session, realtime bool) bool {
 
 // Note says how the history passed, in a sentence for a report.
 func (sc SnapshotCertificate) Note() string {
-	s := "passed with the snapshots and commits the " + sc.By + " give, replayed on whole rows: every transaction read, and every predicate selected, what the snapshot of the transactions committed before it gives, and no two concurrent transactions wrote one row"
+	s := "passed with snapshots and commits taken from the " + sc.By + ", replayed on whole rows: every transaction read, and every predicate selected, what the snapshot of the transactions committed before it gives, and no two concurrent transactions wrote one row"
 	switch {
 	case sc.Session && sc.Realtime:
 		s += "; the snapshots also follow session order and client real time"
@@ -98,15 +99,16 @@ func CertifySnapshots(ctx context.Context, h *history.History, skew int64) (Snap
 	}
 	sess := sessionLinks(h, nil)
 	type candidate struct {
-		by  string
-		ok  bool
-		pts func(t int32) (snap, commit history.Timestamp)
+		by   string
+		ok   bool
+		move bool // snapshots may move later within their transaction (see replaySnapshots)
+		pts  func(t int32) (snap, commit history.Timestamp)
 	}
 	for _, c := range []candidate{
-		{"database start and commit timestamps", dbts, func(t int32) (history.Timestamp, history.Timestamp) {
+		{"database start and commit timestamps", dbts, false, func(t int32) (history.Timestamp, history.Timestamp) {
 			return h.Txns[t].Start, h.Txns[t].Commit
 		}},
-		{"client begin and end times", client, func(t int32) (history.Timestamp, history.Timestamp) {
+		{"client times (each snapshot at the transaction's begin, or at the first later commit where it replays)", client, true, func(t int32) (history.Timestamp, history.Timestamp) {
 			iv := h.Txns[t].Time
 			return history.Timestamp{Physical: iv.Begin}, history.Timestamp{Physical: iv.End}
 		}},
@@ -115,18 +117,11 @@ func CertifySnapshots(ctx context.Context, h *history.History, skew int64) (Snap
 			continue
 		}
 		ev := snapEvents(committed, c.pts)
-		if !rs.replaySnapshots(ctx, ev) {
+		snapAt, commitAt, ok := rs.replaySnapshots(ctx, ev, c.move)
+		if !ok {
 			continue
 		}
 		sc := SnapshotCertificate{By: c.by}
-		snapAt, commitAt := make([]int32, len(h.Txns)), make([]int32, len(h.Txns))
-		for i, e := range ev {
-			if e.commit {
-				commitAt[e.t] = int32(i)
-			} else {
-				snapAt[e.t] = int32(i)
-			}
-		}
 		sc.Session = !slices.ContainsFunc(committed, func(t int32) bool {
 			p := sess.prev[t]
 			return p >= 0 && commitAt[p] > snapAt[t]
@@ -180,9 +175,21 @@ func snapEvents(committed []int32, pts func(t int32) (snap, commit history.Times
 
 // replaySnapshots replays the events from the initial state and reports whether every
 // transaction saw, at its snapshot point, what the state there gives it, and no row got
-// two versions from concurrent transactions (see the comment at the top).
-func (rs *replayDB) replaySnapshots(ctx context.Context, ev []snapEvent) bool {
-	nf := len(rs.fields)
+// two versions from concurrent transactions (see the comment at the top). It returns the
+// event index of each transaction's snapshot and commit: a snapshot at index i comes after
+// the commit at i, except a transaction's own (snapshot just before its commit).
+//
+// With move, a snapshot may move later, within the transaction's interval: client times
+// bound a snapshot only by the transaction's begin and commit, and a database takes it at
+// the first statement, not when the client began. A transaction whose operations do not
+// replay at its snapshot point, or whose writes a later commit conflicts with, is tried
+// again right after each later commit and, last, just before its own commit; it takes
+// the first point where it replays with no conflicting commit after it. Writes are fixed
+// by the history, so only the reads decide where a transaction replays, and any point
+// that replays without a conflicting commit in its window gives a snapshot-isolated
+// execution; so the choice is free, and moving later only ever removes conflicts.
+func (rs *replayDB) replaySnapshots(ctx context.Context, ev []snapEvent, move bool) (snapAt, commitAt []int32, ok bool) {
+	h := rs.h
 	rs.reset()
 	if len(rs.last) != len(rs.rows) {
 		rs.last = make([]int32, len(rs.rows))
@@ -192,54 +199,167 @@ func (rs *replayDB) replaySnapshots(ctx context.Context, ev []snapEvent) bool {
 	}
 	rs.undo = rs.undo[:0]
 	defer func() { rs.logging, rs.undo = false, rs.undo[:0] }()
-	type pending struct {
-		k history.Key
-		x rowVersion
+	// Open transactions (between their two points) hold a slot; conflicts are found through
+	// a bitmask of slots per key: the open transactions that write it.
+	words, open := 1, 0
+	for _, e := range ev {
+		if e.commit {
+			open--
+		} else {
+			open++
+			words = max(words, (open+63)/64)
+		}
 	}
 	var (
-		snapAt     = make(map[int32]int32) // per transaction between its points: its snapshot's event
-		kept       = make(map[int32][]pending)
-		lastCommit = make([]int32, len(rs.rows)) // per key: the event that last installed it, or -1
-		seen       = make([]int32, len(rs.rows)) // per key: 1 + the event that last collected it
+		n        = len(h.Txns)
+		slot     = make([]int32, n)
+		free     []int32
+		nslots   int32
+		writers  = make([]uint64, len(rs.rows)*words) // per key: the slots of open transactions writing it
+		bySlot   = make([]int32, 64*words)            // per slot: its transaction
+		valid    = make([]bool, n)                    // replayed at snapAt, and no conflicting commit since
+		invalid  []int32                              // open transactions not valid, to try again
+		keys     = writeKeys(h)
+		conflict = make([]uint64, words)
 	)
-	for k := range lastCommit {
-		lastCommit[k] = -1
+	snapAt, commitAt = make([]int32, n), make([]int32, n)
+	// try runs t on the current state and reports whether it replayed; the state is left as
+	// it was.
+	try := func(t int32) bool {
+		rs.logging = true
+		mark := int32(len(rs.undo))
+		ok := rs.apply(t) < 0
+		rs.rollback(mark)
+		rs.logging = false
+		return ok
+	}
+	// retry tries the invalid open transactions again at the current state (index i).
+	retry := func(i int32) {
+		invalid = slices.DeleteFunc(invalid, func(t int32) bool {
+			if try(t) {
+				valid[t], snapAt[t] = true, i
+				return true
+			}
+			return false
+		})
 	}
 	for i, e := range ev {
 		if i&1023 == 0 && ctx.Err() != nil {
-			return false
+			return nil, nil, false
 		}
+		t := e.t
 		if !e.commit {
-			rs.logging = true
-			mark := int32(len(rs.undo))
-			if rs.apply(e.t) >= 0 {
-				rs.rollback(mark)
-				return false
+			if len(free) > 0 {
+				slot[t], free = free[len(free)-1], free[:len(free)-1]
+			} else {
+				slot[t] = nslots
+				nslots++
 			}
-			var ws []pending
-			for _, u := range rs.undo[mark:] {
-				if seen[u.k] != int32(i)+1 {
-					seen[u.k] = int32(i) + 1
-					ws = append(ws, pending{u.k, rs.rows[u.k]})
+			bySlot[slot[t]] = t
+			w, bit := int(slot[t])/64, uint64(1)<<(slot[t]%64)
+			for _, k := range keys[t] {
+				writers[int(k)*words+w] |= bit
+			}
+			snapAt[t], valid[t] = int32(i), try(t)
+			if !valid[t] {
+				if !move {
+					return nil, nil, false
 				}
+				invalid = append(invalid, t)
 			}
-			rs.rollback(mark)
-			rs.logging = false
-			snapAt[e.t], kept[e.t] = int32(i), ws
 			continue
 		}
-		s := snapAt[e.t]
-		for _, w := range kept[e.t] {
-			if lastCommit[w.k] > s {
-				return false // a concurrent transaction installed a version of w.k first
+		if !valid[t] {
+			// The last point left: just before its own commit.
+			if !move || !try(t) {
+				return nil, nil, false
 			}
-			rs.set(w.k, w.x, nf)
-			lastCommit[w.k] = int32(i)
+			invalid = slices.DeleteFunc(invalid, func(u int32) bool { return u == t })
+			valid[t], snapAt[t] = true, int32(i)
 		}
-		delete(snapAt, e.t)
-		delete(kept, e.t)
+		rs.install(t)
+		commitAt[t] = int32(i)
+		// Release t's slot, then mark every open transaction writing a key t wrote.
+		w, bit := int(slot[t])/64, uint64(1)<<(slot[t]%64)
+		clear(conflict)
+		for _, k := range keys[t] {
+			writers[int(k)*words+w] &^= bit
+			for j := range words {
+				conflict[j] |= writers[int(k)*words+j]
+			}
+		}
+		free = append(free, slot[t])
+		for j, m := range conflict {
+			for m != 0 {
+				u := bySlot[j*64+bits.TrailingZeros64(m)]
+				m &= m - 1
+				if valid[u] {
+					if !move {
+						return nil, nil, false // a concurrent transaction installed a version of a row first
+					}
+					valid[u] = false
+					invalid = append(invalid, u)
+				}
+			}
+		}
+		if len(invalid) > 0 {
+			retry(int32(i))
+		}
 	}
-	return true
+	return snapAt, commitAt, true
+}
+
+// install applies the writes of transaction t to the current state, in its order, without
+// looking at what it read: its final version of each row it wrote is left, as apply
+// (which it mirrors) leaves it.
+func (rs *replayDB) install(t int32) {
+	h := rs.h
+	nf := len(rs.fields)
+	next := rs.at[t]
+	for i, o := range h.Txns[t].Ops {
+		switch o.Kind {
+		case history.OpWrite, history.OpInsert:
+			rs.set(o.Key, rowVersion{v: o.Value, img: rs.slot[next], wt: t, wo: int32(i)}, nf)
+			next++
+		case history.OpDelete:
+			rs.set(o.Key, rowVersion{v: history.Nil, img: -1, wt: t, wo: int32(i)}, nf)
+		case history.OpPredWrite:
+			for _, r := range h.Pred(o).Rows {
+				if r.Match {
+					rs.set(r.Key, rowVersion{v: r.Value, img: rs.slot[next], wt: t, wo: int32(i)}, nf)
+					next++
+				}
+			}
+		}
+	}
+}
+
+// writeKeys returns, per committed transaction, the keys it writes (item writes, inserts,
+// deletes and the rows its predicate writes matched), each once.
+func writeKeys(h *history.History) [][]history.Key {
+	out := make([][]history.Key, len(h.Txns))
+	for t := range h.Txns {
+		x := &h.Txns[t]
+		if !x.Committed() {
+			continue
+		}
+		var ks []history.Key
+		for _, o := range x.Ops {
+			switch o.Kind {
+			case history.OpWrite, history.OpInsert, history.OpDelete:
+				ks = append(ks, o.Key)
+			case history.OpPredWrite:
+				for _, r := range h.Pred(o).Rows {
+					if r.Match {
+						ks = append(ks, r.Key)
+					}
+				}
+			}
+		}
+		slices.Sort(ks)
+		out[t] = slices.Compact(ks)
+	}
+	return out
 }
 
 // snapshotsKeepRealTime reports whether every transaction's snapshot point comes after the
