@@ -56,9 +56,9 @@ import (
 type RowCertificate struct {
 	// By names the order that replayed ("database commit timestamps", ...).
 	By string
-	// Session and Realtime say whether the order also keeps each session's order and client
-	// real time (every transaction has a client interval, widened by the skew).
-	Session, Realtime bool
+	// Keeps says whether the order also keeps each session's order and client real time
+	// (every transaction has a client interval, widened by the skew).
+	Keeps
 }
 
 // CertifyRows tries to prove h serializable by replaying orders taken from its own clocks
@@ -71,22 +71,34 @@ func CertifyRows(ctx context.Context, h *history.History, skew int64) (rc RowCer
 	return certifyRows(ctx, h, skew)
 }
 
-// Proves reports whether the certificate proves a level that needs session order and/or
-// real time.
-func (rc RowCertificate) Proves(session, realtime bool) bool {
-	return (!session || rc.Session) && (!realtime || rc.Realtime)
+// Keeps says which orders a certificate's execution keeps besides the one it proves.
+type Keeps struct {
+	Session, Realtime bool
+}
+
+// Proves reports whether a certificate that keeps k proves a level that needs session
+// order and/or real time.
+func (k Keeps) Proves(session, realtime bool) bool {
+	return (!session || k.Session) && (!realtime || k.Realtime)
+}
+
+// note appends to a certificate's note what k adds: both when it keeps session order and
+// real time, session when session order only.
+func (k Keeps) note(s, both, session string) string {
+	switch {
+	case k.Session && k.Realtime:
+		return s + both
+	case k.Session:
+		return s + session
+	}
+	return s
 }
 
 // Note says how the history passed, in a sentence for a report.
 func (rc RowCertificate) Note() string {
-	s := "passed with a serial order taken from the " + rc.By + " and replayed on whole rows: every read saw the value, and every predicate the rows, that a serial execution in that order gives"
-	switch {
-	case rc.Session && rc.Realtime:
-		s += "; the order keeps session order and client real time, so the history is strict-serializable too"
-	case rc.Session:
-		s += "; the order keeps session order"
-	}
-	return s
+	return rc.note("passed with a serial order taken from the "+rc.By+" and replayed on whole rows: every read saw the value, and every predicate the rows, that a serial execution in that order gives",
+		"; the order keeps session order and client real time, so the history is strict-serializable too",
+		"; the order keeps session order")
 }
 
 // certifyRows tries the candidate orders in turn (see the comment above), repairs the
@@ -185,7 +197,7 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) (RowCertif
 		if !rs.replay(ctx, order) {
 			continue
 		}
-		return RowCertificate{By: c.by, Session: keepsSessions(h, order), Realtime: keepsRealTime(h, order, skew)}, true
+		return RowCertificate{By: c.by, Keeps: Keeps{Session: keepsSessions(h, order), Realtime: keepsRealTime(h, order, skew)}}, true
 	}
 	// None replayed as it is: repair the first (rowsearch.go), keeping real time (for the
 	// strict levels) and, if that fails, without; each time as a whole and, failing that,
@@ -213,7 +225,7 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) (RowCertif
 		return RowCertificate{}, false
 	}
 	by := fmt.Sprintf("%s, with %d transactions moved where the replay showed them out of place", cands[0].by, moves)
-	return RowCertificate{By: by, Session: keepsSessions(h, found), Realtime: keepsRealTime(h, found, skew)}, true
+	return RowCertificate{By: by, Keeps: Keeps{Session: keepsSessions(h, found), Realtime: keepsRealTime(h, found, skew)}}, true
 }
 
 // links are each transaction's neighbours in its session among the transactions linked

@@ -51,27 +51,16 @@ import (
 type SnapshotCertificate struct {
 	// By names the clocks the points came from.
 	By string
-	// Session and Realtime say whether each snapshot also follows the commit of the
-	// transaction's session predecessor, and of every transaction that ended before it began.
-	Session, Realtime bool
-}
-
-// Proves reports whether the certificate proves a snapshot-isolation level that needs
-// session order and/or real time.
-func (sc SnapshotCertificate) Proves(session, realtime bool) bool {
-	return (!session || sc.Session) && (!realtime || sc.Realtime)
+	// Keeps says whether each snapshot also follows the commit of the transaction's session
+	// predecessor, and of every transaction that ended before it began.
+	Keeps
 }
 
 // Note says how the history passed, in a sentence for a report.
 func (sc SnapshotCertificate) Note() string {
-	s := "passed with snapshots and commits taken from the " + sc.By + ", replayed on whole rows: every transaction read, and every predicate selected, what the snapshot of the transactions committed before it gives, and no two concurrent transactions wrote one row"
-	switch {
-	case sc.Session && sc.Realtime:
-		s += "; the snapshots also follow session order and client real time"
-	case sc.Session:
-		s += "; the snapshots also follow session order"
-	}
-	return s
+	return sc.note("passed with snapshots and commits taken from the "+sc.By+", replayed on whole rows: every transaction read, and every predicate selected, what the snapshot of the transactions committed before it gives, and no two concurrent transactions wrote one row",
+		"; the snapshots also follow session order and client real time",
+		"; the snapshots also follow session order")
 }
 
 // CertifySnapshots tries to prove h snapshot isolated by replaying the execution its clocks
