@@ -97,7 +97,7 @@ func CertifySnapshots(ctx context.Context, h *history.History, skew int64) (Snap
 		{"database start and commit timestamps", dbts, false, func(t int32) (history.Timestamp, history.Timestamp) {
 			return h.Txns[t].Start, h.Txns[t].Commit
 		}},
-		{"client times (each snapshot at the transaction's begin, or at the first later commit where it replays)", client, true, func(t int32) (history.Timestamp, history.Timestamp) {
+		{"client times (each snapshot at its transaction's begin or at the first later commit where it replays, each commit at its end or earlier where a snapshot needs it)", client, true, func(t int32) (history.Timestamp, history.Timestamp) {
 			iv := h.Txns[t].Time
 			return history.Timestamp{Physical: iv.Begin}, history.Timestamp{Physical: iv.End}
 		}},
@@ -172,11 +172,14 @@ func snapEvents(committed []int32, pts func(t int32) (snap, commit history.Times
 // bound a snapshot only by the transaction's begin and commit, and a database takes it at
 // the first statement, not when the client began. A transaction whose operations do not
 // replay at its snapshot point, or whose writes a later commit conflicts with, is tried
-// again right after each later commit and, last, just before its own commit; it takes
-// the first point where it replays with no conflicting commit after it. Writes are fixed
-// by the history, so only the reads decide where a transaction replays, and any point
-// that replays without a conflicting commit in its window gives a snapshot-isolated
-// execution; so the choice is free, and moving later only ever removes conflicts.
+// again right after each later commit and, last, just before its own commit; it takes the
+// first point where it replays with no conflicting commit after it. If even the last point
+// does not replay, open transactions that replay may commit early, there (the soonest to
+// end first, the fewest that make it replay, never two writing one row): a client sees
+// its commit acknowledged some time after the server made it. Writes are fixed by the
+// history, so only the reads decide where a transaction replays, and any points that
+// replay, with no conflicting commit between a transaction's snapshot and its commit,
+// within its interval, give a snapshot-isolated execution; so the choice is free.
 func (rs *replayDB) replaySnapshots(ctx context.Context, ev []snapEvent, move bool) (snapAt, commitAt []int32, ok bool) {
 	h := rs.h
 	rs.reset()
@@ -232,43 +235,24 @@ func (rs *replayDB) replaySnapshots(ctx context.Context, ev []snapEvent, move bo
 			return false
 		})
 	}
+	commitEv := make([]int32, n)
 	for i, e := range ev {
-		if i&1023 == 0 && ctx.Err() != nil {
-			return nil, nil, false
+		if e.commit {
+			commitEv[e.t] = int32(i)
 		}
-		t := e.t
-		if !e.commit {
-			if len(free) > 0 {
-				slot[t], free = free[len(free)-1], free[:len(free)-1]
-			} else {
-				slot[t] = nslots
-				nslots++
-			}
-			bySlot[slot[t]] = t
-			w, bit := int(slot[t])/64, uint64(1)<<(slot[t]%64)
-			for _, k := range keys[t] {
-				writers[int(k)*words+w] |= bit
-			}
-			snapAt[t], valid[t] = int32(i), try(t)
-			if !valid[t] {
-				if !move {
-					return nil, nil, false
-				}
-				invalid = append(invalid, t)
-			}
-			continue
-		}
+	}
+	var opens []int32       // the open transactions
+	done := make([]bool, n) // committed early
+	// commit installs t's writes at index i, closes t, and marks every open transaction
+	// writing a key t wrote as no longer valid; it returns false, and the replay fails, if
+	// t itself is not valid, or without move if another open transaction writes its keys.
+	commit := func(t, i int32) bool {
 		if !valid[t] {
-			// The last point left: just before its own commit.
-			if !move || !try(t) {
-				return nil, nil, false
-			}
-			invalid = slices.DeleteFunc(invalid, func(u int32) bool { return u == t })
-			valid[t], snapAt[t] = true, int32(i)
+			return false // never without a snapshot that replays with no conflicting commit since
 		}
 		rs.install(t)
-		commitAt[t] = int32(i)
-		// Release t's slot, then mark every open transaction writing a key t wrote.
+		commitAt[t] = i
+		opens = slices.DeleteFunc(opens, func(u int32) bool { return u == t })
 		w, bit := int(slot[t])/64, uint64(1)<<(slot[t]%64)
 		clear(conflict)
 		for _, k := range keys[t] {
@@ -284,12 +268,108 @@ func (rs *replayDB) replaySnapshots(ctx context.Context, ev []snapEvent, move bo
 				m &= m - 1
 				if valid[u] {
 					if !move {
-						return nil, nil, false // a concurrent transaction installed a version of a row first
+						return false
 					}
 					valid[u] = false
 					invalid = append(invalid, u)
 				}
 			}
+		}
+		return true
+	}
+	// early makes t replay at the current state (index i) by committing open transactions
+	// early, if it can: a commit the client had not seen acknowledged yet may have been made
+	// already. It tries the open valid ones, the soonest to end first, skipping any that
+	// writes a row an earlier one of them wrote (they would be concurrent writers), and
+	// commits the fewest that make t replay; the state and every record are as before when
+	// none does.
+	touched := make([]int32, len(rs.rows))
+	stamp := int32(0)
+	early := func(t, i int32) bool {
+		if !move {
+			return false
+		}
+		cands := slices.DeleteFunc(slices.Clone(opens), func(u int32) bool { return u == t || !valid[u] })
+		slices.SortFunc(cands, func(a, b int32) int { return cmp.Compare(commitEv[a], commitEv[b]) })
+		stamp++
+		var took []int32
+		found := false
+		mark := int32(len(rs.undo))
+		for _, u := range cands {
+			if slices.ContainsFunc(keys[u], func(k history.Key) bool { return touched[k] == stamp }) {
+				continue
+			}
+			for _, k := range keys[u] {
+				touched[k] = stamp
+			}
+			rs.logging = true
+			rs.install(u)
+			took = append(took, u)
+			if found = try(t); found {
+				break
+			}
+		}
+		rs.logging = true
+		rs.rollback(mark)
+		rs.logging = false
+		if !found {
+			return false
+		}
+		for _, u := range took {
+			if !commit(u, i) {
+				return false // (the skip above keeps every one valid)
+			}
+			done[u] = true
+		}
+		return true
+	}
+	for i, e := range ev {
+		if i&1023 == 0 && ctx.Err() != nil {
+			return nil, nil, false
+		}
+		t := e.t
+		if !e.commit {
+			opens = append(opens, t)
+			if len(free) > 0 {
+				slot[t], free = free[len(free)-1], free[:len(free)-1]
+			} else {
+				slot[t] = nslots
+				nslots++
+			}
+			bySlot[slot[t]] = t
+			w, bit := int(slot[t])/64, uint64(1)<<(slot[t]%64)
+			for _, k := range keys[t] {
+				writers[int(k)*words+w] |= bit
+			}
+			// (Committing others early here too made PostgreSQL histories fail sooner: a
+			// snapshot that does not replay at its begin more often needs a later point.)
+			snapAt[t], valid[t] = int32(i), try(t)
+			if !valid[t] {
+				if !move {
+					return nil, nil, false
+				}
+				invalid = append(invalid, t)
+			}
+			continue
+		}
+		if done[t] {
+			continue // committed early (below)
+		}
+		if !valid[t] {
+			// The last point left: just before its own commit. Failing that, commits the
+			// client had not seen acknowledged yet may have been made already: commit
+			// open transactions early, the soonest to end first, until t replays.
+			if !move {
+				return nil, nil, false
+			}
+			if !try(t) && !early(t, int32(i)) {
+				return nil, nil, false
+			}
+			invalid = slices.DeleteFunc(invalid, func(u int32) bool { return u == t })
+			valid[t], snapAt[t] = true, int32(i)
+		}
+		if !commit(t, int32(i)) {
+			return nil, nil, false // a concurrent transaction installed a version of a row first
 		}
 		if len(invalid) > 0 {
 			retry(int32(i))
