@@ -174,8 +174,8 @@ func snapEvents(committed []int32, pts func(t int32) (snap, commit history.Times
 // replay at its snapshot point, or whose writes a later commit conflicts with, is tried
 // again right after each later commit and, last, just before its own commit; it takes the
 // first point where it replays with no conflicting commit after it. If even the last point
-// does not replay, open transactions that replay may commit early, there (the soonest to
-// end first, the fewest that make it replay, never two writing one row): a client sees
+// does not replay, open transactions that replay may commit early, there (one at a time,
+// the soonest to end first, until it replays; never two writing one row): a client sees
 // its commit acknowledged some time after the server made it. Writes are fixed by the
 // history, so only the reads decide where a transaction replays, and any points that
 // replay, with no conflicting commit between a transaction's snapshot and its commit,
@@ -281,8 +281,8 @@ func (rs *replayDB) replaySnapshots(ctx context.Context, ev []snapEvent, move bo
 	// early, if it can: a commit the client had not seen acknowledged yet may have been made
 	// already. It tries the open valid ones, the soonest to end first, skipping any that
 	// writes a row an earlier one of them wrote (they would be concurrent writers), and
-	// commits the fewest that make t replay; the state and every record are as before when
-	// none does.
+	// commits them one at a time until t replays; the state and every record are as before
+	// when t does not replay with all of them.
 	touched := make([]int32, len(rs.rows))
 	stamp := int32(0)
 	early := func(t, i int32) bool {
