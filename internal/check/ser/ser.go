@@ -410,19 +410,22 @@ func (c *run) run() error {
 		if !info.Realtime && h.HasTime() && !c.o.NoFastPath {
 			so := c.o
 			so.PredWords = 0
-			sub, err := Check(c.ctx, h, anomaly.StrictSerializable, so)
-			if err != nil && c.ctx.Err() != nil {
-				return err
+			sub, serr := Check(c.ctx, h, anomaly.StrictSerializable, so)
+			if serr != nil && c.ctx.Err() != nil {
+				return serr
 			}
-			if err == nil && sub.Verdict == report.Pass {
+			if serr == nil && sub.Verdict == report.Pass {
 				c.phase("strict-serializable")
 				rep.Verdict = report.Pass
 				rep.Notes = append(append(rep.Notes, "passed by passing strict-serializable, which implies this level (without real time, the rows predicates did not return were too many to resolve)"), sub.Notes...)
 				rep.Followup = &report.Followup{Level: anomaly.StrictSerializable, Verdict: report.Pass, Why: "this level passed through it"}
 				return nil
 			}
-			if err == nil && sub.Verdict == report.Fail && len(sub.Anomalies) > 0 {
-				rep.Notes = append(rep.Notes, fmt.Sprintf("strict-serializable, which real time decides here, does not hold (first: %s); that need not be a violation at this level", sub.Anomalies[0].Name()))
+			if serr == nil && sub.Verdict == report.Fail && len(sub.Anomalies) > 0 {
+				rep.Verdict = report.Unknown
+				rep.Notes = append(rep.Notes, deps.UnsupportedNotes(err, h, do, "")[0], // (the hint to try the real-time level: done)
+					fmt.Sprintf("strict-serializable, which real time decides here, does not hold (first: %s); that need not be a violation at this level", sub.Anomalies[0].Name()))
+				return nil
 			}
 		}
 		rep.Verdict = report.Unknown
