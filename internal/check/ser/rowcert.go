@@ -738,18 +738,26 @@ func (rs *replayDB) replay(ctx context.Context, order []int32) bool {
 
 // apply runs transaction t on the current state and returns -1, or the index of the first
 // operation that did not see what the state gives it (the operations before it are applied).
-func (rs *replayDB) apply(t int32) int {
+func (rs *replayDB) apply(t int32) int { return rs.play(t, true) }
+
+// install applies the writes of transaction t to the current state, in its order, without
+// looking at what it read: t's final version of each row it wrote is left.
+func (rs *replayDB) install(t int32) { rs.play(t, false) }
+
+// play runs transaction t on the current state; with check, it stops at the first
+// operation that does not see what the state gives it and returns its index (-1: none).
+func (rs *replayDB) play(t int32, check bool) int {
 	h := rs.h
 	nf := len(rs.fields)
 	next := rs.at[t]
 	for i, o := range h.Txns[t].Ops {
 		switch o.Kind {
 		case history.OpRead:
-			if !sees(t, o.Src, o.Value, rs.rows[o.Key]) {
+			if check && !sees(t, o.Src, o.Value, rs.rows[o.Key]) {
 				return i
 			}
 		case history.OpWrite, history.OpInsert:
-			if o.Kind == history.OpInsert && rs.rows[o.Key].live() {
+			if check && o.Kind == history.OpInsert && rs.rows[o.Key].live() {
 				return i
 			}
 			rs.set(o.Key, rowVersion{v: o.Value, img: rs.slot[next], wt: t, wo: int32(i)}, nf)
@@ -757,12 +765,12 @@ func (rs *replayDB) apply(t int32) int {
 		case history.OpDelete:
 			rs.set(o.Key, rowVersion{v: history.Nil, img: -1, wt: t, wo: int32(i)}, nf)
 		case history.OpPredRead:
-			if !rs.selects(o.PredIndex(), h.Pred(o), true) {
+			if check && !rs.selects(o.PredIndex(), h.Pred(o), true) {
 				return i
 			}
 		case history.OpPredWrite:
 			po := h.Pred(o)
-			if !rs.selects(o.PredIndex(), po, false) {
+			if check && !rs.selects(o.PredIndex(), po, false) {
 				return i
 			}
 			for _, r := range po.Rows {
@@ -774,6 +782,17 @@ func (rs *replayDB) apply(t int32) int {
 		}
 	}
 	return -1
+}
+
+// clearLog empties the undo log: no key has a record in it.
+func (rs *replayDB) clearLog() {
+	rs.undo = rs.undo[:0]
+	if len(rs.last) != len(rs.rows) {
+		rs.last = make([]int32, len(rs.rows))
+	}
+	for k := range rs.last {
+		rs.last[k] = -1
+	}
 }
 
 // selects checks that the rows predicate op po (History.Preds[pi]) lists as matched are

@@ -63,14 +63,8 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool, sess lin
 	if want := len(rs.slot) + len(rs.slot)/4 + 1024; cap(rs.undo) < want {
 		rs.undo = hugepage.Make[undoRec](0, want)
 	}
-	rs.undo = rs.undo[:0]
+	rs.clearLog()
 	rs.scanned = 0
-	if len(rs.last) != len(rs.rows) {
-		rs.last = make([]int32, len(rs.rows))
-	}
-	for k := range rs.last {
-		rs.last[k] = -1
-	}
 	// Session order is kept: a transaction moved back takes its session's earlier
 	// transactions placed after the spot with it, and one that waits takes the later ones.
 	h := rs.h

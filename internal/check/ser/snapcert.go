@@ -87,6 +87,7 @@ func CertifySnapshots(ctx context.Context, h *history.History, skew int64) (Snap
 		return SnapshotCertificate{}, false
 	}
 	sess := sessionLinks(h, nil)
+	keys := writeKeys(h)
 	type candidate struct {
 		by   string
 		ok   bool
@@ -106,7 +107,7 @@ func CertifySnapshots(ctx context.Context, h *history.History, skew int64) (Snap
 			continue
 		}
 		ev := snapEvents(committed, c.pts)
-		snapAt, commitAt, ok := rs.replaySnapshots(ctx, ev, c.move)
+		snapAt, commitAt, ok := rs.replaySnapshots(ctx, ev, keys, c.move)
 		if !ok {
 			continue
 		}
@@ -166,7 +167,8 @@ func snapEvents(committed []int32, pts func(t int32) (snap, commit history.Times
 // transaction saw, at its snapshot point, what the state there gives it, and no row got
 // two versions from concurrent transactions (see the comment at the top). It returns the
 // event index of each transaction's snapshot and commit: a snapshot at index i comes after
-// the commit at i, except a transaction's own (snapshot just before its commit).
+// the commit at i, except a transaction's own (snapshot just before its commit). keys are
+// the keys each transaction writes (writeKeys).
 //
 // With move, a snapshot may move later, within the transaction's interval: client times
 // bound a snapshot only by the transaction's begin and commit, and a database takes it at
@@ -180,16 +182,10 @@ func snapEvents(committed []int32, pts func(t int32) (snap, commit history.Times
 // history, so only the reads decide where a transaction replays, and any points that
 // replay, with no conflicting commit between a transaction's snapshot and its commit,
 // within its interval, give a snapshot-isolated execution; so the choice is free.
-func (rs *replayDB) replaySnapshots(ctx context.Context, ev []snapEvent, move bool) (snapAt, commitAt []int32, ok bool) {
+func (rs *replayDB) replaySnapshots(ctx context.Context, ev []snapEvent, keys [][]history.Key, move bool) (snapAt, commitAt []int32, ok bool) {
 	h := rs.h
 	rs.reset()
-	if len(rs.last) != len(rs.rows) {
-		rs.last = make([]int32, len(rs.rows))
-	}
-	for k := range rs.last {
-		rs.last[k] = -1
-	}
-	rs.undo = rs.undo[:0]
+	rs.clearLog()
 	defer func() { rs.logging, rs.undo = false, rs.undo[:0] }()
 	// Open transactions (between their two points) hold a slot; conflicts are found through
 	// a bitmask of slots per key: the open transactions that write it.
@@ -211,7 +207,6 @@ func (rs *replayDB) replaySnapshots(ctx context.Context, ev []snapEvent, move bo
 		bySlot   = make([]int32, 64*words)            // per slot: its transaction
 		valid    = make([]bool, n)                    // replayed at snapAt, and no conflicting commit since
 		invalid  []int32                              // open transactions not valid, to try again
-		keys     = writeKeys(h)
 		conflict = make([]uint64, words)
 	)
 	snapAt, commitAt = make([]int32, n), make([]int32, n)
@@ -376,31 +371,6 @@ func (rs *replayDB) replaySnapshots(ctx context.Context, ev []snapEvent, move bo
 		}
 	}
 	return snapAt, commitAt, true
-}
-
-// install applies the writes of transaction t to the current state, in its order, without
-// looking at what it read: its final version of each row it wrote is left, as apply
-// (which it mirrors) leaves it.
-func (rs *replayDB) install(t int32) {
-	h := rs.h
-	nf := len(rs.fields)
-	next := rs.at[t]
-	for i, o := range h.Txns[t].Ops {
-		switch o.Kind {
-		case history.OpWrite, history.OpInsert:
-			rs.set(o.Key, rowVersion{v: o.Value, img: rs.slot[next], wt: t, wo: int32(i)}, nf)
-			next++
-		case history.OpDelete:
-			rs.set(o.Key, rowVersion{v: history.Nil, img: -1, wt: t, wo: int32(i)}, nf)
-		case history.OpPredWrite:
-			for _, r := range h.Pred(o).Rows {
-				if r.Match {
-					rs.set(r.Key, rowVersion{v: r.Value, img: rs.slot[next], wt: t, wo: int32(i)}, nf)
-					next++
-				}
-			}
-		}
-	}
 }
 
 // writeKeys returns, per committed transaction, the keys it writes (item writes, inserts,
