@@ -87,6 +87,38 @@ func UnsupportedNotes(err error, h *history.History, o Options, realtimeLevel st
 	return notes
 }
 
+// Refused settles rep after Build refused h with err (ErrUnsupported) under o, at a level
+// whose real-time counterpart is rt. Without real time, a row a predicate did not return
+// may have read any of its non-matching versions, and Build refuses more than its bound of
+// such reads; with client time, rt bounds them to the versions in reach, and its pass
+// implies the level. So when o has no real time, h records client time and through is not
+// nil, Refused runs through (the check at rt): a pass there passes rep, with a note and
+// rt's follow-up; a failure there is named in a note. Otherwise, and then, rep is Unknown
+// with err's notes. It returns whether rep passed, and through's error when ctx ended.
+func Refused(ctx context.Context, rep *report.Report, err error, h *history.History, o Options, rt anomaly.Level, through func() (*report.Report, error)) (bool, error) {
+	if !o.Realtime && h.HasTime() && through != nil {
+		sub, serr := through()
+		if serr != nil && ctx.Err() != nil {
+			return false, serr
+		}
+		if serr == nil && sub.Verdict == report.Pass {
+			rep.Verdict = report.Pass
+			rep.Notes = append(append(rep.Notes, "passed by passing "+rt.String()+", which implies this level (without real time, the rows predicates did not return were too many to resolve)"), sub.Notes...)
+			rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "this level passed through it"}
+			return true, nil
+		}
+		if serr == nil && sub.Verdict == report.Fail && len(sub.Anomalies) > 0 {
+			rep.Verdict = report.Unknown
+			rep.Notes = append(rep.Notes, UnsupportedNotes(err, h, o, "")[0], // (the hint to try rt: done)
+				fmt.Sprintf("%s, which real time decides here, does not hold (first: %s); that need not be a violation at this level", rt, sub.Anomalies[0].Name()))
+			return false, nil
+		}
+	}
+	rep.Verdict = report.Unknown
+	rep.Notes = append(rep.Notes, UnsupportedNotes(err, h, o, rt.String())...)
+	return false, nil
+}
+
 // ErrNoTime is returned for real-time order on a history in which no transaction has a
 // client interval.
 var ErrNoTime = errors.New("deps: real-time order needs a client interval, and no transaction has one")

@@ -316,34 +316,19 @@ func (c *run) run() error {
 	do := deps.Options{Session: info.Session, Realtime: info.Realtime, PredWords: c.o.PredWords}
 	d, err := deps.BuildContext(c.ctx, h, do)
 	if errors.Is(err, deps.ErrUnsupported) {
-		// Without real time a row a predicate did not return may have read any of its
-		// non-matching versions, and deps refuses more than its bound of such reads. With
-		// client time, strong SI bounds them to the versions in reach, and its pass implies
-		// this level (a snapshot that respects real time is a snapshot).
-		if !info.Realtime && h.HasTime() && !c.o.NoCertificate {
-			so := c.o
-			so.PredWords = 0
-			sub, serr := Check(c.ctx, h, anomaly.StrongSI, so)
-			if serr != nil && c.ctx.Err() != nil {
-				return serr
-			}
-			if serr == nil && sub.Verdict == report.Pass {
-				c.phase("strong-snapshot-isolation")
-				rep.Verdict = report.Pass
-				rep.Notes = append(append(rep.Notes, "passed by passing strong-snapshot-isolation, which implies this level: snapshots that respect client real time are snapshots (without real time, the rows predicates did not return were too many to resolve)"), sub.Notes...)
-				rep.Followup = &report.Followup{Level: anomaly.StrongSI, Verdict: report.Pass, Why: "this level passed through it"}
-				return nil
-			}
-			if serr == nil && sub.Verdict == report.Fail && len(sub.Anomalies) > 0 {
-				rep.Verdict = report.Unknown
-				rep.Notes = append(rep.Notes, deps.UnsupportedNotes(err, h, do, "")[0], // (the hint to try the real-time level: done)
-					fmt.Sprintf("strong-snapshot-isolation, which real time decides here, does not hold (first: %s); that need not be a violation at this level", sub.Anomalies[0].Name()))
-				return nil
+		var through func() (*report.Report, error)
+		if !c.o.NoCertificate {
+			through = func() (*report.Report, error) {
+				so := c.o
+				so.PredWords = 0 // the bound was for this level's reads
+				return Check(c.ctx, h, anomaly.StrongSI, so)
 			}
 		}
-		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, deps.UnsupportedNotes(err, h, do, anomaly.StrongSI.String())...)
-		return nil
+		passed, err := deps.Refused(c.ctx, rep, err, h, do, anomaly.StrongSI, through)
+		if passed {
+			c.phase("strong-snapshot-isolation")
+		}
+		return err
 	}
 	if err != nil {
 		return err
