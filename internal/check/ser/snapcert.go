@@ -68,6 +68,12 @@ func (sc SnapshotCertificate) Note() string {
 // strong-session or strong SI as the certificate says. It never refutes: !ok proves
 // nothing.
 func CertifySnapshots(ctx context.Context, h *history.History, skew int64) (SnapshotCertificate, bool) {
+	return NewRows(h).CertifySnapshots(ctx, skew)
+}
+
+// CertifySnapshots is [CertifySnapshots] on r's history and database.
+func (r *Rows) CertifySnapshots(ctx context.Context, skew int64) (SnapshotCertificate, bool) {
+	h := r.h
 	var committed []int32
 	dbts, client := true, true
 	for t := range h.Txns {
@@ -82,7 +88,7 @@ func CertifySnapshots(ctx context.Context, h *history.History, skew int64) (Snap
 	if len(committed) == 0 || !dbts && !client {
 		return SnapshotCertificate{}, false
 	}
-	rs, ok := newReplayDB(h)
+	rs, ok := r.db()
 	if !ok {
 		return SnapshotCertificate{}, false
 	}

@@ -237,10 +237,11 @@ func (c *run) run() error {
 		rcWait sync.WaitGroup
 	)
 	rows := !c.o.NoCertificate && !c.o.NoRowCertificate
+	db := ser.NewRows(h) // the row and snapshot certificates share it, one after the other
 	rctx, rcancel := context.WithCancel(c.ctx)
 	defer rcancel()
 	if rows {
-		rcWait.Go(func() { rc, rcOK = ser.CertifyRows(rctx, h, 0) })
+		rcWait.Go(func() { rc, rcOK = db.CertifyRows(rctx, 0) })
 	}
 	if !c.o.SkipBasic {
 		f, err := basic.Check(c.ctx, h, basic.Options{MaxAnomalies: c.o.MaxAnomalies})
@@ -283,7 +284,7 @@ func (c *run) run() error {
 	// (ser.CertifySnapshots): on memdb's SI BlindW-Pred of 10,000 transactions, 0.6 s,
 	// where the strict certificate spent 8 s failing and the pipeline could not decide.
 	if rows {
-		if sc, ok := ser.CertifySnapshots(c.ctx, h, 0); ok && sc.Proves(info.Session, info.Realtime) {
+		if sc, ok := db.CertifySnapshots(c.ctx, 0); ok && sc.Proves(info.Session, info.Realtime) {
 			c.phase("snapshot-certificate")
 			rep.Notes = append(rep.Notes, sc.Note())
 			rep.Verdict = report.Pass
