@@ -3,6 +3,7 @@ package histtest
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,4 +97,44 @@ func Explanation(rep *report.Report) string {
 		all = append(all, a.RuledOut...)
 	}
 	return strings.Join(all, "\n")
+}
+
+// ThroughRealtime is the test of the route a checker takes when its dependency analysis
+// refuses a predicate history at level (deps.Refused): on n GenPred histories (seeds from
+// stream), check must agree with oracle wherever it decides, a pass through the real-time
+// level rt must hold there too, and the route must be taken both ways at least once (at
+// least ten passes through rt, and some unknown verdict naming rt's failure). check runs
+// the level with the bound that makes the analysis refuse.
+func ThroughRealtime(t *testing.T, n int, stream uint64, level, rt anomaly.Level, check func(*history.History) *report.Report, oracle func(*history.History, anomaly.Level) bool) {
+	t.Helper()
+	through, unknown, noted := 0, 0, 0
+	has := func(notes []string, s string) bool {
+		return slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, s) })
+	}
+	for seed := range uint64(n) {
+		h := GenPred(rand.New(rand.NewPCG(seed, stream)))
+		want := oracle(h, level)
+		rep := check(h)
+		switch {
+		case rep.Verdict == report.Unknown:
+			unknown++
+			if has(rep.Notes, "which real time decides here, does not hold") {
+				noted++
+			}
+		case (rep.Verdict == report.Pass) != want:
+			t.Fatalf("seed %d: %s, oracle says pass=%v\n%s\n%v", seed, rep.Verdict, want, Format(h), rep.Notes)
+		case has(rep.Notes, "passed by passing "+rt.String()):
+			if !oracle(h, rt) {
+				t.Fatalf("seed %d: passed through %s, which the oracle says does not hold\n%s", seed, rt, Format(h))
+			}
+			through++
+		}
+	}
+	t.Logf("%d passed through %s, %d unknown (%d of them failing there)", through, rt, unknown, noted)
+	if noted == 0 {
+		t.Error("no unknown verdict says the real-time level failed: that branch is not exercised")
+	}
+	if through < 10 {
+		t.Errorf("only %d histories passed through %s: the route is not exercised", through, rt)
+	}
 }

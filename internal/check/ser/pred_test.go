@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"isovet/history"
 	"isovet/internal/anomaly"
 	"isovet/internal/histtest"
 	"isovet/internal/report"
@@ -233,32 +234,9 @@ s2: T3 pw("v = 1", [b=8])
 // verdict.
 func TestThroughStrict(t *testing.T) {
 	t.Parallel()
-	through, unknown, noted := 0, 0, 0
-	for seed := range uint64(3000) {
-		h := histtest.GenPred(rand.New(rand.NewPCG(seed, 17)))
-		want := oracle(h, anomaly.Serializable, 0)
-		rep := check(t, h, anomaly.Serializable, Options{NoRowCertificate: true, PredWords: 1})
-		byStrict := slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.Contains(s, "passed by passing strict-serializable") })
-		switch {
-		case rep.Verdict == report.Unknown:
-			unknown++
-			if slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.Contains(s, "which real time decides here, does not hold") }) {
-				noted++
-			}
-		case (rep.Verdict == report.Pass) != want:
-			t.Fatalf("seed %d: %s, oracle says pass=%v\n%s\n%v", seed, rep.Verdict, want, histtest.Format(h), rep.Notes)
-		case byStrict:
-			if !oracle(h, anomaly.StrictSerializable, 0) {
-				t.Fatalf("seed %d: passed through strict serializability, which the oracle says does not hold\n%s", seed, histtest.Format(h))
-			}
-			through++
-		}
-	}
-	t.Logf("%d passed through strict serializability, %d unknown (%d of them failing there)", through, unknown, noted)
-	if noted == 0 {
-		t.Error("no unknown verdict says the real-time level failed: that branch is not exercised")
-	}
-	if through < 10 {
-		t.Errorf("only %d histories passed through strict serializability: the route is not exercised", through)
-	}
+	histtest.ThroughRealtime(t, 3000, 17, anomaly.Serializable, anomaly.StrictSerializable,
+		func(h *history.History) *report.Report {
+			return check(t, h, anomaly.Serializable, Options{NoRowCertificate: true, PredWords: 1})
+		},
+		func(h *history.History, l anomaly.Level) bool { return oracle(h, l, 0) })
 }

@@ -112,36 +112,13 @@ s1: T3 r(x,1) r(y,1) c @[8,9] ts[7,7]
 // through strong SI where that passes, and stays Unknown otherwise; never a wrong verdict.
 func TestThroughStrongSI(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	through, unknown, noted := 0, 0, 0
-	for seed := range uint64(3000) {
-		h := histtest.GenPred(rand.New(rand.NewPCG(seed, 13)))
-		want := oracle(h, anomaly.SnapshotIsolation)
-		rep, err := si.Check(ctx, h, anomaly.SnapshotIsolation, si.Options{NoRowCertificate: true, PredWords: 1})
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		byStrong := slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.Contains(s, "passed by passing strong-snapshot-isolation") })
-		switch {
-		case rep.Verdict == report.Unknown:
-			unknown++
-			if slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.Contains(s, "which real time decides here, does not hold") }) {
-				noted++
+	histtest.ThroughRealtime(t, 3000, 13, anomaly.SnapshotIsolation, anomaly.StrongSI,
+		func(h *history.History) *report.Report {
+			rep, err := si.Check(context.Background(), h, anomaly.SnapshotIsolation, si.Options{NoRowCertificate: true, PredWords: 1})
+			if err != nil {
+				t.Fatal(err)
 			}
-		case (rep.Verdict == report.Pass) != want:
-			t.Fatalf("seed %d: %s, oracle says pass=%v\n%s\n%v", seed, rep.Verdict, want, histtest.Format(h), rep.Notes)
-		case byStrong:
-			if !oracle(h, anomaly.StrongSI) {
-				t.Fatalf("seed %d: passed through strong SI, which the oracle says does not hold\n%s", seed, histtest.Format(h))
-			}
-			through++
-		}
-	}
-	t.Logf("%d passed through strong SI, %d unknown (%d of them failing there)", through, unknown, noted)
-	if noted == 0 {
-		t.Error("no unknown verdict says the real-time level failed: that branch is not exercised")
-	}
-	if through < 10 {
-		t.Errorf("only %d histories passed through strong SI: the route is not exercised", through)
-	}
+			return rep
+		},
+		oracle)
 }
