@@ -469,7 +469,18 @@ func (b *Builder) Build() (*History, error) {
 	if h.Initial != Nil {
 		emptyLists(h)
 	}
+	if len(h.Snapshots) > 0 {
+		_, h.SnapshotErr = DeriveTimestamps(h)
+	}
 	return h, nil
+}
+
+// SetSnapshot records the database snapshot of transaction t ([History.Snapshots]).
+func (b *Builder) SetSnapshot(t TxnID, s Snapshot) {
+	if b.h.Snapshots == nil {
+		b.h.Snapshots = make(map[TxnID]Snapshot)
+	}
+	b.h.Snapshots[t] = s
 }
 
 // emptyLists gives every list key the initial value Nil (the empty list) when the history's
@@ -545,6 +556,12 @@ func Validate(h *History) error {
 				}
 			}
 			lists = lists || o.Kind == OpAppend || o.Kind == OpListRead
+		}
+	}
+	for t := range h.Snapshots {
+		if t < 0 || int(t) >= len(h.Txns) {
+			errs = append(errs, fmt.Errorf("%w: a snapshot names transaction %d of %d", ErrBadTxn, t, len(h.Txns)))
+			break
 		}
 	}
 	if lists && len(errs) == 0 {

@@ -217,6 +217,13 @@ type History struct {
 	Initial      Value
 	InitialByKey map[Key]Value
 
+	// Snapshots holds the database snapshot of each transaction whose source recorded one
+	// (nil: none). [Builder.Build] derives start and commit timestamps from them
+	// ([DeriveTimestamps]) when the source gave no timestamps; SnapshotErr says why it
+	// could not (nil: derived, or no snapshots).
+	Snapshots   map[TxnID]Snapshot
+	SnapshotErr error
+
 	lists []Value
 }
 

@@ -22,6 +22,10 @@ type Summary struct {
 	// Timed and Timestamped count transactions with client intervals and with database
 	// timestamps; OpTimed counts those with per-op intervals.
 	Timed, Timestamped, OpTimed int
+	// Snapshots counts transactions with a database snapshot; SnapshotErr says why they
+	// gave no timestamps ("": they did, or there are none).
+	Snapshots   int
+	SnapshotErr string
 	// Initial is the initial value every key holds (nil unless the source gave one).
 	Initial Datum
 }
@@ -35,6 +39,10 @@ func Summarize(h *History) Summary {
 		Keys:      len(h.Keys),
 		Values:    h.Values.Len() - 1,
 		Initial:   h.Value(h.Initial),
+		Snapshots: len(h.Snapshots),
+	}
+	if h.SnapshotErr != nil {
+		s.SnapshotErr = h.SnapshotErr.Error()
 	}
 	// A write duplicates an earlier one when both write the same value to the same key.
 	// Most values are written to one key only: firstKey[v] is the first key written with

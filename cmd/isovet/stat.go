@@ -79,7 +79,17 @@ func writeStat(w io.Writer, path, format string, s history.Summary) {
 	if s.OpTimed > 0 {
 		fmt.Fprintf(w, "op time     %s\n", coverage(s.OpTimed, s.Txns, "txns have per-op intervals"))
 	}
-	fmt.Fprintf(w, "db time     %s\n", coverage(s.Timestamped, s.Txns, "txns have start/commit timestamps"))
+	if s.Snapshots > 0 {
+		fmt.Fprintf(w, "snapshots   %s\n", coverage(s.Snapshots, s.Txns, "txns have a database snapshot"))
+	}
+	switch {
+	case s.Snapshots > 0 && s.SnapshotErr == "":
+		fmt.Fprintf(w, "db time     %s, derived from the snapshots\n", coverage(s.Timestamped, s.Txns, "txns have start/commit timestamps"))
+	case s.Snapshots > 0:
+		fmt.Fprintf(w, "db time     %s (%s)\n", coverage(s.Timestamped, s.Txns, "txns have start/commit timestamps"), s.SnapshotErr)
+	default:
+		fmt.Fprintf(w, "db time     %s\n", coverage(s.Timestamped, s.Txns, "txns have start/commit timestamps"))
+	}
 }
 
 func coverage(n, of int, what string) string {
@@ -118,8 +128,11 @@ func writeStatJSON(w io.Writer, path, format string, s history.Summary) error {
 		Timed           int            `json:"txns_with_client_time"`
 		OpTimed         int            `json:"txns_with_op_time"`
 		Timestamped     int            `json:"txns_with_db_timestamps"`
+		Snapshots       int            `json:"txns_with_db_snapshots"`
+		SnapshotErr     string         `json:"snapshots_gave_no_timestamps,omitempty"`
 	}{path, format, s.Sessions, s.Txns, s.Committed, s.Aborted, s.Unknown, s.Ops, ops, s.FailedOps, s.Keys, s.Values,
-		s.UniqueWrites, s.DuplicateWrites, s.ExplicitSources, s.Initial.String(), s.Timed, s.OpTimed, s.Timestamped}
+		s.UniqueWrites, s.DuplicateWrites, s.ExplicitSources, s.Initial.String(), s.Timed, s.OpTimed, s.Timestamped,
+		s.Snapshots, s.SnapshotErr}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)

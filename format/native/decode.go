@@ -235,6 +235,8 @@ type scratch struct {
 	sts, cts        history.Timestamp
 	hasSts, hasCts  bool
 	stsAt           int
+	snap            history.Snapshot
+	hasSnap         bool
 	ops             []rawOp
 	list            []jsonscan.Datum
 	preds           []rawPred
@@ -331,6 +333,20 @@ func (x *scratch) txnKey(s *jsonscan.Scanner, k []byte, kstart int) bool {
 		}
 		x.cts.Physical, x.cts.Logical, ok = s.Pair(`commit timestamp "cts"`)
 		x.hasCts = true
+	case "snap":
+		if !dup(s, k, kstart, x.hasSnap) {
+			return false
+		}
+		s.WS()
+		at := s.I
+		var v []byte
+		if v, ok = s.Str(`database snapshot "snap" ("xmin:xmax:xip,...")`); ok {
+			sn, err := history.ParseSnapshot(string(v))
+			if err != nil {
+				return s.Failf(at, "%v", err)
+			}
+			x.snap, x.hasSnap = sn, true
+		}
 	case "ops":
 		if !dup(s, k, kstart, x.seen) {
 			return false
@@ -338,7 +354,7 @@ func (x *scratch) txnKey(s *jsonscan.Scanner, k []byte, kstart int) bool {
 		x.seen = true
 		ok = x.parseOps(s)
 	default:
-		return s.Failf(kstart, `unknown key %q in a transaction (expected "s", "si", "id", "o", "t", "sts", "cts" or "ops")`, k)
+		return s.Failf(kstart, `unknown key %q in a transaction (expected "s", "si", "id", "o", "t", "sts", "cts", "snap" or "ops")`, k)
 	}
 	return ok
 }
@@ -727,6 +743,9 @@ func (d *Decoder) commit(b *history.Builder) error {
 	t.Time, t.HasTime = x.time, x.hasTime
 	if x.hasSts {
 		t.Start, t.Commit, t.HasTimestamps = x.sts, x.cts, true
+	}
+	if x.hasSnap {
+		b.SetSnapshot(t.ID, x.snap)
 	}
 	var vs []history.Value
 	value := func(k history.Key, v jsonscan.Datum) history.Value {

@@ -33,6 +33,9 @@ func dump(h *history.History) string {
 		if t.HasTimestamps {
 			fmt.Fprintf(&b, " ts=%v..%v", t.Start, t.Commit)
 		}
+		if sn, ok := h.Snapshots[t.ID]; ok {
+			fmt.Fprintf(&b, " snap=%v", sn)
+		}
 		b.WriteByte('\n')
 		for i, o := range t.Ops {
 			fmt.Fprintf(&b, "  %v flags=%d src=%+v", o.Kind, o.Flags, o.Src)
@@ -56,6 +59,9 @@ func dump(h *history.History) string {
 			}
 			b.WriteByte('\n')
 		}
+	}
+	if h.SnapshotErr != nil {
+		fmt.Fprintf(&b, "snapshots: %v\n", h.SnapshotErr)
 	}
 	return b.String()
 }

@@ -39,8 +39,11 @@ type Txn struct {
 	// Start and Commit are database timestamps, written if HasTimestamps.
 	Start, Commit history.Timestamp
 	HasTimestamps bool
-	Ops           []Op
-	_             struct{}
+	// Snapshot is the database's snapshot ([history.Snapshot]), written if HasSnapshot.
+	Snapshot    history.Snapshot
+	HasSnapshot bool
+	Ops         []Op
+	_           struct{}
 }
 
 // Op is one operation of a [Txn].
@@ -73,6 +76,12 @@ type Row struct {
 // stream as they are produced; wrap w in a bufio.Writer for throughput. An Encoder is not
 // safe for concurrent use.
 type Encoder struct {
+	// DerivedTimestamps makes Encode write timestamps derived from snapshots
+	// ([history.History.DerivedTimestamps]) as "sts"/"cts", and no snapshots: for a receiver
+	// that reads line by line and so cannot derive them (isovet replay to isovet serve).
+	// Otherwise the snapshots are written and the timestamps are not.
+	DerivedTimestamps bool
+
 	w   io.Writer
 	buf []byte
 
@@ -195,7 +204,14 @@ func (e *Encoder) Encode(h *history.History, t history.TxnID) error {
 		b = append(b, `,"si":`...)
 		b = strconv.AppendInt(b, int64(tx.Session), 10)
 	}
-	b = appendTxnFields(b, tx.Source, tx.Outcome, tx.Time, tx.HasTime, tx.Start, tx.Commit, tx.HasTimestamps)
+	// Timestamps derived from snapshots are not written: the snapshots are, and give them
+	// again when read.
+	snap, hasSnap := h.Snapshots[t]
+	hasTS := tx.HasTimestamps
+	if h.DerivedTimestamps() {
+		hasTS, hasSnap = e.DerivedTimestamps && hasTS, hasSnap && !e.DerivedTimestamps
+	}
+	b = appendTxnFields(b, tx.Source, tx.Outcome, tx.Time, tx.HasTime, tx.Start, tx.Commit, hasTS, snap, hasSnap)
 	for i, o := range tx.Ops {
 		if i > 0 {
 			b = append(b, ',')
@@ -244,7 +260,7 @@ func (e *Encoder) Encode(h *history.History, t history.TxnID) error {
 func (e *Encoder) EncodeTxn(t *Txn) error {
 	b := append(e.buf[:0], `{"s":`...)
 	b = jsonscan.AppendDatum(b, t.Session)
-	b = appendTxnFields(b, t.ID, t.Outcome, t.Time, t.HasTime, t.Start, t.Commit, t.HasTimestamps)
+	b = appendTxnFields(b, t.ID, t.Outcome, t.Time, t.HasTime, t.Start, t.Commit, t.HasTimestamps, t.Snapshot, t.HasSnapshot)
 	for i := range t.Ops {
 		o := &t.Ops[i]
 		if i > 0 {
@@ -301,7 +317,7 @@ func (e *Encoder) EncodeTxn(t *Txn) error {
 	return e.flush()
 }
 
-func appendTxnFields(b []byte, id history.Datum, oc history.Outcome, iv history.Interval, hasTime bool, st, ct history.Timestamp, hasTS bool) []byte {
+func appendTxnFields(b []byte, id history.Datum, oc history.Outcome, iv history.Interval, hasTime bool, st, ct history.Timestamp, hasTS bool, snap history.Snapshot, hasSnap bool) []byte {
 	if !id.IsNil() {
 		b = append(b, `,"id":`...)
 		b = jsonscan.AppendDatum(b, id)
@@ -318,6 +334,9 @@ func appendTxnFields(b []byte, id history.Datum, oc history.Outcome, iv history.
 	if hasTS {
 		b = appendPair(append(b, `,"sts":`...), st.Physical, st.Logical)
 		b = appendPair(append(b, `,"cts":`...), ct.Physical, ct.Logical)
+	}
+	if hasSnap {
+		b = append(append(append(b, `,"snap":"`...), snap.String()...), '"')
 	}
 	return append(b, `,"ops":[`...)
 }

@@ -16,6 +16,8 @@ type fastRec struct {
 	hasTime, hasTS bool
 	time           history.Interval
 	sts, cts       history.Timestamp
+	snap           history.Snapshot
+	hasSnap        bool
 	ops0, nops     int32
 }
 
@@ -80,7 +82,8 @@ func (r *fastRec) datum(d fastDatum) history.Datum {
 }
 
 // fastTxn parses ln if it is a transaction line in the compact form the writers emit: no
-// white space, keys in the writer's order ("s", "id", "o", "t", "sts" and "cts", "ops"),
+// white space, keys in the writer's order ("s", "id", "o", "t", "sts" and "cts", "snap",
+// "ops"),
 // integer, plain-string or null ids, item ops (["r",k,v], ["w",k,v], ["a",k,v], ["i",k,v],
 // ["d",k]) with integer or plain-string keys and values and no options object, and
 // predicate ops (see fastPredOp). A plain string has only printable ASCII and no escapes.
@@ -109,6 +112,7 @@ func parseFastTxn(ln []byte, r *fastRec, f *fastBuf) bool {
 	*r = fastRec{ln: ln, outcome: history.OutcomeCommitted, ops0: int32(len(f.ops))}
 	x := r
 	var ok bool
+	var err error
 	i := len(head)
 	if x.sess, i, ok = parseFastDatum(ln, i); !ok || i >= len(ln) || ln[i] != ',' {
 		return false
@@ -150,6 +154,21 @@ func parseFastTxn(ln []byte, r *fastRec, f *fastBuf) bool {
 			return false
 		}
 		x.hasTS = true
+	}
+	if hasAt(ln, i, `"snap":"`) {
+		i += 8
+		j := i
+		for j < len(ln) && ln[j] != '"' && ln[j] != '\\' {
+			j++
+		}
+		if !hasAt(ln, j, `",`) {
+			return false
+		}
+		if x.snap, err = history.ParseSnapshot(string(ln[i:j])); err != nil {
+			return false // the general parser says what is wrong
+		}
+		x.hasSnap = true
+		i = j + 2
 	}
 	if !hasAt(ln, i, `"ops":[`) {
 		return false
@@ -495,11 +514,14 @@ func (d *Decoder) commitFast(b *history.Builder, r *fastRec, f *fastBuf) {
 	in.Reset(b)
 	d.vc.reset(b)
 	b.BeginTxn(sid, r.datum(r.id), r.outcome)
-	if r.hasTime || r.hasTS {
+	if r.hasTime || r.hasTS || r.hasSnap {
 		t := b.Current()
 		t.Time, t.HasTime = r.time, r.hasTime
 		if r.hasTS {
 			t.Start, t.Commit, t.HasTimestamps = r.sts, r.cts, true
+		}
+		if r.hasSnap {
+			b.SetSnapshot(t.ID, r.snap)
 		}
 	}
 	ops := f.ops[r.ops0 : r.ops0+r.nops]

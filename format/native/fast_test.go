@@ -76,6 +76,20 @@ var fastLines = []string{
 	`{"s":-1,"ops":[]}`,
 }
 
+// snapLines carry database snapshots: the first two in the compact form, the rest not, or
+// wrong.
+var snapLines = []string{
+	`{"s":5,"id":734,"t":[1,9],"snap":"734:736:735","ops":[["w",1,2]]}`,
+	`{"s":5,"id":734,"o":"a","snap":"734:734:","ops":[]}`,
+	`{"s":5,"id":734,"sts":[1,0],"cts":[2,0],"snap":"734:734:","ops":[]}`,
+	`{"s":5,"id":734,"snap":"734:736:737","ops":[]}`,
+	`{"s":5,"id":734,"snap":"734:736","ops":[]}`,
+	`{"s":5,"id":734,"snap":"73\u0034:736:","ops":[]}`,
+	`{"s":5,"snap":"1:2:","t":[1,9],"ops":[]}`,
+	`{"s":5,"snap":"1:2:","snap":"1:2:","ops":[]}`,
+	`{"s":5,"snap":12,"ops":[]}`,
+}
+
 // predLines are predicate lines in (or just outside) the compact form the fast path takes:
 // the runner's blindw-pred lines, every optional part of a predicate and of a row, and
 // near misses the fast path must leave to the general parser.
@@ -146,7 +160,7 @@ func TestFastPathAgreesWithGeneralParser(t *testing.T) {
 	header := "{\"isovet\":1,\"initial\":0}\n"
 	inputs := []string{string(genNative(t, 300)), write(t, rich(t))}
 	inputs = append(inputs, string(genPredNative(t, 300, 1000, 100)))
-	for _, ln := range slices.Concat(fastLines, predLines, batchLines) {
+	for _, ln := range slices.Concat(fastLines, predLines, batchLines, snapLines) {
 		inputs = append(inputs, ln, header+ln+"\n"+ln, ln+"\n{bad")
 	}
 	inputs = append(inputs, strings.Join(batchLines, "\n"))
@@ -177,6 +191,7 @@ func TestFastPathTakesCompactLines(t *testing.T) {
 	lines = append(lines, fastLines[:2]...)
 	lines = append(lines, predLines[:4]...)
 	lines = append(lines, batchLines...)
+	lines = append(lines, snapLines[:3]...)
 	for _, ln := range lines {
 		if !native.FastTakes([]byte(ln)) {
 			t.Errorf("the fast path declines %q", ln)
@@ -192,7 +207,7 @@ func TestFastPathTakesCompactLines(t *testing.T) {
 // FuzzFastPathAgrees checks that the fast path and the general parser read any input the
 // same way: the same history (with the same interning order) or the same error.
 func FuzzFastPathAgrees(f *testing.F) {
-	for _, ln := range slices.Concat(fastLines, predLines, batchLines) {
+	for _, ln := range slices.Concat(fastLines, predLines, batchLines, snapLines) {
 		f.Add([]byte(ln))
 	}
 	f.Add(genNative(f, 20))
@@ -222,6 +237,7 @@ func TestPipelineAgreesWithSerialReading(t *testing.T) {
 		"long lines":       long + "\n" + gen[:2000] + long,
 		"fast lines":       strings.Join(fastLines, "\n"),
 		"predicate lines":  strings.Join(predLines, "\n"),
+		"snapshot lines":   strings.Join(snapLines[:4], "\n"),
 		"predicates":       string(genPredNative(t, 500, 2000, 200)),
 		"empty":            "",
 	}

@@ -148,7 +148,9 @@ func TestDecodeErrorsNameLineColumnAndExpectation(t *testing.T) {
 		name, in, want string
 	}{
 		{"not an object", ok + `[1]`, `h.jsonl:2:1 (byte 26): native: expected '{' starting a transaction or header object, found an array`},
-		{"unknown key", `{"s":1,"op":[]}`, `h.jsonl:1:8 (byte 7): native: unknown key "op" in a transaction (expected "s", "si", "id", "o", "t", "sts", "cts" or "ops")`},
+		{"unknown key", `{"s":1,"op":[]}`, `h.jsonl:1:8 (byte 7): native: unknown key "op" in a transaction (expected "s", "si", "id", "o", "t", "sts", "cts", "snap" or "ops")`},
+		{"bad snapshot", `{"s":1,"snap":"5:3:","ops":[]}`, `h.jsonl:1:15 (byte 14): native: snapshot "5:3:": xmax 3 is below xmin 5`},
+		{"snapshot not a string", `{"s":1,"snap":[5,3],"ops":[]}`, `h.jsonl:1:15 (byte 14): native: expected database snapshot "snap" ("xmin:xmax:xip,..."), found an array`},
 		{"missing ops", `{"s":1}`, `h.jsonl:1:1: native: expected an "ops" array in the transaction object`},
 		{"bad kind", `{"ops":[["x",1,2]]}`, `h.jsonl:1:10 (byte 9): native: expected an operation kind ("r", "w", "a", "i", "d", "pr" or "pw"), found "x"`},
 		{"float value", `{"ops":[["w",1,2.5]]}`, `h.jsonl:1:16 (byte 15): native: expected a value (an integer), found a fraction or exponent`},
@@ -290,4 +292,56 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("round trip of %q differs (-want +got):\n%s", in, diff)
 		}
 	})
+}
+
+// TestSnapshotsGiveTimestamps: a history with PostgreSQL snapshots and ids reads with
+// timestamps derived from them, and writes back its snapshots, not the derived timestamps.
+func TestSnapshotsGiveTimestamps(t *testing.T) {
+	t.Parallel()
+	in := `{"isovet":1}
+{"s":"load","id":700,"snap":"700:700:","ops":[["w","x",0]]}
+{"s":1,"id":702,"snap":"701:701:","ops":[["r","x",0],["w","x",1]]}
+{"s":2,"snap":"701:703:701,702","ops":[["r","x",0]]}
+{"s":3,"id":701,"o":"a","snap":"701:701:","ops":[["w","y",5]]}
+{"s":2,"snap":"703:703:","ops":[["r","x",1]]}
+`
+	h, err := read(t, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.SnapshotErr != nil {
+		t.Fatalf("SnapshotErr = %v", h.SnapshotErr)
+	}
+	// The load's snapshot and commit; the snapshots that see the load only (702's, the
+	// first reader's, the aborted 701's); 702's commit; the snapshot that sees it.
+	want := [][2]int64{{1, 2}, {3, 6}, {4, 4}, {5, 5}, {7, 7}}
+	for i, w := range want {
+		x := &h.Txns[i]
+		if !x.HasTimestamps || x.Start.Physical != w[0] || x.Commit.Physical != w[1] {
+			t.Errorf("txn %d: timestamps %v..%v (%v), want %d..%d", i, x.Start, x.Commit, x.HasTimestamps, w[0], w[1])
+		}
+	}
+	out := write(t, h)
+	if strings.Contains(out, `"sts"`) || strings.Count(out, `"snap":`) != 5 {
+		t.Fatalf("written:\n%s\nwant five snapshots and no timestamps", out)
+	}
+	h2, err := read(t, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := dump(h), dump(h2); a != b {
+		t.Fatalf("round trip differs:\n%s", cmp.Diff(a, b))
+	}
+	// For a receiver that reads line by line: the timestamps, not the snapshots.
+	var buf strings.Builder
+	enc := native.NewEncoder(&buf)
+	enc.DerivedTimestamps = true
+	for tid := range h.All() {
+		if err := enc.Encode(h, tid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := buf.String(); strings.Contains(got, `"snap"`) || !strings.Contains(got, `"sts":[3,0],"cts":[6,0]`) {
+		t.Fatalf("with DerivedTimestamps:\n%s\nwant timestamps and no snapshots", got)
+	}
 }

@@ -298,6 +298,7 @@ func (e *executor) attempt(ctx context.Context, t *workload.Txn) (history.Outcom
 			if rec.info.HasTimestamps {
 				rec.txn.Start, rec.txn.Commit, rec.txn.HasTimestamps = rec.info.Start, rec.info.Commit, true
 			}
+			rec.txn.Snapshot, rec.txn.HasSnapshot = rec.info.Snapshot, rec.info.HasSnapshot
 		}
 		e.wr.record(rec)
 	}

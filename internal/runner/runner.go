@@ -86,6 +86,11 @@ type Info struct {
 	// both (memdb). HasTimestamps says they are valid.
 	Start, Commit history.Timestamp
 	HasTimestamps bool
+	// Snapshot is the database's MVCC snapshot of the transaction (PostgreSQL at
+	// REPEATABLE READ and SERIALIZABLE), valid if HasSnapshot. Written to the history with
+	// the transaction's ID, it gives the history timestamps ([history.DeriveTimestamps]).
+	Snapshot    history.Snapshot
+	HasSnapshot bool
 	// CommitTime is a commit timestamp alone (PostgreSQL with track_commit_timestamp),
 	// in ns since the Unix epoch; 0 if unknown. It goes to the sidecar file, not the
 	// history, since the timestamp checker needs start timestamps too.

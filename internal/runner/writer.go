@@ -260,6 +260,9 @@ func (wr *writer) add(t *native.Txn) {
 	cur := b.Current()
 	cur.Time, cur.HasTime = t.Time, t.HasTime
 	cur.Start, cur.Commit, cur.HasTimestamps = t.Start, t.Commit, t.HasTimestamps
+	if t.HasSnapshot {
+		b.SetSnapshot(cur.ID, t.Snapshot)
+	}
 	for j := range t.Ops {
 		o := &t.Ops[j]
 		var k history.Key

@@ -92,6 +92,7 @@ func Replay(ctx context.Context, o ReplayOptions) (ReplayStats, error) {
 	for i := 0; i < len(order); i += o.Batch {
 		var buf bytes.Buffer
 		enc := native.NewEncoder(&buf)
+		enc.DerivedTimestamps = true // the server checks line by line: it needs timestamps
 		end := min(i+o.Batch, len(order))
 		for _, t := range order[i:end] {
 			if err := enc.Encode(h, t); err != nil {

@@ -16,11 +16,15 @@
 // none): the first register write or list append of a transaction returns it (RETURNING
 // pg_current_xact_id(), no extra statement), and a transaction whose first write was a row
 // operation asks pg_current_xact_id_if_assigned() in the COMMIT round trip ("SELECT ...;
-// COMMIT" as one simple-protocol query);
-// with track_commit_timestamp on, the DB is a [runner.CommitTimer]: the runner asks for the
-// commit times of all committed transactions in bulk at the end of the run
-// (pg_xact_commit_timestamp over an array of ids), and they go to the run's sidecar file.
-// URL parameter isovet_txid=off turns both off.
+// COMMIT" as one simple-protocol query). At REPEATABLE READ and SERIALIZABLE it also records
+// each transaction's snapshot (pg_current_snapshot(), sent with BEGIN), which gives the
+// history start and commit timestamps ([history.DeriveTimestamps]): the timestamp checker
+// and the certificates then know which commits each transaction saw, exactly
+// (isovet_snapshot=off in the URL turns that off). With track_commit_timestamp on, the DB
+// is a [runner.CommitTimer]: the runner asks for the commit times of all committed
+// transactions in bulk at the end of the run (pg_xact_commit_timestamp over an array of
+// ids), and they go to the run's sidecar file. isovet_txid=off in the URL turns ids,
+// snapshots and commit times off.
 //
 // Sessions are [runner.Interrupter]s: the runner passes statements a context that is never
 // cancelled, so pgx watches no context per query, and interrupts a session by setting a
@@ -56,6 +60,7 @@ type DB struct {
 	begin    string
 	table    string
 	txid     bool
+	snap     bool // record each transaction's snapshot (REPEATABLE READ, SERIALIZABLE)
 	commitTS bool
 	rows     *runner.Tables // the row table, once Prepare created it
 	chunk    int            // ids per commit-time query (0: 10,000); tests make it small
@@ -77,13 +82,19 @@ func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, run
 	if err != nil {
 		return nil, runner.Target{}, fmt.Errorf("postgres: %w", err)
 	}
-	db := &DB{begin: "BEGIN ISOLATION LEVEL " + stmt, table: table, txid: true}
+	// Below REPEATABLE READ each statement takes its own snapshot: the transaction has none.
+	snap := stmt == "REPEATABLE READ" || stmt == "SERIALIZABLE"
+	db := &DB{begin: "BEGIN ISOLATION LEVEL " + stmt, table: table, txid: true, snap: snap}
 	if u, err := url.Parse(dsn); err == nil {
 		q := u.Query()
 		if q.Get("isovet_txid") == "off" {
-			db.txid = false
+			db.txid, db.snap = false, false
+		}
+		if q.Get("isovet_snapshot") == "off" {
+			db.snap = false
 		}
 		q.Del("isovet_txid")
+		q.Del("isovet_snapshot")
 		u.RawQuery = q.Encode()
 		dsn = u.String()
 	}
@@ -308,10 +319,27 @@ func (s *session) Interrupt() {
 }
 
 func (s *session) Begin(ctx context.Context) (runner.Tx, error) {
-	if _, err := s.c.Exec(ctx, s.db.begin); err != nil {
+	s.tx = tx{s: s}
+	if !s.db.snap {
+		if _, err := s.c.Exec(ctx, s.db.begin); err != nil {
+			return nil, classify(err)
+		}
+		return &s.tx, nil
+	}
+	// The transaction's snapshot is taken by its first statement: BEGIN and the query that
+	// reports it go as one simple-protocol query string, one round trip.
+	res, err := s.c.PgConn().Exec(ctx, s.db.begin+"; SELECT pg_current_snapshot()::text").ReadAll()
+	if err != nil {
 		return nil, classify(err)
 	}
-	s.tx = tx{s: s}
+	if len(res) != 2 || len(res[1].Rows) != 1 || len(res[1].Rows[0]) != 1 {
+		return nil, fmt.Errorf("postgres: unexpected answer to BEGIN and the snapshot query: %d results", len(res))
+	}
+	sn, err := history.ParseSnapshot(string(res[1].Rows[0][0]))
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	s.tx.info.Snapshot, s.tx.info.HasSnapshot = sn, true
 	return &s.tx, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"isovet/check"
+	"isovet/format/native"
 	"isovet/history"
 	"isovet/internal/anomaly"
 	"isovet/internal/runner"
@@ -322,5 +323,66 @@ func TestCommitTimestamps(t *testing.T) {
 	}
 	if writers == 0 {
 		t.Fatal("no committed writers")
+	}
+}
+
+// TestSnapshotsGiveTimestamps: at REPEATABLE READ and SERIALIZABLE every transaction's
+// snapshot is recorded, and with the ids they give the history timestamps: snapshot
+// isolation then passes on them (the snapshot certificate's database-timestamp route, and
+// the timestamp checker on a register workload), and a round trip through the native
+// format keeps them. READ COMMITTED has no transaction snapshot.
+func TestSnapshotsGiveTimestamps(t *testing.T) {
+	t.Parallel()
+	for _, iso := range []string{"repeatable-read", "serializable", "read-committed"} {
+		for _, wl := range []string{"rw-register", "blindw-pred"} {
+			t.Run(iso+"/"+wl, func(t *testing.T) {
+				o := workload.Options{Seed: 5, Sessions: 4, TxnsPerSess: 40, Keys: 16, OpsPerTxn: 4}
+				if wl == "blindw-pred" {
+					o.Keys, o.RangeMax = 300, 30
+				}
+				h := run(t, iso, wl, o)
+				if iso == "read-committed" {
+					if len(h.Snapshots) > 0 || h.HasTimestamps() {
+						t.Fatalf("READ COMMITTED: %d snapshots, timestamps %v; want none", len(h.Snapshots), h.HasTimestamps())
+					}
+					return
+				}
+				if !h.DerivedTimestamps() {
+					t.Fatalf("%d snapshots gave no timestamps: %v", len(h.Snapshots), h.SnapshotErr)
+				}
+				for i := range h.Txns {
+					if x := &h.Txns[i]; x.Outcome != history.OutcomeUnknown && !x.HasTimestamps {
+						t.Fatalf("transaction %s (%v) has no timestamps", h.Name(x.ID), x.Outcome)
+					}
+				}
+				rep := runnertest.Check(t, h, check.SnapshotIsolation)
+				if rep.Verdict != check.Pass || !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "taken from the database") }) {
+					t.Fatalf("Check(snapshot-isolation) = %v (%s), want a pass on the database timestamps: %v %v", rep.Verdict, rep.Checker, rep.Anomalies, rep.Notes)
+				}
+				if wl == "rw-register" {
+					rep, err := check.Check(context.Background(), h, check.SnapshotIsolation, check.Options{Method: check.MethodTimestamp})
+					if err != nil || rep.Verdict != check.Pass {
+						t.Fatalf("timestamp checker at snapshot-isolation: %v, %v %v", err, rep.Verdict, rep.Anomalies)
+					}
+				}
+				var buf bytes.Buffer
+				if err := native.Write(&buf, h); err != nil {
+					t.Fatal(err)
+				}
+				b := history.NewBuilder()
+				if err := native.NewDecoder().Decode(&buf, "history.jsonl", b); err != nil {
+					t.Fatal(err)
+				}
+				h2, err := b.Build()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range h.Txns {
+					if a, b := &h.Txns[i], &h2.Txns[i]; a.HasTimestamps != b.HasTimestamps || a.Start != b.Start || a.Commit != b.Commit {
+						t.Fatalf("transaction %d: timestamps %v..%v before the round trip, %v..%v after", i, a.Start, a.Commit, b.Start, b.Commit)
+					}
+				}
+			})
+		}
 	}
 }
