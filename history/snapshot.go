@@ -199,7 +199,7 @@ func DeriveTimestamps(h *History) (int, error) {
 			}
 		}
 		if lost >= 0 {
-			return 0, fmt.Errorf("%w: the snapshots are not nested: %s's snapshot %s sees %s (id %d), which %s's snapshot %s, seeing as many or more committed writers, does not",
+			return 0, fmt.Errorf("%w: the snapshots are not nested: %s's snapshot %s sees the commit of %s (id %d), which %s's snapshot %s, seeing as many or more committed writers, does not",
 				ErrSnapshots, h.Name(a), sa, h.Name(lost), xidOf[lost], h.Name(b), sb)
 		}
 	}

@@ -218,3 +218,47 @@ func TestCheckCollection(t *testing.T) {
 		t.Errorf("--out index.html (%v) does not link each report and name the unreadable file:\n%s", err, index)
 	}
 }
+
+// TestStatSnapshots: stat says whether a history's snapshots gave it timestamps, and why
+// not when they did not.
+func TestStatSnapshots(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.jsonl")
+	bad := filepath.Join(dir, "crossed.jsonl")
+	files := map[string]string{
+		good: `{"isovet":1}
+{"s":"load","id":700,"snap":"700:700:","ops":[["w","x",0]]}
+{"s":1,"id":702,"snap":"701:701:","ops":[["r","x",0],["w","x",1]]}
+{"s":2,"snap":"703:703:","ops":[["r","x",1]]}
+`,
+		bad: `{"isovet":1}
+{"s":1,"id":10,"snap":"10:10:","ops":[["w","x",1]]}
+{"s":2,"id":11,"snap":"10:10:","ops":[["w","y",1]]}
+{"s":3,"snap":"10:12:11","ops":[["r","x",1]]}
+{"s":4,"snap":"10:12:10","ops":[["r","y",1]]}
+`,
+	}
+	for path, text := range files {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct{ path, want string }{
+		{good, "db time     all txns have start/commit timestamps, derived from the snapshots"},
+		{bad, "db time     none (history: snapshots do not give timestamps: the snapshots are not nested: T2's snapshot 10:12:11 sees the commit of 10 (id 10), which T3's snapshot 10:12:10, seeing as many or more committed writers, does not)"},
+	} {
+		code, out, stderr := runCLI(t, "stat", tt.path)
+		if code != 0 || !strings.Contains(out, "snapshots   all txns have a database snapshot\n") || !strings.Contains(out, tt.want+"\n") {
+			t.Errorf("stat %s: exit %d, stderr %q, output:\n%s\nwant a line %q", filepath.Base(tt.path), code, stderr, out, tt.want)
+		}
+	}
+	code, out, _ := runCLI(t, "stat", "--json", bad)
+	var s struct {
+		Snapshots   int    `json:"txns_with_db_snapshots"`
+		SnapshotErr string `json:"snapshots_gave_no_timestamps"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); code != 0 || err != nil || s.Snapshots != 4 || !strings.Contains(s.SnapshotErr, "not nested") {
+		t.Errorf("stat --json: exit %d, %v, %+v", code, err, s)
+	}
+}
