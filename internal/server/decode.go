@@ -252,6 +252,10 @@ func decodeNative(body []byte) ([]ts.Txn, error) {
 		}
 		return nil, badInput(400, "bad_history", "%v", err)
 	}
+	if h.DerivedTimestamps() {
+		// Timestamps derived from one batch's snapshots order that batch only.
+		return nil, badInput(400, "missing_timestamps", "the transactions carry snapshots (\"snap\") but no start and commit timestamps (\"sts\", \"cts\"): timestamps derived from snapshots need the whole history, and the server checks batch by batch; send timestamps (isovet replay writes the ones isovet derived)")
+	}
 	txs := make([]ts.Txn, 0, len(h.Txns))
 	for i := range h.Txns {
 		t := &h.Txns[i]

@@ -128,6 +128,7 @@ func TestBadInput(t *testing.T) {
 		{"bad op", `[{"tid":1,"sid":1,"sts":{"p":1,"l":0},"cts":{"p":2,"l":0},"ops":[{"t":"z","k":1,"v":1}]}]`, 400, "bad_field"},
 		{"no timestamps", `[{"tid":1,"sid":1,"ops":[]}]`, 400, "bad_field"},
 		{"no timestamps native", `{"s":1,"id":3,"ops":[]}`, 400, "missing_timestamps"},
+		{"snapshots only", `{"s":1,"id":3,"snap":"3:3:","ops":[["w",1,2]]}` + "\n" + `{"s":2,"snap":"4:4:","ops":[["r",1,2]]}`, 400, "missing_timestamps"},
 		{"backwards chronos", `[{"tid":1,"sid":1,"sts":{"p":5,"l":0},"cts":{"p":2,"l":0},"ops":[]}]`, 422, "timestamps_backwards"},
 		{"backwards native", `{"s":1,"id":7,"sts":[5,0],"cts":[2,0],"ops":[]}`, 422, "timestamps_backwards"},
 		{"no id native", `{"s":1,"sts":[1,0],"cts":[2,0],"ops":[]}`, 400, "missing_id"},
