@@ -329,15 +329,18 @@ func (s *session) Begin(ctx context.Context) (runner.Tx, error) {
 	// The transaction's snapshot is taken by its first statement: BEGIN and the query that
 	// reports it go as one simple-protocol query string, one round trip.
 	res, err := s.c.PgConn().Exec(ctx, s.db.begin+"; SELECT pg_current_snapshot()::text").ReadAll()
+	if err == nil && (len(res) != 2 || len(res[1].Rows) != 1 || len(res[1].Rows[0]) != 1) {
+		err = fmt.Errorf("unexpected answer to BEGIN and the snapshot query: %d results", len(res))
+	}
+	var sn history.Snapshot
+	if err == nil {
+		sn, err = history.ParseSnapshot(string(res[1].Rows[0][0]))
+	}
 	if err != nil {
+		// BEGIN may have opened the transaction before the query failed: close it, or the
+		// session's next BEGIN would fail in it.
+		s.c.Exec(ctx, "ROLLBACK")
 		return nil, classify(err)
-	}
-	if len(res) != 2 || len(res[1].Rows) != 1 || len(res[1].Rows[0]) != 1 {
-		return nil, fmt.Errorf("postgres: unexpected answer to BEGIN and the snapshot query: %d results", len(res))
-	}
-	sn, err := history.ParseSnapshot(string(res[1].Rows[0][0]))
-	if err != nil {
-		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	s.tx.info.Snapshot, s.tx.info.HasSnapshot = sn, true
 	return &s.tx, nil
