@@ -99,8 +99,10 @@ var ErrSnapshots = errors.New("history: snapshots do not give timestamps")
 // writers they see, checks that each sees every writer the one before it sees (else the
 // snapshots contradict each other and nothing is derived), and places each writer's
 // commit just before the first snapshot that sees it (after every snapshot, if none
-// does). The positions in that sequence are the timestamps: each snapshot sees exactly the
-// commits with a smaller timestamp than its start, as the database said.
+// does; commits between the same two snapshots in the order of their client end times
+// when all are known, else of ids). The positions in that sequence are the timestamps: each
+// snapshot sees exactly the commits with a smaller timestamp than its start, as the
+// database said.
 //
 // Every committed transaction needs a snapshot, and every committed transaction that
 // wrote needs an integer id ([Txn.Source]); a committed transaction without an id is
@@ -204,7 +206,11 @@ func DeriveTimestamps(h *History) (int, error) {
 		}
 	}
 
-	// Each writer's commit goes just before the first snapshot that sees it.
+	// Each writer's commit goes just before the first snapshot that sees it. The commits
+	// that land between the same two snapshots may come in any order as far as the
+	// snapshots say; they take the order of their client end times when the source has
+	// them all (a database acknowledges commits in about the order it makes them), else of
+	// ids.
 	at := make([][]TxnID, len(chain)+1)
 	for _, x := range xids {
 		w := byXID[x]
@@ -215,6 +221,11 @@ func DeriveTimestamps(h *History) (int, error) {
 			return -1
 		})
 		at[i] = append(at[i], w)
+	}
+	for _, ws := range at {
+		if !slices.ContainsFunc(ws, func(w TxnID) bool { return !h.Txns[w].HasTime }) {
+			slices.SortStableFunc(ws, func(a, b TxnID) int { return cmp.Compare(h.Txns[a].Time.End, h.Txns[b].Time.End) })
+		}
 	}
 	var pos int64
 	start := make(map[TxnID]int64, len(chain))

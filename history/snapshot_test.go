@@ -51,6 +51,7 @@ type simTxn struct {
 	snap    history.Snapshot
 	xid     uint64 // 0: never wrote
 	outcome history.Outcome
+	end     int64 // a client end time, jittered (0: none recorded)
 }
 
 // simulate runs n transactions of a PostgreSQL-like MVCC database with the given
@@ -108,6 +109,9 @@ func simulate(rng *rand.Rand, n, conc int) []simTxn {
 				t.outcome = history.OutcomeCommitted
 			}
 			delete(running, t.xid)
+			if rng.IntN(4) > 0 {
+				t.end = int64(begun*10 + rng.IntN(40))
+			}
 		}
 	}
 	return txns
@@ -129,6 +133,9 @@ func buildSim(t *testing.T, sim []simTxn) *history.History {
 			b.Read(b.IntKey(int64(i)), history.Nil)
 		}
 		b.SetSnapshot(tid, x.snap)
+		if x.end != 0 {
+			b.Current().Time, b.Current().HasTime = history.Interval{Begin: 0, End: x.end}, true
+		}
 	}
 	h, err := b.Build()
 	if err != nil {
