@@ -214,6 +214,9 @@ func explainTxn(h *history.History, n namer, id history.TxnID, keys map[history.
 	}
 	if tx.HasTimestamps {
 		t.Timestamps = fmt.Sprintf("[%v,%v]", tx.Start, tx.Commit)
+		if sn, ok := h.Snapshots[id]; ok && h.DerivedTimestamps() {
+			t.Timestamps += " from snapshot " + sn.String()
+		}
 	}
 	for _, o := range tx.Ops {
 		if len(tx.Ops) > maxOps && !keys[o.Key] {

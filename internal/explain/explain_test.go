@@ -394,3 +394,28 @@ func TestHTMLEscapesAndDraws(t *testing.T) {
 	}
 	checkHTML(t, b.Bytes(), 1)
 }
+
+// TestSnapshotTimestamps: a transaction whose timestamps were derived from its snapshot
+// shows the snapshot next to them, so a reader sees what the database said.
+func TestSnapshotTimestamps(t *testing.T) {
+	t.Parallel()
+	b := history.NewBuilder()
+	x := b.StrKey("x")
+	t1 := b.BeginTxn(b.Session(history.Int(1)), history.Int(10), history.OutcomeCommitted)
+	b.Write(x, b.IntValue(1))
+	t2 := b.BeginTxn(b.Session(history.Int(2)), history.Int(11), history.OutcomeCommitted)
+	b.Write(x, b.IntValue(2))
+	for _, tid := range []history.TxnID{t1, t2} {
+		b.SetSnapshot(tid, history.Snapshot{Xmin: 10, Xmax: 10})
+	}
+	h, err := b.Build()
+	if err != nil || !h.DerivedTimestamps() {
+		t.Fatalf("Build: %v, %v", err, h.SnapshotErr)
+	}
+	e := explain.Explain(h, report.Anomaly{Kind: anomaly.LostUpdate, Key: x, Txns: []history.TxnID{t1, t2}})
+	for _, tx := range e.Txns {
+		if !strings.HasSuffix(tx.Timestamps, " from snapshot 10:10:") {
+			t.Errorf("%s: timestamps %q, want them followed by the snapshot", tx.Name, tx.Timestamps)
+		}
+	}
+}
