@@ -158,15 +158,19 @@ func (r *Rows) certifyRows(ctx context.Context, skew int64) (RowCertificate, boo
 	}
 	var cands []candidate
 	if !slices.ContainsFunc(committed, func(t int32) bool { return !h.Txns[t].HasTimestamps }) {
+		db := "database commit timestamps"
+		if h.DerivedTimestamps() {
+			db = "database commit timestamps (derived from its snapshots)"
+		}
 		cands = append(cands,
-			candidate{"database commit timestamps, read-only transactions at their start timestamps", func(t int32) (history.Timestamp, int) {
+			candidate{db + ", read-only transactions at their start timestamps", func(t int32) (history.Timestamp, int) {
 				x := &h.Txns[t]
 				if readOnly[t] {
 					return x.Start, 0 // a snapshot at Start sees the commits before it
 				}
 				return x.Commit, 1
 			}},
-			candidate{"database commit timestamps", func(t int32) (history.Timestamp, int) {
+			candidate{db, func(t int32) (history.Timestamp, int) {
 				return h.Txns[t].Commit, 0
 			}})
 	}

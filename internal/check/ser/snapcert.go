@@ -94,6 +94,10 @@ func (r *Rows) CertifySnapshots(ctx context.Context, skew int64) (SnapshotCertif
 	}
 	sess := sessionLinks(h, nil)
 	keys := writeKeys(h)
+	dbName := "database start and commit timestamps"
+	if h.DerivedTimestamps() {
+		dbName += " (derived from its snapshots)"
+	}
 	type candidate struct {
 		by   string
 		ok   bool
@@ -101,7 +105,7 @@ func (r *Rows) CertifySnapshots(ctx context.Context, skew int64) (SnapshotCertif
 		pts  func(t int32) (snap, commit history.Timestamp)
 	}
 	for _, c := range []candidate{
-		{"database start and commit timestamps", dbts, false, func(t int32) (history.Timestamp, history.Timestamp) {
+		{dbName, dbts, false, func(t int32) (history.Timestamp, history.Timestamp) {
 			return h.Txns[t].Start, h.Txns[t].Commit
 		}},
 		{"client times (each snapshot at its transaction's begin or at the first later commit where it replays, each commit at its end or earlier where a snapshot needs it)", client, true, func(t int32) (history.Timestamp, history.Timestamp) {
