@@ -2,7 +2,6 @@ package si_test
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -15,166 +14,6 @@ import (
 	"isovet/internal/report"
 )
 
-// mvccFaults are what the simulated database of genMVCC may do wrong.
-type mvccFaults struct {
-	staleRead   bool // a read returns the latest or a random committed version
-	noFCW       bool // first-committer-wins is skipped: lost updates commit
-	wrongSnap   bool // the snapshot reported is not the one the reads used
-	unknownEnds bool // some commits end with an unknown outcome
-}
-
-// genMVCC runs a few transactions on a simulated PostgreSQL-like MVCC database (a snapshot
-// at each begin, an id at the first write, first-committer-wins at commit) and records
-// the history the runner would: each transaction's ops, outcome, id and reported snapshot,
-// and no timestamps, so that reading derives them from the snapshots.
-func genMVCC(rng *rand.Rand, f mvccFaults) *history.History {
-	type version struct {
-		v      int64
-		writer int // index into txns
-	}
-	type txn struct {
-		snap    history.Snapshot
-		xid     uint64
-		plan    []bool   // true: write, false: read
-		keys    []string // the key of each planned op
-		done    int
-		writes  map[string]int64
-		ops     [][3]any // kind, key, value
-		outcome history.Outcome
-	}
-	keys := []string{"x", "y", "z"}[:2+rng.IntN(2)]
-	next := uint64(100 + rng.IntN(5))
-	running := map[uint64]bool{}
-	versions := map[string][]version{}
-	var txns []*txn
-	var order []int // completion order
-	val := int64(0)
-	visible := func(t *txn, w *txn) bool { return t.snap.Sees(w.xid) }
-	n := 4 + rng.IntN(4)
-	var open []int
-	for len(order) < n {
-		if len(txns) < n && (len(open) == 0 || len(open) < 4 && rng.IntN(2) == 0) {
-			t := &txn{writes: map[string]int64{}}
-			t.snap = history.Snapshot{Xmin: next, Xmax: next}
-			for x := range running {
-				t.snap.Xip = append(t.snap.Xip, x)
-				t.snap.Xmin = min(t.snap.Xmin, x)
-			}
-			slices.Sort(t.snap.Xip)
-			for range 2 + rng.IntN(3) {
-				t.plan = append(t.plan, rng.IntN(2) == 0)
-				t.keys = append(t.keys, keys[rng.IntN(len(keys))])
-			}
-			txns = append(txns, t)
-			open = append(open, len(txns)-1)
-			continue
-		}
-		oi := rng.IntN(len(open))
-		ti := open[oi]
-		t := txns[ti]
-		if t.done < len(t.plan) {
-			k := t.keys[t.done]
-			if t.plan[t.done] {
-				if t.xid == 0 {
-					t.xid = next
-					next++
-					running[t.xid] = true
-				}
-				val++
-				t.writes[k] = val
-				t.ops = append(t.ops, [3]any{"w", k, val})
-			} else {
-				v := int64(0)
-				if own, ok := t.writes[k]; ok {
-					v = own
-				} else {
-					for _, ver := range versions[k] {
-						if visible(t, txns[ver.writer]) {
-							v = ver.v
-						}
-					}
-					if vs := versions[k]; f.staleRead && len(vs) > 0 && rng.IntN(2) == 0 {
-						if rng.IntN(2) == 0 {
-							v = vs[len(vs)-1].v // the latest commit, whatever the snapshot (read committed)
-						} else {
-							v = vs[rng.IntN(len(vs))].v
-						}
-					}
-				}
-				t.ops = append(t.ops, [3]any{"r", k, v})
-			}
-			t.done++
-			continue
-		}
-		open = slices.Delete(open, oi, oi+1)
-		order = append(order, ti)
-		t.outcome = history.OutcomeCommitted
-		if rng.IntN(8) == 0 {
-			t.outcome = history.OutcomeAborted
-		}
-		for k := range t.writes {
-			for _, ver := range versions[k] {
-				if !visible(t, txns[ver.writer]) && !(f.noFCW && rng.IntN(2) == 0) {
-					t.outcome = history.OutcomeAborted // first committer wins
-				}
-			}
-		}
-		if t.outcome == history.OutcomeCommitted {
-			for _, k := range slices.Sorted(func(yield func(string) bool) {
-				for k := range t.writes {
-					if !yield(k) {
-						return
-					}
-				}
-			}) {
-				versions[k] = append(versions[k], version{t.writes[k], ti})
-			}
-			if f.unknownEnds && rng.IntN(5) == 0 {
-				t.outcome = history.OutcomeUnknown // committed, but the client never heard
-			}
-		}
-		delete(running, t.xid)
-	}
-	b := history.NewBuilder()
-	b.SetInitial(b.IntValue(0))
-	for _, ti := range order {
-		t := txns[ti]
-		id := history.NilDatum
-		if t.xid != 0 {
-			id = history.Int(int64(t.xid))
-		}
-		tid := b.BeginTxn(b.Session(history.Int(int64(ti))), id, t.outcome)
-		for _, o := range t.ops {
-			k, v := b.StrKey(o[1].(string)), b.IntValue(o[2].(int64))
-			if o[0] == "w" {
-				b.Write(k, v)
-			} else {
-				b.Read(k, v)
-			}
-		}
-		sn := t.snap
-		if f.wrongSnap && rng.IntN(4) == 0 {
-			switch {
-			case len(sn.Xip) > 0 && rng.IntN(2) == 0:
-				sn.Xip = sn.Xip[1:] // claims it saw a transaction that was running
-				if len(sn.Xip) > 0 {
-					sn.Xmin = sn.Xip[0]
-				} else {
-					sn.Xmin = sn.Xmax
-				}
-			default:
-				sn = history.Snapshot{Xmin: min(sn.Xmin, sn.Xmax+1), Xmax: sn.Xmax + 1, Xip: sn.Xip} // one id later
-			}
-		}
-		b.SetSnapshot(tid, sn)
-	}
-	h, err := b.Build()
-	if err != nil {
-		panic(fmt.Sprintf("genMVCC built an invalid history: %v", err))
-	}
-	return h
-}
-
 // TestSnapshotsEndToEnd: histories of a simulated PostgreSQL-like database, with snapshots
 // and ids but no timestamps, some with faults (stale reads, lost updates, snapshots that
 // misreport what the reads used, unknown outcomes). The timestamps derived from the
@@ -185,13 +24,13 @@ func TestSnapshotsEndToEnd(t *testing.T) {
 	var derived, byCert, clean, faulty, failed, unknown, notSI int
 	for seed := range uint64(12000) {
 		rng := rand.New(rand.NewPCG(seed, 77))
-		var f mvccFaults
+		var f histtest.MVCCFaults
 		if seed%2 == 1 {
-			for f == (mvccFaults{}) {
-				f = mvccFaults{staleRead: rng.IntN(2) == 0, noFCW: rng.IntN(2) == 0, wrongSnap: rng.IntN(2) == 0, unknownEnds: rng.IntN(3) == 0}
+			for f == (histtest.MVCCFaults{}) {
+				f = histtest.MVCCFaults{StaleRead: rng.IntN(2) == 0, NoFCW: rng.IntN(2) == 0, WrongSnap: rng.IntN(2) == 0, UnknownEnds: rng.IntN(3) == 0}
 			}
 		}
-		h := genMVCC(rng, f)
+		h := histtest.GenMVCC(rng, f)
 		if h.DerivedTimestamps() {
 			derived++
 		}
@@ -216,7 +55,7 @@ func TestSnapshotsEndToEnd(t *testing.T) {
 		if cert {
 			byCert++
 		}
-		if f == (mvccFaults{}) {
+		if f == (histtest.MVCCFaults{}) {
 			clean++
 			committed := slices.ContainsFunc(h.Txns, func(x history.Txn) bool { return x.Committed() })
 			if !h.DerivedTimestamps() || rep.Verdict != report.Pass || committed && !cert {
