@@ -117,7 +117,7 @@ func simulate(rng *rand.Rand, n, conc int) []simTxn {
 	return txns
 }
 
-func buildSim(t *testing.T, sim []simTxn) *history.History {
+func buildSim(t testing.TB, sim []simTxn) *history.History {
 	t.Helper()
 	b := history.NewBuilder()
 	s := b.Session(history.Int(1))
@@ -255,5 +255,24 @@ func TestDeriveTimestampsRefuses(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkDeriveTimestamps derives the timestamps of a simulated run of 100,000
+// transactions, 8 at a time, with foreign clients.
+func BenchmarkDeriveTimestamps(b *testing.B) {
+	sim := simulate(rand.New(rand.NewPCG(1, 2)), 100_000, 8)
+	h := buildSim(b, sim)
+	if h.SnapshotErr != nil {
+		b.Fatal(h.SnapshotErr)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range h.Txns {
+			h.Txns[i].HasTimestamps = false
+		}
+		if _, err := history.DeriveTimestamps(h); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
