@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -384,5 +385,37 @@ func TestSnapshotsGiveTimestamps(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestSnapshotsOff: isovet_snapshot=off in the URL records no snapshots (and so no
+// timestamps), and the server never sees the parameter.
+func TestSnapshotsOff(t *testing.T) {
+	t.Parallel()
+	u, err := url.Parse(dsn(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("isovet_snapshot", "off")
+	u.RawQuery = q.Encode()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	db, _, err := Open(ctx, u.String(), runner.OpenOptions{Isolation: "repeatable-read", Table: runnertest.Table(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	defer db.(runner.Cleaner).Cleanup(context.Background())
+	w, err := workload.Generate("rw-register", workload.Options{Seed: 2, Sessions: 2, TxnsPerSess: 10, Keys: 8, OpsPerTxn: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runner.Run(ctx, db, w, runner.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := res.History; len(h.Snapshots) > 0 || h.HasTimestamps() {
+		t.Fatalf("%d snapshots, timestamps %v; want none", len(h.Snapshots), h.HasTimestamps())
 	}
 }
