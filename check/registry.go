@@ -7,6 +7,7 @@ import (
 
 	"isovet/history"
 	"isovet/internal/check/basic"
+	"isovet/internal/check/rc"
 	"isovet/internal/check/ser"
 	"isovet/internal/check/si"
 	"isovet/internal/check/ts"
@@ -22,6 +23,15 @@ var checkers = []Checker{
 		Summary: "linear checks: internal consistency, aborted (G1a), intermediate (G1b) and thin-air reads, duplicate list elements, incompatible list orders, future reads",
 		Run: func(ctx context.Context, h *history.History, l Level, o Options) (*Report, error) {
 			return basic.Run(ctx, h, l, basic.Options{MaxAnomalies: o.MaxAnomalies})
+		},
+	},
+	{
+		Name:    "rc",
+		Method:  MethodBlackBox,
+		Levels:  rc.Levels,
+		Summary: "read committed (Adya PL-2) for item and row histories: the basic checks, then the write-read dependencies must be acyclic (any version order following them then has no G0 or G1c)",
+		Run: func(ctx context.Context, h *history.History, l Level, o Options) (*Report, error) {
+			return rc.Check(ctx, h, l, rc.Options{MaxAnomalies: o.MaxAnomalies})
 		},
 	},
 	{
