@@ -16,11 +16,14 @@ import (
 	"isovet/internal/report"
 )
 
-// oracle decides Adya's PL-2 by brute force, from the definition: some set of the
-// transactions of unknown outcome committed, every read of a committed transaction read
-// the last write of its key by a committed transaction (or the initial value), or its own
-// latest write, and some choice of writers for the reads leaves the write-read graph
-// acyclic (any version order following an order of that graph then has no G0 or G1c).
+// oracle decides Adya's PL-2 by brute force, from an equivalent definition: some set of the
+// transactions of unknown outcome committed, and some order of the committed transactions
+// has every read of a committed transaction read its own latest write, or the initial
+// value, or the last write of its key by a transaction earlier in the order; and every list
+// read show the reader's own earlier appends after the appends of a prefix of the key's
+// appenders taken in that order, the last of them earlier than the reader. (Given such an
+// order, versions ordered by it put every write-read and write-write edge forward: no G0,
+// no G1c. Given an acyclic choice, any order following it is such an order.)
 func oracle(h *history.History) bool {
 	var committed, unknown []int
 	for i := range h.Txns {
@@ -38,17 +41,23 @@ func oracle(h *history.History) bool {
 				in = append(in, t)
 			}
 		}
-		if isList(h) && pl2Lists(h, in) || !isList(h) && pl2(h, in) {
-			return true
+		for _, order := range permutations(in) {
+			if explains(h, order) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// pl2 reports whether the history restricted to the committed transactions in is PL-2.
-func pl2(h *history.History, in []int) bool {
-	type key = history.Key
-	last := func(t int, k key) (history.Value, bool) { // t's last write of k
+// explains reports whether order (committed transactions, first first) explains every read
+// as oracle says.
+func explains(h *history.History, order []int) bool {
+	pos := map[int]int{}
+	for i, t := range order {
+		pos[t] = i
+	}
+	lastWrite := func(t int, k history.Key) (history.Value, bool) {
 		v, ok := history.Nil, false
 		for _, o := range h.Txns[t].Ops {
 			if o.Kind.IsWrite() && o.Key == k {
@@ -57,71 +66,6 @@ func pl2(h *history.History, in []int) bool {
 		}
 		return v, ok
 	}
-	var cands [][][2]int // per external read: (writer, reader); writer -1 is the initial state
-	for _, t := range in {
-		own := map[key]history.Value{}
-		for _, o := range h.Txns[t].Ops {
-			switch {
-			case o.Kind.IsWrite():
-				own[o.Key] = o.Value
-			case o.Kind == history.OpRead:
-				if v, ok := own[o.Key]; ok {
-					if v != o.Value {
-						return false // not its own write
-					}
-					continue
-				}
-				var cs [][2]int
-				if o.Value == h.InitialValue(o.Key) {
-					cs = append(cs, [2]int{-1, t})
-				}
-				for _, w := range in {
-					if v, ok := last(w, o.Key); ok && w != t && v == o.Value {
-						cs = append(cs, [2]int{w, t})
-					}
-				}
-				if len(cs) == 0 {
-					return false
-				}
-				cands = append(cands, cs)
-			}
-		}
-	}
-	choice := make([]int, len(cands))
-	for {
-		g := map[int][]int{}
-		for i, cs := range cands {
-			if c := cs[choice[i]]; c[0] >= 0 {
-				g[c[0]] = append(g[c[0]], c[1])
-			}
-		}
-		if acyclic(g, in) {
-			return true
-		}
-		i := 0
-		for i < len(choice) && choice[i] == len(cands[i])-1 {
-			choice[i] = 0
-			i++
-		}
-		if i == len(choice) {
-			return false
-		}
-		choice[i]++
-	}
-}
-
-func isList(h *history.History) bool {
-	return slices.ContainsFunc(h.Txns, func(t history.Txn) bool {
-		return slices.ContainsFunc(t.Ops, func(o history.Op) bool { return o.Kind == history.OpAppend || o.Kind == history.OpListRead })
-	})
-}
-
-// pl2Lists is pl2 for list-append histories: it tries every version order of each key's
-// appenders (a transaction's appends to a key are one version), and checks that every list
-// read of a committed transaction shows the appends of a prefix of that order followed by
-// the reader's own earlier appends, and that the write-read edges (from the prefix's last
-// appender) and the write-write edges (consecutive appenders) leave no cycle.
-func pl2Lists(h *history.History, in []int) bool {
 	appends := func(t int, k history.Key) []history.Value {
 		var l []history.Value
 		for _, o := range h.Txns[t].Ops {
@@ -131,82 +75,56 @@ func pl2Lists(h *history.History, in []int) bool {
 		}
 		return l
 	}
-	var keys []history.Key
-	appenders := map[history.Key][]int{}
-	for _, t := range in {
-		for _, o := range h.Txns[t].Ops {
-			if o.Kind == history.OpAppend && !slices.Contains(appenders[o.Key], t) {
-				if len(appenders[o.Key]) == 0 {
-					keys = append(keys, o.Key)
-				}
-				appenders[o.Key] = append(appenders[o.Key], t)
-			}
-		}
-	}
-	perms := make([][][]int, len(keys))
-	for i, k := range keys {
-		perms[i] = permutations(appenders[k])
-	}
-	choice := make([]int, len(keys))
-	for {
-		order := map[history.Key][]int{}
-		for i, k := range keys {
-			order[k] = perms[i][choice[i]]
-		}
-		if listsOK(h, in, order, appends) {
-			return true
-		}
-		i := 0
-		for i < len(choice) && choice[i] == len(perms[i])-1 {
-			choice[i] = 0
-			i++
-		}
-		if i == len(choice) {
-			return false
-		}
-		choice[i]++
-	}
-}
-
-func listsOK(h *history.History, in []int, order map[history.Key][]int, appends func(int, history.Key) []history.Value) bool {
-	g := map[int][]int{}
-	for _, ws := range order {
-		for i := 1; i < len(ws); i++ {
-			g[ws[i-1]] = append(g[ws[i-1]], ws[i])
-		}
-	}
-	for _, t := range in {
-		own := map[history.Key][]history.Value{}
+	for _, t := range order {
+		own := map[history.Key]history.Value{}
+		ownList := map[history.Key][]history.Value{}
 		for _, o := range h.Txns[t].Ops {
 			switch o.Kind {
+			case history.OpWrite, history.OpInsert, history.OpDelete:
+				own[o.Key] = o.Value
 			case history.OpAppend:
-				own[o.Key] = append(own[o.Key], o.Value)
+				ownList[o.Key] = append(ownList[o.Key], o.Value)
+			case history.OpRead:
+				if v, ok := own[o.Key]; ok {
+					if v != o.Value {
+						return false
+					}
+					continue
+				}
+				ok := o.Value == h.InitialValue(o.Key)
+				for _, w := range order[:pos[t]] {
+					if v, wrote := lastWrite(w, o.Key); wrote && v == o.Value {
+						ok = true
+					}
+				}
+				if !ok {
+					return false
+				}
 			case history.OpListRead:
-				l := h.List(o)
-				mine := own[o.Key]
+				l, mine := h.List(o), ownList[o.Key]
 				if len(l) < len(mine) || !slices.Equal(l[len(l)-len(mine):], mine) {
 					return false
 				}
 				ext := l[:len(l)-len(mine)]
 				var prefix []history.Value
-				from := -1
-				for _, w := range order[o.Key] {
+				for _, w := range order {
 					if len(prefix) >= len(ext) || w == t {
 						break
 					}
-					prefix = append(prefix, appends(w, o.Key)...)
-					from = w
+					if as := appends(w, o.Key); len(as) > 0 {
+						if pos[w] > pos[t] {
+							return false // the version read would follow its reader
+						}
+						prefix = append(prefix, as...)
+					}
 				}
 				if !slices.Equal(prefix, ext) {
 					return false
 				}
-				if from >= 0 {
-					g[from] = append(g[from], t)
-				}
 			}
 		}
 	}
-	return acyclic(g, in)
+	return true
 }
 
 func permutations(xs []int) [][]int {
@@ -221,27 +139,6 @@ func permutations(xs []int) [][]int {
 		}
 	}
 	return out
-}
-
-func acyclic(g map[int][]int, nodes []int) bool {
-	state := map[int]int{} // 1: on the stack, 2: done
-	var visit func(u int) bool
-	visit = func(u int) bool {
-		state[u] = 1
-		for _, v := range g[u] {
-			if state[v] == 1 || state[v] == 0 && !visit(v) {
-				return false
-			}
-		}
-		state[u] = 2
-		return true
-	}
-	for _, u := range nodes {
-		if state[u] == 0 && !visit(u) {
-			return false
-		}
-	}
-	return true
 }
 
 func check(t *testing.T, h *history.History) *report.Report {
