@@ -7,7 +7,7 @@ import (
 
 	"isovet/history"
 	"isovet/internal/check/basic"
-	"isovet/internal/check/rc"
+	"isovet/internal/check/weak"
 	"isovet/internal/check/ser"
 	"isovet/internal/check/si"
 	"isovet/internal/check/ts"
@@ -26,12 +26,12 @@ var checkers = []Checker{
 		},
 	},
 	{
-		Name:    "rc",
+		Name:    "weak",
 		Method:  MethodBlackBox,
-		Levels:  rc.Levels,
-		Summary: "read committed (Adya PL-2) for item and row histories: the basic checks, then the write-read dependencies must be acyclic (any version order following them then has no G0 or G1c)",
+		Levels:  weak.Levels,
+		Summary: "read committed (Adya PL-2), read atomic and causal consistency for item, row and list histories, in polynomial time: the basic checks, then a cycle search on the write-read (and, for causal, session) order with the version-order edges lists show and those the read atomic or causal axiom forces (Biswas and Enea's saturation)",
 		Run: func(ctx context.Context, h *history.History, l Level, o Options) (*Report, error) {
-			return rc.Check(ctx, h, l, rc.Options{MaxAnomalies: o.MaxAnomalies})
+			return weak.Check(ctx, h, l, weak.Options{MaxAnomalies: o.MaxAnomalies})
 		},
 	},
 	{

@@ -390,13 +390,15 @@ func listOracle(h *history.History) map[anomaly.Kind]int {
 				continue
 			}
 			l := h.List(r)
-			reads[r.Key] = append(reads[r.Key], l)
 			var own []history.Value
 			for _, o := range t.Ops[:j] {
 				if o.Kind == history.OpAppend && o.Key == r.Key {
 					own = append(own, o.Value)
 				}
 			}
+			// The order check compares what others appended: the list without the
+			// reader's own earlier appends.
+			reads[r.Key] = append(reads[r.Key], l[:max(len(l)-len(own), 0)])
 			if len(own) > 0 && (len(l) < len(own) || !slices.Equal(l[len(l)-len(own):], own)) {
 				got[anomaly.Internal]++
 			}

@@ -1,0 +1,610 @@
+// Package weak decides read committed in Adya's sense (PL-2: no G0, G1a, G1b or G1c) for
+// histories of item and row reads and writes.
+//
+// # Why it is a graph check
+//
+// G1a (aborted reads) and G1b (intermediate reads) are properties of single reads; the basic
+// checks find them ([basic.Run]). G0 and G1c are cycles of write-write and write-read
+// dependencies, and a black-box history does not give the version order that fixes the
+// write-write ones. But the version order is free: when the write-read dependencies are
+// acyclic, take any order of the transactions that follows them and order every key's
+// versions by it; every write-write and write-read edge then goes forward, so there is no
+// G0 and no G1c. And when the write-read dependencies close a cycle, every version order
+// has it: G1c. So read committed holds exactly when the basic checks pass and the
+// write-read graph is acyclic (session order and anti-dependencies play no part).
+//
+// Reads are resolved as the black-box checkers resolve them ([deps.Build]): by explicit
+// source, or by value among the transactions whose last write of the key wrote it.
+// Transactions of unknown outcome count if they may have been read from. When a read may
+// have read from several transactions (duplicate values), the check uses the union of the
+// candidate edges to pass (every choice is then acyclic) and the certain edges to fail
+// (every choice has the cycle), and says Unknown in between.
+//
+// List appends fix part of the version order: a list read shows the appends of its key in
+// order, so each appender in it directly follows the one before (write-write edges; deps
+// gives them as the synthetic reads of its list model), and every appender it does not show
+// comes after the last one it shows. Those edges join the write-read ones; the order left
+// free is still free, so the argument above holds with them. Predicate operations add
+// dependencies this package does not model yet: for histories with them it runs the basic
+// checks only.
+package weak
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"isovet/history"
+	"isovet/internal/anomaly"
+	"isovet/internal/check/basic"
+	"isovet/internal/deps"
+	"isovet/internal/graph"
+	"isovet/internal/report"
+)
+
+// Levels are the levels this package decides.
+var Levels = []anomaly.Level{anomaly.ReadCommitted, anomaly.ReadAtomic, anomaly.Causal}
+
+// Options configure [Check].
+type Options struct {
+	MaxAnomalies int // 0: 20
+	// MaxClockWords bounds the causal check's vector clocks (transactions times sessions;
+	// 0: 32 M words, 128 MB); beyond it causal is Unknown.
+	MaxClockWords int
+}
+
+// Check decides read committed, read atomic or causal consistency for h.
+func Check(ctx context.Context, h *history.History, level anomaly.Level, o Options) (*report.Report, error) {
+	if !slices.Contains(Levels, level) {
+		return nil, fmt.Errorf("weak: level %s is not read committed, read atomic or causal", level)
+	}
+	if o.MaxAnomalies <= 0 {
+		o.MaxAnomalies = 20
+	}
+	if o.MaxClockWords <= 0 {
+		o.MaxClockWords = 32 << 20
+	}
+	rep, err := basic.Run(ctx, h, level, basic.Options{MaxAnomalies: o.MaxAnomalies})
+	if rep != nil {
+		rep.Checker = "weak"
+	}
+	if err != nil || rep.Verdict == report.Fail {
+		return rep, err
+	}
+	if kind, ok := unmodelled(h); ok {
+		rep.Verdict = report.Unknown
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the history has %s, whose version order and dependencies the %s checker does not model yet: only the basic checks ran, and they found nothing", kind, level))
+		return rep, nil
+	}
+	session := level.Info().Session
+	d, err := deps.BuildContext(ctx, h, deps.Options{Session: session})
+	if errors.Is(err, deps.ErrUnsupported) {
+		rep.Verdict = report.Unknown
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the %s checker cannot decide this history: %v", level, err))
+		return rep, nil
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			rep.Verdict = report.Unknown
+			rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+err.Error())
+			return rep, context.Cause(ctx)
+		}
+		return nil, err
+	}
+	rep.Notes = append(rep.Notes, d.Notes...)
+	for _, a := range d.Findings {
+		if level.Forbids(a.Kind) && len(rep.Anomalies) < o.MaxAnomalies {
+			rep.Anomalies = append(rep.Anomalies, a)
+		}
+	}
+	if len(rep.Anomalies) > 0 {
+		rep.Verdict = report.Fail
+		return rep, nil
+	}
+
+	// The graphs: certain edges, and every edge some choice of writers could give. Node
+	// d.Init (= d.N) is the initial state, before every transaction.
+	c := newCheck(d, session)
+	choices := c.edges()
+	if level != anomaly.ReadCommitted {
+		for _, certain := range []bool{true, false} {
+			ok, err := c.saturate(ctx, level, certain, o.MaxClockWords)
+			if err != nil {
+				return rep, err
+			}
+			if !ok {
+				rep.Verdict = report.Unknown
+				rep.Notes = append(rep.Notes, fmt.Sprintf("the causal check needs a vector clock per transaction and session: %d transactions times %d sessions is over its bound", d.N, len(h.Sessions)))
+				return rep, nil
+			}
+		}
+	}
+	if cyc := graph.FindCycle(c.certain); cyc != nil {
+		rep.Verdict = report.Fail
+		rep.Anomalies = append(rep.Anomalies, c.anomaly(level, cyc))
+		return rep, nil
+	}
+	if graph.FindCycle(c.possible) != nil {
+		rep.Verdict = report.Unknown
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d reads could have read from more than one transaction (repeated values, or writers of unknown outcome): some choices close a cycle and the certain ones do not; the %s checker does not search the choices yet", choices, level))
+		return rep, nil
+	}
+	rep.Verdict = report.Pass
+	switch level {
+	case anomaly.ReadCommitted:
+		rep.Notes = append(rep.Notes, "no transaction read, directly or through others, from a transaction that read from it: the write-read dependencies are acyclic, so ordering every key's versions by an order that follows them gives no G0 or G1c cycle")
+	case anomaly.ReadAtomic:
+		rep.Notes = append(rep.Notes, "an order of the transactions follows every write-read dependency and puts, for every read, each transaction the reader also read from and that wrote the key before the one it read from: every transaction saw all or none of each other's writes")
+	default:
+		rep.Notes = append(rep.Notes, "an order of the transactions follows session order and every write-read dependency and puts, for every read, each transaction in the reader's causal past that wrote the key before the one it read from: every transaction saw the causes of what it saw")
+	}
+	return rep, nil
+}
+
+// check holds the graphs of one history and why each certain edge is there.
+type check struct {
+	d                 *deps.Deps
+	n                 int32 // transactions; node n is the initial state
+	session           bool
+	certain, possible *graph.Digraph
+	edgeOf            map[[2]int32]deps.Edge
+	why               map[[2]int32]string // a reason that overrides edgeOf's
+	forced            map[[2]int32]forced // saturation's edges
+}
+
+// forced is an edge a read atomic or causal axiom forces: t1's version of Key comes before
+// t2's, because reader read Key from t2 and t1 is in what reader had seen.
+type forced struct {
+	t1, t2, reader int32
+	key            history.Key
+	value          history.Value // what reader read
+}
+
+func newCheck(d *deps.Deps, session bool) *check {
+	return &check{
+		d: d, n: int32(d.N), session: session,
+		certain: graph.New(d.N + 1), possible: graph.New(d.N + 1),
+		edgeOf: make(map[[2]int32]deps.Edge), why: make(map[[2]int32]string), forced: make(map[[2]int32]forced),
+	}
+}
+
+func (c *check) addCertain(e deps.Edge) {
+	c.certain.AddEdge(e.From, e.To)
+	c.possible.AddEdge(e.From, e.To)
+	// A read is the plainer reason: keep it over a write order between the same two.
+	if old, ok := c.edgeOf[[2]int32{e.From, e.To}]; !ok || old.Rel != report.WR && e.Rel == report.WR {
+		c.edgeOf[[2]int32{e.From, e.To}] = e
+	}
+}
+
+// edges adds the write-read, write-write (list order) and, with sessions, session-order
+// edges, and returns how many reads have a choice of writer.
+func (c *check) edges() int {
+	d, n := c.d, c.n
+	keep := func(e deps.Edge) bool {
+		return e.From < n && e.To < n && (e.Rel == report.WR || e.Rel == report.WW || c.session && e.Rel == report.SO)
+	}
+	for _, e := range d.Known {
+		if keep(e) {
+			c.addCertain(e)
+		}
+	}
+	for _, e := range d.Guarded {
+		if keep(e) {
+			c.possible.AddEdge(e.From, e.To)
+		}
+	}
+	for _, le := range listEdges(d, true) {
+		c.addCertain(le.Edge)
+		c.why[[2]int32{le.From, le.To}] = le.why
+	}
+	for _, le := range listEdges(d, false) {
+		c.possible.AddEdge(le.From, le.To)
+	}
+	choices := 0
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		if d.Status[r.Txn] == deps.Excluded {
+			continue
+		}
+		if len(r.Cands) > 1 || d.Status[r.Txn] == deps.Maybe {
+			choices++
+		}
+		for _, w := range r.Cands {
+			if w < n && w != r.Txn && d.Status[w] != deps.Excluded {
+				c.possible.AddEdge(w, r.Txn)
+			}
+		}
+	}
+	return choices
+}
+
+// sources returns, per transaction, the transactions it read from: the writers of its
+// item reads and every appender its list reads show. With certain, only reads with one
+// candidate, of committed readers and writers, count; else every candidate.
+func (c *check) sources(certain bool) [][]int32 {
+	d := c.d
+	counts := func(t int32) bool {
+		if certain {
+			return d.Status[t] == deps.Committed
+		}
+		return d.Status[t] != deps.Excluded
+	}
+	src := make([][]int32, d.N)
+	add := func(r, w int32) {
+		if w >= 0 && w < c.n && w != r && counts(w) && !slices.Contains(src[r], w) {
+			src[r] = append(src[r], w)
+		}
+	}
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		if r.Op < 0 || !counts(r.Txn) || certain && len(r.Cands) != 1 {
+			continue
+		}
+		for _, w := range r.Cands {
+			add(r.Txn, w)
+		}
+		for _, w := range r.Needs {
+			add(r.Txn, w)
+		}
+	}
+	return src
+}
+
+// saturate adds the edges the read-atomic or causal axiom forces (Biswas and Enea, OOPSLA
+// 2019): when reader read key k from t2, every other transaction t1 that wrote k and that
+// reader had seen (read from, for read atomic; in its causal past through session order and
+// reads, for causal) must come before t2. It reports false when the causal check's vector
+// clocks would exceed maxWords.
+func (c *check) saturate(ctx context.Context, level anomaly.Level, certain bool, maxWords int) (bool, error) {
+	d := c.d
+	src := c.sources(certain)
+	counts := func(t int32) bool {
+		if certain {
+			return d.Status[t] == deps.Committed
+		}
+		return d.Status[t] != deps.Excluded
+	}
+	add := func(t1, t2, reader int32, k history.Key, v history.Value) {
+		if t1 == t2 || t1 == reader {
+			return
+		}
+		if !certain {
+			c.possible.AddEdge(t1, t2)
+			if t2 == c.n {
+				c.possible.AddEdge(t2, t1)
+			}
+			return
+		}
+		key := [2]int32{t1, t2}
+		if _, ok := c.forced[key]; ok {
+			return
+		}
+		c.forced[key] = forced{t1, t2, reader, k, v}
+		c.certain.AddEdge(t1, t2)
+		c.possible.AddEdge(t1, t2)
+		if t2 == c.n { // before the initial state: the initial state precedes t1
+			c.certain.AddEdge(t2, t1)
+			c.possible.AddEdge(t2, t1)
+			c.why[[2]int32{t2, t1}] = "the initial state comes before every transaction"
+		}
+	}
+	// The writer each read read from (Init for the initial state), per candidate.
+	readFrom := func(r *deps.Read) []int32 {
+		if certain && len(r.Cands) != 1 {
+			return nil
+		}
+		var out []int32
+		for _, w := range r.Cands {
+			if w == d.Init || counts(w) {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	if level == anomaly.ReadAtomic {
+		for ri := range d.Reads {
+			r := &d.Reads[ri]
+			if r.Op < 0 || !counts(r.Txn) {
+				continue
+			}
+			for _, t2 := range readFrom(r) {
+				for _, t1 := range src[r.Txn] {
+					if _, wrote := d.WriteOf(t1, r.Key); wrote {
+						add(t1, t2, r.Txn, r.Key, r.Value)
+					}
+				}
+			}
+		}
+		return true, nil
+	}
+	// Causal: the causal past of each transaction as a vector clock over sessions.
+	h := d.H
+	ns := len(h.Sessions)
+	if d.N*ns > maxWords {
+		return false, nil
+	}
+	g := graph.New(d.N)
+	for t := range d.N {
+		for _, w := range src[t] {
+			g.AddEdge(w, int32(t))
+		}
+	}
+	for si := range h.Sessions {
+		var prev int32 = -1
+		for _, t := range h.Sessions[si].Txns {
+			if !counts(int32(t)) {
+				continue
+			}
+			if prev >= 0 {
+				g.AddEdge(prev, int32(t))
+			}
+			prev = int32(t)
+		}
+	}
+	order, ok := graph.Topo(g)
+	if !ok {
+		return true, nil // a cycle of session order and reads: the graphs have it already
+	}
+	clock := make([]int32, d.N*ns) // per transaction and session: the last seq in its past, -1
+	for i := range clock {
+		clock[i] = -1
+	}
+	for i, u := range order {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return true, context.Cause(ctx)
+		}
+		cu := clock[int(u)*ns : int(u)*ns+ns]
+		x := &h.Txns[u]
+		for _, v := range g.Out(u) {
+			cv := clock[int(v)*ns : int(v)*ns+ns]
+			for s := range cv {
+				cv[s] = max(cv[s], cu[s])
+			}
+			cv[x.Session] = max(cv[x.Session], x.Seq)
+		}
+	}
+	// Per key, per session that wrote it, the counted writers by seq.
+	type sessWriters struct {
+		s          history.SessionID
+		seqs, txns []int32
+	}
+	perKey := make([][]sessWriters, len(h.Keys))
+	for t := range d.N {
+		if !counts(int32(t)) {
+			continue
+		}
+		x := &h.Txns[t]
+		for _, w := range d.Writes[t] {
+			sw := perKey[w.Key]
+			i := slices.IndexFunc(sw, func(e sessWriters) bool { return e.s == x.Session })
+			if i < 0 {
+				sw = append(sw, sessWriters{s: x.Session})
+				i = len(sw) - 1
+			}
+			// Ascending t is ascending seq within a session.
+			sw[i].seqs, sw[i].txns = append(sw[i].seqs, x.Seq), append(sw[i].txns, int32(t))
+			perKey[w.Key] = sw
+		}
+	}
+	for ri := range d.Reads {
+		if ri%4096 == 0 && ctx.Err() != nil {
+			return true, context.Cause(ctx)
+		}
+		r := &d.Reads[ri]
+		if r.Op < 0 || !counts(r.Txn) {
+			continue
+		}
+		cr := clock[int(r.Txn)*ns : int(r.Txn)*ns+ns]
+		for _, t2 := range readFrom(r) {
+			for _, sw := range perKey[r.Key] {
+				last := cr[sw.s]
+				if last < 0 {
+					continue
+				}
+				// The latest writer of the key in the session within the reader's past: the
+				// earlier ones precede it in session order, so its edge orders them too.
+				i, found := slices.BinarySearch(sw.seqs, last)
+				if found {
+					i++
+				}
+				if i > 0 {
+					add(sw.txns[i-1], t2, r.Txn, r.Key, r.Value)
+				}
+			}
+		}
+	}
+	return true, nil
+}
+
+// unmodelled names the operations of h this package does not model, if any.
+func unmodelled(h *history.History) (string, bool) {
+	for i := range h.Txns {
+		for _, o := range h.Txns[i].Ops {
+			if o.Kind == history.OpPredRead || o.Kind == history.OpPredWrite {
+				return "predicate operations", true
+			}
+		}
+	}
+	return "", false
+}
+
+// anomaly reports the cycle cyc of the certain graph (a node list, each node's edge to the
+// next, the last's to the first) with each step's reason. Its kind: a fractured read or a
+// causality violation when a step is one the read atomic or causal axiom forced (causal:
+// when the reader had seen the writer only through others), a causality violation when
+// session order closes it, G1c when a read does, G0 when only write orders do.
+func (c *check) anomaly(level anomaly.Level, cyc []int32) report.Anomaly {
+	d, h := c.d, c.d.H
+	name := func(t int32) string {
+		if t == c.n {
+			return "the initial state"
+		}
+		return h.Name(history.TxnID(t))
+	}
+	a := report.Anomaly{Kind: anomaly.G0, Key: -1}
+	var whys, path []string
+	var hasWR, hasSO, hasForced, indirect bool
+	for i, from := range cyc {
+		to := cyc[(i+1)%len(cyc)]
+		key := [2]int32{from, to}
+		e, hasEdge := c.edgeOf[key]
+		st := report.Step{From: history.TxnID(from), To: history.TxnID(to), Rel: e.Rel, Key: e.Key, Value: e.Value, Value2: e.Value2}
+		f, isForced := c.forced[key]
+		why, hasWhy := c.why[key]
+		switch {
+		case isForced && !hasEdge:
+			hasForced = true
+			st.Rel, st.Key, st.Value = report.WW, f.key, f.value
+			seen := fmt.Sprintf("%s had read from %s", name(f.reader), name(f.t1))
+			if level == anomaly.Causal {
+				if p := c.pathWhy(f.t1, f.reader); p != "" {
+					seen, indirect = fmt.Sprintf("%s precedes %s causally (%s)", name(f.t1), name(f.reader), p), true
+				}
+			}
+			st.Why = fmt.Sprintf("%s; %s wrote %v, and %s read %s from %s, so %s's version of %v comes before %s's", seen, name(f.t1), h.Key(f.key), name(f.reader), h.KV(f.key, f.value), name(f.t2), name(f.t1), h.Key(f.key), name(f.t2))
+		case hasWhy:
+			st.Why = why
+			if from == c.n {
+				st.Rel = report.WW
+			}
+		case e.Rel == report.SO:
+			hasSO = true
+			st.Key = -1
+			st.Why = fmt.Sprintf("%s precedes %s in their session", name(from), name(to))
+		case e.Rel == report.WR:
+			if ls, ok := d.AppendStep(st, e.Via, false); ok {
+				st = ls
+			} else {
+				hasWR = true
+				st.Why = fmt.Sprintf("%s read %s, which %s wrote", name(to), h.KV(e.Key, e.Value), name(from))
+			}
+		default:
+			st.Why = fmt.Sprintf("%s overwrote %s's %s with %s", name(to), name(from), h.KV(e.Key, e.Value), h.KV(e.Key, e.Value2))
+		}
+		a.Cycle = append(a.Cycle, st)
+		if from != c.n {
+			a.Txns = append(a.Txns, st.From)
+		}
+		whys = append(whys, st.Why)
+		path = append(path, fmt.Sprintf("%s -%s->", name(from), st.Rel))
+	}
+	path = append(path, name(cyc[0]))
+	var what string
+	switch {
+	case hasForced && (indirect || hasSO):
+		a.Kind, a.Also = anomaly.CausalityViolation, []anomaly.Kind{anomaly.FracturedRead}
+		what = "a transaction saw an effect without its cause, which causal consistency forbids"
+	case hasForced:
+		a.Kind = anomaly.FracturedRead
+		what = fmt.Sprintf("a transaction saw some of another's writes but not all, which %s forbids", level)
+	case hasSO:
+		a.Kind, a.Also = anomaly.CausalityViolation, []anomaly.Kind{anomaly.G1c}
+		what = "a cycle of session order and write-read dependencies, which causal consistency forbids"
+	case hasWR:
+		a.Kind = anomaly.G1c
+		what = fmt.Sprintf("a cycle of write-read and write-write dependencies, which %s forbids (circular information flow, G1c)", level)
+	default:
+		what = fmt.Sprintf("a cycle of write-write dependencies, which %s forbids (G0)", level)
+	}
+	a.Message = fmt.Sprintf("%s; so %s, %s", strings.Join(whys, "; "), strings.Join(path, " "), what)
+	return a
+}
+
+// pathWhy names a shortest chain of session order and reads from t1 to t (certain edges),
+// as "T1 -wr-> T4 -so-> T3", or "" when t read from t1 directly.
+func (c *check) pathWhy(t1, t int32) string {
+	src := c.sources(true)
+	direct := slices.Contains(src[t], t1)
+	if direct {
+		return ""
+	}
+	g := graph.New(c.d.N)
+	for r := range src {
+		for _, w := range src[r] {
+			g.AddEdge(w, int32(r))
+		}
+	}
+	for si := range c.d.H.Sessions {
+		var prev int32 = -1
+		for _, x := range c.d.H.Sessions[si].Txns {
+			if c.d.Status[x] != deps.Committed {
+				continue
+			}
+			if prev >= 0 {
+				g.AddEdge(prev, int32(x))
+			}
+			prev = int32(x)
+		}
+	}
+	p := graph.ShortestPath(g, t1, t, nil)
+	if len(p) < 2 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(c.d.H.Name(history.TxnID(p[0])))
+	for i := 1; i < len(p); i++ {
+		rel := "so"
+		if slices.Contains(src[p[i]], p[i-1]) {
+			rel = "wr"
+		}
+		fmt.Fprintf(&b, " -%s-> %s", rel, c.d.H.Name(history.TxnID(p[i])))
+	}
+	return b.String()
+}
+
+// listEdge is a write-write edge a list read implies: From's append is the last the read
+// shows, To appended to the key and the read does not show it.
+type listEdge struct {
+	deps.Edge
+	why string
+}
+
+// listEdges returns, for each list key, the edges from the appender of the last element of
+// its longest read to every appender that read does not show: a list read shows a prefix
+// of the version order. With certain, only committed readers and appenders count; else
+// every transaction that may have committed.
+func listEdges(d *deps.Deps, certain bool) []listEdge {
+	counts := func(t int32) bool {
+		if certain {
+			return d.Status[t] == deps.Committed
+		}
+		return d.Status[t] != deps.Excluded
+	}
+	longest := make(map[history.Key]int) // key: index into d.Reads
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		if r.Op < 0 || len(r.Prefix) == 0 || !counts(r.Txn) || len(r.Cands) != 1 || r.Cands[0] >= int32(d.N) {
+			continue
+		}
+		if li, ok := longest[r.Key]; !ok || len(d.Reads[li].Prefix) < len(r.Prefix) {
+			longest[r.Key] = ri
+		}
+	}
+	var out []listEdge
+	for k, ri := range longest {
+		r := &d.Reads[ri]
+		last := r.Cands[0]
+		if !counts(last) {
+			continue
+		}
+		shown := map[int32]bool{last: true, r.Txn: true}
+		for _, w := range r.Needs {
+			shown[w] = true
+		}
+		for _, w := range d.Writers[k] {
+			if shown[w] || !counts(w) {
+				continue
+			}
+			mine, _ := d.WriteOf(w, k)
+			e := deps.Edge{From: last, To: w, Rel: report.WW, Key: k, Value: r.Value, Value2: mine.Value, Via: -1}
+			name := func(t int32) string { return d.H.Name(history.TxnID(t)) }
+			why := fmt.Sprintf("%s appended %s after %s's %s (%s's read of %v ends with %s's append and does not show %s's)",
+				name(w), d.H.KV(k, mine.Value), name(last), d.H.KV(k, r.Value), name(r.Txn), d.H.Key(k), name(last), name(w))
+			out = append(out, listEdge{e, why})
+		}
+	}
+	return out
+}
