@@ -7,10 +7,10 @@ import (
 
 	"isovet/history"
 	"isovet/internal/check/basic"
-	"isovet/internal/check/weak"
 	"isovet/internal/check/ser"
 	"isovet/internal/check/si"
 	"isovet/internal/check/ts"
+	"isovet/internal/check/weak"
 )
 
 // checkers is the registry: which checker checks which levels, in preference order. The
