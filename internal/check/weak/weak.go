@@ -25,8 +25,11 @@
 // gives them as the synthetic reads of its list model), and every appender it does not show
 // comes after the last one it shows. Those edges join the write-read ones; the order left
 // free is still free, so the argument above holds with them. Predicate operations add
-// dependencies this package does not model yet: for histories with them it runs the basic
-// checks only.
+// dependencies: deps reduces each row a predicate read returned or did not return (and each
+// row a predicate write matched) to a read with several candidate versions, on which the
+// predicate holds or does not; read committed checks them like any read, and may always
+// choose the initial state. Read atomic and causal do not model them yet: for histories
+// with them they run the basic checks only.
 package weak
 
 import (
@@ -73,7 +76,7 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	if err != nil || rep.Verdict == report.Fail {
 		return rep, err
 	}
-	if kind, ok := unmodelled(h); ok {
+	if kind, ok := unmodelled(h); ok && level != anomaly.ReadCommitted {
 		rep.Verdict = report.Unknown
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the history has %s, whose version order and dependencies the %s checker does not model yet: only the basic checks ran, and they found nothing", kind, level))
 		return rep, nil
@@ -94,8 +97,11 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 		return nil, err
 	}
 	rep.Notes = append(rep.Notes, d.Notes...)
+	// Every finding is a read no committed state explains (own writes, aborted,
+	// intermediate or thin-air versions, a predicate result no version gives), which every
+	// level forbids, whatever name it goes by.
 	for _, a := range d.Findings {
-		if level.Forbids(a.Kind) && len(rep.Anomalies) < o.MaxAnomalies {
+		if len(rep.Anomalies) < o.MaxAnomalies {
 			rep.Anomalies = append(rep.Anomalies, a)
 		}
 	}
@@ -107,7 +113,7 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	// The graphs: certain edges, and every edge some choice of writers could give. Node
 	// d.Init (= d.N) is the initial state, before every transaction.
 	c := newCheck(d, session)
-	choices := c.edges()
+	choices := c.edges(level == anomaly.ReadCommitted)
 	if level != anomaly.ReadCommitted {
 		for _, certain := range []bool{true, false} {
 			ok, err := c.saturate(ctx, level, certain, o.MaxClockWords)
@@ -129,6 +135,11 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	if graph.FindCycle(c.possible) != nil {
 		rep.Verdict = report.Unknown
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d reads could have read from more than one transaction (repeated values, or writers of unknown outcome): some choices close a cycle and the certain ones do not; the %s checker does not search the choices yet", choices, level))
+		return rep, nil
+	}
+	if d.Partial {
+		rep.Verdict = report.Unknown
+		rep.Notes = append(rep.Notes, "predicate operations could only partly be checked (see the notes above): no violation was found, but that proves nothing")
 		return rep, nil
 	}
 	rep.Verdict = report.Pass
@@ -180,8 +191,12 @@ func (c *check) addCertain(e deps.Edge) {
 }
 
 // edges adds the write-read, write-write (list order) and, with sessions, session-order
-// edges, and returns how many reads have a choice of writer.
-func (c *check) edges() int {
+// edges, and returns how many reads have a choice of writer. With initFree (read
+// committed), a read that may have read the initial state adds no possible edge: choosing
+// the initial state orders nothing, as nothing comes before it, so a pass may choose it.
+// (A row a predicate did not return is such a read whenever the predicate does not hold on
+// its initial state.)
+func (c *check) edges(initFree bool) int {
 	d, n := c.d, c.n
 	keep := func(e deps.Edge) bool {
 		return e.From < n && e.To < n && (e.Rel == report.WR || e.Rel == report.WW || c.session && e.Rel == report.SO)
@@ -207,6 +222,9 @@ func (c *check) edges() int {
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
 		if d.Status[r.Txn] == deps.Excluded {
+			continue
+		}
+		if initFree && slices.Contains(r.Cands, d.Init) {
 			continue
 		}
 		if len(r.Cands) > 1 || d.Status[r.Txn] == deps.Maybe {
