@@ -531,6 +531,8 @@ func Validate(h *History) error {
 	}
 	nk, nv := Key(len(h.Keys)), Value(h.Values.Len())
 	lists := false // some op appends or reads a list
+	// Per key: 1 + the index of the predicate payload that last listed it, and where.
+	var rowSeen, rowAt []int32
 	for ti := range h.Txns {
 		t := &h.Txns[ti]
 		if t.ID != TxnID(ti) || int(t.Session) >= len(h.Sessions) || t.Session < 0 {
@@ -553,6 +555,27 @@ func Validate(h *History) error {
 			if err := validateOp(h, o, nk, nv); err != nil {
 				if !add(fmt.Errorf("txn %s op %d: %w", h.Name(t.ID), oi, err)) {
 					break
+				}
+				continue
+			}
+			if o.Kind == OpPredRead || o.Kind == OpPredWrite {
+				// A predicate evaluates each row once: a row listed twice with different
+				// values or outcomes says two things about one evaluation, and checkers
+				// would each believe one of them. (Listed twice alike, it says one.)
+				if rowSeen == nil {
+					rowSeen, rowAt = make([]int32, nk), make([]int32, nk)
+				}
+				stamp := o.aux + 1
+				rows := h.Preds[o.aux].Rows
+				for i, r := range rows {
+					if rowSeen[r.Key] == stamp {
+						if prev := rows[rowAt[r.Key]]; prev.Value != r.Value || prev.Match != r.Match {
+							add(fmt.Errorf("txn %s op %d: %w: the predicate operation lists row %v twice, differently", h.Name(t.ID), oi, ErrBadOp, h.Keys[r.Key]))
+							break
+						}
+						continue
+					}
+					rowSeen[r.Key], rowAt[r.Key] = stamp, int32(i)
 				}
 			}
 			lists = lists || o.Kind == OpAppend || o.Kind == OpListRead

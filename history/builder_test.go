@@ -247,3 +247,33 @@ func TestListsStartEmpty(t *testing.T) {
 		t.Errorf("Build() with a list key starting at 7 = %v, want ErrBadOp", err)
 	}
 }
+
+// TestValidatePredicateRows: a predicate operation may list a row twice alike, but not
+// with two values or outcomes (two things about one evaluation).
+func TestValidatePredicateRows(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		rows func(b *history.Builder, k history.Key) []history.Row
+		bad  bool
+	}{
+		{"alike", func(b *history.Builder, k history.Key) []history.Row {
+			return []history.Row{{Key: k, Value: b.IntValue(1), Match: true}, {Key: k, Value: b.IntValue(1), Match: true}}
+		}, false},
+		{"two values", func(b *history.Builder, k history.Key) []history.Row {
+			return []history.Row{{Key: k, Value: b.IntValue(1), Match: true}, {Key: k, Value: b.IntValue(2), Match: true}}
+		}, true},
+		{"returned and not", func(b *history.Builder, k history.Key) []history.Row {
+			return []history.Row{{Key: k, Value: b.IntValue(1), Match: true}, {Key: k, Value: b.IntValue(1), Match: false}}
+		}, true},
+	} {
+		b := history.NewBuilder()
+		k := b.StrKey("x")
+		b.BeginTxn(b.Session(history.Int(1)), history.NilDatum, history.OutcomeCommitted)
+		b.PredRead(history.PredOp{Pred: history.Predicate{Expr: "v in [0, 9]", Lo: 0, Hi: 9, IsRange: true}, Rows: tt.rows(b, k)})
+		_, err := b.Build()
+		if bad := err != nil && errors.Is(err, history.ErrBadOp) && strings.Contains(err.Error(), "lists row x twice, differently"); bad != tt.bad {
+			t.Errorf("%s: Build() = %v, want an error: %v", tt.name, err, tt.bad)
+		}
+	}
+}

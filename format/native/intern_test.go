@@ -51,7 +51,7 @@ func TestValueCacheForgetsOtherBuilders(t *testing.T) {
 	if err := d.DecodeLine([]byte(`{"s":1,"ops":[["w",1,"a"],["w",1,"b"]]}`), b1); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.DecodeLine([]byte(`{"s":1,"ops":[["w",1,"b"],["pr",{},[[1,"a"],[1,"b"]]]]}`), b2); err != nil {
+	if err := d.DecodeLine([]byte(`{"s":1,"ops":[["w",1,"b"],["pr",{},[[1,"a"],[2,"b"]]]]}`), b2); err != nil {
 		t.Fatal(err)
 	}
 	h, err := b2.Build()
