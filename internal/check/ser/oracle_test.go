@@ -24,22 +24,7 @@ func oracleRecordedEnd(h *history.History, level anomaly.Level, skew int64) bool
 
 func oracleWith(h *history.History, level anomaly.Level, skew int64, recordedEnd bool) bool {
 	info := level.Info()
-	var committed, unknown []int
-	for i := range h.Txns {
-		switch h.Txns[i].Outcome {
-		case history.OutcomeCommitted:
-			committed = append(committed, i)
-		case history.OutcomeUnknown:
-			unknown = append(unknown, i)
-		}
-	}
-	for mask := 0; mask < 1<<len(unknown); mask++ {
-		in := append([]int(nil), committed...)
-		for j, t := range unknown {
-			if mask&(1<<j) != 0 {
-				in = append(in, t)
-			}
-		}
+	for in := range histtest.Worlds(h) {
 		if orderExists(h, in, info.Session, info.Realtime, skew, recordedEnd) {
 			return true
 		}

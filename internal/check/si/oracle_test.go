@@ -19,22 +19,7 @@ import (
 // counted transactions.
 func oracle(h *history.History, level anomaly.Level) bool {
 	info := level.Info()
-	var committed, unknown []int
-	for i := range h.Txns {
-		switch h.Txns[i].Outcome {
-		case history.OutcomeCommitted:
-			committed = append(committed, i)
-		case history.OutcomeUnknown:
-			unknown = append(unknown, i)
-		}
-	}
-	for mask := 0; mask < 1<<len(unknown); mask++ {
-		in := slices.Clone(committed)
-		for j, t := range unknown {
-			if mask&(1<<j) != 0 {
-				in = append(in, t)
-			}
-		}
+	for in := range histtest.Worlds(h) {
 		if siExists(h, in, info.Session, info.Realtime) {
 			return true
 		}

@@ -26,22 +26,7 @@ import (
 // order, versions ordered by it put every write-read and write-write edge forward: no G0,
 // no G1c. Given an acyclic choice, any order following it is such an order.)
 func oracle(h *history.History) bool {
-	var committed, unknown []int
-	for i := range h.Txns {
-		switch h.Txns[i].Outcome {
-		case history.OutcomeCommitted:
-			committed = append(committed, i)
-		case history.OutcomeUnknown:
-			unknown = append(unknown, i)
-		}
-	}
-	for mask := 0; mask < 1<<len(unknown); mask++ {
-		in := slices.Clone(committed)
-		for j, t := range unknown {
-			if mask&(1<<j) != 0 {
-				in = append(in, t)
-			}
-		}
+	for in := range histtest.Worlds(h) {
 		for _, order := range permutations(in) {
 			if explains(h, order) {
 				return true
@@ -211,22 +196,7 @@ func oracleAt(h *history.History, level anomaly.Level) bool {
 	if level == anomaly.ReadCommitted {
 		return oracle(h)
 	}
-	var committed, unknown []int
-	for i := range h.Txns {
-		switch h.Txns[i].Outcome {
-		case history.OutcomeCommitted:
-			committed = append(committed, i)
-		case history.OutcomeUnknown:
-			unknown = append(unknown, i)
-		}
-	}
-	for mask := 0; mask < 1<<len(unknown); mask++ {
-		in := slices.Clone(committed)
-		for j, t := range unknown {
-			if mask&(1<<j) != 0 {
-				in = append(in, t)
-			}
-		}
+	for in := range histtest.Worlds(h) {
 		reads, seen, ok := readSources(h, in, level == anomaly.Causal)
 		if !ok {
 			continue
@@ -421,23 +391,28 @@ func TestLevelsAgreeWithOracle(t *testing.T) {
 					axiomFails++ // read committed, but not this level
 				}
 			}
-			rep := checkAt(t, h, level)
-			switch rep.Verdict {
-			case report.Pass:
-				pass++
-			case report.Fail:
-				fail++
-			default:
-				unknown++
-			}
-			if rep.Verdict != report.Unknown && (rep.Verdict == report.Pass) != want {
-				t.Fatalf("%s seed %d: checker %s, oracle pass=%v\n%s\n%v %v", level, seed, rep.Verdict, want, histtest.Format(h), rep.Anomalies, rep.Notes)
-			}
+			agree(t, seed, h, checkAt(t, h, level), want, &pass, &fail, &unknown)
 		}
 		t.Logf("%s: 6000 histories: %d pass, %d fail, %d unknown; the oracle fails %d, %d of them read committed", level, pass, fail, unknown, oracleFails, axiomFails)
 		if axiomFails < 100 || unknown > 60 {
 			t.Errorf("%s: %d histories fail only the level's own axiom, %d unknown: too little tested or decided", level, axiomFails, unknown)
 		}
+	}
+}
+
+// agree fails t when rep, decided, disagrees with the oracle's want, and counts its verdict.
+func agree(t *testing.T, seed uint64, h *history.History, rep *report.Report, want bool, pass, fail, unknown *int) {
+	t.Helper()
+	switch rep.Verdict {
+	case report.Pass:
+		*pass++
+	case report.Fail:
+		*fail++
+	default:
+		*unknown++
+	}
+	if rep.Verdict != report.Unknown && (rep.Verdict == report.Pass) != want {
+		t.Fatalf("%s seed %d: checker %s, oracle pass=%v\n%s\n%v %v", rep.Level, seed, rep.Verdict, want, histtest.Format(h), rep.Anomalies, rep.Notes)
 	}
 }
 
@@ -476,17 +451,7 @@ func TestAgreesWithOracle(t *testing.T) {
 			oracleFails++
 		}
 		rep := check(t, h)
-		switch rep.Verdict {
-		case report.Pass:
-			pass++
-		case report.Fail:
-			fail++
-		default:
-			unknown++
-		}
-		if rep.Verdict != report.Unknown && (rep.Verdict == report.Pass) != want {
-			t.Fatalf("seed %d: checker %s, oracle pass=%v\n%s\n%v %v", seed, rep.Verdict, want, histtest.Format(h), rep.Anomalies, rep.Notes)
-		}
+		agree(t, seed, h, rep, want, &pass, &fail, &unknown)
 		if rep.Verdict == report.Fail && len(rep.Anomalies) == 0 {
 			t.Fatalf("seed %d: a failure without an anomaly", seed)
 		}
@@ -699,17 +664,7 @@ func TestPredicatesAgreeWithOracle(t *testing.T) {
 			oracleFails++
 		}
 		rep := check(t, h)
-		switch rep.Verdict {
-		case report.Pass:
-			pass++
-		case report.Fail:
-			fail++
-		default:
-			unknown++
-		}
-		if rep.Verdict != report.Unknown && (rep.Verdict == report.Pass) != want {
-			t.Fatalf("seed %d: checker %s, oracle pass=%v\n%s\n%v %v", seed, rep.Verdict, want, histtest.Format(h), rep.Anomalies, rep.Notes)
-		}
+		agree(t, seed, h, rep, want, &pass, &fail, &unknown)
 	}
 	t.Logf("6000 predicate histories: %d pass, %d fail, %d unknown; the oracle fails %d", pass, fail, unknown, oracleFails)
 	if pass < 3000 || unknown > 300 {
