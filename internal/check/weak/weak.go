@@ -118,6 +118,8 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 		for _, certain := range []bool{true, false} {
 			ok, err := c.saturate(ctx, level, certain, o.MaxClockWords)
 			if err != nil {
+				rep.Verdict = report.Unknown
+				rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+err.Error())
 				return rep, err
 			}
 			if !ok {

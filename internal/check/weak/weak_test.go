@@ -671,3 +671,17 @@ func TestPredicatesAgreeWithOracle(t *testing.T) {
 		t.Errorf("%d pass, %d unknown: the checker decides too little", pass, unknown)
 	}
 }
+
+// TestCancelled: a check whose context has ended says Unknown, never a verdict.
+func TestCancelled(t *testing.T) {
+	t.Parallel()
+	h := histtest.Gen(1, histtest.GenOptions{Txns: 5000, Sessions: 4, Keys: 50, Concurrency: 3})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, l := range []anomaly.Level{anomaly.ReadCommitted, anomaly.ReadAtomic, anomaly.Causal} {
+		rep, err := weak.Check(ctx, h, l, weak.Options{})
+		if err == nil || rep == nil || rep.Verdict != report.Unknown {
+			t.Errorf("%s: %v, %v; want Unknown and the context's error", l, rep, err)
+		}
+	}
+}
