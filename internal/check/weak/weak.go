@@ -464,12 +464,20 @@ func (c *check) anomaly(level anomaly.Level, cyc []int32) report.Anomaly {
 		}
 		return h.Name(history.TxnID(t))
 	}
+	// A cycle through the initial state closes as soon as some t1 must come before it:
+	// nothing does. Report that step alone, as t1 before itself.
+	if i := slices.Index(cyc, c.n); i >= 0 {
+		cyc = []int32{cyc[(i+len(cyc)-1)%len(cyc)]}
+	}
 	a := report.Anomaly{Kind: anomaly.G0, Key: -1}
 	var whys, path []string
 	var hasWR, hasSO, hasForced, indirect bool
 	for i, from := range cyc {
 		to := cyc[(i+1)%len(cyc)]
 		key := [2]int32{from, to}
+		if from == to {
+			key[1] = c.n // the step before the initial state
+		}
 		e, hasEdge := c.edgeOf[key]
 		st := report.Step{From: history.TxnID(from), To: history.TxnID(to), Rel: e.Rel, Key: e.Key, Value: e.Value, Value2: e.Value2}
 		f, isForced := c.forced[key]
@@ -485,6 +493,9 @@ func (c *check) anomaly(level anomaly.Level, cyc []int32) report.Anomaly {
 				}
 			}
 			st.Why = fmt.Sprintf("%s; %s wrote %v, and %s read %s from %s, so %s's version of %v comes before %s's", seen, name(f.t1), h.Key(f.key), name(f.reader), h.KV(f.key, f.value), name(f.t2), name(f.t1), h.Key(f.key), name(f.t2))
+			if f.t2 == c.n {
+				st.Why += ", which comes before every transaction"
+			}
 		case hasWhy:
 			st.Why = why
 			if from == c.n {
@@ -505,8 +516,11 @@ func (c *check) anomaly(level anomaly.Level, cyc []int32) report.Anomaly {
 			st.Why = fmt.Sprintf("%s overwrote %s's %s with %s", name(to), name(from), h.KV(e.Key, e.Value), h.KV(e.Key, e.Value2))
 		}
 		a.Cycle = append(a.Cycle, st)
-		if from != c.n {
+		if from != c.n && !slices.Contains(a.Txns, st.From) {
 			a.Txns = append(a.Txns, st.From)
+		}
+		if isForced && !slices.Contains(a.Txns, history.TxnID(f.reader)) {
+			a.Txns = append(a.Txns, history.TxnID(f.reader)) // whose reads force the step
 		}
 		whys = append(whys, st.Why)
 		path = append(path, fmt.Sprintf("%s -%s->", name(from), st.Rel))
