@@ -685,3 +685,24 @@ func TestCancelled(t *testing.T) {
 		}
 	}
 }
+
+// TestChoiceKeepsEveryRead: when reads are ambiguous, the search for a choice of writers
+// takes transactions of unknown outcome as not committed, so a read left with one
+// committed candidate must still get its edge. Here T3 read x=1, which T1 wrote and T2 (of
+// unknown outcome) may have; T1 read y from T3, and so did T2: in either world the reads
+// close a cycle.
+func TestChoiceKeepsEveryRead(t *testing.T) {
+	t.Parallel()
+	h := histtest.MustParse(`
+init 0
+s1: T1 r(y,1) w(x,1) c
+s2: T2 r(y,1) w(x,1) info
+s3: T3 r(x,1) w(y,1) c
+`)
+	if oracle(h) {
+		t.Fatal("the oracle passes the history")
+	}
+	if rep := check(t, h); rep.Verdict == report.Pass {
+		t.Fatalf("verdict pass; notes %v", rep.Notes)
+	}
+}
