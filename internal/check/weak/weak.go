@@ -169,6 +169,43 @@ type check struct {
 	edgeOf            map[[2]int32]deps.Edge
 	why               map[[2]int32]string // a reason that overrides edgeOf's
 	forced            map[[2]int32]forced // saturation's edges
+	// src and past are the certain sources and causal graph (reads and session order), kept
+	// by the causal saturation for the witnesses' paths.
+	src  [][]int32
+	past *graph.Digraph
+}
+
+// counter returns whether a transaction counts: with certain, only committed ones; else
+// every one that may have committed.
+func counter(d *deps.Deps, certain bool) func(t int32) bool {
+	if certain {
+		return func(t int32) bool { return d.Status[t] == deps.Committed }
+	}
+	return func(t int32) bool { return d.Status[t] != deps.Excluded }
+}
+
+// causalGraph is the graph of reads (src: per transaction, the ones it read from) and of
+// session order among the transactions that count.
+func causalGraph(d *deps.Deps, src [][]int32, counts func(int32) bool) *graph.Digraph {
+	g := graph.New(d.N)
+	for t := range src {
+		for _, w := range src[t] {
+			g.AddEdge(w, int32(t))
+		}
+	}
+	for si := range d.H.Sessions {
+		var prev int32 = -1
+		for _, t := range d.H.Sessions[si].Txns {
+			if !counts(int32(t)) {
+				continue
+			}
+			if prev >= 0 {
+				g.AddEdge(prev, int32(t))
+			}
+			prev = int32(t)
+		}
+	}
+	return g
 }
 
 // forced is an edge a read atomic or causal axiom forces: t1's version of Key comes before
@@ -334,12 +371,7 @@ func (c *check) choose(ctx context.Context) bool {
 // candidate, of committed readers and writers, count; else every candidate.
 func (c *check) sources(certain bool) [][]int32 {
 	d := c.d
-	counts := func(t int32) bool {
-		if certain {
-			return d.Status[t] == deps.Committed
-		}
-		return d.Status[t] != deps.Excluded
-	}
+	counts := counter(d, certain)
 	src := make([][]int32, d.N)
 	add := func(r, w int32) {
 		if w >= 0 && w < c.n && w != r && counts(w) && !slices.Contains(src[r], w) {
@@ -369,12 +401,7 @@ func (c *check) sources(certain bool) [][]int32 {
 func (c *check) saturate(ctx context.Context, level anomaly.Level, certain bool, maxWords int) (bool, error) {
 	d := c.d
 	src := c.sources(certain)
-	counts := func(t int32) bool {
-		if certain {
-			return d.Status[t] == deps.Committed
-		}
-		return d.Status[t] != deps.Excluded
-	}
+	counts := counter(d, certain)
 	add := func(t1, t2, reader int32, k history.Key, v history.Value) {
 		if t1 == t2 || t1 == reader {
 			return
@@ -434,23 +461,9 @@ func (c *check) saturate(ctx context.Context, level anomaly.Level, certain bool,
 	if d.N*ns > maxWords {
 		return false, nil
 	}
-	g := graph.New(d.N)
-	for t := range d.N {
-		for _, w := range src[t] {
-			g.AddEdge(w, int32(t))
-		}
-	}
-	for si := range h.Sessions {
-		var prev int32 = -1
-		for _, t := range h.Sessions[si].Txns {
-			if !counts(int32(t)) {
-				continue
-			}
-			if prev >= 0 {
-				g.AddEdge(prev, int32(t))
-			}
-			prev = int32(t)
-		}
+	g := causalGraph(d, src, counts)
+	if certain {
+		c.src, c.past = src, g
 	}
 	order, ok := graph.Topo(g)
 	if !ok {
@@ -638,30 +651,11 @@ func (c *check) anomaly(level anomaly.Level, cyc []int32) report.Anomaly {
 // pathWhy names a shortest chain of session order and reads from t1 to t (certain edges),
 // as "T1 -wr-> T4 -so-> T3", or "" when t read from t1 directly.
 func (c *check) pathWhy(t1, t int32) string {
-	src := c.sources(true)
-	direct := slices.Contains(src[t], t1)
-	if direct {
+	src := c.src
+	if c.past == nil || slices.Contains(src[t], t1) {
 		return ""
 	}
-	g := graph.New(c.d.N)
-	for r := range src {
-		for _, w := range src[r] {
-			g.AddEdge(w, int32(r))
-		}
-	}
-	for si := range c.d.H.Sessions {
-		var prev int32 = -1
-		for _, x := range c.d.H.Sessions[si].Txns {
-			if c.d.Status[x] != deps.Committed {
-				continue
-			}
-			if prev >= 0 {
-				g.AddEdge(prev, int32(x))
-			}
-			prev = int32(x)
-		}
-	}
-	p := graph.ShortestPath(g, t1, t, nil)
+	p := graph.ShortestPath(c.past, t1, t, nil)
 	if len(p) < 2 {
 		return ""
 	}
@@ -689,12 +683,7 @@ type listEdge struct {
 // of the version order. With certain, only committed readers and appenders count; else
 // every transaction that may have committed.
 func listEdges(d *deps.Deps, certain bool) []listEdge {
-	counts := func(t int32) bool {
-		if certain {
-			return d.Status[t] == deps.Committed
-		}
-		return d.Status[t] != deps.Excluded
-	}
+	counts := counter(d, certain)
 	longest := make(map[history.Key]int) // key: index into d.Reads
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
