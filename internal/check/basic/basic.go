@@ -53,6 +53,7 @@ type checker struct {
 
 	// List reads of committed transactions, for the order check: per key the longest read.
 	longest   []opRef
+	longPart  [][]history.Value // othersPart of each key's longest read
 	listReads []opRef
 	// idOrdered: every session lists its transactions in increasing id order (as Builder
 	// makes them), so a writer with a smaller id is never later in the reader's session.
@@ -211,6 +212,7 @@ func (c *checker) add(kind anomaly.Kind, txns []history.TxnID, k history.Key, ms
 func (c *checker) checkReads(ctx context.Context) error {
 	h := c.h
 	c.longest = make([]opRef, len(h.Keys))
+	c.longPart = make([][]history.Value, len(h.Keys))
 	for i := range c.longest {
 		c.longest[i] = noRef
 	}
@@ -528,8 +530,8 @@ func (c *checker) listRead(t *history.Txn, j int32, o history.Op) {
 	// Remember for the order check.
 	ref := opRef{t.ID, j}
 	c.listReads = append(c.listReads, ref)
-	if lg := c.longest[k]; lg == noRef || len(c.othersPart(lg)) < len(c.othersPart(ref)) {
-		c.longest[k] = ref
+	if part := c.othersPart(ref); c.longest[k] == noRef || len(c.longPart[k]) < len(part) {
+		c.longest[k], c.longPart[k] = ref, part
 	}
 }
 
@@ -565,7 +567,7 @@ func (c *checker) checkOrders() {
 			continue
 		}
 		lo := h.Txn(lg.t).Ops[lg.op]
-		l, long := c.othersPart(ref), c.othersPart(lg)
+		l, long := c.othersPart(ref), c.longPart[o.Key]
 		if slices.Equal(l, long[:len(l)]) {
 			continue
 		}
