@@ -121,7 +121,7 @@ func DeriveTimestamps(h *History) (int, error) {
 	}
 	// The committed writers, by id.
 	byXID := make(map[uint64]TxnID)
-	xidOf := make(map[TxnID]uint64)
+	xidOf := make([]uint64, len(h.Txns)) // committed writers' ids; 0: not one
 	var xids []uint64
 	for t := range h.Txns {
 		x := &h.Txns[t]
@@ -168,7 +168,7 @@ func DeriveTimestamps(h *History) (int, error) {
 				n--
 			}
 		}
-		if own, ok := xidOf[tid]; ok && sn.Sees(own) {
+		if own := xidOf[tid]; own != 0 && sn.Sees(own) {
 			n-- // a transaction's own id is not among what its snapshot sees
 		}
 		chain = append(chain, holder{tid, n})
@@ -180,7 +180,7 @@ func DeriveTimestamps(h *History) (int, error) {
 		a, b := chain[i-1].t, chain[i].t
 		sa, sb := h.Snapshots[a], h.Snapshots[b]
 		lost := TxnID(-1)
-		if _, ok := xidOf[b]; ok && sees(a, b) {
+		if xidOf[b] != 0 && sees(a, b) {
 			lost = b
 		}
 		for _, x := range sb.Xip {
@@ -228,8 +228,8 @@ func DeriveTimestamps(h *History) (int, error) {
 		}
 	}
 	var pos int64
-	start := make(map[TxnID]int64, len(chain))
-	commit := make(map[TxnID]int64, len(xids))
+	start := make([]int64, len(h.Txns)) // positions from 1; 0: none
+	commit := make([]int64, len(h.Txns))
 	for i := range at {
 		for _, w := range at[i] {
 			pos++
@@ -241,17 +241,20 @@ func DeriveTimestamps(h *History) (int, error) {
 		}
 	}
 	for w, c := range commit {
-		if c < start[w] {
+		if c != 0 && c < start[w] {
 			// Unreachable when the chain holds: a writer's own snapshot never sees it.
-			return 0, fmt.Errorf("%w: %s would commit before its own snapshot", ErrSnapshots, h.Name(w))
+			return 0, fmt.Errorf("%w: %s would commit before its own snapshot", ErrSnapshots, h.Name(TxnID(w)))
 		}
 	}
 	n := 0
 	for t, s := range start {
+		if s == 0 {
+			continue
+		}
 		x := &h.Txns[t]
 		x.Start = Timestamp{Physical: s}
 		x.Commit = x.Start
-		if c, ok := commit[t]; ok {
+		if c := commit[t]; c != 0 {
 			x.Commit = Timestamp{Physical: c}
 		}
 		x.HasTimestamps = true
