@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
+	"testing"
 
 	"isovet/history"
+	"isovet/internal/report"
 )
 
 // MVCCFaults are what the simulated database of [GenMVCC] may do wrong.
@@ -166,4 +169,66 @@ func GenMVCC(rng *rand.Rand, f MVCCFaults) *history.History {
 		panic(fmt.Sprintf("GenMVCC built an invalid history: %v", err))
 	}
 	return h
+}
+
+// MVCCTally counts what [MVCCAgree] saw.
+type MVCCTally struct {
+	Clean, Faulty int // runs without and with faults
+	Derived       int // histories whose snapshots gave timestamps
+	OnDerived     int // passes that say they used them
+	OracleFails   int
+	Failed        int
+	Unknown       int
+}
+
+// MVCCAgree runs check on runs histories of [GenMVCC] (seeds 0.., PCG stream), every odd
+// seed with random faults (with nonzero, at least one), and fails t when a verdict check
+// decides disagrees with oracle. each, if not nil, sees every run (its faults, history and
+// report) for the caller's own checks.
+func MVCCAgree(t testing.TB, runs int, stream uint64, nonzero bool, check func(*history.History) (*report.Report, error), oracle func(*history.History) bool, each func(f MVCCFaults, h *history.History, rep *report.Report)) MVCCTally {
+	t.Helper()
+	var n MVCCTally
+	for seed := range uint64(runs) {
+		rng := rand.New(rand.NewPCG(seed, stream))
+		var f MVCCFaults
+		for seed%2 == 1 && (f == MVCCFaults{} || !nonzero) {
+			f = MVCCFaults{StaleRead: rng.IntN(2) == 0, NoFCW: rng.IntN(2) == 0, WrongSnap: rng.IntN(2) == 0, UnknownEnds: rng.IntN(3) == 0}
+			if !nonzero {
+				break
+			}
+		}
+		h := GenMVCC(rng, f)
+		if h.DerivedTimestamps() {
+			n.Derived++
+		}
+		rep, err := check(h)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		want := oracle(h)
+		if !want {
+			n.OracleFails++
+		}
+		if rep.Verdict != report.Unknown && (rep.Verdict == report.Pass) != want {
+			t.Fatalf("seed %d (%+v): checker %s, oracle pass=%v; snapshots: %v\n%s\n%v %v", seed, f, rep.Verdict, want, h.SnapshotErr, Format(h), rep.Anomalies, rep.Notes)
+		}
+		switch rep.Verdict {
+		case report.Fail:
+			n.Failed++
+		case report.Unknown:
+			n.Unknown++
+		}
+		if slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.Contains(s, "derived from its snapshots") }) {
+			n.OnDerived++
+		}
+		if f == (MVCCFaults{}) {
+			n.Clean++
+		} else {
+			n.Faulty++
+		}
+		if each != nil {
+			each(f, h, rep)
+		}
+	}
+	return n
 }
