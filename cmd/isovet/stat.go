@@ -82,14 +82,14 @@ func writeStat(w io.Writer, path, format string, s history.Summary) {
 	if s.Snapshots > 0 {
 		fmt.Fprintf(w, "snapshots   %s\n", coverage(s.Snapshots, s.Txns, "txns have a database snapshot"))
 	}
+	dbTime := coverage(s.Timestamped, s.Txns, "txns have start/commit timestamps")
 	switch {
 	case s.Snapshots > 0 && s.SnapshotErr == "":
-		fmt.Fprintf(w, "db time     %s, derived from the snapshots\n", coverage(s.Timestamped, s.Txns, "txns have start/commit timestamps"))
+		dbTime += ", derived from the snapshots"
 	case s.Snapshots > 0:
-		fmt.Fprintf(w, "db time     %s (%s)\n", coverage(s.Timestamped, s.Txns, "txns have start/commit timestamps"), s.SnapshotErr)
-	default:
-		fmt.Fprintf(w, "db time     %s\n", coverage(s.Timestamped, s.Txns, "txns have start/commit timestamps"))
+		dbTime += " (" + s.SnapshotErr + ")"
 	}
+	fmt.Fprintf(w, "db time     %s\n", dbTime)
 }
 
 func coverage(n, of int, what string) string {
