@@ -76,9 +76,9 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	if err != nil || rep.Verdict == report.Fail {
 		return rep, err
 	}
-	if kind, ok := unmodelled(h); ok && level != anomaly.ReadCommitted {
+	if level != anomaly.ReadCommitted && hasPredicates(h) {
 		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, fmt.Sprintf("the history has %s, whose version order and dependencies the %s checker does not model yet: only the basic checks ran, and they found nothing", kind, level))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the history has predicate operations, whose dependencies the %s checker does not model yet: only the basic checks ran, and they found nothing", level))
 		return rep, nil
 	}
 	session := level.Info().Session
@@ -540,16 +540,14 @@ func (c *check) saturate(ctx context.Context, level anomaly.Level, certain bool,
 	return true, nil
 }
 
-// unmodelled names the operations of h this package does not model, if any.
-func unmodelled(h *history.History) (string, bool) {
+// hasPredicates reports whether h has predicate operations.
+func hasPredicates(h *history.History) bool {
 	for i := range h.Txns {
-		for _, o := range h.Txns[i].Ops {
-			if o.Kind == history.OpPredRead || o.Kind == history.OpPredWrite {
-				return "predicate operations", true
-			}
+		if slices.ContainsFunc(h.Txns[i].Ops, func(o history.Op) bool { return o.Kind == history.OpPredRead || o.Kind == history.OpPredWrite }) {
+			return true
 		}
 	}
-	return "", false
+	return false
 }
 
 // anomaly reports the cycle cyc of the certain graph (a node list, each node's edge to the
