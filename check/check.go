@@ -201,6 +201,9 @@ func Check(ctx context.Context, h *history.History, level Level, opts Options) (
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the history holds no committed transaction (%s in %s), so the level holds vacuously: check that the right files were read", count(len(h.Txns), "transaction"), count(len(h.Sessions), "session")))
 	}
 	if rep != nil {
+		if len(h.Notes) > 0 {
+			rep.Notes = append(slices.Clip(h.Notes), rep.Notes...)
+		}
 		rep.History = h
 		rep.Level = level
 		if rep.Checker == "" {

@@ -297,6 +297,9 @@ func (b *Builder) SetInitialKey(k Key, v Value) {
 	b.h.InitialByKey[k] = v
 }
 
+// Note records a decision the reader made that the source does not state ([History.Notes]).
+func (b *Builder) Note(s string) { b.h.Notes = append(b.h.Notes, s) }
+
 // BeginTxn opens a new transaction at the end of session s, with source id src and the given
 // outcome. It returns the new transaction's id.
 func (b *Builder) BeginTxn(s SessionID, src Datum, outcome Outcome) TxnID {

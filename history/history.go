@@ -224,6 +224,10 @@ type History struct {
 	Snapshots   map[TxnID]Snapshot
 	SnapshotErr error
 
+	// Notes say what the reader decided that the source does not state (for example which
+	// transaction it took as the initial state), one sentence each. Reports show them first.
+	Notes []string
+
 	lists []Value
 }
 
