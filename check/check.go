@@ -93,6 +93,11 @@ type Options struct {
 	MaxAnomalies int
 	// Parallelism bounds parallel work on independent parts (0: GOMAXPROCS).
 	Parallelism int
+	// FailedStatements says how a transaction logged as committed that contains a statement
+	// its source marked as failed is read (a failed statement never takes effect). The zero
+	// value, history.FailedUncertain, checks it as committed without its failed statements
+	// or rolled back, whichever the level allows; it is sound for every database.
+	FailedStatements history.FailedReading
 	// Now, when set, lets checkers time their phases (Report.Stats.Phases). The core never
 	// reads the clock itself; the CLI passes time.Now.
 	Now func() time.Time
@@ -175,6 +180,14 @@ func Check(ctx context.Context, h *history.History, level Level, opts Options) (
 	if opts.MaxAnomalies == 0 {
 		opts.MaxAnomalies = 20
 	}
+	// A statement the source marked as failed did not take effect: every checker sees the
+	// history without them, read as opts.FailedStatements says; the report names the
+	// transactions and shows the history as recorded.
+	recorded := h
+	h, failed, err := history.ResolveFailed(h, opts.FailedStatements)
+	if err != nil {
+		return nil, err
+	}
 	c, err := Supported(h, level, opts.Method)
 	partial := false
 	if err != nil {
@@ -204,7 +217,10 @@ func Check(ctx context.Context, h *history.History, level Level, opts Options) (
 		if len(h.Notes) > 0 {
 			rep.Notes = append(slices.Clip(h.Notes), rep.Notes...)
 		}
-		rep.History = h
+		if failed.Ops > 0 {
+			rep.Failed = &failed
+		}
+		rep.History = recorded
 		rep.Level = level
 		if rep.Checker == "" {
 			rep.Checker = c.Name

@@ -129,6 +129,10 @@ type Txn struct {
 	Outcome Outcome
 	// HasTime says whether Time is valid; HasTimestamps whether Start and Commit are.
 	HasTime, HasTimestamps bool
+	// Ended says, of a transaction of unknown outcome, that it is known to have ended (committed
+	// or rolled back) by Time.End: its log says it ended and only its outcome is in doubt
+	// ([ResolveFailed]). Without it an unknown outcome may have committed at any later time.
+	Ended bool
 
 	Source Datum // the identifier the source gave it (nil: none; reports use "T<ID>")
 	Ops    []Op

@@ -30,6 +30,7 @@ type checkFlags struct {
 	realtime     time.Duration
 	cpuProfile   string
 	memProfile   string
+	failed       string
 }
 
 func levelHelp() string {
@@ -93,6 +94,7 @@ Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input error, 
 	c.Flags().DurationVar(&f.clockSkew, "clock-skew", 0, "widen every client interval by this much on both sides (strict levels)")
 	c.Flags().IntVar(&f.maxAnomalies, "max-anomalies", 20, "report at most this many anomalies")
 	c.Flags().DurationVar(&f.realtime, "realtime-budget", 2*time.Second, "after a pass of a level that ignores the client time the history records, spend at most this long checking its real-time counterpart (strict-serializable, strong-snapshot-isolation) and say whether it holds; 0 skips it")
+	c.Flags().StringVar(&f.failed, "failed-statements", history.FailedUncertain.String(), "how to read a transaction logged as committed that contains a failed statement (which never takes effect): uncertain (committed without it, or rolled back: sound for every database), rolled-back (PostgreSQL, CockroachDB) or skipped (committed without it: MySQL, Galera)")
 	c.Flags().StringVar(&f.cpuProfile, "cpu-profile", "", "write a CPU profile of the whole check (reading included) to this file, for go tool pprof")
 	c.Flags().StringVar(&f.memProfile, "mem-profile", "", "write a profile of the memory the check allocated (reading included) to this file, for go tool pprof")
 	return c
@@ -107,7 +109,11 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *che
 	if !ok {
 		return &exitError{code: exitUsage, err: fmt.Errorf("unknown method %q (methods: auto, black-box, timestamp, basic)", f.method)}
 	}
-	opts := check.Options{Method: method, ClockSkew: f.clockSkew, MaxAnomalies: f.maxAnomalies, Now: time.Now}
+	reading, ok := history.ParseFailedReading(f.failed)
+	if !ok {
+		return &exitError{code: exitUsage, err: fmt.Errorf("unknown --failed-statements %q (readings: %s)", f.failed, strings.Join(history.FailedReadings(), ", "))}
+	}
+	opts := check.Options{Method: method, ClockSkew: f.clockSkew, MaxAnomalies: f.maxAnomalies, FailedStatements: reading, Now: time.Now}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		if names := format.Collection(path, f.in.format); len(names) > 0 {
 			return runCheckAll(ctx, stdout, stderr, path, names, level, opts, f)

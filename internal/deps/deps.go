@@ -1226,7 +1226,8 @@ func UntimedNote(n int) string {
 
 // TimeInterval is transaction t's interval as real time reads it ([Deps.Iv] holds them all
 // once the edges are built): widened for clock skew, ending at +inf when t's outcome is
-// unknown (it may have committed after the client gave up), and [-inf, +inf] without a
+// unknown (it may have committed after the client gave up) unless the source saw it end
+// (history.Txn.Ended), and [-inf, +inf] without a
 // client interval.
 func (d *Deps) TimeInterval(t int) history.Interval {
 	x := &d.H.Txns[t]
@@ -1234,7 +1235,7 @@ func (d *Deps) TimeInterval(t int) history.Interval {
 		return history.Interval{Begin: timeNegInf, End: timePosInf}
 	}
 	iv := x.Time.Widen(d.Opts.Skew)
-	if x.Outcome == history.OutcomeUnknown {
+	if x.Outcome == history.OutcomeUnknown && !x.Ended {
 		iv.End = timePosInf
 	}
 	return iv

@@ -22,6 +22,7 @@ func HTML(w io.Writer, r *report.Report) error {
 		Level:   r.Level.String(),
 		Checker: checkerName(r),
 		Verdict: r.Verdict.String(),
+		Failed:  Failed(r),
 		Notes:   r.Notes,
 		Stats:   r.Stats,
 	}
@@ -41,6 +42,7 @@ func HTML(w io.Writer, r *report.Report) error {
 
 type htmlPage struct {
 	Level, Checker, Verdict string
+	Failed                  string // the failed-statement sentences ([Failed]); "" if none
 	Followup                *htmlFollowup
 	Anomalies               []htmlAnomaly
 	Notes                   []string
@@ -244,13 +246,15 @@ th { background: #f4f4f4; }
 table.txns { width: 100%; }
 .proof li { margin: 0.3em 0; }
 .contradiction { font-weight: bold; }
+.recording { background: #fff6e0; border-left: 4px solid #8a5a00; padding: 0.2em 1em; }
 svg { max-width: 100%; height: auto; background: #fcfcfc; border: 1px solid #eee; }
 svg text { font-size: 14px; }
 </style>
 </head>
 <body>
 <h1>isovet: <span class="verdict-{{.Verdict}}">{{.Level}}: {{.Verdict}}</span></h1>
-<p>Checked by {{.Checker}}: {{len .Anomalies}} {{if eq (len .Anomalies) 1}}anomaly{{else}}anomalies{{end}} reported.</p>
+<p>Checked by {{.Checker}}: {{len .Anomalies}} {{if eq (len .Anomalies) 1}}anomaly{{else}}anomalies{{end}} reported.</p>{{with .Failed}}
+<div class="recording"><h2>Failed statements</h2><p>{{.}}</p></div>{{end}}
 {{with .Followup}}<div class="followup">
 {{if eq .Verdict "pass"}}<p><strong>{{.Level}}</strong> holds too: {{.Why}}.</p>
 {{else if eq .Verdict "fail"}}<p><strong>{{.Level}}</strong> does not hold: the history records client time, which {{$.Level}} ignores. Run <code>isovet check --level {{.Level}}</code> for the whole witness.</p>

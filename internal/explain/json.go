@@ -17,6 +17,11 @@ import (
 //	  "level": "serializable",
 //	  "checker": "basic",
 //	  "verdict": "fail",                        // pass, fail or unknown
+//	  "failed_statements": {                    // omitted when the source marks none failed
+//	    "reading": "uncertain",                 // uncertain, rolled-back or skipped
+//	    "committed": ["7"],                     // logged committed, containing a failed statement
+//	    "ops": 1, "message": "..."
+//	  },
 //	  "anomalies": [{
 //	    "kind": "G1a",                          // anomaly.Kind name
 //	    "title": "aborted read (G1a)",
@@ -58,6 +63,14 @@ func JSON(w io.Writer, r *report.Report) error {
 		Notes:     r.Notes,
 		Stats:     statsJSON(r.Stats),
 	}
+	if f := r.Failed; f != nil && f.Ops > 0 {
+		jf := &jsonFailed{Reading: f.Reading.String(), Committed: []string{}, Ops: f.Ops, Message: Failed(r)}
+		n := namer{r.History}
+		for _, t := range f.Committed {
+			jf.Committed = append(jf.Committed, n.txn(t))
+		}
+		out.Failed = jf
+	}
 	if out.Notes == nil {
 		out.Notes = []string{}
 	}
@@ -81,10 +94,20 @@ type jsonReport struct {
 	Level     string        `json:"level"`
 	Checker   string        `json:"checker"`
 	Verdict   string        `json:"verdict"`
+	Failed    *jsonFailed   `json:"failed_statements,omitempty"`
 	Anomalies []jsonAnomaly `json:"anomalies"`
 	Notes     []string      `json:"notes"`
 	Stats     jsonStats     `json:"stats"`
 	Followup  *jsonFollowup `json:"followup,omitempty"`
+}
+
+// jsonFailed is [report.Report.Failed]: the transactions logged as committed that contain a
+// failed statement, and how they were read.
+type jsonFailed struct {
+	Reading   string   `json:"reading"`   // uncertain, rolled-back or skipped
+	Committed []string `json:"committed"` // their names, as the source gave them
+	Ops       int      `json:"ops"`       // failed statements dropped, in all transactions
+	Message   string   `json:"message"`
 }
 
 // jsonFollowup is [report.Followup]: whether the level's real-time counterpart holds too.

@@ -21,6 +21,9 @@ func Text(w io.Writer, r *report.Report) error {
 	}
 	fmt.Fprintf(bw, "%s, checked by %s: %s (%d anomal%s)\n", r.Level, checkerName(r), r.Verdict, n, plural)
 	writeFollowup(bw, r)
+	if f := Failed(r); f != "" {
+		fmt.Fprintf(bw, "\nFailed statements: %s\n", f)
+	}
 	for i, a := range r.Anomalies {
 		fmt.Fprintf(bw, "\n[%d] ", i+1)
 		writeExplanation(bw, Explain(r.History, a), "    ")

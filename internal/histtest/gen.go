@@ -40,6 +40,13 @@ type GenOptions struct {
 	// client interval.
 	NoIntervalRatio float64
 
+	// FailedRatio is the fraction of transactions in which one statement fails, recorded
+	// as a buggy recorder does: the statement is marked failed (history.OpFailed) and the
+	// transaction logged as committed. The database either rolled the transaction back
+	// (PostgreSQL, CockroachDB) or committed it without the statement (MySQL, Galera), one
+	// or the other at random; a failed read records a value the statement never returned.
+	FailedRatio float64
+
 	// Perturb is the fraction of reads whose result is corrupted after the fact (another
 	// written value, a thin-air value, or for lists a dropped or swapped element), making
 	// the history likely invalid. Zero keeps the execution's own results.
@@ -108,6 +115,7 @@ type genTxn struct {
 	start, commit int64
 	ops           []genOp
 	lists         [][]history.Value // list-read results; genOp.val indexes them
+	failed        int               // index in ops of the failed statement (FailedRatio), or -1
 }
 
 // Gen returns a random history from seed (math/rand/v2 PCG), as GenOptions describe. The
@@ -188,8 +196,16 @@ func (g *gen) run(t openTxn) {
 	ops := make([]genOp, 0, o.OpsPerTxn)
 	var own []genOp // own writes, in order
 	var lists [][]history.Value
-	for range o.OpsPerTxn {
+	failed, rollback := -1, false
+	if o.FailedRatio > 0 && g.rng.Float64() < o.FailedRatio {
+		failed, rollback = g.rng.IntN(o.OpsPerTxn), g.rng.IntN(2) == 0
+	}
+	for i := range o.OpsPerTxn {
 		k := g.rng.IntN(o.Keys)
+		if i == failed {
+			ops = append(ops, g.failedOp(k, &lists))
+			continue
+		}
 		if g.rng.Float64() < o.ReadRatio {
 			if o.ListAppend {
 				n := g.snapshot(k, t.start)
@@ -221,7 +237,7 @@ func (g *gen) run(t openTxn) {
 		own = append(own, w)
 	}
 
-	aborted := o.AbortRatio > 0 && g.rng.Float64() < o.AbortRatio
+	aborted := o.AbortRatio > 0 && g.rng.Float64() < o.AbortRatio || rollback
 	if !aborted {
 		// First committer wins.
 		for _, w := range own {
@@ -232,7 +248,7 @@ func (g *gen) run(t openTxn) {
 		}
 	}
 	outcome := history.OutcomeCommitted
-	if aborted {
+	if aborted && !rollback {
 		outcome = history.OutcomeAborted
 	}
 	if o.UnknownRatio > 0 && g.rng.Float64() < o.UnknownRatio {
@@ -249,7 +265,32 @@ func (g *gen) run(t openTxn) {
 		}
 	}
 
-	g.out = append(g.out, genTxn{sess: t.sess, outcome: outcome, start: t.start, commit: g.clock, ops: ops, lists: lists})
+	g.out = append(g.out, genTxn{sess: t.sess, outcome: outcome, start: t.start, commit: g.clock, ops: ops, lists: lists, failed: failed})
+}
+
+// failedOp returns a statement on key k that fails: a write that installs nothing, or a read
+// whose recorded result is a value written to k (or none) that it never returned.
+func (g *gen) failedOp(k int, lists *[][]history.Value) genOp {
+	if g.rng.Float64() >= g.o.ReadRatio {
+		kind := history.OpWrite
+		if g.o.ListAppend {
+			kind = history.OpAppend
+		}
+		return genOp{kind: kind, key: int32(k), val: g.newValue(k)}
+	}
+	var v history.Value
+	if w := g.written[k]; len(w) > 0 {
+		v = w[g.rng.IntN(len(w))]
+	}
+	if g.o.ListAppend {
+		var l []history.Value
+		if v != history.Nil {
+			l = []history.Value{v}
+		}
+		*lists = append(*lists, l)
+		return genOp{kind: history.OpListRead, key: int32(k), val: history.Value(len(*lists) - 1)}
+	}
+	return genOp{kind: history.OpRead, key: int32(k), val: v}
 }
 
 // perturb corrupts a fraction of the reads, now that every written value is known: a read
@@ -301,17 +342,21 @@ func (g *gen) emit() {
 		if g.o.Timestamps {
 			cur.Start, cur.Commit, cur.HasTimestamps = history.Timestamp{Physical: t.start}, history.Timestamp{Physical: t.commit}, true
 		}
-		for _, op := range t.ops {
+		for i, op := range t.ops {
 			k := g.keys[op.key]
+			var j int32
 			switch op.kind {
 			case history.OpRead:
-				g.b.Read(k, op.val)
+				j = g.b.Read(k, op.val)
 			case history.OpListRead:
-				g.b.ReadList(k, t.lists[op.val])
+				j = g.b.ReadList(k, t.lists[op.val])
 			case history.OpWrite:
-				g.b.Write(k, op.val)
+				j = g.b.Write(k, op.val)
 			case history.OpAppend:
-				g.b.Append(k, op.val)
+				j = g.b.Append(k, op.val)
+			}
+			if i == t.failed {
+				g.b.SetOpFlags(j, history.OpFailed)
 			}
 		}
 		g.b.EndTxn()

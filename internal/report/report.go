@@ -150,6 +150,11 @@ type Report struct {
 	// ones) holds too, for a pass of a level that ignores the client time the history
 	// records: the checker's own evidence may prove it, or check.FollowRealtime checks it.
 	Followup *Followup
+	// Failed, when the history holds statements its source marked as failed, says what the
+	// check made of them: which transactions logged as committed contain one (a defect of
+	// the recording, named before any anomaly) and which reading was used
+	// ([history.ResolveFailed]). Nil when there are none.
+	Failed *history.Failed `json:",omitempty"`
 	// History is the checked history, so renderers can name keys, values and transactions.
 	History *history.History `json:"-"`
 }

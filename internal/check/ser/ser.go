@@ -275,14 +275,8 @@ func (c *run) run() error {
 	st.Txns = len(h.Txns)
 	st.Sessions = len(h.Sessions)
 	st.Keys = len(h.Keys)
-	failedOps := 0
 	for i := range h.Txns {
 		st.Ops += len(h.Txns[i].Ops)
-		for _, o := range h.Txns[i].Ops {
-			if o.Failed() {
-				failedOps++
-			}
-		}
 		switch h.Txns[i].Outcome {
 		case history.OutcomeCommitted:
 			st.Committed++
@@ -291,9 +285,6 @@ func (c *run) run() error {
 		default:
 			st.Unknown++
 		}
-	}
-	if failedOps > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d operations the source marked as failed were taken as having happened (the transaction's outcome decides)", failedOps))
 	}
 	// The basic checks run alongside the dependency analysis (and the strict fast path):
 	// both only read the history. Their findings come first, as if they had run alone; a
