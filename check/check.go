@@ -202,7 +202,12 @@ func Check(ctx context.Context, h *history.History, level Level, opts Options) (
 		}
 		partial = true
 	}
-	rep, err := c.Run(ctx, h, level, opts)
+	var rep *Report
+	if c.Method == MethodTimestamp && len(failed.Committed) > 0 && failed.Reading == history.FailedUncertain {
+		rep, err = runBothOutcomes(ctx, c, recorded, level, opts, len(failed.Committed))
+	} else {
+		rep, err = c.Run(ctx, h, level, opts)
+	}
 	if partial && rep != nil && rep.Verdict == Pass {
 		rep.Verdict = Unknown
 		rep.Notes = append(rep.Notes, fmt.Sprintf("no complete checker for %s has landed yet; only the basic checks ran and found nothing", level))
@@ -227,6 +232,44 @@ func Check(ctx context.Context, h *history.History, level Level, opts Options) (
 		}
 	}
 	return rep, err
+}
+
+// runBothOutcomes runs the timestamp checker c, which takes a transaction of unknown outcome
+// as never committed, on the uncertain reading of recorded's failed statements: once with
+// every transaction logged committed with a failed statement rolled back, once with each
+// committed without its failed statements. Either passing proves the level (that execution
+// explains the history); both failing disproves it when they are the only two executions
+// (one such transaction); otherwise the mixed executions are unchecked and the verdict is
+// Unknown, saying how to decide.
+func runBothOutcomes(ctx context.Context, c *Checker, recorded *history.History, level Level, opts Options, n int) (*Report, error) {
+	var reps [2]*Report
+	for i, r := range []history.FailedReading{history.FailedRolledBack, history.FailedSkipped} {
+		h, _, err := history.ResolveFailed(recorded, r)
+		if err != nil {
+			return nil, err
+		}
+		rep, err := c.Run(ctx, h, level, opts)
+		if err != nil || rep.Verdict == Pass {
+			if rep != nil && err == nil {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("the transactions logged as committed with a failed statement were taken as %s: that execution explains the history", map[bool]string{true: "rolled back", false: "committed without their failed statements"}[i == 0]))
+			}
+			return rep, err
+		}
+		reps[i] = rep
+	}
+	for _, rep := range reps {
+		if rep.Verdict == Unknown {
+			return rep, nil
+		}
+	}
+	rep := reps[1]
+	if n == 1 {
+		rep.Notes = append(rep.Notes, "the level fails whether the transaction logged as committed with a failed statement committed without it (the anomalies shown) or rolled back")
+		return rep, nil
+	}
+	rep.Verdict, rep.Anomalies = Unknown, nil
+	rep.Notes = append(rep.Notes, fmt.Sprintf("the timestamp checker fails the level both when the %d transactions logged as committed with a failed statement all rolled back and when all committed without it, but not every mix of the two was checked: --failed-statements=rolled-back or skipped, or --method black-box, decides", n))
+	return rep, nil
 }
 
 // count says n things: "1 session", "0 sessions".

@@ -110,3 +110,32 @@ func TestFailedStatementsSourceContradicts(t *testing.T) {
 		t.Errorf("error does not name the read and the write: %v", err)
 	}
 }
+
+// TestFailedStatementsTimestamp: the timestamp checker, which takes an unknown outcome as
+// never committed, decides the uncertain reading by checking both executions.
+func TestFailedStatementsTimestamp(t *testing.T) {
+	for _, tt := range []struct {
+		name, src string
+		want      check.Verdict
+	}{
+		// T2 read T1's write of y: T1 committed (without its failed write of z).
+		{"committed explains", "init 0\ns1: T1 ts[1,2] w(y,5) w(z,1)!\ns2: T2 ts[3,4] r(y,5)", check.Pass},
+		// Nobody read T1: rolled back explains it; committed, it would be a lost update.
+		{"rolled back explains", "init 0\ns1: T1 ts[1,4] r(x,0) w(y,1)! w(x,1)\ns2: T2 ts[2,3] r(x,0) w(x,2)", check.Pass},
+		// Committed: a lost update; rolled back: T3 read its write. One such transaction: fail.
+		{"neither", "init 0\ns1: T1 ts[1,4] w(y,5) w(z,1)! r(x,0) w(x,1)\ns2: T2 ts[2,3] r(x,0) w(x,2)\ns3: T3 ts[5,6] r(y,5)", check.Fail},
+	} {
+		h := histtest.MustParse(tt.src)
+		rep, err := check.Check(context.Background(), h, check.SnapshotIsolation, check.Options{Method: check.MethodTimestamp})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if rep.Verdict != tt.want || rep.Checker != "chronos" {
+			t.Errorf("%s: %s by %s, want %s (%v %v)", tt.name, rep.Verdict, rep.Checker, tt.want, rep.Anomalies, rep.Notes)
+		}
+		bb, err := check.Check(context.Background(), h, check.SnapshotIsolation, check.Options{Method: check.MethodBlackBox})
+		if err != nil || bb.Verdict != tt.want {
+			t.Errorf("%s: black-box says %s (%v), want %s", tt.name, bb.Verdict, err, tt.want)
+		}
+	}
+}
