@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -261,6 +262,11 @@ func decodeNative(body []byte) ([]ts.Txn, error) {
 		t := &h.Txns[i]
 		if !t.Committed() {
 			continue
+		}
+		if i := slices.IndexFunc(t.Ops, history.Op.Failed); i >= 0 {
+			// Committed or rolled back: the online checker takes committed transactions
+			// only, and which one it was is the recorder's to say.
+			return nil, badInput(422, "failed_statement", "transaction %s is logged as committed but its operation %d failed: a failed statement does not take effect, and on the PostgreSQL protocol a COMMIT after an error is a rollback; send it as aborted (\"o\":\"aborted\"), or as committed without the failed statement, whichever the database did", h.Name(t.ID), i)
 		}
 		if !t.HasTimestamps {
 			return nil, badInput(400, "missing_timestamps", "transaction %s has no start and commit timestamps (\"sts\", \"cts\")", h.Name(t.ID))

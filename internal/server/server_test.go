@@ -133,6 +133,7 @@ func TestBadInput(t *testing.T) {
 		{"backwards native", `{"s":1,"id":7,"sts":[5,0],"cts":[2,0],"ops":[]}`, 422, "timestamps_backwards"},
 		{"no id native", `{"s":1,"sts":[1,0],"cts":[2,0],"ops":[]}`, 400, "missing_id"},
 		{"oversized", big, 413, "too_large"},
+		{"failed statement", `{"s":1,"id":8,"sts":[1,0],"cts":[2,0],"ops":[["w",1,2],["w",2,3,{"failed":true}]]}`, 422, "failed_statement"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

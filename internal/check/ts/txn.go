@@ -34,8 +34,8 @@ func FromHistory(h *history.History, t history.TxnID) Txn {
 	x.Ops = make([]Op, 0, len(tt.Ops))
 	for _, o := range tt.Ops {
 		op := Op{Kind: o.Kind}
-		if o.Kind == history.OpPredRead || o.Kind == history.OpPredWrite {
-			continue
+		if o.Kind == history.OpPredRead || o.Kind == history.OpPredWrite || o.Failed() {
+			continue // a failed statement took no effect
 		}
 		op.Key, op.Value = h.Key(o.Key), h.Value(o.Value)
 		if o.Kind == history.OpListRead {
