@@ -10,8 +10,11 @@ type Summary struct {
 	Ops       int
 	OpsByKind map[OpKind]int
 	FailedOps int
-	Keys      int
-	Values    int // distinct values, excluding nil
+	// FailedCommitted counts the transactions logged as committed that contain a failed
+	// operation: a defect of the recording ([ResolveFailed]).
+	FailedCommitted int
+	Keys            int
+	Values          int // distinct values, excluding nil
 	// UniqueWrites reports whether every (key, value) pair is written at most once, as
 	// checkers that match reads to writes by value assume. DuplicateWrites counts the writes
 	// that repeat an earlier (key, value) pair.
@@ -76,10 +79,15 @@ func Summarize(h *History) Summary {
 			s.OpTimed++
 		}
 		s.Ops += len(t.Ops)
+		flagged := false
 		for _, o := range t.Ops {
 			s.OpsByKind[o.Kind]++
 			if o.Failed() {
 				s.FailedOps++
+				if !flagged && t.Outcome == OutcomeCommitted {
+					flagged = true
+					s.FailedCommitted++
+				}
 			}
 			if o.Src.Kind != SrcByValue {
 				s.ExplicitSources++

@@ -62,7 +62,11 @@ func writeStat(w io.Writer, path, format string, s history.Summary) {
 	}
 	fmt.Fprintln(w)
 	if s.FailedOps > 0 {
-		fmt.Fprintf(w, "failed ops  %d\n", s.FailedOps)
+		fmt.Fprintf(w, "failed ops  %d", s.FailedOps)
+		if s.FailedCommitted > 0 {
+			fmt.Fprintf(w, " (%d transactions logged as committed contain one: isovet check --help, --failed-statements)", s.FailedCommitted)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "keys        %d\n", s.Keys)
 	fmt.Fprintf(w, "values      %d distinct\n", s.Values)
@@ -119,6 +123,7 @@ func writeStatJSON(w io.Writer, path, format string, s history.Summary) error {
 		Ops             int            `json:"ops"`
 		OpsByKind       map[string]int `json:"ops_by_kind"`
 		FailedOps       int            `json:"failed_ops"`
+		FailedCommitted int            `json:"txns_committed_with_failed_ops"`
 		Keys            int            `json:"keys"`
 		Values          int            `json:"values"`
 		UniqueWrites    bool           `json:"unique_writes"`
@@ -130,7 +135,7 @@ func writeStatJSON(w io.Writer, path, format string, s history.Summary) error {
 		Timestamped     int            `json:"txns_with_db_timestamps"`
 		Snapshots       int            `json:"txns_with_db_snapshots"`
 		SnapshotErr     string         `json:"snapshots_gave_no_timestamps,omitempty"`
-	}{path, format, s.Sessions, s.Txns, s.Committed, s.Aborted, s.Unknown, s.Ops, ops, s.FailedOps, s.Keys, s.Values,
+	}{path, format, s.Sessions, s.Txns, s.Committed, s.Aborted, s.Unknown, s.Ops, ops, s.FailedOps, s.FailedCommitted, s.Keys, s.Values,
 		s.UniqueWrites, s.DuplicateWrites, s.ExplicitSources, s.Initial.String(), s.Timed, s.OpTimed, s.Timestamped,
 		s.Snapshots, s.SnapshotErr}
 	enc := json.NewEncoder(w)
