@@ -42,6 +42,7 @@ func TestUsageAndInputErrorsExit2(t *testing.T) {
 		{"unrecognized content", []string{"check", garbage}, "garbage.bin: format: unknown format: no reader recognizes its content (supported:"},
 		{"unknown format name", []string{"stat", "--format", "nosuch", garbage}, `format: unknown format "nosuch" (supported:`},
 		{"no args", []string{"check"}, "accepts 1 arg(s), received 0"},
+		{"unknown failed-statement reading", []string{"check", "--failed-statements", "maybe", empty}, `unknown --failed-statements "maybe" (readings: uncertain, rolled-back, skipped)`},
 		{"convert to unwritable", []string{"convert", "--to", "nosuch", garbage}, `cannot write format "nosuch"`},
 	}
 	for _, tt := range tests {
