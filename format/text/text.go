@@ -8,8 +8,21 @@
 // ids are global: a transaction's operations may be spread over the file, and it belongs
 // to the session of its first line. Transaction id -1 marks Plume's aborted writes
 // (tap-b, AbortedRead): its operations form one aborted transaction per session. Every
-// other transaction is committed. The loaders of both tools add an initial transaction
-// writing 0 to every key, so the reader sets the history's initial value to 0.
+// other transaction is committed.
+//
+// # Initial state
+//
+// PolySI's loader adds an initial transaction writing 0 to every key; IsoVista's and
+// Plume's loaders add none, and the histories IsoVista publishes write the initial state
+// themselves, as their first transaction (session 0, transaction 0, writing 0 to every key).
+// The reader sets every key's initial value to 0, as PolySI does, and reads such a first
+// transaction as that initial state, not as a transaction a checker could order later (one
+// placed between two others "resets" keys to 0 and can hide a violation). It does so only
+// when the file leaves no other reading ([initialTxn]): the first transaction of the file
+// commits, reads nothing, writes 0 exactly once to every key the file names, and all its
+// lines come before any other transaction's; and no other transaction writes 0 to any key.
+// Then it drops the transaction and says so in the history's notes. Any other first
+// transaction (Plume's fixtures write 1s in theirs) is kept as an ordinary one.
 //
 // Transactions and sessions are ordered by first appearance.
 package text
@@ -47,9 +60,9 @@ type op struct {
 }
 
 type txn struct {
-	sess, id int64
-	line     int
-	ops      []op
+	sess, id   int64
+	line, last int // first and last line
+	ops        []op
 }
 
 type txnKey struct {
@@ -88,6 +101,7 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 				return parse.Errorf(Name, name, line, 1, off, "transaction %d is in session %d (line %d), not %d: expected one session per transaction", id, t.sess, t.line, sess)
 			}
 			t.ops = append(t.ops, o)
+			t.last = line
 		}
 		off += int64(len(ln))
 		if err == io.EOF {
@@ -95,6 +109,11 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 		}
 	}
 	b.SetInitial(b.IntValue(0))
+	if initialTxn(txns) {
+		t := txns[0]
+		txns = txns[1:]
+		b.Note(fmt.Sprintf("transaction %d (session %d) writes 0 to every key once before anything else: read as the initial state (every key 0), not as a transaction", t.id, t.sess))
+	}
 	for _, t := range txns {
 		outcome := history.OutcomeCommitted
 		if t.id == Aborted {
@@ -111,6 +130,38 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 		b.EndTxn()
 	}
 	return nil
+}
+
+// initialTxn reports whether the file's first transaction is its initial state: it commits,
+// reads nothing, writes 0 exactly once to every key of the file, and ends before any other
+// transaction starts; and no other transaction writes 0 to any key, so that every read of 0
+// reads the initial state whichever way the transaction is taken. Dropping such a
+// transaction changes the history's meaning only by forbidding orders that place it after
+// another transaction, which the file's convention (the initial state, written first) rules
+// out anyway; its writes are the initial value the reader sets for every key.
+func initialTxn(txns []*txn) bool {
+	if len(txns) < 2 {
+		return false // a lone transaction is the history, not its initial state
+	}
+	t0 := txns[0]
+	if t0.id == Aborted || t0.last >= txns[1].line {
+		return false
+	}
+	written := make(map[int64]bool, len(t0.ops))
+	for _, o := range t0.ops {
+		if !o.write || o.val != 0 || written[o.key] {
+			return false
+		}
+		written[o.key] = true
+	}
+	for _, t := range txns[1:] {
+		for _, o := range t.ops {
+			if !written[o.key] || o.write && o.val == 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // parseLine parses one operation. On error, msg says what was expected at 1-based col.
