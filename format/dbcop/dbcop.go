@@ -25,7 +25,12 @@
 //
 //	[[{"events":[{"Write":{"variable":0,"version":1}},{"Read":{"variable":0,"version":null}}],"committed":true}]]
 //
-// A read of version null read the initial state, which is nil here.
+// A read of version null read the initial state, which is nil here. A read of version 0
+// reads the initial state too when no transaction writes version 0 to that variable (dbcop
+// reads it so since February 2026: 0 is the default version, the synthetic root's): such a
+// read names the initial state as its source, and the variable's initial value is 0 unless
+// some read of it found null. When a transaction does write version 0, reads of 0 read that
+// write, and the transaction stays an ordinary one, as in dbcop.
 package dbcop
 
 import (
@@ -320,6 +325,7 @@ func (d *JSONDecoder) Decode(rd io.Reader, name string, b *history.Builder) erro
 		return jsonError(name, data, base, err)
 	}
 	b.SetInitial(history.Nil)
+	zeroWritten, nullRead := rootReads(sessions)
 	for si, txns := range sessions {
 		s := b.Session(history.Int(int64(si)))
 		for ti, t := range txns {
@@ -350,15 +356,41 @@ func (d *JSONDecoder) Decode(rd io.Reader, name string, b *history.Builder) erro
 				} else if e.Write != nil {
 					return parse.Errorf(jsonName, name, 0, 0, -1, "%s, event %d: expected a written \"version\"", where, ei)
 				}
-				if e.Write != nil {
+				switch {
+				case e.Write != nil:
 					b.Write(k, v)
-				} else {
+				case a.Version != nil && *a.Version == 0 && !zeroWritten[*a.Variable]:
+					b.ReadFrom(k, v, history.Src{Kind: history.SrcInit})
+					if !nullRead[*a.Variable] {
+						b.SetInitialKey(k, v)
+					}
+				default:
 					b.Read(k, v)
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// rootReads returns the variables some transaction writes version 0 to, and those some read
+// found null (uninitialised). A read of version 0 of a variable nobody writes 0 to reads the
+// initial state, as dbcop maps the default version to its root.
+func rootReads(sessions [][]jsonTxn) (zeroWritten, nullRead map[int64]bool) {
+	zeroWritten, nullRead = make(map[int64]bool), make(map[int64]bool)
+	for _, txns := range sessions {
+		for _, t := range txns {
+			for _, e := range t.Events {
+				switch {
+				case e.Write != nil && e.Read == nil && e.Write.Variable != nil && e.Write.Version != nil && *e.Write.Version == 0:
+					zeroWritten[*e.Write.Variable] = true
+				case e.Read != nil && e.Write == nil && e.Read.Variable != nil && e.Read.Version == nil:
+					nullRead[*e.Read.Variable] = true
+				}
+			}
+		}
+	}
+	return zeroWritten, nullRead
 }
 
 // jsonError locates a JSON decoding error.
