@@ -19,6 +19,7 @@ import (
 
 	"isovet/history"
 	"isovet/internal/anomaly"
+	"isovet/internal/check/basic"
 	"isovet/internal/report"
 )
 
@@ -199,6 +200,11 @@ func Check(ctx context.Context, h *history.History, level Level, opts Options) (
 	}
 	if rep != nil && rep.Verdict == Pass && !h.AnyCommitted() {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the history holds no committed transaction (%s in %s), so the level holds vacuously: check that the right files were read", count(len(h.Txns), "transaction"), count(len(h.Sessions), "session")))
+	}
+	if rep != nil && slices.ContainsFunc(rep.Anomalies, func(a Anomaly) bool { return a.Kind == anomaly.ThinAirRead || a.Kind == anomaly.ExtViolation }) {
+		if hint := basic.InitialHint(h); hint != "" {
+			rep.Notes = append([]string{hint}, rep.Notes...)
+		}
 	}
 	if rep != nil {
 		if len(h.Notes) > 0 {
