@@ -178,7 +178,7 @@ func TestPlumeFormatsAgree(t *testing.T) {
 				dropInit   bool
 			}{
 				{"elle", filepath.Join(dir, "elle", name+".edn"), false},
-				{"dbcop", filepath.Join(dir, "dbcop", name, "history.bincode"), true},
+				{"dbcop", filepath.Join(dir, "dbcop", name, "history.bincode"), false},
 				{"cobra", filepath.Join(dir, "cobra", name), true},
 				{"viper", filepath.Join(dir, "viper", name), false},
 			}
