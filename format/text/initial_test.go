@@ -8,13 +8,13 @@ import (
 	"testing"
 
 	"isovet/check"
+	"isovet/format"
 	"isovet/history"
 	"isovet/internal/anomaly"
 )
 
 // TestInitialTxn checks when the first transaction is read as the initial state: only when
-// it commits, reads nothing, writes 0 once to every key, ends before anything else starts,
-// and nobody else writes 0.
+// it commits, reads nothing, writes 0 once to every key, and nobody else writes 0.
 func TestInitialTxn(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -27,7 +27,8 @@ func TestInitialTxn(t *testing.T) {
 		{"misses a key", "w(1,0,0,0)\nw(1,1,1,1)\nr(2,0,1,1)\n", false},
 		{"reads", "w(1,0,0,0)\nr(2,0,0,0)\nw(2,0,0,0)\nw(1,1,1,1)\n", false},
 		{"writes a key twice", "w(1,0,0,0)\nw(1,0,0,0)\nw(1,1,1,1)\n", false},
-		{"interleaved with another", "w(1,0,0,0)\nw(1,1,1,1)\nw(2,0,0,0)\nr(2,0,1,1)\n", false},
+		{"interleaved with another", "w(1,0,0,0)\nw(1,1,1,1)\nw(2,0,0,0)\nr(2,0,1,1)\n", true},
+		{"not first", "w(1,1,1,1)\nw(1,0,0,0)\nw(2,0,0,0)\nr(2,0,1,1)\n", false},
 		{"another writes 0", "w(1,0,0,0)\nw(2,0,0,0)\nw(1,0,1,1)\nr(2,0,1,1)\n", false},
 		{"aborted", "w(1,0,0,-1)\nw(1,1,1,1)\n", false},
 		{"alone", "w(1,0,0,0)\nw(2,0,0,0)\n", false},
@@ -93,5 +94,17 @@ func TestIsoVistaPGSerBug(t *testing.T) {
 	}
 	if len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "transaction 0 (session 0)") || !strings.Contains(rep.Notes[0], "initial state") {
 		t.Errorf("report notes = %q, want first the reader's decision on transaction 0", rep.Notes)
+	}
+
+	// An override of every key's initial value (--initial-value null) leaves what the file
+	// states alone: the write skew is still found, and no read is thin air.
+	null := history.NilDatum
+	h, _, err = format.Open("testdata/pg_ser_bug.txt", format.Auto, format.Options{Initial: &null})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err = check.Check(context.Background(), h, check.Serializable, check.Options{})
+	if err != nil || rep.Verdict != check.Fail || !slices.ContainsFunc(rep.Anomalies, func(a check.Anomaly) bool { return a.Kind == anomaly.G2Item }) {
+		t.Errorf("Check(serializable) with initial null = %v, %v, %+v; want a G2-item", rep.Verdict, err, rep.Anomalies)
 	}
 }

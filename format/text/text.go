@@ -18,11 +18,13 @@
 // The reader sets every key's initial value to 0, as PolySI does, and reads such a first
 // transaction as that initial state, not as a transaction a checker could order later (one
 // placed between two others "resets" keys to 0 and can hide a violation). It does so only
-// when the file leaves no other reading ([initialTxn]): the first transaction of the file
-// commits, reads nothing, writes 0 exactly once to every key the file names, and all its
-// lines come before any other transaction's; and no other transaction writes 0 to any key.
-// Then it drops the transaction and says so in the history's notes. Any other first
-// transaction (Plume's fixtures write 1s in theirs) is kept as an ordinary one.
+// when the file leaves no other reading: the first transaction of the file (its first line
+// is the file's first) commits, reads nothing, and writes 0 exactly once to every key the
+// file names; and no other transaction writes 0 to any key. Then it builds no
+// transaction for it, gives each key it wrote the initial value 0 per key
+// ([history.Builder.SetInitialKey], which an override of every key's initial value leaves
+// alone), and says so in the history's notes. Any other first transaction (Plume's fixtures
+// write 1s in theirs) is kept as an ordinary one.
 //
 // Transactions and sessions are ordered by first appearance.
 package text
@@ -60,9 +62,9 @@ type op struct {
 }
 
 type txn struct {
-	sess, id   int64
-	line, last int // first and last line
-	ops        []op
+	sess, id int64
+	line     int
+	ops      []op
 }
 
 type txnKey struct {
@@ -101,18 +103,23 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 				return parse.Errorf(Name, name, line, 1, off, "transaction %d is in session %d (line %d), not %d: expected one session per transaction", id, t.sess, t.line, sess)
 			}
 			t.ops = append(t.ops, o)
-			t.last = line
 		}
 		off += int64(len(ln))
 		if err == io.EOF {
 			break
 		}
 	}
-	b.SetInitial(b.IntValue(0))
+	zero := b.IntValue(0)
+	b.SetInitial(zero)
 	if initialTxn(txns) {
 		t := txns[0]
 		txns = txns[1:]
-		b.Note(fmt.Sprintf("transaction %d (session %d) writes 0 to every key once before anything else: read as the initial state (every key 0), not as a transaction", t.id, t.sess))
+		// Per key, so that the file's own statement survives an override of the initial
+		// value for all keys (format.Options.Initial).
+		for _, o := range t.ops {
+			b.SetInitialKey(b.IntKey(o.key), zero)
+		}
+		b.Note(fmt.Sprintf("transaction %d (session %d) comes first and writes 0 to every key once, and nothing else: read as the initial state (every key 0), not as a transaction", t.id, t.sess))
 	}
 	for _, t := range txns {
 		outcome := history.OutcomeCommitted
@@ -133,18 +140,19 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 }
 
 // initialTxn reports whether the file's first transaction is its initial state: it commits,
-// reads nothing, writes 0 exactly once to every key of the file, and ends before any other
-// transaction starts; and no other transaction writes 0 to any key, so that every read of 0
-// reads the initial state whichever way the transaction is taken. Dropping such a
-// transaction changes the history's meaning only by forbidding orders that place it after
-// another transaction, which the file's convention (the initial state, written first) rules
-// out anyway; its writes are the initial value the reader sets for every key.
+// reads nothing, and writes 0 exactly once to every key of the file; and no other
+// transaction writes 0 to any key, so that every read of 0 reads the initial state whichever
+// way the transaction is taken. Dropping such a transaction changes the history's meaning
+// only by forbidding orders that place it after another transaction, which the file's
+// convention (the initial state, written first) rules out; its writes are the initial value
+// the reader sets for every key. Where its other lines fall does not matter: the model keeps
+// no order of lines, only of transactions (by first line), so neither may this.
 func initialTxn(txns []*txn) bool {
 	if len(txns) < 2 {
 		return false // a lone transaction is the history, not its initial state
 	}
 	t0 := txns[0]
-	if t0.id == Aborted || t0.last >= txns[1].line {
+	if t0.id == Aborted {
 		return false
 	}
 	written := make(map[int64]bool, len(t0.ops))
