@@ -171,7 +171,10 @@ func Supported(h *history.History, l Level, m Method) (*Checker, error) {
 	return nil, fmt.Errorf("%w: method %s does not check level %s", ErrNotImplemented, m, l)
 }
 
-// Check checks h against level with the checker opts.Method selects.
+// Check checks h against level with the checker opts.Method selects. The report's notes
+// start with the history's own ([history.History.Notes]: what its reader decided), then, when
+// the report lists a thin-air read and every thin-air read of h reads 0 (or every one reads
+// nil), a hint that the history probably assumes that initial value instead.
 func Check(ctx context.Context, h *history.History, level Level, opts Options) (*Report, error) {
 	if opts.MaxAnomalies == 0 {
 		opts.MaxAnomalies = 20
