@@ -19,6 +19,7 @@ import (
 
 	"isovet/history"
 	"isovet/internal/anomaly"
+	"isovet/internal/check/basic"
 	"isovet/internal/report"
 )
 
@@ -175,7 +176,10 @@ func Supported(h *history.History, l Level, m Method) (*Checker, error) {
 	return nil, fmt.Errorf("%w: method %s does not check level %s", ErrNotImplemented, m, l)
 }
 
-// Check checks h against level with the checker opts.Method selects.
+// Check checks h against level with the checker opts.Method selects. The report's notes
+// start with the history's own ([history.History.Notes]: what its reader decided), then, when
+// the report lists a thin-air read and every thin-air read of h reads 0 (or every one reads
+// nil), a hint that the history probably assumes that initial value instead.
 func Check(ctx context.Context, h *history.History, level Level, opts Options) (*Report, error) {
 	if opts.MaxAnomalies == 0 {
 		opts.MaxAnomalies = 20
@@ -217,6 +221,11 @@ func Check(ctx context.Context, h *history.History, level Level, opts Options) (
 	}
 	if rep != nil && rep.Verdict == Pass && !h.AnyCommitted() {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the history holds no committed transaction (%s in %s), so the level holds vacuously: check that the right files were read", count(len(h.Txns), "transaction"), count(len(h.Sessions), "session")))
+	}
+	if rep != nil && slices.ContainsFunc(rep.Anomalies, func(a Anomaly) bool { return a.Kind == anomaly.ThinAirRead || a.Kind == anomaly.ExtViolation }) {
+		if hint := basic.InitialHint(h); hint != "" {
+			rep.Notes = append([]string{hint}, rep.Notes...)
+		}
 	}
 	if rep != nil {
 		if len(h.Notes) > 0 {

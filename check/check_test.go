@@ -129,3 +129,58 @@ func TestCooFollowRealtime(t *testing.T) {
 		t.Errorf("%d Coo histories pass plain serializability, want the ten internal/check/ser.TestCoo lists", passed)
 	}
 }
+
+// TestInitialValueHint checks that a report whose thin-air reads all read 0 (or all nil)
+// says which --initial-value the history probably needs.
+func TestInitialValueHint(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		src, want string
+	}{
+		{"s1: T1 r(x,0) w(y,1)\ns2: T2 r(y,0) w(x,1)", "--initial-value 0"},
+		{"init 0\ns1: T1 r(x,nil) w(y,1)", "--initial-value null"},
+		{"s1: T1 r(x,3) w(y,1)", ""},
+	} {
+		h := histtest.MustParse(tt.src)
+		rep, err := check.Check(context.Background(), h, check.Serializable, check.Options{})
+		if err != nil || rep.Verdict != check.Fail {
+			t.Fatalf("Check(%q) = %v, %v; want a thin-air failure", tt.src, rep.Verdict, err)
+		}
+		got := slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "--initial-value") })
+		if want := tt.want != ""; got != want || want && !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, tt.want) }) {
+			t.Errorf("Check(%q) notes %q, want a hint %q", tt.src, rep.Notes, tt.want)
+		}
+	}
+}
+
+// TestInitialValueHintChronos checks the hint on Chronos's format-kv.json, whose 891 thin-air
+// reads (with the reader's nil initial value; the basic checks count them) all read 0.
+func TestInitialValueHintChronos(t *testing.T) {
+	t.Parallel()
+	dir := os.Getenv("ISOVET_SHARED_DATA")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "data")
+	}
+	path := filepath.Join(dir, "chronos", "format-kv.json")
+	if _, err := os.Stat(path); err != nil {
+		if os.Getenv("ISOVET_REQUIRE_SERVICES") == "1" {
+			t.Fatalf("shared histories: %v", err)
+		}
+		t.Skipf("shared histories not found: %v", err)
+	}
+	h, _, err := format.Open(path, format.Auto, format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []check.Method{check.MethodAuto, check.MethodTimestamp} {
+		rep, err := check.Check(context.Background(), h, check.Serializable, check.Options{Method: m})
+		if err != nil {
+			t.Fatalf("Check(%s) error: %v", m, err)
+		}
+		if rep.Verdict != check.Fail || !slices.ContainsFunc(rep.Notes, func(n string) bool {
+			return strings.Contains(n, "all 891 thin-air reads read 0") && strings.Contains(n, "--initial-value 0")
+		}) {
+			t.Errorf("Check(%s) = %v, notes %q; want a failure with the --initial-value 0 hint for 891 reads", m, rep.Verdict, rep.Notes)
+		}
+	}
+}

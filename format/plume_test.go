@@ -33,30 +33,17 @@ func plumeDir(t *testing.T) string {
 // canonical renders h as a format-independent model: sessions of transactions with outcome
 // and operations, keys and values renamed by first appearance. It maps what formats express
 // differently to one form:
-//   - Plume's dbcop and Cobra converters prepend a transaction that writes every key's initial
-//     value (Cobra txn -1, dbcop's first session); it becomes the initial state;
 //   - a list-append is a write of the element, and a list read is a read of its last element
 //     (an empty list reads the initial state), as Plume's Elle converter encodes registers;
-//   - a read of the history's initial value that nobody wrote reads the initial state.
-func canonical(t *testing.T, h *history.History, dropInitTxn bool) string {
+//   - a read of the key's initial value that no transaction wrote reads the initial state.
+//
+// Plume's dbcop and Cobra converters prepend PolySI's initial transaction (Cobra's T-1.log,
+// dbcop's first session); their readers take it as the initial state, so it needs no mapping
+// here.
+func canonical(t *testing.T, h *history.History) string {
 	t.Helper()
-	initVals := map[history.Key]history.Value{}
-	skip := history.TxnID(-1)
-	if dropInitTxn {
-		t0 := &h.Txns[0]
-		for _, o := range t0.Ops {
-			if o.Kind != history.OpWrite {
-				t.Fatalf("first txn %s is not write-only: %v", h.Name(0), o.Kind)
-			}
-			initVals[o.Key] = o.Value
-		}
-		skip = 0
-	}
 	written := map[[2]int32]bool{}
 	for i := range h.Txns {
-		if history.TxnID(i) == skip {
-			continue
-		}
 		for _, o := range h.Txns[i].Ops {
 			if o.Kind.IsWrite() {
 				written[[2]int32{int32(o.Key), int32(o.Value)}] = true
@@ -74,10 +61,7 @@ func canonical(t *testing.T, h *history.History, dropInitTxn bool) string {
 		return s
 	}
 	val := func(k history.Key, v history.Value, isRead bool) string {
-		if iv, ok := initVals[k]; ok && iv == v {
-			return "init"
-		}
-		if isRead && !dropInitTxn && v == h.InitialValue(k) && !written[[2]int32{int32(k), int32(v)}] {
+		if isRead && v == h.InitialValue(k) && !written[[2]int32{int32(k), int32(v)}] {
 			return "init"
 		}
 		p := [2]int32{int32(k), int32(v)}
@@ -93,9 +77,6 @@ func canonical(t *testing.T, h *history.History, dropInitTxn bool) string {
 	for _, s := range h.Sessions {
 		var txns []string
 		for _, ti := range s.Txns {
-			if ti == skip {
-				continue
-			}
 			tx := &h.Txns[ti]
 			var ops []string
 			for _, o := range tx.Ops {
@@ -172,15 +153,12 @@ func TestPlumeFormatsAgree(t *testing.T) {
 				}
 				return h
 			}
-			want := canonical(t, read(filepath.Join(dir, "text", name+".txt")), false)
-			forms := []struct {
-				form, path string
-				dropInit   bool
-			}{
-				{"elle", filepath.Join(dir, "elle", name+".edn"), false},
-				{"dbcop", filepath.Join(dir, "dbcop", name, "history.bincode"), true},
-				{"cobra", filepath.Join(dir, "cobra", name), true},
-				{"viper", filepath.Join(dir, "viper", name), false},
+			want := canonical(t, read(filepath.Join(dir, "text", name+".txt")))
+			forms := []struct{ form, path string }{
+				{"elle", filepath.Join(dir, "elle", name+".edn")},
+				{"dbcop", filepath.Join(dir, "dbcop", name, "history.bincode")},
+				{"cobra", filepath.Join(dir, "cobra", name)},
+				{"viper", filepath.Join(dir, "viper", name)},
 			}
 			for _, f := range forms {
 				if _, err := os.Stat(f.path); err != nil {
@@ -193,7 +171,7 @@ func TestPlumeFormatsAgree(t *testing.T) {
 				if f.form == "viper" && c <= 'd' && len(h.Txns) != 0 {
 					t.Errorf("%s: Plume's Viper files of tap-a..d are empty, yet %d transactions were read", f.path, len(h.Txns))
 				}
-				got := canonical(t, h, f.dropInit)
+				got := canonical(t, h)
 				diff := cmp.Diff(want, got)
 				if d, ok := plumeDiffers[name+"/"+f.form]; ok {
 					if diff == "" {

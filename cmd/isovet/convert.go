@@ -74,13 +74,16 @@ func newConvertCmd() *cobra.Command {
 // initialLost says what of h's initial state the format name cannot write, or "". Nothing a
 // user gave may be lost silently: the warning names the flag that restores it when checking.
 func initialLost(name string, h *history.History) string {
+	if name == "native" {
+		return "" // native holds every initial value
+	}
 	zero := h.Initial
-	if len(h.InitialByKey) > 0 {
-		return fmt.Sprintf("the history gives %d keys their own initial value, which %s cannot hold; reading the output assumes one value for every key", len(h.InitialByKey), name)
+	// Keys given the initial value of every key (a text reader's initial transaction) need
+	// nothing of their own.
+	if own := countFunc(h.InitialByKey, func(v history.Value) bool { return v != zero }); own > 0 {
+		return fmt.Sprintf("the history gives %d keys their own initial value, which %s cannot hold; reading the output assumes one value for every key", own, name)
 	}
 	switch name {
-	case "native":
-		return ""
 	case "text":
 		// The text format's keys start at 0 (PolySI, Plume).
 		if v, ok := h.Value(zero).Int(); ok && v == 0 {
@@ -92,6 +95,17 @@ func initialLost(name string, h *history.History) string {
 		}
 	}
 	return fmt.Sprintf("the history's initial value (every key = %s) is not written by %s; check the output with --initial-value %s", h.Value(zero).String(), name, h.Value(zero).String())
+}
+
+// countFunc counts the values of m for which f holds.
+func countFunc[K comparable, V any](m map[K]V, f func(V) bool) int {
+	n := 0
+	for _, v := range m {
+		if f(v) {
+			n++
+		}
+	}
+	return n
 }
 
 func writeBuffered(w io.Writer, write func(io.Writer) error) error {

@@ -40,3 +40,22 @@ func TestConvertWarnsWhenInitialStateIsLost(t *testing.T) {
 		t.Errorf("check of the Chronos copy without the flag: exit %d, want 1 (the read of 0 has no writer)", code)
 	}
 }
+
+// TestConvertKeepsTextInitialTransaction: IsoVista's pg_ser_bug.txt writes its initial state
+// as transaction 0, which the text reader reads as the initial state (every key 0, per key).
+// Written back as text, the initial state is the format's own 0, so nothing is lost and no
+// warning is due; the copy still fails serializability, as the original does.
+func TestConvertKeepsTextInitialTransaction(t *testing.T) {
+	t.Parallel()
+	in := filepath.Join("..", "..", "format", "text", "testdata", "pg_ser_bug.txt")
+	out := filepath.Join(t.TempDir(), "copy.txt")
+	code, _, stderr := runCLI(t, "convert", in, "--to", "text", "-o", out)
+	if code != 0 || stderr != "" {
+		t.Fatalf("convert --to text: exit %d, stderr %q; want 0 and no warning", code, stderr)
+	}
+	for _, p := range []string{in, out} {
+		if code, stdout, _ := runCLI(t, "check", "--level", "serializable", p); code != 1 || !strings.Contains(stdout, "G2-item") {
+			t.Errorf("check %s: exit %d, want 1 with a G2-item\n%s", p, code, stdout)
+		}
+	}
+}

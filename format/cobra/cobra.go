@@ -21,6 +21,12 @@
 //   - A read naming writer [InitID] reads the initial state (Src = SrcInit); the value read
 //     becomes that key's initial value. A read naming [NullID] found nothing (SrcNone, value
 //     nil).
+//   - A log that holds one committed transaction of writes only, each key once, whose id is
+//     [InitID] (Cobra's INIT writer, logged) or -1 in T-1.log (PolySI's converter writes its
+//     loader's initial transaction so; Plume's Cobra fixtures carry one), is the initial
+//     state, not a transaction: its writes set their keys' initial values, reads naming them
+//     read the initial state (SrcInit), no session is made for it, and the history's notes
+//     say so. Anything else in such a file is read as it stands.
 //   - A read naming a writer transaction and write id is resolved, once every file is read,
 //     to that write (SrcTxn). Resolution checks that the write id belongs to the named
 //     transaction and writes the same key.
@@ -76,10 +82,14 @@ type Decoder struct {
 }
 
 type wref struct {
-	t   history.TxnID
-	op  int32
-	dup bool
+	t    history.TxnID
+	op   int32
+	dup  bool
+	init bool // a write of the initial state: op holds its key, t is unused
 }
+
+// initTxn marks, in Decoder.txns, the id of a transaction read as the initial state.
+const initTxn = 1<<31 - 3
 
 type pendingRead struct {
 	t        history.TxnID
@@ -222,8 +232,79 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 		}
 		ts = !ts
 	}
+	if id, ok := initialLog(data, ts, name); ok {
+		d.initial(data, ts, id, name, b)
+		return nil
+	}
 	d.emit(data, ts, name, b)
 	return nil
+}
+
+// initialLog reports whether data, which scan accepted, is a log of the initial state: one
+// committed transaction, with id InitID, or -1 in T-1.log, that holds only writes, each key
+// once. It returns the transaction's id.
+func initialLog(data []byte, ts bool, name string) (int64, bool) {
+	sc := 1 + sizeSC
+	if ts {
+		sc += sizeTS
+	}
+	be := binary.BigEndian
+	if len(data) < 2*sc || data[0] != 'S' || data[len(data)-sc] != 'C' {
+		return 0, false
+	}
+	id := int64(be.Uint64(data[1:]))
+	if id != InitID && (id != -1 || sessionID(name) != history.Int(-1)) {
+		return 0, false
+	}
+	keys := make(map[int64]bool)
+	body := data[sc : len(data)-sc]
+	for ; len(body) > 0; body = body[1+sizeW:] {
+		if body[0] != 'W' {
+			return 0, false // a read, or a second transaction (scan checked the layout)
+		}
+		k := int64(be.Uint64(body[9:]))
+		if keys[k] {
+			return 0, false
+		}
+		keys[k] = true
+	}
+	return id, len(keys) > 0
+}
+
+// initial takes the writes of the initial-state log data (see initialLog) as the initial
+// state.
+func (d *Decoder) initial(data []byte, ts bool, id int64, name string, b *history.Builder) {
+	sc := 1 + sizeSC
+	if ts {
+		sc += sizeTS
+	}
+	be := binary.BigEndian
+	body := data[sc : len(data)-sc]
+	for ; len(body) > 0; body = body[1+sizeW:] {
+		wid := int64(be.Uint64(body[1:]))
+		k, v := b.IntKey(int64(be.Uint64(body[9:]))), b.IntValue(int64(be.Uint64(body[17:])))
+		b.SetInitialKey(k, v)
+		if int(k) >= len(d.initSet) {
+			d.initSet = append(d.initSet, make([]bool, int(k)+1-len(d.initSet))...)
+		}
+		d.initSet[k] = true
+		if i, ok := d.writes.Get(wid); ok {
+			d.wrefs[i].dup = true
+		} else {
+			d.addWrite(wid, wref{op: int32(k), init: true})
+		}
+	}
+	if _, ok := d.txns.Get(id); ok {
+		d.txns.Set(id, dupTxn)
+	} else {
+		d.txns.Set(id, initTxn)
+	}
+	what := "PolySI's converter writes its initial transaction so"
+	if id == InitID {
+		what = "the id of Cobra's INIT writer"
+	}
+	base := name[strings.LastIndexAny(name, `/\`)+1:]
+	b.Note(fmt.Sprintf("%s holds only transaction %d, which writes each of its keys once and nothing else (%s): read as the initial state, not as a transaction", base, id, what))
 }
 
 // emit decodes data, which scan accepted, into b.
@@ -330,6 +411,20 @@ func (d *Decoder) Finish(b *history.Builder) error {
 			if len(errs) == 10 {
 				break
 			}
+			continue
+		}
+		if w.init {
+			if t, _ := d.txns.Get(p.writer); t != initTxn {
+				errs = append(errs, parse.Errorf(formatName, p.file, 0, 0, p.off, "read of key %d names txn %d, write id %d, but that write belongs to the initial state", p.key, p.writer, p.writeID))
+				continue
+			}
+			o := b.TxnOps(p.t)[p.op]
+			if history.Key(w.op) != o.Key {
+				errs = append(errs, parse.Errorf(formatName, p.file, 0, 0, p.off, "read of key %d names write id %d of the initial state, which writes a different key", p.key, p.writeID))
+				continue
+			}
+			o.Src = history.Src{Kind: history.SrcInit}
+			b.SetOp(p.t, p.op, o)
 			continue
 		}
 		wt := b.Txn(w.t)

@@ -114,6 +114,7 @@ func TestDecode(t *testing.T) {
 		files map[string][]byte
 		want  []string
 		init  map[int64]int64
+		notes int
 	}{
 		{
 			name: "resolve-across-files",
@@ -154,6 +155,61 @@ func TestDecode(t *testing.T) {
 			want: []string{"s0 0 committed r(1,5)<0.1 w(1,5)"},
 		},
 		{
+			name: "polysi-initial-transaction",
+			files: map[string][]byte{
+				"T-1.log": new(logw).S(-1, 0).W(1000, 1, 0).W(1001, 2, 0).C(-1, 0).Bytes(),
+				"T0.log":  new(logw).S(1, 0).R(-1, 1000, 1, 0).W(5, 2, 9).C(1, 0).Bytes(),
+			},
+			want:  []string{"s0 1 committed r(1,0)<init w(2,9)"},
+			init:  map[int64]int64{1: 0, 2: 0},
+			notes: 1,
+		},
+		{
+			name: "init-writer-logged",
+			files: map[string][]byte{
+				"T0.log": new(logw).S(1, 0).R(InitID, 77, 5, 55).R(InitID, InitID, 6, 66).C(1, 0).Bytes(),
+				"T9.log": new(logw).S(InitID, 0).W(77, 5, 55).C(InitID, 0).Bytes(),
+			},
+			want:  []string{"s0 1 committed r(5,55)<init r(6,66)<init"},
+			init:  map[int64]int64{5: 55, 6: 66},
+			notes: 1,
+		},
+		{
+			name: "not-initial-reads",
+			files: map[string][]byte{
+				"T-1.log": new(logw).S(-1, 0).W(1000, 1, 0).R(-1, 1000, 1, 0).C(-1, 0).Bytes(),
+			},
+			want: []string{"s-1 -1 committed w(1,0) r(1,0)<-1.0"},
+		},
+		{
+			name: "not-initial-two-transactions",
+			files: map[string][]byte{
+				"T-1.log": new(logw).S(-1, 0).W(1000, 1, 0).C(-1, 0).S(2, 0).W(1001, 2, 0).C(2, 0).Bytes(),
+			},
+			want: []string{"s-1 -1 committed w(1,0)", "s-1 2 committed w(2,0)"},
+		},
+		{
+			name: "not-initial-other-session",
+			files: map[string][]byte{
+				"T4.log": new(logw).S(-1, 0).W(1000, 1, 0).C(-1, 0).Bytes(),
+			},
+			want: []string{"s4 -1 committed w(1,0)"},
+		},
+		{
+			name: "not-initial-key-twice",
+			files: map[string][]byte{
+				"T-1.log": new(logw).S(-1, 0).W(1000, 1, 0).W(1001, 1, 3).C(-1, 0).Bytes(),
+			},
+			want: []string{"s-1 -1 committed w(1,0) w(1,3)"},
+		},
+		{
+			name: "not-initial-uncommitted",
+			files: map[string][]byte{
+				"T-1.log": new(logw).S(-1, 0).W(1000, 1, 0).Bytes(),
+			},
+			want: []string{"s-1 -1 unknown w(1,0)"},
+		},
+		{
 			name: "placeholder-for-missing-writer",
 			files: map[string][]byte{
 				"T0.log": new(logw).S(1, 0).R(99, 990, 4, 44).R(99, 991, 5, 55).C(1, 0).Bytes(),
@@ -173,6 +229,9 @@ func TestDecode(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, render(h)); diff != "" {
 				t.Errorf("Decode mismatch (-want +got):\n%s", diff)
+			}
+			if len(h.Notes) != tt.notes {
+				t.Errorf("notes %q, want %d", h.Notes, tt.notes)
 			}
 			for k, v := range tt.init {
 				kk := slices.Index(h.Keys, history.Int(k))
@@ -341,8 +400,10 @@ func TestSharedFiles(t *testing.T) {
 		{"bench/veristrong-10k/tpcc-10k", counts{Files: 8, Txns: 10364, Committed: 10364, Writes: 1033, Reads: 10364, Init: 5250, None: 1, ByValue: 5113}},
 		{"bench/veristrong-10k/twitter-10k", counts{Files: 8, Txns: 10444, Committed: 10444, Writes: 15940, Reads: 35713, Init: 12354, None: 60, ByValue: 23299}},
 		{"bench/veristrong-10k/rubis-10k", counts{Files: 8, Txns: 10289, Committed: 10289, Writes: 11441, Reads: 39306, Init: 30752, None: 1949, ByValue: 6605}},
-		{"plume/testcase/cobra/tap-c", counts{Files: 2, Txns: 2, Committed: 2, Writes: 2, Reads: 1, Explicit: 1}},
-		{"plume/testcase/cobra/tap-n", counts{Files: 5, Txns: 8, Committed: 8, Writes: 5, Reads: 5, Explicit: 5}},
+		// Plume's T-1.log (PolySI's initial transaction, one write per key) is the initial
+		// state: one file and one transaction fewer than the records show.
+		{"plume/testcase/cobra/tap-c", counts{Files: 1, Txns: 1, Committed: 1, Writes: 1, Reads: 1, Explicit: 1}},
+		{"plume/testcase/cobra/tap-n", counts{Files: 4, Txns: 7, Committed: 7, Writes: 3, Reads: 5, Explicit: 5}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
@@ -359,8 +420,13 @@ func TestSharedFiles(t *testing.T) {
 	// Every Plume test case reads.
 	dirs, _ := filepath.Glob(filepath.Join(sharedData, "plume/testcase/cobra/tap-*"))
 	for _, dir := range dirs {
-		if _, err := readDir(t, dir, NewDecoder()); err != nil {
+		h, err := readDir(t, dir, NewDecoder())
+		if err != nil {
 			t.Errorf("reading %s: %v", dir, err)
+			continue
+		}
+		if len(h.Notes) != 1 || !strings.Contains(h.Notes[0], "T-1.log holds only transaction -1") || len(h.InitialByKey) == 0 {
+			t.Errorf("%s: notes %q: want T-1.log read as the initial state", dir, h.Notes)
 		}
 	}
 }

@@ -18,6 +18,14 @@
 // decides what that means). Every variable holds 0 before the first write, so the history's
 // initial value is 0.
 //
+// PolySI's converter (which wrote Plume's bincode fixtures) writes its loader's initial
+// transaction as the first session: one transaction writing every variable once. When the
+// first session is exactly that ([initialSession]: one committed transaction, only writes
+// that succeeded, every variable of the file once, no other transaction writing one of its
+// (variable, value) pairs and no read of 0, the format's own initial value), the reader takes
+// its writes as the initial state (each variable's initial value), builds no session for
+// it, and says so in the history's notes. Anything else is read as it stands.
+//
 // # JSON
 //
 // The rewrite writes sessions of transactions, optionally wrapped in an object with a
@@ -25,7 +33,12 @@
 //
 //	[[{"events":[{"Write":{"variable":0,"version":1}},{"Read":{"variable":0,"version":null}}],"committed":true}]]
 //
-// A read of version null read the initial state, which is nil here.
+// A read of version null read the initial state, which is nil here. A read of version 0
+// reads the initial state too when no transaction writes version 0 to that variable (dbcop
+// reads it so since February 2026: 0 is the default version, the synthetic root's): such a
+// read names the initial state as its source, and the variable's initial value is 0 unless
+// some read of it found null. When a transaction does write version 0, reads of 0 read that
+// write, and the transaction stays an ordinary one, as in dbcop.
 package dbcop
 
 import (
@@ -181,7 +194,16 @@ func (d *Decoder) Decode(rd io.Reader, name string, b *history.Builder) error {
 		b.Grow(int(txns), int(ops))
 	}
 	b.SetInitial(b.IntValue(0))
+	init := initialSession(data[r.off:], nsess)
 	for si := range nsess {
+		if si == 0 && init != nil {
+			r.off += len(init)
+			for p := init[16:]; len(p) > 1; p = p[eventSize:] {
+				b.SetInitialKey(b.IntKey(int64(binary.LittleEndian.Uint64(p[1:]))), b.IntValue(int64(binary.LittleEndian.Uint64(p[9:]))))
+			}
+			b.Note("session 0 holds one transaction that writes every variable once: read as the initial state (PolySI's converter writes its initial transaction so), not as a transaction")
+			continue
+		}
 		s := b.Session(history.Int(int64(si)))
 		ntxn := r.length("session transactions", txnMin)
 		for range ntxn {
@@ -227,6 +249,55 @@ func (d *Decoder) Decode(rd io.Reader, name string, b *history.Builder) error {
 		r.fail(r.off, "expected the end of the history, found %d more bytes", len(data)-r.off)
 	}
 	return r.err
+}
+
+// initialSession returns the bytes of the first session when it is an initial transaction
+// written as one (see the package doc), else nil. sessions holds the encoded sessions, of
+// which there are nsess. It never fails: anything malformed is left to the decoder.
+func initialSession(sessions []byte, nsess int) []byte {
+	le := binary.LittleEndian
+	if nsess < 2 || len(sessions) < 16 || le.Uint64(sessions) != 1 {
+		return nil
+	}
+	nev := le.Uint64(sessions[8:])
+	end := 16 + nev*eventSize + 1
+	if nev == 0 || nev > uint64(len(sessions)) || uint64(len(sessions)) < end || sessions[end-1] != 1 {
+		return nil
+	}
+	init := make(map[uint64]uint64, nev)
+	for p := sessions[16 : end-1]; len(p) > 0; p = p[eventSize:] {
+		k := le.Uint64(p[1:])
+		if _, dup := init[k]; dup || p[0] != 1 || p[17] != 1 {
+			return nil
+		}
+		init[k] = le.Uint64(p[9:])
+	}
+	p := sessions[end:]
+	for range nsess - 1 {
+		if len(p) < 8 {
+			return nil
+		}
+		ntxn := le.Uint64(p)
+		p = p[8:]
+		for ; ntxn > 0; ntxn-- {
+			if len(p) < 8 {
+				return nil
+			}
+			n := le.Uint64(p)
+			if n > uint64(len(p))/eventSize || uint64(len(p)) < 8+n*eventSize+1 {
+				return nil
+			}
+			for q := p[8 : 8+n*eventSize]; len(q) > 0; q = q[eventSize:] {
+				k, v := le.Uint64(q[1:]), le.Uint64(q[9:])
+				iv, ok := init[k]
+				if !ok || v == iv && q[0] == 1 || v == 0 && q[0] == 0 {
+					return nil
+				}
+			}
+			p = p[8+n*eventSize+1:]
+		}
+	}
+	return sessions[:end]
 }
 
 // ReadHeader reads the header of a history.bincode file.
@@ -320,6 +391,7 @@ func (d *JSONDecoder) Decode(rd io.Reader, name string, b *history.Builder) erro
 		return jsonError(name, data, base, err)
 	}
 	b.SetInitial(history.Nil)
+	zeroWritten, nullRead := rootReads(sessions)
 	for si, txns := range sessions {
 		s := b.Session(history.Int(int64(si)))
 		for ti, t := range txns {
@@ -350,15 +422,41 @@ func (d *JSONDecoder) Decode(rd io.Reader, name string, b *history.Builder) erro
 				} else if e.Write != nil {
 					return parse.Errorf(jsonName, name, 0, 0, -1, "%s, event %d: expected a written \"version\"", where, ei)
 				}
-				if e.Write != nil {
+				switch {
+				case e.Write != nil:
 					b.Write(k, v)
-				} else {
+				case a.Version != nil && *a.Version == 0 && !zeroWritten[*a.Variable]:
+					b.ReadFrom(k, v, history.Src{Kind: history.SrcInit})
+					if !nullRead[*a.Variable] {
+						b.SetInitialKey(k, v)
+					}
+				default:
 					b.Read(k, v)
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// rootReads returns the variables some transaction writes version 0 to, and those some read
+// found null (uninitialised). A read of version 0 of a variable nobody writes 0 to reads the
+// initial state, as dbcop maps the default version to its root.
+func rootReads(sessions [][]jsonTxn) (zeroWritten, nullRead map[int64]bool) {
+	zeroWritten, nullRead = make(map[int64]bool), make(map[int64]bool)
+	for _, txns := range sessions {
+		for _, t := range txns {
+			for _, e := range t.Events {
+				switch {
+				case e.Write != nil && e.Read == nil && e.Write.Variable != nil && e.Write.Version != nil && *e.Write.Version == 0:
+					zeroWritten[*e.Write.Variable] = true
+				case e.Read != nil && e.Write == nil && e.Read.Variable != nil && e.Read.Version == nil:
+					nullRead[*e.Read.Variable] = true
+				}
+			}
+		}
+	}
+	return zeroWritten, nullRead
 }
 
 // jsonError locates a JSON decoding error.

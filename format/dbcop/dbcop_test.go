@@ -280,7 +280,9 @@ func TestSharedFiles(t *testing.T) {
 		{"bench/veristrong-10k/WH-10k/hist-00000/history.bincode", counts{25, 10000, 0, 23880, 56120, 0}},
 		{"bench/veristrong-10k/HD-10k/hist-00000/history.bincode", counts{25, 10000, 0, 40113, 39887, 0}},
 		{"polysi/violations/dgraph/history.bincode", counts{10, 800, 320, 8038, 7962, 0}},
-		{"plume/testcase/dbcop/tap-n/history.bincode", counts{5, 8, 0, 5, 5, 0}},
+		// Five sessions in the file: the first, PolySI's initial transaction writing both
+		// variables, is read as the initial state.
+		{"plume/testcase/dbcop/tap-n/history.bincode", counts{4, 7, 0, 5, 3, 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -307,8 +309,67 @@ func TestSharedFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := decodeBin(data); err != nil {
+		h, err := decodeBin(data)
+		if err != nil {
 			t.Errorf("reading %s: %v", f, err)
+			continue
 		}
+		// Every Plume file starts with the converter's initial transaction, read as the
+		// initial state.
+		if len(h.Notes) != 1 || !strings.Contains(h.Notes[0], "initial state") || len(h.InitialByKey) == 0 {
+			t.Errorf("%s: notes %q, %d initial values: want the first session read as the initial state", f, h.Notes, len(h.InitialByKey))
+		}
+	}
+}
+
+// TestBincodeInitialSession checks when the first session is read as the initial state:
+// only when it is one committed transaction of successful writes, each variable once, that
+// every other transaction's variables come from, whose values nobody else writes, and no
+// read of 0 (the format's own initial value) exists.
+func TestBincodeInitialSession(t *testing.T) {
+	t.Parallel()
+	w := func(k, v uint64) ev { return ev{write: true, k: k, v: v, ok: true} }
+	r := func(k, v uint64) ev { return ev{k: k, v: v, ok: true} }
+	init := txn{evs: []ev{w(1, 1), w(2, 1)}, ok: true}
+	rest := []txn{{evs: []ev{r(1, 1), w(2, 5)}, ok: true}}
+	tests := []struct {
+		name     string
+		sessions [][]txn
+		dropped  bool
+	}{
+		{"initial", [][]txn{{init}, rest}, true},
+		{"two transactions", [][]txn{{init, {evs: []ev{w(1, 7)}, ok: true}}, rest}, false},
+		{"alone", [][]txn{{init}}, false},
+		{"reads", [][]txn{{{evs: []ev{w(1, 1), r(2, 1), w(2, 1)}, ok: true}}, rest}, false},
+		{"a key twice", [][]txn{{{evs: []ev{w(1, 1), w(1, 2), w(2, 1)}, ok: true}}, rest}, false},
+		{"aborted", [][]txn{{{evs: init.evs, ok: false}}, rest}, false},
+		{"failed write", [][]txn{{{evs: []ev{w(1, 1), {write: true, k: 2, v: 1}}, ok: true}}, rest}, false},
+		{"value written again", [][]txn{{init}, {{evs: []ev{w(1, 1)}, ok: true}}}, false},
+		{"a read of 0", [][]txn{{init}, {{evs: []ev{r(1, 0)}, ok: true}}}, false},
+		{"another variable", [][]txn{{init}, {{evs: []ev{w(3, 4)}, ok: true}}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h, err := decodeBin(encode(tt.sessions))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 0
+			for _, s := range tt.sessions {
+				want += len(s)
+			}
+			if tt.dropped {
+				want--
+			}
+			if len(h.Txns) != want || (len(h.Notes) == 1) != tt.dropped {
+				t.Errorf("%d transactions, notes %q; want %d and a note = %v", len(h.Txns), h.Notes, want, tt.dropped)
+			}
+			if tt.dropped {
+				if len(h.InitialByKey) != 2 || h.Value(h.InitialValue(0)) != history.Int(1) || h.Sessions[0].Source != history.Int(1) {
+					t.Errorf("initial values %v, first session %v: want variables 1 and 2 at 1, session 0 gone", h.InitialByKey, h.Sessions[0].Source)
+				}
+			}
+		})
 	}
 }

@@ -8,8 +8,23 @@
 // ids are global: a transaction's operations may be spread over the file, and it belongs
 // to the session of its first line. Transaction id -1 marks Plume's aborted writes
 // (tap-b, AbortedRead): its operations form one aborted transaction per session. Every
-// other transaction is committed. The loaders of both tools add an initial transaction
-// writing 0 to every key, so the reader sets the history's initial value to 0.
+// other transaction is committed.
+//
+// # Initial state
+//
+// PolySI's loader adds an initial transaction writing 0 to every key; IsoVista's and
+// Plume's loaders add none, and the histories IsoVista publishes write the initial state
+// themselves, as their first transaction (session 0, transaction 0, writing 0 to every key).
+// The reader sets every key's initial value to 0, as PolySI does, and reads such a first
+// transaction as that initial state, not as a transaction a checker could order later (one
+// placed between two others "resets" keys to 0 and can hide a violation). It does so only
+// when the file leaves no other reading: the first transaction of the file (its first line
+// is the file's first) commits, reads nothing, and writes 0 exactly once to every key the
+// file names; and no other transaction writes 0 to any key. Then it builds no
+// transaction for it, gives each key it wrote the initial value 0 per key
+// ([history.Builder.SetInitialKey], which an override of every key's initial value leaves
+// alone), and says so in the history's notes. Any other first transaction (Plume's fixtures
+// write 1s in theirs) is kept as an ordinary one.
 //
 // Transactions and sessions are ordered by first appearance.
 package text
@@ -94,7 +109,18 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 			break
 		}
 	}
-	b.SetInitial(b.IntValue(0))
+	zero := b.IntValue(0)
+	b.SetInitial(zero)
+	if initialTxn(txns) {
+		t := txns[0]
+		txns = txns[1:]
+		// Per key, so that the file's own statement survives an override of the initial
+		// value for all keys (format.Options.Initial).
+		for _, o := range t.ops {
+			b.SetInitialKey(b.IntKey(o.key), zero)
+		}
+		b.Note(fmt.Sprintf("transaction %d (session %d) comes first and writes 0 to every key once, and nothing else: read as the initial state (every key 0), not as a transaction", t.id, t.sess))
+	}
 	for _, t := range txns {
 		outcome := history.OutcomeCommitted
 		if t.id == Aborted {
@@ -111,6 +137,39 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 		b.EndTxn()
 	}
 	return nil
+}
+
+// initialTxn reports whether the file's first transaction is its initial state: it commits,
+// reads nothing, and writes 0 exactly once to every key of the file; and no other
+// transaction writes 0 to any key, so that every read of 0 reads the initial state whichever
+// way the transaction is taken. Dropping such a transaction changes the history's meaning
+// only by forbidding orders that place it after another transaction, which the file's
+// convention (the initial state, written first) rules out; its writes are the initial value
+// the reader sets for every key. Where its other lines fall does not matter: the model keeps
+// no order of lines, only of transactions (by first line), so neither may this.
+func initialTxn(txns []*txn) bool {
+	if len(txns) < 2 {
+		return false // a lone transaction is the history, not its initial state
+	}
+	t0 := txns[0]
+	if t0.id == Aborted {
+		return false
+	}
+	written := make(map[int64]bool, len(t0.ops))
+	for _, o := range t0.ops {
+		if !o.write || o.val != 0 || written[o.key] {
+			return false
+		}
+		written[o.key] = true
+	}
+	for _, t := range txns[1:] {
+		for _, o := range t.ops {
+			if !written[o.key] || o.write && o.val == 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // parseLine parses one operation. On error, msg says what was expected at 1-based col.

@@ -276,8 +276,25 @@ func FuzzRead(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-reading the written %q: %v", in, err)
 		}
-		if diff := cmp.Diff(canon(t, h), canon(t, h2)); diff != "" {
+		if diff := cmp.Diff(canon(t, uniform(h)), canon(t, uniform(h2))); diff != "" {
 			t.Fatalf("round trip of %q differs (-want +got):\n%s", in, diff)
 		}
 	})
+}
+
+// uniform returns h without the per-key initial values that equal the initial value of every
+// key: a first transaction read as the initial state gives its keys 0, which the text
+// format writes as nothing (every key starts at 0), so only the representation differs.
+func uniform(h *history.History) *history.History {
+	c := *h
+	c.InitialByKey = nil
+	for k, v := range h.InitialByKey {
+		if v != h.Initial {
+			if c.InitialByKey == nil {
+				c.InitialByKey = make(map[history.Key]history.Value)
+			}
+			c.InitialByKey[k] = v
+		}
+	}
+	return &c
 }

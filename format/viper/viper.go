@@ -22,9 +22,15 @@
 // Range queries (["range", k1, k2, rows, deadRows, isFinal]) are refused with an error: a
 // range query also says which keys in [k1, k2] it did not see, and reading only its rows as
 // item reads would drop that evidence, so a phantom would pass unseen. Fields other than
-// "value" and "isInitial" are ignored; "isInitial" marks the loader's transaction, which is
-// kept as an ordinary committed transaction (its writes are the initial versions other
-// transactions read).
+// "value" and "isInitial" are ignored.
+//
+// "isInitial": true marks the transaction that captured the database's initial state. Viper
+// takes it, alone in its file, as its T0, in no session, and reads each key's initial value
+// from its writes; the reader does the same: it sets each written key's initial value
+// ([history.Builder.SetInitialKey]) and builds no transaction, so no checker can order the
+// initial state after anything. As Viper asserts, such a transaction must be the only one of
+// its file, hold only writes that succeeded, each key once, and be the only one of the
+// history; anything else is an error.
 //
 // Only committed transactions are logged (Plume's tap-b, an aborted read, holds none), so
 // every transaction is committed. Transactions are named by file and line (J24:3), so a
@@ -57,7 +63,9 @@ const maxLine = 64 << 20
 
 // Decoder reads Viper logs into a [history.Builder]. It implements format.Decoder; each
 // Decode call reads one client's file.
-type Decoder struct{}
+type Decoder struct {
+	initial string // the file that held the isInitial transaction, if one did
+}
 
 // NewDecoder returns a decoder.
 func NewDecoder() *Decoder { return &Decoder{} }
@@ -78,6 +86,7 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var off int64
 	var ops []mop
+	txns, initLine := 0, 0
 	for line := 1; ; line++ {
 		ln, err := readLine(br)
 		if errors.Is(err, errLong) {
@@ -89,22 +98,61 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 		if t := bytes.TrimSpace(ln); len(t) > 0 {
 			var col int
 			var msg string
-			ops, col, msg = parseTxn(t, ops[:0])
+			var isInitial bool
+			ops, isInitial, col, msg = parseTxn(t, ops[:0])
 			if msg != "" {
 				lead := len(ln) - len(bytes.TrimLeft(ln, " \t"))
 				return parse.Errorf(Name, name, line, lead+col, off+int64(lead+col-1), "%s", msg)
 			}
-			b.BeginTxn(s, history.Str(sessName+":"+strconv.Itoa(line)), history.OutcomeCommitted)
-			for _, o := range ops {
-				o.add(b)
+			switch {
+			case initLine > 0:
+				return parse.Errorf(Name, name, line, 1, off, "expected no transaction after the isInitial one (line %d): Viper takes the initial state alone in its file", initLine)
+			case isInitial && txns > 0:
+				return parse.Errorf(Name, name, line, 1, off, "expected the isInitial transaction alone in its file, found it after %d others: Viper takes the initial state alone in its file", txns)
+			case isInitial:
+				if err := d.setInitial(ops, name, b); err != nil {
+					return parse.Errorf(Name, name, line, 1, off, "%s", err.Error())
+				}
+				initLine = line
+			default:
+				b.BeginTxn(s, history.Str(sessName+":"+strconv.Itoa(line)), history.OutcomeCommitted)
+				for _, o := range ops {
+					o.add(b)
+				}
+				b.EndTxn()
 			}
-			b.EndTxn()
+			txns++
 		}
 		off += int64(len(ln))
 		if err == io.EOF {
 			return nil
 		}
 	}
+}
+
+// setInitial makes the writes of the isInitial transaction the initial state. It says what
+// is wrong when the transaction is not one Viper would take as the initial state.
+func (d *Decoder) setInitial(ops []mop, name string, b *history.Builder) error {
+	if d.initial != "" {
+		return fmt.Errorf("expected one isInitial transaction in the history, found a second one (the first is in %s)", d.initial)
+	}
+	seen := make(map[history.Datum]bool, len(ops))
+	for i, o := range ops {
+		switch {
+		case o.kind != 'w':
+			return fmt.Errorf("operation %d of the isInitial transaction: expected a write (the initial state is a set of writes), found %q", i+1, string(o.kind))
+		case o.failed:
+			return fmt.Errorf("operation %d of the isInitial transaction: expected a write that succeeded", i+1)
+		case seen[o.key]:
+			return fmt.Errorf("operation %d of the isInitial transaction: expected each key once, found %v again", i+1, o.key)
+		}
+		seen[o.key] = true
+	}
+	for _, o := range ops {
+		b.SetInitialKey(b.Key(o.key), b.Value(o.value))
+	}
+	d.initial = name
+	return nil
 }
 
 var errLong = errors.New("line too long")
@@ -171,21 +219,21 @@ func (o mop) add(b *history.Builder) {
 
 // parseTxn parses one non-empty line (trimmed) into ops. On error, msg says what was
 // expected at the 1-based column col of the trimmed line.
-func parseTxn(ln []byte, ops []mop) (_ []mop, col int, msg string) {
+func parseTxn(ln []byte, ops []mop) (_ []mop, isInitial bool, col int, msg string) {
 	var t txnLine
 	if err := json.Unmarshal(ln, &t); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			return ops, int(max(se.Offset, 1)), "expected one JSON object per line: " + se.Error()
+			return ops, false, int(max(se.Offset, 1)), "expected one JSON object per line: " + se.Error()
 		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return ops, int(te.Offset) + 1, fmt.Sprintf(`expected {"value": [operations…]}, found a JSON %s where %s should be`, te.Value, fieldName(te.Field))
+			return ops, false, int(te.Offset) + 1, fmt.Sprintf(`expected {"value": [operations…]}, found a JSON %s where %s should be`, te.Value, fieldName(te.Field))
 		}
-		return ops, 1, "expected one JSON object per line: " + err.Error()
+		return ops, false, 1, "expected one JSON object per line: " + err.Error()
 	}
 	if t.Value == nil {
-		return ops, 1, `expected a "value" field holding the transaction's operations`
+		return ops, false, 1, `expected a "value" field holding the transaction's operations`
 	}
 	from := 0
 	for n, raw := range *t.Value {
@@ -193,11 +241,11 @@ func parseTxn(ln []byte, ops []mop) (_ []mop, col int, msg string) {
 		from = at + len(raw)
 		o, msg := parseOp(raw)
 		if msg != "" {
-			return ops, at + 1, fmt.Sprintf("operation %d: %s", n+1, msg)
+			return ops, false, at + 1, fmt.Sprintf("operation %d: %s", n+1, msg)
 		}
 		ops = append(ops, o)
 	}
-	return ops, 0, ""
+	return ops, t.IsInitial != nil && *t.IsInitial, 0, ""
 }
 
 func fieldName(f string) string {

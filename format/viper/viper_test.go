@@ -50,7 +50,7 @@ func render(h *history.History) string {
 
 func TestDecode(t *testing.T) {
 	h, err := decode(t,
-		"dir/J24.log", `{"value": [["w", 1, 1, true], ["w", 2, "a", false]], "isInitial": true}`+"\n\n"+
+		"dir/J24.log", `{"value": [["w", 1, 1, true], ["w", 2, "a", false]], "isInitial": false}`+"\n\n"+
 			`{"value": [["r", 1, 1, false], ["r", 3, null, true]], "extra": 7}`+"\n",
 		"dir/J25.log", `{"value": [["i", 4, 9, null, false, true, true, "i"], ["d", 1, -1, 1, false, true]]}`+"\r\n"+
 			`  {"value": [["d", 2, -2, "a", false, false], ["r", 1, 1]]}`,
@@ -108,6 +108,60 @@ func TestDecodeErrors(t *testing.T) {
 			t.Errorf("%s:\n got %v (line %d col %d)\nwant J3.log:%d:%d ... %s", tt.in, err, pe.Line, pe.Col, tt.line, tt.col, tt.want)
 		}
 	}
+}
+
+// TestDecodeInitial checks that the isInitial transaction becomes the initial state (no
+// transaction, no session order), as Viper takes it, and that anything Viper would not take
+// as the initial state is an error.
+func TestDecodeInitial(t *testing.T) {
+	h, err := decode(t,
+		"dir/J0.log", `{"value": [["w", 1, 0, true], ["w", "k", "a"]], "isInitial": true}`+"\n",
+		"dir/J24.log", `{"value": [["r", 1, 0, false], ["w", 1, 5, true]]}`+"\n"+`{"value": [["r", "k", "a"], ["r", 3, null]]}`+"\n",
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `s24 J24:1 committed: read(1,0) write(1,5)
+s24 J24:2 committed: read(k,a) read(3,nil)
+`
+	if diff := cmp.Diff(want, render(h)); diff != "" {
+		t.Errorf("decoded history (-want +got):\n%s", diff)
+	}
+	for k, v := range map[history.Datum]history.Datum{history.Int(1): history.Int(0), history.Str("k"): history.Str("a"), history.Int(3): history.NilDatum} {
+		if got := h.Value(h.InitialValue(keyOf(t, h, k))); got != v {
+			t.Errorf("initial value of %v = %v, want %v", k, got, v)
+		}
+	}
+
+	for _, tt := range []struct {
+		name  string
+		files []string
+		want  string
+	}{
+		{"not alone", []string{"J0.log", `{"value": [["w", 1, 0]], "isInitial": true}` + "\n" + `{"value": [["r", 1, 0]]}`}, "J0.log:2:1 (byte 44): viper: expected no transaction after the isInitial one (line 1)"},
+		{"after others", []string{"J0.log", `{"value": [["r", 1, 0]]}` + "\n" + `{"value": [["w", 1, 0]], "isInitial": true}`}, "J0.log:2:1 (byte 25): viper: expected the isInitial transaction alone in its file, found it after 1 others"},
+		{"a read", []string{"J0.log", `{"value": [["w", 1, 0], ["r", 2, 0]], "isInitial": true}`}, `operation 2 of the isInitial transaction: expected a write (the initial state is a set of writes), found "r"`},
+		{"failed", []string{"J0.log", `{"value": [["w", 1, 0, false]], "isInitial": true}`}, "operation 1 of the isInitial transaction: expected a write that succeeded"},
+		{"key twice", []string{"J0.log", `{"value": [["w", 1, 0], ["w", 1, 2]], "isInitial": true}`}, "operation 2 of the isInitial transaction: expected each key once, found 1 again"},
+		{"two", []string{"J0.log", `{"value": [["w", 1, 0]], "isInitial": true}`, "J1.log", `{"value": [["w", 2, 0]], "isInitial": true}`}, "J1.log:1:1: viper: expected one isInitial transaction in the history, found a second one (the first is in J0.log)"},
+	} {
+		_, err := decode(t, tt.files...)
+		var pe *parse.Error
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want a located parse error containing %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func keyOf(t *testing.T, h *history.History, d history.Datum) history.Key {
+	t.Helper()
+	for i, k := range h.Keys {
+		if k == d {
+			return history.Key(i)
+		}
+	}
+	t.Fatalf("no key %v", d)
+	return 0
 }
 
 // TestDecodeLongLine reads a transaction longer than the reader's buffer.

@@ -63,7 +63,7 @@ td{padding:2px 12px 2px 0}pre{background:#f4f4f4;padding:8px;white-space:pre-wra
 <table id="st"></table>
 <h2>Violations</h2><pre id="v">waiting…</pre>
 <script>
-const rows=["level","uptime_seconds","ingested","checked","pending","in_memory","violations","violations_by_kind","duplicates","late","dropped","flips","lag_seconds","memory_estimate_bytes","memory_bound_bytes","nats_messages","http_requests","http_bad_requests"];
+const rows=["level","uptime_seconds","ingested","checked","pending","in_memory","violations","violations_by_kind","duplicates","late","dropped","flips","lag_seconds","memory_estimate_bytes","memory_bound_bytes","nats_messages","http_requests","http_bad_requests","hint"];
 async function tick(){try{const s=await (await fetch("/v1/status")).json();
 document.getElementById("st").innerHTML=rows.map(k=>"<tr><td>"+k+"</td><td>"+JSON.stringify(s[k])+"</td></tr>").join("");}catch(e){}}
 setInterval(tick,1000);tick();

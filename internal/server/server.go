@@ -138,6 +138,11 @@ type Server struct {
 	fileW    *bufio.Writer
 	reported map[string]struct{} // owned by the checker goroutine
 	previous int                 // violations read back from the file at start
+	// never counts the EXT NEVER violations reported since start (reads of a value no
+	// transaction wrote) by the value read, for the initial-value hint; hinted says the hint
+	// was logged. Both are owned by the checker goroutine.
+	never  neverCounts
+	hinted bool
 
 	// checkerCPU and checkerBusy are the checker goroutine's own CPU time (its thread's,
 	// where the system reports it, else zero) and the wall time it spent working, in ns.
@@ -203,6 +208,10 @@ type Status struct {
 	NATSMessages int64   `json:"nats_messages"`
 	NATSBad      int64   `json:"nats_bad_messages"`
 	Subscribers  int     `json:"subscribers"`
+	// Hint names a known pitfall the violations point to: every read of a value that no
+	// transaction wrote read 0 (the server was started with another initial value than 0),
+	// or every one read nil. Empty when there is none.
+	Hint string `json:"hint,omitempty"`
 }
 
 // New prepares a server: the checker, and the violations file (read for violations
@@ -463,6 +472,7 @@ func (s *Server) handle(evs []ts.Event, flush bool) {
 				continue
 			}
 			s.reported[id] = struct{}{}
+			s.never.count(&e.Violation)
 			line := violationLine(&e.Violation, s.opts.Now())
 			if s.fileW != nil {
 				s.fileW.Write(line)
@@ -528,8 +538,46 @@ func violationLine(v *ts.Violation, at time.Time) []byte {
 	return b
 }
 
+// neverCounts counts EXT NEVER violations by the value read.
+type neverCounts struct{ zero, null, other int64 }
+
+func (n *neverCounts) count(v *ts.Violation) {
+	if v.Kind != anomaly.ExtViolation || v.Ext != ts.ExtNever {
+		return
+	}
+	switch v.Observed {
+	case "0":
+		n.zero++
+	case "nil":
+		n.null++
+	default:
+		n.other++
+	}
+}
+
+// hint says which --initial-value the history probably needs when every read of a value
+// no transaction wrote read 0, or every one read nil, and the server's initial value is
+// not that one; else "".
+func (n neverCounts) hint(initial history.Datum) string {
+	total := n.zero + n.null + n.other
+	switch {
+	case total == 0:
+		return ""
+	case n.zero == total && initial != history.Int(0):
+		return fmt.Sprintf("all %d reads of a value no transaction wrote (EXT NEVER) read 0: the history probably starts with every key 0; serve it with --initial-value 0", total)
+	case n.null == total && !initial.IsNil():
+		return fmt.Sprintf("all %d reads of a value no transaction wrote (EXT NEVER) read nil: the history probably starts with every key absent; serve it with --initial-value null", total)
+	}
+	return ""
+}
+
 func (s *Server) publishStatus(delay time.Duration, queue int) {
 	st := s.stats()
+	hint := s.never.hint(s.opts.Initial)
+	if hint != "" && !s.hinted {
+		s.hinted = true
+		s.log.Warn("initial value", "hint", hint)
+	}
 	now := s.opts.Now()
 	by := s.hub.kinds()
 	lag := 0.0
@@ -542,7 +590,7 @@ func (s *Server) publishStatus(delay time.Duration, queue int) {
 		Duplicates: st.Duplicates, Late: st.Late, Dropped: st.Dropped, Flips: st.Flips, Violations: sum(by), Previous: s.previous,
 		ByKind: by, MemoryEstimate: st.Bytes, MemoryBound: max(s.opts.MaxMemory, 0), LagSeconds: lag, QueueDelay: delay.Seconds(), Queue: queue,
 		Rebuilt: s.rebuilt.Load(), CheckerCPU: time.Duration(s.checkerCPU.Load()).Seconds(), CheckerBusy: time.Duration(s.checkerBusy.Load()).Seconds(), Requests: s.requests.Load(), BadRequests: s.badRequests.Load(),
-		NATSMessages: s.natsMsgs.Load(), NATSBad: s.natsBad.Load(), Subscribers: s.hub.count(),
+		NATSMessages: s.natsMsgs.Load(), NATSBad: s.natsBad.Load(), Subscribers: s.hub.count(), Hint: hint,
 	})
 }
 

@@ -55,9 +55,16 @@ func historyOf(t testing.TB, txs []ts.Txn, initial history.Datum) *history.Histo
 
 func loadExample(t testing.TB, name string) *history.History {
 	t.Helper()
-	data, err := os.ReadFile("/work/shared/data/chronos/" + name)
+	dir := os.Getenv("ISOVET_SHARED_DATA")
+	if dir == "" {
+		dir = "/work/shared/data"
+	}
+	data, err := os.ReadFile(dir + "/chronos/" + name)
 	if err != nil {
-		t.Skipf("shared example missing: %v", err)
+		if os.Getenv("ISOVET_REQUIRE_SERVICES") == "1" {
+			t.Fatalf("shared example missing (set ISOVET_SHARED_DATA): %v", err)
+		}
+		t.Skipf("shared example missing (set ISOVET_SHARED_DATA): %v", err)
 	}
 	txs, err := decodeBatch(data)
 	if err != nil {

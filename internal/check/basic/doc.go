@@ -28,6 +28,11 @@
 // note, and make value-matched reads ambiguous, which the checks above treat
 // conservatively (a finding is reported only if every candidate writer agrees).
 //
+// [InitialHint] looks at the thin-air reads once more, for a known pitfall: when every one
+// reads 0 (or every one reads nil), the history most likely assumes another initial value
+// than the one it was read with, and the hint names the --initial-value to try. check.Check
+// adds it to a report that lists a thin-air read.
+//
 // # Conventions
 //
 //   - Only committed transactions' reads are checked: an aborted transaction's reads
