@@ -72,6 +72,9 @@ func Open(p, name string, o Options) (*history.History, Format, error) {
 // and decoded from, so r may be a pipe. gzip input is undone. A directory format cannot
 // read a stream ([ErrStream]).
 func Read(r io.Reader, name, formatName string, o Options) (*history.History, Format, error) {
+	if f, ok := Lookup(formatName); ok && f.Dir {
+		return nil, Format{}, fmt.Errorf("%s: %w: a %s history is a directory of %s files, and a stream holds one file; name the directory instead", name, ErrStream, f.Name, f.Members)
+	}
 	return read(r, name, formatName, o)
 }
 
@@ -368,7 +371,7 @@ func lookupFile(p, name string) (f Format, sniff bool, err error) {
 		return Format{}, false, unknown(name)
 	}
 	if f.Dir {
-		return Format{}, false, fmt.Errorf("%s: %w: format %s reads a directory of %s files, not a file", p, ErrStream, f.Name, f.Members)
+		return Format{}, false, fmt.Errorf("%s: format %s reads a directory of %s files, not a file", p, f.Name, f.Members)
 	}
 	return f, false, nil
 }
