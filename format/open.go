@@ -278,7 +278,7 @@ func decodeFile(d Decoder, p string, b *history.Builder, pr *progress) (int64, e
 		return 0, err
 	}
 	if !st.Mode().IsRegular() {
-		return 0, fmt.Errorf("%s: not a regular file: the member files of a directory history are read twice (once to tell the format), so they must be regular files", p)
+		return 0, notRegular(p)
 	}
 	var src io.Reader = fh
 	if pr != nil {
@@ -298,6 +298,10 @@ func decodeFile(d Decoder, p string, b *history.Builder, pr *progress) (int64, e
 		return in.n, parse.WithFile(err, p)
 	}
 	return in.n, nil
+}
+
+func notRegular(p string) error {
+	return fmt.Errorf("%s: not a regular file: the member files of a directory history are read twice (once to tell the format), so they must be regular files", p)
 }
 
 // counter counts the bytes read through it.
@@ -439,6 +443,7 @@ func resolveDir(p, name string) (Format, []string, error) {
 			}
 		}
 	}
+	var blank []string // the members of a directory format's pattern, all empty
 	for _, f := range candidates {
 		members := dirMembers(f, p, entries)
 		if len(members) == 0 {
@@ -449,11 +454,22 @@ func resolveDir(p, name string) (Format, []string, error) {
 			if err != nil {
 				return Format{}, nil, err
 			}
+			if m == "" {
+				m = members[0]
+				if f.Dir && blank == nil {
+					blank = members
+				}
+			}
 			if f.Sniff != nil && !f.Sniff(filepath.Base(m), head) {
 				continue
 			}
 		}
 		return f, members, nil
+	}
+	if blank != nil {
+		// Empty logs say nothing of their format, and hold no transaction in any.
+		return Format{}, nil, &ParseError{File: blank[0], Offset: 0,
+			Err: fmt.Errorf("%w: expected at least one transaction in the log files of %s, found %s, every one empty (%s)", ErrEmpty, p, count(len(blank), "", " files"), listNames(baseNames(blank)))}
 	}
 	if len(candidates) == 1 {
 		f := candidates[0]
@@ -469,14 +485,26 @@ func resolveDir(p, name string) (Format, []string, error) {
 	return Format{}, nil, fmt.Errorf("%s: %w: the directory holds no history isovet recognizes (directory formats: %s)%s", p, ErrUnknownFormat, dirNames(), hint)
 }
 
+func baseNames(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = filepath.Base(p)
+	}
+	return out
+}
+
 // sniffMember returns the first member file that is not empty, with its first bytes, for
 // sniffing: an empty log (a client that logged nothing) says nothing of the format. When
-// every member is empty it returns the first. Members that are not regular files are not
-// opened (reading one would consume it); decodeFile refuses them.
+// every member is empty it returns "". A member that is not a regular file is an error:
+// peeking at it would consume what the decoder must read.
 func sniffMember(members []string) (string, []byte, error) {
 	for _, m := range members {
-		if st, err := os.Stat(m); err != nil || !st.Mode().IsRegular() {
-			continue
+		st, err := os.Stat(m)
+		if err != nil {
+			return "", nil, err
+		}
+		if !st.Mode().IsRegular() {
+			return "", nil, notRegular(m)
 		}
 		head, err := readHead(m)
 		if err != nil {
@@ -486,7 +514,7 @@ func sniffMember(members []string) (string, []byte, error) {
 			return m, head, nil
 		}
 	}
-	return members[0], nil, nil
+	return "", nil, nil
 }
 
 func dirNames() string {
