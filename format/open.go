@@ -551,8 +551,16 @@ func matchMembers(dir string, entries []fs.DirEntry, pattern string) []string {
 	return names
 }
 
-// naturalCompare orders strings with embedded numbers by numeric value.
+// naturalCompare orders strings with embedded numbers by numeric value; strings equal so
+// (T1.log, T01.log) by their bytes.
 func naturalCompare(a, b string) int {
+	if c := numericCompare(a, b); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+func numericCompare(a, b string) int {
 	for a != "" && b != "" {
 		da, db := digitPrefix(a), digitPrefix(b)
 		if da > 0 && db > 0 {
