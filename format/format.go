@@ -34,7 +34,8 @@ type Options struct {
 	// carry none; the authors' examples use 0).
 	Initial *history.Datum
 	// Progress, when set, is called as input is consumed with the bytes read so far and the
-	// total size of the input files (compressed bytes for gzip files).
+	// total size of the input files (compressed bytes for gzip files). It is not called for
+	// a stream whose size is unknown (a pipe).
 	Progress func(done, total int64)
 	// AllowEmpty accepts an input that holds no transaction, as an empty history. Without
 	// it, such an input is an error wrapping [ErrEmpty]: an empty or cut file, or a directory

@@ -91,8 +91,9 @@ func read(src io.Reader, p, name string, o Options) (*history.History, Format, e
 		}
 	}
 	var pr *progress
-	if o.Progress != nil {
-		pr = &progress{report: o.Progress, total: max(size, 0)}
+	if o.Progress != nil && size >= 0 {
+		// A stream of unknown size (a pipe) gets no progress: there is no total to show.
+		pr = &progress{report: o.Progress, total: size}
 		src = &countingReader{r: src, p: pr}
 	}
 	br := bufio.NewReaderSize(src, 1<<16)
@@ -124,7 +125,7 @@ func read(src io.Reader, p, name string, o Options) (*history.History, Format, e
 			Err: fmt.Errorf("%w: expected at least one transaction, found none in %s", ErrEmpty, bytesText(in.n))}
 	}
 	if pr != nil {
-		pr.report(pr.done, max(pr.total, pr.done))
+		pr.report(pr.total, pr.total)
 	}
 	return finish(d, b, f, p, o)
 }
@@ -152,18 +153,18 @@ func openDir(p, name string, o Options) (*history.History, Format, error) {
 	}
 	d := f.New(o)
 	b := history.NewBuilder()
-	read := make([]member, len(members))
+	got := make([]member, len(members))
 	for i, m := range members {
 		n, err := decodeFile(d, m, b, pr)
 		if err != nil {
 			return nil, f, err
 		}
-		read[i] = member{m, n}
+		got[i] = member{m, n}
 	}
 	if pr != nil {
 		pr.report(pr.total, pr.total)
 	}
-	if err := checkMembers(f, p, read, b, o); err != nil {
+	if err := checkMembers(f, p, got, b, o); err != nil {
 		return nil, f, err
 	}
 	return finish(d, b, f, p, o)
@@ -171,27 +172,27 @@ func openDir(p, name string, o Options) (*history.History, Format, error) {
 
 // checkMembers refuses a directory history whose member files hold no transaction, and notes
 // the empty members of one that holds some.
-func checkMembers(f Format, p string, read []member, b *history.Builder, o Options) error {
+func checkMembers(f Format, p string, members []member, b *history.Builder, o Options) error {
 	var empty []string
-	for _, m := range read {
+	for _, m := range members {
 		if m.size == 0 {
 			empty = append(empty, filepath.Base(m.path))
 		}
 	}
 	if b.NumTxns() > 0 || o.AllowEmpty {
-		if len(empty) > 0 && len(empty) < len(read) {
+		if len(empty) > 0 && len(empty) < len(members) {
 			b.Note(fmt.Sprintf("%s of the %d member files %s empty (%s): read as clients that logged nothing; if a client's log was lost, reads of its writes have no writer",
-				count(len(empty), "", ""), len(read), isAre(len(empty)), listNames(empty)))
+				count(len(empty), "", ""), len(members), isAre(len(empty)), listNames(empty)))
 		}
 		return nil
 	}
 	var sizes []string
-	for _, m := range read {
+	for _, m := range members {
 		sizes = append(sizes, filepath.Base(m.path)+" "+bytesText(m.size))
 	}
-	first := read[0]
+	first := members[0]
 	return &ParseError{Format: f.Name, File: first.path, Offset: first.size,
-		Err: fmt.Errorf("%w: expected at least one transaction in the %s of %s, found none (%s)", ErrEmpty, count(len(read), f.Members, " files"), p, listNames(sizes))}
+		Err: fmt.Errorf("%w: expected at least one transaction in the %s of %s, found none (%s)", ErrEmpty, count(len(members), f.Members, " files"), p, listNames(sizes))}
 }
 
 // finish resolves what spans inputs and builds the history.
@@ -261,7 +262,7 @@ func (c *countingReader) Read(b []byte) (int, error) {
 	c.p.done += int64(n)
 	if c.p.done-c.p.last >= 1<<20 {
 		c.p.last = c.p.done
-		c.p.report(c.p.done, max(c.p.total, c.p.done))
+		c.p.report(c.p.done, c.p.total)
 	}
 	return n, err
 }
