@@ -3,8 +3,11 @@
 //
 // Each format lives in its own subpackage (format/elle, format/cobra, ...) and exports a
 // Sniff function, a decoder and, where we write the format, a Write function; this package
-// holds the registry table ([Formats]) that ties them together, and [Open], which opens a file
-// or directory, undoes gzip, sniffs and decodes.
+// holds the registry table ([Formats]) that ties them together, [Open], which opens a file
+// or directory, undoes gzip, sniffs and decodes, and [Read], which does the same for a
+// stream such as standard input. Both read their input once, so a pipe reads as the file
+// it carries, and both refuse an input that holds no transaction ([ErrEmpty]) unless
+// [Options.AllowEmpty] is set.
 package format
 
 import (
@@ -31,9 +34,14 @@ type Options struct {
 	// carry none; the authors' examples use 0).
 	Initial *history.Datum
 	// Progress, when set, is called as input is consumed with the bytes read so far and the
-	// total size of the input files (compressed bytes for gzip files).
+	// total size of the input files (compressed bytes for gzip files). It is not called for
+	// a stream whose size is unknown (a pipe).
 	Progress func(done, total int64)
-	_        struct{}
+	// AllowEmpty accepts an input that holds no transaction, as an empty history. Without
+	// it, such an input is an error wrapping [ErrEmpty]: an empty or cut file, or a directory
+	// of empty logs, is far more often a mistake than a history.
+	AllowEmpty bool
+	_          struct{}
 }
 
 // Format describes one history format.

@@ -24,6 +24,20 @@ const Auto = "auto"
 // ErrUnknownFormat is returned when a format name is not registered or sniffing finds none.
 var ErrUnknownFormat = errors.New("format: unknown format")
 
+// ErrEmpty is wrapped when the input holds no transaction: an empty or blank file, or a
+// directory whose member files hold none. An empty history is an input error, never a
+// vacuous pass, unless [Options.AllowEmpty] says that it is really empty.
+var ErrEmpty = errors.New("format: empty history")
+
+// ErrDuplicate is wrapped when two member files of a directory history hold the same client
+// or the same transactions (a copied log): reading both would merge a client with itself.
+// Each directory format says in its package doc what makes two files the same client.
+var ErrDuplicate = parse.ErrDuplicate
+
+// ErrStream is wrapped when a directory format is asked to read a stream ([Read]): its
+// history is a directory of files, which a stream cannot hold.
+var ErrStream = errors.New("format: a directory format cannot read a stream")
+
 const sniffLen = 4096
 
 // Open reads the history at p, a file (optionally gzip-compressed), a directory of member
@@ -31,24 +45,103 @@ const sniffLen = 4096
 // tool gives it ([Format.DirFile], dbcop's history.bincode), in the named format or, with
 // [Auto] or "", whichever format sniffing finds.
 // It returns the format used.
+//
+// A file is opened once and read once: sniffing looks at the first bytes of the buffered
+// reader the decoder then reads from, so a pipe, a FIFO, /dev/stdin or a shell's process
+// substitution (/dev/fd/63) reads as the file it carries. Member files of a directory must
+// be regular files.
 func Open(p, name string, o Options) (*history.History, Format, error) {
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil, Format{}, err
 	}
-	var f Format
-	var members []string
 	if st.IsDir() {
-		f, members, err = resolveDir(p, name)
-	} else {
-		f, err = resolveFile(p, name)
-		members = []string{p}
+		return openDir(p, name, o)
 	}
+	fh, err := os.Open(p)
 	if err != nil {
 		return nil, Format{}, err
 	}
+	defer fh.Close()
+	return read(fh, p, name, o)
+}
+
+// Read reads one history from r, in the named format or, with [Auto] or "", whichever format
+// sniffing finds; name stands for r in errors and is what sniffers see as the file name
+// (for example "<stdin>"). r is read once, to its end: what sniffing looks at is buffered
+// and decoded from, so r may be a pipe. gzip input is undone. A directory format cannot
+// read a stream ([ErrStream]).
+func Read(r io.Reader, name, formatName string, o Options) (*history.History, Format, error) {
+	if f, ok := Lookup(formatName); ok && f.Dir {
+		return nil, Format{}, fmt.Errorf("%s: %w: a %s history is a directory of %s files, and a stream holds one file; name the directory instead", name, ErrStream, f.Name, f.Members)
+	}
+	return read(r, name, formatName, o)
+}
+
+// read decodes the single-file history that src carries.
+func read(src io.Reader, p, name string, o Options) (*history.History, Format, error) {
+	f, sniff, err := lookupFile(p, name)
+	if err != nil {
+		return nil, Format{}, err
+	}
+	size := int64(-1)
+	if s, ok := src.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if st, err := s.Stat(); err == nil && st.Mode().IsRegular() {
+			size = st.Size()
+		}
+	}
+	var pr *progress
+	if o.Progress != nil && size >= 0 {
+		// A stream of unknown size (a pipe) gets no progress: there is no total to show.
+		pr = &progress{report: o.Progress, total: size}
+		src = &countingReader{r: src, p: pr}
+	}
+	br := bufio.NewReaderSize(src, 1<<16)
+	r, err := maybeGunzip(br)
+	if err != nil {
+		return nil, Format{}, fmt.Errorf("%s: %w", p, err)
+	}
+	if sniff {
+		head, err := r.Peek(sniffLen)
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+			return nil, Format{}, fmt.Errorf("%s: %w", p, err)
+		}
+		if f, err = sniffFile(p, head); err != nil {
+			return nil, Format{}, err
+		}
+	}
+	in := &counter{r: r}
+	var dec io.Reader = in
+	if r == br && size >= 0 {
+		dec = &sizedReader{counter: in, size: size}
+	}
 	d := f.New(o)
 	b := history.NewBuilder()
+	if err := d.Decode(dec, p, b); err != nil {
+		return nil, f, parse.WithFile(err, p)
+	}
+	if b.NumTxns() == 0 && !o.AllowEmpty {
+		return nil, f, &ParseError{Format: f.Name, File: p, Offset: in.n,
+			Err: fmt.Errorf("%w: expected at least one transaction, found none in %s", ErrEmpty, bytesText(in.n))}
+	}
+	if pr != nil {
+		pr.report(pr.total, pr.total)
+	}
+	return finish(d, b, f, p, o)
+}
+
+// member is one member file of a directory history, as read.
+type member struct {
+	path string
+	size int64 // bytes decoded (after gzip)
+}
+
+// openDir reads the directory history at p.
+func openDir(p, name string, o Options) (*history.History, Format, error) {
+	f, members, err := resolveDir(p, name)
+	if err != nil {
+		return nil, Format{}, err
+	}
 	var pr *progress
 	if o.Progress != nil {
 		pr = &progress{report: o.Progress}
@@ -58,14 +151,52 @@ func Open(p, name string, o Options) (*history.History, Format, error) {
 			}
 		}
 	}
-	for _, m := range members {
-		if err := decodeFile(d, m, b, pr); err != nil {
+	d := f.New(o)
+	b := history.NewBuilder()
+	got := make([]member, len(members))
+	for i, m := range members {
+		n, err := decodeFile(d, m, b, pr)
+		if err != nil {
 			return nil, f, err
 		}
+		got[i] = member{m, n}
 	}
 	if pr != nil {
 		pr.report(pr.total, pr.total)
 	}
+	if err := checkMembers(f, p, got, b, o); err != nil {
+		return nil, f, err
+	}
+	return finish(d, b, f, p, o)
+}
+
+// checkMembers refuses a directory history whose member files hold no transaction, and notes
+// the empty members of one that holds some.
+func checkMembers(f Format, p string, members []member, b *history.Builder, o Options) error {
+	var empty []string
+	for _, m := range members {
+		if m.size == 0 {
+			empty = append(empty, filepath.Base(m.path))
+		}
+	}
+	if b.NumTxns() > 0 || o.AllowEmpty {
+		if len(empty) > 0 && len(empty) < len(members) {
+			b.Note(fmt.Sprintf("%s of the %d member files %s empty (%s): read as clients that logged nothing; if a client's log was lost, reads of its writes have no writer",
+				count(len(empty), "", ""), len(members), isAre(len(empty)), listNames(empty)))
+		}
+		return nil
+	}
+	var sizes []string
+	for _, m := range members {
+		sizes = append(sizes, filepath.Base(m.path)+" "+bytesText(m.size))
+	}
+	first := members[0]
+	return &ParseError{Format: f.Name, File: first.path, Offset: first.size,
+		Err: fmt.Errorf("%w: expected at least one transaction in the %s of %s, found none (%s)", ErrEmpty, count(len(members), f.Members, " files"), p, listNames(sizes))}
+}
+
+// finish resolves what spans inputs and builds the history.
+func finish(d Decoder, b *history.Builder, f Format, p string, o Options) (*history.History, Format, error) {
 	if err := d.Finish(b); err != nil {
 		return nil, f, parse.WithFile(err, p)
 	}
@@ -78,6 +209,40 @@ func Open(p, name string, o Options) (*history.History, Format, error) {
 		return nil, f, fmt.Errorf("%s: %s history is inconsistent: %w", p, f.Name, err)
 	}
 	return h, f, nil
+}
+
+func bytesText(n int64) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+// count says n things: "1 T*.log file", "3 T*.log files".
+func count(n int, what, plural string) string {
+	s := fmt.Sprint(n)
+	if what != "" {
+		s += " " + what
+	}
+	if n == 1 {
+		return s + strings.TrimSuffix(plural, "s")
+	}
+	return s + plural
+}
+
+// listNames joins up to five names, then says how many more there are.
+func listNames(ns []string) string {
+	if len(ns) <= 5 {
+		return strings.Join(ns, ", ")
+	}
+	return strings.Join(ns[:5], ", ") + fmt.Sprintf(" and %d more", len(ns)-5)
 }
 
 // progress counts bytes read across the input files and reports every MiB.
@@ -102,12 +267,20 @@ func (c *countingReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-func decodeFile(d Decoder, p string, b *history.Builder, pr *progress) error {
+// decodeFile decodes the member file at p and returns the bytes it held (after gzip).
+func decodeFile(d Decoder, p string, b *history.Builder, pr *progress) (int64, error) {
 	fh, err := os.Open(p)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if !st.Mode().IsRegular() {
+		return 0, notRegular(p)
+	}
 	var src io.Reader = fh
 	if pr != nil {
 		src = &countingReader{r: fh, p: pr}
@@ -115,34 +288,47 @@ func decodeFile(d Decoder, p string, b *history.Builder, pr *progress) error {
 	br := bufio.NewReaderSize(src, 1<<16)
 	r, err := maybeGunzip(br)
 	if err != nil {
-		return fmt.Errorf("%s: %w", p, err)
+		return 0, fmt.Errorf("%s: %w", p, err)
 	}
-	if st, err := fh.Stat(); err == nil && r == io.Reader(br) && st.Mode().IsRegular() {
-		r = &sizedReader{r: r, left: st.Size()}
+	in := &counter{r: r}
+	var dec io.Reader = in
+	if r == br {
+		dec = &sizedReader{counter: in, size: st.Size()}
 	}
-	if err := d.Decode(r, p, b); err != nil {
-		return parse.WithFile(err, p)
+	if err := d.Decode(dec, p, b); err != nil {
+		return in.n, parse.WithFile(err, p)
 	}
-	return nil
+	return in.n, nil
+}
+
+func notRegular(p string) error {
+	return fmt.Errorf("%s: not a regular file: the member files of a directory history are read twice (once to tell the format), so they must be regular files", p)
+}
+
+// counter counts the bytes read through it.
+type counter struct {
+	r io.Reader
+	n int64
+}
+
+func (c *counter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // sizedReader tells a decoder how much of the file is left (Len, as bytes.Reader does), so
 // that it can size its buffers and the builder for the whole input.
 type sizedReader struct {
-	r    io.Reader
-	left int64
+	*counter
+	size int64
 }
 
-func (s *sizedReader) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	s.left -= int64(n)
-	return n, err
-}
+func (s *sizedReader) Len() int { return int(max(s.size-s.n, 0)) }
 
-func (s *sizedReader) Len() int { return int(max(s.left, 0)) }
-
-// maybeGunzip wraps r in a gzip reader if it starts with the gzip magic.
-func maybeGunzip(r *bufio.Reader) (io.Reader, error) {
+// maybeGunzip returns a reader of r's content: r itself, or, if r starts with the gzip
+// magic, a buffered reader of what it decompresses to.
+func maybeGunzip(r *bufio.Reader) (*bufio.Reader, error) {
 	head, _ := r.Peek(2)
 	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
 		zr, err := gzip.NewReader(r)
@@ -154,6 +340,9 @@ func maybeGunzip(r *bufio.Reader) (io.Reader, error) {
 	return r, nil
 }
 
+// readHead returns the first bytes of the regular file at p (after gzip), for sniffing a
+// directory's members and a collection's files. Never call it on a file that is then read
+// again unless it is regular: a pipe would lose what it returns.
 func readHead(p string) ([]byte, error) {
 	fh, err := os.Open(p)
 	if err != nil {
@@ -176,23 +365,33 @@ func unknown(name string) error {
 	return fmt.Errorf("%w %q (supported: %s)", ErrUnknownFormat, name, strings.Join(Names(), ", "))
 }
 
-func resolveFile(p, name string) (Format, error) {
-	if name != "" && name != Auto {
-		f, ok := Lookup(name)
-		if !ok {
-			return Format{}, unknown(name)
-		}
-		if f.Dir {
-			return Format{}, fmt.Errorf("%s: format %s reads a directory of %s files, not a file", p, f.Name, f.Members)
-		}
-		return f, nil
+// lookupFile returns the single-file format named name, or sniff set when it is to be
+// sniffed from the content.
+func lookupFile(p, name string) (f Format, sniff bool, err error) {
+	if name == "" || name == Auto {
+		return Format{}, true, nil
 	}
-	head, err := readHead(p)
-	if err != nil {
-		return Format{}, err
+	f, ok := Lookup(name)
+	if !ok {
+		return Format{}, false, unknown(name)
 	}
+	if f.Dir {
+		return Format{}, false, fmt.Errorf("%s: format %s reads a directory of %s files, not a file", p, f.Name, f.Members)
+	}
+	return f, false, nil
+}
+
+// sniffFile returns the single-file format whose sniffer accepts head, the first bytes of
+// the file p.
+func sniffFile(p string, head []byte) (Format, error) {
 	if len(bytes.TrimSpace(head)) == 0 {
-		return Format{}, fmt.Errorf("%s: empty file: no history to read", p)
+		switch {
+		case len(head) == 0:
+			return Format{}, &ParseError{File: p, Offset: 0, Err: fmt.Errorf("%w: empty file: expected a history, found 0 bytes", ErrEmpty)}
+		case len(head) < sniffLen:
+			return Format{}, &ParseError{File: p, Offset: int64(len(head)), Err: fmt.Errorf("%w: blank file: expected a history, found only white space", ErrEmpty)}
+		}
+		return Format{}, fmt.Errorf("%s: %w: its first %d bytes are white space (name the format with --format)", p, ErrUnknownFormat, len(head))
 	}
 	base := filepath.Base(p)
 	for _, f := range formats {
@@ -201,6 +400,20 @@ func resolveFile(p, name string) (Format, error) {
 		}
 	}
 	return Format{}, fmt.Errorf("%s: %w: no reader recognizes its content (supported: %s; name one with --format)", p, ErrUnknownFormat, strings.Join(Names(), ", "))
+}
+
+// resolveFile returns the format of the regular file p: the one named, or the one sniffing
+// finds.
+func resolveFile(p, name string) (Format, error) {
+	f, sniff, err := lookupFile(p, name)
+	if err != nil || !sniff {
+		return f, err
+	}
+	head, err := readHead(p)
+	if err != nil {
+		return Format{}, err
+	}
+	return sniffFile(p, head)
 }
 
 func resolveDir(p, name string) (Format, []string, error) {
@@ -231,21 +444,33 @@ func resolveDir(p, name string) (Format, []string, error) {
 			}
 		}
 	}
+	var blank []string // the members of a directory format's pattern, all empty
 	for _, f := range candidates {
 		members := dirMembers(f, p, entries)
 		if len(members) == 0 {
 			continue
 		}
 		if name == "" || name == Auto {
-			head, err := readHead(members[0])
+			m, head, err := sniffMember(members)
 			if err != nil {
 				return Format{}, nil, err
 			}
-			if f.Sniff != nil && !f.Sniff(filepath.Base(members[0]), head) {
+			if m == "" {
+				m = members[0]
+				if f.Dir && blank == nil {
+					blank = members
+				}
+			}
+			if f.Sniff != nil && !f.Sniff(filepath.Base(m), head) {
 				continue
 			}
 		}
 		return f, members, nil
+	}
+	if blank != nil {
+		// Empty logs say nothing of their format, and hold no transaction in any.
+		return Format{}, nil, &ParseError{File: blank[0], Offset: 0,
+			Err: fmt.Errorf("%w: expected at least one transaction in the log files of %s, found %s, every one empty (%s)", ErrEmpty, p, count(len(blank), "", " files"), listNames(baseNames(blank)))}
 	}
 	if len(candidates) == 1 {
 		f := candidates[0]
@@ -259,6 +484,38 @@ func resolveDir(p, name string) (Format, []string, error) {
 		hint = fmt.Sprintf("; these subdirectories hold one: %s", strings.Join(sub, ", "))
 	}
 	return Format{}, nil, fmt.Errorf("%s: %w: the directory holds no history isovet recognizes (directory formats: %s)%s", p, ErrUnknownFormat, dirNames(), hint)
+}
+
+func baseNames(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = filepath.Base(p)
+	}
+	return out
+}
+
+// sniffMember returns the first member file that is not empty, with its first bytes, for
+// sniffing: an empty log (a client that logged nothing) says nothing of the format. When
+// every member is empty it returns "". A member that is not a regular file is an error:
+// peeking at it would consume what the decoder must read.
+func sniffMember(members []string) (string, []byte, error) {
+	for _, m := range members {
+		st, err := os.Stat(m)
+		if err != nil {
+			return "", nil, err
+		}
+		if !st.Mode().IsRegular() {
+			return "", nil, notRegular(m)
+		}
+		head, err := readHead(m)
+		if err != nil {
+			return "", nil, err
+		}
+		if len(head) > 0 {
+			return m, head, nil
+		}
+	}
+	return "", nil, nil
 }
 
 func dirNames() string {
@@ -295,8 +552,16 @@ func matchMembers(dir string, entries []fs.DirEntry, pattern string) []string {
 	return names
 }
 
-// naturalCompare orders strings with embedded numbers by numeric value.
+// naturalCompare orders strings with embedded numbers by numeric value; strings equal so
+// (T1.log, T01.log) by their bytes.
 func naturalCompare(a, b string) int {
+	if c := numericCompare(a, b); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+func numericCompare(a, b string) int {
 	for a != "" && b != "" {
 		da, db := digitPrefix(a), digitPrefix(b)
 		if da > 0 && db > 0 {

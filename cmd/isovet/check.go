@@ -123,6 +123,7 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *che
 	if err != nil {
 		return err
 	}
+	path = displayName(path)
 	if f.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("timeout of %v reached", f.timeout))
@@ -145,6 +146,9 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *che
 	if err != nil && rep.Verdict == check.Unknown {
 		rep.Notes = append(rep.Notes, "stopped: "+err.Error())
 	} else if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	if err := f.in.vacuous(path, rep); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
 	if f.out != "" {

@@ -65,6 +65,10 @@ func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, name
 			}
 			rep = &check.Report{Level: level, Verdict: check.Unknown, History: h, Notes: []string{"stopped: " + err.Error()}}
 		}
+		if err := f.in.vacuous(p, rep); err != nil {
+			bad(name, "refused", err)
+			continue
+		}
 		switch rep.Verdict {
 		case check.Pass:
 			pass++

@@ -1,20 +1,37 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"isovet/check"
 	"isovet/format"
 	"isovet/history"
 )
+
+// stdinName stands for standard input (the history argument "-") in reports and errors.
+const stdinName = "<stdin>"
+
+// inputHelp is added to the help of every command that reads a history.
+const inputHelp = `HISTORY is a file (gzip is undone), a directory of log files (Cobra, Viper, Vbox), or - for
+standard input. A pipe, a FIFO, /dev/stdin and a process substitution such as <(zcat h.edn.gz)
+are read once, exactly as the file they carry. A history with no transaction is an input error
+(exit 2) unless --allow-empty says it is really empty.`
 
 // inputFlags are the flags every command that reads a history takes.
 type inputFlags struct {
 	format  string
 	initial string
+	// allowEmpty accepts a history with no transaction (and, for check, a pass with no
+	// committed transaction, which proves nothing) instead of refusing it as an input error.
+	allowEmpty bool
 	// cmd is the command the flags belong to; its stderr gets the reading progress bar when it
 	// is a terminal.
 	cmd *cobra.Command
@@ -24,6 +41,19 @@ func (f *inputFlags) register(c *cobra.Command) {
 	f.cmd = c
 	c.Flags().StringVarP(&f.format, "format", "f", format.Auto, "input format: auto (sniff), or one of "+strings.Join(format.Names(), ", "))
 	c.Flags().StringVar(&f.initial, "initial-value", "", "value every key holds initially (an integer, a string, or null); default: what the format says")
+	c.Flags().BoolVar(&f.allowEmpty, "allow-empty", false, "accept a history that holds no transaction (check: a pass with no committed transaction) instead of refusing it as an input error")
+	if c.Long == "" {
+		c.Long = c.Short + "."
+	}
+	c.Long = strings.TrimRight(c.Long, "\n") + "\n\n" + inputHelp
+}
+
+// displayName is what reports call the history at path.
+func displayName(path string) string {
+	if path == "-" {
+		return stdinName
+	}
+	return path
 }
 
 func (f *inputFlags) options() (format.Options, error) {
@@ -54,12 +84,57 @@ func (f *inputFlags) open(path string) (*history.History, format.Format, error) 
 		o.Progress, finish = progressBar(f.cmd.ErrOrStderr(), "reading", 8<<20)
 		defer finish()
 	}
-	h, ft, err := format.Open(path, f.format, o)
+	o.AllowEmpty = f.allowEmpty
+	var h *history.History
+	var ft format.Format
+	if path == "-" {
+		var stdin io.Reader = os.Stdin
+		if f.cmd != nil {
+			stdin = f.cmd.InOrStdin()
+		}
+		h, ft, err = format.Read(stdin, stdinName, f.format, o)
+	} else {
+		h, ft, err = format.Open(path, f.format, o)
+	}
 	if err != nil {
-		return nil, ft, &exitError{code: exitUsage, err: err} // errors from Open name the file
+		return nil, ft, &exitError{code: exitUsage, err: inputError(err, ft)} // errors from Open name the file
 	}
 	reclaimReader()
 	return h, ft, nil
+}
+
+// inputError adds to a reading error the flags that would get past it, where there are
+// some; ft is the format read, if one was found.
+func inputError(err error, ft format.Format) error {
+	if !errors.Is(err, format.ErrEmpty) {
+		return err
+	}
+	if ft.Name == "" {
+		return fmt.Errorf("%w (if the history is really empty, name its format with --format and pass --allow-empty)", err)
+	}
+	return fmt.Errorf("%w (if the history is really empty, pass --allow-empty)", err)
+}
+
+// vacuous refuses, unless --allow-empty, a pass of a history that holds no committed
+// transaction: the level holds only because nothing took effect (a log cut before its
+// first commit, a client that only aborted), so the pass says nothing about the database.
+// With --allow-empty the pass stands and its report says it is vacuous.
+func (f *inputFlags) vacuous(name string, rep *check.Report) error {
+	h := rep.History
+	if f.allowEmpty || h == nil || rep.Verdict != check.Pass || h.AnyCommitted() {
+		return nil
+	}
+	var aborted, unknown int
+	for _, t := range h.Txns {
+		switch t.Outcome {
+		case history.OutcomeAborted:
+			aborted++
+		case history.OutcomeUnknown:
+			unknown++
+		}
+	}
+	return fmt.Errorf("%s: expected a committed transaction, found none (%d transactions: %d aborted, %d of unknown outcome, in %d sessions), so %s would hold only vacuously (if that is really the history, pass --allow-empty)",
+		name, len(h.Txns), aborted, unknown, len(h.Sessions), rep.Level)
 }
 
 // reclaimReader collects what reading a history left behind before anything checks it.

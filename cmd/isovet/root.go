@@ -37,7 +37,13 @@ func (e *exitError) Unwrap() error { return e.err }
 // run executes the isovet command line and returns the process exit code. It is the whole
 // program minus os.Exit, so tests run it in-process.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runWithStdin(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// runWithStdin is run with standard input given: what a history argument "-" reads.
+func runWithStdin(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
+	root.SetIn(stdin)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

@@ -90,6 +90,15 @@ func TestStatOnEverySharedHistory(t *testing.T) {
 	var got strings.Builder
 	for _, rel := range sharedHistories(t, dir) {
 		code, out, stderr := runCLI(t, "stat", "--json", filepath.Join(dir, rel))
+		empty := ""
+		if code == exitUsage && strings.Contains(stderr, "format: empty history") {
+			// An empty history is an input error; --allow-empty reads it.
+			if !strings.Contains(stderr, "pass --allow-empty") {
+				t.Errorf("stat %s: %s; want the error to name --allow-empty", rel, stderr)
+			}
+			empty = " (empty: an input error without --allow-empty)"
+			code, out, stderr = runCLI(t, "stat", "--allow-empty", "--json", filepath.Join(dir, rel))
+		}
 		if refused(rel) {
 			if code != exitUsage || !strings.Contains(stderr, "not a transactional history") {
 				t.Errorf("stat %s: exit %d, stderr %q; want exit 2 saying it is not a transactional history", rel, code, stderr)
@@ -119,8 +128,8 @@ func TestStatOnEverySharedHistory(t *testing.T) {
 			kinds = append(kinds, fmt.Sprintf("%s=%d", k, n))
 		}
 		slices.Sort(kinds)
-		fmt.Fprintf(&got, "%s: %s sessions=%d txns=%d committed=%d aborted=%d unknown=%d ops=%d (%s) failed=%d keys=%d values=%d unique=%v timed=%d timestamped=%d\n",
-			rel, s.Format, s.Sessions, s.Txns, s.Committed, s.Aborted, s.Unknown, s.Ops, strings.Join(kinds, " "), s.FailedOps, s.Keys, s.Values, s.UniqueWrites, s.Timed, s.Timestamped)
+		fmt.Fprintf(&got, "%s%s: %s sessions=%d txns=%d committed=%d aborted=%d unknown=%d ops=%d (%s) failed=%d keys=%d values=%d unique=%v timed=%d timestamped=%d\n",
+			rel, empty, s.Format, s.Sessions, s.Txns, s.Committed, s.Aborted, s.Unknown, s.Ops, strings.Join(kinds, " "), s.FailedOps, s.Keys, s.Values, s.UniqueWrites, s.Timed, s.Timestamped)
 	}
 	golden := filepath.Join("testdata", "shared-stat.golden")
 	if *update {

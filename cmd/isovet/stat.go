@@ -25,9 +25,9 @@ func newStatCmd() *cobra.Command {
 			}
 			s := history.Summarize(h)
 			if asJSON {
-				return writeStatJSON(c.OutOrStdout(), args[0], f.Name, s)
+				return writeStatJSON(c.OutOrStdout(), displayName(args[0]), f.Name, s)
 			}
-			writeStat(c.OutOrStdout(), args[0], f.Name, s)
+			writeStat(c.OutOrStdout(), displayName(args[0]), f.Name, s)
 			return nil
 		},
 	}

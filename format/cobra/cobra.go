@@ -10,8 +10,18 @@
 //
 // The optional timestamps are all present or all absent in a file; the decoder tries both
 // layouts and keeps the one that parses (without timestamps when both do). Aborted
-// transactions are not logged; a transaction with no 'C' before the next 'S' or the end of
-// its file has an unknown outcome.
+// transactions are not logged; a transaction with no 'C' before the next 'S' has an unknown
+// outcome. Cobra's client library buffers a transaction and appends it to the log, its 'C'
+// last, only after the commit, so a log that ends between an 'S' and its 'C' was cut: it is
+// an error ([parse.ErrTruncated]), as is one that ends inside a record.
+//
+// # One log per client
+//
+// Two files of one history that hold the same client are refused ([parse.ErrDuplicate]),
+// naming both: the same n (T20.log and T020.log), or the same transaction id in two files
+// (Cobra's ids are unique across a history's logs; every published history keeps them so).
+// Reading both would merge a client with itself and turn its transactions into anomalies
+// with themselves.
 //
 // # Mapping to the model
 //
@@ -78,7 +88,11 @@ type Decoder struct {
 	wrefs   []wref
 	pending []pendingRead
 	initSet []bool // per Key: its initial value is set
-	_       struct{}
+
+	clients  map[history.Datum]string     // client (session source id) -> the file holding its log
+	files    map[history.SessionID]string // session -> its file
+	dupFirst map[int64]history.TxnID      // txnId marked dupTxn -> its first transaction
+	_        struct{}
 }
 
 type wref struct {
@@ -216,8 +230,18 @@ func scan(data []byte, ts bool) (int64, error) {
 	return int64(len(data)), nil
 }
 
-// Decode reads one client log.
+// Decode reads one client log. A log whose client another file already holds (T20.log and
+// T020.log), or which holds a transaction id another file holds, is refused
+// ([parse.ErrDuplicate]), as is a log that ends inside a transaction ([parse.ErrTruncated]).
 func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
+	client := sessionID(name)
+	if other, ok := d.clients[client]; ok {
+		return parse.Errorf(formatName, name, 0, 0, 0, "%w: %s and %s both hold the log of client %v (a copy?): a Cobra history holds one T<n>.log per client", parse.ErrDuplicate, other, name, client)
+	}
+	if d.clients == nil {
+		d.clients, d.files = make(map[history.Datum]string), make(map[history.SessionID]string)
+	}
+	d.clients[client] = name
 	data, err := parse.ReadAll(r)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", name, err)
@@ -236,8 +260,7 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 		d.initial(data, ts, id, name, b)
 		return nil
 	}
-	d.emit(data, ts, name, b)
-	return nil
+	return d.emit(data, ts, name, b)
 }
 
 // initialLog reports whether data, which scan accepted, is a log of the initial state: one
@@ -307,9 +330,14 @@ func (d *Decoder) initial(data []byte, ts bool, id int64, name string, b *histor
 	b.Note(fmt.Sprintf("%s holds only transaction %d, which writes each of its keys once and nothing else (%s): read as the initial state, not as a transaction", base, id, what))
 }
 
-// emit decodes data, which scan accepted, into b.
-func (d *Decoder) emit(data []byte, ts bool, name string, b *history.Builder) {
+// emit decodes data, which scan accepted, into b. It refuses a transaction id another file
+// holds, and a log that ends inside a transaction: Cobra's client library buffers each
+// transaction and appends it, its 'C' record last, only after the commit (aborted ones are
+// dropped), so a log ending between an 'S' and its 'C' was cut.
+func (d *Decoder) emit(data []byte, ts bool, name string, b *history.Builder) error {
 	s := b.Session(sessionID(name))
+	d.files[s] = name
+	open, begun := int64(0), -1 // the open transaction's id and the offset of its 'S'
 	sc := sizeSC
 	if ts {
 		sc += sizeTS
@@ -323,6 +351,10 @@ func (d *Decoder) emit(data []byte, ts bool, name string, b *history.Builder) {
 		switch tag {
 		case 'S':
 			id := int64(be.Uint64(p))
+			if err := d.sameTxn(id, s, name, i, b); err != nil {
+				return err
+			}
+			open, begun = id, i
 			t = b.BeginTxn(s, history.Int(id), history.OutcomeUnknown)
 			if _, ok := d.txns.Get(id); ok {
 				d.txns.Set(id, dupTxn)
@@ -334,6 +366,7 @@ func (d *Decoder) emit(data []byte, ts bool, name string, b *history.Builder) {
 			}
 			i += 1 + sc
 		case 'C':
+			begun = -1
 			c := b.Current()
 			c.Outcome = history.OutcomeCommitted
 			if ts {
@@ -379,6 +412,32 @@ func (d *Decoder) emit(data []byte, ts bool, name string, b *history.Builder) {
 			i += 1 + sizeR
 		}
 	}
+	if begun >= 0 {
+		return parse.Errorf(formatName, name, 0, 0, int64(len(data)), "%w: expected the 'C' record of txn %d (begun at byte %d) before the end of the log: the log is cut (Cobra appends a transaction, its 'C' last, only after it committed)", parse.ErrTruncated, open, begun)
+	}
+	return nil
+}
+
+// sameTxn refuses txn id at offset off of file name (session s) when another file holds
+// that id: a copied log, or logs of two runs mixed in one directory.
+func (d *Decoder) sameTxn(id int64, s history.SessionID, name string, off int, b *history.Builder) error {
+	prev, ok := d.txns.Get(id)
+	if !ok {
+		return nil
+	}
+	first := history.TxnID(prev)
+	if prev == dupTxn {
+		first = d.dupFirst[id]
+	} else {
+		if d.dupFirst == nil {
+			d.dupFirst = make(map[int64]history.TxnID)
+		}
+		d.dupFirst[id] = first
+	}
+	if other := b.Txn(first).Session; other != s {
+		return parse.Errorf(formatName, name, 0, 0, int64(off), "%w: txn %d is in both %s and %s (a copy, or logs of two runs?): Cobra transaction ids are unique across a history's logs", parse.ErrDuplicate, id, d.files[other], name)
+	}
+	return nil
 }
 
 // sessionID returns n for a file named T<n>.log, else the base name.

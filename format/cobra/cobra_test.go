@@ -132,11 +132,12 @@ func TestDecode(t *testing.T) {
 			name: "init-null-universal-and-unfinished",
 			files: map[string][]byte{
 				"T0.log": new(logw).S(1, 0).R(InitID, InitID, 5, 55).R(NullID, NullID, 6, 0).
-					R(UniversalID, UniversalID, 7, 77).W(UniversalID, 7, 78).C(1, 0).S(2, 0).W(3, 8, 8).Bytes(),
+					R(UniversalID, UniversalID, 7, 77).W(UniversalID, 7, 78).C(1, 0).S(2, 0).W(3, 8, 8).S(4, 0).C(4, 0).Bytes(),
 			},
 			want: []string{
 				"s0 1 committed r(5,55)<init r(6,nil)<none r(7,77) w(7,78)",
 				"s0 2 unknown w(8,8)",
+				"s0 4 committed",
 			},
 			init: map[int64]int64{5: 55},
 		},
@@ -205,9 +206,10 @@ func TestDecode(t *testing.T) {
 		{
 			name: "not-initial-uncommitted",
 			files: map[string][]byte{
-				"T-1.log": new(logw).S(-1, 0).W(1000, 1, 0).Bytes(),
+				// Unfinished mid-log (a log that ends inside one is cut, an error).
+				"T-1.log": new(logw).S(-1, 0).W(1000, 1, 0).S(2, 0).W(1001, 2, 0).C(2, 0).Bytes(),
 			},
-			want: []string{"s-1 -1 unknown w(1,0)"},
+			want: []string{"s-1 -1 unknown w(1,0)", "s-1 2 committed w(2,0)"},
 		},
 		{
 			name: "placeholder-for-missing-writer",
@@ -252,6 +254,7 @@ func TestDecodeErrors(t *testing.T) {
 		strict bool
 		want   string // substring of the error
 		trunc  bool
+		dup    bool
 	}{
 		{name: "bad-tag", files: map[string][]byte{"T0.log": append(slices.Clone(full), 'X')}, want: "T0.log (byte 43): cobra: expected a record tag 'S', 'W', 'R' or 'C', found byte 0x58"},
 		{name: "truncated-write", files: map[string][]byte{"T0.log": full[:20]}, want: "T0.log (byte 9): cobra: unexpected end of input: 'W' record needs 24 bytes after its tag, 10 left", trunc: true},
@@ -261,6 +264,9 @@ func TestDecodeErrors(t *testing.T) {
 		{name: "missing-write", files: map[string][]byte{"T0.log": new(logw).S(1, 0).C(1, 0).S(2, 0).R(1, 5, 1, 1).C(2, 0).Bytes()}, want: "T0.log (byte 27): cobra: cobra: read names a writer that is not in the history: read of key 1 names txn 1, write id 5, but no write has that id"},
 		{name: "wrong-writer-txn", files: map[string][]byte{"T0.log": new(logw).S(1, 0).W(5, 1, 1).C(1, 0).S(2, 0).C(2, 0).S(3, 0).R(2, 5, 1, 1).C(3, 0).Bytes()}, want: "names txn 2, write id 5, but that write belongs to txn 1"},
 		{name: "wrong-key", files: map[string][]byte{"T0.log": new(logw).S(1, 0).W(5, 1, 1).C(1, 0).S(3, 0).R(1, 5, 2, 1).C(3, 0).Bytes()}, want: "read of key 2 names write id 5 of txn 1, which writes a different key"},
+		{name: "cut-inside-txn", files: map[string][]byte{"T0.log": new(logw).S(1, 0).W(100, 1, 7).C(1, 0).S(2, 0).R(1, 100, 1, 7).Bytes()}, want: "T0.log (byte 85): cobra: unexpected end of input: expected the 'C' record of txn 2 (begun at byte 43) before the end of the log: the log is cut", trunc: true},
+		{name: "same-client", files: map[string][]byte{"T20.log": full, "T020.log": full}, want: "T20.log (byte 0): cobra: duplicate log: T020.log and T20.log both hold the log of client 20 (a copy?)", dup: true},
+		{name: "same-txn", files: map[string][]byte{"T1.log": full, "T2.log": new(logw).S(2, 0).C(2, 0).S(1, 0).C(1, 0).Bytes()}, want: "T2.log (byte 18): cobra: duplicate log: txn 1 is in both T1.log and T2.log", dup: true},
 		{name: "strict-missing-txn", strict: true, files: map[string][]byte{"T0.log": new(logw).S(1, 0).R(9, 5, 1, 1).C(1, 0).Bytes()}, want: "T0.log (byte 9): cobra: cobra: read names a writer that is not in the history: read of key 1 names txn 9, which no log file holds"},
 	}
 	for _, tt := range tests {
@@ -279,6 +285,9 @@ func TestDecodeErrors(t *testing.T) {
 			}
 			if tt.trunc != errors.Is(err, parse.ErrTruncated) {
 				t.Errorf("errors.Is(%v, ErrTruncated) = %v, want %v", err, !tt.trunc, tt.trunc)
+			}
+			if tt.dup != errors.Is(err, parse.ErrDuplicate) {
+				t.Errorf("errors.Is(%v, ErrDuplicate) = %v, want %v", err, !tt.dup, tt.dup)
 			}
 		})
 	}

@@ -25,6 +25,14 @@
 //     (for a predicate write, its own id). The op ids are only in the 'R' records, which
 //     this decoder uses.
 //
+// # One log per session
+//
+// Two files of one history that hold the same session are refused ([parse.ErrDuplicate]),
+// naming both: the same n (1.log and 01.log), or the same first transaction (the same tid
+// over the same nanosecond interval, which only a copy of a log repeats). Transaction ids
+// alone do not make two files the same session: they may repeat across files (see the
+// placeholders below).
+//
 // # Mapping to the model
 //
 //   - Each file is a session (source id n). Transactions keep tid as source id, their 'T'
@@ -93,6 +101,8 @@ type Decoder struct {
 	pending []pendingRead
 	preds   []history.PredOp // predicate reads (their rows and sources are the builder's), for pendingRead.pred
 	files   []string
+	clients map[history.Datum]string // client (session source id) -> the file holding its log
+	firstT  map[tRecord]string       // each file's first 'T' record -> the file
 	buf     []byte
 	kvs     []keyValue // rowValues' result, reused
 	sorted  []grec     // rowValues' scratch, reused
@@ -126,6 +136,12 @@ type pendingRead struct {
 	key      uint64
 	file     int32 // index into files
 	off      int64
+}
+
+// tRecord is a 'T' record: a transaction's id and client interval.
+type tRecord struct {
+	tid        uint32
+	start, end int64
 }
 
 // NewDecoder returns a decoder with default options.
@@ -180,14 +196,27 @@ func (st *state) errorf(off int, msg string, args ...any) error {
 	return parse.Errorf(formatName, st.name, 0, 0, int64(off), msg, args...)
 }
 
-// Decode reads one session log.
+// Decode reads one session log. A log whose client another file already holds (1.log and
+// 01.log), or whose first transaction another file begins with too, is refused
+// ([parse.ErrDuplicate]).
 func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
+	client := sessionID(name)
+	if other, ok := d.clients[client]; ok {
+		return parse.Errorf(formatName, name, 0, 0, 0, "%w: %s and %s both hold the log of session %v (a copy?): a Vbox history holds one <n>.log per session", parse.ErrDuplicate, other, name, client)
+	}
+	if d.clients == nil {
+		d.clients, d.firstT = make(map[history.Datum]string), make(map[tRecord]string)
+	}
+	d.clients[client] = name
 	data, err := parse.ReadAll(r)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", name, err)
 	}
+	if err := d.copied(data, name); err != nil {
+		return err
+	}
 	d.files = append(d.files, name)
-	st := &state{d: d, b: b, name: name, file: int32(len(d.files) - 1), s: b.Session(sessionID(name))}
+	st := &state{d: d, b: b, name: name, file: int32(len(d.files) - 1), s: b.Session(client)}
 	le := binary.LittleEndian
 	for i := 0; i < len(data); {
 		tag := data[i]
@@ -256,6 +285,23 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 		i += 1 + n
 	}
 	st.flush()
+	return nil
+}
+
+// copied refuses the log data, named name, when another file of the history begins with the
+// same transaction: the same tid over the same nanosecond interval is one transaction, so
+// the two files are copies of one log. (Transaction ids alone may repeat across the files
+// of one directory: bench/vbox/blindw_pred_1000 mixes sessions of two runs.)
+func (d *Decoder) copied(data []byte, name string) error {
+	if len(data) < 1+sizeHead || data[0] != 'T' {
+		return nil // empty, or an error Decode reports
+	}
+	le := binary.LittleEndian
+	k := tRecord{tid: le.Uint32(data[1:]), start: int64(le.Uint64(data[5:])), end: int64(le.Uint64(data[13:]))}
+	if other, ok := d.firstT[k]; ok {
+		return parse.Errorf(formatName, name, 0, 0, 0, "%w: %s and %s both begin with txn %d over [%d, %d] ns, one transaction (a copy?): each session logs its own transactions", parse.ErrDuplicate, other, name, k.tid, k.start, k.end)
+	}
+	d.firstT[k] = name
 	return nil
 }
 

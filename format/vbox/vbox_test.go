@@ -213,7 +213,7 @@ func TestDecodeErrors(t *testing.T) {
 		{name: "strict-missing", strict: true, files: map[string][]byte{"0.log": new(logw).T(1).R(2, 4, 9, 3).Bytes()}, want: "0.log (byte 21): vbox: vbox: read names a writer that is not in the history: read of key 4 names op 3 of txn 9, and no log holds such a write"},
 		{name: "ambiguous", files: map[string][]byte{
 			"0.log": new(logw).T(9).W(3, 4, 1, 1).C(4).Bytes(),
-			"1.log": new(logw).T(9).W(3, 4, 1, 2).C(4).Bytes(),
+			"1.log": (&logw{at: 100}).T(9).W(3, 4, 1, 2).C(4).Bytes(), // another run: another interval
 			"2.log": new(logw).T(1).R(2, 4, 9, 3).Bytes(),
 		}, want: "2.log (byte 21): vbox: vbox: read names a writer that is not in the history: read of key 4 names op 3 of txn 9, but several transactions with that id wrote the key in such an op"},
 	}

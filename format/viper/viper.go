@@ -35,14 +35,23 @@
 // Only committed transactions are logged (Plume's tap-b, an aborted read, holds none), so
 // every transaction is committed. Transactions are named by file and line (J24:3), so a
 // witness points into the log. The initial value of every key is null, as in Viper.
+//
+// # One log per client
+//
+// Two files of one history that hold the same client are refused ([parse.ErrDuplicate]),
+// naming both: the same n (J24.log and J024.log), or the same content byte for byte when
+// that content writes something (a copied log; the logs of two read-only clients may be
+// equal, and are kept). Reading both would merge a client with itself.
 package viper
 
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"path"
 	"strconv"
@@ -62,9 +71,11 @@ const Members = "J*.log"
 const maxLine = 64 << 20
 
 // Decoder reads Viper logs into a [history.Builder]. It implements format.Decoder; each
-// Decode call reads one client's file.
+// Decode call reads one client's file. A Decoder is not safe for concurrent use.
 type Decoder struct {
-	initial string // the file that held the isInitial transaction, if one did
+	initial string                   // the file that held the isInitial transaction, if one did
+	clients map[history.Datum]string // client (session source id) -> the file holding its log
+	copies  map[[sha256.Size]byte]string
 }
 
 // NewDecoder returns a decoder.
@@ -82,11 +93,20 @@ type txnLine struct {
 // Decode reads one client's log r, named name, into b.
 func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	sessName, sess := session(name)
+	if other, ok := d.clients[sess]; ok {
+		return parse.Errorf(Name, name, 0, 0, 0, "%w: %s and %s both hold the log of client %v (a copy?): a Viper history holds one J<n>.log per client", parse.ErrDuplicate, other, name, sess)
+	}
+	if d.clients == nil {
+		d.clients, d.copies = make(map[history.Datum]string), make(map[[sha256.Size]byte]string)
+	}
+	d.clients[sess] = name
 	s := b.Session(sess)
-	br := bufio.NewReaderSize(r, 1<<16)
+	sum := sha256.New()
+	br := bufio.NewReaderSize(io.TeeReader(r, sum), 1<<16)
 	var off int64
 	var ops []mop
 	txns, initLine := 0, 0
+	wrote := false
 	for line := 1; ; line++ {
 		ln, err := readLine(br)
 		if errors.Is(err, errLong) {
@@ -118,6 +138,7 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 				b.BeginTxn(s, history.Str(sessName+":"+strconv.Itoa(line)), history.OutcomeCommitted)
 				for _, o := range ops {
 					o.add(b)
+					wrote = wrote || o.kind != 'r'
 				}
 				b.EndTxn()
 			}
@@ -125,7 +146,7 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 		}
 		off += int64(len(ln))
 		if err == io.EOF {
-			return nil
+			return d.copied(name, sum, wrote)
 		}
 	}
 }
@@ -152,6 +173,23 @@ func (d *Decoder) setInitial(ops []mop, name string, b *history.Builder) error {
 		b.SetInitialKey(b.Key(o.key), b.Value(o.value))
 	}
 	d.initial = name
+	return nil
+}
+
+// copied refuses the log name when another file of the history has the same bytes and
+// writes something (sum hashes the content): a copy of one client's log under another
+// name. Logs of read-only clients may well be equal (two clients reading the same initial
+// value), so they are not compared.
+func (d *Decoder) copied(name string, sum hash.Hash, wrote bool) error {
+	if !wrote {
+		return nil
+	}
+	var k [sha256.Size]byte
+	sum.Sum(k[:0])
+	if other, ok := d.copies[k]; ok {
+		return parse.Errorf(Name, name, 0, 0, 0, "%w: %s and %s hold the same transactions byte for byte (a copy?): two clients do not log the same writes", parse.ErrDuplicate, other, name)
+	}
+	d.copies[k] = name
 	return nil
 }
 

@@ -49,6 +49,10 @@ func (e *Error) Unwrap() error { return e.Err }
 // ErrTruncated is wrapped by readers when input ends in the middle of a record.
 var ErrTruncated = errors.New("unexpected end of input")
 
+// ErrDuplicate is wrapped by directory readers when two member files hold the same client
+// or the same transactions (a copied log). format exports it as format.ErrDuplicate.
+var ErrDuplicate = errors.New("duplicate log")
+
 // Errorf returns an *Error at the given location with a formatted cause.
 func Errorf(format, file string, line, col int, off int64, msg string, args ...any) *Error {
 	return &Error{Format: format, File: file, Line: line, Col: col, Offset: off, Err: fmt.Errorf(msg, args...)}
