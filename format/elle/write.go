@@ -11,7 +11,9 @@ import (
 )
 
 // WriteEDN writes h as a Jepsen EDN history: for each transaction, in id order, an :invoke
-// (reads carry nil) and its completion (:ok, :fail or :info), one map per line.
+// (reads carry nil) and its completion (:ok, :fail or :info), one map per line, with the
+// transaction's client interval as their :time. A transaction without a client interval is
+// written as its completion alone, so that reading the output back orders it after nothing.
 func WriteEDN(w io.Writer, h *history.History) error { return write(w, h, false) }
 
 // WriteJSON writes h as an Elle JSON history: one array holding the same operations as
@@ -105,7 +107,6 @@ func write(w io.Writer, h *history.History, json bool) error {
 		case indexDense:
 			inv, done = 2*int64(ti), 2*int64(ti)+1
 		}
-		wr.op(t, "invoke", inv, t.Time.Begin, mode != indexNone, ti == 0)
 		typ := "ok"
 		switch t.Outcome {
 		case history.OutcomeAborted:
@@ -113,7 +114,13 @@ func write(w io.Writer, h *history.History, json bool) error {
 		case history.OutcomeUnknown:
 			typ = "info"
 		}
-		wr.op(t, typ, done, t.Time.End, mode != indexNone, false)
+		if t.HasTime {
+			wr.op(t, "invoke", inv, t.Time.Begin, mode != indexNone, ti == 0)
+			wr.op(t, typ, done, t.Time.End, mode != indexNone, false)
+		} else {
+			// No client interval: a completion alone, which orders it after nothing.
+			wr.op(t, typ, inv, 0, mode != indexNone, ti == 0)
+		}
 		if len(wr.buf) > 1<<15 {
 			if _, err := bw.Write(wr.buf); err != nil {
 				return err
