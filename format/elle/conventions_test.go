@@ -158,7 +158,9 @@ func TestTimeKeptWhenEveryEventHasIt(t *testing.T) {
 }
 
 // TestStaleReadByPosition: a read that misses a write completed before it began, in file
-// order alone, violates strict serializability and not serializability.
+// order alone, violates strict serializability and not serializability. It also pins what
+// outcomes mean: a :fail's write is aborted (reading it fails), an :info's reads are not
+// trusted.
 func TestStaleReadByPosition(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -185,6 +187,12 @@ func TestStaleReadByPosition(t *testing.T) {
 {:type :fail, :f :txn, :value [[:append 1 1]], :process 0}
 {:type :invoke, :f :txn, :value [[:r 1 nil]], :process 1}
 {:type :ok, :f :txn, :value [[:r 1 [1]]], :process 1}`, check.Serializable, check.Fail},
+		{"info read is not trusted", `{:type :invoke, :f :txn, :value [[:r 1 nil]], :process 0}
+{:type :info, :f :txn, :value [[:r 1 [7]]], :process 0}
+{:type :invoke, :f :txn, :value [[:append 1 1]], :process 1}
+{:type :ok, :f :txn, :value [[:append 1 1]], :process 1}`, check.Serializable, check.Pass},
+		{"ok read of nothing written", `{:type :invoke, :f :txn, :value [[:r 1 nil]], :process 0}
+{:type :ok, :f :txn, :value [[:r 1 [7]]], :process 0}`, check.Serializable, check.Fail},
 	}
 	in := ""
 	for _, tt := range tests {
