@@ -16,8 +16,8 @@
 // value Elle compares by text: integers stay integers, keywords keep their colon (":x"),
 // strings and symbols their text, and anything else (vectors such as [:anti 1], maps, sets,
 // ...) is a string datum holding its canonical EDN rendering (lists as vectors, map entries
-// and set elements sorted). Floats, ratios, decimals and tagged literals are refused, as is
-// a string that renders like another kind of value in the same history
+// and set elements sorted). Floats, ratios, decimals, tagged literals and nil values are
+// refused, as is a string that renders like another kind of value in the same history
 // ([ErrAmbiguousDatum]).
 //
 // # Pairing
@@ -32,14 +32,15 @@
 //   - a completion with no invoke before it (Plume writes such histories): a transaction of
 //     that completion alone, with no client interval.
 //
-// A process may have several open invokes (a recorder that pipelines transactions). A
-// completion then completes the oldest open invoke whose micro-ops it repeats (functions,
-// keys, written values), and each open invoke runs in a lane of the process, a session of
+// A process may have several open invokes (a recorder that pipelines transactions; Jepsen's
+// own history library refuses them). A completion then completes the oldest open invoke
+// whose micro-ops it repeats (functions, keys, written values; with one open invoke, that
+// one), and each open invoke runs in a lane of the process, a session of
 // its own, so that session order links a transaction only to ones that completed before it
 // was invoked. Alike open invokes cannot be told apart, so when one completes, the others'
 // beginnings move back to its own.
 //
-// Each process is a session. Operations of non-client processes (:process :nemesis, any
+// Each process is a session (or one per lane). Operations of non-client processes (:process :nemesis, any
 // keyword) are skipped, as Elle skips them. Operations without :process belong to one
 // session of their own (the Elle paper's example history has none).
 //
@@ -83,5 +84,6 @@
 //
 // # Local names
 //
-//	d Decoder   pr proc (a Jepsen process)   m mop (micro-op)   v edn.Value   b Builder
+//	d Decoder   pr proc (a Jepsen process)   l lane (a session of a process)   m mop (micro-op)
+//	v edn.Value   b Builder   at, sp positions (of an operation, of a transaction)
 package elle
