@@ -372,3 +372,56 @@ func TestAmbiguousDatum(t *testing.T) {
 		}
 	}
 }
+
+// TestElleTestHistories reads histories from Elle's own tests (jepsen-io/elle,
+// test/elle/rw_register_test.clj and list_append_test.clj) and checks the verdicts Elle's
+// tests expect.
+func TestElleTestHistories(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in string
+		level    check.Level
+		want     check.Verdict
+	}{
+		// rw_register_test.clj: one process, no :time; Elle finds G-single and G2.
+		{"rw-register process order", `[{:type :invoke, :f :txn, :value [[:w 499 14] [:w 503 1]], :process 4}
+{:type :ok, :f :txn, :value [[:w 499 14] [:w 503 1]], :process 4}
+{:type :invoke, :f :txn, :value [[:r 503 nil] [:w 503 11]], :process 4}
+{:type :ok, :f :txn, :value [[:r 503 1] [:w 503 11]], :process 4}
+{:type :invoke, :f :txn, :value [[:r 503 nil] [:w 503 13]], :process 4}
+{:type :ok, :f :txn, :value [[:r 503 1] [:w 503 13]], :process 4}]`, check.Serializable, check.Fail},
+		// rw_register_test.clj: the "Six hours, one word fix" history, valid for serializable.
+		{"rw-register linear set bug", `[{:index 1,   :time 33189116, :type :invoke,  :process 0, :f :txn, :value []}
+{:index 2,   :time 34621247, :type :ok,      :process 0, :f :txn, :value []}
+{:index 3,   :time 36022782, :type :invoke,  :process 0, :f :txn, :value [[:r 1 nil]]}
+{:index 4,   :time 36230324, :type :invoke,  :process 1, :f :txn, :value [[:w 1 4]]}
+{:index 5,   :time 36827540, :type :invoke,  :process 2, :f :txn, :value []}
+{:index 320, :time 37708797, :type :ok,      :process 0, :f :txn, :value [[:r 1 nil]]}
+{:index 322, :time 37894295, :type :ok,      :process 1, :f :txn, :value [[:w 1 4]]}
+{:index 323, :time 37992467, :type :ok,      :process 2, :f :txn, :value []}
+{:index 324, :time 38532405, :type :invoke,  :process 0, :f :txn, :value []}
+{:index 325, :time 39475568, :type :ok,      :process 0, :f :txn, :value []}
+{:index 326, :time 39956694, :type :invoke,  :process 0, :f :txn, :value [[:r 1 nil]]}
+{:index 327, :time 40746079, :type :ok,      :process 0, :f :txn, :value [[:r 1 4]]}]`, check.Serializable, check.Pass},
+		// list_append_test.clj: the FaunaDB example, a read that misses the transaction's own
+		// append (an internal anomaly).
+		{"list-append FaunaDB internal", `[{:type :invoke, :f :txn, :value [[:append 0 6] [:r 0 nil]], :process 1, :index 20, :time 1}
+{:type :ok, :f :txn, :value [[:append 0 6] [:r 0 nil]], :process 1, :index 21, :time 2}]`, check.Serializable, check.Fail},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h, err := elle.ReadEDN(strings.NewReader(tt.in), "h.edn")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := check.Check(context.Background(), h, tt.level, check.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Verdict != tt.want {
+				t.Errorf("Check(%s) = %v, want %v (anomalies %v)", tt.level, rep.Verdict, tt.want, rep.Anomalies)
+			}
+		})
+	}
+}
