@@ -255,7 +255,7 @@ T2 S2.0 committed src=2 time=[0,4]: r(1)=[]
 `,
 		},
 		{
-			name: "an info ends its lane, and the next invoke takes the first free lane",
+			name: "an info ends its lane, and the next invoke takes the lane freed last",
 			in: `{:index 0, :type :invoke, :value [[:append 1 1]], :process 0, :time 10}
 {:index 1, :type :invoke, :value [[:append 1 2]], :process 0, :time 20}
 {:index 2, :type :info, :value [[:append 1 1]], :process 0, :time 30}
@@ -264,11 +264,10 @@ T2 S2.0 committed src=2 time=[0,4]: r(1)=[]
 {:index 5, :type :ok, :value [[:r 1 [2]]], :process 0, :time 60}
 `,
 			want: `S0 process=0 txns=[0]
-S1 process=0 txns=[1]
-S2 process=0 txns=[2]
+S1 process=0 txns=[1 2]
 T0 S0.0 unknown src=0 time=[10,60]: append(1,1)
 T1 S1.0 committed src=1 time=[20,40]: append(1,2)
-T2 S2.0 committed src=4 time=[50,60]: r(1)=[2]
+T2 S1.1 committed src=4 time=[50,60]: r(1)=[2]
 `,
 		},
 	}

@@ -35,14 +35,14 @@
 // A process may have several open invokes (a recorder that pipelines transactions; Jepsen's
 // own history library refuses them). A completion then completes the oldest open invoke
 // whose micro-ops it repeats (functions, keys, written values; with one open invoke, that
-// one), and each open invoke runs in a lane of the process, a session of
-// its own, so that session order links a transaction only to ones that completed before it
-// was invoked. Alike open invokes cannot be told apart, so when one completes, the others'
-// beginnings move back to its own.
+// one). Each open invoke runs in a lane of the process (the lane freed last, or a new one),
+// a session of its own, so that session order links a transaction only to ones that
+// completed before it was invoked. Alike open invokes cannot be told apart, so when one
+// completes, the others' beginnings move back to its own.
 //
-// Each process is a session (or one per lane). Operations of non-client processes (:process :nemesis, any
-// keyword) are skipped, as Elle skips them. Operations without :process belong to one
-// session of their own (the Elle paper's example history has none).
+// Each process is a session (one per lane). Operations of non-client processes (:process
+// :nemesis, any keyword) are skipped, as Elle skips them. Operations without :process
+// belong to one session of their own (the Elle paper's example history has none).
 //
 // A transaction's source id ([history.Txn.Source]) is the :index of its invoke, or of its
 // completion when there is no invoke (nil when the input has no :index).

@@ -103,6 +103,7 @@ type Decoder struct {
 type proc struct {
 	id    history.Datum
 	lanes []lane
+	free  []int32  // lanes with no open invoke, the most recently freed last
 	open  []invoke // open invokes, oldest first; open[len:cap] keep buffers for reuse
 }
 
@@ -476,8 +477,7 @@ func (d *Decoder) invoke(pr *proc, value edn.Value, p edn.Pos, at int64, src his
 		pr.open = pr.open[:n]
 		return err
 	}
-	l := d.freeLane(pr)
-	pr.lanes[l].busy = true
+	l := pr.takeLane()
 	*inv = invoke{src: src, time: tm, hasTime: hasTime, pos: p, at: at, seq: d.seq, lane: int32(l), mops: mops, lists: lists}
 	d.seq++
 	if !hasTime {
@@ -516,7 +516,7 @@ func (d *Decoder) complete(pr *proc, typ opType, fl *fields, p edn.Pos, at, tm i
 		if fl.index.Kind == edn.Int {
 			src = history.Int(fl.index.Int)
 		}
-		l := d.freeLane(pr)
+		l := pr.idleLane()
 		d.add(b, pr, l, src, outcome, mops, lists, history.Interval{}, false, span{-1, -1})
 		if typ == tInfo {
 			pr.lanes[l].dead = true
@@ -544,7 +544,7 @@ func (d *Decoder) complete(pr *proc, typ opType, fl *fields, p edn.Pos, at, tm i
 	}
 	l := int(inv.lane)
 	t := d.add(b, pr, l, inv.src, outcome, mops, lists, iv, timed, sp)
-	pr.lanes[l].busy = false
+	pr.release(l)
 	if typ == tInfo {
 		pr.lanes[l].dead = true
 		if timed {
@@ -629,14 +629,28 @@ func sameShape(i, c []mop) bool {
 
 func (k mopKind) isRead() bool { return k == mRead || k == mListRead || k == mNilRead }
 
-// freeLane returns a lane of pr with no open invoke, adding one if need be.
-func (d *Decoder) freeLane(pr *proc) int {
-	l := slices.IndexFunc(pr.lanes, func(l lane) bool { return !l.busy })
-	if l < 0 {
-		l = len(pr.lanes)
-		pr.lanes = append(pr.lanes, lane{})
-	}
+// takeLane returns a lane of pr with no open invoke (the most recently freed, or a new one)
+// and marks it busy.
+func (pr *proc) takeLane() int {
+	l := pr.idleLane()
+	pr.free = pr.free[:len(pr.free)-1]
+	pr.lanes[l].busy = true
 	return l
+}
+
+// idleLane returns the lane takeLane would take, without taking it.
+func (pr *proc) idleLane() int {
+	if len(pr.free) == 0 {
+		pr.lanes = append(pr.lanes, lane{})
+		pr.free = append(pr.free, int32(len(pr.lanes)-1))
+	}
+	return int(pr.free[len(pr.free)-1])
+}
+
+// release marks lane l of pr free.
+func (pr *proc) release(l int) {
+	pr.lanes[l].busy = false
+	pr.free = append(pr.free, int32(l))
 }
 
 func (d *Decoder) example() string {
@@ -845,7 +859,8 @@ func (d *Decoder) Finish(b *history.Builder) error {
 		if inv.hasTime {
 			d.unknowns = append(d.unknowns, t)
 		}
-		o.pr.lanes[l].busy, o.pr.lanes[l].dead = false, true
+		o.pr.release(l)
+		o.pr.lanes[l].dead = true
 	}
 	for _, pr := range d.procs {
 		pr.open = pr.open[:0]
