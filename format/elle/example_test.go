@@ -29,8 +29,7 @@ func ExampleWriteEDN() {
 	}
 	_ = elle.WriteEDN(os.Stdout, h)
 	// Output:
-	// {:index 5, :type :invoke, :process 3, :f :txn, :value [[:append 1 2] [:r 1 nil]]}
-	// {:index 6, :type :ok, :process 3, :f :txn, :value [[:append 1 2] [:r 1 [2]]]}
+	// {:index 5, :type :ok, :process 3, :f :txn, :value [[:append 1 2] [:r 1 [2]]]}
 }
 
 func ExampleSniffEDN() {

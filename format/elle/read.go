@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"isovet/history"
@@ -62,6 +63,19 @@ type Decoder struct {
 	maxTime   int64
 	anyTime   bool
 
+	// at is the position of the next operation: operations are numbered 0, 1, 2, ... in
+	// input order (nemesis operations included), across Decode calls. untimed is set when an
+	// invoke or its completion has no :time: client intervals then come from positions.
+	// spans holds each transaction's position interval, indexed from first.
+	at      int64
+	untimed bool
+	spans   []span
+	first   history.TxnID
+	added   bool
+
+	keyClasses, valClasses classes
+	canon                  []byte
+
 	mops  []mop
 	lists []history.Value
 
@@ -83,13 +97,21 @@ type Decoder struct {
 	nread, txns0 int
 }
 
+// proc is a Jepsen process. It runs one operation at a time in Jepsen, but some recorders
+// pipeline several transactions on one process: each open invoke runs in a lane, a session
+// of the process in which each transaction completed before the next was invoked.
 type proc struct {
-	id      history.Datum
+	id    history.Datum
+	lanes []lane
+	free  []int32  // lanes with no open invoke, the most recently freed last
+	open  []invoke // open invokes, oldest first; open[len:cap] keep buffers for reuse
+}
+
+type lane struct {
 	sess    history.SessionID
 	hasSess bool
-	dead    bool // crashed with :info: the next operation starts a new session
-	pending bool
-	inv     invoke
+	dead    bool // crashed with :info: its next transaction starts a new session
+	busy    bool // an invoke in this lane is open
 }
 
 type invoke struct {
@@ -97,7 +119,9 @@ type invoke struct {
 	time    int64
 	hasTime bool
 	pos     edn.Pos
+	at      int64 // position: the operation's ordinal in the input
 	seq     int64
+	lane    int32
 	mops    []mop
 	lists   []history.Value
 }
@@ -119,6 +143,11 @@ type mop struct {
 	lo, n int32
 }
 
+// span is a transaction's interval in positions: Begin is its invoke's, End its
+// completion's; End is -1 for an unknown outcome (it may take effect until the end) and
+// Begin is -1 when there is no invoke.
+type span struct{ begin, end int64 }
+
 type valEntry struct {
 	i  int64
 	v  history.Value
@@ -128,6 +157,7 @@ type valEntry struct {
 type strKey struct {
 	s  string
 	k  history.Key
+	c  class
 	ok bool
 }
 
@@ -317,6 +347,8 @@ type fields struct {
 
 // op applies one operation map.
 func (d *Decoder) op(v edn.Value, b *history.Builder) error {
+	at := d.at
+	d.at++
 	if v.Kind == edn.Tagged && len(v.Items) == 1 && v.Items[0].Kind == edn.Map {
 		v = v.Items[0]
 	}
@@ -392,7 +424,7 @@ func (d *Decoder) op(v edn.Value, b *history.Builder) error {
 	// completion without a value, when its invoke was accepted).
 	if fl.f.Kind != edn.Invalid {
 		if fn, ok := name(fl.f); !ok || fn != "txn" {
-			inherits := typ != tInvoke && pr != nil && pr.pending && (fl.value.Kind == edn.Invalid || fl.value.Kind == edn.Nil)
+			inherits := typ != tInvoke && pr != nil && len(pr.open) > 0 && (fl.value.Kind == edn.Invalid || fl.value.Kind == edn.Nil)
 			if !inherits && !looksLikeMops(fl.value) {
 				d.refusal = &refusal{pos: v.Pos, shown: map[string]bool{}, maps: fl.value.Kind == edn.Map}
 				d.refusal.add(fl.f, d)
@@ -426,34 +458,50 @@ func (d *Decoder) op(v edn.Value, b *history.Builder) error {
 		d.procs[procID] = pr
 	}
 	if typ == tInvoke {
-		if pr.pending {
-			return d.errorf(v.Pos, "process %v invokes again while its invoke at line %d is still open: expected a completion (%s) first", procID, pr.inv.pos.Line, d.completions())
-		}
-		inv := &pr.inv
-		mops, lists, err := d.parseMops(fl.value, v.Pos, b, inv.mops[:0], inv.lists[:0])
-		if err != nil {
-			return err
-		}
-		*inv = invoke{src: src, time: tm, hasTime: hasTime, pos: v.Pos, seq: d.seq, mops: mops, lists: lists}
-		d.seq++
-		pr.pending = true
-		return nil
+		return d.invoke(pr, fl.value, v.Pos, at, src, tm, hasTime, b)
 	}
+	return d.complete(pr, typ, &fl, v.Pos, at, tm, hasTime, b)
+}
 
-	// A completion.
-	mops, lists := d.mops[:0], d.lists[:0]
-	if fl.value.Kind == edn.Invalid || fl.value.Kind == edn.Nil {
-		if !pr.pending {
-			return d.errorf(v.Pos, "expected %s with the transaction's micro-ops: this completion has none and no invoke of process %v precedes it", d.key("value"), procID)
-		}
-		mops, lists = pr.inv.mops, pr.inv.lists
+// invoke opens a transaction of pr in a free lane.
+func (d *Decoder) invoke(pr *proc, value edn.Value, p edn.Pos, at int64, src history.Datum, tm int64, hasTime bool, b *history.Builder) error {
+	n := len(pr.open)
+	if n < cap(pr.open) {
+		pr.open = pr.open[:n+1]
 	} else {
+		pr.open = append(pr.open, invoke{})
+	}
+	inv := &pr.open[n]
+	mops, lists, err := d.parseMops(value, p, b, inv.mops[:0], inv.lists[:0])
+	if err != nil {
+		pr.open = pr.open[:n]
+		return err
+	}
+	l := pr.takeLane()
+	*inv = invoke{src: src, time: tm, hasTime: hasTime, pos: p, at: at, seq: d.seq, lane: int32(l), mops: mops, lists: lists}
+	d.seq++
+	if !hasTime {
+		d.untimed = true
+	}
+	return nil
+}
+
+// complete applies a completion of pr: it pairs it with one of pr's open invokes (see
+// pairing) and adds the transaction.
+func (d *Decoder) complete(pr *proc, typ opType, fl *fields, p edn.Pos, at, tm int64, hasTime bool, b *history.Builder) error {
+	mops, lists := d.mops[:0], d.lists[:0]
+	noValue := fl.value.Kind == edn.Invalid || fl.value.Kind == edn.Nil
+	if !noValue {
 		var err error
-		mops, lists, err = d.parseMops(fl.value, v.Pos, b, mops, lists)
+		mops, lists, err = d.parseMops(fl.value, p, b, mops, lists)
 		if err != nil {
 			return err
 		}
 		d.mops, d.lists = mops, lists
+	}
+	i, err := d.pairing(pr, mops, noValue, p)
+	if err != nil {
+		return err
 	}
 	outcome := history.OutcomeCommitted
 	switch typ {
@@ -462,26 +510,147 @@ func (d *Decoder) op(v edn.Value, b *history.Builder) error {
 	case tInfo:
 		outcome = history.OutcomeUnknown
 	}
+	if i < 0 {
+		// A completion alone: its own transaction, with no interval, in the first free lane.
+		src := history.NilDatum
+		if fl.index.Kind == edn.Int {
+			src = history.Int(fl.index.Int)
+		}
+		l := pr.idleLane()
+		d.add(b, pr, l, src, outcome, mops, lists, history.Interval{}, false, span{-1, -1})
+		if typ == tInfo {
+			pr.lanes[l].dead = true
+		}
+		return nil
+	}
+	inv := &pr.open[i]
+	if noValue {
+		mops, lists = inv.mops, inv.lists
+	}
 	var iv history.Interval
 	timed := false
-	if pr.pending {
-		src = pr.inv.src
-		if pr.inv.hasTime && hasTime {
-			if tm < pr.inv.time && typ != tInfo {
-				return d.errorf(fl.time.Pos, "completion %s %d is before its invoke's %s %d (line %d): expected time to go forward within a process", d.key("time"), tm, d.key("time"), pr.inv.time, pr.inv.pos.Line)
-			}
-			iv, timed = history.Interval{Begin: pr.inv.time, End: tm}, true
+	if inv.hasTime && hasTime {
+		if tm < inv.time && typ != tInfo {
+			return d.errorf(fl.time.Pos, "completion %s %d is before its invoke's %s %d (line %d): expected time to go forward within a process", d.key("time"), tm, d.key("time"), inv.time, inv.pos.Line)
 		}
-		pr.pending = false
+		iv, timed = history.Interval{Begin: inv.time, End: tm}, true
 	}
-	t := d.add(b, pr, src, outcome, mops, lists, iv, timed)
+	if !hasTime {
+		d.untimed = true
+	}
+	sp := span{inv.at, at}
 	if typ == tInfo {
-		pr.dead = true
+		sp.end = -1
+	}
+	l := int(inv.lane)
+	t := d.add(b, pr, l, inv.src, outcome, mops, lists, iv, timed, sp)
+	pr.release(l)
+	if typ == tInfo {
+		pr.lanes[l].dead = true
 		if timed {
 			d.unknowns = append(d.unknowns, t)
 		}
 	}
+	// Remove open[i], keeping its buffers past the end for the next invoke.
+	done := pr.open[i]
+	copy(pr.open[i:], pr.open[i+1:])
+	pr.open[len(pr.open)-1] = done
+	pr.open = pr.open[:len(pr.open)-1]
 	return nil
+}
+
+// pairing returns which of pr's open invokes a completion with micro-ops mops completes, or
+// -1 for a completion alone (pr has no open invoke).
+//
+// With one open invoke, the completion is its (as Jepsen pairs them). With several (a
+// process that pipelines transactions), the candidates are the invokes whose micro-ops the
+// completion repeats (same functions, keys and written values; reads may differ), and the
+// oldest candidate is taken, as a queue would serve them. When candidates are alike the file
+// cannot tell which one completed, so the others' beginnings move back to the taken one's:
+// a client interval never claims an order the file does not show.
+func (d *Decoder) pairing(pr *proc, mops []mop, noValue bool, p edn.Pos) (int, error) {
+	switch len(pr.open) {
+	case 0:
+		if noValue {
+			return -1, d.errorf(p, "expected %s with the transaction's micro-ops: this completion has none and no invoke of process %v precedes it", d.key("value"), pr.id)
+		}
+		return -1, nil
+	case 1:
+		return 0, nil
+	}
+	var cands []int
+	for i := range pr.open {
+		if noValue || sameShape(pr.open[i].mops, mops) {
+			cands = append(cands, i)
+		}
+	}
+	if len(cands) == 0 {
+		return -1, d.errorf(p, "process %v has %d open invokes (lines %s) and this completion repeats the micro-ops of none of them: expected a completion with an invoke's functions, keys and written values", pr.id, len(pr.open), d.openLines(pr))
+	}
+	first := &pr.open[cands[0]]
+	for _, c := range cands[1:] {
+		o := &pr.open[c]
+		if noValue && !sameShape(first.mops, o.mops) {
+			return -1, d.errorf(p, "process %v has %d open invokes (lines %s) and this completion has no %s to tell which one it completes: expected the transaction's micro-ops", pr.id, len(pr.open), d.openLines(pr), d.key("value"))
+		}
+		o.at = min(o.at, first.at)
+		if o.hasTime && first.hasTime {
+			o.time = min(o.time, first.time)
+		}
+	}
+	return cands[0], nil
+}
+
+func (d *Decoder) openLines(pr *proc) string {
+	var s []string
+	for _, o := range pr.open {
+		s = append(s, strconv.Itoa(int(o.pos.Line)))
+	}
+	return strings.Join(s, ", ")
+}
+
+// sameShape reports whether a completion's micro-ops c repeat an invoke's micro-ops i:
+// the same functions on the same keys, writing the same values.
+func sameShape(i, c []mop) bool {
+	if len(i) != len(c) {
+		return false
+	}
+	for j := range i {
+		a, b := &i[j], &c[j]
+		if a.key != b.key || a.kind.isRead() != b.kind.isRead() {
+			return false
+		}
+		if !a.kind.isRead() && (a.kind != b.kind || a.val != b.val) {
+			return false
+		}
+	}
+	return true
+}
+
+func (k mopKind) isRead() bool { return k == mRead || k == mListRead || k == mNilRead }
+
+// takeLane returns a lane of pr with no open invoke (the most recently freed, or a new one)
+// and marks it busy.
+func (pr *proc) takeLane() int {
+	l := pr.idleLane()
+	pr.free = pr.free[:len(pr.free)-1]
+	pr.lanes[l].busy = true
+	return l
+}
+
+// idleLane returns the lane takeLane would take, without taking it.
+func (pr *proc) idleLane() int {
+	if len(pr.free) == 0 {
+		pr.lanes = append(pr.lanes, lane{})
+		pr.free = append(pr.free, int32(len(pr.lanes)-1))
+	}
+	return int(pr.free[len(pr.free)-1])
+}
+
+// release marks lane l of pr free.
+func (pr *proc) release(l int) {
+	pr.lanes[l].busy = false
+	pr.free = append(pr.free, int32(l))
 }
 
 func (d *Decoder) example() string {
@@ -607,55 +776,29 @@ func (d *Decoder) mopFuncs() string {
 	return "(:append, :r or :w)"
 }
 
-func (d *Decoder) datumKey(v *edn.Value, b *history.Builder) (history.Key, error) {
-	switch v.Kind {
-	case edn.Int:
-		return b.IntKey(v.Int), nil
-	case edn.Keyword, edn.String, edn.Symbol:
-		h := uint32(len(v.Str))
-		for i := 0; i < len(v.Str); i++ {
-			h = h*31 + uint32(v.Str[i])
-		}
-		e := &d.skeys[(h^h>>11)&uint32(len(d.skeys)-1)]
-		if !e.ok || e.s != v.Str {
-			*e = strKey{s: v.Str, k: b.StrKey(v.Str), ok: true}
-		}
-		return e.k, nil
+// session returns the session of lane l of a process, starting a new one after a crash.
+func (d *Decoder) session(b *history.Builder, pr *proc, l int) history.SessionID {
+	ln := &pr.lanes[l]
+	if !ln.hasSess || ln.dead {
+		ln.sess, ln.hasSess, ln.dead = b.NewSession(pr.id), true, false
 	}
-	return 0, d.errorf(v.Pos, "expected a key (an integer, keyword or string), found %s", d.show(*v))
+	return ln.sess
 }
 
-func (d *Decoder) datumValue(v *edn.Value, b *history.Builder, what string) (history.Value, error) {
-	switch v.Kind {
-	case edn.Int:
-		e := &d.vals[uint64(v.Int)&uint64(len(d.vals)-1)]
-		if !e.ok || e.i != v.Int {
-			*e = valEntry{i: v.Int, v: b.IntValue(v.Int), ok: true}
-		}
-		return e.v, nil
-	case edn.Keyword, edn.String, edn.Symbol:
-		return b.StrValue(v.Str), nil
-	}
-	return 0, d.errorf(v.Pos, "expected the %s to be an integer, keyword or string, found %s", what, d.show(*v))
-}
-
-// session returns the session of a process, starting a new one after a crash.
-func (d *Decoder) session(b *history.Builder, pr *proc) history.SessionID {
-	if !pr.hasSess || pr.dead {
-		pr.sess, pr.hasSess, pr.dead = b.NewSession(pr.id), true, false
-	}
-	return pr.sess
-}
-
-// add adds one transaction.
-func (d *Decoder) add(b *history.Builder, pr *proc, src history.Datum, outcome history.Outcome, mops []mop, lists []history.Value, iv history.Interval, timed bool) history.TxnID {
+// add adds one transaction in lane l of pr: iv is its interval in :time (when timed), sp in
+// positions.
+func (d *Decoder) add(b *history.Builder, pr *proc, l int, src history.Datum, outcome history.Outcome, mops []mop, lists []history.Value, iv history.Interval, timed bool, sp span) history.TxnID {
 	if n := b.NumTxns(); n >= d.growAt {
 		b.Grow(max(n, 1024), max(d.nops, 4096))
 		d.growAt = 2 * max(n, 1024)
 	}
 	d.nops += len(mops)
-	s := d.session(b, pr)
+	s := d.session(b, pr, l)
 	t := b.BeginTxn(s, src, outcome)
+	if !d.added {
+		d.first, d.added = t, true
+	}
+	d.spans = append(d.spans, sp)
 	for _, m := range mops {
 		switch m.kind {
 		case mAppend:
@@ -689,30 +832,50 @@ func (d *Decoder) add(b *history.Builder, pr *proc, src history.Datum, outcome h
 	return t
 }
 
+// PositionsNote is the note a history read without :time on every invoke and completion
+// carries ([history.History.Notes]).
+const PositionsNote = "the history does not give :time for every invoke and completion, so client intervals are positions in the file (the n-th operation is at n-1), as Elle's real-time order uses them: a transaction precedes another in real time when its completion comes before the other's invoke"
+
 // Finish closes the history: invokes still open become transactions with an unknown
-// outcome, unknown transactions' intervals are extended to the end of the history, and reads
-// of nil made before the workload was known are settled.
+// outcome, client intervals are set (from :time, or from positions when :time is missing
+// anywhere), unknown transactions' intervals are extended to the end of the history, and
+// reads of nil made before the workload was known are settled.
 func (d *Decoder) Finish(b *history.Builder) error {
-	var open []*proc
+	type openInv struct {
+		pr *proc
+		i  int
+	}
+	var open []openInv
 	for _, pr := range d.procs {
-		if pr.pending {
-			open = append(open, pr)
+		for i := range pr.open {
+			open = append(open, openInv{pr, i})
 		}
 	}
-	slices.SortFunc(open, func(x, y *proc) int { return int(x.inv.seq - y.inv.seq) })
-	for _, pr := range open {
-		inv := &pr.inv
-		t := d.add(b, pr, inv.src, history.OutcomeUnknown, inv.mops, inv.lists, history.Interval{Begin: inv.time, End: inv.time}, inv.hasTime)
+	slices.SortFunc(open, func(x, y openInv) int { return int(x.pr.open[x.i].seq - y.pr.open[y.i].seq) })
+	for _, o := range open {
+		inv := &o.pr.open[o.i]
+		l := int(inv.lane)
+		t := d.add(b, o.pr, l, inv.src, history.OutcomeUnknown, inv.mops, inv.lists, history.Interval{Begin: inv.time, End: inv.time}, inv.hasTime, span{inv.at, -1})
 		if inv.hasTime {
 			d.unknowns = append(d.unknowns, t)
 		}
-		pr.pending, pr.dead = false, true
+		o.pr.release(l)
+		o.pr.lanes[l].dead = true
 	}
-	for _, t := range d.unknowns {
-		tx := b.Txn(t)
-		tx.Time.End = max(d.maxTime, tx.Time.Begin)
+	for _, pr := range d.procs {
+		pr.open = pr.open[:0]
+	}
+	if d.untimed {
+		d.positions(b)
+	} else {
+		for _, t := range d.unknowns {
+			tx := b.Txn(t)
+			tx.Time.End = max(d.maxTime, tx.Time.Begin)
+		}
 	}
 	d.unknowns = d.unknowns[:0]
+	d.spans = d.spans[:0]
+	d.added = false
 	if d.workload == wlList {
 		// An empty list needs no storage, so an item read becomes an empty list read in place.
 		for _, r := range d.undecided {
@@ -721,6 +884,30 @@ func (d *Decoder) Finish(b *history.Builder) error {
 	}
 	d.undecided = nil
 	return nil
+}
+
+// positions sets every transaction's client interval from positions: [invoke's position,
+// completion's position], extended past the last operation for an unknown outcome; a
+// completion alone has none. A position interval ends before another begins exactly when
+// the first's completion comes before the other's invoke in the input.
+func (d *Decoder) positions(b *history.Builder) {
+	some := false
+	for i, sp := range d.spans {
+		tx := b.Txn(d.first + history.TxnID(i))
+		if sp.begin < 0 {
+			tx.Time, tx.HasTime = history.Interval{}, false
+			continue
+		}
+		end := sp.end
+		if end < 0 {
+			end = d.at
+		}
+		tx.Time, tx.HasTime = history.Interval{Begin: sp.begin, End: end}, true
+		some = true
+	}
+	if some {
+		b.Note(PositionsNote)
+	}
 }
 
 // add records an :f seen while scanning a refused history.

@@ -11,7 +11,9 @@ import (
 )
 
 // WriteEDN writes h as a Jepsen EDN history: for each transaction, in id order, an :invoke
-// (reads carry nil) and its completion (:ok, :fail or :info), one map per line.
+// (reads carry nil) and its completion (:ok, :fail or :info), one map per line, with the
+// transaction's client interval as their :time. A transaction without a client interval is
+// written as its completion alone, so that reading the output back orders it after nothing.
 func WriteEDN(w io.Writer, h *history.History) error { return write(w, h, false) }
 
 // WriteJSON writes h as an Elle JSON history: one array holding the same operations as
@@ -83,6 +85,44 @@ type writer struct {
 	h    *history.History
 	json bool
 	buf  []byte
+	// bare caches, for string datums that look like a collection, how to write them
+	// (nil: as a string).
+	bare map[string][]byte
+	// procs is the process each session is written with (see processes).
+	procs []history.Datum
+}
+
+// processes returns the process to write each session of h with: its source id, unless an
+// earlier session has the same one and reading the output back would join the two (the
+// writer writes one transaction at a time, so a process starts a new session only after a
+// transaction with an unknown outcome). Such a session (a lane of a process that pipelined
+// transactions, or sessions a format numbers alike) gets a fresh integer process instead.
+func processes(h *history.History) []history.Datum {
+	procs := make([]history.Datum, len(h.Sessions))
+	fresh := int64(0)
+	for _, s := range h.Sessions {
+		if n, ok := s.Source.Int(); ok && n >= fresh {
+			fresh = n + 1
+		}
+	}
+	last := map[history.Datum]history.SessionID{}
+	for i, s := range h.Sessions {
+		procs[i] = s.Source
+		prev, seen := last[s.Source]
+		if seen && len(s.Txns) > 0 {
+			p := h.Sessions[prev].Txns
+			end := p[len(p)-1]
+			if end > s.Txns[0] || h.Txns[end].Outcome != history.OutcomeUnknown {
+				procs[i] = history.Int(fresh)
+				fresh++
+				continue
+			}
+		}
+		if len(s.Txns) > 0 {
+			last[s.Source] = s.ID
+		}
+	}
+	return procs
 }
 
 func write(w io.Writer, h *history.History, json bool) error {
@@ -90,7 +130,7 @@ func write(w io.Writer, h *history.History, json bool) error {
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	wr := &writer{h: h, json: json}
+	wr := &writer{h: h, json: json, procs: processes(h)}
 	mode := indexing(h)
 	if json {
 		wr.buf = append(wr.buf, "[\n"...)
@@ -105,7 +145,6 @@ func write(w io.Writer, h *history.History, json bool) error {
 		case indexDense:
 			inv, done = 2*int64(ti), 2*int64(ti)+1
 		}
-		wr.op(t, "invoke", inv, t.Time.Begin, mode != indexNone, ti == 0)
 		typ := "ok"
 		switch t.Outcome {
 		case history.OutcomeAborted:
@@ -113,7 +152,13 @@ func write(w io.Writer, h *history.History, json bool) error {
 		case history.OutcomeUnknown:
 			typ = "info"
 		}
-		wr.op(t, typ, done, t.Time.End, mode != indexNone, false)
+		if t.HasTime {
+			wr.op(t, "invoke", inv, t.Time.Begin, mode != indexNone, ti == 0)
+			wr.op(t, typ, done, t.Time.End, mode != indexNone, false)
+		} else {
+			// No client interval: a completion alone, which orders it after nothing.
+			wr.op(t, typ, inv, 0, mode != indexNone, ti == 0)
+		}
 		if len(wr.buf) > 1<<15 {
 			if _, err := bw.Write(wr.buf); err != nil {
 				return err
@@ -178,7 +223,7 @@ func (w *writer) op(t *history.Txn, typ string, index, tm int64, withIndex, firs
 	}
 	w.field("type", lead)
 	w.word(typ)
-	if p := w.h.Sessions[t.Session].Source; !p.IsNil() {
+	if p := w.procs[t.Session]; !p.IsNil() {
 		w.field("process", false)
 		if n, ok := p.Int(); ok {
 			w.buf = strconv.AppendInt(w.buf, n, 10)
@@ -263,7 +308,47 @@ func (w *writer) datum(d history.Datum) {
 		w.buf = append(w.buf, s...)
 		return
 	}
+	if len(s) > 0 && (s[0] == '[' || s[0] == '{' || s[0] == '#') {
+		b, ok := w.bare[s]
+		if !ok {
+			b = bareForm(s, w.json)
+			if w.bare == nil {
+				w.bare = make(map[string][]byte)
+			}
+			w.bare[s] = b
+		}
+		if b != nil {
+			w.buf = append(w.buf, b...)
+			return
+		}
+	}
 	w.buf = edn.AppendString(w.buf, s)
+}
+
+// bareForm returns how to write the string datum s as the collection it renders (the reader
+// interns a vector, map or set key or value as its canonical EDN rendering), or nil when s is
+// to be written as a string: when it is not such a rendering, or (in JSON) when the
+// collection has no JSON form that reads back as s.
+func bareForm(s string, json bool) []byte {
+	vs, err := edn.ParseAll([]byte(s), edn.Options{})
+	if err != nil || len(vs) != 1 || !vs[0].Kind.IsColl() || vs[0].Kind == edn.Tagged || vs[0].Kind == edn.List {
+		return nil
+	}
+	if c, bad, _ := appendCanon(nil, &vs[0]); bad != nil || string(c) != s {
+		return nil
+	}
+	if !json {
+		return []byte(s)
+	}
+	j := appendJSONValue(nil, vs[0])
+	back, err := edn.ParseAll(j, edn.Options{JSON: true})
+	if err != nil || len(back) != 1 {
+		return nil
+	}
+	if c, bad, _ := appendCanon(nil, &back[0]); bad != nil || string(c) != s {
+		return nil
+	}
+	return j
 }
 
 // isKeyword reports whether s reads back as the EDN keyword s.
