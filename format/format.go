@@ -56,4 +56,10 @@ type Format struct {
 	New func(o Options) Decoder
 	// Write writes h in this format, or is nil when isovet does not write it.
 	Write func(w io.Writer, h *history.History) error
+	// Holds lists what a written history of this format can say ([Feature]); [Losses]
+	// compares a history with it before writing.
+	Holds Features
+	// Initial is the value every key starts with when a reader of this format reads it
+	// (nil for most formats; 0 for the text format).
+	Initial history.Datum
 }

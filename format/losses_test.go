@@ -1,0 +1,287 @@
+package format_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"isovet/format"
+	"isovet/history"
+	"isovet/internal/histtest"
+)
+
+func mustFormat(t *testing.T, name string) format.Format {
+	t.Helper()
+	f, ok := format.Lookup(name)
+	if !ok || f.Write == nil {
+		t.Fatalf("no writable format %q", name)
+	}
+	return f
+}
+
+// lossSummary renders losses as "feature=count" for comparison.
+func lossSummary(ls []format.Loss) []string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.Feature.String()+"="+itoa(l.Count))
+	}
+	return out
+}
+
+func itoa(n int) string {
+	var b []byte
+	if n == 0 {
+		return "0"
+	}
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+// TestLosses: one case per loss kind, each a small history and a target format, with the
+// losses it must report (and none where the format holds what the history says).
+func TestLosses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, to, src string
+		want          []string
+	}{
+		{"unique sources are recovered by value", "elle-edn",
+			"s1: T1 w(x,1) c; s2: T2 r(x,1)<-T1 c", nil},
+		{"repeated value needs its source", "elle-edn",
+			"s1: T1 w(x,1) c; s2: T2 w(x,1) c; s3: T3 r(x,1)<-T1 c", []string{"read-sources=1"}},
+		{"source naming a writer of another value", "elle-edn",
+			"s1: T1 w(x,1) c; s2: T2 w(x,2) c; s3: T3 r(x,2)<-T1 c", []string{"read-sources=1"}},
+		{"read of the initial state named", "elle-edn",
+			"s1: T1 w(x,1) c; s2: T2 r(x,nil)<-init c", nil},
+		{"initial state named although someone wrote its value", "elle-edn",
+			"s1: T1 w(x,nil) c; s2: T2 r(x,nil)<-init c", []string{"read-sources=1"}},
+		{"own read named", "elle-edn",
+			"s1: T1 w(x,1) r(x,1)<-T1 c", nil},
+		{"native holds sources", "native",
+			"s1: T1 w(x,1) c; s2: T2 w(x,1) c; s3: T3 r(x,1)<-T1 c", nil},
+		{"predicates", "elle-edn",
+			`s1: T1 w(x,1) c; s2: T2 pr("v > 0", [x=1]) c`, []string{"predicates=1"}},
+		{"insert and delete", "chronos",
+			"s1: T1 ins(x,1) del(y) c", []string{"insert-delete=2"}},
+		{"failed ops", "elle-edn",
+			"s1: T1 w(x,1)! w(y,2) c", []string{"failed-ops=1"}},
+		{"aborted in chronos", "chronos",
+			"s1: T1 w(x,1) abort; s2: T2 r(x,nil) c", []string{"aborted=1"}},
+		{"aborted in elle", "elle-edn",
+			"s1: T1 w(x,1) abort; s2: T2 r(x,nil) c", nil},
+		{"several aborted in one text session", "text",
+			"init 0; s1: T1 w(1,1) abort; T2 w(1,2) abort; T3 r(1,0) c", []string{"aborted-per-session=1"}},
+		{"unknown in text", "text",
+			"init 0; s1: T1 w(1,1) info; s2: T2 r(1,0) c", []string{"unknown-outcome=1"}},
+		{"unknown then more in elle", "elle-edn",
+			"s1: T1 w(x,1) info; T2 w(y,1) c", []string{"unknown-then-more=1"}},
+		{"unknown nil read in elle", "elle-edn",
+			"s1: T1 r(x,nil) w(x,1) info", []string{"unknown-nil-reads=1"}},
+		{"unknown ends early in elle", "elle-edn",
+			"s1: T1 w(x,1) info @[1,2]; s2: T2 r(x,nil) c @[3,9]", []string{"unknown-end=1"}},
+		{"client time in chronos", "chronos",
+			"s1: T1 w(x,1) c @[1,2]", []string{"client-time=1"}},
+		{"op time in elle", "elle-edn",
+			"s1: T1 w(x,1)@[1,2] c @[1,3]", []string{"op-time=1"}},
+		{"timestamps in elle", "elle-json",
+			"s1: T1 w(x,1) c ts[1,2]", []string{"db-timestamps=1"}},
+		{"timestamps in chronos", "chronos",
+			"s1: T1 w(x,1) c ts[1,2]", nil},
+		{"initial value in elle", "elle-edn",
+			"init 0; s1: T1 r(x,0) w(x,1) c", []string{"initial-value=1"}},
+		{"initial value 0 in text", "text",
+			"init 0; s1: T1 r(1,0) w(1,1) c", nil},
+		{"initial nil in text", "text",
+			"s1: T1 w(1,1) c", []string{"initial-value=1"}},
+		{"initial per key", "chronos",
+			"init x=5; s1: T1 r(x,5) c", []string{"initial-per-key=1"}},
+		{"shared session ids in chronos", "chronos",
+			"s1: T1 w(x,1) c; s2: T2 w(y,1) c; s1: T3 w(z,1) c", nil},
+		{"non-integers in text", "text",
+			"init 0; s1: T1 w(x,1) c", []string{"non-integers=1"}},
+		{"lists in text", "text",
+			"s1: T1 a(1,1) c", []string{"lists=1", "initial-value=1"}},
+		{"registers in veristrong", "veristrong",
+			"s1: T1 w(1,1) c", []string{"registers=1"}},
+		{"mixed workloads in elle", "elle-edn",
+			"s1: T1 a(x,1) c; s2: T2 w(y,1) w(z,1) c", []string{"mixed-workloads=1"}},
+		{"empty transactions in text", "text",
+			"init 0; s1: T1 c; T2 w(1,1) c", []string{"empty-transactions=1"}},
+		{"several losses, broader first", "chronos",
+			"s1: T1 w(x,1) abort; T2 w(x,2) abort; T3 r(x,nil) info", []string{"aborted=2", "unknown-outcome=1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := histtest.MustParse(tc.src)
+			got := lossSummary(format.Losses(h, mustFormat(t, tc.to)))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Losses(%q, %s) (-want +got):\n%s", tc.src, tc.to, diff)
+			}
+		})
+	}
+}
+
+// TestSharedSessionIDs: two sessions with one source id merge in Chronos, but in Elle a
+// session ending at an unknown outcome ends its process, so a later one may reuse the id.
+func TestSharedSessionIDs(t *testing.T) {
+	t.Parallel()
+	b := history.NewBuilder()
+	for i, oc := range []history.Outcome{history.OutcomeUnknown, history.OutcomeCommitted} {
+		s := b.NewSession(history.Int(1))
+		b.BeginTxn(s, history.Int(int64(i)), oc)
+		b.Write(b.IntKey(int64(i)), b.IntValue(1))
+		b.EndTxn()
+	}
+	h, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		to   string
+		want []string
+	}{
+		{"elle-edn", nil},
+		{"native", nil},
+		{"text", []string{"unknown-outcome=1", "initial-value=2"}},
+		{"chronos", []string{"unknown-outcome=1", "shared-session-ids=1"}},
+	} {
+		if diff := cmp.Diff(tc.want, lossSummary(format.Losses(h, mustFormat(t, tc.to)))); diff != "" {
+			t.Errorf("Losses(%s) (-want +got):\n%s", tc.to, diff)
+		}
+	}
+}
+
+// TestLossExamples: a loss names a transaction and says what it shows.
+func TestLossExamples(t *testing.T) {
+	t.Parallel()
+	h := histtest.MustParse("s1: T1 w(x,1) c; s2: T2 w(x,1) c; s3: T3 r(x,1)<-T1 c")
+	ls := format.Losses(h, mustFormat(t, "elle-edn"))
+	if len(ls) != 1 {
+		t.Fatalf("Losses = %v, want one", ls)
+	}
+	got := ls[0].String()
+	for _, want := range []string{"read-sources: 1 reads", "txn T3 reads x=1 from txn T1 op 0; 2 writes of that value"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("loss %q does not say %q", got, want)
+		}
+	}
+	if ls[0].Txn != 2 {
+		t.Errorf("example txn = %d, want 2 (T3)", ls[0].Txn)
+	}
+}
+
+// TestDropThenWrite: after Drop, the format holds what is left (no loss remains but the
+// ones the format reads differently), the writer accepts it, and reading it back gives the
+// history without the dropped parts.
+func TestDropThenWrite(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, to, src string
+		want          string // the expected history after the round trip, in the DSL
+	}{
+		{"chronos leaves out aborted, unknown and failed", "chronos",
+			"s1: T1 w(x,1) abort; T2 w(x,2) w(y,3)! c ts[1,2]; s2: T3 r(x,2) info; T4 r(x,2) c ts[3,4]",
+			"s1: T2 w(x,2) c ts[1,2]; s2: T4 r(x,2) c ts[3,4]"},
+		{"elle strips sources and op times", "elle-edn",
+			"s1: T1 w(x,1)@[1,2] c @[1,3]; s2: T2 w(x,1) c @[4,5]; s3: T3 r(x,1)<-T1 c @[6,7]",
+			"s1: T1 w(x,1) c @[1,3]; s2: T2 w(x,1) c @[4,5]; s3: T3 r(x,1) c @[6,7]"},
+		{"text merges a session's aborted transactions", "text",
+			"init 0; s1: T1 w(1,1) abort; T2 r(1,0) c; T3 w(1,2) abort",
+			"init 0; s1: T1 w(1,1) w(1,2) abort; T2 r(1,0) c"},
+		{"elle leaves out predicates and the transaction they empty", "elle-edn",
+			`s1: T1 w(x,1) c; s2: T2 pr("v > 0", [x=1]) c; T3 r(x,1) c`,
+			"s1: T1 w(x,1) c; s2: T2 c; T3 r(x,1) c"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := mustFormat(t, tc.to)
+			h := histtest.MustParse(tc.src)
+			ls := format.Losses(h, f)
+			if len(ls) == 0 {
+				t.Fatalf("no losses for %q in %s", tc.src, tc.to)
+			}
+			d := format.Drop(h, ls)
+			if err := history.Validate(d); err != nil {
+				t.Fatalf("Drop gives an invalid history: %v", err)
+			}
+			for _, l := range format.Losses(d, f) {
+				switch l.Feature {
+				case format.Initial, format.InitialPerKey, format.UnknownThenMore, format.UnknownEnd, format.SharedSessionIDs:
+				default:
+					t.Errorf("after Drop, %s still loses %v", tc.to, l)
+				}
+			}
+			got := roundTrip(t, f, d)
+			want := histtest.MustParse(tc.want)
+			if g, w := shape(got), shape(want); g != w {
+				t.Errorf("round trip through %s:\n%s\nwant:\n%s", tc.to, g, w)
+			}
+		})
+	}
+}
+
+// roundTrip writes h in f and reads it back.
+func roundTrip(t *testing.T, f format.Format, h *history.History) *history.History {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := f.Write(&buf, h); err != nil {
+		t.Fatalf("writing %s: %v", f.Name, err)
+	}
+	p := filepath.Join(t.TempDir(), "h")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := format.Open(p, f.Name, format.Options{})
+	if err != nil {
+		t.Fatalf("reading back %s: %v\n%s", f.Name, err, buf.String())
+	}
+	return got
+}
+
+// shape renders what h says, without source ids: per session (in order), each
+// transaction's outcome, ops, client interval and timestamps.
+func shape(h *history.History) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "init %s\n", history.ShowValue(h.Value(h.Initial)))
+	for s, sess := range h.Sessions {
+		for _, id := range sess.Txns {
+			t := h.Txn(id)
+			fmt.Fprintf(&b, "s%d: %v", s, t.Outcome)
+			for i, o := range t.Ops {
+				fmt.Fprintf(&b, " %v(%s", o.Kind, h.Key(o.Key))
+				if o.Kind == history.OpListRead {
+					fmt.Fprintf(&b, ",%d items", len(h.List(o)))
+				} else if o.Kind != history.OpDelete {
+					fmt.Fprintf(&b, ",%s", history.ShowValue(h.Value(o.Value)))
+				}
+				b.WriteString(")")
+				if o.Failed() {
+					b.WriteString("!")
+				}
+				if o.Src.Kind != history.SrcByValue {
+					fmt.Fprintf(&b, "<-%v", o.Src)
+				}
+				if t.OpTimes != nil {
+					fmt.Fprintf(&b, "@%v", t.OpTimes[i])
+				}
+			}
+			if t.HasTime {
+				fmt.Fprintf(&b, " @%v", t.Time)
+			}
+			if t.HasTimestamps {
+				fmt.Fprintf(&b, " ts[%v,%v]", t.Start, t.Commit)
+			}
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
