@@ -282,27 +282,21 @@ func measureInitialPerKey(h *history.History, _ Format) Loss {
 }
 
 // measureSharedSessions counts sessions (with transactions) whose source id an earlier
-// session already has. A session that ends in a transaction of unknown outcome does not
-// merge with a later one in a format that holds unknown outcomes (Elle ends a process at
-// :info).
-func measureSharedSessions(h *history.History, f Format) Loss {
-	type open struct {
-		s     history.SessionID
-		ended bool
-	}
-	seen := make(map[history.Datum]open, len(h.Sessions))
+// session already has.
+func measureSharedSessions(h *history.History, _ Format) Loss {
+	seen := make(map[history.Datum]history.SessionID, len(h.Sessions))
 	c := newTally()
 	for _, sess := range h.Sessions {
 		if len(sess.Txns) == 0 {
 			continue
 		}
-		if prev, ok := seen[sess.Source]; ok && !prev.ended {
+		if prev, ok := seen[sess.Source]; ok {
 			c.add(sess.Txns[0], func() string {
-				return fmt.Sprintf("sessions %d and %d are both %s", prev.s, sess.ID, sess.Source)
+				return fmt.Sprintf("sessions %d and %d are both %s", prev, sess.ID, sess.Source)
 			})
+			continue
 		}
-		last := h.Txn(sess.Txns[len(sess.Txns)-1])
-		seen[sess.Source] = open{sess.ID, f.Holds.Has(Unknown) && last.Outcome == history.OutcomeUnknown}
+		seen[sess.Source] = sess.ID
 	}
 	return c.Loss
 }

@@ -16,8 +16,8 @@ import (
 
 // elleHolds is what a Jepsen history holds: either workload (one per history), outcomes
 // (:ok, :fail, :info), a client interval per transaction (:time of the invoke and the
-// completion) and a process per session.
-var elleHolds = Holding(Registers, Lists, NonInteger, Aborted, AbortedMany, Unknown, ClientTime, EmptyTxns)
+// completion) and a process per session (numbered when ids repeat).
+var elleHolds = Holding(Registers, Lists, NonInteger, Aborted, AbortedMany, Unknown, ClientTime, SharedSessionIDs, EmptyTxns)
 
 // formats is the registry: one entry per format, in sniffing order (most specific first).
 // Each format's owner adds its entry here.
@@ -88,7 +88,7 @@ var formats = []Format{
 		Sniff:   chronos.Sniff,
 		New:     func(o Options) Decoder { return chronos.NewDecoder(o.Initial) },
 		Write:   chronos.Write,
-		Holds:   Holding(Registers, Lists, NonInteger, Timestamps, EmptyTxns),
+		Holds:   Holding(Registers, Lists, NonInteger, Timestamps, SharedSessionIDs, EmptyTxns),
 	},
 	{
 		Name: "text", Aliases: []string{"polysi", "plume"},

@@ -11,7 +11,8 @@ import (
 )
 
 // WriteEDN writes h as a Jepsen EDN history: for each transaction, in id order, an :invoke
-// (reads carry nil) and its completion (:ok, :fail or :info), one map per line.
+// (reads carry nil) and its completion (:ok, :fail or :info), one map per line. Sessions
+// are written as processes by source id, or numbered by position when their ids repeat.
 func WriteEDN(w io.Writer, h *history.History) error { return write(w, h, false) }
 
 // WriteJSON writes h as an Elle JSON history: one array holding the same operations as
@@ -80,9 +81,32 @@ func checkWorkload(h *history.History) error {
 }
 
 type writer struct {
-	h    *history.History
-	json bool
-	buf  []byte
+	h     *history.History
+	json  bool
+	buf   []byte
+	procs []history.Datum // the :process of each session
+}
+
+// processes returns the :process to write for each session: its source id, unless two
+// sessions would then merge when read back (a process that did not end at an :info shows
+// up again, or two sessions have no id); then every session is numbered by its position.
+func processes(h *history.History) []history.Datum {
+	ids := make([]history.Datum, len(h.Sessions))
+	ended := make(map[history.Datum]bool, len(h.Sessions)) // seen, and whether it ended at :info
+	for i, s := range h.Sessions {
+		if len(s.Txns) == 0 {
+			continue
+		}
+		if done, seen := ended[s.Source]; seen && !done {
+			for i := range ids {
+				ids[i] = history.Int(int64(i))
+			}
+			return ids
+		}
+		ended[s.Source] = h.Txn(s.Txns[len(s.Txns)-1]).Outcome == history.OutcomeUnknown
+		ids[i] = s.Source
+	}
+	return ids
 }
 
 func write(w io.Writer, h *history.History, json bool) error {
@@ -90,7 +114,7 @@ func write(w io.Writer, h *history.History, json bool) error {
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	wr := &writer{h: h, json: json}
+	wr := &writer{h: h, json: json, procs: processes(h)}
 	mode := indexing(h)
 	if json {
 		wr.buf = append(wr.buf, "[\n"...)
@@ -178,7 +202,7 @@ func (w *writer) op(t *history.Txn, typ string, index, tm int64, withIndex, firs
 	}
 	w.field("type", lead)
 	w.word(typ)
-	if p := w.h.Sessions[t.Session].Source; !p.IsNil() {
+	if p := w.procs[t.Session]; !p.IsNil() {
 		w.field("process", false)
 		if n, ok := p.Int(); ok {
 			w.buf = strconv.AppendInt(w.buf, n, 10)
