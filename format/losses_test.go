@@ -292,3 +292,66 @@ func shape(h *history.History) string {
 	}
 	return b.String()
 }
+
+// TestHoldsTableInDocs: the table in docs/formats.md ("What each format holds") says what
+// the registry says, feature by feature and format by format.
+func TestHoldsTableInDocs(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "formats.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cols []string
+	rows := map[string][]string{}
+	for _, ln := range strings.Split(string(doc), "\n") {
+		if !strings.HasPrefix(ln, "| ") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(ln, "| "), " | ")
+		switch {
+		case cells[0] == "feature":
+			cols = cells[1 : len(cells)-1]
+		case cols != nil && strings.HasPrefix(cells[0], "`") && len(rows) < len(format.AllFeatures()):
+			rows[strings.Trim(cells[0], "`")] = cells[1:]
+		}
+	}
+	if len(cols) == 0 {
+		t.Fatal("no holds table in docs/formats.md")
+	}
+	for _, ft := range format.AllFeatures() {
+		row, ok := rows[ft.String()]
+		if !ok {
+			t.Errorf("docs/formats.md: no row for %s", ft)
+			continue
+		}
+		for i, col := range cols {
+			f := mustFormat(t, strings.Split(col, ",")[0])
+			if got, want := strings.HasPrefix(row[i], "yes"), f.Holds.Has(ft); got != want {
+				t.Errorf("docs/formats.md: %s / %s says %q; the registry says holds=%v", ft, col, row[i], want)
+			}
+		}
+		want := ft.Info().Drop
+		if want == "" {
+			want = "refuses"
+		}
+		if got := row[len(row)-1]; got != want {
+			t.Errorf("docs/formats.md: %s with --lossy says %q, the table %q", ft, got, want)
+		}
+	}
+	for _, f := range format.Formats() {
+		if f.Write != nil && !slicesContainsPrefix(cols, f.Name) {
+			t.Errorf("docs/formats.md: no column for writable format %s", f.Name)
+		}
+	}
+}
+
+func slicesContainsPrefix(cols []string, name string) bool {
+	for _, c := range cols {
+		for _, n := range strings.Split(c, ", ") {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
+}
