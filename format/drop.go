@@ -9,7 +9,8 @@ import (
 // Drop returns h without the droppable features in ls (from [Losses]), as
 // [FeatureInfo.Drop] says for each: sources are stripped (reads are matched by value),
 // predicate, insert, delete and failed operations are left out, aborted and unknown
-// transactions are left out, a session's aborted transactions are merged into its first,
+// transactions are left out, and so are placeholder transactions; a session's aborted
+// transactions are merged into its first;
 // times, timestamps and snapshots are cleared, and transactions left with no operations
 // are left out when the loss list includes [EmptyTxns]. Features that need no change to h
 // (the format reads them differently) are left as they are. h is not modified; the result
@@ -33,6 +34,8 @@ type dropper struct {
 	newOp map[history.TxnID][]int32
 	// into maps an aborted transaction merged into another to that one.
 	into map[history.TxnID]history.TxnID
+	// placeholder marks the placeholder transactions to leave out.
+	placeholder map[history.TxnID]bool
 }
 
 func (d *dropper) keepOp(t *history.Txn, o history.Op) bool {
@@ -53,13 +56,19 @@ func (d *dropper) keepTxn(t *history.Txn) bool {
 		return false
 	}
 	_, merged := d.into[t.ID]
-	return !merged
+	return !merged && !d.placeholder[t.ID]
 }
 
 func (d *dropper) run(h *history.History) *history.History {
 	d.h = h
 	d.newOp = make(map[history.TxnID][]int32)
 	d.into = make(map[history.TxnID]history.TxnID)
+	d.placeholder = make(map[history.TxnID]bool)
+	if d.drop[Placeholders] {
+		for _, t := range h.Placeholders() {
+			d.placeholder[t] = true
+		}
+	}
 	if d.drop[AbortedMany] && !d.drop[Aborted] {
 		for _, ts := range abortedWithOps(h) {
 			for _, t := range ts[min(1, len(ts)):] {

@@ -5,6 +5,16 @@
 // Sniff function, a decoder and, where we write the format, a Write function; this package
 // holds the registry table ([Formats]) that ties them together, and [Open], which opens a file
 // or directory, undoes gzip, sniffs and decodes.
+//
+// # Writing without losing meaning
+//
+// Each writable format lists in the registry what a history written in it can say
+// ([Format.Holds], a set of [Feature]s: explicit read sources, predicates, failed flags,
+// outcomes, client times, database timestamps, snapshots, the initial state, ...).
+// [Losses] compares a history with a format and returns what would be lost, with counts
+// and an example transaction; a read that names its writer counts only when value matching
+// would not find that writer alone. [Drop] removes the droppable losses, for a caller
+// (isovet convert --lossy) that chooses to write anyway. docs/formats.md has the table.
 package format
 
 import (

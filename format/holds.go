@@ -63,6 +63,9 @@ const (
 	SharedSessionIDs
 	// EmptyTxns: transactions without operations.
 	EmptyTxns
+	// Placeholders: transactions that stand for writers no log holds
+	// ([history.PlaceholderSession]); they are known by their session's id.
+	Placeholders
 	numFeatures
 )
 
@@ -115,6 +118,9 @@ var features = [numFeatures]FeatureInfo{
 		What: "share their source id with an earlier session (the format merges them)",
 		Drop: "written; sessions with the same id read back as one"},
 	EmptyTxns: {Name: "empty-transactions", Unit: "transactions", What: "have no operations", Drop: "left out"},
+	Placeholders: {Name: "placeholders", Unit: "transactions",
+		What: "stand for writers that no log holds (session " + history.PlaceholderSession + "), which checkers must not pass a history on",
+		Drop: "left out (the reads that name them find no writer)"},
 }
 
 // Info returns the table entry of f.

@@ -63,6 +63,15 @@ var measures = [numFeatures]func(h *history.History, f Format) Loss{
 	InitialPerKey:    measureInitialPerKey,
 	SharedSessionIDs: measureSharedSessions,
 	EmptyTxns:        txnsWhere(func(h *history.History, t *history.Txn) bool { return len(t.Ops) == 0 }, "%s"),
+	Placeholders:     measurePlaceholders,
+}
+
+func measurePlaceholders(h *history.History, _ Format) Loss {
+	c := newTally()
+	for _, t := range h.Placeholders() {
+		c.add(t, func() string { return "txn " + h.Name(t) })
+	}
+	return c.Loss
 }
 
 func txnsWhere(pred func(h *history.History, t *history.Txn) bool, example string) func(*history.History, Format) Loss {

@@ -89,7 +89,8 @@ type writer struct {
 
 // processes returns the :process to write for each session: its source id, unless two
 // sessions would then merge when read back (a process that did not end at an :info shows
-// up again, or two sessions have no id); then every session is numbered by its position.
+// up again, or two sessions have no id) or be skipped (Elle JSON's "nemesis"); then every
+// session is numbered by its position.
 func processes(h *history.History) []history.Datum {
 	ids := make([]history.Datum, len(h.Sessions))
 	ended := make(map[history.Datum]bool, len(h.Sessions)) // seen, and whether it ended at :info
@@ -97,7 +98,7 @@ func processes(h *history.History) []history.Datum {
 		if len(s.Txns) == 0 {
 			continue
 		}
-		if done, seen := ended[s.Source]; seen && !done {
+		if done, seen := ended[s.Source]; seen && !done || s.Source == history.Str("nemesis") {
 			for i := range ids {
 				ids[i] = history.Int(int64(i))
 			}
