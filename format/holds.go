@@ -55,7 +55,7 @@ const (
 	// Snapshots: the database's snapshot per transaction.
 	Snapshots
 	// Initial: one initial value for every key other than the one the format's reader
-	// assumes ([Format.Initial]).
+	// assumes ([Format.Initial]), where some read sees either.
 	Initial
 	// InitialPerKey: initial values given key by key.
 	InitialPerKey
@@ -108,11 +108,13 @@ var features = [numFeatures]FeatureInfo{
 	UnknownNilRead: {Name: "unknown-nil-reads", Unit: "reads",
 		What: "of nil in transactions of unknown outcome (the format cannot tell them from reads with no result)",
 		Drop: "left out", Under: []Feature{Unknown}},
-	ClientTime:    {Name: "client-time", Unit: "transactions", What: "carry a client time interval", Drop: "left out"},
-	OpTime:        {Name: "op-time", Unit: "transactions", What: "carry a client time interval per operation", Drop: "left out"},
-	Timestamps:    {Name: "db-timestamps", Unit: "transactions", What: "carry database start and commit timestamps", Drop: "left out"},
-	Snapshots:     {Name: "snapshots", Unit: "transactions", What: "carry a database snapshot", Drop: "left out (timestamps derived from them are kept where the format holds timestamps)"},
-	Initial:       {Name: "initial-value", Unit: "keys", What: "start at the history's initial value, which the format cannot state", Drop: "not written: check the output with --initial-value"},
+	ClientTime: {Name: "client-time", Unit: "transactions", What: "carry a client time interval", Drop: "left out"},
+	OpTime:     {Name: "op-time", Unit: "transactions", What: "carry a client time interval per operation", Drop: "left out"},
+	Timestamps: {Name: "db-timestamps", Unit: "transactions", What: "carry database start and commit timestamps", Drop: "left out"},
+	Snapshots:  {Name: "snapshots", Unit: "transactions", What: "carry a database snapshot", Drop: "left out (timestamps derived from them are kept where the format holds timestamps)"},
+	Initial: {Name: "initial-value", Unit: "reads",
+		What: "see the initial value or the format's, and the format cannot state the history's initial value",
+		Drop: "not written: check the output with --initial-value"},
 	InitialPerKey: {Name: "initial-per-key", Unit: "keys", What: "have their own initial value", Drop: "not written: reading the output assumes one initial value for every key"},
 	SharedSessionIDs: {Name: "shared-session-ids", Unit: "sessions",
 		What: "share their source id with an earlier session (the format merges them)",

@@ -268,13 +268,33 @@ func measureUnknownNilRead(h *history.History, _ Format) Loss {
 	return c.Loss
 }
 
+// measureInitial counts the reads whose writer a different initial value would change:
+// reads, of keys without their own initial value, of the history's initial value or of
+// the one the format's readers assume. If no read sees either, the initial value says
+// nothing the output loses.
 func measureInitial(h *history.History, f Format) Loss {
 	d := h.Value(h.Initial)
-	if d == f.Initial || len(h.Keys) == 0 {
+	if d == f.Initial {
 		return Loss{}
 	}
-	s := history.ShowValue(d)
-	return Loss{Count: len(h.Keys), Txn: -1, Example: fmt.Sprintf("every key = %s, where the format's readers assume %s; check the output with --initial-value %s", s, history.ShowValue(f.Initial), s)}
+	hs, fs := history.ShowValue(d), history.ShowValue(f.Initial)
+	c := newTally()
+	for id, t := range h.All() {
+		for _, o := range t.Ops {
+			if o.Kind != history.OpRead {
+				continue
+			}
+			if _, own := h.InitialByKey[o.Key]; own {
+				continue
+			}
+			if o.Value == h.Initial || h.Value(o.Value) == f.Initial {
+				c.add(id, func() string {
+					return fmt.Sprintf("txn %s reads %s; every key starts at %s here, at %s in the format; check the output with --initial-value %s", h.Name(id), h.KV(o.Key, o.Value), hs, fs, hs)
+				})
+			}
+		}
+	}
+	return c.Loss
 }
 
 func measureInitialPerKey(h *history.History, _ Format) Loss {

@@ -44,14 +44,14 @@ func TestConvertInitialStateNeedsLossy(t *testing.T) {
 	for _, to := range []string{"chronos", "elle-edn", "elle-json"} {
 		out := filepath.Join(dir, "h."+to)
 		code, _, stderr := runCLI(t, "convert", in, "--to", to, "-o", out)
-		if code != exitUsage || !strings.Contains(stderr, "initial-value: 2 keys") || !strings.Contains(stderr, "--lossy") {
+		if code != exitUsage || !strings.Contains(stderr, "initial-value: 1 reads") || !strings.Contains(stderr, "--lossy") {
 			t.Errorf("convert --to %s: exit %d, stderr %q; want 2 naming the initial value and --lossy", to, code, stderr)
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("convert --to %s refused but left %s", to, out)
 		}
 		code, _, stderr = runCLI(t, "convert", in, "--to", to, "-o", out, "--lossy")
-		if code != 0 || !strings.Contains(stderr, "every key = 0, where the format's readers assume nil; check the output with --initial-value 0") {
+		if code != 0 || !strings.Contains(stderr, "every key starts at 0 here, at nil in the format; check the output with --initial-value 0") {
 			t.Errorf("convert --to %s --lossy: exit %d, stderr %q; want 0 and the warning", to, code, stderr)
 		}
 	}
