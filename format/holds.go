@@ -57,7 +57,8 @@ const (
 	// Initial: one initial value for every key other than the one the format's reader
 	// assumes ([Format.Initial]), where some read sees either.
 	Initial
-	// InitialPerKey: initial values given key by key.
+	// InitialPerKey: initial values given key by key, where some read sees one (or the
+	// format's initial value).
 	InitialPerKey
 	// SharedSessionIDs: distinct sessions with the same source id.
 	SharedSessionIDs
@@ -115,7 +116,9 @@ var features = [numFeatures]FeatureInfo{
 	Initial: {Name: "initial-value", Unit: "reads",
 		What: "see the initial value or the format's, and the format cannot state the history's initial value",
 		Drop: "not written: check the output with --initial-value"},
-	InitialPerKey: {Name: "initial-per-key", Unit: "keys", What: "have their own initial value", Drop: "not written: reading the output assumes one initial value for every key"},
+	InitialPerKey: {Name: "initial-per-key", Unit: "reads",
+		What: "see the initial value of a key that has its own, or the format's, and the format cannot state initial values key by key",
+		Drop: "not written: reading the output assumes one initial value for every key"},
 	SharedSessionIDs: {Name: "shared-session-ids", Unit: "sessions",
 		What: "share their source id with an earlier session (the format merges them)",
 		Drop: "written; sessions with the same id read back as one"},

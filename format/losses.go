@@ -273,41 +273,50 @@ func measureUnknownNilRead(h *history.History, _ Format) Loss {
 // the one the format's readers assume. If no read sees either, the initial value says
 // nothing the output loses.
 func measureInitial(h *history.History, f Format) Loss {
-	d := h.Value(h.Initial)
-	if d == f.Initial {
+	if h.Value(h.Initial) == f.Initial {
 		return Loss{}
 	}
-	hs, fs := history.ShowValue(d), history.ShowValue(f.Initial)
+	return initialReads(h, f, false)
+}
+
+// measureInitialPerKey is measureInitial for keys with their own initial value.
+func measureInitialPerKey(h *history.History, f Format) Loss {
+	if len(h.InitialByKey) == 0 {
+		return Loss{}
+	}
+	return initialReads(h, f, true)
+}
+
+// initialReads counts the reads of keys with (perKey) or without their own initial value
+// that see the key's initial value or the format's.
+func initialReads(h *history.History, f Format, perKey bool) Loss {
+	fs := history.ShowValue(f.Initial)
 	c := newTally()
 	for id, t := range h.All() {
 		for _, o := range t.Ops {
 			if o.Kind != history.OpRead {
 				continue
 			}
-			if _, own := h.InitialByKey[o.Key]; own {
+			if _, own := h.InitialByKey[o.Key]; own != perKey {
 				continue
 			}
-			if o.Value == h.Initial || h.Value(o.Value) == f.Initial {
+			init := h.InitialValue(o.Key)
+			if init == o.Value && h.Value(init) == f.Initial {
+				continue
+			}
+			if o.Value == init || h.Value(o.Value) == f.Initial {
 				c.add(id, func() string {
-					return fmt.Sprintf("txn %s reads %s; every key starts at %s here, at %s in the format; check the output with --initial-value %s", h.Name(id), h.KV(o.Key, o.Value), hs, fs, hs)
+					hs := history.ShowValue(h.Value(init))
+					s := fmt.Sprintf("txn %s reads %s; %s starts at %s here, at %s in the format", h.Name(id), h.KV(o.Key, o.Value), h.Key(o.Key), hs, fs)
+					if !perKey {
+						s += "; check the output with --initial-value " + hs
+					}
+					return s
 				})
 			}
 		}
 	}
 	return c.Loss
-}
-
-func measureInitialPerKey(h *history.History, _ Format) Loss {
-	if len(h.InitialByKey) == 0 {
-		return Loss{}
-	}
-	k := history.Key(-1)
-	for x := range h.InitialByKey {
-		if k < 0 || x < k {
-			k = x
-		}
-	}
-	return Loss{Count: len(h.InitialByKey), Txn: -1, Example: "initially " + h.KV(k, h.InitialByKey[k])}
 }
 
 // measureSharedSessions counts sessions (with transactions) whose source id an earlier

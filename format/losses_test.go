@@ -106,6 +106,8 @@ func TestLosses(t *testing.T) {
 			"init 0; s1: T1 w(x,1) c; s2: T2 r(x,1) c", nil},
 		{"initial per key", "chronos",
 			"init x=5; s1: T1 r(x,5) c", []string{"initial-per-key=1"}},
+		{"initial per key nobody reads", "chronos",
+			"init x=5; s1: T1 w(x,6) c; s2: T2 r(x,6) c", nil},
 		{"shared session ids in chronos", "chronos",
 			"s1: T1 w(x,1) c; s2: T2 w(y,1) c; s1: T3 w(z,1) c", nil},
 		{"non-integers in text", "text",

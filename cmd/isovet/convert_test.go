@@ -51,7 +51,7 @@ func TestConvertInitialStateNeedsLossy(t *testing.T) {
 			t.Errorf("convert --to %s refused but left %s", to, out)
 		}
 		code, _, stderr = runCLI(t, "convert", in, "--to", to, "-o", out, "--lossy")
-		if code != 0 || !strings.Contains(stderr, "every key starts at 0 here, at nil in the format; check the output with --initial-value 0") {
+		if code != 0 || !strings.Contains(stderr, "1 starts at 0 here, at nil in the format; check the output with --initial-value 0") {
 			t.Errorf("convert --to %s --lossy: exit %d, stderr %q; want 0 and the warning", to, code, stderr)
 		}
 	}
