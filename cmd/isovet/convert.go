@@ -94,22 +94,30 @@ func fitTo(stderr io.Writer, h *history.History, f format.Format, name string, l
 }
 
 // writeOutput writes through render to path, or to stdout when path is "" or "-". A file
-// is written whole or not at all: render writes a temporary file in the same directory,
-// renamed over path on success and removed on failure.
+// is written whole or not at all: render writes a temporary file in the same directory
+// (of the link's target, when path is a symbolic link), renamed over path on success and
+// removed on failure. An existing path that is not a regular file (a device such as
+// /dev/stdout, a pipe) is written directly.
 func writeOutput(stdout io.Writer, path string, render func(io.Writer) error) (err error) {
 	if path == "" || path == "-" {
 		return writeBuffered(stdout, render)
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
 	}
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
 		if !st.Mode().IsRegular() {
-			return &exitError{code: exitUsage, err: fmt.Errorf("writing %s: not a regular file", path)}
+			if st.IsDir() {
+				return &exitError{code: exitUsage, err: fmt.Errorf("writing %s: is a directory", path)}
+			}
+			return writeFile(path, render)
 		}
 		mode = st.Mode().Perm()
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
 	}
 	fh, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {

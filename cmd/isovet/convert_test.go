@@ -203,3 +203,39 @@ func TestConvertVboxSourcesKeepVerdict(t *testing.T) {
 		t.Fatalf("--lossy: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestConvertOutputTargets: -o through a symbolic link replaces the link's target (the
+// link stays), a directory is an input error, and a device is written directly.
+func TestConvertOutputTargets(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := writeInput(t, dir, "in.jsonl", `{"isovet":1}
+{"s":1,"ops":[["w",1,5]]}
+`)
+	target := filepath.Join(dir, "target.jsonl")
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	if code, _, stderr := runCLI(t, "convert", in, "--to", "native", "-o", link); code != 0 {
+		t.Fatalf("through a link: exit %d: %s", code, stderr)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", st, err)
+	}
+	if b, _ := os.ReadFile(target); !strings.Contains(string(b), `"isovet":1`) {
+		t.Errorf("the link's target holds %q", b)
+	}
+	if code, _, stderr := runCLI(t, "convert", in, "--to", "native", "-o", dir); code != exitUsage || !strings.Contains(stderr, "is a directory") {
+		t.Errorf("to a directory: exit %d, stderr %q; want 2", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "convert", in, "--to", "native", "-o", os.DevNull); code != 0 {
+		t.Errorf("to %s: exit %d: %s", os.DevNull, code, stderr)
+	}
+	if got := dirEntries(t, dir); len(got) != 3 {
+		t.Errorf("the directory holds %v, want in.jsonl, link.jsonl, target.jsonl", got)
+	}
+}
