@@ -389,3 +389,42 @@ func slicesContainsPrefix(cols []string, name string) bool {
 	}
 	return false
 }
+
+// TestSnapshotsKeepDerivedTimestamps: snapshots are a loss outside native; dropping them
+// for Chronos keeps the timestamps derived from them, and Elle loses both.
+func TestSnapshotsKeepDerivedTimestamps(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "h.jsonl")
+	src := `{"isovet":1}
+{"s":1,"id":10,"snap":"10:10:","ops":[["w",1,5]]}
+{"s":2,"id":11,"snap":"11:11:","ops":[["r",1,5]]}
+`
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, _, err := format.Open(p, "native", format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.HasTimestamps() {
+		t.Fatalf("no timestamps derived from the snapshots: %v", h.SnapshotErr)
+	}
+	for _, tc := range []struct {
+		to   string
+		want []string
+	}{
+		{"native", nil},
+		{"chronos", []string{"snapshots=2"}},
+		{"elle-edn", []string{"db-timestamps=2", "snapshots=2"}},
+	} {
+		f := mustFormat(t, tc.to)
+		ls := format.Losses(h, f)
+		if diff := cmp.Diff(tc.want, lossSummary(ls)); diff != "" {
+			t.Errorf("Losses(%s) (-want +got):\n%s", tc.to, diff)
+		}
+		back := roundTrip(t, f, format.Drop(h, ls))
+		if got, want := back.HasTimestamps(), f.Holds.Has(format.Timestamps); got != want {
+			t.Errorf("%s: timestamps read back = %v, want %v", tc.to, got, want)
+		}
+	}
+}
