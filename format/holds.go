@@ -93,7 +93,7 @@ var features = [numFeatures]FeatureInfo{
 	InsertDelete: {Name: "insert-delete", Unit: "operations", What: "are inserts or deletes", Drop: "left out"},
 	Registers:    {Name: "registers", Unit: "operations", What: "are item reads or writes"},
 	Lists:        {Name: "lists", Unit: "operations", What: "are list appends or list reads"},
-	Mixed:        {Name: "mixed-workloads", Unit: "transactions", What: "mix item and list operations in one history", Under: []Feature{Registers, Lists}},
+	Mixed:        {Name: "mixed-workloads", Unit: "operations", What: "are of the rarer workload in a history that mixes item and list operations", Under: []Feature{Registers, Lists}},
 	NonInteger:   {Name: "non-integers", Unit: "operations", What: "have a key or value that is not an integer"},
 	FailedOps: {Name: "failed-ops", Unit: "operations", What: "are marked as failed",
 		Drop: "left out (a failed statement did not take effect)"},

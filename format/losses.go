@@ -128,22 +128,15 @@ func measureMixed(h *history.History, _ Format) Loss {
 	}
 	c := newTally()
 	for id, t := range h.All() {
-		if i := indexFunc(t.Ops, func(o history.Op) bool { return rare(o.Kind) }); i >= 0 {
-			c.add(id, func() string {
-				return fmt.Sprintf("txn %s op %d is a %s operation in a history of %d item and %d list operations", h.Name(id), i, what, items, lists)
-			})
+		for i, o := range t.Ops {
+			if rare(o.Kind) {
+				c.add(id, func() string {
+					return fmt.Sprintf("txn %s op %d is a %s operation in a history of %d item and %d list operations", h.Name(id), i, what, items, lists)
+				})
+			}
 		}
 	}
 	return c.Loss
-}
-
-func indexFunc(ops []history.Op, f func(history.Op) bool) int {
-	for i, o := range ops {
-		if f(o) {
-			return i
-		}
-	}
-	return -1
 }
 
 func measureNonInteger(h *history.History, _ Format) Loss {

@@ -118,7 +118,7 @@ func TestLosses(t *testing.T) {
 		{"registers in veristrong", "veristrong",
 			"s1: T1 w(1,1) c", []string{"registers=1"}},
 		{"mixed workloads in elle", "elle-edn",
-			"s1: T1 a(x,1) c; s2: T2 w(y,1) w(z,1) c", []string{"mixed-workloads=1"}},
+			"s1: T1 a(x,1) a(x,2) c; s2: T2 w(y,1) w(z,1) r(y,1) c", []string{"mixed-workloads=2"}},
 		{"empty transactions in text", "text",
 			"init 0; s1: T1 c; T2 w(1,1) c", []string{"empty-transactions=1"}},
 		{"several losses, broader first", "chronos",
