@@ -8,6 +8,16 @@
 // stream such as standard input. Both read their input once, so a pipe reads as the file
 // it carries, and both refuse an input that holds no transaction ([ErrEmpty]) unless
 // [Options.AllowEmpty] is set.
+//
+// # Writing without losing meaning
+//
+// Each writable format lists in the registry what a history written in it can say
+// ([Format.Holds], a set of [Feature]s: explicit read sources, predicates, failed flags,
+// outcomes, client times, database timestamps, snapshots, the initial state, ...).
+// [Losses] compares a history with a format and returns what would be lost, with counts
+// and an example transaction; a read that names its writer counts only when value matching
+// would not find that writer alone. [Drop] removes the droppable losses, for a caller
+// (isovet convert --lossy) that chooses to write anyway. docs/formats.md has the table.
 package format
 
 import (
@@ -64,4 +74,10 @@ type Format struct {
 	New func(o Options) Decoder
 	// Write writes h in this format, or is nil when isovet does not write it.
 	Write func(w io.Writer, h *history.History) error
+	// Holds lists what a written history of this format can say ([Feature]); [Losses]
+	// compares a history with it before writing.
+	Holds Features
+	// Initial is the value every key starts with when a reader of this format reads it
+	// (nil for most formats; 0 for the text format).
+	Initial history.Datum
 }

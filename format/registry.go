@@ -1,6 +1,8 @@
 package format
 
 import (
+	"isovet/history"
+
 	"isovet/format/chronos"
 	"isovet/format/cobra"
 	"isovet/format/dbcop"
@@ -11,6 +13,11 @@ import (
 	"isovet/format/veristrong"
 	"isovet/format/viper"
 )
+
+// elleHolds is what a Jepsen history holds: either workload (one per history), outcomes
+// (:ok, :fail, :info), a client interval per transaction (:time of the invoke and the
+// completion) and a process per session (numbered when ids repeat).
+var elleHolds = Holding(Registers, Lists, NonInteger, Aborted, AbortedMany, Unknown, ClientTime, SharedSessionIDs, EmptyTxns)
 
 // formats is the registry: one entry per format, in sniffing order (most specific first).
 // Each format's owner adds its entry here.
@@ -34,6 +41,7 @@ var formats = []Format{
 		Sniff:   elle.SniffEDN,
 		New:     func(Options) Decoder { return elle.NewEDNDecoder() },
 		Write:   elle.WriteEDN,
+		Holds:   elleHolds,
 	},
 	{
 		Name: "elle-json", Aliases: []string{"jepsen-json"},
@@ -41,6 +49,7 @@ var formats = []Format{
 		Sniff:   elle.SniffJSON,
 		New:     func(Options) Decoder { return elle.NewJSONDecoder() },
 		Write:   elle.WriteJSON,
+		Holds:   elleHolds,
 	},
 	{
 		Name:    "cobra",
@@ -71,6 +80,7 @@ var formats = []Format{
 		DirFile: "history.jsonl",
 		New:     func(Options) Decoder { return native.NewDecoder() },
 		Write:   native.Write,
+		Holds:   Everything,
 	},
 	{
 		Name: "chronos", Aliases: []string{"aion", "timekiller"},
@@ -78,6 +88,7 @@ var formats = []Format{
 		Sniff:   chronos.Sniff,
 		New:     func(o Options) Decoder { return chronos.NewDecoder(o.Initial) },
 		Write:   chronos.Write,
+		Holds:   Holding(Registers, Lists, NonInteger, Timestamps, SharedSessionIDs, EmptyTxns),
 	},
 	{
 		Name: "text", Aliases: []string{"polysi", "plume"},
@@ -85,6 +96,8 @@ var formats = []Format{
 		Sniff:   text.Sniff,
 		New:     func(Options) Decoder { return text.NewDecoder() },
 		Write:   text.Write,
+		Holds:   Holding(Registers, Aborted, SharedSessionIDs),
+		Initial: history.Int(0),
 	},
 	{
 		Name: "veristrong", Aliases: []string{"veristrong-text"},
@@ -92,6 +105,7 @@ var formats = []Format{
 		Sniff:   veristrong.Sniff,
 		New:     func(Options) Decoder { return veristrong.NewDecoder() },
 		Write:   veristrong.Write,
+		Holds:   Holding(Lists, SharedSessionIDs),
 	},
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -26,10 +27,19 @@ func writableNames() []string {
 func newConvertCmd() *cobra.Command {
 	var in inputFlags
 	var to, out string
+	var lossy bool
 	c := &cobra.Command{
-		Use:   "convert HISTORY --to FORMAT [-o FILE]",
-		Short: "Convert a history to another format (native jsonl, elle-edn, elle-json, text, chronos)",
-		Args:  cobra.ExactArgs(1),
+		Use:   "convert HISTORY --to FORMAT [-o FILE] [--lossy]",
+		Short: "Convert a history to another format (native jsonl, elle-edn, elle-json, text, chronos, veristrong)",
+		Long: `Convert a history to another format.
+
+Before writing, convert compares what the history says with what the target format can
+hold (docs/formats.md, "What each format holds"). If something would be lost (explicit
+read sources that value matching cannot recover, outcomes, failed flags, predicates, times,
+timestamps, snapshots, the initial state, ...), it writes nothing, says what and how much,
+and exits 2; with --lossy it writes the history without it and says on stderr what was
+dropped. An output file is written whole or not at all.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			f, ok := format.Lookup(to)
 			if !ok || f.Write == nil {
@@ -39,73 +49,108 @@ func newConvertCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			w := c.OutOrStdout()
-			var fh *os.File
-			if out != "" && out != "-" {
-				if fh, err = os.Create(out); err != nil {
-					return &exitError{code: exitUsage, err: err}
+			h, err = fitTo(c.ErrOrStderr(), h, f, args[0], lossy)
+			if err != nil {
+				return err
+			}
+			return writeOutput(c.OutOrStdout(), out, func(w io.Writer) error {
+				if err := f.Write(w, h); err != nil {
+					return fmt.Errorf("writing %s: %w", f.Name, err)
 				}
-				w = fh
-			}
-			if err := writeBuffered(w, func(w io.Writer) error { return f.Write(w, h) }); err != nil {
-				if fh != nil {
-					fh.Close()
-				}
-				return fmt.Errorf("writing %s: %w", f.Name, err)
-			}
-			if fh != nil {
-				if err := fh.Close(); err != nil {
-					return err
-				}
-			}
-			if msg := initialLost(f.Name, h); msg != "" {
-				fmt.Fprintln(c.ErrOrStderr(), "isovet: warning: "+msg)
-			}
-			return nil
+				return nil
+			})
 		},
 	}
 	in.register(c)
 	c.Flags().StringVar(&to, "to", "", "output format: "+strings.Join(writableNames(), ", ")+" (required)")
 	c.Flags().StringVarP(&out, "output", "o", "", "output file (default: stdout)")
+	c.Flags().BoolVar(&lossy, "lossy", false, "write even when the format cannot hold everything the history says, dropping it (stderr says what)")
 	_ = c.MarkFlagRequired("to")
 	return c
 }
 
-// initialLost says what of h's initial state the format name cannot write, or "". Nothing a
-// user gave may be lost silently: the warning names the flag that restores it when checking.
-func initialLost(name string, h *history.History) string {
-	if name == "native" {
-		return "" // native holds every initial value
+// fitTo returns h as format f can hold it. When f cannot hold something h says, it
+// refuses (exit 2), listing the losses on stderr, unless lossy is set; then it drops them
+// and says so. Losses that cannot be dropped refuse either way.
+func fitTo(stderr io.Writer, h *history.History, f format.Format, name string, lossy bool) (*history.History, error) {
+	ls := format.Losses(h, f)
+	if len(ls) == 0 {
+		return h, nil
 	}
-	zero := h.Initial
-	// Keys given the initial value of every key (a text reader's initial transaction) need
-	// nothing of their own.
-	if own := countFunc(h.InitialByKey, func(v history.Value) bool { return v != zero }); own > 0 {
-		return fmt.Sprintf("the history gives %d keys their own initial value, which %s cannot hold; reading the output assumes one value for every key", own, name)
+	if l, bad := format.Undroppable(ls); bad {
+		fmt.Fprintf(stderr, "isovet: %s cannot express this history:\n%s\n", f.Name, format.Describe(ls))
+		return nil, &exitError{code: exitUsage, err: fmt.Errorf("cannot convert %s to %s: %s (not even with --lossy); nothing was written", name, f.Name, l.Feature.Info().Name)}
 	}
-	switch name {
-	case "text":
-		// The text format's keys start at 0 (PolySI, Plume).
-		if v, ok := h.Value(zero).Int(); ok && v == 0 {
-			return ""
-		}
-	default:
-		if zero == history.Nil {
-			return ""
-		}
+	if !lossy {
+		fmt.Fprintf(stderr, "isovet: %s cannot hold everything this history says:\n%s\n", f.Name, format.Describe(ls))
+		return nil, &exitError{code: exitUsage, err: fmt.Errorf("refusing to convert %s to %s: %s would be lost (see above); nothing was written; --lossy writes it without them", name, f.Name, plural(len(ls), "kind of content", "kinds of content"))}
 	}
-	return fmt.Sprintf("the history's initial value (every key = %s) is not written by %s; check the output with --initial-value %s", h.Value(zero).String(), name, h.Value(zero).String())
+	var b strings.Builder
+	for _, l := range ls {
+		fmt.Fprintf(&b, "  - %s: %s\n", l, l.Feature.Info().Drop)
+	}
+	fmt.Fprintf(stderr, "isovet: warning: %s cannot hold everything this history says; written without it (--lossy):\n%s", f.Name, b.String())
+	return format.Drop(h, ls), nil
 }
 
-// countFunc counts the values of m for which f holds.
-func countFunc[K comparable, V any](m map[K]V, f func(V) bool) int {
-	n := 0
-	for _, v := range m {
-		if f(v) {
-			n++
-		}
+// writeOutput writes through render to path, or to stdout when path is "" or "-". A file
+// is written whole or not at all: render writes a temporary file in the same directory
+// (of the link's target, when path is a symbolic link), renamed over path on success and
+// removed on failure. An existing path that is not a regular file (a device such as
+// /dev/stdout, a pipe) is written directly.
+func writeOutput(stdout io.Writer, path string, render func(io.Writer) error) (err error) {
+	if path == "" || path == "-" {
+		return writeBuffered(stdout, render)
 	}
-	return n
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		if !st.Mode().IsRegular() {
+			if st.IsDir() {
+				return &exitError{code: exitUsage, err: fmt.Errorf("writing %s: is a directory", path)}
+			}
+			return writeFile(path, render)
+		}
+		mode = st.Mode().Perm()
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	fh, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("writing %s: %w", path, err)}
+	}
+	tmp := fh.Name()
+	defer func() {
+		if err != nil {
+			fh.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err := writeBuffered(fh, render); err != nil {
+		return err
+	}
+	if err := fh.Chmod(mode); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := fh.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// plural says n things: "1 kind", "2 kinds".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func writeBuffered(w io.Writer, write func(io.Writer) error) error {

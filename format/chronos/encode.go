@@ -16,10 +16,11 @@ var ErrUnrepresentable = errors.New("chronos: cannot write")
 
 // Write writes h as a Chronos JSON array, one transaction object per line. Chronos holds
 // committed transactions with reads, writes, appends and list reads only; anything else
-// is an error wrapping [ErrUnrepresentable]. Sessions are written by source id, so
-// distinct sessions sharing one id merge.
+// is an error wrapping [ErrUnrepresentable]. Sessions are written by source id ("sid"), or
+// numbered by position when their ids repeat, so that distinct sessions never merge.
 func Write(w io.Writer, h *history.History) error {
 	bw := bufio.NewWriterSize(w, 1<<18)
+	sids := sessionIDs(h)
 	var b []byte
 	b = append(b, '[')
 	for i := range h.Txns {
@@ -36,7 +37,7 @@ func Write(w io.Writer, h *history.History) error {
 			b = jsonscan.AppendDatum(append(b, `"tid":`...), t.Source)
 			sep = true
 		}
-		if s := h.Sessions[t.Session].Source; !s.IsNil() {
+		if s := sids[t.Session]; !s.IsNil() {
 			if sep {
 				b = append(b, ',')
 			}
@@ -108,4 +109,25 @@ func appendHLC(b []byte, t history.Timestamp) []byte {
 	b = strconv.AppendInt(append(b, `{"p":`...), t.Physical, 10)
 	b = strconv.AppendInt(append(b, `,"l":`...), t.Logical, 10)
 	return append(b, '}')
+}
+
+// sessionIDs returns the "sid" to write for each session: its source id when the
+// sessions' ids are distinct (nil, no "sid", counts as one id), else its index.
+func sessionIDs(h *history.History) []history.Datum {
+	ids := make([]history.Datum, len(h.Sessions))
+	seen := make(map[history.Datum]bool, len(h.Sessions))
+	for i, s := range h.Sessions {
+		if len(s.Txns) == 0 {
+			continue
+		}
+		if seen[s.Source] {
+			for i := range ids {
+				ids[i] = history.Int(int64(i))
+			}
+			return ids
+		}
+		seen[s.Source] = true
+		ids[i] = s.Source
+	}
+	return ids
 }

@@ -14,6 +14,8 @@ import (
 // (reads carry nil) and its completion (:ok, :fail or :info), one map per line, with the
 // transaction's client interval as their :time. A transaction without a client interval is
 // written as its completion alone, so that reading the output back orders it after nothing.
+// Sessions are written as processes by source id, or given fresh ids where they would merge
+// on reading back.
 func WriteEDN(w io.Writer, h *history.History) error { return write(w, h, false) }
 
 // WriteJSON writes h as an Elle JSON history: one array holding the same operations as
@@ -95,8 +97,9 @@ type writer struct {
 // processes returns the process to write each session of h with: its source id, unless an
 // earlier session has the same one and reading the output back would join the two (the
 // writer writes one transaction at a time, so a process starts a new session only after a
-// transaction with an unknown outcome). Such a session (a lane of a process that pipelined
-// transactions, or sessions a format numbers alike) gets a fresh integer process instead.
+// transaction with an unknown outcome), or when its id is "nemesis" (Elle skips that
+// process's operations). Such a session (a lane of a process that pipelined transactions,
+// or sessions a format numbers alike) gets a fresh integer process instead.
 func processes(h *history.History) []history.Datum {
 	procs := make([]history.Datum, len(h.Sessions))
 	fresh := int64(0)
@@ -108,6 +111,11 @@ func processes(h *history.History) []history.Datum {
 	last := map[history.Datum]history.SessionID{}
 	for i, s := range h.Sessions {
 		procs[i] = s.Source
+		if s.Source == history.Str("nemesis") {
+			procs[i] = history.Int(fresh)
+			fresh++
+			continue
+		}
 		prev, seen := last[s.Source]
 		if seen && len(s.Txns) > 0 {
 			p := h.Sessions[prev].Txns

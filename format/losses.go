@@ -1,0 +1,444 @@
+package format
+
+import (
+	"fmt"
+	"slices"
+
+	"isovet/history"
+)
+
+// Losses returns what h uses that format f cannot hold, in feature order: nil when
+// writing h in f keeps everything it says. A read that names its writer is a loss only
+// when value matching would not find that writer alone; see docs/formats.md for every
+// feature's rule.
+func Losses(h *history.History, f Format) []Loss {
+	var ls []Loss
+	for _, ft := range AllFeatures() {
+		if f.Holds.Has(ft) || slices.ContainsFunc(ft.Info().Under, func(u Feature) bool { return !f.Holds.Has(u) }) {
+			continue
+		}
+		if l := measures[ft](h, f); l.Count > 0 {
+			l.Feature = ft
+			ls = append(ls, l)
+		}
+	}
+	return ls
+}
+
+// tally counts occurrences of a feature and keeps the first as the example.
+type tally struct{ Loss }
+
+func newTally() tally { return tally{Loss{Txn: -1}} }
+
+func (c *tally) add(t history.TxnID, example func() string) {
+	if c.Count == 0 {
+		c.Txn = t
+		c.Example = example()
+	}
+	c.Count++
+}
+
+// measures holds, per feature, how to count its uses in h (f is the target format).
+var measures = [numFeatures]func(h *history.History, f Format) Loss{
+	FeatInvalid:      func(*history.History, Format) Loss { return Loss{} },
+	Sources:          measureSources,
+	Predicates:       opsOfKind(history.OpPredRead, history.OpPredWrite),
+	InsertDelete:     opsOfKind(history.OpInsert, history.OpDelete),
+	Registers:        opsOfKind(history.OpRead, history.OpWrite),
+	Lists:            opsOfKind(history.OpAppend, history.OpListRead),
+	Mixed:            measureMixed,
+	NonInteger:       measureNonInteger,
+	FailedOps:        measureFailed,
+	Aborted:          txnsWhere(func(h *history.History, t *history.Txn) bool { return t.Outcome == history.OutcomeAborted }, "%s aborted"),
+	AbortedMany:      measureAbortedMany,
+	Unknown:          txnsWhere(func(h *history.History, t *history.Txn) bool { return t.Outcome == history.OutcomeUnknown }, "%s has an unknown outcome"),
+	UnknownThenMore:  measureUnknownThenMore,
+	UnknownEnd:       measureUnknownEnd,
+	UnknownNilRead:   measureUnknownNilRead,
+	ClientTime:       txnsWhere(func(h *history.History, t *history.Txn) bool { return t.HasTime }, "%s"),
+	OpTime:           txnsWhere(func(h *history.History, t *history.Txn) bool { return t.OpTimes != nil }, "%s"),
+	Timestamps:       txnsWhere(func(h *history.History, t *history.Txn) bool { return t.HasTimestamps }, "%s"),
+	Snapshots:        txnsWhere(func(h *history.History, t *history.Txn) bool { _, ok := h.Snapshots[t.ID]; return ok }, "%s"),
+	Initial:          measureInitial,
+	InitialPerKey:    measureInitialPerKey,
+	SharedSessionIDs: measureSharedSessions,
+	EmptyTxns:        txnsWhere(func(h *history.History, t *history.Txn) bool { return len(t.Ops) == 0 }, "%s"),
+	Placeholders:     measurePlaceholders,
+}
+
+func measurePlaceholders(h *history.History, _ Format) Loss {
+	c := newTally()
+	for _, t := range h.Placeholders() {
+		c.add(t, func() string { return "txn " + h.Name(t) })
+	}
+	return c.Loss
+}
+
+func txnsWhere(pred func(h *history.History, t *history.Txn) bool, example string) func(*history.History, Format) Loss {
+	return func(h *history.History, _ Format) Loss {
+		c := newTally()
+		for id, t := range h.All() {
+			if pred(h, t) {
+				c.add(id, func() string { return fmt.Sprintf(example, "txn "+h.Name(id)) })
+			}
+		}
+		return c.Loss
+	}
+}
+
+func opsOfKind(kinds ...history.OpKind) func(*history.History, Format) Loss {
+	return func(h *history.History, _ Format) Loss {
+		c := newTally()
+		for id, t := range h.All() {
+			for i, o := range t.Ops {
+				for _, k := range kinds {
+					if o.Kind == k {
+						c.add(id, func() string { return fmt.Sprintf("txn %s op %d is a %v", h.Name(id), i, o.Kind) })
+					}
+				}
+			}
+		}
+		return c.Loss
+	}
+}
+
+func isList(k history.OpKind) bool { return k == history.OpAppend || k == history.OpListRead }
+
+// measureMixed counts the operations of the rarer workload when h has item and list ops.
+func measureMixed(h *history.History, _ Format) Loss {
+	var items, lists int
+	for _, t := range h.All() {
+		for _, o := range t.Ops {
+			switch {
+			case isList(o.Kind):
+				lists++
+			case o.Kind == history.OpRead || o.Kind == history.OpWrite:
+				items++
+			}
+		}
+	}
+	if items == 0 || lists == 0 {
+		return Loss{}
+	}
+	rare := func(k history.OpKind) bool { return isList(k) }
+	what := "list"
+	if items < lists {
+		rare = func(k history.OpKind) bool { return k == history.OpRead || k == history.OpWrite }
+		what = "item"
+	}
+	c := newTally()
+	for id, t := range h.All() {
+		for i, o := range t.Ops {
+			if rare(o.Kind) {
+				c.add(id, func() string {
+					return fmt.Sprintf("txn %s op %d is a %s operation in a history of %d item and %d list operations", h.Name(id), i, what, items, lists)
+				})
+			}
+		}
+	}
+	return c.Loss
+}
+
+func measureNonInteger(h *history.History, _ Format) Loss {
+	isInt := func(d history.Datum) bool { _, ok := d.Int(); return ok }
+	c := newTally()
+	for id, t := range h.All() {
+		for i, o := range t.Ops {
+			bad := history.NilDatum
+			ok := true
+			switch o.Kind {
+			case history.OpRead, history.OpWrite, history.OpAppend, history.OpInsert:
+				if !isInt(h.Key(o.Key)) {
+					ok, bad = false, h.Key(o.Key)
+				} else if !isInt(h.Value(o.Value)) {
+					ok, bad = false, h.Value(o.Value)
+				}
+			case history.OpDelete:
+				ok, bad = isInt(h.Key(o.Key)), h.Key(o.Key)
+			case history.OpListRead:
+				ok, bad = isInt(h.Key(o.Key)), h.Key(o.Key)
+				for _, v := range h.List(o) {
+					if ok && !isInt(h.Value(v)) {
+						ok, bad = false, h.Value(v)
+					}
+				}
+			}
+			if !ok {
+				c.add(id, func() string { return fmt.Sprintf("txn %s op %d holds %s", h.Name(id), i, history.ShowValue(bad)) })
+			}
+		}
+	}
+	return c.Loss
+}
+
+func measureFailed(h *history.History, _ Format) Loss {
+	c := newTally()
+	for id, t := range h.All() {
+		for i, o := range t.Ops {
+			if o.Failed() {
+				c.add(id, func() string { return fmt.Sprintf("txn %s op %d, a %v of %s", h.Name(id), i, o.Kind, h.Key(o.Key)) })
+			}
+		}
+	}
+	return c.Loss
+}
+
+// abortedWithOps returns, per session, the aborted transactions that hold operations.
+func abortedWithOps(h *history.History) [][]history.TxnID {
+	out := make([][]history.TxnID, len(h.Sessions))
+	for s, sess := range h.Sessions {
+		for _, t := range sess.Txns {
+			if tx := h.Txn(t); tx.Outcome == history.OutcomeAborted && len(tx.Ops) > 0 {
+				out[s] = append(out[s], t)
+			}
+		}
+	}
+	return out
+}
+
+func measureAbortedMany(h *history.History, _ Format) Loss {
+	c := newTally()
+	for s, ts := range abortedWithOps(h) {
+		if len(ts) > 1 {
+			c.add(ts[1], func() string {
+				return fmt.Sprintf("session %s has %d aborted transactions, txns %s and %s first", h.Sessions[s].Source, len(ts), h.Name(ts[0]), h.Name(ts[1]))
+			})
+		}
+	}
+	return c.Loss
+}
+
+func measureUnknownThenMore(h *history.History, _ Format) Loss {
+	c := newTally()
+	for _, sess := range h.Sessions {
+		for i, t := range sess.Txns {
+			if h.Txn(t).Outcome == history.OutcomeUnknown && i+1 < len(sess.Txns) {
+				next := sess.Txns[i+1]
+				c.add(t, func() string {
+					return fmt.Sprintf("txn %s of unknown outcome is followed by txn %s in session %s", h.Name(t), h.Name(next), sess.Source)
+				})
+				break
+			}
+		}
+	}
+	return c.Loss
+}
+
+func measureUnknownEnd(h *history.History, _ Format) Loss {
+	var last int64
+	timed := false
+	for _, t := range h.All() {
+		if t.HasTime {
+			if !timed || t.Time.End > last {
+				last = t.Time.End
+			}
+			last, timed = max(last, t.Time.Begin), true
+		}
+	}
+	c := newTally()
+	for id, t := range h.All() {
+		if t.Outcome == history.OutcomeUnknown && t.HasTime && t.Time.End < last {
+			c.add(id, func() string {
+				return fmt.Sprintf("txn %s ends at %d, before the last client time %d", h.Name(id), t.Time.End, last)
+			})
+		}
+	}
+	return c.Loss
+}
+
+func measureUnknownNilRead(h *history.History, _ Format) Loss {
+	c := newTally()
+	for id, t := range h.All() {
+		if t.Outcome != history.OutcomeUnknown {
+			continue
+		}
+		for i, o := range t.Ops {
+			if o.Kind == history.OpRead && o.Value == history.Nil {
+				c.add(id, func() string { return fmt.Sprintf("txn %s op %d reads %s", h.Name(id), i, h.KV(o.Key, o.Value)) })
+			}
+		}
+	}
+	return c.Loss
+}
+
+// measureInitial counts the reads whose writer a different initial value would change:
+// reads, of keys without their own initial value, of the history's initial value or of
+// the one the format's readers assume. If no read sees either, the initial value says
+// nothing the output loses.
+func measureInitial(h *history.History, f Format) Loss {
+	if h.Value(h.Initial) == f.Initial {
+		return Loss{}
+	}
+	return initialReads(h, f, false)
+}
+
+// measureInitialPerKey is measureInitial for keys with their own initial value.
+func measureInitialPerKey(h *history.History, f Format) Loss {
+	if len(h.InitialByKey) == 0 {
+		return Loss{}
+	}
+	return initialReads(h, f, true)
+}
+
+// initialReads counts the reads of keys with (perKey) or without their own initial value
+// that see the key's initial value or the format's.
+func initialReads(h *history.History, f Format, perKey bool) Loss {
+	fs := history.ShowValue(f.Initial)
+	c := newTally()
+	for id, t := range h.All() {
+		for _, o := range t.Ops {
+			if o.Kind != history.OpRead {
+				continue
+			}
+			if _, own := h.InitialByKey[o.Key]; own != perKey {
+				continue
+			}
+			init := h.InitialValue(o.Key)
+			if init == o.Value && h.Value(init) == f.Initial {
+				continue
+			}
+			if o.Value == init || h.Value(o.Value) == f.Initial {
+				c.add(id, func() string {
+					hs := history.ShowValue(h.Value(init))
+					s := fmt.Sprintf("txn %s reads %s; %s starts at %s here, at %s in the format", h.Name(id), h.KV(o.Key, o.Value), h.Key(o.Key), hs, fs)
+					if !perKey {
+						s += "; check the output with --initial-value " + hs
+					}
+					return s
+				})
+			}
+		}
+	}
+	return c.Loss
+}
+
+// measureSharedSessions counts sessions (with transactions) whose source id an earlier
+// session already has.
+func measureSharedSessions(h *history.History, _ Format) Loss {
+	seen := make(map[history.Datum]history.SessionID, len(h.Sessions))
+	c := newTally()
+	for _, sess := range h.Sessions {
+		if len(sess.Txns) == 0 {
+			continue
+		}
+		if prev, ok := seen[sess.Source]; ok {
+			c.add(sess.Txns[0], func() string {
+				return fmt.Sprintf("sessions %d and %d are both %s", prev, sess.ID, sess.Source)
+			})
+			continue
+		}
+		seen[sess.Source] = sess.ID
+	}
+	return c.Loss
+}
+
+// measureSources counts reads that name their writer where value matching would not
+// find that same writer alone. Value matching takes, for a read of k = v, every other
+// transaction's write of v to k (whatever its outcome or position) and the initial state
+// if k starts at v; a read after the transaction's own write of k takes that write.
+func measureSources(h *history.History, _ Format) Loss {
+	type kv struct {
+		k history.Key
+		v history.Value
+	}
+	type writers struct {
+		n  int32
+		t  history.TxnID
+		op int32
+	}
+	var idx map[kv]writers
+	index := func() {
+		idx = make(map[kv]writers)
+		for id, t := range h.All() {
+			for i, o := range t.Ops {
+				v := o.Value
+				switch o.Kind {
+				case history.OpWrite, history.OpInsert:
+				case history.OpDelete:
+					v = history.Nil
+				default:
+					continue
+				}
+				w := idx[kv{o.Key, v}]
+				if w.n == 0 {
+					w.t, w.op = id, int32(i)
+				}
+				w.n++
+				idx[kv{o.Key, v}] = w
+			}
+		}
+	}
+	c := newTally()
+	for id, t := range h.All() {
+		for i, o := range t.Ops {
+			if o.Src.Kind == history.SrcByValue {
+				if o.Kind == history.OpPredRead || o.Kind == history.OpPredWrite {
+					predSources(h, id, i, o, &c)
+				}
+				continue
+			}
+			if o.Kind != history.OpRead {
+				c.add(id, func() string { return fmt.Sprintf("txn %s op %d, a %v, names its source", h.Name(id), i, o.Kind) })
+				continue
+			}
+			if idx == nil {
+				index()
+			}
+			var ok bool
+			if j := ownWrite(t.Ops[:i], o.Key); j >= 0 {
+				ok = o.Src.Kind == history.SrcTxn && o.Src.Txn == id && t.Ops[j].Value == o.Value
+			} else {
+				w := idx[kv{o.Key, o.Value}]
+				init := h.InitialValue(o.Key) == o.Value
+				switch o.Src.Kind {
+				case history.SrcTxn:
+					ok = !init && w.n == 1 && w.t == o.Src.Txn && w.op == o.Src.Op
+				default: // SrcInit, SrcNone
+					ok = init && w.n == 0
+				}
+			}
+			if !ok {
+				w := idx[kv{o.Key, o.Value}]
+				c.add(id, func() string {
+					return fmt.Sprintf("txn %s reads %s from %s; %d writes of that value", h.Name(id), h.KV(o.Key, o.Value), srcName(h, o.Src), w.n)
+				})
+			}
+		}
+	}
+	return c.Loss
+}
+
+// predSources counts a predicate op's rows that name their writer: no format that holds
+// predicates lacks sources today, so every such row counts.
+func predSources(h *history.History, id history.TxnID, i int, o history.Op, c *tally) {
+	p := h.Pred(o)
+	for r := range p.Rows {
+		if s := p.Src(r); s.Kind != history.SrcByValue {
+			c.add(id, func() string { return fmt.Sprintf("txn %s op %d row %d names %s", h.Name(id), i, r, srcName(h, s)) })
+		}
+	}
+}
+
+// ownWrite returns the index of the last write of k in ops, or -1.
+func ownWrite(ops []history.Op, k history.Key) int {
+	for j := len(ops) - 1; j >= 0; j-- {
+		if ops[j].Kind.IsWrite() && ops[j].Key == k {
+			return j
+		}
+	}
+	return -1
+}
+
+func srcName(h *history.History, s history.Src) string {
+	switch s.Kind {
+	case history.SrcInit:
+		return "the initial state"
+	case history.SrcNone:
+		return "nothing (a read that found no row)"
+	case history.SrcTxn:
+		if int(s.Txn) < len(h.Txns) {
+			return fmt.Sprintf("txn %s op %d", h.Name(s.Txn), s.Op)
+		}
+	}
+	return "an unknown source"
+}
