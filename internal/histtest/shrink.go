@@ -22,7 +22,7 @@ func Shrink(h *history.History, fails func(*history.History) bool) *history.Hist
 	}
 	cur := h
 	try := func(next [][]bool) bool {
-		c := rebuild(h, next)
+		c := rebuild(h, next, nil)
 		if c != nil && fails(c) {
 			keep, cur = next, c
 			return true
@@ -83,9 +83,10 @@ func Shrink(h *history.History, fails func(*history.History) bool) *history.Hist
 	return cur
 }
 
-// rebuild copies the transactions and ops of h that keep selects into a new history. It
-// returns nil if the result does not build.
-func rebuild(h *history.History, keep [][]bool) *history.History {
+// rebuild copies the transactions and ops of h that keep selects into a new history, each
+// transaction with the outcome outcome gives it (nil: its own). It returns nil if the result
+// does not build.
+func rebuild(h *history.History, keep [][]bool, outcome func(t *history.Txn) history.Outcome) *history.History {
 	b := history.NewBuilder()
 	b.SetInitial(b.Value(h.Value(h.Initial)))
 	for k := range h.Keys { // keep key order stable for InitialByKey
@@ -132,7 +133,11 @@ func rebuild(h *history.History, keep [][]bool) *history.History {
 		if keep[id] == nil {
 			continue
 		}
-		b.BeginTxn(sess[t.Session], t.Source, t.Outcome)
+		o := t.Outcome
+		if outcome != nil {
+			o = outcome(t)
+		}
+		b.BeginTxn(sess[t.Session], t.Source, o)
 		cur := b.Current()
 		cur.Time, cur.HasTime = t.Time, t.HasTime
 		cur.Start, cur.Commit, cur.HasTimestamps = t.Start, t.Commit, t.HasTimestamps

@@ -90,94 +90,21 @@ func FailedWorld(h *history.History, rolledBack bool) *history.History {
 // rebuildWithout builds h again without its failed statements, with the transactions in
 // aborted rolled back.
 func rebuildWithout(h *history.History, aborted map[history.TxnID]bool) *history.History {
-	b := history.NewBuilder()
-	val := func(v history.Value) history.Value { return b.Value(h.Value(v)) }
-	key := func(k history.Key) history.Key { return b.Key(h.Key(k)) }
-	b.SetInitial(val(h.Initial))
-	for k, v := range h.InitialByKey {
-		b.SetInitialKey(key(k), val(v))
-	}
-	for s := range h.Sessions {
-		b.NewSession(h.Sessions[s].Source)
-	}
-	// newOp[t][i] is op i of t in the rebuilt history (-1: dropped).
-	newOp := make([][]int32, len(h.Txns))
-	for i := range h.Txns {
-		j := int32(0)
-		for _, o := range h.Txns[i].Ops {
-			if o.Failed() {
-				newOp[i] = append(newOp[i], -1)
-				continue
-			}
-			newOp[i] = append(newOp[i], j)
-			j++
+	keep := make([][]bool, len(h.Txns))
+	for t := range h.Txns {
+		keep[t] = make([]bool, len(h.Txns[t].Ops))
+		for i, o := range h.Txns[t].Ops {
+			keep[t][i] = !o.Failed()
 		}
 	}
-	src := func(s history.Src) history.Src {
-		if s.Kind == history.SrcTxn {
-			s.Op = newOp[s.Txn][s.Op]
-		}
-		return s
-	}
-	for i := range h.Txns {
-		t := &h.Txns[i]
-		outcome := t.Outcome
+	w := rebuild(h, keep, func(t *history.Txn) history.Outcome {
 		if aborted[t.ID] {
-			outcome = history.OutcomeAborted
+			return history.OutcomeAborted
 		}
-		b.BeginTxn(history.SessionID(t.Session), t.Source, outcome)
-		cur := b.Current()
-		cur.Time, cur.HasTime = t.Time, t.HasTime
-		cur.Start, cur.Commit, cur.HasTimestamps = t.Start, t.Commit, t.HasTimestamps
-		for oi, o := range t.Ops {
-			if o.Failed() {
-				continue
-			}
-			var j int32
-			switch o.Kind {
-			case history.OpRead:
-				j = b.ReadFrom(key(o.Key), val(o.Value), src(o.Src))
-			case history.OpWrite:
-				j = b.Write(key(o.Key), val(o.Value))
-			case history.OpAppend:
-				j = b.Append(key(o.Key), val(o.Value))
-			case history.OpInsert:
-				j = b.Insert(key(o.Key), val(o.Value))
-			case history.OpDelete:
-				j = b.Delete(key(o.Key))
-			case history.OpListRead:
-				var l []history.Value
-				for _, v := range h.List(o) {
-					l = append(l, val(v))
-				}
-				j = b.ReadList(key(o.Key), l)
-			case history.OpPredRead, history.OpPredWrite:
-				p := *h.Pred(o)
-				p.Rows = slices.Clone(p.Rows)
-				for r := range p.Rows {
-					p.Rows[r].Key, p.Rows[r].Value = key(p.Rows[r].Key), val(p.Rows[r].Value)
-				}
-				if p.Srcs != nil {
-					p.Srcs = slices.Clone(p.Srcs)
-					for r := range p.Srcs {
-						p.Srcs[r] = src(p.Srcs[r])
-					}
-				}
-				if o.Kind == history.OpPredRead {
-					j = b.PredRead(p)
-				} else {
-					j = b.PredWrite(p)
-				}
-			}
-			if t.OpTimes != nil {
-				b.SetOpTime(j, t.OpTimes[oi])
-			}
-		}
-		b.EndTxn()
-	}
-	w, err := b.Build()
-	if err != nil {
-		panic("histtest: rebuilding a history without its failed statements: " + err.Error())
+		return t.Outcome
+	})
+	if w == nil {
+		panic("histtest: a history without its failed statements does not build")
 	}
 	return w
 }
