@@ -135,6 +135,9 @@ type Checker struct {
 	Method  Method
 	Levels  []Level
 	Summary string
+	// Decides says that the checker's pass proves the level. The basic checks' does not:
+	// they find no dependency cycle, so check.Check reads their pass as Unknown.
+	Decides bool
 	// Run checks h against level. It must honour ctx: on cancellation it returns a report
 	// with Verdict Unknown and context.Cause(ctx).
 	Run func(ctx context.Context, h *history.History, level Level, o Options) (*Report, error)
@@ -176,35 +179,24 @@ func Supported(h *history.History, l Level, m Method) (*Checker, error) {
 	return nil, fmt.Errorf("%w: method %s does not check level %s", ErrNotImplemented, m, l)
 }
 
-// Check checks h against level with the checker opts.Method selects. The report's notes
-// start with the history's own ([history.History.Notes]: what its reader decided), then, when
-// the report lists a thin-air read and every thin-air read of h reads 0 (or every one reads
-// nil), a hint that the history probably assumes that initial value instead.
+// Check checks h against level with the checker opts.Method selects. Every route to a
+// verdict goes through it, in one order: the history is read as recorded (a statement
+// marked failed took no effect, opts.FailedStatements says what became of its transaction),
+// the checker is chosen, it runs, and finish applies the verdict policy (a pass that rests
+// on a caveat, or on checks that cannot decide the level, is Unknown) and says what the
+// report should.
 func Check(ctx context.Context, h *history.History, level Level, opts Options) (*Report, error) {
 	if opts.MaxAnomalies == 0 {
 		opts.MaxAnomalies = 20
 	}
-	// A statement the source marked as failed did not take effect: every checker sees the
-	// history without them, read as opts.FailedStatements says; the report names the
-	// transactions and shows the history as recorded.
 	recorded := h
 	h, failed, err := history.ResolveFailed(h, opts.FailedStatements)
 	if err != nil {
 		return nil, err
 	}
-	c, err := Supported(h, level, opts.Method)
-	partial := false
+	c, err := route(h, level, opts.Method)
 	if err != nil {
-		// No complete checker for this level yet: the basic checks can still prove a
-		// violation, but finding nothing proves nothing, so that is Unknown, never Pass.
-		if opts.Method != MethodAuto || !errors.Is(err, ErrNotImplemented) {
-			return nil, err
-		}
-		var berr error
-		if c, berr = Supported(h, level, MethodBasic); berr != nil {
-			return nil, err
-		}
-		partial = true
+		return nil, err
 	}
 	var rep *Report
 	if c.Method == MethodTimestamp && len(failed.Committed) > 0 && failed.Reading == history.FailedUncertain {
@@ -212,35 +204,58 @@ func Check(ctx context.Context, h *history.History, level Level, opts Options) (
 	} else {
 		rep, err = c.Run(ctx, h, level, opts)
 	}
-	if partial && rep != nil && rep.Verdict == Pass {
-		rep.Verdict = Unknown
-		rep.Notes = append(rep.Notes, fmt.Sprintf("no complete checker for %s has landed yet; only the basic checks ran and found nothing", level))
+	if rep != nil {
+		finish(rep, c, level, recorded, h, failed)
 	}
-	if rt, ok := level.RealtimeCounterpart(); ok && rep != nil && rep.Verdict == Pass && rep.Followup == nil && h.HasTime() {
-		rep.Notes = append(rep.Notes, ignoresTimeNote(level, rt))
+	return rep, err
+}
+
+// route returns the checker for level and method m. With MethodAuto and no checker that
+// decides the level, it falls back to the basic checks, which can prove a violation but
+// never a pass.
+func route(h *history.History, level Level, m Method) (*Checker, error) {
+	c, err := Supported(h, level, m)
+	if err == nil {
+		return c, nil
 	}
-	if rep != nil && rep.Verdict == Pass && !h.AnyCommitted() {
+	if m != MethodAuto || !errors.Is(err, ErrNotImplemented) {
+		return nil, err
+	}
+	if b, berr := Supported(h, level, MethodBasic); berr == nil {
+		return b, nil
+	}
+	return nil, err
+}
+
+// finish applies the verdict policy to rep, which checker c gave for level on h (the
+// history as checked; recorded is the history as read), and completes what the report
+// says: a pass of a checker that cannot decide the level is Unknown (report.Finish), and so
+// is any pass that rests on a caveat; then the notes a reader needs, the reader's own
+// decisions first.
+func finish(rep *Report, c *Checker, level Level, recorded, h *history.History, failed history.Failed) {
+	if !c.Decides {
+		rep.AddCaveat(report.CaveatBasicOnly, fmt.Sprintf("only the basic checks ran (aborted, intermediate and thin-air reads, internal consistency, list orders): they find no dependency cycle, so finding nothing does not show that %s holds", level))
+	}
+	report.Finish(rep)
+	if rep.Verdict == Pass && !h.AnyCommitted() {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the history holds no committed transaction (%s in %s), so the level holds vacuously: check that the right files were read", count(len(h.Txns), "transaction"), count(len(h.Sessions), "session")))
 	}
-	if rep != nil && slices.ContainsFunc(rep.Anomalies, func(a Anomaly) bool { return a.Kind == anomaly.ThinAirRead || a.Kind == anomaly.ExtViolation }) {
+	if slices.ContainsFunc(rep.Anomalies, func(a Anomaly) bool { return a.Kind == anomaly.ThinAirRead || a.Kind == anomaly.ExtViolation }) {
 		if hint := basic.InitialHint(h); hint != "" {
 			rep.Notes = append([]string{hint}, rep.Notes...)
 		}
 	}
-	if rep != nil {
-		if len(h.Notes) > 0 {
-			rep.Notes = append(slices.Clip(h.Notes), rep.Notes...)
-		}
-		if failed.Ops > 0 {
-			rep.Failed = &failed
-		}
-		rep.History = recorded
-		rep.Level = level
-		if rep.Checker == "" {
-			rep.Checker = c.Name
-		}
+	if len(h.Notes) > 0 {
+		rep.Notes = append(slices.Clip(h.Notes), rep.Notes...)
 	}
-	return rep, err
+	if failed.Ops > 0 {
+		rep.Failed = &failed
+	}
+	rep.History = recorded
+	rep.Level = level
+	if rep.Checker == "" {
+		rep.Checker = c.Name
+	}
 }
 
 // runBothOutcomes runs the timestamp checker c, which takes a transaction of unknown outcome
@@ -258,7 +273,7 @@ func runBothOutcomes(ctx context.Context, c *Checker, recorded *history.History,
 			return nil, err
 		}
 		rep, err := c.Run(ctx, h, level, opts)
-		if err != nil || rep.Verdict == Pass {
+		if err != nil || rep.Proved() {
 			if rep != nil && err == nil {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("the transactions logged as committed with a failed statement were taken as %s: that execution explains the history", map[bool]string{true: "rolled back", false: "committed without their failed statements"}[i == 0]))
 			}
@@ -287,16 +302,6 @@ func count(n int, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
-}
-
-// ignoresTimeNote is the note on a pass of level, which ignores the client time the history
-// records, when nothing is known of its real-time counterpart rt.
-func ignoresTimeNote(level, rt Level) string {
-	what := "the serial order"
-	if rt == StrongSI {
-		what = "each snapshot"
-	}
-	return fmt.Sprintf("the history records client time, which %s ignores: %s also requires %s to respect real time (a transaction that began after another ended sees its effects)", level, rt, what)
 }
 
 // FollowRealtime checks, after rep passed a level that ignores the client time h records,
@@ -332,6 +337,4 @@ func FollowRealtime(ctx context.Context, h *history.History, rep *Report, opts O
 		f.Why = "the check there was inconclusive; --level " + rt.String() + " says why"
 	}
 	rep.Followup = f
-	note := ignoresTimeNote(rep.Level, rt)
-	rep.Notes = slices.DeleteFunc(rep.Notes, func(n string) bool { return n == note })
 }

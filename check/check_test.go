@@ -10,6 +10,7 @@ import (
 
 	"isovet/check"
 	"isovet/format"
+	"isovet/internal/explain"
 	"isovet/internal/histtest"
 )
 
@@ -71,10 +72,10 @@ func TestFollowRealtimeNote(t *testing.T) {
 	if err != nil || rep.Verdict != check.Pass {
 		t.Fatalf("verdict %v, err %v; want a pass", rep.Verdict, err)
 	}
-	if !slices.ContainsFunc(rep.Notes, func(n string) bool {
+	if !slices.ContainsFunc(explain.Notes(rep), func(n string) bool {
 		return strings.Contains(n, "which serializable ignores: strict-serializable also requires")
 	}) {
-		t.Errorf("notes %q do not say that client time was ignored", rep.Notes)
+		t.Errorf("notes %q do not say that client time was ignored", explain.Notes(rep))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

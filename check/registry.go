@@ -27,6 +27,7 @@ var checkers = []Checker{
 	},
 	{
 		Name:    "weak",
+		Decides: true,
 		Method:  MethodBlackBox,
 		Levels:  weak.Levels,
 		Summary: "read committed (Adya PL-2), read atomic and causal consistency for item, row and list histories, in polynomial time: the basic checks, then a cycle search on the write-read (and, for causal, session) order with the version-order edges lists show and those the read atomic or causal axiom forces (Biswas and Enea's saturation)",
@@ -36,6 +37,7 @@ var checkers = []Checker{
 	},
 	{
 		Name:    "ser",
+		Decides: true,
 		Method:  MethodBlackBox,
 		Levels:  ser.Levels,
 		Summary: "black-box serializability (plain, strong-session, strict): hyper-polygraph with pruning and a SAT solver over an acyclicity theory; every violation comes with a cycle",
@@ -49,6 +51,7 @@ var checkers = []Checker{
 	},
 	{
 		Name:    "si",
+		Decides: true,
 		Method:  MethodBlackBox,
 		Levels:  si.Levels,
 		Summary: "black-box snapshot isolation (plain, strong-session, strong): generalized polygraph over the induced graph (SO ∪ WR ∪ WW) ; RW?, pruning and a SAT solver over an acyclicity theory with composite edges; every violation comes with a named cycle",
@@ -62,6 +65,7 @@ var checkers = []Checker{
 	},
 	{
 		Name:    "chronos",
+		Decides: true,
 		Method:  MethodTimestamp,
 		Levels:  ts.Levels,
 		Summary: "Chronos: snapshot isolation and serializability from the database's start and commit timestamps (SESSION, INT, EXT, NOCONFLICT), near-linear time",

@@ -46,3 +46,17 @@ func TestCheckFailedStatements(t *testing.T) {
 		t.Errorf("collection: exit %d\n%s", code, out)
 	}
 }
+
+// TestBasicNeverPasses: the basic checks cannot decide a level, so on the command line
+// their clean result is unknown (exit 3), never a pass, and no follow-up says the
+// real-time counterpart holds.
+func TestBasicNeverPasses(t *testing.T) {
+	t.Parallel()
+	lost := filepath.Join("..", "..", "testdata", "examples", "lost-update.edn")
+	for _, level := range []string{"serializable", "strong-session-serializable", "strict-serializable", "snapshot-isolation"} {
+		code, out, stderr := runCLI(t, "check", lost, "--method", "basic", "--level", level)
+		if code != 3 || strings.Contains(out, "holds too") || !strings.Contains(out, "only the basic checks ran") {
+			t.Errorf("%s: exit %d, want 3 and no follow-up\n%s%s", level, code, out, stderr)
+		}
+	}
+}

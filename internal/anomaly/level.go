@@ -107,3 +107,35 @@ func (l Level) Forbids(k Kind) bool {
 	}
 	return false
 }
+
+// implied lists, for each level, the weaker levels it implies: every history that satisfies
+// the level satisfies them. The serializability levels imply the snapshot isolation levels
+// with the same session and real-time order (a serial order is a commit order in which each
+// snapshot is taken just before its commit); levels without session order do not imply
+// causal consistency, which keeps it.
+var implied = [numLevels][]Level{
+	ReadAtomic:                {ReadCommitted},
+	Causal:                    {ReadAtomic, ReadCommitted},
+	SnapshotIsolation:         {ReadAtomic, ReadCommitted},
+	StrongSessionSI:           {SnapshotIsolation, Causal, ReadAtomic, ReadCommitted},
+	StrongSI:                  {StrongSessionSI, SnapshotIsolation, Causal, ReadAtomic, ReadCommitted},
+	Serializable:              {SnapshotIsolation, ReadAtomic, ReadCommitted},
+	StrongSessionSerializable: {Serializable, StrongSessionSI, SnapshotIsolation, Causal, ReadAtomic, ReadCommitted},
+	StrictSerializable:        {StrongSessionSerializable, Serializable, StrongSI, StrongSessionSI, SnapshotIsolation, Causal, ReadAtomic, ReadCommitted},
+}
+
+// Implies reports whether every history that satisfies l satisfies m (l is m, or stronger).
+func (l Level) Implies(m Level) bool {
+	if l == m {
+		return l != LevelInvalid
+	}
+	if l >= numLevels {
+		return false
+	}
+	for _, x := range implied[l] {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}

@@ -101,7 +101,7 @@ func Refused(ctx context.Context, rep *report.Report, err error, h *history.Hist
 		if serr != nil && ctx.Err() != nil {
 			return false, serr
 		}
-		if serr == nil && sub.Verdict == report.Pass {
+		if serr == nil && sub.Proved() {
 			rep.Verdict = report.Pass
 			rep.Notes = append(append(rep.Notes, "passed by passing "+rt.String()+", which implies this level (without real time, the rows predicates did not return were too many to resolve)"), sub.Notes...)
 			rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "this level passed through it"}
@@ -1212,6 +1212,12 @@ func (d *Deps) timeIntervals() []history.Interval {
 		iv[t] = d.TimeInterval(t)
 	}
 	return iv
+}
+
+// PlaceholderNote explains why a check that found no violation cannot pass a history with n
+// placeholder writers ([history.PlaceholderSession]).
+func PlaceholderNote(n int) string {
+	return fmt.Sprintf("%d transactions are placeholders for writers that reads name but no log holds; no violation is visible in what was recorded, but their other operations are unknown, so the history cannot be passed", n)
 }
 
 // UntimedNote explains why a check at a level with real time that found no violation cannot

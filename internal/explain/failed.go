@@ -2,11 +2,28 @@ package explain
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"isovet/history"
+	"isovet/internal/anomaly"
 	"isovet/internal/report"
 )
+
+// Notes returns what r's notes say, and, for a pass of a level that ignores the client time
+// the history records when nothing is known of the level's real-time counterpart (no
+// follow-up), a sentence saying that the counterpart also requires real time.
+func Notes(r *report.Report) []string {
+	rt, ok := r.Level.RealtimeCounterpart()
+	if !ok || r.Verdict != report.Pass || r.Followup != nil || r.History == nil || !r.History.HasTime() {
+		return r.Notes
+	}
+	what := "the serial order"
+	if rt == anomaly.StrongSI {
+		what = "each snapshot"
+	}
+	return append(slices.Clip(r.Notes), fmt.Sprintf("the history records client time, which %s ignores: %s also requires %s to respect real time (a transaction that began after another ended sees its effects)", r.Level, rt, what))
+}
 
 // maxFailedNames is how many transactions a failed-statement sentence names.
 const maxFailedNames = 8

@@ -23,7 +23,7 @@ func HTML(w io.Writer, r *report.Report) error {
 		Checker: checkerName(r),
 		Verdict: r.Verdict.String(),
 		Failed:  Failed(r),
-		Notes:   r.Notes,
+		Notes:   Notes(r),
 		Stats:   r.Stats,
 	}
 	if f := r.Followup; f != nil && r.Verdict == report.Pass {

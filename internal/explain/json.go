@@ -60,7 +60,7 @@ func JSON(w io.Writer, r *report.Report) error {
 		Checker:   r.Checker,
 		Verdict:   r.Verdict.String(),
 		Anomalies: []jsonAnomaly{},
-		Notes:     r.Notes,
+		Notes:     Notes(r),
 		Stats:     statsJSON(r.Stats),
 	}
 	if f := r.Failed; f != nil && f.Ops > 0 {

@@ -28,9 +28,9 @@ func Text(w io.Writer, r *report.Report) error {
 		fmt.Fprintf(bw, "\n[%d] ", i+1)
 		writeExplanation(bw, Explain(r.History, a), "    ")
 	}
-	if len(r.Notes) > 0 {
+	if notes := Notes(r); len(notes) > 0 {
 		bw.WriteString("\nNotes:\n")
-		for _, note := range r.Notes {
+		for _, note := range notes {
 			fmt.Fprintf(bw, "  - %s\n", note)
 		}
 	}

@@ -135,16 +135,80 @@ type Phase struct {
 	Elapsed time.Duration
 }
 
+// CaveatKind says what a checker could not prove on its way to a verdict.
+type CaveatKind uint8
+
+// Caveat kinds. The zero value is invalid.
+const (
+	_ CaveatKind = iota
+	// CaveatBasicOnly: only the linear basic checks ran; they find no cycle.
+	CaveatBasicOnly
+	// CaveatPartial: part of the history (predicate operations) was not, or only partly,
+	// modelled.
+	CaveatPartial
+	// CaveatUntimed: transactions without a client interval took no part in the real-time
+	// order.
+	CaveatUntimed
+	// CaveatPlaceholders: writers that reads name but no log holds; their other operations
+	// are unknown.
+	CaveatPlaceholders
+)
+
+var caveatNames = [...]string{"invalid", "basic-only", "partial", "untimed", "placeholders"}
+
+func (k CaveatKind) String() string {
+	if int(k) < len(caveatNames) {
+		return caveatNames[k]
+	}
+	return "invalid"
+}
+
+// Caveat is something a checker could not prove: no violation was found, but the search did
+// not cover everything the level needs. A checker records it whatever its verdict; only
+// check.Check decides what it does to the verdict (a pass that rests on a caveat is
+// Unknown), and a report shows the sentence when it does.
+type Caveat struct {
+	Kind CaveatKind
+	Note string // the sentence a report shows, e.g. "3 transactions have no client interval ..."
+}
+
+// AddCaveat records a caveat of kind k with its sentence.
+func (r *Report) AddCaveat(k CaveatKind, note string) {
+	r.Caveats = append(r.Caveats, Caveat{Kind: k, Note: note})
+}
+
+// Finish applies the verdict policy, the one rule every route to a verdict goes through: a
+// pass that rests on a caveat is not a pass. It turns such a pass into Unknown, drops its
+// follow-up, and adds each caveat's sentence to the notes. A failure stands (a caveat says
+// only that the search for violations was incomplete), and so does a pass without caveats.
+// Finishing a finished report changes nothing.
+func Finish(r *Report) {
+	if r == nil || r.Verdict != Pass || len(r.Caveats) == 0 {
+		return
+	}
+	r.Verdict = Unknown
+	r.Followup = nil
+	for _, c := range r.Caveats {
+		r.Notes = append(r.Notes, c.Note)
+	}
+}
+
+// Proved reports whether r is a pass that rests on no caveat: the level holds.
+func (r *Report) Proved() bool { return r.Verdict == Pass && len(r.Caveats) == 0 }
+
 // Report is the result of checking one history against one level.
 type Report struct {
 	Level     anomaly.Level
 	Checker   string // which checker produced it, e.g. "basic", "ser-sat", "chronos"
 	Verdict   Verdict
 	Anomalies []Anomaly
-	// Notes are caveats the user should know: the reading of failed events chosen, clock
-	// skew used, transactions dropped unchecked, why the verdict is unknown.
+	// Notes are what the user should know: the reading of failed events chosen, clock skew
+	// used, transactions dropped unchecked, why the verdict is unknown.
 	Notes []string
-	Stats Stats
+	// Caveats are what the checker could not prove ([Caveat]); check.Check turns a pass
+	// with any into Unknown and moves their sentences to Notes.
+	Caveats []Caveat `json:",omitempty"`
+	Stats   Stats
 	// Followup, when set, says whether the level's real-time counterpart (strict-serializable
 	// for the serializable levels, strong-snapshot-isolation for the snapshot isolation
 	// ones) holds too, for a pass of a level that ignores the client time the history
@@ -180,10 +244,11 @@ func (r *Report) Merge(o *Report) {
 	}
 	r.Anomalies = append(r.Anomalies, o.Anomalies...)
 	r.Notes = append(r.Notes, o.Notes...)
+	r.Caveats = append(r.Caveats, o.Caveats...)
 }
 
 // ByStronger returns, as the report of level, the report check gives for a stronger level
-// that implies it, when that is a pass (with note first among its notes) or an Unknown
+// that implies it, when that is a pass resting on no caveat (with note first among its notes) or an Unknown
 // because ctx ended; ok is false otherwise (a violation of the stronger level need not be
 // one of level), and the caller decides level itself. Checkers use it to pass a weak level
 // on a stronger level's certificate when that is much cheaper to decide.
@@ -193,7 +258,7 @@ func ByStronger(ctx context.Context, level anomaly.Level, note string, check fun
 		sub.Level = level
 		return sub, true, err
 	}
-	if err != nil || sub.Verdict != Pass {
+	if err != nil || !sub.Proved() {
 		return nil, false, nil
 	}
 	sub.Level = level

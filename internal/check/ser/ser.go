@@ -99,21 +99,19 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	c.t0 = c.now()
 	c.tp = c.t0
 	err := c.run()
-	passed := err == nil && rep.Verdict == report.Pass // before the caveats below
 	if err == nil {
 		placeholderCaveat(h, rep)
 	}
-	if err == nil && rep.Verdict == report.Pass && c.partial {
-		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, "predicate operations could only partly be checked (see the notes above): no violation was found, but that proves nothing")
+	if c.partial {
+		rep.AddCaveat(report.CaveatPartial, "predicate operations could only partly be checked (see the notes above): no violation was found, but that proves nothing")
 	}
-	if passed && c.untimed > 0 {
-		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, deps.UntimedNote(c.untimed))
+	if c.untimed > 0 {
+		rep.AddCaveat(report.CaveatUntimed, deps.UntimedNote(c.untimed))
 	}
-	if rt, ok := level.RealtimeCounterpart(); ok && err == nil && rep.Verdict == report.Pass && c.timeCert {
+	if rt, ok := level.RealtimeCounterpart(); ok && err == nil && rep.Proved() && c.timeCert {
 		rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "the serial order that passed this level respects client real time and session order"}
 	}
+	report.Finish(rep)
 	rep.Stats.Elapsed = c.now().Sub(c.t0)
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil) {
 		rep.Verdict = report.Unknown
@@ -142,7 +140,7 @@ func passBySession(ctx context.Context, h *history.History, o Options) (*report.
 	})
 }
 
-// placeholderCaveat turns a Pass into Unknown when the history holds placeholder writers
+// placeholderCaveat records a caveat when the history holds placeholder writers
 // ([history.PlaceholderSession]): their other operations were never recorded, so a pass
 // proves nothing about them. A witness that involves one gets a note: its writes were
 // inferred from the reads naming it, and its outcome is the reader's reading of the format.
@@ -152,8 +150,7 @@ func placeholderCaveat(h *history.History, rep *report.Report) {
 		return
 	}
 	if rep.Verdict == report.Pass {
-		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d transactions are placeholders for writers that reads name but no log holds; no violation is visible in what was recorded, but their other operations are unknown, so the history cannot be passed", len(ph)))
+		rep.AddCaveat(report.CaveatPlaceholders, deps.PlaceholderNote(len(ph)))
 		return
 	}
 	isPh := make(map[history.TxnID]bool, len(ph))

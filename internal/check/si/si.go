@@ -125,23 +125,18 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	c.t0 = c.now()
 	c.tp = c.t0
 	err := c.run()
-	passed := err == nil && rep.Verdict == report.Pass // before the caveats below
-	if err == nil && rep.Verdict == report.Pass && c.partial {
-		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, "predicate operations are only partly modelled (rows a predicate did not return are ignored): no violation was found, but that proves nothing")
+	if c.partial {
+		rep.AddCaveat(report.CaveatPartial, "predicate operations are only partly modelled (rows a predicate did not return are ignored): no violation was found, but that proves nothing")
 	}
-	if passed && c.untimed > 0 {
-		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, deps.UntimedNote(c.untimed))
+	if c.untimed > 0 {
+		rep.AddCaveat(report.CaveatUntimed, deps.UntimedNote(c.untimed))
 	}
-	if err == nil && rep.Verdict == report.Pass {
-		// Placeholder writers ([history.PlaceholderSession]): their other operations were
-		// never recorded, so a pass proves nothing about them.
-		if ph := h.Placeholders(); len(ph) > 0 {
-			rep.Verdict = report.Unknown
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%d transactions are placeholders for writers that reads name but no log holds; no violation is visible in what was recorded, but their other operations are unknown, so the history cannot be passed", len(ph)))
-		}
+	// Placeholder writers ([history.PlaceholderSession]): their other operations were never
+	// recorded, so a pass proves nothing about them.
+	if ph := h.Placeholders(); len(ph) > 0 {
+		rep.AddCaveat(report.CaveatPlaceholders, deps.PlaceholderNote(len(ph)))
 	}
+	report.Finish(rep)
 	rep.Stats.Elapsed = c.now().Sub(c.t0)
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil) {
 		rep.Verdict = report.Unknown

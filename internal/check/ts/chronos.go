@@ -76,11 +76,9 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, opts Op
 	if n := len(h.Preds); n > 0 { // one payload per predicate op
 		// Chronos replays item and list operations only: a predicate read that missed a row
 		// its snapshot held (a phantom) would go unseen, so finding nothing proves nothing.
-		if rep.Verdict == report.Pass {
-			rep.Verdict = report.Unknown
-		}
-		rep.Notes = append(rep.Notes, fmt.Sprintf("the timestamp checker does not evaluate predicate reads and writes (left unchecked: %d); the black-box checker does (--method black-box)", n))
+		rep.AddCaveat(report.CaveatPartial, fmt.Sprintf("the timestamp checker does not evaluate predicate reads and writes (left unchecked: %d); the black-box checker does (--method black-box)", n))
 	}
+	report.Finish(rep)
 	return rep, nil
 }
 

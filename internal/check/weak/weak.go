@@ -77,8 +77,8 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 		return rep, err
 	}
 	if level != anomaly.ReadCommitted && hasPredicates(h) {
-		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, fmt.Sprintf("the history has predicate operations, whose dependencies the %s checker does not model yet: only the basic checks ran, and they found nothing", level))
+		rep.AddCaveat(report.CaveatPartial, fmt.Sprintf("the history has predicate operations, whose dependencies the %s checker does not model yet: only the basic checks ran, and they found nothing", level))
+		report.Finish(rep)
 		return rep, nil
 	}
 	session := level.Info().Session
@@ -142,8 +142,8 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 		return rep, nil
 	}
 	if d.Partial {
-		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, "predicate operations could only partly be checked (see the notes above): no violation was found, but that proves nothing")
+		rep.AddCaveat(report.CaveatPartial, "predicate operations could only partly be checked (see the notes above): no violation was found, but that proves nothing")
+		report.Finish(rep)
 		return rep, nil
 	}
 	rep.Verdict = report.Pass
