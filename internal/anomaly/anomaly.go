@@ -4,7 +4,8 @@
 //
 // Names follow Adya (G0, G1a, G1b, G1c, G-single, G2-item, G2) and Elle where they exist, and
 // the names engineers use (lost update, write skew, long fork, ...) for the shapes those
-// cycles take.
+// cycles take. Which of them a dependency cycle is, package internal/anomaly/cycle decides,
+// from one table every checker shares.
 package anomaly
 
 // Kind is an anomaly kind. The zero value is invalid.

@@ -1,123 +1,16 @@
 package ser
 
 import (
-	"slices"
-
 	"isovet/internal/anomaly"
+	"isovet/internal/anomaly/cycle"
 	"isovet/internal/report"
 )
 
-// any is "no bound" in a shape.
-const anyN = -1
-
-// shape describes a cycle by the dependency edges on it. Classification is one interpreter
-// over this table (Elle's idea): no per-anomaly code.
-type shape struct {
-	kind anomaly.Kind
-	// primary: an Adya class (the anomaly's Kind); otherwise a further name (Also).
-	primary bool
-	// Bounds on the number of ww, wr and rw steps; so and rt steps are always allowed.
-	minWW, maxWW, minWR, maxWR, minRW, maxRW int
-	// length of the cycle in steps, or anyN.
-	length int
-	// sameKey: 1 all data steps on one key, 2 on at least two keys, 0 either.
-	sameKey int8
-	// alternate: wr and rw steps alternate around the cycle.
-	alternate bool
-	// needRT: the cycle has a real-time step.
-	needRT bool
-}
-
-// shapes is the classification table, Adya's classes first (most specific first within
-// each group).
-var shapes = []shape{
-	{kind: anomaly.G0, primary: true, minWW: 1, maxWW: anyN, minWR: 0, maxWR: 0, minRW: 0, maxRW: 0, length: anyN},
-	{kind: anomaly.G1c, primary: true, minWW: 0, maxWW: anyN, minWR: 1, maxWR: anyN, minRW: 0, maxRW: 0, length: anyN},
-	{kind: anomaly.GSingle, primary: true, minWW: 0, maxWW: anyN, minWR: 0, maxWR: anyN, minRW: 1, maxRW: 1, length: anyN},
-	{kind: anomaly.G2Item, primary: true, minWW: 0, maxWW: anyN, minWR: 0, maxWR: anyN, minRW: 2, maxRW: anyN, length: anyN},
-
-	{kind: anomaly.LostUpdate, minWW: 1, maxWW: 1, minWR: 0, maxWR: 0, minRW: 1, maxRW: 1, length: 2, sameKey: 1},
-	{kind: anomaly.LostUpdate, minWW: 0, maxWW: 0, minWR: 0, maxWR: 0, minRW: 2, maxRW: 2, length: 2, sameKey: 1},
-	{kind: anomaly.WriteSkew, minWW: 0, maxWW: 0, minWR: 0, maxWR: 0, minRW: 2, maxRW: 2, length: 2, sameKey: 2},
-	{kind: anomaly.ReadSkew, minWW: 0, maxWW: 0, minWR: 1, maxWR: 1, minRW: 1, maxRW: 1, length: 2, sameKey: 2},
-	{kind: anomaly.FracturedRead, minWW: 0, maxWW: 0, minWR: 1, maxWR: 1, minRW: 1, maxRW: 1, length: 2, sameKey: 2},
-	{kind: anomaly.LongFork, minWW: 0, maxWW: 0, minWR: 2, maxWR: 2, minRW: 2, maxRW: 2, length: 4, alternate: true},
-	{kind: anomaly.StaleRead, minWW: 0, maxWW: anyN, minWR: 0, maxWR: anyN, minRW: 1, maxRW: anyN, length: anyN, needRT: true},
-}
-
-func within(n, lo, hi int) bool { return n >= lo && (hi == anyN || n <= hi) }
-
-// classify returns the Adya class of a cycle of steps and its further names.
+// classify names a cycle of steps as serializability does: the Adya class (G0, G1c,
+// G-single, G2-item; G2 through a predicate anti-dependency, or when pruning forced a
+// cycle without one) is the kind, and the shape's further names (phantom, lost update,
+// write skew, read skew, fractured read, long fork, stale read) are Also. The rules are
+// the shared table of package [cycle].
 func classify(cyc []report.Step) (anomaly.Kind, []anomaly.Kind) {
-	var ww, wr, rw int
-	rt, pred := false, false
-	keys := make(map[int32]bool)
-	var seq []report.Rel
-	forced, forcedPred := false, false
-	for _, s := range cyc {
-		forced = forced || s.Forced
-		forcedPred = forcedPred || s.Forced && s.Pred != ""
-		switch {
-		case s.Rel.Has(report.WW):
-			ww++
-		case s.Rel.Has(report.WR):
-			wr++
-		case s.Rel.Has(report.RW):
-			rw++
-			pred = pred || s.Pred != ""
-		case s.Rel.Has(report.RT):
-			rt = true
-			continue
-		default:
-			continue
-		}
-		keys[int32(s.Key)] = true
-		seq = append(seq, s.Rel)
-	}
-	alternating := len(seq) > 0 && len(seq)%2 == 0
-	for i := range seq {
-		if seq[i] == seq[(i+1)%len(seq)] || seq[i].Has(report.WW) {
-			alternating = false
-		}
-	}
-	kind := anomaly.G2
-	var also []anomaly.Kind
-	for _, sh := range shapes {
-		ok := within(ww, sh.minWW, sh.maxWW) && within(wr, sh.minWR, sh.maxWR) && within(rw, sh.minRW, sh.maxRW) &&
-			(sh.length == anyN || sh.length == len(cyc)) &&
-			(sh.sameKey == 0 || (sh.sameKey == 1) == (len(keys) == 1)) &&
-			(!sh.alternate || alternating) && (!sh.needRT || rt)
-		if !ok {
-			continue
-		}
-		if sh.primary {
-			if kind == anomaly.G2 {
-				kind = sh.kind
-			}
-			continue
-		}
-		if !slices.Contains(also, sh.kind) {
-			also = append(also, sh.kind)
-		}
-	}
-	if pred {
-		// Adya: a cycle through a predicate anti-dependency is G-single with one
-		// anti-dependency, G2 (not G2-item) with more; it is what people call a phantom.
-		if kind == anomaly.G2Item {
-			kind = anomaly.G2
-		}
-		also = append([]anomaly.Kind{anomaly.Phantom}, also...)
-	}
-	if forced && rw == 0 && (kind == anomaly.G0 || kind == anomaly.G1c) {
-		// The cycle has no anti-dependency only because pruning fixed choices whose
-		// alternatives close other cycles, which may well have them: the history is not
-		// serializable, but not known to have a write or read-dependency cycle in every
-		// completion (snapshot isolation, which forbids G0 and G1c, may hold). Name the
-		// general class; through a forced predicate read it is a phantom.
-		kind = anomaly.G2
-		if forcedPred && !slices.Contains(also, anomaly.Phantom) {
-			also = append([]anomaly.Kind{anomaly.Phantom}, also...)
-		}
-	}
-	return kind, also
+	return cycle.Name(cycle.Ser, cyc)
 }

@@ -41,6 +41,7 @@ import (
 
 	"isovet/history"
 	"isovet/internal/anomaly"
+	"isovet/internal/anomaly/cycle"
 	"isovet/internal/check/basic"
 	"isovet/internal/deps"
 	"isovet/internal/graph"
@@ -568,9 +569,9 @@ func (c *check) anomaly(level anomaly.Level, cyc []int32) report.Anomaly {
 	if i := slices.Index(cyc, c.n); i >= 0 {
 		cyc = []int32{cyc[(i+len(cyc)-1)%len(cyc)]}
 	}
-	a := report.Anomaly{Kind: anomaly.G0, Key: -1}
+	a := report.Anomaly{Key: -1}
 	var whys, path []string
-	var hasWR, hasSO, hasForced, indirect bool
+	var sh cycle.Shape // what names the cycle: counted by what each step is, not by its Rel
 	for i, from := range cyc {
 		to := cyc[(i+1)%len(cyc)]
 		key := [2]int32{from, to}
@@ -583,12 +584,12 @@ func (c *check) anomaly(level anomaly.Level, cyc []int32) report.Anomaly {
 		why, hasWhy := c.why[key]
 		switch {
 		case isForced && !hasEdge:
-			hasForced = true
+			sh.Axiom = true
 			st.Rel, st.Key, st.Value = report.WW, f.key, f.value
 			seen := fmt.Sprintf("%s had read from %s", name(f.reader), name(f.t1))
 			if level == anomaly.Causal {
 				if p := c.pathWhy(f.t1, f.reader); p != "" {
-					seen, indirect = fmt.Sprintf("%s precedes %s causally (%s)", name(f.t1), name(f.reader), p), true
+					seen, sh.Indirect = fmt.Sprintf("%s precedes %s causally (%s)", name(f.t1), name(f.reader), p), true
 				}
 			}
 			st.Why = fmt.Sprintf("%s; %s wrote %v, and %s read %s from %s, so %s's version of %v comes before %s's", seen, name(f.t1), h.Key(f.key), name(f.reader), h.KV(f.key, f.value), name(f.t2), name(f.t1), h.Key(f.key), name(f.t2))
@@ -596,22 +597,25 @@ func (c *check) anomaly(level anomaly.Level, cyc []int32) report.Anomaly {
 				st.Why += ", which comes before every transaction"
 			}
 		case hasWhy:
+			sh.WW++ // a list order, or the initial state's
 			st.Why = why
 			if from == c.n {
 				st.Rel = report.WW
 			}
 		case e.Rel == report.SO:
-			hasSO = true
+			sh.SO++
 			st.Key = -1
 			st.Why = fmt.Sprintf("%s precedes %s in their session", name(from), name(to))
 		case e.Rel == report.WR:
 			if ls, ok := d.AppendStep(st, e.Via, false); ok {
 				st = ls
+				sh.WW++
 			} else {
-				hasWR = true
+				sh.WR++
 				st.Why = fmt.Sprintf("%s read %s, which %s wrote", name(to), h.KV(e.Key, e.Value), name(from))
 			}
 		default:
+			sh.WW++
 			st.Why = fmt.Sprintf("%s overwrote %s's %s with %s", name(to), name(from), h.KV(e.Key, e.Value), h.KV(e.Key, e.Value2))
 		}
 		a.Cycle = append(a.Cycle, st)
@@ -625,25 +629,26 @@ func (c *check) anomaly(level anomaly.Level, cyc []int32) report.Anomaly {
 		path = append(path, fmt.Sprintf("%s -%s->", name(from), st.Rel))
 	}
 	path = append(path, name(cyc[0]))
-	var what string
-	switch {
-	case hasForced && (indirect || hasSO):
-		a.Kind, a.Also = anomaly.CausalityViolation, []anomaly.Kind{anomaly.FracturedRead}
-		what = "a transaction saw an effect without its cause, which causal consistency forbids"
-	case hasForced:
-		a.Kind = anomaly.FracturedRead
-		what = fmt.Sprintf("a transaction saw some of another's writes but not all, which %s forbids", level)
-	case hasSO:
-		a.Kind, a.Also = anomaly.CausalityViolation, []anomaly.Kind{anomaly.G1c}
-		what = "a cycle of session order and write-read dependencies, which causal consistency forbids"
-	case hasWR:
-		a.Kind = anomaly.G1c
-		what = fmt.Sprintf("a cycle of write-read and write-write dependencies, which %s forbids (circular information flow, G1c)", level)
-	default:
-		what = fmt.Sprintf("a cycle of write-write dependencies, which %s forbids (G0)", level)
-	}
-	a.Message = fmt.Sprintf("%s; so %s, %s", strings.Join(whys, "; "), strings.Join(path, " "), what)
+	sh.Len = len(a.Cycle)
+	a.Kind, a.Also = cycle.Classify(cycle.Weak, sh)
+	a.Message = fmt.Sprintf("%s; so %s, %s", strings.Join(whys, "; "), strings.Join(path, " "), what(level, a.Kind, sh))
 	return a
+}
+
+// what says, after a cycle's steps, what kind of cycle it is (kind, as [cycle.Classify]
+// named it) and that level forbids it.
+func what(level anomaly.Level, kind anomaly.Kind, sh cycle.Shape) string {
+	switch {
+	case kind == anomaly.CausalityViolation && sh.Axiom:
+		return "a transaction saw an effect without its cause, which causal consistency forbids"
+	case kind == anomaly.FracturedRead:
+		return fmt.Sprintf("a transaction saw some of another's writes but not all, which %s forbids", level)
+	case kind == anomaly.CausalityViolation:
+		return "a cycle of session order and write-read dependencies, which causal consistency forbids"
+	case kind == anomaly.G1c:
+		return fmt.Sprintf("a cycle of write-read and write-write dependencies, which %s forbids (circular information flow, G1c)", level)
+	}
+	return fmt.Sprintf("a cycle of write-write dependencies, which %s forbids (G0)", level)
 }
 
 // pathWhy names a shortest chain of session order and reads from t1 to t (certain edges),
