@@ -106,15 +106,92 @@ func certifyStrict(ctx context.Context, h *history.History, skew int64) (bool, f
 // a replayed serial order, or false (why says where it stopped) if the general pipeline must
 // decide.
 func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
-	var fs fastStats
-	h := d.H
-	if !d.Opts.Realtime || d.HasLists() || len(d.Findings) > 0 || len(d.Guarded) > 0 {
-		fs.why = "out of scope"
-		return false, fs, nil
-	}
+	s := &strictPath{ctx: ctx, d: d}
+	ok, err := s.run()
+	return ok, s.fs, err
+}
+
+// strictPath is one attempt of the strict fast path on d. Its phases, in order, each a
+// method: index the committed transactions by begin, list each key's writers, find the
+// write-order choices between overlapping writers, add the known edges, close them under
+// real time, prune the choices, choose the rest greedily, choose the versions of reads with
+// several candidates, and certify the resulting order by replaying it. A phase that returns
+// false has set fs.why: the general pipeline decides.
+type strictPath struct {
+	ctx context.Context
+	d   *deps.Deps
+	fs  fastStats
+
 	// Dense ids for the committed transactions, in order of (widened) begin, then end: so
 	// per-key writer lists come out sorted by begin, and the closure's sort finds its input
 	// sorted.
+	id         []int32 // per transaction: its dense id, or -1
+	txn        []int32 // per dense id: the transaction
+	begin, end []int64 // per dense id
+
+	// Writers per key (wAll[wOff[k]:wOff[k+1]]), sorted by begin, with their begins and the
+	// suffix minimum of their ends.
+	wOff, wAll     []int32
+	wBegin, sufMin []int64
+
+	pairs    []choice           // write-order choices, merged across keys
+	involved map[uint64][]int32 // (writer, key) of a writer in some choice → readers of that version
+	inv      []bool             // per dense id: a writer in some choice
+
+	edges [][2]int32 // the known edges, until the closure takes them
+	multi []int32    // reads with several candidates, chosen once the write orders are fixed
+	c     *graph.TimeClosure
+}
+
+// choice is a write-order choice between overlapping writers a < b (dense ids) of keys.
+type choice struct {
+	a, b  int32
+	keys  []history.Key
+	fixed bool
+}
+
+// minTime is before every client time (the initial state's end).
+const minTime = -1 << 63
+
+// wk packs a writer and a key into a map key.
+func wk(w int32, k history.Key) uint64 { return uint64(w)<<32 | uint64(uint32(k)) }
+
+func (s *strictPath) run() (bool, error) {
+	if !s.index() {
+		return false, nil
+	}
+	s.writersByKey()
+	s.choices()
+	if !s.knownEdges() {
+		return false, nil
+	}
+	if err := s.ctx.Err(); err != nil {
+		return false, context.Cause(s.ctx)
+	}
+	if !s.close() {
+		return false, nil
+	}
+	if err := s.ctx.Err(); err != nil {
+		return false, context.Cause(s.ctx)
+	}
+	all := make([]int32, len(s.pairs))
+	for pi := range all {
+		all[pi] = int32(pi)
+	}
+	if !s.prune(all, maxPrunePasses) || !s.greedy() || !s.chooseReads() {
+		return false, nil
+	}
+	return s.certify(), nil
+}
+
+// index gives the committed transactions dense ids in order of begin, then end. It declines
+// histories out of the fast path's scope.
+func (s *strictPath) index() bool {
+	d := s.d
+	if !d.Opts.Realtime || d.HasLists() || len(d.Findings) > 0 || len(d.Guarded) > 0 {
+		s.fs.why = "out of scope"
+		return false
+	}
 	type node struct {
 		b, e int64
 		t    int32
@@ -126,424 +203,471 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 			iv := d.TimeInterval(t)
 			ns = append(ns, node{iv.Begin, iv.End, int32(t)})
 		case deps.Maybe:
-			fs.why = "unknown outcomes"
-			return false, fs, nil
+			s.fs.why = "unknown outcomes"
+			return false
 		}
 	}
 	slices.SortFunc(ns, func(x, y node) int {
 		return cmp.Or(cmp.Compare(x.b, y.b), cmp.Compare(x.e, y.e), cmp.Compare(x.t, y.t))
 	})
 	m := len(ns)
-	id := make([]int32, d.N)
-	for t := range id {
-		id[t] = -1
+	s.id = make([]int32, d.N)
+	for t := range s.id {
+		s.id[t] = -1
 	}
-	txn := make([]int32, m)
-	begin, end := make([]int64, m), make([]int64, m)
+	s.txn = make([]int32, m)
+	s.begin, s.end = make([]int64, m), make([]int64, m)
 	for i, x := range ns {
-		id[x.t], txn[i], begin[i], end[i] = int32(i), x.t, x.b, x.e
+		s.id[x.t], s.txn[i], s.begin[i], s.end[i] = int32(i), x.t, x.b, x.e
 	}
-	ns = nil
 	if m == 0 {
-		fs.why = "no committed transactions"
-		return false, fs, nil
+		s.fs.why = "no committed transactions"
+		return false
 	}
-	// Writers per key, sorted by begin, with the suffix minimum of their ends: the writers
-	// that began after time e and are minimal in real-time order are those from the first
-	// that began after e up to the suffix minimum of ends there (see deps.TimeSuccs).
+	return true
+}
+
+// writersByKey lists each key's writers sorted by begin, with the suffix minimum of their
+// ends: the writers that began after time e and are minimal in real-time order are those
+// from the first that began after e up to the suffix minimum of ends there (see
+// deps.TimeSuccs).
+func (s *strictPath) writersByKey() {
+	d := s.d
 	nk := len(d.Writers)
-	wOff := make([]int32, nk+1)
+	s.wOff = make([]int32, nk+1)
 	for k, ws := range d.Writers {
-		wOff[k+1] = wOff[k] + int32(len(ws))
+		s.wOff[k+1] = s.wOff[k] + int32(len(ws))
 	}
-	wAll := make([]int32, wOff[nk])
-	wBegin := make([]int64, wOff[nk]) // begin of wAll[i]
-	sufMin := make([]int64, wOff[nk])
-	fill := slices.Clone(wOff[:nk])
-	for u, t := range txn { // in order of begin
+	s.wAll = make([]int32, s.wOff[nk])
+	s.wBegin = make([]int64, s.wOff[nk])
+	s.sufMin = make([]int64, s.wOff[nk])
+	fill := slices.Clone(s.wOff[:nk])
+	for u, t := range s.txn { // in order of begin
 		for _, w := range d.Writes[t] {
-			wAll[fill[w.Key]] = int32(u)
-			wBegin[fill[w.Key]] = begin[u]
+			s.wAll[fill[w.Key]] = int32(u)
+			s.wBegin[fill[w.Key]] = s.begin[u]
 			fill[w.Key]++
 		}
 	}
-	fill = nil
 	for k := range nk {
-		seg, sm := wAll[wOff[k]:wOff[k+1]], sufMin[wOff[k]:wOff[k+1]]
+		seg, sm := s.wAll[s.wOff[k]:s.wOff[k+1]], s.sufMin[s.wOff[k]:s.wOff[k+1]]
 		for i := len(seg) - 1; i >= 0; i-- {
-			sm[i] = end[seg[i]]
+			sm[i] = s.end[seg[i]]
 			if i+1 < len(seg) {
 				sm[i] = min(sm[i], sm[i+1])
 			}
 		}
 	}
-	// minimalAfter returns the writers of k that began after e and are minimal in real
-	// time.
-	minimalAfter := func(k history.Key, e int64) []int32 {
-		lo, hi := wOff[k], wOff[k+1]
-		sb := wBegin[lo:hi]
-		i, j := 0, len(sb) // first begin > e
-		for i < j {
-			h := int(uint(i+j) >> 1)
-			if sb[h] <= e {
-				i = h + 1
-			} else {
-				j = h
-			}
+}
+
+// minimalAfter returns the writers of k that began after e and are minimal in real time.
+func (s *strictPath) minimalAfter(k history.Key, e int64) []int32 {
+	lo, hi := s.wOff[k], s.wOff[k+1]
+	sb := s.wBegin[lo:hi]
+	i, j := 0, len(sb) // first begin > e
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if sb[h] <= e {
+			i = h + 1
+		} else {
+			j = h
 		}
-		if i >= len(sb) {
-			return nil
-		}
-		lim := sufMin[int(lo)+i]
-		j = i
-		for j < len(sb) && sb[j] <= lim {
-			j++
-		}
-		return wAll[int(lo)+i : int(lo)+j]
 	}
-	// Write-order choices between overlapping writers, merged across keys.
-	type pair struct {
-		a, b  int32 // dense ids, a < b
-		keys  []history.Key
-		fixed bool
+	if i >= len(sb) {
+		return nil
 	}
-	var pairs []pair
+	lim := s.sufMin[int(lo)+i]
+	j = i
+	for j < len(sb) && sb[j] <= lim {
+		j++
+	}
+	return s.wAll[int(lo)+i : int(lo)+j]
+}
+
+// choices finds the write-order choices between overlapping writers, merged across keys.
+func (s *strictPath) choices() {
 	pairOf := make(map[uint64]int32)
-	involved := make(map[uint64][]int32) // (writer, key) → readers of that version
-	inv := make([]bool, m)               // writers in some pair
-	wk := func(w int32, k history.Key) uint64 { return uint64(w)<<32 | uint64(uint32(k)) }
-	for k := range nk {
-		seg := wAll[wOff[k]:wOff[k+1]]
+	s.involved = make(map[uint64][]int32)
+	s.inv = make([]bool, len(s.txn))
+	for k := range len(s.d.Writers) {
+		seg := s.wAll[s.wOff[k]:s.wOff[k+1]]
 		for i, a := range seg {
 			for _, b := range seg[i+1:] {
-				if begin[b] > end[a] {
+				if s.begin[b] > s.end[a] {
 					break
 				}
 				x, y := min(a, b), max(a, b)
 				pk := uint64(x)<<32 | uint64(y)
 				pi, ok := pairOf[pk]
 				if !ok {
-					pi = int32(len(pairs))
+					pi = int32(len(s.pairs))
 					pairOf[pk] = pi
-					pairs = append(pairs, pair{a: x, b: y})
+					s.pairs = append(s.pairs, choice{a: x, b: y})
 				}
-				pairs[pi].keys = append(pairs[pi].keys, history.Key(k))
-				involved[wk(a, history.Key(k))] = nil
-				involved[wk(b, history.Key(k))] = nil
-				inv[a], inv[b] = true, true
+				s.pairs[pi].keys = append(s.pairs[pi].keys, history.Key(k))
+				s.involved[wk(a, history.Key(k))] = nil
+				s.involved[wk(b, history.Key(k))] = nil
+				s.inv[a], s.inv[b] = true, true
 			}
 		}
 	}
-	pairOf = nil
-	fs.constraints = len(pairs)
-	// Known edges: session order, certain write-reads and the anti-dependencies that
-	// time-fixed write orders imply (to the real-time-minimal later writers only).
-	edges := make([][2]int32, 0, m+2*len(d.Reads))
+	s.fs.constraints = len(s.pairs)
+}
+
+// addEdge appends u → v unless real time implies it (the closure has those for free).
+func (s *strictPath) addEdge(u, v int32) {
+	if s.end[u] >= s.begin[v] {
+		s.edges = append(s.edges, [2]int32{u, v})
+	}
+}
+
+// knownEdges adds session order, certain write-reads and the anti-dependencies that
+// time-fixed write orders imply (to the real-time-minimal later writers only), and sets
+// aside the reads with several candidates.
+func (s *strictPath) knownEdges() bool {
+	d := s.d
+	s.edges = make([][2]int32, 0, len(s.txn)+2*len(d.Reads))
 	if d.Opts.Session {
-		for _, s := range h.Sessions {
+		for _, sess := range d.H.Sessions {
 			prev := int32(-1)
-			for _, t := range s.Txns {
-				if u := id[t]; u >= 0 {
+			for _, t := range sess.Txns {
+				if u := s.id[t]; u >= 0 {
 					if prev >= 0 {
-						edges = append(edges, [2]int32{prev, u})
+						s.edges = append(s.edges, [2]int32{prev, u})
 					}
 					prev = u
 				}
 			}
 		}
 	}
-	const minTime = -1 << 63
-	// add appends u → v unless real time implies it (the closure has those for free).
-	add := func(u, v int32) {
-		if end[u] >= begin[v] {
-			edges = append(edges, [2]int32{u, v})
-		}
-	}
-	var multi []int32 // reads with several candidates: chosen once the write orders are
 	for ri := range d.Reads {
-		r := &d.Reads[ri]
-		u := id[r.Txn]
-		if u < 0 {
-			continue // an excluded (aborted) reader
+		if !s.readEdges(int32(ri)) {
+			return false
 		}
-		switch {
-		case r.Op < 0:
-			fs.why = "synthetic reads"
-			return false, fs, nil
-		case len(r.Cands) == 0:
-			fs.why = "a read with no possible writer"
-			return false, fs, nil
-		case len(r.Cands) > 1:
-			multi = append(multi, int32(ri))
-			continue
+	}
+	s.fs.edges = len(s.edges)
+	return true
+}
+
+// readEdges adds the edges of read ri when it has one candidate, or sets it aside when it
+// has several.
+func (s *strictPath) readEdges(ri int32) bool {
+	d := s.d
+	r := &d.Reads[ri]
+	u := s.id[r.Txn]
+	if u < 0 {
+		return true // an excluded (aborted) reader
+	}
+	switch {
+	case r.Op < 0:
+		s.fs.why = "synthetic reads"
+		return false
+	case len(r.Cands) == 0:
+		s.fs.why = "a read with no possible writer"
+		return false
+	case len(r.Cands) > 1:
+		s.multi = append(s.multi, ri)
+		return true
+	}
+	// An item read, a row a predicate read returned, or a row a predicate read missed or a
+	// predicate write matched with one version in reach: all are "u read w's version of the
+	// key", which is what the edges below and the replay encode.
+	e := int64(minTime)
+	if w := r.Cands[0]; w != d.Init {
+		x := s.id[w]
+		if x < 0 {
+			s.fs.why = "a read from a transaction that does not count"
+			return false
 		}
-		// An item read, a row a predicate read returned, or a row a predicate read missed
-		// or a predicate write matched with one version in reach: all are "u read w's
-		// version of the key", which is what the edges below and the replay encode.
-		e := int64(minTime)
-		if w := r.Cands[0]; w != d.Init {
-			x := id[w]
-			if x < 0 {
-				fs.why = "a read from a transaction that does not count"
-				return false, fs, nil
-			}
-			add(x, u)
-			e = end[x]
-			if inv[x] {
-				if rs, ok := involved[wk(x, r.Key)]; ok {
-					involved[wk(x, r.Key)] = append(rs, u)
-				}
-			}
-		}
-		for _, b := range minimalAfter(r.Key, e) {
-			if b != u {
-				add(u, b)
+		s.addEdge(x, u)
+		e = s.end[x]
+		if s.inv[x] {
+			if rs, ok := s.involved[wk(x, r.Key)]; ok {
+				s.involved[wk(x, r.Key)] = append(rs, u)
 			}
 		}
 	}
-	fs.edges = len(edges)
-	if err := ctx.Err(); err != nil {
-		return false, fs, context.Cause(ctx)
+	for _, b := range s.minimalAfter(r.Key, e) {
+		if b != u {
+			s.addEdge(u, b)
+		}
 	}
-	c, err := graph.NewTimeClosure(begin, end, edges, max(maxClosureWords, closureWordsPerTxn*m))
+	return true
+}
+
+// close builds the reachability of the known edges under real time.
+func (s *strictPath) close() bool {
+	c, err := graph.NewTimeClosure(s.begin, s.end, s.edges, max(maxClosureWords, closureWordsPerTxn*len(s.txn)))
 	switch {
 	case errors.Is(err, graph.ErrCycle):
-		fs.why = "cycle of known edges"
-		return false, fs, nil
+		s.fs.why = "cycle of known edges"
+		return false
 	case err != nil:
-		fs.why = err.Error()
-		return false, fs, nil
+		s.fs.why = err.Error()
+		return false
 	}
-	edges = nil
-	// Option "a before b": a → b and every other reader of a's version → b, on every shared
-	// key. All its edges end at b, so a cycle can use only one of them, and checking each
-	// against reachability is exact.
-	feasible := func(p *pair, a, b int32) bool {
-		if c.Reach(b, a) {
-			return false
-		}
-		for _, k := range p.keys {
-			for _, r := range involved[wk(a, k)] {
-				if r != b && c.Reach(b, r) {
-					return false
-				}
+	s.c, s.edges = c, nil
+	return true
+}
+
+// feasible reports whether option "a before b" of p closes no cycle: a → b and every other
+// reader of a's version → b, on every shared key. All its edges end at b, so a cycle can use
+// only one of them, and checking each against reachability is exact.
+func (s *strictPath) feasible(p *choice, a, b int32) bool {
+	if s.c.Reach(b, a) {
+		return false
+	}
+	for _, k := range p.keys {
+		for _, r := range s.involved[wk(a, k)] {
+			if r != b && s.c.Reach(b, r) {
+				return false
 			}
 		}
-		return true
 	}
-	fix := func(p *pair, a, b int32) bool {
-		p.fixed = true
-		if !c.AddEdge(a, b) {
-			return false
-		}
-		for _, k := range p.keys {
-			for _, r := range involved[wk(a, k)] {
-				if r != b && !c.AddEdge(r, b) {
-					return false
-				}
+	return true
+}
+
+// fix adds option "a before b" of p to the closure; false if it closed a cycle.
+func (s *strictPath) fix(p *choice, a, b int32) bool {
+	p.fixed = true
+	if !s.c.AddEdge(a, b) {
+		return false
+	}
+	for _, k := range p.keys {
+		for _, r := range s.involved[wk(a, k)] {
+			if r != b && !s.c.AddEdge(r, b) {
+				return false
 			}
 		}
-		return true
 	}
-	// Each pass costs a sweep of the remaining pairs; a long chain of forcings could make
-	// passes quadratic, so after maxPrunePasses the greedy step (which checks each pair at its
-	// turn) takes over.
-	all := make([]int32, len(pairs))
-	for pi := range all {
-		all[pi] = int32(pi)
-	}
-	// prune fixes the pairs of list with one option left, repeating until nothing changes (at
-	// most passes times); false means the fast path must give up.
-	prune := func(list []int32, passes int) bool {
-		for changed := true; changed && passes > 0; passes-- {
-			changed = false
-			for _, pi := range list {
-				p := &pairs[pi]
-				if p.fixed {
-					continue
-				}
-				l, r := feasible(p, p.a, p.b), feasible(p, p.b, p.a)
-				var ok bool
-				switch {
-				case !l && !r:
-					fs.why = "a write order with no option left"
-					return false
-				case !l:
-					ok = fix(p, p.b, p.a)
-				case !r:
-					ok = fix(p, p.a, p.b)
-				default:
-					continue
-				}
-				if !ok {
-					fs.why = "a forced edge closed a cycle"
-					return false
-				}
-				fs.pruned++
-				changed = true
+	return true
+}
+
+// prune fixes the choices of list with one option left, repeating until nothing changes (at
+// most passes times: each pass costs a sweep of the remaining choices, and a long chain of
+// forcings could make passes quadratic, so the greedy step, which checks each choice at its
+// turn, takes over); false means the fast path must give up.
+func (s *strictPath) prune(list []int32, passes int) bool {
+	for changed := true; changed && passes > 0; passes-- {
+		changed = false
+		for _, pi := range list {
+			p := &s.pairs[pi]
+			if p.fixed {
+				continue
 			}
+			l, r := s.feasible(p, p.a, p.b), s.feasible(p, p.b, p.a)
+			var ok bool
+			switch {
+			case !l && !r:
+				s.fs.why = "a write order with no option left"
+				return false
+			case !l:
+				ok = s.fix(p, p.b, p.a)
+			case !r:
+				ok = s.fix(p, p.a, p.b)
+			default:
+				continue
+			}
+			if !ok {
+				s.fs.why = "a forced edge closed a cycle"
+				return false
+			}
+			s.fs.pruned++
+			changed = true
 		}
-		return true
 	}
-	if err := ctx.Err(); err != nil {
-		return false, fs, context.Cause(ctx)
+	return true
+}
+
+// first returns p's writers in the greedy order: the one that ended first (then began
+// first) goes first.
+func (s *strictPath) first(p *choice) (int32, int32) {
+	if cmp.Or(cmp.Compare(s.end[p.a], s.end[p.b]), cmp.Compare(s.begin[p.a], s.begin[p.b])) <= 0 {
+		return p.a, p.b
 	}
-	if !prune(all, maxPrunePasses) {
-		return false, fs, nil
-	}
-	// Greedy: in order of the first end, the writer that ended first goes first unless that
-	// closes a cycle.
+	return p.b, p.a
+}
+
+// greedy fixes the open choices in order of their first end: the writer that ended first
+// goes first unless that closes a cycle. While the open choices are few, each choice is
+// propagated to the rest by a pruning pass: fewer dead ends.
+func (s *strictPath) greedy() bool {
 	var rest []int32
-	for pi := range pairs {
-		if !pairs[pi].fixed {
+	for pi := range s.pairs {
+		if !s.pairs[pi].fixed {
 			rest = append(rest, int32(pi))
 		}
 	}
-	first := func(p *pair) (int32, int32) {
-		if cmp.Or(cmp.Compare(end[p.a], end[p.b]), cmp.Compare(begin[p.a], begin[p.b])) <= 0 {
-			return p.a, p.b
-		}
-		return p.b, p.a
-	}
-	slices.SortFunc(rest, func(x, y int32) int {
-		return cmp.Compare(min(end[pairs[x].a], end[pairs[x].b]), min(end[pairs[y].a], end[pairs[y].b]))
-	})
+	firstEnd := func(pi int32) int64 { return min(s.end[s.pairs[pi].a], s.end[s.pairs[pi].b]) }
+	slices.SortFunc(rest, func(x, y int32) int { return cmp.Compare(firstEnd(x), firstEnd(y)) })
 	for i, pi := range rest {
-		p := &pairs[pi]
+		p := &s.pairs[pi]
 		if p.fixed {
 			continue // forced by an earlier choice
 		}
-		a, b := first(p)
-		if !feasible(p, a, b) {
+		a, b := s.first(p)
+		if !s.feasible(p, a, b) {
 			a, b = b, a
-			if !feasible(p, a, b) {
-				fs.why = "the greedy choice of write orders reached a dead end"
-				return false, fs, nil
+			if !s.feasible(p, a, b) {
+				s.fs.why = "the greedy choice of write orders reached a dead end"
+				return false
 			}
 		}
-		if !fix(p, a, b) {
-			fs.why = "a chosen edge closed a cycle"
-			return false, fs, nil
+		if !s.fix(p, a, b) {
+			s.fs.why = "a chosen edge closed a cycle"
+			return false
 		}
-		fs.greedy++
-		// Propagate the choice to the pairs still open, while that stays cheap (quadratic in
-		// the open pairs): fewer dead ends.
-		if len(rest) <= maxPropagate && !prune(rest[i+1:], 1) {
-			return false, fs, nil
+		s.fs.greedy++
+		if len(rest) <= maxPropagate && !s.prune(rest[i+1:], 1) {
+			return false
 		}
 	}
-	// Reads with several candidates (a predicate missed a row with several non-matching
-	// versions in reach, or values repeat): every write order is fixed now, so option "u
-	// read x's version of k" is the edge x → u and u → every writer after x, of which the
-	// real-time-minimal later writers and x's overlapping partners ordered after it stand
-	// for all. Its edges all touch u and x precedes each of the writers, so a cycle can use
-	// only one of them, and checking each against reachability is exact. Candidates are
-	// tried latest-ending first among those that ended before u did, then the rest.
-	if len(multi) > 0 {
-		partners := make(map[uint64][]int32, len(involved))
-		for pi := range pairs {
-			p := &pairs[pi]
-			for _, k := range p.keys {
-				partners[wk(p.a, k)] = append(partners[wk(p.a, k)], p.b)
-				partners[wk(p.b, k)] = append(partners[wk(p.b, k)], p.a)
-			}
-		}
-		var after []int32
-		successors := func(x int32, k history.Key) []int32 {
-			after = after[:0]
-			if x < 0 {
-				return append(after, minimalAfter(k, minTime)...)
-			}
-			after = append(after, minimalAfter(k, end[x])...)
-			for _, b := range partners[wk(x, k)] {
-				if c.Reach(x, b) {
-					after = append(after, b)
-				}
-			}
-			return after
-		}
-		endOf := func(x int32) int64 {
-			if x < 0 {
-				return minTime // the initial state
-			}
-			return end[x]
-		}
-		var cands []int32
-		for _, ri := range multi {
-			r := &d.Reads[ri]
-			u := id[r.Txn]
-			cands = cands[:0]
-			for _, w := range r.Cands {
-				x := int32(-1) // the initial state
-				if w != d.Init {
-					if x = id[w]; x < 0 {
-						continue // not committed: never the version read
-					}
-				}
-				cands = append(cands, x)
-			}
-			slices.SortFunc(cands, func(x, y int32) int {
-				xe, ye := endOf(x), endOf(y)
-				xb, yb := xe <= end[u], ye <= end[u]
-				switch {
-				case xb && !yb:
-					return -1
-				case yb && !xb:
-					return 1
-				case xb:
-					return cmp.Compare(ye, xe) // latest first
-				}
-				return cmp.Compare(xe, ye) // earliest first
-			})
-			chosen := false
-			for _, x := range cands {
-				if x == u || (x >= 0 && c.Reach(u, x)) {
-					continue
-				}
-				ok := true
-				for _, b := range successors(x, r.Key) {
-					if b != u && c.Reach(b, u) {
-						ok = false
-						break
-					}
-				}
-				if !ok {
-					continue
-				}
-				if x >= 0 && !c.AddEdge(x, u) {
-					continue
-				}
-				for _, b := range after {
-					if b != u && !c.AddEdge(u, b) {
-						fs.why = "a read's chosen version closed a cycle"
-						return false, fs, nil
-					}
-				}
-				chosen = true
-				break
-			}
-			if !chosen {
-				fs.why = "a read with several candidates had none left"
-				return false, fs, nil
-			}
-			fs.greedy++
+	return true
+}
+
+// readChooser chooses the versions of the reads with several candidates (a predicate missed
+// a row with several non-matching versions in reach, or values repeat), once every write
+// order is fixed: option "u read x's version of k" is the edge x → u and u → every writer
+// after x, of which the real-time-minimal later writers and x's overlapping partners
+// ordered after it stand for all. Its edges all touch u and x precedes each of the writers,
+// so a cycle can use only one of them, and checking each against reachability is exact.
+type readChooser struct {
+	*strictPath
+	partners map[uint64][]int32 // (writer, key) → the writers it shares a choice with on key
+	after    []int32            // successors' result
+	cands    []int32
+}
+
+// chooseReads chooses a version for every read set aside with several candidates.
+func (s *strictPath) chooseReads() bool {
+	if len(s.multi) == 0 {
+		return true
+	}
+	rc := &readChooser{strictPath: s, partners: make(map[uint64][]int32, len(s.involved))}
+	for pi := range s.pairs {
+		p := &s.pairs[pi]
+		for _, k := range p.keys {
+			rc.partners[wk(p.a, k)] = append(rc.partners[wk(p.a, k)], p.b)
+			rc.partners[wk(p.b, k)] = append(rc.partners[wk(p.b, k)], p.a)
 		}
 	}
-	order := c.Order()
-	if !replay(d, order, txn) {
-		fs.why = "the serial order did not replay"
-		return false, fs, nil
+	for _, ri := range s.multi {
+		if !rc.choose(&s.d.Reads[ri]) {
+			return false
+		}
+		s.fs.greedy++
 	}
-	if d.Partial {
+	return true
+}
+
+// successors returns the writers of k after x's version (x < 0: the initial state) that
+// stand for all of them. For the initial state they are only checked, not kept in rc.after
+// (tryVersion then adds no edge to them: the replay certifies the order either way, and
+// adding them makes the fast path give up on more histories).
+func (rc *readChooser) successors(x int32, k history.Key) []int32 {
+	rc.after = rc.after[:0]
+	if x < 0 {
+		return append(rc.after, rc.minimalAfter(k, minTime)...)
+	}
+	rc.after = append(rc.after, rc.minimalAfter(k, rc.end[x])...)
+	for _, b := range rc.partners[wk(x, k)] {
+		if rc.c.Reach(x, b) {
+			rc.after = append(rc.after, b)
+		}
+	}
+	return rc.after
+}
+
+// endOf is x's end, or the initial state's (x < 0).
+func (rc *readChooser) endOf(x int32) int64 {
+	if x < 0 {
+		return minTime
+	}
+	return rc.end[x]
+}
+
+// choose picks r's version: candidates are tried latest-ending first among those that ended
+// before the reader did, then the rest.
+func (rc *readChooser) choose(r *deps.Read) bool {
+	u := rc.id[r.Txn]
+	rc.cands = rc.cands[:0]
+	for _, w := range r.Cands {
+		x := int32(-1) // the initial state
+		if w != rc.d.Init {
+			if x = rc.id[w]; x < 0 {
+				continue // not committed: never the version read
+			}
+		}
+		rc.cands = append(rc.cands, x)
+	}
+	slices.SortFunc(rc.cands, func(x, y int32) int {
+		xe, ye := rc.endOf(x), rc.endOf(y)
+		xb, yb := xe <= rc.end[u], ye <= rc.end[u]
+		switch {
+		case xb && !yb:
+			return -1
+		case yb && !xb:
+			return 1
+		case xb:
+			return cmp.Compare(ye, xe) // latest first
+		}
+		return cmp.Compare(xe, ye) // earliest first
+	})
+	for _, x := range rc.cands {
+		ok, closed := rc.tryVersion(u, x, r.Key)
+		if closed {
+			rc.fs.why = "a read's chosen version closed a cycle"
+			return false
+		}
+		if ok {
+			return true
+		}
+	}
+	rc.fs.why = "a read with several candidates had none left"
+	return false
+}
+
+// tryVersion makes reader u read x's version of k if that closes no cycle; closed says that
+// adding its edges did close one after all (the fast path must give up).
+func (rc *readChooser) tryVersion(u, x int32, k history.Key) (ok, closed bool) {
+	if x == u || (x >= 0 && rc.c.Reach(u, x)) {
+		return false, false
+	}
+	for _, b := range rc.successors(x, k) {
+		if b != u && rc.c.Reach(b, u) {
+			return false, false
+		}
+	}
+	if x >= 0 && !rc.c.AddEdge(x, u) {
+		return false, false
+	}
+	for _, b := range rc.after {
+		if b != u && !rc.c.AddEdge(u, b) {
+			return false, true
+		}
+	}
+	return true, false
+}
+
+// certify replays the closure's topological order as a serial order (and, when the
+// dependency analysis left predicate evaluations open, on whole rows): the pass stands only
+// if every read comes out as recorded.
+func (s *strictPath) certify() bool {
+	order := s.c.Order()
+	if !replay(s.d, order, s.txn) {
+		s.fs.why = "the serial order did not replay"
+		return false
+	}
+	if s.d.Partial {
 		// Some predicate evaluations were left open (partial row images); the order decides
 		// them, and the pass stands only if they all come out as recorded.
-		if !rowReplay(d, order, txn) {
-			fs.why = "the serial order did not replay on whole rows"
-			return false, fs, nil
+		if !rowReplay(s.d, order, s.txn) {
+			s.fs.why = "the serial order did not replay on whole rows"
+			return false
 		}
-		fs.rows = true
+		s.fs.rows = true
 	}
-	return true, fs, nil
+	return true
 }
 
 // replay reports whether order (dense ids of the committed transactions txn[u], each once)
