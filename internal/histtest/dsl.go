@@ -62,33 +62,14 @@ func lex(src string) ([]token, error) {
 			toks = append(toks, token{tPunct, string(c), line, col})
 			i++
 		case c == '"':
-			j := i + 1
-			for j < len(src) && src[j] != '"' && src[j] != '\n' {
-				if src[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(src) || src[j] != '"' {
-				return nil, fmt.Errorf("%d:%d: unterminated string", line, col)
-			}
-			s, err := strconv.Unquote(src[i : j+1])
+			t, j, err := lexString(src, i, line, col)
 			if err != nil {
-				return nil, fmt.Errorf("%d:%d: bad string %s: %v", line, col, src[i:j+1], err)
+				return nil, err
 			}
-			toks = append(toks, token{tStr, s, line, col})
-			i = j + 1
+			toks = append(toks, t)
+			i = j
 		case isDigit(c) || (c == '-' && i+1 < len(src) && isDigit(src[i+1])):
-			j := i + 1
-			for j < len(src) && isDigit(src[j]) {
-				j++
-			}
-			if j+1 < len(src) && src[j] == '.' && isDigit(src[j+1]) {
-				j++
-				for j < len(src) && isDigit(src[j]) {
-					j++
-				}
-			}
+			j := numberEnd(src, i+1)
 			toks = append(toks, token{tNum, src[i:j], line, col})
 			i = j
 		case isWordStart(c):
@@ -104,6 +85,41 @@ func lex(src string) ([]token, error) {
 	}
 	toks = append(toks, token{tEOF, "", line, len(src) - lineStart + 1})
 	return toks, nil
+}
+
+// lexString reads the quoted string at src[i], which is at line:col, and returns its
+// token and the index after it.
+func lexString(src string, i, line, col int) (token, int, error) {
+	j := i + 1
+	for j < len(src) && src[j] != '"' && src[j] != '\n' {
+		if src[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	if j >= len(src) || src[j] != '"' {
+		return token{}, j, fmt.Errorf("%d:%d: unterminated string", line, col)
+	}
+	s, err := strconv.Unquote(src[i : j+1])
+	if err != nil {
+		return token{}, j, fmt.Errorf("%d:%d: bad string %s: %v", line, col, src[i:j+1], err)
+	}
+	return token{tStr, s, line, col}, j + 1, nil
+}
+
+// numberEnd returns the end of the number whose digits continue at src[j]: more digits,
+// then optionally '.' and digits.
+func numberEnd(src string, j int) int {
+	for j < len(src) && isDigit(src[j]) {
+		j++
+	}
+	if j+1 < len(src) && src[j] == '.' && isDigit(src[j+1]) {
+		j++
+		for j < len(src) && isDigit(src[j]) {
+			j++
+		}
+	}
+	return j
 }
 
 type parser struct {
