@@ -202,9 +202,12 @@ func (d *tsDeriver) collectWriters() error {
 	return nil
 }
 
-// sees reports whether snapshot holder s sees committed writer w (never itself).
-func (d *tsDeriver) sees(s, w TxnID) bool {
-	return s != w && d.h.Snapshots[s].Sees(d.xidOf[w])
+// seer returns sees(s, w), which reports whether snapshot holder s sees committed writer
+// w (never itself). It is a closure over locals so that the compiler inlines it in the
+// loops that call it most.
+func (d *tsDeriver) seer() func(s, w TxnID) bool {
+	snaps, xidOf := d.h.Snapshots, d.xidOf
+	return func(s, w TxnID) bool { return s != w && snaps[s].Sees(xidOf[w]) }
 }
 
 // buildChain lists the transactions with a snapshot and a known outcome, stably sorted
@@ -252,12 +255,13 @@ func (d *tsDeriver) checkNested() error {
 // lostWriter returns a committed writer a's snapshot sees and b's does not, or -1. Only
 // b itself, b's in-progress ids and the ids between b's xmax and a's can be one.
 func (d *tsDeriver) lostWriter(a, b TxnID) TxnID {
-	if d.xidOf[b] != 0 && d.sees(a, b) {
+	sees := d.seer()
+	if d.xidOf[b] != 0 && sees(a, b) {
 		return b
 	}
 	sa, sb := d.h.Snapshots[a], d.h.Snapshots[b]
 	for _, x := range sb.Xip {
-		if w, ok := d.byXID[x]; ok && d.sees(a, w) {
+		if w, ok := d.byXID[x]; ok && sees(a, w) {
 			return w
 		}
 	}
@@ -269,7 +273,7 @@ func (d *tsDeriver) lostWriter(a, b TxnID) TxnID {
 		if x >= sa.Xmax {
 			break
 		}
-		if w := d.byXID[x]; w != b && d.sees(a, w) {
+		if w := d.byXID[x]; w != b && sees(a, w) {
 			return w
 		}
 	}
@@ -282,10 +286,11 @@ func (d *tsDeriver) lostWriter(a, b TxnID) TxnID {
 // all (a database acknowledges commits in about the order it makes them), else of ids.
 func (d *tsDeriver) placeCommits() {
 	d.at = make([][]TxnID, len(d.chain)+1)
+	sees := d.seer()
 	for _, x := range d.xids {
 		w := d.byXID[x]
 		i, _ := slices.BinarySearchFunc(d.chain, true, func(c snapHolder, _ bool) int {
-			if d.sees(c.t, w) {
+			if sees(c.t, w) {
 				return 1
 			}
 			return -1
