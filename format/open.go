@@ -421,69 +421,97 @@ func resolveDir(p, name string) (Format, []string, error) {
 	if err != nil {
 		return Format{}, nil, err
 	}
-	var candidates []Format
-	if name != "" && name != Auto {
-		f, ok := Lookup(name)
-		if !ok {
-			return Format{}, nil, unknown(name)
-		}
-		if !f.Dir && f.DirFile == "" {
-			return Format{}, nil, fmt.Errorf("%s is a directory; format %s reads a single file", p, f.Name)
-		}
-		candidates = []Format{f}
-	} else {
-		// Directory formats first, then directories holding one file of a file format.
-		for _, f := range formats {
-			if f.Dir {
-				candidates = append(candidates, f)
-			}
-		}
-		for _, f := range formats {
-			if !f.Dir && f.DirFile != "" {
-				candidates = append(candidates, f)
-			}
-		}
+	candidates, err := dirCandidates(p, name)
+	if err != nil {
+		return Format{}, nil, err
 	}
+	sniff := name == "" || name == Auto
 	var blank []string // the members of a directory format's pattern, all empty
 	for _, f := range candidates {
 		members := dirMembers(f, p, entries)
 		if len(members) == 0 {
 			continue
 		}
-		if name == "" || name == Auto {
-			m, head, err := sniffMember(members)
+		if sniff {
+			ok, empty, err := sniffDir(f, members)
 			if err != nil {
 				return Format{}, nil, err
 			}
-			if m == "" {
-				m = members[0]
-				if f.Dir && blank == nil {
-					blank = members
-				}
+			if empty && blank == nil {
+				blank = members
 			}
-			if f.Sniff != nil && !f.Sniff(filepath.Base(m), head) {
+			if !ok {
 				continue
 			}
 		}
 		return f, members, nil
 	}
+	return Format{}, nil, noDirFormat(p, entries, candidates, blank)
+}
+
+// dirCandidates lists the formats that may read directory p: the one named, or, when the
+// format is to be sniffed, the directory formats first, then those of a directory
+// holding one file of a file format.
+func dirCandidates(p, name string) ([]Format, error) {
+	if name != "" && name != Auto {
+		f, ok := Lookup(name)
+		if !ok {
+			return nil, unknown(name)
+		}
+		if !f.Dir && f.DirFile == "" {
+			return nil, fmt.Errorf("%s is a directory; format %s reads a single file", p, f.Name)
+		}
+		return []Format{f}, nil
+	}
+	var candidates []Format
+	for _, f := range formats {
+		if f.Dir {
+			candidates = append(candidates, f)
+		}
+	}
+	for _, f := range formats {
+		if !f.Dir && f.DirFile != "" {
+			candidates = append(candidates, f)
+		}
+	}
+	return candidates, nil
+}
+
+// sniffDir reports whether f's sniffer accepts its members in a directory, judging by the
+// first that is not empty; empty is set when f is a directory format and every member is
+// empty.
+func sniffDir(f Format, members []string) (ok, empty bool, err error) {
+	m, head, err := sniffMember(members)
+	if err != nil {
+		return false, false, err
+	}
+	if m == "" {
+		m = members[0]
+		empty = f.Dir
+	}
+	return f.Sniff == nil || f.Sniff(filepath.Base(m), head), empty, nil
+}
+
+// noDirFormat says why no candidate format reads directory p: its logs are all empty
+// (blank), the one format named finds nothing, or none recognizes it.
+func noDirFormat(p string, entries []os.DirEntry, candidates []Format, blank []string) error {
 	if blank != nil {
 		// Empty logs say nothing of their format, and hold no transaction in any.
-		return Format{}, nil, &ParseError{File: blank[0], Offset: 0,
+		return &ParseError{File: blank[0], Offset: 0,
 			Err: fmt.Errorf("%w: expected at least one transaction in the log files of %s, found %s, every one empty (%s)", ErrEmpty, p, count(len(blank), "", " files"), listNames(baseNames(blank)))}
 	}
 	if len(candidates) == 1 {
 		f := candidates[0]
 		if !f.Dir {
-			return Format{}, nil, fmt.Errorf("%s: no %s in the directory (a directory holding a %s history holds it as %s)", p, f.DirFile, f.Name, f.DirFile)
+			return fmt.Errorf("%s: no %s in the directory (a directory holding a %s history holds it as %s)", p, f.DirFile, f.Name, f.DirFile)
 		}
-		return Format{}, nil, fmt.Errorf("%s: no %s files in the directory (a %s history is a directory of %s files)", p, f.Members, f.Name, f.Members)
+		return fmt.Errorf("%s: no %s files in the directory (a %s history is a directory of %s files)", p, f.Members, f.Name, f.Members)
 	}
 	hint := ""
 	if sub := historySubdirs(p, entries); len(sub) > 0 {
 		hint = fmt.Sprintf("; these subdirectories hold one: %s", strings.Join(sub, ", "))
 	}
-	return Format{}, nil, fmt.Errorf("%s: %w: the directory holds no history isovet recognizes (directory formats: %s)%s", p, ErrUnknownFormat, dirNames(), hint)
+	return fmt.Errorf("%s: %w: the directory holds no history isovet recognizes (directory formats: %s)%s", p, ErrUnknownFormat, dirNames(), hint)
 }
 
 func baseNames(ps []string) []string {

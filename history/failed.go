@@ -67,12 +67,45 @@ var ErrFailedSource = errors.New("history: a read names a failed write as its so
 // the operations that remain. When h has no failed statement it is returned as it is. h is
 // not modified: the result shares what did not change.
 func ResolveFailed(h *History, r FailedReading) (*History, Failed, error) {
-	res := Failed{Reading: r}
-	// keep[t] maps t's operation indices to those of the resolved transaction (-1: dropped),
-	// for the transactions that lose an operation.
-	keep := make(map[TxnID][]int32)
-	for i := range h.Txns {
-		t := &h.Txns[i]
+	rs := &failedResolver{h: h, res: Failed{Reading: r}, keep: make(map[TxnID][]int32)}
+	rs.mapOps()
+	if rs.res.Ops == 0 {
+		return h, rs.res, nil
+	}
+	nh := *h
+	nh.Txns = slices.Clone(h.Txns)
+	for i := range nh.Txns {
+		rs.resolveTxn(&nh.Txns[i])
+	}
+	rs.resolvePreds(&nh)
+	if len(rs.errs) > 0 {
+		return nil, rs.res, errors.Join(rs.errs...)
+	}
+	if h.DerivedTimestamps() && len(rs.res.Committed) > 0 && r != FailedSkipped {
+		// The commits the snapshots were ordered by have changed: derive them again.
+		for i := range nh.Txns {
+			nh.Txns[i].HasTimestamps = false
+			nh.Txns[i].Start, nh.Txns[i].Commit = Timestamp{}, Timestamp{}
+		}
+		_, nh.SnapshotErr = DeriveTimestamps(&nh)
+	}
+	return &nh, rs.res, nil
+}
+
+// failedResolver is the state of one [ResolveFailed].
+type failedResolver struct {
+	h   *History
+	res Failed
+	// keep[t] maps t's operation indices to those of the resolved transaction (-1:
+	// dropped), for the transactions that lose an operation.
+	keep map[TxnID][]int32
+	errs []error // reads of failed writes, the first 10
+}
+
+// mapOps counts the failed statements and fills keep.
+func (rs *failedResolver) mapOps() {
+	for i := range rs.h.Txns {
+		t := &rs.h.Txns[i]
 		n := 0
 		for _, o := range t.Ops {
 			if o.Failed() {
@@ -82,77 +115,87 @@ func ResolveFailed(h *History, r FailedReading) (*History, Failed, error) {
 		if n == 0 {
 			continue
 		}
-		res.Ops += n
+		rs.res.Ops += n
 		if t.Outcome == OutcomeCommitted {
-			res.Committed = append(res.Committed, t.ID)
+			rs.res.Committed = append(rs.res.Committed, t.ID)
 		}
-		m := make([]int32, len(t.Ops))
-		j := int32(0)
-		for oi, o := range t.Ops {
-			m[oi] = -1
-			if !o.Failed() {
-				m[oi] = j
-				j++
-			}
-		}
-		keep[t.ID] = m
+		rs.keep[t.ID] = keptIndexes(t.Ops)
 	}
-	if res.Ops == 0 {
-		return h, res, nil
+}
+
+// keptIndexes maps each of ops to its index among the ops that did not fail (-1: failed).
+func keptIndexes(ops []Op) []int32 {
+	m := make([]int32, len(ops))
+	j := int32(0)
+	for oi, o := range ops {
+		m[oi] = -1
+		if !o.Failed() {
+			m[oi] = j
+			j++
+		}
 	}
-	nh := *h
-	nh.Txns = slices.Clone(h.Txns)
-	var errs []error
-	renumber := func(reader TxnID, s Src) Src {
-		m, ok := keep[s.Txn]
-		if s.Kind != SrcTxn || !ok || s.Op < 0 || int(s.Op) >= len(m) {
-			return s
-		}
-		if m[s.Op] < 0 {
-			if len(errs) < 10 {
-				errs = append(errs, fmt.Errorf("%w: %s read the version %s wrote in its operation %d, which the source marks failed", ErrFailedSource, h.Name(reader), h.Name(s.Txn), s.Op))
-			}
-			return s
-		}
-		s.Op = m[s.Op]
+	return m
+}
+
+// renumber returns source s, read by reader, renumbered to the operations that remain;
+// a source naming a failed write is noted as an error.
+func (rs *failedResolver) renumber(reader TxnID, s Src) Src {
+	m, ok := rs.keep[s.Txn]
+	if s.Kind != SrcTxn || !ok || s.Op < 0 || int(s.Op) >= len(m) {
 		return s
 	}
-	for i := range nh.Txns {
-		t := &nh.Txns[i]
-		m, dropped := keep[t.ID]
-		if !dropped && !namesChanged(h, t, keep) {
+	if m[s.Op] < 0 {
+		if len(rs.errs) < 10 {
+			rs.errs = append(rs.errs, fmt.Errorf("%w: %s read the version %s wrote in its operation %d, which the source marks failed", ErrFailedSource, rs.h.Name(reader), rs.h.Name(s.Txn), s.Op))
+		}
+		return s
+	}
+	s.Op = m[s.Op]
+	return s
+}
+
+// resolveTxn drops t's failed operations, renumbers the sources of its reads, and gives
+// a committed transaction that lost one the outcome the reading says.
+func (rs *failedResolver) resolveTxn(t *Txn) {
+	m, dropped := rs.keep[t.ID]
+	if !dropped && !namesChanged(rs.h, t, rs.keep) {
+		return
+	}
+	ops := make([]Op, 0, len(t.Ops))
+	var times []Interval
+	for oi, o := range t.Ops {
+		if dropped && m[oi] < 0 {
 			continue
 		}
-		ops := make([]Op, 0, len(t.Ops))
-		var times []Interval
-		for oi, o := range t.Ops {
-			if dropped && m[oi] < 0 {
-				continue
-			}
-			if o.Kind == OpRead {
-				o.Src = renumber(t.ID, o.Src)
-			}
-			ops = append(ops, o)
-			if t.OpTimes != nil {
-				times = append(times, t.OpTimes[oi])
-			}
+		if o.Kind == OpRead {
+			o.Src = rs.renumber(t.ID, o.Src)
 		}
-		t.Ops, t.OpTimes = ops, times
-		if dropped && t.Outcome == OutcomeCommitted {
-			switch r {
-			case FailedUncertain:
-				// The source saw it end: only whether it committed is in doubt.
-				t.Outcome, t.Ended = OutcomeUnknown, true
-			case FailedRolledBack:
-				t.Outcome = OutcomeAborted
-			}
+		ops = append(ops, o)
+		if t.OpTimes != nil {
+			times = append(times, t.OpTimes[oi])
 		}
 	}
-	// Predicate rows may name their writers too.
+	t.Ops, t.OpTimes = ops, times
+	if !dropped || t.Outcome != OutcomeCommitted {
+		return
+	}
+	switch rs.res.Reading {
+	case FailedUncertain:
+		// The source saw it end: only whether it committed is in doubt.
+		t.Outcome, t.Ended = OutcomeUnknown, true
+	case FailedRolledBack:
+		t.Outcome = OutcomeAborted
+	}
+}
+
+// resolvePreds renumbers the sources of predicate rows in nh, which may name their
+// writers too, copying a payload only when one of its sources changes.
+func (rs *failedResolver) resolvePreds(nh *History) {
+	h := rs.h
 	for pi := range h.Preds {
 		p := &h.Preds[pi]
 		for ri := range p.Srcs {
-			if _, ok := keep[p.Srcs[ri].Txn]; !ok || p.Srcs[ri].Kind != SrcTxn {
+			if _, ok := rs.keep[p.Srcs[ri].Txn]; !ok || p.Srcs[ri].Kind != SrcTxn {
 				continue
 			}
 			if nh.Preds == nil || &nh.Preds[0] == &h.Preds[0] {
@@ -162,21 +205,9 @@ func ResolveFailed(h *History, r FailedReading) (*History, Failed, error) {
 			if len(np.Srcs) > 0 && &np.Srcs[0] == &p.Srcs[0] {
 				np.Srcs = slices.Clone(p.Srcs)
 			}
-			np.Srcs[ri] = renumber(predReader(h, pi), p.Srcs[ri])
+			np.Srcs[ri] = rs.renumber(predReader(h, pi), p.Srcs[ri])
 		}
 	}
-	if len(errs) > 0 {
-		return nil, res, errors.Join(errs...)
-	}
-	if h.DerivedTimestamps() && len(res.Committed) > 0 && r != FailedSkipped {
-		// The commits the snapshots were ordered by have changed: derive them again.
-		for i := range nh.Txns {
-			nh.Txns[i].HasTimestamps = false
-			nh.Txns[i].Start, nh.Txns[i].Commit = Timestamp{}, Timestamp{}
-		}
-		_, nh.SnapshotErr = DeriveTimestamps(&nh)
-	}
-	return &nh, res, nil
 }
 
 // namesChanged reports whether one of t's reads names an operation of a transaction that

@@ -111,156 +111,243 @@ var ErrSnapshots = errors.New("history: snapshots do not give timestamps")
 // transactions given timestamps, or an error wrapping [ErrSnapshots] that says which
 // transactions or snapshots stood in the way; h is then unchanged.
 func DeriveTimestamps(h *History) (int, error) {
+	if err := checkDerivable(h); err != nil {
+		return 0, err
+	}
+	d := &tsDeriver{h: h}
+	if err := d.collectWriters(); err != nil {
+		return 0, err
+	}
+	d.buildChain()
+	if err := d.checkNested(); err != nil {
+		return 0, err
+	}
+	d.placeCommits()
+	if err := d.number(); err != nil {
+		return 0, err
+	}
+	return d.assign(), nil
+}
+
+// checkDerivable says why h's timestamps cannot come from its snapshots: it has none, or
+// it gives timestamps itself.
+func checkDerivable(h *History) error {
 	if len(h.Snapshots) == 0 {
-		return 0, fmt.Errorf("%w: the history has none", ErrSnapshots)
+		return fmt.Errorf("%w: the history has none", ErrSnapshots)
 	}
 	for t := range h.Txns {
 		if h.Txns[t].HasTimestamps {
-			return 0, fmt.Errorf("%w: the history gives timestamps itself (%s has them)", ErrSnapshots, h.Name(TxnID(t)))
+			return fmt.Errorf("%w: the history gives timestamps itself (%s has them)", ErrSnapshots, h.Name(TxnID(t)))
 		}
 	}
-	// The committed writers, by id.
-	byXID := make(map[uint64]TxnID)
-	xidOf := make([]uint64, len(h.Txns)) // committed writers' ids; 0: not one
-	var xids []uint64
+	return nil
+}
+
+// tsDeriver holds the state of one [DeriveTimestamps], built up phase by phase.
+type tsDeriver struct {
+	h *History
+
+	// collectWriters: the committed writers.
+	byXID map[uint64]TxnID // by id
+	xidOf []uint64         // committed writers' ids; 0: not one
+	xids  []uint64         // sorted
+
+	// buildChain: the snapshot holders, by how many committed writers they see.
+	chain []snapHolder
+
+	// placeCommits: at[i] are the writers committing just before chain[i] (after all,
+	// for i == len(chain)).
+	at [][]TxnID
+
+	// number: positions from 1; 0: none.
+	start, commit []int64
+}
+
+// snapHolder is a transaction with a snapshot and the number of committed writers the
+// snapshot sees.
+type snapHolder struct {
+	t     TxnID
+	count int
+}
+
+// collectWriters indexes the committed writers by id, and checks every committed
+// transaction has a snapshot and every committed writer a unique positive id.
+func (d *tsDeriver) collectWriters() error {
+	h := d.h
+	d.byXID = make(map[uint64]TxnID)
+	d.xidOf = make([]uint64, len(h.Txns))
 	for t := range h.Txns {
 		x := &h.Txns[t]
 		if x.Outcome != OutcomeCommitted {
 			continue
 		}
 		if _, ok := h.Snapshots[TxnID(t)]; !ok {
-			return 0, fmt.Errorf("%w: committed transaction %s has no snapshot", ErrSnapshots, h.Name(TxnID(t)))
+			return fmt.Errorf("%w: committed transaction %s has no snapshot", ErrSnapshots, h.Name(TxnID(t)))
 		}
 		id, ok := x.Source.Int()
 		if !ok || id <= 0 {
 			if wrote(h, x) {
-				return 0, fmt.Errorf("%w: committed transaction %s wrote but has no positive integer id", ErrSnapshots, h.Name(TxnID(t)))
+				return fmt.Errorf("%w: committed transaction %s wrote but has no positive integer id", ErrSnapshots, h.Name(TxnID(t)))
 			}
 			continue
 		}
-		if u, dup := byXID[uint64(id)]; dup {
-			return 0, fmt.Errorf("%w: committed transactions %s and %s have the same id", ErrSnapshots, h.Name(u), h.Name(TxnID(t)))
+		if u, dup := d.byXID[uint64(id)]; dup {
+			return fmt.Errorf("%w: committed transactions %s and %s have the same id", ErrSnapshots, h.Name(u), h.Name(TxnID(t)))
 		}
-		byXID[uint64(id)] = TxnID(t)
-		xidOf[TxnID(t)] = uint64(id)
-		xids = append(xids, uint64(id))
+		d.byXID[uint64(id)] = TxnID(t)
+		d.xidOf[TxnID(t)] = uint64(id)
+		d.xids = append(d.xids, uint64(id))
 	}
-	slices.Sort(xids)
+	slices.Sort(d.xids)
+	return nil
+}
 
-	// sees reports whether snapshot holder s sees committed writer w (never itself).
-	sees := func(s, w TxnID) bool {
-		return s != w && h.Snapshots[s].Sees(xidOf[w])
-	}
-	type holder struct {
-		t     TxnID
-		count int // committed writers it sees
-	}
-	var chain []holder
-	for t := range h.Txns {
+// seer returns sees(s, w), which reports whether snapshot holder s sees committed writer
+// w (never itself). It is a closure over locals so that the compiler inlines it in the
+// loops that call it most.
+func (d *tsDeriver) seer() func(s, w TxnID) bool {
+	snaps, xidOf := d.h.Snapshots, d.xidOf
+	return func(s, w TxnID) bool { return s != w && snaps[s].Sees(xidOf[w]) }
+}
+
+// buildChain lists the transactions with a snapshot and a known outcome, stably sorted
+// by how many committed writers their snapshots see.
+func (d *tsDeriver) buildChain() {
+	for t := range d.h.Txns {
 		tid := TxnID(t)
-		sn, ok := h.Snapshots[tid]
-		if !ok || h.Txns[t].Outcome == OutcomeUnknown {
+		sn, ok := d.h.Snapshots[tid]
+		if !ok || d.h.Txns[t].Outcome == OutcomeUnknown {
 			continue
 		}
-		n, _ := slices.BinarySearch(xids, sn.Xmax) // writers below xmax
-		for _, x := range sn.Xip {
-			if _, ok := byXID[x]; ok {
-				n--
-			}
-		}
-		if own := xidOf[tid]; own != 0 && sn.Sees(own) {
-			n-- // a transaction's own id is not among what its snapshot sees
-		}
-		chain = append(chain, holder{tid, n})
+		d.chain = append(d.chain, snapHolder{tid, d.seenCount(tid, sn)})
 	}
-	slices.SortStableFunc(chain, func(a, b holder) int { return cmp.Compare(a.count, b.count) })
+	slices.SortStableFunc(d.chain, func(a, b snapHolder) int { return cmp.Compare(a.count, b.count) })
+}
 
-	// Each snapshot must see every writer the one before it sees.
-	for i := 1; i < len(chain); i++ {
-		a, b := chain[i-1].t, chain[i].t
-		sa, sb := h.Snapshots[a], h.Snapshots[b]
-		lost := TxnID(-1)
-		if xidOf[b] != 0 && sees(a, b) {
-			lost = b
-		}
-		for _, x := range sb.Xip {
-			if w, ok := byXID[x]; ok && lost < 0 && sees(a, w) {
-				lost = w
-			}
-		}
-		if sb.Xmax < sa.Xmax && lost < 0 {
-			lo, _ := slices.BinarySearch(xids, sb.Xmax)
-			for _, x := range xids[lo:] {
-				if x >= sa.Xmax {
-					break
-				}
-				if w := byXID[x]; w != b && sees(a, w) {
-					lost = w
-					break
-				}
-			}
-		}
-		if lost >= 0 {
-			return 0, fmt.Errorf("%w: the snapshots are not nested: %s's snapshot %s sees the commit of %s (id %d), which %s's snapshot %s, seeing as many or more committed writers, does not",
-				ErrSnapshots, h.Name(a), sa, h.Name(lost), xidOf[lost], h.Name(b), sb)
+// seenCount is the number of committed writers other than t that t's snapshot sn sees.
+func (d *tsDeriver) seenCount(t TxnID, sn Snapshot) int {
+	n, _ := slices.BinarySearch(d.xids, sn.Xmax) // writers below xmax
+	for _, x := range sn.Xip {
+		if _, ok := d.byXID[x]; ok {
+			n--
 		}
 	}
+	if own := d.xidOf[t]; own != 0 && sn.Sees(own) {
+		n-- // a transaction's own id is not among what its snapshot sees
+	}
+	return n
+}
 
-	// Each writer's commit goes just before the first snapshot that sees it. The commits
-	// that land between the same two snapshots may come in any order as far as the
-	// snapshots say; they take the order of their client end times when the source has
-	// them all (a database acknowledges commits in about the order it makes them), else of
-	// ids.
-	at := make([][]TxnID, len(chain)+1)
-	for _, x := range xids {
-		w := byXID[x]
-		i, _ := slices.BinarySearchFunc(chain, true, func(c holder, _ bool) int {
+// checkNested checks that each snapshot of the chain sees every writer the one before it
+// sees.
+func (d *tsDeriver) checkNested() error {
+	for i := 1; i < len(d.chain); i++ {
+		a, b := d.chain[i-1].t, d.chain[i].t
+		if lost := d.lostWriter(a, b); lost >= 0 {
+			h := d.h
+			return fmt.Errorf("%w: the snapshots are not nested: %s's snapshot %s sees the commit of %s (id %d), which %s's snapshot %s, seeing as many or more committed writers, does not",
+				ErrSnapshots, h.Name(a), h.Snapshots[a], h.Name(lost), d.xidOf[lost], h.Name(b), h.Snapshots[b])
+		}
+	}
+	return nil
+}
+
+// lostWriter returns a committed writer a's snapshot sees and b's does not, or -1. Only
+// b itself, b's in-progress ids and the ids between b's xmax and a's can be one.
+func (d *tsDeriver) lostWriter(a, b TxnID) TxnID {
+	sees := d.seer()
+	if d.xidOf[b] != 0 && sees(a, b) {
+		return b
+	}
+	sa, sb := d.h.Snapshots[a], d.h.Snapshots[b]
+	for _, x := range sb.Xip {
+		if w, ok := d.byXID[x]; ok && sees(a, w) {
+			return w
+		}
+	}
+	if sb.Xmax >= sa.Xmax {
+		return -1
+	}
+	lo, _ := slices.BinarySearch(d.xids, sb.Xmax)
+	for _, x := range d.xids[lo:] {
+		if x >= sa.Xmax {
+			break
+		}
+		if w := d.byXID[x]; w != b && sees(a, w) {
+			return w
+		}
+	}
+	return -1
+}
+
+// placeCommits puts each writer's commit just before the first snapshot that sees it. The
+// commits that land between the same two snapshots may come in any order as far as the
+// snapshots say; they take the order of their client end times when the source has them
+// all (a database acknowledges commits in about the order it makes them), else of ids.
+func (d *tsDeriver) placeCommits() {
+	d.at = make([][]TxnID, len(d.chain)+1)
+	sees := d.seer()
+	for _, x := range d.xids {
+		w := d.byXID[x]
+		i, _ := slices.BinarySearchFunc(d.chain, true, func(c snapHolder, _ bool) int {
 			if sees(c.t, w) {
 				return 1
 			}
 			return -1
 		})
-		at[i] = append(at[i], w)
+		d.at[i] = append(d.at[i], w)
 	}
-	for _, ws := range at {
-		if !slices.ContainsFunc(ws, func(w TxnID) bool { return !h.Txns[w].HasTime }) {
-			slices.SortStableFunc(ws, func(a, b TxnID) int { return cmp.Compare(h.Txns[a].Time.End, h.Txns[b].Time.End) })
+	txns := d.h.Txns
+	for _, ws := range d.at {
+		if !slices.ContainsFunc(ws, func(w TxnID) bool { return !txns[w].HasTime }) {
+			slices.SortStableFunc(ws, func(a, b TxnID) int { return cmp.Compare(txns[a].Time.End, txns[b].Time.End) })
 		}
 	}
+}
+
+// number gives the commits and snapshots their positions in the sequence placeCommits
+// built, and checks no writer commits before its own snapshot.
+func (d *tsDeriver) number() error {
 	var pos int64
-	start := make([]int64, len(h.Txns)) // positions from 1; 0: none
-	commit := make([]int64, len(h.Txns))
-	for i := range at {
-		for _, w := range at[i] {
+	d.start = make([]int64, len(d.h.Txns))
+	d.commit = make([]int64, len(d.h.Txns))
+	for i := range d.at {
+		for _, w := range d.at[i] {
 			pos++
-			commit[w] = pos
+			d.commit[w] = pos
 		}
-		if i < len(chain) {
+		if i < len(d.chain) {
 			pos++
-			start[chain[i].t] = pos
+			d.start[d.chain[i].t] = pos
 		}
 	}
-	for w, c := range commit {
-		if c != 0 && c < start[w] {
+	for w, c := range d.commit {
+		if c != 0 && c < d.start[w] {
 			// Unreachable when the chain holds: a writer's own snapshot never sees it.
-			return 0, fmt.Errorf("%w: %s would commit before its own snapshot", ErrSnapshots, h.Name(TxnID(w)))
+			return fmt.Errorf("%w: %s would commit before its own snapshot", ErrSnapshots, d.h.Name(TxnID(w)))
 		}
 	}
+	return nil
+}
+
+// assign writes the positions into h as timestamps and returns how many transactions
+// got them.
+func (d *tsDeriver) assign() int {
 	n := 0
-	for t, s := range start {
+	for t, s := range d.start {
 		if s == 0 {
 			continue
 		}
-		x := &h.Txns[t]
+		x := &d.h.Txns[t]
 		x.Start = Timestamp{Physical: s}
 		x.Commit = x.Start
-		if c := commit[t]; c != 0 {
+		if c := d.commit[t]; c != 0 {
 			x.Commit = Timestamp{Physical: c}
 		}
 		x.HasTimestamps = true
 		n++
 	}
-	return n, nil
+	return n
 }
 
 // wrote reports whether t changed something: a write, append, insert or delete, or a

@@ -21,86 +21,17 @@ import (
 // any history violates the level, else 2 if any could not be read, else 3 if any is
 // unknown, else 0.
 func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, names []string, level check.Level, opts check.Options, f *checkFlags) error {
-	type entry struct {
-		History string          `json:"history"`
-		Error   string          `json:"error,omitempty"`
-		Report  json.RawMessage `json:"report,omitempty"`
-	}
-	var entries []entry
-	var index []indexRow
-	var pass, fail, unknown, unread, notRealtime, recording int
-	width := 0
+	ca := &checkAll{stdout: stdout, stderr: stderr, dir: dir, level: level, opts: opts, f: f}
 	for _, n := range names {
-		width = max(width, len(n))
-	}
-	// bad records a history that could not be read or checked.
-	bad := func(name, what string, err error) {
-		unread++
-		entries = append(entries, entry{History: name, Error: err.Error()})
-		index = append(index, indexRow{Name: name, Verdict: "error", Summary: what + ": " + err.Error()})
-		if !f.asJSON {
-			fmt.Fprintf(stdout, "%-*s  %s: %v\n", width, name, what, err)
-		}
+		ca.width = max(ca.width, len(n))
 	}
 	for _, name := range names {
-		p := filepath.Join(dir, name)
-		h, _, err := f.in.open(p)
-		if err != nil {
-			bad(name, "unreadable", err)
-			continue
+		if err := ca.one(ctx, name); err != nil {
+			return err
 		}
-		cctx, cancel := ctx, context.CancelFunc(func() {})
-		if f.timeout > 0 {
-			cctx, cancel = context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("timeout of %v reached", f.timeout))
-		}
-		rep, err := checkAndFollow(cctx, ctx, stderr, h, level, opts, f.realtime, name)
-		cancel()
-		if rep == nil {
-			if ctx.Err() != nil {
-				return &exitError{code: exitUnknown, err: fmt.Errorf("stopped at %s: %w", p, err)}
-			}
-			if cctx.Err() == nil {
-				bad(name, "cannot be checked", err)
-				continue
-			}
-			rep = &check.Report{Level: level, Verdict: check.Unknown, History: h, Notes: []string{"stopped: " + err.Error()}}
-		}
-		if err := f.in.vacuous(p, rep); err != nil {
-			bad(name, "refused", err)
-			continue
-		}
-		switch rep.Verdict {
-		case check.Pass:
-			pass++
-			if fu := rep.Followup; fu != nil && fu.Verdict == check.Fail {
-				notRealtime++
-			}
-		case check.Fail:
-			fail++
-		default:
-			unknown++
-		}
-		if rep.Failed != nil && len(rep.Failed.Committed) > 0 {
-			recording++
-		}
-		if f.out != "" {
-			if err := writeReportDir(filepath.Join(f.out, name), rep); err != nil {
-				return &exitError{code: exitUsage, err: err}
-			}
-			index = append(index, indexRow{Name: name, Verdict: rep.Verdict.String(), Summary: summaryLine(rep), Link: name + "/report.html"})
-		}
-		if f.asJSON {
-			var b bytes.Buffer
-			if err := writeReportJSON(&b, p, rep); err != nil {
-				return err
-			}
-			entries = append(entries, entry{History: name, Report: json.RawMessage(bytes.TrimSpace(b.Bytes()))})
-			continue
-		}
-		fmt.Fprintf(stdout, "%-*s  %s\n", width, name, summaryLine(rep))
 	}
 	if f.out != "" {
-		page := indexPage{Dir: dir, Level: level.String(), Rows: index}
+		page := indexPage{Dir: dir, Level: level.String(), Rows: ca.index}
 		err := writeFile(filepath.Join(f.out, "index.html"), func(w io.Writer) error { return indexTmpl.Execute(w, page) })
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
@@ -110,30 +41,144 @@ func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, name
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(entries); err != nil {
+		if err := enc.Encode(ca.entries); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(stdout, "\n%d histories in %s at %s: %d pass", len(names), dir, level, pass)
-		if notRealtime > 0 {
-			rt, _ := level.RealtimeCounterpart()
-			fmt.Fprintf(stdout, " (%d of them not %s)", notRealtime, rt)
-		}
-		fmt.Fprintf(stdout, ", %d fail, %d unknown", fail, unknown)
-		if unread > 0 {
-			fmt.Fprintf(stdout, ", %d could not be checked", unread)
-		}
-		fmt.Fprintln(stdout)
-		if recording > 0 {
-			fmt.Fprintf(stdout, "%d of them hold transactions logged as committed with a failed statement, a defect of the recording (--failed-statements says how they are read)\n", recording)
-		}
+		ca.summary(len(names))
 	}
+	return ca.exit()
+}
+
+// checkAllEntry is one history's element of check-all's --json array.
+type checkAllEntry struct {
+	History string          `json:"history"`
+	Error   string          `json:"error,omitempty"`
+	Report  json.RawMessage `json:"report,omitempty"`
+}
+
+// checkAll is the state of one runCheckAll: its settings, and what it has found.
+type checkAll struct {
+	stdout, stderr io.Writer
+	dir            string
+	level          check.Level
+	opts           check.Options
+	f              *checkFlags
+	width          int // of the longest name
+
+	entries                                             []checkAllEntry
+	index                                               []indexRow
+	pass, fail, unknown, unread, notRealtime, recording int
+}
+
+// bad records a history that could not be read or checked.
+func (ca *checkAll) bad(name, what string, err error) {
+	ca.unread++
+	ca.entries = append(ca.entries, checkAllEntry{History: name, Error: err.Error()})
+	ca.index = append(ca.index, indexRow{Name: name, Verdict: "error", Summary: what + ": " + err.Error()})
+	if !ca.f.asJSON {
+		fmt.Fprintf(ca.stdout, "%-*s  %s: %v\n", ca.width, name, what, err)
+	}
+}
+
+// one reads, checks and reports the history name; an error ends the whole run.
+func (ca *checkAll) one(ctx context.Context, name string) error {
+	f := ca.f
+	p := filepath.Join(ca.dir, name)
+	h, _, err := f.in.open(p)
+	if err != nil {
+		ca.bad(name, "unreadable", err)
+		return nil
+	}
+	cctx, cancel := ctx, context.CancelFunc(func() {})
+	if f.timeout > 0 {
+		cctx, cancel = context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("timeout of %v reached", f.timeout))
+	}
+	rep, err := checkAndFollow(cctx, ctx, ca.stderr, h, ca.level, ca.opts, f.realtime, name)
+	cancel()
+	if rep == nil {
+		if ctx.Err() != nil {
+			return &exitError{code: exitUnknown, err: fmt.Errorf("stopped at %s: %w", p, err)}
+		}
+		if cctx.Err() == nil {
+			ca.bad(name, "cannot be checked", err)
+			return nil
+		}
+		rep = &check.Report{Level: ca.level, Verdict: check.Unknown, History: h, Notes: []string{"stopped: " + err.Error()}}
+	}
+	if err := f.in.vacuous(p, rep); err != nil {
+		ca.bad(name, "refused", err)
+		return nil
+	}
+	ca.tally(rep)
+	return ca.report(name, p, rep)
+}
+
+// tally counts rep's verdict.
+func (ca *checkAll) tally(rep *check.Report) {
+	switch rep.Verdict {
+	case check.Pass:
+		ca.pass++
+		if fu := rep.Followup; fu != nil && fu.Verdict == check.Fail {
+			ca.notRealtime++
+		}
+	case check.Fail:
+		ca.fail++
+	default:
+		ca.unknown++
+	}
+	if rep.Failed != nil && len(rep.Failed.Committed) > 0 {
+		ca.recording++
+	}
+}
+
+// report writes rep's report directory (--out) and its JSON entry (--json) or line.
+func (ca *checkAll) report(name, p string, rep *check.Report) error {
+	if ca.f.out != "" {
+		if err := writeReportDir(filepath.Join(ca.f.out, name), rep); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		ca.index = append(ca.index, indexRow{Name: name, Verdict: rep.Verdict.String(), Summary: summaryLine(rep), Link: name + "/report.html"})
+	}
+	if ca.f.asJSON {
+		var b bytes.Buffer
+		if err := writeReportJSON(&b, p, rep); err != nil {
+			return err
+		}
+		ca.entries = append(ca.entries, checkAllEntry{History: name, Report: json.RawMessage(bytes.TrimSpace(b.Bytes()))})
+		return nil
+	}
+	fmt.Fprintf(ca.stdout, "%-*s  %s\n", ca.width, name, summaryLine(rep))
+	return nil
+}
+
+// summary prints the counts of n histories.
+func (ca *checkAll) summary(n int) {
+	out := ca.stdout
+	fmt.Fprintf(out, "\n%d histories in %s at %s: %d pass", n, ca.dir, ca.level, ca.pass)
+	if ca.notRealtime > 0 {
+		rt, _ := ca.level.RealtimeCounterpart()
+		fmt.Fprintf(out, " (%d of them not %s)", ca.notRealtime, rt)
+	}
+	fmt.Fprintf(out, ", %d fail, %d unknown", ca.fail, ca.unknown)
+	if ca.unread > 0 {
+		fmt.Fprintf(out, ", %d could not be checked", ca.unread)
+	}
+	fmt.Fprintln(out)
+	if ca.recording > 0 {
+		fmt.Fprintf(out, "%d of them hold transactions logged as committed with a failed statement, a defect of the recording (--failed-statements says how they are read)\n", ca.recording)
+	}
+}
+
+// exit is the exit of the whole run: 1 if any history violates the level, else 2 if any
+// could not be read, else 3 if any is unknown, else 0.
+func (ca *checkAll) exit() error {
 	switch {
-	case fail > 0:
+	case ca.fail > 0:
 		return &exitError{code: exitViolation}
-	case unread > 0:
+	case ca.unread > 0:
 		return &exitError{code: exitUsage, err: errors.New("some histories could not be checked (see above)")}
-	case unknown > 0:
+	case ca.unknown > 0:
 		return &exitError{code: exitUnknown}
 	}
 	return nil

@@ -63,114 +63,143 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	if cap(d.buf) < chunk {
 		d.buf = make([]byte, 0, chunk)
 	}
-	buf := d.buf[:0]
-	eof := false
-	var rerr error
-	need := 512
-	size := int64(-1)
-	if l, ok := r.(interface{ Len() int }); ok {
-		size = int64(l.Len())
-	}
-	ntx, nops := 0, 0
-	// fill reads more input, keeping buf[keep:]; it returns the shift applied to indexes.
-	fill := func(keep int) int {
-		if keep > 0 {
-			d.line += bytes.Count(buf[:keep], []byte{'\n'})
-			if nl := bytes.LastIndexByte(buf[:keep], '\n'); nl >= 0 {
-				d.col0 = keep - 1 - nl
-			} else {
-				d.col0 += keep
-			}
-			d.off += int64(keep)
-			n := copy(buf, buf[keep:])
-			buf = buf[:n]
-		}
-		if cap(buf)-len(buf) < chunk/2 {
-			nb := make([]byte, len(buf), 2*cap(buf)+chunk)
-			copy(nb, buf)
-			buf = nb
-		}
-		// Restarting an object after every short read would be quadratic on a reader that
-		// returns a few bytes at a time: ask for more on each restart of the same object.
-		if keep == 0 && len(buf) > 0 {
-			need = min(2*need, chunk/4)
-		} else {
-			need = 512
-		}
-		n, err := io.ReadAtLeast(r, buf[len(buf):cap(buf)], need)
-		buf = buf[:len(buf)+n]
-		if err != nil {
-			eof = true
-			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-				rerr = err
-			}
-		}
-		return keep
+	size := inputSize(r) // before the first read
+	st := &stream{d: d, r: r, buf: d.buf[:0], need: 512}
+	st.fill(0)
+	if st.rerr != nil {
+		return fmt.Errorf("reading %s: %w", name, st.rerr)
 	}
 	s := &d.sc
-	pos := 0
-	// next runs step at pos until it succeeds or fails with all input read.
-	next := func(step func() bool) bool {
-		for {
-			s.Reset(buf, pos)
-			if step() {
-				pos = s.I
-				return true
-			}
-			if !s.HitEnd || eof {
-				return false
-			}
-			pos -= fill(pos)
-			if rerr != nil {
-				return false
-			}
-		}
+	if !st.next(func() bool { return s.Expect('[', "'[' starting the JSON array of transactions") }) {
+		return d.fail(st.rerr)
 	}
-	fill(0)
-	if rerr != nil {
-		return fmt.Errorf("reading %s: %w", name, rerr)
-	}
-	if !next(func() bool { return s.Expect('[', "'[' starting the JSON array of transactions") }) {
-		return d.fail(rerr)
-	}
-	if !next(func() bool {
+	if !st.next(func() bool {
 		s.Peek()
 		return s.I < len(s.B) || s.Failf(s.I, "expected a transaction object or ']', found end of input")
 	}) {
-		return d.fail(rerr)
+		return d.fail(st.rerr)
 	}
-	if buf[pos] == ']' {
-		pos++
-	} else {
-		for {
-			if !next(func() bool { return d.x.parse(s) }) {
-				return d.fail(rerr)
-			}
-			d.x.commit(b, &d.in, &d.vs)
-			ntx++
-			nops += len(d.x.ops)
-			if ntx == 1024 && size > 0 {
-				// Grow the builder once for the whole input, estimated from its start.
-				scale := float64(size) / float64(d.off+int64(pos)) * 1.05
-				b.Grow(int(float64(ntx)*scale), int(float64(nops)*scale))
-			}
-			more := false
-			if !next(func() bool { var ok bool; more, ok = s.More(']', "after a transaction"); return ok }) {
-				return d.fail(rerr)
-			}
-			if !more {
-				break
-			}
+	if st.buf[st.pos] == ']' {
+		st.pos++
+	} else if !d.txns(st, b, size) {
+		return d.fail(st.rerr)
+	}
+	if !st.next(func() bool {
+		s.WS()
+		return s.I >= len(s.B) && st.eof || s.I < len(s.B) && s.Failf(s.I, "expected end of input after the array, found %s", s.Found(s.I))
+	}) {
+		return d.fail(st.rerr)
+	}
+	d.buf = st.buf[:0]
+	return nil
+}
+
+// inputSize is the length of r if it says (a bytes.Reader, say), else -1.
+func inputSize(r io.Reader) int64 {
+	if l, ok := r.(interface{ Len() int }); ok {
+		return int64(l.Len())
+	}
+	return -1
+}
+
+// txns reads the transactions of the array, up to and including its closing ']', into b;
+// size is the input's length (-1: unknown), for growing b once. On false, d.sc says why.
+func (d *Decoder) txns(st *stream, b *history.Builder, size int64) bool {
+	s := &d.sc
+	ntx, nops := 0, 0
+	for {
+		if !st.next(func() bool { return d.x.parse(s) }) {
+			return false
+		}
+		d.x.commit(b, &d.in, &d.vs)
+		ntx++
+		nops += len(d.x.ops)
+		if ntx == 1024 && size > 0 {
+			// Grow the builder once for the whole input, estimated from its start.
+			scale := float64(size) / float64(d.off+int64(st.pos)) * 1.05
+			b.Grow(int(float64(ntx)*scale), int(float64(nops)*scale))
+		}
+		more := false
+		if !st.next(func() bool { var ok bool; more, ok = s.More(']', "after a transaction"); return ok }) {
+			return false
+		}
+		if !more {
+			return true
 		}
 	}
-	if !next(func() bool {
-		s.WS()
-		return s.I >= len(s.B) && eof || s.I < len(s.B) && s.Failf(s.I, "expected end of input after the array, found %s", s.Found(s.I))
-	}) {
-		return d.fail(rerr)
+}
+
+// stream is the buffered input of one Decode: buf holds the input from d.off on, and pos
+// is where parsing goes on.
+type stream struct {
+	d    *Decoder
+	r    io.Reader
+	buf  []byte
+	pos  int
+	eof  bool  // all input is in buf
+	rerr error // a read error other than the end of input
+	need int   // bytes the next read asks for at least
+}
+
+// fill reads more input, keeping buf[keep:]; it returns the shift applied to indexes.
+func (st *stream) fill(keep int) int {
+	if keep > 0 {
+		st.discard(keep)
 	}
-	d.buf = buf[:0]
-	return nil
+	if cap(st.buf)-len(st.buf) < chunk/2 {
+		nb := make([]byte, len(st.buf), 2*cap(st.buf)+chunk)
+		copy(nb, st.buf)
+		st.buf = nb
+	}
+	// Restarting an object after every short read would be quadratic on a reader that
+	// returns a few bytes at a time: ask for more on each restart of the same object.
+	if keep == 0 && len(st.buf) > 0 {
+		st.need = min(2*st.need, chunk/4)
+	} else {
+		st.need = 512
+	}
+	n, err := io.ReadAtLeast(st.r, st.buf[len(st.buf):cap(st.buf)], st.need)
+	st.buf = st.buf[:len(st.buf)+n]
+	if err != nil {
+		st.eof = true
+		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			st.rerr = err
+		}
+	}
+	return keep
+}
+
+// discard drops buf[:keep], moving the decoder's location past it.
+func (st *stream) discard(keep int) {
+	d, done := st.d, st.buf[:keep]
+	d.line += bytes.Count(done, []byte{'\n'})
+	if nl := bytes.LastIndexByte(done, '\n'); nl >= 0 {
+		d.col0 = keep - 1 - nl
+	} else {
+		d.col0 += keep
+	}
+	d.off += int64(keep)
+	n := copy(st.buf, st.buf[keep:])
+	st.buf = st.buf[:n]
+}
+
+// next runs step at pos until it succeeds or fails with all input read.
+func (st *stream) next(step func() bool) bool {
+	s := &st.d.sc
+	for {
+		s.Reset(st.buf, st.pos)
+		if step() {
+			st.pos = s.I
+			return true
+		}
+		if !s.HitEnd || st.eof {
+			return false
+		}
+		st.pos -= st.fill(st.pos)
+		if st.rerr != nil {
+			return false
+		}
+	}
 }
 
 func (d *Decoder) fail(rerr error) error {

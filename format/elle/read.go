@@ -349,9 +349,7 @@ type fields struct {
 func (d *Decoder) op(v edn.Value, b *history.Builder) error {
 	at := d.at
 	d.at++
-	if v.Kind == edn.Tagged && len(v.Items) == 1 && v.Items[0].Kind == edn.Map {
-		v = v.Items[0]
-	}
+	v = untag(v)
 	if v.Kind != edn.Map {
 		if d.refusal != nil {
 			d.refusal.seen = refusalScan
@@ -359,100 +357,33 @@ func (d *Decoder) op(v edn.Value, b *history.Builder) error {
 		}
 		return d.errorf(v.Pos, "expected an operation map like %s, found a %v", d.example(), v.Kind)
 	}
-	var fl fields
-	for i := 0; i+1 < len(v.Items); i += 2 {
-		k, ok := name(v.Items[i])
-		if !ok {
-			continue
-		}
-		switch k {
-		case "type":
-			fl.typ = v.Items[i+1]
-		case "f":
-			fl.f = v.Items[i+1]
-		case "value":
-			fl.value = v.Items[i+1]
-		case "process":
-			fl.process = v.Items[i+1]
-		case "time":
-			fl.time = v.Items[i+1]
-		case "index":
-			fl.index = v.Items[i+1]
-		}
-	}
-	// Process: non-client operations (the nemesis) are skipped.
-	procID := history.NilDatum
-	switch fl.process.Kind {
-	case edn.Invalid, edn.Nil:
-	case edn.Int:
-		procID = history.Int(fl.process.Int)
-	case edn.Keyword:
-		return nil
-	case edn.String:
-		if d.json && fl.process.Str == "nemesis" {
-			return nil
-		}
-		procID = history.Str(fl.process.Str)
-	default:
-		return d.errorf(fl.process.Pos, "expected %s to be an integer, found %s", d.key("process"), d.show(fl.process))
+	fl := readFields(v)
+	procID, client, err := d.process(fl.process)
+	if err != nil || !client {
+		return err // non-client operations (the nemesis) are skipped
 	}
 	if d.refusal != nil {
-		d.refusal.seen++
-		d.refusal.add(fl.f, d)
-		d.refusal.maps = d.refusal.maps || fl.value.Kind == edn.Map
+		d.refusal.count(&fl, d)
 		return nil
 	}
-	var typ opType
-	tn, _ := name(fl.typ)
-	switch tn {
-	case "invoke":
-		typ = tInvoke
-	case "ok":
-		typ = tOK
-	case "fail":
-		typ = tFail
-	case "info":
-		typ = tInfo
-	default:
-		if fl.typ.Kind == edn.Invalid {
-			return d.errorf(v.Pos, "expected a %s (%s) in the operation", d.key("type"), d.types())
-		}
-		return d.errorf(fl.typ.Pos, "expected %s to be one of %s, found %s", d.key("type"), d.types(), d.show(fl.typ))
+	typ, err := d.opType(fl.typ, v.Pos)
+	if err != nil {
+		return err
 	}
 	pr := d.procs[procID]
-	// :f other than :txn: accepted only when the value is a list of micro-ops (or, for a
-	// completion without a value, when its invoke was accepted).
-	if fl.f.Kind != edn.Invalid {
-		if fn, ok := name(fl.f); !ok || fn != "txn" {
-			inherits := typ != tInvoke && pr != nil && len(pr.open) > 0 && (fl.value.Kind == edn.Invalid || fl.value.Kind == edn.Nil)
-			if !inherits && !looksLikeMops(fl.value) {
-				d.refusal = &refusal{pos: v.Pos, shown: map[string]bool{}, maps: fl.value.Kind == edn.Map}
-				d.refusal.add(fl.f, d)
-				return nil
-			}
-		}
+	if !d.acceptsF(&fl, typ, pr) {
+		d.refusal = &refusal{pos: v.Pos, shown: map[string]bool{}, maps: fl.value.Kind == edn.Map}
+		d.refusal.add(fl.f, d)
+		return nil
 	}
-	var tm int64
-	hasTime := false
-	switch fl.time.Kind {
-	case edn.Invalid, edn.Nil:
-	case edn.Int:
-		tm, hasTime = fl.time.Int, true
-		if !d.anyTime || tm > d.maxTime {
-			d.maxTime, d.anyTime = tm, true
-		}
-	default:
-		return d.errorf(fl.time.Pos, "expected %s to be an integer (nanoseconds), found %s", d.key("time"), d.show(fl.time))
+	tm, hasTime, err := d.opTime(fl.time)
+	if err != nil {
+		return err
 	}
-	src := history.NilDatum
-	switch fl.index.Kind {
-	case edn.Invalid, edn.Nil:
-	case edn.Int:
-		src = history.Int(fl.index.Int)
-	default:
-		return d.errorf(fl.index.Pos, "expected %s to be an integer, found %s", d.key("index"), d.show(fl.index))
+	src, err := d.optInt(fl.index, "index")
+	if err != nil {
+		return err
 	}
-
 	if pr == nil {
 		pr = &proc{id: procID}
 		d.procs[procID] = pr
@@ -461,6 +392,142 @@ func (d *Decoder) op(v edn.Value, b *history.Builder) error {
 		return d.invoke(pr, fl.value, v.Pos, at, src, tm, hasTime, b)
 	}
 	return d.complete(pr, typ, &fl, v.Pos, at, tm, hasTime, b)
+}
+
+// untag returns the map inside a tagged map (#jepsen.history.Op{...}), else v.
+func untag(v edn.Value) edn.Value {
+	if v.Kind == edn.Tagged && len(v.Items) == 1 && v.Items[0].Kind == edn.Map {
+		return v.Items[0]
+	}
+	return v
+}
+
+// readFields picks the fields an operation map holds by name; the last of a repeated key
+// wins and other keys are ignored.
+func readFields(v edn.Value) fields {
+	var fl fields
+	for i := 0; i+1 < len(v.Items); i += 2 {
+		k, ok := name(v.Items[i])
+		if !ok {
+			continue
+		}
+		if f := fl.named(k); f != nil {
+			*f = v.Items[i+1]
+		}
+	}
+	return fl
+}
+
+// named returns the field with key k, or nil.
+func (fl *fields) named(k string) *edn.Value {
+	switch k {
+	case "type":
+		return &fl.typ
+	case "f":
+		return &fl.f
+	case "value":
+		return &fl.value
+	case "process":
+		return &fl.process
+	case "time":
+		return &fl.time
+	case "index":
+		return &fl.index
+	}
+	return nil
+}
+
+// process reads an operation's process: client is false for a non-client process (the
+// nemesis: a keyword, or the string "nemesis" in JSON).
+func (d *Decoder) process(p edn.Value) (id history.Datum, client bool, err error) {
+	switch p.Kind {
+	case edn.Invalid, edn.Nil:
+		return history.NilDatum, true, nil
+	case edn.Int:
+		return history.Int(p.Int), true, nil
+	case edn.Keyword:
+		return history.NilDatum, false, nil
+	case edn.String:
+		if d.json && p.Str == "nemesis" {
+			return history.NilDatum, false, nil
+		}
+		return history.Str(p.Str), true, nil
+	}
+	return history.NilDatum, false, d.errorf(p.Pos, "expected %s to be an integer, found %s", d.key("process"), d.show(p))
+}
+
+// count notes a client operation read after the refusal.
+func (r *refusal) count(fl *fields, d *Decoder) {
+	r.seen++
+	r.add(fl.f, d)
+	r.maps = r.maps || fl.value.Kind == edn.Map
+}
+
+// opTypeNamed returns the operation type named n, or 0.
+func opTypeNamed(n string) opType {
+	switch n {
+	case "invoke":
+		return tInvoke
+	case "ok":
+		return tOK
+	case "fail":
+		return tFail
+	case "info":
+		return tInfo
+	}
+	return 0
+}
+
+// opType reads an operation's type; p is the operation's position, for a missing type.
+func (d *Decoder) opType(t edn.Value, p edn.Pos) (opType, error) {
+	tn, _ := name(t)
+	if typ := opTypeNamed(tn); typ != 0 {
+		return typ, nil
+	}
+	if t.Kind == edn.Invalid {
+		return 0, d.errorf(p, "expected a %s (%s) in the operation", d.key("type"), d.types())
+	}
+	return 0, d.errorf(t.Pos, "expected %s to be one of %s, found %s", d.key("type"), d.types(), d.show(t))
+}
+
+// acceptsF reports whether the operation's :f is one the decoder reads: absent, :txn, or
+// another whose value is a list of micro-ops (or, for a completion without a value, whose
+// invoke was accepted).
+func (d *Decoder) acceptsF(fl *fields, typ opType, pr *proc) bool {
+	if fl.f.Kind == edn.Invalid {
+		return true
+	}
+	if fn, ok := name(fl.f); ok && fn == "txn" {
+		return true
+	}
+	noValue := fl.value.Kind == edn.Invalid || fl.value.Kind == edn.Nil
+	inherits := typ != tInvoke && pr != nil && len(pr.open) > 0 && noValue
+	return inherits || looksLikeMops(fl.value)
+}
+
+// opTime reads an operation's optional time, and notes the latest time seen.
+func (d *Decoder) opTime(t edn.Value) (tm int64, has bool, err error) {
+	switch t.Kind {
+	case edn.Invalid, edn.Nil:
+		return 0, false, nil
+	case edn.Int:
+		if !d.anyTime || t.Int > d.maxTime {
+			d.maxTime, d.anyTime = t.Int, true
+		}
+		return t.Int, true, nil
+	}
+	return 0, false, d.errorf(t.Pos, "expected %s to be an integer (nanoseconds), found %s", d.key("time"), d.show(t))
+}
+
+// optInt reads an optional integer field named key, such as the operation's index.
+func (d *Decoder) optInt(v edn.Value, key string) (history.Datum, error) {
+	switch v.Kind {
+	case edn.Invalid, edn.Nil:
+		return history.NilDatum, nil
+	case edn.Int:
+		return history.Int(v.Int), nil
+	}
+	return history.NilDatum, d.errorf(v.Pos, "expected %s to be an integer, found %s", d.key(key), d.show(v))
 }
 
 // invoke opens a transaction of pr in a free lane.

@@ -110,97 +110,142 @@ func parseFastTxn(ln []byte, r *fastRec, f *fastBuf) bool {
 		return false
 	}
 	*r = fastRec{ln: ln, outcome: history.OutcomeCommitted, ops0: int32(len(f.ops))}
-	x := r
+	i, ok := r.fastIDs(ln, len(head))
+	if ok {
+		i, ok = r.fastOutcome(ln, i)
+	}
+	if ok {
+		i, ok = r.fastTimes(ln, i)
+	}
+	if ok {
+		i, ok = r.fastSnap(ln, i)
+	}
+	if ok {
+		i, ok = fastOps(ln, i, f)
+	}
+	return ok && r.fastEnd(ln, i, f)
+}
+
+// fastIDs parses the session at ln[i] and the optional "id" after it, each followed by a
+// ',', for parseFastTxn.
+func (r *fastRec) fastIDs(ln []byte, i int) (int, bool) {
 	var ok bool
-	var err error
-	i := len(head)
-	if x.sess, i, ok = parseFastDatum(ln, i); !ok || i >= len(ln) || ln[i] != ',' {
-		return false
+	if r.sess, i, ok = parseFastDatum(ln, i); !ok || i >= len(ln) || ln[i] != ',' {
+		return i, false
 	}
 	i++
-	if hasAt(ln, i, `"id":`) {
-		if x.id, i, ok = parseFastDatum(ln, i+5); !ok || i >= len(ln) || ln[i] != ',' {
-			return false
-		}
-		i++
+	if !hasAt(ln, i, `"id":`) {
+		return i, true
 	}
-	if hasAt(ln, i, `"o":"`) {
-		if i+7 >= len(ln) || ln[i+6] != '"' || ln[i+7] != ',' {
-			return false
-		}
-		switch ln[i+5] {
-		case 'c':
-			x.outcome = history.OutcomeCommitted
-		case 'a':
-			x.outcome = history.OutcomeAborted
-		case 'u':
-			x.outcome = history.OutcomeUnknown
-		default:
-			return false
-		}
-		i += 8
+	if r.id, i, ok = parseFastDatum(ln, i+5); !ok || i >= len(ln) || ln[i] != ',' {
+		return i, false
 	}
+	return i + 1, true
+}
+
+// fastOutcome parses the optional `"o":"c",` (or "a", "u") at ln[i] for parseFastTxn.
+func (r *fastRec) fastOutcome(ln []byte, i int) (int, bool) {
+	if !hasAt(ln, i, `"o":"`) {
+		return i, true
+	}
+	if i+7 >= len(ln) || ln[i+6] != '"' || ln[i+7] != ',' {
+		return i, false
+	}
+	switch ln[i+5] {
+	case 'c':
+		r.outcome = history.OutcomeCommitted
+	case 'a':
+		r.outcome = history.OutcomeAborted
+	case 'u':
+		r.outcome = history.OutcomeUnknown
+	default:
+		return i, false
+	}
+	return i + 8, true
+}
+
+// fastTimes parses the optional client interval "t" and the optional database timestamps
+// "sts" and "cts" (both or neither) at ln[i] for parseFastTxn.
+func (r *fastRec) fastTimes(ln []byte, i int) (int, bool) {
+	var ok bool
 	if hasAt(ln, i, `"t":`) {
-		if x.time.Begin, x.time.End, i, ok = fastPair(ln, i+4); !ok {
-			return false
+		if r.time.Begin, r.time.End, i, ok = fastPair(ln, i+4); !ok {
+			return i, false
 		}
-		x.hasTime = true
+		r.hasTime = true
 	}
-	if hasAt(ln, i, `"sts":`) {
-		if x.sts.Physical, x.sts.Logical, i, ok = fastPair(ln, i+6); !ok || !hasAt(ln, i, `"cts":`) {
-			return false
-		}
-		if x.cts.Physical, x.cts.Logical, i, ok = fastPair(ln, i+6); !ok {
-			return false
-		}
-		x.hasTS = true
+	if !hasAt(ln, i, `"sts":`) {
+		return i, true
 	}
-	if hasAt(ln, i, `"snap":"`) {
-		i += 8
-		j := i
-		for j < len(ln) && ln[j] != '"' && ln[j] != '\\' {
-			j++
-		}
-		if !hasAt(ln, j, `",`) {
-			return false
-		}
-		if x.snap, err = history.ParseSnapshot(string(ln[i:j])); err != nil {
-			return false // the general parser says what is wrong
-		}
-		x.hasSnap = true
-		i = j + 2
+	if r.sts.Physical, r.sts.Logical, i, ok = fastPair(ln, i+6); !ok || !hasAt(ln, i, `"cts":`) {
+		return i, false
 	}
+	if r.cts.Physical, r.cts.Logical, i, ok = fastPair(ln, i+6); !ok {
+		return i, false
+	}
+	r.hasTS = true
+	return i, true
+}
+
+// fastSnap parses the optional `"snap":"xmin:xmax:xip",` at ln[i] for parseFastTxn.
+func (r *fastRec) fastSnap(ln []byte, i int) (int, bool) {
+	if !hasAt(ln, i, `"snap":"`) {
+		return i, true
+	}
+	i += 8
+	j := i
+	for j < len(ln) && ln[j] != '"' && ln[j] != '\\' {
+		j++
+	}
+	if !hasAt(ln, j, `",`) {
+		return i, false
+	}
+	var err error
+	if r.snap, err = history.ParseSnapshot(string(ln[i:j])); err != nil {
+		return i, false // the general parser says what is wrong
+	}
+	r.hasSnap = true
+	return j + 2, true
+}
+
+// fastOps parses `"ops":[op,...]` at ln[i] for parseFastTxn, appending the ops to f, and
+// returns the index after the ']'.
+func fastOps(ln []byte, i int, f *fastBuf) (int, bool) {
 	if !hasAt(ln, i, `"ops":[`) {
-		return false
+		return i, false
 	}
 	i += 7
 	if i < len(ln) && ln[i] == ']' {
+		return i + 1, true
+	}
+	var ok bool
+	for {
+		if hasAt(ln, i, `["p`) {
+			i, ok = fastPredOp(ln, i, f)
+		} else {
+			i, ok = fastItemOp(ln, i, &f.ops)
+		}
+		if !ok || i >= len(ln) {
+			return i, false
+		}
+		c := ln[i]
 		i++
-	} else {
-		for {
-			if hasAt(ln, i, `["p`) {
-				i, ok = fastPredOp(ln, i, f)
-			} else {
-				i, ok = fastItemOp(ln, i, &f.ops)
-			}
-			if !ok || i >= len(ln) {
-				return false
-			}
-			c := ln[i]
-			i++
-			if c == ']' {
-				break
-			}
-			if c != ',' {
-				return false
-			}
+		if c == ']' {
+			return i, true
+		}
+		if c != ',' {
+			return i, false
 		}
 	}
-	// The closing brace, then the end of the line.
-	if i >= len(ln) || ln[i] != '}' || len(f.ops)-int(x.ops0) > 1<<30 {
+}
+
+// fastEnd checks the closing brace at ln[i] and the end of the line after it, and counts
+// the record's ops, for parseFastTxn.
+func (r *fastRec) fastEnd(ln []byte, i int, f *fastBuf) bool {
+	if i >= len(ln) || ln[i] != '}' || len(f.ops)-int(r.ops0) > 1<<30 {
 		return false
 	}
-	x.nops = int32(len(f.ops) - int(x.ops0))
+	r.nops = int32(len(f.ops) - int(r.ops0))
 	switch rest := ln[i+1:]; len(rest) {
 	case 0:
 		return true
@@ -270,22 +315,41 @@ func fastItemOp(ln []byte, i int, ops *[]fastOp) (int, bool) {
 // {"src":S} or both in that order, S being "init", "none" or [txn,op]. It declines
 // anything else, such as white space, an options object after the rows, or "match":true.
 func fastPredOp(ln []byte, i int, f *fastBuf) (int, bool) {
-	if i+7 >= len(ln) || ln[i+4] != '"' || ln[i+5] != ',' || ln[i+6] != '{' {
-		return i, false // the caller has checked `["p`
-	}
-	kind := history.OpPredRead
-	switch ln[i+3] {
-	case 'r':
-	case 'w':
-		kind = history.OpPredWrite
-	default:
-		return i, false
-	}
-	if len(f.preds) >= 1<<30 || len(f.rows) >= 1<<30 {
+	kind, ok := fastPredHead(ln, i)
+	if !ok || len(f.preds) >= 1<<30 || len(f.rows) >= 1<<30 {
 		return i, false
 	}
 	p := fastPred{rel: -1, expr: -1, rows0: int32(len(f.rows))}
-	i += 7
+	if i, ok = p.parseObject(ln, i+7); !ok || !hasAt(ln, i, "},[") {
+		return i, false
+	}
+	if i, ok = fastRows(ln, i+3, f); !ok || i >= len(ln) || ln[i] != ']' {
+		return i, false
+	}
+	p.nrows = int32(len(f.rows)) - p.rows0
+	f.ops = append(f.ops, fastOp{kind: kind, key: int64(len(f.preds))})
+	f.preds = append(f.preds, p)
+	return i + 1, true
+}
+
+// fastPredHead reads the head of a predicate op at b[i], `["pr",{` or `["pw",{`, and
+// returns its kind; the caller has checked `["p`, and the object's keys start at i+7.
+func fastPredHead(b []byte, i int) (history.OpKind, bool) {
+	if i+7 >= len(b) || b[i+4] != '"' || b[i+5] != ',' || b[i+6] != '{' {
+		return 0, false
+	}
+	switch b[i+3] {
+	case 'r':
+		return history.OpPredRead, true
+	case 'w':
+		return history.OpPredWrite, true
+	}
+	return 0, false
+}
+
+// parseObject parses the keys of a predicate object at ln[i] for fastPredOp, "rel",
+// "expr" and "range", each optional but in that order, and returns the index after them.
+func (p *fastPred) parseObject(ln []byte, i int) (int, bool) {
 	var ok bool
 	sep := false // a key came before: the next needs a ','
 	if j, has := predKeyAt(ln, i, sep, `"rel":"`); has {
@@ -301,46 +365,48 @@ func fastPredOp(ln []byte, i int, f *fastBuf) (int, bool) {
 		sep = true
 	}
 	if j, has := predKeyAt(ln, i, sep, `"range":[`); has {
-		if p.field, i, ok = parseFastDatum(ln, j); !ok || i >= len(ln) || ln[i] != ',' {
-			return i, false
-		}
-		if p.lo, i, ok = jsonscan.FastInt(ln, i+1); !ok || i >= len(ln) || ln[i] != ',' {
-			return i, false
-		}
-		if p.hi, i, ok = jsonscan.FastInt(ln, i+1); !ok || i >= len(ln) || ln[i] != ']' {
-			return i, false
-		}
-		p.isRange = true
-		i++
+		return p.parseRange(ln, j)
 	}
-	if !hasAt(ln, i, "},[") {
+	return i, true
+}
+
+// parseRange parses `F,lo,hi]` at ln[i], the inside of a predicate's range, and returns
+// the index after it.
+func (p *fastPred) parseRange(ln []byte, i int) (int, bool) {
+	var ok bool
+	if p.field, i, ok = parseFastDatum(ln, i); !ok || i >= len(ln) || ln[i] != ',' {
 		return i, false
 	}
-	i += 3
-	if i < len(ln) && ln[i] == ']' {
-		i++
-	} else {
-		for {
-			if i, ok = fastRowAt(ln, i, f); !ok || i >= len(ln) {
-				return i, false
-			}
-			c := ln[i]
-			i++
-			if c == ']' {
-				break
-			}
-			if c != ',' {
-				return i, false
-			}
-		}
-	}
-	if i >= len(ln) || ln[i] != ']' {
+	if p.lo, i, ok = jsonscan.FastInt(ln, i+1); !ok || i >= len(ln) || ln[i] != ',' {
 		return i, false
 	}
-	p.nrows = int32(len(f.rows)) - p.rows0
-	f.ops = append(f.ops, fastOp{kind: kind, key: int64(len(f.preds))})
-	f.preds = append(f.preds, p)
+	if p.hi, i, ok = jsonscan.FastInt(ln, i+1); !ok || i >= len(ln) || ln[i] != ']' {
+		return i, false
+	}
+	p.isRange = true
 	return i + 1, true
+}
+
+// fastRows parses the rows of a predicate op at ln[i], just after their '[', appending
+// them to f.rows, and returns the index after the closing ']'.
+func fastRows(ln []byte, i int, f *fastBuf) (int, bool) {
+	if i < len(ln) && ln[i] == ']' {
+		return i + 1, true
+	}
+	var ok bool
+	for {
+		if i, ok = fastRowAt(ln, i, f); !ok || i >= len(ln) {
+			return i, false
+		}
+		c := ln[i]
+		i++
+		if c == ']' {
+			return i, true
+		}
+		if c != ',' {
+			return i, false
+		}
+	}
 }
 
 // fastRowAt parses a row of a predicate op at ln[i] for fastPredOp, appends it to f.rows and

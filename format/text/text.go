@@ -174,69 +174,103 @@ func initialTxn(txns []*txn) bool {
 
 // parseLine parses one operation. On error, msg says what was expected at 1-based col.
 func parseLine(ln []byte) (o op, sess, id int64, col int, msg string) {
-	i := 0
-	ws := func() {
-		for i < len(ln) && (ln[i] == ' ' || ln[i] == '\t') {
-			i++
-		}
-	}
-	found := func() string {
-		if i >= len(ln) || ln[i] == '\n' || ln[i] == '\r' {
-			return "end of line"
-		}
-		return strconv.QuoteRune(rune(ln[i]))
-	}
-	ws()
+	l := lineScan{ln: ln}
+	l.ws()
 	switch {
-	case i < len(ln) && ln[i] == 'r':
-	case i < len(ln) && ln[i] == 'w':
+	case l.at('r'):
+	case l.at('w'):
 		o.write = true
 	default:
-		return o, 0, 0, i + 1, "expected r(key,value,session,txn) or w(...), found " + found()
+		return o, 0, 0, l.i + 1, "expected r(key,value,session,txn) or w(...), found " + l.found()
 	}
-	i++
-	ws()
-	if i >= len(ln) || ln[i] != '(' {
-		return o, 0, 0, i + 1, "expected '(' after the operation, found " + found()
+	l.i++
+	l.ws()
+	if !l.at('(') {
+		return o, 0, 0, l.i + 1, "expected '(' after the operation, found " + l.found()
 	}
-	i++
+	l.i++
 	var f [4]int64
-	names := [4]string{"key", "value", "session", "transaction id"}
 	for n := range f {
-		ws()
-		start := i
-		if i < len(ln) && ln[i] == '-' {
-			i++
+		l.ws()
+		start := l.i
+		if l.at('-') {
+			l.i++
 		}
-		for i < len(ln) && ln[i] >= '0' && ln[i] <= '9' {
-			i++
+		for l.i < len(l.ln) && l.ln[l.i] >= '0' && l.ln[l.i] <= '9' {
+			l.i++
 		}
-		v, err := strconv.ParseInt(string(ln[start:i]), 10, 64)
+		v, err := strconv.ParseInt(string(ln[start:l.i]), 10, 64)
 		if err != nil {
-			if i > start && (i-start > 1 || ln[start] != '-') {
-				return o, 0, 0, start + 1, "the " + names[n] + " is out of the 64-bit integer range"
-			}
-			i = start
-			return o, 0, 0, start + 1, "expected the " + names[n] + " (an integer), found " + found()
+			col, msg = l.badField(n, start)
+			return o, 0, 0, col, msg
 		}
 		f[n] = v
-		ws()
-		want := byte(',')
-		if n == 3 {
-			want = ')'
+		l.ws()
+		if want := fieldEnd(n); !l.at(want) {
+			return o, 0, 0, l.i + 1, fmt.Sprintf("expected '%c' after the %s, found %s", want, fieldNames[n], l.found())
 		}
-		if i >= len(ln) || ln[i] != want {
-			return o, 0, 0, i + 1, fmt.Sprintf("expected '%c' after the %s, found %s", want, names[n], found())
-		}
-		i++
+		l.i++
 	}
-	for ; i < len(ln); i++ {
-		if c := ln[i]; c != ' ' && c != '\t' && c != '\r' && c != '\n' {
-			return o, 0, 0, i + 1, "expected end of line after the operation, found " + found()
-		}
+	if col, msg = l.end(); msg != "" {
+		return o, 0, 0, col, msg
 	}
 	o.key, o.val = f[0], f[1]
 	return o, f[2], f[3], 0, ""
+}
+
+// lineScan is parseLine's place in a line.
+type lineScan struct {
+	ln []byte
+	i  int
+}
+
+// fieldNames name the fields of an operation, in order.
+var fieldNames = [4]string{"key", "value", "session", "transaction id"}
+
+// at reports whether the byte at i is c.
+func (l *lineScan) at(c byte) bool { return l.i < len(l.ln) && l.ln[l.i] == c }
+
+// ws skips blanks and tabs.
+func (l *lineScan) ws() {
+	for l.i < len(l.ln) && (l.ln[l.i] == ' ' || l.ln[l.i] == '\t') {
+		l.i++
+	}
+}
+
+// found describes what is at i, for an error.
+func (l *lineScan) found() string {
+	if l.i >= len(l.ln) || l.ln[l.i] == '\n' || l.ln[l.i] == '\r' {
+		return "end of line"
+	}
+	return strconv.QuoteRune(rune(l.ln[l.i]))
+}
+
+// fieldEnd is the punctuation after the n-th field: ',', or ')' after the last.
+func fieldEnd(n int) byte {
+	if n == len(fieldNames)-1 {
+		return ')'
+	}
+	return ','
+}
+
+// badField says what is wrong with the n-th field, which starts at start and is not a
+// 64-bit integer: it is out of range, or not a number.
+func (l *lineScan) badField(n, start int) (col int, msg string) {
+	if l.i > start && (l.i-start > 1 || l.ln[start] != '-') {
+		return start + 1, "the " + fieldNames[n] + " is out of the 64-bit integer range"
+	}
+	l.i = start
+	return start + 1, "expected the " + fieldNames[n] + " (an integer), found " + l.found()
+}
+
+// end checks that only white space follows the operation.
+func (l *lineScan) end() (col int, msg string) {
+	for ; l.i < len(l.ln); l.i++ {
+		if c := l.ln[l.i]; c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return l.i + 1, "expected end of line after the operation, found " + l.found()
+		}
+	}
+	return 0, ""
 }
 
 // Sniff reports whether head starts with a text operation line.

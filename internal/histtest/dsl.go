@@ -62,33 +62,14 @@ func lex(src string) ([]token, error) {
 			toks = append(toks, token{tPunct, string(c), line, col})
 			i++
 		case c == '"':
-			j := i + 1
-			for j < len(src) && src[j] != '"' && src[j] != '\n' {
-				if src[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(src) || src[j] != '"' {
-				return nil, fmt.Errorf("%d:%d: unterminated string", line, col)
-			}
-			s, err := strconv.Unquote(src[i : j+1])
+			t, j, err := lexString(src, i, line, col)
 			if err != nil {
-				return nil, fmt.Errorf("%d:%d: bad string %s: %v", line, col, src[i:j+1], err)
+				return nil, err
 			}
-			toks = append(toks, token{tStr, s, line, col})
-			i = j + 1
+			toks = append(toks, t)
+			i = j
 		case isDigit(c) || (c == '-' && i+1 < len(src) && isDigit(src[i+1])):
-			j := i + 1
-			for j < len(src) && isDigit(src[j]) {
-				j++
-			}
-			if j+1 < len(src) && src[j] == '.' && isDigit(src[j+1]) {
-				j++
-				for j < len(src) && isDigit(src[j]) {
-					j++
-				}
-			}
+			j := numberEnd(src, i+1)
 			toks = append(toks, token{tNum, src[i:j], line, col})
 			i = j
 		case isWordStart(c):
@@ -104,6 +85,41 @@ func lex(src string) ([]token, error) {
 	}
 	toks = append(toks, token{tEOF, "", line, len(src) - lineStart + 1})
 	return toks, nil
+}
+
+// lexString reads the quoted string at src[i], which is at line:col, and returns its
+// token and the index after it.
+func lexString(src string, i, line, col int) (token, int, error) {
+	j := i + 1
+	for j < len(src) && src[j] != '"' && src[j] != '\n' {
+		if src[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	if j >= len(src) || src[j] != '"' {
+		return token{}, j, fmt.Errorf("%d:%d: unterminated string", line, col)
+	}
+	s, err := strconv.Unquote(src[i : j+1])
+	if err != nil {
+		return token{}, j, fmt.Errorf("%d:%d: bad string %s: %v", line, col, src[i:j+1], err)
+	}
+	return token{tStr, s, line, col}, j + 1, nil
+}
+
+// numberEnd returns the end of the number whose digits continue at src[j]: more digits,
+// then optionally '.' and digits.
+func numberEnd(src string, j int) int {
+	for j < len(src) && isDigit(src[j]) {
+		j++
+	}
+	if j+1 < len(src) && src[j] == '.' && isDigit(src[j+1]) {
+		j++
+		for j < len(src) && isDigit(src[j]) {
+			j++
+		}
+	}
+	return j
 }
 
 type parser struct {
@@ -292,104 +308,167 @@ func atom(t token) history.Datum {
 	return history.Str(t.text)
 }
 
+// peekPunct reports whether the token n ahead of the current one is the punctuation s.
+func (p *parser) peekPunct(n int, s string) bool {
+	t := p.peekAt(n)
+	return t.kind == tPunct && t.text == s
+}
+
+// atTimestamps reports whether t, the current token, begins a "ts[...]" pair.
+func (p *parser) atTimestamps(t token) bool {
+	return t.kind == tWord && t.text == "ts" && p.peekPunct(1, "[")
+}
+
+// isAtom reports whether t can be an id or a value: a word, a number or a string.
+func isAtom(t token) bool { return t.kind == tWord || t.kind == tNum || t.kind == tStr }
+
+// txnBody is the state of the transaction p.txn is reading.
+type txnBody struct {
+	id        history.TxnID
+	nops      int32 // ops read so far
+	lastWasOp bool  // the last item read was an op, which "@", "!" and "<-" then qualify
+}
+
+// txnPunct handles the items of a transaction that begin with punctuation, by the
+// punctuation.
+var txnPunct = map[string]func(p *parser, tx *txnBody, t token) error{
+	"?":  (*parser).txnUnknown,
+	"@":  (*parser).txnInterval,
+	"!":  (*parser).txnFailed,
+	"<-": (*parser).txnSource,
+}
+
 func (p *parser) txn() error {
-	src := history.NilDatum
-	t := p.peek()
-	if (t.kind == tWord || t.kind == tNum || t.kind == tStr) && !(p.peekAt(1).kind == tPunct && p.peekAt(1).text == "(") {
-		if _, isOutcome := outcomes[t.text]; !isOutcome || t.kind == tStr {
-			if t.kind == tWord && t.text == "ts" && p.peekAt(1).kind == tPunct && p.peekAt(1).text == "[" {
-				// a timestamp, not an id
-			} else {
-				p.next()
-				src = atom(t)
-				if src.IsNil() {
-					return p.errf(t, "nil is not a transaction id")
-				}
-				if _, dup := p.ids[src]; dup {
-					return p.errf(t, "duplicate transaction id")
-				}
-			}
-		}
+	src, err := p.txnID()
+	if err != nil {
+		return err
 	}
-	id := p.b.BeginTxn(p.sess, src, history.OutcomeCommitted)
+	tx := &txnBody{id: p.b.BeginTxn(p.sess, src, history.OutcomeCommitted)}
 	if !src.IsNil() {
-		p.ids[src] = id
+		p.ids[src] = tx.id
 	}
-	lastWasOp := false
-	var nops int32
 	for {
 		t := p.peek()
-		switch {
-		case t.kind == tSep || t.kind == tEOF:
+		if t.kind == tSep || t.kind == tEOF {
 			p.b.EndTxn()
 			return nil
-		case t.kind == tPunct && t.text == "?":
-			p.next()
-			p.b.Current().Outcome = history.OutcomeUnknown
-			lastWasOp = false
-		case t.kind == tPunct && t.text == "@":
-			p.next()
-			iv, err := p.interval()
-			if err != nil {
-				return err
-			}
-			if iv.Begin > iv.End {
-				return p.errf(t, "interval ends before it begins")
-			}
-			if lastWasOp {
-				p.b.SetOpTime(nops-1, iv)
-			} else {
-				cur := p.b.Current()
-				cur.Time, cur.HasTime = iv, true
-			}
-		case t.kind == tPunct && t.text == "!":
-			if !lastWasOp {
-				return p.errf(t, "\"!\" must follow an operation")
-			}
-			p.next()
-			p.b.SetOpFlags(nops-1, history.OpFailed)
-		case t.kind == tPunct && t.text == "<-":
-			if !lastWasOp {
-				return p.errf(t, "\"<-\" must follow a read")
-			}
-			p.next()
-			st := p.next()
-			ps := pendingSrc{txn: id, op: nops - 1, tok: st}
-			switch {
-			case st.kind == tWord && st.text == "init":
-				ps.kind = history.SrcInit
-			case st.kind == tWord && st.text == "none":
-				ps.kind = history.SrcNone
-			case st.kind == tWord || st.kind == tNum || st.kind == tStr:
-				ps.kind, ps.id = history.SrcTxn, atom(st)
-			default:
-				return p.errf(st, "expected a transaction id, init or none")
-			}
-			p.pending = append(p.pending, ps)
-		case t.kind == tWord && t.text == "ts" && p.peekAt(1).kind == tPunct && p.peekAt(1).text == "[":
-			p.next()
-			if err := p.timestamps(); err != nil {
-				return err
-			}
-			lastWasOp = false
-		case t.kind == tWord && p.peekAt(1).kind == tPunct && p.peekAt(1).text == "(":
-			if err := p.op(); err != nil {
-				return err
-			}
-			nops++
-			lastWasOp = true
-		case t.kind == tWord:
-			o, ok := outcomes[t.text]
-			if !ok {
-				return p.errf(t, "expected an operation, an outcome or an interval")
-			}
-			p.next()
-			p.b.Current().Outcome = o
-			lastWasOp = false
-		default:
-			return p.errf(t, "expected an operation, an outcome or an interval")
+		}
+		if err := p.txnItem(tx, t); err != nil {
+			return err
 		}
 	}
+}
+
+// txnID reads the transaction's optional id: an atom that does not begin an op, an outcome
+// (unless quoted) or timestamps. It returns NilDatum when there is none.
+func (p *parser) txnID() (history.Datum, error) {
+	t := p.peek()
+	if !isAtom(t) || p.peekPunct(1, "(") || p.atTimestamps(t) {
+		return history.NilDatum, nil
+	}
+	if _, isOutcome := outcomes[t.text]; isOutcome && t.kind != tStr {
+		return history.NilDatum, nil
+	}
+	p.next()
+	src := atom(t)
+	if src.IsNil() {
+		return src, p.errf(t, "nil is not a transaction id")
+	}
+	if _, dup := p.ids[src]; dup {
+		return src, p.errf(t, "duplicate transaction id")
+	}
+	return src, nil
+}
+
+// txnItem reads one item of a transaction's body, beginning at t: an op, an outcome,
+// timestamps, or a punctuation item (txnPunct).
+func (p *parser) txnItem(tx *txnBody, t token) error {
+	switch {
+	case t.kind == tPunct:
+		if h, ok := txnPunct[t.text]; ok {
+			return h(p, tx, t)
+		}
+	case p.atTimestamps(t):
+		p.next()
+		tx.lastWasOp = false
+		return p.timestamps()
+	case t.kind == tWord && p.peekPunct(1, "("):
+		if err := p.op(); err != nil {
+			return err
+		}
+		tx.nops++
+		tx.lastWasOp = true
+		return nil
+	case t.kind == tWord:
+		if o, ok := outcomes[t.text]; ok {
+			p.next()
+			p.b.Current().Outcome = o
+			tx.lastWasOp = false
+			return nil
+		}
+	}
+	return p.errf(t, "expected an operation, an outcome or an interval")
+}
+
+// txnUnknown reads "?": the transaction's outcome is unknown.
+func (p *parser) txnUnknown(tx *txnBody, _ token) error {
+	p.next()
+	p.b.Current().Outcome = history.OutcomeUnknown
+	tx.lastWasOp = false
+	return nil
+}
+
+// txnInterval reads "@[begin,end]": the client interval of the last op, or of the
+// transaction when no op came just before.
+func (p *parser) txnInterval(tx *txnBody, t token) error {
+	p.next()
+	iv, err := p.interval()
+	if err != nil {
+		return err
+	}
+	if iv.Begin > iv.End {
+		return p.errf(t, "interval ends before it begins")
+	}
+	if tx.lastWasOp {
+		p.b.SetOpTime(tx.nops-1, iv)
+		return nil
+	}
+	cur := p.b.Current()
+	cur.Time, cur.HasTime = iv, true
+	return nil
+}
+
+// txnFailed reads "!" after an op: the op failed.
+func (p *parser) txnFailed(tx *txnBody, t token) error {
+	if !tx.lastWasOp {
+		return p.errf(t, "\"!\" must follow an operation")
+	}
+	p.next()
+	p.b.SetOpFlags(tx.nops-1, history.OpFailed)
+	return nil
+}
+
+// txnSource reads "<-T" after a read: the transaction (or init, or none) it read from,
+// resolved once every transaction is known.
+func (p *parser) txnSource(tx *txnBody, t token) error {
+	if !tx.lastWasOp {
+		return p.errf(t, "\"<-\" must follow a read")
+	}
+	p.next()
+	st := p.next()
+	ps := pendingSrc{txn: tx.id, op: tx.nops - 1, tok: st}
+	switch {
+	case st.kind == tWord && st.text == "init":
+		ps.kind = history.SrcInit
+	case st.kind == tWord && st.text == "none":
+		ps.kind = history.SrcNone
+	case isAtom(st):
+		ps.kind, ps.id = history.SrcTxn, atom(st)
+	default:
+		return p.errf(st, "expected a transaction id, init or none")
+	}
+	p.pending = append(p.pending, ps)
+	return nil
 }
 
 func (p *parser) int() (int64, error) {

@@ -2,6 +2,7 @@ package histtest
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -24,117 +25,157 @@ type MVCCFaults struct {
 // the history the runner would: each transaction's ops, outcome, id and reported snapshot,
 // and no timestamps, so that reading derives them from the snapshots.
 func GenMVCC(rng *rand.Rand, f MVCCFaults) *history.History {
-	type version struct {
-		v      int64
-		writer int // index into txns
-	}
-	type txn struct {
-		snap    history.Snapshot
-		xid     uint64
-		plan    []bool   // true: write, false: read
-		keys    []string // the key of each planned op
-		done    int
-		writes  map[string]int64
-		ops     [][3]any // kind, key, value
-		outcome history.Outcome
-	}
-	keys := []string{"x", "y", "z"}[:2+rng.IntN(2)]
-	next := uint64(100 + rng.IntN(5))
-	running := map[uint64]bool{}
-	versions := map[string][]version{}
-	var txns []*txn
-	var order []int // completion order
-	val := int64(0)
-	visible := func(t *txn, w *txn) bool { return t.snap.Sees(w.xid) }
+	s := &mvccSim{rng: rng, f: f, running: map[uint64]bool{}, versions: map[string][]mvccVersion{}}
+	s.keys = []string{"x", "y", "z"}[:2+rng.IntN(2)]
+	s.next = uint64(100 + rng.IntN(5))
 	n := 4 + rng.IntN(4)
-	var open []int
-	for len(order) < n {
-		if len(txns) < n && (len(open) == 0 || len(open) < 4 && rng.IntN(2) == 0) {
-			t := &txn{writes: map[string]int64{}}
-			t.snap = history.Snapshot{Xmin: next, Xmax: next}
-			for x := range running {
-				t.snap.Xip = append(t.snap.Xip, x)
-				t.snap.Xmin = min(t.snap.Xmin, x)
-			}
-			slices.Sort(t.snap.Xip)
-			for range 2 + rng.IntN(3) {
-				t.plan = append(t.plan, rng.IntN(2) == 0)
-				t.keys = append(t.keys, keys[rng.IntN(len(keys))])
-			}
-			txns = append(txns, t)
-			open = append(open, len(txns)-1)
+	for len(s.order) < n {
+		if len(s.txns) < n && s.wantsBegin() {
+			s.begin()
 			continue
 		}
-		oi := rng.IntN(len(open))
-		ti := open[oi]
-		t := txns[ti]
-		if t.done < len(t.plan) {
-			k := t.keys[t.done]
-			if t.plan[t.done] {
-				if t.xid == 0 {
-					t.xid = next
-					next++
-					running[t.xid] = true
-				}
-				val++
-				t.writes[k] = val
-				t.ops = append(t.ops, [3]any{"w", k, val})
-			} else {
-				v := int64(0)
-				if own, ok := t.writes[k]; ok {
-					v = own
-				} else {
-					for _, ver := range versions[k] {
-						if visible(t, txns[ver.writer]) {
-							v = ver.v
-						}
-					}
-					if vs := versions[k]; f.StaleRead && len(vs) > 0 && rng.IntN(2) == 0 {
-						if rng.IntN(2) == 0 {
-							v = vs[len(vs)-1].v // the latest commit, whatever the snapshot (read committed)
-						} else {
-							v = vs[rng.IntN(len(vs))].v
-						}
-					}
-				}
-				t.ops = append(t.ops, [3]any{"r", k, v})
-			}
-			t.done++
+		oi := rng.IntN(len(s.open))
+		ti := s.open[oi]
+		if t := s.txns[ti]; t.done < len(t.plan) {
+			s.step(t)
 			continue
 		}
-		open = slices.Delete(open, oi, oi+1)
-		order = append(order, ti)
-		t.outcome = history.OutcomeCommitted
-		if rng.IntN(8) == 0 {
-			t.outcome = history.OutcomeAborted
-		}
-		for k := range t.writes {
-			for _, ver := range versions[k] {
-				if !visible(t, txns[ver.writer]) && !(f.NoFCW && rng.IntN(2) == 0) {
-					t.outcome = history.OutcomeAborted // first committer wins
-				}
-			}
-		}
-		if t.outcome == history.OutcomeCommitted {
-			for _, k := range slices.Sorted(func(yield func(string) bool) {
-				for k := range t.writes {
-					if !yield(k) {
-						return
-					}
-				}
-			}) {
-				versions[k] = append(versions[k], version{t.writes[k], ti})
-			}
-			if f.UnknownEnds && rng.IntN(5) == 0 {
-				t.outcome = history.OutcomeUnknown // committed, but the client never heard
-			}
-		}
-		delete(running, t.xid)
+		s.open = slices.Delete(s.open, oi, oi+1)
+		s.commit(ti)
 	}
+	h, err := s.record().Build()
+	if err != nil {
+		panic(fmt.Sprintf("GenMVCC built an invalid history: %v", err))
+	}
+	return h
+}
+
+// mvccSim is the simulated database of [GenMVCC] and the transactions run on it.
+type mvccSim struct {
+	rng      *rand.Rand
+	f        MVCCFaults
+	keys     []string
+	next     uint64          // the next transaction id
+	running  map[uint64]bool // ids of the transactions that wrote and have not ended
+	versions map[string][]mvccVersion
+	txns     []*mvccTxn
+	open     []int // indexes into txns of the transactions not ended
+	order    []int // completion order
+	val      int64 // the last value written
+}
+
+type mvccVersion struct {
+	v      int64
+	writer int // index into txns
+}
+
+type mvccTxn struct {
+	snap    history.Snapshot
+	xid     uint64
+	plan    []bool   // true: write, false: read
+	keys    []string // the key of each planned op
+	done    int
+	writes  map[string]int64
+	ops     [][3]any // kind, key, value
+	outcome history.Outcome
+}
+
+// wantsBegin decides whether a new transaction begins now rather than an open one
+// stepping: always when none is open, never when four are, else at random.
+func (s *mvccSim) wantsBegin() bool {
+	return len(s.open) == 0 || len(s.open) < 4 && s.rng.IntN(2) == 0
+}
+
+// begin starts a transaction: its snapshot, and a plan of two to four reads and writes.
+func (s *mvccSim) begin() {
+	t := &mvccTxn{writes: map[string]int64{}}
+	t.snap = history.Snapshot{Xmin: s.next, Xmax: s.next}
+	for x := range s.running {
+		t.snap.Xip = append(t.snap.Xip, x)
+		t.snap.Xmin = min(t.snap.Xmin, x)
+	}
+	slices.Sort(t.snap.Xip)
+	for range 2 + s.rng.IntN(3) {
+		t.plan = append(t.plan, s.rng.IntN(2) == 0)
+		t.keys = append(t.keys, s.keys[s.rng.IntN(len(s.keys))])
+	}
+	s.txns = append(s.txns, t)
+	s.open = append(s.open, len(s.txns)-1)
+}
+
+// step runs t's next planned op; its first write takes an id.
+func (s *mvccSim) step(t *mvccTxn) {
+	k := t.keys[t.done]
+	t.done++
+	if !t.plan[t.done-1] {
+		t.ops = append(t.ops, [3]any{"r", k, s.read(t, k)})
+		return
+	}
+	if t.xid == 0 {
+		t.xid = s.next
+		s.next++
+		s.running[t.xid] = true
+	}
+	s.val++
+	t.writes[k] = s.val
+	t.ops = append(t.ops, [3]any{"w", k, s.val})
+}
+
+// read returns the value t reads of k: its own write, else the last version its snapshot
+// sees (or, with StaleRead, sometimes the latest or a random one).
+func (s *mvccSim) read(t *mvccTxn, k string) int64 {
+	if own, ok := t.writes[k]; ok {
+		return own
+	}
+	v := int64(0)
+	vs := s.versions[k]
+	for _, ver := range vs {
+		if t.snap.Sees(s.txns[ver.writer].xid) {
+			v = ver.v
+		}
+	}
+	if s.f.StaleRead && len(vs) > 0 && s.rng.IntN(2) == 0 {
+		if s.rng.IntN(2) == 0 {
+			return vs[len(vs)-1].v // the latest commit, whatever the snapshot (read committed)
+		}
+		return vs[s.rng.IntN(len(vs))].v
+	}
+	return v
+}
+
+// commit ends txns[ti]: it aborts at random, or when first-committer-wins forbids it
+// (unless NoFCW skips that), else installs its writes.
+func (s *mvccSim) commit(ti int) {
+	t := s.txns[ti]
+	s.order = append(s.order, ti)
+	t.outcome = history.OutcomeCommitted
+	if s.rng.IntN(8) == 0 {
+		t.outcome = history.OutcomeAborted
+	}
+	for k := range t.writes {
+		for _, ver := range s.versions[k] {
+			if !t.snap.Sees(s.txns[ver.writer].xid) && !(s.f.NoFCW && s.rng.IntN(2) == 0) {
+				t.outcome = history.OutcomeAborted // first committer wins
+			}
+		}
+	}
+	if t.outcome == history.OutcomeCommitted {
+		for _, k := range slices.Sorted(maps.Keys(t.writes)) {
+			s.versions[k] = append(s.versions[k], mvccVersion{t.writes[k], ti})
+		}
+		if s.f.UnknownEnds && s.rng.IntN(5) == 0 {
+			t.outcome = history.OutcomeUnknown // committed, but the client never heard
+		}
+	}
+	delete(s.running, t.xid)
+}
+
+// record builds the history the runner would record, in completion order.
+func (s *mvccSim) record() *history.Builder {
 	b := history.NewBuilder()
 	b.SetInitial(b.IntValue(0))
-	for _, ti := range order {
-		t := txns[ti]
+	for _, ti := range s.order {
+		t := s.txns[ti]
 		id := history.NilDatum
 		if t.xid != 0 {
 			id = history.Int(int64(t.xid))
@@ -148,27 +189,27 @@ func GenMVCC(rng *rand.Rand, f MVCCFaults) *history.History {
 				b.Read(k, v)
 			}
 		}
-		sn := t.snap
-		if f.WrongSnap && rng.IntN(4) == 0 {
-			switch {
-			case len(sn.Xip) > 0 && rng.IntN(2) == 0:
-				sn.Xip = sn.Xip[1:] // claims it saw a transaction that was running
-				if len(sn.Xip) > 0 {
-					sn.Xmin = sn.Xip[0]
-				} else {
-					sn.Xmin = sn.Xmax
-				}
-			default:
-				sn = history.Snapshot{Xmin: min(sn.Xmin, sn.Xmax+1), Xmax: sn.Xmax + 1, Xip: sn.Xip} // one id later
-			}
+		b.SetSnapshot(tid, s.reportedSnap(t.snap))
+	}
+	return b
+}
+
+// reportedSnap is the snapshot the database reports for one it took: sn, or with
+// WrongSnap sometimes one that misses a running transaction or is one id later.
+func (s *mvccSim) reportedSnap(sn history.Snapshot) history.Snapshot {
+	if !s.f.WrongSnap || s.rng.IntN(4) != 0 {
+		return sn
+	}
+	if len(sn.Xip) > 0 && s.rng.IntN(2) == 0 {
+		sn.Xip = sn.Xip[1:] // claims it saw a transaction that was running
+		if len(sn.Xip) > 0 {
+			sn.Xmin = sn.Xip[0]
+		} else {
+			sn.Xmin = sn.Xmax
 		}
-		b.SetSnapshot(tid, sn)
+		return sn
 	}
-	h, err := b.Build()
-	if err != nil {
-		panic(fmt.Sprintf("GenMVCC built an invalid history: %v", err))
-	}
-	return h
+	return history.Snapshot{Xmin: min(sn.Xmin, sn.Xmax+1), Xmax: sn.Xmax + 1, Xip: sn.Xip} // one id later
 }
 
 // MVCCTally counts what [MVCCAgree] saw.

@@ -87,48 +87,19 @@ func Shrink(h *history.History, fails func(*history.History) bool) *history.Hist
 // transaction with the outcome outcome gives it (nil: its own). It returns nil if the result
 // does not build.
 func rebuild(h *history.History, keep [][]bool, outcome func(t *history.Txn) history.Outcome) *history.History {
-	b := history.NewBuilder()
-	b.SetInitial(b.Value(h.Value(h.Initial)))
+	rb := &rebuilder{h: h, b: history.NewBuilder()}
+	b := rb.b
+	b.SetInitial(rb.val(h.Initial))
 	for k := range h.Keys { // keep key order stable for InitialByKey
 		if v, ok := h.InitialByKey[history.Key(k)]; ok {
-			b.SetInitialKey(b.Key(h.Key(history.Key(k))), b.Value(h.Value(v)))
+			b.SetInitialKey(rb.key(history.Key(k)), rb.val(v))
 		}
 	}
 	sess := make([]history.SessionID, len(h.Sessions))
 	for s := range h.Sessions {
 		sess[s] = b.NewSession(h.Sessions[s].Source)
 	}
-	newID := make([]history.TxnID, len(h.Txns))
-	newOp := make([][]int32, len(h.Txns))
-	next := history.TxnID(0)
-	for t := range h.Txns {
-		newID[t] = -1
-		if keep[t] == nil {
-			continue
-		}
-		newID[t] = next
-		next++
-		newOp[t] = make([]int32, len(keep[t]))
-		j := int32(0)
-		for i, k := range keep[t] {
-			newOp[t][i] = -1
-			if k {
-				newOp[t][i] = j
-				j++
-			}
-		}
-	}
-	remap := func(src history.Src) history.Src {
-		if src.Kind != history.SrcTxn {
-			return src
-		}
-		if newID[src.Txn] < 0 || newOp[src.Txn][src.Op] < 0 {
-			return history.Src{}
-		}
-		return history.Src{Kind: history.SrcTxn, Txn: newID[src.Txn], Op: newOp[src.Txn][src.Op]}
-	}
-	key := func(k history.Key) history.Key { return b.Key(h.Key(k)) }
-	val := func(v history.Value) history.Value { return b.Value(h.Value(v)) }
+	rb.renumber(keep)
 	for id, t := range h.All() {
 		if keep[id] == nil {
 			continue
@@ -142,54 +113,8 @@ func rebuild(h *history.History, keep [][]bool, outcome func(t *history.Txn) his
 		cur.Time, cur.HasTime = t.Time, t.HasTime
 		cur.Start, cur.Commit, cur.HasTimestamps = t.Start, t.Commit, t.HasTimestamps
 		for i, o := range t.Ops {
-			if !keep[id][i] {
-				continue
-			}
-			var j int32
-			switch o.Kind {
-			case history.OpRead:
-				j = b.ReadFrom(key(o.Key), val(o.Value), remap(o.Src))
-			case history.OpWrite:
-				j = b.Write(key(o.Key), val(o.Value))
-			case history.OpAppend:
-				j = b.Append(key(o.Key), val(o.Value))
-			case history.OpInsert:
-				j = b.Insert(key(o.Key), val(o.Value))
-			case history.OpDelete:
-				j = b.Delete(key(o.Key))
-			case history.OpListRead:
-				l := h.List(o)
-				vs := make([]history.Value, len(l))
-				for x, v := range l {
-					vs[x] = val(v)
-				}
-				j = b.ReadList(key(o.Key), vs)
-			case history.OpPredRead, history.OpPredWrite:
-				p := *h.Pred(o)
-				p.Rows = append([]history.Row(nil), p.Rows...)
-				for x := range p.Rows {
-					r := &p.Rows[x]
-					r.Key, r.Value = key(r.Key), val(r.Value)
-				}
-				if p.Srcs != nil {
-					p.Srcs = append([]history.Src(nil), p.Srcs...)
-					for x := range p.Srcs {
-						p.Srcs[x] = remap(p.Srcs[x])
-					}
-				}
-				if o.Kind == history.OpPredRead {
-					j = b.PredRead(p)
-				} else {
-					j = b.PredWrite(p)
-				}
-			default:
-				continue
-			}
-			if o.Flags != 0 {
-				b.SetOpFlags(j, o.Flags)
-			}
-			if t.OpTimes != nil {
-				b.SetOpTime(j, t.OpTimes[i])
+			if keep[id][i] {
+				rb.op(t, i, o)
 			}
 		}
 		b.EndTxn()
@@ -199,4 +124,114 @@ func rebuild(h *history.History, keep [][]bool, outcome func(t *history.Txn) his
 		return nil
 	}
 	return out
+}
+
+// rebuilder copies parts of h into b for [rebuild].
+type rebuilder struct {
+	h     *history.History
+	b     *history.Builder
+	newID []history.TxnID // the kept transactions' ids in b; -1: dropped
+	newOp [][]int32       // the kept ops' indexes in b; -1: dropped
+}
+
+// renumber gives the transactions and ops keep selects their ids and indexes in the
+// rebuilt history.
+func (rb *rebuilder) renumber(keep [][]bool) {
+	n := len(rb.h.Txns)
+	rb.newID, rb.newOp = make([]history.TxnID, n), make([][]int32, n)
+	next := history.TxnID(0)
+	for t := range n {
+		rb.newID[t] = -1
+		if keep[t] == nil {
+			continue
+		}
+		rb.newID[t] = next
+		next++
+		m := make([]int32, len(keep[t]))
+		j := int32(0)
+		for i, k := range keep[t] {
+			m[i] = -1
+			if k {
+				m[i] = j
+				j++
+			}
+		}
+		rb.newOp[t] = m
+	}
+}
+
+// remap renumbers a source; one naming a dropped op becomes no source.
+func (rb *rebuilder) remap(src history.Src) history.Src {
+	if src.Kind != history.SrcTxn {
+		return src
+	}
+	if rb.newID[src.Txn] < 0 || rb.newOp[src.Txn][src.Op] < 0 {
+		return history.Src{}
+	}
+	return history.Src{Kind: history.SrcTxn, Txn: rb.newID[src.Txn], Op: rb.newOp[src.Txn][src.Op]}
+}
+
+func (rb *rebuilder) key(k history.Key) history.Key     { return rb.b.Key(rb.h.Key(k)) }
+func (rb *rebuilder) val(v history.Value) history.Value { return rb.b.Value(rb.h.Value(v)) }
+
+// op copies op o, the i-th of t, into the current transaction with its flags and time.
+func (rb *rebuilder) op(t *history.Txn, i int, o history.Op) {
+	j, ok := rb.addOp(o)
+	if !ok {
+		return
+	}
+	if o.Flags != 0 {
+		rb.b.SetOpFlags(j, o.Flags)
+	}
+	if t.OpTimes != nil {
+		rb.b.SetOpTime(j, t.OpTimes[i])
+	}
+}
+
+// addOp adds o to the current transaction and returns its index; false for a kind it does
+// not know.
+func (rb *rebuilder) addOp(o history.Op) (int32, bool) {
+	b := rb.b
+	switch o.Kind {
+	case history.OpRead:
+		return b.ReadFrom(rb.key(o.Key), rb.val(o.Value), rb.remap(o.Src)), true
+	case history.OpWrite:
+		return b.Write(rb.key(o.Key), rb.val(o.Value)), true
+	case history.OpAppend:
+		return b.Append(rb.key(o.Key), rb.val(o.Value)), true
+	case history.OpInsert:
+		return b.Insert(rb.key(o.Key), rb.val(o.Value)), true
+	case history.OpDelete:
+		return b.Delete(rb.key(o.Key)), true
+	case history.OpListRead:
+		l := rb.h.List(o)
+		vs := make([]history.Value, len(l))
+		for x, v := range l {
+			vs[x] = rb.val(v)
+		}
+		return b.ReadList(rb.key(o.Key), vs), true
+	case history.OpPredRead:
+		return b.PredRead(rb.pred(o)), true
+	case history.OpPredWrite:
+		return b.PredWrite(rb.pred(o)), true
+	}
+	return 0, false
+}
+
+// pred copies the predicate payload of o, its rows' keys and values and its sources
+// renumbered.
+func (rb *rebuilder) pred(o history.Op) history.PredOp {
+	p := *rb.h.Pred(o)
+	p.Rows = append([]history.Row(nil), p.Rows...)
+	for x := range p.Rows {
+		r := &p.Rows[x]
+		r.Key, r.Value = rb.key(r.Key), rb.val(r.Value)
+	}
+	if p.Srcs != nil {
+		p.Srcs = append([]history.Src(nil), p.Srcs...)
+		for x := range p.Srcs {
+			p.Srcs[x] = rb.remap(p.Srcs[x])
+		}
+	}
+	return p
 }

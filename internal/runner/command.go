@@ -67,6 +67,47 @@ type Options struct {
 // stdout. It returns the exit code; when the code is ExitError, err says why (RunCommand
 // does not print it). stderr receives notes meant for people watching a terminal.
 func RunCommand(ctx context.Context, o Options, stdout, stderr io.Writer) (int, error) {
+	o.ensureDefaults()
+	levels, err := parseLevels(o.Check)
+	if err != nil {
+		return ExitError, err
+	}
+	g := o.Gen
+	g.Seed, g.Sessions = o.Seed, o.Sessions
+	g.TxnsPerSess = (o.Txns + o.Sessions - 1) / o.Sessions
+	w, err := workload.Generate(o.Workload, g)
+	if err != nil {
+		return ExitError, err
+	}
+	db, target, err := Open(ctx, o.DB, OpenOptions{Isolation: o.Isolation, Table: o.Table, Seed: o.Seed, Logger: o.Logger})
+	if err != nil {
+		return ExitError, err
+	}
+	defer db.Close()
+	if len(levels) == 0 {
+		if target.Claim == 0 {
+			return ExitError, fmt.Errorf("%s claims no level isovet checks; say which with --check", target.Description)
+		}
+		levels = []check.Level{target.Claim}
+	}
+	c := &command{o: &o, stdout: stdout, stderr: stderr}
+	res, err := c.record(ctx, db, target, w)
+	if err != nil {
+		return ExitError, err
+	}
+	code := ExitOK
+	for _, l := range levels {
+		lc, err := c.checkLevel(ctx, res.History, l)
+		if err != nil {
+			return ExitError, err
+		}
+		code = worse(code, lc)
+	}
+	return code, nil
+}
+
+// ensureDefaults fills in the defaults of the zero fields of o.
+func (o *Options) ensureDefaults() {
 	if o.DB == "" {
 		o.DB = DefaultDB
 	}
@@ -79,135 +120,159 @@ func RunCommand(ctx context.Context, o Options, stdout, stderr io.Writer) (int, 
 	if o.Sessions <= 0 {
 		o.Sessions = 8
 	}
-	log := o.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
+}
+
+// parseLevels parses the --check arguments, each a comma-separated list of levels.
+func parseLevels(args []string) ([]check.Level, error) {
 	var levels []check.Level
-	for _, name := range o.Check {
+	for _, name := range args {
 		for n := range strings.SplitSeq(name, ",") {
 			if n = strings.TrimSpace(n); n == "" {
 				continue
 			}
 			l, err := check.ParseLevel(n)
 			if err != nil {
-				return ExitError, err
+				return nil, err
 			}
 			levels = append(levels, l)
 		}
 	}
-	g := o.Gen
-	g.Seed, g.Sessions = o.Seed, o.Sessions
-	g.TxnsPerSess = (o.Txns + o.Sessions - 1) / o.Sessions
-	w, err := workload.Generate(o.Workload, g)
-	if err != nil {
-		return ExitError, err
-	}
-	db, target, err := Open(ctx, o.DB, OpenOptions{Isolation: o.Isolation, Table: o.Table, Seed: o.Seed, Logger: log})
-	if err != nil {
-		return ExitError, err
-	}
-	defer db.Close()
-	if len(levels) == 0 {
-		if target.Claim == 0 {
-			return ExitError, fmt.Errorf("%s claims no level isovet checks; say which with --check", target.Description)
-		}
-		levels = []check.Level{target.Claim}
-	}
+	return levels, nil
+}
 
+// command is one `isovet run` after its setup: the options with defaults, and where it
+// writes.
+type command struct {
+	o              *Options
+	stdout, stderr io.Writer
+}
+
+// record drives the workload through db, streaming the history to the output directory
+// if there is one, and prints what was recorded. It fails when nothing ran or the run
+// stopped early.
+func (c *command) record(ctx context.Context, db DB, target Target, w *workload.Workload) (*Result, error) {
+	o := c.o
 	var hist, side *lazyFile
-	ro := RunOptions{Progress: o.Progress, Logger: log}
+	ro := RunOptions{Progress: o.Progress, Logger: o.Logger}
 	if o.Out != "" {
 		if err := os.MkdirAll(o.Out, 0o755); err != nil {
-			return ExitError, fmt.Errorf("creating the output directory: %w", err)
+			return nil, fmt.Errorf("creating the output directory: %w", err)
 		}
 		hist = &lazyFile{path: filepath.Join(o.Out, "history.jsonl")}
 		side = &lazyFile{path: filepath.Join(o.Out, "db-timestamps.jsonl")}
 		ro.Out, ro.Sidecar = hist, side
 	}
-	fmt.Fprintf(stdout, "running %s (%d transactions, %d sessions, seed %d) on %s\n", o.Workload, w.NumTxns(), o.Sessions, o.Seed, target.Description)
+	fmt.Fprintf(c.stdout, "running %s (%d transactions, %d sessions, seed %d) on %s\n", o.Workload, w.NumTxns(), o.Sessions, o.Seed, target.Description)
 	res, runErr := Run(ctx, db, w, ro)
 	closeErr := errors.Join(hist.Close(), side.Close())
-	if c, ok := db.(Cleaner); ok && !o.Keep {
-		if err := c.Cleanup(context.WithoutCancel(ctx)); err != nil {
-			log.Warn("cleanup failed", "err", err)
-			fmt.Fprintf(stderr, "note: could not drop the test table: %v\n", err)
-		}
-	}
+	c.cleanup(ctx, db)
 	if res == nil {
 		// Nothing ran (preparing the database or connecting failed): nothing was written.
-		return ExitError, fmt.Errorf("%s: %w (nothing was run and no history was written)", target.Description, runErr)
+		return nil, fmt.Errorf("%s: %w (nothing was run and no history was written)", target.Description, runErr)
 	}
-	fmt.Fprintf(stdout, "recorded %d transactions (%d committed, %d aborted and retried, %d unknown) in %v: %.0f txns/s\n",
-		len(res.History.Txns), res.Committed, res.Aborted, res.Unknown, res.Elapsed.Round(time.Millisecond), float64(len(res.History.Txns))/res.Elapsed.Seconds())
-	if hist != nil && hist.f != nil {
-		fmt.Fprintf(stdout, "history: %s\n", hist.path)
-	}
-	if res.GaveUp > 0 {
-		fmt.Fprintf(stdout, "note: %d transactions gave up after repeated aborts\n", res.GaveUp)
-	}
-	if w.Invariant != nil {
-		bad, reads := bankInvariant(res.History, w)
-		fmt.Fprintf(stdout, "bank invariant (total %d): %d of %d committed whole-bank reads saw another total\n", *w.Invariant, bad, reads)
-	}
+	written := hist != nil && hist.f != nil
+	c.summarize(res, w, written, hist)
 	if runErr != nil || closeErr != nil {
 		err := errors.Join(runErr, closeErr)
 		where := "it was not written to disk (no --out)"
-		if hist != nil && hist.f != nil {
+		if written {
 			where = "it is complete up to the error in " + hist.path
 		}
-		return ExitError, fmt.Errorf("the run stopped after %d transactions: %w; %s", len(res.History.Txns), err, where)
+		return nil, fmt.Errorf("the run stopped after %d transactions: %w; %s", len(res.History.Txns), err, where)
 	}
+	return res, nil
+}
 
-	code := ExitOK
-	for _, l := range levels {
-		cctx, cancel := ctx, context.CancelFunc(func() {})
-		if o.CheckTimeout > 0 {
-			cctx, cancel = context.WithTimeoutCause(ctx, o.CheckTimeout, fmt.Errorf("check timeout of %v reached", o.CheckTimeout))
-		}
-		start := time.Now()
-		rep, err := check.Check(cctx, res.History, l, check.Options{Method: o.Method, Now: time.Now})
-		cancel()
-		if rep == nil {
-			if err != nil && ctx.Err() == nil && cctx.Err() == nil {
-				return ExitError, fmt.Errorf("checking %s: %w", l, err)
-			}
-			fmt.Fprintf(stdout, "\n%s: unknown (%v)\n", l, err)
-			code = worse(code, ExitUnknown)
-			continue
-		}
-		if rep.Stats.Elapsed == 0 {
-			rep.Stats.Elapsed = time.Since(start)
-		}
-		if err != nil {
-			rep.Notes = append(rep.Notes, "stopped: "+err.Error())
-		}
-		if o.RealtimeBudget > 0 && rep.Verdict == check.Pass {
-			fctx, cancel := context.WithTimeout(ctx, o.RealtimeBudget)
-			check.FollowRealtime(fctx, res.History, rep, check.Options{Method: o.Method})
-			cancel()
-		}
-		fmt.Fprintln(stdout)
-		if err := explain.Text(stdout, rep); err != nil {
-			return ExitError, err
-		}
-		if o.Out != "" {
-			if err := writeReport(filepath.Join(o.Out, "report-"+l.String()+".txt"), rep, explain.Text); err != nil {
-				return ExitError, err
-			}
-			if err := writeReport(filepath.Join(o.Out, "report-"+l.String()+".html"), rep, explain.HTML); err != nil {
-				return ExitError, err
-			}
-		}
-		log.Info("checked", "level", l.String(), "verdict", rep.Verdict.String(), "checker", rep.Checker, "elapsed", rep.Stats.Elapsed)
-		switch rep.Verdict {
-		case check.Fail:
-			code = worse(code, ExitViolation)
-		case check.Unknown:
-			code = worse(code, ExitUnknown)
-		}
+// cleanup drops the test table unless told to keep it; a failure is a note, not an error.
+func (c *command) cleanup(ctx context.Context, db DB) {
+	cl, ok := db.(Cleaner)
+	if !ok || c.o.Keep {
+		return
 	}
-	return code, nil
+	if err := cl.Cleanup(context.WithoutCancel(ctx)); err != nil {
+		c.o.Logger.Warn("cleanup failed", "err", err)
+		fmt.Fprintf(c.stderr, "note: could not drop the test table: %v\n", err)
+	}
+}
+
+// summarize prints what the run recorded, where the history is (when written), and the
+// bank invariant of a bank workload.
+func (c *command) summarize(res *Result, w *workload.Workload, written bool, hist *lazyFile) {
+	out := c.stdout
+	fmt.Fprintf(out, "recorded %d transactions (%d committed, %d aborted and retried, %d unknown) in %v: %.0f txns/s\n",
+		len(res.History.Txns), res.Committed, res.Aborted, res.Unknown, res.Elapsed.Round(time.Millisecond), float64(len(res.History.Txns))/res.Elapsed.Seconds())
+	if written {
+		fmt.Fprintf(out, "history: %s\n", hist.path)
+	}
+	if res.GaveUp > 0 {
+		fmt.Fprintf(out, "note: %d transactions gave up after repeated aborts\n", res.GaveUp)
+	}
+	if w.Invariant != nil {
+		bad, reads := bankInvariant(res.History, w)
+		fmt.Fprintf(out, "bank invariant (total %d): %d of %d committed whole-bank reads saw another total\n", *w.Invariant, bad, reads)
+	}
+}
+
+// checkLevel checks h at level l, prints the report and writes it to the output
+// directory, and returns the level's exit code. An error is returned only when the check
+// failed for a reason other than running out of time, or a report could not be written.
+func (c *command) checkLevel(ctx context.Context, h *history.History, l check.Level) (int, error) {
+	o := c.o
+	cctx, cancel := ctx, context.CancelFunc(func() {})
+	if o.CheckTimeout > 0 {
+		cctx, cancel = context.WithTimeoutCause(ctx, o.CheckTimeout, fmt.Errorf("check timeout of %v reached", o.CheckTimeout))
+	}
+	start := time.Now()
+	rep, err := check.Check(cctx, h, l, check.Options{Method: o.Method, Now: time.Now})
+	cancel()
+	if rep == nil {
+		if err != nil && ctx.Err() == nil && cctx.Err() == nil {
+			return ExitError, fmt.Errorf("checking %s: %w", l, err)
+		}
+		fmt.Fprintf(c.stdout, "\n%s: unknown (%v)\n", l, err)
+		return ExitUnknown, nil
+	}
+	if rep.Stats.Elapsed == 0 {
+		rep.Stats.Elapsed = time.Since(start)
+	}
+	if err != nil {
+		rep.Notes = append(rep.Notes, "stopped: "+err.Error())
+	}
+	if o.RealtimeBudget > 0 && rep.Verdict == check.Pass {
+		fctx, cancel := context.WithTimeout(ctx, o.RealtimeBudget)
+		check.FollowRealtime(fctx, h, rep, check.Options{Method: o.Method})
+		cancel()
+	}
+	if err := c.report(rep, l); err != nil {
+		return ExitError, err
+	}
+	o.Logger.Info("checked", "level", l.String(), "verdict", rep.Verdict.String(), "checker", rep.Checker, "elapsed", rep.Stats.Elapsed)
+	switch rep.Verdict {
+	case check.Fail:
+		return ExitViolation, nil
+	case check.Unknown:
+		return ExitUnknown, nil
+	}
+	return ExitOK, nil
+}
+
+// report prints rep to stdout and writes it, as text and HTML, to the output directory if
+// there is one.
+func (c *command) report(rep *check.Report, l check.Level) error {
+	fmt.Fprintln(c.stdout)
+	if err := explain.Text(c.stdout, rep); err != nil {
+		return err
+	}
+	if c.o.Out == "" {
+		return nil
+	}
+	if err := writeReport(filepath.Join(c.o.Out, "report-"+l.String()+".txt"), rep, explain.Text); err != nil {
+		return err
+	}
+	return writeReport(filepath.Join(c.o.Out, "report-"+l.String()+".html"), rep, explain.HTML)
 }
 
 // worse orders exit codes: violation > unknown > ok.

@@ -57,23 +57,9 @@ type record struct {
 // recorded history even when it stops on an error (the error says why); the history on Out
 // is complete up to the last recorded transaction.
 func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Result, error) {
-	if o.MaxRetries <= 0 {
-		o.MaxRetries = 50
-	}
-	if o.ProgressEvery <= 0 {
-		o.ProgressEvery = 100 * time.Millisecond
-	}
+	o.ensureDefaults()
 	log := o.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	schema := Schema{Keys: w.Keys, Lists: w.Lists, Initial: map[string]int64{}}
-	for k, p := range w.Initial {
-		schema.Initial[k] = workload.Encode(p, 0)
-	}
-	if t := w.Table; t != nil {
-		schema.Table = &TableSchema{Name: t.Name, Cols: append(slices.Clone(t.Cols), t.TagCol), TagCol: len(t.Cols)}
-	}
+	schema := schemaOf(w)
 	if err := db.Prepare(ctx, schema); err != nil {
 		return nil, fmt.Errorf("preparing the database: %w", err)
 	}
@@ -83,16 +69,9 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 	if len(w.Load) > 0 {
 		nsess++
 	}
-	sessions := make([]Session, nsess)
-	for i := range sessions {
-		s, err := db.Session(ctx)
-		if err != nil {
-			for _, s := range sessions[:i] {
-				s.Close()
-			}
-			return nil, fmt.Errorf("opening session %d: %w", i, err)
-		}
-		sessions[i] = s
+	sessions, err := openSessions(ctx, db, nsess)
+	if err != nil {
+		return nil, err
 	}
 
 	wr := newWriter(o, w, schema)
@@ -120,15 +99,8 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 		// The loader runs to the end before the sessions start, so every loader
 		// transaction precedes every other in real time.
 		e := newExec(len(sessions)-1, LoadSession)
-		for _, t := range w.Load {
-			ok, err := e.do(ctx, &t)
-			if err == nil && !ok {
-				err = fmt.Errorf("gave up after %d aborts", o.MaxRetries)
-			}
-			if err != nil {
-				cancel(fmt.Errorf("loading the table: %w", err))
-				break
-			}
+		if err := e.load(ctx, w.Load); err != nil {
+			cancel(fmt.Errorf("loading the table: %w", err))
 		}
 		e.close()
 	}
@@ -376,4 +348,60 @@ func (e *executor) attempt(ctx context.Context, t *workload.Txn) (history.Outcom
 		finish(history.OutcomeUnknown, tx)
 		return history.OutcomeUnknown, fmt.Errorf("commit: %w", err)
 	}
+}
+
+// ensureDefaults fills in the defaults of the zero fields of o.
+func (o *RunOptions) ensureDefaults() {
+	if o.MaxRetries <= 0 {
+		o.MaxRetries = 50
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = 100 * time.Millisecond
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// schemaOf is the schema the database is prepared with for w.
+func schemaOf(w *workload.Workload) Schema {
+	schema := Schema{Keys: w.Keys, Lists: w.Lists, Initial: map[string]int64{}}
+	for k, p := range w.Initial {
+		schema.Initial[k] = workload.Encode(p, 0)
+	}
+	if t := w.Table; t != nil {
+		schema.Table = &TableSchema{Name: t.Name, Cols: append(slices.Clone(t.Cols), t.TagCol), TagCol: len(t.Cols)}
+	}
+	return schema
+}
+
+// openSessions opens n sessions of db; on error, it closes those it opened.
+func openSessions(ctx context.Context, db DB, n int) ([]Session, error) {
+	sessions := make([]Session, n)
+	for i := range sessions {
+		s, err := db.Session(ctx)
+		if err != nil {
+			for _, s := range sessions[:i] {
+				s.Close()
+			}
+			return nil, fmt.Errorf("opening session %d: %w", i, err)
+		}
+		sessions[i] = s
+	}
+	return sessions, nil
+}
+
+// load runs the loader's transactions in order, stopping at the first that fails or gives
+// up.
+func (e *executor) load(ctx context.Context, txns []workload.Txn) error {
+	for _, t := range txns {
+		ok, err := e.do(ctx, &t)
+		if err == nil && !ok {
+			err = fmt.Errorf("gave up after %d aborts", e.maxRetries)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -138,84 +138,109 @@ func (e *executor) rowOp(ctx context.Context, tx Tx, t *workload.Txn, i int, rec
 		return 1, 0, nil, errNoTables
 	}
 	op := &t.Ops[i]
-	ro := op.Row
-	cols := e.cols
 	switch op.Kind {
 	case workload.OpPredRead:
-		rows, err := tt.PredRead(ctx, Range{Col: ro.Range.Col, Lo: ro.Range.Lo, Hi: ro.Range.Hi})
-		if err != nil {
-			return 1, 0, nil, err
-		}
-		slices.SortFunc(rows, func(a, b Row) int { return cmp.Compare(a.Key, b.Key) })
-		p := &native.Pred{Pred: e.predicate(ro.Range), Rows: make([]native.Row, len(rows))}
-		found = make([]int64, len(rows))
-		for j, r := range rows {
-			if len(r.Vals) != len(cols) {
-				return 1, 0, nil, fmt.Errorf("a predicate read returned %d columns, want %d", len(r.Vals), len(cols))
-			}
-			p.Rows[j] = native.Row{Key: history.Int(r.Key), Value: history.Str(Image(cols, r.Vals)), Match: true}
-			found[j] = r.Key
-		}
-		rec.Ops = append(rec.Ops, native.Op{Kind: history.OpPredRead, Pred: p})
-		return 1, int64(len(rows)), found, nil
+		return e.rowPredRead(ctx, tt, op.Row, rec)
 	case workload.OpPredWrite:
-		set := make([]Assign, len(cols))
-		for c, a := range ro.Set {
-			set[c] = Assign{Mul: a.Mul, Add: a.Add, Mod: e.table.Domain}
-		}
-		set[len(cols)-1] = Assign{Add: e.tags.Add(1)}
-		keys, err := tt.PredWrite(ctx, Range{Col: ro.Range.Col, Lo: ro.Range.Lo, Hi: ro.Range.Hi}, set)
-		if err != nil {
-			// Which rows it changed is unknown; the transaction will not commit.
-			return 1, 0, nil, err
-		}
-		slices.Sort(keys)
-		p := &native.Pred{Pred: e.predicate(ro.Range), Rows: make([]native.Row, len(keys))}
-		vals := make([]int64, len(cols))
-		for j, k := range keys {
-			for c := range set {
-				vals[c] = set[c].Value(k)
-			}
-			p.Rows[j] = native.Row{Key: history.Int(k), Value: history.Str(Image(cols, vals)), Match: true}
-		}
-		rec.Ops = append(rec.Ops, native.Op{Kind: history.OpPredWrite, Pred: p})
-		return 1, int64(len(keys)), keys, nil
+		return e.rowPredWrite(ctx, tt, op.Row, rec)
 	case workload.OpInsert:
-		if op.From >= 0 && e.reads[op.From] >= int64(ro.Cond) {
-			return 1, 0, nil, nil
-		}
-		n = 1
-		for op.From < 0 && i+n < len(t.Ops) && t.Ops[i+n].Kind == workload.OpInsert && t.Ops[i+n].From < 0 {
-			n++
-		}
-		rows := make([]Row, n)
-		for j := range rows {
-			o := t.Ops[i+j].Row
-			rows[j] = Row{Key: o.Key, Vals: append(slices.Clip(o.Vals), e.tags.Add(1))}
-		}
-		err := tt.Insert(ctx, rows)
-		// Recorded even when it failed, as item writes are: it may have taken effect in a
-		// transaction that then aborted.
-		for _, r := range rows {
-			rec.Ops = append(rec.Ops, native.Op{Kind: history.OpInsert, Key: history.Int(r.Key), Value: history.Str(Image(cols, r.Vals))})
-		}
-		return n, 0, nil, err
+		return e.rowInsert(ctx, tt, t, i, rec)
 	case workload.OpDelete:
-		if op.From < 0 {
-			return 1, 0, nil, errors.New("a delete needs an earlier predicate read")
-		}
-		ks := e.found[op.From]
-		if e.reads[op.From] < int64(ro.Cond) || len(ks) == 0 {
-			return 1, 0, nil, nil
-		}
-		k := ks[ro.Pick%len(ks)]
-		ok, err := tt.Delete(ctx, k)
-		if ok || err != nil {
-			rec.Ops = append(rec.Ops, native.Op{Kind: history.OpDelete, Key: history.Int(k)})
-		}
-		return 1, 0, nil, err
+		return e.rowDelete(ctx, tt, op, rec)
 	}
 	return 1, 0, nil, fmt.Errorf("not a row operation: %v", op.Kind)
+}
+
+// rowPredRead runs and records a predicate read, for rowOp.
+func (e *executor) rowPredRead(ctx context.Context, tt TableTx, ro *workload.RowOp, rec *native.Txn) (int, int64, []int64, error) {
+	cols := e.cols
+	rows, err := tt.PredRead(ctx, Range{Col: ro.Range.Col, Lo: ro.Range.Lo, Hi: ro.Range.Hi})
+	if err != nil {
+		return 1, 0, nil, err
+	}
+	slices.SortFunc(rows, func(a, b Row) int { return cmp.Compare(a.Key, b.Key) })
+	p := &native.Pred{Pred: e.predicate(ro.Range), Rows: make([]native.Row, len(rows))}
+	found := make([]int64, len(rows))
+	for j, r := range rows {
+		if len(r.Vals) != len(cols) {
+			return 1, 0, nil, fmt.Errorf("a predicate read returned %d columns, want %d", len(r.Vals), len(cols))
+		}
+		p.Rows[j] = native.Row{Key: history.Int(r.Key), Value: history.Str(Image(cols, r.Vals)), Match: true}
+		found[j] = r.Key
+	}
+	rec.Ops = append(rec.Ops, native.Op{Kind: history.OpPredRead, Pred: p})
+	return 1, int64(len(rows)), found, nil
+}
+
+// rowPredWrite runs and records a predicate write, for rowOp.
+func (e *executor) rowPredWrite(ctx context.Context, tt TableTx, ro *workload.RowOp, rec *native.Txn) (int, int64, []int64, error) {
+	cols := e.cols
+	set := make([]Assign, len(cols))
+	for c, a := range ro.Set {
+		set[c] = Assign{Mul: a.Mul, Add: a.Add, Mod: e.table.Domain}
+	}
+	set[len(cols)-1] = Assign{Add: e.tags.Add(1)}
+	keys, err := tt.PredWrite(ctx, Range{Col: ro.Range.Col, Lo: ro.Range.Lo, Hi: ro.Range.Hi}, set)
+	if err != nil {
+		// Which rows it changed is unknown; the transaction will not commit.
+		return 1, 0, nil, err
+	}
+	slices.Sort(keys)
+	p := &native.Pred{Pred: e.predicate(ro.Range), Rows: make([]native.Row, len(keys))}
+	vals := make([]int64, len(cols))
+	for j, k := range keys {
+		for c := range set {
+			vals[c] = set[c].Value(k)
+		}
+		p.Rows[j] = native.Row{Key: history.Int(k), Value: history.Str(Image(cols, vals)), Match: true}
+	}
+	rec.Ops = append(rec.Ops, native.Op{Kind: history.OpPredWrite, Pred: p})
+	return 1, int64(len(keys)), keys, nil
+}
+
+// rowInsert runs and records the insert t.Ops[i], with the unconditional inserts right
+// after it as one batch, for rowOp; a conditional insert whose condition does not hold
+// runs nothing.
+func (e *executor) rowInsert(ctx context.Context, tt TableTx, t *workload.Txn, i int, rec *native.Txn) (int, int64, []int64, error) {
+	op := &t.Ops[i]
+	if op.From >= 0 && e.reads[op.From] >= int64(op.Row.Cond) {
+		return 1, 0, nil, nil
+	}
+	n := 1
+	for op.From < 0 && i+n < len(t.Ops) && t.Ops[i+n].Kind == workload.OpInsert && t.Ops[i+n].From < 0 {
+		n++
+	}
+	rows := make([]Row, n)
+	for j := range rows {
+		o := t.Ops[i+j].Row
+		rows[j] = Row{Key: o.Key, Vals: append(slices.Clip(o.Vals), e.tags.Add(1))}
+	}
+	err := tt.Insert(ctx, rows)
+	// Recorded even when it failed, as item writes are: it may have taken effect in a
+	// transaction that then aborted.
+	for _, r := range rows {
+		rec.Ops = append(rec.Ops, native.Op{Kind: history.OpInsert, Key: history.Int(r.Key), Value: history.Str(Image(e.cols, r.Vals))})
+	}
+	return n, 0, nil, err
+}
+
+// rowDelete runs and records a delete of one of the keys an earlier predicate read found,
+// for rowOp; one whose condition does not hold runs nothing.
+func (e *executor) rowDelete(ctx context.Context, tt TableTx, op *workload.Op, rec *native.Txn) (int, int64, []int64, error) {
+	if op.From < 0 {
+		return 1, 0, nil, errors.New("a delete needs an earlier predicate read")
+	}
+	ro := op.Row
+	ks := e.found[op.From]
+	if e.reads[op.From] < int64(ro.Cond) || len(ks) == 0 {
+		return 1, 0, nil, nil
+	}
+	k := ks[ro.Pick%len(ks)]
+	ok, err := tt.Delete(ctx, k)
+	if ok || err != nil {
+		rec.Ops = append(rec.Ops, native.Op{Kind: history.OpDelete, Key: history.Int(k)})
+	}
+	return 1, 0, nil, err
 }
 
 // Tables holds what the SQL drivers share about a row table: its SQL name and columns, and

@@ -270,25 +270,13 @@ func (rp *replay) run(ctx context.Context) (*Result, error) {
 		return nil, fmt.Errorf("creating table %s: %w", rp.table, err)
 	}
 	if !rp.o.Keep {
-		defer func() {
-			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-			defer cancel()
-			if err := srv.admin(dctx, "DROP TABLE IF EXISTS "+rp.table); err != nil {
-				rp.o.Logger.Warn("dropping the replay's table", "table", rp.table, "err", err)
-			}
-		}()
+		defer rp.dropTable(ctx)
 	}
 	if err := rp.setup(ctx); err != nil {
 		return nil, err
 	}
-	for _, n := range rp.s.Sessions() {
-		c, err := srv.connect(ctx, rp.iso)
-		if err != nil {
-			rp.closeAll()
-			return nil, fmt.Errorf("opening session %d: %w", n, err)
-		}
-		sctx, cancel := context.WithCancel(ctx)
-		rp.sessions = append(rp.sessions, &session{rp: rp, n: n, c: c, queue: make(chan *job, len(rp.s.Steps)), ctx: sctx, cancel: cancel})
+	if err := rp.openSessions(ctx); err != nil {
+		return nil, err
 	}
 	// The monitor connection asks the server whether a slow statement waits for a lock, so
 	// that a statement that is merely slow (a loaded machine) is not taken for blocked.
@@ -302,21 +290,64 @@ func (rp *replay) run(ctx context.Context) (*Result, error) {
 	for _, se := range rp.sessions {
 		wg.Go(se.work)
 	}
-	var pending []*job
-	wait := func(d time.Duration) bool {
-		timer := time.NewTimer(d)
-		defer timer.Stop()
-		for _, j := range pending {
-			select {
-			case <-j.done:
-			case <-timer.C:
-				return false
-			case <-ctx.Done():
-				return false
-			}
-		}
-		return true
+	pending := rp.drive(ctx, mon, res)
+	for _, se := range rp.sessions {
+		close(se.queue)
 	}
+	if !waitJobs(ctx, pending, rp.o.FinalWait) {
+		rp.killRunning(ctx) // still blocked: end those connections, so that the workers return
+	}
+	wg.Wait()
+	for _, se := range rp.sessions {
+		se.finish()
+	}
+	rp.closeAll()
+	return rp.result(ctx, res)
+}
+
+// dropTable drops the replay's table, even when ctx is done; a failure is logged.
+func (rp *replay) dropTable(ctx context.Context) {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := rp.db.srv.admin(dctx, "DROP TABLE IF EXISTS "+rp.table); err != nil {
+		rp.o.Logger.Warn("dropping the replay's table", "table", rp.table, "err", err)
+	}
+}
+
+// openSessions opens a connection for each session of the script.
+func (rp *replay) openSessions(ctx context.Context) error {
+	for _, n := range rp.s.Sessions() {
+		c, err := rp.db.srv.connect(ctx, rp.iso)
+		if err != nil {
+			rp.closeAll()
+			return fmt.Errorf("opening session %d: %w", n, err)
+		}
+		sctx, cancel := context.WithCancel(ctx)
+		rp.sessions = append(rp.sessions, &session{rp: rp, n: n, c: c, queue: make(chan *job, len(rp.s.Steps)), ctx: sctx, cancel: cancel})
+	}
+	return nil
+}
+
+// waitJobs waits up to d for every job of pending to finish; false if one has not.
+func waitJobs(ctx context.Context, pending []*job, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for _, j := range pending {
+		select {
+		case <-j.done:
+		case <-timer.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
+}
+
+// drive sends the script's steps to their sessions in order, each once the ones before
+// it have finished or are seen blocked, and returns the jobs still pending at the end.
+func (rp *replay) drive(ctx context.Context, mon conn, res *Result) []*job {
+	var pending []*job
 	for i := range rp.s.Steps {
 		st := &rp.s.Steps[i]
 		if rp.failed() != nil || ctx.Err() != nil {
@@ -326,58 +357,59 @@ func (rp *replay) run(ctx context.Context) (*Result, error) {
 		j := &job{st: st, done: make(chan struct{})}
 		se.queue <- j
 		pending = append(pending, j)
-		if !wait(rp.o.Wait) {
+		if !waitJobs(ctx, pending, rp.o.Wait) {
 			if rp.blocked(ctx, mon, se, j) {
 				j.blocked = true
 				res.Blocked++
 				rp.notes = append(rp.notes, note{st.Step, st.Session, fmt.Sprintf("step %d, session %d (%s): blocked: waits for a lock after %v, the replay goes on", st.Step, st.Session, st.Text, rp.o.Wait)})
 			}
-			// A statement blocked at an earlier step may have been released by this one and
-			// still be running: before the next step goes out, each must finish or be seen
-			// waiting for a lock again, or a slow machine would reorder the two.
-			for _, pj := range pending {
-				if pj == j {
-					continue
-				}
-				select {
-				case <-pj.done:
-				default:
-					rp.blocked(ctx, mon, rp.sessionOf(pj.st.Session), pj)
-				}
-			}
+			rp.recheck(ctx, mon, pending, j)
 		}
-		pending = slices.DeleteFunc(pending, func(j *job) bool {
-			select {
-			case <-j.done:
-				return true
-			default:
-				return false
-			}
-		})
+		pending = slices.DeleteFunc(pending, isDone)
 	}
-	for _, se := range rp.sessions {
-		close(se.queue)
-	}
-	if !wait(rp.o.FinalWait) {
-		// Still blocked: end those connections, so that the workers return.
-		for _, se := range rp.sessions {
-			if j := se.running.Load(); j != nil {
-				se.killed.Store(true)
-				kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-				if err := rp.db.srv.kill(kctx, se.c.id()); err != nil {
-					rp.o.Logger.Warn("killing a blocked session", "session", se.n, "err", err)
-				}
-				cancel()
-				se.cancel()
-			}
-		}
-	}
-	wg.Wait()
-	for _, se := range rp.sessions {
-		se.finish()
-	}
-	rp.closeAll()
+	return pending
+}
 
+// recheck asks again about each pending job but j: a statement blocked at an earlier step
+// may have been released by this one and still be running. Before the next step goes
+// out, each must finish or be seen waiting for a lock again, or a slow machine would
+// reorder the two.
+func (rp *replay) recheck(ctx context.Context, mon conn, pending []*job, j *job) {
+	for _, pj := range pending {
+		if pj != j && !isDone(pj) {
+			rp.blocked(ctx, mon, rp.sessionOf(pj.st.Session), pj)
+		}
+	}
+}
+
+// isDone reports whether j has finished, without waiting.
+func isDone(j *job) bool {
+	select {
+	case <-j.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// killRunning ends the connections of the sessions whose statement is still running.
+func (rp *replay) killRunning(ctx context.Context) {
+	for _, se := range rp.sessions {
+		if j := se.running.Load(); j == nil {
+			continue
+		}
+		se.killed.Store(true)
+		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		if err := rp.db.srv.kill(kctx, se.c.id()); err != nil {
+			rp.o.Logger.Warn("killing a blocked session", "session", se.n, "err", err)
+		}
+		cancel()
+		se.cancel()
+	}
+}
+
+// result builds the history into res and says why the replay failed, if it did.
+func (rp *replay) result(ctx context.Context, res *Result) (*Result, error) {
 	h, notes, err := rp.build(res)
 	res.History, res.Notes = h, notes
 	for _, se := range rp.sessions {

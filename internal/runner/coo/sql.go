@@ -47,42 +47,65 @@ func lex(b []byte) ([]token, error) {
 	i := 0
 	for i < len(b) {
 		c := b[i]
+		var t token
+		var err error
 		switch {
 		case c == ' ' || c == '\t':
 			i++
-		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_':
-			j := i
-			for j < len(b) && (b[j] >= 'a' && b[j] <= 'z' || b[j] >= 'A' && b[j] <= 'Z' || b[j] == '_' || b[j] >= '0' && b[j] <= '9') {
-				j++
-			}
-			out = append(out, token{off: i, text: strings.ToLower(string(b[i:j])), kind: tokWord})
-			i = j
-		case c >= '0' && c <= '9' || c == '-' && i+1 < len(b) && b[i+1] >= '0' && b[i+1] <= '9':
-			j := i + 1
-			for j < len(b) && b[j] >= '0' && b[j] <= '9' {
-				j++
-			}
-			n, err := strconv.ParseInt(string(b[i:j]), 10, 64)
-			if err != nil {
-				return nil, &sqlError{i, fmt.Sprintf("integer %s out of range", b[i:j])}
-			}
-			out = append(out, token{off: i, text: string(b[i:j]), num: n, kind: tokInt})
-			i = j
+			continue
+		case isWordByte(c) && !isDigitByte(c):
+			t = token{off: i, kind: tokWord}
+			i = wordEnd(b, i)
+			t.text = strings.ToLower(string(b[t.off:i]))
+		case isDigitByte(c) || c == '-' && i+1 < len(b) && isDigitByte(b[i+1]):
+			t, i, err = lexInt(b, i)
 		case c == '>' || c == '<':
-			if i+1 < len(b) && b[i+1] == '=' {
-				out = append(out, token{off: i, text: string(b[i : i+2]), kind: tokPunct})
-				i += 2
-				continue
+			if i+1 >= len(b) || b[i+1] != '=' {
+				return nil, &sqlError{i, fmt.Sprintf("unsupported operator %q (the scripts use =, >= and <=)", c)}
 			}
-			return nil, &sqlError{i, fmt.Sprintf("unsupported operator %q (the scripts use =, >= and <=)", c)}
-		case c == '(' || c == ')' || c == ',' || c == '*' || c == '=':
-			out = append(out, token{off: i, text: string(c), kind: tokPunct})
+			t = token{off: i, text: string(b[i : i+2]), kind: tokPunct}
+			i += 2
+		case strings.IndexByte("(),*=", c) >= 0:
+			t = token{off: i, text: string(c), kind: tokPunct}
 			i++
 		default:
-			return nil, &sqlError{i, fmt.Sprintf("unexpected character %q", c)}
+			err = &sqlError{i, fmt.Sprintf("unexpected character %q", c)}
 		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
 	}
 	return append(out, token{off: len(b), kind: tokEnd}), nil
+}
+
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
+// isWordByte reports whether c can be in a word: a letter, '_' or a digit (not first).
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || isDigitByte(c)
+}
+
+// wordEnd returns the end of the word at b[i].
+func wordEnd(b []byte, i int) int {
+	for i < len(b) && isWordByte(b[i]) {
+		i++
+	}
+	return i
+}
+
+// lexInt reads the integer at b[i], with an optional '-', and returns its token and the
+// index after it.
+func lexInt(b []byte, i int) (token, int, error) {
+	j := i + 1
+	for j < len(b) && isDigitByte(b[j]) {
+		j++
+	}
+	n, err := strconv.ParseInt(string(b[i:j]), 10, 64)
+	if err != nil {
+		return token{}, j, &sqlError{i, fmt.Sprintf("integer %s out of range", b[i:j])}
+	}
+	return token{off: i, text: string(b[i:j]), num: n, kind: tokInt}, j, nil
 }
 
 // parser matches a token list against the grammar's patterns.
@@ -168,74 +191,101 @@ func parseSQL(b []byte) (Stmt, error) {
 		return s, p.errorf("want a statement (BEGIN, COMMIT, ROLLBACK, DROP, CREATE, INSERT, SELECT, UPDATE), found %s", describe(first))
 	}
 	p.i++
-	switch first.text {
-	case "begin":
-		s.Kind = KindBegin
-		p.accept("work")
-	case "start":
-		s.Kind = KindBegin
-		err = p.words("transaction")
-	case "commit":
-		s.Kind = KindCommit
-		p.accept("work")
-	case "rollback":
-		s.Kind = KindRollback
-		p.accept("work")
-	case "drop":
-		s.Kind = KindDropTable
-		if err = p.words("table"); err == nil {
-			if p.accept("if") {
-				err = p.words("exists")
-			}
-			if err == nil {
-				s.Table, err = p.table()
-			}
-		}
-	case "create":
-		s.Kind = KindCreateTable
-		if err = p.words("table"); err == nil {
-			if s.Table, err = p.table(); err == nil {
-				err = p.words("(", "k", "int", "primary", "key", ",", "v", "int", ")")
-				if err != nil {
-					err = &sqlError{err.(*sqlError).off, "unsupported table definition (want (k INT PRIMARY KEY, v INT)): " + err.Error()}
-				}
-			}
-		}
-	case "insert":
-		s.Kind = KindInsert
-		if err = p.words("into"); err == nil {
-			if s.Table, err = p.table(); err == nil {
-				if err = p.words("values", "("); err == nil {
-					if s.Key, err = p.int(); err == nil {
-						if err = p.words(","); err == nil {
-							if s.Value, err = p.int(); err == nil {
-								err = p.words(")")
-							}
-						}
-					}
-				}
-			}
-		}
-	case "select":
-		err = p.selectRest(&s)
-	case "update":
-		s.Kind = KindUpdate
-		if s.Table, err = p.table(); err == nil {
-			if err = p.words("set", "v", "="); err == nil {
-				if s.Value, err = p.int(); err == nil {
-					if err = p.words("where", "k", "="); err == nil {
-						s.Key, err = p.int()
-					}
-				}
-			}
-		}
-	default:
+	rest, ok := stmtParsers[first.text]
+	if !ok {
 		return s, &sqlError{first.off, fmt.Sprintf("unsupported statement %s (the scripts use BEGIN, COMMIT, ROLLBACK, DROP, CREATE, INSERT, SELECT, UPDATE)", strings.ToUpper(first.text))}
 	}
+	err = rest(p, &s)
 	if err == nil {
 		err = p.end()
 	}
 	return s, err
+}
+
+// stmtParsers parse the rest of a statement, by its first word.
+var stmtParsers = map[string]func(p *parser, s *Stmt) error{
+	"begin":    func(p *parser, s *Stmt) error { s.Kind = KindBegin; p.accept("work"); return nil },
+	"start":    func(p *parser, s *Stmt) error { s.Kind = KindBegin; return p.words("transaction") },
+	"commit":   func(p *parser, s *Stmt) error { s.Kind = KindCommit; p.accept("work"); return nil },
+	"rollback": func(p *parser, s *Stmt) error { s.Kind = KindRollback; p.accept("work"); return nil },
+	"drop":     (*parser).dropRest,
+	"create":   (*parser).createRest,
+	"insert":   (*parser).insertRest,
+	"select":   (*parser).selectRest,
+	"update":   (*parser).updateRest,
+}
+
+// dropRest parses the rest of DROP TABLE [IF EXISTS] t.
+func (p *parser) dropRest(s *Stmt) (err error) {
+	s.Kind = KindDropTable
+	if err = p.words("table"); err != nil {
+		return err
+	}
+	if p.accept("if") {
+		if err = p.words("exists"); err != nil {
+			return err
+		}
+	}
+	s.Table, err = p.table()
+	return err
+}
+
+// createRest parses the rest of CREATE TABLE t (k INT PRIMARY KEY, v INT).
+func (p *parser) createRest(s *Stmt) (err error) {
+	s.Kind = KindCreateTable
+	if err = p.words("table"); err != nil {
+		return err
+	}
+	if s.Table, err = p.table(); err != nil {
+		return err
+	}
+	if err = p.words("(", "k", "int", "primary", "key", ",", "v", "int", ")"); err != nil {
+		return &sqlError{err.(*sqlError).off, "unsupported table definition (want (k INT PRIMARY KEY, v INT)): " + err.Error()}
+	}
+	return nil
+}
+
+// insertRest parses the rest of INSERT INTO t VALUES (k, v).
+func (p *parser) insertRest(s *Stmt) (err error) {
+	s.Kind = KindInsert
+	if err = p.words("into"); err != nil {
+		return err
+	}
+	if s.Table, err = p.table(); err != nil {
+		return err
+	}
+	if err = p.words("values", "("); err != nil {
+		return err
+	}
+	if s.Key, err = p.int(); err != nil {
+		return err
+	}
+	if err = p.words(","); err != nil {
+		return err
+	}
+	if s.Value, err = p.int(); err != nil {
+		return err
+	}
+	return p.words(")")
+}
+
+// updateRest parses the rest of UPDATE t SET v = x WHERE k = y.
+func (p *parser) updateRest(s *Stmt) (err error) {
+	s.Kind = KindUpdate
+	if s.Table, err = p.table(); err != nil {
+		return err
+	}
+	if err = p.words("set", "v", "="); err != nil {
+		return err
+	}
+	if s.Value, err = p.int(); err != nil {
+		return err
+	}
+	if err = p.words("where", "k", "="); err != nil {
+		return err
+	}
+	s.Key, err = p.int()
+	return err
 }
 
 func (p *parser) selectRest(s *Stmt) error {

@@ -59,27 +59,44 @@ func CheckRowHistoryDirty(t testing.TB, h *history.History, w *workload.Workload
 
 func checkRowHistory(t testing.TB, h *history.History, w *workload.Workload, dirtyOK bool) (preds, rows, dirty int) {
 	t.Helper()
-	cols := append(slices.Clone(w.Table.Cols), w.Table.TagCol)
+	c := &rowChecker{t: t, h: h, w: w, dirtyOK: dirtyOK, written: map[rowImage]history.TxnID{}}
+	c.cols = append(slices.Clone(w.Table.Cols), w.Table.TagCol)
 	if h.Initial != history.Nil {
 		t.Fatalf("initial value %v, want nil (rows do not exist before they are inserted)", h.Value(h.Initial))
 	}
-	type kv struct {
-		k history.Key
-		v history.Value
+	c.checkWrites()
+	for id, tx := range h.All() {
+		for _, o := range tx.Ops {
+			if o.Kind == history.OpPredRead {
+				c.checkPredRead(id, h.Pred(o))
+			}
+		}
 	}
-	written := map[kv]history.TxnID{}
-	write := func(id history.TxnID, k history.Key, v history.Value) {
-		if _, ok := h.Key(k).Int(); !ok {
-			t.Fatalf("row key %v is not an int", h.Key(k))
-		}
-		if v != history.Nil {
-			Image(t, h, v, cols)
-		}
-		if prev, dup := written[kv{k, v}]; dup && v != history.Nil {
-			t.Fatalf("%s and %s both wrote row %v = %v", h.Name(prev), h.Name(id), h.Key(k), h.Value(v))
-		}
-		written[kv{k, v}] = id
-	}
+	return c.preds, c.rows, c.dirty
+}
+
+// rowImage is a row key and the image written to it.
+type rowImage struct {
+	k history.Key
+	v history.Value
+}
+
+// rowChecker holds what checkRowHistory has seen.
+type rowChecker struct {
+	t       testing.TB
+	h       *history.History
+	w       *workload.Workload
+	cols    []string
+	dirtyOK bool
+	written map[rowImage]history.TxnID // the images written, by whom
+
+	preds, rows, dirty int
+}
+
+// checkWrites checks the loader and every write, and notes the images written.
+func (c *rowChecker) checkWrites() {
+	t, h := c.t, c.h
+	t.Helper()
 	loaded, loadEnd := 0, int64(0)
 	for id, tx := range h.All() {
 		sess := h.Sessions[tx.Session].Source
@@ -93,63 +110,86 @@ func checkRowHistory(t testing.TB, h *history.History, w *workload.Workload, dir
 			t.Fatalf("%s began at %d, before the loader ended at %d", h.Name(id), tx.Time.Begin, loadEnd)
 		}
 		for _, o := range tx.Ops {
-			switch o.Kind {
-			case history.OpInsert:
-				write(id, o.Key, o.Value)
-			case history.OpDelete:
-				if o.Value != history.Nil {
-					t.Fatalf("delete with a value")
-				}
-			case history.OpPredWrite:
-				preds++
-				p := h.Pred(o)
-				for ri, r := range p.Rows {
-					rows++
-					if !r.Match || p.Src(ri).Kind != history.SrcByValue {
-						t.Fatalf("predicate write row %+v: want Match and no explicit source", r)
-					}
-					write(id, r.Key, r.Value)
-				}
-			case history.OpPredRead:
-				preds++
-			default:
-				t.Fatalf("%s: unexpected %v in a row workload", h.Name(id), o.Kind)
-			}
+			c.checkOp(id, o)
 		}
 	}
+	w := c.w
 	if want := len(w.Load[0].Ops)*(len(w.Load)-1) + len(w.Load[len(w.Load)-1].Ops); loaded != want {
 		t.Fatalf("the loader inserted %d rows, want %d", loaded, want)
 	}
-	for id, tx := range h.All() {
-		for _, o := range tx.Ops {
-			if o.Kind != history.OpPredRead {
-				continue
+}
+
+// checkOp checks op o of transaction id is one a row workload records, and notes what it
+// wrote.
+func (c *rowChecker) checkOp(id history.TxnID, o history.Op) {
+	t, h := c.t, c.h
+	t.Helper()
+	switch o.Kind {
+	case history.OpInsert:
+		c.write(id, o.Key, o.Value)
+	case history.OpDelete:
+		if o.Value != history.Nil {
+			t.Fatalf("delete with a value")
+		}
+	case history.OpPredWrite:
+		c.preds++
+		p := h.Pred(o)
+		for ri, r := range p.Rows {
+			c.rows++
+			if !r.Match || p.Src(ri).Kind != history.SrcByValue {
+				t.Fatalf("predicate write row %+v: want Match and no explicit source", r)
 			}
-			p := h.Pred(o)
-			f, _ := p.Pred.Field.Str()
-			col := slices.Index(cols, f)
-			if !p.Pred.IsRange || p.Pred.Relation != w.Table.Name || col < 0 || p.Pred.Expr != fmt.Sprintf("%s BETWEEN %d AND %d", f, p.Pred.Lo, p.Pred.Hi) {
-				t.Fatalf("%s: predicate %+v", h.Name(id), p.Pred)
+			c.write(id, r.Key, r.Value)
+		}
+	case history.OpPredRead:
+		c.preds++
+	default:
+		t.Fatalf("%s: unexpected %v in a row workload", h.Name(id), o.Kind)
+	}
+}
+
+// write notes that id wrote image v to row k, which must be well-formed and new.
+func (c *rowChecker) write(id history.TxnID, k history.Key, v history.Value) {
+	t, h := c.t, c.h
+	t.Helper()
+	if _, ok := h.Key(k).Int(); !ok {
+		t.Fatalf("row key %v is not an int", h.Key(k))
+	}
+	if v != history.Nil {
+		Image(t, h, v, c.cols)
+	}
+	if prev, dup := c.written[rowImage{k, v}]; dup && v != history.Nil {
+		t.Fatalf("%s and %s both wrote row %v = %v", h.Name(prev), h.Name(id), h.Key(k), h.Value(v))
+	}
+	c.written[rowImage{k, v}] = id
+}
+
+// checkPredRead checks a predicate read of id: its predicate is a range over a column of
+// the table, and its rows come in key order, match it, and were written by someone.
+func (c *rowChecker) checkPredRead(id history.TxnID, p *history.PredOp) {
+	t, h := c.t, c.h
+	t.Helper()
+	f, _ := p.Pred.Field.Str()
+	col := slices.Index(c.cols, f)
+	if !p.Pred.IsRange || p.Pred.Relation != c.w.Table.Name || col < 0 || p.Pred.Expr != fmt.Sprintf("%s BETWEEN %d AND %d", f, p.Pred.Lo, p.Pred.Hi) {
+		t.Fatalf("%s: predicate %+v", h.Name(id), p.Pred)
+	}
+	for i, r := range p.Rows {
+		c.rows++
+		if k0, _ := h.Key(p.Rows[max(i-1, 0)].Key).Int(); i > 0 && k0 >= intKey(h, r.Key) {
+			t.Fatalf("%s: rows not in key order", h.Name(id))
+		}
+		vals := Image(t, h, r.Value, c.cols)
+		if !r.Match || vals[col] < p.Pred.Lo || vals[col] > p.Pred.Hi {
+			t.Fatalf("%s read row %v = %v through %s, which it does not match", h.Name(id), h.Key(r.Key), h.Value(r.Value), p.Pred.Expr)
+		}
+		if _, ok := c.written[rowImage{r.Key, r.Value}]; !ok {
+			if !c.dirtyOK {
+				t.Fatalf("%s read row %v = %v, which nobody wrote", h.Name(id), h.Key(r.Key), h.Value(r.Value))
 			}
-			for i, r := range p.Rows {
-				rows++
-				if k0, _ := h.Key(p.Rows[max(i-1, 0)].Key).Int(); i > 0 && k0 >= intKey(h, r.Key) {
-					t.Fatalf("%s: rows not in key order", h.Name(id))
-				}
-				vals := Image(t, h, r.Value, cols)
-				if !r.Match || vals[col] < p.Pred.Lo || vals[col] > p.Pred.Hi {
-					t.Fatalf("%s read row %v = %v through %s, which it does not match", h.Name(id), h.Key(r.Key), h.Value(r.Value), p.Pred.Expr)
-				}
-				if _, ok := written[kv{r.Key, r.Value}]; !ok {
-					if !dirtyOK {
-						t.Fatalf("%s read row %v = %v, which nobody wrote", h.Name(id), h.Key(r.Key), h.Value(r.Value))
-					}
-					dirty++
-				}
-			}
+			c.dirty++
 		}
 	}
-	return preds, rows, dirty
 }
 
 func intKey(h *history.History, k history.Key) int64 {
