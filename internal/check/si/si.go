@@ -125,6 +125,9 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	c.t0 = c.now()
 	c.tp = c.t0
 	err := c.run()
+	if err == nil && rep.Verdict != report.Fail && ctx.Err() != nil {
+		err = context.Cause(ctx) // a pass reached as ctx ended: the caller stopped waiting
+	}
 	passed := err == nil && rep.Verdict == report.Pass // before the caveats below
 	if err == nil && rep.Verdict == report.Pass && c.partial {
 		rep.Verdict = report.Unknown
@@ -360,7 +363,9 @@ func (c *run) run() error {
 		}
 		ck = k
 	}
-	m.addPairs(ck)
+	if err := m.addPairs(c.ctx, ck); err != nil {
+		return err
+	}
 	st.Constraints = len(m.ww) + len(m.wr) + m.clockDecided
 	c.phase("pairs")
 	w := &witness{m: m, h: h}
