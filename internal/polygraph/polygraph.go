@@ -639,7 +639,9 @@ func (p *Polygraph) buildKey(ctx context.Context, k history.Key, wids []int32, k
 	}
 	for i := range blocks {
 		for j := i + 1; j < len(blocks); j++ {
-			if *work++; *work&1023 == 0 && ctx.Err() != nil {
+			// Also before p.WW grows: on a key of many writers that copy is the longest
+			// step between two polls.
+			if *work++; (*work&1023 == 0 || len(p.WW) == cap(p.WW)) && ctx.Err() != nil {
 				return nil, context.Cause(ctx)
 			}
 			x, y := blocks[i], blocks[j]
