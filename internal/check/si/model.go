@@ -568,6 +568,9 @@ func (m *model) prune(ctx context.Context) (*violation, error) {
 		}
 		wwOpts := make([][2]span, len(m.ww))
 		for ci := range m.ww {
+			if ci&1023 == 0 && ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			c := &m.ww[ci]
 			if c.fixed != 0 || !m.committed(c.a) || !m.committed(c.b) {
 				continue
@@ -579,6 +582,9 @@ func (m *model) prune(ctx context.Context) (*violation, error) {
 		}
 		wrOpts := make([][]span, len(m.wr))
 		for wi := range m.wr {
+			if wi&1023 == 0 && ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			rc := &m.wr[wi]
 			if rc.fixed || d.Status[d.Reads[rc.ri].Txn] != deps.Committed {
 				continue
@@ -606,6 +612,9 @@ func (m *model) prune(ctx context.Context) (*violation, error) {
 		}
 		changed := false
 		for ci := range m.ww {
+			if ci&1023 == 0 && ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			c := &m.ww[ci]
 			if c.fixed != 0 || !m.committed(c.a) || !m.committed(c.b) {
 				continue
@@ -628,6 +637,9 @@ func (m *model) prune(ctx context.Context) (*violation, error) {
 			}
 		}
 		for wi := range m.wr {
+			if wi&1023 == 0 && ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			rc := &m.wr[wi]
 			if rc.fixed || wrOpts[wi] == nil {
 				continue
@@ -659,8 +671,8 @@ func (m *model) prune(ctx context.Context) (*violation, error) {
 		if !changed {
 			return nil, nil
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
 		}
 	}
 }
