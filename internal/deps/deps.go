@@ -378,8 +378,15 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 			return nil, err
 		}
 	}
-	// Resolve candidates.
+	// Resolve candidates. A value many transactions wrote gives each of its reads that
+	// many candidates (quadratic): poll by candidates made, not reads.
+	work := 0
 	for ri := range d.Reads {
+		if work++; work >= 1024 {
+			if work = 0; ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
+		}
 		r := &d.Reads[ri]
 		o := r
 		if r.Kind == ReadPredMiss || r.Kind == ReadPredMatch {
@@ -404,6 +411,7 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 						r.Cands = append(r.Cands, x.w)
 					}
 				}
+				work += len(ws)
 				if init {
 					r.Cands = append(r.Cands, d.Init)
 				}
@@ -420,6 +428,9 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 	}
 	// Drop candidates that are not counted.
 	for ri := range d.Reads {
+		if ri&1023 == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		r := &d.Reads[ri]
 		for _, w := range r.Cands {
 			if w != d.Init && d.Status[w] == Excluded {
@@ -474,7 +485,9 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 		d.buildLists()
 	}
 	if !o.NoEdges {
-		d.BuildEdges()
+		if err := d.BuildEdgesContext(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
 }
@@ -483,17 +496,42 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 // order and certain reads. It does nothing if they are there already. Call it before
 // anything reads d concurrently.
 func (d *Deps) BuildEdges() {
+	_ = d.BuildEdgesContext(context.Background()) // Background is never done
+}
+
+// BuildEdgesContext is [Deps.BuildEdges] polling ctx (every 1024 edges made); once ctx is
+// done it returns context.Cause(ctx) and leaves d unfit to use.
+func (d *Deps) BuildEdgesContext(ctx context.Context) error {
 	if d.edges {
-		return
+		return nil
 	}
 	d.edges = true
+	tick := ticker(ctx)
 	if d.Opts.Realtime {
 		d.buildTime()
 	}
 	if d.Opts.Session {
-		d.buildSession()
+		if err := d.buildSession(tick); err != nil {
+			return err
+		}
 	}
-	d.buildCertain()
+	return d.buildCertain(tick)
+}
+
+// ticker returns a function to call with the work done since its last call (edges made,
+// say); it returns context.Cause(ctx) once ctx is done, looking at ctx every 1024 units.
+func ticker(ctx context.Context) func(n int) error {
+	work := 0
+	return func(n int) error {
+		if work += n; work < 1024 {
+			return nil
+		}
+		work = 0
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return nil
+	}
 }
 
 // HasLists reports whether the history has list reads (list-append).
@@ -1169,8 +1207,11 @@ func (d *Deps) guard(t int32) int32 {
 func noGuard() [3]int32 { return [3]int32{-1, -1, -1} }
 
 // buildSession adds session order among counted transactions.
-func (d *Deps) buildSession() {
+func (d *Deps) buildSession(tick func(int) error) error {
 	for _, s := range d.H.Sessions {
+		if err := tick(1); err != nil {
+			return err
+		}
 		var l []int32
 		for _, t := range s.Txns {
 			if d.Status[t] != Excluded {
@@ -1191,12 +1232,16 @@ func (d *Deps) buildSession() {
 			}
 			for _, u := range l[i+1:] {
 				d.add(Edge{From: t, To: u, Rel: report.SO, Key: -1, Via: -1, Guards: [3]int32{t, d.guard(u), -1}})
+				if err := tick(1); err != nil {
+					return err
+				}
 				if d.Status[u] == Committed {
 					break
 				}
 			}
 		}
 	}
+	return nil
 }
 
 // Unbounded ends of the real-time intervals (see "Client time").
@@ -1398,10 +1443,13 @@ func (d *Deps) RWByTime(r, w int32, k history.Key, v history.Value) []Edge {
 
 // buildCertain adds certain write-read edges and the anti-dependencies they imply with the
 // initial state and with time-fixed write orders.
-func (d *Deps) buildCertain() {
+func (d *Deps) buildCertain(tick func(int) error) error {
 	// Create the init-version nodes every read of the initial state may need, so the node set
 	// is final after Build.
 	for ri := range d.Reads {
+		if err := tick(1); err != nil {
+			return err
+		}
 		r := &d.Reads[ri]
 		if d.Status[r.Txn] != Excluded && slices.Contains(r.Cands, d.Init) {
 			d.initVersionNode(r.Key)
@@ -1416,10 +1464,15 @@ func (d *Deps) buildCertain() {
 		if w != d.Init && d.Status[w] != Committed {
 			continue
 		}
-		for _, e := range d.CertainRead(ri) {
+		es := d.CertainRead(ri)
+		for _, e := range es {
 			d.add(e)
 		}
+		if err := tick(1 + len(es)); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // CertainRead returns the edges implied once read ri is known to read from its candidate

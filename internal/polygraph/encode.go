@@ -99,10 +99,22 @@ func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, err
 			en.Sel[i] = s.NewVar().Pos()
 		}
 	}
-	// WW pairs.
+	// WW pairs. A pair's uncertain readers can be many: poll ctx by clauses made.
+	work := 0
+	tick := func(n int) error {
+		if work += n; work >= 1024 {
+			if work = 0; ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+		}
+		return nil
+	}
 	en.WWVar = make([]sat.Var, len(p.WW))
 	var buf []deps.Edge
 	for ci := range p.WW {
+		if err := tick(1); err != nil {
+			return nil, err
+		}
 		c := &p.WW[ci]
 		if c.Fixed != 0 || !in(c.A) {
 			continue
@@ -127,6 +139,9 @@ func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, err
 			// Uncertain readers of a's version of a shared key anti-depend on b.
 			for i, k := range c.Keys {
 				from, to := c.sideEnds(side.a, i)
+				if err := tick(len(byWK[wk{from, k}])); err != nil {
+					return nil, err
+				}
 				for _, cd := range byWK[wk{from, k}] {
 					rd := d.Reads[p.WR[cd.wi].Read].Txn
 					if rd == to {
@@ -148,6 +163,9 @@ func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, err
 		rc := &p.WR[wi]
 		if rc.Fixed || en.WRVar[wi] == nil {
 			continue
+		}
+		if err := tick(1 + len(rc.Cands)); err != nil {
+			return nil, err
 		}
 		r := &d.Reads[rc.Read]
 		var cl []sat.Lit
@@ -225,6 +243,9 @@ func (en *Encoding) twoWidth(ctx context.Context, byWK map[wk][]wrRef) error {
 	var qs []graph.Query
 	var cls []cl
 	for ci := range p.WW {
+		if ci&1023 == 0 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		c := &p.WW[ci]
 		if en.WWVar[ci] == 0 {
 			continue

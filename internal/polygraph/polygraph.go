@@ -152,8 +152,16 @@ func pairKey(a, b int32) uint64 {
 
 func edgeKey(u, v int32) uint64 { return uint64(u)<<32 | uint64(uint32(v)) }
 
-// Build constructs the hyper-polygraph from the known dependencies.
+// Build constructs the hyper-polygraph from the known dependencies; see [BuildContext].
 func Build(d *deps.Deps) *Polygraph {
+	p, _ := BuildContext(context.Background(), d)
+	return p
+}
+
+// BuildContext constructs the hyper-polygraph from the known dependencies. The pairs of
+// writers of one key are quadratic in the writers, so it polls ctx as it goes (every 1024
+// reads and every 1024 pairs) and returns nil and context.Cause(ctx) once ctx is done.
+func BuildContext(ctx context.Context, d *deps.Deps) (*Polygraph, error) {
 	p := &Polygraph{
 		D:       d,
 		fixedBy: make(map[uint64]bool),
@@ -172,6 +180,9 @@ func Build(d *deps.Deps) *Polygraph {
 	p.succ = make([][]int32, nw)
 	// Reads: certain ones register their readers; the rest become WR constraints.
 	for ri := range d.Reads {
+		if ri&1023 == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		r := &d.Reads[ri]
 		p.wrOf[ri] = -1
 		st := d.Status[r.Txn]
@@ -193,8 +204,12 @@ func Build(d *deps.Deps) *Polygraph {
 	p.rmwSources()
 	kw := p.keyWrites()
 	var chainEdges []deps.Edge
+	var work int
 	for k := range d.Writers {
-		chainEdges = p.buildKey(history.Key(k), kw[k], chainEdges)
+		var err error
+		if chainEdges, err = p.buildKey(ctx, history.Key(k), kw[k], chainEdges, &work); err != nil {
+			return nil, err
+		}
 	}
 	chainEdges = p.versions(chainEdges)
 	p.G = graph.New(len(d.Nodes))
@@ -211,7 +226,7 @@ func Build(d *deps.Deps) *Polygraph {
 	}
 	p.dedup()
 	p.rmw, p.slot = nil, nil
-	return p
+	return p, nil
 }
 
 // dedup drops repeated edges from the known graph, keeping each edge's first occurrence
@@ -510,12 +525,13 @@ func (p *Polygraph) keyWrites() [][]int32 {
 // the usual pair constraints (merged across keys); pairs involving a longer block get a
 // block constraint.
 //
-// wids, if not nil, holds the write indexes of k's writers (see keyWrites).
-func (p *Polygraph) buildKey(k history.Key, wids []int32, known []deps.Edge) []deps.Edge {
+// wids, if not nil, holds the write indexes of k's writers (see keyWrites). work counts
+// the pairs made so far, across keys; ctx is polled every 1024 of them.
+func (p *Polygraph) buildKey(ctx context.Context, k history.Key, wids []int32, known []deps.Edge, work *int) ([]deps.Edge, error) {
 	d := p.D
 	ws := d.Writers[k]
 	if len(ws) == 0 {
-		return known
+		return known, nil
 	}
 	// Versions are numbered by slot: j for ws[j], len(ws) for Init, and further slots for
 	// any other source (not expected: a source is a committed writer of k).
@@ -623,6 +639,11 @@ func (p *Polygraph) buildKey(k history.Key, wids []int32, known []deps.Edge) []d
 	}
 	for i := range blocks {
 		for j := i + 1; j < len(blocks); j++ {
+			// Also before p.WW grows: on a key of many writers that copy is the longest
+			// step between two polls.
+			if *work++; (*work&1023 == 0 || len(p.WW) == cap(p.WW)) && ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			x, y := blocks[i], blocks[j]
 			if x.first == x.last && y.first == y.last && !x.initRoot && !y.initRoot {
 				a, b := x.first, y.first
@@ -660,7 +681,7 @@ func (p *Polygraph) buildKey(k history.Key, wids []int32, known []deps.Edge) []d
 			}
 		}
 	}
-	return known
+	return known, nil
 }
 
 // addForced adds an edge pruning forced, remembering that it was forced, unless it is
@@ -774,7 +795,9 @@ type Option struct {
 }
 
 // Prune removes infeasible options to a fixpoint. It returns a violation, or nil. ctx is
-// polled between passes and blocks of reachability; on cancellation it returns ctx's error.
+// polled between passes, every 1024 constraints and between blocks of reachability; on
+// cancellation it returns context.Cause(ctx) (a violation found before stands: it is
+// returned only once proved).
 func (p *Polygraph) Prune(ctx context.Context) (*Violation, error) {
 	d := p.D
 	var buf []deps.Edge
@@ -789,6 +812,9 @@ func (p *Polygraph) Prune(ctx context.Context) (*Violation, error) {
 		var qs []graph.Query
 		wwOpts := make([][2]opt, len(p.WW))
 		for ci := range p.WW {
+			if ci&1023 == 0 && ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			c := &p.WW[ci]
 			if c.Fixed != 0 || !p.committed(c.A) || !p.committed(c.B) {
 				continue
@@ -804,6 +830,9 @@ func (p *Polygraph) Prune(ctx context.Context) (*Violation, error) {
 		}
 		wrOpts := make([][]opt, len(p.WR))
 		for wi := range p.WR {
+			if wi&1023 == 0 && ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			rc := &p.WR[wi]
 			if rc.Fixed || d.Status[d.Reads[rc.Read].Txn] != deps.Committed {
 				continue
@@ -846,6 +875,9 @@ func (p *Polygraph) Prune(ctx context.Context) (*Violation, error) {
 		}
 		changed := false
 		for ci := range p.WW {
+			if ci&1023 == 0 && ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			c := &p.WW[ci]
 			if c.Fixed != 0 || !p.committed(c.A) || !p.committed(c.B) {
 				continue
@@ -868,6 +900,9 @@ func (p *Polygraph) Prune(ctx context.Context) (*Violation, error) {
 			}
 		}
 		for wi := range p.WR {
+			if wi&1023 == 0 && ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			rc := &p.WR[wi]
 			if rc.Fixed || wrOpts[wi] == nil {
 				continue
@@ -902,8 +937,8 @@ func (p *Polygraph) Prune(ctx context.Context) (*Violation, error) {
 		if !changed {
 			return nil, nil
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
 		}
 	}
 }

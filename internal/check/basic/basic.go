@@ -70,7 +70,7 @@ type opRef struct {
 var noRef = opRef{t: -1}
 
 // Check runs every basic check over h. It polls ctx and returns context.Cause(ctx) with
-// what it found so far when cancelled.
+// what it found so far when cancelled (also when ctx is done by the time it ends).
 func Check(ctx context.Context, h *history.History, o Options) (*Findings, error) {
 	c := &checker{h: h, max: o.MaxAnomalies, f: &Findings{Counts: make(map[anomaly.Kind]int)}}
 	if c.max <= 0 {
@@ -121,6 +121,11 @@ func Check(ctx context.Context, h *history.History, o Options) (*Findings, error
 	}
 	c.checkOrders()
 	c.notes()
+	if ctx.Err() != nil {
+		// Stopped while finishing: nothing was skipped, but a caller that cancelled gets
+		// no pass it could mistake for one decided in time.
+		return c.f, context.Cause(ctx)
+	}
 	return c.f, nil
 }
 

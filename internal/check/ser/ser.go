@@ -99,6 +99,9 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	c.t0 = c.now()
 	c.tp = c.t0
 	err := c.run()
+	if err == nil && rep.Verdict != report.Fail && ctx.Err() != nil {
+		err = context.Cause(ctx) // a pass reached as ctx ended: the caller stopped waiting
+	}
 	if err == nil {
 		placeholderCaveat(h, rep)
 	}
@@ -441,9 +444,14 @@ func (c *run) run() error {
 		}
 	}
 	if fast {
-		d.BuildEdges()
+		if err := d.BuildEdgesContext(c.ctx); err != nil {
+			return err
+		}
 	}
-	p := polygraph.Build(d)
+	p, err := polygraph.BuildContext(c.ctx, d)
+	if err != nil {
+		return err
+	}
 	st.KnownEdges = p.G.M()
 	st.Constraints = len(p.WW) + len(p.WR)
 	c.phase("construct")

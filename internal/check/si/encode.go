@@ -129,7 +129,20 @@ func (m *model) encode(ctx context.Context, selectors bool, to acyclic.Options) 
 	}
 	en.wwVar = make([]sat.Var, len(m.ww))
 	var buf []deps.Edge
+	// A pair's uncertain readers can be many: poll ctx by clauses made.
+	work := 0
+	tick := func(n int) error {
+		if work += n; work >= 1024 {
+			if work = 0; ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+		}
+		return nil
+	}
 	for ci := range m.ww {
+		if err := tick(1); err != nil {
+			return nil, err
+		}
 		c := &m.ww[ci]
 		if c.fixed != 0 {
 			continue
@@ -150,6 +163,9 @@ func (m *model) encode(ctx context.Context, selectors bool, to acyclic.Options) 
 				add(e, ls)
 			}
 			for _, k := range c.keys {
+				if err := tick(len(byWK[wk{side.a, k}])); err != nil {
+					return nil, err
+				}
 				for _, cd := range byWK[wk{side.a, k}] {
 					ri := m.wr[cd.wi].ri
 					rd := d.Reads[ri].Txn
@@ -168,6 +184,9 @@ func (m *model) encode(ctx context.Context, selectors bool, to acyclic.Options) 
 		rc := &m.wr[wi]
 		if rc.fixed {
 			continue
+		}
+		if err := tick(1 + len(rc.cands)); err != nil {
+			return nil, err
 		}
 		r := &d.Reads[rc.ri]
 		var cl []sat.Lit

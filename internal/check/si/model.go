@@ -109,7 +109,7 @@ func noGuard(e deps.Edge) bool { return e.Guards[0] < 0 && e.Guards[1] < 0 && e.
 // build constructs the model from the known dependencies.
 func build(d *deps.Deps) *model {
 	m := buildBase(d)
-	m.addPairs(nil)
+	_ = m.addPairs(context.Background(), nil) // Background is never done
 	return m
 }
 
@@ -171,8 +171,12 @@ func buildBase(d *deps.Deps) *model {
 // the clocks decided (ck, if not nil; clockPrune) are no choice either: their edges are
 // known, added for the covering pairs of each key's decided order (the others are paths
 // through them).
-func (m *model) addPairs(ck *clocks) {
+//
+// The pairs are quadratic in each key's writers: it polls ctx every 1024 pairs and returns
+// context.Cause(ctx) once ctx is done, leaving the model unfit to use.
+func (m *model) addPairs(ctx context.Context, ck *clocks) error {
 	d := m.d
+	work := 0
 	sink := m.sinks()
 	reduce := !d.Partial // predicates only partly modelled: keep every pair
 	// free[k][i]: d.Writers[k][i] is committed, reads nothing, and no read may read its k.
@@ -195,6 +199,9 @@ func (m *model) addPairs(ck *clocks) {
 		for i, a := range ws {
 			fa := free[k][i]
 			for jj, b := range ws[i+1:] {
+				if work++; work&1023 == 0 && ctx.Err() != nil {
+					return context.Cause(ctx)
+				}
 				if d.Before(a, b) || d.Before(b, a) {
 					// Real time orders them (strong SI, both committed): the time chain is a
 					// dep path, and deps derives the anti-dependencies (Deps.ReadFrom).
@@ -232,6 +239,7 @@ func (m *model) addPairs(ck *clocks) {
 			return !d.Before(a, b) && !d.Before(b, a) && !(reduce && (sink[a] || sink[b] || (free[k][i] && free[k][j])))
 		})
 	}
+	return nil
 }
 
 // joinDecided adds the known edges of the pairs the clocks decided and use admits, for
@@ -560,6 +568,9 @@ func (m *model) prune(ctx context.Context) (*violation, error) {
 		}
 		wwOpts := make([][2]span, len(m.ww))
 		for ci := range m.ww {
+			if ci&1023 == 0 && ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			c := &m.ww[ci]
 			if c.fixed != 0 || !m.committed(c.a) || !m.committed(c.b) {
 				continue
@@ -571,6 +582,9 @@ func (m *model) prune(ctx context.Context) (*violation, error) {
 		}
 		wrOpts := make([][]span, len(m.wr))
 		for wi := range m.wr {
+			if wi&1023 == 0 && ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			rc := &m.wr[wi]
 			if rc.fixed || d.Status[d.Reads[rc.ri].Txn] != deps.Committed {
 				continue
@@ -598,6 +612,9 @@ func (m *model) prune(ctx context.Context) (*violation, error) {
 		}
 		changed := false
 		for ci := range m.ww {
+			if ci&1023 == 0 && ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			c := &m.ww[ci]
 			if c.fixed != 0 || !m.committed(c.a) || !m.committed(c.b) {
 				continue
@@ -620,6 +637,9 @@ func (m *model) prune(ctx context.Context) (*violation, error) {
 			}
 		}
 		for wi := range m.wr {
+			if wi&1023 == 0 && ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			rc := &m.wr[wi]
 			if rc.fixed || wrOpts[wi] == nil {
 				continue
@@ -651,8 +671,8 @@ func (m *model) prune(ctx context.Context) (*violation, error) {
 		if !changed {
 			return nil, nil
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
 		}
 	}
 }

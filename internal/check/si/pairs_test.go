@@ -62,7 +62,9 @@ func TestClockReasons(t *testing.T) {
 			continue
 		}
 		checked++
-		m.addPairs(ck)
+		if err := m.addPairs(context.Background(), ck); err != nil {
+			t.Fatal(err)
+		}
 		for u := range int32(m.nn) {
 			for _, v := range m.depOut[u] {
 				if _, ok := m.why[ekey{u, v, kDep}]; !ok {

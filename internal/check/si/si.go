@@ -125,6 +125,9 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	c.t0 = c.now()
 	c.tp = c.t0
 	err := c.run()
+	if err == nil && rep.Verdict != report.Fail && ctx.Err() != nil {
+		err = context.Cause(ctx) // a pass reached as ctx ended: the caller stopped waiting
+	}
 	if c.partial {
 		rep.AddCaveat(report.CaveatPartial, "predicate operations are only partly modelled (rows a predicate did not return are ignored): no violation was found, but that proves nothing")
 	}
@@ -355,7 +358,9 @@ func (c *run) run() error {
 		}
 		ck = k
 	}
-	m.addPairs(ck)
+	if err := m.addPairs(c.ctx, ck); err != nil {
+		return err
+	}
 	st.Constraints = len(m.ww) + len(m.wr) + m.clockDecided
 	c.phase("pairs")
 	w := &witness{m: m, h: h}

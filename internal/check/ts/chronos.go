@@ -36,6 +36,9 @@ type Result struct {
 func Check(ctx context.Context, h *history.History, level anomaly.Level, opts Options) (*report.Report, error) {
 	res, err := Run(ctx, h, level, opts)
 	rep := &report.Report{Level: level, Checker: "chronos", History: h}
+	if err == nil && len(res.Violations) == 0 && ctx.Err() != nil {
+		err = context.Cause(ctx) // a pass reached as ctx ended: the caller stopped waiting
+	}
 	if err != nil {
 		return rep, err
 	}

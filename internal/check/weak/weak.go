@@ -59,8 +59,23 @@ type Options struct {
 	MaxClockWords int
 }
 
-// Check decides read committed, read atomic or causal consistency for h.
+// Check decides read committed, read atomic or causal consistency for h. Stopped by ctx,
+// it returns Verdict Unknown with context.Cause(ctx), or a violation proved before.
 func Check(ctx context.Context, h *history.History, level anomaly.Level, o Options) (*report.Report, error) {
+	rep, err := decide(ctx, h, level, o)
+	// A stage stopped by ctx gives up without a verdict (the repair of choices, for one,
+	// reports no choice found): say that it was stopped rather than undecidable. A pass
+	// reached as ctx ended is not returned as one either: the caller stopped waiting.
+	if err == nil && rep != nil && rep.Verdict != report.Fail && ctx.Err() != nil {
+		rep.Verdict = report.Unknown
+		rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+context.Cause(ctx).Error())
+		return rep, context.Cause(ctx)
+	}
+	return rep, err
+}
+
+// decide is Check before it says whether ctx stopped it.
+func decide(ctx context.Context, h *history.History, level anomaly.Level, o Options) (*report.Report, error) {
 	if !slices.Contains(Levels, level) {
 		return nil, fmt.Errorf("weak: level %s is not read committed, read atomic or causal", level)
 	}
