@@ -113,4 +113,3 @@ func TestLostUpdateNeverPasses(t *testing.T) {
 		}
 	}
 }
-
