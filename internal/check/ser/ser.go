@@ -269,9 +269,57 @@ func (c *run) fail(a report.Anomaly) {
 	}
 }
 
+// run is the pipeline of one check, in order: the basic checks alongside everything else
+// (their findings come first), the row certificate, the time certificate (first, on
+// predicate histories with client time), the dependency analysis with the strict fast path,
+// the time certificate (otherwise), and the polygraph: construction, pruning, a SAT
+// solver per component, and a minimal core to explain a failure.
 func (c *run) run() error {
-	h, rep := c.h, c.rep
-	st := &rep.Stats
+	c.countStats()
+	info := c.level.Info()
+	// The strict fast path reads every committed transaction's interval, so it runs only
+	// when every transaction has one (with some missing, the general pipeline treats them
+	// as unbounded, and a pass becomes Unknown anyway).
+	fast := info.Realtime && !c.o.NoFastPath && c.h.HasTime()
+	b := c.startBasic()
+	defer b.cancel(nil)
+	if done, err := c.certificates(b); done || err != nil {
+		return err
+	}
+	do := deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew), NoEdges: fast, PredWords: c.o.PredWords}
+	d, err := deps.BuildContext(b.ctx, c.h, do)
+	var (
+		fastOK bool
+		ferr   error
+	)
+	c.phase("deps")
+	if err == nil && fast && len(d.Findings) == 0 {
+		fastOK, c.fast, ferr = strictFast(b.ctx, d)
+		c.phase("strict-fast")
+	}
+	if failed, err := b.done(); failed || err != nil {
+		return err
+	}
+	if errors.Is(err, deps.ErrUnsupported) {
+		return c.refused(err, do)
+	}
+	if err != nil {
+		return err
+	}
+	if done, err := c.analyzed(d, fastOK, ferr); done || err != nil {
+		return err
+	}
+	if fast {
+		if err := d.BuildEdgesContext(c.ctx); err != nil {
+			return err
+		}
+	}
+	return c.polygraph(d)
+}
+
+// countStats fills the report's counts of the history.
+func (c *run) countStats() {
+	h, st := c.h, &c.rep.Stats
 	st.Txns = len(h.Txns)
 	st.Sessions = len(h.Sessions)
 	st.Keys = len(h.Keys)
@@ -286,131 +334,137 @@ func (c *run) run() error {
 			st.Unknown++
 		}
 	}
-	// The basic checks run alongside the dependency analysis (and the strict fast path):
-	// both only read the history. Their findings come first, as if they had run alone; a
-	// failure cancels the rest.
-	info := c.level.Info()
-	// The strict fast path reads every committed transaction's interval, so it runs only
-	// when every transaction has one (with some missing, the general pipeline treats them
-	// as unbounded, and a pass becomes Unknown anyway).
-	fast := info.Realtime && !c.o.NoFastPath && h.HasTime()
-	var (
-		bf   *basic.Findings
-		berr error
-		bdur time.Duration
-		bwg  sync.WaitGroup
-	)
-	dctx, dcancel := context.WithCancelCause(c.ctx)
-	defer dcancel(nil)
-	if !c.o.SkipBasic {
-		bwg.Go(func() {
-			t0 := c.now()
-			bf, berr = basic.Check(c.ctx, h, basic.Options{MaxAnomalies: c.o.MaxAnomalies})
-			bdur = c.now().Sub(t0)
-			if berr != nil {
-				dcancel(berr)
+}
+
+// basicRun is the basic checks running alongside the rest of the pipeline: both only read
+// the history. A finding the level forbids (or an error) cancels ctx, which the dependency
+// analysis and the strict fast path run under.
+type basicRun struct {
+	c      *run
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	wg     sync.WaitGroup
+	f      *basic.Findings
+	err    error
+	dur    time.Duration
+}
+
+func (c *run) startBasic() *basicRun {
+	b := &basicRun{c: c}
+	b.ctx, b.cancel = context.WithCancelCause(c.ctx)
+	if c.o.SkipBasic {
+		return b
+	}
+	b.wg.Go(func() {
+		t0 := c.now()
+		b.f, b.err = basic.Check(c.ctx, c.h, basic.Options{MaxAnomalies: c.o.MaxAnomalies})
+		b.dur = c.now().Sub(t0)
+		if b.err != nil {
+			b.cancel(b.err)
+			return
+		}
+		for _, a := range b.f.Anomalies {
+			if c.level.Forbids(a.Kind) {
+				b.cancel(errBasicFailed)
 				return
 			}
-			for _, a := range bf.Anomalies {
-				if c.level.Forbids(a.Kind) {
-					dcancel(errBasicFailed)
-					return
-				}
-			}
-		})
+		}
+	})
+	return b
+}
+
+// done waits for the basic checks and reports what they found that the level forbids,
+// first in the report as if they had run alone: failed says the history failed on them.
+func (b *basicRun) done() (failed bool, err error) {
+	b.wg.Wait()
+	c := b.c
+	if c.o.SkipBasic {
+		return false, nil
 	}
-	// basicDone waits for the basic checks and reports what they found that the level
-	// forbids: failed says the history failed on them.
-	basicDone := func() (failed bool, err error) {
-		bwg.Wait()
-		if c.o.SkipBasic {
-			return false, nil
-		}
-		if berr != nil {
-			return false, berr
-		}
-		st.Phases = append(st.Phases, report.Phase{Name: "basic", Elapsed: bdur})
-		for _, a := range bf.Anomalies {
-			if c.level.Forbids(a.Kind) {
-				c.fail(a)
-			}
-		}
-		return rep.Verdict == report.Fail, nil
+	if b.err != nil {
+		return false, b.err
 	}
-	// The row certificate (rowcert.go) replays an order taken from the history's clocks
-	// before anything is built: on a history that passes, it is the whole check.
+	c.rep.Stats.Phases = append(c.rep.Stats.Phases, report.Phase{Name: "basic", Elapsed: b.dur})
+	for _, a := range b.f.Anomalies {
+		if c.level.Forbids(a.Kind) {
+			c.fail(a)
+		}
+	}
+	return c.rep.Verdict == report.Fail, nil
+}
+
+// stop cancels the basic checks with err and waits for them.
+func (b *basicRun) stop(err error) error {
+	b.cancel(err)
+	b.wg.Wait()
+	return err
+}
+
+// certificates tries the proofs that need nothing built: the row certificate (rowcert.go),
+// which replays an order taken from the history's clocks and, on a history that passes, is
+// the whole check; and, on predicate histories with client time at the levels without real
+// time, the time certificate. Without real time, a row a predicate read did not return can
+// have read any of the row's non-matching versions, and the expansion can take gigabytes
+// (BlindW-Pred with 1-100 rows a predicate: 20 million reads); with real time almost every
+// read has one candidate. done says the check is decided.
+func (c *run) certificates(b *basicRun) (done bool, err error) {
+	info := c.level.Info()
 	if !c.o.NoFastPath && !c.o.NoRowCertificate {
-		if rc, ok := certifyRows(c.ctx, h, int64(c.o.ClockSkew)); ok && rc.Proves(info.Session, info.Realtime) {
+		if rc, ok := certifyRows(c.ctx, c.h, int64(c.o.ClockSkew)); ok && rc.Proves(info.Session, info.Realtime) {
 			c.phase("row-certificate")
-			if failed, err := basicDone(); failed || err != nil {
-				return err
+			if failed, err := b.done(); failed || err != nil {
+				return true, err
 			}
 			c.passByRows(rc)
-			return nil
+			return true, nil
 		}
 		if err := context.Cause(c.ctx); err != nil {
-			dcancel(err)
-			bwg.Wait()
-			return err
+			return true, b.stop(err)
 		}
 	}
-	// Without real time, a row a predicate read did not return can have read any of the
-	// row's non-matching versions, and the expansion can take gigabytes (BlindW-Pred with
-	// 1-100 rows a predicate: 20 million reads); with real time almost every read has one
-	// candidate. So on predicate histories with client time, the weaker levels try the time
-	// certificate before they build anything else.
-	if !info.Realtime && !c.o.NoFastPath && h.HasTime() && len(h.Preds) > 0 {
-		ok, err := c.certifyByTime()
-		if err != nil {
-			dcancel(err)
-			bwg.Wait()
-			return err
-		}
-		if ok {
-			c.phase("time-certificate")
-			// A basic finding the level forbids cannot survive a replayed serial order; it is
-			// still reported first, as everywhere.
-			if failed, err := basicDone(); failed || err != nil {
-				return err
-			}
-			c.passByTime()
-			return nil
-		}
+	if info.Realtime || c.o.NoFastPath || !c.h.HasTime() || len(c.h.Preds) == 0 {
+		return false, nil
 	}
-	do := deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew), NoEdges: fast, PredWords: c.o.PredWords}
-	d, err := deps.BuildContext(dctx, h, do)
-	var (
-		fastOK bool
-		ferr   error
-	)
-	if err == nil && fast && len(d.Findings) == 0 {
-		c.phase("deps")
-		fastOK, c.fast, ferr = strictFast(dctx, d)
-		c.phase("strict-fast")
-	} else {
-		c.phase("deps")
-	}
-	if failed, err := basicDone(); failed || err != nil {
-		return err
-	}
-	if errors.Is(err, deps.ErrUnsupported) {
-		var through func() (*report.Report, error)
-		if !c.o.NoFastPath {
-			through = func() (*report.Report, error) {
-				so := c.o
-				so.PredWords = 0 // the bound was for this level's reads
-				return Check(c.ctx, h, anomaly.StrictSerializable, so)
-			}
-		}
-		passed, err := deps.Refused(c.ctx, rep, err, h, do, anomaly.StrictSerializable, through)
-		if passed {
-			c.phase("strict-serializable")
-		}
-		return err
-	}
+	ok, err := c.certifyByTime()
 	if err != nil {
-		return err
+		return true, b.stop(err)
 	}
+	if !ok {
+		return false, nil
+	}
+	c.phase("time-certificate")
+	// A basic finding the level forbids cannot survive a replayed serial order; it is still
+	// reported first, as everywhere.
+	if failed, err := b.done(); failed || err != nil {
+		return true, err
+	}
+	c.passByTime()
+	return true, nil
+}
+
+// refused settles the check when the dependency analysis refused the history (err, under
+// do): through strict serializability where real time decides it (deps.Refused).
+func (c *run) refused(err error, do deps.Options) error {
+	var through func() (*report.Report, error)
+	if !c.o.NoFastPath {
+		through = func() (*report.Report, error) {
+			so := c.o
+			so.PredWords = 0 // the bound was for this level's reads
+			return Check(c.ctx, c.h, anomaly.StrictSerializable, so)
+		}
+	}
+	passed, err := deps.Refused(c.ctx, c.rep, err, c.h, do, anomaly.StrictSerializable, through)
+	if passed {
+		c.phase("strict-serializable")
+	}
+	return err
+}
+
+// analyzed takes in what the dependency analysis d found: its findings fail the history,
+// the strict fast path's pass (fastOK) passes it, and at the levels without real time the
+// time certificate may. done says the check is decided.
+func (c *run) analyzed(d *deps.Deps, fastOK bool, ferr error) (done bool, err error) {
+	rep, st := c.rep, &c.rep.Stats
 	rep.Notes = append(rep.Notes, d.Notes...)
 	c.partial = d.Partial
 	c.untimed = d.Untimed
@@ -419,10 +473,10 @@ func (c *run) run() error {
 		c.fail(a)
 	}
 	if rep.Verdict == report.Fail {
-		return nil
+		return true, nil
 	}
 	if ferr != nil {
-		return ferr
+		return true, ferr
 	}
 	if fastOK {
 		st.KnownEdges = c.fast.edges
@@ -430,24 +484,24 @@ func (c *run) run() error {
 		st.PrunedConstraints = c.fast.pruned
 		c.decidedByRows()
 		rep.Verdict = report.Pass
-		return nil
+		return true, nil
 	}
-	if !info.Realtime && !c.o.NoFastPath && c.h.HasTime() && !d.HasLists() && len(d.Guarded) == 0 {
-		ok, err := c.certifyByTime()
-		if err != nil {
-			return err
-		}
-		if ok {
-			c.phase("time-certificate")
-			c.passByTime()
-			return nil
-		}
+	if c.level.Info().Realtime || c.o.NoFastPath || !c.h.HasTime() || d.HasLists() || len(d.Guarded) > 0 {
+		return false, nil
 	}
-	if fast {
-		if err := d.BuildEdgesContext(c.ctx); err != nil {
-			return err
-		}
+	ok, err := c.certifyByTime()
+	if err != nil || !ok {
+		return err != nil, err
 	}
+	c.phase("time-certificate")
+	c.passByTime()
+	return true, nil
+}
+
+// polygraph decides the history from d: the polygraph's construction and pruning, then the
+// components with undecided constraints solved separately.
+func (c *run) polygraph(d *deps.Deps) error {
+	st := &c.rep.Stats
 	p, err := polygraph.BuildContext(c.ctx, d)
 	if err != nil {
 		return err
@@ -455,7 +509,7 @@ func (c *run) run() error {
 	st.KnownEdges = p.G.M()
 	st.Constraints = len(p.WW) + len(p.WR)
 	c.phase("construct")
-	w := &witness{p: p, d: d, h: h}
+	w := &witness{p: p, d: d, h: c.h}
 	v, err := p.Prune(c.ctx)
 	if err != nil {
 		return err
@@ -473,11 +527,15 @@ func (c *run) run() error {
 		return nil
 	}
 	if nww+nwr == 0 {
-		rep.Verdict = report.Pass
+		c.rep.Verdict = report.Pass
 		return nil
 	}
-	// Solve the components with undecided constraints separately, in parallel, stopping at
-	// the first that fails.
+	return c.solve(p, d, w)
+}
+
+// busyComponents returns the components of p that hold an undecided constraint, and every
+// transaction's component.
+func busyComponents(p *polygraph.Polygraph, d *deps.Deps) (todo, comp []int32) {
 	comp, ncomp := p.Components()
 	busy := make([]bool, ncomp)
 	for ci := range p.WW {
@@ -490,19 +548,28 @@ func (c *run) run() error {
 			busy[comp[d.Reads[p.WR[wi].Read].Txn]] = true
 		}
 	}
-	var todo []int32
 	for id, b := range busy {
 		if b {
 			todo = append(todo, int32(id))
 		}
 	}
+	return todo, comp
+}
+
+// solved is what solving one component gave.
+type solved struct {
+	status sat.Status
+	stats  sat.Stats
+	err    error
+}
+
+// solve solves the components with undecided constraints separately, in parallel, stopping
+// at the first that fails, and explains a failure by a minimal set of its choices.
+func (c *run) solve(p *polygraph.Polygraph, d *deps.Deps, w *witness) error {
+	st := &c.rep.Stats
+	todo, comp := busyComponents(p, d)
 	st.Components = len(todo)
-	type result struct {
-		status sat.Status
-		stats  sat.Stats
-		err    error
-	}
-	results := make([]result, len(todo))
+	results := make([]solved, len(todo))
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	defer cancel(nil)
 	errFailed := errors.New("ser: another component failed")
@@ -522,7 +589,7 @@ func (c *run) run() error {
 				return
 			}
 			stt, err := en.Solve(ctx)
-			results[i] = result{stt, en.S.Stats(), err}
+			results[i] = solved{stt, en.S.Stats(), err}
 			if stt == sat.Unsat {
 				cancel(errFailed)
 			}
@@ -550,19 +617,23 @@ func (c *run) run() error {
 			unknown = true
 		}
 	}
-	if failed < 0 {
-		if unknown {
-			if err := c.ctx.Err(); err != nil {
-				return context.Cause(c.ctx)
-			}
-			rep.Verdict = report.Unknown
-			return nil
-		}
-		rep.Verdict = report.Pass
-		return nil
+	switch {
+	case failed >= 0:
+		return c.explain(p, w, comp, failed)
+	case unknown && c.ctx.Err() != nil:
+		return context.Cause(c.ctx)
+	case unknown:
+		c.rep.Verdict = report.Unknown
+	default:
+		c.rep.Verdict = report.Pass
 	}
-	// Unsat: find a minimal set of choices of the failing component and explain it.
-	rep.Verdict = report.Fail
+	return nil
+}
+
+// explain fails the history on component failed, which has no acyclic choice: it finds a
+// minimal set of the component's choices and explains it.
+func (c *run) explain(p *polygraph.Polygraph, w *witness, comp []int32, failed int32) error {
+	c.rep.Verdict = report.Fail
 	ens, err := p.Encode(c.ctx, polygraph.EncodeOptions{Selectors: true, Comp: comp, Only: failed})
 	if err != nil {
 		return err
