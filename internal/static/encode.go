@@ -804,90 +804,129 @@ func whereFields(c Cond, tb *Table) []string {
 
 // accesses lists the reads and writes of a statement (App. B of the paper).
 func accesses(s Stmt) []access {
-	var out []access
-	matching := func(w Cond, tb *Table) func(env, smtlib.Term, bool) smtlib.Term {
-		return func(en env, r smtlib.Term, over bool) smtlib.Term { return en.withRow(tb, r).cond(w, over) }
-	}
-	all := func(env, smtlib.Term, bool) smtlib.Term { return smtlib.True }
-	add := func(ctx *stmtCtx, write bool, f string, isAll bool, row func(env, smtlib.Term, bool) smtlib.Term, exact bool) {
-		out = append(out, access{stmt: s, ctx: ctx, write: write, field: f, all: isAll, row: row, exact: exact && len(ctx.loops) == 0})
-	}
-	predReads := func(ctx *stmtCtx, w Cond) {
-		for _, f := range whereFields(w, ctx.table) {
-			add(ctx, false, f, true, all, false)
-		}
-	}
+	b := &accessList{stmt: s}
 	switch s := s.(type) {
 	case *Select:
-		tb := s.ctx.table
-		fields := s.Fields
-		if s.Kind == SelectRows {
-			fields = nonKey(tb)
-		}
-		for _, f := range append([]string{""}, fields...) {
-			if f == "" || !field(tb, f).Key {
-				add(s.ctx, false, f, false, matching(s.Where, tb), false)
-			}
-		}
-		if (s.Kind == SelectMin || s.Kind == SelectMax) && field(tb, s.Fields[0]).Key {
-			// App. B (E-SELECT-MIN/MAX): the result depends on the
-			// liveness of the matching rows up to it (down to it for MAX),
-			// and of every matching row when it is NULL. Keys never change,
-			// so rows beyond the result cannot change it.
-			m := matching(s.Where, tb)
-			op := "<="
-			if s.Kind == SelectMax {
-				op = ">="
-			}
-			out[len(out)-1].row = func(en env, r smtlib.Term, over bool) smtlib.Term {
-				v, n, _ := en.val(&Ref{Name: s.Vars[0]})
-				return smtlib.And(m(en, r, over), smtlib.Or(n, smtlib.App(op, smtlib.App(fieldCtor(tb, s.Fields[0]), r), v)))
-			}
-		}
-		predReads(s.ctx, s.Where)
+		b.selectAccesses(s)
 	case *Update:
-		tb := s.ctx.table
-		exact := exactCond(s.Where)
-		m := matching(s.Where, tb)
-		alive := func(en env, r smtlib.Term, over bool) smtlib.Term {
-			return smtlib.And(m(en, r, over), smtlib.App(aliveSym(tb), r, en.t))
-		}
-		for _, a := range s.Sets {
-			add(s.ctx, true, a.Field, false, alive, exact)
-		}
-		add(s.ctx, false, "", false, m, false)
-		var rhs []string
-		for _, a := range s.Sets {
-			for _, f := range whereFields(&Cmp{L: a.Expr, R: &IntLit{}}, tb) {
-				if !slices.Contains(rhs, f) {
-					rhs = append(rhs, f)
-				}
-			}
-		}
-		for _, f := range rhs {
-			add(s.ctx, false, f, false, m, false)
-		}
-		predReads(s.ctx, s.Where)
+		b.updateAccesses(s)
 	case *Insert:
-		tb := s.ctx.table
-		row := func(en env, r smtlib.Term, _ bool) smtlib.Term {
-			var conj []smtlib.Term
-			for _, a := range s.Values {
-				if field(tb, a.Field).Key {
-					v, n, _ := en.val(a.Expr)
-					conj = append(conj, smtlib.Not(n), smtlib.Eq(smtlib.App(fieldCtor(tb, a.Field), r), v))
-				}
-			}
-			return smtlib.And(conj...)
-		}
-		for _, f := range append([]string{""}, nonKey(tb)...) {
-			add(s.ctx, true, f, false, row, true)
-		}
+		b.insertAccesses(s)
 	case *Delete:
-		add(s.ctx, true, "", false, matching(s.Where, s.ctx.table), exactCond(s.Where))
-		predReads(s.ctx, s.Where)
+		b.add(s.ctx, true, "", false, matching(s.Where, s.ctx.table), exactCond(s.Where))
+		b.predReads(s.ctx, s.Where)
 	}
-	return out
+	return b.out
+}
+
+// rowCond is an access's condition on the row it touches.
+type rowCond = func(en env, r smtlib.Term, over bool) smtlib.Term
+
+// matching: the row matches the WHERE clause.
+func matching(w Cond, tb *Table) rowCond {
+	return func(en env, r smtlib.Term, over bool) smtlib.Term { return en.withRow(tb, r).cond(w, over) }
+}
+
+// anyRow: every row.
+func anyRow(env, smtlib.Term, bool) smtlib.Term { return smtlib.True }
+
+// accessList collects one statement's accesses.
+type accessList struct {
+	stmt Stmt
+	out  []access
+}
+
+func (b *accessList) add(ctx *stmtCtx, write bool, f string, isAll bool, row rowCond, exact bool) {
+	b.out = append(b.out, access{stmt: b.stmt, ctx: ctx, write: write, field: f, all: isAll, row: row, exact: exact && len(ctx.loops) == 0})
+}
+
+// predReads: a WHERE clause reads its fields on every row.
+func (b *accessList) predReads(ctx *stmtCtx, w Cond) {
+	for _, f := range whereFields(w, ctx.table) {
+		b.add(ctx, false, f, true, anyRow, false)
+	}
+}
+
+// selectAccesses: a SELECT reads Alive and its non-key fields (all of them
+// for SELECT *) of the matching rows, and its WHERE fields.
+func (b *accessList) selectAccesses(s *Select) {
+	tb := s.ctx.table
+	fields := s.Fields
+	if s.Kind == SelectRows {
+		fields = nonKey(tb)
+	}
+	for _, f := range append([]string{""}, fields...) {
+		if f == "" || !field(tb, f).Key {
+			b.add(s.ctx, false, f, false, matching(s.Where, tb), false)
+		}
+	}
+	if (s.Kind == SelectMin || s.Kind == SelectMax) && field(tb, s.Fields[0]).Key {
+		b.out[len(b.out)-1].row = extremumRows(s, tb)
+	}
+	b.predReads(s.ctx, s.Where)
+}
+
+// extremumRows: App. B (E-SELECT-MIN/MAX): the result of a MIN (MAX) of a
+// key field depends on the liveness of the matching rows up to it (down to
+// it for MAX), and of every matching row when it is NULL. Keys never change,
+// so rows beyond the result cannot change it.
+func extremumRows(s *Select, tb *Table) rowCond {
+	m := matching(s.Where, tb)
+	op := "<="
+	if s.Kind == SelectMax {
+		op = ">="
+	}
+	return func(en env, r smtlib.Term, over bool) smtlib.Term {
+		v, n, _ := en.val(&Ref{Name: s.Vars[0]})
+		return smtlib.And(m(en, r, over), smtlib.Or(n, smtlib.App(op, smtlib.App(fieldCtor(tb, s.Fields[0]), r), v)))
+	}
+}
+
+// updateAccesses: an UPDATE writes its SET fields of the live matching
+// rows, reads their Alive and the fields its SET expressions use, and its
+// WHERE fields.
+func (b *accessList) updateAccesses(s *Update) {
+	tb := s.ctx.table
+	exact := exactCond(s.Where)
+	m := matching(s.Where, tb)
+	alive := func(en env, r smtlib.Term, over bool) smtlib.Term {
+		return smtlib.And(m(en, r, over), smtlib.App(aliveSym(tb), r, en.t))
+	}
+	for _, a := range s.Sets {
+		b.add(s.ctx, true, a.Field, false, alive, exact)
+	}
+	b.add(s.ctx, false, "", false, m, false)
+	var rhs []string
+	for _, a := range s.Sets {
+		for _, f := range whereFields(&Cmp{L: a.Expr, R: &IntLit{}}, tb) {
+			if !slices.Contains(rhs, f) {
+				rhs = append(rhs, f)
+			}
+		}
+	}
+	for _, f := range rhs {
+		b.add(s.ctx, false, f, false, m, false)
+	}
+	b.predReads(s.ctx, s.Where)
+}
+
+// insertAccesses: an INSERT writes Alive and every non-key field of the row
+// its key values address.
+func (b *accessList) insertAccesses(s *Insert) {
+	tb := s.ctx.table
+	row := func(en env, r smtlib.Term, _ bool) smtlib.Term {
+		var conj []smtlib.Term
+		for _, a := range s.Values {
+			if field(tb, a.Field).Key {
+				v, n, _ := en.val(a.Expr)
+				conj = append(conj, smtlib.Not(n), smtlib.Eq(smtlib.App(fieldCtor(tb, a.Field), r), v))
+			}
+		}
+		return smtlib.And(conj...)
+	}
+	for _, f := range append([]string{""}, nonKey(tb)...) {
+		b.add(s.ctx, true, f, false, row, true)
+	}
 }
 
 func (e *Encoding) tableAccesses(tb *Table) map[*Txn][]access {
