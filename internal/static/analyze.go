@@ -332,67 +332,105 @@ func (a *analysis) inductive() (string, error) {
 
 // witness decodes a model of a cycle query and replays it.
 func (a *analysis) witness(enc *Encoding, k int, ans smtlib.Answer) (*Witness, error) {
-	vals := map[string]smtlib.Term{}
+	m := answerModel{vals: map[string]smtlib.Term{}, cs: consts("e", k)}
 	for _, p := range ans.Values {
 		if len(p.Elems()) == 2 {
-			vals[p.Elems()[0].String()] = p.Elems()[1]
+			m.vals[p.Elems()[0].String()] = p.Elems()[1]
 		}
 	}
-	cs := consts("e", k)
-	// Merge constants the model makes equal.
-	rep := make([]int, k)
+	reps := m.distinct()
+	w := &Witness{K: k}
+	if err := a.decodeInstances(w, m, reps); err != nil {
+		return nil, err
+	}
+	m.decodeExecution(w, reps)
+	a.confirm(enc, w)
+	return w, nil
+}
+
+// answerModel is a solver's model of a bounded query: the values of the
+// get-value terms by their text, and the query's instance constants.
+type answerModel struct {
+	vals map[string]smtlib.Term
+	cs   []smtlib.Term
+}
+
+func (m answerModel) value(t smtlib.Term) smtlib.Term { return m.vals[t.String()] }
+
+func (m answerModel) holds(t smtlib.Term) bool {
+	b, _ := smtlib.BoolValue(m.value(t))
+	return b
+}
+
+// distinct returns the instance constants that stand for different
+// instances: a constant the model makes equal to an earlier one is merged
+// into the first.
+func (m answerModel) distinct() []int {
+	rep := make([]int, len(m.cs))
+	var reps []int
 	for i := range rep {
 		rep[i] = i
 		for j := range i {
-			if b, _ := smtlib.BoolValue(vals[smtlib.Eq(cs[j], cs[i]).String()]); b && rep[j] == j {
+			if m.holds(smtlib.Eq(m.cs[j], m.cs[i])) && rep[j] == j {
 				rep[i] = j
 				break
 			}
 		}
-	}
-	var reps []int
-	idx := map[int]int{}
-	for i := range k {
 		if rep[i] == i {
-			idx[i] = len(reps)
 			reps = append(reps, i)
 		}
 	}
-	w := &Witness{K: k}
+	return reps
+}
+
+// decodeInstances adds the instances t1, t2, ... of the constants reps to w:
+// their transaction, parameters and the model's values of their variables.
+func (a *analysis) decodeInstances(w *Witness, m answerModel, reps []int) error {
 	txns := map[string]*Txn{}
 	for _, t := range a.prog.Txns {
 		txns[t.Name] = t
 	}
 	for n, ci := range reps {
-		ty := vals[smtlib.App("typ", cs[ci]).String()].Atom()
+		c := m.cs[ci]
+		ty := m.value(smtlib.App("typ", c)).Atom()
 		t := txns[strings.TrimPrefix(ty, "ty.")]
 		if t == nil {
-			return nil, fmt.Errorf("static: model gives %s unknown type %q", cs[ci], ty)
+			return fmt.Errorf("static: model gives %s unknown type %q", c, ty)
 		}
 		in := Instance{Name: fmt.Sprintf("t%d", n+1), Txn: t.Name}
 		for _, p := range t.Params {
-			v, err := smtlib.IntValue(vals[smtlib.App(paramSym(t, p), cs[ci]).String()])
+			v, err := smtlib.IntValue(m.value(smtlib.App(paramSym(t, p), c)))
 			if err != nil {
-				return nil, fmt.Errorf("static: decoding %s.%s: %w", cs[ci], p, err)
+				return fmt.Errorf("static: decoding %s.%s: %w", c, p, err)
 			}
 			in.Params = append(in.Params, Param{Name: p, Value: v})
 		}
 		w.Instances = append(w.Instances, in)
-		hints := map[string]int64{}
-		for _, name := range sortedVars(t) {
-			if v := t.vars[name]; v.kind == varInt && len(v.loops) == 0 {
-				null, _ := smtlib.BoolValue(vals[smtlib.App(varSym(t, name)+".null", cs[ci]).String()])
-				if n, err := smtlib.IntValue(vals[smtlib.App(varSym(t, name), cs[ci]).String()]); err == nil && !null {
-					hints[name] = n
-				}
-			}
+		w.hints = append(w.hints, m.hints(t, c))
+	}
+	return nil
+}
+
+// hints are the model's non-NULL values of the instance c's top-level
+// integer variables.
+func (m answerModel) hints(t *Txn, c smtlib.Term) map[string]int64 {
+	hints := map[string]int64{}
+	for _, name := range sortedVars(t) {
+		if v := t.vars[name]; v.kind != varInt || len(v.loops) > 0 {
+			continue
 		}
-		w.hints = append(w.hints, hints)
+		null := m.holds(smtlib.App(varSym(t, name)+".null", c))
+		if n, err := smtlib.IntValue(m.value(smtlib.App(varSym(t, name), c))); err == nil && !null {
+			hints[name] = n
+		}
 	}
-	rel := func(r string, i, j int) bool {
-		b, _ := smtlib.BoolValue(vals[smtlib.App(r, cs[reps[i]], cs[reps[j]]).String()])
-		return b
-	}
+	return hints
+}
+
+// decodeExecution sets w's arbitration order, visibility and the
+// dependencies the model claims, between the instances of reps.
+func (m answerModel) decodeExecution(w *Witness, reps []int) {
+	rel := func(r string, i, j int) bool { return m.holds(smtlib.App(r, m.cs[reps[i]], m.cs[reps[j]])) }
 	n := len(reps)
 	w.Order = make([]int, n)
 	for i := range n {
@@ -414,14 +452,35 @@ func (a *analysis) witness(enc *Encoding, k int, ans smtlib.Answer) (*Witness, e
 			}
 		}
 	}
-	a.confirm(enc, w)
-	return w, nil
 }
 
 // confirm replays the witness under a few initial databases and accepts the
 // first replay whose dependency graph has a cycle and whose execution
-// satisfies the model's axioms.
+// satisfies the model's axioms (and the initial database the program's
+// assumptions). The databases are tried in three rounds: per-mode uniform
+// databases (byDefaults), range scans spread over the instances' values
+// (bySpread), and tables whose rows may be absent (byDeadTables). When none
+// confirms, the replay note lists why.
 func (a *analysis) confirm(enc *Encoding, w *Witness) {
+	c := &confirmation{a: a, enc: enc, w: w, notes: map[string]bool{}, defaults: replayDefaults(w)}
+	if c.byDefaults() || c.bySpread() || c.byDeadTables() {
+		return
+	}
+	w.ReplayNote = c.failureNote()
+}
+
+// confirmation is one witness's confirmation by replay.
+type confirmation struct {
+	a        *analysis
+	enc      *Encoding
+	w        *Witness
+	defaults []int64         // values of non-key fields to try
+	notes    map[string]bool // why replays failed
+}
+
+// replayDefaults are the values tried for non-key fields: 0, 1, ±10⁶, and
+// for each parameter value p, p, p+1 and 2|p|+1.
+func replayDefaults(w *Witness) []int64 {
 	defaults := []int64{0, 1, 1000000, -1000000}
 	for _, in := range w.Instances {
 		for _, p := range in.Params {
@@ -432,161 +491,252 @@ func (a *analysis) confirm(enc *Encoding, w *Witness) {
 			}
 		}
 	}
-	notes := map[string]bool{}
-	// Modes: 0 model hints (first reader), 3 model hints (last reader),
-	// 1 uniform default, 4 deleted rows, 2 empty database.
-	for _, mode := range []int{0, 3, 1, 4, 2} {
-		empty := mode == 2
-		for _, def := range defaults {
-			ex := &Execution{Instances: w.Instances, Order: w.Order, Vis: w.Vis, Default: def, Lazy: !empty, DeadRows: mode == 4}
-			if mode == 0 || mode == 3 {
-				ex.Hints, ex.HintsOverride = w.hints, mode == 3
+	return defaults
+}
+
+// execution is the witness's execution, to replay.
+func (c *confirmation) execution() *Execution {
+	return &Execution{Instances: c.w.Instances, Order: c.w.Order, Vis: c.w.Vis}
+}
+
+// replay replays ex on its initial database and checks the result: a
+// dependency cycle, the model's axioms, and the program's assumptions on the
+// initial database (non-key fields def where not given).
+func (c *confirmation) replay(ex *Execution, def int64) (*ReplayResult, error) {
+	r, err := Replay(c.a.prog, ex)
+	if err != nil {
+		return nil, err
+	}
+	if r.Cycle == nil {
+		return nil, errors.New("no dependency cycle in the replayed execution")
+	}
+	if err := c.a.checkModel(c.w, r); err != nil {
+		return nil, err
+	}
+	if err := c.enc.checkAssumes(ex.Initial, def); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// accept marks the witness confirmed by a replay from initial.
+func (c *confirmation) accept(cycle []Edge, initial map[string][]Row, note string) {
+	c.w.Confirmed, c.w.Cycle, c.w.Initial = true, cycle, initial
+	c.w.ReplayNote = note
+}
+
+func (c *confirmation) note(err error) { c.notes[err.Error()] = true }
+
+// failureNote lists, sorted, why the replays failed.
+func (c *confirmation) failureNote() string {
+	ns := slices.Sorted(maps.Keys(c.notes))
+	return strings.Join(ns, "; ")
+}
+
+// dbMode is how the first replay pass builds an initial database.
+type dbMode int
+
+// The modes, in the order they are tried (confirmModes).
+const (
+	modeHints     dbMode = iota // the model's hints, the first reader's winning
+	modeHintsLast               // the model's hints, the last reader's winning
+	modeUniform                 // every non-key field the default
+	modeDead                    // the addressed rows present as deleted rows
+	modeEmpty                   // no rows at all
+)
+
+var confirmModes = []dbMode{modeHints, modeHintsLast, modeUniform, modeDead, modeEmpty}
+
+func (m dbMode) hinted() bool { return m == modeHints || m == modeHintsLast }
+
+// describe is the replay note's account of the initial database.
+func (m dbMode) describe(def int64) string {
+	switch m {
+	case modeEmpty:
+		return "an empty initial database"
+	case modeDead:
+		return "initial rows: those the transactions address, present as deleted rows whose non-key fields are " + fmt.Sprint(def)
+	}
+	db := "initial rows: those the transactions address by key, non-key fields " + fmt.Sprint(def)
+	if m.hinted() {
+		db += " unless the model says what an instance read"
+	}
+	return db
+}
+
+// byDefaults tries every mode with every default.
+func (c *confirmation) byDefaults() bool {
+	for _, mode := range confirmModes {
+		for _, def := range c.defaults {
+			if c.tryMode(mode, def) {
+				return true
 			}
-			var initial map[string][]Row
-			if !empty {
-				r, err := Replay(a.prog, ex)
-				if err != nil {
-					notes[err.Error()] = true
-					continue
-				}
-				initial = r.Created
-			}
-			ex.Lazy, ex.Initial = false, initial
-			if a.opts.EmptyInitialDB && !empty {
-				continue
-			}
-			r, err := Replay(a.prog, ex)
-			if err != nil {
-				notes[err.Error()] = true
-				continue
-			}
-			if r.Cycle == nil {
-				notes["no dependency cycle in the replayed execution"] = true
-				continue
-			}
-			if err := a.checkModel(w, r); err != nil {
-				notes[err.Error()] = true
-				continue
-			}
-			if err := enc.checkAssumes(initial, def); err != nil {
-				notes[err.Error()] = true
-				continue
-			}
-			w.Confirmed, w.Cycle, w.Initial = true, r.Cycle, initial
-			db := "initial rows: those the transactions address by key, non-key fields " + fmt.Sprint(def)
-			if mode == 0 || mode == 3 {
-				db += " unless the model says what an instance read"
-			}
-			if mode == 4 {
-				db = "initial rows: those the transactions address, present as deleted rows whose non-key fields are " + fmt.Sprint(def)
-			}
-			if empty {
-				db = "an empty initial database"
-			}
-			w.ReplayNote = "replayed with " + db
-			return
 		}
 	}
-	// Then, for witnesses whose loops must visit several rows: range scans a
-	// FOREACH iterates get one initial row per value the instances use
-	// (parameters and the model's read values), with the model's hints.
-	if spread := spreadValues(w); len(spread) > 0 && a.hasForeach() {
-		for _, override := range []bool{false, true} {
-			ex := &Execution{Instances: w.Instances, Order: w.Order, Vis: w.Vis, Default: 0, Lazy: true,
-				Hints: w.hints, HintsOverride: override, Spread: spread}
-			r, err := Replay(a.prog, ex)
-			if err != nil {
-				notes[err.Error()] = true
-				continue
-			}
-			ex.Lazy, ex.Initial = false, r.Created
-			if r, err = Replay(a.prog, ex); err != nil || r.Cycle == nil || a.checkModel(w, r) != nil || enc.checkAssumes(ex.Initial, 0) != nil {
-				continue
-			}
-			// Drop the rows of iterated scans the confirmation does not
-			// need, one at a time; every smaller database is confirmed again.
-			ok := func(initial map[string][]Row) *ReplayResult {
-				ex := &Execution{Instances: w.Instances, Order: w.Order, Vis: w.Vis, Initial: initial}
-				r, err := Replay(a.prog, ex)
-				if err != nil || r.Cycle == nil || a.checkModel(w, r) != nil || enc.checkAssumes(initial, 0) != nil {
-					return nil
-				}
-				return r
-			}
-			initial := ex.Initial
-			for _, tb := range slices.Sorted(maps.Keys(initial)) {
-				if !a.iterated(tb) {
-					continue // keep the rows the transactions address by key
-				}
-				for i := 0; i < len(initial[tb]); {
-					smaller := maps.Clone(initial)
-					smaller[tb] = slices.Delete(slices.Clone(initial[tb]), i, i+1)
-					if r2 := ok(smaller); r2 != nil {
-						initial, r = smaller, r2
-						continue
-					}
-					i++
-				}
-			}
-			// Then rows no statement matches any more (rows the dropped
-			// ones led the loops to), all at once.
-			smaller := map[string][]Row{}
-			for tb, rows := range initial {
-				for _, row := range rows {
-					if r.Touched[tb][keyString(row.Key)] {
-						smaller[tb] = append(smaller[tb], row)
-					}
-				}
-			}
-			if r2 := ok(smaller); r2 != nil {
+	return false
+}
+
+// tryMode builds an initial database by a lazy replay in the mode (none for
+// modeEmpty) and confirms the witness on it. With EmptyInitialDB only the
+// empty database is tried.
+func (c *confirmation) tryMode(mode dbMode, def int64) bool {
+	empty := mode == modeEmpty
+	ex := c.execution()
+	ex.Default, ex.Lazy, ex.DeadRows = def, !empty, mode == modeDead
+	if mode.hinted() {
+		ex.Hints, ex.HintsOverride = c.w.hints, mode == modeHintsLast
+	}
+	var initial map[string][]Row
+	if !empty {
+		r, err := Replay(c.a.prog, ex)
+		if err != nil {
+			c.note(err)
+			return false
+		}
+		initial = r.Created
+	}
+	ex.Lazy, ex.Initial = false, initial
+	if c.a.opts.EmptyInitialDB && !empty {
+		return false
+	}
+	r, err := c.replay(ex, def)
+	if err != nil {
+		c.note(err)
+		return false
+	}
+	c.accept(r.Cycle, initial, "replayed with "+mode.describe(def))
+	return true
+}
+
+// bySpread is for witnesses whose loops must visit several rows: range
+// scans a FOREACH iterates get one initial row per value the instances use
+// (parameters and the model's read values), with the model's hints.
+func (c *confirmation) bySpread() bool {
+	spread := spreadValues(c.w)
+	if len(spread) == 0 || !c.a.hasForeach() {
+		return false
+	}
+	for _, override := range []bool{false, true} {
+		if c.trySpread(spread, override) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *confirmation) trySpread(spread []int64, override bool) bool {
+	ex := c.execution()
+	ex.Lazy, ex.Hints, ex.HintsOverride, ex.Spread = true, c.w.hints, override, spread
+	r, err := Replay(c.a.prog, ex)
+	if err != nil {
+		c.note(err)
+		return false
+	}
+	ex.Lazy, ex.Initial = false, r.Created
+	if r, err = c.replay(ex, 0); err != nil {
+		return false
+	}
+	initial, r := c.shrinkIterated(ex.Initial, r)
+	initial, r = c.dropUntouched(initial, r)
+	c.accept(r.Cycle, initial, "replayed with initial rows: those the transactions address by key, non-key fields 0 unless the model says what an instance read; range scans a FOREACH iterates first had one row per value the instances use, for the fields the loop reads ("+
+		fmt.Sprint(spread)+"), then every such row the cycle does not need was dropped")
+	return true
+}
+
+// confirmsFrom replays the witness from initial (non-key fields 0 where not
+// given) and returns the replay if it confirms the witness.
+func (c *confirmation) confirmsFrom(initial map[string][]Row) *ReplayResult {
+	ex := c.execution()
+	ex.Initial = initial
+	r, err := c.replay(ex, 0)
+	if err != nil {
+		return nil
+	}
+	return r
+}
+
+// shrinkIterated drops the rows of iterated scans the confirmation does not
+// need, one at a time; every smaller database is confirmed again. Rows of
+// other tables are those the transactions address by key, and stay.
+func (c *confirmation) shrinkIterated(initial map[string][]Row, r *ReplayResult) (map[string][]Row, *ReplayResult) {
+	for _, tb := range slices.Sorted(maps.Keys(initial)) {
+		if !c.a.iterated(tb) {
+			continue
+		}
+		for i := 0; i < len(initial[tb]); {
+			smaller := maps.Clone(initial)
+			smaller[tb] = slices.Delete(slices.Clone(initial[tb]), i, i+1)
+			if r2 := c.confirmsFrom(smaller); r2 != nil {
 				initial, r = smaller, r2
+				continue
 			}
-			w.Confirmed, w.Cycle, w.Initial = true, r.Cycle, initial
-			w.ReplayNote = "replayed with initial rows: those the transactions address by key, non-key fields 0 unless the model says what an instance read; range scans a FOREACH iterates first had one row per value the instances use, for the fields the loop reads (" +
-				fmt.Sprint(spread) + "), then every such row the cycle does not need was dropped"
-			return
+			i++
 		}
 	}
-	// Last, rows of some tables that no transaction inserts into or deletes
-	// from may be absent (the solver's model may leave a row dead in every
-	// snapshot): try each subset of those tables, with the model's hints.
+	return initial, r
+}
+
+// dropUntouched then drops, all at once, the rows no statement matches any
+// more (rows the dropped ones led the loops to), if the rest still confirms.
+func (c *confirmation) dropUntouched(initial map[string][]Row, r *ReplayResult) (map[string][]Row, *ReplayResult) {
+	smaller := map[string][]Row{}
+	for tb, rows := range initial {
+		for _, row := range rows {
+			if r.Touched[tb][keyString(row.Key)] {
+				smaller[tb] = append(smaller[tb], row)
+			}
+		}
+	}
+	if r2 := c.confirmsFrom(smaller); r2 != nil {
+		return smaller, r2
+	}
+	return initial, r
+}
+
+// byDeadTables is the last round: rows of tables no transaction inserts into
+// or deletes from may be absent (the solver's model may leave a row dead in
+// every snapshot), so each subset of those tables (when there are at most
+// six) is tried with the model's hints.
+func (c *confirmation) byDeadTables() bool {
 	var static []string
-	for _, tb := range a.prog.Tables {
-		if !a.writesAlive(tb) {
+	for _, tb := range c.a.prog.Tables {
+		if !c.a.writesAlive(tb) {
 			static = append(static, tb.Name)
 		}
 	}
-	if len(static) <= 6 {
-		for mask := 1; mask < 1<<len(static); mask++ {
-			dead := map[string]bool{}
-			for i, name := range static {
-				if mask&(1<<i) != 0 {
-					dead[name] = true
-				}
+	if len(static) > 6 {
+		return false
+	}
+	for mask := 1; mask < 1<<len(static); mask++ {
+		dead := map[string]bool{}
+		for i, name := range static {
+			if mask&(1<<i) != 0 {
+				dead[name] = true
 			}
-			for _, def := range defaults {
-				ex := &Execution{Instances: w.Instances, Order: w.Order, Vis: w.Vis, Default: def, Lazy: true, DeadTables: dead, Hints: w.hints}
-				r, err := Replay(a.prog, ex)
-				if err != nil {
-					continue
-				}
-				ex.Lazy, ex.Initial = false, r.Created
-				if r, err = Replay(a.prog, ex); err != nil || r.Cycle == nil || a.checkModel(w, r) != nil || enc.checkAssumes(ex.Initial, def) != nil {
-					continue
-				}
-				names := slices.Sorted(maps.Keys(dead))
-				w.Confirmed, w.Cycle, w.Initial = true, r.Cycle, ex.Initial
-				w.ReplayNote = fmt.Sprintf("replayed with initial rows: those the transactions address by key, non-key fields %d unless the model says what an instance read; rows of %s absent", def, strings.Join(names, ", "))
-				return
+		}
+		for _, def := range c.defaults {
+			if c.tryDead(dead, def) {
+				return true
 			}
 		}
 	}
-	var ns []string
-	for n := range notes {
-		ns = append(ns, n)
+	return false
+}
+
+func (c *confirmation) tryDead(dead map[string]bool, def int64) bool {
+	ex := c.execution()
+	ex.Default, ex.Lazy, ex.DeadTables, ex.Hints = def, true, dead, c.w.hints
+	r, err := Replay(c.a.prog, ex)
+	if err != nil {
+		return false
 	}
-	sort.Strings(ns)
-	w.ReplayNote = strings.Join(ns, "; ")
+	ex.Lazy, ex.Initial = false, r.Created
+	if r, err = c.replay(ex, def); err != nil {
+		return false
+	}
+	names := slices.Sorted(maps.Keys(dead))
+	c.accept(r.Cycle, ex.Initial, fmt.Sprintf("replayed with initial rows: those the transactions address by key, non-key fields %d unless the model says what an instance read; rows of %s absent", def, strings.Join(names, ", ")))
+	return true
 }
 
 func abs(n int64) int64 {

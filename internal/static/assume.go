@@ -117,13 +117,32 @@ func (e *Encoding) initialDB(domain []smtlib.Term) (decls, axioms []smtlib.Term)
 	if len(as) == 0 {
 		return nil, nil
 	}
-	tables := map[*Table]bool{}
-	vals := map[*Table]map[string]bool{}
-	var order []*Table
+	order, vals := assumedTables(as)
+	for _, tb := range order {
+		decls = append(decls, declFun(initAliveSym(tb), []smtlib.Term{smtlib.Sym(sortR(tb))}, sB))
+		for _, f := range nonKey(tb) {
+			if vals[tb][f] {
+				decls = append(decls, declFun(initValSym(tb, f), []smtlib.Term{smtlib.Sym(sortR(tb))}, sI))
+			}
+		}
+	}
+	for _, tb := range order {
+		axioms = append(axioms, e.initialLiveness(tb, domain))
+		axioms = append(axioms, e.initialValues(tb, vals[tb], domain)...)
+	}
+	for _, a := range as {
+		axioms = append(axioms, assumeAxiom(a))
+	}
+	return decls, axioms
+}
+
+// assumedTables are the tables the assumptions range over, in first-use
+// order, with the non-key fields they mention.
+func assumedTables(as []*Assume) (order []*Table, vals map[*Table]map[string]bool) {
+	vals = map[*Table]map[string]bool{}
 	for _, a := range as {
 		for _, r := range a.Rows {
-			if !tables[r.table] {
-				tables[r.table] = true
+			if vals[r.table] == nil {
 				order = append(order, r.table)
 				vals[r.table] = map[string]bool{}
 			}
@@ -138,72 +157,79 @@ func (e *Encoding) initialDB(domain []smtlib.Term) (decls, axioms []smtlib.Term)
 			}
 		})
 	}
-	for _, tb := range order {
-		decls = append(decls, declFun(initAliveSym(tb), []smtlib.Term{smtlib.Sym(sortR(tb))}, sB))
-		for _, f := range nonKey(tb) {
-			if vals[tb][f] {
-				decls = append(decls, declFun(initValSym(tb, f), []smtlib.Term{smtlib.Sym(sortR(tb))}, sI))
-			}
-		}
-	}
-	for _, tb := range order {
-		r := smtlib.Var{Name: "r", Sort: sortR(tb)}
-		tv := smtlib.Var{Name: "t", Sort: "T"}
-		acc := e.tableAccesses(tb)
-		var none []smtlib.Term
-		for _, w := range domain {
-			var writes []smtlib.Term
-			for _, t := range e.txns {
-				for _, x := range acc[t] {
-					if x.write && x.field == "" {
-						vs, en, lam := e.exec(x.ctx, w)
-						writes = append(writes, smtlib.And(smtlib.Eq(smtlib.App("typ", w), smtlib.Sym(tyCtor(t))),
-							smtlib.Exists(vs, smtlib.And(lam, x.row(en, r.Ref(), true)))))
-					}
+	return order, vals
+}
+
+// initialLiveness: an instance none of whose visible instances (in domain)
+// may write the Alive of row r sees r's initial liveness.
+func (e *Encoding) initialLiveness(tb *Table, domain []smtlib.Term) smtlib.Term {
+	r := smtlib.Var{Name: "r", Sort: sortR(tb)}
+	tv := smtlib.Var{Name: "t", Sort: "T"}
+	acc := e.tableAccesses(tb)
+	var none []smtlib.Term
+	for _, w := range domain {
+		var writes []smtlib.Term
+		for _, t := range e.txns {
+			for _, x := range acc[t] {
+				if x.write && x.field == "" {
+					vs, en, lam := e.exec(x.ctx, w)
+					writes = append(writes, smtlib.And(smtlib.Eq(smtlib.App("typ", w), smtlib.Sym(tyCtor(t))),
+						smtlib.Exists(vs, smtlib.And(lam, x.row(en, r.Ref(), true)))))
 				}
 			}
-			none = append(none, smtlib.Not(smtlib.And(smtlib.App("vis", w, tv.Ref()), smtlib.Or(writes...))))
 		}
-		axioms = append(axioms, smtlib.Forall([]smtlib.Var{r, tv}, smtlib.Implies(smtlib.And(none...),
-			smtlib.Eq(smtlib.App(aliveSym(tb), r.Ref(), tv.Ref()), smtlib.App(initAliveSym(tb), r.Ref())))))
-		e.eachFieldSelect(tb, func(t *Txn, s *Select) {
-			for i, f := range s.Fields {
-				if !vals[tb][f] {
-					continue
-				}
-				_, en, lam := e.exec(s.ctx, tv.Ref())
-				v, n, _ := en.val(&Ref{Name: s.Vars[i]})
-				prem := []smtlib.Term{
-					smtlib.Eq(smtlib.App("typ", tv.Ref()), smtlib.Sym(tyCtor(t))), lam,
-					en.withRow(tb, r.Ref()).cond(s.Where, false),
-					smtlib.App(aliveSym(tb), r.Ref(), tv.Ref()), smtlib.Not(n),
-				}
-				for _, w := range domain {
-					prem = append(prem, smtlib.Not(smtlib.App(relSym("WR", tb), r.Ref(), smtlib.Sym(fieldCtor(tb, f)), w, tv.Ref())))
-				}
-				axioms = append(axioms, smtlib.Forall([]smtlib.Var{r, tv}, smtlib.Implies(smtlib.And(prem...),
-					smtlib.Eq(v, smtlib.App(initValSym(tb, f), r.Ref())))))
+		none = append(none, smtlib.Not(smtlib.And(smtlib.App("vis", w, tv.Ref()), smtlib.Or(writes...))))
+	}
+	return smtlib.Forall([]smtlib.Var{r, tv}, smtlib.Implies(smtlib.And(none...),
+		smtlib.Eq(smtlib.App(aliveSym(tb), r.Ref(), tv.Ref()), smtlib.App(initAliveSym(tb), r.Ref()))))
+}
+
+// initialValues: a field SELECT outside loops of a live row r, of a field in
+// vals, with no WR source for (r, f) among the instances of domain reads r's
+// initial value of f.
+func (e *Encoding) initialValues(tb *Table, vals map[string]bool, domain []smtlib.Term) []smtlib.Term {
+	r := smtlib.Var{Name: "r", Sort: sortR(tb)}
+	tv := smtlib.Var{Name: "t", Sort: "T"}
+	var axioms []smtlib.Term
+	e.eachFieldSelect(tb, func(t *Txn, s *Select) {
+		for i, f := range s.Fields {
+			if !vals[f] {
+				continue
 			}
-		})
-	}
-	for _, a := range as {
-		var vs []smtlib.Var
-		rows := map[string]smtlib.Term{}
-		tbs := map[string]*Table{}
-		var conj []smtlib.Term
-		for _, r := range a.Rows {
-			v := smtlib.Var{Name: "x." + r.Name, Sort: sortR(r.table)}
-			vs = append(vs, v)
-			rows[r.Name], tbs[r.Name] = v.Ref(), r.table
-			conj = append(conj, smtlib.App(initAliveSym(r.table), v.Ref()))
+			_, en, lam := e.exec(s.ctx, tv.Ref())
+			v, n, _ := en.val(&Ref{Name: s.Vars[i]})
+			prem := []smtlib.Term{
+				smtlib.Eq(smtlib.App("typ", tv.Ref()), smtlib.Sym(tyCtor(t))), lam,
+				en.withRow(tb, r.Ref()).cond(s.Where, false),
+				smtlib.App(aliveSym(tb), r.Ref(), tv.Ref()), smtlib.Not(n),
+			}
+			for _, w := range domain {
+				prem = append(prem, smtlib.Not(smtlib.App(relSym("WR", tb), r.Ref(), smtlib.Sym(fieldCtor(tb, f)), w, tv.Ref())))
+			}
+			axioms = append(axioms, smtlib.Forall([]smtlib.Var{r, tv}, smtlib.Implies(smtlib.And(prem...),
+				smtlib.Eq(v, smtlib.App(initValSym(tb, f), r.Ref())))))
 		}
-		ev := func(c Cond) smtlib.Term { return initCond(c, rows, tbs) }
-		if a.Premise != nil {
-			conj = append(conj, ev(a.Premise))
-		}
-		axioms = append(axioms, smtlib.Forall(vs, smtlib.Implies(smtlib.And(conj...), ev(a.Conclusion))))
+	})
+	return axioms
+}
+
+// assumeAxiom is the assumption over the initial liveness and values.
+func assumeAxiom(a *Assume) smtlib.Term {
+	var vs []smtlib.Var
+	rows := map[string]smtlib.Term{}
+	tbs := map[string]*Table{}
+	var conj []smtlib.Term
+	for _, r := range a.Rows {
+		v := smtlib.Var{Name: "x." + r.Name, Sort: sortR(r.table)}
+		vs = append(vs, v)
+		rows[r.Name], tbs[r.Name] = v.Ref(), r.table
+		conj = append(conj, smtlib.App(initAliveSym(r.table), v.Ref()))
 	}
-	return decls, axioms
+	ev := func(c Cond) smtlib.Term { return initCond(c, rows, tbs) }
+	if a.Premise != nil {
+		conj = append(conj, ev(a.Premise))
+	}
+	return smtlib.Forall(vs, smtlib.Implies(smtlib.And(conj...), ev(a.Conclusion)))
 }
 
 func walkFieldOfs(a *Assume, fn func(*FieldOf)) {
@@ -309,57 +335,15 @@ func (e *Encoding) checkAssumes(initial map[string][]Row, def int64) error {
 	return nil
 }
 
+// initHolds evaluates an assumption's condition on rows, one initial row
+// per row name of a (non-key fields not given are def).
 func initHolds(c Cond, a *Assume, rows []Row, def int64) bool {
-	var val func(Expr) int64
-	val = func(x Expr) int64 {
-		switch x := x.(type) {
-		case *IntLit:
-			return x.V
-		case *FieldOf:
-			for i, r := range a.Rows {
-				if r.Name != x.Iter {
-					continue
-				}
-				if k := keyIndex(r.table, x.Field); k >= 0 {
-					return rows[i].Key[k]
-				}
-				if v, ok := rows[i].Values[x.Field]; ok {
-					return v
-				}
-				return def
-			}
-		case *Binary:
-			l, r := val(x.L), val(x.R)
-			switch x.Op {
-			case "+":
-				return l + r
-			case "-":
-				return l - r
-			}
-			return l * r
-		case *Neg:
-			return -val(x.X)
-		}
-		panic(fmt.Sprintf("static: %T in an assumption", x))
-	}
+	b := initBinding{a: a, rows: rows, def: def}
 	switch c := c.(type) {
 	case *BoolLit:
 		return c.V
 	case *Cmp:
-		l, r := val(c.L), val(c.R)
-		switch c.Op {
-		case "<":
-			return l < r
-		case "<=":
-			return l <= r
-		case "=":
-			return l == r
-		case "<>":
-			return l != r
-		case ">":
-			return l > r
-		}
-		return l >= r
+		return compareInts(c.Op, b.val(c.L), b.val(c.R))
 	case *Not:
 		return !initHolds(c.C, a, rows, def)
 	case *Logic:
@@ -369,4 +353,70 @@ func initHolds(c Cond, a *Assume, rows []Row, def int64) bool {
 		return initHolds(c.L, a, rows, def) || initHolds(c.R, a, rows, def)
 	}
 	panic(fmt.Sprintf("static: %T in an assumption", c))
+}
+
+// compareInts applies a comparison operator (<, <=, =, <>, >, >=).
+func compareInts(op string, l, r int64) bool {
+	switch op {
+	case "<":
+		return l < r
+	case "<=":
+		return l <= r
+	case "=":
+		return l == r
+	case "<>":
+		return l != r
+	case ">":
+		return l > r
+	}
+	return l >= r
+}
+
+// initBinding binds the row names of an assumption to initial rows.
+type initBinding struct {
+	a    *Assume
+	rows []Row
+	def  int64
+}
+
+// val evaluates an expression of an assumption on the bound rows.
+func (b initBinding) val(x Expr) int64 {
+	switch x := x.(type) {
+	case *IntLit:
+		return x.V
+	case *FieldOf:
+		if v, ok := b.field(x); ok {
+			return v
+		}
+	case *Binary:
+		l, r := b.val(x.L), b.val(x.R)
+		switch x.Op {
+		case "+":
+			return l + r
+		case "-":
+			return l - r
+		}
+		return l * r
+	case *Neg:
+		return -b.val(x.X)
+	}
+	panic(fmt.Sprintf("static: %T in an assumption", x))
+}
+
+// field is the value of row.field: a key value, a given value or def; false
+// when no row has that name.
+func (b initBinding) field(x *FieldOf) (int64, bool) {
+	for i, r := range b.a.Rows {
+		if r.Name != x.Iter {
+			continue
+		}
+		if k := keyIndex(r.table, x.Field); k >= 0 {
+			return b.rows[i].Key[k], true
+		}
+		if v, ok := b.rows[i].Values[x.Field]; ok {
+			return v, true
+		}
+		return b.def, true
+	}
+	return 0, false
 }

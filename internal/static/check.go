@@ -162,112 +162,142 @@ func keyFields(t *Table) []*Field {
 	return out
 }
 
+// stmt checks one statement and records where it sits: one method per
+// statement kind.
 func (c *checker) stmt(s Stmt, ctx *stmtCtx) {
 	c.txn.stmts = append(c.txn.stmts, s)
 	here := &stmtCtx{txn: ctx.txn, loops: ctx.loops, path: ctx.path}
 	switch s := s.(type) {
 	case *Select:
 		s.ctx = here
-		t := c.table(s.Pos, s.Table)
-		if t == nil {
-			return
-		}
-		here.table = t
-		for _, f := range s.Fields {
-			if field(t, f) == nil {
-				c.errf(s.Pos, ErrInvalid, "", "table %s has no field %s", t.Name, f)
-			}
-		}
-		c.cond(s.Where, ctx, t, true)
-		switch s.Kind {
-		case SelectFields:
-			if missing := missingKeys(t, s.Where); len(missing) > 0 {
-				c.errf(s.Pos, ErrUnsupported, "fix every key field with = in a top-level AND, or use SELECT * AS rows / an aggregate",
-					"unsupported construct: SELECT of fields from %s without the full key (missing %s) returns a set of values", t.Name, strings.Join(missing, ", "))
-			}
-			for _, v := range s.Vars {
-				c.define(s.Pos, v, varInt, nil, ctx.loops, s)
-			}
-		case SelectRows:
-			c.define(s.Pos, s.Vars[0], varRows, t, ctx.loops, s)
-		default:
-			c.define(s.Pos, s.Vars[0], varInt, nil, ctx.loops, s)
-		}
+		c.selectStmt(s, ctx, here)
 	case *Update:
 		s.ctx = here
-		t := c.table(s.Pos, s.Table)
-		if t == nil {
-			return
-		}
-		here.table = t
-		seen := map[string]bool{}
-		for _, a := range s.Sets {
-			f := field(t, a.Field)
-			switch {
-			case f == nil:
-				c.errf(a.Pos, ErrInvalid, "", "table %s has no field %s", t.Name, a.Field)
-			case f.Key:
-				c.errf(a.Pos, ErrUnsupported, "delete the row and insert a new one", "unsupported construct: UPDATE of key field %s.%s", t.Name, f.Name)
-			case seen[a.Field]:
-				c.errf(a.Pos, ErrInvalid, "", "field %s set twice", a.Field)
-			}
-			seen[a.Field] = true
-			c.expr(a.Expr, ctx, t)
-		}
-		c.cond(s.Where, ctx, t, true)
+		c.updateStmt(s, ctx, here)
 	case *Insert:
 		s.ctx = here
-		t := c.table(s.Pos, s.Table)
-		if t == nil {
-			return
-		}
-		here.table = t
-		seen := map[string]bool{}
-		for _, a := range s.Values {
-			if field(t, a.Field) == nil {
-				c.errf(a.Pos, ErrInvalid, "", "table %s has no field %s", t.Name, a.Field)
-			} else if seen[a.Field] {
-				c.errf(a.Pos, ErrInvalid, "", "field %s given twice", a.Field)
-			}
-			seen[a.Field] = true
-			c.expr(a.Expr, ctx, nil)
-		}
-		for _, k := range keyFields(t) {
-			if !seen[k.Name] {
-				c.errf(s.Pos, ErrInvalid, "give every key field a value", "INSERT INTO %s is missing key field %s", t.Name, k.Name)
-			}
-		}
+		c.insertStmt(s, ctx, here)
 	case *Delete:
 		s.ctx = here
-		t := c.table(s.Pos, s.Table)
-		if t == nil {
-			return
+		if t := c.stmtTable(s.Pos, s.Table, here); t != nil {
+			c.cond(s.Where, ctx, t, true)
 		}
-		here.table = t
-		c.cond(s.Where, ctx, t, true)
 	case *Let:
 		s.ctx = here
 		c.expr(s.Expr, ctx, nil)
 		c.define(s.Pos, s.Var, varInt, nil, ctx.loops, s)
 	case *If:
-		c.cond(s.Cond, ctx, nil, false)
-		depth := len(ctx.loops)
-		c.block(s.Then, &stmtCtx{txn: ctx.txn, loops: ctx.loops, path: appendPath(ctx.path, pathCond{s.Cond, true, depth})})
-		c.block(s.Else, &stmtCtx{txn: ctx.txn, loops: ctx.loops, path: appendPath(ctx.path, pathCond{s.Cond, false, depth})})
+		c.ifStmt(s, ctx)
 	case *Foreach:
-		set := c.use(s.Pos, s.Set, ctx)
-		if set == nil {
-			return
-		}
-		if set.kind != varRows {
-			c.errf(s.Pos, ErrInvalid, "iterate over the result of SELECT * AS rows", "FOREACH over %s, which is not a set of rows", s.Set)
-			return
-		}
-		loops := append(append([]*Foreach(nil), ctx.loops...), s)
-		c.define(s.Pos, s.Iter, varIter, set.table, loops, s)
-		c.block(s.Body, &stmtCtx{txn: ctx.txn, loops: loops, path: ctx.path})
+		c.foreach(s, ctx)
 	case *Skip:
 	}
+}
+
+// stmtTable resolves the table a statement addresses and records it in the
+// statement's context; nil (reported) when there is no such table.
+func (c *checker) stmtTable(pos Pos, name string, here *stmtCtx) *Table {
+	t := c.table(pos, name)
+	if t != nil {
+		here.table = t
+	}
+	return t
+}
+
+func (c *checker) selectStmt(s *Select, ctx, here *stmtCtx) {
+	t := c.stmtTable(s.Pos, s.Table, here)
+	if t == nil {
+		return
+	}
+	for _, f := range s.Fields {
+		if field(t, f) == nil {
+			c.errf(s.Pos, ErrInvalid, "", "table %s has no field %s", t.Name, f)
+		}
+	}
+	c.cond(s.Where, ctx, t, true)
+	switch s.Kind {
+	case SelectFields:
+		if missing := missingKeys(t, s.Where); len(missing) > 0 {
+			c.errf(s.Pos, ErrUnsupported, "fix every key field with = in a top-level AND, or use SELECT * AS rows / an aggregate",
+				"unsupported construct: SELECT of fields from %s without the full key (missing %s) returns a set of values", t.Name, strings.Join(missing, ", "))
+		}
+		for _, v := range s.Vars {
+			c.define(s.Pos, v, varInt, nil, ctx.loops, s)
+		}
+	case SelectRows:
+		c.define(s.Pos, s.Vars[0], varRows, t, ctx.loops, s)
+	default:
+		c.define(s.Pos, s.Vars[0], varInt, nil, ctx.loops, s)
+	}
+}
+
+func (c *checker) updateStmt(s *Update, ctx, here *stmtCtx) {
+	t := c.stmtTable(s.Pos, s.Table, here)
+	if t == nil {
+		return
+	}
+	seen := map[string]bool{}
+	for _, a := range s.Sets {
+		f := field(t, a.Field)
+		switch {
+		case f == nil:
+			c.errf(a.Pos, ErrInvalid, "", "table %s has no field %s", t.Name, a.Field)
+		case f.Key:
+			c.errf(a.Pos, ErrUnsupported, "delete the row and insert a new one", "unsupported construct: UPDATE of key field %s.%s", t.Name, f.Name)
+		case seen[a.Field]:
+			c.errf(a.Pos, ErrInvalid, "", "field %s set twice", a.Field)
+		}
+		seen[a.Field] = true
+		c.expr(a.Expr, ctx, t)
+	}
+	c.cond(s.Where, ctx, t, true)
+}
+
+func (c *checker) insertStmt(s *Insert, ctx, here *stmtCtx) {
+	t := c.stmtTable(s.Pos, s.Table, here)
+	if t == nil {
+		return
+	}
+	seen := map[string]bool{}
+	for _, a := range s.Values {
+		if field(t, a.Field) == nil {
+			c.errf(a.Pos, ErrInvalid, "", "table %s has no field %s", t.Name, a.Field)
+		} else if seen[a.Field] {
+			c.errf(a.Pos, ErrInvalid, "", "field %s given twice", a.Field)
+		}
+		seen[a.Field] = true
+		c.expr(a.Expr, ctx, nil)
+	}
+	for _, k := range keyFields(t) {
+		if !seen[k.Name] {
+			c.errf(s.Pos, ErrInvalid, "give every key field a value", "INSERT INTO %s is missing key field %s", t.Name, k.Name)
+		}
+	}
+}
+
+// ifStmt checks the condition and both branches, each with the condition
+// (or its negation) on its path.
+func (c *checker) ifStmt(s *If, ctx *stmtCtx) {
+	c.cond(s.Cond, ctx, nil, false)
+	depth := len(ctx.loops)
+	c.block(s.Then, &stmtCtx{txn: ctx.txn, loops: ctx.loops, path: appendPath(ctx.path, pathCond{s.Cond, true, depth})})
+	c.block(s.Else, &stmtCtx{txn: ctx.txn, loops: ctx.loops, path: appendPath(ctx.path, pathCond{s.Cond, false, depth})})
+}
+
+// foreach checks that the loop iterates a set of rows and checks the body
+// inside the loop.
+func (c *checker) foreach(s *Foreach, ctx *stmtCtx) {
+	set := c.use(s.Pos, s.Set, ctx)
+	if set == nil {
+		return
+	}
+	if set.kind != varRows {
+		c.errf(s.Pos, ErrInvalid, "iterate over the result of SELECT * AS rows", "FOREACH over %s, which is not a set of rows", s.Set)
+		return
+	}
+	loops := append(append([]*Foreach(nil), ctx.loops...), s)
+	c.define(s.Pos, s.Iter, varIter, set.table, loops, s)
+	c.block(s.Body, &stmtCtx{txn: ctx.txn, loops: loops, path: ctx.path})
 }
 
 func appendPath(p []pathCond, c pathCond) []pathCond {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -138,19 +139,50 @@ func unjoin(err error) []error {
 // WriteText renders a result for people.
 func WriteText(w io.Writer, prog *Program, filename string, res *Result) {
 	fmt.Fprintf(w, "program %s, model %s, bound %d, solver %s\n", filename, res.Model, res.Bound, res.Solver)
-	if len(res.Assumptions) > 0 {
-		fmt.Fprintln(w, "assuming the initial database satisfies (bounded queries and witnesses; the inductive proof only through counter invariants it names):")
-		for _, a := range res.Assumptions {
-			fmt.Fprintf(w, "  ASSUME INITIALLY at %s\n", a)
-		}
+	writeAssumptions(w, res.Assumptions)
+	writeQueries(w, res.Queries)
+	writeVerdict(w, res)
+	wt := res.Witness
+	if wt == nil {
+		return
 	}
-	for _, q := range res.Queries {
+	writeInstances(w, wt)
+	if !wt.Confirmed {
+		fmt.Fprintf(w, "candidate dependencies claimed by the solver (replay failed: %s):\n", wt.ReplayNote)
+		for _, e := range wt.ModelEdges {
+			fmt.Fprintf(w, "  %s -%s-> %s\n", wt.Instances[e.From].Name, e.Rel, wt.Instances[e.To].Name)
+		}
+		return
+	}
+	writeInitial(w, wt.Initial)
+	fmt.Fprintf(w, "cycle (confirmed by replay, %s):\n", wt.ReplayNote)
+	for _, e := range wt.Cycle {
+		fmt.Fprintf(w, "  %s -%s-> %s  on %s[%s].%s  (%s -> %s)\n", wt.Instances[e.From].Name, e.Rel, wt.Instances[e.To].Name,
+			e.Table, e.Row, e.Field, e.FromStmt, e.ToStmt)
+	}
+}
+
+func writeAssumptions(w io.Writer, as []string) {
+	if len(as) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "assuming the initial database satisfies (bounded queries and witnesses; the inductive proof only through counter invariants it names):")
+	for _, a := range as {
+		fmt.Fprintf(w, "  ASSUME INITIALLY at %s\n", a)
+	}
+}
+
+func writeQueries(w io.Writer, qs []QueryResult) {
+	for _, q := range qs {
 		fmt.Fprintf(w, "  %-28s %-8s %8.3fs wall %8.3fs cpu", q.Query, q.Status, q.Elapsed.Seconds(), q.CPU.Seconds())
 		if q.Reason != "" {
 			fmt.Fprintf(w, "  (%s)", q.Reason)
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+func writeVerdict(w io.Writer, res *Result) {
 	switch res.Verdict {
 	case Anomaly:
 		fmt.Fprintf(w, "verdict: anomaly: an execution of %d transactions with a dependency cycle\n", res.K)
@@ -165,10 +197,11 @@ func WriteText(w io.Writer, prog *Program, filename string, res *Result) {
 	default:
 		fmt.Fprintf(w, "verdict: inconclusive: %s\n", res.Reason)
 	}
-	if res.Witness == nil {
-		return
-	}
-	wt := res.Witness
+}
+
+// writeInstances lists the witness's instances in arbitration order, each
+// with its parameters and the instances it sees.
+func writeInstances(w io.Writer, wt *Witness) {
 	fmt.Fprintln(w, "instances (in arbitration order):")
 	for _, i := range wt.Order {
 		in := wt.Instances[i]
@@ -187,35 +220,22 @@ func WriteText(w io.Writer, prog *Program, filename string, res *Result) {
 		}
 		fmt.Fprintf(w, "  %s = %s(%s)  sees %s\n", in.Name, in.Txn, strings.Join(ps, ", "), strings.Join(sees, ", "))
 	}
-	if wt.Confirmed {
-		var tables []string
-		for tb := range wt.Initial {
-			tables = append(tables, tb)
-		}
-		slices.Sort(tables)
-		for _, tb := range tables {
-			for _, row := range wt.Initial[tb] {
-				var fs []string
-				for f, v := range row.Values {
-					fs = append(fs, fmt.Sprintf("%s=%d", f, v))
-				}
-				slices.Sort(fs)
-				dead := ""
-				if row.Dead {
-					dead = " (deleted)"
-				}
-				fmt.Fprintf(w, "  initially %s%v {%s}%s\n", tb, row.Key, strings.Join(fs, ", "), dead)
+}
+
+// writeInitial lists the initial rows of a confirming replay, by table.
+func writeInitial(w io.Writer, initial map[string][]Row) {
+	for _, tb := range slices.Sorted(maps.Keys(initial)) {
+		for _, row := range initial[tb] {
+			var fs []string
+			for f, v := range row.Values {
+				fs = append(fs, fmt.Sprintf("%s=%d", f, v))
 			}
+			slices.Sort(fs)
+			dead := ""
+			if row.Dead {
+				dead = " (deleted)"
+			}
+			fmt.Fprintf(w, "  initially %s%v {%s}%s\n", tb, row.Key, strings.Join(fs, ", "), dead)
 		}
-		fmt.Fprintf(w, "cycle (confirmed by replay, %s):\n", wt.ReplayNote)
-		for _, e := range wt.Cycle {
-			fmt.Fprintf(w, "  %s -%s-> %s  on %s[%s].%s  (%s -> %s)\n", wt.Instances[e.From].Name, e.Rel, wt.Instances[e.To].Name,
-				e.Table, e.Row, e.Field, e.FromStmt, e.ToStmt)
-		}
-		return
-	}
-	fmt.Fprintf(w, "candidate dependencies claimed by the solver (replay failed: %s):\n", wt.ReplayNote)
-	for _, e := range wt.ModelEdges {
-		fmt.Fprintf(w, "  %s -%s-> %s\n", wt.Instances[e.From].Name, e.Rel, wt.Instances[e.To].Name)
 	}
 }

@@ -120,61 +120,10 @@ func exclusive(p, q *stmtCtx) bool {
 // final value, and that statement's write is the only one), so it excludes
 // only spurious models; all premises on rows are under-approximations.
 func (e *Encoding) writtenValueAxioms() []smtlib.Term {
-	type writer struct {
-		t     *Txn
-		ctx   *stmtCtx
-		x     Expr
-		alive bool // UPDATE: writes only live rows
-		where Cond
-		ins   *Insert
-	}
 	var out []smtlib.Term
 	for _, tb := range e.tables() {
 		for _, f := range nonKey(tb) {
-			var ws []writer
-			for _, t := range e.txns {
-				var all []*stmtCtx
-				var cands []writer
-				for _, st := range t.stmts {
-					switch st := st.(type) {
-					case *Update:
-						if st.ctx.table != tb {
-							continue
-						}
-						for _, a := range st.Sets {
-							if a.Field == f {
-								all = append(all, st.ctx)
-								if len(st.ctx.loops) == 0 && exactCond(st.Where) && !mentionsField(a.Expr) {
-									cands = append(cands, writer{t: t, ctx: st.ctx, x: a.Expr, alive: true, where: st.Where})
-								}
-							}
-						}
-					case *Insert:
-						if st.ctx.table != tb {
-							continue
-						}
-						all = append(all, st.ctx)
-						var x Expr = &IntLit{}
-						for _, a := range st.Values {
-							if a.Field == f {
-								x = a.Expr
-							}
-						}
-						if len(st.ctx.loops) == 0 && !mentionsField(x) {
-							cands = append(cands, writer{t: t, ctx: st.ctx, x: x, ins: st})
-						}
-					}
-				}
-				for _, c := range cands {
-					alone := true
-					for _, o := range all {
-						alone = alone && (o == c.ctx || exclusive(o, c.ctx))
-					}
-					if alone {
-						ws = append(ws, c)
-					}
-				}
-			}
+			ws := e.soleValueWriters(tb, f)
 			if len(ws) == 0 {
 				continue
 			}
@@ -184,32 +133,121 @@ func (e *Encoding) writtenValueAxioms() []smtlib.Term {
 						continue
 					}
 					for _, w := range ws {
-						r := smtlib.Var{Name: "r", Sort: sortR(tb)}
-						a, b := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}
-						_, enw, lw := e.exec(w.ctx, a.Ref())
-						_, enr, lr := e.exec(s.ctx, b.Ref())
-						wv, wn, _ := enw.val(w.x)
-						rv, rn, _ := enr.val(&Ref{Name: s.Vars[i]})
-						var wrow smtlib.Term
-						if w.ins != nil {
-							wrow = accesses(w.ins)[0].row(enw, r.Ref(), false)
-						} else {
-							wrow = smtlib.And(enw.withRow(tb, r.Ref()).cond(w.where, false), smtlib.App(aliveSym(tb), r.Ref(), a.Ref()))
-						}
-						prem := smtlib.And(
-							smtlib.Eq(smtlib.App("typ", a.Ref()), smtlib.Sym(tyCtor(w.t))),
-							smtlib.Eq(smtlib.App("typ", b.Ref()), smtlib.Sym(tyCtor(t))),
-							lw, wrow, smtlib.Not(wn),
-							lr, enr.withRow(tb, r.Ref()).cond(s.Where, false), smtlib.App(aliveSym(tb), r.Ref(), b.Ref()),
-							smtlib.App(relSym("WR", tb), r.Ref(), smtlib.Sym(fieldCtor(tb, f)), a.Ref(), b.Ref()))
-						out = append(out, smtlib.Forall([]smtlib.Var{r, a, b},
-							smtlib.Implies(prem, smtlib.And(smtlib.Not(rn), smtlib.Eq(rv, wv)))))
+						out = append(out, e.writtenValueAxiom(tb, f, w, t, s, s.Vars[i]))
 					}
 				}
 			})
 		}
 	}
 	return out
+}
+
+// valueWriter is a statement writing field f of table tb whose value the
+// encoding models.
+type valueWriter struct {
+	t     *Txn
+	ctx   *stmtCtx
+	x     Expr
+	alive bool // UPDATE: writes only live rows
+	where Cond
+	ins   *Insert
+}
+
+// soleValueWriters are, over the selected transactions, the statements
+// outside loops that write f of tb with a modelled value (an UPDATE with an
+// exact WHERE, or an INSERT) and no other statement of their program that
+// can run with them writes f of tb.
+func (e *Encoding) soleValueWriters(tb *Table, f string) []valueWriter {
+	var ws []valueWriter
+	for _, t := range e.txns {
+		all, cands := valueWriters(t, tb, f)
+		for _, c := range cands {
+			if runsAlone(c.ctx, all) {
+				ws = append(ws, c)
+			}
+		}
+	}
+	return ws
+}
+
+// valueWriters returns the contexts of all of t's writes of f of tb, and the
+// candidates among them: outside loops, with an exact WHERE (UPDATE) and a
+// value that mentions no field.
+func valueWriters(t *Txn, tb *Table, f string) (all []*stmtCtx, cands []valueWriter) {
+	for _, st := range t.stmts {
+		switch st := st.(type) {
+		case *Update:
+			if st.ctx.table != tb {
+				continue
+			}
+			for _, a := range st.Sets {
+				if a.Field != f {
+					continue
+				}
+				all = append(all, st.ctx)
+				if len(st.ctx.loops) == 0 && exactCond(st.Where) && !mentionsField(a.Expr) {
+					cands = append(cands, valueWriter{t: t, ctx: st.ctx, x: a.Expr, alive: true, where: st.Where})
+				}
+			}
+		case *Insert:
+			if st.ctx.table != tb {
+				continue
+			}
+			all = append(all, st.ctx)
+			x := insertedValue(st, f)
+			if len(st.ctx.loops) == 0 && !mentionsField(x) {
+				cands = append(cands, valueWriter{t: t, ctx: st.ctx, x: x, ins: st})
+			}
+		}
+	}
+	return all, cands
+}
+
+// insertedValue is the value an INSERT gives field f (the last, if given
+// twice; 0 if not given).
+func insertedValue(in *Insert, f string) Expr {
+	var x Expr = &IntLit{}
+	for _, a := range in.Values {
+		if a.Field == f {
+			x = a.Expr
+		}
+	}
+	return x
+}
+
+// runsAlone reports whether every write in all is the one at ctx or
+// excludes it.
+func runsAlone(ctx *stmtCtx, all []*stmtCtx) bool {
+	alone := true
+	for _, o := range all {
+		alone = alone && (o == ctx || exclusive(o, ctx))
+	}
+	return alone
+}
+
+// writtenValueAxiom: the SELECT s of t reading f into v from a live row r
+// whose WR source for f is an instance of w's program reads w's value.
+func (e *Encoding) writtenValueAxiom(tb *Table, f string, w valueWriter, t *Txn, s *Select, v string) smtlib.Term {
+	r := smtlib.Var{Name: "r", Sort: sortR(tb)}
+	a, b := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}
+	_, enw, lw := e.exec(w.ctx, a.Ref())
+	_, enr, lr := e.exec(s.ctx, b.Ref())
+	wv, wn, _ := enw.val(w.x)
+	rv, rn, _ := enr.val(&Ref{Name: v})
+	var wrow smtlib.Term
+	if w.ins != nil {
+		wrow = accesses(w.ins)[0].row(enw, r.Ref(), false)
+	} else {
+		wrow = smtlib.And(enw.withRow(tb, r.Ref()).cond(w.where, false), smtlib.App(aliveSym(tb), r.Ref(), a.Ref()))
+	}
+	prem := smtlib.And(
+		smtlib.Eq(smtlib.App("typ", a.Ref()), smtlib.Sym(tyCtor(w.t))),
+		smtlib.Eq(smtlib.App("typ", b.Ref()), smtlib.Sym(tyCtor(t))),
+		lw, wrow, smtlib.Not(wn),
+		lr, enr.withRow(tb, r.Ref()).cond(s.Where, false), smtlib.App(aliveSym(tb), r.Ref(), b.Ref()),
+		smtlib.App(relSym("WR", tb), r.Ref(), smtlib.Sym(fieldCtor(tb, f)), a.Ref(), b.Ref()))
+	return smtlib.Forall([]smtlib.Var{r, a, b},
+		smtlib.Implies(prem, smtlib.And(smtlib.Not(rn), smtlib.Eq(rv, wv))))
 }
 
 // valueAxioms: two field SELECTs outside loops that read the same field of
@@ -445,44 +483,83 @@ func (e *Encoding) build() *smtlib.Script {
 	s.Add(smtlib.Cmd("declare-datatypes", smtlib.List(smtlib.List(sTy, smtlib.Sym("0"))), smtlib.List(smtlib.List(ctors...))))
 	tables := e.tables()
 	for _, tb := range tables {
-		s.Add(smtlib.Cmd("declare-sort", smtlib.Sym(sortR(tb)), smtlib.Sym("0")))
-		fs := []smtlib.Term{smtlib.List(smtlib.Sym(fieldCtor(tb, "")))}
-		for _, f := range nonKey(tb) {
-			fs = append(fs, smtlib.List(smtlib.Sym(fieldCtor(tb, f))))
-		}
-		s.Add(smtlib.Cmd("declare-datatypes", smtlib.List(smtlib.List(smtlib.Sym(sortF(tb)), smtlib.Sym("0"))), smtlib.List(smtlib.List(fs...))))
-		for _, f := range keyFields(tb) {
-			s.Add(declFun(fieldCtor(tb, f.Name), []smtlib.Term{smtlib.Sym(sortR(tb))}, sI))
-		}
-		s.Add(declFun(aliveSym(tb), []smtlib.Term{smtlib.Sym(sortR(tb)), sT}, sB))
-		for _, rel := range relNames {
-			s.Add(declFun(relSym(rel, tb), []smtlib.Term{smtlib.Sym(sortR(tb)), smtlib.Sym(sortF(tb)), sT, sT}, sB))
-		}
+		declareTable(s, tb)
 	}
 	s.Add(declFun("typ", []smtlib.Term{sT}, sTy))
 	for _, rel := range append([]string{"vis", "ar"}, relNames...) {
 		s.Add(declFun(rel, []smtlib.Term{sT, sT}, sB))
 	}
 	for _, t := range e.txns {
-		for _, p := range t.Params {
-			s.Add(declFun(paramSym(t, p), []smtlib.Term{sT}, sI))
+		declareTxn(s, t)
+	}
+	e.basicAxioms(s)
+	s.Comment("a dependency between instances is a dependency on some row and field")
+	for _, rel := range relNames {
+		s.Assert(recordLevel(rel, tables))
+	}
+	for _, tb := range tables {
+		e.tableAxioms(s, tb)
+	}
+	for _, t := range e.txns {
+		e.auxAxioms(s, t)
+	}
+	if e.opts.EmptyInitialDB {
+		for _, tb := range tables {
+			e.insertAxiom(s, tb)
 		}
-		for _, name := range sortedVars(t) {
-			v := t.vars[name]
-			args := append(loopSorts(t, v.loops), sT)
-			switch v.kind {
-			case varInt:
-				s.Add(declFun(varSym(t, name), args, sI), declFun(varSym(t, name)+".null", args, sB))
-			case varRows:
-				args = append(loopSorts(t, v.loops), smtlib.Sym(sortR(v.table)), sT)
-				s.Add(declFun(varSym(t, name), args, sB))
-			case varIter:
-				for _, f := range nonKey(v.table) {
-					s.Add(declFun(varSym(t, name)+"."+f, args, sI))
-				}
+	}
+	if len(e.opts.Model.Axioms) > 0 {
+		s.Comment("consistency model " + e.opts.Model.Name)
+		for _, ax := range e.opts.Model.Axioms {
+			s.Assert(ax)
+		}
+	}
+	return s
+}
+
+// declareTable declares a table's record sort, field datatype, key fields,
+// liveness and record-level dependencies.
+func declareTable(s *smtlib.Script, tb *Table) {
+	s.Add(smtlib.Cmd("declare-sort", smtlib.Sym(sortR(tb)), smtlib.Sym("0")))
+	fs := []smtlib.Term{smtlib.List(smtlib.Sym(fieldCtor(tb, "")))}
+	for _, f := range nonKey(tb) {
+		fs = append(fs, smtlib.List(smtlib.Sym(fieldCtor(tb, f))))
+	}
+	s.Add(smtlib.Cmd("declare-datatypes", smtlib.List(smtlib.List(smtlib.Sym(sortF(tb)), smtlib.Sym("0"))), smtlib.List(smtlib.List(fs...))))
+	for _, f := range keyFields(tb) {
+		s.Add(declFun(fieldCtor(tb, f.Name), []smtlib.Term{smtlib.Sym(sortR(tb))}, sI))
+	}
+	s.Add(declFun(aliveSym(tb), []smtlib.Term{smtlib.Sym(sortR(tb)), sT}, sB))
+	for _, rel := range relNames {
+		s.Add(declFun(relSym(rel, tb), []smtlib.Term{smtlib.Sym(sortR(tb)), smtlib.Sym(sortF(tb)), sT, sT}, sB))
+	}
+}
+
+// declareTxn declares a transaction's parameters and local variables.
+func declareTxn(s *smtlib.Script, t *Txn) {
+	for _, p := range t.Params {
+		s.Add(declFun(paramSym(t, p), []smtlib.Term{sT}, sI))
+	}
+	for _, name := range sortedVars(t) {
+		v := t.vars[name]
+		args := append(loopSorts(t, v.loops), sT)
+		switch v.kind {
+		case varInt:
+			s.Add(declFun(varSym(t, name), args, sI), declFun(varSym(t, name)+".null", args, sB))
+		case varRows:
+			args = append(loopSorts(t, v.loops), smtlib.Sym(sortR(v.table)), sT)
+			s.Add(declFun(varSym(t, name), args, sB))
+		case varIter:
+			for _, f := range nonKey(v.table) {
+				s.Add(declFun(varSym(t, name)+"."+f, args, sI))
 			}
 		}
 	}
+}
+
+// basicAxioms defines D and asserts that only the selected transactions
+// run, that ar is a strict total order, vis ⊆ ar, and Lemma 4.
+func (e *Encoding) basicAxioms(s *smtlib.Script) {
 	a, b, c := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}, smtlib.Var{Name: "c", Sort: "T"}
 	A, B, C := a.Ref(), b.Ref(), c.Ref()
 	s.Add(smtlib.Cmd("define-fun", smtlib.Sym("D"), smtlib.List(smtlib.List(A, sT), smtlib.List(B, sT)), sB,
@@ -506,35 +583,19 @@ func (e *Encoding) build() *smtlib.Script {
 		smtlib.Implies(smtlib.App("WR", A, B), smtlib.App("vis", A, B)),
 		smtlib.Implies(smtlib.App("WW", A, B), smtlib.App("ar", A, B)),
 		smtlib.Implies(smtlib.App("RW", A, B), smtlib.Not(smtlib.App("vis", B, A))))))
+}
 
-	s.Comment("a dependency between instances is a dependency on some row and field")
-	for _, rel := range relNames {
-		var disj []smtlib.Term
-		for _, tb := range tables {
-			r := smtlib.Var{Name: "r", Sort: sortR(tb)}
-			f := smtlib.Var{Name: "f", Sort: sortF(tb)}
-			disj = append(disj, smtlib.Exists([]smtlib.Var{r, f}, smtlib.App(relSym(rel, tb), r.Ref(), f.Ref(), A, B)))
-		}
-		s.Assert(smtlib.Forall([]smtlib.Var{a, b}, smtlib.Implies(smtlib.App(rel, A, B), smtlib.Or(disj...))))
-	}
+// recordLevel: a dependency rel between instances is a dependency rel on
+// some row and field of some table.
+func recordLevel(rel string, tables []*Table) smtlib.Term {
+	a, b := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}
+	var disj []smtlib.Term
 	for _, tb := range tables {
-		e.tableAxioms(s, tb)
+		r := smtlib.Var{Name: "r", Sort: sortR(tb)}
+		f := smtlib.Var{Name: "f", Sort: sortF(tb)}
+		disj = append(disj, smtlib.Exists([]smtlib.Var{r, f}, smtlib.App(relSym(rel, tb), r.Ref(), f.Ref(), a.Ref(), b.Ref())))
 	}
-	for _, t := range e.txns {
-		e.auxAxioms(s, t)
-	}
-	if e.opts.EmptyInitialDB {
-		for _, tb := range tables {
-			e.insertAxiom(s, tb)
-		}
-	}
-	if len(e.opts.Model.Axioms) > 0 {
-		s.Comment("consistency model " + e.opts.Model.Name)
-		for _, ax := range e.opts.Model.Axioms {
-			s.Assert(ax)
-		}
-	}
-	return s
+	return smtlib.Forall([]smtlib.Var{a, b}, smtlib.Implies(smtlib.App(rel, a.Ref(), b.Ref()), smtlib.Or(disj...)))
 }
 
 func (e *Encoding) txnNames() string {
@@ -743,90 +804,129 @@ func whereFields(c Cond, tb *Table) []string {
 
 // accesses lists the reads and writes of a statement (App. B of the paper).
 func accesses(s Stmt) []access {
-	var out []access
-	matching := func(w Cond, tb *Table) func(env, smtlib.Term, bool) smtlib.Term {
-		return func(en env, r smtlib.Term, over bool) smtlib.Term { return en.withRow(tb, r).cond(w, over) }
-	}
-	all := func(env, smtlib.Term, bool) smtlib.Term { return smtlib.True }
-	add := func(ctx *stmtCtx, write bool, f string, isAll bool, row func(env, smtlib.Term, bool) smtlib.Term, exact bool) {
-		out = append(out, access{stmt: s, ctx: ctx, write: write, field: f, all: isAll, row: row, exact: exact && len(ctx.loops) == 0})
-	}
-	predReads := func(ctx *stmtCtx, w Cond) {
-		for _, f := range whereFields(w, ctx.table) {
-			add(ctx, false, f, true, all, false)
-		}
-	}
+	b := &accessList{stmt: s}
 	switch s := s.(type) {
 	case *Select:
-		tb := s.ctx.table
-		fields := s.Fields
-		if s.Kind == SelectRows {
-			fields = nonKey(tb)
-		}
-		for _, f := range append([]string{""}, fields...) {
-			if f == "" || !field(tb, f).Key {
-				add(s.ctx, false, f, false, matching(s.Where, tb), false)
-			}
-		}
-		if (s.Kind == SelectMin || s.Kind == SelectMax) && field(tb, s.Fields[0]).Key {
-			// App. B (E-SELECT-MIN/MAX): the result depends on the
-			// liveness of the matching rows up to it (down to it for MAX),
-			// and of every matching row when it is NULL. Keys never change,
-			// so rows beyond the result cannot change it.
-			m := matching(s.Where, tb)
-			op := "<="
-			if s.Kind == SelectMax {
-				op = ">="
-			}
-			out[len(out)-1].row = func(en env, r smtlib.Term, over bool) smtlib.Term {
-				v, n, _ := en.val(&Ref{Name: s.Vars[0]})
-				return smtlib.And(m(en, r, over), smtlib.Or(n, smtlib.App(op, smtlib.App(fieldCtor(tb, s.Fields[0]), r), v)))
-			}
-		}
-		predReads(s.ctx, s.Where)
+		b.selectAccesses(s)
 	case *Update:
-		tb := s.ctx.table
-		exact := exactCond(s.Where)
-		m := matching(s.Where, tb)
-		alive := func(en env, r smtlib.Term, over bool) smtlib.Term {
-			return smtlib.And(m(en, r, over), smtlib.App(aliveSym(tb), r, en.t))
-		}
-		for _, a := range s.Sets {
-			add(s.ctx, true, a.Field, false, alive, exact)
-		}
-		add(s.ctx, false, "", false, m, false)
-		var rhs []string
-		for _, a := range s.Sets {
-			for _, f := range whereFields(&Cmp{L: a.Expr, R: &IntLit{}}, tb) {
-				if !slices.Contains(rhs, f) {
-					rhs = append(rhs, f)
-				}
-			}
-		}
-		for _, f := range rhs {
-			add(s.ctx, false, f, false, m, false)
-		}
-		predReads(s.ctx, s.Where)
+		b.updateAccesses(s)
 	case *Insert:
-		tb := s.ctx.table
-		row := func(en env, r smtlib.Term, _ bool) smtlib.Term {
-			var conj []smtlib.Term
-			for _, a := range s.Values {
-				if field(tb, a.Field).Key {
-					v, n, _ := en.val(a.Expr)
-					conj = append(conj, smtlib.Not(n), smtlib.Eq(smtlib.App(fieldCtor(tb, a.Field), r), v))
-				}
-			}
-			return smtlib.And(conj...)
-		}
-		for _, f := range append([]string{""}, nonKey(tb)...) {
-			add(s.ctx, true, f, false, row, true)
-		}
+		b.insertAccesses(s)
 	case *Delete:
-		add(s.ctx, true, "", false, matching(s.Where, s.ctx.table), exactCond(s.Where))
-		predReads(s.ctx, s.Where)
+		b.add(s.ctx, true, "", false, matching(s.Where, s.ctx.table), exactCond(s.Where))
+		b.predReads(s.ctx, s.Where)
 	}
-	return out
+	return b.out
+}
+
+// rowCond is an access's condition on the row it touches.
+type rowCond = func(en env, r smtlib.Term, over bool) smtlib.Term
+
+// matching: the row matches the WHERE clause.
+func matching(w Cond, tb *Table) rowCond {
+	return func(en env, r smtlib.Term, over bool) smtlib.Term { return en.withRow(tb, r).cond(w, over) }
+}
+
+// anyRow: every row.
+func anyRow(env, smtlib.Term, bool) smtlib.Term { return smtlib.True }
+
+// accessList collects one statement's accesses.
+type accessList struct {
+	stmt Stmt
+	out  []access
+}
+
+func (b *accessList) add(ctx *stmtCtx, write bool, f string, isAll bool, row rowCond, exact bool) {
+	b.out = append(b.out, access{stmt: b.stmt, ctx: ctx, write: write, field: f, all: isAll, row: row, exact: exact && len(ctx.loops) == 0})
+}
+
+// predReads: a WHERE clause reads its fields on every row.
+func (b *accessList) predReads(ctx *stmtCtx, w Cond) {
+	for _, f := range whereFields(w, ctx.table) {
+		b.add(ctx, false, f, true, anyRow, false)
+	}
+}
+
+// selectAccesses: a SELECT reads Alive and its non-key fields (all of them
+// for SELECT *) of the matching rows, and its WHERE fields.
+func (b *accessList) selectAccesses(s *Select) {
+	tb := s.ctx.table
+	fields := s.Fields
+	if s.Kind == SelectRows {
+		fields = nonKey(tb)
+	}
+	for _, f := range append([]string{""}, fields...) {
+		if f == "" || !field(tb, f).Key {
+			b.add(s.ctx, false, f, false, matching(s.Where, tb), false)
+		}
+	}
+	if (s.Kind == SelectMin || s.Kind == SelectMax) && field(tb, s.Fields[0]).Key {
+		b.out[len(b.out)-1].row = extremumRows(s, tb)
+	}
+	b.predReads(s.ctx, s.Where)
+}
+
+// extremumRows: App. B (E-SELECT-MIN/MAX): the result of a MIN (MAX) of a
+// key field depends on the liveness of the matching rows up to it (down to
+// it for MAX), and of every matching row when it is NULL. Keys never change,
+// so rows beyond the result cannot change it.
+func extremumRows(s *Select, tb *Table) rowCond {
+	m := matching(s.Where, tb)
+	op := "<="
+	if s.Kind == SelectMax {
+		op = ">="
+	}
+	return func(en env, r smtlib.Term, over bool) smtlib.Term {
+		v, n, _ := en.val(&Ref{Name: s.Vars[0]})
+		return smtlib.And(m(en, r, over), smtlib.Or(n, smtlib.App(op, smtlib.App(fieldCtor(tb, s.Fields[0]), r), v)))
+	}
+}
+
+// updateAccesses: an UPDATE writes its SET fields of the live matching
+// rows, reads their Alive and the fields its SET expressions use, and its
+// WHERE fields.
+func (b *accessList) updateAccesses(s *Update) {
+	tb := s.ctx.table
+	exact := exactCond(s.Where)
+	m := matching(s.Where, tb)
+	alive := func(en env, r smtlib.Term, over bool) smtlib.Term {
+		return smtlib.And(m(en, r, over), smtlib.App(aliveSym(tb), r, en.t))
+	}
+	for _, a := range s.Sets {
+		b.add(s.ctx, true, a.Field, false, alive, exact)
+	}
+	b.add(s.ctx, false, "", false, m, false)
+	var rhs []string
+	for _, a := range s.Sets {
+		for _, f := range whereFields(&Cmp{L: a.Expr, R: &IntLit{}}, tb) {
+			if !slices.Contains(rhs, f) {
+				rhs = append(rhs, f)
+			}
+		}
+	}
+	for _, f := range rhs {
+		b.add(s.ctx, false, f, false, m, false)
+	}
+	b.predReads(s.ctx, s.Where)
+}
+
+// insertAccesses: an INSERT writes Alive and every non-key field of the row
+// its key values address.
+func (b *accessList) insertAccesses(s *Insert) {
+	tb := s.ctx.table
+	row := func(en env, r smtlib.Term, _ bool) smtlib.Term {
+		var conj []smtlib.Term
+		for _, a := range s.Values {
+			if field(tb, a.Field).Key {
+				v, n, _ := en.val(a.Expr)
+				conj = append(conj, smtlib.Not(n), smtlib.Eq(smtlib.App(fieldCtor(tb, a.Field), r), v))
+			}
+		}
+		return smtlib.And(conj...)
+	}
+	for _, f := range append([]string{""}, nonKey(tb)...) {
+		b.add(s.ctx, true, f, false, row, true)
+	}
 }
 
 func (e *Encoding) tableAccesses(tb *Table) map[*Txn][]access {
@@ -841,13 +941,36 @@ func (e *Encoding) tableAccesses(tb *Table) map[*Txn][]access {
 	return out
 }
 
+// tableAxioms asserts a table's axioms: key uniqueness, the record-level
+// dependency axioms, liveness (constant, or a frame for the bounded
+// queries), the necessary conditions of every record-level dependency and
+// the forcing rules.
 func (e *Encoding) tableAxioms(s *smtlib.Script, tb *Table) {
 	s.Comment("table " + tb.Name)
+	keyAxiom(s, tb)
+	recordAxioms(s, tb)
+	acc := e.tableAccesses(tb)
+	if !writesAliveIn(acc) {
+		// No transaction inserts or deletes rows: liveness is the same in
+		// every snapshot.
+		r := smtlib.Var{Name: "r", Sort: sortR(tb)}
+		a, b := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}
+		s.Assert(smtlib.Forall([]smtlib.Var{r, a, b}, smtlib.Implies(smtlib.App(aliveSym(tb), r.Ref(), a.Ref()), smtlib.App(aliveSym(tb), r.Ref(), b.Ref()))))
+	} else {
+		e.frames = append(e.frames, frame{tb: tb, acc: acc})
+	}
+	for _, relName := range relNames {
+		e.necessaryConditions(s, tb, acc, relName)
+	}
+	e.forcing(s, tb, acc)
+}
+
+// keyAxiom: key uniqueness (Eq. 13), as a left inverse of the key: a row is
+// the row of its key. That is equivalent to "equal keys, equal rows" (a
+// function is injective iff it has a left inverse) and needs one instance per
+// row where the pairwise form needs one per pair of rows.
+func keyAxiom(s *smtlib.Script, tb *Table) {
 	R := sortR(tb)
-	// Key uniqueness (Eq. 13), as a left inverse of the key: a row is the row
-	// of its key. That is equivalent to "equal keys, equal rows" (a function
-	// is injective iff it has a left inverse) and needs one instance per row
-	// where the pairwise form needs one per pair of rows.
 	r := smtlib.Var{Name: "r", Sort: R}
 	var keyArgs, keySorts []smtlib.Term
 	for _, k := range keyFields(tb) {
@@ -856,7 +979,12 @@ func (e *Encoding) tableAxioms(s *smtlib.Script, tb *Table) {
 	}
 	s.Add(declFun("row."+tb.Name, keySorts, smtlib.Sym(R)))
 	s.Assert(smtlib.Forall([]smtlib.Var{r}, smtlib.Eq(smtlib.App("row."+tb.Name, keyArgs...), r.Ref())))
+}
 
+// recordAxioms: record-level dependencies imply instance-level ones, φ_dep,
+// and a read has one source.
+func recordAxioms(s *smtlib.Script, tb *Table) {
+	r := smtlib.Var{Name: "r", Sort: sortR(tb)}
 	f := smtlib.Var{Name: "f", Sort: sortF(tb)}
 	a, b, c := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}, smtlib.Var{Name: "c", Sort: "T"}
 	rel := func(name string, x, y smtlib.Var) smtlib.Term {
@@ -873,62 +1001,77 @@ func (e *Encoding) tableAxioms(s *smtlib.Script, tb *Table) {
 	// A read has one source.
 	s.Assert(smtlib.Forall([]smtlib.Var{r, f, a, b, c}, smtlib.Pattern(
 		smtlib.Implies(smtlib.And(rel("WR", a, c), rel("WR", b, c)), smtlib.Eq(a.Ref(), b.Ref())), rel("WR", a, c), rel("WR", b, c))))
+}
 
-	acc := e.tableAccesses(tb)
-	writesAlive := false
+// writesAliveIn reports whether some access writes a row's Alive.
+func writesAliveIn(acc map[*Txn][]access) bool {
 	for _, xs := range acc {
 		for _, x := range xs {
-			writesAlive = writesAlive || (x.write && x.field == "")
+			if x.write && x.field == "" {
+				return true
+			}
 		}
 	}
-	if !writesAlive {
-		// No transaction inserts or deletes rows: liveness is the same in
-		// every snapshot.
-		s.Assert(smtlib.Forall([]smtlib.Var{r, a, b}, smtlib.Implies(smtlib.App(aliveSym(tb), r.Ref(), a.Ref()), smtlib.App(aliveSym(tb), r.Ref(), b.Ref()))))
-	} else {
-		e.frames = append(e.frames, frame{tb: tb, acc: acc})
+	return false
+}
+
+// necessaryConditions asserts, for each field of tb, that a record-level
+// dependency relName implies one of the statement pairs that can cause it;
+// a dependency no pair can cause is recorded in e.never instead.
+func (e *Encoding) necessaryConditions(s *smtlib.Script, tb *Table, acc map[*Txn][]access, relName string) {
+	r := smtlib.Var{Name: "r", Sort: sortR(tb)}
+	a, b := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}
+	total := 0
+	for _, fld := range append([]string{""}, nonKey(tb)...) {
+		disj := e.conflictingPairs(acc, relName, fld, r, a, b)
+		atom := smtlib.App(relSym(relName, tb), r.Ref(), smtlib.Sym(fieldCtor(tb, fld)), a.Ref(), b.Ref())
+		if len(disj) == 0 {
+			// No pair of statements can cause this dependency: the
+			// relation is empty, and Encode substitutes false for it.
+			e.never[relSym(relName, tb)+" "+fieldCtor(tb, fld)] = true
+			continue
+		}
+		total += len(disj)
+		// Instantiated only for dependencies the solver has named.
+		s.Assert(smtlib.Forall([]smtlib.Var{r, a, b}, smtlib.Pattern(smtlib.Implies(atom, smtlib.Or(disj...)), atom)))
 	}
-	for _, relName := range relNames {
-		w1, w2 := relName != "RW", relName != "WR"
-		total := 0
-		for _, fld := range append([]string{""}, nonKey(tb)...) {
-			var disj []smtlib.Term
-			for _, t1 := range e.txns {
-				for _, t2 := range e.txns {
-					for _, x1 := range acc[t1] {
-						if x1.write != w1 || x1.field != fld {
-							continue
-						}
-						for _, x2 := range acc[t2] {
-							if x2.write != w2 || x2.field != fld {
-								continue
-							}
-							vs1, en1, l1 := e.exec(x1.ctx, a.Ref())
-							vs2, en2, l2 := e.exec(x2.ctx, b.Ref())
-							body := smtlib.And(l1, x1.row(en1, r.Ref(), true), l2, x2.row(en2, r.Ref(), true))
-							disj = append(disj, smtlib.And(
-								smtlib.Eq(smtlib.App("typ", a.Ref()), smtlib.Sym(tyCtor(t1))),
-								smtlib.Eq(smtlib.App("typ", b.Ref()), smtlib.Sym(tyCtor(t2))),
-								smtlib.Exists(append(vs1, vs2...), body)))
-						}
+	s.Comment(fmt.Sprintf("(necessary conditions for %s on %s: %d statement pairs)", relName, tb.Name, total))
+}
+
+// conflictingPairs are the conditions under which a statement of instance a
+// and one of instance b cause relName on field fld of row r: both run and
+// both touch the row (WR: a writes, b reads; WW: both write; RW: a reads, b
+// writes).
+func (e *Encoding) conflictingPairs(acc map[*Txn][]access, relName, fld string, r, a, b smtlib.Var) []smtlib.Term {
+	w1, w2 := relName != "RW", relName != "WR"
+	var disj []smtlib.Term
+	for _, t1 := range e.txns {
+		for _, t2 := range e.txns {
+			for _, x1 := range acc[t1] {
+				if x1.write != w1 || x1.field != fld {
+					continue
+				}
+				for _, x2 := range acc[t2] {
+					if x2.write != w2 || x2.field != fld {
+						continue
 					}
+					vs1, en1, l1 := e.exec(x1.ctx, a.Ref())
+					vs2, en2, l2 := e.exec(x2.ctx, b.Ref())
+					body := smtlib.And(l1, x1.row(en1, r.Ref(), true), l2, x2.row(en2, r.Ref(), true))
+					disj = append(disj, smtlib.And(
+						smtlib.Eq(smtlib.App("typ", a.Ref()), smtlib.Sym(tyCtor(t1))),
+						smtlib.Eq(smtlib.App("typ", b.Ref()), smtlib.Sym(tyCtor(t2))),
+						smtlib.Exists(append(vs1, vs2...), body)))
 				}
 			}
-			atom := smtlib.App(relSym(relName, tb), r.Ref(), smtlib.Sym(fieldCtor(tb, fld)), a.Ref(), b.Ref())
-			if len(disj) == 0 {
-				// No pair of statements can cause this dependency: the
-				// relation is empty, and Encode substitutes false for it.
-				e.never[relSym(relName, tb)+" "+fieldCtor(tb, fld)] = true
-				continue
-			}
-			total += len(disj)
-			// Instantiated only for dependencies the solver has named.
-			s.Assert(smtlib.Forall([]smtlib.Var{r, a, b}, smtlib.Pattern(smtlib.Implies(atom, smtlib.Or(disj...)), atom)))
 		}
-		s.Comment(fmt.Sprintf("(necessary conditions for %s on %s: %d statement pairs)", relName, tb.Name, total))
 	}
-	// Forcing: two exact writers of the same field of a row, ordered by ar,
-	// are WW-related on that row.
+	return disj
+}
+
+// forcing: two exact writers of the same field of a row, ordered by ar, are
+// WW-related on that row.
+func (e *Encoding) forcing(s *smtlib.Script, tb *Table, acc map[*Txn][]access) {
 	s.Comment("forcing: exact writes of one row and field ordered by ar are WW")
 	type writer struct {
 		t *Txn
@@ -942,6 +1085,8 @@ func (e *Encoding) tableAxioms(s *smtlib.Script, tb *Table) {
 			}
 		}
 	}
+	r := smtlib.Var{Name: "r", Sort: sortR(tb)}
+	a, b := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}
 	for i, w1 := range ws {
 		for _, w2 := range ws[i:] {
 			if w1.x.field != w2.x.field {

@@ -33,37 +33,14 @@ func (f *finite) holds(ax smtlib.Term) (bool, error) {
 // eval returns a bool, an instance (int) or a type constructor (string).
 func (f *finite) eval(t smtlib.Term, env map[string]int) (any, error) {
 	if !t.IsList() {
-		switch a := t.Atom(); a {
-		case "true":
-			return true, nil
-		case "false":
-			return false, nil
-		default:
-			if i, ok := env[a]; ok {
-				return i, nil
-			}
-			if len(a) > 3 && a[:3] == "ty." {
-				return a, nil
-			}
-			return nil, fmt.Errorf("cannot evaluate symbol %s", a)
-		}
+		return f.atom(t.Atom(), env)
 	}
 	args := t.Elems()[1:]
 	switch h := t.Head(); h {
 	case "forall", "exists":
-		decls := args[0].Elems()
-		return f.quant(h == "forall", decls, args[1], env)
+		return f.quant(h == "forall", args[0].Elems(), args[1], env)
 	case "and", "or":
-		for _, a := range args {
-			v, err := f.evalBool(a, env)
-			if err != nil {
-				return nil, err
-			}
-			if v == (h == "or") {
-				return v, nil
-			}
-		}
-		return h == "and", nil
+		return f.connective(h == "and", args, env)
 	case "not":
 		v, err := f.evalBool(args[0], env)
 		return !v, err
@@ -74,63 +51,121 @@ func (f *finite) eval(t smtlib.Term, env map[string]int) (any, error) {
 		}
 		return f.evalBool(args[1], env)
 	case "=", "distinct":
-		var vs []any
-		for _, a := range args {
-			v, err := f.eval(a, env)
-			if err != nil {
-				return nil, err
-			}
-			vs = append(vs, v)
-		}
-		if h == "=" {
-			for _, v := range vs[1:] {
-				if v != vs[0] {
-					return false, nil
-				}
-			}
-			return true, nil
-		}
-		for i := range vs {
-			for j := i + 1; j < len(vs); j++ {
-				if vs[i] == vs[j] {
-					return false, nil
-				}
-			}
-		}
-		return true, nil
+		return f.equality(h == "=", args, env)
 	case "typ":
-		v, err := f.eval(args[0], env)
-		if err != nil {
-			return nil, err
-		}
-		i, ok := v.(int)
-		if !ok {
-			return nil, fmt.Errorf("typ of a non-instance in %s", t)
-		}
-		return f.types[i], nil
+		return f.typ(t, args[0], env)
 	case "vis", "ar", "WR", "WW", "RW", "D":
-		if len(args) != 2 {
-			return nil, fmt.Errorf("%s takes two arguments", h)
-		}
-		a, err := f.eval(args[0], env)
-		if err != nil {
-			return nil, err
-		}
-		b, err := f.eval(args[1], env)
-		if err != nil {
-			return nil, err
-		}
-		ai, ok1 := a.(int)
-		bi, ok2 := b.(int)
-		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("%s of non-instances", h)
-		}
-		if h == "D" {
-			return ai == bi || f.rels["WR"][[2]int{ai, bi}] || f.rels["WW"][[2]int{ai, bi}] || f.rels["RW"][[2]int{ai, bi}], nil
-		}
-		return f.rels[h][[2]int{ai, bi}], nil
+		return f.relation(h, args, env)
 	}
 	return nil, fmt.Errorf("cannot evaluate %s", t.Head())
+}
+
+// atom is a Boolean constant, a bound instance variable or a type
+// constructor.
+func (f *finite) atom(a string, env map[string]int) (any, error) {
+	switch a {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	if i, ok := env[a]; ok {
+		return i, nil
+	}
+	if len(a) > 3 && a[:3] == "ty." {
+		return a, nil
+	}
+	return nil, fmt.Errorf("cannot evaluate symbol %s", a)
+}
+
+// connective evaluates and (all) or or, left to right, stopping at the
+// first argument that decides it.
+func (f *finite) connective(all bool, args []smtlib.Term, env map[string]int) (any, error) {
+	for _, a := range args {
+		v, err := f.evalBool(a, env)
+		if err != nil {
+			return nil, err
+		}
+		if v != all {
+			return v, nil
+		}
+	}
+	return all, nil
+}
+
+// equality evaluates = (eq) or distinct over the arguments' values.
+func (f *finite) equality(eq bool, args []smtlib.Term, env map[string]int) (any, error) {
+	var vs []any
+	for _, a := range args {
+		v, err := f.eval(a, env)
+		if err != nil {
+			return nil, err
+		}
+		vs = append(vs, v)
+	}
+	if eq {
+		return allEqual(vs), nil
+	}
+	return allDistinct(vs), nil
+}
+
+func allEqual(vs []any) bool {
+	for _, v := range vs[1:] {
+		if v != vs[0] {
+			return false
+		}
+	}
+	return true
+}
+
+func allDistinct(vs []any) bool {
+	for i := range vs {
+		for j := i + 1; j < len(vs); j++ {
+			if vs[i] == vs[j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// typ is the type constructor of the instance arg evaluates to.
+func (f *finite) typ(t, arg smtlib.Term, env map[string]int) (any, error) {
+	v, err := f.eval(arg, env)
+	if err != nil {
+		return nil, err
+	}
+	i, ok := v.(int)
+	if !ok {
+		return nil, fmt.Errorf("typ of a non-instance in %s", t)
+	}
+	return f.types[i], nil
+}
+
+// relation evaluates vis, ar, WR, WW, RW or D (the reflexive union of the
+// dependencies) between two instances.
+func (f *finite) relation(h string, args []smtlib.Term, env map[string]int) (any, error) {
+	if len(args) != 2 {
+		return nil, fmt.Errorf("%s takes two arguments", h)
+	}
+	a, err := f.eval(args[0], env)
+	if err != nil {
+		return nil, err
+	}
+	b, err := f.eval(args[1], env)
+	if err != nil {
+		return nil, err
+	}
+	ai, ok1 := a.(int)
+	bi, ok2 := b.(int)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("%s of non-instances", h)
+	}
+	p := [2]int{ai, bi}
+	if h == "D" {
+		return ai == bi || f.rels["WR"][p] || f.rels["WW"][p] || f.rels["RW"][p], nil
+	}
+	return f.rels[h][p], nil
 }
 
 func (f *finite) evalBool(t smtlib.Term, env map[string]int) (bool, error) {

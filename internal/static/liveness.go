@@ -248,7 +248,47 @@ type counter struct {
 	keys map[string]Expr // C's key field -> expression
 }
 
+// counterAxiom returns the invariants of one assumption, one per counter, or
+// false when the assumption or the program is not of the shape
+// [Encoding.counterAxioms] describes. The steps: the assumption's shape
+// (counterShapeOf), its premise linking every key of C (linkKeys), the
+// counters of the selected transactions (counters), their inserts into T
+// (insertsFromCounters), then one invariant per counter.
 func (e *Encoding) counterAxiom(as *Assume) ([]smtlib.Term, bool) {
+	sh, ok := counterShapeOf(as)
+	// Only for tables with liveness facts (rows deleted): for TPC-C's
+	// insert-only Orders the invariant tripled the solver time of the
+	// inductive query and was not needed (omitting it is sound).
+	if !ok || !e.hasAliveWriters(sh.T) {
+		return nil, false
+	}
+	if !sh.linkKeys(as.Premise) || !sh.linksEveryKey() {
+		return nil, false
+	}
+	counters, ok := sh.counters(e.txns)
+	if !ok || !sh.insertsFromCounters(e.txns, counters) {
+		return nil, false
+	}
+	var out []smtlib.Term
+	for _, c := range counters {
+		out = append(out, sh.invariant(c))
+	}
+	return out, len(out) > 0
+}
+
+// counterShape is an assumption FORALL c IN C, n IN T WHERE premise:
+// n.kf < c.f, being matched against the program.
+type counterShape struct {
+	cRow, nRow AssumeRow
+	C, T       *Table
+	nf, cf     *FieldOf          // n.kf and c.f
+	link       map[string]string // C key -> T key, from the premise
+}
+
+// counterShapeOf matches the assumption's rows and conclusion: two rows of
+// different tables, a premise, and n.kf < c.f with kf a key of T and f a
+// non-key field of C.
+func counterShapeOf(as *Assume) (*counterShape, bool) {
 	if len(as.Rows) != 2 || as.Premise == nil {
 		return nil, false
 	}
@@ -266,151 +306,229 @@ func (e *Encoding) counterAxiom(as *Assume) ([]smtlib.Term, bool) {
 	if C == T || !field(T, nf.Field).Key || field(C, cf.Field).Key {
 		return nil, false
 	}
-	// Only for tables with liveness facts (rows deleted): for TPC-C's
-	// insert-only Orders the invariant tripled the solver time of the
-	// inductive query and was not needed (omitting it is sound).
-	if _, ok := e.aliveWriters(T); !ok {
-		return nil, false
+	return &counterShape{cRow: cRow, nRow: nRow, C: C, T: T, nf: nf, cf: cf, link: map[string]string{}}, true
+}
+
+func (e *Encoding) hasAliveWriters(tb *Table) bool {
+	_, ok := e.aliveWriters(tb)
+	return ok
+}
+
+// linkKeys reads the premise, a conjunction of equations n.ki = c.cj, into
+// sh.link.
+func (sh *counterShape) linkKeys(c Cond) bool {
+	switch c := c.(type) {
+	case *Logic:
+		return c.And && sh.linkKeys(c.L) && sh.linkKeys(c.R)
+	case *Cmp:
+		return sh.linkKey(c)
 	}
-	// premise: n.ki = c.cj for every key cj of C
-	link := map[string]string{} // C key -> T key
-	var conj func(Cond) bool
-	conj = func(c Cond) bool {
-		switch c := c.(type) {
-		case *Logic:
-			return c.And && conj(c.L) && conj(c.R)
-		case *Cmp:
-			l, okl := c.L.(*FieldOf)
-			r, okr := c.R.(*FieldOf)
-			if c.Op != "=" || !okl || !okr {
-				return false
-			}
-			if l.Iter == cRow.Name {
-				l, r = r, l
-			}
-			if l.Iter != nRow.Name || r.Iter != cRow.Name || !field(T, l.Field).Key || !field(C, r.Field).Key || l.Field == nf.Field {
-				return false
-			}
-			if _, dup := link[r.Field]; dup {
-				return false // the invariant would drop one of the equations
-			}
-			link[r.Field] = l.Field
-			return true
-		}
+	return false
+}
+
+// linkKey records one premise equation n.ki = c.cj (either way round) between
+// a key of T other than kf and a key of C.
+func (sh *counterShape) linkKey(c *Cmp) bool {
+	l, okl := c.L.(*FieldOf)
+	r, okr := c.R.(*FieldOf)
+	if c.Op != "=" || !okl || !okr {
 		return false
 	}
-	if !conj(as.Premise) {
-		return nil, false
+	if l.Iter == sh.cRow.Name {
+		l, r = r, l
 	}
-	for _, k := range keyFields(C) {
-		if _, ok := link[k.Name]; !ok {
-			return nil, false
+	if l.Iter != sh.nRow.Name || r.Iter != sh.cRow.Name || !field(sh.T, l.Field).Key || !field(sh.C, r.Field).Key || l.Field == sh.nf.Field {
+		return false
+	}
+	if _, dup := sh.link[r.Field]; dup {
+		return false // the invariant would drop one of the equations
+	}
+	sh.link[r.Field] = l.Field
+	return true
+}
+
+// linksEveryKey reports whether the premise equates every key of C.
+func (sh *counterShape) linksEveryKey() bool {
+	for _, k := range keyFields(sh.C) {
+		if _, ok := sh.link[k.Name]; !ok {
+			return false
 		}
 	}
-	// Every write of C.f is a top-level increment; C's rows are never
-	// inserted or deleted.
-	var counters []counter
+	return true
+}
+
+// counters returns the counter of every transaction that writes C.f, in
+// transaction order; false when some write of C.f is not a top-level
+// increment or C's rows are inserted or deleted.
+func (sh *counterShape) counters(txns []*Txn) ([]counter, bool) {
+	var out []counter
+	for _, t := range txns {
+		c, writes, ok := sh.counterOf(t)
+		if !ok {
+			return nil, false
+		}
+		if writes {
+			out = append(out, c)
+		}
+	}
+	return out, true
+}
+
+// counterOf matches t's writes of C.f: none (writes false), or one top-level
+// SELECT f AS v and one top-level UPDATE SET f = v + 1 on the same row of C.
+func (sh *counterShape) counterOf(t *Txn) (c counter, writes, ok bool) {
+	sel, upd, ok := sh.counterStmts(t)
+	if !ok {
+		return counter{}, false, false
+	}
+	if upd == nil {
+		return counter{}, false, true
+	}
+	if sel == nil || !sameKeys(sh.C, sel.Where, upd.Where) {
+		return counter{}, false, false
+	}
+	v := sel.Vars[indexOf(sel.Fields, sh.cf.Field)]
+	if !isIncrement(setExpr(upd, sh.cf.Field), v, t) {
+		return counter{}, false, false
+	}
+	return counter{t: t, v: v, keys: keyEqs(sh.C, sel.Where)}, true, true
+}
+
+// counterStmts finds t's top-level SELECT of C.f and its UPDATE of C.f;
+// false when f is read or set twice, the UPDATE is nested, or t inserts into
+// or deletes from C.
+func (sh *counterShape) counterStmts(t *Txn) (sel *Select, upd *Update, ok bool) {
+	for _, st := range t.stmts {
+		switch st := st.(type) {
+		case *Insert:
+			if st.ctx.table == sh.C {
+				return nil, nil, false
+			}
+		case *Delete:
+			if st.ctx.table == sh.C {
+				return nil, nil, false
+			}
+		case *Select:
+			if n := sh.countReads(st); n > 0 {
+				if sel != nil || n > 1 {
+					return nil, nil, false
+				}
+				sel = st
+			}
+		case *Update:
+			if n := sh.countSets(st); n > 0 {
+				if upd != nil || n > 1 || !topLevel(st.ctx) {
+					return nil, nil, false
+				}
+				upd = st
+			}
+		}
+	}
+	return sel, upd, true
+}
+
+// countReads is how often st, if a top-level field SELECT of C, lists f.
+func (sh *counterShape) countReads(st *Select) int {
+	if st.ctx.table != sh.C || st.Kind != SelectFields || !topLevel(st.ctx) {
+		return 0
+	}
+	n := 0
+	for _, f := range st.Fields {
+		if f == sh.cf.Field {
+			n++
+		}
+	}
+	return n
+}
+
+// countSets is how often st, if an UPDATE of C, sets f.
+func (sh *counterShape) countSets(st *Update) int {
+	if st.ctx.table != sh.C {
+		return 0
+	}
+	n := 0
+	for _, a := range st.Sets {
+		if a.Field == sh.cf.Field {
+			n++
+		}
+	}
+	return n
+}
+
+// insertsFromCounters reports whether every INSERT into T is at the top level
+// of a counter's transaction, with kf = v and the premise's keys of T equal to
+// the counter's keys of C.
+func (sh *counterShape) insertsFromCounters(txns []*Txn, counters []counter) bool {
 	counterOf := map[*Txn]counter{}
-	for _, t := range e.txns {
-		var sel *Select
-		var upd *Update
-		for _, st := range t.stmts {
-			switch st := st.(type) {
-			case *Insert:
-				if st.ctx.table == C {
-					return nil, false
-				}
-			case *Delete:
-				if st.ctx.table == C {
-					return nil, false
-				}
-			case *Select:
-				if st.ctx.table == C && st.Kind == SelectFields {
-					for _, f := range st.Fields {
-						if f == cf.Field && len(st.ctx.loops) == 0 && len(st.ctx.path) == 0 {
-							if sel != nil {
-								return nil, false
-							}
-							sel = st
-						}
-					}
-				}
-			case *Update:
-				if st.ctx.table != C {
-					continue
-				}
-				for _, a := range st.Sets {
-					if a.Field == cf.Field {
-						if upd != nil || len(st.ctx.loops) > 0 || len(st.ctx.path) > 0 {
-							return nil, false
-						}
-						upd = st
-					}
-				}
-			}
-		}
-		if upd == nil {
-			continue
-		}
-		if sel == nil || !sameKeys(C, sel.Where, upd.Where) {
-			return nil, false
-		}
-		v := sel.Vars[indexOf(sel.Fields, cf.Field)]
-		var x Expr
-		for _, a := range upd.Sets {
-			if a.Field == cf.Field {
-				x = a.Expr
-			}
-		}
-		if !isIncrement(x, v, t) {
-			return nil, false
-		}
-		c := counter{t: t, v: v, keys: keyEqs(C, sel.Where)}
-		counters = append(counters, c)
-		counterOf[t] = c
+	for _, c := range counters {
+		counterOf[c.t] = c
 	}
-	// Every insert into T allocates kf from a counter, in C's row.
-	for _, t := range e.txns {
+	for _, t := range txns {
 		for _, st := range t.stmts {
 			in, ok := st.(*Insert)
-			if !ok || in.ctx.table != T {
+			if !ok || in.ctx.table != sh.T {
 				continue
 			}
 			c, ok := counterOf[t]
-			if !ok || len(in.ctx.loops) > 0 || len(in.ctx.path) > 0 {
-				return nil, false
-			}
-			vals := map[string]Expr{}
-			for _, a := range in.Values {
-				vals[a.Field] = a.Expr
-			}
-			if r, ok := vals[nf.Field].(*Ref); !ok || r.field || r.Name != c.v {
-				return nil, false
-			}
-			for ck, tk := range link {
-				if exprString(vals[tk]) != exprString(c.keys[ck]) || mentionsField(vals[tk]) {
-					return nil, false
-				}
+			if !ok || !topLevel(in.ctx) || !sh.insertsFrom(in, c) {
+				return false
 			}
 		}
 	}
-	var out []smtlib.Term
-	for _, c := range counters {
-		r := smtlib.Var{Name: "r", Sort: sortR(T)}
-		t, n := smtlib.Var{Name: "t", Sort: "T"}, smtlib.Var{Name: "n", Sort: "T"}
-		en := env{txn: c.t, t: n.Ref(), iters: map[*Foreach]smtlib.Term{}}
-		v, vn, _ := en.val(&Ref{Name: c.v})
-		prem := []smtlib.Term{smtlib.App(aliveSym(T), r.Ref(), t.Ref()), isType(n.Ref(), c.t), smtlib.Not(vn)}
-		for _, k := range keyFields(C) {
-			x, xn, _ := en.val(c.keys[k.Name])
-			prem = append(prem, smtlib.Not(xn), smtlib.Eq(smtlib.App(fieldCtor(T, link[k.Name]), r.Ref()), x))
-		}
-		prem = append(prem, smtlib.Not(smtlib.App("vis", n.Ref(), t.Ref())))
-		out = append(out, smtlib.Forall([]smtlib.Var{r, t, n}, smtlib.Pattern(
-			smtlib.Implies(smtlib.And(prem...), smtlib.App("<", smtlib.App(fieldCtor(T, nf.Field), r.Ref()), v)),
-			smtlib.App(aliveSym(T), r.Ref(), t.Ref()), v)))
+	return true
+}
+
+// insertsFrom reports whether in sets kf to the counter's v and each linked
+// key of T to the expression of the counter's C key, free of fields.
+func (sh *counterShape) insertsFrom(in *Insert, c counter) bool {
+	vals := map[string]Expr{}
+	for _, a := range in.Values {
+		vals[a.Field] = a.Expr
 	}
-	return out, len(out) > 0
+	if r, ok := vals[sh.nf.Field].(*Ref); !ok || r.field || r.Name != c.v {
+		return false
+	}
+	for ck, tk := range sh.link {
+		if exprString(vals[tk]) != exprString(c.keys[ck]) || mentionsField(vals[tk]) {
+			return false
+		}
+	}
+	return true
+}
+
+// invariant is the counter's axiom: a row r of T live in the snapshot of t,
+// in the row of C that instance n of the counter's transaction addresses,
+// has r.kf < n's v unless t sees n.
+func (sh *counterShape) invariant(c counter) smtlib.Term {
+	T, C := sh.T, sh.C
+	r := smtlib.Var{Name: "r", Sort: sortR(T)}
+	t, n := smtlib.Var{Name: "t", Sort: "T"}, smtlib.Var{Name: "n", Sort: "T"}
+	en := env{txn: c.t, t: n.Ref(), iters: map[*Foreach]smtlib.Term{}}
+	v, vn, _ := en.val(&Ref{Name: c.v})
+	prem := []smtlib.Term{smtlib.App(aliveSym(T), r.Ref(), t.Ref()), isType(n.Ref(), c.t), smtlib.Not(vn)}
+	for _, k := range keyFields(C) {
+		x, xn, _ := en.val(c.keys[k.Name])
+		prem = append(prem, smtlib.Not(xn), smtlib.Eq(smtlib.App(fieldCtor(T, sh.link[k.Name]), r.Ref()), x))
+	}
+	prem = append(prem, smtlib.Not(smtlib.App("vis", n.Ref(), t.Ref())))
+	return smtlib.Forall([]smtlib.Var{r, t, n}, smtlib.Pattern(
+		smtlib.Implies(smtlib.And(prem...), smtlib.App("<", smtlib.App(fieldCtor(T, sh.nf.Field), r.Ref()), v)),
+		smtlib.App(aliveSym(T), r.Ref(), t.Ref()), v))
+}
+
+// topLevel reports whether a statement is outside every loop and branch.
+func topLevel(c *stmtCtx) bool { return len(c.loops) == 0 && len(c.path) == 0 }
+
+// setExpr is the expression an UPDATE assigns to field f (the last, if
+// several).
+func setExpr(upd *Update, f string) Expr {
+	var x Expr
+	for _, a := range upd.Sets {
+		if a.Field == f {
+			x = a.Expr
+		}
+	}
+	return x
 }
 
 func indexOf(xs []string, x string) int {

@@ -80,70 +80,89 @@ var unsupported = map[string]string{
 }
 
 func lex(src string) ([]token, error) {
-	var toks []token
-	line, col := 1, 1
-	i := 0
-	adv := func(n int) {
-		for range n {
-			if src[i] == '\n' {
-				line++
-				col = 1
-			} else {
-				col++
-			}
-			i++
+	l := &lexer{src: src, line: 1, col: 1}
+	for l.i < len(src) {
+		if err := l.next(); err != nil {
+			return nil, err
 		}
 	}
-	for i < len(src) {
-		c := src[i]
-		pos := Pos{line, col}
-		switch {
-		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
-			adv(1)
-		case c == '-' && i+1 < len(src) && src[i+1] == '-':
-			for i < len(src) && src[i] != '\n' {
-				adv(1)
-			}
-		case isLetter(c):
-			j := i
-			for j < len(src) && (isLetter(src[j]) || isDigit(src[j])) {
-				j++
-			}
-			toks = append(toks, token{tIdent, src[i:j], pos})
-			adv(j - i)
-		case isDigit(c):
-			j := i
-			for j < len(src) && isDigit(src[j]) {
-				j++
-			}
-			toks = append(toks, token{tInt, src[i:j], pos})
-			adv(j - i)
-		default:
-			two := ""
-			if i+1 < len(src) {
-				two = src[i : i+2]
-			}
-			switch two {
-			case "<=", ">=", "<>", "!=":
-				toks = append(toks, token{tPunct, two, pos})
-				adv(2)
-				continue
-			}
-			if strings.IndexByte("(){},;.=<>+-*:", c) >= 0 {
-				toks = append(toks, token{tPunct, string(c), pos})
-				adv(1)
-				continue
-			}
-			if c == '/' || c == '%' {
-				return nil, &ParseError{Line: line, Col: col, Kind: ErrUnsupported,
-					Msg:  fmt.Sprintf("unsupported construct: operator %q", string(c)),
-					Hint: "integer arithmetic is +, - and *"}
-			}
-			return nil, &ParseError{Line: line, Col: col, Kind: ErrSyntax, Msg: fmt.Sprintf("unexpected character %q", string(c))}
+	l.toks = append(l.toks, token{tEOF, "", Pos{l.line, l.col}})
+	return l.toks, nil
+}
+
+// lexer is the position of lex in the source and the tokens so far.
+type lexer struct {
+	src       string
+	i         int
+	line, col int
+	toks      []token
+}
+
+// adv moves n bytes on, counting lines and columns.
+func (l *lexer) adv(n int) {
+	for range n {
+		if l.src[l.i] == '\n' {
+			l.line++
+			l.col = 1
+		} else {
+			l.col++
+		}
+		l.i++
+	}
+}
+
+// next reads one token, or skips white space or a -- comment.
+func (l *lexer) next() error {
+	c := l.src[l.i]
+	switch {
+	case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		l.adv(1)
+	case c == '-' && l.i+1 < len(l.src) && l.src[l.i+1] == '-':
+		for l.i < len(l.src) && l.src[l.i] != '\n' {
+			l.adv(1)
+		}
+	case isLetter(c):
+		l.word(tIdent, func(c byte) bool { return isLetter(c) || isDigit(c) })
+	case isDigit(c):
+		l.word(tInt, isDigit)
+	default:
+		return l.punct(c)
+	}
+	return nil
+}
+
+// word reads a token of the bytes from here that satisfy in.
+func (l *lexer) word(kind tokKind, in func(byte) bool) {
+	j := l.i
+	for j < len(l.src) && in(l.src[j]) {
+		j++
+	}
+	l.toks = append(l.toks, token{kind, l.src[l.i:j], Pos{l.line, l.col}})
+	l.adv(j - l.i)
+}
+
+// punct reads a one- or two-character operator or punctuation mark.
+func (l *lexer) punct(c byte) error {
+	pos := Pos{l.line, l.col}
+	if l.i+1 < len(l.src) {
+		switch two := l.src[l.i : l.i+2]; two {
+		case "<=", ">=", "<>", "!=":
+			l.toks = append(l.toks, token{tPunct, two, pos})
+			l.adv(2)
+			return nil
 		}
 	}
-	toks = append(toks, token{tEOF, "", Pos{line, col}})
-	return toks, nil
+	if strings.IndexByte("(){},;.=<>+-*:", c) >= 0 {
+		l.toks = append(l.toks, token{tPunct, string(c), pos})
+		l.adv(1)
+		return nil
+	}
+	if c == '/' || c == '%' {
+		return &ParseError{Line: l.line, Col: l.col, Kind: ErrUnsupported,
+			Msg:  fmt.Sprintf("unsupported construct: operator %q", string(c)),
+			Hint: "integer arithmetic is +, - and *"}
+	}
+	return &ParseError{Line: l.line, Col: l.col, Kind: ErrSyntax, Msg: fmt.Sprintf("unexpected character %q", string(c))}
 }
 
 func isLetter(c byte) bool { return c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') }
@@ -512,72 +531,17 @@ func (p *parser) ifStmt() (Stmt, error) {
 func (p *parser) selectStmt() (Stmt, error) {
 	t := p.next()
 	s := &Select{Pos: t.pos}
+	var err error
 	switch {
 	case p.isPunct("*"):
-		p.next()
-		s.Kind = SelectRows
-		if _, err := p.expectKw("AS", "SELECT * AS rows FROM t WHERE ...;"); err != nil {
-			return nil, err
-		}
-		v, err := p.ident("variable name")
-		if err != nil {
-			return nil, err
-		}
-		s.Vars = []string{v.text}
+		err = p.selectRows(s)
 	case p.isKw("MIN") || p.isKw("MAX") || p.isKw("COUNT"):
-		agg := strings.ToUpper(p.next().text)
-		if _, err := p.expect("(", agg+"(field)"); err != nil {
-			return nil, err
-		}
-		switch agg {
-		case "MIN":
-			s.Kind = SelectMin
-		case "MAX":
-			s.Kind = SelectMax
-		default:
-			s.Kind = SelectCount
-		}
-		if s.Kind == SelectCount && p.isPunct("*") {
-			p.next()
-		} else {
-			f, err := p.ident("field name")
-			if err != nil {
-				return nil, err
-			}
-			s.Fields = []string{f.text}
-		}
-		if _, err := p.expect(")", ""); err != nil {
-			return nil, err
-		}
-		if _, err := p.expectKw("AS", "SELECT "+agg+"(f) AS v FROM t WHERE ...;"); err != nil {
-			return nil, err
-		}
-		v, err := p.ident("variable name")
-		if err != nil {
-			return nil, err
-		}
-		s.Vars = []string{v.text}
+		err = p.selectAggregate(s)
 	default:
-		s.Kind = SelectFields
-		for {
-			f, err := p.ident("field name, *, MIN, MAX or COUNT")
-			if err != nil {
-				return nil, err
-			}
-			if _, err := p.expectKw("AS", "name each selected field: SELECT f AS v, g AS w FROM ..."); err != nil {
-				return nil, err
-			}
-			v, err := p.ident("variable name")
-			if err != nil {
-				return nil, err
-			}
-			s.Fields = append(s.Fields, f.text)
-			s.Vars = append(s.Vars, v.text)
-			if !p.isPunct(",") {
-				break
-			}
-			p.next()
-		}
+		err = p.selectFields(s)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if _, err := p.expectKw("FROM", "SELECT ... AS v FROM table WHERE ...;"); err != nil {
 		return nil, err
@@ -591,6 +555,78 @@ func (p *parser) selectStmt() (Stmt, error) {
 		return nil, err
 	}
 	return s, p.semi()
+}
+
+// selectRows reads "* AS rows".
+func (p *parser) selectRows(s *Select) error {
+	p.next()
+	s.Kind = SelectRows
+	if _, err := p.expectKw("AS", "SELECT * AS rows FROM t WHERE ...;"); err != nil {
+		return err
+	}
+	return p.selectVar(s)
+}
+
+// selectVar reads the one variable of a SELECT * or an aggregate.
+func (p *parser) selectVar(s *Select) error {
+	v, err := p.ident("variable name")
+	if err != nil {
+		return err
+	}
+	s.Vars = []string{v.text}
+	return nil
+}
+
+var aggregateKinds = map[string]SelectKind{"MIN": SelectMin, "MAX": SelectMax, "COUNT": SelectCount}
+
+// selectAggregate reads "MIN(f) AS v", "MAX(f) AS v", "COUNT(f) AS v" or
+// "COUNT(*) AS v".
+func (p *parser) selectAggregate(s *Select) error {
+	agg := strings.ToUpper(p.next().text)
+	if _, err := p.expect("(", agg+"(field)"); err != nil {
+		return err
+	}
+	s.Kind = aggregateKinds[agg]
+	if s.Kind == SelectCount && p.isPunct("*") {
+		p.next()
+	} else {
+		f, err := p.ident("field name")
+		if err != nil {
+			return err
+		}
+		s.Fields = []string{f.text}
+	}
+	if _, err := p.expect(")", ""); err != nil {
+		return err
+	}
+	if _, err := p.expectKw("AS", "SELECT "+agg+"(f) AS v FROM t WHERE ...;"); err != nil {
+		return err
+	}
+	return p.selectVar(s)
+}
+
+// selectFields reads "f AS v, g AS w, ...".
+func (p *parser) selectFields(s *Select) error {
+	s.Kind = SelectFields
+	for {
+		f, err := p.ident("field name, *, MIN, MAX or COUNT")
+		if err != nil {
+			return err
+		}
+		if _, err := p.expectKw("AS", "name each selected field: SELECT f AS v, g AS w FROM ..."); err != nil {
+			return err
+		}
+		v, err := p.ident("variable name")
+		if err != nil {
+			return err
+		}
+		s.Fields = append(s.Fields, f.text)
+		s.Vars = append(s.Vars, v.text)
+		if !p.isPunct(",") {
+			return nil
+		}
+		p.next()
+	}
 }
 
 func (p *parser) where() (Cond, error) {

@@ -186,16 +186,40 @@ func parseKey(s string) []int64 {
 // returns the resulting dependency graph (Adya's, with the initial database as
 // a virtual first writer).
 func Replay(prog *Program, ex *Execution) (*ReplayResult, error) {
+	rp := newReplayer(prog, ex)
+	if err := rp.loadInitial(); err != nil {
+		return nil, err
+	}
+	pos := make([]int, len(ex.Instances))
+	for i, idx := range ex.Order {
+		pos[idx] = i
+	}
+	if err := rp.runAll(pos); err != nil {
+		return nil, err
+	}
+	rp.fillCreated()
+	res := &ReplayResult{Edges: rp.edges(pos), Created: rp.created, Touched: rp.touchedRows()}
+	res.Cycle = shortestCycle(len(ex.Instances), res.Edges)
+	return res, nil
+}
+
+func newReplayer(prog *Program, ex *Execution) *replayer {
 	rp := &replayer{prog: prog, ex: ex, tables: map[string]*Table{}, initial: map[cell]version{},
 		known: map[rowKey]bool{}, writes: make([]map[cell]version, len(ex.Instances)), dels: make([][]delSpec, len(ex.Instances)),
 		created: map[string][]Row{}, pinned: map[cell]bool{}, touched: map[rowKey]bool{}}
 	for _, t := range prog.Tables {
 		rp.tables[t.Name] = t
 	}
-	for tname, rows := range ex.Initial {
+	return rp
+}
+
+// loadInitial puts the execution's initial rows in the store: every listed
+// row exists (as a deleted row if Dead), with its given values.
+func (rp *replayer) loadInitial() error {
+	for tname, rows := range rp.ex.Initial {
 		tb := rp.tables[tname]
 		if tb == nil {
-			return nil, fmt.Errorf("replay: unknown table %s", tname)
+			return fmt.Errorf("replay: unknown table %s", tname)
 		}
 		for _, row := range rows {
 			rp.addInitial(tb, row.Key)
@@ -208,39 +232,52 @@ func Replay(prog *Program, ex *Execution) (*ReplayResult, error) {
 			}
 		}
 	}
+	return nil
+}
+
+// runAll runs the instances in ar order (pos is each instance's place in
+// it), each on the writes of the earlier instances it sees.
+func (rp *replayer) runAll(pos []int) error {
 	txns := map[string]*Txn{}
-	for _, t := range prog.Txns {
+	for _, t := range rp.prog.Txns {
 		txns[t.Name] = t
 	}
-	pos := make([]int, len(ex.Instances))
-	for i, idx := range ex.Order {
-		pos[idx] = i
-	}
 	vis := map[[2]int]bool{}
-	for _, p := range ex.Vis {
+	for _, p := range rp.ex.Vis {
 		vis[p] = true
 	}
-	for _, i := range ex.Order {
-		in := ex.Instances[i]
+	for _, i := range rp.ex.Order {
+		in := rp.ex.Instances[i]
 		t := txns[in.Txn]
 		if t == nil {
-			return nil, fmt.Errorf("replay: unknown transaction %s", in.Txn)
+			return fmt.Errorf("replay: unknown transaction %s", in.Txn)
 		}
 		var seen []int
-		for _, j := range ex.Order[:pos[i]] {
+		for _, j := range rp.ex.Order[:pos[i]] {
 			if vis[[2]int{j, i}] {
 				seen = append(seen, j)
 			}
 		}
-		rp.writes[i] = map[cell]version{}
-		x := &exec{rp: rp, inst: i, txn: t, vis: seen, vars: map[string]val{}, sets: map[string][]rowKey{}, rows: map[string]rowKey{}}
-		for _, p := range in.Params {
-			x.vars[p.Name] = val{n: p.Value}
-		}
-		if err := x.block(t.Body); err != nil {
-			return nil, fmt.Errorf("replay %s (%s): %w", in.Name, in.Txn, err)
+		if err := rp.run(i, t, seen); err != nil {
+			return fmt.Errorf("replay %s (%s): %w", in.Name, in.Txn, err)
 		}
 	}
+	return nil
+}
+
+// run runs instance i of t on the snapshot of the instances it sees.
+func (rp *replayer) run(i int, t *Txn, seen []int) error {
+	rp.writes[i] = map[cell]version{}
+	x := &exec{rp: rp, inst: i, txn: t, vis: seen, vars: map[string]val{}, sets: map[string][]rowKey{}, rows: map[string]rowKey{}}
+	for _, p := range rp.ex.Instances[i].Params {
+		x.vars[p.Name] = val{n: p.Value}
+	}
+	return x.block(t.Body)
+}
+
+// fillCreated completes the rows the replay created lazily with their
+// initial values and liveness, for the caller's next replay.
+func (rp *replayer) fillCreated() {
 	for tname, rows := range rp.created {
 		for i, row := range rows {
 			rk := rowKey{tname, keyString(row.Key)}
@@ -254,15 +291,18 @@ func Replay(prog *Program, ex *Execution) (*ReplayResult, error) {
 			rows[i] = row
 		}
 	}
-	res := &ReplayResult{Edges: rp.edges(pos), Created: rp.created, Touched: map[string]map[string]bool{}}
+}
+
+// touchedRows are the touched rows' keys by table.
+func (rp *replayer) touchedRows() map[string]map[string]bool {
+	out := map[string]map[string]bool{}
 	for rk := range rp.touched {
-		if res.Touched[rk.table] == nil {
-			res.Touched[rk.table] = map[string]bool{}
+		if out[rk.table] == nil {
+			out[rk.table] = map[string]bool{}
 		}
-		res.Touched[rk.table][rk.key] = true
+		out[rk.table][rk.key] = true
 	}
-	res.Cycle = shortestCycle(len(ex.Instances), res.Edges)
-	return res, nil
+	return out
 }
 
 func (rp *replayer) addInitial(tb *Table, key []int64) {
@@ -716,122 +756,17 @@ func (x *exec) freeze() *exec {
 	return &exec{rp: x.rp, inst: x.inst, txn: x.txn, vis: x.vis, vars: vars, rows: rows}
 }
 
+// stmt runs one statement: one method per statement kind.
 func (x *exec) stmt(s Stmt) error {
 	switch s := s.(type) {
 	case *Select:
-		tb := x.rp.tables[s.Table]
-		fields := s.Fields
-		if s.Kind == SelectRows {
-			fields = nonKey(tb)
-		}
-		var rf []string
-		for _, f := range append([]string{""}, fields...) {
-			if f == "" || !field(tb, f).Key {
-				rf = append(rf, f)
-			}
-		}
-		x.recordReads(s, tb, s.Where, rf)
-		if s.Kind == SelectRows && x.rp.ex.Lazy && len(x.rp.ex.Spread) > 0 {
-			x.spread(tb, s)
-		}
-		if (s.Kind == SelectMin || s.Kind == SelectMax) && x.rp.ex.Lazy && x.inst < len(x.rp.ex.Hints) {
-			if h, ok := x.rp.ex.Hints[x.inst][s.Vars[0]]; ok && field(tb, s.Fields[0]).Key {
-				x.seedAt(tb, s.Where, s.Fields[0], h)
-			}
-		}
-		var live []rowKey
-		for _, rk := range x.matches(tb, s.Where) {
-			if x.alive(rk) {
-				live = append(live, rk)
-			}
-		}
-		switch s.Kind {
-		case SelectFields:
-			if x.rp.ex.Lazy && len(live) > 0 && x.inst < len(x.rp.ex.Hints) {
-				for i, v := range s.Vars {
-					c := cell{live[0], s.Fields[i]}
-					h, ok := x.rp.ex.Hints[x.inst][v]
-					if ok && !field(tb, s.Fields[i]).Key && (!x.rp.pinned[c] || x.rp.ex.HintsOverride) && x.get(c).writer < 0 {
-						x.rp.initial[c] = version{v: val{n: h}, writer: -1}
-						x.rp.pinned[c] = true
-					}
-				}
-			}
-			for i, v := range s.Vars {
-				if len(live) == 0 {
-					x.vars[v] = val{null: true}
-				} else {
-					x.vars[v] = x.eval(&Ref{Name: s.Fields[i], field: true, key: field(tb, s.Fields[i]).Key}, tb, &live[0])
-				}
-			}
-		case SelectRows:
-			x.sets[s.Vars[0]] = live
-		case SelectCount:
-			x.vars[s.Vars[0]] = val{n: int64(len(live))}
-		case SelectMin, SelectMax:
-			read := &x.rp.reads[len(x.rp.reads)-1]
-			res := val{null: true}
-			f := s.Fields[0]
-			for _, rk := range live {
-				v := x.eval(&Ref{Name: f, field: true, key: field(tb, f).Key}, tb, &rk)
-				if v.null {
-					continue
-				}
-				if res.null || (s.Kind == SelectMin && v.n < res.n) || (s.Kind == SelectMax && v.n > res.n) {
-					res = v
-				}
-			}
-			x.vars[s.Vars[0]] = res
-			if k := keyIndex(tb, f); k >= 0 && !res.null {
-				read.upTo = &extremum{key: k, max: s.Kind == SelectMax, n: res.n}
-			}
-		}
+		x.selectStmt(s)
 	case *Update:
-		tb := x.rp.tables[s.Table]
-		rf := []string{""}
-		for _, a := range s.Sets {
-			for _, f := range whereFields(&Cmp{L: a.Expr, R: &IntLit{}}, tb) {
-				if !slices.Contains(rf, f) {
-					rf = append(rf, f)
-				}
-			}
-		}
-		x.recordReads(s, tb, s.Where, rf)
-		for _, rk := range x.matches(tb, s.Where) {
-			if !x.alive(rk) {
-				continue
-			}
-			for _, a := range s.Sets {
-				x.write(cell{rk, a.Field}, x.eval(a.Expr, tb, &rk), s)
-			}
-		}
+		x.updateStmt(s)
 	case *Insert:
-		tb := x.rp.tables[s.Table]
-		vals := map[string]val{}
-		for _, a := range s.Values {
-			vals[a.Field] = x.eval(a.Expr, nil, nil)
-		}
-		var key []int64
-		for _, k := range keyFields(tb) {
-			if vals[k.Name].null {
-				return nil
-			}
-			key = append(key, vals[k.Name].n)
-		}
-		rk := rowKey{tb.Name, keyString(key)}
-		x.write(cell{rk, ""}, val{n: 1}, s)
-		for _, f := range nonKey(tb) {
-			v, ok := vals[f]
-			if !ok {
-				v = val{n: 0}
-			}
-			x.write(cell{rk, f}, v, s)
-		}
+		x.insertStmt(s)
 	case *Delete:
-		tb := x.rp.tables[s.Table]
-		x.recordReads(s, tb, s.Where, nil)
-		x.matches(tb, s.Where) // lazily create the addressed row; note the matched ones
-		x.rp.dels[x.inst] = append(x.rp.dels[x.inst], delSpec{x: x.freeze(), stmt: s, table: tb})
+		x.deleteStmt(s)
 	case *Let:
 		x.vars[s.Var] = x.eval(s.Expr, nil, nil)
 	case *If:
@@ -840,15 +775,226 @@ func (x *exec) stmt(s Stmt) error {
 		}
 		return x.block(s.Else)
 	case *Foreach:
-		for _, rk := range x.sets[s.Set] {
-			x.rows[s.Iter] = rk
-			if err := x.block(s.Body); err != nil {
-				return err
-			}
-		}
-		delete(x.rows, s.Iter)
+		return x.foreach(s)
 	case *Skip:
 	}
+	return nil
+}
+
+// selectStmt records the SELECT's reads, lets a lazy replay shape the
+// initial database for it, and binds its variables to what the live
+// matching rows hold.
+func (x *exec) selectStmt(s *Select) {
+	tb := x.rp.tables[s.Table]
+	x.recordReads(s, tb, s.Where, selectReadFields(s, tb))
+	x.prepareLazy(tb, s)
+	live := x.liveMatches(tb, s.Where)
+	switch s.Kind {
+	case SelectFields:
+		x.pinHints(tb, s, live)
+		x.bindFields(tb, s, live)
+	case SelectRows:
+		x.sets[s.Vars[0]] = live
+	case SelectCount:
+		x.vars[s.Vars[0]] = val{n: int64(len(live))}
+	case SelectMin, SelectMax:
+		x.bindExtremum(tb, s, live)
+	}
+}
+
+// selectReadFields are the fields a SELECT reads on the rows it returns:
+// Alive ("") and the non-key fields it selects (all of them for SELECT *).
+func selectReadFields(s *Select, tb *Table) []string {
+	fields := s.Fields
+	if s.Kind == SelectRows {
+		fields = nonKey(tb)
+	}
+	var rf []string
+	for _, f := range append([]string{""}, fields...) {
+		if f == "" || !field(tb, f).Key {
+			rf = append(rf, f)
+		}
+	}
+	return rf
+}
+
+// prepareLazy lets a lazy replay (pass 1) spread the rows a SELECT * reads,
+// and seed the row a MIN or MAX of a key field is hinted to find.
+func (x *exec) prepareLazy(tb *Table, s *Select) {
+	if !x.rp.ex.Lazy {
+		return
+	}
+	switch s.Kind {
+	case SelectRows:
+		if len(x.rp.ex.Spread) > 0 {
+			x.spread(tb, s)
+		}
+	case SelectMin, SelectMax:
+		if h, ok := x.lazyHint(s.Vars[0]); ok && field(tb, s.Fields[0]).Key {
+			x.seedAt(tb, s.Where, s.Fields[0], h)
+		}
+	}
+}
+
+// lazyHint is, in a lazy replay, the solver's value of the instance's
+// variable v.
+func (x *exec) lazyHint(v string) (int64, bool) {
+	if !x.rp.ex.Lazy || x.inst >= len(x.rp.ex.Hints) {
+		return 0, false
+	}
+	h, ok := x.rp.ex.Hints[x.inst][v]
+	return h, ok
+}
+
+// liveMatches are the rows matching where that are live in the snapshot.
+func (x *exec) liveMatches(tb *Table, where Cond) []rowKey {
+	var live []rowKey
+	for _, rk := range x.matches(tb, where) {
+		if x.alive(rk) {
+			live = append(live, rk)
+		}
+	}
+	return live
+}
+
+// pinHints sets, in a lazy replay, the initial value of each non-key field a
+// field SELECT reads from its first live row to the hinted value of its
+// variable, where no visible instance wrote the field (a field pinned by an
+// earlier reader keeps its value unless HintsOverride).
+func (x *exec) pinHints(tb *Table, s *Select, live []rowKey) {
+	if len(live) == 0 {
+		return
+	}
+	for i, v := range s.Vars {
+		c := cell{live[0], s.Fields[i]}
+		h, ok := x.lazyHint(v)
+		if ok && !field(tb, s.Fields[i]).Key && x.pinnable(c) {
+			x.rp.initial[c] = version{v: val{n: h}, writer: -1}
+			x.rp.pinned[c] = true
+		}
+	}
+}
+
+// pinnable reports whether a hint may set the initial value of c.
+func (x *exec) pinnable(c cell) bool {
+	return (!x.rp.pinned[c] || x.rp.ex.HintsOverride) && x.get(c).writer < 0
+}
+
+// bindFields binds a field SELECT's variables to its first live row's
+// fields, or to NULL when no row is live.
+func (x *exec) bindFields(tb *Table, s *Select, live []rowKey) {
+	for i, v := range s.Vars {
+		if len(live) == 0 {
+			x.vars[v] = val{null: true}
+		} else {
+			x.vars[v] = x.eval(fieldRef(tb, s.Fields[i]), tb, &live[0])
+		}
+	}
+}
+
+// fieldRef is a reference to field f of the current row of tb.
+func fieldRef(tb *Table, f string) *Ref { return &Ref{Name: f, field: true, key: field(tb, f).Key} }
+
+// bindExtremum binds a MIN or MAX SELECT's variable to the extremum of the
+// non-NULL values of the field over the live rows (NULL if none); for a key
+// field the recorded read only covers the rows up to it.
+func (x *exec) bindExtremum(tb *Table, s *Select, live []rowKey) {
+	read := &x.rp.reads[len(x.rp.reads)-1]
+	res := val{null: true}
+	f := s.Fields[0]
+	for _, rk := range live {
+		v := x.eval(fieldRef(tb, f), tb, &rk)
+		if !v.null && (res.null || beyond(s.Kind, v.n, res.n)) {
+			res = v
+		}
+	}
+	x.vars[s.Vars[0]] = res
+	if k := keyIndex(tb, f); k >= 0 && !res.null {
+		read.upTo = &extremum{key: k, max: s.Kind == SelectMax, n: res.n}
+	}
+}
+
+// beyond reports whether n improves on the extremum m of a MIN or MAX.
+func beyond(kind SelectKind, n, m int64) bool {
+	if kind == SelectMin {
+		return n < m
+	}
+	return n > m
+}
+
+// updateStmt records the reads of an UPDATE (Alive and the fields its SET
+// expressions use) and writes its SET fields on every live matching row.
+func (x *exec) updateStmt(s *Update) {
+	tb := x.rp.tables[s.Table]
+	x.recordReads(s, tb, s.Where, updateReadFields(s, tb))
+	for _, rk := range x.matches(tb, s.Where) {
+		if !x.alive(rk) {
+			continue
+		}
+		for _, a := range s.Sets {
+			x.write(cell{rk, a.Field}, x.eval(a.Expr, tb, &rk), s)
+		}
+	}
+}
+
+// updateReadFields are Alive ("") and the fields an UPDATE's SET
+// expressions read, in order of first use.
+func updateReadFields(s *Update, tb *Table) []string {
+	rf := []string{""}
+	for _, a := range s.Sets {
+		for _, f := range whereFields(&Cmp{L: a.Expr, R: &IntLit{}}, tb) {
+			if !slices.Contains(rf, f) {
+				rf = append(rf, f)
+			}
+		}
+	}
+	return rf
+}
+
+// insertStmt writes Alive and every non-key field (0 when not given) of the row
+// its key values address; an INSERT with a NULL key value does nothing.
+func (x *exec) insertStmt(s *Insert) {
+	tb := x.rp.tables[s.Table]
+	vals := map[string]val{}
+	for _, a := range s.Values {
+		vals[a.Field] = x.eval(a.Expr, nil, nil)
+	}
+	var key []int64
+	for _, k := range keyFields(tb) {
+		if vals[k.Name].null {
+			return
+		}
+		key = append(key, vals[k.Name].n)
+	}
+	rk := rowKey{tb.Name, keyString(key)}
+	x.write(cell{rk, ""}, val{n: 1}, s)
+	for _, f := range nonKey(tb) {
+		v, ok := vals[f]
+		if !ok {
+			v = val{n: 0}
+		}
+		x.write(cell{rk, f}, v, s)
+	}
+}
+
+// deleteStmt records a DELETE's reads and the DELETE itself: it writes Alive of
+// every row it matches, existing or not, which the edges resolve at the end.
+func (x *exec) deleteStmt(s *Delete) {
+	tb := x.rp.tables[s.Table]
+	x.recordReads(s, tb, s.Where, nil)
+	x.matches(tb, s.Where) // lazily create the addressed row; note the matched ones
+	x.rp.dels[x.inst] = append(x.rp.dels[x.inst], delSpec{x: x.freeze(), stmt: s, table: tb})
+}
+
+// foreach runs the body once per row of the set, in the set's order.
+func (x *exec) foreach(s *Foreach) error {
+	for _, rk := range x.sets[s.Set] {
+		x.rows[s.Iter] = rk
+		if err := x.block(s.Body); err != nil {
+			return err
+		}
+	}
+	delete(x.rows, s.Iter)
 	return nil
 }
 
@@ -892,46 +1038,10 @@ func stmtLabel(s Stmt) string {
 
 // edges computes WR, WW and RW from the recorded reads and writes.
 func (rp *replayer) edges(pos []int) []Edge {
-	type wr struct {
-		inst int
-		stmt Stmt
-	}
-	writers := map[cell][]wr{}
-	for i, ws := range rp.writes {
-		for c, v := range ws {
-			writers[c] = append(writers[c], wr{i, v.stmt})
-		}
-	}
-	for i, ds := range rp.dels {
-		for _, d := range ds {
-			for rk := range rp.known {
-				c := cell{rk, ""}
-				if d.matches(rk) && !slices.ContainsFunc(writers[c], func(w wr) bool { return w.inst == i }) {
-					writers[c] = append(writers[c], wr{i, d.stmt})
-				}
-			}
-		}
-	}
-	for c := range writers {
-		slices.SortFunc(writers[c], func(a, b wr) int { return cmp.Compare(pos[a.inst], pos[b.inst]) })
-	}
-	seen := map[string]bool{}
-	var out []Edge
-	add := func(e Edge) {
-		k := fmt.Sprint(e)
-		if e.From != e.To && !seen[k] {
-			seen[k] = true
-			out = append(out, e)
-		}
-	}
+	writers := rp.writers(pos)
+	es := edgeSet{seen: map[string]bool{}}
 	for c, ws := range writers {
-		tb := rp.tables[c.row.table]
-		for i := range ws {
-			for j := i + 1; j < len(ws); j++ {
-				add(Edge{From: ws[i].inst, To: ws[j].inst, Rel: "WW", Table: tb.Name, Row: rowString(tb, c.row), Field: fieldName(c.field),
-					FromStmt: stmtLabel(ws[i].stmt), ToStmt: stmtLabel(ws[j].stmt)})
-			}
-		}
+		es.addWW(rp.tables[c.row.table], c, ws)
 	}
 	var rows []rowKey
 	for rk := range rp.known {
@@ -942,31 +1052,109 @@ func (rp *replayer) edges(pos []int) []Edge {
 			if rk.table != r.table.Name {
 				continue
 			}
-			fields := r.all
-			if r.x.cond(r.where, r.table, &rk) && r.upTo.holds(rk) {
-				fields = append(append([]string(nil), r.all...), r.fields...)
-			}
-			for _, f := range fields {
+			for _, f := range r.fieldsOn(rk) {
 				c := cell{rk, f}
-				src := r.x.get(c)
-				if src.writer >= 0 {
-					add(Edge{From: src.writer, To: r.inst, Rel: "WR", Table: r.table.Name, Row: rowString(r.table, rk), Field: fieldName(f),
-						FromStmt: stmtLabel(src.stmt), ToStmt: stmtLabel(r.stmt)})
-				}
-				for _, w := range writers[c] {
-					if w.inst != r.inst && (src.writer < 0 || pos[w.inst] > pos[src.writer]) {
-						add(Edge{From: r.inst, To: w.inst, Rel: "RW", Table: r.table.Name, Row: rowString(r.table, rk), Field: fieldName(f),
-							FromStmt: stmtLabel(r.stmt), ToStmt: stmtLabel(w.stmt)})
-					}
-				}
+				es.addRead(r, c, r.x.get(c), writers[c], pos)
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b Edge) int {
-		return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), cmp.Compare(a.Rel, b.Rel),
-			cmp.Compare(a.Table, b.Table), cmp.Compare(a.Row, b.Row), cmp.Compare(a.Field, b.Field), cmp.Compare(a.FromStmt+a.ToStmt, b.FromStmt+b.ToStmt))
-	})
-	return out
+	slices.SortFunc(es.out, compareEdges)
+	return es.out
+}
+
+// cellWriter is an instance's write of a cell, by statement stmt.
+type cellWriter struct {
+	inst int
+	stmt Stmt
+}
+
+// writers lists every cell's writers in ar order (pos is each instance's
+// place in it): the instances' writes, and their DELETEs' writes of Alive on
+// every known row they match.
+func (rp *replayer) writers(pos []int) map[cell][]cellWriter {
+	ws := map[cell][]cellWriter{}
+	for i, w := range rp.writes {
+		for c, v := range w {
+			ws[c] = append(ws[c], cellWriter{i, v.stmt})
+		}
+	}
+	for i, ds := range rp.dels {
+		for _, d := range ds {
+			rp.addDeleteWrites(ws, i, d)
+		}
+	}
+	for c := range ws {
+		slices.SortFunc(ws[c], func(a, b cellWriter) int { return cmp.Compare(pos[a.inst], pos[b.inst]) })
+	}
+	return ws
+}
+
+// addDeleteWrites adds instance i's DELETE d as a writer of Alive of the known
+// rows it matches, unless i writes that Alive already.
+func (rp *replayer) addDeleteWrites(ws map[cell][]cellWriter, i int, d delSpec) {
+	for rk := range rp.known {
+		c := cell{rk, ""}
+		if d.matches(rk) && !slices.ContainsFunc(ws[c], func(w cellWriter) bool { return w.inst == i }) {
+			ws[c] = append(ws[c], cellWriter{i, d.stmt})
+		}
+	}
+}
+
+// fieldsOn are the fields the read reads on row rk: the fields of its WHERE
+// on every row, and its returned fields on the rows it returns.
+func (r *readSpec) fieldsOn(rk rowKey) []string {
+	if r.x.cond(r.where, r.table, &rk) && r.upTo.holds(rk) {
+		return append(append([]string(nil), r.all...), r.fields...)
+	}
+	return r.all
+}
+
+// edgeSet collects distinct dependency edges between different instances.
+type edgeSet struct {
+	seen map[string]bool
+	out  []Edge
+}
+
+func (es *edgeSet) add(e Edge) {
+	k := fmt.Sprint(e)
+	if e.From != e.To && !es.seen[k] {
+		es.seen[k] = true
+		es.out = append(es.out, e)
+	}
+}
+
+// addWW adds a WW edge between every two writers of c, in ar order.
+func (es *edgeSet) addWW(tb *Table, c cell, ws []cellWriter) {
+	for i := range ws {
+		for j := i + 1; j < len(ws); j++ {
+			es.add(Edge{From: ws[i].inst, To: ws[j].inst, Rel: "WW", Table: tb.Name, Row: rowString(tb, c.row), Field: fieldName(c.field),
+				FromStmt: stmtLabel(ws[i].stmt), ToStmt: stmtLabel(ws[j].stmt)})
+		}
+	}
+}
+
+// addRead adds the edges of r's read of c, whose value came from src: WR
+// from src's writer, RW to every other writer of c after it in ar (every
+// writer, when the value is the initial one).
+func (es *edgeSet) addRead(r readSpec, c cell, src version, ws []cellWriter, pos []int) {
+	tb := r.table
+	if src.writer >= 0 {
+		es.add(Edge{From: src.writer, To: r.inst, Rel: "WR", Table: tb.Name, Row: rowString(tb, c.row), Field: fieldName(c.field),
+			FromStmt: stmtLabel(src.stmt), ToStmt: stmtLabel(r.stmt)})
+	}
+	for _, w := range ws {
+		if w.inst != r.inst && (src.writer < 0 || pos[w.inst] > pos[src.writer]) {
+			es.add(Edge{From: r.inst, To: w.inst, Rel: "RW", Table: tb.Name, Row: rowString(tb, c.row), Field: fieldName(c.field),
+				FromStmt: stmtLabel(r.stmt), ToStmt: stmtLabel(w.stmt)})
+		}
+	}
+}
+
+// compareEdges orders edges by instances, relation, table, row, field and
+// statements.
+func compareEdges(a, b Edge) int {
+	return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), cmp.Compare(a.Rel, b.Rel),
+		cmp.Compare(a.Table, b.Table), cmp.Compare(a.Row, b.Row), cmp.Compare(a.Field, b.Field), cmp.Compare(a.FromStmt+a.ToStmt, b.FromStmt+b.ToStmt))
 }
 
 // shortestCycle returns a shortest cycle through the edges, or nil. Among
