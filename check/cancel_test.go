@@ -74,7 +74,22 @@ func TestCancelStopsEveryChecker(t *testing.T) {
 					for range 3 {
 						// Log-uniform in [1ms, 2s): fast checkers are stopped too.
 						delay := time.Duration(float64(time.Millisecond) * math.Pow(2000, rng.Float64()))
-						cancelOnce(t, h, c.Method, l, delay, cause, bound, uncancelled)
+						// On a loaded machine one stop can miss the bound by a scheduling
+						// delay or a collection; a loop that does not poll misses it every
+						// time. So a slow stop is tried twice more at the same delay, and
+						// fails only when all three are slow.
+						var slow []time.Duration
+						for range 3 {
+							latency := cancelOnce(t, h, c.Method, l, delay, cause, uncancelled)
+							if latency <= bound {
+								slow = nil
+								break
+							}
+							slow = append(slow, latency)
+						}
+						if len(slow) > 0 {
+							t.Errorf("Check(%s) cancelled after %v returned %v later (three tries), want within %v", l, delay, slow, bound)
+						}
 					}
 				})
 			}
@@ -82,8 +97,9 @@ func TestCancelStopsEveryChecker(t *testing.T) {
 	}
 }
 
-// cancelOnce runs one check cancelled after delay and judges how it stopped.
-func cancelOnce(t *testing.T, h *history.History, m check.Method, l check.Level, delay time.Duration, cause error, bound time.Duration, uncancelled func() check.Verdict) {
+// cancelOnce runs one check cancelled after delay, judges how it stopped, and returns the
+// latency from the cancellation to the return (0 when it finished before the cancellation).
+func cancelOnce(t *testing.T, h *history.History, m check.Method, l check.Level, delay time.Duration, cause error, uncancelled func() check.Verdict) time.Duration {
 	t.Helper()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
@@ -99,15 +115,12 @@ func cancelOnce(t *testing.T, h *history.History, m check.Method, l check.Level,
 		if err != nil {
 			t.Errorf("Check(%s, delay %v) ended before the cancellation with error %v", l, delay, err)
 		}
-		return
+		return 0
 	}
 	<-ctx.Done()
 	latency := end.Sub(cancelled)
 	if os.Getenv("ISOVET_CANCEL_LOG") != "" {
 		t.Logf("delay %v: latency %v, verdict %v, err %v", delay, latency, verdictOf(rep), err)
-	}
-	if latency > bound {
-		t.Errorf("Check(%s) cancelled after %v returned %v later, want within %v", l, delay, latency, bound)
 	}
 	switch {
 	case rep == nil:
@@ -127,6 +140,7 @@ func cancelOnce(t *testing.T, h *history.History, m check.Method, l check.Level,
 			t.Errorf("Check(%s) cancelled after %v = Fail without an anomaly", l, delay)
 		}
 	}
+	return latency
 }
 
 func verdictOf(rep *check.Report) string {

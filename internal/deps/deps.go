@@ -268,8 +268,69 @@ func Build(h *history.History, o Options) (*Deps, error) {
 }
 
 // BuildContext is [Build], stopping with the context's cause when ctx is done (expanding the
-// predicates of a large history can take minutes).
+// predicates of a large history can take minutes). Its phases, in order: each counted
+// transaction's external reads and last writes (and INT), the predicates' rows, the list
+// orders, each read's candidate writers, which transactions count, the findings of reads
+// left with no candidate, the writers per key, and the known edges.
 func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, error) {
+	if o.Realtime && !slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return t.HasTime }) {
+		return nil, ErrNoTime
+	}
+	d := newDeps(h, o)
+	aborted := d.allocReads()
+	for i := range h.Txns {
+		if i&4095 == 0 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		if aborted[i] {
+			continue
+		}
+		if err := d.extract(int32(i), &h.Txns[i]); err != nil {
+			return nil, err
+		}
+	}
+	if len(d.predOps) > 0 && (d.hasLists || d.hasAppends) {
+		// A predicate ranges over rows; a list's version would be read as a row holding its
+		// last element, which is nothing a database evaluated.
+		return nil, fmt.Errorf("%w: predicate reads or writes in a history with lists (appends or list reads): predicates are checked over rows only", ErrUnsupported)
+	}
+	if err := d.expandPreds(ctx); err != nil {
+		return nil, err
+	}
+	if d.hasLists {
+		if err := d.resolveLists(); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.resolveCandidates(ctx, &finalIndex{d: d, aborted: aborted}, aborted); err != nil {
+		return nil, err
+	}
+	d.decideStatus()
+	if o.Realtime {
+		for t := range d.N {
+			if d.Status[t] != Excluded && !h.Txns[t].HasTime {
+				d.Untimed++
+			}
+		}
+	}
+	if err := d.dropUncounted(ctx); err != nil {
+		return nil, err
+	}
+	d.indexWriters()
+	if d.hasLists {
+		d.syntheticReads()
+		d.buildLists()
+	}
+	if !o.NoEdges {
+		if err := d.BuildEdgesContext(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// newDeps allocates the per-transaction and per-key tables of h's dependencies.
+func newDeps(h *history.History, o Options) *Deps {
 	n := len(h.Txns)
 	d := &Deps{H: h, Opts: o, N: n, Init: int32(n)}
 	d.Status = make([]Status, n)
@@ -284,174 +345,180 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 	for k := range d.InitVersion {
 		d.InitVersion[k] = -1
 	}
-	if o.Realtime && !slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return t.HasTime }) {
-		return nil, ErrNoTime
-	}
-	// Size Reads for the item reads up front: grown by doubling, it allocated about twice its
-	// final size (786 MB for fauna-page's reads; peak RSS of its check 620 -> 547 MB).
+	return d
+}
+
+// allocReads sizes Reads and the write and read buffers for the item operations of the
+// transactions that did not abort, and returns which aborted. Grown by doubling, Reads
+// allocated about twice its final size (786 MB for fauna-page's reads; peak RSS of its check
+// 620 -> 547 MB).
+func (d *Deps) allocReads() (aborted []bool) {
+	h := d.H
 	nr, nw := 0, 0
-	aborted := make([]bool, n) // h.Txns[t].Outcome == OutcomeAborted, without touching h.Txns[t] again
+	aborted = make([]bool, d.N) // h.Txns[t].Outcome == OutcomeAborted, without touching h.Txns[t] again
 	for i := range h.Txns {
 		aborted[i] = h.Txns[i].Outcome == history.OutcomeAborted
-		if !aborted[i] {
-			for _, o := range h.Txns[i].Ops {
-				switch o.Kind {
-				case history.OpRead, history.OpListRead:
-					nr++
-				case history.OpWrite, history.OpInsert, history.OpDelete:
-					nw++
-				}
+		if aborted[i] {
+			continue
+		}
+		for _, o := range h.Txns[i].Ops {
+			switch o.Kind {
+			case history.OpRead, history.OpListRead:
+				nr++
+			case history.OpWrite, history.OpInsert, history.OpDelete:
+				nw++
 			}
 		}
 	}
 	d.Reads = make([]Read, 0, nr)
 	d.wbuf = make([]Write, 0, nw)
 	d.rbuf = make([]int32, 0, nr)
-	for i := range h.Txns {
-		if i&4095 == 0 && ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		t := &h.Txns[i]
-		if t.Outcome == history.OutcomeAborted {
-			continue
-		}
-		if err := d.extract(int32(i), t); err != nil {
-			return nil, err
-		}
-	}
-	if len(d.predOps) > 0 && (d.hasLists || d.hasAppends) {
-		// A predicate ranges over rows; a list's version would be read as a row holding its
-		// last element, which is nothing a database evaluated.
-		return nil, fmt.Errorf("%w: predicate reads or writes in a history with lists (appends or list reads): predicates are checked over rows only", ErrUnsupported)
-	}
-	if err := d.expandPreds(ctx); err != nil {
-		return nil, err
-	}
-	// Index last writes by (key, value), for reads that do not name their writer: per key,
-	// its writers' values and the writers, sorted by value then writer, in one array carved
-	// like Writers, searched by bisection. Formats that name every writer (Vbox, Cobra's
-	// sources) never need it, so it is built on first use.
-	type vw struct {
-		v history.Value
-		w int32
-	}
-	var fin []vw
-	var finOff []int32
-	finals := func(k history.Key, v history.Value) []vw {
-		if finOff == nil {
-			finOff = make([]int32, nk+1)
-			for t, ws := range d.Writes {
-				if !aborted[t] {
-					for _, w := range ws {
-						finOff[w.Key+1]++
-					}
-				}
-			}
-			for k := range nk {
-				finOff[k+1] += finOff[k]
-			}
-			fin = make([]vw, finOff[nk])
-			at := slices.Clone(finOff[:nk])
-			for t, ws := range d.Writes {
-				if !aborted[t] {
-					for _, w := range ws {
-						fin[at[w.Key]] = vw{w.Value, int32(t)}
-						at[w.Key]++
-					}
-				}
-			}
-			for k := range nk {
-				// Filled in writer order: a stable sort by value keeps it within a value.
-				slices.SortStableFunc(fin[finOff[k]:finOff[k+1]], func(a, b vw) int { return cmp.Compare(a.v, b.v) })
+	return aborted
+}
+
+// finalIndex indexes last writes by (key, value), for reads that do not name their writer:
+// per key, its writers' values and the writers, sorted by value then writer, in one array
+// carved like Writers, searched by bisection. Formats that name every writer (Vbox, Cobra's
+// sources) never need it, so it is built on first use.
+type finalIndex struct {
+	d       *Deps
+	aborted []bool
+	fin     []valueWriter
+	off     []int32
+}
+
+// valueWriter is one last write of a key: its value and its writer.
+type valueWriter struct {
+	v history.Value
+	w int32
+}
+
+func (f *finalIndex) build() {
+	d, nk := f.d, len(f.d.H.Keys)
+	f.off = make([]int32, nk+1)
+	for t, ws := range d.Writes {
+		if !f.aborted[t] {
+			for _, w := range ws {
+				f.off[w.Key+1]++
 			}
 		}
-		run := fin[finOff[k]:finOff[k+1]]
-		i, _ := slices.BinarySearchFunc(run, v, func(x vw, v history.Value) int { return cmp.Compare(x.v, v) })
-		j := i
-		for j < len(run) && run[j].v == v {
-			j++
-		}
-		return run[i:j]
 	}
-	if d.hasLists {
-		if err := d.resolveLists(); err != nil {
-			return nil, err
+	for k := range nk {
+		f.off[k+1] += f.off[k]
+	}
+	f.fin = make([]valueWriter, f.off[nk])
+	at := slices.Clone(f.off[:nk])
+	for t, ws := range d.Writes {
+		if !f.aborted[t] {
+			for _, w := range ws {
+				f.fin[at[w.Key]] = valueWriter{w.Value, int32(t)}
+				at[w.Key]++
+			}
 		}
 	}
-	// Resolve candidates. A value many transactions wrote gives each of its reads that
-	// many candidates (quadratic): poll by candidates made, not reads.
+	for k := range nk {
+		// Filled in writer order: a stable sort by value keeps it within a value.
+		slices.SortStableFunc(f.fin[f.off[k]:f.off[k+1]], func(a, b valueWriter) int { return cmp.Compare(a.v, b.v) })
+	}
+}
+
+// of returns the last writes of v to k.
+func (f *finalIndex) of(k history.Key, v history.Value) []valueWriter {
+	if f.off == nil {
+		f.build()
+	}
+	run := f.fin[f.off[k]:f.off[k+1]]
+	i, _ := slices.BinarySearchFunc(run, v, func(x valueWriter, v history.Value) int { return cmp.Compare(x.v, v) })
+	j := i
+	for j < len(run) && run[j].v == v {
+		j++
+	}
+	return run[i:j]
+}
+
+// resolveCandidates gives each item read its candidate writers: the writer it names, the
+// initial state, or every last write of its value. A value many transactions wrote gives
+// each of its reads that many candidates (quadratic): it polls ctx by candidates made, not
+// reads.
+func (d *Deps) resolveCandidates(ctx context.Context, finals *finalIndex, aborted []bool) error {
 	work := 0
 	for ri := range d.Reads {
 		if work++; work >= 1024 {
 			if work = 0; ctx.Err() != nil {
-				return nil, context.Cause(ctx)
+				return context.Cause(ctx)
 			}
 		}
 		r := &d.Reads[ri]
-		o := r
 		if r.Kind == ReadPredMiss || r.Kind == ReadPredMatch {
 			continue // candidates set by expandPreds
 		}
-		switch o.Src.Kind {
+		switch r.Src.Kind {
 		case history.SrcTxn:
-			w := o.Src.Txn
-			if int(w) < n && w != history.TxnID(r.Txn) && !aborted[w] && d.isFinal(int32(w), r.Key, o.Src.Op, r.Value) {
+			w := r.Src.Txn
+			if int(w) < d.N && w != history.TxnID(r.Txn) && !aborted[w] && d.isFinal(int32(w), r.Key, r.Src.Op, r.Value) {
 				r.Cands = d.single(int32(w))
 			}
 		case history.SrcInit, history.SrcNone:
 			r.Cands = d.single(d.Init)
 		default:
-			ws, init := finals(r.Key, r.Value), h.InitialValue(r.Key) == r.Value
-			switch {
-			case len(ws) == 1 && ws[0].w != r.Txn && !init:
-				r.Cands = d.single(ws[0].w) // the common case: one writer wrote the value
-			default:
-				for _, x := range ws {
-					if x.w != r.Txn {
-						r.Cands = append(r.Cands, x.w)
-					}
-				}
-				work += len(ws)
-				if init {
-					r.Cands = append(r.Cands, d.Init)
-				}
-			}
+			work += d.byValue(r, finals.of(r.Key, r.Value))
 		}
 	}
-	d.decideStatus()
-	if o.Realtime {
-		for t := range n {
-			if d.Status[t] != Excluded && !h.Txns[t].HasTime {
-				d.Untimed++
-			}
+	return nil
+}
+
+// byValue sets the candidates of r, which names no writer, from ws, the last writes of its
+// value, and the initial state when it holds the value; it returns the work done.
+func (d *Deps) byValue(r *Read, ws []valueWriter) int {
+	init := d.H.InitialValue(r.Key) == r.Value
+	if len(ws) == 1 && ws[0].w != r.Txn && !init {
+		r.Cands = d.single(ws[0].w) // the common case: one writer wrote the value
+		return 0
+	}
+	for _, x := range ws {
+		if x.w != r.Txn {
+			r.Cands = append(r.Cands, x.w)
 		}
 	}
-	// Drop candidates that are not counted.
+	if init {
+		r.Cands = append(r.Cands, d.Init)
+	}
+	return len(ws)
+}
+
+// dropUncounted drops the candidates that do not count, and records as findings the
+// committed reads left with none and the list reads that need a transaction that does not
+// count.
+func (d *Deps) dropUncounted(ctx context.Context) error {
+	excluded := func(w int32) bool { return w != d.Init && d.Status[w] == Excluded }
 	for ri := range d.Reads {
 		if ri&1023 == 0 && ctx.Err() != nil {
-			return nil, context.Cause(ctx)
+			return context.Cause(ctx)
 		}
 		r := &d.Reads[ri]
-		for _, w := range r.Cands {
-			if w != d.Init && d.Status[w] == Excluded {
-				r.Cands = slices.DeleteFunc(r.Cands, func(w int32) bool { return w != d.Init && d.Status[w] == Excluded })
+		if slices.ContainsFunc(r.Cands, excluded) {
+			r.Cands = slices.DeleteFunc(r.Cands, excluded)
+		}
+		if d.Status[r.Txn] != Committed {
+			continue
+		}
+		if len(r.Cands) == 0 {
+			d.Findings = append(d.Findings, d.explainNoSource(r))
+		}
+		for _, w := range r.Needs {
+			if w < 0 || d.Status[w] == Excluded {
+				d.Findings = append(d.Findings, d.explainList(r, w))
 				break
 			}
 		}
-		if d.Status[r.Txn] == Committed && len(r.Cands) == 0 {
-			d.Findings = append(d.Findings, d.explainNoSource(r))
-		}
-		if d.Status[r.Txn] == Committed {
-			for _, w := range r.Needs {
-				if w < 0 || d.Status[w] == Excluded {
-					d.Findings = append(d.Findings, d.explainList(r, w))
-					break
-				}
-			}
-		}
 	}
-	// Writers per key, carved from one slice (counted first; capacity-limited, so an
-	// append copies).
+	return nil
+}
+
+// indexWriters lists each key's counted writers, carved from one slice (counted first;
+// capacity-limited, so an append copies).
+func (d *Deps) indexWriters() {
+	nk := len(d.H.Keys)
 	nwk := make([]int32, nk+1)
 	for t, ws := range d.Writes {
 		if d.Status[t] != Excluded {
@@ -480,16 +547,6 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 			d.Writers[k] = nil
 		}
 	}
-	if d.hasLists {
-		d.syntheticReads()
-		d.buildLists()
-	}
-	if !o.NoEdges {
-		if err := d.BuildEdgesContext(ctx); err != nil {
-			return nil, err
-		}
-	}
-	return d, nil
 }
 
 // BuildEdges adds the known edges Build skipped under [Options.NoEdges]: real time, session
