@@ -43,72 +43,67 @@ type jkey struct {
 	a, b sat.Lit
 }
 
-// encode builds the solver problem for the undecided choices.
+// encode builds the solver problem for the undecided choices: the variables, then the
+// justified edges of the guarded known edges, of both orders of every write-write
+// choice and of every read choice's candidates, with each read's clauses, and finally
+// the theory over the justified edges.
 func (m *model) encode(ctx context.Context, selectors bool, to acyclic.Options) (*encoding, error) {
-	d := m.d
 	s := sat.New(sat.Options{})
 	en := &encoding{m: m, s: s, and: make(map[[2]sat.Lit]sat.Lit)}
+	b := &encoder{en: en, m: m, ctx: ctx, selectors: selectors, seen: make(map[jkey]bool)}
+	b.vars()
+	var lits []sat.Lit
+	for _, e := range m.guarded {
+		lits = b.guard(b.guard(b.guard(lits[:0], e.Guards[0]), e.Guards[1]), e.Guards[2])
+		b.add(e, lits)
+	}
+	if err := b.wwChoices(); err != nil {
+		return nil, err
+	}
+	if err := b.wrChoices(); err != nil {
+		return nil, err
+	}
+	if b.err != nil {
+		return nil, b.err
+	}
+	if err := en.attach(ctx, b.just, to); err != nil {
+		return nil, err
+	}
+	return en, nil
+}
+
+// encoder is the state of one encode: the justified edges collected so far and the
+// candidates of the open read choices by writer and key.
+type encoder struct {
+	en        *encoding
+	m         *model
+	ctx       context.Context
+	selectors bool
+	// Every justified raw edge is one split-graph edge with its justification (see
+	// model.go, "The split graph"); emit collects them.
+	just []jkey
+	seen map[jkey]bool
+	err  error // the first error of emit
+	byWK map[wk][]wrCand
+	buf  []deps.Edge
+	work int // clauses made since ctx was last polled
+}
+
+// wrCand is candidate j of read choice wi.
+type wrCand struct{ wi, j int32 }
+
+// vars creates the variables, in a fixed order: the outcomes of transactions of unknown
+// outcome, the candidates of the open read choices, and the selectors.
+func (b *encoder) vars() {
+	m, d, en, s := b.m, b.m.d, b.en, b.en.s
 	en.cvar = make([]sat.Var, d.N)
 	for t := range d.N {
 		if d.Status[t] == deps.Maybe {
 			en.cvar[t] = s.NewVar()
 		}
 	}
-	guard := func(dst []sat.Lit, t int32) []sat.Lit {
-		if t >= 0 && t < int32(d.N) && en.cvar[t] != 0 {
-			dst = append(dst, en.cvar[t].Pos())
-		}
-		return dst
-	}
-	// Every justified raw edge is one split-graph edge with its justification (see
-	// model.go, "The split graph"); emit is defined below and collects them.
-	var just []jkey
-	seen := make(map[jkey]bool)
-	var emitErr error
-	emit := func(x, y int32, ls []sat.Lit) error {
-		ls = slices.Clone(ls)
-		slices.Sort(ls)
-		ls = slices.Compact(ls)
-		for i := 1; i < len(ls); i++ {
-			if ls[i] == ls[i-1].Not() {
-				return nil // never holds
-			}
-		}
-		for len(ls) > 2 {
-			a := en.conj(ls[len(ls)-2], ls[len(ls)-1])
-			ls = append(ls[:len(ls)-2], a)
-			slices.Sort(ls)
-		}
-		k := jkey{x, y, sat.LitNull, sat.LitNull}
-		switch len(ls) {
-		case 0:
-			return errors.New("si: a justified edge without literals")
-		case 1:
-			k.a = ls[0]
-		case 2:
-			k.a, k.b = ls[0], ls[1]
-		}
-		if !seen[k] {
-			seen[k] = true
-			just = append(just, k)
-		}
-		return nil
-	}
-	add := func(e deps.Edge, lits []sat.Lit) {
-		if e.From == e.To || emitErr != nil {
-			return
-		}
-		x, y := m.split(e)
-		emitErr = emit(x, y, lits)
-	}
-	var lits []sat.Lit
-	for _, e := range m.guarded {
-		lits = guard(guard(guard(lits[:0], e.Guards[0]), e.Guards[1]), e.Guards[2])
-		add(e, lits)
-	}
 	en.wrVar = make([][]sat.Var, len(m.wr))
-	type cand struct{ wi, j int32 }
-	byWK := make(map[wk][]cand)
+	b.byWK = make(map[wk][]wrCand)
 	for wi := range m.wr {
 		rc := &m.wr[wi]
 		if rc.fixed {
@@ -118,112 +113,188 @@ func (m *model) encode(ctx context.Context, selectors bool, to acyclic.Options) 
 		en.wrVar[wi] = make([]sat.Var, len(rc.cands))
 		for j, w := range rc.cands {
 			en.wrVar[wi][j] = s.NewVar()
-			byWK[wk{w, r.Key}] = append(byWK[wk{w, r.Key}], cand{int32(wi), int32(j)})
+			b.byWK[wk{w, r.Key}] = append(b.byWK[wk{w, r.Key}], wrCand{int32(wi), int32(j)})
 		}
 	}
-	if selectors {
+	if b.selectors {
 		en.sel = make([]sat.Lit, len(m.ww)+len(m.wr))
 		for i := range en.sel {
 			en.sel[i] = s.NewVar().Pos()
 		}
 	}
 	en.wwVar = make([]sat.Var, len(m.ww))
-	var buf []deps.Edge
-	// A pair's uncertain readers can be many: poll ctx by clauses made.
-	work := 0
-	tick := func(n int) error {
-		if work += n; work >= 1024 {
-			if work = 0; ctx.Err() != nil {
-				return context.Cause(ctx)
-			}
-		}
-		return nil
+}
+
+// guard appends to dst the literal saying transaction t committed, when its outcome
+// is unknown.
+func (b *encoder) guard(dst []sat.Lit, t int32) []sat.Lit {
+	if t >= 0 && t < int32(b.m.d.N) && b.en.cvar[t] != 0 {
+		dst = append(dst, b.en.cvar[t].Pos())
 	}
+	return dst
+}
+
+// tick counts n clauses made and polls ctx every 1024 (a pair's uncertain readers can
+// be many).
+func (b *encoder) tick(n int) error {
+	if b.work += n; b.work >= 1024 {
+		if b.work = 0; b.ctx.Err() != nil {
+			return context.Cause(b.ctx)
+		}
+	}
+	return nil
+}
+
+// add records raw edge e justified by lits (after the first error, nothing).
+func (b *encoder) add(e deps.Edge, lits []sat.Lit) {
+	if e.From == e.To || b.err != nil {
+		return
+	}
+	x, y := b.m.split(e)
+	b.err = b.emit(x, y, lits)
+}
+
+// emit records split-graph edge x→y justified by the conjunction ls, reduced to at
+// most two literals (a contradictory conjunction never holds and is dropped).
+func (b *encoder) emit(x, y int32, ls []sat.Lit) error {
+	ls = slices.Clone(ls)
+	slices.Sort(ls)
+	ls = slices.Compact(ls)
+	for i := 1; i < len(ls); i++ {
+		if ls[i] == ls[i-1].Not() {
+			return nil // never holds
+		}
+	}
+	for len(ls) > 2 {
+		a := b.en.conj(ls[len(ls)-2], ls[len(ls)-1])
+		ls = append(ls[:len(ls)-2], a)
+		slices.Sort(ls)
+	}
+	k := jkey{x, y, sat.LitNull, sat.LitNull}
+	switch len(ls) {
+	case 0:
+		return errors.New("si: a justified edge without literals")
+	case 1:
+		k.a = ls[0]
+	case 2:
+		k.a, k.b = ls[0], ls[1]
+	}
+	if !b.seen[k] {
+		b.seen[k] = true
+		b.just = append(b.just, k)
+	}
+	return nil
+}
+
+// wwChoices gives every open write-write choice its variable and the justified edges of
+// both its orders.
+func (b *encoder) wwChoices() error {
+	m, en := b.m, b.en
 	for ci := range m.ww {
-		if err := tick(1); err != nil {
-			return nil, err
+		if err := b.tick(1); err != nil {
+			return err
 		}
 		c := &m.ww[ci]
 		if c.fixed != 0 {
 			continue
 		}
-		v := s.NewVar()
+		v := en.s.NewVar()
 		en.wwVar[ci] = v
-		base := guard(guard(nil, c.a), c.b)
-		if selectors {
+		base := b.guard(b.guard(nil, c.a), c.b)
+		if b.selectors {
 			base = append(base, en.sel[ci])
 		}
-		for _, side := range [2]struct {
-			a, b int32
-			l    sat.Lit
-		}{{c.a, c.b, v.Pos()}, {c.b, c.a, v.Neg()}} {
-			ls := append(slices.Clone(base), side.l)
-			buf = m.wwEdges(c, side.a, side.b, buf[:0])
-			for _, e := range buf {
-				add(e, ls)
-			}
-			for _, k := range c.keys {
-				if err := tick(len(byWK[wk{side.a, k}])); err != nil {
-					return nil, err
-				}
-				for _, cd := range byWK[wk{side.a, k}] {
-					ri := m.wr[cd.wi].ri
-					rd := d.Reads[ri].Txn
-					if rd == side.b {
-						continue
-					}
-					wa, _ := d.WriteOf(side.a, k)
-					wb, _ := d.WriteOf(side.b, k)
-					e := deps.Edge{From: rd, To: side.b, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: side.a, Guards: [3]int32{-1, -1, -1}}
-					add(e, append(slices.Clone(ls), en.wrVar[cd.wi][cd.j].Pos()))
-				}
-			}
+		if err := b.wwOrder(c, c.a, c.b, append(slices.Clone(base), v.Pos())); err != nil {
+			return err
+		}
+		if err := b.wwOrder(c, c.b, c.a, append(slices.Clone(base), v.Neg())); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// wwOrder adds the edges of choice c ordered a before b, justified by ls: its write-write
+// edges, and an rw edge to b from every candidate reader of a's write to a shared key.
+func (b *encoder) wwOrder(c *wwc, first, second int32, ls []sat.Lit) error {
+	m, d := b.m, b.m.d
+	b.buf = m.wwEdges(c, first, second, b.buf[:0])
+	for _, e := range b.buf {
+		b.add(e, ls)
+	}
+	for _, k := range c.keys {
+		cands := b.byWK[wk{first, k}]
+		if err := b.tick(len(cands)); err != nil {
+			return err
+		}
+		for _, cd := range cands {
+			ri := m.wr[cd.wi].ri
+			rd := d.Reads[ri].Txn
+			if rd == second {
+				continue
+			}
+			wa, _ := d.WriteOf(first, k)
+			wb, _ := d.WriteOf(second, k)
+			e := deps.Edge{From: rd, To: second, Rel: report.RW, Key: k, Value: wa.Value, Value2: wb.Value, Via: first, Guards: [3]int32{-1, -1, -1}}
+			b.add(e, append(slices.Clone(ls), b.en.wrVar[cd.wi][cd.j].Pos()))
+		}
+	}
+	return nil
+}
+
+// wrChoices adds, for every open read choice, its clauses (a committed reader reads from
+// one candidate; a candidate read is from a committed writer by a committed reader) and
+// the justified edges of each candidate.
+func (b *encoder) wrChoices() error {
+	m, d, en, s := b.m, b.m.d, b.en, b.en.s
 	for wi := range m.wr {
 		rc := &m.wr[wi]
 		if rc.fixed {
 			continue
 		}
-		if err := tick(1 + len(rc.cands)); err != nil {
-			return nil, err
+		if err := b.tick(1 + len(rc.cands)); err != nil {
+			return err
 		}
 		r := &d.Reads[rc.ri]
 		var cl []sat.Lit
 		if en.cvar[r.Txn] != 0 {
 			cl = append(cl, en.cvar[r.Txn].Neg())
 		}
-		if selectors {
+		if b.selectors {
 			cl = append(cl, en.sel[len(m.ww)+wi].Not())
 		}
 		for j, w := range rc.cands {
 			x := en.wrVar[wi][j]
 			cl = append(cl, x.Pos())
-			if w < int32(d.N) && en.cvar[w] != 0 {
-				if err := s.AddClause(x.Neg(), en.cvar[w].Pos()); err != nil {
-					return nil, err
-				}
-			}
-			if en.cvar[r.Txn] != 0 {
-				if err := s.AddClause(x.Neg(), en.cvar[r.Txn].Pos()); err != nil {
-					return nil, err
-				}
+			if err := b.candidate(x, w, r.Txn); err != nil {
+				return err
 			}
 			for _, e := range m.readEdges(rc.ri, w) {
-				add(e, guard(guard(guard([]sat.Lit{x.Pos()}, e.Guards[0]), e.Guards[1]), e.Guards[2]))
+				b.add(e, b.guard(b.guard(b.guard([]sat.Lit{x.Pos()}, e.Guards[0]), e.Guards[1]), e.Guards[2]))
 			}
 		}
 		if err := s.AddClause(cl...); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if emitErr != nil {
-		return nil, emitErr
+	return nil
+}
+
+// candidate adds the clauses of candidate variable x (reading writer w's value in
+// transaction reader): both must commit.
+func (b *encoder) candidate(x sat.Var, w, reader int32) error {
+	en := b.en
+	if w < int32(b.m.d.N) && en.cvar[w] != 0 {
+		if err := en.s.AddClause(x.Neg(), en.cvar[w].Pos()); err != nil {
+			return err
+		}
 	}
-	if err := en.attach(ctx, just, to); err != nil {
-		return nil, err
+	if en.cvar[reader] != 0 {
+		if err := en.s.AddClause(x.Neg(), en.cvar[reader].Pos()); err != nil {
+			return err
+		}
 	}
-	return en, nil
+	return nil
 }
 
 // attach creates the theory: the known split graph, reduced to reachability among the

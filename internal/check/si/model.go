@@ -176,10 +176,39 @@ func buildBase(d *deps.Deps) *model {
 // context.Cause(ctx) once ctx is done, leaving the model unfit to use.
 func (m *model) addPairs(ctx context.Context, ck *clocks) error {
 	d := m.d
+	p := pairing{m: m, ck: ck, sink: m.sinks(), free: m.freeWriters(), reduce: !d.Partial}
 	work := 0
-	sink := m.sinks()
-	reduce := !d.Partial // predicates only partly modelled: keep every pair
-	// free[k][i]: d.Writers[k][i] is committed, reads nothing, and no read may read its k.
+	for k, ws := range d.Writers {
+		for i, a := range ws {
+			for jj, b := range ws[i+1:] {
+				if work++; work&1023 == 0 && ctx.Err() != nil {
+					return context.Cause(ctx)
+				}
+				if p.choice(history.Key(k), i, i+1+jj, a, b) {
+					m.addPair(a, b, history.Key(k))
+				}
+			}
+		}
+	}
+	if ck != nil {
+		m.joinDecided(ck, p.clockJoins)
+	}
+	return nil
+}
+
+// pairing decides which pairs of writers of a key are choices.
+type pairing struct {
+	m      *model
+	ck     *clocks
+	sink   []bool
+	free   [][]bool
+	reduce bool // predicates only partly modelled: keep every pair
+}
+
+// freeWriters marks, per key, the writers that are committed, read nothing, and whose
+// write to the key no read may read: free[k][i] for d.Writers[k][i].
+func (m *model) freeWriters() [][]bool {
+	d := m.d
 	free := make([][]bool, len(d.Writers))
 	for k, ws := range d.Writers {
 		free[k] = make([]bool, len(ws))
@@ -195,51 +224,54 @@ func (m *model) addPairs(ctx context.Context, ck *clocks) error {
 			}
 		}
 	}
-	for k, ws := range d.Writers {
-		for i, a := range ws {
-			fa := free[k][i]
-			for jj, b := range ws[i+1:] {
-				if work++; work&1023 == 0 && ctx.Err() != nil {
-					return context.Cause(ctx)
-				}
-				if d.Before(a, b) || d.Before(b, a) {
-					// Real time orders them (strong SI, both committed): the time chain is a
-					// dep path, and deps derives the anti-dependencies (Deps.ReadFrom).
-					continue
-				}
-				switch {
-				case !reduce:
-				case sink[a] || sink[b]:
-					m.sinkPairs++
-					continue
-				case fa && free[k][i+1+jj]:
-					m.freePairs++
-					continue
-				}
-				if ck != nil {
-					if ok, _ := ck.decided(history.Key(k), i, i+1+jj); ok {
-						m.clockDecided++
-						continue
-					}
-				}
-				pk := pairKey(a, b)
-				ci, ok := m.pairOf[pk]
-				if !ok {
-					ci = int32(len(m.ww))
-					m.pairOf[pk] = ci
-					m.ww = append(m.ww, wwc{a: min(a, b), b: max(a, b)})
-				}
-				m.ww[ci].keys = append(m.ww[ci].keys, history.Key(k))
-			}
+	return free
+}
+
+// choice reports whether the pair of writers a = d.Writers[k][i] and b =
+// d.Writers[k][j] is a choice, counting the pairs the reductions and the clocks settle.
+func (p *pairing) choice(k history.Key, i, j int, a, b int32) bool {
+	m, d := p.m, p.m.d
+	if d.Before(a, b) || d.Before(b, a) {
+		// Real time orders them (strong SI, both committed): the time chain is a
+		// dep path, and deps derives the anti-dependencies (Deps.ReadFrom).
+		return false
+	}
+	switch {
+	case !p.reduce:
+	case p.sink[a] || p.sink[b]:
+		m.sinkPairs++
+		return false
+	case p.free[k][i] && p.free[k][j]:
+		m.freePairs++
+		return false
+	}
+	if p.ck != nil {
+		if ok, _ := p.ck.decided(k, i, j); ok {
+			m.clockDecided++
+			return false
 		}
 	}
-	if ck != nil {
-		m.joinDecided(ck, func(k history.Key, i, j int) bool {
-			a, b := d.Writers[k][i], d.Writers[k][j]
-			return !d.Before(a, b) && !d.Before(b, a) && !(reduce && (sink[a] || sink[b] || (free[k][i] && free[k][j])))
-		})
+	return true
+}
+
+// clockJoins reports whether the clocks' decision on writers i and j of key k gives known
+// edges: the pair is one choice would have been.
+func (p *pairing) clockJoins(k history.Key, i, j int) bool {
+	d := p.m.d
+	a, b := d.Writers[k][i], d.Writers[k][j]
+	return !d.Before(a, b) && !d.Before(b, a) && !(p.reduce && (p.sink[a] || p.sink[b] || (p.free[k][i] && p.free[k][j])))
+}
+
+// addPair adds key k to the write-write choice of a and b, creating it if new.
+func (m *model) addPair(a, b int32, k history.Key) {
+	pk := pairKey(a, b)
+	ci, ok := m.pairOf[pk]
+	if !ok {
+		ci = int32(len(m.ww))
+		m.pairOf[pk] = ci
+		m.ww = append(m.ww, wwc{a: min(a, b), b: max(a, b)})
 	}
-	return nil
+	m.ww[ci].keys = append(m.ww[ci].keys, k)
 }
 
 // joinDecided adds the known edges of the pairs the clocks decided and use admits, for
@@ -270,50 +302,15 @@ func (m *model) joinDecided(ck *clocks, use func(k history.Key, i, j int) bool) 
 // clockReason returns the reason of a raw edge u→v of kind k that the clocks' decisions
 // imply (joinDecided), and records it in why and forced.
 func (m *model) clockReason(u, v int32, k kind) (deps.Edge, bool) {
-	d := m.d
-	if m.ck == nil || u >= int32(d.N) || v >= int32(d.N) {
+	if m.ck == nil || u >= int32(m.d.N) || v >= int32(m.d.N) {
 		return deps.Edge{}, false
-	}
-	first := func(a, b int32, key history.Key) bool { // the clocks put a before b on key
-		ws := d.Writers[key]
-		i, ok1 := slices.BinarySearch(ws, a)
-		j, ok2 := slices.BinarySearch(ws, b)
-		if !ok1 || !ok2 {
-			return false
-		}
-		ok, iFirst := m.ck.decided(key, min(i, j), max(i, j))
-		return ok && iFirst == (i < j)
 	}
 	var found *deps.Edge
 	switch k {
 	case kDep:
-		for _, w := range d.Writes[u] {
-			if _, ok := d.WriteOf(v, w.Key); ok && first(u, v, w.Key) {
-				c := wwc{a: min(u, v), b: max(u, v), keys: []history.Key{w.Key}}
-				e := m.wwEdges(&c, u, v, nil)[0]
-				found = &e
-				break
-			}
-		}
+		found = m.clockDep(u, v)
 	case kRW:
-		for _, ri := range d.ReadsOf[u] {
-			r := &d.Reads[ri]
-			if len(r.Cands) != 1 || r.Cands[0] == d.Init {
-				continue
-			}
-			if _, ok := d.WriteOf(v, r.Key); ok && first(r.Cands[0], v, r.Key) {
-				c := wwc{a: min(r.Cands[0], v), b: max(r.Cands[0], v), keys: []history.Key{r.Key}}
-				for _, e := range m.wwEdges(&c, r.Cands[0], v, nil) {
-					if e.From == u && e.Rel == report.RW {
-						found = &e
-						break
-					}
-				}
-				if found != nil {
-					break
-				}
-			}
-		}
+		found = m.clockRW(u, v)
 	}
 	if found == nil {
 		return deps.Edge{}, false
@@ -322,6 +319,54 @@ func (m *model) clockReason(u, v int32, k kind) (deps.Edge, bool) {
 	m.why[key] = *found
 	m.forced[key] = true
 	return *found, true
+}
+
+// clockFirst reports whether the clocks put writer a before writer b on key.
+func (m *model) clockFirst(a, b int32, key history.Key) bool {
+	ws := m.d.Writers[key]
+	i, ok1 := slices.BinarySearch(ws, a)
+	j, ok2 := slices.BinarySearch(ws, b)
+	if !ok1 || !ok2 {
+		return false
+	}
+	ok, iFirst := m.ck.decided(key, min(i, j), max(i, j))
+	return ok && iFirst == (i < j)
+}
+
+// clockDep is the write-write edge u→v on the first key both write that the clocks order
+// u first, or nil.
+func (m *model) clockDep(u, v int32) *deps.Edge {
+	d := m.d
+	for _, w := range d.Writes[u] {
+		if _, ok := d.WriteOf(v, w.Key); ok && m.clockFirst(u, v, w.Key) {
+			c := wwc{a: min(u, v), b: max(u, v), keys: []history.Key{w.Key}}
+			e := m.wwEdges(&c, u, v, nil)[0]
+			return &e
+		}
+	}
+	return nil
+}
+
+// clockRW is the anti-dependency u→v of the first read of u with one candidate writer
+// (not the initial one) that the clocks order before v on the read's key, or nil.
+func (m *model) clockRW(u, v int32) *deps.Edge {
+	d := m.d
+	for _, ri := range d.ReadsOf[u] {
+		r := &d.Reads[ri]
+		if len(r.Cands) != 1 || r.Cands[0] == d.Init {
+			continue
+		}
+		if _, ok := d.WriteOf(v, r.Key); !ok || !m.clockFirst(r.Cands[0], v, r.Key) {
+			continue
+		}
+		c := wwc{a: min(r.Cands[0], v), b: max(r.Cands[0], v), keys: []history.Key{r.Key}}
+		for _, e := range m.wwEdges(&c, r.Cands[0], v, nil) {
+			if e.From == u && e.Rel == report.RW {
+				return &e
+			}
+		}
+	}
+	return nil
 }
 
 // sinks marks the transactions that can go after every other writer of each key they
@@ -514,167 +559,260 @@ type option struct {
 
 // prune removes options whose edges close a cycle with the known split graph,
 // to a fixpoint (PolySI Alg. 2, with reachability over the induced graph: a raw path
-// through two consecutive rw edges is not an induced path).
+// through two consecutive rw edges is not an induced path). Each pass asks, for every
+// option of every undecided choice, whether its edges close a cycle (one batch of
+// reachability queries), then drops the options that do.
 func (m *model) prune(ctx context.Context) (*violation, error) {
-	d := m.d
-	var buf []deps.Edge
+	p := &pruner{m: m}
 	for {
 		m.passes++
-		g := m.known()
-		order, ok := graph.Topo(g)
-		if !ok {
-			return &violation{cycles: [][]deps.Edge{m.expand(graph.FindCycle(g), nil)}, options: []option{{ww: -1, wr: -1}}}, nil
-		}
-		pos := graph.Positions(order)
-		type span struct {
-			q0, q1 int32
-			loop   bool // the option alone closes an induced self-loop
-		}
-		var qs []graph.Query
-		var depsBuf []deps.Edge
-		addQueries := func(es []deps.Edge) span {
-			s := span{q0: int32(len(qs))}
-			ask := func(x, y int32) { // does y reach x (then x→y closes a cycle)?
-				switch {
-				case x == y:
-					s.loop = true
-				case pos[y] < pos[x]: // only then can y reach x (a topological order)
-					qs = append(qs, graph.Query{From: y, To: x})
-				}
-			}
-			deps0 := depsBuf[:0]
-			for _, e := range es {
-				if e.From != e.To && m.edgeKind(e) == kDep {
-					deps0 = append(deps0, e)
-				}
-			}
-			depsBuf = deps0
-			for _, e := range es {
-				if e.From == e.To {
-					continue
-				}
-				ask(m.split(e))
-				// An rw edge of the option after a dep edge of the same option.
-				if m.edgeKind(e) == kRW {
-					for _, f := range deps0 {
-						if f.To == e.From {
-							ask(f.From, e.To)
-						}
-					}
-				}
-			}
-			s.q1 = int32(len(qs))
-			return s
-		}
-		wwOpts := make([][2]span, len(m.ww))
-		for ci := range m.ww {
-			if ci&1023 == 0 && ctx.Err() != nil {
-				return nil, context.Cause(ctx)
-			}
-			c := &m.ww[ci]
-			if c.fixed != 0 || !m.committed(c.a) || !m.committed(c.b) {
-				continue
-			}
-			buf = m.wwEdges(c, c.a, c.b, buf[:0])
-			wwOpts[ci][0] = addQueries(buf)
-			buf = m.wwEdges(c, c.b, c.a, buf[:0])
-			wwOpts[ci][1] = addQueries(buf)
-		}
-		wrOpts := make([][]span, len(m.wr))
-		for wi := range m.wr {
-			if wi&1023 == 0 && ctx.Err() != nil {
-				return nil, context.Cause(ctx)
-			}
-			rc := &m.wr[wi]
-			if rc.fixed || d.Status[d.Reads[rc.ri].Txn] != deps.Committed {
-				continue
-			}
-			wrOpts[wi] = make([]span, len(rc.cands))
-			for j, w := range rc.cands {
-				es := slices.DeleteFunc(m.readEdges(rc.ri, w), func(e deps.Edge) bool { return !noGuard(e) })
-				wrOpts[wi][j] = addQueries(es)
-			}
-		}
-		ans, err := graph.ReachBatch(ctx, g, order, pos, qs)
-		if err != nil {
-			return nil, err
-		}
-		cyclic := func(s span) bool {
-			if s.loop {
-				return true
-			}
-			for i := s.q0; i < s.q1; i++ {
-				if ans[i] {
-					return true
-				}
-			}
-			return false
-		}
-		changed := false
-		for ci := range m.ww {
-			if ci&1023 == 0 && ctx.Err() != nil {
-				return nil, context.Cause(ctx)
-			}
-			c := &m.ww[ci]
-			if c.fixed != 0 || !m.committed(c.a) || !m.committed(c.b) {
-				continue
-			}
-			l, r := cyclic(wwOpts[ci][0]), cyclic(wwOpts[ci][1])
-			switch {
-			case l && r:
-				v := &violation{}
-				for _, ab := range [2][2]int32{{c.a, c.b}, {c.b, c.a}} {
-					v.cycles = append(v.cycles, m.cycleWith(m.wwEdges(c, ab[0], ab[1], nil)))
-					v.options = append(v.options, option{ww: int32(ci), first: ab[0], wr: -1})
-				}
-				return v, nil
-			case l:
-				m.fixWW(ci, c.b, c.a)
-				changed = true
-			case r:
-				m.fixWW(ci, c.a, c.b)
-				changed = true
-			}
-		}
-		for wi := range m.wr {
-			if wi&1023 == 0 && ctx.Err() != nil {
-				return nil, context.Cause(ctx)
-			}
-			rc := &m.wr[wi]
-			if rc.fixed || wrOpts[wi] == nil {
-				continue
-			}
-			var keep []int32
-			for j, w := range rc.cands {
-				if !cyclic(wrOpts[wi][j]) {
-					keep = append(keep, w)
-				}
-			}
-			if len(keep) == 0 {
-				v := &violation{}
-				for _, w := range rc.cands {
-					v.cycles = append(v.cycles, m.cycleWith(m.readEdges(rc.ri, w)))
-					v.options = append(v.options, option{ww: -1, wr: int32(wi), writer: w})
-				}
-				return v, nil
-			}
-			if len(keep) < len(rc.cands) {
-				m.prunedWR += len(rc.cands) - len(keep)
-				rc.cands = keep
-				changed = true
-			}
-			if len(keep) == 1 && m.committed(keep[0]) {
-				m.fixWR(wi)
-				changed = true
-			}
-		}
-		if !changed {
-			return nil, nil
+		v, changed, err := p.pass(ctx)
+		if v != nil || err != nil || !changed {
+			return v, err
 		}
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
 	}
+}
+
+// pruner holds one pruning pass's state: the known split graph in a topological
+// order, the reachability queries each option asks, and their answers.
+type pruner struct {
+	m       *model
+	pos     []int32
+	qs      []graph.Query
+	ans     []bool
+	depsBuf []deps.Edge
+	buf     []deps.Edge
+	wwOpts  [][2]span
+	wrOpts  [][]span
+}
+
+// span is the range of queries one option asks; the option closes a cycle when any
+// of them is answered yes.
+type span struct {
+	q0, q1 int32
+	loop   bool // the option alone closes an induced self-loop
+}
+
+// pass runs one pruning pass: a known cycle is a violation; otherwise it queries every
+// option and decides the choices, reporting whether anything changed.
+func (p *pruner) pass(ctx context.Context) (*violation, bool, error) {
+	m := p.m
+	g := m.known()
+	order, ok := graph.Topo(g)
+	if !ok {
+		return &violation{cycles: [][]deps.Edge{m.expand(graph.FindCycle(g), nil)}, options: []option{{ww: -1, wr: -1}}}, false, nil
+	}
+	p.pos = graph.Positions(order)
+	p.qs = nil
+	p.depsBuf = nil
+	if err := p.askWW(ctx); err != nil {
+		return nil, false, err
+	}
+	if err := p.askWR(ctx); err != nil {
+		return nil, false, err
+	}
+	ans, err := graph.ReachBatch(ctx, g, order, p.pos, p.qs)
+	if err != nil {
+		return nil, false, err
+	}
+	p.ans = ans
+	v, changedWW, err := p.decideWW(ctx)
+	if v != nil || err != nil {
+		return v, false, err
+	}
+	v, changedWR, err := p.decideWR(ctx)
+	if v != nil || err != nil {
+		return v, false, err
+	}
+	return nil, changedWW || changedWR, nil
+}
+
+// openWW reports whether write-write choice c is still to be decided by pruning.
+func (m *model) openWW(c *wwc) bool {
+	return c.fixed == 0 && m.committed(c.a) && m.committed(c.b)
+}
+
+// askWW queries both orders of every open write-write choice.
+func (p *pruner) askWW(ctx context.Context) error {
+	m := p.m
+	p.wwOpts = make([][2]span, len(m.ww))
+	for ci := range m.ww {
+		if ci&1023 == 0 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		c := &m.ww[ci]
+		if !m.openWW(c) {
+			continue
+		}
+		p.buf = m.wwEdges(c, c.a, c.b, p.buf[:0])
+		p.wwOpts[ci][0] = p.queries(p.buf)
+		p.buf = m.wwEdges(c, c.b, c.a, p.buf[:0])
+		p.wwOpts[ci][1] = p.queries(p.buf)
+	}
+	return nil
+}
+
+// askWR queries every candidate writer of every open read choice of a committed reader.
+func (p *pruner) askWR(ctx context.Context) error {
+	m := p.m
+	d := m.d
+	p.wrOpts = make([][]span, len(m.wr))
+	for wi := range m.wr {
+		if wi&1023 == 0 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		rc := &m.wr[wi]
+		if rc.fixed || d.Status[d.Reads[rc.ri].Txn] != deps.Committed {
+			continue
+		}
+		p.wrOpts[wi] = make([]span, len(rc.cands))
+		for j, w := range rc.cands {
+			es := slices.DeleteFunc(m.readEdges(rc.ri, w), func(e deps.Edge) bool { return !noGuard(e) })
+			p.wrOpts[wi][j] = p.queries(es)
+		}
+	}
+	return nil
+}
+
+// queries adds the reachability queries of one option's edges and returns their span.
+func (p *pruner) queries(es []deps.Edge) span {
+	m := p.m
+	s := span{q0: int32(len(p.qs))}
+	deps0 := p.depsBuf[:0]
+	for _, e := range es {
+		if e.From != e.To && m.edgeKind(e) == kDep {
+			deps0 = append(deps0, e)
+		}
+	}
+	p.depsBuf = deps0
+	for _, e := range es {
+		if e.From == e.To {
+			continue
+		}
+		x, y := m.split(e)
+		p.ask(&s, x, y)
+		// An rw edge of the option after a dep edge of the same option.
+		if m.edgeKind(e) == kRW {
+			for _, f := range deps0 {
+				if f.To == e.From {
+					p.ask(&s, f.From, e.To)
+				}
+			}
+		}
+	}
+	s.q1 = int32(len(p.qs))
+	return s
+}
+
+// ask records the question whether y reaches x (then x→y closes a cycle).
+func (p *pruner) ask(s *span, x, y int32) {
+	switch {
+	case x == y:
+		s.loop = true
+	case p.pos[y] < p.pos[x]: // only then can y reach x (a topological order)
+		p.qs = append(p.qs, graph.Query{From: y, To: x})
+	}
+}
+
+// cyclic reports whether the option of span s closes a cycle.
+func (p *pruner) cyclic(s span) bool {
+	if s.loop {
+		return true
+	}
+	for i := s.q0; i < s.q1; i++ {
+		if p.ans[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// decideWW fixes every write-write choice with one cyclic order to the other; both
+// orders cyclic is a violation.
+func (p *pruner) decideWW(ctx context.Context) (*violation, bool, error) {
+	m := p.m
+	changed := false
+	for ci := range m.ww {
+		if ci&1023 == 0 && ctx.Err() != nil {
+			return nil, false, context.Cause(ctx)
+		}
+		c := &m.ww[ci]
+		if !m.openWW(c) {
+			continue
+		}
+		l, r := p.cyclic(p.wwOpts[ci][0]), p.cyclic(p.wwOpts[ci][1])
+		switch {
+		case l && r:
+			return m.wwViolation(ci), false, nil
+		case l:
+			m.fixWW(ci, c.b, c.a)
+			changed = true
+		case r:
+			m.fixWW(ci, c.a, c.b)
+			changed = true
+		}
+	}
+	return nil, changed, nil
+}
+
+// wwViolation is write-write choice ci with both orders closing a cycle.
+func (m *model) wwViolation(ci int) *violation {
+	c := &m.ww[ci]
+	v := &violation{}
+	for _, ab := range [2][2]int32{{c.a, c.b}, {c.b, c.a}} {
+		v.cycles = append(v.cycles, m.cycleWith(m.wwEdges(c, ab[0], ab[1], nil)))
+		v.options = append(v.options, option{ww: int32(ci), first: ab[0], wr: -1})
+	}
+	return v
+}
+
+// decideWR drops the cyclic candidates of every queried read choice and fixes a
+// choice left with one committed writer; no candidate left is a violation.
+func (p *pruner) decideWR(ctx context.Context) (*violation, bool, error) {
+	m := p.m
+	changed := false
+	for wi := range m.wr {
+		if wi&1023 == 0 && ctx.Err() != nil {
+			return nil, false, context.Cause(ctx)
+		}
+		rc := &m.wr[wi]
+		if rc.fixed || p.wrOpts[wi] == nil {
+			continue
+		}
+		var keep []int32
+		for j, w := range rc.cands {
+			if !p.cyclic(p.wrOpts[wi][j]) {
+				keep = append(keep, w)
+			}
+		}
+		if len(keep) == 0 {
+			return m.wrViolation(wi), false, nil
+		}
+		if len(keep) < len(rc.cands) {
+			m.prunedWR += len(rc.cands) - len(keep)
+			rc.cands = keep
+			changed = true
+		}
+		if len(keep) == 1 && m.committed(keep[0]) {
+			m.fixWR(wi)
+			changed = true
+		}
+	}
+	return nil, changed, nil
+}
+
+// wrViolation is read choice wi with every candidate writer closing a cycle.
+func (m *model) wrViolation(wi int) *violation {
+	rc := &m.wr[wi]
+	v := &violation{}
+	for _, w := range rc.cands {
+		v.cycles = append(v.cycles, m.cycleWith(m.readEdges(rc.ri, w)))
+		v.options = append(v.options, option{ww: -1, wr: int32(wi), writer: w})
+	}
+	return v
 }
 
 // fixWW orients choice ci as a before b.

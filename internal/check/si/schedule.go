@@ -487,81 +487,108 @@ func (m *model) greedyOrders(prio []int32) (orders [][]int32, ok bool) {
 	d := m.d
 	g := m.known()
 	n := int32(g.N())
-	indeg := make([]int32, n)
+	gs := &greedy{m: m, g: g, indeg: make([]int32, n), placed: make([]bool, n)}
 	for u := range n {
 		for _, v := range g.Out(u) {
-			indeg[v]++
+			gs.indeg[v]++
 		}
 	}
-	// entry returns the transaction whose entry node (port) x is, if any.
-	entry := func(x int32) (int32, bool) {
-		if x < int32(m.nn) {
-			return x, x < int32(d.N) && !m.reader[x]
-		}
-		t := x - int32(m.nn)
-		return t, t < int32(d.N) && m.reader[t]
+	gs.cur = make([]int32, len(d.Writers)) // the last writer scheduled per key
+	for i := range gs.cur {
+		gs.cur[i] = -1
 	}
-	placed := make([]bool, n)
-	cur := make([]int32, len(d.Writers)) // the last writer scheduled per key
-	for i := range cur {
-		cur[i] = -1
-	}
-	orders = make([][]int32, len(d.Writers))
-	waiters := make(map[int32][]int32) // node → entry nodes waiting for it
-	q := &prioHeap{prio: prio}
+	gs.orders = make([][]int32, len(d.Writers))
+	gs.waiters = make(map[int32][]int32)
+	gs.q = &prioHeap{prio: prio}
 	for u := range n {
-		if indeg[u] == 0 {
-			q.push(u)
+		if gs.indeg[u] == 0 {
+			gs.q.push(u)
 		}
 	}
 	count := int32(0)
-	for q.len() > 0 {
-		x := q.pop()
-		if placed[x] {
+	for gs.q.len() > 0 {
+		x := gs.q.pop()
+		if gs.placed[x] {
 			continue
 		}
-		if t, ok := entry(x); ok && d.Status[t] == deps.Committed {
-			need := int32(-1)
-		keys:
-			for _, w := range d.Writes[t] {
-				c := cur[w.Key]
-				if c < 0 {
-					continue
-				}
-				if !placed[c] {
-					need = c
-					break
-				}
-				for _, r := range m.certReaders[wk{c, w.Key}] {
-					if r != t && !placed[m.star(r)] {
-						need = m.star(r)
-						break keys
-					}
-				}
-			}
-			if need >= 0 {
-				waiters[need] = append(waiters[need], x)
+		if t, ok := m.entry(x); ok && d.Status[t] == deps.Committed {
+			if need := gs.waitFor(t); need >= 0 {
+				gs.waiters[need] = append(gs.waiters[need], x)
 				continue
 			}
-			for _, w := range d.Writes[t] {
-				cur[w.Key] = t
-				orders[w.Key] = append(orders[w.Key], t)
-			}
+			gs.install(t)
 		}
-		placed[x] = true
+		gs.place(x)
 		count++
-		for _, y := range waiters[x] {
-			q.push(y)
+	}
+	return gs.orders, count == n
+}
+
+// greedy is the state of greedyOrders' schedule.
+type greedy struct {
+	m       *model
+	g       *graph.Digraph
+	indeg   []int32
+	placed  []bool
+	cur     []int32           // the last writer scheduled per key
+	orders  [][]int32         // the version orders built so far
+	waiters map[int32][]int32 // node → entry nodes waiting for it
+	q       *prioHeap
+}
+
+// entry returns the transaction whose entry node (port) x is, if any.
+func (m *model) entry(x int32) (int32, bool) {
+	if x < int32(m.nn) {
+		return x, x < int32(m.d.N) && !m.reader[x]
+	}
+	t := x - int32(m.nn)
+	return t, t < int32(m.d.N) && m.reader[t]
+}
+
+// waitFor returns a node committed transaction t must wait for before its writes are
+// installed (the current last writer of a key it writes, or a reader of that writer's
+// version), or -1.
+func (gs *greedy) waitFor(t int32) int32 {
+	m := gs.m
+	for _, w := range m.d.Writes[t] {
+		c := gs.cur[w.Key]
+		if c < 0 {
+			continue
 		}
-		delete(waiters, x)
-		for _, v := range g.Out(x) {
-			indeg[v]--
-			if indeg[v] == 0 {
-				q.push(v)
+		if !gs.placed[c] {
+			return c
+		}
+		for _, r := range m.certReaders[wk{c, w.Key}] {
+			if r != t && !gs.placed[m.star(r)] {
+				return m.star(r)
 			}
 		}
 	}
-	return orders, count == n
+	return -1
+}
+
+// install makes t the last writer of every key it writes.
+func (gs *greedy) install(t int32) {
+	for _, w := range gs.m.d.Writes[t] {
+		gs.cur[w.Key] = t
+		gs.orders[w.Key] = append(gs.orders[w.Key], t)
+	}
+}
+
+// place schedules node x and releases the nodes waiting for it or now without
+// predecessors.
+func (gs *greedy) place(x int32) {
+	gs.placed[x] = true
+	for _, y := range gs.waiters[x] {
+		gs.q.push(y)
+	}
+	delete(gs.waiters, x)
+	for _, v := range gs.g.Out(x) {
+		gs.indeg[v]--
+		if gs.indeg[v] == 0 {
+			gs.q.push(v)
+		}
+	}
 }
 
 // timePrio ranks split nodes by the client intervals: u* (the snapshot) by the start, u

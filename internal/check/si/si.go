@@ -101,26 +101,16 @@ var ErrNeedsTime = errors.New("si: strong snapshot isolation needs a client inte
 
 // Check checks h against level.
 func Check(ctx context.Context, h *history.History, level anomaly.Level, o Options) (*report.Report, error) {
-	rep := &report.Report{Level: level, Checker: "si", History: h}
-	switch level {
-	case anomaly.SnapshotIsolation, anomaly.StrongSessionSI, anomaly.StrongSI:
-	default:
-		return nil, fmt.Errorf("si: level %s is not a snapshot isolation level", level)
+	if err := checkable(h, level); err != nil {
+		return nil, err
 	}
-	if level.Info().Realtime && !slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return t.HasTime }) {
-		return nil, ErrNeedsTime
-	}
-	if o.MaxAnomalies <= 0 {
-		o.MaxAnomalies = 20
-	}
-	if o.CoreBudget <= 0 {
-		o.CoreBudget = 200
-	}
+	o = o.withDefaults()
 	if level == anomaly.SnapshotIsolation && !o.NoCertificate && !h.HasTime() && h.SessionOrdered() {
 		if srep, ok, err := passBySession(ctx, h, o); ok {
 			return srep, err
 		}
 	}
+	rep := &report.Report{Level: level, Checker: "si", History: h}
 	c := &run{ctx: ctx, h: h, level: level, o: o, rep: rep}
 	c.t0 = c.now()
 	c.tp = c.t0
@@ -128,6 +118,41 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	if err == nil && rep.Verdict != report.Fail && ctx.Err() != nil {
 		err = context.Cause(ctx) // a pass reached as ctx ended: the caller stopped waiting
 	}
+	c.caveats()
+	report.Finish(rep)
+	rep.Stats.Elapsed = c.now().Sub(c.t0)
+	return c.finish(err)
+}
+
+// checkable rejects a level this package does not check and strong snapshot isolation
+// on a history without client time.
+func checkable(h *history.History, level anomaly.Level) error {
+	switch level {
+	case anomaly.SnapshotIsolation, anomaly.StrongSessionSI, anomaly.StrongSI:
+	default:
+		return fmt.Errorf("si: level %s is not a snapshot isolation level", level)
+	}
+	if level.Info().Realtime && !slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return t.HasTime }) {
+		return ErrNeedsTime
+	}
+	return nil
+}
+
+// withDefaults fills the zero options with their defaults.
+func (o Options) withDefaults() Options {
+	if o.MaxAnomalies <= 0 {
+		o.MaxAnomalies = 20
+	}
+	if o.CoreBudget <= 0 {
+		o.CoreBudget = 200
+	}
+	return o
+}
+
+// caveats adds what limits a pass: partly modelled predicates, transactions without
+// client time, placeholder writers.
+func (c *run) caveats() {
+	rep := c.rep
 	if c.partial {
 		rep.AddCaveat(report.CaveatPartial, "predicate operations are only partly modelled (rows a predicate did not return are ignored): no violation was found, but that proves nothing")
 	}
@@ -136,16 +161,19 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	}
 	// Placeholder writers ([history.PlaceholderSession]): their other operations were never
 	// recorded, so a pass proves nothing about them.
-	if ph := h.Placeholders(); len(ph) > 0 {
+	if ph := c.h.Placeholders(); len(ph) > 0 {
 		rep.AddCaveat(report.CaveatPlaceholders, deps.PlaceholderNote(len(ph)))
 	}
-	report.Finish(rep)
-	rep.Stats.Elapsed = c.now().Sub(c.t0)
-	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil) {
+}
+
+// finish returns the report, or err; a check stopped by ctx is Unknown.
+func (c *run) finish(err error) (*report.Report, error) {
+	rep := c.rep
+	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || c.ctx.Err() != nil) {
 		rep.Verdict = report.Unknown
 		rep.Anomalies = nil
 		rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+err.Error())
-		return rep, context.Cause(ctx)
+		return rep, context.Cause(c.ctx)
 	}
 	if err != nil {
 		return nil, err
@@ -209,9 +237,25 @@ func (c *run) strictFollowup() {
 	}
 }
 
+// run is the pipeline, one phase after another until one decides: the basic checks
+// and the certificates that need no dependency graph, the dependencies, the model
+// (schedule, pairs, pruning), the solver and the explanation of a violation.
 func (c *run) run() error {
-	h, rep := c.h, c.rep
-	st := &rep.Stats
+	c.countStats()
+	info := c.level.Info()
+	if done, err := c.certify(info); done || err != nil {
+		return err
+	}
+	d, err := c.buildDeps(info)
+	if d == nil || err != nil {
+		return err
+	}
+	return c.decide(d, info)
+}
+
+// countStats fills the history's sizes into the report's statistics.
+func (c *run) countStats() {
+	h, st := c.h, &c.rep.Stats
 	st.Txns, st.Sessions, st.Keys = len(h.Txns), len(h.Sessions), len(h.Keys)
 	for i := range h.Txns {
 		st.Ops += len(h.Txns[i].Ops)
@@ -224,149 +268,217 @@ func (c *run) run() error {
 			st.Unknown++
 		}
 	}
-	info := c.level.Info()
-	// A serial order proves snapshot isolation (each snapshot taken just before its
-	// transaction), at the session and real-time levels when it keeps those orders too. The
-	// row certificate finds one from the history's own clocks without building anything; it
-	// runs alongside the basic checks, whose findings come first.
+}
+
+// certify runs the basic checks and the certificates that decide without building the
+// dependencies; done says the report is decided.
+//
+// A serial order proves snapshot isolation (each snapshot taken just before its
+// transaction), at the session and real-time levels when it keeps those orders too. The
+// row certificate finds one from the history's own clocks without building anything; it
+// runs alongside the basic checks, whose findings come first.
+func (c *run) certify(info anomaly.LevelInfo) (done bool, err error) {
+	rows := !c.o.NoCertificate && !c.o.NoRowCertificate
+	db := ser.NewRows(c.h) // the row and snapshot certificates share it, one after the other
+	if done, err := c.basicAndRows(db, rows, info); done || err != nil {
+		return done, err
+	}
+	if rows {
+		if done, err := c.passSnapshots(db, info); done || err != nil {
+			return done, err
+		}
+	}
+	return c.passStrict()
+}
+
+// basicAndRows runs the basic checks while the row certificate (when rows) looks for a
+// serial order, then takes the certificate's answer.
+func (c *run) basicAndRows(db *ser.Rows, rows bool, info anomaly.LevelInfo) (done bool, err error) {
 	var (
 		rc     ser.RowCertificate
 		rcOK   bool
 		rcWait sync.WaitGroup
 	)
-	rows := !c.o.NoCertificate && !c.o.NoRowCertificate
-	db := ser.NewRows(h) // the row and snapshot certificates share it, one after the other
 	rctx, rcancel := context.WithCancel(c.ctx)
 	defer rcancel()
 	if rows {
 		rcWait.Go(func() { rc, rcOK = db.CertifyRows(rctx, 0) })
 	}
 	if !c.o.SkipBasic {
-		f, err := basic.Check(c.ctx, h, basic.Options{MaxAnomalies: c.o.MaxAnomalies})
-		if err != nil {
+		if done, err := c.basic(); done || err != nil {
 			rcancel()
 			rcWait.Wait()
-			return err
-		}
-		for _, a := range f.Anomalies {
-			if c.level.Forbids(a.Kind) {
-				c.fail(a)
-			}
-		}
-		c.phase("basic")
-		if rep.Verdict == report.Fail {
-			rcancel()
-			rcWait.Wait()
-			return nil
+			return done, err
 		}
 	}
-	if rows {
-		rcWait.Wait()
-		if rcOK && rc.Proves(info.Session, info.Realtime) {
-			c.phase("row-certificate")
-			rep.Notes = append(rep.Notes, rc.Note()+"; a serial order is snapshot isolated at this level (each snapshot taken just before its transaction)")
-			rep.Verdict = report.Pass
-			if rc.Session && rc.Realtime {
-				c.strictFollowup()
-			}
-			return nil
-		}
-		if err := context.Cause(c.ctx); err != nil {
-			return err
-		}
+	if !rows {
+		return false, nil
 	}
-	// A history that is snapshot isolated but not serializable has no serial order for the
-	// row certificate, nor for the strict one below (which builds the dependencies first).
-	// The execution its clocks describe (snapshot at each start, writes installed at each
-	// commit), replayed on whole rows, proves it without building anything
-	// (ser.CertifySnapshots): on memdb's SI BlindW-Pred of 10,000 transactions, 0.6 s,
-	// where the strict certificate spent 8 s failing and the pipeline could not decide.
-	if rows {
-		if sc, ok := db.CertifySnapshots(c.ctx, 0); ok && sc.Proves(info.Session, info.Realtime) {
-			c.phase("snapshot-certificate")
-			rep.Notes = append(rep.Notes, sc.Note())
-			rep.Verdict = report.Pass
-			if rt, ok := c.level.RealtimeCounterpart(); ok && sc.Proves(rt.Info().Session, rt.Info().Realtime) {
-				rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "the snapshots that passed this level follow client real time and session order"}
-			}
-			return nil
-		}
-		if err := context.Cause(c.ctx); err != nil {
-			return err
-		}
-	}
-	// A strict serializable history is snapshot isolated at every level (each transaction's
-	// snapshot taken just before it in the serial order). On predicate histories with client
-	// time that certificate is cheap, while without real time a row a predicate did not
-	// return may have read any non-matching version and the expansion can take gigabytes.
-	if h.HasTime() && len(h.Preds) > 0 && !c.o.NoCertificate {
-		ok, err := ser.CertifyStrict(c.ctx, h, 0)
-		if err != nil {
-			return err
-		}
-		if ok {
-			c.phase("time-certificate")
-			rep.Notes = append(rep.Notes, "passed with a serial order that respects the client intervals and session order (found by the strict serializability fast path and replayed): the history is strict-serializable, which implies this level")
-			rep.Verdict = report.Pass
+	rcWait.Wait()
+	if rcOK && rc.Proves(info.Session, info.Realtime) {
+		c.phase("row-certificate")
+		c.rep.Notes = append(c.rep.Notes, rc.Note()+"; a serial order is snapshot isolated at this level (each snapshot taken just before its transaction)")
+		c.rep.Verdict = report.Pass
+		if rc.Session && rc.Realtime {
 			c.strictFollowup()
-			return nil
+		}
+		return true, nil
+	}
+	return false, context.Cause(c.ctx)
+}
+
+// basic reports the basic checks' findings the level forbids; done says they failed it.
+func (c *run) basic() (done bool, err error) {
+	f, err := basic.Check(c.ctx, c.h, basic.Options{MaxAnomalies: c.o.MaxAnomalies})
+	if err != nil {
+		return false, err
+	}
+	for _, a := range f.Anomalies {
+		if c.level.Forbids(a.Kind) {
+			c.fail(a)
 		}
 	}
+	c.phase("basic")
+	return c.rep.Verdict == report.Fail, nil
+}
+
+// passSnapshots tries the snapshot certificate.
+//
+// A history that is snapshot isolated but not serializable has no serial order for the
+// row certificate, nor for the strict one below (which builds the dependencies first).
+// The execution its clocks describe (snapshot at each start, writes installed at each
+// commit), replayed on whole rows, proves it without building anything
+// (ser.CertifySnapshots): on memdb's SI BlindW-Pred of 10,000 transactions, 0.6 s,
+// where the strict certificate spent 8 s failing and the pipeline could not decide.
+func (c *run) passSnapshots(db *ser.Rows, info anomaly.LevelInfo) (done bool, err error) {
+	sc, ok := db.CertifySnapshots(c.ctx, 0)
+	if !ok || !sc.Proves(info.Session, info.Realtime) {
+		return false, context.Cause(c.ctx)
+	}
+	c.phase("snapshot-certificate")
+	c.rep.Notes = append(c.rep.Notes, sc.Note())
+	c.rep.Verdict = report.Pass
+	if rt, ok := c.level.RealtimeCounterpart(); ok && sc.Proves(rt.Info().Session, rt.Info().Realtime) {
+		c.rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "the snapshots that passed this level follow client real time and session order"}
+	}
+	return true, nil
+}
+
+// passStrict tries the strict serializability certificate.
+//
+// A strict serializable history is snapshot isolated at every level (each transaction's
+// snapshot taken just before it in the serial order). On predicate histories with client
+// time that certificate is cheap, while without real time a row a predicate did not
+// return may have read any non-matching version and the expansion can take gigabytes.
+func (c *run) passStrict() (done bool, err error) {
+	if !c.h.HasTime() || len(c.h.Preds) == 0 || c.o.NoCertificate {
+		return false, nil
+	}
+	ok, err := ser.CertifyStrict(c.ctx, c.h, 0)
+	if !ok || err != nil {
+		return false, err
+	}
+	c.phase("time-certificate")
+	c.rep.Notes = append(c.rep.Notes, "passed with a serial order that respects the client intervals and session order (found by the strict serializability fast path and replayed): the history is strict-serializable, which implies this level")
+	c.rep.Verdict = report.Pass
+	c.strictFollowup()
+	return true, nil
+}
+
+// buildDeps builds the dependencies and reports their findings; nil (with a nil
+// error) says the report is decided.
+func (c *run) buildDeps(info anomaly.LevelInfo) (*deps.Deps, error) {
 	do := deps.Options{Session: info.Session, Realtime: info.Realtime, PredWords: c.o.PredWords}
-	d, err := deps.BuildContext(c.ctx, h, do)
+	d, err := deps.BuildContext(c.ctx, c.h, do)
 	if errors.Is(err, deps.ErrUnsupported) {
-		var through func() (*report.Report, error)
-		if !c.o.NoCertificate {
-			through = func() (*report.Report, error) {
-				so := c.o
-				so.PredWords = 0 // the bound was for this level's reads
-				return Check(c.ctx, h, anomaly.StrongSI, so)
-			}
-		}
-		passed, err := deps.Refused(c.ctx, rep, err, h, do, anomaly.StrongSI, through)
-		if passed {
-			c.phase("strong-snapshot-isolation")
-		}
-		return err
+		return nil, c.refused(err, do)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	rep.Notes = append(rep.Notes, d.Notes...)
+	c.rep.Notes = append(c.rep.Notes, d.Notes...)
 	c.partial = d.Partial
 	c.untimed = d.Untimed
 	for _, a := range d.Findings {
 		c.fail(a)
 	}
 	c.phase("deps")
-	if rep.Verdict == report.Fail {
-		return nil
+	if c.rep.Verdict == report.Fail {
+		return nil, nil
 	}
+	return d, nil
+}
+
+// refused answers a history the dependencies cannot model at this level, through
+// strong snapshot isolation where certificates are allowed.
+func (c *run) refused(err error, do deps.Options) error {
+	var through func() (*report.Report, error)
+	if !c.o.NoCertificate {
+		through = func() (*report.Report, error) {
+			so := c.o
+			so.PredWords = 0 // the bound was for this level's reads
+			return Check(c.ctx, c.h, anomaly.StrongSI, so)
+		}
+	}
+	passed, err := deps.Refused(c.ctx, c.rep, err, c.h, do, anomaly.StrongSI, through)
+	if passed {
+		c.phase("strong-snapshot-isolation")
+	}
+	return err
+}
+
+// decide runs the model's phases on the dependencies: the schedule, the pairs and
+// pruning, the solver, and the explanation of a violation.
+func (c *run) decide(d *deps.Deps, info anomaly.LevelInfo) error {
 	m := buildBase(d)
 	c.phase("construct")
-	var ck *clocks
-	if !c.o.NoSchedule {
-		ok, k, err := m.schedule(c.ctx, h, info.Session)
-		if err != nil {
-			return err
-		}
-		c.phase("schedule")
-		if ok {
-			st.KnownEdges = len(m.why)
-			rep.Verdict = report.Pass
-			return nil
-		}
-		ck = k
-	}
-	if err := m.addPairs(c.ctx, ck); err != nil {
+	passed, ck, err := c.schedule(m, info.Session)
+	if passed || err != nil {
 		return err
+	}
+	w := &witness{m: m, h: c.h}
+	open, err := c.prune(m, ck, w)
+	if !open || err != nil {
+		return err
+	}
+	unsat, err := c.solve(m)
+	if !unsat || err != nil {
+		return err
+	}
+	return c.explainCore(m, w)
+}
+
+// schedule tries to pass with a schedule from the history's clocks; it returns the
+// clocks for the pairs when it does not pass.
+func (c *run) schedule(m *model, session bool) (passed bool, ck *clocks, err error) {
+	if c.o.NoSchedule {
+		return false, nil, nil
+	}
+	ok, k, err := m.schedule(c.ctx, c.h, session)
+	if err != nil {
+		return false, nil, err
+	}
+	c.phase("schedule")
+	if ok {
+		c.rep.Stats.KnownEdges = len(m.why)
+		c.rep.Verdict = report.Pass
+		return true, nil, nil
+	}
+	return false, k, nil
+}
+
+// prune adds the choices and prunes them; open says undecided choices remain for the
+// solver (otherwise the report is decided).
+func (c *run) prune(m *model, ck *clocks, w *witness) (open bool, err error) {
+	st := &c.rep.Stats
+	if err := m.addPairs(c.ctx, ck); err != nil {
+		return false, err
 	}
 	st.Constraints = len(m.ww) + len(m.wr) + m.clockDecided
 	c.phase("pairs")
-	w := &witness{m: m, h: h}
 	v, err := m.prune(c.ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	nww, nwr := m.remaining()
 	st.PrunedConstraints = st.Constraints - nww - nwr
@@ -378,15 +490,22 @@ func (c *run) run() error {
 			alts = append(alts, alternative{options: []option{v.options[i]}, cycle: v.cycles[i]})
 		}
 		c.fail(w.anomaly(alts))
-		return nil
+		return false, nil
 	}
 	if nww+nwr == 0 {
-		rep.Verdict = report.Pass
-		return nil
+		c.rep.Verdict = report.Pass
+		return false, nil
 	}
+	return true, nil
+}
+
+// solve encodes the undecided choices and solves them; unsat says no acyclic choice
+// exists (the verdict is then Fail, to be explained).
+func (c *run) solve(m *model) (unsat bool, err error) {
+	st := &c.rep.Stats
 	en, err := m.encode(c.ctx, false, c.o.Theory)
 	if err != nil {
-		return err
+		return false, err
 	}
 	c.phase("encode")
 	status, err := en.s.Solve(c.ctx)
@@ -395,17 +514,23 @@ func (c *run) run() error {
 	st.Conflicts, st.Decisions, st.Propagations = ss.Conflicts, ss.Decisions, ss.Propagations
 	c.phase("solve")
 	if err != nil {
-		return err
+		return false, err
 	}
 	switch status {
 	case sat.Sat:
-		rep.Verdict = report.Pass
-		return nil
+		c.rep.Verdict = report.Pass
+		return false, nil
 	case sat.Unknown:
-		rep.Verdict = report.Unknown
-		return nil
+		c.rep.Verdict = report.Unknown
+		return false, nil
 	}
-	rep.Verdict = report.Fail
+	c.rep.Verdict = report.Fail
+	return true, nil
+}
+
+// explainCore extracts a small unsatisfiable core and reports the cycles its options
+// close.
+func (c *run) explainCore(m *model, w *witness) error {
 	ens, err := m.encode(c.ctx, true, c.o.Theory)
 	if err != nil {
 		return err
@@ -454,17 +579,55 @@ func (m *model) explain(core []int) []alternative {
 	return alts
 }
 
+// alternative is the combination choice of the options of the choices in core: the
+// options, the shortest induced cycle their edges close with the known ones, and whether
+// their write orders contradict themselves.
 func (m *model) alternative(core []int, choice []int) alternative {
-	d := m.d
-	var alt alternative
-	committed := make(map[int32]bool)
-	type wwSel struct {
-		c    *wwc
-		a, b int32
+	sel := m.selection(core, choice)
+	var extra []deps.Edge
+	for _, s := range sel.wws {
+		if sel.live(s.a) && sel.live(s.b) {
+			extra = m.wwEdges(s.c, s.a, s.b, extra)
+		}
 	}
-	type wrSel struct{ ri, w int32 }
-	var wws []wwSel
-	var wrs []wrSel
+	for _, s := range sel.wrs {
+		extra = sel.readEdges(s, extra)
+	}
+	for _, e := range m.guarded {
+		if sel.liveEdge(e) {
+			extra = append(extra, e)
+		}
+	}
+	alt := alternative{options: sel.options, cycle: m.shortestCycle(extra)}
+	pairs := make([][2]int32, len(sel.wws))
+	for i, w := range sel.wws {
+		pairs[i] = [2]int32{w.a, w.b}
+	}
+	alt.selfContradictory = polygraph.CyclicOrder(pairs)
+	return alt
+}
+
+// selection is one option of each choice of a core: write-write choices ordered a before
+// b, read choices reading from w; transactions of unknown outcome a chosen read
+// involves are taken as committed.
+type selection struct {
+	m         *model
+	options   []option
+	wws       []wwSel
+	wrs       []wrSel
+	committed map[int32]bool
+}
+
+type wwSel struct {
+	c    *wwc
+	a, b int32
+}
+
+type wrSel struct{ ri, w int32 }
+
+// selection is option choice[i] of every choice core[i].
+func (m *model) selection(core []int, choice []int) *selection {
+	sel := &selection{m: m, committed: make(map[int32]bool)}
 	for i, ci := range core {
 		if ci < len(m.ww) {
 			c := &m.ww[ci]
@@ -472,56 +635,52 @@ func (m *model) alternative(core []int, choice []int) alternative {
 			if choice[i] == 1 {
 				a, b = b, a
 			}
-			alt.options = append(alt.options, option{ww: int32(ci), first: a, wr: -1})
-			wws = append(wws, wwSel{c, a, b})
+			sel.options = append(sel.options, option{ww: int32(ci), first: a, wr: -1})
+			sel.wws = append(sel.wws, wwSel{c, a, b})
 			continue
 		}
 		wi := ci - len(m.ww)
 		rc := &m.wr[wi]
 		w := rc.cands[choice[i]]
-		alt.options = append(alt.options, option{ww: -1, wr: int32(wi), writer: w})
-		wrs = append(wrs, wrSel{rc.ri, w})
-		committed[w] = true
-		committed[d.Reads[rc.ri].Txn] = true
+		sel.options = append(sel.options, option{ww: -1, wr: int32(wi), writer: w})
+		sel.wrs = append(sel.wrs, wrSel{rc.ri, w})
+		sel.committed[w] = true
+		sel.committed[m.d.Reads[rc.ri].Txn] = true
 	}
-	live := func(t int32) bool {
-		return t < 0 || t >= int32(d.N) || d.Status[t] == deps.Committed || committed[t]
-	}
-	var extra []deps.Edge
-	for _, s := range wws {
-		if live(s.a) && live(s.b) {
-			extra = m.wwEdges(s.c, s.a, s.b, extra)
-		}
-	}
-	for _, s := range wrs {
-		for _, e := range m.readEdges(s.ri, s.w) {
-			if live(e.Guards[0]) && live(e.Guards[1]) && live(e.Guards[2]) {
-				extra = append(extra, e)
-			}
-		}
-		r := &d.Reads[s.ri]
-		for _, x := range wws {
-			if !live(x.a) || !live(x.b) || x.a != s.w || x.b == r.Txn {
-				continue
-			}
-			for _, k := range x.c.keys {
-				if k == r.Key {
-					wb, _ := d.WriteOf(x.b, k)
-					extra = append(extra, deps.Edge{From: r.Txn, To: x.b, Rel: report.RW, Key: k, Value: r.Value, Value2: wb.Value, Via: s.w, Guards: [3]int32{-1, -1, -1}})
-				}
-			}
-		}
-	}
-	for _, e := range m.guarded {
-		if live(e.Guards[0]) && live(e.Guards[1]) && live(e.Guards[2]) {
+	return sel
+}
+
+// live reports whether node t takes effect in the selection.
+func (sel *selection) live(t int32) bool {
+	d := sel.m.d
+	return t < 0 || t >= int32(d.N) || d.Status[t] == deps.Committed || sel.committed[t]
+}
+
+// liveEdge reports whether every guard of e takes effect in the selection.
+func (sel *selection) liveEdge(e deps.Edge) bool {
+	return sel.live(e.Guards[0]) && sel.live(e.Guards[1]) && sel.live(e.Guards[2])
+}
+
+// readEdges appends the edges of read s: its own, and an rw edge from its reader to the
+// writer a selected write-write order puts after the writer it reads.
+func (sel *selection) readEdges(s wrSel, extra []deps.Edge) []deps.Edge {
+	m, d := sel.m, sel.m.d
+	for _, e := range m.readEdges(s.ri, s.w) {
+		if sel.liveEdge(e) {
 			extra = append(extra, e)
 		}
 	}
-	alt.cycle = m.shortestCycle(extra)
-	pairs := make([][2]int32, len(wws))
-	for i, w := range wws {
-		pairs[i] = [2]int32{w.a, w.b}
+	r := &d.Reads[s.ri]
+	for _, x := range sel.wws {
+		if !sel.live(x.a) || !sel.live(x.b) || x.a != s.w || x.b == r.Txn {
+			continue
+		}
+		for _, k := range x.c.keys {
+			if k == r.Key {
+				wb, _ := d.WriteOf(x.b, k)
+				extra = append(extra, deps.Edge{From: r.Txn, To: x.b, Rel: report.RW, Key: k, Value: r.Value, Value2: wb.Value, Via: s.w, Guards: [3]int32{-1, -1, -1}})
+			}
+		}
 	}
-	alt.selfContradictory = polygraph.CyclicOrder(pairs)
-	return alt
+	return extra
 }

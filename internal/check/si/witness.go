@@ -255,8 +255,35 @@ type alternative struct {
 // shortest cycle is the anomaly's; every alternative is a RuledOut sentence; the
 // transactions of all of them are the anomaly's.
 func (w *witness) anomaly(alts []alternative) report.Anomaly {
-	// Keep alternatives whose write orders contradict themselves only if the enumeration,
-	// which is capped, found nothing else.
+	alts = usefulAlternatives(alts)
+	best := w.bestCycle(alts)
+	if best < 0 {
+		return report.Anomaly{Kind: anomaly.GSingle, Key: -1, Message: "no snapshot-isolated execution explains every read (no cycle was extracted)"}
+	}
+	st := w.steps(alts[best].cycle)
+	kind, also := classify(st)
+	a := report.Anomaly{Kind: kind, Also: also, Key: -1, Cycle: st}
+	seen := make(map[history.TxnID]bool)
+	a.Txns = addTxns(a.Txns, seen, st)
+	lead := ""
+	choices := len(alts) > 1 || alts[0].options[0].ww >= 0 || alts[0].options[0].wr >= 0
+	if choices {
+		lead = fmt.Sprintf("no snapshot-isolated execution explains what these transactions read: each of the %d alternatives below closes a cycle with no two adjacent anti-dependencies, e.g. ", len(alts))
+	}
+	a.Message = lead + strings.Join(whys(st), "; ") + "; so " + w.chain(st) + ", a cycle snapshot isolation forbids (" + kind.Info().Title + ")"
+	if choices {
+		for _, alt := range alts {
+			cs := w.steps(alt.cycle)
+			a.Txns = addTxns(a.Txns, seen, cs)
+			a.RuledOut = append(a.RuledOut, w.ruledOut(alt, cs))
+		}
+	}
+	return a
+}
+
+// usefulAlternatives keeps alternatives whose write orders contradict themselves only if
+// the enumeration, which is capped, found nothing else.
+func usefulAlternatives(alts []alternative) []alternative {
 	var useful []alternative
 	for _, a := range alts {
 		if !a.selfContradictory {
@@ -264,19 +291,15 @@ func (w *witness) anomaly(alts []alternative) report.Anomaly {
 		}
 	}
 	if len(useful) > 0 {
-		alts = useful
+		return useful
 	}
-	// PolySI's Resolve step: edges pruning forced are effects of the violation, not its
-	// cause; prefer the cycle with the fewest of them, then the shortest.
-	forced := func(cyc []deps.Edge) int {
-		n := 0
-		for _, e := range cyc {
-			if w.m.forced[ekey{e.From, e.To, w.m.edgeKind(e)}] {
-				n++
-			}
-		}
-		return n
-	}
+	return alts
+}
+
+// bestCycle is the index of the alternative whose cycle the anomaly shows, or -1 if none
+// has a cycle. PolySI's Resolve step: edges pruning forced are effects of the violation,
+// not its cause; prefer the cycle with the fewest of them, then the shortest.
+func (w *witness) bestCycle(alts []alternative) int {
 	best := -1
 	for i, a := range alts {
 		if a.cycle == nil {
@@ -286,56 +309,53 @@ func (w *witness) anomaly(alts []alternative) report.Anomaly {
 			best = i
 			continue
 		}
-		fa, fb := forced(a.cycle), forced(alts[best].cycle)
+		fa, fb := w.forcedEdges(a.cycle), w.forcedEdges(alts[best].cycle)
 		if fa < fb || (fa == fb && len(a.cycle) < len(alts[best].cycle)) {
 			best = i
 		}
 	}
-	if best < 0 {
-		return report.Anomaly{Kind: anomaly.GSingle, Key: -1, Message: "no snapshot-isolated execution explains every read (no cycle was extracted)"}
-	}
-	st := w.steps(alts[best].cycle)
-	kind, also := classify(st)
-	a := report.Anomaly{Kind: kind, Also: also, Key: -1, Cycle: st}
-	seen := make(map[history.TxnID]bool)
-	addTxn := func(t history.TxnID) {
-		if !seen[t] {
-			seen[t] = true
-			a.Txns = append(a.Txns, t)
+	return best
+}
+
+// forcedEdges counts the edges of cyc that pruning forced.
+func (w *witness) forcedEdges(cyc []deps.Edge) int {
+	n := 0
+	for _, e := range cyc {
+		if w.m.forced[ekey{e.From, e.To, w.m.edgeKind(e)}] {
+			n++
 		}
 	}
+	return n
+}
+
+// addTxns appends to txns the transactions the steps leave from, each once (seen).
+func addTxns(txns []history.TxnID, seen map[history.TxnID]bool, st []report.Step) []history.TxnID {
 	for _, s := range st {
-		addTxn(s.From)
-	}
-	var whys []string
-	for _, s := range st {
-		whys = append(whys, s.Why)
-	}
-	lead := ""
-	if len(alts) > 1 || alts[0].options[0].ww >= 0 || alts[0].options[0].wr >= 0 {
-		lead = fmt.Sprintf("no snapshot-isolated execution explains what these transactions read: each of the %d alternatives below closes a cycle with no two adjacent anti-dependencies, e.g. ", len(alts))
-	}
-	a.Message = lead + strings.Join(whys, "; ") + "; so " + w.chain(st) + ", a cycle snapshot isolation forbids (" + kind.Info().Title + ")"
-	if len(alts) > 1 || alts[0].options[0].ww >= 0 || alts[0].options[0].wr >= 0 {
-		for _, alt := range alts {
-			var opts []string
-			for _, o := range alt.options {
-				opts = append(opts, w.option(o))
-			}
-			cs := w.steps(alt.cycle)
-			for _, s := range cs {
-				addTxn(s.From)
-			}
-			if cs == nil {
-				a.RuledOut = append(a.RuledOut, fmt.Sprintf("if %s: ruled out", strings.Join(opts, " and ")))
-				continue
-			}
-			var ws []string
-			for _, s := range cs {
-				ws = append(ws, s.Why)
-			}
-			a.RuledOut = append(a.RuledOut, fmt.Sprintf("if %s: %s; so %s", strings.Join(opts, " and "), strings.Join(ws, "; "), w.chain(cs)))
+		if !seen[s.From] {
+			seen[s.From] = true
+			txns = append(txns, s.From)
 		}
 	}
-	return a
+	return txns
+}
+
+// whys are the steps' reasons.
+func whys(st []report.Step) []string {
+	var ws []string
+	for _, s := range st {
+		ws = append(ws, s.Why)
+	}
+	return ws
+}
+
+// ruledOut is the RuledOut sentence of alternative alt, whose cycle has steps cs.
+func (w *witness) ruledOut(alt alternative, cs []report.Step) string {
+	var opts []string
+	for _, o := range alt.options {
+		opts = append(opts, w.option(o))
+	}
+	if cs == nil {
+		return fmt.Sprintf("if %s: ruled out", strings.Join(opts, " and "))
+	}
+	return fmt.Sprintf("if %s: %s; so %s", strings.Join(opts, " and "), strings.Join(whys(cs), "; "), w.chain(cs))
 }
