@@ -443,17 +443,42 @@ var maxDirectSpan uint64 = 1 << 22 // a variable so that tests can lower it
 // newReplayDB checks that h is within the certificate's scope and decodes every image a
 // replay can apply; ok is false when it is not.
 func newReplayDB(h *history.History) (*replayDB, bool) {
-	rs := &replayDB{h: h}
+	b := &replayBuilder{rs: &replayDB{h: h}}
+	if !b.scanFields() || !b.countImages() || !b.decodeWrites() || !b.decodeInitial() {
+		return nil, false
+	}
+	b.rankColumns()
+	nk, nf := len(h.Keys), len(b.rs.fields)
+	b.rs.rows = make([]rowVersion, nk)
+	b.rs.rank = make([]int32, nk*nf)
+	b.rs.mark = make([]uint32, nk)
+	return b.rs, true
+}
+
+// replayBuilder is newReplayDB's state between its phases: the images decoded so far.
+// Write i's image (the i-th write the replay applies) is raw[i*nf : (i+1)*nf], and
+// rs.slot[i] is i, or -1 for a nil write (the row is absent); initial images follow.
+type replayBuilder struct {
+	rs  *replayDB
+	raw []int64
+	n   int // the writes the replay applies
+	nf  int // len(rs.fields)
+}
+
+// scanFields numbers the columns the predicates read; false when a predicate is not a
+// range over one named column.
+func (b *replayBuilder) scanFields() bool {
+	rs, h := b.rs, b.rs.h
 	fieldID := map[string]int32{}
 	rs.field = make([]int32, len(h.Preds))
 	for i := range h.Preds {
 		p := &h.Preds[i].Pred
 		if !p.IsRange {
-			return nil, false
+			return false
 		}
 		name, ok := p.Field.Str()
 		if !ok || name == "" {
-			return nil, false
+			return false
 		}
 		id, seen := fieldID[name]
 		if !seen {
@@ -463,9 +488,15 @@ func newReplayDB(h *history.History) (*replayDB, bool) {
 		}
 		rs.field[i] = id
 	}
-	nf := len(rs.fields)
-	// Scope, and the images the replay applies, in its order: first counted, then decoded
-	// into raw (len(fields) values each).
+	b.nf = len(rs.fields)
+	return true
+}
+
+// countImages checks the scope (transactions committed or aborted, no failed statement,
+// predicate rows listed by value, a predicate read lists only matches) and counts, per
+// transaction and in the replay's order, the images it applies.
+func (b *replayBuilder) countImages() bool {
+	rs, h := b.rs, b.rs.h
 	rs.at = make([]int32, len(h.Txns))
 	n := 0
 	for t := range h.Txns {
@@ -476,121 +507,135 @@ func newReplayDB(h *history.History) (*replayDB, bool) {
 			continue
 		case history.OutcomeCommitted:
 		default:
-			return nil, false
+			return false
 		}
 		for _, o := range x.Ops {
-			if o.Failed() {
-				return nil, false
+			c, ok := imagesOf(h, o)
+			if !ok {
+				return false
 			}
-			switch o.Kind {
-			case history.OpRead:
-			case history.OpWrite, history.OpInsert:
+			n += c
+		}
+	}
+	b.n = n
+	return true
+}
+
+// imagesOf is the number of images committed operation o applies; ok is false when o is
+// outside the certificate's scope.
+func imagesOf(h *history.History, o history.Op) (n int, ok bool) {
+	if o.Failed() {
+		return 0, false
+	}
+	switch o.Kind {
+	case history.OpRead, history.OpDelete:
+		return 0, true
+	case history.OpWrite, history.OpInsert:
+		return 1, true
+	case history.OpPredRead, history.OpPredWrite:
+		p := h.Pred(o)
+		for ri, r := range p.Rows {
+			if p.Src(ri).Kind != history.SrcByValue || (o.Kind == history.OpPredRead && !r.Match) {
+				return 0, false
+			}
+			if r.Match && o.Kind == history.OpPredWrite {
 				n++
-			case history.OpDelete:
-			case history.OpPredRead, history.OpPredWrite:
-				p := h.Pred(o)
-				for ri, r := range p.Rows {
-					if p.Src(ri).Kind != history.SrcByValue || (o.Kind == history.OpPredRead && !r.Match) {
-						return nil, false
-					}
-					if r.Match && o.Kind == history.OpPredWrite {
-						n++
-					}
-				}
-			default:
-				return nil, false
 			}
 		}
+		return n, true
 	}
-	nk := len(h.Keys)
-	// Write i's image (the i-th write the replay applies) is raw[i*nf : (i+1)*nf], and
-	// rs.slot[i] is i, or -1 for a nil write (the row is absent); initial images follow.
+	return 0, false
+}
+
+// decodeWrites decodes every write's image; false when one is not whole. Millions of
+// images (BlindW-Pred at 1-1,000 rows a predicate: 2.5 million) are decoded in two halves
+// at once.
+func (b *replayBuilder) decodeWrites() bool {
+	rs, n, nf := b.rs, b.n, b.nf
 	rs.slot = hugepage.Make[int32](n, n)
-	raw := hugepage.Make[int64](n*nf, (n+1)*nf)
-	// decodeTxns decodes the images of transactions [t0, t1); false when one is not whole.
-	decodeTxns := func(t0, t1 int) bool {
-		fields := rs.fields
-		for t := t0; t < t1; t++ {
-			x := &h.Txns[t]
-			if !x.Committed() {
-				continue
-			}
-			i := int(rs.at[t])
-			put := func(v history.Value) bool {
-				rs.slot[i] = -1
-				if v != history.Nil {
-					if !decodeImage(h.Value(v), fields, raw[i*nf:(i+1)*nf]) {
-						return false
-					}
-					rs.slot[i] = int32(i)
-				}
-				i++
-				return true
-			}
-			for _, o := range x.Ops {
-				switch o.Kind {
-				case history.OpWrite, history.OpInsert:
-					if !put(o.Value) {
-						return false
-					}
-				case history.OpPredWrite:
-					for _, r := range h.Pred(o).Rows {
-						// A matched row's new image is a row.
-						if r.Match && (r.Value == history.Nil || !put(r.Value)) {
-							return false
-						}
-					}
-				}
-			}
-		}
-		return true
-	}
-	// Millions of images (BlindW-Pred at 1-1,000 rows a predicate: 2.5 million) are decoded
-	// in two halves at once.
+	b.raw = hugepage.Make[int64](n*nf, (n+1)*nf)
 	if n < parallelDecodeMin {
-		if !decodeTxns(0, len(h.Txns)) {
-			return nil, false
+		return b.decodeTxns(0, len(rs.h.Txns))
+	}
+	mid, _ := slices.BinarySearch(rs.at, int32(n/2))
+	var wg sync.WaitGroup
+	var okA bool
+	wg.Go(func() { okA = b.decodeTxns(0, mid) })
+	okB := b.decodeTxns(mid, len(rs.h.Txns))
+	wg.Wait()
+	return okA && okB
+}
+
+// decodeTxns decodes the images of transactions [t0, t1); false when one is not whole.
+func (b *replayBuilder) decodeTxns(t0, t1 int) bool {
+	rs, h, raw, nf := b.rs, b.rs.h, b.raw, b.nf
+	fields := rs.fields
+	for t := t0; t < t1; t++ {
+		x := &h.Txns[t]
+		if !x.Committed() {
+			continue
 		}
-	} else {
-		mid, _ := slices.BinarySearch(rs.at, int32(n/2))
-		var wg sync.WaitGroup
-		var okA bool
-		wg.Go(func() { okA = decodeTxns(0, mid) })
-		okB := decodeTxns(mid, len(h.Txns))
-		wg.Wait()
-		if !okA || !okB {
-			return nil, false
+		i := int(rs.at[t])
+		put := func(v history.Value) bool {
+			rs.slot[i] = -1
+			if v != history.Nil {
+				if !decodeImage(h.Value(v), fields, raw[i*nf:(i+1)*nf]) {
+					return false
+				}
+				rs.slot[i] = int32(i)
+			}
+			i++
+			return true
+		}
+		for _, o := range x.Ops {
+			switch o.Kind {
+			case history.OpWrite, history.OpInsert:
+				if !put(o.Value) {
+					return false
+				}
+			case history.OpPredWrite:
+				for _, r := range h.Pred(o).Rows {
+					// A matched row's new image is a row.
+					if r.Match && (r.Value == history.Nil || !put(r.Value)) {
+						return false
+					}
+				}
+			}
 		}
 	}
-	// decode appends whole row image v to raw and returns its slot (-1 for nil: the row is
-	// absent); ok is false when v is not a whole image.
-	decode := func(v history.Value) (int32, bool) {
-		if v == history.Nil {
-			return -1, true
-		}
-		i := len(raw) / max(nf, 1)
-		raw = slices.Grow(raw, nf)[:len(raw)+nf] // initial images were not counted
-		if !decodeImage(h.Value(v), rs.fields, raw[len(raw)-nf:]) {
-			return 0, false
-		}
-		return int32(i), true
-	}
+	return true
+}
+
+// decodeInitial decodes every key's initial image after the writes' (many keys share one
+// initial value, decoded once); false when one is not whole.
+func (b *replayBuilder) decodeInitial() bool {
+	rs, h, nf := b.rs, b.rs.h, b.nf
+	nk := len(h.Keys)
 	rs.init = make([]int32, nk)
-	initSlot := map[history.Value]int32{} // many keys share one initial value
+	initSlot := map[history.Value]int32{}
 	for k := range nk {
 		v := h.InitialValue(history.Key(k))
 		i, seen := initSlot[v]
 		if !seen {
-			var ok bool
-			if i, ok = decode(v); !ok {
-				return nil, false
+			i = -1 // nil: the row is absent
+			if v != history.Nil {
+				i = int32(len(b.raw) / max(nf, 1))
+				b.raw = slices.Grow(b.raw, nf)[:len(b.raw)+nf] // initial images were not counted
+				if !decodeImage(h.Value(v), rs.fields, b.raw[len(b.raw)-nf:]) {
+					return false
+				}
 			}
 			initSlot[v] = i
 		}
 		rs.init[k] = i
 	}
-	// Number each column's values, and turn every image's values into ranks (a nil
-	// write's slot holds no image).
+	return true
+}
+
+// rankColumns numbers each column's values, and turns every image's values into ranks (a
+// nil write's slot holds no image).
+func (b *replayBuilder) rankColumns() {
+	rs, raw, n, nf := b.rs, b.raw, b.n, b.nf
 	rs.cols = make([]colIndex, nf)
 	rs.images = make([]int32, len(raw))
 	images := len(raw) / max(nf, 1)
@@ -625,10 +670,6 @@ func newReplayDB(h *history.History) (*replayDB, bool) {
 			}
 		}
 	}
-	rs.rows = make([]rowVersion, nk)
-	rs.rank = make([]int32, nk*nf)
-	rs.mark = make([]uint32, nk)
-	return rs, true
 }
 
 // decodeImage reads the columns fields of a whole row image into out: an integer (a row
