@@ -65,166 +65,220 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool, sess lin
 	}
 	rs.clearLog()
 	rs.scanned = 0
-	// Session order is kept: a transaction moved back takes its session's earlier
-	// transactions placed after the spot with it, and one that waits takes the later ones.
-	h := rs.h
-	prev, next := sess.prev, sess.next
-	at := make([]int32, len(h.Txns)) // position in placed, or -1
-	for i := range at {
-		at[i] = -1
-	}
-	stamp := make([]int32, len(h.Txns))
-	epoch := int32(0)
-	// queue holds the transactions still to place, the next one last.
-	queue := make([]int32, len(start))
-	for i, t := range start {
-		queue[len(start)-1-i] = t
-	}
-	placed := make([]int32, 0, len(start))
-	marks := make([]int32, 0, len(start)) // the undo log's length before each placed one
-	budget := 2*len(start) + 1024         // placements
+	s := newRowSearch(rs, start, rt, sess)
+	budget := 2*len(start) + 1024 // placements
 	// A serializable history's clocks misplace few transactions, each by a little; a
 	// search that moves many, or one many times, is churning through a history that is
 	// not (or not near its clocks' order), and gives up early.
 	maxMoves := len(start)/16 + 256
-	moved := make([]uint8, len(h.Txns))
-	for len(queue) > 0 {
+	for len(s.queue) > 0 {
 		if budget--; budget < 0 || rs.scanned > maxScanned || (budget&255 == 0 && ctx.Err() != nil) {
-			return nil, moves
+			return nil, s.moves
 		}
-		t := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
+		t := s.queue[len(s.queue)-1]
+		s.queue = s.queue[:len(s.queue)-1]
 		mark := int32(len(rs.undo))
-		rs.pos = int32(len(placed))
+		rs.pos = int32(len(s.placed))
 		fail := rs.apply(t)
 		if fail < 0 {
-			at[t] = int32(len(placed))
-			placed = append(placed, t)
-			marks = append(marks, mark)
+			s.at[t] = int32(len(s.placed))
+			s.placed = append(s.placed, t)
+			s.marks = append(s.marks, mark)
 			continue
 		}
 		var tooOld int32 = -1 // with rt, states overwritten up to a transaction that ended before t began
 		if rt {
-			tooOld = rs.endedBefore(placed, h.Txns[t].Time.Begin)
+			tooOld = rs.endedBefore(s.placed, rs.h.Txns[t].Time.Begin)
 		}
 		late, early, ok := rs.diagnose(t, fail, mark, tooOld)
 		rs.rollback(mark)
-		moves++
-		if moved[t]++; moves > maxMoves || moved[t] > maxMovesEach {
-			return nil, moves
+		s.moves++
+		if s.moved[t]++; s.moves > maxMoves || s.moved[t] > maxMovesEach {
+			return nil, s.moves
 		}
-		epoch++
+		s.epoch++
 		switch {
 		case !ok:
-			return nil, moves
+			return nil, s.moves
 		case late >= 0:
-			// Place t before placed[late], after its session's earlier transactions placed
-			// from there: undo from there and queue them, then t, then the rest. When t
-			// also saw a state still to come (early), the next writer of that row comes
-			// along from the queue, just before t, with its session's earlier transactions
-			// placed from there.
-			for p := prev[t]; p >= 0 && at[p] >= late; p = prev[p] {
-				stamp[p] = epoch
-			}
-			w := int32(-1)
-			if early >= 0 {
-				// The writer must have its session's earlier transactions placed; those
-				// from placed[late] on move back with it.
-				j := rs.nextWriter(queue, early, func(u int32) (take, stop bool) {
-					p := prev[u]
-					return p < 0 || at[p] >= 0, false
-				})
-				if j < 0 {
-					return nil, moves
-				}
-				w = queue[j]
-				for p := prev[w]; p >= 0 && at[p] >= late; p = prev[p] {
-					stamp[p] = epoch
-				}
-				if rt {
-					for _, u := range queue[j+1:] {
-						if h.Txns[u].Time.End < h.Txns[w].Time.Begin {
-							return nil, moves
-						}
-					}
-				}
-				queue = slices.Delete(queue, j, j+1)
-			}
-			if rt {
-				// t and the transactions moved with it go before the others from
-				// placed[late] on, so any of those that ended before one of them began
-				// comes along too, with its session's earlier transactions placed from
-				// there (placed keeps real time, so looking from the last back finds them
-				// all). The transaction whose state t did not see cannot come along.
-				begin := h.Txns[t].Time.Begin
-				if w >= 0 {
-					begin = max(begin, h.Txns[w].Time.Begin)
-				}
-				for i := len(placed) - 1; i >= int(late); i-- {
-					u := placed[i]
-					if stamp[u] != epoch && h.Txns[u].Time.End >= begin {
-						continue
-					}
-					if i == int(late) {
-						return nil, moves
-					}
-					for p := u; p >= 0 && at[p] >= late; p = prev[p] {
-						stamp[p] = epoch
-					}
-					begin = max(begin, h.Txns[u].Time.Begin)
-				}
-			}
-			rs.rollback(marks[late])
-			for i := len(placed) - 1; i >= int(late); i-- {
-				if u := placed[i]; stamp[u] != epoch {
-					queue = append(queue, u)
-				}
-			}
-			queue = append(queue, t)
-			if w >= 0 {
-				queue = append(queue, w)
-			}
-			for i := len(placed) - 1; i >= int(late); i-- {
-				if u := placed[i]; stamp[u] == epoch {
-					queue = append(queue, u)
-				}
-			}
-			for _, u := range placed[late:] {
-				at[u] = -1
-			}
-			placed, marks = placed[:late], marks[:late]
+			ok = s.moveBack(t, late, early)
 		default:
-			for s := next[t]; s >= 0; s = next[s] {
-				stamp[s] = epoch
-			}
-			// t goes after the transactions up to the writer: with rt, none of them may have
-			// begun after it ended.
-			j := rs.nextWriter(queue, early, func(u int32) (take, stop bool) {
-				if stamp[u] == epoch {
-					return false, false // its own session's later ones go after it anyway
-				}
-				return true, rt && h.Txns[t].Time.End < h.Txns[u].Time.Begin
-			})
-			if j < 0 {
-				return nil, moves
-			}
-			// t goes just after the writer, and its session's later transactions queued
-			// before the writer go after t, in their order.
-			var later []int32 // next last
-			keep := queue[:j+1]
-			for i := j + 1; i < len(queue); i++ {
-				if u := queue[i]; stamp[u] == epoch {
-					later = append(later, u)
-				} else {
-					keep = append(keep, u)
-				}
-			}
-			queue = keep
-			queue = slices.Insert(queue, j, t)
-			queue = slices.Insert(queue, j, later...)
+			ok = s.wait(t, early)
+		}
+		if !ok {
+			return nil, s.moves
 		}
 	}
-	return placed, moves
+	return s.placed, s.moves
+}
+
+// rowSearch is search's state. Session order is kept: a transaction moved back takes its
+// session's earlier transactions placed after the spot with it, and one that waits takes
+// the later ones.
+type rowSearch struct {
+	rs         *replayDB
+	h          *history.History
+	rt         bool
+	prev, next []int32 // per transaction: its session's neighbours
+	at         []int32 // per transaction: its position in placed, or -1
+	stamp      []int32 // per transaction: the epoch (move) that takes it along
+	epoch      int32
+	queue      []int32 // the transactions still to place, the next one last
+	placed     []int32
+	marks      []int32 // the undo log's length before each placed one
+	moves      int
+	moved      []uint8 // per transaction: how often it was moved
+}
+
+func newRowSearch(rs *replayDB, start []int32, rt bool, sess links) *rowSearch {
+	n := len(rs.h.Txns)
+	s := &rowSearch{
+		rs: rs, h: rs.h, rt: rt, prev: sess.prev, next: sess.next,
+		at:     make([]int32, n),
+		stamp:  make([]int32, n),
+		queue:  make([]int32, len(start)),
+		placed: make([]int32, 0, len(start)),
+		marks:  make([]int32, 0, len(start)),
+		moved:  make([]uint8, n),
+	}
+	for i := range s.at {
+		s.at[i] = -1
+	}
+	for i, t := range start {
+		s.queue[len(start)-1-i] = t
+	}
+	return s
+}
+
+// moveBack places t before placed[late], after its session's earlier transactions placed
+// from there: it undoes from there and queues them, then t, then the rest. When t also
+// saw a state still to come (early >= 0), the next writer of that row comes along from the
+// queue, just before t, with its session's earlier transactions placed from there. False
+// when no such move is allowed.
+func (s *rowSearch) moveBack(t, late int32, early history.Key) bool {
+	s.stampEarlier(t, late)
+	w := int32(-1)
+	if early >= 0 {
+		if w = s.takeWriter(late, early); w < 0 {
+			return false
+		}
+	}
+	if s.rt && !s.stampEndedBefore(t, w, late) {
+		return false
+	}
+	s.rs.rollback(s.marks[late])
+	placed := s.placed
+	for i := len(placed) - 1; i >= int(late); i-- {
+		if u := placed[i]; s.stamp[u] != s.epoch {
+			s.queue = append(s.queue, u)
+		}
+	}
+	s.queue = append(s.queue, t)
+	if w >= 0 {
+		s.queue = append(s.queue, w)
+	}
+	for i := len(placed) - 1; i >= int(late); i-- {
+		if u := placed[i]; s.stamp[u] == s.epoch {
+			s.queue = append(s.queue, u)
+		}
+	}
+	for _, u := range placed[late:] {
+		s.at[u] = -1
+	}
+	s.placed, s.marks = placed[:late], s.marks[:late]
+	return true
+}
+
+// stampEarlier takes along u's session's earlier transactions placed from placed[late] on.
+func (s *rowSearch) stampEarlier(u, late int32) {
+	for p := s.prev[u]; p >= 0 && s.at[p] >= late; p = s.prev[p] {
+		s.stamp[p] = s.epoch
+	}
+}
+
+// takeWriter removes from the queue, and returns, the next writer of key early whose
+// session's earlier transactions are placed, taking along those placed from placed[late]
+// on; -1 when there is none or, with rt, a transaction queued before it ended before it
+// began.
+func (s *rowSearch) takeWriter(late int32, early history.Key) int32 {
+	j := s.rs.nextWriter(s.queue, early, func(u int32) (take, stop bool) {
+		p := s.prev[u]
+		return p < 0 || s.at[p] >= 0, false
+	})
+	if j < 0 {
+		return -1
+	}
+	w := s.queue[j]
+	s.stampEarlier(w, late)
+	if s.rt {
+		for _, u := range s.queue[j+1:] {
+			if s.h.Txns[u].Time.End < s.h.Txns[w].Time.Begin {
+				return -1
+			}
+		}
+	}
+	s.queue = slices.Delete(s.queue, j, j+1)
+	return w
+}
+
+// stampEndedBefore keeps real time for a move of t (and writer w, if >= 0) before
+// placed[late]: t and the transactions moved with it go before the others from
+// placed[late] on, so any of those that ended before one of them began comes along too,
+// with its session's earlier transactions placed from there (placed keeps real time, so
+// looking from the last back finds them all). The transaction whose state t did not see
+// cannot come along: false then.
+func (s *rowSearch) stampEndedBefore(t, w, late int32) bool {
+	txns := s.h.Txns
+	begin := txns[t].Time.Begin
+	if w >= 0 {
+		begin = max(begin, txns[w].Time.Begin)
+	}
+	for i := len(s.placed) - 1; i >= int(late); i-- {
+		u := s.placed[i]
+		if s.stamp[u] != s.epoch && txns[u].Time.End >= begin {
+			continue
+		}
+		if i == int(late) {
+			return false
+		}
+		for p := u; p >= 0 && s.at[p] >= late; p = s.prev[p] {
+			s.stamp[p] = s.epoch
+		}
+		begin = max(begin, txns[u].Time.Begin)
+	}
+	return true
+}
+
+// wait queues t just after the next writer of key early, and its session's later
+// transactions queued before the writer after t, in their order; with rt, none of the
+// transactions up to the writer may have begun after t ended. False when there is no such
+// writer.
+func (s *rowSearch) wait(t int32, early history.Key) bool {
+	for u := s.next[t]; u >= 0; u = s.next[u] {
+		s.stamp[u] = s.epoch
+	}
+	j := s.rs.nextWriter(s.queue, early, func(u int32) (take, stop bool) {
+		if s.stamp[u] == s.epoch {
+			return false, false // its own session's later ones go after it anyway
+		}
+		return true, s.rt && s.h.Txns[t].Time.End < s.h.Txns[u].Time.Begin
+	})
+	if j < 0 {
+		return false
+	}
+	var later []int32 // next last
+	keep := s.queue[:j+1]
+	for i := j + 1; i < len(s.queue); i++ {
+		if u := s.queue[i]; s.stamp[u] == s.epoch {
+			later = append(later, u)
+		} else {
+			keep = append(keep, u)
+		}
+	}
+	s.queue = keep
+	s.queue = slices.Insert(s.queue, j, t)
+	s.queue = slices.Insert(s.queue, j, later...)
+	return true
 }
 
 // rollback undoes the logged writes back to the log's length mark.
