@@ -462,13 +462,41 @@ func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []b
 	if found == nil {
 		return nil, moves
 	}
-	// Each read-only transaction's window [lo, hi] of states (state p: after found[:p]).
+	s := &roSweep{rs: rs, h: h, readOnly: readOnly, found: found, ro: ro}
+	s.sessionWindows()
+	if rt && !s.realTimeWindows() {
+		return nil, moves
+	}
+	if !s.sweep(ctx, rt, len(start)) {
+		return nil, moves
+	}
+	return s.order, moves
+}
+
+// roSweep is searchSplit's fitting of the read-only transactions ro into the writing
+// transactions' order found.
+type roSweep struct {
+	rs       *replayDB
+	h        *history.History
+	readOnly []bool
+	found    []int32
+	ro       []int32
+	lo, hi   []int32 // per read-only transaction: its window of states (state p: after found[:p])
+	placedAt []int32 // per read-only transaction: the state it was placed at, -1 if not
+	order    []int32
+	active   []int32 // read-only transactions in their window, not placed
+}
+
+// sessionWindows sets each read-only transaction's window [lo, hi] from its session: after
+// its session's previous writing transaction, before its next one.
+func (s *roSweep) sessionWindows() {
+	h := s.h
 	pos := make([]int32, len(h.Txns))
-	for p, t := range found {
+	for p, t := range s.found {
 		pos[t] = int32(p)
 	}
-	m := int32(len(found))
-	lo, hi := make([]int32, len(h.Txns)), make([]int32, len(h.Txns))
+	m := int32(len(s.found))
+	s.lo, s.hi = make([]int32, len(h.Txns)), make([]int32, len(h.Txns))
 	for _, se := range h.Sessions {
 		low := int32(0)
 		var waiting []int32 // read-only transactions since the last writing one
@@ -476,104 +504,86 @@ func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []b
 			if !h.Txns[t].Committed() {
 				continue
 			}
-			if readOnly[t] {
-				lo[t] = low
+			if s.readOnly[t] {
+				s.lo[t] = low
 				waiting = append(waiting, int32(t))
 				continue
 			}
 			for _, r := range waiting {
-				hi[r] = pos[t]
+				s.hi[r] = pos[t]
 			}
 			waiting = waiting[:0]
 			low = pos[t] + 1
 		}
 		for _, r := range waiting {
-			hi[r] = m
+			s.hi[r] = m
 		}
 	}
-	if rt {
-		// The state after every writing transaction that ended before r began, and before
-		// every one that began after r ended: the first state p whose transactions from p
-		// on all ended after r began, and the first p whose transaction began after r
-		// ended (the suffix minimum of ends and the prefix maximum of begins are sorted).
-		sufEnd, preBegin := make([]int64, m+1), make([]int64, m)
-		sufEnd[m] = 1<<63 - 1
-		for p := m - 1; p >= 0; p-- {
-			sufEnd[p] = min(sufEnd[p+1], h.Txns[found[p]].Time.End)
-		}
-		for p := range m {
-			preBegin[p] = h.Txns[found[p]].Time.Begin
-			if p > 0 {
-				preBegin[p] = max(preBegin[p], preBegin[p-1])
-			}
-		}
-		for _, r := range ro {
-			b, e := h.Txns[r].Time.Begin, h.Txns[r].Time.End
-			first, _ := slices.BinarySearch(sufEnd, b)     // the first p with sufEnd[p] >= b
-			after, _ := slices.BinarySearch(preBegin, e+1) // the first p with preBegin[p] > e
-			lo[r], hi[r] = max(lo[r], int32(first)), min(hi[r], int32(after))
-			if lo[r] > hi[r] {
-				return nil, moves
-			}
+}
+
+// realTimeWindows narrows each window to the states after every writing transaction that
+// ended before r began, and before every one that began after r ended: the first state p
+// whose transactions from p on all ended after r began, and the first p whose transaction
+// began after r ended (the suffix minimum of ends and the prefix maximum of begins are
+// sorted). False when a window is left empty.
+func (s *roSweep) realTimeWindows() bool {
+	h, found := s.h, s.found
+	m := int32(len(found))
+	sufEnd, preBegin := make([]int64, m+1), make([]int64, m)
+	sufEnd[m] = 1<<63 - 1
+	for p := m - 1; p >= 0; p-- {
+		sufEnd[p] = min(sufEnd[p+1], h.Txns[found[p]].Time.End)
+	}
+	for p := range m {
+		preBegin[p] = h.Txns[found[p]].Time.Begin
+		if p > 0 {
+			preBegin[p] = max(preBegin[p], preBegin[p-1])
 		}
 	}
-	// Sweep the states once, from the first; a read-only transaction is tried at each state
-	// of its window, from its start, once its session's previous one is placed.
-	slices.SortStableFunc(ro, func(a, b int32) int { return cmp.Compare(lo[a], lo[b]) })
-	placedAt := make([]int32, len(h.Txns)) // state of a placed read-only transaction, -1 if not
+	for _, r := range s.ro {
+		b, e := h.Txns[r].Time.Begin, h.Txns[r].Time.End
+		first, _ := slices.BinarySearch(sufEnd, b)     // the first p with sufEnd[p] >= b
+		after, _ := slices.BinarySearch(preBegin, e+1) // the first p with preBegin[p] > e
+		s.lo[r], s.hi[r] = max(s.lo[r], int32(first)), min(s.hi[r], int32(after))
+		if s.lo[r] > s.hi[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// sweep replays the states once, from the first; a read-only transaction is tried at each
+// state of its window, from its start, once its session's previous one is placed. False
+// when one finds no state in its window or the writing transactions' order does not
+// replay.
+func (s *roSweep) sweep(ctx context.Context, rt bool, n int) bool {
+	rs, h, ro, found := s.rs, s.h, s.ro, s.found
+	m := int32(len(found))
+	slices.SortStableFunc(ro, func(a, b int32) int { return cmp.Compare(s.lo[a], s.lo[b]) })
+	s.placedAt = make([]int32, len(h.Txns))
 	for _, r := range ro {
-		placedAt[r] = -1
-	}
-	sessPrevRO := func(r int32) int32 { // the session's previous read-only transaction, or -1
-		if p := rs.sess.prev[r]; p >= 0 && readOnly[p] {
-			return p
-		}
-		return -1
+		s.placedAt[r] = -1
 	}
 	rs.reset()
 	rs.logging = false
-	order = make([]int32, 0, len(start))
-	var active []int32
+	s.order = make([]int32, 0, n)
 	due := 0 // ro[due:] have not reached their window
 	for p := int32(0); p <= m; p++ {
 		if p&1023 == 0 && ctx.Err() != nil {
-			return nil, moves
+			return false
 		}
-		for due < len(ro) && lo[ro[due]] <= p {
-			active = append(active, ro[due])
+		for due < len(ro) && s.lo[ro[due]] <= p {
+			s.active = append(s.active, ro[due])
 			due++
 		}
-		// Place what the state satisfies; a placement may let a session's next read-only
-		// transaction try, so go round until nothing changes.
-		here := len(order)
-		for changed := true; changed; {
-			changed = false
-			keep := active[:0]
-			for _, r := range active {
-				if q := sessPrevRO(r); q >= 0 && placedAt[q] < 0 {
-					if hi[r] <= p {
-						return nil, moves // its window closes before its session's previous one found a state
-					}
-					keep = append(keep, r)
-					continue
-				}
-				if rs.apply(r) < 0 {
-					placedAt[r] = p
-					order = append(order, r)
-					changed = true
-					continue
-				}
-				if hi[r] <= p {
-					return nil, moves // no state in its window
-				}
-				keep = append(keep, r)
-			}
-			active = keep
+		here := len(s.order)
+		if !s.placeAt(p) {
+			return false
 		}
 		if rt {
 			// Read-only transactions at one state may go in any order: by begin time, so
 			// that one that ended before another began comes first (session order agrees).
-			slices.SortStableFunc(order[here:], func(a, b int32) int {
+			slices.SortStableFunc(s.order[here:], func(a, b int32) int {
 				return cmp.Compare(h.Txns[a].Time.Begin, h.Txns[b].Time.Begin)
 			})
 		}
@@ -581,12 +591,48 @@ func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []b
 			break
 		}
 		if rs.apply(found[p]) >= 0 {
-			return nil, moves // the search's order replays without the read-only ones
+			return false // the search's order replays without the read-only ones
 		}
-		order = append(order, found[p])
+		s.order = append(s.order, found[p])
 	}
-	if len(active) > 0 || due < len(ro) {
-		return nil, moves
+	return len(s.active) == 0 && due == len(ro)
+}
+
+// placeAt places the active read-only transactions that state p satisfies; a placement
+// may let a session's next read-only transaction try, so it goes round until nothing
+// changes. False when one's window closes at p.
+func (s *roSweep) placeAt(p int32) bool {
+	for changed := true; changed; {
+		changed = false
+		keep := s.active[:0]
+		for _, r := range s.active {
+			if q := s.sessPrevRO(r); q >= 0 && s.placedAt[q] < 0 {
+				if s.hi[r] <= p {
+					return false // its window closes before its session's previous one found a state
+				}
+				keep = append(keep, r)
+				continue
+			}
+			if s.rs.apply(r) < 0 {
+				s.placedAt[r] = p
+				s.order = append(s.order, r)
+				changed = true
+				continue
+			}
+			if s.hi[r] <= p {
+				return false // no state in its window
+			}
+			keep = append(keep, r)
+		}
+		s.active = keep
 	}
-	return order, moves
+	return true
+}
+
+// sessPrevRO is r's session's previous read-only transaction, or -1.
+func (s *roSweep) sessPrevRO(r int32) int32 {
+	if p := s.rs.sess.prev[r]; p >= 0 && s.readOnly[p] {
+		return p
+	}
+	return -1
 }
