@@ -138,55 +138,11 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) (RowCertif
 
 func (r *Rows) certifyRows(ctx context.Context, skew int64) (RowCertificate, bool) {
 	h := r.h
-	var committed []int32
-	readOnly := make([]bool, len(h.Txns))
-	for t := range h.Txns {
-		if !h.Txns[t].Committed() {
-			continue
-		}
-		committed = append(committed, int32(t))
-		readOnly[t] = !slices.ContainsFunc(h.Txns[t].Ops, func(o history.Op) bool {
-			return o.Kind != history.OpRead && o.Kind != history.OpPredRead
-		})
-	}
+	committed, readOnly := committedReadOnly(h)
 	if len(committed) == 0 {
 		return RowCertificate{}, false // nothing to order: no order's description would be true
 	}
-	type candidate struct {
-		by  string
-		key func(t int32) (history.Timestamp, int)
-	}
-	var cands []candidate
-	if !slices.ContainsFunc(committed, func(t int32) bool { return !h.Txns[t].HasTimestamps }) {
-		db := "database commit timestamps"
-		if h.DerivedTimestamps() {
-			db = "database commit timestamps (derived from its snapshots)"
-		}
-		cands = append(cands,
-			candidate{db + ", read-only transactions at their start timestamps", func(t int32) (history.Timestamp, int) {
-				x := &h.Txns[t]
-				if readOnly[t] {
-					return x.Start, 0 // a snapshot at Start sees the commits before it
-				}
-				return x.Commit, 1
-			}},
-			candidate{db, func(t int32) (history.Timestamp, int) {
-				return h.Txns[t].Commit, 0
-			}})
-	}
-	if !slices.ContainsFunc(committed, func(t int32) bool { return !h.Txns[t].HasTime }) {
-		cands = append(cands,
-			candidate{"client commit times, read-only transactions at their begin times", func(t int32) (history.Timestamp, int) {
-				x := &h.Txns[t]
-				if readOnly[t] {
-					return history.Timestamp{Physical: x.Time.Begin}, 0
-				}
-				return history.Timestamp{Physical: x.Time.End}, 1
-			}},
-			candidate{"client commit times", func(t int32) (history.Timestamp, int) {
-				return history.Timestamp{Physical: h.Txns[t].Time.End}, 0
-			}})
-	}
+	cands := rowCandidates(h, committed, readOnly)
 	if len(cands) == 0 {
 		return RowCertificate{}, false
 	}
@@ -203,31 +159,7 @@ func (r *Rows) certifyRows(ctx context.Context, skew int64) (RowCertificate, boo
 		if ctx.Err() != nil {
 			return RowCertificate{}, false
 		}
-		for _, t := range committed {
-			keys[t], ranks[t] = c.key(t)
-		}
-		// No transaction before its session's earlier ones (a session's transactions may
-		// overlap in time, and a read-only one goes by its begin): each takes at least its
-		// predecessor's place, and ties go by id, which follows session order.
-		for _, se := range h.Sessions {
-			for _, t := range se.Txns {
-				if p := rs.sess.prev[t]; p >= 0 {
-					if d := keys[t].Compare(keys[p]); d < 0 || d == 0 && ranks[t] < ranks[p] {
-						keys[t], ranks[t] = keys[p], ranks[p]
-					}
-				}
-			}
-		}
-		copy(order, committed)
-		slices.SortFunc(order, func(a, b int32) int {
-			if c := keys[a].Compare(keys[b]); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(ranks[a], ranks[b]); c != 0 {
-				return c
-			}
-			return cmp.Compare(a, b)
-		})
+		rs.candidateOrder(c, committed, order, keys, ranks)
 		if first == nil {
 			first = slices.Clone(order)
 		}
@@ -236,18 +168,115 @@ func (r *Rows) certifyRows(ctx context.Context, skew int64) (RowCertificate, boo
 		}
 		return RowCertificate{By: c.by, Keeps: Keeps{Session: keepsSessions(h, order), Realtime: keepsRealTime(h, order, skew)}}, true
 	}
-	// None replayed as it is: repair the first (rowsearch.go), keeping real time (for the
-	// strict levels) and, if that fails, without; each time as a whole and, failing that,
-	// the writing transactions first and the read-only ones fitted in after. Then replay
-	// what the search found from the start, which is the proof (searchSplit's last step is
-	// that replay).
-	var (
-		found  []int32
-		moves  int
-		proved bool // searchSplit's sweep replayed found
-	)
+	found, moves, ok := rs.repair(ctx, first, readOnly)
+	if !ok {
+		return RowCertificate{}, false
+	}
+	by := fmt.Sprintf("%s, with %d transactions moved where the replay showed them out of place", cands[0].by, moves)
+	return RowCertificate{By: by, Keeps: Keeps{Session: keepsSessions(h, found), Realtime: keepsRealTime(h, found, skew)}}, true
+}
+
+// committedReadOnly returns the committed transactions, and per transaction whether it is
+// read-only (only item and predicate reads).
+func committedReadOnly(h *history.History) (committed []int32, readOnly []bool) {
+	readOnly = make([]bool, len(h.Txns))
+	for t := range h.Txns {
+		if !h.Txns[t].Committed() {
+			continue
+		}
+		committed = append(committed, int32(t))
+		readOnly[t] = !slices.ContainsFunc(h.Txns[t].Ops, func(o history.Op) bool {
+			return o.Kind != history.OpRead && o.Kind != history.OpPredRead
+		})
+	}
+	return committed, readOnly
+}
+
+// rowCandidate is one candidate order: what it is ordered by, and each transaction's key
+// in it (a time, then a rank among equal times).
+type rowCandidate struct {
+	by  string
+	key func(t int32) (history.Timestamp, int)
+}
+
+// rowCandidates are the candidate orders the committed transactions' clocks give: database
+// commit timestamps when every one has them, then client commit times when every one has
+// a client interval; each first with read-only transactions at their start.
+func rowCandidates(h *history.History, committed []int32, readOnly []bool) []rowCandidate {
+	var cands []rowCandidate
+	if !slices.ContainsFunc(committed, func(t int32) bool { return !h.Txns[t].HasTimestamps }) {
+		db := "database commit timestamps"
+		if h.DerivedTimestamps() {
+			db = "database commit timestamps (derived from its snapshots)"
+		}
+		cands = append(cands,
+			rowCandidate{db + ", read-only transactions at their start timestamps", func(t int32) (history.Timestamp, int) {
+				x := &h.Txns[t]
+				if readOnly[t] {
+					return x.Start, 0 // a snapshot at Start sees the commits before it
+				}
+				return x.Commit, 1
+			}},
+			rowCandidate{db, func(t int32) (history.Timestamp, int) {
+				return h.Txns[t].Commit, 0
+			}})
+	}
+	if !slices.ContainsFunc(committed, func(t int32) bool { return !h.Txns[t].HasTime }) {
+		cands = append(cands,
+			rowCandidate{"client commit times, read-only transactions at their begin times", func(t int32) (history.Timestamp, int) {
+				x := &h.Txns[t]
+				if readOnly[t] {
+					return history.Timestamp{Physical: x.Time.Begin}, 0
+				}
+				return history.Timestamp{Physical: x.Time.End}, 1
+			}},
+			rowCandidate{"client commit times", func(t int32) (history.Timestamp, int) {
+				return history.Timestamp{Physical: h.Txns[t].Time.End}, 0
+			}})
+	}
+	return cands
+}
+
+// candidateOrder sorts the committed transactions into order by c (keys and ranks are
+// scratch, per transaction).
+func (rs *replayDB) candidateOrder(c rowCandidate, committed, order []int32, keys []history.Timestamp, ranks []int) {
+	h := rs.h
+	for _, t := range committed {
+		keys[t], ranks[t] = c.key(t)
+	}
+	// No transaction before its session's earlier ones (a session's transactions may
+	// overlap in time, and a read-only one goes by its begin): each takes at least its
+	// predecessor's place, and ties go by id, which follows session order.
+	for _, se := range h.Sessions {
+		for _, t := range se.Txns {
+			if p := rs.sess.prev[t]; p >= 0 {
+				if d := keys[t].Compare(keys[p]); d < 0 || d == 0 && ranks[t] < ranks[p] {
+					keys[t], ranks[t] = keys[p], ranks[p]
+				}
+			}
+		}
+	}
+	copy(order, committed)
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := keys[a].Compare(keys[b]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(ranks[a], ranks[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+}
+
+// repair is what certifyRows does when no candidate replayed as it is: repair the first
+// (rowsearch.go), keeping real time (for the strict levels) and, if that fails, without;
+// each time as a whole and, failing that, the writing transactions first and the read-only
+// ones fitted in after. Then replay what the search found from the start, which is the
+// proof (searchSplit's last step is that replay); ok is false when nothing replayed.
+func (rs *replayDB) repair(ctx context.Context, first []int32, readOnly []bool) (found []int32, moves int, ok bool) {
+	proved := false // searchSplit's sweep replayed found
 	for _, rt := range []bool{true, false} {
-		if rt && !h.HasTime() {
+		if rt && !rs.h.HasTime() {
 			continue
 		}
 		if found, moves = rs.search(ctx, first, rt, rs.sess); found == nil {
@@ -259,10 +288,9 @@ func (r *Rows) certifyRows(ctx context.Context, skew int64) (RowCertificate, boo
 		}
 	}
 	if found == nil || !proved && !rs.replay(ctx, found) {
-		return RowCertificate{}, false
+		return nil, moves, false
 	}
-	by := fmt.Sprintf("%s, with %d transactions moved where the replay showed them out of place", cands[0].by, moves)
-	return RowCertificate{By: by, Keeps: Keeps{Session: keepsSessions(h, found), Realtime: keepsRealTime(h, found, skew)}}, true
+	return found, moves, true
 }
 
 // links are each transaction's neighbours in its session among the transactions linked
