@@ -346,86 +346,101 @@ func (rs *replayDB) endedBefore(placed []int32, begin int64) int32 {
 // false when no move would do. States overwritten at or before position tooOld are not
 // taken for the one t saw (see endedBefore).
 func (rs *replayDB) diagnose(t int32, fail int, mark int32, tooOld int32) (late int32, early history.Key, ok bool) {
-	h := rs.h
-	nf := len(rs.fields)
-	late, early = -1, -1
-	// want records that key k must be in a state accept takes, which it is not now.
-	want := func(k history.Key, accept func(x rowVersion) bool) bool {
-		rec := rs.last[k]
-		if rec >= mark {
-			return false // t wrote it itself before the read
-		}
-		for ; rec >= 0 && rs.undo[rec].pos >= rs.pos-searchBack && rs.undo[rec].pos > tooOld; rec = rs.undo[rec].prev {
-			r := &rs.undo[rec]
-			if r.prev >= 0 && rs.undo[r.prev].pos == r.pos {
-				continue // the state before a second write of one transaction: not seen by others
-			}
-			if accept(r.was) {
-				if late < 0 || r.pos < late {
-					late = r.pos
-				}
-				return true
-			}
-		}
-		early = k
-		return true
-	}
-	o := h.Txns[t].Ops[fail]
+	d := diagnosis{rs: rs, mark: mark, tooOld: tooOld, late: -1, early: -1}
+	o := rs.h.Txns[t].Ops[fail]
 	switch o.Kind {
 	case history.OpRead:
-		if !want(o.Key, func(x rowVersion) bool { return sees(t, o.Src, o.Value, x) }) {
-			return -1, -1, false
-		}
+		ok = d.want(o.Key, func(x rowVersion) bool { return sees(t, o.Src, o.Value, x) })
 	case history.OpInsert:
-		if !want(o.Key, func(x rowVersion) bool { return !x.live() }) {
-			return -1, -1, false
-		}
+		ok = d.want(o.Key, func(x rowVersion) bool { return !x.live() })
 	case history.OpPredRead, history.OpPredWrite:
-		po := h.Pred(o)
-		read := o.Kind == history.OpPredRead
-		f := int(rs.field[o.PredIndex()])
-		a, b := rs.cols[f].between(po.Pred.Lo, po.Pred.Hi)
-		in := func(img int32) bool {
-			if img < 0 {
+		ok = d.predicate(o)
+	}
+	if !ok || d.early < 0 && d.late < 0 {
+		return -1, -1, false
+	}
+	return d.late, d.early, true
+}
+
+// diagnosis is what diagnose has found so far: the earliest position late a transaction
+// must go before, and the key early whose next writer it must go after (-1: none).
+type diagnosis struct {
+	rs     *replayDB
+	mark   int32 // the undo log's length before the transaction's writes
+	tooOld int32
+	late   int32
+	early  history.Key
+}
+
+// want records that key k must be in a state accept takes, which it is not now; false
+// when the transaction wrote k itself before the read.
+func (d *diagnosis) want(k history.Key, accept func(x rowVersion) bool) bool {
+	rs := d.rs
+	rec := rs.last[k]
+	if rec >= d.mark {
+		return false // t wrote it itself before the read
+	}
+	for ; rec >= 0 && rs.undo[rec].pos >= rs.pos-searchBack && rs.undo[rec].pos > d.tooOld; rec = rs.undo[rec].prev {
+		r := &rs.undo[rec]
+		if r.prev >= 0 && rs.undo[r.prev].pos == r.pos {
+			continue // the state before a second write of one transaction: not seen by others
+		}
+		if accept(r.was) {
+			if d.late < 0 || r.pos < d.late {
+				d.late = r.pos
+			}
+			return true
+		}
+	}
+	d.early = k
+	return true
+}
+
+// predicate records the states predicate operation o's rows must be in: each row it lists
+// as it lists it, and every other row it does not select out of its range. False when no
+// move would do.
+func (d *diagnosis) predicate(o history.Op) bool {
+	rs := d.rs
+	nf := len(rs.fields)
+	po := rs.h.Pred(o)
+	read := o.Kind == history.OpPredRead
+	f := int(rs.field[o.PredIndex()])
+	a, b := rs.cols[f].between(po.Pred.Lo, po.Pred.Hi)
+	in := func(img int32) bool {
+		if img < 0 {
+			return false
+		}
+		rk := int(rs.images[int(img)*nf+f])
+		return a <= rk && rk < b
+	}
+	rs.nextEpoch()
+	for _, r := range po.Rows {
+		if rs.mark[r.Key] == rs.epoch {
+			return false // listed twice: no order helps
+		}
+		rs.mark[r.Key] = rs.epoch
+		var accept func(rowVersion) bool
+		switch {
+		case !r.Match:
+			accept = func(x rowVersion) bool { return !in(x.img) }
+		case read:
+			accept = func(x rowVersion) bool { return x.v == r.Value && in(x.img) }
+		default:
+			accept = func(x rowVersion) bool { return in(x.img) }
+		}
+		if !accept(rs.rows[r.Key]) && !d.want(r.Key, accept) {
+			return false
+		}
+	}
+	rs.scanned += len(rs.rows)
+	for k, x := range rs.rows {
+		if rs.mark[k] != rs.epoch && in(x.img) {
+			if !d.want(history.Key(k), func(x rowVersion) bool { return !in(x.img) }) {
 				return false
 			}
-			rk := int(rs.images[int(img)*nf+f])
-			return a <= rk && rk < b
 		}
-		rs.nextEpoch()
-		for _, r := range po.Rows {
-			if rs.mark[r.Key] == rs.epoch {
-				return -1, -1, false // listed twice: no order helps
-			}
-			rs.mark[r.Key] = rs.epoch
-			var accept func(rowVersion) bool
-			switch {
-			case !r.Match:
-				accept = func(x rowVersion) bool { return !in(x.img) }
-			case read:
-				accept = func(x rowVersion) bool { return x.v == r.Value && in(x.img) }
-			default:
-				accept = func(x rowVersion) bool { return in(x.img) }
-			}
-			if !accept(rs.rows[r.Key]) && !want(r.Key, accept) {
-				return -1, -1, false
-			}
-		}
-		rs.scanned += len(rs.rows)
-		for k, x := range rs.rows {
-			if rs.mark[k] != rs.epoch && in(x.img) {
-				if !want(history.Key(k), func(x rowVersion) bool { return !in(x.img) }) {
-					return -1, -1, false
-				}
-			}
-		}
-	default:
-		return -1, -1, false
 	}
-	if early < 0 && late < 0 {
-		return -1, -1, false
-	}
-	return late, early, true
+	return true
 }
 
 // searchSplit is the search for histories whose read-only transactions the clocks place
