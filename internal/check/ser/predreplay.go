@@ -25,135 +25,165 @@ var maxRowChecks = 50_000_000
 // ever set on a live row, or more than maxRowChecks evaluations.
 func rowReplay(d *deps.Deps, order, txn []int32) bool {
 	h := d.H
-	// The fields predicates read, numbered.
-	fieldID := map[string]int{}
-	npred := 0
-	for i := range h.Preds {
-		p := &h.Preds[i].Pred
-		if !p.IsRange || p.Field.IsNil() {
-			return false
-		}
-		if _, ok := fieldID[p.Field.String()]; !ok {
-			fieldID[p.Field.String()] = len(fieldID)
-		}
-		npred++
-	}
-	if npred == 0 {
-		return true
-	}
-	if npred*len(h.Keys) > maxRowChecks {
+	fieldID, ok := predFields(h)
+	if !ok {
 		return false
 	}
-	nf := len(fieldID)
-	fields := make([]string, nf)
-	for f, i := range fieldID {
-		fields[i] = f
-	}
-	// Per row: live, and per field its value and whether some image set it.
-	live := make([]bool, len(h.Keys))
-	val := make([]int64, len(h.Keys)*nf)
-	set := make([]bool, len(h.Keys)*nf)
-	apply := func(k history.Key, v history.Value) bool {
-		at := int(k) * nf
-		dv := h.Value(v)
-		if dv.IsNil() {
-			live[k] = false
-			clear(set[at : at+nf])
-			return true
-		}
-		if i, ok := dv.Int(); ok { // one value column: every field is it
-			live[k] = true
-			for f := range nf {
-				val[at+f], set[at+f] = i, true
-			}
-			return true
-		}
-		s, ok := dv.Str()
-		if !ok {
-			return false
-		}
-		if !live[k] {
-			clear(set[at : at+nf]) // a new row: only what this image sets
-		}
-		live[k] = true
-		for f, name := range fields {
-			i, found, ok := history.ImageInt(s, name)
-			switch {
-			case !ok:
-				return false
-			case found:
-				val[at+f], set[at+f] = i, true
-			}
-		}
+	if len(h.Preds) == 0 {
 		return true
 	}
-	// holds evaluates p, a range over field f, on row k; ok is false when it cannot be
-	// decided.
-	holds := func(p *history.Predicate, f int, k history.Key) (bool, bool) {
-		if !live[k] {
-			return false, true
-		}
-		at := int(k)*nf + f
-		if !set[at] {
-			return false, false
-		}
-		return p.Lo <= val[at] && val[at] <= p.Hi, true
+	if len(h.Preds)*len(h.Keys) > maxRowChecks {
+		return false
 	}
+	s := newPredRows(h, fieldID)
 	for k := range h.Keys {
-		if !apply(history.Key(k), h.InitialValue(history.Key(k))) {
+		if !s.apply(history.Key(k), h.InitialValue(history.Key(k))) {
 			return false
 		}
 	}
-	// selected checks that the rows op po selects are exactly those it lists as matched.
-	mark := make([]bool, len(h.Keys))
-	selected := func(po *history.PredOp) bool {
-		ok := true
-		for _, r := range po.Rows {
-			if r.Match {
-				mark[r.Key] = true
-			}
-		}
-		f := fieldID[po.Pred.Field.String()]
-		for k := range h.Keys {
-			in, known := holds(&po.Pred, f, history.Key(k))
-			if !known || in != mark[k] {
-				ok = false
-				break
-			}
-		}
-		for _, r := range po.Rows {
-			mark[r.Key] = false
-		}
-		return ok
-	}
 	for _, u := range order {
-		t := &h.Txns[txn[u]]
-		for _, o := range t.Ops {
-			switch o.Kind {
-			case history.OpPredRead:
-				if !selected(h.Pred(o)) {
-					return false
-				}
-			case history.OpPredWrite:
-				po := h.Pred(o)
-				if !selected(po) {
-					return false
-				}
-				for _, r := range po.Rows {
-					if r.Match && !apply(r.Key, r.Value) {
-						return false
-					}
-				}
-			case history.OpDelete:
-				if !apply(o.Key, history.Nil) {
-					return false
-				}
-			case history.OpWrite, history.OpInsert:
-				if !apply(o.Key, o.Value) {
-					return false
-				}
+		for _, o := range h.Txns[txn[u]].Ops {
+			if !s.step(o) {
+				return false
 			}
 		}
 	}
 	return true
+}
+
+// predFields numbers the fields predicates read; ok is false when a predicate is not a
+// range over a field.
+func predFields(h *history.History) (map[string]int, bool) {
+	fieldID := map[string]int{}
+	for i := range h.Preds {
+		p := &h.Preds[i].Pred
+		if !p.IsRange || p.Field.IsNil() {
+			return nil, false
+		}
+		if _, ok := fieldID[p.Field.String()]; !ok {
+			fieldID[p.Field.String()] = len(fieldID)
+		}
+	}
+	return fieldID, true
+}
+
+// predRows is rowReplay's rows: per row, live, and per field its value and whether some
+// image set it.
+type predRows struct {
+	h       *history.History
+	fieldID map[string]int
+	fields  []string
+	nf      int
+	live    []bool
+	val     []int64
+	set     []bool
+	mark    []bool // per row: listed as matched by the operation being checked
+}
+
+func newPredRows(h *history.History, fieldID map[string]int) *predRows {
+	nf, nk := len(fieldID), len(h.Keys)
+	fields := make([]string, nf)
+	for f, i := range fieldID {
+		fields[i] = f
+	}
+	return &predRows{
+		h: h, fieldID: fieldID, fields: fields, nf: nf,
+		live: make([]bool, nk), val: make([]int64, nk*nf), set: make([]bool, nk*nf),
+		mark: make([]bool, nk),
+	}
+}
+
+// step replays operation o, checking each predicate operation's selection first.
+func (s *predRows) step(o history.Op) bool {
+	switch o.Kind {
+	case history.OpPredRead:
+		return s.selected(s.h.Pred(o))
+	case history.OpPredWrite:
+		po := s.h.Pred(o)
+		if !s.selected(po) {
+			return false
+		}
+		for _, r := range po.Rows {
+			if r.Match && !s.apply(r.Key, r.Value) {
+				return false
+			}
+		}
+	case history.OpDelete:
+		return s.apply(o.Key, history.Nil)
+	case history.OpWrite, history.OpInsert:
+		return s.apply(o.Key, o.Value)
+	}
+	return true
+}
+
+// apply makes v row k's image; false when v is neither an integer nor a row image.
+func (s *predRows) apply(k history.Key, v history.Value) bool {
+	nf := s.nf
+	at := int(k) * nf
+	dv := s.h.Value(v)
+	if dv.IsNil() {
+		s.live[k] = false
+		clear(s.set[at : at+nf])
+		return true
+	}
+	if i, ok := dv.Int(); ok { // one value column: every field is it
+		s.live[k] = true
+		for f := range nf {
+			s.val[at+f], s.set[at+f] = i, true
+		}
+		return true
+	}
+	str, ok := dv.Str()
+	if !ok {
+		return false
+	}
+	if !s.live[k] {
+		clear(s.set[at : at+nf]) // a new row: only what this image sets
+	}
+	s.live[k] = true
+	for f, name := range s.fields {
+		i, found, ok := history.ImageInt(str, name)
+		switch {
+		case !ok:
+			return false
+		case found:
+			s.val[at+f], s.set[at+f] = i, true
+		}
+	}
+	return true
+}
+
+// holds evaluates p, a range over field f, on row k; ok is false when it cannot be
+// decided.
+func (s *predRows) holds(p *history.Predicate, f int, k history.Key) (in, ok bool) {
+	if !s.live[k] {
+		return false, true
+	}
+	at := int(k)*s.nf + f
+	if !s.set[at] {
+		return false, false
+	}
+	return p.Lo <= s.val[at] && s.val[at] <= p.Hi, true
+}
+
+// selected checks that the rows op po selects are exactly those it lists as matched.
+func (s *predRows) selected(po *history.PredOp) bool {
+	ok := true
+	for _, r := range po.Rows {
+		if r.Match {
+			s.mark[r.Key] = true
+		}
+	}
+	f := s.fieldID[po.Pred.Field.String()]
+	for k := range s.h.Keys {
+		in, known := s.holds(&po.Pred, f, history.Key(k))
+		if !known || in != s.mark[k] {
+			ok = false
+			break
+		}
+	}
+	for _, r := range po.Rows {
+		s.mark[r.Key] = false
+	}
+	return ok
 }

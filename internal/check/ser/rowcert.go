@@ -138,55 +138,11 @@ func certifyRows(ctx context.Context, h *history.History, skew int64) (RowCertif
 
 func (r *Rows) certifyRows(ctx context.Context, skew int64) (RowCertificate, bool) {
 	h := r.h
-	var committed []int32
-	readOnly := make([]bool, len(h.Txns))
-	for t := range h.Txns {
-		if !h.Txns[t].Committed() {
-			continue
-		}
-		committed = append(committed, int32(t))
-		readOnly[t] = !slices.ContainsFunc(h.Txns[t].Ops, func(o history.Op) bool {
-			return o.Kind != history.OpRead && o.Kind != history.OpPredRead
-		})
-	}
+	committed, readOnly := committedReadOnly(h)
 	if len(committed) == 0 {
 		return RowCertificate{}, false // nothing to order: no order's description would be true
 	}
-	type candidate struct {
-		by  string
-		key func(t int32) (history.Timestamp, int)
-	}
-	var cands []candidate
-	if !slices.ContainsFunc(committed, func(t int32) bool { return !h.Txns[t].HasTimestamps }) {
-		db := "database commit timestamps"
-		if h.DerivedTimestamps() {
-			db = "database commit timestamps (derived from its snapshots)"
-		}
-		cands = append(cands,
-			candidate{db + ", read-only transactions at their start timestamps", func(t int32) (history.Timestamp, int) {
-				x := &h.Txns[t]
-				if readOnly[t] {
-					return x.Start, 0 // a snapshot at Start sees the commits before it
-				}
-				return x.Commit, 1
-			}},
-			candidate{db, func(t int32) (history.Timestamp, int) {
-				return h.Txns[t].Commit, 0
-			}})
-	}
-	if !slices.ContainsFunc(committed, func(t int32) bool { return !h.Txns[t].HasTime }) {
-		cands = append(cands,
-			candidate{"client commit times, read-only transactions at their begin times", func(t int32) (history.Timestamp, int) {
-				x := &h.Txns[t]
-				if readOnly[t] {
-					return history.Timestamp{Physical: x.Time.Begin}, 0
-				}
-				return history.Timestamp{Physical: x.Time.End}, 1
-			}},
-			candidate{"client commit times", func(t int32) (history.Timestamp, int) {
-				return history.Timestamp{Physical: h.Txns[t].Time.End}, 0
-			}})
-	}
+	cands := rowCandidates(h, committed, readOnly)
 	if len(cands) == 0 {
 		return RowCertificate{}, false
 	}
@@ -203,31 +159,7 @@ func (r *Rows) certifyRows(ctx context.Context, skew int64) (RowCertificate, boo
 		if ctx.Err() != nil {
 			return RowCertificate{}, false
 		}
-		for _, t := range committed {
-			keys[t], ranks[t] = c.key(t)
-		}
-		// No transaction before its session's earlier ones (a session's transactions may
-		// overlap in time, and a read-only one goes by its begin): each takes at least its
-		// predecessor's place, and ties go by id, which follows session order.
-		for _, se := range h.Sessions {
-			for _, t := range se.Txns {
-				if p := rs.sess.prev[t]; p >= 0 {
-					if d := keys[t].Compare(keys[p]); d < 0 || d == 0 && ranks[t] < ranks[p] {
-						keys[t], ranks[t] = keys[p], ranks[p]
-					}
-				}
-			}
-		}
-		copy(order, committed)
-		slices.SortFunc(order, func(a, b int32) int {
-			if c := keys[a].Compare(keys[b]); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(ranks[a], ranks[b]); c != 0 {
-				return c
-			}
-			return cmp.Compare(a, b)
-		})
+		rs.candidateOrder(c, committed, order, keys, ranks)
 		if first == nil {
 			first = slices.Clone(order)
 		}
@@ -236,18 +168,115 @@ func (r *Rows) certifyRows(ctx context.Context, skew int64) (RowCertificate, boo
 		}
 		return RowCertificate{By: c.by, Keeps: Keeps{Session: keepsSessions(h, order), Realtime: keepsRealTime(h, order, skew)}}, true
 	}
-	// None replayed as it is: repair the first (rowsearch.go), keeping real time (for the
-	// strict levels) and, if that fails, without; each time as a whole and, failing that,
-	// the writing transactions first and the read-only ones fitted in after. Then replay
-	// what the search found from the start, which is the proof (searchSplit's last step is
-	// that replay).
-	var (
-		found  []int32
-		moves  int
-		proved bool // searchSplit's sweep replayed found
-	)
+	found, moves, ok := rs.repair(ctx, first, readOnly)
+	if !ok {
+		return RowCertificate{}, false
+	}
+	by := fmt.Sprintf("%s, with %d transactions moved where the replay showed them out of place", cands[0].by, moves)
+	return RowCertificate{By: by, Keeps: Keeps{Session: keepsSessions(h, found), Realtime: keepsRealTime(h, found, skew)}}, true
+}
+
+// committedReadOnly returns the committed transactions, and per transaction whether it is
+// read-only (only item and predicate reads).
+func committedReadOnly(h *history.History) (committed []int32, readOnly []bool) {
+	readOnly = make([]bool, len(h.Txns))
+	for t := range h.Txns {
+		if !h.Txns[t].Committed() {
+			continue
+		}
+		committed = append(committed, int32(t))
+		readOnly[t] = !slices.ContainsFunc(h.Txns[t].Ops, func(o history.Op) bool {
+			return o.Kind != history.OpRead && o.Kind != history.OpPredRead
+		})
+	}
+	return committed, readOnly
+}
+
+// rowCandidate is one candidate order: what it is ordered by, and each transaction's key
+// in it (a time, then a rank among equal times).
+type rowCandidate struct {
+	by  string
+	key func(t int32) (history.Timestamp, int)
+}
+
+// rowCandidates are the candidate orders the committed transactions' clocks give: database
+// commit timestamps when every one has them, then client commit times when every one has
+// a client interval; each first with read-only transactions at their start.
+func rowCandidates(h *history.History, committed []int32, readOnly []bool) []rowCandidate {
+	var cands []rowCandidate
+	if !slices.ContainsFunc(committed, func(t int32) bool { return !h.Txns[t].HasTimestamps }) {
+		db := "database commit timestamps"
+		if h.DerivedTimestamps() {
+			db = "database commit timestamps (derived from its snapshots)"
+		}
+		cands = append(cands,
+			rowCandidate{db + ", read-only transactions at their start timestamps", func(t int32) (history.Timestamp, int) {
+				x := &h.Txns[t]
+				if readOnly[t] {
+					return x.Start, 0 // a snapshot at Start sees the commits before it
+				}
+				return x.Commit, 1
+			}},
+			rowCandidate{db, func(t int32) (history.Timestamp, int) {
+				return h.Txns[t].Commit, 0
+			}})
+	}
+	if !slices.ContainsFunc(committed, func(t int32) bool { return !h.Txns[t].HasTime }) {
+		cands = append(cands,
+			rowCandidate{"client commit times, read-only transactions at their begin times", func(t int32) (history.Timestamp, int) {
+				x := &h.Txns[t]
+				if readOnly[t] {
+					return history.Timestamp{Physical: x.Time.Begin}, 0
+				}
+				return history.Timestamp{Physical: x.Time.End}, 1
+			}},
+			rowCandidate{"client commit times", func(t int32) (history.Timestamp, int) {
+				return history.Timestamp{Physical: h.Txns[t].Time.End}, 0
+			}})
+	}
+	return cands
+}
+
+// candidateOrder sorts the committed transactions into order by c (keys and ranks are
+// scratch, per transaction).
+func (rs *replayDB) candidateOrder(c rowCandidate, committed, order []int32, keys []history.Timestamp, ranks []int) {
+	h := rs.h
+	for _, t := range committed {
+		keys[t], ranks[t] = c.key(t)
+	}
+	// No transaction before its session's earlier ones (a session's transactions may
+	// overlap in time, and a read-only one goes by its begin): each takes at least its
+	// predecessor's place, and ties go by id, which follows session order.
+	for _, se := range h.Sessions {
+		for _, t := range se.Txns {
+			if p := rs.sess.prev[t]; p >= 0 {
+				if d := keys[t].Compare(keys[p]); d < 0 || d == 0 && ranks[t] < ranks[p] {
+					keys[t], ranks[t] = keys[p], ranks[p]
+				}
+			}
+		}
+	}
+	copy(order, committed)
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := keys[a].Compare(keys[b]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(ranks[a], ranks[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+}
+
+// repair is what certifyRows does when no candidate replayed as it is: repair the first
+// (rowsearch.go), keeping real time (for the strict levels) and, if that fails, without;
+// each time as a whole and, failing that, the writing transactions first and the read-only
+// ones fitted in after. Then replay what the search found from the start, which is the
+// proof (searchSplit's last step is that replay); ok is false when nothing replayed.
+func (rs *replayDB) repair(ctx context.Context, first []int32, readOnly []bool) (found []int32, moves int, ok bool) {
+	proved := false // searchSplit's sweep replayed found
 	for _, rt := range []bool{true, false} {
-		if rt && !h.HasTime() {
+		if rt && !rs.h.HasTime() {
 			continue
 		}
 		if found, moves = rs.search(ctx, first, rt, rs.sess); found == nil {
@@ -259,10 +288,9 @@ func (r *Rows) certifyRows(ctx context.Context, skew int64) (RowCertificate, boo
 		}
 	}
 	if found == nil || !proved && !rs.replay(ctx, found) {
-		return RowCertificate{}, false
+		return nil, moves, false
 	}
-	by := fmt.Sprintf("%s, with %d transactions moved where the replay showed them out of place", cands[0].by, moves)
-	return RowCertificate{By: by, Keeps: Keeps{Session: keepsSessions(h, found), Realtime: keepsRealTime(h, found, skew)}}, true
+	return found, moves, true
 }
 
 // links are each transaction's neighbours in its session among the transactions linked
@@ -443,17 +471,42 @@ var maxDirectSpan uint64 = 1 << 22 // a variable so that tests can lower it
 // newReplayDB checks that h is within the certificate's scope and decodes every image a
 // replay can apply; ok is false when it is not.
 func newReplayDB(h *history.History) (*replayDB, bool) {
-	rs := &replayDB{h: h}
+	b := &replayBuilder{rs: &replayDB{h: h}}
+	if !b.scanFields() || !b.countImages() || !b.decodeWrites() || !b.decodeInitial() {
+		return nil, false
+	}
+	b.rankColumns()
+	nk, nf := len(h.Keys), len(b.rs.fields)
+	b.rs.rows = make([]rowVersion, nk)
+	b.rs.rank = make([]int32, nk*nf)
+	b.rs.mark = make([]uint32, nk)
+	return b.rs, true
+}
+
+// replayBuilder is newReplayDB's state between its phases: the images decoded so far.
+// Write i's image (the i-th write the replay applies) is raw[i*nf : (i+1)*nf], and
+// rs.slot[i] is i, or -1 for a nil write (the row is absent); initial images follow.
+type replayBuilder struct {
+	rs  *replayDB
+	raw []int64
+	n   int // the writes the replay applies
+	nf  int // len(rs.fields)
+}
+
+// scanFields numbers the columns the predicates read; false when a predicate is not a
+// range over one named column.
+func (b *replayBuilder) scanFields() bool {
+	rs, h := b.rs, b.rs.h
 	fieldID := map[string]int32{}
 	rs.field = make([]int32, len(h.Preds))
 	for i := range h.Preds {
 		p := &h.Preds[i].Pred
 		if !p.IsRange {
-			return nil, false
+			return false
 		}
 		name, ok := p.Field.Str()
 		if !ok || name == "" {
-			return nil, false
+			return false
 		}
 		id, seen := fieldID[name]
 		if !seen {
@@ -463,9 +516,15 @@ func newReplayDB(h *history.History) (*replayDB, bool) {
 		}
 		rs.field[i] = id
 	}
-	nf := len(rs.fields)
-	// Scope, and the images the replay applies, in its order: first counted, then decoded
-	// into raw (len(fields) values each).
+	b.nf = len(rs.fields)
+	return true
+}
+
+// countImages checks the scope (transactions committed or aborted, no failed statement,
+// predicate rows listed by value, a predicate read lists only matches) and counts, per
+// transaction and in the replay's order, the images it applies.
+func (b *replayBuilder) countImages() bool {
+	rs, h := b.rs, b.rs.h
 	rs.at = make([]int32, len(h.Txns))
 	n := 0
 	for t := range h.Txns {
@@ -476,121 +535,135 @@ func newReplayDB(h *history.History) (*replayDB, bool) {
 			continue
 		case history.OutcomeCommitted:
 		default:
-			return nil, false
+			return false
 		}
 		for _, o := range x.Ops {
-			if o.Failed() {
-				return nil, false
+			c, ok := imagesOf(h, o)
+			if !ok {
+				return false
 			}
-			switch o.Kind {
-			case history.OpRead:
-			case history.OpWrite, history.OpInsert:
+			n += c
+		}
+	}
+	b.n = n
+	return true
+}
+
+// imagesOf is the number of images committed operation o applies; ok is false when o is
+// outside the certificate's scope.
+func imagesOf(h *history.History, o history.Op) (n int, ok bool) {
+	if o.Failed() {
+		return 0, false
+	}
+	switch o.Kind {
+	case history.OpRead, history.OpDelete:
+		return 0, true
+	case history.OpWrite, history.OpInsert:
+		return 1, true
+	case history.OpPredRead, history.OpPredWrite:
+		p := h.Pred(o)
+		for ri, r := range p.Rows {
+			if p.Src(ri).Kind != history.SrcByValue || (o.Kind == history.OpPredRead && !r.Match) {
+				return 0, false
+			}
+			if r.Match && o.Kind == history.OpPredWrite {
 				n++
-			case history.OpDelete:
-			case history.OpPredRead, history.OpPredWrite:
-				p := h.Pred(o)
-				for ri, r := range p.Rows {
-					if p.Src(ri).Kind != history.SrcByValue || (o.Kind == history.OpPredRead && !r.Match) {
-						return nil, false
-					}
-					if r.Match && o.Kind == history.OpPredWrite {
-						n++
-					}
-				}
-			default:
-				return nil, false
 			}
 		}
+		return n, true
 	}
-	nk := len(h.Keys)
-	// Write i's image (the i-th write the replay applies) is raw[i*nf : (i+1)*nf], and
-	// rs.slot[i] is i, or -1 for a nil write (the row is absent); initial images follow.
+	return 0, false
+}
+
+// decodeWrites decodes every write's image; false when one is not whole. Millions of
+// images (BlindW-Pred at 1-1,000 rows a predicate: 2.5 million) are decoded in two halves
+// at once.
+func (b *replayBuilder) decodeWrites() bool {
+	rs, n, nf := b.rs, b.n, b.nf
 	rs.slot = hugepage.Make[int32](n, n)
-	raw := hugepage.Make[int64](n*nf, (n+1)*nf)
-	// decodeTxns decodes the images of transactions [t0, t1); false when one is not whole.
-	decodeTxns := func(t0, t1 int) bool {
-		fields := rs.fields
-		for t := t0; t < t1; t++ {
-			x := &h.Txns[t]
-			if !x.Committed() {
-				continue
-			}
-			i := int(rs.at[t])
-			put := func(v history.Value) bool {
-				rs.slot[i] = -1
-				if v != history.Nil {
-					if !decodeImage(h.Value(v), fields, raw[i*nf:(i+1)*nf]) {
-						return false
-					}
-					rs.slot[i] = int32(i)
-				}
-				i++
-				return true
-			}
-			for _, o := range x.Ops {
-				switch o.Kind {
-				case history.OpWrite, history.OpInsert:
-					if !put(o.Value) {
-						return false
-					}
-				case history.OpPredWrite:
-					for _, r := range h.Pred(o).Rows {
-						// A matched row's new image is a row.
-						if r.Match && (r.Value == history.Nil || !put(r.Value)) {
-							return false
-						}
-					}
-				}
-			}
-		}
-		return true
-	}
-	// Millions of images (BlindW-Pred at 1-1,000 rows a predicate: 2.5 million) are decoded
-	// in two halves at once.
+	b.raw = hugepage.Make[int64](n*nf, (n+1)*nf)
 	if n < parallelDecodeMin {
-		if !decodeTxns(0, len(h.Txns)) {
-			return nil, false
+		return b.decodeTxns(0, len(rs.h.Txns))
+	}
+	mid, _ := slices.BinarySearch(rs.at, int32(n/2))
+	var wg sync.WaitGroup
+	var okA bool
+	wg.Go(func() { okA = b.decodeTxns(0, mid) })
+	okB := b.decodeTxns(mid, len(rs.h.Txns))
+	wg.Wait()
+	return okA && okB
+}
+
+// decodeTxns decodes the images of transactions [t0, t1); false when one is not whole.
+func (b *replayBuilder) decodeTxns(t0, t1 int) bool {
+	rs, h, raw, nf := b.rs, b.rs.h, b.raw, b.nf
+	fields := rs.fields
+	for t := t0; t < t1; t++ {
+		x := &h.Txns[t]
+		if !x.Committed() {
+			continue
 		}
-	} else {
-		mid, _ := slices.BinarySearch(rs.at, int32(n/2))
-		var wg sync.WaitGroup
-		var okA bool
-		wg.Go(func() { okA = decodeTxns(0, mid) })
-		okB := decodeTxns(mid, len(h.Txns))
-		wg.Wait()
-		if !okA || !okB {
-			return nil, false
+		i := int(rs.at[t])
+		put := func(v history.Value) bool {
+			rs.slot[i] = -1
+			if v != history.Nil {
+				if !decodeImage(h.Value(v), fields, raw[i*nf:(i+1)*nf]) {
+					return false
+				}
+				rs.slot[i] = int32(i)
+			}
+			i++
+			return true
+		}
+		for _, o := range x.Ops {
+			switch o.Kind {
+			case history.OpWrite, history.OpInsert:
+				if !put(o.Value) {
+					return false
+				}
+			case history.OpPredWrite:
+				for _, r := range h.Pred(o).Rows {
+					// A matched row's new image is a row.
+					if r.Match && (r.Value == history.Nil || !put(r.Value)) {
+						return false
+					}
+				}
+			}
 		}
 	}
-	// decode appends whole row image v to raw and returns its slot (-1 for nil: the row is
-	// absent); ok is false when v is not a whole image.
-	decode := func(v history.Value) (int32, bool) {
-		if v == history.Nil {
-			return -1, true
-		}
-		i := len(raw) / max(nf, 1)
-		raw = slices.Grow(raw, nf)[:len(raw)+nf] // initial images were not counted
-		if !decodeImage(h.Value(v), rs.fields, raw[len(raw)-nf:]) {
-			return 0, false
-		}
-		return int32(i), true
-	}
+	return true
+}
+
+// decodeInitial decodes every key's initial image after the writes' (many keys share one
+// initial value, decoded once); false when one is not whole.
+func (b *replayBuilder) decodeInitial() bool {
+	rs, h, nf := b.rs, b.rs.h, b.nf
+	nk := len(h.Keys)
 	rs.init = make([]int32, nk)
-	initSlot := map[history.Value]int32{} // many keys share one initial value
+	initSlot := map[history.Value]int32{}
 	for k := range nk {
 		v := h.InitialValue(history.Key(k))
 		i, seen := initSlot[v]
 		if !seen {
-			var ok bool
-			if i, ok = decode(v); !ok {
-				return nil, false
+			i = -1 // nil: the row is absent
+			if v != history.Nil {
+				i = int32(len(b.raw) / max(nf, 1))
+				b.raw = slices.Grow(b.raw, nf)[:len(b.raw)+nf] // initial images were not counted
+				if !decodeImage(h.Value(v), rs.fields, b.raw[len(b.raw)-nf:]) {
+					return false
+				}
 			}
 			initSlot[v] = i
 		}
 		rs.init[k] = i
 	}
-	// Number each column's values, and turn every image's values into ranks (a nil
-	// write's slot holds no image).
+	return true
+}
+
+// rankColumns numbers each column's values, and turns every image's values into ranks (a
+// nil write's slot holds no image).
+func (b *replayBuilder) rankColumns() {
+	rs, raw, n, nf := b.rs, b.raw, b.n, b.nf
 	rs.cols = make([]colIndex, nf)
 	rs.images = make([]int32, len(raw))
 	images := len(raw) / max(nf, 1)
@@ -625,10 +698,6 @@ func newReplayDB(h *history.History) (*replayDB, bool) {
 			}
 		}
 	}
-	rs.rows = make([]rowVersion, nk)
-	rs.rank = make([]int32, nk*nf)
-	rs.mark = make([]uint32, nk)
-	return rs, true
 }
 
 // decodeImage reads the columns fields of a whole row image into out: an integer (a row

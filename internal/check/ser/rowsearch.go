@@ -65,166 +65,220 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool, sess lin
 	}
 	rs.clearLog()
 	rs.scanned = 0
-	// Session order is kept: a transaction moved back takes its session's earlier
-	// transactions placed after the spot with it, and one that waits takes the later ones.
-	h := rs.h
-	prev, next := sess.prev, sess.next
-	at := make([]int32, len(h.Txns)) // position in placed, or -1
-	for i := range at {
-		at[i] = -1
-	}
-	stamp := make([]int32, len(h.Txns))
-	epoch := int32(0)
-	// queue holds the transactions still to place, the next one last.
-	queue := make([]int32, len(start))
-	for i, t := range start {
-		queue[len(start)-1-i] = t
-	}
-	placed := make([]int32, 0, len(start))
-	marks := make([]int32, 0, len(start)) // the undo log's length before each placed one
-	budget := 2*len(start) + 1024         // placements
+	s := newRowSearch(rs, start, rt, sess)
+	budget := 2*len(start) + 1024 // placements
 	// A serializable history's clocks misplace few transactions, each by a little; a
 	// search that moves many, or one many times, is churning through a history that is
 	// not (or not near its clocks' order), and gives up early.
 	maxMoves := len(start)/16 + 256
-	moved := make([]uint8, len(h.Txns))
-	for len(queue) > 0 {
+	for len(s.queue) > 0 {
 		if budget--; budget < 0 || rs.scanned > maxScanned || (budget&255 == 0 && ctx.Err() != nil) {
-			return nil, moves
+			return nil, s.moves
 		}
-		t := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
+		t := s.queue[len(s.queue)-1]
+		s.queue = s.queue[:len(s.queue)-1]
 		mark := int32(len(rs.undo))
-		rs.pos = int32(len(placed))
+		rs.pos = int32(len(s.placed))
 		fail := rs.apply(t)
 		if fail < 0 {
-			at[t] = int32(len(placed))
-			placed = append(placed, t)
-			marks = append(marks, mark)
+			s.at[t] = int32(len(s.placed))
+			s.placed = append(s.placed, t)
+			s.marks = append(s.marks, mark)
 			continue
 		}
 		var tooOld int32 = -1 // with rt, states overwritten up to a transaction that ended before t began
 		if rt {
-			tooOld = rs.endedBefore(placed, h.Txns[t].Time.Begin)
+			tooOld = rs.endedBefore(s.placed, rs.h.Txns[t].Time.Begin)
 		}
 		late, early, ok := rs.diagnose(t, fail, mark, tooOld)
 		rs.rollback(mark)
-		moves++
-		if moved[t]++; moves > maxMoves || moved[t] > maxMovesEach {
-			return nil, moves
+		s.moves++
+		if s.moved[t]++; s.moves > maxMoves || s.moved[t] > maxMovesEach {
+			return nil, s.moves
 		}
-		epoch++
+		s.epoch++
 		switch {
 		case !ok:
-			return nil, moves
+			return nil, s.moves
 		case late >= 0:
-			// Place t before placed[late], after its session's earlier transactions placed
-			// from there: undo from there and queue them, then t, then the rest. When t
-			// also saw a state still to come (early), the next writer of that row comes
-			// along from the queue, just before t, with its session's earlier transactions
-			// placed from there.
-			for p := prev[t]; p >= 0 && at[p] >= late; p = prev[p] {
-				stamp[p] = epoch
-			}
-			w := int32(-1)
-			if early >= 0 {
-				// The writer must have its session's earlier transactions placed; those
-				// from placed[late] on move back with it.
-				j := rs.nextWriter(queue, early, func(u int32) (take, stop bool) {
-					p := prev[u]
-					return p < 0 || at[p] >= 0, false
-				})
-				if j < 0 {
-					return nil, moves
-				}
-				w = queue[j]
-				for p := prev[w]; p >= 0 && at[p] >= late; p = prev[p] {
-					stamp[p] = epoch
-				}
-				if rt {
-					for _, u := range queue[j+1:] {
-						if h.Txns[u].Time.End < h.Txns[w].Time.Begin {
-							return nil, moves
-						}
-					}
-				}
-				queue = slices.Delete(queue, j, j+1)
-			}
-			if rt {
-				// t and the transactions moved with it go before the others from
-				// placed[late] on, so any of those that ended before one of them began
-				// comes along too, with its session's earlier transactions placed from
-				// there (placed keeps real time, so looking from the last back finds them
-				// all). The transaction whose state t did not see cannot come along.
-				begin := h.Txns[t].Time.Begin
-				if w >= 0 {
-					begin = max(begin, h.Txns[w].Time.Begin)
-				}
-				for i := len(placed) - 1; i >= int(late); i-- {
-					u := placed[i]
-					if stamp[u] != epoch && h.Txns[u].Time.End >= begin {
-						continue
-					}
-					if i == int(late) {
-						return nil, moves
-					}
-					for p := u; p >= 0 && at[p] >= late; p = prev[p] {
-						stamp[p] = epoch
-					}
-					begin = max(begin, h.Txns[u].Time.Begin)
-				}
-			}
-			rs.rollback(marks[late])
-			for i := len(placed) - 1; i >= int(late); i-- {
-				if u := placed[i]; stamp[u] != epoch {
-					queue = append(queue, u)
-				}
-			}
-			queue = append(queue, t)
-			if w >= 0 {
-				queue = append(queue, w)
-			}
-			for i := len(placed) - 1; i >= int(late); i-- {
-				if u := placed[i]; stamp[u] == epoch {
-					queue = append(queue, u)
-				}
-			}
-			for _, u := range placed[late:] {
-				at[u] = -1
-			}
-			placed, marks = placed[:late], marks[:late]
+			ok = s.moveBack(t, late, early)
 		default:
-			for s := next[t]; s >= 0; s = next[s] {
-				stamp[s] = epoch
-			}
-			// t goes after the transactions up to the writer: with rt, none of them may have
-			// begun after it ended.
-			j := rs.nextWriter(queue, early, func(u int32) (take, stop bool) {
-				if stamp[u] == epoch {
-					return false, false // its own session's later ones go after it anyway
-				}
-				return true, rt && h.Txns[t].Time.End < h.Txns[u].Time.Begin
-			})
-			if j < 0 {
-				return nil, moves
-			}
-			// t goes just after the writer, and its session's later transactions queued
-			// before the writer go after t, in their order.
-			var later []int32 // next last
-			keep := queue[:j+1]
-			for i := j + 1; i < len(queue); i++ {
-				if u := queue[i]; stamp[u] == epoch {
-					later = append(later, u)
-				} else {
-					keep = append(keep, u)
-				}
-			}
-			queue = keep
-			queue = slices.Insert(queue, j, t)
-			queue = slices.Insert(queue, j, later...)
+			ok = s.wait(t, early)
+		}
+		if !ok {
+			return nil, s.moves
 		}
 	}
-	return placed, moves
+	return s.placed, s.moves
+}
+
+// rowSearch is search's state. Session order is kept: a transaction moved back takes its
+// session's earlier transactions placed after the spot with it, and one that waits takes
+// the later ones.
+type rowSearch struct {
+	rs         *replayDB
+	h          *history.History
+	rt         bool
+	prev, next []int32 // per transaction: its session's neighbours
+	at         []int32 // per transaction: its position in placed, or -1
+	stamp      []int32 // per transaction: the epoch (move) that takes it along
+	epoch      int32
+	queue      []int32 // the transactions still to place, the next one last
+	placed     []int32
+	marks      []int32 // the undo log's length before each placed one
+	moves      int
+	moved      []uint8 // per transaction: how often it was moved
+}
+
+func newRowSearch(rs *replayDB, start []int32, rt bool, sess links) *rowSearch {
+	n := len(rs.h.Txns)
+	s := &rowSearch{
+		rs: rs, h: rs.h, rt: rt, prev: sess.prev, next: sess.next,
+		at:     make([]int32, n),
+		stamp:  make([]int32, n),
+		queue:  make([]int32, len(start)),
+		placed: make([]int32, 0, len(start)),
+		marks:  make([]int32, 0, len(start)),
+		moved:  make([]uint8, n),
+	}
+	for i := range s.at {
+		s.at[i] = -1
+	}
+	for i, t := range start {
+		s.queue[len(start)-1-i] = t
+	}
+	return s
+}
+
+// moveBack places t before placed[late], after its session's earlier transactions placed
+// from there: it undoes from there and queues them, then t, then the rest. When t also
+// saw a state still to come (early >= 0), the next writer of that row comes along from the
+// queue, just before t, with its session's earlier transactions placed from there. False
+// when no such move is allowed.
+func (s *rowSearch) moveBack(t, late int32, early history.Key) bool {
+	s.stampEarlier(t, late)
+	w := int32(-1)
+	if early >= 0 {
+		if w = s.takeWriter(late, early); w < 0 {
+			return false
+		}
+	}
+	if s.rt && !s.stampEndedBefore(t, w, late) {
+		return false
+	}
+	s.rs.rollback(s.marks[late])
+	placed := s.placed
+	for i := len(placed) - 1; i >= int(late); i-- {
+		if u := placed[i]; s.stamp[u] != s.epoch {
+			s.queue = append(s.queue, u)
+		}
+	}
+	s.queue = append(s.queue, t)
+	if w >= 0 {
+		s.queue = append(s.queue, w)
+	}
+	for i := len(placed) - 1; i >= int(late); i-- {
+		if u := placed[i]; s.stamp[u] == s.epoch {
+			s.queue = append(s.queue, u)
+		}
+	}
+	for _, u := range placed[late:] {
+		s.at[u] = -1
+	}
+	s.placed, s.marks = placed[:late], s.marks[:late]
+	return true
+}
+
+// stampEarlier takes along u's session's earlier transactions placed from placed[late] on.
+func (s *rowSearch) stampEarlier(u, late int32) {
+	for p := s.prev[u]; p >= 0 && s.at[p] >= late; p = s.prev[p] {
+		s.stamp[p] = s.epoch
+	}
+}
+
+// takeWriter removes from the queue, and returns, the next writer of key early whose
+// session's earlier transactions are placed, taking along those placed from placed[late]
+// on; -1 when there is none or, with rt, a transaction queued before it ended before it
+// began.
+func (s *rowSearch) takeWriter(late int32, early history.Key) int32 {
+	j := s.rs.nextWriter(s.queue, early, func(u int32) (take, stop bool) {
+		p := s.prev[u]
+		return p < 0 || s.at[p] >= 0, false
+	})
+	if j < 0 {
+		return -1
+	}
+	w := s.queue[j]
+	s.stampEarlier(w, late)
+	if s.rt {
+		for _, u := range s.queue[j+1:] {
+			if s.h.Txns[u].Time.End < s.h.Txns[w].Time.Begin {
+				return -1
+			}
+		}
+	}
+	s.queue = slices.Delete(s.queue, j, j+1)
+	return w
+}
+
+// stampEndedBefore keeps real time for a move of t (and writer w, if >= 0) before
+// placed[late]: t and the transactions moved with it go before the others from
+// placed[late] on, so any of those that ended before one of them began comes along too,
+// with its session's earlier transactions placed from there (placed keeps real time, so
+// looking from the last back finds them all). The transaction whose state t did not see
+// cannot come along: false then.
+func (s *rowSearch) stampEndedBefore(t, w, late int32) bool {
+	txns := s.h.Txns
+	begin := txns[t].Time.Begin
+	if w >= 0 {
+		begin = max(begin, txns[w].Time.Begin)
+	}
+	for i := len(s.placed) - 1; i >= int(late); i-- {
+		u := s.placed[i]
+		if s.stamp[u] != s.epoch && txns[u].Time.End >= begin {
+			continue
+		}
+		if i == int(late) {
+			return false
+		}
+		for p := u; p >= 0 && s.at[p] >= late; p = s.prev[p] {
+			s.stamp[p] = s.epoch
+		}
+		begin = max(begin, txns[u].Time.Begin)
+	}
+	return true
+}
+
+// wait queues t just after the next writer of key early, and its session's later
+// transactions queued before the writer after t, in their order; with rt, none of the
+// transactions up to the writer may have begun after t ended. False when there is no such
+// writer.
+func (s *rowSearch) wait(t int32, early history.Key) bool {
+	for u := s.next[t]; u >= 0; u = s.next[u] {
+		s.stamp[u] = s.epoch
+	}
+	j := s.rs.nextWriter(s.queue, early, func(u int32) (take, stop bool) {
+		if s.stamp[u] == s.epoch {
+			return false, false // its own session's later ones go after it anyway
+		}
+		return true, s.rt && s.h.Txns[t].Time.End < s.h.Txns[u].Time.Begin
+	})
+	if j < 0 {
+		return false
+	}
+	var later []int32 // next last
+	keep := s.queue[:j+1]
+	for i := j + 1; i < len(s.queue); i++ {
+		if u := s.queue[i]; s.stamp[u] == s.epoch {
+			later = append(later, u)
+		} else {
+			keep = append(keep, u)
+		}
+	}
+	s.queue = keep
+	s.queue = slices.Insert(s.queue, j, t)
+	s.queue = slices.Insert(s.queue, j, later...)
+	return true
 }
 
 // rollback undoes the logged writes back to the log's length mark.
@@ -292,86 +346,101 @@ func (rs *replayDB) endedBefore(placed []int32, begin int64) int32 {
 // false when no move would do. States overwritten at or before position tooOld are not
 // taken for the one t saw (see endedBefore).
 func (rs *replayDB) diagnose(t int32, fail int, mark int32, tooOld int32) (late int32, early history.Key, ok bool) {
-	h := rs.h
-	nf := len(rs.fields)
-	late, early = -1, -1
-	// want records that key k must be in a state accept takes, which it is not now.
-	want := func(k history.Key, accept func(x rowVersion) bool) bool {
-		rec := rs.last[k]
-		if rec >= mark {
-			return false // t wrote it itself before the read
-		}
-		for ; rec >= 0 && rs.undo[rec].pos >= rs.pos-searchBack && rs.undo[rec].pos > tooOld; rec = rs.undo[rec].prev {
-			r := &rs.undo[rec]
-			if r.prev >= 0 && rs.undo[r.prev].pos == r.pos {
-				continue // the state before a second write of one transaction: not seen by others
-			}
-			if accept(r.was) {
-				if late < 0 || r.pos < late {
-					late = r.pos
-				}
-				return true
-			}
-		}
-		early = k
-		return true
-	}
-	o := h.Txns[t].Ops[fail]
+	d := diagnosis{rs: rs, mark: mark, tooOld: tooOld, late: -1, early: -1}
+	o := rs.h.Txns[t].Ops[fail]
 	switch o.Kind {
 	case history.OpRead:
-		if !want(o.Key, func(x rowVersion) bool { return sees(t, o.Src, o.Value, x) }) {
-			return -1, -1, false
-		}
+		ok = d.want(o.Key, func(x rowVersion) bool { return sees(t, o.Src, o.Value, x) })
 	case history.OpInsert:
-		if !want(o.Key, func(x rowVersion) bool { return !x.live() }) {
-			return -1, -1, false
-		}
+		ok = d.want(o.Key, func(x rowVersion) bool { return !x.live() })
 	case history.OpPredRead, history.OpPredWrite:
-		po := h.Pred(o)
-		read := o.Kind == history.OpPredRead
-		f := int(rs.field[o.PredIndex()])
-		a, b := rs.cols[f].between(po.Pred.Lo, po.Pred.Hi)
-		in := func(img int32) bool {
-			if img < 0 {
+		ok = d.predicate(o)
+	}
+	if !ok || d.early < 0 && d.late < 0 {
+		return -1, -1, false
+	}
+	return d.late, d.early, true
+}
+
+// diagnosis is what diagnose has found so far: the earliest position late a transaction
+// must go before, and the key early whose next writer it must go after (-1: none).
+type diagnosis struct {
+	rs     *replayDB
+	mark   int32 // the undo log's length before the transaction's writes
+	tooOld int32
+	late   int32
+	early  history.Key
+}
+
+// want records that key k must be in a state accept takes, which it is not now; false
+// when the transaction wrote k itself before the read.
+func (d *diagnosis) want(k history.Key, accept func(x rowVersion) bool) bool {
+	rs := d.rs
+	rec := rs.last[k]
+	if rec >= d.mark {
+		return false // t wrote it itself before the read
+	}
+	for ; rec >= 0 && rs.undo[rec].pos >= rs.pos-searchBack && rs.undo[rec].pos > d.tooOld; rec = rs.undo[rec].prev {
+		r := &rs.undo[rec]
+		if r.prev >= 0 && rs.undo[r.prev].pos == r.pos {
+			continue // the state before a second write of one transaction: not seen by others
+		}
+		if accept(r.was) {
+			if d.late < 0 || r.pos < d.late {
+				d.late = r.pos
+			}
+			return true
+		}
+	}
+	d.early = k
+	return true
+}
+
+// predicate records the states predicate operation o's rows must be in: each row it lists
+// as it lists it, and every other row it does not select out of its range. False when no
+// move would do.
+func (d *diagnosis) predicate(o history.Op) bool {
+	rs := d.rs
+	nf := len(rs.fields)
+	po := rs.h.Pred(o)
+	read := o.Kind == history.OpPredRead
+	f := int(rs.field[o.PredIndex()])
+	a, b := rs.cols[f].between(po.Pred.Lo, po.Pred.Hi)
+	in := func(img int32) bool {
+		if img < 0 {
+			return false
+		}
+		rk := int(rs.images[int(img)*nf+f])
+		return a <= rk && rk < b
+	}
+	rs.nextEpoch()
+	for _, r := range po.Rows {
+		if rs.mark[r.Key] == rs.epoch {
+			return false // listed twice: no order helps
+		}
+		rs.mark[r.Key] = rs.epoch
+		var accept func(rowVersion) bool
+		switch {
+		case !r.Match:
+			accept = func(x rowVersion) bool { return !in(x.img) }
+		case read:
+			accept = func(x rowVersion) bool { return x.v == r.Value && in(x.img) }
+		default:
+			accept = func(x rowVersion) bool { return in(x.img) }
+		}
+		if !accept(rs.rows[r.Key]) && !d.want(r.Key, accept) {
+			return false
+		}
+	}
+	rs.scanned += len(rs.rows)
+	for k, x := range rs.rows {
+		if rs.mark[k] != rs.epoch && in(x.img) {
+			if !d.want(history.Key(k), func(x rowVersion) bool { return !in(x.img) }) {
 				return false
 			}
-			rk := int(rs.images[int(img)*nf+f])
-			return a <= rk && rk < b
 		}
-		rs.nextEpoch()
-		for _, r := range po.Rows {
-			if rs.mark[r.Key] == rs.epoch {
-				return -1, -1, false // listed twice: no order helps
-			}
-			rs.mark[r.Key] = rs.epoch
-			var accept func(rowVersion) bool
-			switch {
-			case !r.Match:
-				accept = func(x rowVersion) bool { return !in(x.img) }
-			case read:
-				accept = func(x rowVersion) bool { return x.v == r.Value && in(x.img) }
-			default:
-				accept = func(x rowVersion) bool { return in(x.img) }
-			}
-			if !accept(rs.rows[r.Key]) && !want(r.Key, accept) {
-				return -1, -1, false
-			}
-		}
-		rs.scanned += len(rs.rows)
-		for k, x := range rs.rows {
-			if rs.mark[k] != rs.epoch && in(x.img) {
-				if !want(history.Key(k), func(x rowVersion) bool { return !in(x.img) }) {
-					return -1, -1, false
-				}
-			}
-		}
-	default:
-		return -1, -1, false
 	}
-	if early < 0 && late < 0 {
-		return -1, -1, false
-	}
-	return late, early, true
+	return true
 }
 
 // searchSplit is the search for histories whose read-only transactions the clocks place
@@ -408,13 +477,41 @@ func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []b
 	if found == nil {
 		return nil, moves
 	}
-	// Each read-only transaction's window [lo, hi] of states (state p: after found[:p]).
+	s := &roSweep{rs: rs, h: h, readOnly: readOnly, found: found, ro: ro}
+	s.sessionWindows()
+	if rt && !s.realTimeWindows() {
+		return nil, moves
+	}
+	if !s.sweep(ctx, rt, len(start)) {
+		return nil, moves
+	}
+	return s.order, moves
+}
+
+// roSweep is searchSplit's fitting of the read-only transactions ro into the writing
+// transactions' order found.
+type roSweep struct {
+	rs       *replayDB
+	h        *history.History
+	readOnly []bool
+	found    []int32
+	ro       []int32
+	lo, hi   []int32 // per read-only transaction: its window of states (state p: after found[:p])
+	placedAt []int32 // per read-only transaction: the state it was placed at, -1 if not
+	order    []int32
+	active   []int32 // read-only transactions in their window, not placed
+}
+
+// sessionWindows sets each read-only transaction's window [lo, hi] from its session: after
+// its session's previous writing transaction, before its next one.
+func (s *roSweep) sessionWindows() {
+	h := s.h
 	pos := make([]int32, len(h.Txns))
-	for p, t := range found {
+	for p, t := range s.found {
 		pos[t] = int32(p)
 	}
-	m := int32(len(found))
-	lo, hi := make([]int32, len(h.Txns)), make([]int32, len(h.Txns))
+	m := int32(len(s.found))
+	s.lo, s.hi = make([]int32, len(h.Txns)), make([]int32, len(h.Txns))
 	for _, se := range h.Sessions {
 		low := int32(0)
 		var waiting []int32 // read-only transactions since the last writing one
@@ -422,104 +519,86 @@ func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []b
 			if !h.Txns[t].Committed() {
 				continue
 			}
-			if readOnly[t] {
-				lo[t] = low
+			if s.readOnly[t] {
+				s.lo[t] = low
 				waiting = append(waiting, int32(t))
 				continue
 			}
 			for _, r := range waiting {
-				hi[r] = pos[t]
+				s.hi[r] = pos[t]
 			}
 			waiting = waiting[:0]
 			low = pos[t] + 1
 		}
 		for _, r := range waiting {
-			hi[r] = m
+			s.hi[r] = m
 		}
 	}
-	if rt {
-		// The state after every writing transaction that ended before r began, and before
-		// every one that began after r ended: the first state p whose transactions from p
-		// on all ended after r began, and the first p whose transaction began after r
-		// ended (the suffix minimum of ends and the prefix maximum of begins are sorted).
-		sufEnd, preBegin := make([]int64, m+1), make([]int64, m)
-		sufEnd[m] = 1<<63 - 1
-		for p := m - 1; p >= 0; p-- {
-			sufEnd[p] = min(sufEnd[p+1], h.Txns[found[p]].Time.End)
-		}
-		for p := range m {
-			preBegin[p] = h.Txns[found[p]].Time.Begin
-			if p > 0 {
-				preBegin[p] = max(preBegin[p], preBegin[p-1])
-			}
-		}
-		for _, r := range ro {
-			b, e := h.Txns[r].Time.Begin, h.Txns[r].Time.End
-			first, _ := slices.BinarySearch(sufEnd, b)     // the first p with sufEnd[p] >= b
-			after, _ := slices.BinarySearch(preBegin, e+1) // the first p with preBegin[p] > e
-			lo[r], hi[r] = max(lo[r], int32(first)), min(hi[r], int32(after))
-			if lo[r] > hi[r] {
-				return nil, moves
-			}
+}
+
+// realTimeWindows narrows each window to the states after every writing transaction that
+// ended before r began, and before every one that began after r ended: the first state p
+// whose transactions from p on all ended after r began, and the first p whose transaction
+// began after r ended (the suffix minimum of ends and the prefix maximum of begins are
+// sorted). False when a window is left empty.
+func (s *roSweep) realTimeWindows() bool {
+	h, found := s.h, s.found
+	m := int32(len(found))
+	sufEnd, preBegin := make([]int64, m+1), make([]int64, m)
+	sufEnd[m] = 1<<63 - 1
+	for p := m - 1; p >= 0; p-- {
+		sufEnd[p] = min(sufEnd[p+1], h.Txns[found[p]].Time.End)
+	}
+	for p := range m {
+		preBegin[p] = h.Txns[found[p]].Time.Begin
+		if p > 0 {
+			preBegin[p] = max(preBegin[p], preBegin[p-1])
 		}
 	}
-	// Sweep the states once, from the first; a read-only transaction is tried at each state
-	// of its window, from its start, once its session's previous one is placed.
-	slices.SortStableFunc(ro, func(a, b int32) int { return cmp.Compare(lo[a], lo[b]) })
-	placedAt := make([]int32, len(h.Txns)) // state of a placed read-only transaction, -1 if not
+	for _, r := range s.ro {
+		b, e := h.Txns[r].Time.Begin, h.Txns[r].Time.End
+		first, _ := slices.BinarySearch(sufEnd, b)     // the first p with sufEnd[p] >= b
+		after, _ := slices.BinarySearch(preBegin, e+1) // the first p with preBegin[p] > e
+		s.lo[r], s.hi[r] = max(s.lo[r], int32(first)), min(s.hi[r], int32(after))
+		if s.lo[r] > s.hi[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// sweep replays the states once, from the first; a read-only transaction is tried at each
+// state of its window, from its start, once its session's previous one is placed. False
+// when one finds no state in its window or the writing transactions' order does not
+// replay.
+func (s *roSweep) sweep(ctx context.Context, rt bool, n int) bool {
+	rs, h, ro, found := s.rs, s.h, s.ro, s.found
+	m := int32(len(found))
+	slices.SortStableFunc(ro, func(a, b int32) int { return cmp.Compare(s.lo[a], s.lo[b]) })
+	s.placedAt = make([]int32, len(h.Txns))
 	for _, r := range ro {
-		placedAt[r] = -1
-	}
-	sessPrevRO := func(r int32) int32 { // the session's previous read-only transaction, or -1
-		if p := rs.sess.prev[r]; p >= 0 && readOnly[p] {
-			return p
-		}
-		return -1
+		s.placedAt[r] = -1
 	}
 	rs.reset()
 	rs.logging = false
-	order = make([]int32, 0, len(start))
-	var active []int32
+	s.order = make([]int32, 0, n)
 	due := 0 // ro[due:] have not reached their window
 	for p := int32(0); p <= m; p++ {
 		if p&1023 == 0 && ctx.Err() != nil {
-			return nil, moves
+			return false
 		}
-		for due < len(ro) && lo[ro[due]] <= p {
-			active = append(active, ro[due])
+		for due < len(ro) && s.lo[ro[due]] <= p {
+			s.active = append(s.active, ro[due])
 			due++
 		}
-		// Place what the state satisfies; a placement may let a session's next read-only
-		// transaction try, so go round until nothing changes.
-		here := len(order)
-		for changed := true; changed; {
-			changed = false
-			keep := active[:0]
-			for _, r := range active {
-				if q := sessPrevRO(r); q >= 0 && placedAt[q] < 0 {
-					if hi[r] <= p {
-						return nil, moves // its window closes before its session's previous one found a state
-					}
-					keep = append(keep, r)
-					continue
-				}
-				if rs.apply(r) < 0 {
-					placedAt[r] = p
-					order = append(order, r)
-					changed = true
-					continue
-				}
-				if hi[r] <= p {
-					return nil, moves // no state in its window
-				}
-				keep = append(keep, r)
-			}
-			active = keep
+		here := len(s.order)
+		if !s.placeAt(p) {
+			return false
 		}
 		if rt {
 			// Read-only transactions at one state may go in any order: by begin time, so
 			// that one that ended before another began comes first (session order agrees).
-			slices.SortStableFunc(order[here:], func(a, b int32) int {
+			slices.SortStableFunc(s.order[here:], func(a, b int32) int {
 				return cmp.Compare(h.Txns[a].Time.Begin, h.Txns[b].Time.Begin)
 			})
 		}
@@ -527,12 +606,48 @@ func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []b
 			break
 		}
 		if rs.apply(found[p]) >= 0 {
-			return nil, moves // the search's order replays without the read-only ones
+			return false // the search's order replays without the read-only ones
 		}
-		order = append(order, found[p])
+		s.order = append(s.order, found[p])
 	}
-	if len(active) > 0 || due < len(ro) {
-		return nil, moves
+	return len(s.active) == 0 && due == len(ro)
+}
+
+// placeAt places the active read-only transactions that state p satisfies; a placement
+// may let a session's next read-only transaction try, so it goes round until nothing
+// changes. False when one's window closes at p.
+func (s *roSweep) placeAt(p int32) bool {
+	for changed := true; changed; {
+		changed = false
+		keep := s.active[:0]
+		for _, r := range s.active {
+			if q := s.sessPrevRO(r); q >= 0 && s.placedAt[q] < 0 {
+				if s.hi[r] <= p {
+					return false // its window closes before its session's previous one found a state
+				}
+				keep = append(keep, r)
+				continue
+			}
+			if s.rs.apply(r) < 0 {
+				s.placedAt[r] = p
+				s.order = append(s.order, r)
+				changed = true
+				continue
+			}
+			if s.hi[r] <= p {
+				return false // no state in its window
+			}
+			keep = append(keep, r)
+		}
+		s.active = keep
 	}
-	return order, moves
+	return true
+}
+
+// sessPrevRO is r's session's previous read-only transaction, or -1.
+func (s *roSweep) sessPrevRO(r int32) int32 {
+	if p := s.rs.sess.prev[r]; p >= 0 && s.readOnly[p] {
+		return p
+	}
+	return -1
 }

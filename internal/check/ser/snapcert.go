@@ -193,12 +193,53 @@ func snapEvents(committed []int32, pts func(t int32) (snap, commit history.Times
 // replay, with no conflicting commit between a transaction's snapshot and its commit,
 // within its interval, give a snapshot-isolated execution; so the choice is free.
 func (rs *replayDB) replaySnapshots(ctx context.Context, ev []snapEvent, keys [][]history.Key, move bool) (snapAt, commitAt []int32, ok bool) {
-	h := rs.h
 	rs.reset()
 	rs.clearLog()
 	defer func() { rs.logging, rs.undo = false, rs.undo[:0] }()
-	// Open transactions (between their two points) hold a slot; conflicts are found through
-	// a bitmask of slots per key: the open transactions that write it.
+	s := newSnapReplay(rs, ev, keys, move)
+	for i, e := range ev {
+		if i&1023 == 0 && ctx.Err() != nil {
+			return nil, nil, false
+		}
+		var ok bool
+		if e.commit {
+			ok = s.end(e.t, int32(i))
+		} else {
+			ok = s.begin(e.t, int32(i))
+		}
+		if !ok {
+			return nil, nil, false
+		}
+	}
+	return s.snapAt, s.commitAt, true
+}
+
+// snapReplay is replaySnapshots' state. Open transactions (between their two points) hold
+// a slot; conflicts are found through a bitmask of slots per key: the open transactions
+// that write it.
+type snapReplay struct {
+	rs       *replayDB
+	keys     [][]history.Key
+	move     bool
+	words    int // bitmask words per key
+	slot     []int32
+	free     []int32
+	nslots   int32
+	writers  []uint64 // per key: the slots of open transactions writing it
+	bySlot   []int32  // per slot: its transaction
+	valid    []bool   // replayed at snapAt, and no conflicting commit since
+	invalid  []int32  // open transactions not valid, to try again
+	conflict []uint64
+	snapAt   []int32
+	commitAt []int32
+	commitEv []int32 // per transaction: the index of its commit event
+	opens    []int32 // the open transactions
+	done     []bool  // committed early
+	touched  []int32 // per key: the stamp of the early commit that last wrote it
+	stamp    int32
+}
+
+func newSnapReplay(rs *replayDB, ev []snapEvent, keys [][]history.Key, move bool) *snapReplay {
 	words, open := 1, 0
 	for _, e := range ev {
 		if e.commit {
@@ -208,179 +249,188 @@ func (rs *replayDB) replaySnapshots(ctx context.Context, ev []snapEvent, keys []
 			words = max(words, (open+63)/64)
 		}
 	}
-	var (
-		n        = len(h.Txns)
-		slot     = make([]int32, n)
-		free     []int32
-		nslots   int32
-		writers  = make([]uint64, len(rs.rows)*words) // per key: the slots of open transactions writing it
-		bySlot   = make([]int32, 64*words)            // per slot: its transaction
-		valid    = make([]bool, n)                    // replayed at snapAt, and no conflicting commit since
-		invalid  []int32                              // open transactions not valid, to try again
-		conflict = make([]uint64, words)
-	)
-	snapAt, commitAt = make([]int32, n), make([]int32, n)
-	// try runs t on the current state and reports whether it replayed; the state is left as
-	// it was.
-	try := func(t int32) bool {
-		rs.logging = true
-		mark := int32(len(rs.undo))
-		ok := rs.apply(t) < 0
-		rs.rollback(mark)
-		rs.logging = false
-		return ok
+	n := len(rs.h.Txns)
+	s := &snapReplay{
+		rs: rs, keys: keys, move: move, words: words,
+		slot:     make([]int32, n),
+		writers:  make([]uint64, len(rs.rows)*words),
+		bySlot:   make([]int32, 64*words),
+		valid:    make([]bool, n),
+		conflict: make([]uint64, words),
+		snapAt:   make([]int32, n),
+		commitAt: make([]int32, n),
+		commitEv: make([]int32, n),
+		done:     make([]bool, n),
+		touched:  make([]int32, len(rs.rows)),
 	}
-	// retry tries the invalid open transactions again at the current state (index i).
-	retry := func(i int32) {
-		invalid = slices.DeleteFunc(invalid, func(t int32) bool {
-			if try(t) {
-				valid[t], snapAt[t] = true, i
-				return true
-			}
-			return false
-		})
-	}
-	commitEv := make([]int32, n)
 	for i, e := range ev {
 		if e.commit {
-			commitEv[e.t] = int32(i)
+			s.commitEv[e.t] = int32(i)
 		}
 	}
-	var opens []int32       // the open transactions
-	done := make([]bool, n) // committed early
-	// commit installs t's writes at index i, closes t, and marks every open transaction
-	// writing a key t wrote as no longer valid; it returns false, and the replay fails, if
-	// t itself is not valid, or without move if another open transaction writes its keys.
-	commit := func(t, i int32) bool {
-		if !valid[t] {
-			return false // never without a snapshot that replays with no conflicting commit since
+	return s
+}
+
+// try runs t on the current state and reports whether it replayed; the state is left as
+// it was.
+func (s *snapReplay) try(t int32) bool {
+	rs := s.rs
+	rs.logging = true
+	mark := int32(len(rs.undo))
+	ok := rs.apply(t) < 0
+	rs.rollback(mark)
+	rs.logging = false
+	return ok
+}
+
+// retry tries the invalid open transactions again at the current state (index i).
+func (s *snapReplay) retry(i int32) {
+	s.invalid = slices.DeleteFunc(s.invalid, func(t int32) bool {
+		if s.try(t) {
+			s.valid[t], s.snapAt[t] = true, i
+			return true
 		}
-		rs.install(t)
-		commitAt[t] = i
-		opens = slices.DeleteFunc(opens, func(u int32) bool { return u == t })
-		w, bit := int(slot[t])/64, uint64(1)<<(slot[t]%64)
-		clear(conflict)
-		for _, k := range keys[t] {
-			writers[int(k)*words+w] &^= bit
-			for j := range words {
-				conflict[j] |= writers[int(k)*words+j]
-			}
-		}
-		free = append(free, slot[t])
-		for j, m := range conflict {
-			for m != 0 {
-				u := bySlot[j*64+bits.TrailingZeros64(m)]
-				m &= m - 1
-				if valid[u] {
-					if !move {
-						return false
-					}
-					valid[u] = false
-					invalid = append(invalid, u)
-				}
-			}
-		}
-		return true
+		return false
+	})
+}
+
+// begin opens t at index i: it takes a slot, is marked as writing its keys, and takes its
+// snapshot there if it replays; false, and the replay fails, when it does not and a
+// snapshot may not move.
+func (s *snapReplay) begin(t, i int32) bool {
+	s.opens = append(s.opens, t)
+	if len(s.free) > 0 {
+		s.slot[t], s.free = s.free[len(s.free)-1], s.free[:len(s.free)-1]
+	} else {
+		s.slot[t] = s.nslots
+		s.nslots++
 	}
-	// early makes t replay at the current state (index i) by committing open transactions
-	// early, if it can: a commit the client had not seen acknowledged yet may have been made
-	// already. It tries the open valid ones, the soonest to end first, skipping any that
-	// writes a row an earlier one of them wrote (they would be concurrent writers), and
-	// commits them one at a time until t replays; the state and every record are as before
-	// when t does not replay with all of them.
-	touched := make([]int32, len(rs.rows))
-	stamp := int32(0)
-	early := func(t, i int32) bool {
-		if !move {
+	s.bySlot[s.slot[t]] = t
+	w, bit := int(s.slot[t])/64, uint64(1)<<(s.slot[t]%64)
+	for _, k := range s.keys[t] {
+		s.writers[int(k)*s.words+w] |= bit
+	}
+	// (Committing others early here too made PostgreSQL histories fail sooner: a
+	// snapshot that does not replay at its begin more often needs a later point.)
+	s.snapAt[t], s.valid[t] = i, s.try(t)
+	if !s.valid[t] {
+		if !s.move {
 			return false
 		}
-		cands := slices.DeleteFunc(slices.Clone(opens), func(u int32) bool { return u == t || !valid[u] })
-		slices.SortFunc(cands, func(a, b int32) int { return cmp.Compare(commitEv[a], commitEv[b]) })
-		stamp++
-		var took []int32
-		found := false
-		mark := int32(len(rs.undo))
-		for _, u := range cands {
-			if slices.ContainsFunc(keys[u], func(k history.Key) bool { return touched[k] == stamp }) {
-				continue
-			}
-			for _, k := range keys[u] {
-				touched[k] = stamp
-			}
-			rs.logging = true
-			rs.install(u)
-			took = append(took, u)
-			if found = try(t); found {
-				break
-			}
-		}
-		rs.logging = true
-		rs.rollback(mark)
-		rs.logging = false
-		if !found {
+		s.invalid = append(s.invalid, t)
+	}
+	return true
+}
+
+// end commits t at index i (unless it was committed early); false, and the replay fails,
+// when it has no snapshot that replays or a concurrent transaction installed a version of
+// a row first.
+func (s *snapReplay) end(t, i int32) bool {
+	if s.done[t] {
+		return true // committed early (below)
+	}
+	if !s.valid[t] {
+		// The last point left: just before its own commit. Failing that, commits the
+		// client had not seen acknowledged yet may have been made already: commit
+		// open transactions early, the soonest to end first, until t replays.
+		if !s.move {
 			return false
 		}
-		for _, u := range took {
-			if !commit(u, i) {
-				return false // (the skip above keeps every one valid)
-			}
-			done[u] = true
+		if !s.try(t) && !s.early(t, i) {
+			return false
 		}
-		return true
+		s.invalid = slices.DeleteFunc(s.invalid, func(u int32) bool { return u == t })
+		s.valid[t], s.snapAt[t] = true, i
 	}
-	for i, e := range ev {
-		if i&1023 == 0 && ctx.Err() != nil {
-			return nil, nil, false
+	if !s.commit(t, i) {
+		return false // a concurrent transaction installed a version of a row first
+	}
+	if len(s.invalid) > 0 {
+		s.retry(i)
+	}
+	return true
+}
+
+// commit installs t's writes at index i, closes t, and marks every open transaction
+// writing a key t wrote as no longer valid; it returns false, and the replay fails, if
+// t itself is not valid, or without move if another open transaction writes its keys.
+func (s *snapReplay) commit(t, i int32) bool {
+	if !s.valid[t] {
+		return false // never without a snapshot that replays with no conflicting commit since
+	}
+	s.rs.install(t)
+	s.commitAt[t] = i
+	s.opens = slices.DeleteFunc(s.opens, func(u int32) bool { return u == t })
+	words := s.words
+	w, bit := int(s.slot[t])/64, uint64(1)<<(s.slot[t]%64)
+	clear(s.conflict)
+	for _, k := range s.keys[t] {
+		s.writers[int(k)*words+w] &^= bit
+		for j := range words {
+			s.conflict[j] |= s.writers[int(k)*words+j]
 		}
-		t := e.t
-		if !e.commit {
-			opens = append(opens, t)
-			if len(free) > 0 {
-				slot[t], free = free[len(free)-1], free[:len(free)-1]
-			} else {
-				slot[t] = nslots
-				nslots++
-			}
-			bySlot[slot[t]] = t
-			w, bit := int(slot[t])/64, uint64(1)<<(slot[t]%64)
-			for _, k := range keys[t] {
-				writers[int(k)*words+w] |= bit
-			}
-			// (Committing others early here too made PostgreSQL histories fail sooner: a
-			// snapshot that does not replay at its begin more often needs a later point.)
-			snapAt[t], valid[t] = int32(i), try(t)
-			if !valid[t] {
-				if !move {
-					return nil, nil, false
+	}
+	s.free = append(s.free, s.slot[t])
+	for j, m := range s.conflict {
+		for m != 0 {
+			u := s.bySlot[j*64+bits.TrailingZeros64(m)]
+			m &= m - 1
+			if s.valid[u] {
+				if !s.move {
+					return false
 				}
-				invalid = append(invalid, t)
+				s.valid[u] = false
+				s.invalid = append(s.invalid, u)
 			}
+		}
+	}
+	return true
+}
+
+// early makes t replay at the current state (index i) by committing open transactions
+// early, if it can: a commit the client had not seen acknowledged yet may have been made
+// already. It tries the open valid ones, the soonest to end first, skipping any that
+// writes a row an earlier one of them wrote (they would be concurrent writers), and
+// commits them one at a time until t replays; the state and every record are as before
+// when t does not replay with all of them.
+func (s *snapReplay) early(t, i int32) bool {
+	if !s.move {
+		return false
+	}
+	rs := s.rs
+	cands := slices.DeleteFunc(slices.Clone(s.opens), func(u int32) bool { return u == t || !s.valid[u] })
+	slices.SortFunc(cands, func(a, b int32) int { return cmp.Compare(s.commitEv[a], s.commitEv[b]) })
+	s.stamp++
+	var took []int32
+	found := false
+	mark := int32(len(rs.undo))
+	for _, u := range cands {
+		if slices.ContainsFunc(s.keys[u], func(k history.Key) bool { return s.touched[k] == s.stamp }) {
 			continue
 		}
-		if done[t] {
-			continue // committed early (below)
+		for _, k := range s.keys[u] {
+			s.touched[k] = s.stamp
 		}
-		if !valid[t] {
-			// The last point left: just before its own commit. Failing that, commits the
-			// client had not seen acknowledged yet may have been made already: commit
-			// open transactions early, the soonest to end first, until t replays.
-			if !move {
-				return nil, nil, false
-			}
-			if !try(t) && !early(t, int32(i)) {
-				return nil, nil, false
-			}
-			invalid = slices.DeleteFunc(invalid, func(u int32) bool { return u == t })
-			valid[t], snapAt[t] = true, int32(i)
-		}
-		if !commit(t, int32(i)) {
-			return nil, nil, false // a concurrent transaction installed a version of a row first
-		}
-		if len(invalid) > 0 {
-			retry(int32(i))
+		rs.logging = true
+		rs.install(u)
+		took = append(took, u)
+		if found = s.try(t); found {
+			break
 		}
 	}
-	return snapAt, commitAt, true
+	rs.logging = true
+	rs.rollback(mark)
+	rs.logging = false
+	if !found {
+		return false
+	}
+	for _, u := range took {
+		if !s.commit(u, i) {
+			return false // (the skip above keeps every one valid)
+		}
+		s.done[u] = true
+	}
+	return true
 }
 
 // writeKeys returns, per committed transaction, the keys it writes (item writes, inserts,

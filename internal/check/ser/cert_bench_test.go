@@ -1,0 +1,52 @@
+package ser
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"isovet/format"
+	"isovet/history"
+)
+
+// certBenchFiles are the shared histories the certificate benchmarks run on: predicate
+// rows (newReplayDB's decoding), many item writes, and a mixed workload.
+var certBenchFiles = []string{"blindw_pred_1000", "blindw_wr_100000", "ctwitter_10000"}
+
+func openCertBench(b *testing.B, name string) *history.History {
+	b.Helper()
+	path := filepath.Join(shared, "bench/vbox", name)
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("shared data not available: %v", err)
+	}
+	h, _, err := format.Open(path, format.Auto, format.Options{})
+	if err != nil {
+		b.Fatalf("open %s: %v", path, err)
+	}
+	return h
+}
+
+// BenchmarkRowCert decodes a history and certifies it with the row certificate.
+func BenchmarkRowCert(b *testing.B) {
+	for _, name := range certBenchFiles {
+		b.Run(name, func(b *testing.B) {
+			h := openCertBench(b, name)
+			for b.Loop() {
+				NewRows(h).CertifyRows(context.Background(), 0)
+			}
+		})
+	}
+}
+
+// BenchmarkSnapCert decodes a history and certifies it with the snapshot certificate.
+func BenchmarkSnapCert(b *testing.B) {
+	for _, name := range certBenchFiles {
+		b.Run(name, func(b *testing.B) {
+			h := openCertBench(b, name)
+			for b.Loop() {
+				NewRows(h).CertifySnapshots(context.Background(), 0)
+			}
+		})
+	}
+}
