@@ -781,21 +781,9 @@ func digits(b []byte) int {
 
 // parseNumber parses [+-]digits, optionally followed by N; a float with optional M; or a ratio.
 func parseNumber(tok []byte) (Value, error) {
-	body := tok
-	neg := false
-	if len(body) > 0 && (body[0] == '+' || body[0] == '-') {
-		neg = body[0] == '-'
-		body = body[1:]
-	}
-	if len(body) > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') {
-		u, err := strconv.ParseUint(string(body[2:]), 16, 64)
-		if err != nil || u > math.MaxInt64 {
-			return Value{}, errors.New("expected a hexadecimal integer that fits in 64 bits")
-		}
-		if neg {
-			return Value{Kind: Int, Int: -int64(u)}, nil
-		}
-		return Value{Kind: Int, Int: int64(u)}, nil
+	body, neg := cutSign(tok)
+	if isHexPrefix(body) {
+		return parseHex(body[2:], neg)
 	}
 	id := digits(body)
 	if id == 0 {
@@ -804,49 +792,73 @@ func parseNumber(tok []byte) (Value, error) {
 	if id > 1 && body[0] == '0' {
 		return Value{}, errors.New("leading zeros are not allowed")
 	}
-	rest := body[id:]
 	sign := ""
 	if neg {
 		sign = "-"
 	}
+	if v, ok, err := parseExact(sign, body, id); ok {
+		return v, err
+	}
+	return parseFloat(sign, body[:id], body[id:])
+}
+
+// cutSign removes a leading '+' or '-' from tok and reports whether it was '-'.
+func cutSign(tok []byte) (body []byte, neg bool) {
+	if len(tok) > 0 && (tok[0] == '+' || tok[0] == '-') {
+		return tok[1:], tok[0] == '-'
+	}
+	return tok, false
+}
+
+func isHexPrefix(b []byte) bool {
+	return len(b) > 2 && b[0] == '0' && (b[1] == 'x' || b[1] == 'X')
+}
+
+// parseHex parses the hexadecimal digits after 0x as an integer that fits in 64 bits.
+func parseHex(hex []byte, neg bool) (Value, error) {
+	u, err := strconv.ParseUint(string(hex), 16, 64)
+	if err != nil || u > math.MaxInt64 {
+		return Value{}, errors.New("expected a hexadecimal integer that fits in 64 bits")
+	}
+	if neg {
+		return Value{Kind: Int, Int: -int64(u)}, nil
+	}
+	return Value{Kind: Int, Int: int64(u)}, nil
+}
+
+// parseExact parses the forms that are not floats: an integer (with N, a big integer), a
+// decimal with M, or a ratio. body[:id] are the integer digits; ok is false for a float.
+func parseExact(sign string, body []byte, id int) (v Value, ok bool, err error) {
+	rest := body[id:]
 	switch {
 	case len(rest) == 1 && rest[0] == 'M':
-		return Value{Kind: BigDec, Str: sign + string(body[:id])}, nil
+		return Value{Kind: BigDec, Str: sign + string(body[:id])}, true, nil
 	case len(rest) == 0 || len(rest) == 1 && rest[0] == 'N':
 		s := sign + string(body[:id])
 		if len(rest) == 0 {
 			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-				return Value{Kind: Int, Int: i}, nil
+				return Value{Kind: Int, Int: i}, true, nil
 			}
 		}
-		return Value{Kind: BigInt, Str: canonBig(s)}, nil
+		return Value{Kind: BigInt, Str: canonBig(s)}, true, nil
 	case rest[0] == '/':
 		dn := digits(rest[1:])
 		if dn == 0 || dn != len(rest)-1 {
-			return Value{}, errNumSyntax
+			return Value{}, true, errNumSyntax
 		}
-		return Value{Kind: Ratio, Str: sign + string(body)}, nil
+		return Value{Kind: Ratio, Str: sign + string(body)}, true, nil
 	}
-	// Float: fraction and/or exponent, optional M.
-	i := 0
-	if rest[0] == '.' {
-		i = 1 + digits(rest[1:])
-	}
-	if i < len(rest) && (rest[i] == 'e' || rest[i] == 'E') {
-		j := i + 1
-		if j < len(rest) && (rest[j] == '+' || rest[j] == '-') {
-			j++
-		}
-		k := digits(rest[j:])
-		if k == 0 {
-			return Value{}, errNumSyntax
-		}
-		i = j + k
-	}
+	return Value{}, false, nil
+}
+
+// parseFloat parses a float: integer digits, then in rest a fraction and/or exponent, then
+// an optional M (a big decimal).
+func parseFloat(sign string, intDigits, rest []byte) (Value, error) {
+	i := floatTail(rest)
 	if i == 0 {
 		return Value{}, errNumSyntax
 	}
-	lit := sign + string(body[:id]) + string(rest[:i])
+	lit := sign + string(intDigits) + string(rest[:i])
 	switch {
 	case i == len(rest):
 		f, err := strconv.ParseFloat(lit, 64)
@@ -858,6 +870,27 @@ func parseNumber(tok []byte) (Value, error) {
 		return Value{Kind: BigDec, Str: lit}, nil
 	}
 	return Value{}, errNumSyntax
+}
+
+// floatTail returns the length of the fraction and exponent at the start of rest, 0 if
+// there is neither or the exponent has no digits.
+func floatTail(rest []byte) int {
+	i := 0
+	if rest[0] == '.' {
+		i = 1 + digits(rest[1:])
+	}
+	if i < len(rest) && (rest[i] == 'e' || rest[i] == 'E') {
+		j := i + 1
+		if j < len(rest) && (rest[j] == '+' || rest[j] == '-') {
+			j++
+		}
+		k := digits(rest[j:])
+		if k == 0 {
+			return 0
+		}
+		i = j + k
+	}
+	return i
 }
 
 // canonBig drops a negative sign from zero so that -0N and 0N print alike.
