@@ -991,61 +991,81 @@ func (d *Decoder) unescape(s []byte, p Pos) (string, error) {
 		if i >= len(s) {
 			return "", d.Errorf(p, "string ends in a lone backslash")
 		}
-		switch e := s[i]; e {
-		case '"', '\\', '/':
-			if e == '/' && !d.opts.JSON {
-				return "", d.Errorf(p, "invalid escape \\%c in string: expected one of \\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX", e)
-			}
-			out = append(out, e)
-		case 'n':
-			out = append(out, '\n')
-		case 't':
-			out = append(out, '\t')
-		case 'r':
-			out = append(out, '\r')
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'u':
-			r, ok := jsonscan.Hex4(s[i+1:])
-			if !ok {
-				return "", d.Errorf(p, "invalid \\u escape in string: expected four hex digits")
-			}
-			i += 4
-			if utf16Surrogate(r) {
-				if r < 0xdc00 && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
-					if r2, ok := jsonscan.Hex4(s[i+3:]); ok && r2 >= 0xdc00 && r2 < 0xe000 {
-						r = 0x10000 + (r-0xd800)<<10 + (r2 - 0xdc00)
-						i += 6
-					} else {
-						r = utf8.RuneError
-					}
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			out = utf8.AppendRune(out, r)
-		default:
-			if !d.opts.JSON && e >= '0' && e <= '7' {
-				r := rune(0)
-				k := 0
-				for k < 3 && i+k < len(s) && s[i+k] >= '0' && s[i+k] <= '7' {
-					r = r*8 + rune(s[i+k]-'0')
-					k++
-				}
-				if r > 0377 {
-					return "", d.Errorf(p, "octal escape \\%s out of range: expected \\0 to \\377", s[i:i+k])
-				}
-				i += k - 1
-				out = utf8.AppendRune(out, r)
-				continue
-			}
-			return "", d.Errorf(p, "invalid escape %s in string: expected one of \\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX", strconv.Quote("\\"+string(e)))
+		var err error
+		if out, i, err = d.escape(out, s, i, p); err != nil {
+			return "", err
 		}
 	}
 	d.scratch = out
 	return string(out), nil
+}
+
+// simpleEscapes maps the byte after a backslash to the byte it stands for, 0 if it is not
+// a one-byte escape.
+var simpleEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'n': '\n', 't': '\t', 'r': '\r', 'b': '\b', 'f': '\f'}
+
+// escape appends the character of the escape whose letter is s[i] and returns the index of
+// the escape's last byte.
+func (d *Decoder) escape(out, s []byte, i int, p Pos) ([]byte, int, error) {
+	e := s[i]
+	switch {
+	case e == '/' && !d.opts.JSON:
+		// falls through to the error below
+	case simpleEscapes[e] != 0:
+		return append(out, simpleEscapes[e]), i, nil
+	case e == 'u':
+		r, n, ok := unicodeEscape(s[i+1:])
+		if !ok {
+			return nil, i, d.Errorf(p, "invalid \\u escape in string: expected four hex digits")
+		}
+		return utf8.AppendRune(out, r), i + n, nil
+	case !d.opts.JSON && e >= '0' && e <= '7':
+		k := octalDigits(s[i:])
+		r := octal(s[i : i+k])
+		if r > 0377 {
+			return nil, i, d.Errorf(p, "octal escape \\%s out of range: expected \\0 to \\377", s[i:i+k])
+		}
+		return utf8.AppendRune(out, r), i + k - 1, nil
+	}
+	if e == '/' {
+		return nil, i, d.Errorf(p, "invalid escape \\%c in string: expected one of \\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX", e)
+	}
+	return nil, i, d.Errorf(p, "invalid escape %s in string: expected one of \\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX", strconv.Quote("\\"+string(e)))
+}
+
+// unicodeEscape decodes the four hex digits after \u, and a low surrogate's \uXXXX after a
+// high one; a lone surrogate is U+FFFD. n is the number of bytes used.
+func unicodeEscape(s []byte) (r rune, n int, ok bool) {
+	r, ok = jsonscan.Hex4(s)
+	if !ok {
+		return 0, 0, false
+	}
+	if !utf16Surrogate(r) {
+		return r, 4, true
+	}
+	if r < 0xdc00 && len(s) >= 10 && s[4] == '\\' && s[5] == 'u' {
+		if r2, ok := jsonscan.Hex4(s[6:]); ok && r2 >= 0xdc00 && r2 < 0xe000 {
+			return 0x10000 + (r-0xd800)<<10 + (r2 - 0xdc00), 10, true
+		}
+	}
+	return utf8.RuneError, 4, true
+}
+
+// octalDigits returns the number of octal digits (at most 3) at the start of s.
+func octalDigits(s []byte) int {
+	k := 0
+	for k < 3 && k < len(s) && s[k] >= '0' && s[k] <= '7' {
+		k++
+	}
+	return k
+}
+
+func octal(digits []byte) rune {
+	r := rune(0)
+	for _, o := range digits {
+		r = r*8 + rune(o-'0')
+	}
+	return r
 }
 
 func utf16Surrogate(r rune) bool { return r >= 0xd800 && r < 0xe000 }
