@@ -1086,43 +1086,49 @@ func (d *Decoder) char(p Pos) (Value, error) {
 		}
 		n = d.token(1)
 	}
-	tok := d.buf[d.p+1 : d.p+1+n]
-	var r rune
-	switch name := string(tok); {
-	case len(tok) == 1:
-		r = rune(tok[0])
-	case utf8.RuneCount(tok) == 1:
-		r, _ = utf8.DecodeRune(tok)
-	case name == "newline":
-		r = '\n'
-	case name == "space":
-		r = ' '
-	case name == "tab":
-		r = '\t'
-	case name == "return":
-		r = '\r'
-	case name == "formfeed":
-		r = '\f'
-	case name == "backspace":
-		r = '\b'
-	case len(tok) == 5 && tok[0] == 'u':
-		var ok bool
-		if r, ok = jsonscan.Hex4(tok[1:]); !ok {
-			return Value{}, d.Errorf(p, "invalid character \\%s: expected \\uXXXX with four hex digits", name)
-		}
-	case len(tok) >= 2 && len(tok) <= 4 && tok[0] == 'o':
-		for _, o := range tok[1:] {
-			if o < '0' || o > '7' {
-				return Value{}, d.Errorf(p, "invalid character \\%s: expected \\oNNN with octal digits", name)
-			}
-			r = r*8 + rune(o-'0')
-		}
-		if r > 0377 {
-			return Value{}, d.Errorf(p, "invalid character \\%s: octal escapes go up to \\o377", name)
-		}
-	default:
-		return Value{}, d.Errorf(p, "invalid character \\%s: expected a single character, \\newline, \\space, \\tab, \\return, \\formfeed, \\backspace, \\uXXXX or \\oNNN", name)
+	r, err := charName(d.buf[d.p+1 : d.p+1+n])
+	if err != "" {
+		return Value{}, d.Errorf(p, "%s", err)
 	}
 	d.p += 1 + n
 	return Value{Kind: Char, Pos: p, Int: int64(r)}, nil
+}
+
+// namedChars are the named character literals.
+var namedChars = map[string]rune{
+	"newline": '\n', "space": ' ', "tab": '\t', "return": '\r', "formfeed": '\f', "backspace": '\b',
+}
+
+// charName decodes the token after a character literal's backslash; a non-empty error
+// message says why it is not a character.
+func charName(tok []byte) (rune, string) {
+	name := string(tok)
+	if len(tok) == 1 {
+		return rune(tok[0]), ""
+	}
+	if utf8.RuneCount(tok) == 1 {
+		r, _ := utf8.DecodeRune(tok)
+		return r, ""
+	}
+	if r, ok := namedChars[name]; ok {
+		return r, ""
+	}
+	switch {
+	case len(tok) == 5 && tok[0] == 'u':
+		r, ok := jsonscan.Hex4(tok[1:])
+		if !ok {
+			return 0, fmt.Sprintf("invalid character \\%s: expected \\uXXXX with four hex digits", name)
+		}
+		return r, ""
+	case len(tok) >= 2 && len(tok) <= 4 && tok[0] == 'o':
+		if octalDigits(tok[1:]) != len(tok)-1 {
+			return 0, fmt.Sprintf("invalid character \\%s: expected \\oNNN with octal digits", name)
+		}
+		r := octal(tok[1:])
+		if r > 0377 {
+			return 0, fmt.Sprintf("invalid character \\%s: octal escapes go up to \\o377", name)
+		}
+		return r, ""
+	}
+	return 0, fmt.Sprintf("invalid character \\%s: expected a single character, \\newline, \\space, \\tab, \\return, \\formfeed, \\backspace, \\uXXXX or \\oNNN", name)
 }
