@@ -464,8 +464,7 @@ func (d *Decoder) value(depth int) (Value, error) {
 		}
 		return Value{}, d.truncated(p, "expected a form")
 	}
-	c := d.buf[d.p]
-	switch c {
+	switch c := d.buf[d.p]; c {
 	case '(':
 		d.p++
 		return d.coll(List, ')', p, depth)
@@ -481,46 +480,54 @@ func (d *Decoder) value(depth int) (Value, error) {
 	case '\\':
 		return d.char(p)
 	case ':':
-		n := d.token(1)
-		tok := d.buf[d.p : d.p+1+n]
-		if n == 0 || tok[1] == ':' || tok[1] == '/' && n > 1 {
-			return Value{}, d.Errorf(p, "expected a keyword name after ':'")
-		}
-		s := d.internBytes(tok)
-		d.p += len(tok)
-		return Value{Kind: Keyword, Pos: p, Str: s}, nil
+		return d.keyword(p)
 	case '#':
 		return d.dispatch(p, depth)
 	case ')', ']', '}':
 		return Value{}, d.Errorf(p, "unexpected %q: no collection is open here", c)
+	default:
+		return d.atom(p, c)
 	}
-	if c >= '0' && c <= '9' {
+}
+
+// keyword parses a keyword whose ':' is at d.p.
+func (d *Decoder) keyword(p Pos) (Value, error) {
+	n := d.token(1)
+	tok := d.buf[d.p : d.p+1+n]
+	if n == 0 || tok[1] == ':' || tok[1] == '/' && n > 1 {
+		return Value{}, d.Errorf(p, "expected a keyword name after ':'")
+	}
+	s := d.internBytes(tok)
+	d.p += len(tok)
+	return Value{Kind: Keyword, Pos: p, Str: s}, nil
+}
+
+// atom parses a number, a symbol, nil, true or false starting with c at d.p.
+func (d *Decoder) atom(p Pos, c byte) (Value, error) {
+	if isDigit(c) || (c == '+' || c == '-') && d.ensure(2) && isDigit(d.buf[d.p+1]) {
 		return d.number(p)
 	}
-	if c == '+' || c == '-' {
-		if d.ensure(2) && d.buf[d.p+1] >= '0' && d.buf[d.p+1] <= '9' {
-			return d.number(p)
-		}
+	if !isSym(c) || c == '\'' {
+		return Value{}, d.Errorf(p, "unexpected %s: expected a form (map, vector, list, set, string, number, keyword, symbol, character or tagged literal)", quoteByte(c))
 	}
-	if isSym(c) && c != '#' && c != ':' && c != '\'' {
-		if c == '.' && d.ensure(2) && d.buf[d.p+1] >= '0' && d.buf[d.p+1] <= '9' {
-			return Value{}, d.Errorf(p, "expected a digit before '.' in a number")
-		}
-		n := d.token(0)
-		tok := d.buf[d.p : d.p+n]
-		d.p += n
-		switch string(tok) {
-		case "nil":
-			return Value{Kind: Nil, Pos: p}, nil
-		case "true":
-			return Value{Kind: Bool, Pos: p, Int: 1}, nil
-		case "false":
-			return Value{Kind: Bool, Pos: p}, nil
-		}
-		return Value{Kind: Symbol, Pos: p, Str: d.internBytes(tok)}, nil
+	if c == '.' && d.ensure(2) && isDigit(d.buf[d.p+1]) {
+		return Value{}, d.Errorf(p, "expected a digit before '.' in a number")
 	}
-	return Value{}, d.Errorf(p, "unexpected %s: expected a form (map, vector, list, set, string, number, keyword, symbol, character or tagged literal)", quoteByte(c))
+	n := d.token(0)
+	tok := d.buf[d.p : d.p+n]
+	d.p += n
+	switch string(tok) {
+	case "nil":
+		return Value{Kind: Nil, Pos: p}, nil
+	case "true":
+		return Value{Kind: Bool, Pos: p, Int: 1}, nil
+	case "false":
+		return Value{Kind: Bool, Pos: p}, nil
+	}
+	return Value{Kind: Symbol, Pos: p, Str: d.internBytes(tok)}, nil
 }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // coll parses the elements of a collection whose opening bracket (at p) was consumed.
 func (d *Decoder) coll(kind Kind, closer byte, p Pos, depth int) (Value, error) {
