@@ -546,73 +546,21 @@ func (d *Decoder) elems(kind Kind, closer byte, p Pos, depth, start int) (Value,
 		// Fast paths for the common elements of Jepsen histories, taken only when the
 		// whole token and the byte after it are in the buffer.
 		if d.p < d.n {
-			switch c := d.buf[d.p]; {
-			case c == ' ' || c == ',':
-				d.p++
-				continue
-			case c >= '0' && c <= '9':
-				if n, i, ok := d.scanInt(); ok {
-					v := d.push()
-					v.Kind, v.Pos, v.Int = Int, d.Pos(), n
-					d.p += i
-					continue
-				}
-			case c == ':':
-				if i, ok := d.scanKeyword(); ok {
-					v := d.push()
-					v.Kind, v.Pos, v.Str = Keyword, d.Pos(), d.internBytes(d.buf[d.p:d.p+i])
-					d.p += i
-					continue
-				}
-			case c == '"':
-				p := d.Pos()
-				str, err := d.str(p)
-				if err != nil {
-					return Value{}, err
-				}
-				v := d.push()
-				v.Kind, v.Pos, v.Str = String, p, str
-				continue
-			case c == '[' && depth+1 < d.opts.MaxDepth: // a nested vector, as value parses it
-				vp := d.Pos()
-				d.p++
-				v, err := d.coll(Vector, ']', vp, depth+1)
-				if err != nil {
-					return Value{}, err
-				}
-				d.stack = append(d.stack, v)
-				continue
-			case c == 'n' && !d.opts.JSON:
-				if d.p+3 < d.n && d.buf[d.p+1] == 'i' && d.buf[d.p+2] == 'l' && !isSym(d.buf[d.p+3]) {
-					v := d.push()
-					v.Kind, v.Pos = Nil, d.Pos()
-					d.p += 3
-					continue
-				}
-			}
-		}
-		if err := d.skip(depth); err != nil {
-			return Value{}, err
-		}
-		if d.p >= d.n && !d.fill() {
-			if err := d.readErr(); err != nil {
+			done, err := d.fastElem(depth)
+			if err != nil {
 				return Value{}, err
 			}
-			return Value{}, d.truncated(d.Pos(), "expected %q to close the %v opened at line %d, column %d", closer, kind, p.Line, p.Col)
+			if done {
+				continue
+			}
 		}
-		c := d.buf[d.p]
-		if c == closer {
-			d.p++
-			break
-		}
-		if c == ')' || c == ']' || c == '}' {
-			return Value{}, d.Errorf(d.Pos(), "unexpected %q: expected %q to close the %v opened at line %d, column %d", c, closer, kind, p.Line, p.Col)
-		}
-		v, err := d.value(depth + 1)
+		closed, err := d.elem(kind, closer, p, depth)
 		if err != nil {
 			return Value{}, err
 		}
-		d.stack = append(d.stack, v)
+		if closed {
+			break
+		}
 	}
 	n := len(d.stack) - start
 	if kind == Map && n%2 != 0 {
@@ -621,6 +569,85 @@ func (d *Decoder) elems(kind Kind, closer byte, p Pos, depth, start int) (Value,
 	items := d.alloc(n)
 	copy(items, d.stack[start:])
 	return Value{Kind: kind, Pos: p, Items: items}, nil
+}
+
+// fastElem consumes a separator or pushes the element at d.p (d.p < d.n) if it is a small
+// int, a plain keyword, a string, a vector or nil wholly in the buffer; done is false when
+// it took no fast path.
+func (d *Decoder) fastElem(depth int) (done bool, err error) {
+	switch c := d.buf[d.p]; {
+	case c == ' ' || c == ',':
+		d.p++
+		return true, nil
+	case c >= '0' && c <= '9':
+		if n, i, ok := d.scanInt(); ok {
+			v := d.push()
+			v.Kind, v.Pos, v.Int = Int, d.Pos(), n
+			d.p += i
+			return true, nil
+		}
+	case c == ':':
+		if i, ok := d.scanKeyword(); ok {
+			v := d.push()
+			v.Kind, v.Pos, v.Str = Keyword, d.Pos(), d.internBytes(d.buf[d.p:d.p+i])
+			d.p += i
+			return true, nil
+		}
+	case c == '"':
+		p := d.Pos()
+		str, err := d.str(p)
+		if err != nil {
+			return false, err
+		}
+		v := d.push()
+		v.Kind, v.Pos, v.Str = String, p, str
+		return true, nil
+	case c == '[' && depth+1 < d.opts.MaxDepth: // a nested vector, as value parses it
+		vp := d.Pos()
+		d.p++
+		v, err := d.coll(Vector, ']', vp, depth+1)
+		if err != nil {
+			return false, err
+		}
+		d.stack = append(d.stack, v)
+		return true, nil
+	case c == 'n' && !d.opts.JSON:
+		if d.p+3 < d.n && d.buf[d.p+1] == 'i' && d.buf[d.p+2] == 'l' && !isSym(d.buf[d.p+3]) {
+			v := d.push()
+			v.Kind, v.Pos = Nil, d.Pos()
+			d.p += 3
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// elem parses the next element of a collection onto d.stack, or consumes its closer
+// (closed is true), after any whitespace, comments and discarded forms.
+func (d *Decoder) elem(kind Kind, closer byte, p Pos, depth int) (closed bool, err error) {
+	if err := d.skip(depth); err != nil {
+		return false, err
+	}
+	if d.p >= d.n && !d.fill() {
+		if err := d.readErr(); err != nil {
+			return false, err
+		}
+		return false, d.truncated(d.Pos(), "expected %q to close the %v opened at line %d, column %d", closer, kind, p.Line, p.Col)
+	}
+	c := d.buf[d.p]
+	if c == closer {
+		d.p++
+		return true, nil
+	}
+	if c == ')' || c == ']' || c == '}' {
+		return false, d.Errorf(d.Pos(), "unexpected %q: expected %q to close the %v opened at line %d, column %d", c, closer, kind, p.Line, p.Col)
+	}
+	v, err := d.value(depth + 1)
+	if err != nil {
+		return false, err
+	}
+	d.stack = append(d.stack, v)
+	return false, nil
 }
 
 // push appends a zero value to d.stack and returns it, for filling in place: building a

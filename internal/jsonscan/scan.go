@@ -456,50 +456,68 @@ func (s *Scanner) Skip() bool {
 	case c == '"':
 		_, ok := s.Str("a string")
 		return ok
-	case c == '{' || c == '[':
-		closing := byte('}')
-		if c == '[' {
-			closing = ']'
-		}
-		s.I++
-		if s.Peek() == closing {
-			s.I++
-			return true
-		}
-		for {
-			if c == '{' {
-				if _, ok := s.Str("a key (a quoted string)"); !ok || !s.Expect(':', "':' after key") {
-					return false
-				}
-			}
-			if !s.Skip() {
-				return false
-			}
-			more, ok := s.More(closing, "in a value")
-			if !ok {
-				return false
-			}
-			if !more {
-				return true
-			}
-		}
+	case c == '{':
+		return s.skipItems('}', true)
+	case c == '[':
+		return s.skipItems(']', false)
 	case c == '-' || c >= '0' && c <= '9':
-		start := s.I
-		for s.I < len(s.B) && (s.B[s.I] == '-' || s.B[s.I] == '+' || s.B[s.I] == '.' || s.B[s.I] == 'e' || s.B[s.I] == 'E' || s.B[s.I] >= '0' && s.B[s.I] <= '9') {
-			s.I++
-		}
-		if s.I == len(s.B) {
-			s.HitEnd = true
-		}
-		return s.I > start
+		return s.skipNumber()
 	case c == 't':
-		return s.Lit("true") || s.Failf(s.I, "expected a value, found %s", s.Found(s.I))
+		return s.Lit("true") || s.failValue()
 	case c == 'f':
-		return s.Lit("false") || s.Failf(s.I, "expected a value, found %s", s.Found(s.I))
+		return s.Lit("false") || s.failValue()
 	case c == 'n':
-		return s.Lit("null") || s.Failf(s.I, "expected a value, found %s", s.Found(s.I))
+		return s.Lit("null") || s.failValue()
 	}
+	return s.failValue()
+}
+
+func (s *Scanner) failValue() bool {
 	return s.Failf(s.I, "expected a value, found %s", s.Found(s.I))
+}
+
+// skipItems skips an object's members (keyed) or an array's elements up to and including
+// closing; the opening bracket is at s.I.
+func (s *Scanner) skipItems(closing byte, keyed bool) bool {
+	s.I++
+	if s.Peek() == closing {
+		s.I++
+		return true
+	}
+	for {
+		if keyed {
+			if _, ok := s.Str("a key (a quoted string)"); !ok || !s.Expect(':', "':' after key") {
+				return false
+			}
+		}
+		if !s.Skip() {
+			return false
+		}
+		more, ok := s.More(closing, "in a value")
+		if !more || !ok {
+			return ok
+		}
+	}
+}
+
+// numberByte marks the bytes Skip takes as part of a number.
+var numberByte = func() (t [256]bool) {
+	for _, c := range "-+.eE0123456789" {
+		t[c] = true
+	}
+	return t
+}()
+
+// skipNumber skips the run of number bytes at s.I; it fails if there is none.
+func (s *Scanner) skipNumber() bool {
+	start := s.I
+	for s.I < len(s.B) && numberByte[s.B[s.I]] {
+		s.I++
+	}
+	if s.I == len(s.B) {
+		s.HitEnd = true
+	}
+	return s.I > start
 }
 
 // Object parses {"k": v, ...}, calling f with the scanner positioned at each value; kstart
