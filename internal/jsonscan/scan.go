@@ -190,46 +190,48 @@ func (s *Scanner) strEscaped(start int) ([]byte, bool) {
 		if j+12 > len(s.B) {
 			s.HitEnd = true // an escape may continue past the end
 		}
-		e := s.B[j+1]
-		j += 2
-		switch e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := Hex4(s.B[min(j, len(s.B)):])
-			if !ok {
-				return nil, s.Failf(j-2, `expected four hex digits after \u`)
-			}
-			j += 4
-			if utf16.IsSurrogate(r) {
-				r2, ok := rune(-1), false
-				if j+6 <= len(s.B) && s.B[j] == '\\' && s.B[j+1] == 'u' {
-					r2, ok = Hex4(s.B[j+2:])
-				}
-				if dec := utf16.DecodeRune(r, r2); ok && dec != utf8.RuneError {
-					r = dec
-					j += 6
-				} else {
-					return nil, s.Failf(j-6, `unpaired surrogate \u%04x in string`, r)
-				}
-			}
-			out = utf8.AppendRune(out, r)
-		default:
-			return nil, s.Failf(j-2, "invalid escape '\\%c' in string", e)
+		var ok bool
+		if out, j, ok = s.escape(out, j); !ok {
+			return nil, false
 		}
 	}
 	s.HitEnd = true
 	return nil, s.Failf(start, "unterminated string")
+}
+
+// escapes maps the byte after a backslash to the byte it stands for, 0 for \u and for
+// bytes that are not escapes.
+var escapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// escape appends the character of the escape whose backslash is at j (j+1 < len(s.B)) and
+// returns the index after the escape.
+func (s *Scanner) escape(out []byte, j int) ([]byte, int, bool) {
+	e := s.B[j+1]
+	j += 2
+	if b := escapes[e]; b != 0 {
+		return append(out, b), j, true
+	}
+	if e != 'u' {
+		return nil, j, s.Failf(j-2, "invalid escape '\\%c' in string", e)
+	}
+	r, ok := Hex4(s.B[min(j, len(s.B)):])
+	if !ok {
+		return nil, j, s.Failf(j-2, `expected four hex digits after \u`)
+	}
+	j += 4
+	if utf16.IsSurrogate(r) {
+		r2, ok := rune(-1), false
+		if j+6 <= len(s.B) && s.B[j] == '\\' && s.B[j+1] == 'u' {
+			r2, ok = Hex4(s.B[j+2:])
+		}
+		dec := utf16.DecodeRune(r, r2)
+		if !ok || dec == utf8.RuneError {
+			return nil, j, s.Failf(j-6, `unpaired surrogate \u%04x in string`, r)
+		}
+		r = dec
+		j += 6
+	}
+	return utf8.AppendRune(out, r), j, true
 }
 
 // Hex4 parses the four hex digits at the start of b.
