@@ -281,11 +281,7 @@ func (d *Decoder) More() (bool, error) {
 // skip skips whitespace, comments and (EDN) #_ discarded forms.
 func (d *Decoder) skip(depth int) error {
 	if !d.started {
-		d.started = true
-		if d.ensure(3) && d.buf[d.p] == 0xef && d.buf[d.p+1] == 0xbb && d.buf[d.p+2] == 0xbf {
-			d.p += 3
-			d.lineStart = d.base + int64(d.p)
-		}
+		d.skipBOM()
 	}
 	if d.opts.JSON {
 		d.skipJSONSpace()
@@ -300,27 +296,12 @@ func (d *Decoder) skip(depth int) error {
 				d.newline(d.p)
 				d.p++
 			case ';':
-				for {
-					for d.p < d.n && d.buf[d.p] != '\n' {
-						d.p++
-					}
-					if d.p < d.n || !d.fill() {
-						break
-					}
-				}
+				d.skipComment()
 			case '#':
 				if !d.ensure(2) || d.buf[d.p+1] != '_' {
 					return nil
 				}
-				p := d.Pos()
-				d.p += 2
-				if err := d.skip(depth); err != nil {
-					return err
-				}
-				if d.p >= d.n && !d.fill() {
-					return d.truncated(p, "expected a form after #_")
-				}
-				if _, err := d.value(depth + 1); err != nil {
+				if err := d.discard(depth); err != nil {
 					return err
 				}
 			default:
@@ -331,6 +312,41 @@ func (d *Decoder) skip(depth int) error {
 			return nil
 		}
 	}
+}
+
+// skipBOM skips a UTF-8 byte order mark at the start of the input.
+func (d *Decoder) skipBOM() {
+	d.started = true
+	if d.ensure(3) && d.buf[d.p] == 0xef && d.buf[d.p+1] == 0xbb && d.buf[d.p+2] == 0xbf {
+		d.p += 3
+		d.lineStart = d.base + int64(d.p)
+	}
+}
+
+// skipComment skips a comment up to (not including) its newline.
+func (d *Decoder) skipComment() {
+	for {
+		for d.p < d.n && d.buf[d.p] != '\n' {
+			d.p++
+		}
+		if d.p < d.n || !d.fill() {
+			return
+		}
+	}
+}
+
+// discard skips a #_ (at d.p) and the form it discards.
+func (d *Decoder) discard(depth int) error {
+	p := d.Pos()
+	d.p += 2
+	if err := d.skip(depth); err != nil {
+		return err
+	}
+	if d.p >= d.n && !d.fill() {
+		return d.truncated(p, "expected a form after #_")
+	}
+	_, err := d.value(depth + 1)
+	return err
 }
 
 func (d *Decoder) skipJSONSpace() {
