@@ -561,13 +561,34 @@ func (d *Decoder) elems(kind Kind, closer byte, p Pos, depth, start int) (Value,
 	for {
 		// Fast paths for the common elements of Jepsen histories, taken only when the
 		// whole token and the byte after it are in the buffer.
+		// Separators, ints and keywords, the most frequent, stay in this loop.
 		if d.p < d.n {
-			done, err := d.fastElem(depth)
-			if err != nil {
-				return Value{}, err
-			}
-			if done {
+			switch c := d.buf[d.p]; {
+			case c == ' ' || c == ',':
+				d.p++
 				continue
+			case c >= '0' && c <= '9':
+				if n, i, ok := d.scanInt(); ok {
+					v := d.push()
+					v.Kind, v.Pos, v.Int = Int, d.Pos(), n
+					d.p += i
+					continue
+				}
+			case c == ':':
+				if i, ok := d.scanKeyword(); ok {
+					v := d.push()
+					v.Kind, v.Pos, v.Str = Keyword, d.Pos(), d.internBytes(d.buf[d.p:d.p+i])
+					d.p += i
+					continue
+				}
+			default:
+				done, err := d.fastElem(c, depth)
+				if err != nil {
+					return Value{}, err
+				}
+				if done {
+					continue
+				}
 			}
 		}
 		closed, err := d.elem(kind, closer, p, depth)
@@ -587,28 +608,10 @@ func (d *Decoder) elems(kind Kind, closer byte, p Pos, depth, start int) (Value,
 	return Value{Kind: kind, Pos: p, Items: items}, nil
 }
 
-// fastElem consumes a separator or pushes the element at d.p (d.p < d.n) if it is a small
-// int, a plain keyword, a string, a vector or nil wholly in the buffer; done is false when
-// it took no fast path.
-func (d *Decoder) fastElem(depth int) (done bool, err error) {
-	switch c := d.buf[d.p]; {
-	case c == ' ' || c == ',':
-		d.p++
-		return true, nil
-	case c >= '0' && c <= '9':
-		if n, i, ok := d.scanInt(); ok {
-			v := d.push()
-			v.Kind, v.Pos, v.Int = Int, d.Pos(), n
-			d.p += i
-			return true, nil
-		}
-	case c == ':':
-		if i, ok := d.scanKeyword(); ok {
-			v := d.push()
-			v.Kind, v.Pos, v.Str = Keyword, d.Pos(), d.internBytes(d.buf[d.p:d.p+i])
-			d.p += i
-			return true, nil
-		}
+// fastElem pushes the element at d.p (d.p < d.n), which starts with c, if it is a string,
+// a vector or nil wholly in the buffer; done is false when it took no fast path.
+func (d *Decoder) fastElem(c byte, depth int) (done bool, err error) {
+	switch {
 	case c == '"':
 		p := d.Pos()
 		str, err := d.str(p)
