@@ -281,11 +281,7 @@ func (d *Decoder) More() (bool, error) {
 // skip skips whitespace, comments and (EDN) #_ discarded forms.
 func (d *Decoder) skip(depth int) error {
 	if !d.started {
-		d.started = true
-		if d.ensure(3) && d.buf[d.p] == 0xef && d.buf[d.p+1] == 0xbb && d.buf[d.p+2] == 0xbf {
-			d.p += 3
-			d.lineStart = d.base + int64(d.p)
-		}
+		d.skipBOM()
 	}
 	if d.opts.JSON {
 		d.skipJSONSpace()
@@ -300,27 +296,12 @@ func (d *Decoder) skip(depth int) error {
 				d.newline(d.p)
 				d.p++
 			case ';':
-				for {
-					for d.p < d.n && d.buf[d.p] != '\n' {
-						d.p++
-					}
-					if d.p < d.n || !d.fill() {
-						break
-					}
-				}
+				d.skipComment()
 			case '#':
 				if !d.ensure(2) || d.buf[d.p+1] != '_' {
 					return nil
 				}
-				p := d.Pos()
-				d.p += 2
-				if err := d.skip(depth); err != nil {
-					return err
-				}
-				if d.p >= d.n && !d.fill() {
-					return d.truncated(p, "expected a form after #_")
-				}
-				if _, err := d.value(depth + 1); err != nil {
+				if err := d.discard(depth); err != nil {
 					return err
 				}
 			default:
@@ -331,6 +312,41 @@ func (d *Decoder) skip(depth int) error {
 			return nil
 		}
 	}
+}
+
+// skipBOM skips a UTF-8 byte order mark at the start of the input.
+func (d *Decoder) skipBOM() {
+	d.started = true
+	if d.ensure(3) && d.buf[d.p] == 0xef && d.buf[d.p+1] == 0xbb && d.buf[d.p+2] == 0xbf {
+		d.p += 3
+		d.lineStart = d.base + int64(d.p)
+	}
+}
+
+// skipComment skips a comment up to (not including) its newline.
+func (d *Decoder) skipComment() {
+	for {
+		for d.p < d.n && d.buf[d.p] != '\n' {
+			d.p++
+		}
+		if d.p < d.n || !d.fill() {
+			return
+		}
+	}
+}
+
+// discard skips a #_ (at d.p) and the form it discards.
+func (d *Decoder) discard(depth int) error {
+	p := d.Pos()
+	d.p += 2
+	if err := d.skip(depth); err != nil {
+		return err
+	}
+	if d.p >= d.n && !d.fill() {
+		return d.truncated(p, "expected a form after #_")
+	}
+	_, err := d.value(depth + 1)
+	return err
 }
 
 func (d *Decoder) skipJSONSpace() {
@@ -464,8 +480,7 @@ func (d *Decoder) value(depth int) (Value, error) {
 		}
 		return Value{}, d.truncated(p, "expected a form")
 	}
-	c := d.buf[d.p]
-	switch c {
+	switch c := d.buf[d.p]; c {
 	case '(':
 		d.p++
 		return d.coll(List, ')', p, depth)
@@ -481,46 +496,54 @@ func (d *Decoder) value(depth int) (Value, error) {
 	case '\\':
 		return d.char(p)
 	case ':':
-		n := d.token(1)
-		tok := d.buf[d.p : d.p+1+n]
-		if n == 0 || tok[1] == ':' || tok[1] == '/' && n > 1 {
-			return Value{}, d.Errorf(p, "expected a keyword name after ':'")
-		}
-		s := d.internBytes(tok)
-		d.p += len(tok)
-		return Value{Kind: Keyword, Pos: p, Str: s}, nil
+		return d.keyword(p)
 	case '#':
 		return d.dispatch(p, depth)
 	case ')', ']', '}':
 		return Value{}, d.Errorf(p, "unexpected %q: no collection is open here", c)
+	default:
+		return d.atom(p, c)
 	}
-	if c >= '0' && c <= '9' {
+}
+
+// keyword parses a keyword whose ':' is at d.p.
+func (d *Decoder) keyword(p Pos) (Value, error) {
+	n := d.token(1)
+	tok := d.buf[d.p : d.p+1+n]
+	if n == 0 || tok[1] == ':' || tok[1] == '/' && n > 1 {
+		return Value{}, d.Errorf(p, "expected a keyword name after ':'")
+	}
+	s := d.internBytes(tok)
+	d.p += len(tok)
+	return Value{Kind: Keyword, Pos: p, Str: s}, nil
+}
+
+// atom parses a number, a symbol, nil, true or false starting with c at d.p.
+func (d *Decoder) atom(p Pos, c byte) (Value, error) {
+	if isDigit(c) || (c == '+' || c == '-') && d.ensure(2) && isDigit(d.buf[d.p+1]) {
 		return d.number(p)
 	}
-	if c == '+' || c == '-' {
-		if d.ensure(2) && d.buf[d.p+1] >= '0' && d.buf[d.p+1] <= '9' {
-			return d.number(p)
-		}
+	if !isSym(c) || c == '\'' {
+		return Value{}, d.Errorf(p, "unexpected %s: expected a form (map, vector, list, set, string, number, keyword, symbol, character or tagged literal)", quoteByte(c))
 	}
-	if isSym(c) && c != '#' && c != ':' && c != '\'' {
-		if c == '.' && d.ensure(2) && d.buf[d.p+1] >= '0' && d.buf[d.p+1] <= '9' {
-			return Value{}, d.Errorf(p, "expected a digit before '.' in a number")
-		}
-		n := d.token(0)
-		tok := d.buf[d.p : d.p+n]
-		d.p += n
-		switch string(tok) {
-		case "nil":
-			return Value{Kind: Nil, Pos: p}, nil
-		case "true":
-			return Value{Kind: Bool, Pos: p, Int: 1}, nil
-		case "false":
-			return Value{Kind: Bool, Pos: p}, nil
-		}
-		return Value{Kind: Symbol, Pos: p, Str: d.internBytes(tok)}, nil
+	if c == '.' && d.ensure(2) && isDigit(d.buf[d.p+1]) {
+		return Value{}, d.Errorf(p, "expected a digit before '.' in a number")
 	}
-	return Value{}, d.Errorf(p, "unexpected %s: expected a form (map, vector, list, set, string, number, keyword, symbol, character or tagged literal)", quoteByte(c))
+	n := d.token(0)
+	tok := d.buf[d.p : d.p+n]
+	d.p += n
+	switch string(tok) {
+	case "nil":
+		return Value{Kind: Nil, Pos: p}, nil
+	case "true":
+		return Value{Kind: Bool, Pos: p, Int: 1}, nil
+	case "false":
+		return Value{Kind: Bool, Pos: p}, nil
+	}
+	return Value{Kind: Symbol, Pos: p, Str: d.internBytes(tok)}, nil
 }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // coll parses the elements of a collection whose opening bracket (at p) was consumed.
 func (d *Decoder) coll(kind Kind, closer byte, p Pos, depth int) (Value, error) {
@@ -538,6 +561,7 @@ func (d *Decoder) elems(kind Kind, closer byte, p Pos, depth, start int) (Value,
 	for {
 		// Fast paths for the common elements of Jepsen histories, taken only when the
 		// whole token and the byte after it are in the buffer.
+		// Separators, ints and keywords, the most frequent, stay in this loop.
 		if d.p < d.n {
 			switch c := d.buf[d.p]; {
 			case c == ' ' || c == ',':
@@ -557,55 +581,23 @@ func (d *Decoder) elems(kind Kind, closer byte, p Pos, depth, start int) (Value,
 					d.p += i
 					continue
 				}
-			case c == '"':
-				p := d.Pos()
-				str, err := d.str(p)
+			default:
+				done, err := d.fastElem(c, depth)
 				if err != nil {
 					return Value{}, err
 				}
-				v := d.push()
-				v.Kind, v.Pos, v.Str = String, p, str
-				continue
-			case c == '[' && depth+1 < d.opts.MaxDepth: // a nested vector, as value parses it
-				vp := d.Pos()
-				d.p++
-				v, err := d.coll(Vector, ']', vp, depth+1)
-				if err != nil {
-					return Value{}, err
-				}
-				d.stack = append(d.stack, v)
-				continue
-			case c == 'n' && !d.opts.JSON:
-				if d.p+3 < d.n && d.buf[d.p+1] == 'i' && d.buf[d.p+2] == 'l' && !isSym(d.buf[d.p+3]) {
-					v := d.push()
-					v.Kind, v.Pos = Nil, d.Pos()
-					d.p += 3
+				if done {
 					continue
 				}
 			}
 		}
-		if err := d.skip(depth); err != nil {
-			return Value{}, err
-		}
-		if d.p >= d.n && !d.fill() {
-			if err := d.readErr(); err != nil {
-				return Value{}, err
-			}
-			return Value{}, d.truncated(d.Pos(), "expected %q to close the %v opened at line %d, column %d", closer, kind, p.Line, p.Col)
-		}
-		c := d.buf[d.p]
-		if c == closer {
-			d.p++
-			break
-		}
-		if c == ')' || c == ']' || c == '}' {
-			return Value{}, d.Errorf(d.Pos(), "unexpected %q: expected %q to close the %v opened at line %d, column %d", c, closer, kind, p.Line, p.Col)
-		}
-		v, err := d.value(depth + 1)
+		closed, err := d.elem(kind, closer, p, depth)
 		if err != nil {
 			return Value{}, err
 		}
-		d.stack = append(d.stack, v)
+		if closed {
+			break
+		}
 	}
 	n := len(d.stack) - start
 	if kind == Map && n%2 != 0 {
@@ -614,6 +606,67 @@ func (d *Decoder) elems(kind Kind, closer byte, p Pos, depth, start int) (Value,
 	items := d.alloc(n)
 	copy(items, d.stack[start:])
 	return Value{Kind: kind, Pos: p, Items: items}, nil
+}
+
+// fastElem pushes the element at d.p (d.p < d.n), which starts with c, if it is a string,
+// a vector or nil wholly in the buffer; done is false when it took no fast path.
+func (d *Decoder) fastElem(c byte, depth int) (done bool, err error) {
+	switch {
+	case c == '"':
+		p := d.Pos()
+		str, err := d.str(p)
+		if err != nil {
+			return false, err
+		}
+		v := d.push()
+		v.Kind, v.Pos, v.Str = String, p, str
+		return true, nil
+	case c == '[' && depth+1 < d.opts.MaxDepth: // a nested vector, as value parses it
+		vp := d.Pos()
+		d.p++
+		v, err := d.coll(Vector, ']', vp, depth+1)
+		if err != nil {
+			return false, err
+		}
+		d.stack = append(d.stack, v)
+		return true, nil
+	case c == 'n' && !d.opts.JSON:
+		if d.p+3 < d.n && d.buf[d.p+1] == 'i' && d.buf[d.p+2] == 'l' && !isSym(d.buf[d.p+3]) {
+			v := d.push()
+			v.Kind, v.Pos = Nil, d.Pos()
+			d.p += 3
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// elem parses the next element of a collection onto d.stack, or consumes its closer
+// (closed is true), after any whitespace, comments and discarded forms.
+func (d *Decoder) elem(kind Kind, closer byte, p Pos, depth int) (closed bool, err error) {
+	if err := d.skip(depth); err != nil {
+		return false, err
+	}
+	if d.p >= d.n && !d.fill() {
+		if err := d.readErr(); err != nil {
+			return false, err
+		}
+		return false, d.truncated(d.Pos(), "expected %q to close the %v opened at line %d, column %d", closer, kind, p.Line, p.Col)
+	}
+	c := d.buf[d.p]
+	if c == closer {
+		d.p++
+		return true, nil
+	}
+	if c == ')' || c == ']' || c == '}' {
+		return false, d.Errorf(d.Pos(), "unexpected %q: expected %q to close the %v opened at line %d, column %d", c, closer, kind, p.Line, p.Col)
+	}
+	v, err := d.value(depth + 1)
+	if err != nil {
+		return false, err
+	}
+	d.stack = append(d.stack, v)
+	return false, nil
 }
 
 // push appends a zero value to d.stack and returns it, for filling in place: building a
@@ -781,21 +834,9 @@ func digits(b []byte) int {
 
 // parseNumber parses [+-]digits, optionally followed by N; a float with optional M; or a ratio.
 func parseNumber(tok []byte) (Value, error) {
-	body := tok
-	neg := false
-	if len(body) > 0 && (body[0] == '+' || body[0] == '-') {
-		neg = body[0] == '-'
-		body = body[1:]
-	}
-	if len(body) > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') {
-		u, err := strconv.ParseUint(string(body[2:]), 16, 64)
-		if err != nil || u > math.MaxInt64 {
-			return Value{}, errors.New("expected a hexadecimal integer that fits in 64 bits")
-		}
-		if neg {
-			return Value{Kind: Int, Int: -int64(u)}, nil
-		}
-		return Value{Kind: Int, Int: int64(u)}, nil
+	body, neg := cutSign(tok)
+	if isHexPrefix(body) {
+		return parseHex(body[2:], neg)
 	}
 	id := digits(body)
 	if id == 0 {
@@ -804,49 +845,73 @@ func parseNumber(tok []byte) (Value, error) {
 	if id > 1 && body[0] == '0' {
 		return Value{}, errors.New("leading zeros are not allowed")
 	}
-	rest := body[id:]
 	sign := ""
 	if neg {
 		sign = "-"
 	}
+	if v, ok, err := parseExact(sign, body, id); ok {
+		return v, err
+	}
+	return parseFloat(sign, body[:id], body[id:])
+}
+
+// cutSign removes a leading '+' or '-' from tok and reports whether it was '-'.
+func cutSign(tok []byte) (body []byte, neg bool) {
+	if len(tok) > 0 && (tok[0] == '+' || tok[0] == '-') {
+		return tok[1:], tok[0] == '-'
+	}
+	return tok, false
+}
+
+func isHexPrefix(b []byte) bool {
+	return len(b) > 2 && b[0] == '0' && (b[1] == 'x' || b[1] == 'X')
+}
+
+// parseHex parses the hexadecimal digits after 0x as an integer that fits in 64 bits.
+func parseHex(hex []byte, neg bool) (Value, error) {
+	u, err := strconv.ParseUint(string(hex), 16, 64)
+	if err != nil || u > math.MaxInt64 {
+		return Value{}, errors.New("expected a hexadecimal integer that fits in 64 bits")
+	}
+	if neg {
+		return Value{Kind: Int, Int: -int64(u)}, nil
+	}
+	return Value{Kind: Int, Int: int64(u)}, nil
+}
+
+// parseExact parses the forms that are not floats: an integer (with N, a big integer), a
+// decimal with M, or a ratio. body[:id] are the integer digits; ok is false for a float.
+func parseExact(sign string, body []byte, id int) (v Value, ok bool, err error) {
+	rest := body[id:]
 	switch {
 	case len(rest) == 1 && rest[0] == 'M':
-		return Value{Kind: BigDec, Str: sign + string(body[:id])}, nil
+		return Value{Kind: BigDec, Str: sign + string(body[:id])}, true, nil
 	case len(rest) == 0 || len(rest) == 1 && rest[0] == 'N':
 		s := sign + string(body[:id])
 		if len(rest) == 0 {
 			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-				return Value{Kind: Int, Int: i}, nil
+				return Value{Kind: Int, Int: i}, true, nil
 			}
 		}
-		return Value{Kind: BigInt, Str: canonBig(s)}, nil
+		return Value{Kind: BigInt, Str: canonBig(s)}, true, nil
 	case rest[0] == '/':
 		dn := digits(rest[1:])
 		if dn == 0 || dn != len(rest)-1 {
-			return Value{}, errNumSyntax
+			return Value{}, true, errNumSyntax
 		}
-		return Value{Kind: Ratio, Str: sign + string(body)}, nil
+		return Value{Kind: Ratio, Str: sign + string(body)}, true, nil
 	}
-	// Float: fraction and/or exponent, optional M.
-	i := 0
-	if rest[0] == '.' {
-		i = 1 + digits(rest[1:])
-	}
-	if i < len(rest) && (rest[i] == 'e' || rest[i] == 'E') {
-		j := i + 1
-		if j < len(rest) && (rest[j] == '+' || rest[j] == '-') {
-			j++
-		}
-		k := digits(rest[j:])
-		if k == 0 {
-			return Value{}, errNumSyntax
-		}
-		i = j + k
-	}
+	return Value{}, false, nil
+}
+
+// parseFloat parses a float: integer digits, then in rest a fraction and/or exponent, then
+// an optional M (a big decimal).
+func parseFloat(sign string, intDigits, rest []byte) (Value, error) {
+	i := floatTail(rest)
 	if i == 0 {
 		return Value{}, errNumSyntax
 	}
-	lit := sign + string(body[:id]) + string(rest[:i])
+	lit := sign + string(intDigits) + string(rest[:i])
 	switch {
 	case i == len(rest):
 		f, err := strconv.ParseFloat(lit, 64)
@@ -858,6 +923,27 @@ func parseNumber(tok []byte) (Value, error) {
 		return Value{Kind: BigDec, Str: lit}, nil
 	}
 	return Value{}, errNumSyntax
+}
+
+// floatTail returns the length of the fraction and exponent at the start of rest, 0 if
+// there is neither or the exponent has no digits.
+func floatTail(rest []byte) int {
+	i := 0
+	if rest[0] == '.' {
+		i = 1 + digits(rest[1:])
+	}
+	if i < len(rest) && (rest[i] == 'e' || rest[i] == 'E') {
+		j := i + 1
+		if j < len(rest) && (rest[j] == '+' || rest[j] == '-') {
+			j++
+		}
+		k := digits(rest[j:])
+		if k == 0 {
+			return 0
+		}
+		i = j + k
+	}
+	return i
 }
 
 // canonBig drops a negative sign from zero so that -0N and 0N print alike.
@@ -958,61 +1044,81 @@ func (d *Decoder) unescape(s []byte, p Pos) (string, error) {
 		if i >= len(s) {
 			return "", d.Errorf(p, "string ends in a lone backslash")
 		}
-		switch e := s[i]; e {
-		case '"', '\\', '/':
-			if e == '/' && !d.opts.JSON {
-				return "", d.Errorf(p, "invalid escape \\%c in string: expected one of \\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX", e)
-			}
-			out = append(out, e)
-		case 'n':
-			out = append(out, '\n')
-		case 't':
-			out = append(out, '\t')
-		case 'r':
-			out = append(out, '\r')
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'u':
-			r, ok := jsonscan.Hex4(s[i+1:])
-			if !ok {
-				return "", d.Errorf(p, "invalid \\u escape in string: expected four hex digits")
-			}
-			i += 4
-			if utf16Surrogate(r) {
-				if r < 0xdc00 && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
-					if r2, ok := jsonscan.Hex4(s[i+3:]); ok && r2 >= 0xdc00 && r2 < 0xe000 {
-						r = 0x10000 + (r-0xd800)<<10 + (r2 - 0xdc00)
-						i += 6
-					} else {
-						r = utf8.RuneError
-					}
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			out = utf8.AppendRune(out, r)
-		default:
-			if !d.opts.JSON && e >= '0' && e <= '7' {
-				r := rune(0)
-				k := 0
-				for k < 3 && i+k < len(s) && s[i+k] >= '0' && s[i+k] <= '7' {
-					r = r*8 + rune(s[i+k]-'0')
-					k++
-				}
-				if r > 0377 {
-					return "", d.Errorf(p, "octal escape \\%s out of range: expected \\0 to \\377", s[i:i+k])
-				}
-				i += k - 1
-				out = utf8.AppendRune(out, r)
-				continue
-			}
-			return "", d.Errorf(p, "invalid escape %s in string: expected one of \\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX", strconv.Quote("\\"+string(e)))
+		var err error
+		if out, i, err = d.escape(out, s, i, p); err != nil {
+			return "", err
 		}
 	}
 	d.scratch = out
 	return string(out), nil
+}
+
+// simpleEscapes maps the byte after a backslash to the byte it stands for, 0 if it is not
+// a one-byte escape.
+var simpleEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'n': '\n', 't': '\t', 'r': '\r', 'b': '\b', 'f': '\f'}
+
+// escape appends the character of the escape whose letter is s[i] and returns the index of
+// the escape's last byte.
+func (d *Decoder) escape(out, s []byte, i int, p Pos) ([]byte, int, error) {
+	e := s[i]
+	switch {
+	case e == '/' && !d.opts.JSON:
+		// falls through to the error below
+	case simpleEscapes[e] != 0:
+		return append(out, simpleEscapes[e]), i, nil
+	case e == 'u':
+		r, n, ok := unicodeEscape(s[i+1:])
+		if !ok {
+			return nil, i, d.Errorf(p, "invalid \\u escape in string: expected four hex digits")
+		}
+		return utf8.AppendRune(out, r), i + n, nil
+	case !d.opts.JSON && e >= '0' && e <= '7':
+		k := octalDigits(s[i:])
+		r := octal(s[i : i+k])
+		if r > 0377 {
+			return nil, i, d.Errorf(p, "octal escape \\%s out of range: expected \\0 to \\377", s[i:i+k])
+		}
+		return utf8.AppendRune(out, r), i + k - 1, nil
+	}
+	if e == '/' {
+		return nil, i, d.Errorf(p, "invalid escape \\%c in string: expected one of \\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX", e)
+	}
+	return nil, i, d.Errorf(p, "invalid escape %s in string: expected one of \\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX", strconv.Quote("\\"+string(e)))
+}
+
+// unicodeEscape decodes the four hex digits after \u, and a low surrogate's \uXXXX after a
+// high one; a lone surrogate is U+FFFD. n is the number of bytes used.
+func unicodeEscape(s []byte) (r rune, n int, ok bool) {
+	r, ok = jsonscan.Hex4(s)
+	if !ok {
+		return 0, 0, false
+	}
+	if !utf16Surrogate(r) {
+		return r, 4, true
+	}
+	if r < 0xdc00 && len(s) >= 10 && s[4] == '\\' && s[5] == 'u' {
+		if r2, ok := jsonscan.Hex4(s[6:]); ok && r2 >= 0xdc00 && r2 < 0xe000 {
+			return 0x10000 + (r-0xd800)<<10 + (r2 - 0xdc00), 10, true
+		}
+	}
+	return utf8.RuneError, 4, true
+}
+
+// octalDigits returns the number of octal digits (at most 3) at the start of s.
+func octalDigits(s []byte) int {
+	k := 0
+	for k < 3 && k < len(s) && s[k] >= '0' && s[k] <= '7' {
+		k++
+	}
+	return k
+}
+
+func octal(digits []byte) rune {
+	r := rune(0)
+	for _, o := range digits {
+		r = r*8 + rune(o-'0')
+	}
+	return r
 }
 
 func utf16Surrogate(r rune) bool { return r >= 0xd800 && r < 0xe000 }
@@ -1033,43 +1139,49 @@ func (d *Decoder) char(p Pos) (Value, error) {
 		}
 		n = d.token(1)
 	}
-	tok := d.buf[d.p+1 : d.p+1+n]
-	var r rune
-	switch name := string(tok); {
-	case len(tok) == 1:
-		r = rune(tok[0])
-	case utf8.RuneCount(tok) == 1:
-		r, _ = utf8.DecodeRune(tok)
-	case name == "newline":
-		r = '\n'
-	case name == "space":
-		r = ' '
-	case name == "tab":
-		r = '\t'
-	case name == "return":
-		r = '\r'
-	case name == "formfeed":
-		r = '\f'
-	case name == "backspace":
-		r = '\b'
-	case len(tok) == 5 && tok[0] == 'u':
-		var ok bool
-		if r, ok = jsonscan.Hex4(tok[1:]); !ok {
-			return Value{}, d.Errorf(p, "invalid character \\%s: expected \\uXXXX with four hex digits", name)
-		}
-	case len(tok) >= 2 && len(tok) <= 4 && tok[0] == 'o':
-		for _, o := range tok[1:] {
-			if o < '0' || o > '7' {
-				return Value{}, d.Errorf(p, "invalid character \\%s: expected \\oNNN with octal digits", name)
-			}
-			r = r*8 + rune(o-'0')
-		}
-		if r > 0377 {
-			return Value{}, d.Errorf(p, "invalid character \\%s: octal escapes go up to \\o377", name)
-		}
-	default:
-		return Value{}, d.Errorf(p, "invalid character \\%s: expected a single character, \\newline, \\space, \\tab, \\return, \\formfeed, \\backspace, \\uXXXX or \\oNNN", name)
+	r, err := charName(d.buf[d.p+1 : d.p+1+n])
+	if err != "" {
+		return Value{}, d.Errorf(p, "%s", err)
 	}
 	d.p += 1 + n
 	return Value{Kind: Char, Pos: p, Int: int64(r)}, nil
+}
+
+// namedChars are the named character literals.
+var namedChars = map[string]rune{
+	"newline": '\n', "space": ' ', "tab": '\t', "return": '\r', "formfeed": '\f', "backspace": '\b',
+}
+
+// charName decodes the token after a character literal's backslash; a non-empty error
+// message says why it is not a character.
+func charName(tok []byte) (rune, string) {
+	name := string(tok)
+	if len(tok) == 1 {
+		return rune(tok[0]), ""
+	}
+	if utf8.RuneCount(tok) == 1 {
+		r, _ := utf8.DecodeRune(tok)
+		return r, ""
+	}
+	if r, ok := namedChars[name]; ok {
+		return r, ""
+	}
+	switch {
+	case len(tok) == 5 && tok[0] == 'u':
+		r, ok := jsonscan.Hex4(tok[1:])
+		if !ok {
+			return 0, fmt.Sprintf("invalid character \\%s: expected \\uXXXX with four hex digits", name)
+		}
+		return r, ""
+	case len(tok) >= 2 && len(tok) <= 4 && tok[0] == 'o':
+		if octalDigits(tok[1:]) != len(tok)-1 {
+			return 0, fmt.Sprintf("invalid character \\%s: expected \\oNNN with octal digits", name)
+		}
+		r := octal(tok[1:])
+		if r > 0377 {
+			return 0, fmt.Sprintf("invalid character \\%s: octal escapes go up to \\o377", name)
+		}
+		return r, ""
+	}
+	return 0, fmt.Sprintf("invalid character \\%s: expected a single character, \\newline, \\space, \\tab, \\return, \\formfeed, \\backspace, \\uXXXX or \\oNNN", name)
 }

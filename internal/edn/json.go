@@ -242,31 +242,16 @@ func parseJSONNumber(tok []byte) (Value, error) {
 		return Value{}, errJSONNum
 	}
 	i += id
-	isInt := true
-	if i < len(tok) && tok[i] == '.' {
-		k := digits(tok[i+1:])
-		if k == 0 {
-			return Value{}, errJSONNum
-		}
-		i += 1 + k
-		isInt = false
-	}
-	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') {
-		i++
-		if i < len(tok) && (tok[i] == '+' || tok[i] == '-') {
-			i++
-		}
-		k := digits(tok[i:])
-		if k == 0 {
-			return Value{}, errJSONNum
-		}
-		i += k
-		isInt = false
-	}
-	if i != len(tok) {
+	frac, ok := jsonFraction(tok[i:])
+	if !ok {
 		return Value{}, errJSONNum
 	}
-	if isInt {
+	i += frac
+	exp, ok := jsonExponent(tok[i:])
+	if !ok || i+exp != len(tok) {
+		return Value{}, errJSONNum
+	}
+	if frac == 0 && exp == 0 {
 		if n, err := strconv.ParseInt(string(tok), 10, 64); err == nil {
 			return Value{Kind: Int, Int: n}, nil
 		}
@@ -277,4 +262,28 @@ func parseJSONNumber(tok []byte) (Value, error) {
 		return Value{}, errJSONNum
 	}
 	return Value{Kind: Float, Float: f}, nil
+}
+
+// jsonFraction returns the length of the fraction ('.' and digits) at the start of b, 0 if
+// there is none; ok is false for a '.' without digits.
+func jsonFraction(b []byte) (n int, ok bool) {
+	if len(b) == 0 || b[0] != '.' {
+		return 0, true
+	}
+	k := digits(b[1:])
+	return 1 + k, k > 0
+}
+
+// jsonExponent returns the length of the exponent ([eE][+-]?digits) at the start of b, 0
+// if there is none; ok is false for an exponent without digits.
+func jsonExponent(b []byte) (n int, ok bool) {
+	if len(b) == 0 || b[0] != 'e' && b[0] != 'E' {
+		return 0, true
+	}
+	i := 1
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		i++
+	}
+	k := digits(b[i:])
+	return i + k, k > 0
 }

@@ -190,46 +190,48 @@ func (s *Scanner) strEscaped(start int) ([]byte, bool) {
 		if j+12 > len(s.B) {
 			s.HitEnd = true // an escape may continue past the end
 		}
-		e := s.B[j+1]
-		j += 2
-		switch e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := Hex4(s.B[min(j, len(s.B)):])
-			if !ok {
-				return nil, s.Failf(j-2, `expected four hex digits after \u`)
-			}
-			j += 4
-			if utf16.IsSurrogate(r) {
-				r2, ok := rune(-1), false
-				if j+6 <= len(s.B) && s.B[j] == '\\' && s.B[j+1] == 'u' {
-					r2, ok = Hex4(s.B[j+2:])
-				}
-				if dec := utf16.DecodeRune(r, r2); ok && dec != utf8.RuneError {
-					r = dec
-					j += 6
-				} else {
-					return nil, s.Failf(j-6, `unpaired surrogate \u%04x in string`, r)
-				}
-			}
-			out = utf8.AppendRune(out, r)
-		default:
-			return nil, s.Failf(j-2, "invalid escape '\\%c' in string", e)
+		var ok bool
+		if out, j, ok = s.escape(out, j); !ok {
+			return nil, false
 		}
 	}
 	s.HitEnd = true
 	return nil, s.Failf(start, "unterminated string")
+}
+
+// escapes maps the byte after a backslash to the byte it stands for, 0 for \u and for
+// bytes that are not escapes.
+var escapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// escape appends the character of the escape whose backslash is at j (j+1 < len(s.B)) and
+// returns the index after the escape.
+func (s *Scanner) escape(out []byte, j int) ([]byte, int, bool) {
+	e := s.B[j+1]
+	j += 2
+	if b := escapes[e]; b != 0 {
+		return append(out, b), j, true
+	}
+	if e != 'u' {
+		return nil, j, s.Failf(j-2, "invalid escape '\\%c' in string", e)
+	}
+	r, ok := Hex4(s.B[min(j, len(s.B)):])
+	if !ok {
+		return nil, j, s.Failf(j-2, `expected four hex digits after \u`)
+	}
+	j += 4
+	if utf16.IsSurrogate(r) {
+		r2, ok := rune(-1), false
+		if j+6 <= len(s.B) && s.B[j] == '\\' && s.B[j+1] == 'u' {
+			r2, ok = Hex4(s.B[j+2:])
+		}
+		dec := utf16.DecodeRune(r, r2)
+		if !ok || dec == utf8.RuneError {
+			return nil, j, s.Failf(j-6, `unpaired surrogate \u%04x in string`, r)
+		}
+		r = dec
+		j += 6
+	}
+	return utf8.AppendRune(out, r), j, true
 }
 
 // Hex4 parses the four hex digits at the start of b.
@@ -456,50 +458,68 @@ func (s *Scanner) Skip() bool {
 	case c == '"':
 		_, ok := s.Str("a string")
 		return ok
-	case c == '{' || c == '[':
-		closing := byte('}')
-		if c == '[' {
-			closing = ']'
-		}
-		s.I++
-		if s.Peek() == closing {
-			s.I++
-			return true
-		}
-		for {
-			if c == '{' {
-				if _, ok := s.Str("a key (a quoted string)"); !ok || !s.Expect(':', "':' after key") {
-					return false
-				}
-			}
-			if !s.Skip() {
-				return false
-			}
-			more, ok := s.More(closing, "in a value")
-			if !ok {
-				return false
-			}
-			if !more {
-				return true
-			}
-		}
+	case c == '{':
+		return s.skipItems('}', true)
+	case c == '[':
+		return s.skipItems(']', false)
 	case c == '-' || c >= '0' && c <= '9':
-		start := s.I
-		for s.I < len(s.B) && (s.B[s.I] == '-' || s.B[s.I] == '+' || s.B[s.I] == '.' || s.B[s.I] == 'e' || s.B[s.I] == 'E' || s.B[s.I] >= '0' && s.B[s.I] <= '9') {
-			s.I++
-		}
-		if s.I == len(s.B) {
-			s.HitEnd = true
-		}
-		return s.I > start
+		return s.skipNumber()
 	case c == 't':
-		return s.Lit("true") || s.Failf(s.I, "expected a value, found %s", s.Found(s.I))
+		return s.Lit("true") || s.failValue()
 	case c == 'f':
-		return s.Lit("false") || s.Failf(s.I, "expected a value, found %s", s.Found(s.I))
+		return s.Lit("false") || s.failValue()
 	case c == 'n':
-		return s.Lit("null") || s.Failf(s.I, "expected a value, found %s", s.Found(s.I))
+		return s.Lit("null") || s.failValue()
 	}
+	return s.failValue()
+}
+
+func (s *Scanner) failValue() bool {
 	return s.Failf(s.I, "expected a value, found %s", s.Found(s.I))
+}
+
+// skipItems skips an object's members (keyed) or an array's elements up to and including
+// closing; the opening bracket is at s.I.
+func (s *Scanner) skipItems(closing byte, keyed bool) bool {
+	s.I++
+	if s.Peek() == closing {
+		s.I++
+		return true
+	}
+	for {
+		if keyed {
+			if _, ok := s.Str("a key (a quoted string)"); !ok || !s.Expect(':', "':' after key") {
+				return false
+			}
+		}
+		if !s.Skip() {
+			return false
+		}
+		more, ok := s.More(closing, "in a value")
+		if !more || !ok {
+			return ok
+		}
+	}
+}
+
+// numberByte marks the bytes Skip takes as part of a number.
+var numberByte = func() (t [256]bool) {
+	for _, c := range "-+.eE0123456789" {
+		t[c] = true
+	}
+	return t
+}()
+
+// skipNumber skips the run of number bytes at s.I; it fails if there is none.
+func (s *Scanner) skipNumber() bool {
+	start := s.I
+	for s.I < len(s.B) && numberByte[s.B[s.I]] {
+		s.I++
+	}
+	if s.I == len(s.B) {
+		s.HitEnd = true
+	}
+	return s.I > start
 }
 
 // Object parses {"k": v, ...}, calling f with the scanner positioned at each value; kstart

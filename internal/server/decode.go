@@ -112,66 +112,84 @@ func decodeChronos(body []byte) ([]ts.Txn, error) {
 	}
 	txs := make([]ts.Txn, len(raw))
 	for i := range raw {
-		r := &raw[i]
-		t := &txs[i]
-		var err error
-		where := func(what string) error { return badInput(400, "bad_field", "transaction #%d: %s", i, what) }
-		if t.ID, err = scalar(r.Tid); err != nil || t.ID.IsNil() {
-			return nil, where(`"tid" must be a string or an integer`)
-		}
-		if t.Session, err = scalar(r.Sid); err != nil {
-			return nil, where(`"sid" must be a string or an integer`)
-		}
-		t.Seq = -1
-		if r.Sno != nil {
-			t.Seq = *r.Sno
-		}
-		if r.Sts == nil || r.Cts == nil {
-			return nil, where(`"sts" and "cts" are required`)
-		}
-		if t.Start, err = hlc(r.Sts); err != nil {
-			return nil, where(`"sts": ` + err.Error())
-		}
-		if t.Commit, err = hlc(r.Cts); err != nil {
-			return nil, where(`"cts": ` + err.Error())
-		}
-		t.Ops = make([]ts.Op, len(r.Ops))
-		for j := range r.Ops {
-			o := &r.Ops[j]
-			op := &t.Ops[j]
-			if op.Key, err = scalar(o.K); err != nil {
-				return nil, where(fmt.Sprintf("op %d: key must be a string or an integer", j))
-			}
-			switch o.T {
-			case "r", "read":
-				if len(o.V) > 0 && o.V[0] == '[' {
-					op.Kind = history.OpListRead
-					var vs []json.RawMessage
-					if err := json.Unmarshal(o.V, &vs); err != nil {
-						return nil, where(fmt.Sprintf("op %d: bad list", j))
-					}
-					op.List = make([]history.Datum, len(vs))
-					for m, v := range vs {
-						if op.List[m], err = scalar(v); err != nil {
-							return nil, where(fmt.Sprintf("op %d: list element must be a string or an integer", j))
-						}
-					}
-					continue
-				}
-				op.Kind = history.OpRead
-			case "w", "write":
-				op.Kind = history.OpWrite
-			case "a", "append":
-				op.Kind = history.OpAppend
-			default:
-				return nil, where(fmt.Sprintf(`op %d: unknown type %q (expected "r", "w" or "a")`, j, o.T))
-			}
-			if op.Value, err = scalar(o.V); err != nil {
-				return nil, where(fmt.Sprintf("op %d: value must be null, a string or an integer", j))
-			}
+		if what := raw[i].decode(&txs[i]); what != "" {
+			return nil, badInput(400, "bad_field", "transaction #%d: %s", i, what)
 		}
 	}
 	return txs, nil
+}
+
+// decode decodes r into t; a non-empty result says what is wrong with it.
+func (r *chronosTxn) decode(t *ts.Txn) string {
+	var err error
+	if t.ID, err = scalar(r.Tid); err != nil || t.ID.IsNil() {
+		return `"tid" must be a string or an integer`
+	}
+	if t.Session, err = scalar(r.Sid); err != nil {
+		return `"sid" must be a string or an integer`
+	}
+	t.Seq = -1
+	if r.Sno != nil {
+		t.Seq = *r.Sno
+	}
+	if r.Sts == nil || r.Cts == nil {
+		return `"sts" and "cts" are required`
+	}
+	if t.Start, err = hlc(r.Sts); err != nil {
+		return `"sts": ` + err.Error()
+	}
+	if t.Commit, err = hlc(r.Cts); err != nil {
+		return `"cts": ` + err.Error()
+	}
+	t.Ops = make([]ts.Op, len(r.Ops))
+	for j := range r.Ops {
+		if what := r.Ops[j].decode(&t.Ops[j]); what != "" {
+			return fmt.Sprintf("op %d: %s", j, what)
+		}
+	}
+	return ""
+}
+
+// decode decodes o into op; a non-empty result says what is wrong with it.
+func (o *chronosOp) decode(op *ts.Op) string {
+	var err error
+	if op.Key, err = scalar(o.K); err != nil {
+		return "key must be a string or an integer"
+	}
+	switch o.T {
+	case "r", "read":
+		if len(o.V) > 0 && o.V[0] == '[' {
+			op.Kind = history.OpListRead
+			return decodeList(o.V, op)
+		}
+		op.Kind = history.OpRead
+	case "w", "write":
+		op.Kind = history.OpWrite
+	case "a", "append":
+		op.Kind = history.OpAppend
+	default:
+		return fmt.Sprintf(`unknown type %q (expected "r", "w" or "a")`, o.T)
+	}
+	if op.Value, err = scalar(o.V); err != nil {
+		return "value must be null, a string or an integer"
+	}
+	return ""
+}
+
+// decodeList decodes the list a list read observed into op.List.
+func decodeList(v json.RawMessage, op *ts.Op) string {
+	var vs []json.RawMessage
+	if err := json.Unmarshal(v, &vs); err != nil {
+		return "bad list"
+	}
+	op.List = make([]history.Datum, len(vs))
+	for m, v := range vs {
+		var err error
+		if op.List[m], err = scalar(v); err != nil {
+			return "list element must be a string or an integer"
+		}
+	}
+	return ""
 }
 
 func jsonError(err error) error {

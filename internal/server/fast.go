@@ -80,6 +80,16 @@ func decodeFast(body []byte, out *batchBuf) bool {
 	return true
 }
 
+// The fields of a transaction line, as bits of a set.
+const (
+	hasS = 1 << iota
+	hasID
+	hasSts
+	hasCts
+	hasOps
+	hasAll = hasS | hasID | hasSts | hasCts | hasOps
+)
+
 // line decodes one transaction line into out.
 func (out *batchBuf) line(b []byte) bool {
 	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
@@ -87,50 +97,16 @@ func (out *batchBuf) line(b []byte) bool {
 	}
 	t := ts.Txn{Seq: -1}
 	opStart := int32(len(out.ops))
-	const (
-		hasS = 1 << iota
-		hasID
-		hasSts
-		hasCts
-		hasOps
-	)
 	seen := 0
 	i := 1
 	for {
-		// A key: one of five, as a literal.
-		var f int
-		switch {
-		case hasPrefix(b[i:], `"s":`):
-			f, i = hasS, i+4
-		case hasPrefix(b[i:], `"id":`):
-			f, i = hasID, i+5
-		case hasPrefix(b[i:], `"sts":`):
-			f, i = hasSts, i+6
-		case hasPrefix(b[i:], `"cts":`):
-			f, i = hasCts, i+6
-		case hasPrefix(b[i:], `"ops":`):
-			f, i = hasOps, i+6
-		default:
-			return false
-		}
-		if seen&f != 0 {
+		f, j := fieldAt(b, i)
+		if f == 0 || seen&f != 0 {
 			return false
 		}
 		seen |= f
 		var ok bool
-		switch f {
-		case hasS:
-			t.Session, i, ok = scalarAt(b, i)
-		case hasID:
-			t.ID, i, ok = scalarAt(b, i)
-		case hasSts:
-			t.Start, i, ok = pairAt(b, i)
-		case hasCts:
-			t.Commit, i, ok = pairAt(b, i)
-		case hasOps:
-			i, ok = out.opsAt(b, i)
-		}
-		if !ok || i >= len(b) {
+		if i, ok = out.field(&t, f, b, j); !ok || i >= len(b) {
 			return false
 		}
 		if b[i] == '}' {
@@ -141,12 +117,48 @@ func (out *batchBuf) line(b []byte) bool {
 		}
 		i++
 	}
-	if i != len(b)-1 || seen != hasS|hasID|hasSts|hasCts|hasOps || t.ID.IsNil() || t.Session.IsNil() {
+	if i != len(b)-1 || seen != hasAll || t.ID.IsNil() || t.Session.IsNil() {
 		return false
 	}
 	out.txs = append(out.txs, t)
 	out.spans = append(out.spans, opStart, int32(len(out.ops)))
 	return true
+}
+
+// fieldAt recognizes the key at b[i:], one of five as a literal with its colon: it returns
+// the field's bit (0 for any other key) and the index of its value.
+func fieldAt(b []byte, i int) (int, int) {
+	switch {
+	case hasPrefix(b[i:], `"s":`):
+		return hasS, i + 4
+	case hasPrefix(b[i:], `"id":`):
+		return hasID, i + 5
+	case hasPrefix(b[i:], `"sts":`):
+		return hasSts, i + 6
+	case hasPrefix(b[i:], `"cts":`):
+		return hasCts, i + 6
+	case hasPrefix(b[i:], `"ops":`):
+		return hasOps, i + 6
+	}
+	return 0, i
+}
+
+// field decodes the value of field f at b[i:] into t (or, for the ops, into out).
+func (out *batchBuf) field(t *ts.Txn, f int, b []byte, i int) (int, bool) {
+	var ok bool
+	switch f {
+	case hasS:
+		t.Session, i, ok = scalarAt(b, i)
+	case hasID:
+		t.ID, i, ok = scalarAt(b, i)
+	case hasSts:
+		t.Start, i, ok = pairAt(b, i)
+	case hasCts:
+		t.Commit, i, ok = pairAt(b, i)
+	case hasOps:
+		i, ok = out.opsAt(b, i)
+	}
+	return i, ok
 }
 
 // opsAt decodes an "ops" array at b[i:].
@@ -159,41 +171,12 @@ func (out *batchBuf) opsAt(b []byte, i int) (int, bool) {
 		return i + 1, true
 	}
 	for {
-		if i+5 >= len(b) || b[i] != '[' || b[i+1] != '"' || b[i+3] != '"' || b[i+4] != ',' {
-			return i, false
-		}
-		var op ts.Op
-		switch b[i+2] {
-		case 'r':
-			op.Kind = history.OpRead
-		case 'w':
-			op.Kind = history.OpWrite
-		case 'a':
-			op.Kind = history.OpAppend
-		case 'i':
-			op.Kind = history.OpInsert
-		case 'd':
-			op.Kind = history.OpDelete
-		default:
-			return i, false
-		}
-		var ok bool
-		if op.Key, i, ok = scalarAt(b, i+5); !ok || op.Key.IsNil() || i >= len(b) {
-			return i, false
-		}
-		if op.Kind != history.OpDelete {
-			if b[i] != ',' {
-				return i, false
-			}
-			if op.Value, i, ok = scalarAt(b, i+1); !ok || i >= len(b) {
-				return i, false
-			}
-		}
-		if b[i] != ']' {
-			return i, false // a list read, op options, or bad input: the general path decides
+		op, j, ok := opAt(b, i)
+		if !ok {
+			return j, false
 		}
 		out.ops = append(out.ops, op)
-		i++
+		i = j + 1
 		if i >= len(b) {
 			return i, false
 		}
@@ -206,6 +189,49 @@ func (out *batchBuf) opsAt(b []byte, i int) (int, bool) {
 			return i, false
 		}
 	}
+}
+
+// opAt decodes a read, write, append, insert or delete of scalars, ["r",k,v] or ["d",k],
+// at b[i:]; it returns the index of its closing bracket. Anything else (a list read, op
+// options, bad input) fails, for the general path to decide.
+func opAt(b []byte, i int) (ts.Op, int, bool) {
+	var op ts.Op
+	if i+5 >= len(b) || b[i] != '[' || b[i+1] != '"' || b[i+3] != '"' || b[i+4] != ',' {
+		return op, i, false
+	}
+	var ok bool
+	if op.Kind, ok = fastOpKind(b[i+2]); !ok {
+		return op, i, false
+	}
+	if op.Key, i, ok = scalarAt(b, i+5); !ok || op.Key.IsNil() || i >= len(b) {
+		return op, i, false
+	}
+	if op.Kind != history.OpDelete {
+		if b[i] != ',' {
+			return op, i, false
+		}
+		if op.Value, i, ok = scalarAt(b, i+1); !ok || i >= len(b) {
+			return op, i, false
+		}
+	}
+	return op, i, b[i] == ']'
+}
+
+// fastOpKind returns the kind of the operations the fast path decodes by their letter.
+func fastOpKind(c byte) (history.OpKind, bool) {
+	switch c {
+	case 'r':
+		return history.OpRead, true
+	case 'w':
+		return history.OpWrite, true
+	case 'a':
+		return history.OpAppend, true
+	case 'i':
+		return history.OpInsert, true
+	case 'd':
+		return history.OpDelete, true
+	}
+	return 0, false
 }
 
 // scalarAt decodes null, an integer of at most 18 digits, or a string of printable ASCII

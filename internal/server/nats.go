@@ -29,59 +29,13 @@ func (s *Server) consumeNATS(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("jetstream: %w", err)
 	}
-	stream, err := ensureStream(ctx, js, s.opts.Stream, s.opts.Subject)
+	cons, err := s.openConsumer(ctx, js)
 	if err != nil {
 		return err
 	}
-	cons, err := stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
-		Durable: s.opts.Durable, AckPolicy: jetstream.AckExplicitPolicy, FilterSubject: s.opts.Subject,
-		DeliverPolicy: jetstream.DeliverAllPolicy, MaxAckPending: 20000, AckWait: 2 * time.Minute,
-	})
-	if err != nil {
-		return fmt.Errorf("creating consumer %s: %w", s.opts.Durable, err)
-	}
-	info, err := cons.Info(ctx)
-	if err != nil {
-		return fmt.Errorf("consumer info: %w", err)
-	}
-	if !s.opts.NoRebuild && info.Delivered.Stream > 0 {
-		if err := s.rebuild(ctx, js, info.Delivered.Stream); err != nil {
-			return err
-		}
-	}
-	s.log.Info("consuming", "stream", s.opts.Stream, "subject", s.opts.Subject, "durable", s.opts.Durable, "ack_floor", info.AckFloor.Stream)
-
-	type pending struct {
-		msg   jetstream.Msg
-		reply chan applied
-		buf   *batchBuf
-	}
-	// At most maxInFlight batches wait for the checker: the backlog stays in the stream
-	// (durable, and visible as the consumer's pending count), not in the checker's queue,
-	// so a checker that falls behind does not also fall behind in settling what it holds.
-	const maxInFlight = 4
-	acks := make(chan pending, maxInFlight)
-	ackerDone := make(chan struct{})
-	inFlight := make(chan struct{}, maxInFlight)
-	go func() {
-		defer close(ackerDone)
-		for p := range acks {
-			select {
-			case <-p.reply:
-				p.buf.release()
-				<-inFlight
-				if err := p.msg.Ack(); err != nil {
-					s.log.Warn("ack failed; the message will be redelivered and ignored as a duplicate", "err", err)
-				}
-				s.natsMsgs.Add(1)
-			case <-s.stopped:
-				return // not applied: left unacknowledged for redelivery
-			}
-		}
-	}()
+	a := s.startAcker()
 	defer func() {
-		close(acks)
-		<-ackerDone
+		a.stop()
 		nc.Flush()
 	}()
 	for ctx.Err() == nil {
@@ -95,31 +49,113 @@ func (s *Server) consumeNATS(ctx context.Context) error {
 			continue
 		}
 		for msg := range msgs.Messages() {
-			buf, err := decodeBuf(msg.Data())
-			if err != nil {
-				s.natsBad.Add(1)
-				s.log.Warn("bad message refused", "subject", msg.Subject(), "err", err)
-				msg.Term()
-				continue
-			}
-			select {
-			case inFlight <- struct{}{}:
-			case <-s.stopped:
+			if !s.submitMsg(msg, a) {
 				return nil
 			}
-			b := &batch{txs: buf.txs, comp: s.compile(buf), queued: s.opts.Now(), reply: make(chan applied, 1)}
-			select {
-			case s.in <- b:
-			case <-s.stopped:
-				return nil
-			}
-			acks <- pending{msg, b.reply, buf}
 		}
 		if err := msgs.Error(); err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
 			s.log.Warn("fetch ended", "err", err)
 		}
 	}
 	return nil
+}
+
+// openConsumer creates (or updates) the durable consumer on the stream, creating the stream
+// if missing, and rebuilds the checker's state from what it has already delivered.
+func (s *Server) openConsumer(ctx context.Context, js jetstream.JetStream) (jetstream.Consumer, error) {
+	stream, err := ensureStream(ctx, js, s.opts.Stream, s.opts.Subject)
+	if err != nil {
+		return nil, err
+	}
+	cons, err := stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable: s.opts.Durable, AckPolicy: jetstream.AckExplicitPolicy, FilterSubject: s.opts.Subject,
+		DeliverPolicy: jetstream.DeliverAllPolicy, MaxAckPending: 20000, AckWait: 2 * time.Minute,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating consumer %s: %w", s.opts.Durable, err)
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("consumer info: %w", err)
+	}
+	if !s.opts.NoRebuild && info.Delivered.Stream > 0 {
+		if err := s.rebuild(ctx, js, info.Delivered.Stream); err != nil {
+			return nil, err
+		}
+	}
+	s.log.Info("consuming", "stream", s.opts.Stream, "subject", s.opts.Subject, "durable", s.opts.Durable, "ack_floor", info.AckFloor.Stream)
+	return cons, nil
+}
+
+// pendingMsg is a message handed to the checker, waiting for its batch to be applied.
+type pendingMsg struct {
+	msg   jetstream.Msg
+	reply chan applied
+	buf   *batchBuf
+}
+
+// maxInFlight bounds the batches that wait for the checker: the backlog stays in the stream
+// (durable, and visible as the consumer's pending count), not in the checker's queue, so a
+// checker that falls behind does not also fall behind in settling what it holds.
+const maxInFlight = 4
+
+// natsAcker acknowledges messages, in order, once their batches are applied.
+type natsAcker struct {
+	acks     chan pendingMsg
+	done     chan struct{}
+	inFlight chan struct{}
+}
+
+func (s *Server) startAcker() *natsAcker {
+	a := &natsAcker{acks: make(chan pendingMsg, maxInFlight), done: make(chan struct{}), inFlight: make(chan struct{}, maxInFlight)}
+	go func() {
+		defer close(a.done)
+		for p := range a.acks {
+			select {
+			case <-p.reply:
+				p.buf.release()
+				<-a.inFlight
+				if err := p.msg.Ack(); err != nil {
+					s.log.Warn("ack failed; the message will be redelivered and ignored as a duplicate", "err", err)
+				}
+				s.natsMsgs.Add(1)
+			case <-s.stopped:
+				return // not applied: left unacknowledged for redelivery
+			}
+		}
+	}()
+	return a
+}
+
+// stop waits for the acknowledgements of the messages handed over.
+func (a *natsAcker) stop() {
+	close(a.acks)
+	<-a.done
+}
+
+// submitMsg decodes a message and hands its batch to the checker (a bad message is refused
+// for good); it returns false if the server stopped.
+func (s *Server) submitMsg(msg jetstream.Msg, a *natsAcker) bool {
+	buf, err := decodeBuf(msg.Data())
+	if err != nil {
+		s.natsBad.Add(1)
+		s.log.Warn("bad message refused", "subject", msg.Subject(), "err", err)
+		msg.Term()
+		return true
+	}
+	select {
+	case a.inFlight <- struct{}{}:
+	case <-s.stopped:
+		return false
+	}
+	b := &batch{txs: buf.txs, comp: s.compile(buf), queued: s.opts.Now(), reply: make(chan applied, 1)}
+	select {
+	case s.in <- b:
+	case <-s.stopped:
+		return false
+	}
+	a.acks <- pendingMsg{msg, b.reply, buf}
+	return true
 }
 
 func ensureStream(ctx context.Context, js jetstream.JetStream, name, subject string) (jetstream.Stream, error) {

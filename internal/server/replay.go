@@ -62,7 +62,27 @@ func (r ReplayStats) Rate() float64 {
 // Replay runs `isovet replay`: it sends a recorded history to a running server, in commit
 // order or reordered, at a chosen rate, as native JSON-lines batches.
 func Replay(ctx context.Context, o ReplayOptions) (ReplayStats, error) {
-	var st ReplayStats
+	o.setDefaults()
+	h := o.History
+	if h == nil {
+		return ReplayStats{}, errors.New("replay: no history to send")
+	}
+	order, at := schedule(h, o)
+	// Encode batches up front so that sending measures the receiver, not the encoder.
+	bodies, starts, err := encodeBatches(h, order, at, o.Batch)
+	if err != nil {
+		return ReplayStats{}, err
+	}
+	send, done, err := o.sender(ctx)
+	if err != nil {
+		return ReplayStats{}, err
+	}
+	defer done()
+	return o.sendAll(ctx, send, bodies, starts, len(order))
+}
+
+// setDefaults fills in the options left zero.
+func (o *ReplayOptions) setDefaults() {
 	if o.Batch <= 0 {
 		o.Batch = 500
 	}
@@ -81,83 +101,94 @@ func Replay(ctx context.Context, o ReplayOptions) (ReplayStats, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := o.History
-	if h == nil {
-		return st, errors.New("replay: no history to send")
-	}
-	order, at := schedule(h, o)
-	// Encode batches up front so that sending measures the receiver, not the encoder.
-	var bodies [][]byte
-	var starts []time.Duration
-	for i := 0; i < len(order); i += o.Batch {
+}
+
+// encodeBatches encodes order in batches of native JSON lines; starts[i] is when batch i
+// is due.
+func encodeBatches(h *history.History, order []history.TxnID, at []time.Duration, batch int) (bodies [][]byte, starts []time.Duration, _ error) {
+	for i := 0; i < len(order); i += batch {
 		var buf bytes.Buffer
 		enc := native.NewEncoder(&buf)
 		enc.DerivedTimestamps = true // the server checks line by line: it needs timestamps
-		end := min(i+o.Batch, len(order))
+		end := min(i+batch, len(order))
 		for _, t := range order[i:end] {
 			if err := enc.Encode(h, t); err != nil {
-				return st, fmt.Errorf("encoding %s: %w", h.Name(t), err)
+				return nil, nil, fmt.Errorf("encoding %s: %w", h.Name(t), err)
 			}
 		}
 		bodies = append(bodies, buf.Bytes())
 		starts = append(starts, at[i])
 	}
-	var send func(ctx context.Context, body []byte) error
+	return bodies, starts, nil
+}
+
+// sender returns the function that sends a batch to o.To (HTTP or NATS) and the one to call
+// when done sending. Over NATS, batches are published one at a time (o.Parallel is 1).
+func (o *ReplayOptions) sender(ctx context.Context) (send func(context.Context, []byte) error, done func(), _ error) {
 	switch {
 	case strings.HasPrefix(o.To, "http://") || strings.HasPrefix(o.To, "https://"):
 		client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: o.Parallel + 1}}
 		url := strings.TrimSuffix(o.To, "/") + "/v1/txns"
-		send = func(ctx context.Context, body []byte) error { return postBatch(ctx, client, url, body) }
+		return func(ctx context.Context, body []byte) error { return postBatch(ctx, client, url, body) }, func() {}, nil
 	case strings.HasPrefix(o.To, "nats://"):
-		nc, err := nats.Connect(o.To, nats.Name("isovet replay"))
-		if err != nil {
-			return st, fmt.Errorf("connecting to %s: %w", o.To, err)
-		}
-		defer nc.Close()
-		js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(256))
-		if err != nil {
-			return st, err
-		}
-		if _, err := ensureStream(ctx, js, o.Stream, o.Subject); err != nil {
-			return st, err
-		}
-		o.Parallel = 1
-		send = func(ctx context.Context, body []byte) error {
-			_, err := js.PublishAsync(o.Subject, body)
-			return err
-		}
-		defer func() {
-			select {
-			case <-js.PublishAsyncComplete():
-			case <-time.After(time.Minute):
-			}
-		}()
+		return o.natsSender(ctx)
 	default:
-		return st, fmt.Errorf("replay: --to must be http://host:port or nats://host:port, not %q", o.To)
+		return nil, nil, fmt.Errorf("replay: --to must be http://host:port or nats://host:port, not %q", o.To)
 	}
+}
+
+// natsSender publishes batches to o.Subject of the JetStream stream o.Stream (created if
+// missing); done waits (at most a minute) for the pending publications and disconnects.
+func (o *ReplayOptions) natsSender(ctx context.Context) (send func(context.Context, []byte) error, done func(), _ error) {
+	nc, err := nats.Connect(o.To, nats.Name("isovet replay"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("connecting to %s: %w", o.To, err)
+	}
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(256))
+	if err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	if _, err := ensureStream(ctx, js, o.Stream, o.Subject); err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	o.Parallel = 1
+	send = func(ctx context.Context, body []byte) error {
+		_, err := js.PublishAsync(o.Subject, body)
+		return err
+	}
+	done = func() {
+		select {
+		case <-js.PublishAsyncComplete():
+		case <-time.After(time.Minute):
+		}
+		nc.Close()
+	}
+	return send, done, nil
+}
+
+// sendAll sends the batches, each when due (with o.Rate set), at most o.Parallel at once,
+// stopping at the first error; n is the number of transactions. If ctx ends, it returns
+// at once with the batches started so far.
+func (o *ReplayOptions) sendAll(ctx context.Context, send func(context.Context, []byte) error, bodies [][]byte, starts []time.Duration, n int) (ReplayStats, error) {
+	var st ReplayStats
 	begin := time.Now()
 	sem := make(chan struct{}, o.Parallel)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
+	failed := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		return firstErr
+	}
 	for i, body := range bodies {
-		if o.Rate > 0 {
-			if d := time.Until(begin.Add(starts[i])); d > 0 {
-				select {
-				case <-time.After(d):
-				case <-ctx.Done():
-					return st, context.Cause(ctx)
-				}
-			}
-		}
-		if ctx.Err() != nil {
-			return st, context.Cause(ctx)
+		if err := o.waitDue(ctx, begin.Add(starts[i])); err != nil {
+			return st, err
 		}
 		sem <- struct{}{}
-		mu.Lock()
-		err := firstErr
-		mu.Unlock()
-		if err != nil {
+		if failed() != nil {
 			break
 		}
 		wg.Go(func() {
@@ -171,12 +202,29 @@ func Replay(ctx context.Context, o ReplayOptions) (ReplayStats, error) {
 			}
 		})
 		st.Batches++
-		st.Txns += min(o.Batch, len(order)-i*o.Batch)
+		st.Txns += min(o.Batch, n-i*o.Batch)
 	}
 	wg.Wait()
 	st.Elapsed = time.Since(begin)
 	o.Logger.Info("replayed", "txns", st.Txns, "batches", st.Batches, "elapsed", st.Elapsed, "rate", st.Rate())
 	return st, firstErr
+}
+
+// waitDue waits until due when a rate is set; it fails if ctx ends first.
+func (o *ReplayOptions) waitDue(ctx context.Context, due time.Time) error {
+	if o.Rate > 0 {
+		if d := time.Until(due); d > 0 {
+			select {
+			case <-time.After(d):
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return nil
 }
 
 // schedule orders committed, timestamped transactions by commit timestamp, then reorders

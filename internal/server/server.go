@@ -322,7 +322,7 @@ func (s *Server) run(ctx context.Context) {
 	// The checker keeps its OS thread, so that the thread's CPU time is its own.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cpu0, cpuOK := threadCPU()
+	cpu := newCPUClock()
 	tick := time.NewTicker(s.opts.Tick)
 	defer tick.Stop()
 	var delay time.Duration
@@ -332,56 +332,11 @@ func (s *Server) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case b := <-s.in:
-			w0 := time.Now()
 			// The batch arrived when it was queued: a checker that fell behind must not
 			// let time run past batches still waiting for it (their transactions would
 			// find the versions they need collected and be reported late).
 			delay = s.opts.Now().Sub(b.queued)
-			// Time advances to the batch, then it is applied, in one pass over the shards.
-			// Only what Observe reports counts in the reply.
-			clear(s.observed)
-			evs := s.each(func(i int, on *ts.Online, evs []ts.Event) []ts.Event {
-				evs = append(evs, on.Advance(b.queued)...)
-				for j := range b.txs {
-					var got []ts.Event
-					if b.comp != nil {
-						got = on.ObserveCompiled(&b.comp[i][j])
-					} else {
-						got = on.Observe(b.txs[j])
-					}
-					for _, e := range got {
-						if e.Kind == ts.EventViolation {
-							s.observed[i]++
-						}
-						evs = append(evs, e)
-					}
-				}
-				return evs
-			})
-			var a applied
-			for _, n := range s.observed {
-				a.Violations += n
-			}
-			for _, e := range evs {
-				switch e.Kind {
-				case ts.EventDuplicate:
-					a.Duplicates++
-				case ts.EventLate:
-					a.Late++
-				}
-			}
-			if b.rebuild {
-				s.rebuilt.Add(int64(len(b.txs) - a.Duplicates))
-			}
-			s.handle(evs, false)
-			a.Accepted = len(b.txs) - a.Duplicates - a.Late
-			b.reply <- a
-			s.checkerBusy.Add(int64(time.Since(w0)))
-			if cpuOK {
-				if c, ok := threadCPU(); ok {
-					s.checkerCPU.Store(int64(c - cpu0))
-				}
-			}
+			s.apply(b, cpu)
 			// Drain what else is queued before publishing status, but publish at least
 			// once a tick.
 			if len(s.in) > 0 && s.opts.Now().Sub(published) < s.opts.Tick {
@@ -390,20 +345,93 @@ func (s *Server) run(ctx context.Context) {
 		case <-tick.C:
 			// With batches waiting, they advance time (to when they were queued).
 			if len(s.in) == 0 {
-				w0 := time.Now()
-				now := s.opts.Now()
-				s.handle(s.each(func(_ int, on *ts.Online, evs []ts.Event) []ts.Event { return append(evs, on.Advance(now)...) }), true)
-				s.checkerBusy.Add(int64(time.Since(w0)))
-				if cpuOK {
-					if c, ok := threadCPU(); ok {
-						s.checkerCPU.Store(int64(c - cpu0))
-					}
-				}
+				s.advanceIdle(cpu)
 			}
 		}
 		published = s.opts.Now()
 		s.publishStatus(delay, len(s.in))
 	}
+}
+
+// cpuClock reads the checker thread's CPU time since the checker started, where the system
+// tells it.
+type cpuClock struct {
+	start time.Duration
+	ok    bool
+}
+
+func newCPUClock() cpuClock {
+	c, ok := threadCPU()
+	return cpuClock{start: c, ok: ok}
+}
+
+// record adds the wall time since w0 to the checker's busy time and stores its CPU time.
+func (s *Server) record(w0 time.Time, cpu cpuClock) {
+	s.checkerBusy.Add(int64(time.Since(w0)))
+	if cpu.ok {
+		if c, ok := threadCPU(); ok {
+			s.checkerCPU.Store(int64(c - cpu.start))
+		}
+	}
+}
+
+// apply advances time to the batch, then applies it, in one pass over the shards, handles
+// the events and replies with what was accepted. Only what Observe reports counts in the
+// reply.
+func (s *Server) apply(b *batch, cpu cpuClock) {
+	w0 := time.Now()
+	clear(s.observed)
+	evs := s.each(func(i int, on *ts.Online, evs []ts.Event) []ts.Event {
+		evs = append(evs, on.Advance(b.queued)...)
+		for j := range b.txs {
+			var got []ts.Event
+			if b.comp != nil {
+				got = on.ObserveCompiled(&b.comp[i][j])
+			} else {
+				got = on.Observe(b.txs[j])
+			}
+			s.observed[i] += countViolations(got)
+			evs = append(evs, got...)
+		}
+		return evs
+	})
+	var a applied
+	for _, n := range s.observed {
+		a.Violations += n
+	}
+	for _, e := range evs {
+		switch e.Kind {
+		case ts.EventDuplicate:
+			a.Duplicates++
+		case ts.EventLate:
+			a.Late++
+		}
+	}
+	if b.rebuild {
+		s.rebuilt.Add(int64(len(b.txs) - a.Duplicates))
+	}
+	s.handle(evs, false)
+	a.Accepted = len(b.txs) - a.Duplicates - a.Late
+	b.reply <- a
+	s.record(w0, cpu)
+}
+
+func countViolations(evs []ts.Event) int {
+	n := 0
+	for _, e := range evs {
+		if e.Kind == ts.EventViolation {
+			n++
+		}
+	}
+	return n
+}
+
+// advanceIdle advances every shard's time to now, with no batch waiting.
+func (s *Server) advanceIdle(cpu cpuClock) {
+	w0 := time.Now()
+	now := s.opts.Now()
+	s.handle(s.each(func(_ int, on *ts.Online, evs []ts.Event) []ts.Event { return append(evs, on.Advance(now)...) }), true)
+	s.record(w0, cpu)
 }
 
 // each runs f on every shard, appending to that shard's event buffer (shard 0 on this

@@ -149,28 +149,8 @@ func Run(ctx context.Context, h *history.History, level anomaly.Level, opts Opti
 		return res, err
 	}
 	c := &chronos{h: h, m: m, live: make([]*xtxn, len(h.Txns))}
-	evs := make([]event, 0, 2*len(h.Txns))
-	missing := 0
-	for i := range h.Txns {
-		t := &h.Txns[i]
-		if t.Committed() && !t.HasTimestamps {
-			missing++
-		}
-		if !t.Committed() || !t.HasTimestamps {
-			res.Skipped++
-			continue
-		}
-		if t.Commit.Less(t.Start) {
-			c.out = append(c.out, Violation{Kind: anomaly.TimestampOrder, Txn: h.Name(t.ID), TxnID: t.ID, OtherID: -1, TxnStart: t.Start, TxnCommit: t.Commit})
-			continue
-		}
-		ck, snap := positions(t.Start, t.Commit, m.ser)
-		if ck == snap {
-			evs = append(evs, event{ck.ts, ck.ph, phPoint, t.ID})
-		} else {
-			evs = append(evs, event{snap.ts, snap.ph, phStart, t.ID}, event{ck.ts, ck.ph, phCommit, t.ID})
-		}
-	}
+	evs, skipped, missing := c.events()
+	res.Skipped = skipped
 	if missing > 0 {
 		return res, fmt.Errorf("%w: %d of %d committed transactions have no start and commit timestamps", ErrNoTimestamps, missing, len(h.Txns)-res.Skipped+missing)
 	}
@@ -178,46 +158,87 @@ func Run(ctx context.Context, h *history.History, level anomaly.Level, opts Opti
 	if ctx.Err() != nil {
 		return res, context.Cause(ctx)
 	}
-	nk := len(h.Keys)
-	c.fv = make([]history.Value, nk)
-	c.fw = make([]history.TxnID, nk)
-	c.fl = make([][]history.Value, nk)
-	c.ongoing = make([][]history.TxnID, nk)
-	for k := range nk {
-		c.fv[k] = h.InitialValue(history.Key(k))
-		c.fw[k] = -1
-	}
+	c.initKeys()
 	for i, e := range evs {
 		if i&4095 == 0 && ctx.Err() != nil {
 			return res, context.Cause(ctx)
 		}
-		switch e.do {
-		case phStart:
-			x := c.start(e.t)
-			c.reads(e.t, x)
-			if !m.ser {
-				for _, w := range x.writes {
-					c.ongoing[w.k] = append(c.ongoing[w.k], e.t)
-				}
-			}
-		case phCommit:
-			x := c.live[e.t]
-			c.commit(e.t, x)
-		case phPoint:
-			x := c.start(e.t)
-			c.reads(e.t, x)
-			c.commit(e.t, x)
-		}
+		c.replay(e)
 	}
 	if m.session {
 		c.sessions()
 	}
 	res.Violations = c.out
+	nk := len(h.Keys)
 	res.Stats = report.Stats{Txns: len(h.Txns), Committed: len(h.Txns) - res.Skipped, Sessions: len(h.Sessions), Keys: nk}
 	for i := range h.Txns {
 		res.Stats.Ops += len(h.Txns[i].Ops)
 	}
 	return res, nil
+}
+
+// events returns the start and commit events of the committed, timestamped transactions
+// (one point event where they coincide), unsorted; it reports a commit before its start
+// at once. skipped counts the transactions left out, missing those committed without
+// timestamps.
+func (c *chronos) events() (evs []event, skipped, missing int) {
+	h := c.h
+	evs = make([]event, 0, 2*len(h.Txns))
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		if t.Committed() && !t.HasTimestamps {
+			missing++
+		}
+		if !t.Committed() || !t.HasTimestamps {
+			skipped++
+			continue
+		}
+		if t.Commit.Less(t.Start) {
+			c.out = append(c.out, Violation{Kind: anomaly.TimestampOrder, Txn: h.Name(t.ID), TxnID: t.ID, OtherID: -1, TxnStart: t.Start, TxnCommit: t.Commit})
+			continue
+		}
+		ck, snap := positions(t.Start, t.Commit, c.m.ser)
+		if ck == snap {
+			evs = append(evs, event{ck.ts, ck.ph, phPoint, t.ID})
+		} else {
+			evs = append(evs, event{snap.ts, snap.ph, phStart, t.ID}, event{ck.ts, ck.ph, phCommit, t.ID})
+		}
+	}
+	return evs, skipped, missing
+}
+
+// initKeys sets every key's final value to its initial value, with no writer yet.
+func (c *chronos) initKeys() {
+	nk := len(c.h.Keys)
+	c.fv = make([]history.Value, nk)
+	c.fw = make([]history.TxnID, nk)
+	c.fl = make([][]history.Value, nk)
+	c.ongoing = make([][]history.TxnID, nk)
+	for k := range nk {
+		c.fv[k] = c.h.InitialValue(history.Key(k))
+		c.fw[k] = -1
+	}
+}
+
+// replay applies one event: a start takes the snapshot and checks the reads (and, but for
+// serializability, marks the writes ongoing), a commit installs the writes.
+func (c *chronos) replay(e event) {
+	switch e.do {
+	case phStart:
+		x := c.start(e.t)
+		c.reads(e.t, x)
+		if !c.m.ser {
+			for _, w := range x.writes {
+				c.ongoing[w.k] = append(c.ongoing[w.k], e.t)
+			}
+		}
+	case phCommit:
+		c.commit(e.t, c.live[e.t])
+	case phPoint:
+		x := c.start(e.t)
+		c.reads(e.t, x)
+		c.commit(e.t, x)
+	}
 }
 
 func (c *chronos) name(t history.TxnID) history.Datum {

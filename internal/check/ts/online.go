@@ -599,27 +599,46 @@ func (o *Online) write(evs []Event, t *otxn, w *owrite, nv *over, key *okey) []E
 	if w.isL {
 		key.isL = true
 	}
-	vs := key.vs
 	i := key.vsIndex(t.ck)
 	if !o.m.ser {
-		// Versions whose commit is not below t's snapshot and that start before t commits.
-		j := key.vsIndex(t.snap)
-		for _, e := range vs[j:] {
-			x := e.v
-			if x.snapO().cmp(t.ck) < 0 && x.id != t.id {
-				first, second := t, x
-				v := Violation{Kind: anomaly.NoConflict, Key: w.k, HasKey: true, TxnID: -1, OtherID: -1}
-				if x.ckO().cmp(t.ck) < 0 {
-					v.Txn, v.TxnStart, v.TxnCommit = x.id.String(), x.start, x.commit()
-					v.Other, v.OtherStart, v.OtherCommit = t.id.String(), t.start, t.commit
-				} else {
-					v.Txn, v.TxnStart, v.TxnCommit = first.id.String(), first.start, first.commit
-					v.Other, v.OtherStart, v.OtherCommit = second.id.String(), second.start, second.commit()
-				}
-				evs = o.emit(evs, v)
-			}
-		}
+		evs = o.noConflicts(evs, t, w, key)
 	}
+	evs = o.ties(evs, t, w, key, i)
+	o.insertVersion(t, w, nv, key, i)
+	// Pending reads of the key whose snapshot lies after this commit may now be judged
+	// otherwise (see okey).
+	if key.hasSnap && t.ck.p.cmp(key.maxSnap) <= 0 {
+		o.rejudge(t, key)
+	}
+	return evs
+}
+
+// noConflicts reports NOCONFLICT against the versions of the key whose commit is not below
+// t's snapshot and that start before t commits.
+func (o *Online) noConflicts(evs []Event, t *otxn, w *owrite, key *okey) []Event {
+	j := key.vsIndex(t.snap)
+	for _, e := range key.vs[j:] {
+		x := e.v
+		if x.snapO().cmp(t.ck) >= 0 || x.id == t.id {
+			continue
+		}
+		v := Violation{Kind: anomaly.NoConflict, Key: w.k, HasKey: true, TxnID: -1, OtherID: -1}
+		if x.ckO().cmp(t.ck) < 0 {
+			v.Txn, v.TxnStart, v.TxnCommit = x.id.String(), x.start, x.commit()
+			v.Other, v.OtherStart, v.OtherCommit = t.id.String(), t.start, t.commit
+		} else {
+			v.Txn, v.TxnStart, v.TxnCommit = t.id.String(), t.start, t.commit
+			v.Other, v.OtherStart, v.OtherCommit = x.id.String(), x.start, x.commit()
+		}
+		evs = o.emit(evs, v)
+	}
+	return evs
+}
+
+// ties reports the versions of the key committed at t's commit timestamp, on either side
+// of i, where t's version goes.
+func (o *Online) ties(evs []Event, t *otxn, w *owrite, key *okey, i int) []Event {
+	vs := key.vs
 	for j := i - 1; j >= 0 && (j < len(vs)-1 || key.lastCk.ts == t.commit) && vs[j].ck.ts == t.commit; j-- {
 		x := vs[j].v
 		evs = o.tie(evs, w.k, t.id.String(), t.start, t.commit, x.id.String(), x.start, x.commit())
@@ -628,6 +647,12 @@ func (o *Online) write(evs []Event, t *otxn, w *owrite, nv *over, key *okey) []E
 		x := vs[j].v
 		evs = o.tie(evs, w.k, x.id.String(), x.start, x.commit(), t.id.String(), t.start, t.commit)
 	}
+	return evs
+}
+
+// insertVersion fills in nv, t's version of the key, and inserts it at i.
+func (o *Online) insertVersion(t *otxn, w *owrite, nv *over, key *okey, i int) {
+	vs := key.vs
 	*nv = over{cts: t.ck.p.ts, cph: t.ck.p.ph, sts: t.snap.p.ts, sph: t.snap.p.ph, start: t.start, id: t.id, v: w.v}
 	if w.isL {
 		nv.list = &olist{app: w.app}
@@ -646,20 +671,19 @@ func (o *Online) write(evs []Event, t *otxn, w *owrite, nv *over, key *okey) []E
 	}
 	o.st.Versions++
 	o.elems += int64(len(w.app))
-	// Pending reads of the key whose snapshot lies after this commit may now be judged
-	// otherwise (see okey).
-	if key.hasSnap && t.ck.p.cmp(key.maxSnap) <= 0 {
-		for r := key.lastRead; r != nil && !r.done && r.maxBelow.cmp(t.ck.p) >= 0; r = r.prev {
-			if r.t.snap.cmp(t.ck) <= 0 {
-				continue
-			}
-			if ok := o.verdict(r); ok != r.ok {
-				r.ok = ok
-				o.st.Flips++
-			}
+}
+
+// rejudge judges again the pending reads of the key whose snapshot lies after t's commit.
+func (o *Online) rejudge(t *otxn, key *okey) {
+	for r := key.lastRead; r != nil && !r.done && r.maxBelow.cmp(t.ck.p) >= 0; r = r.prev {
+		if r.t.snap.cmp(t.ck) <= 0 {
+			continue
+		}
+		if ok := o.verdict(r); ok != r.ok {
+			r.ok = ok
+			o.st.Flips++
 		}
 	}
-	return evs
 }
 
 func (o *Online) tie(evs []Event, k history.Datum, later string, ls, lc history.Timestamp, earlier string, es, ec history.Timestamp) []Event {
