@@ -415,83 +415,137 @@ func (c *check) sources(certain bool) [][]int32 {
 // reads, for causal) must come before t2. It reports false when the causal check's vector
 // clocks would exceed maxWords.
 func (c *check) saturate(ctx context.Context, level anomaly.Level, certain bool, maxWords int) (bool, error) {
-	d := c.d
-	src := c.sources(certain)
-	counts := counter(d, certain)
-	add := func(t1, t2, reader int32, k history.Key, v history.Value) {
-		if t1 == t2 || t1 == reader {
-			return
-		}
-		if !certain {
-			c.possible.AddEdge(t1, t2)
-			if t2 == c.n {
-				c.possible.AddEdge(t2, t1)
-			}
-			return
-		}
-		key := [2]int32{t1, t2}
-		if _, ok := c.forced[key]; ok {
-			return
-		}
-		c.forced[key] = forced{t1, t2, reader, k, v}
-		c.certain.AddEdge(t1, t2)
-		c.possible.AddEdge(t1, t2)
-		if t2 == c.n { // before the initial state: the initial state precedes t1
-			c.certain.AddEdge(t2, t1)
-			c.possible.AddEdge(t2, t1)
-			c.why[[2]int32{t2, t1}] = "the initial state comes before every transaction"
-		}
-	}
-	// The writer each read read from (Init for the initial state), per candidate.
-	readFrom := func(r *deps.Read) []int32 {
-		if certain && len(r.Cands) != 1 {
-			return nil
-		}
-		var out []int32
-		for _, w := range r.Cands {
-			if w == d.Init || counts(w) {
-				out = append(out, w)
-			}
-		}
-		return out
-	}
+	s := &saturator{c: c, certain: certain, src: c.sources(certain), counts: counter(c.d, certain)}
 	if level == anomaly.ReadAtomic {
-		for ri := range d.Reads {
-			r := &d.Reads[ri]
-			if r.Op < 0 || !counts(r.Txn) {
-				continue
-			}
-			for _, t2 := range readFrom(r) {
-				for _, t1 := range src[r.Txn] {
-					if _, wrote := d.WriteOf(t1, r.Key); wrote {
-						add(t1, t2, r.Txn, r.Key, r.Value)
-					}
+		s.readAtomic()
+		return true, nil
+	}
+	return s.causal(ctx, maxWords)
+}
+
+// saturator is one saturation of the certain (or the possible) graph.
+type saturator struct {
+	c       *check
+	certain bool
+	src     [][]int32 // per transaction: the transactions it read from
+	counts  func(t int32) bool
+}
+
+// add forces t1 before t2, which reader read k=v from.
+func (s *saturator) add(t1, t2, reader int32, k history.Key, v history.Value) {
+	c := s.c
+	if t1 == t2 || t1 == reader {
+		return
+	}
+	if !s.certain {
+		c.possible.AddEdge(t1, t2)
+		if t2 == c.n {
+			c.possible.AddEdge(t2, t1)
+		}
+		return
+	}
+	key := [2]int32{t1, t2}
+	if _, ok := c.forced[key]; ok {
+		return
+	}
+	c.forced[key] = forced{t1, t2, reader, k, v}
+	c.certain.AddEdge(t1, t2)
+	c.possible.AddEdge(t1, t2)
+	if t2 == c.n { // before the initial state: the initial state precedes t1
+		c.certain.AddEdge(t2, t1)
+		c.possible.AddEdge(t2, t1)
+		c.why[[2]int32{t2, t1}] = "the initial state comes before every transaction"
+	}
+}
+
+// readFrom returns the writers r read from (Init for the initial state), per candidate.
+func (s *saturator) readFrom(r *deps.Read) []int32 {
+	d := s.c.d
+	if s.certain && len(r.Cands) != 1 {
+		return nil
+	}
+	var out []int32
+	for _, w := range r.Cands {
+		if w == d.Init || s.counts(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// readAtomic forces, for each read of k from t2, every transaction the reader read from that
+// wrote k before t2.
+func (s *saturator) readAtomic() {
+	d := s.c.d
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		if r.Op < 0 || !s.counts(r.Txn) {
+			continue
+		}
+		for _, t2 := range s.readFrom(r) {
+			for _, t1 := range s.src[r.Txn] {
+				if _, wrote := d.WriteOf(t1, r.Key); wrote {
+					s.add(t1, t2, r.Txn, r.Key, r.Value)
 				}
 			}
 		}
-		return true, nil
 	}
-	// Causal: the causal past of each transaction as a vector clock over sessions.
-	h := d.H
-	ns := len(h.Sessions)
+}
+
+// causal forces, for each read of k from t2, the latest writer of k in each session within
+// the reader's causal past before t2. The causal past is a vector clock over sessions per
+// transaction.
+func (s *saturator) causal(ctx context.Context, maxWords int) (bool, error) {
+	c, d := s.c, s.c.d
+	ns := len(d.H.Sessions)
 	if d.N*ns > maxWords {
 		return false, nil
 	}
-	g := causalGraph(d, src, counts)
-	if certain {
-		c.src, c.past = src, g
+	g := causalGraph(d, s.src, s.counts)
+	if s.certain {
+		c.src, c.past = s.src, g
 	}
+	clock, ok, err := vectorClocks(ctx, d, g)
+	if err != nil || !ok {
+		return true, err // !ok: a cycle of session order and reads; the graphs have it already
+	}
+	perKey := s.sessionWriters()
+	for ri := range d.Reads {
+		if ri%4096 == 0 && ctx.Err() != nil {
+			return true, context.Cause(ctx)
+		}
+		r := &d.Reads[ri]
+		if r.Op < 0 || !s.counts(r.Txn) {
+			continue
+		}
+		cr := clock[int(r.Txn)*ns : int(r.Txn)*ns+ns]
+		for _, t2 := range s.readFrom(r) {
+			for _, sw := range perKey[r.Key] {
+				if t1, ok := sw.latestIn(cr); ok {
+					s.add(t1, t2, r.Txn, r.Key, r.Value)
+				}
+			}
+		}
+	}
+	return true, nil
+}
+
+// vectorClocks returns, per transaction and session, the last seq of that session in the
+// transaction's causal past (g's predecessors), -1 for none; ok is false when g has a cycle.
+func vectorClocks(ctx context.Context, d *deps.Deps, g *graph.Digraph) (clock []int32, ok bool, err error) {
+	h := d.H
+	ns := len(h.Sessions)
 	order, ok := graph.Topo(g)
 	if !ok {
-		return true, nil // a cycle of session order and reads: the graphs have it already
+		return nil, false, nil
 	}
-	clock := make([]int32, d.N*ns) // per transaction and session: the last seq in its past, -1
+	clock = make([]int32, d.N*ns)
 	for i := range clock {
 		clock[i] = -1
 	}
 	for i, u := range order {
 		if i%4096 == 0 && ctx.Err() != nil {
-			return true, context.Cause(ctx)
+			return nil, true, context.Cause(ctx)
 		}
 		cu := clock[int(u)*ns : int(u)*ns+ns]
 		x := &h.Txns[u]
@@ -503,14 +557,39 @@ func (c *check) saturate(ctx context.Context, level anomaly.Level, certain bool,
 			cv[x.Session] = max(cv[x.Session], x.Seq)
 		}
 	}
-	// Per key, per session that wrote it, the counted writers by seq.
-	type sessWriters struct {
-		s          history.SessionID
-		seqs, txns []int32
+	return clock, true, nil
+}
+
+// sessWriters are the counted writers of a key in one session, by seq.
+type sessWriters struct {
+	s          history.SessionID
+	seqs, txns []int32
+}
+
+// latestIn returns the latest of the writers within the causal past clock cr: the earlier
+// ones precede it in session order, so its edge orders them too.
+func (sw *sessWriters) latestIn(cr []int32) (int32, bool) {
+	last := cr[sw.s]
+	if last < 0 {
+		return 0, false
 	}
+	i, found := slices.BinarySearch(sw.seqs, last)
+	if found {
+		i++
+	}
+	if i == 0 {
+		return 0, false
+	}
+	return sw.txns[i-1], true
+}
+
+// sessionWriters lists, per key, per session that wrote it, the counted writers by seq.
+func (s *saturator) sessionWriters() [][]sessWriters {
+	d := s.c.d
+	h := d.H
 	perKey := make([][]sessWriters, len(h.Keys))
 	for t := range d.N {
-		if !counts(int32(t)) {
+		if !s.counts(int32(t)) {
 			continue
 		}
 		x := &h.Txns[t]
@@ -526,34 +605,7 @@ func (c *check) saturate(ctx context.Context, level anomaly.Level, certain bool,
 			perKey[w.Key] = sw
 		}
 	}
-	for ri := range d.Reads {
-		if ri%4096 == 0 && ctx.Err() != nil {
-			return true, context.Cause(ctx)
-		}
-		r := &d.Reads[ri]
-		if r.Op < 0 || !counts(r.Txn) {
-			continue
-		}
-		cr := clock[int(r.Txn)*ns : int(r.Txn)*ns+ns]
-		for _, t2 := range readFrom(r) {
-			for _, sw := range perKey[r.Key] {
-				last := cr[sw.s]
-				if last < 0 {
-					continue
-				}
-				// The latest writer of the key in the session within the reader's past: the
-				// earlier ones precede it in session order, so its edge orders them too.
-				i, found := slices.BinarySearch(sw.seqs, last)
-				if found {
-					i++
-				}
-				if i > 0 {
-					add(sw.txns[i-1], t2, r.Txn, r.Key, r.Value)
-				}
-			}
-		}
-	}
-	return true, nil
+	return perKey
 }
 
 // hasPredicates reports whether h has predicate operations.
