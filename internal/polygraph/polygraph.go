@@ -798,149 +798,225 @@ type Option struct {
 // polled between passes, every 1024 constraints and between blocks of reachability; on
 // cancellation it returns context.Cause(ctx) (a violation found before stands: it is
 // returned only once proved).
+//
+// Each pass collects one reachability query per edge of each option (an edge u→v asks
+// reach(v, u)), answers them in one batch, and removes the options that close a cycle.
 func (p *Polygraph) Prune(ctx context.Context) (*Violation, error) {
-	d := p.D
-	var buf []deps.Edge
 	defer func() { p.work, p.inWork = nil, nil }()
+	pr := &pruner{p: p, ctx: ctx}
 	for {
 		p.Passes++
-		nodes := int32(p.G.N())
-		// Collect queries: for each option, each edge u→v asks reach(v, u).
-		type opt struct {
-			q0, q1 int32 // query range
-		}
-		var qs []graph.Query
-		wwOpts := make([][2]opt, len(p.WW))
-		for ci := range p.WW {
-			if ci&1023 == 0 && ctx.Err() != nil {
-				return nil, context.Cause(ctx)
-			}
-			c := &p.WW[ci]
-			if c.Fixed != 0 || !p.committed(c.A) || !p.committed(c.B) {
-				continue
-			}
-			for side, ab := range [2][2]int32{{c.A, c.B}, {c.B, c.A}} {
-				q0 := int32(len(qs))
-				buf = p.orientEdges(c, ab[0], ab[1], buf[:0])
-				for _, e := range buf {
-					qs = append(qs, graph.Query{From: e.To, To: e.From})
-				}
-				wwOpts[ci][side] = opt{q0, int32(len(qs))}
-			}
-		}
-		wrOpts := make([][]opt, len(p.WR))
-		for wi := range p.WR {
-			if wi&1023 == 0 && ctx.Err() != nil {
-				return nil, context.Cause(ctx)
-			}
-			rc := &p.WR[wi]
-			if rc.Fixed || d.Status[d.Reads[rc.Read].Txn] != deps.Committed {
-				continue
-			}
-			wrOpts[wi] = make([]opt, len(rc.Cands))
-			for j, w := range rc.Cands {
-				q0 := int32(len(qs))
-				for _, e := range p.readEdges(rc.Read, w) {
-					if e.To < nodes && e.From < nodes {
-						qs = append(qs, graph.Query{From: e.To, To: e.From})
-					}
-				}
-				wrOpts[wi][j] = opt{q0, int32(len(qs))}
-			}
-		}
-		// Init-version nodes created while collecting are not in the queries; collect again
-		// if the graph grew.
-		if p.G.N() != int(nodes) {
-			p.Passes--
-			continue
-		}
-		g, order, pos, loop, err := p.passGraph(ctx, qs)
-		if err != nil {
-			return nil, err
-		}
-		if loop {
-			return &Violation{Cycles: [][]deps.Edge{p.knownCycle(graph.FindCycle(p.G))}, Options: []Option{{WW: -1, WR: -1}}}, nil
-		}
-		ans, err := graph.ReachBatch(ctx, g, order, pos, qs)
-		if err != nil {
-			return nil, err
-		}
-		cyclic := func(o opt) bool {
-			for i := o.q0; i < o.q1; i++ {
-				if ans[i] {
-					return true
-				}
-			}
-			return false
-		}
-		changed := false
-		for ci := range p.WW {
-			if ci&1023 == 0 && ctx.Err() != nil {
-				return nil, context.Cause(ctx)
-			}
-			c := &p.WW[ci]
-			if c.Fixed != 0 || !p.committed(c.A) || !p.committed(c.B) {
-				continue
-			}
-			l, r := cyclic(wwOpts[ci][0]), cyclic(wwOpts[ci][1])
-			switch {
-			case l && r:
-				v := &Violation{}
-				for _, ab := range [2][2]int32{{c.A, c.B}, {c.B, c.A}} {
-					v.Cycles = append(v.Cycles, p.cycleWith(p.orientEdges(c, ab[0], ab[1], nil)))
-					v.Options = append(v.Options, Option{WW: int32(ci), First: ab[0], WR: -1})
-				}
-				return v, nil
-			case l:
-				p.fixWW(ci, c.B, c.A)
-				changed = true
-			case r:
-				p.fixWW(ci, c.A, c.B)
-				changed = true
-			}
-		}
-		for wi := range p.WR {
-			if wi&1023 == 0 && ctx.Err() != nil {
-				return nil, context.Cause(ctx)
-			}
-			rc := &p.WR[wi]
-			if rc.Fixed || wrOpts[wi] == nil {
-				continue
-			}
-			var keep []int32
-			var gone []int32
-			for j, w := range rc.Cands {
-				if cyclic(wrOpts[wi][j]) {
-					gone = append(gone, w)
-				} else {
-					keep = append(keep, w)
-				}
-			}
-			if len(keep) == 0 {
-				v := &Violation{}
-				for _, w := range rc.Cands {
-					v.Cycles = append(v.Cycles, p.cycleWith(p.readEdges(rc.Read, w)))
-					v.Options = append(v.Options, Option{WW: -1, WR: int32(wi), Writer: w})
-				}
-				return v, nil
-			}
-			if len(gone) > 0 {
-				p.PrunedWR += len(gone)
-				rc.Cands = keep
-				changed = true
-			}
-			if len(keep) == 1 && p.committed(keep[0]) {
-				p.fixWR(wi)
-				changed = true
-			}
-		}
-		if !changed {
-			return nil, nil
+		v, changed, err := pr.pass()
+		if v != nil || err != nil || !changed {
+			return v, err
 		}
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
 	}
+}
+
+// queryRange is the range [q0, q1) of the queries of one option.
+type queryRange struct{ q0, q1 int32 }
+
+// pruner is the state of [Polygraph.Prune]'s passes.
+type pruner struct {
+	p   *Polygraph
+	ctx context.Context
+	buf []deps.Edge
+	// Per pass: the queries, each option's range of them, and their answers.
+	qs     []graph.Query
+	wwOpts [][2]queryRange
+	wrOpts [][]queryRange
+	ans    []bool
+}
+
+// polled reports a cancellation, checked every 1024 constraints.
+func (pr *pruner) polled(i int) error {
+	if i&1023 == 0 && pr.ctx.Err() != nil {
+		return context.Cause(pr.ctx)
+	}
+	return nil
+}
+
+// undecidedWW reports whether pair c is still open between committed transactions.
+func (p *Polygraph) undecidedWW(c *WW) bool {
+	return c.Fixed == 0 && p.committed(c.A) && p.committed(c.B)
+}
+
+// pass runs one pruning pass: the violation it proves, or whether it fixed anything.
+func (pr *pruner) pass() (*Violation, bool, error) {
+	p := pr.p
+	var nodes int32
+	for {
+		nodes = int32(p.G.N())
+		if err := pr.collect(nodes); err != nil {
+			return nil, false, err
+		}
+		// Init-version nodes created while collecting are not in the queries; collect
+		// again if the graph grew.
+		if p.G.N() == int(nodes) {
+			break
+		}
+	}
+	g, order, pos, loop, err := p.passGraph(pr.ctx, pr.qs)
+	if err != nil {
+		return nil, false, err
+	}
+	if loop {
+		return &Violation{Cycles: [][]deps.Edge{p.knownCycle(graph.FindCycle(p.G))}, Options: []Option{{WW: -1, WR: -1}}}, false, nil
+	}
+	if pr.ans, err = graph.ReachBatch(pr.ctx, g, order, pos, pr.qs); err != nil {
+		return nil, false, err
+	}
+	v, changedWW, err := pr.applyWW()
+	if v != nil || err != nil {
+		return v, false, err
+	}
+	v, changedWR, err := pr.applyWR()
+	return v, changedWW || changedWR, err
+}
+
+// collect gathers the queries of every open option of committed transactions.
+func (pr *pruner) collect(nodes int32) error {
+	p := pr.p
+	pr.qs = nil
+	pr.wwOpts = make([][2]queryRange, len(p.WW))
+	for ci := range p.WW {
+		if err := pr.polled(ci); err != nil {
+			return err
+		}
+		c := &p.WW[ci]
+		if !p.undecidedWW(c) {
+			continue
+		}
+		for side, ab := range [2][2]int32{{c.A, c.B}, {c.B, c.A}} {
+			q0 := int32(len(pr.qs))
+			pr.buf = p.orientEdges(c, ab[0], ab[1], pr.buf[:0])
+			for _, e := range pr.buf {
+				pr.qs = append(pr.qs, graph.Query{From: e.To, To: e.From})
+			}
+			pr.wwOpts[ci][side] = queryRange{q0, int32(len(pr.qs))}
+		}
+	}
+	d := p.D
+	pr.wrOpts = make([][]queryRange, len(p.WR))
+	for wi := range p.WR {
+		if err := pr.polled(wi); err != nil {
+			return err
+		}
+		rc := &p.WR[wi]
+		if rc.Fixed || d.Status[d.Reads[rc.Read].Txn] != deps.Committed {
+			continue
+		}
+		pr.wrOpts[wi] = make([]queryRange, len(rc.Cands))
+		for j, w := range rc.Cands {
+			q0 := int32(len(pr.qs))
+			for _, e := range p.readEdges(rc.Read, w) {
+				if e.To < nodes && e.From < nodes {
+					pr.qs = append(pr.qs, graph.Query{From: e.To, To: e.From})
+				}
+			}
+			pr.wrOpts[wi][j] = queryRange{q0, int32(len(pr.qs))}
+		}
+	}
+	return nil
+}
+
+// cyclic reports whether an option's edges close a cycle with the known graph.
+func (pr *pruner) cyclic(o queryRange) bool {
+	for i := o.q0; i < o.q1; i++ {
+		if pr.ans[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// applyWW fixes each pair with one cyclic orientation; both cyclic is a violation.
+func (pr *pruner) applyWW() (*Violation, bool, error) {
+	p := pr.p
+	changed := false
+	for ci := range p.WW {
+		if err := pr.polled(ci); err != nil {
+			return nil, false, err
+		}
+		c := &p.WW[ci]
+		if !p.undecidedWW(c) {
+			continue
+		}
+		l, r := pr.cyclic(pr.wwOpts[ci][0]), pr.cyclic(pr.wwOpts[ci][1])
+		switch {
+		case l && r:
+			return p.wwViolation(ci), false, nil
+		case l:
+			p.fixWW(ci, c.B, c.A)
+			changed = true
+		case r:
+			p.fixWW(ci, c.A, c.B)
+			changed = true
+		}
+	}
+	return nil, changed, nil
+}
+
+// wwViolation is the violation of pair ci, both of whose orientations close a cycle.
+func (p *Polygraph) wwViolation(ci int) *Violation {
+	c := &p.WW[ci]
+	v := &Violation{}
+	for _, ab := range [2][2]int32{{c.A, c.B}, {c.B, c.A}} {
+		v.Cycles = append(v.Cycles, p.cycleWith(p.orientEdges(c, ab[0], ab[1], nil)))
+		v.Options = append(v.Options, Option{WW: int32(ci), First: ab[0], WR: -1})
+	}
+	return v
+}
+
+// applyWR drops each read's cyclic candidates, fixing a read left with one committed
+// candidate; a read left with none is a violation.
+func (pr *pruner) applyWR() (*Violation, bool, error) {
+	p := pr.p
+	changed := false
+	for wi := range p.WR {
+		if err := pr.polled(wi); err != nil {
+			return nil, false, err
+		}
+		rc := &p.WR[wi]
+		if rc.Fixed || pr.wrOpts[wi] == nil {
+			continue
+		}
+		var keep, gone []int32
+		for j, w := range rc.Cands {
+			if pr.cyclic(pr.wrOpts[wi][j]) {
+				gone = append(gone, w)
+			} else {
+				keep = append(keep, w)
+			}
+		}
+		if len(keep) == 0 {
+			return p.wrViolation(wi), false, nil
+		}
+		if len(gone) > 0 {
+			p.PrunedWR += len(gone)
+			rc.Cands = keep
+			changed = true
+		}
+		if len(keep) == 1 && p.committed(keep[0]) {
+			p.fixWR(wi)
+			changed = true
+		}
+	}
+	return nil, changed, nil
+}
+
+// wrViolation is the violation of read wi, every candidate of which closes a cycle.
+func (p *Polygraph) wrViolation(wi int) *Violation {
+	rc := &p.WR[wi]
+	v := &Violation{}
+	for _, w := range rc.Cands {
+		v.Cycles = append(v.Cycles, p.cycleWith(p.readEdges(rc.Read, w)))
+		v.Options = append(v.Options, Option{WW: -1, WR: int32(wi), Writer: w})
+	}
+	return v
 }
 
 // maxWorkTerminals bounds the nodes of the reduced working graph of later pruning passes
