@@ -528,160 +528,236 @@ func (p *Polygraph) keyWrites() [][]int32 {
 // wids, if not nil, holds the write indexes of k's writers (see keyWrites). work counts
 // the pairs made so far, across keys; ctx is polled every 1024 of them.
 func (p *Polygraph) buildKey(ctx context.Context, k history.Key, wids []int32, known []deps.Edge, work *int) ([]deps.Edge, error) {
-	d := p.D
-	ws := d.Writers[k]
+	ws := p.D.Writers[k]
 	if len(ws) == 0 {
 		return known, nil
 	}
-	// Versions are numbered by slot: j for ws[j], len(ws) for Init, and further slots for
-	// any other source (not expected: a source is a committed writer of k).
-	n := len(ws)
-	if wids == nil {
-		wids = make([]int32, n)
-		for j, w := range ws {
-			wids[j] = p.wid(w, k)
-		}
-	}
-	if len(p.slot) < d.N {
-		p.slot = make([]int32, d.N)
-	}
-	for j, w := range ws {
-		p.slot[w] = int32(j) + 1
-	}
+	b := &keyBuilder{p: p, d: p.D, k: k, ws: ws, wids: wids, n: len(ws), known: known}
+	b.numberSlots()
 	defer func() {
 		for _, w := range ws {
 			p.slot[w] = 0
 		}
 	}()
-	nv := int32(n) + 1
-	var other map[int32]int32
-	slotOf := func(v int32) int32 {
-		if v == d.Init {
-			return int32(n)
-		}
-		if v >= 0 && int(v) < len(p.slot) && p.slot[v] > 0 {
-			return p.slot[v] - 1
-		}
-		if other == nil {
-			other = make(map[int32]int32)
-		}
-		s, ok := other[v]
-		if !ok {
-			s = nv
-			nv++
-			other[v] = s
-		}
-		return s
+	b.chainLinks()
+	b.chainBlocks()
+	if err := b.pairs(ctx, work); err != nil {
+		return nil, err
 	}
-	// pred[j]: the slot of the version ws[j] read-modified, or -1; succs: per slot, how many
-	// writers read-modified it; next: per slot, such a writer's position (the unique
+	return b.known, nil
+}
+
+// block is a chain of read-modify-writes of one key, a contiguous block of its version
+// order, from first to last; initRoot if first read the initial version.
+type block struct {
+	first, last int32
+	initRoot    bool
+}
+
+// keyBuilder is the state of [Polygraph.buildKey] for one key.
+type keyBuilder struct {
+	p     *Polygraph
+	d     *deps.Deps
+	k     history.Key
+	ws    []int32 // k's writers
+	wids  []int32 // their write indexes
+	n     int     // len(ws)
+	known []deps.Edge
+	// Versions are numbered by slot: j for ws[j], n for Init, and further slots (nv on)
+	// for any other source (not expected: a source is a committed writer of k).
+	nv    int32
+	other map[int32]int32
+	// pred[j]: the slot of the version ws[j] read-modified, or -1; succs: per slot, how
+	// many writers read-modified it; next: per slot, such a writer's position (the unique
 	// read-modify-write successor when succs is 1), or -1.
-	pred := make([]int32, n)
-	for j, w := range ws {
-		pred[j] = -1
-		if d.Status[w] != deps.Committed {
-			continue
-		}
-		if v := p.rmw[wids[j]]; v >= 0 && v != w && (v == d.Init || d.Status[v] == deps.Committed) {
-			pred[j] = slotOf(v)
+	pred, succs, next []int32
+	blocks            []block
+}
+
+// numberSlots fills in the write indexes if needed and numbers each writer's version.
+func (b *keyBuilder) numberSlots() {
+	p := b.p
+	if b.wids == nil {
+		b.wids = make([]int32, b.n)
+		for j, w := range b.ws {
+			b.wids[j] = p.wid(w, b.k)
 		}
 	}
-	succs := make([]int32, nv)
-	next := make([]int32, nv)
-	for i := range next {
-		next[i] = -1
+	if len(p.slot) < b.d.N {
+		p.slot = make([]int32, b.d.N)
 	}
-	for j, v := range pred {
+	for j, w := range b.ws {
+		p.slot[w] = int32(j) + 1
+	}
+	b.nv = int32(b.n) + 1
+}
+
+// slotOf is the slot of version v (written by transaction v, or Init).
+func (b *keyBuilder) slotOf(v int32) int32 {
+	if v == b.d.Init {
+		return int32(b.n)
+	}
+	if v >= 0 && int(v) < len(b.p.slot) && b.p.slot[v] > 0 {
+		return b.p.slot[v] - 1
+	}
+	if b.other == nil {
+		b.other = make(map[int32]int32)
+	}
+	s, ok := b.other[v]
+	if !ok {
+		s = b.nv
+		b.nv++
+		b.other[v] = s
+	}
+	return s
+}
+
+// rmwOf is the version committed writer ws[j] read-modified, if it is a committed one (or
+// Init) other than its own, else -1.
+func (b *keyBuilder) rmwOf(j int) int32 {
+	d, w := b.d, b.ws[j]
+	if d.Status[w] != deps.Committed {
+		return -1
+	}
+	if v := b.p.rmw[b.wids[j]]; v >= 0 && v != w && (v == d.Init || d.Status[v] == deps.Committed) {
+		return b.slotOf(v)
+	}
+	return -1
+}
+
+// chainLinks computes pred, succs and next.
+func (b *keyBuilder) chainLinks() {
+	b.pred = make([]int32, b.n)
+	for j := range b.ws {
+		b.pred[j] = b.rmwOf(j)
+	}
+	b.succs = make([]int32, b.nv)
+	b.next = make([]int32, b.nv)
+	for i := range b.next {
+		b.next[i] = -1
+	}
+	for j, v := range b.pred {
 		if v >= 0 {
-			succs[v]++
-			next[v] = int32(j)
+			b.succs[v]++
+			b.next[v] = int32(j)
 		}
 	}
-	inChain := func(j int) bool { return pred[j] >= 0 && succs[pred[j]] == 1 }
-	// Blocks: start at writers that are not a chained successor.
-	type block struct {
-		first, last int32
-		initRoot    bool
-	}
-	var blocks []block
-	covered := make([]bool, n)
-	for j, w := range ws {
-		if inChain(j) && pred[j] != int32(n) {
+}
+
+// inChain reports whether ws[j] is the unique read-modify-write successor of its version.
+func (b *keyBuilder) inChain(j int) bool {
+	return b.pred[j] >= 0 && b.succs[b.pred[j]] == 1
+}
+
+// chainBlocks makes the blocks: chains start at writers that are not a chained successor
+// (or succeed Init). Writers on a cycle of read-modify-writes start no block; they stay
+// single (their write-read edges already form a cycle of known edges).
+func (b *keyBuilder) chainBlocks() {
+	covered := make([]bool, b.n)
+	for j, w := range b.ws {
+		if b.inChain(j) && b.pred[j] != int32(b.n) {
 			continue
 		}
-		b := block{first: w, last: w, initRoot: inChain(j)}
-		last := int32(j)
-		for {
-			x := next[last]
-			if x < 0 || succs[last] != 1 {
-				break
-			}
-			// Known edges inside the chain: last→x (ww) and every other reader of last's
-			// version anti-depends on x.
-			wl, wx := ws[last], ws[x]
-			wa, wn := p.writeAt(wl, wids[last], k), p.writeAt(wx, wids[x], k)
-			known = append(known, deps.Edge{From: wl, To: wx, Rel: report.WW, Key: k, Value: wa.Value, Value2: wn.Value, Via: -1, Guards: [3]int32{-1, -1, -1}})
-			known = p.fromVersionAt(wl, wx, k, wids[last], wa.Value, wn.Value, known, false)
-			p.succ[wids[last]] = append(p.succ[wids[last]], wx)
-			covered[last] = true
-			last = x
-		}
-		covered[last] = true
-		b.last = ws[last]
-		blocks = append(blocks, b)
+		last := b.followChain(int32(j), covered)
+		b.blocks = append(b.blocks, block{first: w, last: b.ws[last], initRoot: b.inChain(j)})
 	}
-	// Writers on a cycle of read-modify-writes start no block; they stay single (their
-	// write-read edges already form a cycle of known edges).
-	for j, w := range ws {
+	for j, w := range b.ws {
 		if !covered[j] {
-			blocks = append(blocks, block{first: w, last: w})
+			b.blocks = append(b.blocks, block{first: w, last: w})
 		}
 	}
-	for i := range blocks {
-		for j := i + 1; j < len(blocks); j++ {
+}
+
+// followChain walks the chain from position last, adding its known edges, and returns the
+// position of its end.
+func (b *keyBuilder) followChain(last int32, covered []bool) int32 {
+	p, ws, k := b.p, b.ws, b.k
+	for {
+		x := b.next[last]
+		if x < 0 || b.succs[last] != 1 {
+			break
+		}
+		// Known edges inside the chain: last→x (ww) and every other reader of last's
+		// version anti-depends on x.
+		wl, wx := ws[last], ws[x]
+		wa, wn := p.writeAt(wl, b.wids[last], k), p.writeAt(wx, b.wids[x], k)
+		b.known = append(b.known, deps.Edge{From: wl, To: wx, Rel: report.WW, Key: k, Value: wa.Value, Value2: wn.Value, Via: -1, Guards: [3]int32{-1, -1, -1}})
+		b.known = p.fromVersionAt(wl, wx, k, b.wids[last], wa.Value, wn.Value, b.known, false)
+		p.succ[b.wids[last]] = append(p.succ[b.wids[last]], wx)
+		covered[last] = true
+		last = x
+	}
+	covered[last] = true
+	return last
+}
+
+// pairs orders every two blocks: a pair constraint for two single writers, else a block
+// constraint, or known edges when a block must come first.
+func (b *keyBuilder) pairs(ctx context.Context, work *int) error {
+	p := b.p
+	for i := range b.blocks {
+		for j := i + 1; j < len(b.blocks); j++ {
 			// Also before p.WW grows: on a key of many writers that copy is the longest
 			// step between two polls.
 			if *work++; (*work&1023 == 0 || len(p.WW) == cap(p.WW)) && ctx.Err() != nil {
-				return nil, context.Cause(ctx)
+				return context.Cause(ctx)
 			}
-			x, y := blocks[i], blocks[j]
-			if x.first == x.last && y.first == y.last && !x.initRoot && !y.initRoot {
-				a, b := x.first, y.first
-				if d.Before(a, b) || d.Before(b, a) {
-					continue
-				}
-				pk := pairKey(a, b)
-				ci, ok := p.pairOf[pk]
-				if !ok {
-					ci = int32(len(p.WW))
-					p.pairOf[pk] = ci
-					p.WW = append(p.WW, WW{A: min(a, b), B: max(a, b)})
-				}
-				p.WW[ci].Keys = append(p.WW[ci].Keys, k)
-				continue
-			}
-			c := WW{A: x.first, B: y.first, Keys: []history.Key{k}, Ends: [][4]int32{{x.first, x.last, y.first, y.last}}}
-			switch {
-			case x.initRoot && y.initRoot:
-				// Both must come first: fix both orders, a cycle pruning reports.
-				known = p.orientEdges(&c, c.A, c.B, known)
-				known = p.orientEdges(&c, c.B, c.A, known)
-			case x.initRoot:
-				known = p.orientEdges(&c, c.A, c.B, known)
-				from, to := c.sideEnds(c.A, 0)
-				i := p.wid(from, k)
-				p.succ[i] = append(p.succ[i], to)
-			case y.initRoot:
-				known = p.orientEdges(&c, c.B, c.A, known)
-				from, to := c.sideEnds(c.B, 0)
-				i := p.wid(from, k)
-				p.succ[i] = append(p.succ[i], to)
-			default:
-				p.WW = append(p.WW, c)
+			x, y := b.blocks[i], b.blocks[j]
+			if x.single() && y.single() {
+				b.singlePair(x.first, y.first)
+			} else {
+				b.blockPair(x, y)
 			}
 		}
 	}
-	return known, nil
+	return nil
+}
+
+// single reports whether a block is one writer that did not read the initial version.
+func (x block) single() bool { return x.first == x.last && !x.initRoot }
+
+// singlePair adds key k to the pair constraint of writers a and b, unless their order is
+// known.
+func (b *keyBuilder) singlePair(a, c int32) {
+	p := b.p
+	if b.d.Before(a, c) || b.d.Before(c, a) {
+		return
+	}
+	pk := pairKey(a, c)
+	ci, ok := p.pairOf[pk]
+	if !ok {
+		ci = int32(len(p.WW))
+		p.pairOf[pk] = ci
+		p.WW = append(p.WW, WW{A: min(a, c), B: max(a, c)})
+	}
+	p.WW[ci].Keys = append(p.WW[ci].Keys, b.k)
+}
+
+// blockPair orders blocks x and y: a block rooted at Init comes first (both rooted: both
+// orders, a cycle pruning reports), else a block constraint.
+func (b *keyBuilder) blockPair(x, y block) {
+	p, k := b.p, b.k
+	c := WW{A: x.first, B: y.first, Keys: []history.Key{k}, Ends: [][4]int32{{x.first, x.last, y.first, y.last}}}
+	switch {
+	case x.initRoot && y.initRoot:
+		b.known = p.orientEdges(&c, c.A, c.B, b.known)
+		b.known = p.orientEdges(&c, c.B, c.A, b.known)
+	case x.initRoot:
+		b.known = p.orientEdges(&c, c.A, c.B, b.known)
+		b.firstBlock(&c, c.A)
+	case y.initRoot:
+		b.known = p.orientEdges(&c, c.B, c.A, b.known)
+		b.firstBlock(&c, c.B)
+	default:
+		p.WW = append(p.WW, c)
+	}
+}
+
+// firstBlock records that the block of c starting at a directly precedes the other.
+func (b *keyBuilder) firstBlock(c *WW, a int32) {
+	from, to := c.sideEnds(a, 0)
+	i := b.p.wid(from, b.k)
+	b.p.succ[i] = append(b.p.succ[i], to)
 }
 
 // addForced adds an edge pruning forced, remembering that it was forced, unless it is
