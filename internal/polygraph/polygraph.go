@@ -956,7 +956,9 @@ func (pr *pruner) pass() (*Violation, bool, error) {
 // collect gathers the queries of every open option of committed transactions.
 func (pr *pruner) collect(nodes int32) error {
 	p := pr.p
-	pr.qs = nil
+	var qs []graph.Query
+	buf := pr.buf
+	defer func() { pr.qs, pr.buf = qs, buf }()
 	pr.wwOpts = make([][2]queryRange, len(p.WW))
 	for ci := range p.WW {
 		if err := pr.polled(ci); err != nil {
@@ -967,12 +969,12 @@ func (pr *pruner) collect(nodes int32) error {
 			continue
 		}
 		for side, ab := range [2][2]int32{{c.A, c.B}, {c.B, c.A}} {
-			q0 := int32(len(pr.qs))
-			pr.buf = p.orientEdges(c, ab[0], ab[1], pr.buf[:0])
-			for _, e := range pr.buf {
-				pr.qs = append(pr.qs, graph.Query{From: e.To, To: e.From})
+			q0 := int32(len(qs))
+			buf = p.orientEdges(c, ab[0], ab[1], buf[:0])
+			for _, e := range buf {
+				qs = append(qs, graph.Query{From: e.To, To: e.From})
 			}
-			pr.wwOpts[ci][side] = queryRange{q0, int32(len(pr.qs))}
+			pr.wwOpts[ci][side] = queryRange{q0, int32(len(qs))}
 		}
 	}
 	d := p.D
@@ -987,13 +989,13 @@ func (pr *pruner) collect(nodes int32) error {
 		}
 		pr.wrOpts[wi] = make([]queryRange, len(rc.Cands))
 		for j, w := range rc.Cands {
-			q0 := int32(len(pr.qs))
+			q0 := int32(len(qs))
 			for _, e := range p.readEdges(rc.Read, w) {
 				if e.To < nodes && e.From < nodes {
-					pr.qs = append(pr.qs, graph.Query{From: e.To, To: e.From})
+					qs = append(qs, graph.Query{From: e.To, To: e.From})
 				}
 			}
-			pr.wrOpts[wi][j] = queryRange{q0, int32(len(pr.qs))}
+			pr.wrOpts[wi][j] = queryRange{q0, int32(len(qs))}
 		}
 	}
 	return nil
