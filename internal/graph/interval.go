@@ -45,8 +45,26 @@ var (
 // ends reaches a node's begin, so one very long transaction widens every later window, and
 // the caller then needs another method.
 func NewTimeClosure(begin, end []int64, edges [][2]int32, maxWords int) (*TimeClosure, error) {
-	n := len(begin)
-	c := &TimeClosure{n: n}
+	c := &TimeClosure{n: len(begin)}
+	c.sortIntervals(begin, end)
+	if err := c.windows(maxWords); err != nil {
+		return nil, err
+	}
+	c.timeSuccessors()
+	if err := c.explicitEdges(edges); err != nil {
+		return nil, err
+	}
+	post, ok := c.postorder(c.head, c.adj, nil, nil)
+	if !ok {
+		return nil, ErrCycle
+	}
+	c.close(post)
+	return c, nil
+}
+
+// sortIntervals numbers the nodes by position: by begin, then end, then node.
+func (c *TimeClosure) sortIntervals(begin, end []int64) {
+	n := c.n
 	type node struct {
 		b, e int64
 		u    int32
@@ -68,9 +86,12 @@ func NewTimeClosure(begin, end []int64, edges [][2]int32, maxWords int) (*TimeCl
 		c.begin[p] = x.b
 		c.end[p] = x.e
 	}
-	ns = nil
-	// Windows: hi is the last node that began by p's end; lo the first whose running maximum
-	// of ends reaches p's begin.
+}
+
+// windows sets each position's window and row offset: hi is the last node that began by
+// p's end; lo the first whose running maximum of ends reaches p's begin.
+func (c *TimeClosure) windows(maxWords int) error {
+	n := c.n
 	pmE := make([]int64, n)
 	for p := range n {
 		pmE[p] = c.end[p]
@@ -91,15 +112,20 @@ func NewTimeClosure(begin, end []int64, edges [][2]int32, maxWords int) (*TimeCl
 		lo, _ := slices.BinarySearch(pmE, b)
 		c.lo[p] = int32(lo)
 		if c.hi[p] < int32(p) || c.lo[p] > int32(p) {
-			return nil, ErrCycle // end < begin: the node precedes itself
+			return ErrCycle // end < begin: the node precedes itself
 		}
 		c.off[p+1] = c.off[p] + (int(c.hi[p]-c.lo[p])+64)/64
 		if c.off[p+1] > maxWords {
-			return nil, ErrTooLarge
+			return ErrTooLarge
 		}
 	}
-	// msucc: successors beyond hi[m] of the time successor m that ends first are time
-	// successors of m, so a search visits only (hi[p], hi[m]].
+	return nil
+}
+
+// timeSuccessors sets msucc: successors beyond hi[m] of the time successor m that ends
+// first are time successors of m, so a search visits only (hi[p], hi[m]].
+func (c *TimeClosure) timeSuccessors() {
+	n := c.n
 	sufArg := make([]int32, n+1)
 	sufArg[n] = -1
 	for p := n - 1; p >= 0; p-- {
@@ -115,10 +141,15 @@ func NewTimeClosure(begin, end []int64, edges [][2]int32, maxWords int) (*TimeCl
 			c.msucc[p] = c.hi[m]
 		}
 	}
+}
+
+// explicitEdges stores the edges by position (CSR in head, adj); a self-loop is a cycle.
+func (c *TimeClosure) explicitEdges(edges [][2]int32) error {
+	n := c.n
 	head := make([]int32, n+1)
 	for _, e := range edges {
 		if e[0] == e[1] {
-			return nil, ErrCycle
+			return ErrCycle
 		}
 		head[c.pos[e[0]]+1]++
 	}
@@ -132,14 +163,16 @@ func NewTimeClosure(begin, end []int64, edges [][2]int32, maxWords int) (*TimeCl
 		adj[fill[p]] = c.pos[e[1]]
 		fill[p]++
 	}
-	fill = nil
 	c.head, c.adj = head, adj
-	post, ok := c.postorder(head, adj, nil, nil)
-	if !ok {
-		return nil, ErrCycle
-	}
-	c.words = make([]uint64, c.off[n])
-	c.minReach = make([]int32, n)
+	return nil
+}
+
+// close fills the rows in postorder: each position reaches itself, its explicit successors'
+// sets and its time successors' sets.
+func (c *TimeClosure) close(post []int32) {
+	head, adj := c.head, c.adj
+	c.words = make([]uint64, c.off[c.n])
+	c.minReach = make([]int32, c.n)
 	for _, p := range post {
 		c.set(p, p)
 		c.minReach[p] = p
@@ -150,7 +183,6 @@ func NewTimeClosure(begin, end []int64, edges [][2]int32, maxWords int) (*TimeCl
 			c.merge(p, s)
 		}
 	}
-	return c, nil
 }
 
 // N returns the number of nodes.

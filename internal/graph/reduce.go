@@ -19,73 +19,87 @@ func ReduceAmong(ctx context.Context, g *Digraph, order, pos []int32, terms []in
 	ts := slices.Clone(terms)
 	slices.SortFunc(ts, func(a, b int32) int { return int(pos[a]) - int(pos[b]) })
 	ts = slices.Compact(ts)
-	T := len(ts)
-	if T > MaxReduceTerminals {
+	if len(ts) > MaxReduceTerminals {
 		return nil, false, nil
 	}
-	words := (T + 63) / 64
-	tidx := make([]int32, g.N())
-	for i := range tidx {
-		tidx[i] = -1
+	m := &terminalReach{g: g, order: order, pos: pos, ts: ts, words: (len(ts) + 63) / 64}
+	m.tidx = make([]int32, g.N())
+	for i := range m.tidx {
+		m.tidx[i] = -1
 	}
 	for i, t := range ts {
-		tidx[t] = int32(i)
+		m.tidx[t] = int32(i)
 	}
-	reach := make([]uint64, T*words)
-	n := g.N()
-	block := 4096
-	if n > 0 && n*block/8 > maxBlockBytes {
-		block = max(64, (maxBlockBytes*8/n)&^63)
-	}
-	bw := block / 64
-	var rows []uint64
-	for c0 := 0; c0 < T; c0 += block {
+	m.reach = make([]uint64, len(ts)*m.words)
+	block := blockTargetsFor(g.N())
+	for c0 := 0; c0 < len(ts); c0 += block {
 		if err := ctx.Err(); err != nil {
 			return nil, false, err
 		}
-		c1 := min(T, c0+block)
-		// Window: from the first terminal to the last target of the block.
-		lo, hi := pos[ts[0]], pos[ts[c1-1]]
-		w := int(hi-lo) + 1
-		need := w * bw
-		if cap(rows) < need {
-			rows = make([]uint64, need)
-		} else {
-			rows = rows[:need]
-			clear(rows)
+		m.sweep(c0, min(len(ts), c0+block), block/64)
+	}
+	return m.reduce(), true, nil
+}
+
+// terminalReach is the state of [ReduceAmong]: reach holds, per terminal (ts, sorted by
+// position; tidx maps a node to its index or -1), the set of terminals it reaches.
+type terminalReach struct {
+	g          *Digraph
+	order, pos []int32
+	ts, tidx   []int32
+	words      int // words per row of reach
+	reach      []uint64
+	rows       []uint64 // the window's rows of the current block
+}
+
+// sweep computes, in reverse topological order over the window from the first terminal to
+// the last of the block [c0, c1), the block's terminals each node reaches (bw words a row),
+// and ors them into the terminals' rows of reach.
+func (m *terminalReach) sweep(c0, c1, bw int) {
+	lo, hi := m.pos[m.ts[0]], m.pos[m.ts[c1-1]]
+	need := int(hi-lo+1) * bw
+	if cap(m.rows) < need {
+		m.rows = make([]uint64, need)
+	} else {
+		m.rows = m.rows[:need]
+		clear(m.rows)
+	}
+	rows, order, pos, tidx, out, reach, words := m.rows, m.order, m.pos, m.tidx, m.g.out, m.reach, m.words
+	for p := hi; p >= lo; p-- {
+		u := order[p]
+		r := rows[int(p-lo)*bw : int(p-lo+1)*bw]
+		if ti := tidx[u]; ti >= 0 && int(ti) >= c0 && int(ti) < c1 {
+			c := int(ti) - c0
+			r[c>>6] |= 1 << (c & 63)
 		}
-		for p := hi; p >= lo; p-- {
-			u := order[p]
-			r := rows[int(p-lo)*bw : int(p-lo+1)*bw]
-			if ti := tidx[u]; ti >= 0 && int(ti) >= c0 && int(ti) < c1 {
-				c := int(ti) - c0
-				r[c>>6] |= 1 << (c & 63)
+		for _, v := range out[u] {
+			pv := pos[v]
+			if pv > hi || pv <= p {
+				continue
 			}
-			for _, v := range g.out[u] {
-				pv := pos[v]
-				if pv > hi || pv <= p {
-					continue
-				}
-				s := rows[int(pv-lo)*bw : int(pv-lo+1)*bw]
-				for i := range r {
-					r[i] |= s[i]
-				}
+			s := rows[int(pv-lo)*bw : int(pv-lo+1)*bw]
+			for i := range r {
+				r[i] |= s[i]
 			}
-			if ti := tidx[u]; ti >= 0 {
-				dst := reach[int(ti)*words:]
-				for i := range bw {
-					if c0/64+i < words {
-						dst[c0/64+i] |= r[i]
-					}
+		}
+		if ti := tidx[u]; ti >= 0 {
+			dst := reach[int(ti)*words:]
+			for i := range bw {
+				if c0/64+i < words {
+					dst[c0/64+i] |= r[i]
 				}
 			}
 		}
 	}
-	// Transitive reduction: for each terminal, take reachable terminals in topological
-	// order, keeping one unless an earlier kept one already reaches it.
+}
+
+// reduce is the transitive reduction: for each terminal, take reachable terminals in
+// topological order, keeping one unless an earlier kept one already reaches it.
+func (m *terminalReach) reduce() [][2]int32 {
 	var out [][2]int32
+	words, reach, ts := m.words, m.reach, m.ts
 	covered := make([]uint64, words)
-	for i := range T {
+	for i := range ts {
 		clear(covered)
 		row := reach[i*words : (i+1)*words]
 		covered[i>>6] |= 1 << (i & 63)
@@ -107,5 +121,5 @@ func ReduceAmong(ctx context.Context, g *Digraph, order, pos []int32, terms []in
 			}
 		}
 	}
-	return out, true, nil
+	return out
 }

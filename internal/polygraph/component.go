@@ -12,69 +12,88 @@ import (
 // transaction and the number of groups.
 func (p *Polygraph) Components() ([]int32, int) {
 	d := p.D
-	parent := make([]int32, d.N)
-	for i := range parent {
-		parent[i] = int32(i)
+	u := &components{parent: make([]int32, d.N), first: make(map[int32]int32)}
+	for i := range u.parent {
+		u.parent[i] = int32(i)
 	}
-	var find func(int32) int32
-	find = func(x int32) int32 {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
-	union := func(a, b int32) {
-		ra, rb := find(a), find(b)
-		if ra != rb {
-			parent[ra] = rb
-		}
-	}
-	if d.Opts.Realtime {
-		for t := 1; t < d.N; t++ {
-			union(0, int32(t))
-		}
-	}
-	if d.Opts.Session {
-		for _, s := range d.H.Sessions {
-			for i := 1; i < len(s.Txns); i++ {
-				union(int32(s.Txns[i-1]), int32(s.Txns[i]))
-			}
-		}
-	}
-	first := make(map[int32]int32) // key -> a transaction touching it
+	u.orders(d)
 	for t := range d.N {
 		for _, o := range d.H.Txns[t].Ops {
-			keys := []int32{int32(o.Key)}
-			if o.Kind == history.OpPredRead || o.Kind == history.OpPredWrite { // their rows' keys
-				keys = keys[:0]
-				for _, r := range d.H.Pred(o).Rows {
-					keys = append(keys, int32(r.Key))
-				}
-			}
-			for _, k := range keys {
-				if f, ok := first[k]; ok {
-					union(f, int32(t))
-				} else {
-					first[k] = int32(t)
-				}
-			}
+			u.op(d, o, int32(t))
 		}
 	}
 	// Rows a predicate did not return are read too (deps.ReadPredMiss).
 	for ri := range d.Reads {
 		if r := &d.Reads[ri]; r.Kind == deps.ReadPredMiss {
-			if f, ok := first[int32(r.Key)]; ok {
-				union(f, r.Txn)
-			} else {
-				first[int32(r.Key)] = r.Txn
+			u.touch(int32(r.Key), r.Txn)
+		}
+	}
+	return u.number()
+}
+
+// components is a union-find over transactions, with a transaction touching each key.
+type components struct {
+	parent []int32
+	first  map[int32]int32 // key -> a transaction touching it
+}
+
+func (u *components) find(x int32) int32 {
+	for u.parent[x] != x {
+		u.parent[x] = u.parent[u.parent[x]]
+		x = u.parent[x]
+	}
+	return x
+}
+
+func (u *components) union(a, b int32) {
+	ra, rb := u.find(a), u.find(b)
+	if ra != rb {
+		u.parent[ra] = rb
+	}
+}
+
+// touch joins transaction t to the group of key k.
+func (u *components) touch(k, t int32) {
+	if f, ok := u.first[k]; ok {
+		u.union(f, t)
+	} else {
+		u.first[k] = t
+	}
+}
+
+// orders joins the transactions real time and session order link.
+func (u *components) orders(d *deps.Deps) {
+	if d.Opts.Realtime {
+		for t := 1; t < d.N; t++ {
+			u.union(0, int32(t))
+		}
+	}
+	if d.Opts.Session {
+		for _, s := range d.H.Sessions {
+			for i := 1; i < len(s.Txns); i++ {
+				u.union(int32(s.Txns[i-1]), int32(s.Txns[i]))
 			}
 		}
 	}
-	comp := make([]int32, d.N)
+}
+
+// op joins transaction t to the keys operation o touches (a predicate's: its rows' keys).
+func (u *components) op(d *deps.Deps, o history.Op, t int32) {
+	if o.Kind == history.OpPredRead || o.Kind == history.OpPredWrite {
+		for _, r := range d.H.Pred(o).Rows {
+			u.touch(int32(r.Key), t)
+		}
+		return
+	}
+	u.touch(int32(o.Key), t)
+}
+
+// number numbers the groups in order of their first transaction.
+func (u *components) number() ([]int32, int) {
+	comp := make([]int32, len(u.parent))
 	ids := make(map[int32]int32)
-	for t := range d.N {
-		r := find(int32(t))
+	for t := range u.parent {
+		r := u.find(int32(t))
 		id, ok := ids[r]
 		if !ok {
 			id = int32(len(ids))

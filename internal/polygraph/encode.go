@@ -49,186 +49,270 @@ type EncodeOptions struct {
 	Only int32
 }
 
-// Encode builds the solver problem for the undecided constraints.
+// Encode builds the solver problem for the undecided constraints, in phases: outcome
+// variables and guarded edges, WR candidate variables, selectors, WW pairs with their
+// derived anti-dependencies, the 2-width clauses, WR constraints, then the theory.
 func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, error) {
-	d := p.D
 	s := sat.New(o.Solver)
-	en := &Encoding{P: p, S: s, and: make(map[[2]sat.Lit]sat.Lit)}
-	en.CVar = make([]sat.Var, d.N)
-	in := func(u int32) bool { return o.Comp == nil || p.nodeComp(o.Comp, u) == o.Only }
-	for t := range d.N {
-		if d.Status[t] == deps.Maybe && in(int32(t)) {
-			en.CVar[t] = s.NewVar()
-		}
+	b := &encoder{
+		ctx: ctx, o: o, p: p, d: p.D, s: s,
+		en:   &Encoding{P: p, S: s, and: make(map[[2]sat.Lit]sat.Lit)},
+		byWK: make(map[wk][]wrRef),
 	}
-	guard := func(dst []sat.Lit, t int32) []sat.Lit {
-		if t >= 0 && t < int32(d.N) && en.CVar[t] != 0 {
-			dst = append(dst, en.CVar[t].Pos())
-		}
-		return dst
-	}
-	var lits []sat.Lit
-	for _, e := range d.Guarded {
-		if !in(e.From) && !in(e.To) {
-			continue
-		}
-		lits = guard(guard(guard(lits[:0], e.Guards[0]), e.Guards[1]), e.Guards[2])
-		if err := en.just(lits, e.From, e.To); err != nil {
+	steps := []func() error{b.outcomes, b.guarded, b.wrVars, b.selectors, b.wwPairs, b.twoWidth, b.wrConstraints, b.attach}
+	for _, step := range steps {
+		if err := step(); err != nil {
 			return nil, err
 		}
 	}
-	// WR variables first, indexed by (writer, key) for the WW derivations.
-	en.WRVar = make([][]sat.Var, len(p.WR))
-	type cand struct{ wi, j int32 }
-	byWK := make(map[wk][]cand)
-	for wi := range p.WR {
-		rc := &p.WR[wi]
-		if rc.Fixed || !in(d.Reads[rc.Read].Txn) {
+	return b.en, nil
+}
+
+// encoder is the state shared by the phases of [Polygraph.Encode].
+type encoder struct {
+	ctx context.Context
+	o   EncodeOptions
+	p   *Polygraph
+	d   *deps.Deps
+	s   *sat.Solver
+	en  *Encoding
+	// byWK indexes WR candidate variables by (writer, key), for the WW derivations.
+	byWK map[wk][]wrRef
+	// work counts clauses made since ctx was last polled.
+	work int
+}
+
+// in reports whether transaction u is in the component being encoded.
+func (b *encoder) in(u int32) bool {
+	return b.o.Comp == nil || b.p.nodeComp(b.o.Comp, u) == b.o.Only
+}
+
+// tick counts n units of work and polls ctx every 1024.
+func (b *encoder) tick(n int) error {
+	if b.work += n; b.work >= 1024 {
+		if b.work = 0; b.ctx.Err() != nil {
+			return context.Cause(b.ctx)
+		}
+	}
+	return nil
+}
+
+// guard appends to dst the literal saying transaction t committed, if its outcome is unknown.
+func (b *encoder) guard(dst []sat.Lit, t int32) []sat.Lit {
+	if t >= 0 && t < int32(b.d.N) && b.en.CVar[t] != 0 {
+		dst = append(dst, b.en.CVar[t].Pos())
+	}
+	return dst
+}
+
+// guards appends the literals of an edge's three guards.
+func (b *encoder) guards(dst []sat.Lit, g [3]int32) []sat.Lit {
+	return b.guard(b.guard(b.guard(dst, g[0]), g[1]), g[2])
+}
+
+// outcomes makes one variable per transaction of unknown outcome.
+func (b *encoder) outcomes() error {
+	b.en.CVar = make([]sat.Var, b.d.N)
+	for t := range b.d.N {
+		if b.d.Status[t] == deps.Maybe && b.in(int32(t)) {
+			b.en.CVar[t] = b.s.NewVar()
+		}
+	}
+	return nil
+}
+
+// guarded justifies the edges that hold when their transactions committed.
+func (b *encoder) guarded() error {
+	var lits []sat.Lit
+	for _, e := range b.d.Guarded {
+		if !b.in(e.From) && !b.in(e.To) {
 			continue
 		}
-		r := &d.Reads[rc.Read]
-		en.WRVar[wi] = make([]sat.Var, len(rc.Cands))
+		lits = b.guards(lits[:0], e.Guards)
+		if err := b.en.just(lits, e.From, e.To); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wrVars makes one variable per candidate of each undecided read, indexed by (writer, key).
+func (b *encoder) wrVars() error {
+	p := b.p
+	b.en.WRVar = make([][]sat.Var, len(p.WR))
+	for wi := range p.WR {
+		rc := &p.WR[wi]
+		if rc.Fixed || !b.in(b.d.Reads[rc.Read].Txn) {
+			continue
+		}
+		r := &b.d.Reads[rc.Read]
+		b.en.WRVar[wi] = make([]sat.Var, len(rc.Cands))
 		for j, w := range rc.Cands {
-			en.WRVar[wi][j] = s.NewVar()
-			byWK[wk{w, r.Key}] = append(byWK[wk{w, r.Key}], cand{int32(wi), int32(j)})
+			b.en.WRVar[wi][j] = b.s.NewVar()
+			b.byWK[wk{w, r.Key}] = append(b.byWK[wk{w, r.Key}], wrRef{int32(wi), int32(j)})
 		}
 	}
-	if o.Selectors {
-		en.Sel = make([]sat.Lit, len(p.WW)+len(p.WR))
-		for i := range en.Sel {
-			en.Sel[i] = s.NewVar().Pos()
+	return nil
+}
+
+// selectors makes one selector per constraint, when asked for.
+func (b *encoder) selectors() error {
+	if b.o.Selectors {
+		b.en.Sel = make([]sat.Lit, len(b.p.WW)+len(b.p.WR))
+		for i := range b.en.Sel {
+			b.en.Sel[i] = b.s.NewVar().Pos()
 		}
 	}
-	// WW pairs. A pair's uncertain readers can be many: poll ctx by clauses made.
-	work := 0
-	tick := func(n int) error {
-		if work += n; work >= 1024 {
-			if work = 0; ctx.Err() != nil {
-				return context.Cause(ctx)
-			}
-		}
-		return nil
-	}
-	en.WWVar = make([]sat.Var, len(p.WW))
+	return nil
+}
+
+// wwPairs makes one variable per undecided WW pair and justifies each orientation's edges.
+// A pair's uncertain readers can be many: ctx is polled by clauses made.
+func (b *encoder) wwPairs() error {
+	p := b.p
+	b.en.WWVar = make([]sat.Var, len(p.WW))
 	var buf []deps.Edge
 	for ci := range p.WW {
-		if err := tick(1); err != nil {
-			return nil, err
+		if err := b.tick(1); err != nil {
+			return err
 		}
 		c := &p.WW[ci]
-		if c.Fixed != 0 || !in(c.A) {
+		if c.Fixed != 0 || !b.in(c.A) {
 			continue
 		}
-		v := s.NewVar()
-		en.WWVar[ci] = v
-		base := guard(guard(nil, c.A), c.B)
-		if o.Selectors {
-			base = append(base, en.Sel[ci])
+		v := b.s.NewVar()
+		b.en.WWVar[ci] = v
+		base := b.guard(b.guard(nil, c.A), c.B)
+		if b.o.Selectors {
+			base = append(base, b.en.Sel[ci])
 		}
-		for _, side := range [2]struct {
-			a, b int32
-			m    sat.Lit
-		}{{c.A, c.B, v.Pos()}, {c.B, c.A, v.Neg()}} {
-			ls := append(slices.Clone(base), side.m)
-			buf = p.orientEdgesX(c, side.a, side.b, buf[:0], true)
-			for _, e := range buf {
-				if err := en.just(ls, e.From, e.To); err != nil {
-					return nil, err
-				}
+		var err error
+		if buf, err = b.wwSide(c, c.A, c.B, append(slices.Clone(base), v.Pos()), buf); err != nil {
+			return err
+		}
+		if buf, err = b.wwSide(c, c.B, c.A, append(slices.Clone(base), v.Neg()), buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wwSide justifies, under ls, the edges of pair c oriented a before b: the orientation's own
+// edges, and the anti-dependencies of uncertain readers of a's version of a shared key on b.
+func (b *encoder) wwSide(c *WW, a, bb int32, ls []sat.Lit, buf []deps.Edge) ([]deps.Edge, error) {
+	buf = b.p.orientEdgesX(c, a, bb, buf[:0], true)
+	for _, e := range buf {
+		if err := b.en.just(ls, e.From, e.To); err != nil {
+			return buf, err
+		}
+	}
+	for i, k := range c.Keys {
+		from, to := c.sideEnds(a, i)
+		if err := b.tick(len(b.byWK[wk{from, k}])); err != nil {
+			return buf, err
+		}
+		for _, cd := range b.byWK[wk{from, k}] {
+			rd := b.d.Reads[b.p.WR[cd.wi].Read].Txn
+			if rd == to {
+				continue
 			}
-			// Uncertain readers of a's version of a shared key anti-depend on b.
-			for i, k := range c.Keys {
-				from, to := c.sideEnds(side.a, i)
-				if err := tick(len(byWK[wk{from, k}])); err != nil {
-					return nil, err
-				}
-				for _, cd := range byWK[wk{from, k}] {
-					rd := d.Reads[p.WR[cd.wi].Read].Txn
-					if rd == to {
-						continue
-					}
-					l2 := append(slices.Clone(ls), en.WRVar[cd.wi][cd.j].Pos())
-					if err := en.just(l2, rd, to); err != nil {
-						return nil, err
-					}
-				}
+			l2 := append(slices.Clone(ls), b.en.WRVar[cd.wi][cd.j].Pos())
+			if err := b.en.just(l2, rd, to); err != nil {
+				return buf, err
 			}
 		}
 	}
-	if err := en.twoWidth(ctx, byWK2(byWK, func(c cand) (int32, int32) { return c.wi, c.j })); err != nil {
-		return nil, err
-	}
-	// WR constraints.
+	return buf, nil
+}
+
+func (b *encoder) twoWidth() error { return b.en.twoWidth(b.ctx, b.byWK) }
+
+// wrConstraints says each undecided read reads from one of its candidates (if its
+// transaction committed), and justifies each candidate's edges.
+func (b *encoder) wrConstraints() error {
+	p := b.p
 	for wi := range p.WR {
 		rc := &p.WR[wi]
-		if rc.Fixed || en.WRVar[wi] == nil {
+		if rc.Fixed || b.en.WRVar[wi] == nil {
 			continue
 		}
-		if err := tick(1 + len(rc.Cands)); err != nil {
-			return nil, err
+		if err := b.tick(1 + len(rc.Cands)); err != nil {
+			return err
 		}
-		r := &d.Reads[rc.Read]
-		var cl []sat.Lit
-		if en.CVar[r.Txn] != 0 {
-			cl = append(cl, en.CVar[r.Txn].Neg())
-		}
-		if o.Selectors {
-			cl = append(cl, en.Sel[len(p.WW)+wi].Not())
-		}
-		for j, w := range rc.Cands {
-			x := en.WRVar[wi][j]
-			cl = append(cl, x.Pos())
-			if w < int32(d.N) && en.CVar[w] != 0 {
-				if err := s.AddClause(x.Neg(), en.CVar[w].Pos()); err != nil {
-					return nil, err
-				}
-			}
-			if en.CVar[r.Txn] != 0 {
-				if err := s.AddClause(x.Neg(), en.CVar[r.Txn].Pos()); err != nil {
-					return nil, err
-				}
-			}
-			for _, e := range p.readEdgesX(rc.Read, w, true) {
-				ls := guard(guard(guard([]sat.Lit{x.Pos()}, e.Guards[0]), e.Guards[1]), e.Guards[2])
-				if err := en.just(ls, e.From, e.To); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if err := s.AddClause(cl...); err != nil {
-			return nil, err
-		}
-		// At most one source (equisatisfiable with at least one, since acyclicity is
-		// anti-monotone in the edges; it keeps spurious edges out of the search).
-		if vs := en.WRVar[wi]; len(vs) <= 8 {
-			for i := range vs {
-				for j := i + 1; j < len(vs); j++ {
-					if err := s.AddClause(vs[i].Neg(), vs[j].Neg()); err != nil {
-						return nil, err
-					}
-				}
-			}
+		if err := b.wrConstraint(wi); err != nil {
+			return err
 		}
 	}
-	if err := en.attach(ctx, o.Theory); err != nil {
-		return nil, err
-	}
-	return en, nil
+	return nil
 }
+
+// wrConstraint encodes undecided read wi.
+func (b *encoder) wrConstraint(wi int) error {
+	rc := &b.p.WR[wi]
+	r := &b.d.Reads[rc.Read]
+	rv := b.en.CVar[r.Txn]
+	var cl []sat.Lit
+	if rv != 0 {
+		cl = append(cl, rv.Neg())
+	}
+	if b.o.Selectors {
+		cl = append(cl, b.en.Sel[len(b.p.WW)+wi].Not())
+	}
+	for j, w := range rc.Cands {
+		x := b.en.WRVar[wi][j]
+		cl = append(cl, x.Pos())
+		if err := b.wrCandidate(rc, x, w, rv); err != nil {
+			return err
+		}
+	}
+	if err := b.s.AddClause(cl...); err != nil {
+		return err
+	}
+	return b.atMostOne(b.en.WRVar[wi])
+}
+
+// wrCandidate encodes reading from writer w (variable x): both transactions committed, and
+// the read's edges hold.
+func (b *encoder) wrCandidate(rc *WR, x sat.Var, w int32, rv sat.Var) error {
+	if w < int32(b.d.N) && b.en.CVar[w] != 0 {
+		if err := b.s.AddClause(x.Neg(), b.en.CVar[w].Pos()); err != nil {
+			return err
+		}
+	}
+	if rv != 0 {
+		if err := b.s.AddClause(x.Neg(), rv.Pos()); err != nil {
+			return err
+		}
+	}
+	for _, e := range b.p.readEdgesX(rc.Read, w, true) {
+		ls := b.guards([]sat.Lit{x.Pos()}, e.Guards)
+		if err := b.en.just(ls, e.From, e.To); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// atMostOne says at most one source (equisatisfiable with at least one, since acyclicity is
+// anti-monotone in the edges; it keeps spurious edges out of the search), for small sets.
+func (b *encoder) atMostOne(vs []sat.Var) error {
+	if len(vs) > 8 {
+		return nil
+	}
+	for i := range vs {
+		for j := i + 1; j < len(vs); j++ {
+			if err := b.s.AddClause(vs[i].Neg(), vs[j].Neg()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (b *encoder) attach() error { return b.en.attach(b.ctx, b.o.Theory) }
 
 // wrRef names candidate j of WR constraint wi.
 type wrRef struct{ wi, j int32 }
-
-func byWK2[C any](m map[wk][]C, f func(C) (int32, int32)) map[wk][]wrRef {
-	out := make(map[wk][]wrRef, len(m))
-	for k, cs := range m {
-		for _, c := range cs {
-			wi, j := f(c)
-			out[k] = append(out[k], wrRef{wi, j})
-		}
-	}
-	return out
-}
 
 // twoWidth adds VeriStrong's 2-width RW clauses (§6.1, Alg. 2 RWCYCLE with the erratum's
 // reader ≠ overwriter): if read R may read k from A (variable x) and A's block may precede

@@ -528,160 +528,236 @@ func (p *Polygraph) keyWrites() [][]int32 {
 // wids, if not nil, holds the write indexes of k's writers (see keyWrites). work counts
 // the pairs made so far, across keys; ctx is polled every 1024 of them.
 func (p *Polygraph) buildKey(ctx context.Context, k history.Key, wids []int32, known []deps.Edge, work *int) ([]deps.Edge, error) {
-	d := p.D
-	ws := d.Writers[k]
+	ws := p.D.Writers[k]
 	if len(ws) == 0 {
 		return known, nil
 	}
-	// Versions are numbered by slot: j for ws[j], len(ws) for Init, and further slots for
-	// any other source (not expected: a source is a committed writer of k).
-	n := len(ws)
-	if wids == nil {
-		wids = make([]int32, n)
-		for j, w := range ws {
-			wids[j] = p.wid(w, k)
-		}
-	}
-	if len(p.slot) < d.N {
-		p.slot = make([]int32, d.N)
-	}
-	for j, w := range ws {
-		p.slot[w] = int32(j) + 1
-	}
+	b := &keyBuilder{p: p, d: p.D, k: k, ws: ws, wids: wids, n: len(ws), known: known}
+	b.numberSlots()
 	defer func() {
 		for _, w := range ws {
 			p.slot[w] = 0
 		}
 	}()
-	nv := int32(n) + 1
-	var other map[int32]int32
-	slotOf := func(v int32) int32 {
-		if v == d.Init {
-			return int32(n)
-		}
-		if v >= 0 && int(v) < len(p.slot) && p.slot[v] > 0 {
-			return p.slot[v] - 1
-		}
-		if other == nil {
-			other = make(map[int32]int32)
-		}
-		s, ok := other[v]
-		if !ok {
-			s = nv
-			nv++
-			other[v] = s
-		}
-		return s
+	b.chainLinks()
+	b.chainBlocks()
+	if err := b.pairs(ctx, work); err != nil {
+		return nil, err
 	}
-	// pred[j]: the slot of the version ws[j] read-modified, or -1; succs: per slot, how many
-	// writers read-modified it; next: per slot, such a writer's position (the unique
+	return b.known, nil
+}
+
+// block is a chain of read-modify-writes of one key, a contiguous block of its version
+// order, from first to last; initRoot if first read the initial version.
+type block struct {
+	first, last int32
+	initRoot    bool
+}
+
+// keyBuilder is the state of [Polygraph.buildKey] for one key.
+type keyBuilder struct {
+	p     *Polygraph
+	d     *deps.Deps
+	k     history.Key
+	ws    []int32 // k's writers
+	wids  []int32 // their write indexes
+	n     int     // len(ws)
+	known []deps.Edge
+	// Versions are numbered by slot: j for ws[j], n for Init, and further slots (nv on)
+	// for any other source (not expected: a source is a committed writer of k).
+	nv    int32
+	other map[int32]int32
+	// pred[j]: the slot of the version ws[j] read-modified, or -1; succs: per slot, how
+	// many writers read-modified it; next: per slot, such a writer's position (the unique
 	// read-modify-write successor when succs is 1), or -1.
-	pred := make([]int32, n)
-	for j, w := range ws {
-		pred[j] = -1
-		if d.Status[w] != deps.Committed {
-			continue
-		}
-		if v := p.rmw[wids[j]]; v >= 0 && v != w && (v == d.Init || d.Status[v] == deps.Committed) {
-			pred[j] = slotOf(v)
+	pred, succs, next []int32
+	blocks            []block
+}
+
+// numberSlots fills in the write indexes if needed and numbers each writer's version.
+func (b *keyBuilder) numberSlots() {
+	p := b.p
+	if b.wids == nil {
+		b.wids = make([]int32, b.n)
+		for j, w := range b.ws {
+			b.wids[j] = p.wid(w, b.k)
 		}
 	}
-	succs := make([]int32, nv)
-	next := make([]int32, nv)
-	for i := range next {
-		next[i] = -1
+	if len(p.slot) < b.d.N {
+		p.slot = make([]int32, b.d.N)
 	}
-	for j, v := range pred {
+	for j, w := range b.ws {
+		p.slot[w] = int32(j) + 1
+	}
+	b.nv = int32(b.n) + 1
+}
+
+// slotOf is the slot of version v (written by transaction v, or Init).
+func (b *keyBuilder) slotOf(v int32) int32 {
+	if v == b.d.Init {
+		return int32(b.n)
+	}
+	if v >= 0 && int(v) < len(b.p.slot) && b.p.slot[v] > 0 {
+		return b.p.slot[v] - 1
+	}
+	if b.other == nil {
+		b.other = make(map[int32]int32)
+	}
+	s, ok := b.other[v]
+	if !ok {
+		s = b.nv
+		b.nv++
+		b.other[v] = s
+	}
+	return s
+}
+
+// rmwOf is the version committed writer ws[j] read-modified, if it is a committed one (or
+// Init) other than its own, else -1.
+func (b *keyBuilder) rmwOf(j int) int32 {
+	d, w := b.d, b.ws[j]
+	if d.Status[w] != deps.Committed {
+		return -1
+	}
+	if v := b.p.rmw[b.wids[j]]; v >= 0 && v != w && (v == d.Init || d.Status[v] == deps.Committed) {
+		return b.slotOf(v)
+	}
+	return -1
+}
+
+// chainLinks computes pred, succs and next.
+func (b *keyBuilder) chainLinks() {
+	b.pred = make([]int32, b.n)
+	for j := range b.ws {
+		b.pred[j] = b.rmwOf(j)
+	}
+	b.succs = make([]int32, b.nv)
+	b.next = make([]int32, b.nv)
+	for i := range b.next {
+		b.next[i] = -1
+	}
+	for j, v := range b.pred {
 		if v >= 0 {
-			succs[v]++
-			next[v] = int32(j)
+			b.succs[v]++
+			b.next[v] = int32(j)
 		}
 	}
-	inChain := func(j int) bool { return pred[j] >= 0 && succs[pred[j]] == 1 }
-	// Blocks: start at writers that are not a chained successor.
-	type block struct {
-		first, last int32
-		initRoot    bool
-	}
-	var blocks []block
-	covered := make([]bool, n)
-	for j, w := range ws {
-		if inChain(j) && pred[j] != int32(n) {
+}
+
+// inChain reports whether ws[j] is the unique read-modify-write successor of its version.
+func (b *keyBuilder) inChain(j int) bool {
+	return b.pred[j] >= 0 && b.succs[b.pred[j]] == 1
+}
+
+// chainBlocks makes the blocks: chains start at writers that are not a chained successor
+// (or succeed Init). Writers on a cycle of read-modify-writes start no block; they stay
+// single (their write-read edges already form a cycle of known edges).
+func (b *keyBuilder) chainBlocks() {
+	covered := make([]bool, b.n)
+	for j, w := range b.ws {
+		if b.inChain(j) && b.pred[j] != int32(b.n) {
 			continue
 		}
-		b := block{first: w, last: w, initRoot: inChain(j)}
-		last := int32(j)
-		for {
-			x := next[last]
-			if x < 0 || succs[last] != 1 {
-				break
-			}
-			// Known edges inside the chain: last→x (ww) and every other reader of last's
-			// version anti-depends on x.
-			wl, wx := ws[last], ws[x]
-			wa, wn := p.writeAt(wl, wids[last], k), p.writeAt(wx, wids[x], k)
-			known = append(known, deps.Edge{From: wl, To: wx, Rel: report.WW, Key: k, Value: wa.Value, Value2: wn.Value, Via: -1, Guards: [3]int32{-1, -1, -1}})
-			known = p.fromVersionAt(wl, wx, k, wids[last], wa.Value, wn.Value, known, false)
-			p.succ[wids[last]] = append(p.succ[wids[last]], wx)
-			covered[last] = true
-			last = x
-		}
-		covered[last] = true
-		b.last = ws[last]
-		blocks = append(blocks, b)
+		last := b.followChain(int32(j), covered)
+		b.blocks = append(b.blocks, block{first: w, last: b.ws[last], initRoot: b.inChain(j)})
 	}
-	// Writers on a cycle of read-modify-writes start no block; they stay single (their
-	// write-read edges already form a cycle of known edges).
-	for j, w := range ws {
+	for j, w := range b.ws {
 		if !covered[j] {
-			blocks = append(blocks, block{first: w, last: w})
+			b.blocks = append(b.blocks, block{first: w, last: w})
 		}
 	}
-	for i := range blocks {
-		for j := i + 1; j < len(blocks); j++ {
+}
+
+// followChain walks the chain from position last, adding its known edges, and returns the
+// position of its end.
+func (b *keyBuilder) followChain(last int32, covered []bool) int32 {
+	p, ws, k := b.p, b.ws, b.k
+	for {
+		x := b.next[last]
+		if x < 0 || b.succs[last] != 1 {
+			break
+		}
+		// Known edges inside the chain: last→x (ww) and every other reader of last's
+		// version anti-depends on x.
+		wl, wx := ws[last], ws[x]
+		wa, wn := p.writeAt(wl, b.wids[last], k), p.writeAt(wx, b.wids[x], k)
+		b.known = append(b.known, deps.Edge{From: wl, To: wx, Rel: report.WW, Key: k, Value: wa.Value, Value2: wn.Value, Via: -1, Guards: [3]int32{-1, -1, -1}})
+		b.known = p.fromVersionAt(wl, wx, k, b.wids[last], wa.Value, wn.Value, b.known, false)
+		p.succ[b.wids[last]] = append(p.succ[b.wids[last]], wx)
+		covered[last] = true
+		last = x
+	}
+	covered[last] = true
+	return last
+}
+
+// pairs orders every two blocks: a pair constraint for two single writers, else a block
+// constraint, or known edges when a block must come first.
+func (b *keyBuilder) pairs(ctx context.Context, work *int) error {
+	p := b.p
+	for i := range b.blocks {
+		for j := i + 1; j < len(b.blocks); j++ {
 			// Also before p.WW grows: on a key of many writers that copy is the longest
 			// step between two polls.
 			if *work++; (*work&1023 == 0 || len(p.WW) == cap(p.WW)) && ctx.Err() != nil {
-				return nil, context.Cause(ctx)
+				return context.Cause(ctx)
 			}
-			x, y := blocks[i], blocks[j]
-			if x.first == x.last && y.first == y.last && !x.initRoot && !y.initRoot {
-				a, b := x.first, y.first
-				if d.Before(a, b) || d.Before(b, a) {
-					continue
-				}
-				pk := pairKey(a, b)
-				ci, ok := p.pairOf[pk]
-				if !ok {
-					ci = int32(len(p.WW))
-					p.pairOf[pk] = ci
-					p.WW = append(p.WW, WW{A: min(a, b), B: max(a, b)})
-				}
-				p.WW[ci].Keys = append(p.WW[ci].Keys, k)
-				continue
-			}
-			c := WW{A: x.first, B: y.first, Keys: []history.Key{k}, Ends: [][4]int32{{x.first, x.last, y.first, y.last}}}
-			switch {
-			case x.initRoot && y.initRoot:
-				// Both must come first: fix both orders, a cycle pruning reports.
-				known = p.orientEdges(&c, c.A, c.B, known)
-				known = p.orientEdges(&c, c.B, c.A, known)
-			case x.initRoot:
-				known = p.orientEdges(&c, c.A, c.B, known)
-				from, to := c.sideEnds(c.A, 0)
-				i := p.wid(from, k)
-				p.succ[i] = append(p.succ[i], to)
-			case y.initRoot:
-				known = p.orientEdges(&c, c.B, c.A, known)
-				from, to := c.sideEnds(c.B, 0)
-				i := p.wid(from, k)
-				p.succ[i] = append(p.succ[i], to)
-			default:
-				p.WW = append(p.WW, c)
+			x, y := b.blocks[i], b.blocks[j]
+			if x.single() && y.single() {
+				b.singlePair(x.first, y.first)
+			} else {
+				b.blockPair(x, y)
 			}
 		}
 	}
-	return known, nil
+	return nil
+}
+
+// single reports whether a block is one writer that did not read the initial version.
+func (x block) single() bool { return x.first == x.last && !x.initRoot }
+
+// singlePair adds key k to the pair constraint of writers a and b, unless their order is
+// known.
+func (b *keyBuilder) singlePair(a, c int32) {
+	p := b.p
+	if b.d.Before(a, c) || b.d.Before(c, a) {
+		return
+	}
+	pk := pairKey(a, c)
+	ci, ok := p.pairOf[pk]
+	if !ok {
+		ci = int32(len(p.WW))
+		p.pairOf[pk] = ci
+		p.WW = append(p.WW, WW{A: min(a, c), B: max(a, c)})
+	}
+	p.WW[ci].Keys = append(p.WW[ci].Keys, b.k)
+}
+
+// blockPair orders blocks x and y: a block rooted at Init comes first (both rooted: both
+// orders, a cycle pruning reports), else a block constraint.
+func (b *keyBuilder) blockPair(x, y block) {
+	p, k := b.p, b.k
+	c := WW{A: x.first, B: y.first, Keys: []history.Key{k}, Ends: [][4]int32{{x.first, x.last, y.first, y.last}}}
+	switch {
+	case x.initRoot && y.initRoot:
+		b.known = p.orientEdges(&c, c.A, c.B, b.known)
+		b.known = p.orientEdges(&c, c.B, c.A, b.known)
+	case x.initRoot:
+		b.known = p.orientEdges(&c, c.A, c.B, b.known)
+		b.firstBlock(&c, c.A)
+	case y.initRoot:
+		b.known = p.orientEdges(&c, c.B, c.A, b.known)
+		b.firstBlock(&c, c.B)
+	default:
+		p.WW = append(p.WW, c)
+	}
+}
+
+// firstBlock records that the block of c starting at a directly precedes the other.
+func (b *keyBuilder) firstBlock(c *WW, a int32) {
+	from, to := c.sideEnds(a, 0)
+	i := b.p.wid(from, b.k)
+	b.p.succ[i] = append(b.p.succ[i], to)
 }
 
 // addForced adds an edge pruning forced, remembering that it was forced, unless it is
@@ -798,149 +874,227 @@ type Option struct {
 // polled between passes, every 1024 constraints and between blocks of reachability; on
 // cancellation it returns context.Cause(ctx) (a violation found before stands: it is
 // returned only once proved).
+//
+// Each pass collects one reachability query per edge of each option (an edge u→v asks
+// reach(v, u)), answers them in one batch, and removes the options that close a cycle.
 func (p *Polygraph) Prune(ctx context.Context) (*Violation, error) {
-	d := p.D
-	var buf []deps.Edge
 	defer func() { p.work, p.inWork = nil, nil }()
+	pr := &pruner{p: p, ctx: ctx}
 	for {
 		p.Passes++
-		nodes := int32(p.G.N())
-		// Collect queries: for each option, each edge u→v asks reach(v, u).
-		type opt struct {
-			q0, q1 int32 // query range
-		}
-		var qs []graph.Query
-		wwOpts := make([][2]opt, len(p.WW))
-		for ci := range p.WW {
-			if ci&1023 == 0 && ctx.Err() != nil {
-				return nil, context.Cause(ctx)
-			}
-			c := &p.WW[ci]
-			if c.Fixed != 0 || !p.committed(c.A) || !p.committed(c.B) {
-				continue
-			}
-			for side, ab := range [2][2]int32{{c.A, c.B}, {c.B, c.A}} {
-				q0 := int32(len(qs))
-				buf = p.orientEdges(c, ab[0], ab[1], buf[:0])
-				for _, e := range buf {
-					qs = append(qs, graph.Query{From: e.To, To: e.From})
-				}
-				wwOpts[ci][side] = opt{q0, int32(len(qs))}
-			}
-		}
-		wrOpts := make([][]opt, len(p.WR))
-		for wi := range p.WR {
-			if wi&1023 == 0 && ctx.Err() != nil {
-				return nil, context.Cause(ctx)
-			}
-			rc := &p.WR[wi]
-			if rc.Fixed || d.Status[d.Reads[rc.Read].Txn] != deps.Committed {
-				continue
-			}
-			wrOpts[wi] = make([]opt, len(rc.Cands))
-			for j, w := range rc.Cands {
-				q0 := int32(len(qs))
-				for _, e := range p.readEdges(rc.Read, w) {
-					if e.To < nodes && e.From < nodes {
-						qs = append(qs, graph.Query{From: e.To, To: e.From})
-					}
-				}
-				wrOpts[wi][j] = opt{q0, int32(len(qs))}
-			}
-		}
-		// Init-version nodes created while collecting are not in the queries; collect again
-		// if the graph grew.
-		if p.G.N() != int(nodes) {
-			p.Passes--
-			continue
-		}
-		g, order, pos, loop, err := p.passGraph(ctx, qs)
-		if err != nil {
-			return nil, err
-		}
-		if loop {
-			return &Violation{Cycles: [][]deps.Edge{p.knownCycle(graph.FindCycle(p.G))}, Options: []Option{{WW: -1, WR: -1}}}, nil
-		}
-		ans, err := graph.ReachBatch(ctx, g, order, pos, qs)
-		if err != nil {
-			return nil, err
-		}
-		cyclic := func(o opt) bool {
-			for i := o.q0; i < o.q1; i++ {
-				if ans[i] {
-					return true
-				}
-			}
-			return false
-		}
-		changed := false
-		for ci := range p.WW {
-			if ci&1023 == 0 && ctx.Err() != nil {
-				return nil, context.Cause(ctx)
-			}
-			c := &p.WW[ci]
-			if c.Fixed != 0 || !p.committed(c.A) || !p.committed(c.B) {
-				continue
-			}
-			l, r := cyclic(wwOpts[ci][0]), cyclic(wwOpts[ci][1])
-			switch {
-			case l && r:
-				v := &Violation{}
-				for _, ab := range [2][2]int32{{c.A, c.B}, {c.B, c.A}} {
-					v.Cycles = append(v.Cycles, p.cycleWith(p.orientEdges(c, ab[0], ab[1], nil)))
-					v.Options = append(v.Options, Option{WW: int32(ci), First: ab[0], WR: -1})
-				}
-				return v, nil
-			case l:
-				p.fixWW(ci, c.B, c.A)
-				changed = true
-			case r:
-				p.fixWW(ci, c.A, c.B)
-				changed = true
-			}
-		}
-		for wi := range p.WR {
-			if wi&1023 == 0 && ctx.Err() != nil {
-				return nil, context.Cause(ctx)
-			}
-			rc := &p.WR[wi]
-			if rc.Fixed || wrOpts[wi] == nil {
-				continue
-			}
-			var keep []int32
-			var gone []int32
-			for j, w := range rc.Cands {
-				if cyclic(wrOpts[wi][j]) {
-					gone = append(gone, w)
-				} else {
-					keep = append(keep, w)
-				}
-			}
-			if len(keep) == 0 {
-				v := &Violation{}
-				for _, w := range rc.Cands {
-					v.Cycles = append(v.Cycles, p.cycleWith(p.readEdges(rc.Read, w)))
-					v.Options = append(v.Options, Option{WW: -1, WR: int32(wi), Writer: w})
-				}
-				return v, nil
-			}
-			if len(gone) > 0 {
-				p.PrunedWR += len(gone)
-				rc.Cands = keep
-				changed = true
-			}
-			if len(keep) == 1 && p.committed(keep[0]) {
-				p.fixWR(wi)
-				changed = true
-			}
-		}
-		if !changed {
-			return nil, nil
+		v, changed, err := pr.pass()
+		if v != nil || err != nil || !changed {
+			return v, err
 		}
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
 	}
+}
+
+// queryRange is the range [q0, q1) of the queries of one option.
+type queryRange struct{ q0, q1 int32 }
+
+// pruner is the state of [Polygraph.Prune]'s passes.
+type pruner struct {
+	p   *Polygraph
+	ctx context.Context
+	buf []deps.Edge
+	// Per pass: the queries, each option's range of them, and their answers.
+	qs     []graph.Query
+	wwOpts [][2]queryRange
+	wrOpts [][]queryRange
+	ans    []bool
+}
+
+// polled reports a cancellation, checked every 1024 constraints.
+func (pr *pruner) polled(i int) error {
+	if i&1023 == 0 && pr.ctx.Err() != nil {
+		return context.Cause(pr.ctx)
+	}
+	return nil
+}
+
+// undecidedWW reports whether pair c is still open between committed transactions.
+func (p *Polygraph) undecidedWW(c *WW) bool {
+	return c.Fixed == 0 && p.committed(c.A) && p.committed(c.B)
+}
+
+// pass runs one pruning pass: the violation it proves, or whether it fixed anything.
+func (pr *pruner) pass() (*Violation, bool, error) {
+	p := pr.p
+	var nodes int32
+	for {
+		nodes = int32(p.G.N())
+		if err := pr.collect(nodes); err != nil {
+			return nil, false, err
+		}
+		// Init-version nodes created while collecting are not in the queries; collect
+		// again if the graph grew.
+		if p.G.N() == int(nodes) {
+			break
+		}
+	}
+	g, order, pos, loop, err := p.passGraph(pr.ctx, pr.qs)
+	if err != nil {
+		return nil, false, err
+	}
+	if loop {
+		return &Violation{Cycles: [][]deps.Edge{p.knownCycle(graph.FindCycle(p.G))}, Options: []Option{{WW: -1, WR: -1}}}, false, nil
+	}
+	if pr.ans, err = graph.ReachBatch(pr.ctx, g, order, pos, pr.qs); err != nil {
+		return nil, false, err
+	}
+	v, changedWW, err := pr.applyWW()
+	if v != nil || err != nil {
+		return v, false, err
+	}
+	v, changedWR, err := pr.applyWR()
+	return v, changedWW || changedWR, err
+}
+
+// collect gathers the queries of every open option of committed transactions.
+func (pr *pruner) collect(nodes int32) error {
+	p := pr.p
+	var qs []graph.Query
+	buf := pr.buf
+	defer func() { pr.qs, pr.buf = qs, buf }()
+	pr.wwOpts = make([][2]queryRange, len(p.WW))
+	for ci := range p.WW {
+		if err := pr.polled(ci); err != nil {
+			return err
+		}
+		c := &p.WW[ci]
+		if !p.undecidedWW(c) {
+			continue
+		}
+		for side, ab := range [2][2]int32{{c.A, c.B}, {c.B, c.A}} {
+			q0 := int32(len(qs))
+			buf = p.orientEdges(c, ab[0], ab[1], buf[:0])
+			for _, e := range buf {
+				qs = append(qs, graph.Query{From: e.To, To: e.From})
+			}
+			pr.wwOpts[ci][side] = queryRange{q0, int32(len(qs))}
+		}
+	}
+	d := p.D
+	pr.wrOpts = make([][]queryRange, len(p.WR))
+	for wi := range p.WR {
+		if err := pr.polled(wi); err != nil {
+			return err
+		}
+		rc := &p.WR[wi]
+		if rc.Fixed || d.Status[d.Reads[rc.Read].Txn] != deps.Committed {
+			continue
+		}
+		pr.wrOpts[wi] = make([]queryRange, len(rc.Cands))
+		for j, w := range rc.Cands {
+			q0 := int32(len(qs))
+			for _, e := range p.readEdges(rc.Read, w) {
+				if e.To < nodes && e.From < nodes {
+					qs = append(qs, graph.Query{From: e.To, To: e.From})
+				}
+			}
+			pr.wrOpts[wi][j] = queryRange{q0, int32(len(qs))}
+		}
+	}
+	return nil
+}
+
+// cyclic reports whether an option's edges close a cycle with the known graph.
+func (pr *pruner) cyclic(o queryRange) bool {
+	for i := o.q0; i < o.q1; i++ {
+		if pr.ans[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// applyWW fixes each pair with one cyclic orientation; both cyclic is a violation.
+func (pr *pruner) applyWW() (*Violation, bool, error) {
+	p := pr.p
+	changed := false
+	for ci := range p.WW {
+		if err := pr.polled(ci); err != nil {
+			return nil, false, err
+		}
+		c := &p.WW[ci]
+		if !p.undecidedWW(c) {
+			continue
+		}
+		l, r := pr.cyclic(pr.wwOpts[ci][0]), pr.cyclic(pr.wwOpts[ci][1])
+		switch {
+		case l && r:
+			return p.wwViolation(ci), false, nil
+		case l:
+			p.fixWW(ci, c.B, c.A)
+			changed = true
+		case r:
+			p.fixWW(ci, c.A, c.B)
+			changed = true
+		}
+	}
+	return nil, changed, nil
+}
+
+// wwViolation is the violation of pair ci, both of whose orientations close a cycle.
+func (p *Polygraph) wwViolation(ci int) *Violation {
+	c := &p.WW[ci]
+	v := &Violation{}
+	for _, ab := range [2][2]int32{{c.A, c.B}, {c.B, c.A}} {
+		v.Cycles = append(v.Cycles, p.cycleWith(p.orientEdges(c, ab[0], ab[1], nil)))
+		v.Options = append(v.Options, Option{WW: int32(ci), First: ab[0], WR: -1})
+	}
+	return v
+}
+
+// applyWR drops each read's cyclic candidates, fixing a read left with one committed
+// candidate; a read left with none is a violation.
+func (pr *pruner) applyWR() (*Violation, bool, error) {
+	p := pr.p
+	changed := false
+	for wi := range p.WR {
+		if err := pr.polled(wi); err != nil {
+			return nil, false, err
+		}
+		rc := &p.WR[wi]
+		if rc.Fixed || pr.wrOpts[wi] == nil {
+			continue
+		}
+		var keep, gone []int32
+		for j, w := range rc.Cands {
+			if pr.cyclic(pr.wrOpts[wi][j]) {
+				gone = append(gone, w)
+			} else {
+				keep = append(keep, w)
+			}
+		}
+		if len(keep) == 0 {
+			return p.wrViolation(wi), false, nil
+		}
+		if len(gone) > 0 {
+			p.PrunedWR += len(gone)
+			rc.Cands = keep
+			changed = true
+		}
+		if len(keep) == 1 && p.committed(keep[0]) {
+			p.fixWR(wi)
+			changed = true
+		}
+	}
+	return nil, changed, nil
+}
+
+// wrViolation is the violation of read wi, every candidate of which closes a cycle.
+func (p *Polygraph) wrViolation(wi int) *Violation {
+	rc := &p.WR[wi]
+	v := &Violation{}
+	for _, w := range rc.Cands {
+		v.Cycles = append(v.Cycles, p.cycleWith(p.readEdges(rc.Read, w)))
+		v.Options = append(v.Options, Option{WW: -1, WR: int32(wi), Writer: w})
+	}
+	return v
 }
 
 // maxWorkTerminals bounds the nodes of the reduced working graph of later pruning passes

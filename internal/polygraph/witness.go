@@ -57,85 +57,116 @@ func (p *Polygraph) Explain(core []int) []Alternative {
 	return alts
 }
 
+// alternative is the alternative the core's constraints take with the given choices: its
+// options, the shortest cycle their edges close, and whether its write orders contradict
+// each other.
 func (p *Polygraph) alternative(core []int, choice []int) Alternative {
-	d := p.D
-	var alt Alternative
-	var extra []deps.Edge
-	committed := make(map[int32]bool)
-	var wwSel []struct {
+	ab := &altBuilder{p: p, committed: make(map[int32]bool)}
+	for i, ci := range core {
+		ab.choose(ci, choice[i])
+	}
+	ab.orientedEdges()
+	for _, s := range ab.wrSel {
+		ab.readEdges(s)
+	}
+	for _, e := range p.D.Guarded {
+		ab.addIfLive(e)
+	}
+	ab.alt.Cycle = p.shortestCycle(ab.extra)
+	pairs := make([][2]int32, len(ab.wwSel))
+	for i, w := range ab.wwSel {
+		pairs[i] = [2]int32{w.a, w.b}
+	}
+	ab.alt.SelfContradictory = CyclicOrder(pairs)
+	return ab.alt
+}
+
+// wwChoice is a WW pair ordered a before b; wrChoice is read ri reading from w.
+type (
+	wwChoice struct {
 		c    *WW
 		a, b int32
 	}
-	var wrSel []struct {
-		ri int32
-		w  int32
+	wrChoice struct{ ri, w int32 }
+)
+
+// altBuilder is the state of [Polygraph.alternative].
+type altBuilder struct {
+	p         *Polygraph
+	alt       Alternative
+	extra     []deps.Edge
+	committed map[int32]bool // transactions a chosen read makes committed
+	wwSel     []wwChoice
+	wrSel     []wrChoice
+}
+
+// choose records choice ch of constraint ci (a WW index, or len(WW) plus a WR index).
+func (ab *altBuilder) choose(ci, ch int) {
+	p := ab.p
+	if ci < len(p.WW) {
+		c := &p.WW[ci]
+		a, b := c.A, c.B
+		if ch == 1 {
+			a, b = b, a
+		}
+		ab.alt.Options = append(ab.alt.Options, Option{WW: int32(ci), First: a, WR: -1})
+		ab.wwSel = append(ab.wwSel, wwChoice{c, a, b})
+		return
 	}
-	for i, ci := range core {
-		if ci < len(p.WW) {
-			c := &p.WW[ci]
-			a, b := c.A, c.B
-			if choice[i] == 1 {
-				a, b = b, a
-			}
-			alt.Options = append(alt.Options, Option{WW: int32(ci), First: a, WR: -1})
-			wwSel = append(wwSel, struct {
-				c    *WW
-				a, b int32
-			}{c, a, b})
+	wi := ci - len(p.WW)
+	rc := &p.WR[wi]
+	w := rc.Cands[ch]
+	ab.alt.Options = append(ab.alt.Options, Option{WW: -1, WR: int32(wi), Writer: w})
+	ab.wrSel = append(ab.wrSel, wrChoice{rc.Read, w})
+	ab.committed[w] = true
+	ab.committed[p.D.Reads[rc.Read].Txn] = true
+}
+
+// live reports whether transaction t (or a non-transaction node) takes part.
+func (ab *altBuilder) live(t int32) bool {
+	d := ab.p.D
+	return t < 0 || t >= int32(d.N) || d.Status[t] == deps.Committed || ab.committed[t]
+}
+
+// livePair reports whether both transactions of a chosen order take part.
+func (ab *altBuilder) livePair(s wwChoice) bool { return ab.live(s.a) && ab.live(s.b) }
+
+// addIfLive adds edge e if all its guards take part.
+func (ab *altBuilder) addIfLive(e deps.Edge) {
+	if ab.live(e.Guards[0]) && ab.live(e.Guards[1]) && ab.live(e.Guards[2]) {
+		ab.extra = append(ab.extra, e)
+	}
+}
+
+// orientedEdges adds the edges of each chosen write order between live transactions.
+func (ab *altBuilder) orientedEdges() {
+	for _, s := range ab.wwSel {
+		if ab.livePair(s) {
+			ab.extra = ab.p.orientEdges(s.c, s.a, s.b, ab.extra)
+		}
+	}
+}
+
+// readEdges adds the edges of chosen read s, and the anti-dependencies a chosen write order
+// puts after the version it reads.
+func (ab *altBuilder) readEdges(s wrChoice) {
+	d := ab.p.D
+	for _, e := range ab.p.readEdges(s.ri, s.w) {
+		ab.addIfLive(e)
+	}
+	r := &d.Reads[s.ri]
+	for _, ww := range ab.wwSel {
+		if !ab.livePair(ww) {
 			continue
 		}
-		wi := ci - len(p.WW)
-		rc := &p.WR[wi]
-		w := rc.Cands[choice[i]]
-		alt.Options = append(alt.Options, Option{WW: -1, WR: int32(wi), Writer: w})
-		wrSel = append(wrSel, struct {
-			ri int32
-			w  int32
-		}{rc.Read, w})
-		committed[w] = true
-		committed[d.Reads[rc.Read].Txn] = true
-	}
-	live := func(t int32) bool {
-		return t < 0 || t >= int32(d.N) || d.Status[t] == deps.Committed || committed[t]
-	}
-	for _, s := range wwSel {
-		if !live(s.a) || !live(s.b) {
-			continue
-		}
-		extra = p.orientEdges(s.c, s.a, s.b, extra)
-	}
-	for _, s := range wrSel {
-		for _, e := range p.readEdges(s.ri, s.w) {
-			if live(e.Guards[0]) && live(e.Guards[1]) && live(e.Guards[2]) {
-				extra = append(extra, e)
-			}
-		}
-		r := &d.Reads[s.ri]
-		for _, ww := range wwSel {
-			if !live(ww.a) || !live(ww.b) {
-				continue
-			}
-			for i, k := range ww.c.Keys {
-				from, to := ww.c.sideEnds(ww.a, i)
-				if k == r.Key && from == s.w && to != r.Txn {
-					wb, _ := d.WriteOf(to, k)
-					extra = append(extra, deps.Edge{From: r.Txn, To: to, Rel: report.RW, Key: k, Value: r.Value, Value2: wb.Value, Via: s.w, Guards: [3]int32{-1, -1, -1}})
-				}
+		for i, k := range ww.c.Keys {
+			from, to := ww.c.sideEnds(ww.a, i)
+			if k == r.Key && from == s.w && to != r.Txn {
+				wb, _ := d.WriteOf(to, k)
+				ab.extra = append(ab.extra, deps.Edge{From: r.Txn, To: to, Rel: report.RW, Key: k, Value: r.Value, Value2: wb.Value, Via: s.w, Guards: [3]int32{-1, -1, -1}})
 			}
 		}
 	}
-	for _, e := range d.Guarded {
-		if live(e.Guards[0]) && live(e.Guards[1]) && live(e.Guards[2]) {
-			extra = append(extra, e)
-		}
-	}
-	alt.Cycle = p.shortestCycle(extra)
-	pairs := make([][2]int32, len(wwSel))
-	for i, w := range wwSel {
-		pairs[i] = [2]int32{w.a, w.b}
-	}
-	alt.SelfContradictory = CyclicOrder(pairs)
-	return alt
 }
 
 // CyclicOrder reports whether the chosen orders (pairs {a, b}: a before b) contain a cycle:

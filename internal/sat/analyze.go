@@ -68,6 +68,26 @@ func (s *Solver) materialize(v Var) cref {
 // clause (asserting literal first, a literal of the backjump level second),
 // the backjump level, and the clause's LBD.
 func (s *Solver) analyze(confl []Lit) ([]Lit, int, int) {
+	out := s.firstUIP(confl)
+	s.toClear = append(s.toClear[:0], out...)
+	n0 := len(out)
+	if !s.opts.NoMinimize {
+		out = s.minimize(out)
+	}
+	s.stats.MinimizedLits += int64(n0 - len(out))
+	s.stats.LearntLits += int64(len(out))
+	bt := s.backjumpLevel(out)
+	for _, q := range s.toClear {
+		s.seen[q.Var()] = 0
+	}
+	s.learnt0 = out
+	return out, bt, s.computeLBD(out)
+}
+
+// firstUIP resolves the conflict clause with reasons back to the first unique implication
+// point of the current level. It returns the clause, the UIP's negation first; its
+// literals (but the first) are marked seen.
+func (s *Solver) firstUIP(confl []Lit) []Lit {
 	dl := int32(len(s.trailLim))
 	out := append(s.learnt0[:0], LitNull)
 	pathC := 0
@@ -110,44 +130,41 @@ func (s *Solver) analyze(confl []Lit) ([]Lit, int, int) {
 		lits = s.reasonLits(p.Var())
 	}
 	out[0] = p.Not()
+	return out
+}
 
-	// Recursive minimization (MiniSat's ccmin_mode 2).
-	s.toClear = append(s.toClear[:0], out...)
-	n0 := len(out)
-	if !s.opts.NoMinimize {
-		var abstract uint32
-		for _, q := range out[1:] {
-			abstract |= s.abstractLevel(q.Var())
-		}
-		j := 1
-		for _, q := range out[1:] {
-			r := s.reason[q.Var()]
-			if r == crefNone || !s.redundant(q, abstract) {
-				out[j] = q
-				j++
-			}
-		}
-		out = out[:j]
+// minimize drops the literals of out (but the first) that the others imply through
+// reasons: recursive minimization (MiniSat's ccmin_mode 2).
+func (s *Solver) minimize(out []Lit) []Lit {
+	var abstract uint32
+	for _, q := range out[1:] {
+		abstract |= s.abstractLevel(q.Var())
 	}
-	s.stats.MinimizedLits += int64(n0 - len(out))
-	s.stats.LearntLits += int64(len(out))
+	j := 1
+	for _, q := range out[1:] {
+		r := s.reason[q.Var()]
+		if r == crefNone || !s.redundant(q, abstract) {
+			out[j] = q
+			j++
+		}
+	}
+	return out[:j]
+}
 
-	bt := 0
-	if len(out) > 1 {
-		best := 1
-		for i := 2; i < len(out); i++ {
-			if s.level[out[i].Var()] > s.level[out[best].Var()] {
-				best = i
-			}
+// backjumpLevel moves a literal of the highest level but the asserting one's to second
+// place, and returns that level (0 for a unit clause).
+func (s *Solver) backjumpLevel(out []Lit) int {
+	if len(out) <= 1 {
+		return 0
+	}
+	best := 1
+	for i := 2; i < len(out); i++ {
+		if s.level[out[i].Var()] > s.level[out[best].Var()] {
+			best = i
 		}
-		out[1], out[best] = out[best], out[1]
-		bt = int(s.level[out[1].Var()])
 	}
-	for _, q := range s.toClear {
-		s.seen[q.Var()] = 0
-	}
-	s.learnt0 = out
-	return out, bt, s.computeLBD(out)
+	out[1], out[best] = out[best], out[1]
+	return int(s.level[out[1].Var()])
 }
 
 func (s *Solver) abstractLevel(v Var) uint32 { return 1 << (uint32(s.level[v]) & 31) }

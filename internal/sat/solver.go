@@ -329,32 +329,16 @@ func (s *Solver) satisfied(c []Lit) bool {
 	return false
 }
 
-// search is the CDCL loop.
+// search is the CDCL loop: propagate; on a conflict learn and backjump; else restart,
+// simplify or reduce when due, and decide (the next assumption, else a branch; with no
+// branch left, the theory's final check).
 func (s *Solver) search(ctx context.Context) (Status, error) {
-	if s.nextReduce == 0 {
-		s.nextReduce = s.stats.Conflicts + int64(s.opts.ReduceBase)
-	}
-	s.restart.init(s.opts)
-	var budget int64 = -1
-	if s.opts.ConflictBudget > 0 {
-		budget = s.stats.Conflicts + s.opts.ConflictBudget
-	}
+	budget := s.startSearch()
 	var confl []Lit
 	var tick uint32
 	for {
-		confl = confl[:0]
-		conflict := false
-		c := s.propagate()
-		if c != crefNone {
-			conflict = true
-			confl = append(confl, s.lits(c)...)
-			if s.learnt(c) {
-				s.bumpClause(c)
-			}
-		} else if s.theory != nil {
-			confl, conflict = s.theoryPropagate(confl)
-		}
-		if conflict {
+		var conflict bool
+		if confl, conflict = s.findConflict(confl[:0]); conflict {
 			s.stats.Conflicts++
 			if !s.resolveConflict(confl) {
 				return Unsat, nil
@@ -372,56 +356,110 @@ func (s *Solver) search(ctx context.Context) (Status, error) {
 		if budget >= 0 && s.stats.Conflicts >= budget {
 			return Unknown, ErrBudget
 		}
-		if s.restart.due(s.stats.Conflicts) {
-			s.stats.Restarts++
-			s.cancelUntil(0)
-			s.restart.next(s.stats.Conflicts)
+		if s.maintain() {
 			continue
 		}
-		if len(s.trailLim) == 0 && len(s.trail) > s.simpTrail && s.qhead == len(s.trail) {
-			s.simplify()
-		}
-		if s.stats.Conflicts >= s.nextReduce {
-			s.nReduce++
-			s.nextReduce = s.stats.Conflicts + int64(s.opts.ReduceBase) + s.nReduce*int64(s.opts.ReduceInc)
-			s.reduce()
-		}
-
-		next := LitNull
-		for len(s.trailLim) < len(s.assumptions) {
-			p := s.assumptions[len(s.trailLim)]
-			switch s.vals[p] {
-			case True:
-				s.newLevel()
-				continue
-			case False:
-				s.analyzeFinal(p.Not())
-				return Unsat, nil
-			}
-			next = p
-			break
+		next, unsat := s.nextAssumption()
+		if unsat {
+			return Unsat, nil
 		}
 		if next == LitNull {
-			next = s.pickBranch()
-			if next == LitNull {
-				if s.theory != nil {
-					s.stats.FinalChecks++
-					if fc := s.theory.Check(); fc != nil {
-						s.stats.TheoryConflicts++
-						s.stats.Conflicts++
-						if !s.resolveConflict(append(confl[:0], fc...)) {
-							return Unsat, nil
-						}
-						continue
-					}
+			if next = s.pickBranch(); next == LitNull {
+				fc := s.finalCheck()
+				if fc == nil {
+					return Sat, nil
 				}
-				return Sat, nil
+				s.stats.Conflicts++
+				if !s.resolveConflict(append(confl[:0], fc...)) {
+					return Unsat, nil
+				}
+				continue
 			}
 			s.stats.Decisions++
 		}
 		s.newLevel()
 		s.enqueue(next, crefNone)
 	}
+}
+
+// startSearch schedules the first reduction and restart, and returns the conflict count
+// at which the budget runs out, or -1.
+func (s *Solver) startSearch() int64 {
+	if s.nextReduce == 0 {
+		s.nextReduce = s.stats.Conflicts + int64(s.opts.ReduceBase)
+	}
+	s.restart.init(s.opts)
+	if s.opts.ConflictBudget > 0 {
+		return s.stats.Conflicts + s.opts.ConflictBudget
+	}
+	return -1
+}
+
+// findConflict propagates, then lets the theory propagate; it appends to confl the
+// conflict clause found, if any.
+func (s *Solver) findConflict(confl []Lit) ([]Lit, bool) {
+	if c := s.propagate(); c != crefNone {
+		confl = append(confl, s.lits(c)...)
+		if s.learnt(c) {
+			s.bumpClause(c)
+		}
+		return confl, true
+	}
+	if s.theory != nil {
+		return s.theoryPropagate(confl)
+	}
+	return confl, false
+}
+
+// maintain restarts when due (reporting true), else simplifies at level 0 after new
+// top-level facts and reduces the learnt clauses when due.
+func (s *Solver) maintain() (restarted bool) {
+	if s.restart.due(s.stats.Conflicts) {
+		s.stats.Restarts++
+		s.cancelUntil(0)
+		s.restart.next(s.stats.Conflicts)
+		return true
+	}
+	if len(s.trailLim) == 0 && len(s.trail) > s.simpTrail && s.qhead == len(s.trail) {
+		s.simplify()
+	}
+	if s.stats.Conflicts >= s.nextReduce {
+		s.nReduce++
+		s.nextReduce = s.stats.Conflicts + int64(s.opts.ReduceBase) + s.nReduce*int64(s.opts.ReduceInc)
+		s.reduce()
+	}
+	return false
+}
+
+// nextAssumption opens a level for each assumption already true and returns the next
+// unassigned one, or LitNull when all hold; unsat if one is false (s.failed is set).
+func (s *Solver) nextAssumption() (next Lit, unsat bool) {
+	for len(s.trailLim) < len(s.assumptions) {
+		p := s.assumptions[len(s.trailLim)]
+		switch s.vals[p] {
+		case True:
+			s.newLevel()
+			continue
+		case False:
+			s.analyzeFinal(p.Not())
+			return LitNull, true
+		}
+		return p, false
+	}
+	return LitNull, false
+}
+
+// finalCheck asks the theory, once every variable is assigned, for a conflict.
+func (s *Solver) finalCheck() []Lit {
+	if s.theory == nil {
+		return nil
+	}
+	s.stats.FinalChecks++
+	fc := s.theory.Check()
+	if fc != nil {
+		s.stats.TheoryConflicts++
+	}
+	return fc
 }
 
 // resolveConflict learns from the clause confl, all of whose literals are

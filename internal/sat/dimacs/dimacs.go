@@ -52,97 +52,138 @@ const maxVars = 1 << 28
 
 // Read parses a DIMACS CNF formula from r.
 func Read(r io.Reader) (*CNF, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	line := 1
-	fail := func(err error) (*CNF, error) { return nil, &ParseError{Line: line, Err: err} }
-	var cnf *CNF
-	var declared int
-	var cur []int
-	var tok []byte
+	p := &parser{br: bufio.NewReaderSize(r, 1<<16), line: 1}
 	for {
-		b, err := br.ReadByte()
+		b, err := p.br.ReadByte()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, fmt.Errorf("reading dimacs: %w", err)
 		}
-		switch {
-		case b == '\n':
-			line++
-			continue
-		case b == ' ' || b == '\t' || b == '\r':
-			continue
-		case b == 'c' && len(tok) == 0:
-			if err := skipLine(br); err != nil {
-				return nil, err
-			}
-			line++
-			continue
-		case b == '%':
-			goto done
-		case b == 'p':
-			if cnf != nil {
-				return fail(ErrHeader)
-			}
-			text, err := br.ReadString('\n')
-			if err != nil && err != io.EOF {
-				return nil, fmt.Errorf("reading dimacs: %w", err)
-			}
-			var v, c int
-			if n, _ := fmt.Sscanf(text, " cnf %d %d", &v, &c); n != 2 || v < 0 || c < 0 || v > maxVars {
-				return fail(ErrHeader)
-			}
-			cnf = &CNF{Vars: v, Clauses: make([][]int, 0, min(c, 1<<20))}
-			declared = c
-			line++
-			continue
-		}
-		// A literal.
-		if cnf == nil {
-			return fail(ErrHeader)
-		}
-		tok = append(tok[:0], b)
-		for {
-			b, err := br.ReadByte()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, fmt.Errorf("reading dimacs: %w", err)
-			}
-			if b == ' ' || b == '\t' || b == '\r' || b == '\n' {
-				_ = br.UnreadByte()
-				break
-			}
-			tok = append(tok, b)
-		}
-		x, err := strconv.Atoi(string(tok))
-		tok = tok[:0]
+		end, err := p.item(b)
 		if err != nil {
-			return fail(ErrLiteral)
+			return nil, err
 		}
-		if x == 0 {
-			cnf.Clauses = append(cnf.Clauses, cur)
-			cur = nil
-			continue
+		if end {
+			break
 		}
-		if x > cnf.Vars || -x > cnf.Vars {
-			return fail(ErrRange)
+	}
+	return p.finish()
+}
+
+// parser is the state of [Read].
+type parser struct {
+	br       *bufio.Reader
+	line     int
+	cnf      *CNF // nil until the header
+	declared int  // the header's clause count
+	cur      []int
+	tok      []byte
+}
+
+// fail is a parse error at the current line.
+func (p *parser) fail(err error) error { return &ParseError{Line: p.line, Err: err} }
+
+func isBlank(b byte) bool { return b == ' ' || b == '\t' || b == '\r' }
+
+// item handles the byte b that starts an item: a blank, a comment, the header, the end
+// marker "%" (end true) or a literal.
+func (p *parser) item(b byte) (end bool, err error) {
+	switch {
+	case b == '\n':
+		p.line++
+	case isBlank(b):
+	case b == 'c' && len(p.tok) == 0:
+		if err := skipLine(p.br); err != nil {
+			return false, err
 		}
-		cur = append(cur, x)
+		p.line++
+	case b == '%':
+		return true, nil
+	case b == 'p':
+		return false, p.header()
+	default:
+		return false, p.literal(b)
 	}
-done:
-	if cnf == nil {
-		return fail(ErrHeader)
+	return false, nil
+}
+
+// header reads the rest of the "p cnf VARS CLAUSES" line.
+func (p *parser) header() error {
+	if p.cnf != nil {
+		return p.fail(ErrHeader)
 	}
-	if cur != nil {
-		return fail(ErrTrailing)
+	text, err := p.br.ReadString('\n')
+	if err != nil && err != io.EOF {
+		return fmt.Errorf("reading dimacs: %w", err)
 	}
-	if len(cnf.Clauses) != declared {
-		return fail(fmt.Errorf("%w: %d clauses, header says %d", ErrCount, len(cnf.Clauses), declared))
+	var v, c int
+	if n, _ := fmt.Sscanf(text, " cnf %d %d", &v, &c); n != 2 || v < 0 || c < 0 || v > maxVars {
+		return p.fail(ErrHeader)
 	}
-	return cnf, nil
+	p.cnf = &CNF{Vars: v, Clauses: make([][]int, 0, min(c, 1<<20))}
+	p.declared = c
+	p.line++
+	return nil
+}
+
+// literal reads the literal starting with b; 0 ends the current clause.
+func (p *parser) literal(b byte) error {
+	if p.cnf == nil {
+		return p.fail(ErrHeader)
+	}
+	if err := p.token(b); err != nil {
+		return err
+	}
+	x, err := strconv.Atoi(string(p.tok))
+	p.tok = p.tok[:0]
+	if err != nil {
+		return p.fail(ErrLiteral)
+	}
+	if x == 0 {
+		p.cnf.Clauses = append(p.cnf.Clauses, p.cur)
+		p.cur = nil
+		return nil
+	}
+	if x > p.cnf.Vars || -x > p.cnf.Vars {
+		return p.fail(ErrRange)
+	}
+	p.cur = append(p.cur, x)
+	return nil
+}
+
+// token reads into p.tok the token starting with b, up to a blank or the end of input.
+func (p *parser) token(b byte) error {
+	p.tok = append(p.tok[:0], b)
+	for {
+		b, err := p.br.ReadByte()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading dimacs: %w", err)
+		}
+		if isBlank(b) || b == '\n' {
+			_ = p.br.UnreadByte()
+			return nil
+		}
+		p.tok = append(p.tok, b)
+	}
+}
+
+// finish checks the formula once the input ends.
+func (p *parser) finish() (*CNF, error) {
+	if p.cnf == nil {
+		return nil, p.fail(ErrHeader)
+	}
+	if p.cur != nil {
+		return nil, p.fail(ErrTrailing)
+	}
+	if len(p.cnf.Clauses) != p.declared {
+		return nil, p.fail(fmt.Errorf("%w: %d clauses, header says %d", ErrCount, len(p.cnf.Clauses), p.declared))
+	}
+	return p.cnf, nil
 }
 
 func skipLine(br *bufio.Reader) error {
