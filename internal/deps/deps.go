@@ -233,6 +233,10 @@ type Deps struct {
 	// thin-air reads). Any finding fails the history.
 	Findings []report.Anomaly
 	Notes    []string
+	// Undecided, when not empty, is the sentence that counts the predicate evaluations the
+	// analysis left open (Partial is set with it): a checker shows it unless it decides them
+	// later (the strict fast path's replay on whole rows, or real time).
+	Undecided string
 	// Partial is set when some operations were only partly modelled (predicates): a
 	// violation found is real, but finding none proves nothing.
 	Partial bool

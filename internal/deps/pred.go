@@ -47,11 +47,6 @@ import (
 // outcomes (so no violation is invented), and the history is then only partly modelled
 // ([Deps.Partial]): a violation found is real, a pass proves nothing.
 
-// NoteUndecided is the phrase of the note that counts the predicate evaluations the
-// analysis left open; a checker that decides them later (the strict fast path's row replay)
-// drops that note by it.
-const NoteUndecided = "predicate evaluations could not be decided"
-
 // ReadKind says where an external read comes from.
 type ReadKind uint8
 
@@ -638,7 +633,7 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 	}
 	if undecided > 0 {
 		d.Partial = true
-		d.Notes = append(d.Notes, fmt.Sprintf("%d %s (partial row images, or values that are not rows), e.g. %s: the versions they may have seen were taken either way, so a pass proves nothing", undecided, NoteUndecided, example))
+		d.Undecided = fmt.Sprintf("%d predicate evaluations could not be decided (partial row images, or values that are not rows), e.g. %s: the versions they may have seen were taken either way, so a pass proves nothing", undecided, example)
 	}
 	falseRows.note(d)
 	return nil

@@ -75,7 +75,7 @@ func predText(d *Deps) string {
 		s += fmt.Sprintf("finding %v %v %s\n", f.Kind, f.Txns, f.Message)
 	}
 	// The example an undecided note gives is the first row met, which depends on the order.
-	notes := fmt.Sprintf("%q", d.Notes)
+	notes := fmt.Sprintf("%q %q", d.Notes, d.Undecided)
 	notes = undecidedExample.ReplaceAllString(notes, "e.g. ...: the versions")
 	return s + fmt.Sprintf("partial %v notes %s\n", d.Partial, notes)
 }

@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -188,6 +187,9 @@ type run struct {
 	untimed  int       // counted transactions without a client interval (deps.Deps.Untimed)
 	fast     fastStats // the strict fast path's attempt, if any
 	timeCert bool      // a weaker level passed through the strict fast path's serial order
+	// undecided is the dependency analysis's sentence on the predicate evaluations it left
+	// open (deps.Deps.Undecided), until a replay decides them or the report shows it.
+	undecided string
 }
 
 // certifyByTime tries to pass serializable or strong-session-serializable through the strict
@@ -235,17 +237,25 @@ func (c *run) skewNote() {
 
 // decidedByRows records that a pass of the fast path is a whole proof: its serial order was
 // replayed read by read, and, where the dependency analysis left predicate evaluations open
-// (partial row images), on whole rows too (rowReplay). The analysis's notes that a pass
-// would prove nothing give way to one saying how they were decided.
+// (partial row images), on whole rows too (rowReplay). The analysis's sentence that a pass
+// would prove nothing is not shown; one saying how they were decided is.
 func (c *run) decidedByRows() {
 	c.partial = false
-	n := len(c.rep.Notes)
-	c.rep.Notes = slices.DeleteFunc(c.rep.Notes, func(s string) bool { return strings.Contains(s, deps.NoteUndecided) })
 	switch {
 	case c.fast.rows:
 		c.rep.Notes = append(c.rep.Notes, "the predicate evaluations on partial row images were decided by replaying the serial order on whole rows (each image merged into the row it updates): every predicate operation selected exactly the rows its predicate holds on")
-	case len(c.rep.Notes) < n:
+	case c.undecided != "":
 		c.rep.Notes = append(c.rep.Notes, "the predicate evaluations left open without real time were all decided with it, in the serial order that passed")
+	}
+	c.undecided = ""
+}
+
+// keepUndecided shows the analysis's sentence on the predicate evaluations it left open,
+// when no replay decided them.
+func (c *run) keepUndecided() {
+	if c.undecided != "" {
+		c.rep.Notes = append(c.rep.Notes, c.undecided)
+		c.undecided = ""
 	}
 }
 
@@ -467,12 +477,14 @@ func (c *run) analyzed(d *deps.Deps, fastOK bool, ferr error) (done bool, err er
 	rep, st := c.rep, &c.rep.Stats
 	rep.Notes = append(rep.Notes, d.Notes...)
 	c.partial = d.Partial
+	c.undecided = d.Undecided
 	c.untimed = d.Untimed
 	c.skewNote()
 	for _, a := range d.Findings {
 		c.fail(a)
 	}
 	if rep.Verdict == report.Fail {
+		c.keepUndecided()
 		return true, nil
 	}
 	if ferr != nil {
@@ -487,10 +499,12 @@ func (c *run) analyzed(d *deps.Deps, fastOK bool, ferr error) (done bool, err er
 		return true, nil
 	}
 	if c.level.Info().Realtime || c.o.NoFastPath || !c.h.HasTime() || d.HasLists() || len(d.Guarded) > 0 {
+		c.keepUndecided()
 		return false, nil
 	}
 	ok, err := c.certifyByTime()
 	if err != nil || !ok {
+		c.keepUndecided()
 		return err != nil, err
 	}
 	c.phase("time-certificate")

@@ -397,6 +397,9 @@ func (c *run) buildDeps(info anomaly.LevelInfo) (*deps.Deps, error) {
 		return nil, err
 	}
 	c.rep.Notes = append(c.rep.Notes, d.Notes...)
+	if d.Undecided != "" {
+		c.rep.Notes = append(c.rep.Notes, d.Undecided)
+	}
 	c.partial = d.Partial
 	c.untimed = d.Untimed
 	for _, a := range d.Findings {

@@ -113,6 +113,9 @@ func decide(ctx context.Context, h *history.History, level anomaly.Level, o Opti
 		return nil, err
 	}
 	rep.Notes = append(rep.Notes, d.Notes...)
+	if d.Undecided != "" {
+		rep.Notes = append(rep.Notes, d.Undecided)
+	}
 	// Every finding is a read no committed state explains (own writes, aborted,
 	// intermediate or thin-air versions, a predicate result no version gives), which every
 	// level forbids, whatever name it goes by.
