@@ -146,6 +146,9 @@ type Txn struct {
 	Start, Commit Timestamp
 }
 
+// HasFailedOp reports whether one of the transaction's operations is marked failed.
+func (t *Txn) HasFailedOp() bool { return slices.ContainsFunc(t.Ops, Op.Failed) }
+
 // Committed reports whether the transaction is known to have committed.
 func (t *Txn) Committed() bool { return t.Outcome == OutcomeCommitted }
 

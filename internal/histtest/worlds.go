@@ -42,19 +42,8 @@ func Worlds(h *history.History) iter.Seq[[]int] {
 // statement, with the same transaction ids; a history with no failed statement yields
 // itself. A level holds on h when it holds on one of them.
 func FailedWorlds(h *history.History) iter.Seq[*history.History] {
-	var flagged []history.TxnID
-	hasFailed := false
-	for i := range h.Txns {
-		for _, o := range h.Txns[i].Ops {
-			if o.Failed() {
-				hasFailed = true
-				if h.Txns[i].Outcome == history.OutcomeCommitted {
-					flagged = append(flagged, history.TxnID(i))
-				}
-				break
-			}
-		}
-	}
+	flagged := FailedCommitted(h)
+	hasFailed := slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return t.HasFailedOp() })
 	return func(yield func(*history.History) bool) {
 		if !hasFailed {
 			yield(h)
@@ -74,14 +63,26 @@ func FailedWorlds(h *history.History) iter.Seq[*history.History] {
 	}
 }
 
+// FailedCommitted returns the transactions of h logged as committed that contain a failed
+// statement, in id order.
+func FailedCommitted(h *history.History) []history.TxnID {
+	var out []history.TxnID
+	for i := range h.Txns {
+		if t := &h.Txns[i]; t.Outcome == history.OutcomeCommitted && t.HasFailedOp() {
+			out = append(out, t.ID)
+		}
+	}
+	return out
+}
+
 // FailedWorld is the one history h stands for when every transaction logged as committed
 // that contains a failed statement rolled back (rolledBack), or when each committed without
 // its failed statements: the oracle of the rolled-back and skipped readings.
 func FailedWorld(h *history.History, rolledBack bool) *history.History {
 	aborted := map[history.TxnID]bool{}
-	for i := range h.Txns {
-		if rolledBack && h.Txns[i].Outcome == history.OutcomeCommitted && slices.ContainsFunc(h.Txns[i].Ops, history.Op.Failed) {
-			aborted[history.TxnID(i)] = true
+	if rolledBack {
+		for _, t := range FailedCommitted(h) {
+			aborted[t] = true
 		}
 	}
 	return rebuildWithout(h, aborted)
