@@ -102,7 +102,8 @@ func handReports() map[string]*report.Report {
 				Cycle: []report.Step{{From: 3, To: 4, Rel: report.SO, Key: -1}, {From: 4, To: 3, Rel: report.TS, Key: -1}},
 			}},
 		},
-		"pass": {Level: anomaly.Causal, Checker: "basic", Verdict: report.Pass},
+		"pass":     {Level: anomaly.Causal, Checker: "basic", Verdict: report.Pass},
+		"unproved": unproved(),
 	}
 }
 
@@ -135,6 +136,15 @@ func basicReports(t *testing.T) map[string]*report.Report {
 		reps[name] = rep
 	}
 	return reps
+}
+
+// unproved is a pass that rests on a caveat, finished: Unknown, the caveat's sentence among
+// the notes and, in JSON, among the caveats.
+func unproved() *report.Report {
+	r := &report.Report{Level: anomaly.Serializable, Checker: "ser", Verdict: report.Pass, Notes: []string{"a note"}}
+	r.AddCaveat(report.CaveatPartial, "predicate operations could only partly be checked")
+	report.Finish(r)
+	return r
 }
 
 func TestGolden(t *testing.T) {

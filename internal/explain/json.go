@@ -46,6 +46,11 @@ import (
 //	    "ruled_out": ["..."]                    // omitted
 //	  }],
 //	  "notes": ["..."],
+//	  "caveats": [{                             // omitted when none made the verdict unknown
+//	    "kind": "partial",                      // basic-only, partial, untimed, placeholders,
+//	                                            // stopped, chosen-order
+//	    "note": "..."                           // the sentence, also among "notes"
+//	  }],
 //	  "stats": {"txns": 2, "committed": 1, ..., "elapsed_ns": 0, "phases": [{"name": "...", "elapsed_ns": 0}]},
 //	  "followup": {                             // omitted; only on a pass
 //	    "level": "strict-serializable",         // the level's real-time counterpart
@@ -74,6 +79,9 @@ func JSON(w io.Writer, r *report.Report) error {
 	if out.Notes == nil {
 		out.Notes = []string{}
 	}
+	for _, c := range r.Applied() {
+		out.Caveats = append(out.Caveats, jsonCaveat{Kind: c.Kind.String(), Note: c.Note})
+	}
 	for _, a := range r.Anomalies {
 		out.Anomalies = append(out.Anomalies, anomalyJSON(Explain(r.History, a)))
 	}
@@ -97,8 +105,15 @@ type jsonReport struct {
 	Failed    *jsonFailed   `json:"failed_statements,omitempty"`
 	Anomalies []jsonAnomaly `json:"anomalies"`
 	Notes     []string      `json:"notes"`
+	Caveats   []jsonCaveat  `json:"caveats,omitempty"`
 	Stats     jsonStats     `json:"stats"`
 	Followup  *jsonFollowup `json:"followup,omitempty"`
+}
+
+// jsonCaveat is a [report.Caveat] that made the verdict unknown.
+type jsonCaveat struct {
+	Kind string `json:"kind"`
+	Note string `json:"note"`
 }
 
 // jsonFailed is [report.Report.Failed]: the transactions logged as committed that contain a

@@ -138,7 +138,7 @@ type Phase struct {
 // CaveatKind says what a checker could not prove on its way to a verdict.
 type CaveatKind uint8
 
-// Caveat kinds. The zero value is invalid.
+// Caveat kinds. The zero value is invalid. What each does to a verdict is in caveatSpecs.
 const (
 	_ CaveatKind = iota
 	// CaveatBasicOnly: only the linear basic checks ran; they find no cycle.
@@ -152,24 +152,66 @@ const (
 	// CaveatPlaceholders: writers that reads name but no log holds; their other operations
 	// are unknown.
 	CaveatPlaceholders
+	// CaveatStopped: the check was stopped (a deadline, a signal, a caller's cancellation)
+	// before it decided.
+	CaveatStopped
+	// CaveatChosenOrder: the violations were found in an order the checker chose where the
+	// history does not record one (timestamps derived from snapshots order concurrent
+	// commits arbitrarily), so another order may have none.
+	CaveatChosenOrder
 )
 
-var caveatNames = [...]string{"invalid", "basic-only", "partial", "untimed", "placeholders"}
+// caveatSpecs is the verdict policy, one row per kind: its name, and which verdicts a caveat
+// of that kind undermines. A pass resting on a caveat that undermines passes proves nothing
+// (the search did not cover everything the level needs); a failure resting on one that
+// undermines failures proves nothing either (what was found is not a violation of the
+// history as recorded); a stopped check decided nothing, whatever it had reached.
+var caveatSpecs = [...]struct {
+	name                string
+	pass, fail, unknown bool
+}{
+	{name: "invalid"},
+	CaveatBasicOnly:    {name: "basic-only", pass: true},
+	CaveatPartial:      {name: "partial", pass: true},
+	CaveatUntimed:      {name: "untimed", pass: true},
+	CaveatPlaceholders: {name: "placeholders", pass: true},
+	CaveatStopped:      {name: "stopped", pass: true, fail: true, unknown: true},
+	CaveatChosenOrder:  {name: "chosen-order", fail: true},
+}
 
 func (k CaveatKind) String() string {
-	if int(k) < len(caveatNames) {
-		return caveatNames[k]
+	if int(k) < len(caveatSpecs) {
+		return caveatSpecs[k].name
 	}
 	return "invalid"
 }
 
-// Caveat is something a checker could not prove: no violation was found, but the search did
-// not cover everything the level needs. A checker records it whatever its verdict; only
-// check.Check decides what it does to the verdict (a pass that rests on a caveat is
-// Unknown), and a report shows the sentence when it does.
+// MarshalText writes the kind's name, as in JSON reports.
+func (k CaveatKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// undermines reports whether a caveat of kind k leaves a verdict v unproved.
+func (k CaveatKind) undermines(v Verdict) bool {
+	if int(k) >= len(caveatSpecs) {
+		return v != Unknown
+	}
+	s := caveatSpecs[k]
+	switch v {
+	case Pass:
+		return s.pass
+	case Fail:
+		return s.fail
+	default:
+		return s.unknown
+	}
+}
+
+// Caveat is something a checker could not prove on its way to a verdict. A checker records
+// it whatever its verdict; only [Finish] decides what it does to the verdict (caveatSpecs),
+// and a report shows the sentence when it does.
 type Caveat struct {
-	Kind CaveatKind
-	Note string // the sentence a report shows, e.g. "3 transactions have no client interval ..."
+	Kind    CaveatKind
+	Note    string // the sentence a report shows, e.g. "3 transactions have no client interval ..."
+	applied bool   // Finish has applied it (and shown its sentence)
 }
 
 // AddCaveat records a caveat of kind k with its sentence.
@@ -177,24 +219,67 @@ func (r *Report) AddCaveat(k CaveatKind, note string) {
 	r.Caveats = append(r.Caveats, Caveat{Kind: k, Note: note})
 }
 
+// Stopped records that the check was stopped by cause (context.Cause of the check's
+// context) before it could decide; [Finish] makes the verdict Unknown.
+func (r *Report) Stopped(cause error) {
+	r.AddCaveat(CaveatStopped, "the check was stopped before it could decide: "+cause.Error())
+}
+
 // Finish applies the verdict policy, the one rule every route to a verdict goes through: a
-// pass that rests on a caveat is not a pass. It turns such a pass into Unknown, drops its
-// follow-up, and adds each caveat's sentence to the notes. A failure stands (a caveat says
-// only that the search for violations was incomplete), and so does a pass without caveats.
-// Finishing a finished report changes nothing.
+// verdict that rests on a caveat undermining it (caveatSpecs) is Unknown. A pass becomes
+// Unknown and loses its follow-up; a failure becomes Unknown and loses its anomalies; the
+// sentence of each caveat that did this is added to the notes, once. Caveats that undermine
+// nothing the report claims change nothing. Finishing again applies only the caveats added
+// since.
 func Finish(r *Report) {
-	if r == nil || r.Verdict != Pass || len(r.Caveats) == 0 {
+	if r == nil {
+		return
+	}
+	v := r.Verdict
+	var notes []string
+	for i := range r.Caveats {
+		c := &r.Caveats[i]
+		if c.applied || !c.Kind.undermines(v) {
+			continue
+		}
+		c.applied = true
+		notes = append(notes, c.Note)
+	}
+	if len(notes) == 0 {
 		return
 	}
 	r.Verdict = Unknown
 	r.Followup = nil
-	for _, c := range r.Caveats {
-		r.Notes = append(r.Notes, c.Note)
+	if v == Fail {
+		r.Anomalies = nil
 	}
+	r.Notes = append(r.Notes, notes...)
 }
 
-// Proved reports whether r is a pass that rests on no caveat: the level holds.
-func (r *Report) Proved() bool { return r.Verdict == Pass && len(r.Caveats) == 0 }
+// Undermined reports whether r's verdict rests on a caveat that undermines it: [Finish]
+// will make it Unknown, or made it Unknown.
+func (r *Report) Undermined() bool {
+	for _, c := range r.Caveats {
+		if c.applied || c.Kind.undermines(r.Verdict) {
+			return true
+		}
+	}
+	return false
+}
+
+// Applied returns the caveats [Finish] applied: those that made the verdict Unknown.
+func (r *Report) Applied() []Caveat {
+	var out []Caveat
+	for _, c := range r.Caveats {
+		if c.applied {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Proved reports whether r is a pass that rests on no caveat undermining it: the level holds.
+func (r *Report) Proved() bool { return r.Verdict == Pass && !r.Undermined() }
 
 // Report is the result of checking one history against one level.
 type Report struct {

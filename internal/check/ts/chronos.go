@@ -52,9 +52,10 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, opts Op
 		// no snapshot tells apart: that order was chosen here, and commit-order
 		// serializability failing in it does not make the history unserializable. (A pass
 		// stands: the order is then a serial order every read agrees with.)
-		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, fmt.Sprintf("the timestamps were derived from the database's snapshots, which do not say in which order concurrent transactions committed: the %d violations of serializability in the order isovet chose are not reported, as another order may have none; the black-box checker decides (--method black-box)", len(res.Violations)))
-		res.Violations = nil
+		rep.AddCaveat(report.CaveatChosenOrder, fmt.Sprintf("the timestamps were derived from the database's snapshots, which do not say in which order concurrent transactions committed: the %s of serializability in the order isovet chose %s not reported, as another order may have none; the black-box checker decides (--method black-box)", violations(len(res.Violations)), map[bool]string{true: "is", false: "are"}[len(res.Violations) == 1]))
+	}
+	if rep.Undermined() {
+		res.Violations = nil // not violations of the history: Finish says why
 	}
 	counts := map[anomaly.Kind]int{}
 	for i := range res.Violations {
@@ -83,6 +84,14 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, opts Op
 	}
 	report.Finish(rep)
 	return rep, nil
+}
+
+// violations says n violations: "1 violation", "2 violations".
+func violations(n int) string {
+	if n == 1 {
+		return "1 violation"
+	}
+	return fmt.Sprintf("%d violations", n)
 }
 
 // Anomaly converts v into a report anomaly naming dense ids of h.
