@@ -266,12 +266,12 @@ func MustParse(src string) *history.History {
 
 func (p *parser) stmt() error {
 	t := p.peek()
-	if t.kind == tWord && t.text == "init" && !(p.peekAt(1).kind == tPunct && p.peekAt(1).text == ":") {
+	if t.kind == tWord && t.text == "init" && !p.peekPunct(1, ":") {
 		p.next()
 		return p.initStmt()
 	}
 	// Session label.
-	if (t.kind == tWord || t.kind == tNum || t.kind == tStr) && p.peekAt(1).kind == tPunct && p.peekAt(1).text == ":" {
+	if isAtom(t) && p.peekPunct(1, ":") {
 		p.next()
 		p.next()
 		p.sess = p.b.Session(atom(t))
@@ -286,31 +286,36 @@ func (p *parser) stmt() error {
 
 func (p *parser) initStmt() error {
 	// "init v" or "init k=v[,] k=v ...".
-	if p.peekAt(1).kind == tPunct && p.peekAt(1).text == "=" {
-		for p.peek().kind != tSep && p.peek().kind != tEOF {
-			kt := p.next()
-			if kt.kind != tWord && kt.kind != tNum && kt.kind != tStr {
-				return p.errf(kt, "expected a key")
-			}
-			if err := p.expect("="); err != nil {
-				return err
-			}
-			v, err := p.value()
-			if err != nil {
-				return err
-			}
-			p.b.SetInitialKey(p.b.Key(atom(kt)), v)
-			if p.isPunct(",") {
-				p.next()
-			}
-		}
-		return nil
+	if p.peekPunct(1, "=") {
+		return p.initKeys()
 	}
 	v, err := p.value()
 	if err != nil {
 		return err
 	}
 	p.b.SetInitial(v)
+	return nil
+}
+
+// initKeys parses the rest of "init k=v[,] k=v ...": each key's initial value.
+func (p *parser) initKeys() error {
+	for p.peek().kind != tSep && p.peek().kind != tEOF {
+		kt := p.next()
+		if !isAtom(kt) {
+			return p.errf(kt, "expected a key")
+		}
+		if err := p.expect("="); err != nil {
+			return err
+		}
+		v, err := p.value()
+		if err != nil {
+			return err
+		}
+		p.b.SetInitialKey(p.b.Key(atom(kt)), v)
+		if p.isPunct(",") {
+			p.next()
+		}
+	}
 	return nil
 }
 

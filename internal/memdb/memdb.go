@@ -3,6 +3,7 @@ package memdb
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -299,17 +300,17 @@ func (tx *Tx) visible(k string, it *item) *version {
 		}
 		return nil
 	case db.opts.Mode == ReadCommitted || db.opts.Faults&FracturedRead != 0:
-		for i := len(it.vs) - 1; i >= 0; i-- {
-			if it.vs[i].ts > 0 || it.vs[i].txn == 0 {
-				return &it.vs[i]
-			}
-		}
-		return nil
+		return it.committedAt(math.MaxUint64)
 	}
-	snap := tx.snapOf(k)
+	return it.committedAt(tx.snapOf(k))
+}
+
+// committedAt is the latest committed version of it (or the initial one) at timestamp ts
+// or before, or nil.
+func (it *item) committedAt(ts uint64) *version {
 	for i := len(it.vs) - 1; i >= 0; i-- {
 		v := &it.vs[i]
-		if (v.ts > 0 || v.txn == 0) && v.ts <= snap {
+		if (v.ts > 0 || v.txn == 0) && v.ts <= ts {
 			return v
 		}
 	}

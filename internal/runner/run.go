@@ -85,8 +85,6 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var tags atomic.Int64
-	var wg sync.WaitGroup
-	var gaveUp atomic.Int64
 	newExec := func(i int, sd history.Datum) *executor {
 		e := &executor{db: db, sess: sessions[i], id: i, sd: sd, start: start, tags: &tags, wr: wr, maxRetries: o.MaxRetries, log: log, table: w.Table}
 		if schema.Table != nil {
@@ -104,6 +102,30 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 		}
 		e.close()
 	}
+	gaveUp := runSessions(ctx, cancel, w, sessions, newExec)
+	// Commit times are asked for with the caller's context: after a session failed (which
+	// cancelled ctx) the times of what was recorded are still worth having.
+	ct, _ := db.(CommitTimer)
+	werr := wr.finish(parent, ct, log)
+	res := &Result{Committed: wr.committed, Aborted: wr.aborted, Unknown: wr.unknown, GaveUp: int(gaveUp), Elapsed: time.Since(start)}
+	h, berr := wr.b.Build()
+	res.History = h
+	log.Info("run finished", "txns", wr.done, "committed", res.Committed, "aborted", res.Aborted, "unknown", res.Unknown, "elapsed", res.Elapsed)
+	// Our own deferred cancel has not run yet: a cause is a session's error or the caller's
+	// cancellation, and either stopped the run.
+	cause := context.Cause(ctx)
+	if cause != nil && parent.Err() != nil {
+		cause = fmt.Errorf("the run was cancelled: %w", cause)
+	}
+	return res, errors.Join(cause, werr, berr)
+}
+
+// runSessions runs each session's templates on a goroutine of its own, with the executor
+// newExec makes, and waits for them all; a session's error cancels ctx with it as the cause.
+// It returns how many templates the sessions gave up on.
+func runSessions(ctx context.Context, cancel context.CancelCauseFunc, w *workload.Workload, sessions []Session, newExec func(int, history.Datum) *executor) int64 {
+	var wg sync.WaitGroup
+	var gaveUp atomic.Int64
 	for i, txns := range w.Sessions {
 		if ctx.Err() != nil {
 			sessions[i].Close()
@@ -120,21 +142,7 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 		})
 	}
 	wg.Wait()
-	// Commit times are asked for with the caller's context: after a session failed (which
-	// cancelled ctx) the times of what was recorded are still worth having.
-	ct, _ := db.(CommitTimer)
-	werr := wr.finish(parent, ct, log)
-	res := &Result{Committed: wr.committed, Aborted: wr.aborted, Unknown: wr.unknown, GaveUp: int(gaveUp.Load()), Elapsed: time.Since(start)}
-	h, berr := wr.b.Build()
-	res.History = h
-	log.Info("run finished", "txns", wr.done, "committed", res.Committed, "aborted", res.Aborted, "unknown", res.Unknown, "elapsed", res.Elapsed)
-	// Our own deferred cancel has not run yet: a cause is a session's error or the caller's
-	// cancellation, and either stopped the run.
-	cause := context.Cause(ctx)
-	if cause != nil && parent.Err() != nil {
-		cause = fmt.Errorf("the run was cancelled: %w", cause)
-	}
-	return res, errors.Join(cause, werr, berr)
+	return gaveUp.Load()
 }
 
 // session runs a session's templates txns in order until ctx ends or one fails, and returns

@@ -487,18 +487,7 @@ func (s *Server) handle(evs []ts.Event, flush bool) {
 		e := &evs[i]
 		switch e.Kind {
 		case ts.EventViolation, ts.EventRejected:
-			id := e.Violation.ID()
-			if _, ok := s.reported[id]; ok {
-				continue
-			}
-			s.reported[id] = struct{}{}
-			s.never.count(&e.Violation)
-			line := violationLine(&e.Violation, s.opts.Now())
-			if s.fileW != nil {
-				s.fileW.Write(line)
-				s.fileW.WriteByte('\n')
-			}
-			s.hub.publish(e.Violation.Kind.String(), line)
+			s.report(&e.Violation)
 		case ts.EventDropped, ts.EventLate:
 			s.log.Warn("transactions not checked", "event", e.Kind.String(), "count", e.Count, "txn_id", e.Txn, "message", e.Message)
 			line, _ := json.Marshal(map[string]any{"kind": "warning", "event": e.Kind.String(), "count": e.Count, "txn": e.Txn, "message": e.Message})
@@ -510,6 +499,23 @@ func (s *Server) handle(evs []ts.Event, flush bool) {
 			s.log.Error("writing violations file", "err", err)
 		}
 	}
+}
+
+// report writes v to the violations file and publishes it to subscribers, unless it was
+// reported before (by id).
+func (s *Server) report(v *ts.Violation) {
+	id := v.ID()
+	if _, ok := s.reported[id]; ok {
+		return
+	}
+	s.reported[id] = struct{}{}
+	s.never.count(v)
+	line := violationLine(v, s.opts.Now())
+	if s.fileW != nil {
+		s.fileW.Write(line)
+		s.fileW.WriteByte('\n')
+	}
+	s.hub.publish(v.Kind.String(), line)
 }
 
 type violationJSON struct {

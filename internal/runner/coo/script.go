@@ -353,26 +353,29 @@ func (lp *lineParser) stmt(piece []byte, col int) (Stmt, bool, error) {
 
 // prefix parses "STEP-SESSION-" at the start of b.
 func prefix(b []byte) (step, sess, n int, ok bool) {
-	num := func(i int) (int, int, bool) {
-		j := i
-		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
-			j++
-		}
-		if j == i || j-i > 9 || j >= len(b) || b[j] != '-' {
-			return 0, 0, false
-		}
-		v, _ := strconv.Atoi(string(b[i:j]))
-		return v, j + 1, true
-	}
-	step, i, ok := num(0)
+	step, i, ok := numberDash(b, 0)
 	if !ok {
 		return 0, 0, 0, false
 	}
-	sess, i, ok = num(i)
+	sess, i, ok = numberDash(b, i)
 	if !ok {
 		return 0, 0, 0, false
 	}
 	return step, sess, i, true
+}
+
+// numberDash parses a number of at most nine digits and the '-' after it at b[i:], and
+// returns the number and the index after the dash.
+func numberDash(b []byte, i int) (int, int, bool) {
+	j := i
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		j++
+	}
+	if j == i || j-i > 9 || j >= len(b) || b[j] != '-' {
+		return 0, 0, false
+	}
+	v, _ := strconv.Atoi(string(b[i:j]))
+	return v, j + 1, true
 }
 
 // quote shortens b for an error message.
