@@ -36,30 +36,17 @@ func main() {
 		os.Exit(2)
 	}
 	root := flag.Arg(0)
-	var ls []check.Level
-	for _, n := range strings.Split(*levels, ",") {
-		l, err := check.ParseLevel(n)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(2)
-		}
-		ls = append(ls, l)
+	ls, err := parseLevels(*levels)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
 	hists, err := histories(root)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	readings := []history.FailedReading{history.FailedUncertain, history.FailedRolledBack, history.FailedSkipped}
-	type cell struct{ pass, fail, unknown, errs int }
-	type row struct {
-		folder  string
-		level   check.Level
-		n       int // histories
-		flagged int // with a transaction logged committed that holds a failed statement
-		by      [3]cell
-	}
-	rows := map[string]*row{}
+	t := table{rows: map[string]*row{}}
 	start := time.Now()
 	for i, p := range hists {
 		h, _, err := format.Open(filepath.Join(root, p), format.Auto, format.Options{})
@@ -69,53 +56,109 @@ func main() {
 		}
 		folder := filepath.Dir(filepath.Dir(p))
 		for _, l := range ls {
-			key := folder + "\x00" + l.String()
-			r := rows[key]
-			if r == nil {
-				r = &row{folder: folder, level: l}
-				rows[key] = r
-			}
-			r.n++
-			var verdicts []string
-			for ri, reading := range readings {
-				ctx, cancel := context.WithTimeout(context.Background(), *timeout)
-				rep, err := check.Check(ctx, h, l, check.Options{FailedStatements: reading, MaxAnomalies: 1})
-				cancel()
-				c := &r.by[ri]
-				v := "error"
-				switch {
-				case err != nil && rep == nil:
-					c.errs++
-				case rep.Verdict == check.Pass:
-					c.pass++
-					v = "pass"
-				case rep.Verdict == check.Fail:
-					c.fail++
-					v = "fail:" + rep.Anomalies[0].Kind.String()
-				default:
-					c.unknown++
-					v = "unknown"
-				}
-				if ri == 0 && rep != nil && rep.Failed != nil && len(rep.Failed.Committed) > 0 {
-					r.flagged++
-				}
-				verdicts = append(verdicts, v)
-			}
+			verdicts := t.row(folder, l).check(h, l, *timeout)
 			fmt.Printf("%s\t%s\t%s\n", p, l, strings.Join(verdicts, "\t"))
 		}
 		if (i+1)%200 == 0 {
 			fmt.Fprintf(os.Stderr, "%d/%d histories, %v\n", i+1, len(hists), time.Since(start).Round(time.Second))
 		}
 	}
-	keys := make([]string, 0, len(rows))
-	for k := range rows {
+	t.print()
+	fmt.Fprintf(os.Stderr, "%d histories in %v\n", len(hists), time.Since(start).Round(time.Millisecond))
+}
+
+// parseLevels reads the comma-separated -levels.
+func parseLevels(s string) ([]check.Level, error) {
+	var ls []check.Level
+	for _, n := range strings.Split(s, ",") {
+		l, err := check.ParseLevel(n)
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+	}
+	return ls, nil
+}
+
+// readings are the readings of failed statements every history is checked under, in the
+// table's order.
+var readings = []history.FailedReading{history.FailedUncertain, history.FailedRolledBack, history.FailedSkipped}
+
+// cell counts the verdicts of one folder and level under one reading.
+type cell struct{ pass, fail, unknown, errs int }
+
+// row is one folder at one level.
+type row struct {
+	folder  string
+	level   check.Level
+	n       int // histories
+	flagged int // with a transaction logged committed that holds a failed statement
+	by      [3]cell
+}
+
+// table is the rows by folder and level.
+type table struct {
+	rows map[string]*row
+}
+
+// row is the row of folder at level l, made on first use.
+func (t *table) row(folder string, l check.Level) *row {
+	key := folder + "\x00" + l.String()
+	r := t.rows[key]
+	if r == nil {
+		r = &row{folder: folder, level: l}
+		t.rows[key] = r
+	}
+	return r
+}
+
+// check checks h at l under each reading, each within timeout, counts the verdicts in r
+// and returns them as the history's line shows them.
+func (r *row) check(h *history.History, l check.Level, timeout time.Duration) []string {
+	r.n++
+	var verdicts []string
+	for ri, reading := range readings {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		rep, err := check.Check(ctx, h, l, check.Options{FailedStatements: reading, MaxAnomalies: 1})
+		cancel()
+		verdicts = append(verdicts, r.by[ri].add(rep, err))
+		if ri == 0 && rep != nil && rep.Failed != nil && len(rep.Failed.Committed) > 0 {
+			r.flagged++
+		}
+	}
+	return verdicts
+}
+
+// add counts the outcome of one check and says it: pass, fail:<first anomaly>, unknown or
+// error.
+func (c *cell) add(rep *check.Report, err error) string {
+	switch {
+	case err != nil && rep == nil:
+		c.errs++
+		return "error"
+	case rep.Verdict == check.Pass:
+		c.pass++
+		return "pass"
+	case rep.Verdict == check.Fail:
+		c.fail++
+		return "fail:" + rep.Anomalies[0].Kind.String()
+	default:
+		c.unknown++
+		return "unknown"
+	}
+}
+
+// print writes the table, sorted by folder and level, to stdout.
+func (t *table) print() {
+	keys := make([]string, 0, len(t.rows))
+	for k := range t.rows {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nfolder\tlevel\thistories\twith failed statements\tuncertain pass/fail/unknown\trolled-back\tskipped")
 	for _, k := range keys {
-		r := rows[k]
+		r := t.rows[k]
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d", r.folder, r.level, r.n, r.flagged)
 		for _, c := range r.by {
 			fmt.Fprintf(tw, "\t%d/%d/%d", c.pass, c.fail, c.unknown)
@@ -126,7 +169,6 @@ func main() {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-	fmt.Fprintf(os.Stderr, "%d histories in %v\n", len(hists), time.Since(start).Round(time.Millisecond))
 }
 
 // histories lists the histories under root, relative to it, sorted: directories holding a

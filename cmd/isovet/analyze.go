@@ -30,24 +30,12 @@ axioms. Exit codes: 0 no anomaly up to the bound (or proven serializable), 1 an 
 2 bad input, 3 inconclusive (solver unknown or timeout: never reported as safe).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, pos []string) error {
-			src, err := os.ReadFile(pos[0])
-			if err != nil {
+			if err := readAnalyzeInput(&args, pos[0]); err != nil {
 				return &exitError{code: exitUsage, err: err}
-			}
-			args.Program, args.Filename = src, pos[0]
-			if !builtinModels[args.Model] {
-				m, err := os.ReadFile(args.Model)
-				if err != nil {
-					return &exitError{code: exitUsage, err: err}
-				}
-				args.ModelSource = m
 			}
 			args.Backend = solve.Exec{}
 			if emit != "" {
-				if err := os.MkdirAll(filepath.Dir(emit), 0o755); err != nil && filepath.Dir(emit) != "." {
-					return &exitError{code: exitUsage, err: err}
-				}
-				fh, err := os.Create(emit)
+				fh, err := createEmit(emit)
 				if err != nil {
 					return &exitError{code: exitUsage, err: err}
 				}
@@ -73,4 +61,30 @@ axioms. Exit codes: 0 no anomaly up to the bound (or proven serializable), 1 an 
 	c.Flags().StringSliceVar(&args.Txns, "txns", nil, "analyze only these transaction programs (comma-separated names)")
 	c.Flags().StringVar(&emit, "emit-smt", "", "write every SMT-LIB query sent to the solver to this file")
 	return c
+}
+
+// readAnalyzeInput reads the program at path and, unless --model names a built-in model, the
+// model's file of axioms into args.
+func readAnalyzeInput(args *static.AnalyzeArgs, path string) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	args.Program, args.Filename = src, path
+	if !builtinModels[args.Model] {
+		m, err := os.ReadFile(args.Model)
+		if err != nil {
+			return err
+		}
+		args.ModelSource = m
+	}
+	return nil
+}
+
+// createEmit creates the --emit-smt file, and its directory if needed.
+func createEmit(emit string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(emit), 0o755); err != nil && filepath.Dir(emit) != "." {
+		return nil, err
+	}
+	return os.Create(emit)
 }

@@ -135,11 +135,9 @@ func (b *benchServe) run(ctx context.Context, logw io.Writer) (*benchReport, err
 	if err != nil {
 		return nil, err
 	}
-	bin := b.serverBin
-	if bin == "" {
-		if bin, err = os.Executable(); err != nil {
-			return nil, err
-		}
+	bin, err := b.binary()
+	if err != nil {
+		return nil, err
 	}
 	args := b.serverArgs(addr)
 	if b.via == "nats" {
@@ -170,6 +168,14 @@ func (b *benchServe) run(ctx context.Context, logw io.Writer) (*benchReport, err
 	}
 	br.r.ServerRSSBytes = procRSS(br.cmd.Process.Pid)
 	return br.r, nil
+}
+
+// binary is the isovet binary to run as the server: --server-bin, or this one.
+func (b *benchServe) binary() (string, error) {
+	if b.serverBin != "" {
+		return b.serverBin, nil
+	}
+	return os.Executable()
 }
 
 // benchRun is the state of one bench-serve run, shared by its phases.

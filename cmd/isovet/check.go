@@ -61,28 +61,7 @@ Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input error, 
 ` + levelHelp(),
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if f.cpuProfile != "" {
-				stop, err := startCPUProfile(f.cpuProfile)
-				if err != nil {
-					return &exitError{code: exitUsage, err: err}
-				}
-				defer stop()
-			}
-			var writeMem func() error
-			if f.memProfile != "" {
-				w, err := startAllocProfile(f.memProfile)
-				if err != nil {
-					return &exitError{code: exitUsage, err: err}
-				}
-				writeMem = w
-			}
-			err := runCheck(c.Context(), c.OutOrStdout(), c.ErrOrStderr(), args[0], &f)
-			if writeMem != nil {
-				if werr := writeMem(); werr != nil && err == nil {
-					err = &exitError{code: exitUsage, err: werr}
-				}
-			}
-			return err
+			return f.profiled(func() error { return runCheck(c.Context(), c.OutOrStdout(), c.ErrOrStderr(), args[0], &f) })
 		},
 	}
 	f.in.register(c)
@@ -100,20 +79,38 @@ Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input error, 
 	return c
 }
 
+// profiled runs check under the profiles --cpu-profile and --mem-profile ask for; a profile
+// that cannot be written is a usage error, check's own error coming first.
+func (f *checkFlags) profiled(check func() error) error {
+	if f.cpuProfile != "" {
+		stop, err := startCPUProfile(f.cpuProfile)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		defer stop()
+	}
+	var writeMem func() error
+	if f.memProfile != "" {
+		w, err := startAllocProfile(f.memProfile)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		writeMem = w
+	}
+	err := check()
+	if writeMem != nil {
+		if werr := writeMem(); werr != nil && err == nil {
+			err = &exitError{code: exitUsage, err: werr}
+		}
+	}
+	return err
+}
+
 func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *checkFlags) error {
-	level, err := check.ParseLevel(f.level)
+	level, opts, err := f.options()
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	method, ok := check.ParseMethod(f.method)
-	if !ok {
-		return &exitError{code: exitUsage, err: fmt.Errorf("unknown method %q (methods: auto, black-box, timestamp, basic)", f.method)}
-	}
-	reading, ok := history.ParseFailedReading(f.failed)
-	if !ok {
-		return &exitError{code: exitUsage, err: fmt.Errorf("unknown --failed-statements %q (readings: %s)", f.failed, strings.Join(history.FailedReadings(), ", "))}
-	}
-	opts := check.Options{Method: method, ClockSkew: f.clockSkew, MaxAnomalies: f.maxAnomalies, FailedStatements: reading, Now: time.Now}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		if names := format.Collection(path, f.in.format); len(names) > 0 {
 			return runCheckAll(ctx, stdout, stderr, path, names, level, opts, f)
@@ -124,6 +121,41 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *che
 		return err
 	}
 	path = displayName(path)
+	rep, err := checkOne(ctx, stderr, path, h, level, opts, f)
+	if err != nil {
+		return err
+	}
+	if err := f.in.vacuous(path, rep); err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	if err := f.writeReport(stdout, path, rep); err != nil {
+		return err
+	}
+	return verdictExit(rep.Verdict)
+}
+
+// options parses the level, method and failed-statement reading the flags name into the
+// level and the check's options; an error is a usage error.
+func (f *checkFlags) options() (check.Level, check.Options, error) {
+	level, err := check.ParseLevel(f.level)
+	if err != nil {
+		return level, check.Options{}, err
+	}
+	method, ok := check.ParseMethod(f.method)
+	if !ok {
+		return level, check.Options{}, fmt.Errorf("unknown method %q (methods: auto, black-box, timestamp, basic)", f.method)
+	}
+	reading, ok := history.ParseFailedReading(f.failed)
+	if !ok {
+		return level, check.Options{}, fmt.Errorf("unknown --failed-statements %q (readings: %s)", f.failed, strings.Join(history.FailedReadings(), ", "))
+	}
+	return level, check.Options{Method: method, ClockSkew: f.clockSkew, MaxAnomalies: f.maxAnomalies, FailedStatements: reading, Now: time.Now}, nil
+}
+
+// checkOne checks the history h read from path under the --timeout and follows a pass with
+// its real-time counterpart. A report stopped early is returned with verdict unknown and a
+// note saying why; an error is an *exitError with its exit code.
+func checkOne(ctx context.Context, stderr io.Writer, path string, h *history.History, level check.Level, opts check.Options, f *checkFlags) (*check.Report, error) {
 	if f.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("timeout of %v reached", f.timeout))
@@ -132,13 +164,7 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *che
 	start := time.Now()
 	rep, err := checkAndFollow(ctx, ctx, stderr, h, level, opts, f.realtime, level.String())
 	if rep == nil {
-		if errors.Is(err, check.ErrNotImplemented) || errors.Is(err, check.ErrNeedsTime) {
-			return &exitError{code: exitUsage, err: err}
-		}
-		if err != nil && ctx.Err() != nil {
-			return &exitError{code: exitUnknown, err: fmt.Errorf("check of %s ended with verdict unknown: %w", path, err)}
-		}
-		return &exitError{code: exitUsage, err: err}
+		return nil, noReportExit(ctx, path, err)
 	}
 	if rep.Stats.Elapsed == 0 {
 		rep.Stats.Elapsed = time.Since(start)
@@ -146,25 +172,41 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *che
 	if err != nil && rep.Verdict == check.Unknown {
 		rep.Notes = append(rep.Notes, "stopped: "+err.Error())
 	} else if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	return rep, nil
+}
+
+// noReportExit is the exit of a check that returned no report with err: unknown (3) if ctx
+// ended it, a usage error (2) otherwise (a level or method that cannot be checked, bad input).
+func noReportExit(ctx context.Context, path string, err error) error {
+	if errors.Is(err, check.ErrNotImplemented) || errors.Is(err, check.ErrNeedsTime) {
 		return &exitError{code: exitUsage, err: err}
 	}
-	if err := f.in.vacuous(path, rep); err != nil {
-		return &exitError{code: exitUsage, err: err}
+	if err != nil && ctx.Err() != nil {
+		return &exitError{code: exitUnknown, err: fmt.Errorf("check of %s ended with verdict unknown: %w", path, err)}
 	}
+	return &exitError{code: exitUsage, err: err}
+}
+
+// writeReport writes rep to the --out directory if one is given, then to stdout as text or,
+// with --json, as JSON.
+func (f *checkFlags) writeReport(stdout io.Writer, path string, rep *check.Report) error {
 	if f.out != "" {
 		if err := writeReportDir(f.out, rep); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
 	}
 	if f.asJSON {
-		err = writeReportJSON(stdout, path, rep)
-	} else {
-		err = writeReportText(stdout, path, rep)
+		return writeReportJSON(stdout, path, rep)
 	}
-	if err != nil {
-		return err
-	}
-	switch rep.Verdict {
+	return writeReportText(stdout, path, rep)
+}
+
+// verdictExit is the exit of one history's check: 0 if the level holds, 1 if it is violated,
+// 3 if unknown.
+func verdictExit(v check.Verdict) error {
+	switch v {
 	case check.Pass:
 		return nil
 	case check.Fail:

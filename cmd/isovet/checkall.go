@@ -198,20 +198,27 @@ func summaryLine(rep *check.Report) string {
 			fmt.Fprintf(&b, " (and %d more)", n-1)
 		}
 	}
-	if fu := rep.Followup; fu != nil && rep.Verdict == check.Pass {
-		switch fu.Verdict {
-		case check.Fail:
-			fmt.Fprintf(&b, "; not %s: %s", fu.Level, fu.Anomaly.Name())
-		case check.Pass:
-			fmt.Fprintf(&b, "; %s too", fu.Level)
-		default:
-			fmt.Fprintf(&b, "; %s unknown", fu.Level)
-		}
+	if rep.Followup != nil && rep.Verdict == check.Pass {
+		b.WriteString(followupText(rep))
 	}
 	if f := rep.Failed; f != nil && len(f.Committed) > 0 {
 		fmt.Fprintf(&b, "; %s logged as committed with a failed statement, read as %s", count(len(f.Committed), "transaction"), f.Reading)
 	}
 	return b.String()
+}
+
+// followupText is what the real-time follow-up of rep, a pass, found, as summaryLine
+// appends it.
+func followupText(rep *check.Report) string {
+	fu := rep.Followup
+	switch fu.Verdict {
+	case check.Fail:
+		return fmt.Sprintf("; not %s: %s", fu.Level, fu.Anomaly.Name())
+	case check.Pass:
+		return fmt.Sprintf("; %s too", fu.Level)
+	default:
+		return fmt.Sprintf("; %s unknown", fu.Level)
+	}
 }
 
 // indexRow is one history on a collection's index page.

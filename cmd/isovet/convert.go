@@ -98,23 +98,26 @@ func fitTo(stderr io.Writer, h *history.History, f format.Format, name string, l
 // (of the link's target, when path is a symbolic link), renamed over path on success and
 // removed on failure. An existing path that is not a regular file (a device such as
 // /dev/stdout, a pipe) is written directly.
-func writeOutput(stdout io.Writer, path string, render func(io.Writer) error) (err error) {
+func writeOutput(stdout io.Writer, path string, render func(io.Writer) error) error {
 	if path == "" || path == "-" {
 		return writeBuffered(stdout, render)
 	}
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		path = target
 	}
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		if !st.Mode().IsRegular() {
-			if st.IsDir() {
-				return &exitError{code: exitUsage, err: fmt.Errorf("writing %s: is a directory", path)}
-			}
-			return writeFile(path, render)
-		}
-		mode = st.Mode().Perm()
+	mode, direct, err := outputMode(path)
+	if err != nil {
+		return err
 	}
+	if direct {
+		return writeFile(path, render)
+	}
+	return replaceFile(path, mode, render)
+}
+
+// replaceFile writes through render to a temporary file next to path, with permission
+// mode, and renames it over path; on failure it removes it.
+func replaceFile(path string, mode os.FileMode, render func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -143,6 +146,22 @@ func writeOutput(stdout io.Writer, path string, render func(io.Writer) error) (e
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// outputMode is the permission the file written to path gets: an existing file's, else
+// 0644. direct says path exists and is not a regular file (a device, a pipe): it is written
+// in place; a directory is a usage error.
+func outputMode(path string) (mode os.FileMode, direct bool, err error) {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return 0o644, false, nil
+	case st.IsDir():
+		return 0, false, &exitError{code: exitUsage, err: fmt.Errorf("writing %s: is a directory", path)}
+	case !st.Mode().IsRegular():
+		return 0, true, nil
+	}
+	return st.Mode().Perm(), false, nil
 }
 
 // plural says n things: "1 kind", "2 kinds".

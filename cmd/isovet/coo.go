@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,11 +24,16 @@ func init() { extraCommands = append(extraCommands, newCooCmd) }
 // Default servers of `isovet coo`: the loopback services CI starts.
 var cooDefaultDBs = []string{"postgres://postgres@127.0.0.1:5432/test", "mysql://root@127.0.0.1:3306/test"}
 
+// cooFlags are the flags of `isovet coo`.
+type cooFlags struct {
+	o               coo.SuiteOptions
+	dbs, isos, only []string
+	out, dir        string
+	asJSON          bool
+}
+
 func newCooCmd() *cobra.Command {
-	var o coo.SuiteOptions
-	var dbs, isos, only []string
-	var out, dir string
-	var asJSON bool
+	var f cooFlags
 	c := &cobra.Command{
 		Use:   "coo",
 		Short: "Replay the Coo/3TS anomaly scenarios against PostgreSQL and MariaDB and tabulate what isovet finds",
@@ -49,97 +55,126 @@ or replay error.`,
 		Example: `  isovet coo --scenarios ../shared/data/vbox/coo_origin --out coo-out
   isovet coo --db postgres://postgres@127.0.0.1/test --isolation serializable --only wat_sda_lost_update_c1`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			usage := func(err error) error { return &exitError{code: exitUsage, err: err} }
-			if dir == "" {
-				var err error
-				if dir, err = cooScenarioDir(); err != nil {
-					return usage(err)
-				}
-			}
-			scripts, err := coo.LoadDir(dir)
-			if err != nil {
-				return usage(err)
-			}
-			if len(only) > 0 {
-				scripts = slices.DeleteFunc(scripts, func(s *coo.Script) bool { return !slices.Contains(only, s.Name) })
-				if len(scripts) < len(only) {
-					return usage(fmt.Errorf("--only names scenarios not under %s: %s", dir, strings.Join(only, ", ")))
-				}
-			}
-			for _, iso := range isos {
-				if !slices.Contains(coo.AllIsolations, iso) {
-					return usage(fmt.Errorf("unknown isolation %q (isolations: %s)", iso, strings.Join(coo.AllIsolations, ", ")))
-				}
-			}
-			for _, s := range scripts {
-				for _, w := range s.Warnings {
-					fmt.Fprintf(c.ErrOrStderr(), "isovet: warning: %s\n", w)
-				}
-			}
-			o.DBs, o.Isolations = dbs, isos
-			o.Check.Now = time.Now
-			var mu sync.Mutex
-			o.Done = func(cell *coo.Cell) {
-				mu.Lock()
-				defer mu.Unlock()
-				fmt.Fprintf(c.ErrOrStderr(), "coo: %s %s %s: %s\n", cell.Script, cooDBName(cell.DB), cell.Isolation, coo.CellText(cell, check.Serializable))
-			}
-			su, err := coo.RunSuite(c.Context(), scripts, o)
-			if err != nil {
-				return usage(err)
-			}
-			var table strings.Builder
-			if err := coo.WriteMarkdown(&table, su, check.Serializable, check.SnapshotIsolation, check.ReadCommitted); err != nil {
-				return err
-			}
-			var errs []error
-			for _, cell := range su.Cells {
-				if cell.Err != nil {
-					errs = append(errs, fmt.Errorf("%s on %s at %s: %w", cell.Script, cooDBName(cell.DB), cell.Isolation, cell.Err))
-				}
-				for _, v := range cell.Verdicts {
-					if v.Err != nil {
-						errs = append(errs, fmt.Errorf("%s on %s at %s: %w", cell.Script, cooDBName(cell.DB), cell.Isolation, v.Err))
-					}
-				}
-			}
-			if out != "" {
-				if err := writeCooOut(out, su, table.String()); err != nil {
-					return usage(err)
-				}
-			}
-			if asJSON {
-				enc := json.NewEncoder(c.OutOrStdout())
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(cooJSON(su)); err != nil {
-					return err
-				}
-			} else {
-				for _, srv := range su.Servers {
-					fmt.Fprintf(c.OutOrStdout(), "%s %s at %s\n", srv.Name, srv.Version, cooDBName(srv.URL))
-				}
-				fmt.Fprintf(c.OutOrStdout(), "\n%s", table.String())
-			}
-			if len(errs) > 0 {
-				return usage(errors.Join(errs...))
-			}
-			return nil
-		},
+		RunE: func(c *cobra.Command, _ []string) error { return f.run(c) },
 	}
-	f := c.Flags()
-	f.StringSliceVar(&dbs, "db", cooDefaultDBs, "database URLs, comma-separated (postgres://, mysql:// or mariadb://)")
-	f.StringSliceVar(&isos, "isolation", coo.Isolations, "isolation levels to replay at: "+strings.Join(coo.AllIsolations, ", "))
-	f.StringVar(&out, "out", "", "directory for the histories (DIR/<database>/<isolation>/<scenario>.jsonl) and table.md")
-	f.StringVar(&dir, "scenarios", "", "directory of the scenario scripts (default: $ISOVET_SHARED_DATA/vbox/coo_origin or ../shared/data/vbox/coo_origin)")
-	f.StringSliceVar(&only, "only", nil, "replay only these scenarios (names without .txt)")
-	f.DurationVar(&o.Replay.Wait, "wait", 150*time.Millisecond, "how long a statement may run before the replay asks whether it waits for a lock (then it is blocked and the replay goes on)")
-	f.DurationVar(&o.Replay.FinalWait, "final-wait", 15*time.Second, "how long to wait at the end for blocked statements before killing their connections")
-	f.IntVar(&o.Parallel, "parallel", 4, "concurrent replays per database")
-	f.BoolVar(&o.Replay.Keep, "keep", false, "keep each replay's table")
-	f.BoolVar(&asJSON, "json", false, "print one JSON object per replay (its counts, notes and verdicts) instead of the table")
-	f.BoolVar(&o.Replay.SetupAsInitial, "setup-as-initial", false, "record the setup's rows as the initial state rather than as a loader transaction")
+	fs := c.Flags()
+	fs.StringSliceVar(&f.dbs, "db", cooDefaultDBs, "database URLs, comma-separated (postgres://, mysql:// or mariadb://)")
+	fs.StringSliceVar(&f.isos, "isolation", coo.Isolations, "isolation levels to replay at: "+strings.Join(coo.AllIsolations, ", "))
+	fs.StringVar(&f.out, "out", "", "directory for the histories (DIR/<database>/<isolation>/<scenario>.jsonl) and table.md")
+	fs.StringVar(&f.dir, "scenarios", "", "directory of the scenario scripts (default: $ISOVET_SHARED_DATA/vbox/coo_origin or ../shared/data/vbox/coo_origin)")
+	fs.StringSliceVar(&f.only, "only", nil, "replay only these scenarios (names without .txt)")
+	fs.DurationVar(&f.o.Replay.Wait, "wait", 150*time.Millisecond, "how long a statement may run before the replay asks whether it waits for a lock (then it is blocked and the replay goes on)")
+	fs.DurationVar(&f.o.Replay.FinalWait, "final-wait", 15*time.Second, "how long to wait at the end for blocked statements before killing their connections")
+	fs.IntVar(&f.o.Parallel, "parallel", 4, "concurrent replays per database")
+	fs.BoolVar(&f.o.Replay.Keep, "keep", false, "keep each replay's table")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per replay (its counts, notes and verdicts) instead of the table")
+	fs.BoolVar(&f.o.Replay.SetupAsInitial, "setup-as-initial", false, "record the setup's rows as the initial state rather than as a loader transaction")
 	return c
+}
+
+// run replays the scenarios, prints the table (or the JSON) and writes --out; an error in
+// any replay or check makes the exit a usage error after everything is printed.
+func (f *cooFlags) run(c *cobra.Command) error {
+	usage := func(err error) error { return &exitError{code: exitUsage, err: err} }
+	scripts, err := f.scripts()
+	if err != nil {
+		return usage(err)
+	}
+	for _, s := range scripts {
+		for _, w := range s.Warnings {
+			fmt.Fprintf(c.ErrOrStderr(), "isovet: warning: %s\n", w)
+		}
+	}
+	o := f.o
+	o.DBs, o.Isolations = f.dbs, f.isos
+	o.Check.Now = time.Now
+	var mu sync.Mutex
+	o.Done = func(cell *coo.Cell) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(c.ErrOrStderr(), "coo: %s %s %s: %s\n", cell.Script, cooDBName(cell.DB), cell.Isolation, coo.CellText(cell, check.Serializable))
+	}
+	su, err := coo.RunSuite(c.Context(), scripts, o)
+	if err != nil {
+		return usage(err)
+	}
+	var table strings.Builder
+	if err := coo.WriteMarkdown(&table, su, check.Serializable, check.SnapshotIsolation, check.ReadCommitted); err != nil {
+		return err
+	}
+	if f.out != "" {
+		if err := writeCooOut(f.out, su, table.String()); err != nil {
+			return usage(err)
+		}
+	}
+	if err := f.print(c.OutOrStdout(), su, table.String()); err != nil {
+		return err
+	}
+	if errs := cooErrors(su); len(errs) > 0 {
+		return usage(errors.Join(errs...))
+	}
+	return nil
+}
+
+// scripts loads the scenario scripts from --scenarios (or the default directory), keeps
+// those --only names, and checks that every --isolation is known.
+func (f *cooFlags) scripts() ([]*coo.Script, error) {
+	dir := f.dir
+	if dir == "" {
+		var err error
+		if dir, err = cooScenarioDir(); err != nil {
+			return nil, err
+		}
+	}
+	scripts, err := coo.LoadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.only) > 0 {
+		scripts = slices.DeleteFunc(scripts, func(s *coo.Script) bool { return !slices.Contains(f.only, s.Name) })
+		if len(scripts) < len(f.only) {
+			return nil, fmt.Errorf("--only names scenarios not under %s: %s", dir, strings.Join(f.only, ", "))
+		}
+	}
+	for _, iso := range f.isos {
+		if !slices.Contains(coo.AllIsolations, iso) {
+			return nil, fmt.Errorf("unknown isolation %q (isolations: %s)", iso, strings.Join(coo.AllIsolations, ", "))
+		}
+	}
+	return scripts, nil
+}
+
+// print writes the suite to w: with --json one object per replay, else the servers' versions
+// and the table.
+func (f *cooFlags) print(w io.Writer, su *coo.Suite, table string) error {
+	if f.asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(cooJSON(su))
+	}
+	for _, srv := range su.Servers {
+		fmt.Fprintf(w, "%s %s at %s\n", srv.Name, srv.Version, cooDBName(srv.URL))
+	}
+	fmt.Fprintf(w, "\n%s", table)
+	return nil
+}
+
+// cooErrors lists the errors of the suite's replays and of their checks, each naming its
+// scenario, database and isolation.
+func cooErrors(su *coo.Suite) []error {
+	var errs []error
+	for _, cell := range su.Cells {
+		where := fmt.Sprintf("%s on %s at %s", cell.Script, cooDBName(cell.DB), cell.Isolation)
+		if cell.Err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", where, cell.Err))
+		}
+		for _, v := range cell.Verdicts {
+			if v.Err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", where, v.Err))
+			}
+		}
+	}
+	return errs
 }
 
 // cooScenarioDir finds the scenario scripts when --scenarios is not given.

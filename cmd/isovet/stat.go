@@ -49,6 +49,31 @@ func writeStat(w io.Writer, path, format string, s history.Summary) {
 	fmt.Fprintf(w, "history     %s (%s)\n", path, format)
 	fmt.Fprintf(w, "sessions    %d\n", s.Sessions)
 	fmt.Fprintf(w, "txns        %d (committed %d, aborted %d, unknown %d)\n", s.Txns, s.Committed, s.Aborted, s.Unknown)
+	writeStatOps(w, s)
+	fmt.Fprintf(w, "keys        %d\n", s.Keys)
+	fmt.Fprintf(w, "values      %d distinct\n", s.Values)
+	if s.UniqueWrites {
+		fmt.Fprintf(w, "writes      unique (every key/value pair written once)\n")
+	} else {
+		fmt.Fprintf(w, "writes      %d repeat an earlier key/value pair (duplicate values)\n", s.DuplicateWrites)
+	}
+	if s.ExplicitSources > 0 {
+		fmt.Fprintf(w, "sources     %d reads name their writer\n", s.ExplicitSources)
+	}
+	fmt.Fprintf(w, "initial     %v\n", s.Initial)
+	fmt.Fprintf(w, "client time %s\n", coverage(s.Timed, s.Txns, "txns have client intervals"))
+	if s.OpTimed > 0 {
+		fmt.Fprintf(w, "op time     %s\n", coverage(s.OpTimed, s.Txns, "txns have per-op intervals"))
+	}
+	if s.Snapshots > 0 {
+		fmt.Fprintf(w, "snapshots   %s\n", coverage(s.Snapshots, s.Txns, "txns have a database snapshot"))
+	}
+	fmt.Fprintf(w, "db time     %s\n", statDBTime(s))
+}
+
+// writeStatOps writes the ops line, with the count of each kind, and the failed ops line
+// when there are any.
+func writeStatOps(w io.Writer, s history.Summary) {
 	fmt.Fprintf(w, "ops         %d", s.Ops)
 	for i, k := range sortedKinds(s.OpsByKind) {
 		sep := ", "
@@ -68,24 +93,11 @@ func writeStat(w io.Writer, path, format string, s history.Summary) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "keys        %d\n", s.Keys)
-	fmt.Fprintf(w, "values      %d distinct\n", s.Values)
-	if s.UniqueWrites {
-		fmt.Fprintf(w, "writes      unique (every key/value pair written once)\n")
-	} else {
-		fmt.Fprintf(w, "writes      %d repeat an earlier key/value pair (duplicate values)\n", s.DuplicateWrites)
-	}
-	if s.ExplicitSources > 0 {
-		fmt.Fprintf(w, "sources     %d reads name their writer\n", s.ExplicitSources)
-	}
-	fmt.Fprintf(w, "initial     %v\n", s.Initial)
-	fmt.Fprintf(w, "client time %s\n", coverage(s.Timed, s.Txns, "txns have client intervals"))
-	if s.OpTimed > 0 {
-		fmt.Fprintf(w, "op time     %s\n", coverage(s.OpTimed, s.Txns, "txns have per-op intervals"))
-	}
-	if s.Snapshots > 0 {
-		fmt.Fprintf(w, "snapshots   %s\n", coverage(s.Snapshots, s.Txns, "txns have a database snapshot"))
-	}
+}
+
+// statDBTime says how many transactions have database timestamps and, when the history
+// records snapshots, that the timestamps come from them or why they could not.
+func statDBTime(s history.Summary) string {
 	dbTime := coverage(s.Timestamped, s.Txns, "txns have start/commit timestamps")
 	switch {
 	case s.Snapshots > 0 && s.SnapshotErr == "":
@@ -93,7 +105,7 @@ func writeStat(w io.Writer, path, format string, s history.Summary) {
 	case s.Snapshots > 0:
 		dbTime += " (" + s.SnapshotErr + ")"
 	}
-	fmt.Fprintf(w, "db time     %s\n", dbTime)
+	return dbTime
 }
 
 func coverage(n, of int, what string) string {

@@ -51,32 +51,7 @@ func RunDirLoad(t *testing.T, dir fs.FS, load Loader, check func(t *testing.T, h
 		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		fx, ok := parseName(e.Name())
-		if !ok {
-			t.Errorf("fixture %s: name is not <case>-<pass|fail|unknown>.<ext>", e.Name())
-			continue
-		}
-		fx.Path = e.Name()
-		if fx.Text, err = fs.ReadFile(dir, fx.Path); err != nil {
-			t.Fatalf("reading fixture: %v", err)
-		}
-		fx.Want, err = wants(fx.Text)
-		if err != nil {
-			t.Errorf("fixture %s: %v", fx.Name, err)
-			continue
-		}
-		var h *history.History
-		if strings.HasSuffix(fx.Name, ".txt") {
-			if h, err = Parse(string(fx.Text)); err != nil {
-				t.Errorf("fixture %s: %v", fx.Name, err)
-				continue
-			}
-		} else if load != nil {
-			if h, err = load(fx); err != nil {
-				t.Errorf("fixture %s: %v", fx.Name, err)
-				continue
-			}
-		}
+		fx, h := loadFixture(t, dir, e.Name(), load)
 		if h == nil {
 			continue
 		}
@@ -86,23 +61,64 @@ func RunDirLoad(t *testing.T, dir fs.FS, load Loader, check func(t *testing.T, h
 			if rep == nil {
 				t.Fatalf("check(%s) returned no report", fx.Name)
 			}
-			if rep.Verdict != fx.Verdict {
-				t.Errorf("Check(%s) = %v, want %v; anomalies: %s; notes: %q", fx.Name, rep.Verdict, fx.Verdict, kindsOf(rep), rep.Notes)
-			}
-			if fx.Verdict == report.Pass && len(rep.Anomalies) > 0 {
-				t.Errorf("Check(%s) passes but lists anomalies: %s", fx.Name, kindsOf(rep))
-			}
-			for _, k := range fx.Want {
-				if !slices.ContainsFunc(rep.Anomalies, func(a report.Anomaly) bool { return a.Kind == k || slices.Contains(a.Also, k) }) {
-					t.Errorf("Check(%s) anomalies = %s, want %v among them", fx.Name, kindsOf(rep), k)
-				}
-			}
+			assertFixture(t, fx, rep)
 		})
 	}
 	if n == 0 {
 		t.Fatalf("no fixtures in %v", dir)
 	}
 }
+
+// loadFixture reads the fixture file name in dir: its name, contents, wanted kinds and
+// history (the DSL for .txt files, else through load). A nil history skips it: the file
+// is not one load reads, or the error was reported on t.
+func loadFixture(t *testing.T, dir fs.FS, name string, load Loader) (Fixture, *history.History) {
+	t.Helper()
+	fx, ok := parseName(name)
+	if !ok {
+		t.Errorf("fixture %s: name is not <case>-<pass|fail|unknown>.<ext>", name)
+		return fx, nil
+	}
+	fx.Path = name
+	var err error
+	if fx.Text, err = fs.ReadFile(dir, fx.Path); err != nil {
+		t.Fatalf("reading fixture: %v", err)
+	}
+	var h *history.History
+	fx.Want, err = wants(fx.Text)
+	switch {
+	case err != nil:
+	case strings.HasSuffix(fx.Name, ".txt"):
+		h, err = Parse(string(fx.Text))
+	case load != nil:
+		h, err = load(fx)
+	}
+	if err != nil {
+		t.Errorf("fixture %s: %v", fx.Name, err)
+		return fx, nil
+	}
+	return fx, h
+}
+
+// assertFixture checks rep against what fx expects: its verdict, no anomaly on a pass, and
+// every wanted kind among the anomalies (as a kind or another name of one).
+func assertFixture(t *testing.T, fx Fixture, rep *report.Report) {
+	t.Helper()
+	if rep.Verdict != fx.Verdict {
+		t.Errorf("Check(%s) = %v, want %v; anomalies: %s; notes: %q", fx.Name, rep.Verdict, fx.Verdict, kindsOf(rep), rep.Notes)
+	}
+	if fx.Verdict == report.Pass && len(rep.Anomalies) > 0 {
+		t.Errorf("Check(%s) passes but lists anomalies: %s", fx.Name, kindsOf(rep))
+	}
+	for _, k := range fx.Want {
+		if !slices.ContainsFunc(rep.Anomalies, func(a report.Anomaly) bool { return a.Kind == k || slices.Contains(a.Also, k) }) {
+			t.Errorf("Check(%s) anomalies = %s, want %v among them", fx.Name, kindsOf(rep), k)
+		}
+	}
+}
+
+// fixtureVerdicts maps the verdict part of a fixture's name to the verdict it expects.
+var fixtureVerdicts = map[string]report.Verdict{"pass": report.Pass, "fail": report.Fail, "unknown": report.Unknown}
 
 func parseName(name string) (Fixture, bool) {
 	base, _, ok := strings.Cut(name, ".")
@@ -113,18 +129,11 @@ func parseName(name string) (Fixture, bool) {
 	if i <= 0 {
 		return Fixture{}, false
 	}
-	fx := Fixture{Name: name, Case: base[:i]}
-	switch base[i+1:] {
-	case "pass":
-		fx.Verdict = report.Pass
-	case "fail":
-		fx.Verdict = report.Fail
-	case "unknown":
-		fx.Verdict = report.Unknown
-	default:
+	v, ok := fixtureVerdicts[base[i+1:]]
+	if !ok {
 		return Fixture{}, false
 	}
-	return fx, true
+	return Fixture{Name: name, Case: base[:i], Verdict: v}, true
 }
 
 // wants reads "# want: kind, kind" lines (also ";; want:" and "// want:").

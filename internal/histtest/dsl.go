@@ -35,56 +35,85 @@ func isWordByte(c byte) bool { return isWordStart(c) || ('0' <= c && c <= '9') |
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
+// lexer turns DSL source into tokens; line and lineStart place the next byte, src[i].
+type lexer struct {
+	src             string
+	i               int
+	line, lineStart int
+	toks            []token
+}
+
 func lex(src string) ([]token, error) {
-	var toks []token
-	line, lineStart := 1, 0
-	for i := 0; i < len(src); {
-		c := src[i]
-		col := i - lineStart + 1
-		switch {
-		case c == '\n':
-			toks = append(toks, token{tSep, "\n", line, col})
-			i++
-			line, lineStart = line+1, i
-		case c == ' ' || c == '\t' || c == '\r':
-			i++
-		case c == '#':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-		case c == ';':
-			toks = append(toks, token{tSep, ";", line, col})
-			i++
-		case c == '<' && i+1 < len(src) && src[i+1] == '-':
-			toks = append(toks, token{tPunct, "<-", line, col})
-			i += 2
-		case strings.IndexByte("()[],:!@=?", c) >= 0:
-			toks = append(toks, token{tPunct, string(c), line, col})
-			i++
-		case c == '"':
-			t, j, err := lexString(src, i, line, col)
-			if err != nil {
-				return nil, err
-			}
-			toks = append(toks, t)
-			i = j
-		case isDigit(c) || (c == '-' && i+1 < len(src) && isDigit(src[i+1])):
-			j := numberEnd(src, i+1)
-			toks = append(toks, token{tNum, src[i:j], line, col})
-			i = j
-		case isWordStart(c):
-			j := i + 1
-			for j < len(src) && isWordByte(src[j]) {
-				j++
-			}
-			toks = append(toks, token{tWord, src[i:j], line, col})
-			i = j
-		default:
-			return nil, fmt.Errorf("%d:%d: unexpected character %q", line, col, c)
+	l := &lexer{src: src, line: 1}
+	for l.i < len(src) {
+		if l.skipLayout() {
+			continue
+		}
+		if err := l.token(); err != nil {
+			return nil, err
 		}
 	}
-	toks = append(toks, token{tEOF, "", line, len(src) - lineStart + 1})
-	return toks, nil
+	l.toks = append(l.toks, token{tEOF, "", l.line, len(src) - l.lineStart + 1})
+	return l.toks, nil
+}
+
+// skipLayout steps over a blank or a comment at src[i] and says whether it did. A newline
+// also ends a statement: it is a tSep token.
+func (l *lexer) skipLayout() bool {
+	switch c := l.src[l.i]; c {
+	case '\n':
+		l.emit(tSep, l.i+1)
+		l.line, l.lineStart = l.line+1, l.i
+	case ' ', '\t', '\r':
+		l.i++
+	case '#':
+		for l.i < len(l.src) && l.src[l.i] != '\n' {
+			l.i++
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// token reads the token that starts at src[i].
+func (l *lexer) token() error {
+	src, i, c := l.src, l.i, l.src[l.i]
+	switch {
+	case c == ';':
+		l.emit(tSep, i+1)
+	case c == '<' && i+1 < len(src) && src[i+1] == '-':
+		l.emit(tPunct, i+2)
+	case strings.IndexByte("()[],:!@=?", c) >= 0:
+		l.emit(tPunct, i+1)
+	case c == '"':
+		t, j, err := lexString(src, i, l.line, l.col())
+		if err != nil {
+			return err
+		}
+		l.toks = append(l.toks, t)
+		l.i = j
+	case isDigit(c) || (c == '-' && i+1 < len(src) && isDigit(src[i+1])):
+		l.emit(tNum, numberEnd(src, i+1))
+	case isWordStart(c):
+		j := i + 1
+		for j < len(src) && isWordByte(src[j]) {
+			j++
+		}
+		l.emit(tWord, j)
+	default:
+		return fmt.Errorf("%d:%d: unexpected character %q", l.line, l.col(), c)
+	}
+	return nil
+}
+
+// col is the column of src[i].
+func (l *lexer) col() int { return l.i - l.lineStart + 1 }
+
+// emit appends the token of kind made of src[i:end] and moves past it.
+func (l *lexer) emit(kind tokKind, end int) {
+	l.toks = append(l.toks, token{kind, l.src[l.i:end], l.line, l.col()})
+	l.i = end
 }
 
 // lexString reads the quoted string at src[i], which is at line:col, and returns its
@@ -237,12 +266,12 @@ func MustParse(src string) *history.History {
 
 func (p *parser) stmt() error {
 	t := p.peek()
-	if t.kind == tWord && t.text == "init" && !(p.peekAt(1).kind == tPunct && p.peekAt(1).text == ":") {
+	if t.kind == tWord && t.text == "init" && !p.peekPunct(1, ":") {
 		p.next()
 		return p.initStmt()
 	}
 	// Session label.
-	if (t.kind == tWord || t.kind == tNum || t.kind == tStr) && p.peekAt(1).kind == tPunct && p.peekAt(1).text == ":" {
+	if isAtom(t) && p.peekPunct(1, ":") {
 		p.next()
 		p.next()
 		p.sess = p.b.Session(atom(t))
@@ -257,31 +286,36 @@ func (p *parser) stmt() error {
 
 func (p *parser) initStmt() error {
 	// "init v" or "init k=v[,] k=v ...".
-	if p.peekAt(1).kind == tPunct && p.peekAt(1).text == "=" {
-		for p.peek().kind != tSep && p.peek().kind != tEOF {
-			kt := p.next()
-			if kt.kind != tWord && kt.kind != tNum && kt.kind != tStr {
-				return p.errf(kt, "expected a key")
-			}
-			if err := p.expect("="); err != nil {
-				return err
-			}
-			v, err := p.value()
-			if err != nil {
-				return err
-			}
-			p.b.SetInitialKey(p.b.Key(atom(kt)), v)
-			if p.isPunct(",") {
-				p.next()
-			}
-		}
-		return nil
+	if p.peekPunct(1, "=") {
+		return p.initKeys()
 	}
 	v, err := p.value()
 	if err != nil {
 		return err
 	}
 	p.b.SetInitial(v)
+	return nil
+}
+
+// initKeys parses the rest of "init k=v[,] k=v ...": each key's initial value.
+func (p *parser) initKeys() error {
+	for p.peek().kind != tSep && p.peek().kind != tEOF {
+		kt := p.next()
+		if !isAtom(kt) {
+			return p.errf(kt, "expected a key")
+		}
+		if err := p.expect("="); err != nil {
+			return err
+		}
+		v, err := p.value()
+		if err != nil {
+			return err
+		}
+		p.b.SetInitialKey(p.b.Key(atom(kt)), v)
+		if p.isPunct(",") {
+			p.next()
+		}
+	}
 	return nil
 }
 
@@ -455,20 +489,29 @@ func (p *parser) txnSource(tx *txnBody, t token) error {
 		return p.errf(t, "\"<-\" must follow a read")
 	}
 	p.next()
-	st := p.next()
-	ps := pendingSrc{txn: tx.id, op: tx.nops - 1, tok: st}
+	st, kind, id, err := p.source()
+	if err != nil {
+		return err
+	}
+	p.pending = append(p.pending, pendingSrc{txn: tx.id, op: tx.nops - 1, tok: st, kind: kind, id: id})
+	return nil
+}
+
+// source reads what follows "<-": a transaction id, init or none; id is set for a
+// transaction.
+func (p *parser) source() (st token, kind history.SrcKind, id history.Datum, err error) {
+	st = p.next()
 	switch {
 	case st.kind == tWord && st.text == "init":
-		ps.kind = history.SrcInit
+		kind = history.SrcInit
 	case st.kind == tWord && st.text == "none":
-		ps.kind = history.SrcNone
+		kind = history.SrcNone
 	case isAtom(st):
-		ps.kind, ps.id = history.SrcTxn, atom(st)
+		kind, id = history.SrcTxn, atom(st)
 	default:
-		return p.errf(st, "expected a transaction id, init or none")
+		err = p.errf(st, "expected a transaction id, init or none")
 	}
-	p.pending = append(p.pending, ps)
-	return nil
+	return st, kind, id, err
 }
 
 func (p *parser) int() (int64, error) {
@@ -601,19 +644,28 @@ func (p *parser) op() error {
 	if err := p.expect(","); err != nil {
 		return err
 	}
-	if name.text == "rl" || name.text == "r" && p.isPunct("[") {
+	if err := p.valueOp(name.text, k); err != nil {
+		return err
+	}
+	return p.expect(")")
+}
+
+// valueOp parses the value (or, for a list read, the list) of the operation op on k, after
+// the comma, and adds the operation.
+func (p *parser) valueOp(op string, k history.Key) error {
+	if op == "rl" || op == "r" && p.isPunct("[") {
 		vs, err := p.list()
 		if err != nil {
 			return err
 		}
 		p.b.ReadList(k, vs)
-		return p.expect(")")
+		return nil
 	}
 	v, err := p.value()
 	if err != nil {
 		return err
 	}
-	switch name.text {
+	switch op {
 	case "r":
 		p.b.Read(k, v)
 	case "w":
@@ -623,33 +675,16 @@ func (p *parser) op() error {
 	case "ins":
 		p.b.Insert(k, v)
 	}
-	return p.expect(")")
+	return nil
 }
 
 // predOp parses the rest of pr(...) or pw(...): [relation ","] expr "," "[" rows "]"
 // ["," "[" rows "]"] ")", the second list holding rows the predicate did not match.
 func (p *parser) predOp(name token) error {
-	var atoms []token
-	for !p.isPunct("[") {
-		t := p.next()
-		if t.kind != tWord && t.kind != tNum && t.kind != tStr {
-			return p.errf(t, "expected a predicate (a quoted expression)")
-		}
-		atoms = append(atoms, t)
-		if err := p.expect(","); err != nil {
-			return err
-		}
+	pred, err := p.predicate(name)
+	if err != nil {
+		return err
 	}
-	var pred history.Predicate
-	switch len(atoms) {
-	case 1:
-		pred.Expr = atoms[0].text
-	case 2:
-		pred.Relation, pred.Expr = atoms[0].text, atoms[1].text
-	default:
-		return p.errf(name, "expected [relation,] expression before the rows")
-	}
-	rangeOf(&pred)
 	rows, err := p.rows(nil, true)
 	if err != nil {
 		return err
@@ -663,7 +698,41 @@ func (p *parser) predOp(name token) error {
 	if err := p.expect(")"); err != nil {
 		return err
 	}
-	po := history.PredOp{Pred: pred, Rows: rows}
+	p.addPredOp(name, history.PredOp{Pred: pred, Rows: rows})
+	return nil
+}
+
+// predicate parses the "[relation ","] expr ","" that begins pr(...) or pw(...), named at
+// name, and fills in the range of a range expression.
+func (p *parser) predicate(name token) (history.Predicate, error) {
+	var atoms []token
+	for !p.isPunct("[") {
+		t := p.next()
+		if !isAtom(t) {
+			return history.Predicate{}, p.errf(t, "expected a predicate (a quoted expression)")
+		}
+		atoms = append(atoms, t)
+		if err := p.expect(","); err != nil {
+			return history.Predicate{}, err
+		}
+	}
+	var pred history.Predicate
+	switch len(atoms) {
+	case 1:
+		pred.Expr = atoms[0].text
+	case 2:
+		pred.Relation, pred.Expr = atoms[0].text, atoms[1].text
+	default:
+		return pred, p.errf(name, "expected [relation,] expression before the rows")
+	}
+	rangeOf(&pred)
+	return pred, nil
+}
+
+// addPredOp adds the predicate read (pr) or write (pw) po to the current transaction and
+// points the row sources its rows named at it.
+func (p *parser) addPredOp(name token, po history.PredOp) {
+	rows := po.Rows
 	for i := range p.rowSrcs {
 		if p.rowSrcs[i].rows == nil { // a source named in this op's rows
 			po.Srcs = make([]history.Src, len(rows))
@@ -687,7 +756,6 @@ func (p *parser) predOp(name token) error {
 			p.rowSrcs[i].rows, p.rowSrcs[i].srcs, p.rowSrcs[i].txn, p.rowSrcs[i].op = rows, po.Srcs, t, j
 		}
 	}
-	return nil
 }
 
 // rows parses "[" {key "=" value ["<-" source]} "]", appending to rows with Match set as
@@ -714,19 +782,11 @@ func (p *parser) rows(rows []history.Row, match bool) ([]history.Row, error) {
 		rows = append(rows, history.Row{Key: k, Value: v, Match: match})
 		if p.isPunct("<-") {
 			p.next()
-			st := p.next()
-			pr := pendingRow{i: len(rows) - 1, tok: st}
-			switch {
-			case st.kind == tWord && st.text == "init":
-				pr.kind = history.SrcInit
-			case st.kind == tWord && st.text == "none":
-				pr.kind = history.SrcNone
-			case st.kind == tWord || st.kind == tNum || st.kind == tStr:
-				pr.kind, pr.id = history.SrcTxn, atom(st)
-			default:
-				return nil, p.errf(st, "expected a transaction id, init or none")
+			st, kind, id, err := p.source()
+			if err != nil {
+				return nil, err
 			}
-			p.rowSrcs = append(p.rowSrcs, pr)
+			p.rowSrcs = append(p.rowSrcs, pendingRow{i: len(rows) - 1, tok: st, kind: kind, id: id})
 		}
 		if p.isPunct(",") {
 			p.next()
@@ -777,87 +837,93 @@ func (p *parser) resolve() error {
 		if o.Kind != history.OpRead {
 			return p.errf(ps.tok, "only item reads take a source")
 		}
-		o.Src = history.Src{Kind: ps.kind}
-		if ps.kind == history.SrcTxn {
-			w, ok := p.ids[ps.id]
-			if !ok {
-				return p.errf(ps.tok, "no transaction with this id")
-			}
-			limit := math.MaxInt
-			if w == ps.txn {
-				limit = int(ps.op)
-			}
-			found := p.writeOf(w, limit, o.Key, o.Value)
-			if found < 0 {
-				return p.errf(ps.tok, "transaction writes no such key")
-			}
-			o.Src.Txn, o.Src.Op = w, found
+		src, err := p.resolveSrc(ps.tok, ps.kind, ps.id, ps.txn, ps.op, o.Key, o.Value)
+		if err != nil {
+			return err
 		}
+		o.Src = src
 		p.b.SetOp(ps.txn, ps.op, o)
 	}
 	for _, pr := range p.rowSrcs {
-		r, src := &pr.rows[pr.i], &pr.srcs[pr.i]
-		*src = history.Src{Kind: pr.kind}
-		if pr.kind != history.SrcTxn {
-			continue
+		r := &pr.rows[pr.i]
+		src, err := p.resolveSrc(pr.tok, pr.kind, pr.id, pr.txn, pr.op, r.Key, r.Value)
+		if err != nil {
+			return err
 		}
-		w, ok := p.ids[pr.id]
-		if !ok {
-			return p.errf(pr.tok, "no transaction with this id")
-		}
-		limit := math.MaxInt
-		if w == pr.txn {
-			limit = int(pr.op)
-		}
-		found := p.writeOf(w, limit, r.Key, r.Value)
-		if found < 0 {
-			return p.errf(pr.tok, "transaction writes no such key")
-		}
-		src.Txn, src.Op = w, found
+		pr.srcs[pr.i] = src
 	}
 	return nil
+}
+
+// resolveSrc is the source of kind (and id, for a transaction, named at tok) that op op of
+// transaction txn, which read v from k, names: the op of the named transaction that wrote
+// it (see writeOf), before op itself when a transaction reads its own write.
+func (p *parser) resolveSrc(tok token, kind history.SrcKind, id history.Datum, txn history.TxnID, op int32, k history.Key, v history.Value) (history.Src, error) {
+	src := history.Src{Kind: kind}
+	if kind != history.SrcTxn {
+		return src, nil
+	}
+	w, ok := p.ids[id]
+	if !ok {
+		return src, p.errf(tok, "no transaction with this id")
+	}
+	limit := math.MaxInt
+	if w == txn {
+		limit = int(op)
+	}
+	found := p.writeOf(w, limit, k, v)
+	if found < 0 {
+		return src, p.errf(tok, "transaction writes no such key")
+	}
+	src.Txn, src.Op = w, found
+	return src, nil
+}
+
+// comparisonRanges maps the comparison of "field op n" to the range [lo, hi] of the field
+// it allows.
+var comparisonRanges = map[string]func(n int64) (lo, hi int64){
+	"=":  func(n int64) (int64, int64) { return n, n },
+	"==": func(n int64) (int64, int64) { return n, n },
+	">=": func(n int64) (int64, int64) { return n, math.MaxInt64 },
+	">":  func(n int64) (int64, int64) { return n + 1, math.MaxInt64 },
+	"<=": func(n int64) (int64, int64) { return math.MinInt64, n },
+	"<":  func(n int64) (int64, int64) { return math.MinInt64, n - 1 },
 }
 
 // rangeOf fills in Field, Lo and Hi when the expression is a range over one integer column:
 // "v = 2", "v in [1, 3]", "v >= 2", "v > 2", "v <= 2", "v < 2" or "1 <= v <= 3".
 func rangeOf(pred *history.Predicate) {
 	f := strings.Fields(strings.NewReplacer("[", " [ ", "]", " ] ", ",", " , ").Replace(pred.Expr))
-	num := func(s string) (int64, bool) {
-		n, err := strconv.ParseInt(s, 10, 64)
-		return n, err == nil
-	}
-	set := func(field string, lo, hi int64) {
+	if field, lo, hi, ok := fieldRange(f); ok {
 		pred.Field, pred.Lo, pred.Hi, pred.IsRange = history.Str(field), lo, hi, true
 	}
+}
+
+// fieldRange reads the range [lo, hi] of field that the words f of a range expression
+// allow; ok is false if f is no such expression.
+func fieldRange(f []string) (field string, lo, hi int64, ok bool) {
 	switch {
 	case len(f) == 3:
-		n, ok := num(f[2])
-		if !ok {
-			return
+		n, err := strconv.ParseInt(f[2], 10, 64)
+		r, known := comparisonRanges[f[1]]
+		if err != nil || !known {
+			return "", 0, 0, false
 		}
-		switch f[1] {
-		case "=", "==":
-			set(f[0], n, n)
-		case ">=":
-			set(f[0], n, math.MaxInt64)
-		case ">":
-			set(f[0], n+1, math.MaxInt64)
-		case "<=":
-			set(f[0], math.MinInt64, n)
-		case "<":
-			set(f[0], math.MinInt64, n-1)
-		}
+		lo, hi = r(n)
+		return f[0], lo, hi, true
 	case len(f) == 7 && f[1] == "in" && f[2] == "[" && f[4] == "," && f[6] == "]":
-		lo, ok1 := num(f[3])
-		hi, ok2 := num(f[5])
-		if ok1 && ok2 {
-			set(f[0], lo, hi)
-		}
+		lo, hi, ok = bounds(f[3], f[5])
+		return f[0], lo, hi, ok
 	case len(f) == 5 && f[1] == "<=" && f[3] == "<=":
-		lo, ok1 := num(f[0])
-		hi, ok2 := num(f[4])
-		if ok1 && ok2 {
-			set(f[2], lo, hi)
-		}
+		lo, hi, ok = bounds(f[0], f[4])
+		return f[2], lo, hi, ok
 	}
+	return "", 0, 0, false
+}
+
+// bounds parses the integers lo and hi; ok is false unless both are.
+func bounds(los, his string) (lo, hi int64, ok bool) {
+	lo, err1 := strconv.ParseInt(los, 10, 64)
+	hi, err2 := strconv.ParseInt(his, 10, 64)
+	return lo, hi, err1 == nil && err2 == nil
 }

@@ -35,13 +35,8 @@ func FailedDifferential(t *testing.T, n, maxCounted int, levels []anomaly.Level,
 	var tally FailedTally
 	for seed := uint64(0); tally.Histories < n; seed++ {
 		h := Gen(seed, gen(seed))
-		flagged, counted := len(FailedCommitted(h)), 0
-		for i := range h.Txns {
-			if h.Txns[i].Outcome != history.OutcomeAborted {
-				counted++
-			}
-		}
-		if flagged == 0 || counted > maxCounted {
+		flagged := len(FailedCommitted(h))
+		if flagged == 0 || countedTxns(h) > maxCounted {
 			continue
 		}
 		tally.Histories++
@@ -54,38 +49,63 @@ func FailedDifferential(t *testing.T, n, maxCounted int, levels []anomaly.Level,
 				t.Fatalf("seed %d: ResolveFailed names %d transactions, want %d", seed, len(res.Committed), flagged)
 			}
 			for _, level := range levels {
-				var want bool
-				switch reading {
-				case history.FailedRolledBack:
-					want = oracle(FailedWorld(h, true), level)
-				case history.FailedSkipped:
-					want = oracle(FailedWorld(h, false), level)
-				default:
-					for w := range FailedWorlds(h) {
-						if oracle(w, level) {
-							want = true
-							break
-						}
-					}
-				}
+				want := readingOracle(h, reading, level, oracle)
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				rep, err := check(ctx, r, level)
 				cancel()
 				if err != nil {
 					t.Fatalf("seed %d, %s, %s: %v\n%s", seed, reading, level, err, Format(h))
 				}
-				switch {
-				case rep.Verdict == report.Unknown && allowUnknown:
-					tally.Unknown++
-				case rep.Verdict == report.Unknown || (rep.Verdict == report.Pass) != want:
+				if !tally.add(rep.Verdict, want, allowUnknown) {
 					t.Fatalf("seed %d, reading %s, %s: checker %s, oracle pass=%v\n%s\nanomalies: %+v", seed, reading, level, rep.Verdict, want, Format(h), rep.Anomalies)
-				case want:
-					tally.Pass++
-				default:
-					tally.Fail++
 				}
 			}
 		}
 	}
 	return tally
+}
+
+// countedTxns is the number of transactions of h the oracle enumerates both outcomes of:
+// the committed and the unknown.
+func countedTxns(h *history.History) int {
+	counted := 0
+	for i := range h.Txns {
+		if h.Txns[i].Outcome != history.OutcomeAborted {
+			counted++
+		}
+	}
+	return counted
+}
+
+// readingOracle is the oracle's verdict on h at level under reading: on the one history
+// rolled-back or skipped stands for, or, uncertain, whether any of [FailedWorlds] passes.
+func readingOracle(h *history.History, reading history.FailedReading, level anomaly.Level, oracle func(h *history.History, l anomaly.Level) bool) bool {
+	switch reading {
+	case history.FailedRolledBack:
+		return oracle(FailedWorld(h, true), level)
+	case history.FailedSkipped:
+		return oracle(FailedWorld(h, false), level)
+	}
+	for w := range FailedWorlds(h) {
+		if oracle(w, level) {
+			return true
+		}
+	}
+	return false
+}
+
+// add counts the checker's verdict v where the oracle says want (pass or not) and says
+// whether they agree; an Unknown agrees only when allowUnknown.
+func (ft *FailedTally) add(v report.Verdict, want, allowUnknown bool) bool {
+	switch {
+	case v == report.Unknown && allowUnknown:
+		ft.Unknown++
+	case v == report.Unknown || (v == report.Pass) != want:
+		return false
+	case want:
+		ft.Pass++
+	default:
+		ft.Fail++
+	}
+	return true
 }

@@ -134,6 +134,21 @@ func Gen(seed uint64, o GenOptions) *history.History {
 	g.lists = make([][]history.Value, o.Keys)
 	g.written = make([][]history.Value, o.Keys)
 
+	g.interleave()
+	g.perturb()
+	g.emit()
+	h, err := g.b.Build()
+	if err != nil {
+		panic(fmt.Sprintf("histtest: generated an invalid history (seed %d): %v", seed, err))
+	}
+	return h
+}
+
+// interleave executes the transactions: each step either begins one (on a free session,
+// while fewer than Concurrency are open, always when none is) or commits an open one picked
+// at random.
+func (g *gen) interleave() {
+	o := &g.o
 	var open []openTxn
 	busy := make([]bool, o.Sessions)
 	begun := 0
@@ -158,13 +173,6 @@ func Gen(seed uint64, o GenOptions) *history.History {
 		g.clock++
 		g.run(t)
 	}
-	g.perturb()
-	g.emit()
-	h, err := g.b.Build()
-	if err != nil {
-		panic(fmt.Sprintf("histtest: generated an invalid history (seed %d): %v", seed, err))
-	}
-	return h
 }
 
 // snapshot returns the register value of key k at time ts.
@@ -192,91 +200,106 @@ func (g *gen) newValue(k int) history.Value {
 
 // run executes one transaction that began at t.start and commits now.
 func (g *gen) run(t openTxn) {
-	o := &g.o
-	ops := make([]genOp, 0, o.OpsPerTxn)
-	var own []genOp // own writes, in order
-	var lists [][]history.Value
 	failed, rollback := -1, false
-	if o.FailedRatio > 0 && g.rng.Float64() < o.FailedRatio {
-		failed, rollback = g.rng.IntN(o.OpsPerTxn), g.rng.IntN(2) == 0
+	if g.o.FailedRatio > 0 && g.rng.Float64() < g.o.FailedRatio {
+		failed, rollback = g.rng.IntN(g.o.OpsPerTxn), g.rng.IntN(2) == 0
 	}
-	for i := range o.OpsPerTxn {
-		k := g.rng.IntN(o.Keys)
-		if i == failed {
-			ops = append(ops, g.failedOp(k, &lists))
-			continue
-		}
-		if g.rng.Float64() < o.ReadRatio {
-			if o.ListAppend {
-				n := g.snapshot(k, t.start)
-				l := append([]history.Value(nil), g.lists[k][:n]...)
-				for _, w := range own {
-					if int(w.key) == k {
-						l = append(l, w.val)
-					}
-				}
-				ops = append(ops, genOp{kind: history.OpListRead, key: int32(k), val: history.Value(len(lists))})
-				lists = append(lists, l)
-				continue
-			}
-			v := g.snapshot(k, t.start)
-			for _, w := range own {
-				if int(w.key) == k {
-					v = w.val
-				}
-			}
-			ops = append(ops, genOp{kind: history.OpRead, key: int32(k), val: v})
-			continue
-		}
-		kind := history.OpWrite
-		if o.ListAppend {
-			kind = history.OpAppend
-		}
-		w := genOp{kind: kind, key: int32(k), val: g.newValue(k)}
-		ops = append(ops, w)
-		own = append(own, w)
-	}
-
-	aborted := o.AbortRatio > 0 && g.rng.Float64() < o.AbortRatio || rollback
-	if !aborted {
-		// First committer wins.
-		for _, w := range own {
-			if vs := g.versions[w.key]; len(vs) > 0 && vs[len(vs)-1].commit > t.start {
-				aborted = true
-				break
-			}
-		}
-	}
+	ops, own, lists := g.execute(t.start, failed)
+	aborted := g.o.AbortRatio > 0 && g.rng.Float64() < g.o.AbortRatio || rollback || g.loses(t.start, own)
 	outcome := history.OutcomeCommitted
 	if aborted && !rollback {
 		outcome = history.OutcomeAborted
 	}
-	if o.UnknownRatio > 0 && g.rng.Float64() < o.UnknownRatio {
+	if g.o.UnknownRatio > 0 && g.rng.Float64() < g.o.UnknownRatio {
 		outcome = history.OutcomeUnknown
 	}
 	if !aborted {
-		for _, w := range own {
-			if o.ListAppend {
-				g.lists[w.key] = append(g.lists[w.key], w.val)
-				g.versions[w.key] = append(g.versions[w.key], version{g.clock, history.Value(len(g.lists[w.key]))})
-			} else {
-				g.versions[w.key] = append(g.versions[w.key], version{g.clock, w.val})
-			}
+		g.install(own)
+	}
+	g.out = append(g.out, genTxn{sess: t.sess, outcome: outcome, start: t.start, commit: g.clock, ops: ops, lists: lists, failed: failed})
+}
+
+// execute draws the transaction's statements on the snapshot taken at start: the one at
+// index failed fails, the others read or write. It returns them, the writes among them in
+// order, and the lists its list reads returned (a list read's val indexes them).
+func (g *gen) execute(start int64, failed int) (ops, own []genOp, lists [][]history.Value) {
+	ops = make([]genOp, 0, g.o.OpsPerTxn)
+	for i := range g.o.OpsPerTxn {
+		k := g.rng.IntN(g.o.Keys)
+		switch {
+		case i == failed:
+			ops = append(ops, g.failedOp(k, &lists))
+		case g.rng.Float64() < g.o.ReadRatio:
+			ops = append(ops, g.readOp(k, start, own, &lists))
+		default:
+			w := genOp{kind: g.writeKind(), key: int32(k), val: g.newValue(k)}
+			ops = append(ops, w)
+			own = append(own, w)
 		}
 	}
+	return ops, own, lists
+}
 
-	g.out = append(g.out, genTxn{sess: t.sess, outcome: outcome, start: t.start, commit: g.clock, ops: ops, lists: lists, failed: failed})
+// writeKind is the kind of the generated writes: appends in list-append histories.
+func (g *gen) writeKind() history.OpKind {
+	if g.o.ListAppend {
+		return history.OpAppend
+	}
+	return history.OpWrite
+}
+
+// readOp reads key k in the snapshot taken at start, overlaid with the transaction's own
+// writes so far; a list read's list goes to lists.
+func (g *gen) readOp(k int, start int64, own []genOp, lists *[][]history.Value) genOp {
+	if g.o.ListAppend {
+		n := g.snapshot(k, start)
+		l := append([]history.Value(nil), g.lists[k][:n]...)
+		for _, w := range own {
+			if int(w.key) == k {
+				l = append(l, w.val)
+			}
+		}
+		*lists = append(*lists, l)
+		return genOp{kind: history.OpListRead, key: int32(k), val: history.Value(len(*lists) - 1)}
+	}
+	v := g.snapshot(k, start)
+	for _, w := range own {
+		if int(w.key) == k {
+			v = w.val
+		}
+	}
+	return genOp{kind: history.OpRead, key: int32(k), val: v}
+}
+
+// loses says whether a transaction that began at start and wrote own loses to a concurrent
+// one that committed a write to one of its keys first (first committer wins).
+func (g *gen) loses(start int64, own []genOp) bool {
+	for _, w := range own {
+		if vs := g.versions[w.key]; len(vs) > 0 && vs[len(vs)-1].commit > start {
+			return true
+		}
+	}
+	return false
+}
+
+// install commits the writes own at the current clock: a new version of each key (a
+// list's new length, for appends).
+func (g *gen) install(own []genOp) {
+	for _, w := range own {
+		if g.o.ListAppend {
+			g.lists[w.key] = append(g.lists[w.key], w.val)
+			g.versions[w.key] = append(g.versions[w.key], version{g.clock, history.Value(len(g.lists[w.key]))})
+		} else {
+			g.versions[w.key] = append(g.versions[w.key], version{g.clock, w.val})
+		}
+	}
 }
 
 // failedOp returns a statement on key k that fails: a write that installs nothing, or a read
 // whose recorded result is a value written to k (or none) that it never returned.
 func (g *gen) failedOp(k int, lists *[][]history.Value) genOp {
 	if g.rng.Float64() >= g.o.ReadRatio {
-		kind := history.OpWrite
-		if g.o.ListAppend {
-			kind = history.OpAppend
-		}
-		return genOp{kind: kind, key: int32(k), val: g.newValue(k)}
+		return genOp{kind: g.writeKind(), key: int32(k), val: g.newValue(k)}
 	}
 	var v history.Value
 	if w := g.written[k]; len(w) > 0 {
@@ -328,39 +351,51 @@ func (g *gen) perturb() {
 func (g *gen) emit() {
 	for _, t := range g.out {
 		g.b.BeginTxn(g.sess[t.sess], history.NilDatum, t.outcome)
-		cur := g.b.Current()
-		if g.o.Intervals {
-			end := t.commit
-			if g.o.EarlyGiveUp && t.outcome == history.OutcomeUnknown {
-				end = t.start + g.rng.Int64N(t.commit-t.start+1)
-			}
-			cur.Time, cur.HasTime = history.Interval{Begin: t.start, End: end}, true
-			if g.o.NoIntervalRatio > 0 && g.rng.Float64() < g.o.NoIntervalRatio {
-				cur.Time, cur.HasTime = history.Interval{}, false
-			}
-		}
-		if g.o.Timestamps {
-			cur.Start, cur.Commit, cur.HasTimestamps = history.Timestamp{Physical: t.start}, history.Timestamp{Physical: t.commit}, true
-		}
+		g.times(g.b.Current(), t)
 		for i, op := range t.ops {
-			k := g.keys[op.key]
-			var j int32
-			switch op.kind {
-			case history.OpRead:
-				j = g.b.Read(k, op.val)
-			case history.OpListRead:
-				j = g.b.ReadList(k, t.lists[op.val])
-			case history.OpWrite:
-				j = g.b.Write(k, op.val)
-			case history.OpAppend:
-				j = g.b.Append(k, op.val)
-			}
+			j := g.emitOp(op, t.lists)
 			if i == t.failed {
 				g.b.SetOpFlags(j, history.OpFailed)
 			}
 		}
 		g.b.EndTxn()
 	}
+}
+
+// times records t's client interval (with Intervals) and timestamps (with Timestamps) in
+// cur: an unknown transaction's interval may end early (EarlyGiveUp), and some are left
+// out (NoIntervalRatio).
+func (g *gen) times(cur *history.Txn, t genTxn) {
+	if g.o.Intervals {
+		end := t.commit
+		if g.o.EarlyGiveUp && t.outcome == history.OutcomeUnknown {
+			end = t.start + g.rng.Int64N(t.commit-t.start+1)
+		}
+		cur.Time, cur.HasTime = history.Interval{Begin: t.start, End: end}, true
+		if g.o.NoIntervalRatio > 0 && g.rng.Float64() < g.o.NoIntervalRatio {
+			cur.Time, cur.HasTime = history.Interval{}, false
+		}
+	}
+	if g.o.Timestamps {
+		cur.Start, cur.Commit, cur.HasTimestamps = history.Timestamp{Physical: t.start}, history.Timestamp{Physical: t.commit}, true
+	}
+}
+
+// emitOp adds op to the builder's current transaction and returns its index; a list read's
+// list is in lists.
+func (g *gen) emitOp(op genOp, lists [][]history.Value) int32 {
+	k := g.keys[op.key]
+	switch op.kind {
+	case history.OpRead:
+		return g.b.Read(k, op.val)
+	case history.OpListRead:
+		return g.b.ReadList(k, lists[op.val])
+	case history.OpWrite:
+		return g.b.Write(k, op.val)
+	case history.OpAppend:
+		return g.b.Append(k, op.val)
+	}
+	return 0
 }
 
 func (g *gen) perturbList(k int, l []history.Value) []history.Value {

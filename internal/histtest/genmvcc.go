@@ -152,12 +152,8 @@ func (s *mvccSim) commit(ti int) {
 	if s.rng.IntN(8) == 0 {
 		t.outcome = history.OutcomeAborted
 	}
-	for k := range t.writes {
-		for _, ver := range s.versions[k] {
-			if !t.snap.Sees(s.txns[ver.writer].xid) && !(s.f.NoFCW && s.rng.IntN(2) == 0) {
-				t.outcome = history.OutcomeAborted // first committer wins
-			}
-		}
+	if s.loses(t) {
+		t.outcome = history.OutcomeAborted // first committer wins
 	}
 	if t.outcome == history.OutcomeCommitted {
 		for _, k := range slices.Sorted(maps.Keys(t.writes)) {
@@ -168,6 +164,21 @@ func (s *mvccSim) commit(ti int) {
 		}
 	}
 	delete(s.running, t.xid)
+}
+
+// loses says whether another transaction committed a write to a key t writes that t's
+// snapshot does not see; with NoFCW each such write is overlooked half the time. Every
+// version is looked at (and with NoFCW draws), whatever the earlier ones gave.
+func (s *mvccSim) loses(t *mvccTxn) bool {
+	lost := false
+	for k := range t.writes {
+		for _, ver := range s.versions[k] {
+			if !t.snap.Sees(s.txns[ver.writer].xid) && !(s.f.NoFCW && s.rng.IntN(2) == 0) {
+				lost = true
+			}
+		}
+	}
+	return lost
 }
 
 // record builds the history the runner would record, in completion order.
@@ -231,45 +242,58 @@ func MVCCAgree(t testing.TB, runs int, stream uint64, nonzero bool, check func(*
 	var n MVCCTally
 	for seed := range uint64(runs) {
 		rng := rand.New(rand.NewPCG(seed, stream))
-		var f MVCCFaults
-		for seed%2 == 1 && (f == MVCCFaults{} || !nonzero) {
-			f = MVCCFaults{StaleRead: rng.IntN(2) == 0, NoFCW: rng.IntN(2) == 0, WrongSnap: rng.IntN(2) == 0, UnknownEnds: rng.IntN(3) == 0}
-			if !nonzero {
-				break
-			}
-		}
+		f := drawFaults(rng, seed, nonzero)
 		h := GenMVCC(rng, f)
-		if h.DerivedTimestamps() {
-			n.Derived++
-		}
 		rep, err := check(h)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		want := oracle(h)
-		if !want {
-			n.OracleFails++
-		}
 		if rep.Verdict != report.Unknown && (rep.Verdict == report.Pass) != want {
 			t.Fatalf("seed %d (%+v): checker %s, oracle pass=%v; snapshots: %v\n%s\n%v %v", seed, f, rep.Verdict, want, h.SnapshotErr, Format(h), rep.Anomalies, rep.Notes)
 		}
-		switch rep.Verdict {
-		case report.Fail:
-			n.Failed++
-		case report.Unknown:
-			n.Unknown++
-		}
-		if slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.Contains(s, "derived from its snapshots") }) {
-			n.OnDerived++
-		}
-		if f == (MVCCFaults{}) {
-			n.Clean++
-		} else {
-			n.Faulty++
-		}
+		n.add(f, h, rep, want)
 		if each != nil {
 			each(f, h, rep)
 		}
 	}
 	return n
+}
+
+// drawFaults draws the faults of the run of seed from rng: none for an even seed, random
+// ones for an odd seed, drawn again until there is one with nonzero.
+func drawFaults(rng *rand.Rand, seed uint64, nonzero bool) MVCCFaults {
+	var f MVCCFaults
+	for seed%2 == 1 && (f == MVCCFaults{} || !nonzero) {
+		f = MVCCFaults{StaleRead: rng.IntN(2) == 0, NoFCW: rng.IntN(2) == 0, WrongSnap: rng.IntN(2) == 0, UnknownEnds: rng.IntN(3) == 0}
+		if !nonzero {
+			break
+		}
+	}
+	return f
+}
+
+// add counts a run with faults f, history h, the checker's report rep and the oracle's
+// verdict want.
+func (n *MVCCTally) add(f MVCCFaults, h *history.History, rep *report.Report, want bool) {
+	if h.DerivedTimestamps() {
+		n.Derived++
+	}
+	if !want {
+		n.OracleFails++
+	}
+	switch rep.Verdict {
+	case report.Fail:
+		n.Failed++
+	case report.Unknown:
+		n.Unknown++
+	}
+	if slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.Contains(s, "derived from its snapshots") }) {
+		n.OnDerived++
+	}
+	if f == (MVCCFaults{}) {
+		n.Clean++
+	} else {
+		n.Faulty++
+	}
 }

@@ -13,74 +13,97 @@ import "isovet/history"
 //	small := histtest.Shrink(h, func(h *history.History) bool { return check(h) != want })
 //	t.Logf("shrunk:\n%s", histtest.Format(small))
 func Shrink(h *history.History, fails func(*history.History) bool) *history.History {
-	keep := make([][]bool, len(h.Txns)) // keep[t][i]: op i of txn t; nil: txn dropped
+	sh := &shrinker{h: h, fails: fails, cur: h, keep: make([][]bool, len(h.Txns))}
 	for t := range h.Txns {
-		keep[t] = make([]bool, len(h.Txns[t].Ops))
-		for i := range keep[t] {
-			keep[t][i] = true
+		sh.keep[t] = make([]bool, len(h.Txns[t].Ops))
+		for i := range sh.keep[t] {
+			sh.keep[t][i] = true
 		}
-	}
-	cur := h
-	try := func(next [][]bool) bool {
-		c := rebuild(h, next, nil)
-		if c != nil && fails(c) {
-			keep, cur = next, c
-			return true
-		}
-		return false
-	}
-	clone := func() [][]bool {
-		c := make([][]bool, len(keep))
-		for t := range keep {
-			if keep[t] != nil {
-				c[t] = append([]bool(nil), keep[t]...)
-			}
-		}
-		return c
 	}
 	for changed := true; changed; {
-		changed = false
-		// Runs of transactions.
-		var live []int
-		for t := range keep {
-			if keep[t] != nil {
-				live = append(live, t)
+		changed = sh.dropRuns()
+		changed = sh.dropOps() || changed
+	}
+	return sh.cur
+}
+
+// shrinker is the state of [Shrink]: the selection keep of h's transactions and ops that
+// still fails, and cur, the history it selects.
+type shrinker struct {
+	h     *history.History
+	fails func(*history.History) bool
+	keep  [][]bool // keep[t][i]: op i of txn t; nil: txn dropped
+	cur   *history.History
+}
+
+// try adopts the selection next if its history builds and still fails.
+func (sh *shrinker) try(next [][]bool) bool {
+	c := rebuild(sh.h, next, nil)
+	if c != nil && sh.fails(c) {
+		sh.keep, sh.cur = next, c
+		return true
+	}
+	return false
+}
+
+// clone copies the current selection, to be changed and tried.
+func (sh *shrinker) clone() [][]bool {
+	c := make([][]bool, len(sh.keep))
+	for t := range sh.keep {
+		if sh.keep[t] != nil {
+			c[t] = append([]bool(nil), sh.keep[t]...)
+		}
+	}
+	return c
+}
+
+// dropRuns tries dropping runs of the transactions kept at its start, of half their number
+// and then of half the run length each round down to one, and says whether any went.
+func (sh *shrinker) dropRuns() bool {
+	var live []int
+	for t := range sh.keep {
+		if sh.keep[t] != nil {
+			live = append(live, t)
+		}
+	}
+	changed := false
+	for size := max(len(live)/2, 1); size >= 1; size /= 2 {
+		for start := 0; start < len(live); start += size {
+			next := sh.clone()
+			dropped := 0
+			for _, t := range live[start:min(start+size, len(live))] {
+				if next[t] != nil {
+					next[t] = nil
+					dropped++
+				}
+			}
+			if dropped > 0 && sh.try(next) {
+				changed = true
 			}
 		}
-		for size := max(len(live)/2, 1); size >= 1; size /= 2 {
-			for start := 0; start < len(live); {
-				next := clone()
-				dropped := 0
-				for _, t := range live[start:min(start+size, len(live))] {
-					if next[t] != nil {
-						next[t] = nil
-						dropped++
-					}
-				}
-				if dropped > 0 && try(next) {
-					changed = true
-				}
-				start += size
-			}
-			if size == 1 {
-				break
-			}
+		if size == 1 {
+			break
 		}
-		// Single operations.
-		for t := range keep {
-			for i := range keep[t] {
-				if keep[t] == nil || !keep[t][i] {
-					continue
-				}
-				next := clone()
-				next[t][i] = false
-				if try(next) {
-					changed = true
-				}
+	}
+	return changed
+}
+
+// dropOps tries dropping each kept op alone and says whether any went.
+func (sh *shrinker) dropOps() bool {
+	changed := false
+	for t := range sh.keep {
+		for i := range sh.keep[t] {
+			if sh.keep[t] == nil || !sh.keep[t][i] {
+				continue
+			}
+			next := sh.clone()
+			next[t][i] = false
+			if sh.try(next) {
+				changed = true
 			}
 		}
 	}
-	return cur
+	return changed
 }
 
 // rebuild copies the transactions and ops of h that keep selects into a new history, each

@@ -3,6 +3,7 @@ package memdb
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -299,17 +300,17 @@ func (tx *Tx) visible(k string, it *item) *version {
 		}
 		return nil
 	case db.opts.Mode == ReadCommitted || db.opts.Faults&FracturedRead != 0:
-		for i := len(it.vs) - 1; i >= 0; i-- {
-			if it.vs[i].ts > 0 || it.vs[i].txn == 0 {
-				return &it.vs[i]
-			}
-		}
-		return nil
+		return it.committedAt(math.MaxUint64)
 	}
-	snap := tx.snapOf(k)
+	return it.committedAt(tx.snapOf(k))
+}
+
+// committedAt is the latest committed version of it (or the initial one) at timestamp ts
+// or before, or nil.
+func (it *item) committedAt(ts uint64) *version {
 	for i := len(it.vs) - 1; i >= 0; i-- {
 		v := &it.vs[i]
-		if (v.ts > 0 || v.txn == 0) && v.ts <= snap {
+		if (v.ts > 0 || v.txn == 0) && v.ts <= ts {
 			return v
 		}
 	}
@@ -332,18 +333,7 @@ func (tx *Tx) read(k string, wantList bool) (int64, []int64, error) {
 		return 0, nil, ErrDone
 	}
 	if i, ok := tx.last(k); ok && tx.db.opts.Mode != ReadUncommitted {
-		w := &tx.writes[i]
-		if w.isL != wantList {
-			return 0, nil, fmt.Errorf("%w: %s", ErrType, k)
-		}
-		if w.isL && tx.db.opts.Mode == ReadCommitted {
-			// As SQL's UPDATE ... SET l = l || x under read committed: the list read back
-			// is the latest committed one plus this transaction's appends.
-			tx.db.mu.Lock()
-			defer tx.db.mu.Unlock()
-			return 0, tx.rebase(k), nil
-		}
-		return w.val, w.list, nil
+		return tx.readOwn(&tx.writes[i], wantList)
 	}
 	db := tx.db
 	db.mu.Lock()
@@ -367,6 +357,21 @@ func (tx *Tx) read(k string, wantList bool) (int64, []int64, error) {
 		return 0, nil, fmt.Errorf("%w: %s", ErrType, k)
 	}
 	return v.val, v.list, nil
+}
+
+// readOwn reads back w, tx's last write of its key.
+func (tx *Tx) readOwn(w *write, wantList bool) (int64, []int64, error) {
+	if w.isL != wantList {
+		return 0, nil, fmt.Errorf("%w: %s", ErrType, w.k)
+	}
+	if w.isL && tx.db.opts.Mode == ReadCommitted {
+		// As SQL's UPDATE ... SET l = l || x under read committed: the list read back
+		// is the latest committed one plus this transaction's appends.
+		tx.db.mu.Lock()
+		defer tx.db.mu.Unlock()
+		return 0, tx.rebase(w.k), nil
+	}
+	return w.val, w.list, nil
 }
 
 // Read returns the register value of k (0 if never written).
@@ -540,38 +545,47 @@ func (tx *Tx) Commit() error {
 
 // validate applies first-committer-wins and, in serializable mode, read validation.
 func (tx *Tx) validate() error {
-	db := tx.db
-	mode, f := db.opts.Mode, db.opts.Faults
+	mode, f := tx.db.opts.Mode, tx.db.opts.Faults
 	if mode != Serializable && mode != SnapshotIsolation {
 		return nil
 	}
-	newer := func(k string) bool {
-		it := db.items[k]
-		if it == nil || len(it.vs) == 0 {
-			return false
-		}
-		return it.vs[len(it.vs)-1].ts > tx.snapOf(k)
-	}
 	if f&LostUpdate == 0 {
 		for _, w := range tx.writes {
-			if k := w.k; newer(k) {
+			if k := w.k; tx.newer(k) {
 				return fmt.Errorf("%w: key %s was written by a concurrent transaction that committed first", ErrConflict, k)
 			}
 		}
 	}
 	if mode == Serializable && !(f&StaleRead != 0 && len(tx.writes) == 0) {
-		for _, k := range tx.reads {
-			if _, wrote := tx.last(k); wrote && f&LostUpdate != 0 {
-				continue
-			}
-			if newer(k) {
-				return fmt.Errorf("%w: key %s, read by this transaction, was overwritten before it committed", ErrConflict, k)
-			}
+		return tx.validateReads()
+	}
+	return nil
+}
+
+// newer says whether a transaction committed a version of k after tx's snapshot of it.
+func (tx *Tx) newer(k string) bool {
+	it := tx.db.items[k]
+	if it == nil || len(it.vs) == 0 {
+		return false
+	}
+	return it.vs[len(it.vs)-1].ts > tx.snapOf(k)
+}
+
+// validateReads is serializable mode's read validation: no key tx read, nor any row its
+// predicates covered, was overwritten since its snapshot (with LostUpdate, keys it also
+// wrote are not checked).
+func (tx *Tx) validateReads() error {
+	for _, k := range tx.reads {
+		if _, wrote := tx.last(k); wrote && tx.db.opts.Faults&LostUpdate != 0 {
+			continue
 		}
-		for i := range tx.preds {
-			if err := tx.validatePred(&tx.preds[i]); err != nil {
-				return err
-			}
+		if tx.newer(k) {
+			return fmt.Errorf("%w: key %s, read by this transaction, was overwritten before it committed", ErrConflict, k)
+		}
+	}
+	for i := range tx.preds {
+		if err := tx.validatePred(&tx.preds[i]); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -583,18 +597,7 @@ func (tx *Tx) install() {
 	db.clock++
 	tx.commit = db.clock
 	if db.opts.Mode == ReadUncommitted {
-		for wi, w := range tx.writes {
-			if !tx.final(wi) {
-				continue
-			}
-			it := db.items[w.k]
-			for i := range it.vs {
-				if it.vs[i].txn == tx.id {
-					it.vs[i].ts = db.clock
-				}
-			}
-			it.locked = 0
-		}
+		tx.stampUncommitted()
 		return
 	}
 	defer tx.unlock()
@@ -618,6 +621,25 @@ func (tx *Tx) install() {
 	for i := len(order) - 1; i >= 0; i-- {
 		w := &order[i]
 		db.installOne(w, version{ts: db.clock, txn: tx.id, val: w.val, list: w.list, isL: w.isL, row: w.row})
+	}
+}
+
+// stampUncommitted commits under read uncommitted, where writes were installed as they
+// were made: it gives tx's versions of each key it wrote the commit timestamp and unlocks
+// the key.
+func (tx *Tx) stampUncommitted() {
+	db := tx.db
+	for wi, w := range tx.writes {
+		if !tx.final(wi) {
+			continue
+		}
+		it := db.items[w.k]
+		for i := range it.vs {
+			if it.vs[i].txn == tx.id {
+				it.vs[i].ts = db.clock
+			}
+		}
+		it.locked = 0
 	}
 }
 

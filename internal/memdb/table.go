@@ -1,6 +1,7 @@
 package memdb
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -94,6 +95,18 @@ func (t *table) candidates(col int, lo, hi int64, f func(i int) error) error {
 		}
 		return nil
 	}
+	t.nextGen()
+	for b := lo >> bucketShift; b <= hi>>bucketShift; b++ {
+		if err := t.visitBucket(col, b, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nextGen starts a new generation of marks, one per row, so that a scan visits each row
+// once however many buckets list it.
+func (t *table) nextGen() {
 	if t.gen++; t.gen == 0 {
 		clear(t.mark)
 		t.gen = 1
@@ -101,31 +114,34 @@ func (t *table) candidates(col int, lo, hi int64, f func(i int) error) error {
 	if n := len(t.keys); len(t.mark) < n {
 		t.mark = append(t.mark, make([]uint32, n-len(t.mark))...)
 	}
-	for b := lo >> bucketShift; b <= hi>>bucketShift; b++ {
-		l, ok := t.buckets[col][b]
-		if !ok {
+}
+
+// visitBucket calls f for every row of bucket b of column col's index not visited yet in
+// this generation, dropping the entries of rows no longer in the bucket.
+func (t *table) visitBucket(col int, b int64, f func(i int) error) error {
+	l, ok := t.buckets[col][b]
+	if !ok {
+		return nil
+	}
+	kept := l[:0]
+	for j, i := range l {
+		if !t.inBucket(i, col, b) {
 			continue
 		}
-		kept := l[:0]
-		for j, i := range l {
-			if !t.inBucket(i, col, b) {
-				continue
-			}
-			kept = append(kept, i)
-			if t.mark[i] == t.gen {
-				continue
-			}
-			t.mark[i] = t.gen
-			if err := f(int(i)); err != nil {
-				t.buckets[col][b] = append(kept, l[j+1:]...)
-				return err
-			}
+		kept = append(kept, i)
+		if t.mark[i] == t.gen {
+			continue
 		}
-		if len(kept) == 0 {
-			delete(t.buckets[col], b)
-		} else {
-			t.buckets[col][b] = kept
+		t.mark[i] = t.gen
+		if err := f(int(i)); err != nil {
+			t.buckets[col][b] = append(kept, l[j+1:]...)
+			return err
 		}
+	}
+	if len(kept) == 0 {
+		delete(t.buckets[col], b)
+	} else {
+		t.buckets[col][b] = kept
 	}
 	return nil
 }
@@ -227,16 +243,12 @@ func (tx *Tx) scan(t *table, col int, lo, hi int64) ([]Row, error) {
 		tx.abortLocked()
 		return nil, fmt.Errorf("%w: snapshot too old for a range scan of %s", ErrConflict, t.name)
 	}
-	var out []Row
 	// The transaction's own rows first (its buffered writes are not in the index), then
 	// the committed rows the index points to.
 	own := tx.db.opts.Mode != ReadUncommitted && len(tx.rowW) > 0
+	var out []Row
 	if own {
-		for ref, j := range tx.rowW {
-			if ref.t == t && p.match(tx.writes[j].row) {
-				out = append(out, Row{Key: ref.k, Vals: tx.writes[j].row})
-			}
-		}
+		out = tx.ownRows(t, &p)
 	}
 	err := t.candidates(col, lo, hi, func(i int) error {
 		if own {
@@ -253,21 +265,22 @@ func (tx *Tx) scan(t *table, col int, lo, hi int64) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b Row) int { return cmpInt(a.Key, b.Key) })
+	slices.SortFunc(out, func(a, b Row) int { return cmp.Compare(a.Key, b.Key) })
 	if tx.db.opts.Mode == Serializable {
 		tx.preds = append(tx.preds, p)
 	}
 	return out, nil
 }
 
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// ownRows are the rows of t that tx wrote and p matches.
+func (tx *Tx) ownRows(t *table, p *predRead) []Row {
+	var out []Row
+	for ref, j := range tx.rowW {
+		if ref.t == t && p.match(tx.writes[j].row) {
+			out = append(out, Row{Key: ref.k, Vals: tx.writes[j].row})
+		}
 	}
-	return 0
+	return out
 }
 
 // Scan is a predicate read: SELECT the rows of table whose column col lies in [lo, hi], in

@@ -221,22 +221,13 @@ func (c *command) summarize(res *Result, w *workload.Workload, written bool, his
 // failed for a reason other than running out of time, or a report could not be written.
 func (c *command) checkLevel(ctx context.Context, h *history.History, l check.Level) (int, error) {
 	o := c.o
-	cctx, cancel := ctx, context.CancelFunc(func() {})
-	if o.CheckTimeout > 0 {
-		cctx, cancel = context.WithTimeoutCause(ctx, o.CheckTimeout, fmt.Errorf("check timeout of %v reached", o.CheckTimeout))
-	}
-	start := time.Now()
-	rep, err := check.Check(cctx, h, l, check.Options{Method: o.Method, Now: time.Now})
-	cancel()
+	rep, stopped, err := c.check(ctx, h, l)
 	if rep == nil {
-		if err != nil && ctx.Err() == nil && cctx.Err() == nil {
+		if err != nil && !stopped {
 			return ExitError, fmt.Errorf("checking %s: %w", l, err)
 		}
 		fmt.Fprintf(c.stdout, "\n%s: unknown (%v)\n", l, err)
 		return ExitUnknown, nil
-	}
-	if rep.Stats.Elapsed == 0 {
-		rep.Stats.Elapsed = time.Since(start)
 	}
 	if err != nil {
 		rep.Notes = append(rep.Notes, "stopped: "+err.Error())
@@ -250,13 +241,28 @@ func (c *command) checkLevel(ctx context.Context, h *history.History, l check.Le
 		return ExitError, err
 	}
 	o.Logger.Info("checked", "level", l.String(), "verdict", rep.Verdict.String(), "checker", rep.Checker, "elapsed", rep.Stats.Elapsed)
-	switch rep.Verdict {
-	case check.Fail:
-		return ExitViolation, nil
-	case check.Unknown:
-		return ExitUnknown, nil
+	return verdictExits[rep.Verdict], nil
+}
+
+// verdictExits are the exit codes of the verdicts other than a pass (ExitOK).
+var verdictExits = map[check.Verdict]int{check.Fail: ExitViolation, check.Unknown: ExitUnknown}
+
+// check checks h at l within --check-timeout and returns the report and error of
+// [check.Check], the report's elapsed time filled in. stopped says whether ctx or the
+// check's own context has ended; with --check-timeout the latter is cancelled once the
+// check returns, so a report-less error then counts as unknown too.
+func (c *command) check(ctx context.Context, h *history.History, l check.Level) (rep *check.Report, stopped bool, err error) {
+	cctx, cancel := ctx, context.CancelFunc(func() {})
+	if c.o.CheckTimeout > 0 {
+		cctx, cancel = context.WithTimeoutCause(ctx, c.o.CheckTimeout, fmt.Errorf("check timeout of %v reached", c.o.CheckTimeout))
 	}
-	return ExitOK, nil
+	start := time.Now()
+	rep, err = check.Check(cctx, h, l, check.Options{Method: c.o.Method, Now: time.Now})
+	cancel()
+	if rep != nil && rep.Stats.Elapsed == 0 {
+		rep.Stats.Elapsed = time.Since(start)
+	}
+	return rep, ctx.Err() != nil || cctx.Err() != nil, err
 }
 
 // report prints rep to stdout and writes it, as text and HTML, to the output directory if

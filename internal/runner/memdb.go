@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,18 +23,15 @@ type MemDB struct {
 	table        string
 }
 
-// LevelOf returns the level a memdb mode claims (read-uncommitted claims none: 0).
-func LevelOf(m memdb.Mode) check.Level {
-	switch m {
-	case memdb.Serializable:
-		return check.Serializable
-	case memdb.SnapshotIsolation:
-		return check.SnapshotIsolation
-	case memdb.ReadCommitted:
-		return check.ReadCommitted
-	}
-	return 0
+// memdbLevels are the levels memdb's modes claim; read-uncommitted claims none.
+var memdbLevels = map[memdb.Mode]check.Level{
+	memdb.Serializable:      check.Serializable,
+	memdb.SnapshotIsolation: check.SnapshotIsolation,
+	memdb.ReadCommitted:     check.ReadCommitted,
 }
+
+// LevelOf returns the level a memdb mode claims (read-uncommitted claims none: 0).
+func LevelOf(m memdb.Mode) check.Level { return memdbLevels[m] }
 
 // openMemDB parses memdb://MODE?fault=F,G&seed=N&timestamps=off.
 func openMemDB(_ context.Context, dsn string, o OpenOptions) (DB, Target, error) {
@@ -41,35 +39,36 @@ func openMemDB(_ context.Context, dsn string, o OpenOptions) (DB, Target, error)
 	if err != nil {
 		return nil, Target{}, fmt.Errorf("parsing %q: %w", dsn, err)
 	}
-	name := u.Host + u.Opaque
-	if name == "" {
-		name = o.Isolation
-	}
-	if name == "" {
-		name = "snapshot-isolation"
-	}
-	mode, err := memdb.ParseMode(name)
+	mode, err := memdb.ParseMode(cmp.Or(u.Host+u.Opaque, o.Isolation, "snapshot-isolation"))
 	if err != nil {
 		return nil, Target{}, err
 	}
 	m := &MemDB{Opts: memdb.Options{Mode: mode, Seed: o.Seed}}
-	q := u.Query()
-	if f := q.Get("fault"); f != "" {
-		if m.Opts.Faults, err = memdb.ParseFault(f); err != nil {
-			return nil, Target{}, err
-		}
+	if err := m.options(u.Query()); err != nil {
+		return nil, Target{}, err
 	}
-	if s := q.Get("seed"); s != "" {
-		if m.Opts.Seed, err = strconv.ParseUint(s, 10, 64); err != nil {
-			return nil, Target{}, fmt.Errorf("memdb seed %q: %w", s, err)
-		}
-	}
-	m.NoTimestamps = q.Get("timestamps") == "off"
 	desc := "memdb " + mode.String()
 	if m.Opts.Faults != 0 {
 		desc += " with fault " + m.Opts.Faults.String()
 	}
 	return m, Target{Claim: LevelOf(mode), Description: desc}, nil
+}
+
+// options reads the URL's query: fault=F,G, seed=N and timestamps=off.
+func (m *MemDB) options(q url.Values) error {
+	var err error
+	if f := q.Get("fault"); f != "" {
+		if m.Opts.Faults, err = memdb.ParseFault(f); err != nil {
+			return err
+		}
+	}
+	if s := q.Get("seed"); s != "" {
+		if m.Opts.Seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			return fmt.Errorf("memdb seed %q: %w", s, err)
+		}
+	}
+	m.NoTimestamps = q.Get("timestamps") == "off"
+	return nil
 }
 
 // Prepare creates a fresh store with the schema's initial values.

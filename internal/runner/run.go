@@ -85,8 +85,6 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var tags atomic.Int64
-	var wg sync.WaitGroup
-	var gaveUp atomic.Int64
 	newExec := func(i int, sd history.Datum) *executor {
 		e := &executor{db: db, sess: sessions[i], id: i, sd: sd, start: start, tags: &tags, wr: wr, maxRetries: o.MaxRetries, log: log, table: w.Table}
 		if schema.Table != nil {
@@ -104,35 +102,12 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 		}
 		e.close()
 	}
-	for i, txns := range w.Sessions {
-		if ctx.Err() != nil {
-			sessions[i].Close()
-			continue
-		}
-		wg.Go(func() {
-			e := newExec(i, history.Int(int64(i)))
-			defer e.close()
-			for _, t := range txns {
-				if ctx.Err() != nil {
-					return
-				}
-				ok, err := e.do(ctx, &t)
-				if err != nil {
-					cancel(fmt.Errorf("session %d: %w", i, err))
-					return
-				}
-				if !ok {
-					gaveUp.Add(1)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	gaveUp := runSessions(ctx, cancel, w, sessions, newExec)
 	// Commit times are asked for with the caller's context: after a session failed (which
 	// cancelled ctx) the times of what was recorded are still worth having.
 	ct, _ := db.(CommitTimer)
 	werr := wr.finish(parent, ct, log)
-	res := &Result{Committed: wr.committed, Aborted: wr.aborted, Unknown: wr.unknown, GaveUp: int(gaveUp.Load()), Elapsed: time.Since(start)}
+	res := &Result{Committed: wr.committed, Aborted: wr.aborted, Unknown: wr.unknown, GaveUp: int(gaveUp), Elapsed: time.Since(start)}
 	h, berr := wr.b.Build()
 	res.History = h
 	log.Info("run finished", "txns", wr.done, "committed", res.Committed, "aborted", res.Aborted, "unknown", res.Unknown, "elapsed", res.Elapsed)
@@ -143,6 +118,49 @@ func Run(ctx context.Context, db DB, w *workload.Workload, o RunOptions) (*Resul
 		cause = fmt.Errorf("the run was cancelled: %w", cause)
 	}
 	return res, errors.Join(cause, werr, berr)
+}
+
+// runSessions runs each session's templates on a goroutine of its own, with the executor
+// newExec makes, and waits for them all; a session's error cancels ctx with it as the cause.
+// It returns how many templates the sessions gave up on.
+func runSessions(ctx context.Context, cancel context.CancelCauseFunc, w *workload.Workload, sessions []Session, newExec func(int, history.Datum) *executor) int64 {
+	var wg sync.WaitGroup
+	var gaveUp atomic.Int64
+	for i, txns := range w.Sessions {
+		if ctx.Err() != nil {
+			sessions[i].Close()
+			continue
+		}
+		wg.Go(func() {
+			e := newExec(i, history.Int(int64(i)))
+			defer e.close()
+			n, err := e.session(ctx, txns)
+			gaveUp.Add(n)
+			if err != nil {
+				cancel(fmt.Errorf("session %d: %w", i, err))
+			}
+		})
+	}
+	wg.Wait()
+	return gaveUp.Load()
+}
+
+// session runs a session's templates txns in order until ctx ends or one fails, and returns
+// how many it gave up on.
+func (e *executor) session(ctx context.Context, txns []workload.Txn) (gaveUp int64, err error) {
+	for _, t := range txns {
+		if ctx.Err() != nil {
+			return gaveUp, nil
+		}
+		ok, err := e.do(ctx, &t)
+		if err != nil {
+			return gaveUp, err
+		}
+		if !ok {
+			gaveUp++
+		}
+	}
+	return gaveUp, nil
 }
 
 // pauser is a session that wants a pause between transactions (memdb's).
@@ -209,15 +227,8 @@ func (e *executor) now() int64 { return int64(time.Since(e.start)) }
 // maxRetries times (ok false). A non-nil error stops the run.
 func (e *executor) do(ctx context.Context, t *workload.Txn) (ok bool, err error) {
 	for try := range e.maxRetries + 1 {
-		if try >= 2 {
-			// Back off after repeated aborts, so that contending sessions spread out
-			// (SQLite's BUSY_SNAPSHOT, for one, is returned at once).
-			d := time.Duration(rand.Int64N(int64(min(try*try, 400)))+1) * 25 * time.Microsecond
-			select {
-			case <-time.After(d):
-			case <-ctx.Done():
-				return false, nil
-			}
+		if try >= 2 && !backOff(ctx, try) {
+			return false, nil
 		}
 		outcome, err := e.attempt(e.qctx, t)
 		switch {
@@ -228,19 +239,9 @@ func (e *executor) do(ctx context.Context, t *workload.Txn) (ok bool, err error)
 			continue
 		case outcome == history.OutcomeUnknown && errors.Is(err, ErrUnknownOutcome):
 			// The connection is gone: open a new one and go on with the next template.
-			e.mu.Lock()
-			e.sess.Close()
-			e.mu.Unlock()
-			s, serr := e.db.Session(ctx)
-			if serr != nil {
-				return false, fmt.Errorf("reconnecting after %w: %w", err, serr)
+			if rerr := e.reconnect(ctx, err); rerr != nil {
+				return false, rerr
 			}
-			e.mu.Lock()
-			e.sess = s
-			if in, ok := s.(Interrupter); ok && ctx.Err() != nil {
-				in.Interrupt() // cancelled while connecting: interrupt missed this session
-			}
-			e.mu.Unlock()
 			return true, nil
 		default:
 			return false, err
@@ -249,31 +250,49 @@ func (e *executor) do(ctx context.Context, t *workload.Txn) (ok bool, err error)
 	return false, nil
 }
 
+// backOff waits a random while that grows with try, the attempt about to start, so that
+// sessions contending after repeated aborts spread out (SQLite's BUSY_SNAPSHOT, for one, is
+// returned at once). It returns false if ctx ended first.
+func backOff(ctx context.Context, try int) bool {
+	d := time.Duration(rand.Int64N(int64(min(try*try, 400)))+1) * 25 * time.Microsecond
+	select {
+	case <-time.After(d):
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// reconnect replaces the session, whose connection was lost with the error lost, by a new
+// one; a session that ctx cancelled while it connected is interrupted.
+func (e *executor) reconnect(ctx context.Context, lost error) error {
+	e.mu.Lock()
+	e.sess.Close()
+	e.mu.Unlock()
+	s, err := e.db.Session(ctx)
+	if err != nil {
+		return fmt.Errorf("reconnecting after %w: %w", lost, err)
+	}
+	e.mu.Lock()
+	e.sess = s
+	if in, ok := s.(Interrupter); ok && ctx.Err() != nil {
+		in.Interrupt() // cancelled while connecting: interrupt missed this session
+	}
+	e.mu.Unlock()
+	return nil
+}
+
 // attempt runs t once as a new transaction and records it. ctx is the statements' context.
 func (e *executor) attempt(ctx context.Context, t *workload.Txn) (history.Outcome, error) {
 	// The record and its ops are reused from attempt to attempt: the writer copies what it
 	// keeps before record returns, and allocating them per transaction was most of what the
 	// runner added to the garbage collector's work on a server.
 	e.rec = record{txn: native.Txn{Session: e.sd, Ops: e.rec.txn.Ops[:0]}}
-	rec := &e.rec
 	if p, ok := e.sess.(pauser); ok {
 		p.pause()
 	}
-	rec.txn.HasTime = true
-	rec.txn.Time.Begin = e.now()
-	finish := func(oc history.Outcome, tx Tx) {
-		rec.txn.Time.End = e.now()
-		rec.txn.Outcome = oc
-		if in, ok := tx.(Informer); ok {
-			rec.info = in.Info()
-			rec.txn.ID = rec.info.ID
-			if rec.info.HasTimestamps {
-				rec.txn.Start, rec.txn.Commit, rec.txn.HasTimestamps = rec.info.Start, rec.info.Commit, true
-			}
-			rec.txn.Snapshot, rec.txn.HasSnapshot = rec.info.Snapshot, rec.info.HasSnapshot
-		}
-		e.wr.record(rec)
-	}
+	e.rec.txn.HasTime = true
+	e.rec.txn.Time.Begin = e.now()
 	tx, err := e.sess.Begin(ctx)
 	if err != nil {
 		// Nothing ran: record nothing unless the driver says the begin itself aborted.
@@ -281,73 +300,114 @@ func (e *executor) attempt(ctx context.Context, t *workload.Txn) (history.Outcom
 	}
 	e.reads = e.reads[:0]
 	e.found = e.found[:0]
-	for i := 0; i < len(t.Ops); i++ {
-		op := &t.Ops[i]
-		var v int64
-		var err error
-		var found []int64
-		switch op.Kind {
-		case workload.OpRead:
-			v, err = tx.Read(ctx, op.Key)
-			if err == nil {
-				rec.txn.Ops = append(rec.txn.Ops, native.Op{Kind: history.OpRead, Key: history.Str(op.Key), Value: history.Int(v)})
-			}
-		case workload.OpWrite:
-			v = op.Value(e.reads, e.tags.Add(1))
-			err = tx.Write(ctx, op.Key, v)
-			// A failed write may still have taken effect in an aborted transaction; record it
-			// so that readers of it are caught (G1a) rather than reported as thin-air reads.
-			rec.txn.Ops = append(rec.txn.Ops, native.Op{Kind: history.OpWrite, Key: history.Str(op.Key), Value: history.Int(v)})
-		case workload.OpAppend:
-			v = op.Value(e.reads, e.tags.Add(1))
-			err = tx.Append(ctx, op.Key, v)
-			rec.txn.Ops = append(rec.txn.Ops, native.Op{Kind: history.OpAppend, Key: history.Str(op.Key), Value: history.Int(v)})
-		case workload.OpReadList:
-			var l []int64
-			l, err = tx.ReadList(ctx, op.Key)
-			if err == nil {
-				ds := make([]history.Datum, len(l))
-				for j, x := range l {
-					ds[j] = history.Int(x)
-				}
-				rec.txn.Ops = append(rec.txn.Ops, native.Op{Kind: history.OpListRead, Key: history.Str(op.Key), List: ds})
-			}
-		case workload.OpPredRead, workload.OpPredWrite, workload.OpInsert, workload.OpDelete:
-			var n int
-			n, v, found, err = e.rowOp(ctx, tx, t, i, &rec.txn)
-			if n > 1 {
-				// A batch of inserts: the ops it covered read nothing.
-				for range n - 1 {
-					e.reads = append(e.reads, 0)
-					e.found = append(e.found, nil)
-				}
-				i += n - 1
-			}
-		}
-		e.reads = append(e.reads, v)
-		e.found = append(e.found, found)
+	for i := 0; i < len(t.Ops); {
+		n, err := e.runOp(ctx, tx, t, i)
 		if err != nil {
 			// The commit was never sent, so the transaction did not commit.
 			tx.Rollback(context.WithoutCancel(ctx))
-			finish(history.OutcomeAborted, tx)
+			e.finish(history.OutcomeAborted, tx)
+			op := &t.Ops[i]
 			return history.OutcomeAborted, fmt.Errorf("%s %s: %w", op.Kind, op.Key, err)
 		}
+		i += n
 	}
-	err = tx.Commit(ctx)
+	return e.commit(ctx, tx)
+}
+
+// runOp runs op i of t in tx and records it, with the value it read or wrote (in reads) and
+// the keys a predicate read returned (in found). It returns how many of t's ops it ran:
+// more than one for a batch of inserts, whose other ops read nothing.
+func (e *executor) runOp(ctx context.Context, tx Tx, t *workload.Txn, i int) (int, error) {
+	op := &t.Ops[i]
+	var v int64
+	var err error
+	var found []int64
+	n := 1
+	switch op.Kind {
+	case workload.OpPredRead, workload.OpPredWrite, workload.OpInsert, workload.OpDelete:
+		n, v, found, err = e.rowOp(ctx, tx, t, i, &e.rec.txn)
+		for range n - 1 {
+			e.reads = append(e.reads, 0)
+			e.found = append(e.found, nil)
+		}
+	default:
+		v, err = e.itemOp(ctx, tx, op)
+	}
+	e.reads = append(e.reads, v)
+	e.found = append(e.found, found)
+	return max(n, 1), err
+}
+
+// itemOp runs the key-value op: a read, write, append or list read; it returns the value
+// read or written.
+func (e *executor) itemOp(ctx context.Context, tx Tx, op *workload.Op) (v int64, err error) {
+	rec := &e.rec.txn
+	switch op.Kind {
+	case workload.OpRead:
+		v, err = tx.Read(ctx, op.Key)
+		if err == nil {
+			rec.Ops = append(rec.Ops, native.Op{Kind: history.OpRead, Key: history.Str(op.Key), Value: history.Int(v)})
+		}
+	case workload.OpWrite:
+		v = op.Value(e.reads, e.tags.Add(1))
+		err = tx.Write(ctx, op.Key, v)
+		// A failed write may still have taken effect in an aborted transaction; record it
+		// so that readers of it are caught (G1a) rather than reported as thin-air reads.
+		rec.Ops = append(rec.Ops, native.Op{Kind: history.OpWrite, Key: history.Str(op.Key), Value: history.Int(v)})
+	case workload.OpAppend:
+		v = op.Value(e.reads, e.tags.Add(1))
+		err = tx.Append(ctx, op.Key, v)
+		rec.Ops = append(rec.Ops, native.Op{Kind: history.OpAppend, Key: history.Str(op.Key), Value: history.Int(v)})
+	case workload.OpReadList:
+		var l []int64
+		l, err = tx.ReadList(ctx, op.Key)
+		if err == nil {
+			ds := make([]history.Datum, len(l))
+			for j, x := range l {
+				ds[j] = history.Int(x)
+			}
+			rec.Ops = append(rec.Ops, native.Op{Kind: history.OpListRead, Key: history.Str(op.Key), List: ds})
+		}
+	}
+	return v, err
+}
+
+// commit commits tx and records the transaction with the outcome the commit gave: an
+// abort the driver recognized, or unknown when it failed in another way (the run stops).
+func (e *executor) commit(ctx context.Context, tx Tx) (history.Outcome, error) {
+	err := tx.Commit(ctx)
 	switch {
 	case err == nil:
-		finish(history.OutcomeCommitted, tx)
+		e.finish(history.OutcomeCommitted, tx)
 		return history.OutcomeCommitted, nil
 	case errors.Is(err, ErrAborted):
 		tx.Rollback(context.WithoutCancel(ctx))
-		finish(history.OutcomeAborted, tx)
+		e.finish(history.OutcomeAborted, tx)
 		return history.OutcomeAborted, fmt.Errorf("commit: %w", err)
 	default:
 		// The commit was sent and failed in a way the driver could not classify: it may or
 		// may not have committed, and the run stops.
-		finish(history.OutcomeUnknown, tx)
+		e.finish(history.OutcomeUnknown, tx)
 		return history.OutcomeUnknown, fmt.Errorf("commit: %w", err)
 	}
+}
+
+// finish ends the current attempt's record with outcome oc and what the driver's
+// transaction tells of itself (an [Informer]: its id, timestamps, snapshot), and hands it
+// to the writer.
+func (e *executor) finish(oc history.Outcome, tx Tx) {
+	rec := &e.rec
+	rec.txn.Time.End = e.now()
+	rec.txn.Outcome = oc
+	if in, ok := tx.(Informer); ok {
+		rec.info = in.Info()
+		rec.txn.ID = rec.info.ID
+		if rec.info.HasTimestamps {
+			rec.txn.Start, rec.txn.Commit, rec.txn.HasTimestamps = rec.info.Start, rec.info.Commit, true
+		}
+		rec.txn.Snapshot, rec.txn.HasSnapshot = rec.info.Snapshot, rec.info.HasSnapshot
+	}
+	e.wr.record(rec)
 }
 
 // ensureDefaults fills in the defaults of the zero fields of o.

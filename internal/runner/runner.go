@@ -60,6 +60,22 @@ type Schema struct {
 	Table *TableSchema
 }
 
+// InitialRows are the rows a driver loads: every register key with its initial value, then
+// every list key (with 0 and an empty list).
+func (s Schema) InitialRows() (keys []string, vals []int64) {
+	keys = make([]string, 0, len(s.Keys)+len(s.Lists))
+	vals = make([]int64, 0, cap(keys))
+	for _, k := range s.Keys {
+		keys = append(keys, k)
+		vals = append(vals, s.Initial[k])
+	}
+	for _, k := range s.Lists {
+		keys = append(keys, k)
+		vals = append(vals, 0)
+	}
+	return keys, vals
+}
+
 // Session is one client connection.
 type Session interface {
 	Begin(ctx context.Context) (Tx, error)

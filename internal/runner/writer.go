@@ -169,6 +169,15 @@ func (wr *writer) finish(ctx context.Context, ct CommitTimer, log *slog.Logger) 
 	if wr.sidecar == nil || len(wr.side) == 0 {
 		return err
 	}
+	if werr := wr.writeSidecar(ctx, ct, log); werr != nil && err == nil {
+		err = werr
+	}
+	return err
+}
+
+// writeSidecar writes the sidecar, a JSON line per recorded transaction with its database
+// id and commit time, after asking ct (when not nil) for the commit times.
+func (wr *writer) writeSidecar(ctx context.Context, ct CommitTimer, log *slog.Logger) error {
 	if ct != nil {
 		if cerr := wr.commitTimes(ctx, ct); cerr != nil {
 			// The ids are still written; only the times are missing.
@@ -188,10 +197,10 @@ func (wr *writer) finish(ctx context.Context, ct CommitTimer, log *slog.Logger) 
 		b, _ := json.Marshal(line)
 		buf = append(append(buf, b...), '\n')
 	}
-	if _, werr := wr.sidecar.Write(buf); werr != nil && err == nil {
-		err = fmt.Errorf("writing the sidecar: %w", werr)
+	if _, err := wr.sidecar.Write(buf); err != nil {
+		return fmt.Errorf("writing the sidecar: %w", err)
 	}
-	return err
+	return nil
 }
 
 // commitTimes asks ct for the commit times of the committed transactions that have an id and
@@ -264,40 +273,50 @@ func (wr *writer) add(t *native.Txn) {
 		b.SetSnapshot(cur.ID, t.Snapshot)
 	}
 	for j := range t.Ops {
-		o := &t.Ops[j]
-		var k history.Key
-		if !o.Key.IsNil() {
-			k = b.Key(o.Key)
-		}
-		switch o.Kind {
-		case history.OpRead:
-			b.Read(k, b.Value(o.Value))
-		case history.OpWrite:
-			b.Write(k, b.Value(o.Value))
-		case history.OpAppend:
-			b.Append(k, b.Value(o.Value))
-		case history.OpListRead:
-			vs := make([]history.Value, len(o.List))
-			for x, d := range o.List {
-				vs[x] = b.Value(d)
-			}
-			b.ReadList(k, vs)
-		case history.OpInsert:
-			b.Insert(k, b.Value(o.Value))
-		case history.OpDelete:
-			b.Delete(k)
-		case history.OpPredRead, history.OpPredWrite:
-			p := history.PredOp{Pred: o.Pred.Pred, Rows: make([]history.Row, len(o.Pred.Rows))}
-			for x, r := range o.Pred.Rows {
-				p.Rows[x] = history.Row{Key: b.Key(r.Key), Value: b.Value(r.Value), Match: r.Match}
-				p.SetSrc(x, r.Src)
-			}
-			if o.Kind == history.OpPredRead {
-				b.PredRead(p)
-			} else {
-				b.PredWrite(p)
-			}
-		}
+		addOp(b, &t.Ops[j])
 	}
 	b.EndTxn()
+}
+
+// addOp appends the recorded op o to b's current transaction.
+func addOp(b *history.Builder, o *native.Op) {
+	var k history.Key
+	if !o.Key.IsNil() {
+		k = b.Key(o.Key)
+	}
+	switch o.Kind {
+	case history.OpRead:
+		b.Read(k, b.Value(o.Value))
+	case history.OpWrite:
+		b.Write(k, b.Value(o.Value))
+	case history.OpAppend:
+		b.Append(k, b.Value(o.Value))
+	case history.OpListRead:
+		vs := make([]history.Value, len(o.List))
+		for x, d := range o.List {
+			vs[x] = b.Value(d)
+		}
+		b.ReadList(k, vs)
+	case history.OpInsert:
+		b.Insert(k, b.Value(o.Value))
+	case history.OpDelete:
+		b.Delete(k)
+	case history.OpPredRead, history.OpPredWrite:
+		addPredOp(b, o)
+	}
+}
+
+// addPredOp appends the recorded predicate read or write o, with its rows and their
+// sources, to b's current transaction.
+func addPredOp(b *history.Builder, o *native.Op) {
+	p := history.PredOp{Pred: o.Pred.Pred, Rows: make([]history.Row, len(o.Pred.Rows))}
+	for x, r := range o.Pred.Rows {
+		p.Rows[x] = history.Row{Key: b.Key(r.Key), Value: b.Value(r.Value), Match: r.Match}
+		p.SetSrc(x, r.Src)
+	}
+	if o.Kind == history.OpPredRead {
+		b.PredRead(p)
+	} else {
+		b.PredWrite(p)
+	}
 }

@@ -132,20 +132,30 @@ func (r *chronosTxn) decode(t *ts.Txn) string {
 	if r.Sno != nil {
 		t.Seq = *r.Sno
 	}
-	if r.Sts == nil || r.Cts == nil {
-		return `"sts" and "cts" are required`
-	}
-	if t.Start, err = hlc(r.Sts); err != nil {
-		return `"sts": ` + err.Error()
-	}
-	if t.Commit, err = hlc(r.Cts); err != nil {
-		return `"cts": ` + err.Error()
+	if what := r.decodeTimes(t); what != "" {
+		return what
 	}
 	t.Ops = make([]ts.Op, len(r.Ops))
 	for j := range r.Ops {
 		if what := r.Ops[j].decode(&t.Ops[j]); what != "" {
 			return fmt.Sprintf("op %d: %s", j, what)
 		}
+	}
+	return ""
+}
+
+// decodeTimes decodes the required start and commit timestamps of r into t; a non-empty
+// result says what is wrong with them.
+func (r *chronosTxn) decodeTimes(t *ts.Txn) string {
+	if r.Sts == nil || r.Cts == nil {
+		return `"sts" and "cts" are required`
+	}
+	var err error
+	if t.Start, err = hlc(r.Sts); err != nil {
+		return `"sts": ` + err.Error()
+	}
+	if t.Commit, err = hlc(r.Cts); err != nil {
+		return `"cts": ` + err.Error()
 	}
 	return ""
 }
@@ -256,6 +266,29 @@ func hlc(h *chronosHLC) (history.Timestamp, error) {
 // history. Only committed transactions with timestamps are kept; session order is arrival
 // order (Seq -1) because positions inside one batch mean nothing across batches.
 func decodeNative(body []byte) ([]ts.Txn, error) {
+	h, err := readNative(body)
+	if err != nil {
+		return nil, err
+	}
+	txs := make([]ts.Txn, 0, len(h.Txns))
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		if !t.Committed() {
+			continue
+		}
+		if err := checkOnline(h, t, i); err != nil {
+			return nil, err
+		}
+		x := ts.FromHistory(h, t.ID)
+		x.Seq = -1
+		txs = append(txs, x)
+	}
+	return txs, nil
+}
+
+// readNative reads body, native JSON Lines, into a history; its errors are bad input, and
+// so are timestamps derived from the batch's own snapshots.
+func readNative(body []byte) (*history.History, error) {
 	b := history.NewBuilder()
 	if err := native.NewDecoder().Decode(bytes.NewReader(body), "body", b); err != nil {
 		code := "bad_json"
@@ -275,26 +308,22 @@ func decodeNative(body []byte) ([]ts.Txn, error) {
 		// Timestamps derived from one batch's snapshots order that batch only.
 		return nil, badInput(400, "missing_timestamps", "the transactions carry snapshots (\"snap\") but no start and commit timestamps (\"sts\", \"cts\"): timestamps derived from snapshots need the whole history, and the server checks batch by batch; send timestamps (isovet replay writes the ones isovet derived)")
 	}
-	txs := make([]ts.Txn, 0, len(h.Txns))
-	for i := range h.Txns {
-		t := &h.Txns[i]
-		if !t.Committed() {
-			continue
-		}
-		if i := slices.IndexFunc(t.Ops, history.Op.Failed); i >= 0 {
-			// Committed or rolled back: the online checker takes committed transactions
-			// only, and which one it was is the recorder's to say.
-			return nil, badInput(422, "failed_statement", "transaction %s is logged as committed but its operation %d failed: a failed statement does not take effect, and on the PostgreSQL protocol a COMMIT after an error is a rollback; send it as aborted (\"o\":\"aborted\"), or as committed without the failed statement, whichever the database did", h.Name(t.ID), i)
-		}
-		if !t.HasTimestamps {
-			return nil, badInput(400, "missing_timestamps", "transaction %s has no start and commit timestamps (\"sts\", \"cts\")", h.Name(t.ID))
-		}
-		if t.Source.IsNil() {
-			return nil, badInput(400, "missing_id", "transaction #%d has no id (\"id\"); ids are needed to deduplicate", i)
-		}
-		x := ts.FromHistory(h, t.ID)
-		x.Seq = -1
-		txs = append(txs, x)
+	return h, nil
+}
+
+// checkOnline says why the committed transaction t, number i of h, cannot go to the online
+// checker, or nil: it holds a failed statement, or lacks timestamps or an id.
+func checkOnline(h *history.History, t *history.Txn, i int) error {
+	if i := slices.IndexFunc(t.Ops, history.Op.Failed); i >= 0 {
+		// Committed or rolled back: the online checker takes committed transactions
+		// only, and which one it was is the recorder's to say.
+		return badInput(422, "failed_statement", "transaction %s is logged as committed but its operation %d failed: a failed statement does not take effect, and on the PostgreSQL protocol a COMMIT after an error is a rollback; send it as aborted (\"o\":\"aborted\"), or as committed without the failed statement, whichever the database did", h.Name(t.ID), i)
 	}
-	return txs, nil
+	if !t.HasTimestamps {
+		return badInput(400, "missing_timestamps", "transaction %s has no start and commit timestamps (\"sts\", \"cts\")", h.Name(t.ID))
+	}
+	if t.Source.IsNil() {
+		return badInput(400, "missing_id", "transaction #%d has no id (\"id\"); ids are needed to deduplicate", i)
+	}
+	return nil
 }

@@ -83,19 +83,7 @@ func (g *LoadGen) plan(s int, after int64) {
 func (g *LoadGen) Append(b []byte, n int) []byte {
 	reads := g.o.Ops / 2
 	for n > 0 {
-		// The earliest pending event: a commit before a start at the same timestamp (a
-		// commit at t is visible to a start at t), then the lower session.
-		best, bestTS, bestCommit := -1, int64(0), false
-		for s := range g.sess {
-			t := &g.sess[s]
-			ts, commit := t.start, false
-			if t.started {
-				ts, commit = t.commit, true
-			}
-			if best < 0 || ts < bestTS || ts == bestTS && commit && !bestCommit {
-				best, bestTS, bestCommit = s, ts, commit
-			}
-		}
+		best := g.next()
 		t := &g.sess[best]
 		if !t.started {
 			for j := range reads {
@@ -112,6 +100,24 @@ func (g *LoadGen) Append(b []byte, n int) []byte {
 		g.plan(best, t.commit)
 	}
 	return b
+}
+
+// next is the session of the earliest pending event, a start or a commit: at the same
+// timestamp a commit comes before a start (a commit at t is visible to a start at t), then
+// the lower session.
+func (g *LoadGen) next() int {
+	best, bestTS, bestCommit := -1, int64(0), false
+	for s := range g.sess {
+		t := &g.sess[s]
+		ts, commit := t.start, false
+		if t.started {
+			ts, commit = t.commit, true
+		}
+		if best < 0 || ts < bestTS || ts == bestTS && commit && !bestCommit {
+			best, bestTS, bestCommit = s, ts, commit
+		}
+	}
+	return best
 }
 
 func (g *LoadGen) line(b []byte, s int, t *loadTxn) []byte {

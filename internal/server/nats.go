@@ -39,25 +39,33 @@ func (s *Server) consumeNATS(ctx context.Context) error {
 		nc.Flush()
 	}()
 	for ctx.Err() == nil {
-		msgs, err := cons.Fetch(256, jetstream.FetchMaxWait(500*time.Millisecond))
-		if err != nil {
-			if ctx.Err() != nil {
-				break
-			}
-			s.log.Warn("fetch failed", "err", err)
-			time.Sleep(200 * time.Millisecond)
-			continue
-		}
-		for msg := range msgs.Messages() {
-			if !s.submitMsg(msg, a) {
-				return nil
-			}
-		}
-		if err := msgs.Error(); err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
-			s.log.Warn("fetch ended", "err", err)
+		if !s.fetch(ctx, cons, a) {
+			return nil
 		}
 	}
 	return nil
+}
+
+// fetch fetches a batch of messages from cons and submits them; it returns false when the
+// server stops taking them. A failed fetch is logged and retried after a pause.
+func (s *Server) fetch(ctx context.Context, cons jetstream.Consumer, a *natsAcker) bool {
+	msgs, err := cons.Fetch(256, jetstream.FetchMaxWait(500*time.Millisecond))
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("fetch failed", "err", err)
+			time.Sleep(200 * time.Millisecond)
+		}
+		return true
+	}
+	for msg := range msgs.Messages() {
+		if !s.submitMsg(msg, a) {
+			return false
+		}
+	}
+	if err := msgs.Error(); err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
+		s.log.Warn("fetch ended", "err", err)
+	}
+	return true
 }
 
 // openConsumer creates (or updates) the durable consumer on the stream, creating the stream
@@ -173,6 +181,27 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, name, subject str
 	return st, nil
 }
 
+// reapply applies again, while rebuilding, a message the durable consumer was given: one
+// at stream sequence last or before it that decodes (applied); end says the message is
+// the last one to re-read or after it.
+func (s *Server) reapply(ctx context.Context, msg jetstream.Msg, last uint64) (applied, end bool, err error) {
+	md, err := msg.Metadata()
+	if err != nil {
+		return false, false, fmt.Errorf("rebuild metadata: %w", err)
+	}
+	if md.Sequence.Stream > last {
+		return false, true, nil
+	}
+	if buf, err := decodeBuf(msg.Data()); err == nil {
+		if _, err := s.submit(ctx, &batch{txs: buf.txs, comp: s.compile(buf), rebuild: true}); err != nil {
+			return false, false, err
+		}
+		buf.release()
+		applied = true
+	}
+	return applied, md.Sequence.Stream == last, nil
+}
+
 // rebuild re-reads the stream up to sequence last (what the durable consumer has already
 // been given) to restore the checker's state after a restart.
 func (s *Server) rebuild(ctx context.Context, js jetstream.JetStream, last uint64) error {
@@ -191,25 +220,14 @@ func (s *Server) rebuild(ctx context.Context, js jetstream.JetStream, last uint6
 		done := false
 		for msg := range msgs.Messages() {
 			got++
-			md, err := msg.Metadata()
+			applied, end, err := s.reapply(ctx, msg, last)
 			if err != nil {
-				return fmt.Errorf("rebuild metadata: %w", err)
+				return err
 			}
-			if md.Sequence.Stream > last {
-				done = true
-				continue
-			}
-			buf, err := decodeBuf(msg.Data())
-			if err == nil {
-				if _, err := s.submit(ctx, &batch{txs: buf.txs, comp: s.compile(buf), rebuild: true}); err != nil {
-					return err
-				}
-				buf.release()
+			if applied {
 				n++
 			}
-			if md.Sequence.Stream == last {
-				done = true
-			}
+			done = done || end
 		}
 		if done || got == 0 {
 			break

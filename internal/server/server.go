@@ -12,6 +12,7 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +23,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,23 +82,13 @@ type Options struct {
 }
 
 func (o *Options) ensureDefaults() {
-	if o.Addr == "" {
-		o.Addr = "127.0.0.1:7474"
-	}
-	if o.Level == 0 {
-		o.Level = anomaly.SnapshotIsolation
-	}
+	o.Addr = cmp.Or(o.Addr, "127.0.0.1:7474")
+	o.Level = cmp.Or(o.Level, anomaly.SnapshotIsolation)
+	o.Subject = cmp.Or(o.Subject, "isovet.txns")
+	o.Stream = cmp.Or(o.Stream, "ISOVET")
+	o.Durable = cmp.Or(o.Durable, "isovet-checker")
 	if o.Settle <= 0 {
 		o.Settle = 5 * time.Second
-	}
-	if o.Subject == "" {
-		o.Subject = "isovet.txns"
-	}
-	if o.Stream == "" {
-		o.Stream = "ISOVET"
-	}
-	if o.Durable == "" {
-		o.Durable = "isovet-checker"
 	}
 	if o.MaxBody <= 0 {
 		o.MaxBody = 64 << 20
@@ -495,18 +487,7 @@ func (s *Server) handle(evs []ts.Event, flush bool) {
 		e := &evs[i]
 		switch e.Kind {
 		case ts.EventViolation, ts.EventRejected:
-			id := e.Violation.ID()
-			if _, ok := s.reported[id]; ok {
-				continue
-			}
-			s.reported[id] = struct{}{}
-			s.never.count(&e.Violation)
-			line := violationLine(&e.Violation, s.opts.Now())
-			if s.fileW != nil {
-				s.fileW.Write(line)
-				s.fileW.WriteByte('\n')
-			}
-			s.hub.publish(e.Violation.Kind.String(), line)
+			s.report(&e.Violation)
 		case ts.EventDropped, ts.EventLate:
 			s.log.Warn("transactions not checked", "event", e.Kind.String(), "count", e.Count, "txn_id", e.Txn, "message", e.Message)
 			line, _ := json.Marshal(map[string]any{"kind": "warning", "event": e.Kind.String(), "count": e.Count, "txn": e.Txn, "message": e.Message})
@@ -518,6 +499,23 @@ func (s *Server) handle(evs []ts.Event, flush bool) {
 			s.log.Error("writing violations file", "err", err)
 		}
 	}
+}
+
+// report writes v to the violations file and publishes it to subscribers, unless it was
+// reported before (by id).
+func (s *Server) report(v *ts.Violation) {
+	id := v.ID()
+	if _, ok := s.reported[id]; ok {
+		return
+	}
+	s.reported[id] = struct{}{}
+	s.never.count(v)
+	line := violationLine(v, s.opts.Now())
+	if s.fileW != nil {
+		s.fileW.Write(line)
+		s.fileW.WriteByte('\n')
+	}
+	s.hub.publish(v.Kind.String(), line)
 }
 
 type violationJSON struct {
@@ -717,7 +715,6 @@ func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) {
 // text/event-stream (or ?format=sse), JSON lines otherwise. ?replay=1 first sends the
 // most recent ones (up to 1,000).
 func (s *Server) getViolations(w http.ResponseWriter, r *http.Request) {
-	sse := r.URL.Query().Get("format") == "sse" || acceptsSSE(r.Header.Get("Accept"))
 	fl, ok := w.(http.Flusher)
 	if !ok {
 		s.fail(w, http.StatusInternalServerError, "no_streaming", errors.New("streaming unsupported"))
@@ -725,29 +722,19 @@ func (s *Server) getViolations(w http.ResponseWriter, r *http.Request) {
 	}
 	ch, backlog := s.hub.subscribe(r.URL.Query().Get("replay") == "1")
 	defer s.hub.unsubscribe(ch)
-	if sse {
+	vs := violationStream{sse: r.URL.Query().Get("format") == "sse" || acceptsSSE(r.Header.Get("Accept")), fl: fl}
+	if vs.sse {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
 	} else {
 		w.Header().Set("Content-Type", "application/x-ndjson")
 	}
 	w.WriteHeader(http.StatusOK)
-	bw := bufio.NewWriter(w)
-	send := func(line []byte) {
-		if sse {
-			bw.WriteString("data: ")
-			bw.Write(line)
-			bw.WriteString("\n\n")
-		} else {
-			bw.Write(line)
-			bw.WriteByte('\n')
-		}
-	}
+	vs.bw = bufio.NewWriter(w)
 	for _, l := range backlog {
-		send(l)
+		vs.send(l)
 	}
-	bw.Flush()
-	fl.Flush()
+	vs.flush()
 	keep := time.NewTicker(15 * time.Second)
 	defer keep.Stop()
 	for {
@@ -757,35 +744,53 @@ func (s *Server) getViolations(w http.ResponseWriter, r *http.Request) {
 		case <-s.streams:
 			return
 		case <-keep.C:
-			if sse {
-				bw.WriteString(": keep-alive\n\n")
-				bw.Flush()
-				fl.Flush()
+			if vs.sse {
+				vs.bw.WriteString(": keep-alive\n\n")
+				vs.flush()
 			}
 		case line := <-ch:
-			send(line)
+			vs.send(line)
 			for n := len(ch); n > 0; n-- {
-				send(<-ch)
+				vs.send(<-ch)
 			}
-			if bw.Flush() != nil {
+			if vs.flush() != nil {
 				return
 			}
-			fl.Flush()
 		}
 	}
+}
+
+// violationStream writes violations to one client: as server-sent events (sse) or as
+// JSON lines.
+type violationStream struct {
+	sse bool
+	bw  *bufio.Writer
+	fl  http.Flusher
+}
+
+// send writes one violation's JSON line.
+func (vs *violationStream) send(line []byte) {
+	if vs.sse {
+		vs.bw.WriteString("data: ")
+		vs.bw.Write(line)
+		vs.bw.WriteString("\n\n")
+	} else {
+		vs.bw.Write(line)
+		vs.bw.WriteByte('\n')
+	}
+}
+
+// flush sends what was written to the client; an error means it is gone.
+func (vs *violationStream) flush() error {
+	if err := vs.bw.Flush(); err != nil {
+		return err
+	}
+	vs.fl.Flush()
+	return nil
 }
 
 func acceptsSSE(accept string) bool {
-	return len(accept) >= 17 && contains(accept, "text/event-stream")
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
+	return strings.Contains(accept, "text/event-stream")
 }
 
 // Serve runs `isovet serve`: the HTTP API on opts.Addr and, if opts.NATS is set, the

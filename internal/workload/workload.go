@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -242,24 +243,12 @@ func (o *Options) EnsureDefaults() {
 	if o.OpsPerTxn <= 0 {
 		o.OpsPerTxn = 8
 	}
-	if o.Theta == 0 {
-		o.Theta = 0.99
-	}
-	if o.HotFraction == 0 {
-		o.HotFraction = 0.1
-	}
-	if o.HotProb == 0 {
-		o.HotProb = 0.9
-	}
-	if o.DupKeyShare == 0 {
-		o.DupKeyShare = 0.5
-	}
-	if o.DupValues == 0 {
-		o.DupValues = 100
-	}
-	if o.DupTheta == 0 {
-		o.DupTheta = 0.5
-	}
+	o.Theta = cmp.Or(o.Theta, 0.99)
+	o.HotFraction = cmp.Or(o.HotFraction, 0.1)
+	o.HotProb = cmp.Or(o.HotProb, 0.9)
+	o.DupKeyShare = cmp.Or(o.DupKeyShare, 0.5)
+	o.DupValues = cmp.Or(o.DupValues, 100)
+	o.DupTheta = cmp.Or(o.DupTheta, 0.5)
 }
 
 // Validate reports nonsensical options.

@@ -583,43 +583,52 @@ func (se *session) do(st *Stmt) {
 			return
 		}
 		se.startTxn(st)
-		return
 	case KindCommit, KindRollback:
-		if se.dead {
-			se.dead = false
-			se.skip++
-			return
-		}
-		if se.cur == nil {
-			return // nothing to end: the statement is a no-op on the server too
-		}
-		if st.Kind == KindRollback {
-			err := se.c.rollback(se.ctx)
-			se.endTxn(history.OutcomeAborted)
-			if err != nil {
-				se.onError(st, err)
-			}
-			return
-		}
-		err := se.c.commit(se.ctx)
-		if err == nil {
-			se.endTxn(history.OutcomeCommitted)
-			return
-		}
-		cl := se.rp.db.srv.classify(err)
-		switch {
-		case cl == classAbort:
-			se.c.rollback(se.ctx)
-			se.cur.byDB = true
-			se.endTxn(history.OutcomeAborted)
-			se.addNote(st, "%s aborted at COMMIT: %v", se.txns[len(se.txns)-1].name, err)
-		default:
-			// The commit was sent and no answer says what became of it.
-			se.endTxn(history.OutcomeUnknown)
+		se.commitOrRollback(st)
+	default:
+		se.statement(st)
+	}
+}
+
+// commitOrRollback issues a COMMIT or ROLLBACK. In a transaction the database killed (dead) it is
+// skipped; outside any transaction it is a no-op, on the server too.
+func (se *session) commitOrRollback(st *Stmt) {
+	if se.dead {
+		se.dead = false
+		se.skip++
+		return
+	}
+	if se.cur == nil {
+		return // nothing to end: the statement is a no-op on the server too
+	}
+	if st.Kind == KindRollback {
+		err := se.c.rollback(se.ctx)
+		se.endTxn(history.OutcomeAborted)
+		if err != nil {
 			se.onError(st, err)
 		}
 		return
 	}
+	err := se.c.commit(se.ctx)
+	switch {
+	case err == nil:
+		se.endTxn(history.OutcomeCommitted)
+	case se.rp.db.srv.classify(err) == classAbort:
+		se.c.rollback(se.ctx)
+		se.cur.byDB = true
+		se.endTxn(history.OutcomeAborted)
+		se.addNote(st, "%s aborted at COMMIT: %v", se.txns[len(se.txns)-1].name, err)
+	default:
+		// The commit was sent and no answer says what became of it.
+		se.endTxn(history.OutcomeUnknown)
+		se.onError(st, err)
+	}
+}
+
+// statement issues a read or write, in the open transaction or one it opens, and records
+// it as an op; one the database refused ends the transaction (onError), a duplicate INSERT
+// goes to duplicate.
+func (se *session) statement(st *Stmt) {
 	if se.dead {
 		se.skip++
 		return
@@ -628,6 +637,22 @@ func (se *session) do(st *Stmt) {
 		return
 	}
 	o := opRec{begin: se.now()}
+	err := se.issue(st, &o)
+	if st.Kind == KindInsert && err != nil && se.rp.db.srv.classify(err) == classDuplicate {
+		se.duplicate(st, o, err)
+		return
+	}
+	o.end = se.now()
+	if err != nil {
+		se.onError(st, err)
+		return
+	}
+	se.cur.ops = append(se.cur.ops, o)
+}
+
+// issue sends the statement st and fills in the op o records: an item read, a predicate
+// read, an UPDATE (a write, or a read of nothing when no row matched) or an INSERT.
+func (se *session) issue(st *Stmt, o *opRec) error {
 	q := se.rp.sql(st)
 	var err error
 	switch st.Kind {
@@ -641,11 +666,7 @@ func (se *session) do(st *Stmt) {
 	case KindSelectRange, KindSelectAll:
 		o.kind = history.OpPredRead
 		o.rows, err = se.c.query(se.ctx, q)
-		if st.Kind == KindSelectRange {
-			o.pred = &history.Predicate{Relation: se.rp.s.Table, Expr: fmt.Sprintf("v >= %d AND v <= %d", st.Lo, st.Hi), Field: history.Str("v"), Lo: st.Lo, Hi: st.Hi, IsRange: true}
-		} else {
-			o.pred = &history.Predicate{Relation: se.rp.s.Table, Expr: "true", Field: history.Str("v"), Lo: math.MinInt64, Hi: math.MaxInt64, IsRange: true}
-		}
+		o.pred = se.predicate(st)
 	case KindUpdate:
 		var n int64
 		n, err = se.c.exec(se.ctx, q)
@@ -660,17 +681,17 @@ func (se *session) do(st *Stmt) {
 		_, err = se.c.exec(se.ctx, q)
 		v := st.Value
 		o.kind, o.key, o.value = history.OpInsert, st.Key, &v
-		if err != nil && se.rp.db.srv.classify(err) == classDuplicate {
-			se.duplicate(st, o, err)
-			return
-		}
 	}
-	o.end = se.now()
-	if err != nil {
-		se.onError(st, err)
-		return
+	return err
+}
+
+// predicate is the predicate of a range SELECT (v between st.Lo and st.Hi) or of one over
+// the whole table.
+func (se *session) predicate(st *Stmt) *history.Predicate {
+	if st.Kind == KindSelectRange {
+		return &history.Predicate{Relation: se.rp.s.Table, Expr: fmt.Sprintf("v >= %d AND v <= %d", st.Lo, st.Hi), Field: history.Str("v"), Lo: st.Lo, Hi: st.Hi, IsRange: true}
 	}
-	se.cur.ops = append(se.cur.ops, o)
+	return &history.Predicate{Relation: se.rp.s.Table, Expr: "true", Field: history.Str("v"), Lo: math.MinInt64, Hi: math.MaxInt64, IsRange: true}
 }
 
 // duplicate records an INSERT that failed on a duplicate key. On PostgreSQL the error
@@ -754,56 +775,18 @@ func (se *session) finish() {
 // build assembles the history: the loader, then each session's transactions in order.
 func (rp *replay) build(res *Result) (*history.History, []string, error) {
 	b := history.NewBuilder()
-	add := func(sid history.SessionID, t *txnRec) {
-		b.BeginTxn(sid, history.Str(t.name), t.outcome)
-		for _, o := range t.ops {
-			var i int32
-			switch o.kind {
-			case history.OpPredRead:
-				rows := make([]history.Row, len(o.rows))
-				for j, r := range o.rows {
-					rows[j] = history.Row{Key: b.IntKey(r.k), Value: value(b, r.v), Match: true}
-				}
-				i = b.PredRead(history.PredOp{Pred: *o.pred, Rows: rows})
-			case history.OpRead:
-				i = b.Read(b.IntKey(o.key), value(b, o.value))
-			case history.OpWrite:
-				i = b.Write(b.IntKey(o.key), value(b, o.value))
-			case history.OpInsert:
-				i = b.Insert(b.IntKey(o.key), value(b, o.value))
-			}
-			if o.failed {
-				b.SetOpFlags(i, history.OpFailed)
-			}
-			b.SetOpTime(i, history.Interval{Begin: o.begin, End: o.end})
-		}
-		cur := b.Current()
-		cur.HasTime = true
-		cur.Time = history.Interval{Begin: t.begin, End: max(t.end, t.begin)}
-		switch t.outcome {
-		case history.OutcomeCommitted:
-			res.Committed++
-		case history.OutcomeAborted:
-			res.Aborted++
-			if t.byDB {
-				res.AbortedByDB++
-			}
-		default:
-			res.Unknown++
-		}
-	}
 	if rp.o.SetupAsInitial {
 		for _, o := range rp.loader.ops {
 			b.SetInitialKey(b.IntKey(o.key), value(b, o.value))
 		}
 	} else {
-		add(b.Session(history.Str("setup")), &rp.loader)
+		addTxn(b, b.Session(history.Str("setup")), &rp.loader, res)
 	}
 	notes := slices.Clone(rp.notes)
 	for _, se := range rp.sessions {
 		sid := b.Session(history.Int(int64(se.n)))
 		for _, t := range se.txns {
-			add(sid, t)
+			addTxn(b, sid, t, res)
 		}
 		notes = append(notes, se.notes...)
 	}
@@ -816,6 +799,52 @@ func (rp *replay) build(res *Result) (*history.History, []string, error) {
 	}
 	h, err := b.Build()
 	return h, out, err
+}
+
+// addTxn adds the recorded transaction t of session sid to b, with its ops and client
+// interval, and counts its outcome in res.
+func addTxn(b *history.Builder, sid history.SessionID, t *txnRec, res *Result) {
+	b.BeginTxn(sid, history.Str(t.name), t.outcome)
+	for _, o := range t.ops {
+		i := addOp(b, o)
+		if o.failed {
+			b.SetOpFlags(i, history.OpFailed)
+		}
+		b.SetOpTime(i, history.Interval{Begin: o.begin, End: o.end})
+	}
+	cur := b.Current()
+	cur.HasTime = true
+	cur.Time = history.Interval{Begin: t.begin, End: max(t.end, t.begin)}
+	switch t.outcome {
+	case history.OutcomeCommitted:
+		res.Committed++
+	case history.OutcomeAborted:
+		res.Aborted++
+		if t.byDB {
+			res.AbortedByDB++
+		}
+	default:
+		res.Unknown++
+	}
+}
+
+// addOp adds the recorded op o to b's current transaction and returns its index.
+func addOp(b *history.Builder, o opRec) int32 {
+	switch o.kind {
+	case history.OpPredRead:
+		rows := make([]history.Row, len(o.rows))
+		for j, r := range o.rows {
+			rows[j] = history.Row{Key: b.IntKey(r.k), Value: value(b, r.v), Match: true}
+		}
+		return b.PredRead(history.PredOp{Pred: *o.pred, Rows: rows})
+	case history.OpRead:
+		return b.Read(b.IntKey(o.key), value(b, o.value))
+	case history.OpWrite:
+		return b.Write(b.IntKey(o.key), value(b, o.value))
+	case history.OpInsert:
+		return b.Insert(b.IntKey(o.key), value(b, o.value))
+	}
+	return 0
 }
 
 func value(b *history.Builder, v *int64) history.Value {

@@ -180,12 +180,41 @@ func LoadDir(dir string) ([]*Script, error) {
 
 // split checks the statements and divides them into the setup and the steps.
 func (s *Script) split(all []Stmt) error {
-	errAt := func(st *Stmt, format string, args ...any) error {
-		return &ParseError{File: s.Path, Line: st.Line, Col: st.Col, Err: fmt.Errorf("%w: "+format, append([]any{ErrSyntax}, args...)...)}
-	}
 	if len(all) == 0 {
 		return &ParseError{File: s.Path, Line: 1, Err: fmt.Errorf("%w: no statements", ErrSyntax)}
 	}
+	n, err := s.setupLen(all)
+	if err != nil {
+		return err
+	}
+	s.Setup = all[:n:n]
+	s.Steps = all[n:]
+	if s.Table == "" {
+		return s.errAt(&all[0], "the script does not begin with a step-0 setup that creates its table")
+	}
+	for j := range all {
+		st := &all[j]
+		if st.Table != "" && st.Table != s.Table {
+			return s.errAt(st, "table %s is not the table %s the setup creates", st.Table, s.Table)
+		}
+	}
+	if len(s.Steps) == 0 {
+		return &ParseError{File: s.Path, Line: all[len(all)-1].Line, Err: fmt.Errorf("%w: the script has a setup but no steps", ErrSyntax)}
+	}
+	if err := s.checkSetupOrder(); err != nil {
+		return err
+	}
+	return s.checkSteps()
+}
+
+// errAt is a syntax error at st.
+func (s *Script) errAt(st *Stmt, format string, args ...any) error {
+	return &ParseError{File: s.Path, Line: st.Line, Col: st.Col, Err: fmt.Errorf("%w: "+format, append([]any{ErrSyntax}, args...)...)}
+}
+
+// setupLen is the number of step-0 statements that begin all, the setup, which may only
+// drop and create the table (once: it sets s.Table), insert and commit.
+func (s *Script) setupLen(all []Stmt) (int, error) {
 	i := 0
 	for ; i < len(all) && all[i].Step == 0; i++ {
 		st := &all[i]
@@ -193,30 +222,19 @@ func (s *Script) split(all []Stmt) error {
 		case KindDropTable:
 		case KindCreateTable:
 			if s.Table != "" {
-				return errAt(st, "the setup creates a second table %s", st.Table)
+				return 0, s.errAt(st, "the setup creates a second table %s", st.Table)
 			}
 			s.Table = st.Table
 		case KindInsert, KindCommit:
 		default:
-			return errAt(st, "%s in the setup (step 0 holds DROP TABLE, CREATE TABLE, INSERT and COMMIT only)", st.Kind)
+			return 0, s.errAt(st, "%s in the setup (step 0 holds DROP TABLE, CREATE TABLE, INSERT and COMMIT only)", st.Kind)
 		}
 	}
-	s.Setup = all[:i:i]
-	s.Steps = all[i:]
-	if s.Table == "" {
-		st := &all[0]
-		return errAt(st, "the script does not begin with a step-0 setup that creates its table")
-	}
-	for j := range all {
-		st := &all[j]
-		if st.Table != "" && st.Table != s.Table {
-			return errAt(st, "table %s is not the table %s the setup creates", st.Table, s.Table)
-		}
-	}
-	if len(s.Steps) == 0 {
-		return &ParseError{File: s.Path, Line: all[len(all)-1].Line, Err: fmt.Errorf("%w: the script has a setup but no steps", ErrSyntax)}
-	}
-	// The setup must create the table before it inserts into it.
+	return i, nil
+}
+
+// checkSetupOrder checks that the setup creates the table before it inserts into it.
+func (s *Script) checkSetupOrder() error {
 	created := false
 	for j := range s.Setup {
 		st := &s.Setup[j]
@@ -225,20 +243,26 @@ func (s *Script) split(all []Stmt) error {
 			created = true
 		case KindInsert:
 			if !created {
-				return errAt(st, "INSERT before the setup's CREATE TABLE")
+				return s.errAt(st, "INSERT before the setup's CREATE TABLE")
 			}
 		}
 	}
+	return nil
+}
+
+// checkSteps checks the steps: none is step 0 or session 0, none drops or creates a table;
+// a step number lower than an earlier one is a warning (statements go in file order).
+func (s *Script) checkSteps() error {
 	prev := 0
 	for j := range s.Steps {
 		st := &s.Steps[j]
 		switch {
 		case st.Step == 0:
-			return errAt(st, "step 0 after the setup (step 0 is the setup only)")
+			return s.errAt(st, "step 0 after the setup (step 0 is the setup only)")
 		case st.Session == 0:
-			return errAt(st, "session 0 (sessions are numbered from 1)")
+			return s.errAt(st, "session 0 (sessions are numbered from 1)")
 		case st.Kind == KindDropTable || st.Kind == KindCreateTable:
-			return errAt(st, "%s outside the setup", st.Kind)
+			return s.errAt(st, "%s outside the setup", st.Kind)
 		case st.Step < prev:
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: step %d follows step %d; statements are issued in file order", s.Path, st.Line, st.Step, prev))
 		}
@@ -253,11 +277,8 @@ func parseLine(file string, line int, b []byte) ([]Stmt, error) {
 	if line == 1 {
 		b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark
 	}
-	errAt := func(col int, format string, args ...any) error {
-		return &ParseError{File: file, Line: line, Col: col, Err: fmt.Errorf("%w: "+format, append([]any{ErrSyntax}, args...)...)}
-	}
+	lp := &lineParser{file: file, line: line}
 	var out []Stmt
-	step, sess, havePrefix := 0, 0, false
 	// Statements end at ';'. The grammar has no string literals, so ';' never occurs inside
 	// one; a quote is a syntax error of its own.
 	start := 0
@@ -269,29 +290,11 @@ func parseLine(file string, line int, b []byte) ([]Stmt, error) {
 		} else {
 			end += start
 		}
-		piece := b[start:end]
-		col := start + 1
-		// Skip leading blanks.
-		for len(piece) > 0 && (piece[0] == ' ' || piece[0] == '\t') {
-			piece, col = piece[1:], col+1
+		stmt, ok, err := lp.stmt(b[start:end], start+1)
+		if err != nil {
+			return nil, err
 		}
-		if len(bytes.TrimRight(piece, " \t")) > 0 {
-			if st, se, n, ok := prefix(piece); ok {
-				step, sess, havePrefix = st, se, true
-				piece, col = piece[n:], col+n
-			} else if !havePrefix {
-				return nil, errAt(col, "want a STEP-SESSION- prefix such as 2-1-, found %s", quote(piece))
-			}
-			stmt, err := parseSQL(piece)
-			if err != nil {
-				var se *sqlError
-				if errors.As(err, &se) {
-					return nil, errAt(col+se.off, "%s", se.msg)
-				}
-				return nil, errAt(col, "%v", err)
-			}
-			stmt.Line, stmt.Col, stmt.Step, stmt.Session = line, col, step, sess
-			stmt.Text = strings.TrimRight(string(piece), " \t")
+		if ok {
 			out = append(out, stmt)
 		}
 		if last {
@@ -300,33 +303,79 @@ func parseLine(file string, line int, b []byte) ([]Stmt, error) {
 		start = end + 1
 	}
 	if len(out) == 0 && len(bytes.Trim(b, " \t")) > 0 {
-		return nil, errAt(1, "a line with no statement: %s", quote(b))
+		return nil, lp.errAt(1, "a line with no statement: %s", quote(b))
 	}
 	return out, nil
 }
 
+// lineParser parses the statements of one line; a STEP-SESSION- prefix holds for the
+// statements after it.
+type lineParser struct {
+	file       string
+	line       int
+	step, sess int
+	havePrefix bool
+}
+
+// errAt is a syntax error at column col of the line.
+func (lp *lineParser) errAt(col int, format string, args ...any) error {
+	return &ParseError{File: lp.file, Line: lp.line, Col: col, Err: fmt.Errorf("%w: "+format, append([]any{ErrSyntax}, args...)...)}
+}
+
+// stmt parses piece, the text between two ';' that begins at column col: ok is false if it
+// is blank.
+func (lp *lineParser) stmt(piece []byte, col int) (Stmt, bool, error) {
+	// Skip leading blanks.
+	for len(piece) > 0 && (piece[0] == ' ' || piece[0] == '\t') {
+		piece, col = piece[1:], col+1
+	}
+	if len(bytes.TrimRight(piece, " \t")) == 0 {
+		return Stmt{}, false, nil
+	}
+	if st, se, n, ok := prefix(piece); ok {
+		lp.step, lp.sess, lp.havePrefix = st, se, true
+		piece, col = piece[n:], col+n
+	} else if !lp.havePrefix {
+		return Stmt{}, false, lp.errAt(col, "want a STEP-SESSION- prefix such as 2-1-, found %s", quote(piece))
+	}
+	stmt, err := parseSQL(piece)
+	if err != nil {
+		var se *sqlError
+		if errors.As(err, &se) {
+			return Stmt{}, false, lp.errAt(col+se.off, "%s", se.msg)
+		}
+		return Stmt{}, false, lp.errAt(col, "%v", err)
+	}
+	stmt.Line, stmt.Col, stmt.Step, stmt.Session = lp.line, col, lp.step, lp.sess
+	stmt.Text = strings.TrimRight(string(piece), " \t")
+	return stmt, true, nil
+}
+
 // prefix parses "STEP-SESSION-" at the start of b.
 func prefix(b []byte) (step, sess, n int, ok bool) {
-	num := func(i int) (int, int, bool) {
-		j := i
-		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
-			j++
-		}
-		if j == i || j-i > 9 || j >= len(b) || b[j] != '-' {
-			return 0, 0, false
-		}
-		v, _ := strconv.Atoi(string(b[i:j]))
-		return v, j + 1, true
-	}
-	step, i, ok := num(0)
+	step, i, ok := numberDash(b, 0)
 	if !ok {
 		return 0, 0, 0, false
 	}
-	sess, i, ok = num(i)
+	sess, i, ok = numberDash(b, i)
 	if !ok {
 		return 0, 0, 0, false
 	}
 	return step, sess, i, true
+}
+
+// numberDash parses a number of at most nine digits and the '-' after it at b[i:], and
+// returns the number and the index after the dash.
+func numberDash(b []byte, i int) (int, int, bool) {
+	j := i
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		j++
+	}
+	if j == i || j-i > 9 || j >= len(b) || b[j] != '-' {
+		return 0, 0, false
+	}
+	v, _ := strconv.Atoi(string(b[i:j]))
+	return v, j + 1, true
 }
 
 // quote shortens b for an error message.

@@ -44,39 +44,40 @@ func (e *sqlError) Error() string { return e.msg }
 
 func lex(b []byte) ([]token, error) {
 	var out []token
-	i := 0
-	for i < len(b) {
-		c := b[i]
-		var t token
-		var err error
-		switch {
-		case c == ' ' || c == '\t':
+	for i := 0; i < len(b); {
+		if b[i] == ' ' || b[i] == '\t' {
 			i++
 			continue
-		case isWordByte(c) && !isDigitByte(c):
-			t = token{off: i, kind: tokWord}
-			i = wordEnd(b, i)
-			t.text = strings.ToLower(string(b[t.off:i]))
-		case isDigitByte(c) || c == '-' && i+1 < len(b) && isDigitByte(b[i+1]):
-			t, i, err = lexInt(b, i)
-		case c == '>' || c == '<':
-			if i+1 >= len(b) || b[i+1] != '=' {
-				return nil, &sqlError{i, fmt.Sprintf("unsupported operator %q (the scripts use =, >= and <=)", c)}
-			}
-			t = token{off: i, text: string(b[i : i+2]), kind: tokPunct}
-			i += 2
-		case strings.IndexByte("(),*=", c) >= 0:
-			t = token{off: i, text: string(c), kind: tokPunct}
-			i++
-		default:
-			err = &sqlError{i, fmt.Sprintf("unexpected character %q", c)}
 		}
+		t, j, err := lexToken(b, i)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, t)
+		i = j
 	}
 	return append(out, token{off: len(b), kind: tokEnd}), nil
+}
+
+// lexToken reads the token at b[i], which is not a blank, and returns it and the index
+// after it.
+func lexToken(b []byte, i int) (token, int, error) {
+	c := b[i]
+	switch {
+	case isWordByte(c) && !isDigitByte(c):
+		j := wordEnd(b, i)
+		return token{off: i, kind: tokWord, text: strings.ToLower(string(b[i:j]))}, j, nil
+	case isDigitByte(c) || c == '-' && i+1 < len(b) && isDigitByte(b[i+1]):
+		return lexInt(b, i)
+	case c == '>' || c == '<':
+		if i+1 >= len(b) || b[i+1] != '=' {
+			return token{}, i, &sqlError{i, fmt.Sprintf("unsupported operator %q (the scripts use =, >= and <=)", c)}
+		}
+		return token{off: i, text: string(b[i : i+2]), kind: tokPunct}, i + 2, nil
+	case strings.IndexByte("(),*=", c) >= 0:
+		return token{off: i, text: string(c), kind: tokPunct}, i + 1, nil
+	}
+	return token{}, i, &sqlError{i, fmt.Sprintf("unexpected character %q", c)}
 }
 
 func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }

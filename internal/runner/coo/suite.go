@@ -111,39 +111,18 @@ type Server struct {
 // each history. Replays that fail are cells with Err set; RunSuite returns an error only
 // when a database cannot be opened or ctx ends.
 func RunSuite(ctx context.Context, scripts []*Script, o SuiteOptions) (*Suite, error) {
-	if len(o.Isolations) == 0 {
-		o.Isolations = Isolations
-	}
-	if len(o.Levels) == 0 {
-		o.Levels = Levels
-	}
-	if o.Parallel <= 0 {
-		o.Parallel = 4
-	}
-	var levels []check.Level
-	for _, l := range o.Levels {
-		if _, err := check.Supported(nil, l, o.Check.Method); err == nil {
-			levels = append(levels, l)
-		}
-	}
-	su := &Suite{}
-	dbs := make([]*DB, len(o.DBs))
-	for i, u := range o.DBs {
-		db, err := Open(ctx, u)
-		if err != nil {
-			for _, d := range dbs[:i] {
-				d.Close()
-			}
-			return nil, err
-		}
-		dbs[i] = db
-		su.Servers = append(su.Servers, Server{URL: u, Name: db.Name(), Version: db.Version()})
+	o.ensureDefaults()
+	levels := o.checkedLevels()
+	dbs, servers, err := openAll(ctx, o.DBs)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		for _, d := range dbs {
 			d.Close()
 		}
 	}()
+	su := &Suite{Servers: servers}
 	for _, s := range scripts {
 		for _, u := range o.DBs {
 			for _, iso := range o.Isolations {
@@ -165,21 +144,7 @@ func RunSuite(ctx context.Context, scripts []*Script, o SuiteOptions) (*Suite, e
 			wg.Go(func() {
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				if ctx.Err() != nil {
-					c.Err = context.Cause(ctx)
-					return
-				}
-				ro := o.Replay
-				ro.Isolation, ro.Table = c.Isolation, ""
-				c.Result, c.Err = db.Replay(ctx, byName[c.Script], ro)
-				if c.Result != nil && c.Result.History != nil && c.Err == nil {
-					for _, l := range levels {
-						c.Verdicts = append(c.Verdicts, checkOne(ctx, c.Result, l, o.Check))
-					}
-				}
-				if o.Done != nil {
-					o.Done(c)
-				}
+				runCell(ctx, db, c, byName[c.Script], levels, &o)
 			})
 		}
 	}
@@ -188,6 +153,68 @@ func RunSuite(ctx context.Context, scripts []*Script, o SuiteOptions) (*Suite, e
 		return su, context.Cause(ctx)
 	}
 	return su, nil
+}
+
+func (o *SuiteOptions) ensureDefaults() {
+	if len(o.Isolations) == 0 {
+		o.Isolations = Isolations
+	}
+	if len(o.Levels) == 0 {
+		o.Levels = Levels
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = 4
+	}
+}
+
+// checkedLevels are the levels of o.Levels a complete checker supports with o's method.
+func (o *SuiteOptions) checkedLevels() []check.Level {
+	var levels []check.Level
+	for _, l := range o.Levels {
+		if _, err := check.Supported(nil, l, o.Check.Method); err == nil {
+			levels = append(levels, l)
+		}
+	}
+	return levels
+}
+
+// openAll opens the database at each of urls and describes its server; if one cannot be
+// opened, those opened before it are closed.
+func openAll(ctx context.Context, urls []string) ([]*DB, []Server, error) {
+	dbs := make([]*DB, len(urls))
+	var servers []Server
+	for i, u := range urls {
+		db, err := Open(ctx, u)
+		if err != nil {
+			for _, d := range dbs[:i] {
+				d.Close()
+			}
+			return nil, nil, err
+		}
+		dbs[i] = db
+		servers = append(servers, Server{URL: u, Name: db.Name(), Version: db.Version()})
+	}
+	return dbs, servers, nil
+}
+
+// runCell replays s on db for the cell c and checks its history at each of levels, unless
+// ctx has ended; then it tells o.Done.
+func runCell(ctx context.Context, db *DB, c *Cell, s *Script, levels []check.Level, o *SuiteOptions) {
+	if ctx.Err() != nil {
+		c.Err = context.Cause(ctx)
+		return
+	}
+	ro := o.Replay
+	ro.Isolation, ro.Table = c.Isolation, ""
+	c.Result, c.Err = db.Replay(ctx, s, ro)
+	if c.Result != nil && c.Result.History != nil && c.Err == nil {
+		for _, l := range levels {
+			c.Verdicts = append(c.Verdicts, checkOne(ctx, c.Result, l, o.Check))
+		}
+	}
+	if o.Done != nil {
+		o.Done(c)
+	}
 }
 
 func checkOne(ctx context.Context, r *Result, l check.Level, o check.Options) Verdict {

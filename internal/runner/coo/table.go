@@ -48,53 +48,50 @@ func WriteMarkdown(w io.Writer, su *Suite, levels ...check.Level) error {
 			isos = append(isos, c.Isolation)
 		}
 	}
-	cell := func(script, db, iso string) *Cell {
-		for _, c := range su.Cells {
-			if c.Script == script && c.DB == db && c.Isolation == iso {
-				return c
-			}
-		}
-		return nil
-	}
 	var b strings.Builder
 	for _, l := range levels {
-		checked := false
-		for _, c := range su.Cells {
-			if c.Verdict(l) != nil {
-				checked = true
-			}
+		if slices.ContainsFunc(su.Cells, func(c *Cell) bool { return c.Verdict(l) != nil }) {
+			writeLevelTable(&b, su, l, scripts, isos)
 		}
-		if !checked {
-			continue
-		}
-		fmt.Fprintf(&b, "#### Checked at %s\n\n| scenario |", l)
-		for _, srv := range su.Servers {
-			for _, iso := range isos {
-				fmt.Fprintf(&b, " %s %s |", srv.Name, isoShort[iso])
-			}
-		}
-		b.WriteString("\n|---|")
-		for range su.Servers {
-			for range isos {
-				b.WriteString("---|")
-			}
-		}
-		b.WriteString("\n")
-		for _, s := range scripts {
-			fmt.Fprintf(&b, "| %s |", s)
-			for _, srv := range su.Servers {
-				for _, iso := range isos {
-					t := "—"
-					if c := cell(s, srv.URL, iso); c != nil {
-						t = CellText(c, l)
-					}
-					fmt.Fprintf(&b, " %s |", t)
-				}
-			}
-			b.WriteString("\n")
-		}
-		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeLevelTable writes the table of level l: a header of one column per server and
+// isolation, then a row per script.
+func writeLevelTable(b *strings.Builder, su *Suite, l check.Level, scripts, isos []string) {
+	fmt.Fprintf(b, "#### Checked at %s\n\n| scenario |", l)
+	for _, srv := range su.Servers {
+		for _, iso := range isos {
+			fmt.Fprintf(b, " %s %s |", srv.Name, isoShort[iso])
+		}
+	}
+	b.WriteString("\n|---|")
+	b.WriteString(strings.Repeat("---|", len(su.Servers)*len(isos)))
+	b.WriteString("\n")
+	for _, s := range scripts {
+		fmt.Fprintf(b, "| %s |", s)
+		for _, srv := range su.Servers {
+			for _, iso := range isos {
+				t := "—"
+				if c := su.cell(s, srv.URL, iso); c != nil {
+					t = CellText(c, l)
+				}
+				fmt.Fprintf(b, " %s |", t)
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+// cell is the cell of script on db at iso, or nil.
+func (su *Suite) cell(script, db, iso string) *Cell {
+	for _, c := range su.Cells {
+		if c.Script == script && c.DB == db && c.Isolation == iso {
+			return c
+		}
+	}
+	return nil
 }

@@ -63,7 +63,7 @@ type DB struct {
 // scheme is taken as it is (mysql://user:password@tcp(host:3306)/database), since users of
 // go-sql-driver write that.
 func Config(dsn string) (*driver.Config, error) {
-	if _, rest, ok := strings.Cut(dsn, "://"); ok && (strings.Contains(rest, "@tcp(") || strings.HasPrefix(rest, "tcp(") || strings.Contains(rest, "unix(")) {
+	if _, rest, ok := strings.Cut(dsn, "://"); ok && isDriverDSN(rest) {
 		cfg, err := driver.ParseDSN(rest)
 		if err != nil {
 			return nil, fmt.Errorf("mysql: parsing %q as a driver DSN (user:password@tcp(host:port)/database): %w", dsn, err)
@@ -74,26 +74,41 @@ func Config(dsn string) (*driver.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mysql: parsing the URL (want mysql://user:password@host:port/database): %w", err)
 	}
-	host := u.Host
+	cfg, err := driver.ParseDSN(userPrefix(u.User) + "tcp(" + hostPort(u.Host) + ")/" + strings.TrimPrefix(u.Path, "/") + "?" + u.RawQuery)
+	if err != nil {
+		return nil, fmt.Errorf("mysql: %w", err)
+	}
+	return settle(cfg), nil
+}
+
+// isDriverDSN says whether rest, what follows mysql://, is written in the driver's own DSN
+// form: a tcp(...) or unix(...) address.
+func isDriverDSN(rest string) bool {
+	return strings.Contains(rest, "@tcp(") || strings.HasPrefix(rest, "tcp(") || strings.Contains(rest, "unix(")
+}
+
+// hostPort is the URL's host with MySQL's port 3306 unless it names one; 127.0.0.1 if
+// empty.
+func hostPort(host string) string {
 	if host == "" {
 		host = "127.0.0.1"
 	}
 	if _, _, err := net.SplitHostPort(host); err != nil {
 		host = net.JoinHostPort(host, "3306")
 	}
-	user := ""
-	if u.User != nil {
-		user = u.User.Username()
-		if p, ok := u.User.Password(); ok {
-			user += ":" + p
-		}
-		user += "@"
+	return host
+}
+
+// userPrefix is the "user:password@" that begins a driver DSN, or "" without a user.
+func userPrefix(ui *url.Userinfo) string {
+	if ui == nil {
+		return ""
 	}
-	cfg, err := driver.ParseDSN(user + "tcp(" + host + ")/" + strings.TrimPrefix(u.Path, "/") + "?" + u.RawQuery)
-	if err != nil {
-		return nil, fmt.Errorf("mysql: %w", err)
+	user := ui.Username()
+	if p, ok := ui.Password(); ok {
+		user += ":" + p
 	}
-	return settle(cfg), nil
+	return user + "@"
 }
 
 // settle sets what isovet needs of every connection: a connect timeout unless the URL gives
@@ -152,33 +167,23 @@ func (db *DB) Prepare(ctx context.Context, s runner.Schema) error {
 			return fmt.Errorf("mysql: preparing table %s: %w", db.table, err)
 		}
 	}
-	type row struct {
-		k string
-		v int64
-	}
-	var rows []row
-	for _, k := range s.Keys {
-		rows = append(rows, row{k, s.Initial[k]})
-	}
-	for _, k := range s.Lists {
-		rows = append(rows, row{k, 0})
-	}
-	for len(rows) > 0 {
-		n := min(len(rows), 500)
+	keys, vals := s.InitialRows()
+	for len(keys) > 0 {
+		n := min(len(keys), 500)
 		var b strings.Builder
 		args := make([]any, 0, 2*n)
 		b.WriteString("INSERT INTO " + db.table + " (k, v, l) VALUES ")
-		for i, r := range rows[:n] {
+		for i, k := range keys[:n] {
 			if i > 0 {
 				b.WriteString(",")
 			}
 			b.WriteString("(?, ?, '')")
-			args = append(args, r.k, r.v)
+			args = append(args, k, vals[i])
 		}
 		if _, err := db.db.ExecContext(ctx, b.String(), args...); err != nil {
 			return fmt.Errorf("mysql: loading keys into %s: %w", db.table, err)
 		}
-		rows = rows[n:]
+		keys, vals = keys[n:], vals[n:]
 	}
 	return db.prepareRows(ctx, s)
 }

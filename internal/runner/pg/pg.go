@@ -85,20 +85,7 @@ func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, run
 	// Below REPEATABLE READ each statement takes its own snapshot: the transaction has none.
 	snap := stmt == "REPEATABLE READ" || stmt == "SERIALIZABLE"
 	db := &DB{begin: "BEGIN ISOLATION LEVEL " + stmt, table: table, txid: true, snap: snap}
-	if u, err := url.Parse(dsn); err == nil {
-		q := u.Query()
-		if q.Get("isovet_txid") == "off" {
-			db.txid, db.snap = false, false
-		}
-		if q.Get("isovet_snapshot") == "off" {
-			db.snap = false
-		}
-		q.Del("isovet_txid")
-		q.Del("isovet_snapshot")
-		u.RawQuery = q.Encode()
-		dsn = u.String()
-	}
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, err := pgx.ParseConfig(db.ownOptions(dsn))
 	if err != nil {
 		return nil, runner.Target{}, fmt.Errorf("postgres: %w", err)
 	}
@@ -106,20 +93,52 @@ func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, run
 		cfg.ConnectTimeout = 10 * time.Second
 	}
 	db.cfg = cfg
+	version, err := db.probe(ctx)
+	if err != nil {
+		return nil, runner.Target{}, err
+	}
+	desc := fmt.Sprintf("PostgreSQL %s at %s:%d, %s", version, cfg.Host, cfg.Port, stmt)
+	return db, runner.Target{Claim: claim, Description: desc}, nil
+}
+
+// ownOptions reads isovet's own options off dsn's query (isovet_txid=off: record no
+// transaction ids, and so no snapshots; isovet_snapshot=off: no snapshots) and returns dsn
+// without them.
+func (db *DB) ownOptions(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return dsn
+	}
+	q := u.Query()
+	if q.Get("isovet_txid") == "off" {
+		db.txid, db.snap = false, false
+	}
+	if q.Get("isovet_snapshot") == "off" {
+		db.snap = false
+	}
+	q.Del("isovet_txid")
+	q.Del("isovet_snapshot")
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// probe connects once, returns the server's version and records whether it tracks commit
+// timestamps (which are asked for only when transaction ids are recorded).
+func (db *DB) probe(ctx context.Context) (string, error) {
+	cfg := db.cfg
 	c, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, runner.Target{}, fmt.Errorf("postgres: connecting to %s:%d as %s: %w", cfg.Host, cfg.Port, cfg.User, err)
+		return "", fmt.Errorf("postgres: connecting to %s:%d as %s: %w", cfg.Host, cfg.Port, cfg.User, err)
 	}
 	defer c.Close(context.WithoutCancel(ctx))
 	var version, track string
 	if err := c.QueryRow(ctx, "SHOW server_version").Scan(&version); err != nil {
-		return nil, runner.Target{}, fmt.Errorf("postgres: %w", err)
+		return "", fmt.Errorf("postgres: %w", err)
 	}
 	if err := c.QueryRow(ctx, "SHOW track_commit_timestamp").Scan(&track); err == nil && track == "on" {
 		db.commitTS = db.txid
 	}
-	desc := fmt.Sprintf("PostgreSQL %s at %s:%d, %s", version, cfg.Host, cfg.Port, stmt)
-	return db, runner.Target{Claim: claim, Description: desc}, nil
+	return version, nil
 }
 
 func (db *DB) connect(ctx context.Context) (*pgx.Conn, error) {
@@ -146,23 +165,19 @@ func (db *DB) Prepare(ctx context.Context, s runner.Schema) error {
 			return fmt.Errorf("postgres: preparing table %s: %w", db.table, err)
 		}
 	}
-	keys := make([]string, 0, len(s.Keys)+len(s.Lists))
-	vals := make([]int64, 0, cap(keys))
-	for _, k := range s.Keys {
-		keys = append(keys, k)
-		vals = append(vals, s.Initial[k])
-	}
-	for _, k := range s.Lists {
-		keys = append(keys, k)
-		vals = append(vals, 0)
-	}
+	keys, vals := s.InitialRows()
 	if _, err := c.Exec(ctx, "INSERT INTO "+db.table+" (k, v) SELECT * FROM unnest($1::text[], $2::bigint[])", keys, vals); err != nil {
 		return fmt.Errorf("postgres: loading %d keys into %s: %w", len(keys), db.table, err)
 	}
 	if s.Table == nil {
 		return nil
 	}
-	rt, err := runner.NewTables(db.table, s.Table, "bigint")
+	return db.prepareRows(ctx, c, s.Table)
+}
+
+// prepareRows creates the row table of a row workload if needed and empties it.
+func (db *DB) prepareRows(ctx context.Context, c *pgx.Conn, ts *runner.TableSchema) error {
+	rt, err := runner.NewTables(db.table, ts, "bigint")
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
@@ -435,30 +450,40 @@ func (t *tx) ReadList(ctx context.Context, k string) ([]int64, error) {
 // error, so an error from either means the transaction did not commit, unless no answer
 // came at all.
 func (t *tx) Commit(ctx context.Context) error {
-	var tag pgconn.CommandTag
-	var err error
 	if t.s.db.txid && !t.hasXID && t.unsure {
-		var res []*pgconn.Result
-		res, err = t.s.c.PgConn().Exec(ctx, "SELECT pg_current_xact_id_if_assigned()::text::bigint; COMMIT").ReadAll()
-		if err == nil && (len(res) != 2 || len(res[0].Rows) != 1 || len(res[0].Rows[0]) != 1) {
-			err = fmt.Errorf("unexpected answer to the transaction id query and COMMIT: %d results", len(res))
-		}
-		if err == nil {
-			if v := res[0].Rows[0][0]; v != nil {
-				x, perr := strconv.ParseInt(string(v), 10, 64)
-				if perr != nil {
-					return fmt.Errorf("postgres: transaction id %q: %w", v, perr)
-				}
-				t.info.ID = history.Int(x)
-			}
-			tag = res[1].CommandTag
-		}
-	} else {
-		tag, err = t.s.c.Exec(ctx, "COMMIT")
-		if err == nil && t.hasXID {
-			t.info.ID = history.Int(t.xid)
-		}
+		return t.commitAskingXID(ctx)
 	}
+	tag, err := t.s.c.Exec(ctx, "COMMIT")
+	if err == nil && t.hasXID {
+		t.info.ID = history.Int(t.xid)
+	}
+	return commitResult(tag, err)
+}
+
+// commitAskingXID sends the transaction id query and COMMIT as one query string, sets the
+// id the first returned, and returns the outcome of the COMMIT.
+func (t *tx) commitAskingXID(ctx context.Context) error {
+	res, err := t.s.c.PgConn().Exec(ctx, "SELECT pg_current_xact_id_if_assigned()::text::bigint; COMMIT").ReadAll()
+	if err == nil && (len(res) != 2 || len(res[0].Rows) != 1 || len(res[0].Rows[0]) != 1) {
+		err = fmt.Errorf("unexpected answer to the transaction id query and COMMIT: %d results", len(res))
+	}
+	if err != nil {
+		return commitResult(pgconn.CommandTag{}, err)
+	}
+	if v := res[0].Rows[0][0]; v != nil {
+		x, perr := strconv.ParseInt(string(v), 10, 64)
+		if perr != nil {
+			return fmt.Errorf("postgres: transaction id %q: %w", v, perr)
+		}
+		t.info.ID = history.Int(x)
+	}
+	return commitResult(res[1].CommandTag, nil)
+}
+
+// commitResult is the outcome of a COMMIT the server answered with tag, or that failed with
+// err: committed (nil), aborted (the server's error, classified, or a ROLLBACK tag), or
+// unknown when no answer came.
+func commitResult(tag pgconn.CommandTag, err error) error {
 	if err != nil {
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) {

@@ -74,36 +74,48 @@ func (db *DB) Prepare(ctx context.Context, s runner.Schema) error {
 			return fmt.Errorf("sqlite: preparing table %s: %w", db.table, err)
 		}
 	}
+	if err := db.loadKeys(ctx, tx, s); err != nil {
+		return err
+	}
+	if s.Table != nil {
+		if err := db.prepareRows(ctx, tx, s.Table); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: loading keys: %w", err)
+	}
+	return nil
+}
+
+// loadKeys inserts every key of s with its initial value (a list key's is 0).
+func (db *DB) loadKeys(ctx context.Context, tx *sql.Tx, s runner.Schema) error {
 	ins, err := tx.PrepareContext(ctx, "INSERT INTO "+db.table+" (k, v, l) VALUES (?, ?, '')")
 	if err != nil {
 		return fmt.Errorf("sqlite: loading keys: %w", err)
 	}
 	defer ins.Close()
-	for _, k := range s.Keys {
-		if _, err := ins.ExecContext(ctx, k, s.Initial[k]); err != nil {
+	keys, vals := s.InitialRows()
+	for i, k := range keys {
+		if _, err := ins.ExecContext(ctx, k, vals[i]); err != nil {
 			return fmt.Errorf("sqlite: loading keys into %s: %w", db.table, err)
 		}
 	}
-	for _, k := range s.Lists {
-		if _, err := ins.ExecContext(ctx, k, 0); err != nil {
-			return fmt.Errorf("sqlite: loading keys into %s: %w", db.table, err)
+	return nil
+}
+
+// prepareRows creates the row table of a row workload if needed and empties it.
+func (db *DB) prepareRows(ctx context.Context, tx *sql.Tx, ts *runner.TableSchema) error {
+	rt, err := runner.NewTables(db.table, ts, "INTEGER")
+	if err != nil {
+		return fmt.Errorf("sqlite: %w", err)
+	}
+	for _, q := range append(rt.Create(false, ""), "DELETE FROM "+rt.Name) {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("sqlite: preparing table %s: %w", rt.Name, err)
 		}
 	}
-	if s.Table != nil {
-		rt, err := runner.NewTables(db.table, s.Table, "INTEGER")
-		if err != nil {
-			return fmt.Errorf("sqlite: %w", err)
-		}
-		for _, q := range append(rt.Create(false, ""), "DELETE FROM "+rt.Name) {
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("sqlite: preparing table %s: %w", rt.Name, err)
-			}
-		}
-		db.rows = rt
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: loading keys: %w", err)
-	}
+	db.rows = rt
 	return nil
 }
 
