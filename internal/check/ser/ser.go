@@ -26,6 +26,7 @@ import (
 
 	"isovet/history"
 	"isovet/internal/anomaly"
+	"isovet/internal/certify"
 	"isovet/internal/check/basic"
 	"isovet/internal/deps"
 	"isovet/internal/polygraph"
@@ -47,15 +48,11 @@ type Options struct {
 	// Now, if set, is read to time the phases (core packages never read the clock
 	// themselves); nil leaves timings zero.
 	Now func() time.Time
-	// SkipBasic skips the basic checks (tests use it to test the graph stages alone).
-	SkipBasic bool
-	// NoFastPath makes every level use the general pipeline even when the strict fast path
-	// (strict.go) could decide: the strict level directly, the weaker levels through
-	// certifyByTime (tests compare the two).
-	NoFastPath bool
-	// NoRowCertificate skips the row certificate (rowcert.go) alone; NoFastPath skips it
-	// too (tests compare the paths).
-	NoRowCertificate bool
+	// Shortcuts turns off proof shortcuts and the basic checks, for tests that compare the
+	// paths or test the graph stages alone: certify.SkipShortcuts makes every level use the
+	// general pipeline (no row or time certificate, no strict fast path, no pass through
+	// the session level, no route through strict serializability for a refused history).
+	Shortcuts certify.Skip
 	// PredWords bounds the memory of the predicate reads' expansion (deps.Options.PredWords;
 	// 0: 1 GiB); tests lower it.
 	PredWords int
@@ -89,7 +86,7 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	if o.Parallelism <= 0 {
 		o.Parallelism = 2
 	}
-	if level == anomaly.Serializable && !o.NoFastPath && !h.HasTime() && h.SessionOrdered() {
+	if level == anomaly.Serializable && !o.Shortcuts.Has(certify.SkipSession) && !h.HasTime() && h.SessionOrdered() {
 		if srep, ok, err := passBySession(ctx, h, o); ok {
 			return srep, err
 		}
@@ -184,48 +181,40 @@ type run struct {
 	tp    time.Time
 
 	partial  bool
-	untimed  int       // counted transactions without a client interval (deps.Deps.Untimed)
-	fast     fastStats // the strict fast path's attempt, if any
-	timeCert bool      // a weaker level passed through the strict fast path's serial order
+	untimed  int           // counted transactions without a client interval (deps.Deps.Untimed)
+	proof    certify.Proof // the strict fast path's proof, when it passed
+	timeCert bool          // a weaker level passed on a serial order that respects real time
 	// undecided is the dependency analysis's sentence on the predicate evaluations it left
 	// open (deps.Deps.Undecided), until a replay decides them or the report shows it.
 	undecided string
 }
 
-// certifyByTime tries to pass serializable or strong-session-serializable through the strict
-// fast path: a serial order that respects client real time and session order is a serial
-// order for the weaker levels too, and the fast path replays the order it finds before it
-// answers. Blind writes leave the weaker levels one write-order choice per pair of writers
-// of a key (blindw_wr_10000 at serializable: 60 s of CPU in the general pipeline); real time
-// orders almost all of them. It only ever proves a pass: when it cannot (the history is not
-// strict-serializable, or is outside the fast path's scope), the general pipeline decides,
-// so the verdict is the same either way.
-func (c *run) certifyByTime() (bool, error) {
-	ok, fs, err := certifyStrict(c.ctx, c.h, 0)
-	if ok {
-		c.fast = fs
+// passByProof passes the history on p, a proof the pipeline did not build: the row
+// certificate or the time certificate (certify.Try, certify.Time). Blind writes leave the
+// levels without real time one write-order choice per pair of writers of a key
+// (blindw_wr_10000 at serializable: 60 s of CPU in the general pipeline); real time orders
+// almost all of them, so the time certificate, a serial order that respects client real
+// time and session order, is cheap where it holds.
+func (c *run) passByProof(p certify.Proof) {
+	c.rep.Notes = append(c.rep.Notes, p.Note(c.level))
+	c.timeCert = p.Realtime
+	if p.Route == certify.ByRows {
+		c.skewNote()
+	} else {
+		c.passedFast(p)
 	}
-	return ok, err
+	c.rep.Verdict = report.Pass
 }
 
-// passByTime passes the history on the time certificate certifyByTime found.
-func (c *run) passByTime() {
+// passedFast takes in the statistics of the strict fast path's pass p, and what its replay
+// decided.
+func (c *run) passedFast(p certify.Proof) {
 	st := &c.rep.Stats
-	st.KnownEdges = c.fast.edges
-	st.Constraints = c.fast.constraints
-	st.PrunedConstraints = c.fast.pruned
-	c.rep.Notes = append(c.rep.Notes, "passed with a serial order that also respects the client intervals and session order (found by the strict fast path and replayed): the history is strict-serializable too")
-	c.timeCert = true
+	st.KnownEdges = p.Stats.Edges
+	st.Constraints = p.Stats.Constraints
+	st.PrunedConstraints = p.Stats.Pruned
+	c.proof = p
 	c.decidedByRows()
-	c.rep.Verdict = report.Pass
-}
-
-// passByRows passes the history on the row certificate rc.
-func (c *run) passByRows(rc RowCertificate) {
-	c.rep.Notes = append(c.rep.Notes, rc.Note())
-	c.skewNote()
-	c.timeCert = rc.Realtime
-	c.rep.Verdict = report.Pass
 }
 
 // skewNote says, at a real-time level, that the client intervals were widened for skew.
@@ -242,7 +231,7 @@ func (c *run) skewNote() {
 func (c *run) decidedByRows() {
 	c.partial = false
 	switch {
-	case c.fast.rows:
+	case c.proof.Stats.Rows:
 		c.rep.Notes = append(c.rep.Notes, "the predicate evaluations on partial row images were decided by replaying the serial order on whole rows (each image merged into the row it updates): every predicate operation selected exactly the rows its predicate holds on")
 	case c.undecided != "":
 		c.rep.Notes = append(c.rep.Notes, "the predicate evaluations left open without real time were all decided with it, in the serial order that passed")
@@ -290,7 +279,7 @@ func (c *run) run() error {
 	// The strict fast path reads every committed transaction's interval, so it runs only
 	// when every transaction has one (with some missing, the general pipeline treats them
 	// as unbounded, and a pass becomes Unknown anyway).
-	fast := info.Realtime && !c.o.NoFastPath && c.h.HasTime()
+	fast := info.Realtime && !c.o.Shortcuts.Has(certify.SkipFastPath) && c.h.HasTime()
 	b := c.startBasic()
 	defer b.cancel(nil)
 	if done, err := c.certificates(b); done || err != nil {
@@ -299,13 +288,14 @@ func (c *run) run() error {
 	do := deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew), NoEdges: fast, PredWords: c.o.PredWords}
 	d, err := deps.BuildContext(b.ctx, c.h, do)
 	var (
+		fp     certify.Proof
 		fastOK bool
 		ferr   error
 	)
 	c.phase("deps")
 	if err == nil && fast && len(d.Findings) == 0 {
-		fastOK, c.fast, ferr = strictFast(b.ctx, d)
-		c.phase("strict-fast")
+		fp, fastOK, ferr = certify.Strict(b.ctx, d)
+		c.phase(fp.Route.String())
 	}
 	if failed, err := b.done(); failed || err != nil {
 		return err
@@ -316,7 +306,7 @@ func (c *run) run() error {
 	if err != nil {
 		return err
 	}
-	if done, err := c.analyzed(d, fastOK, ferr); done || err != nil {
+	if done, err := c.analyzed(d, fp, fastOK, ferr); done || err != nil {
 		return err
 	}
 	if fast {
@@ -362,7 +352,7 @@ type basicRun struct {
 func (c *run) startBasic() *basicRun {
 	b := &basicRun{c: c}
 	b.ctx, b.cancel = context.WithCancelCause(c.ctx)
-	if c.o.SkipBasic {
+	if c.o.Shortcuts.Has(certify.SkipBasic) {
 		return b
 	}
 	b.wg.Go(func() {
@@ -388,7 +378,7 @@ func (c *run) startBasic() *basicRun {
 func (b *basicRun) done() (failed bool, err error) {
 	b.wg.Wait()
 	c := b.c
-	if c.o.SkipBasic {
+	if c.o.Shortcuts.Has(certify.SkipBasic) {
 		return false, nil
 	}
 	if b.err != nil {
@@ -410,45 +400,26 @@ func (b *basicRun) stop(err error) error {
 	return err
 }
 
-// certificates tries the proofs that need nothing built: the row certificate (rowcert.go),
+// certificates tries the proofs that need nothing built (certify.Try): the row certificate,
 // which replays an order taken from the history's clocks and, on a history that passes, is
 // the whole check; and, on predicate histories with client time at the levels without real
-// time, the time certificate. Without real time, a row a predicate read did not return can
-// have read any of the row's non-matching versions, and the expansion can take gigabytes
-// (BlindW-Pred with 1-100 rows a predicate: 20 million reads); with real time almost every
-// read has one candidate. done says the check is decided.
+// time, the time certificate. They run alongside the basic checks. done says the check is
+// decided.
 func (c *run) certificates(b *basicRun) (done bool, err error) {
-	info := c.level.Info()
-	if !c.o.NoFastPath && !c.o.NoRowCertificate {
-		if rc, ok := certifyRows(c.ctx, c.h, int64(c.o.ClockSkew)); ok && rc.Proves(info.Session, info.Realtime) {
-			c.phase("row-certificate")
-			if failed, err := b.done(); failed || err != nil {
-				return true, err
-			}
-			c.passByRows(rc)
-			return true, nil
-		}
-		if err := context.Cause(c.ctx); err != nil {
-			return true, b.stop(err)
-		}
-	}
-	if info.Realtime || c.o.NoFastPath || !c.h.HasTime() || len(c.h.Preds) == 0 {
-		return false, nil
-	}
-	ok, err := c.certifyByTime()
+	p, ok, err := certify.Try(c.ctx, c.h, c.level, int64(c.o.ClockSkew), c.o.Shortcuts)
 	if err != nil {
 		return true, b.stop(err)
 	}
 	if !ok {
 		return false, nil
 	}
-	c.phase("time-certificate")
+	c.phase(p.Route.String())
 	// A basic finding the level forbids cannot survive a replayed serial order; it is still
 	// reported first, as everywhere.
 	if failed, err := b.done(); failed || err != nil {
 		return true, err
 	}
-	c.passByTime()
+	c.passByProof(p)
 	return true, nil
 }
 
@@ -456,7 +427,7 @@ func (c *run) certificates(b *basicRun) (done bool, err error) {
 // do): through strict serializability where real time decides it (deps.Refused).
 func (c *run) refused(err error, do deps.Options) error {
 	var through func() (*report.Report, error)
-	if !c.o.NoFastPath {
+	if !c.o.Shortcuts.Has(certify.SkipRefusal) {
 		through = func() (*report.Report, error) {
 			so := c.o
 			so.PredWords = 0 // the bound was for this level's reads
@@ -471,10 +442,10 @@ func (c *run) refused(err error, do deps.Options) error {
 }
 
 // analyzed takes in what the dependency analysis d found: its findings fail the history,
-// the strict fast path's pass (fastOK) passes it, and at the levels without real time the
-// time certificate may. done says the check is decided.
-func (c *run) analyzed(d *deps.Deps, fastOK bool, ferr error) (done bool, err error) {
-	rep, st := c.rep, &c.rep.Stats
+// the strict fast path's pass (fp, when fastOK) passes it, and at the levels without real
+// time the time certificate may. done says the check is decided.
+func (c *run) analyzed(d *deps.Deps, fp certify.Proof, fastOK bool, ferr error) (done bool, err error) {
+	rep := c.rep
 	rep.Notes = append(rep.Notes, d.Notes...)
 	c.partial = d.Partial
 	c.undecided = d.Undecided
@@ -491,24 +462,21 @@ func (c *run) analyzed(d *deps.Deps, fastOK bool, ferr error) (done bool, err er
 		return true, ferr
 	}
 	if fastOK {
-		st.KnownEdges = c.fast.edges
-		st.Constraints = c.fast.constraints
-		st.PrunedConstraints = c.fast.pruned
-		c.decidedByRows()
+		c.passedFast(fp)
 		rep.Verdict = report.Pass
 		return true, nil
 	}
-	if c.level.Info().Realtime || c.o.NoFastPath || !c.h.HasTime() || d.HasLists() || len(d.Guarded) > 0 {
+	if c.level.Info().Realtime || c.o.Shortcuts.Has(certify.SkipTime) || !c.h.HasTime() || d.HasLists() || len(d.Guarded) > 0 {
 		c.keepUndecided()
 		return false, nil
 	}
-	ok, err := c.certifyByTime()
+	p, ok, err := certify.Time(c.ctx, c.h)
 	if err != nil || !ok {
 		c.keepUndecided()
 		return err != nil, err
 	}
-	c.phase("time-certificate")
-	c.passByTime()
+	c.phase(p.Route.String())
+	c.passByProof(p)
 	return true, nil
 }
 

@@ -1,4 +1,4 @@
-package ser
+package certify
 
 import (
 	"cmp"
@@ -54,16 +54,19 @@ var maxClosureWords, closureWordsPerTxn = 1 << 22, 4 // variables so tests can l
 // pairs for which each greedy choice is followed by a pruning pass over the rest.
 const maxPrunePasses, maxPropagate = 32, 1024
 
-// fastStats describes a fast-path attempt.
-type fastStats struct {
-	edges, constraints, pruned, greedy int
-	why                                string // why it gave up ("" if it passed)
-	// rows: the pass also replayed the order on whole rows (rowReplay), deciding the
+// Stats describes a fast-path attempt.
+type Stats struct {
+	// Edges and Constraints are the explicit known edges and the write-order choices the
+	// attempt built; Pruned the choices pruning decided, Greedy those chosen greedily (and
+	// the reads with several candidates chosen).
+	Edges, Constraints, Pruned, Greedy int
+	Why                                string // why it gave up ("" if it passed)
+	// Rows: the pass also replayed the order on whole rows (rowReplay), deciding the
 	// predicate evaluations the dependency analysis left open.
-	rows bool
+	Rows bool
 }
 
-// CertifyStrict tries to prove h strict serializable, with every client interval widened by
+// certifyStrict tries to prove h strict serializable, with every client interval widened by
 // skew nanoseconds on each side, by the fast path alone: true comes with a serial order
 // that respects real time and session order and was replayed read by read. false says only
 // that no such proof was found (the history may still be strict serializable): the caller
@@ -71,14 +74,8 @@ type fastStats struct {
 // (serializable, strong-session serializable and the snapshot isolation levels, whose
 // axioms a serial order meets with each snapshot taken just before the transaction) may
 // pass on it. It needs a client interval on every transaction, and declines otherwise.
-func CertifyStrict(ctx context.Context, h *history.History, skew int64) (bool, error) {
-	ok, _, err := certifyStrict(ctx, h, skew)
-	return ok, err
-}
-
-// certifyStrict is [CertifyStrict] with the fast path's statistics.
-func certifyStrict(ctx context.Context, h *history.History, skew int64) (bool, fastStats, error) {
-	var fs fastStats
+func certifyStrict(ctx context.Context, h *history.History, skew int64) (bool, Stats, error) {
+	var fs Stats
 	if !h.HasTime() {
 		return false, fs, nil
 	}
@@ -105,7 +102,7 @@ func certifyStrict(ctx context.Context, h *history.History, skew int64) (bool, f
 // strictFast tries to prove that d's history is strict serializable. It returns true with
 // a replayed serial order, or false (why says where it stopped) if the general pipeline must
 // decide.
-func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
+func strictFast(ctx context.Context, d *deps.Deps) (bool, Stats, error) {
 	s := &strictPath{ctx: ctx, d: d}
 	ok, err := s.run()
 	return ok, s.fs, err
@@ -116,11 +113,11 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 // write-order choices between overlapping writers, add the known edges, close them under
 // real time, prune the choices, choose the rest greedily, choose the versions of reads with
 // several candidates, and certify the resulting order by replaying it. A phase that returns
-// false has set fs.why: the general pipeline decides.
+// false has set fs.Why: the general pipeline decides.
 type strictPath struct {
 	ctx context.Context
 	d   *deps.Deps
-	fs  fastStats
+	fs  Stats
 
 	// Dense ids for the committed transactions, in order of (widened) begin, then end: so
 	// per-key writer lists come out sorted by begin, and the closure's sort finds its input
@@ -189,7 +186,7 @@ func (s *strictPath) run() (bool, error) {
 func (s *strictPath) index() bool {
 	d := s.d
 	if !d.Opts.Realtime || d.HasLists() || len(d.Findings) > 0 || len(d.Guarded) > 0 {
-		s.fs.why = "out of scope"
+		s.fs.Why = "out of scope"
 		return false
 	}
 	type node struct {
@@ -203,7 +200,7 @@ func (s *strictPath) index() bool {
 			iv := d.TimeInterval(t)
 			ns = append(ns, node{iv.Begin, iv.End, int32(t)})
 		case deps.Maybe:
-			s.fs.why = "unknown outcomes"
+			s.fs.Why = "unknown outcomes"
 			return false
 		}
 	}
@@ -221,7 +218,7 @@ func (s *strictPath) index() bool {
 		s.id[x.t], s.txn[i], s.begin[i], s.end[i] = int32(i), x.t, x.b, x.e
 	}
 	if m == 0 {
-		s.fs.why = "no committed transactions"
+		s.fs.Why = "no committed transactions"
 		return false
 	}
 	return true
@@ -311,7 +308,7 @@ func (s *strictPath) choices() {
 			}
 		}
 	}
-	s.fs.constraints = len(s.pairs)
+	s.fs.Constraints = len(s.pairs)
 }
 
 // addEdge appends u → v unless real time implies it (the closure has those for free).
@@ -345,7 +342,7 @@ func (s *strictPath) knownEdges() bool {
 			return false
 		}
 	}
-	s.fs.edges = len(s.edges)
+	s.fs.Edges = len(s.edges)
 	return true
 }
 
@@ -360,10 +357,10 @@ func (s *strictPath) readEdges(ri int32) bool {
 	}
 	switch {
 	case r.Op < 0:
-		s.fs.why = "synthetic reads"
+		s.fs.Why = "synthetic reads"
 		return false
 	case len(r.Cands) == 0:
-		s.fs.why = "a read with no possible writer"
+		s.fs.Why = "a read with no possible writer"
 		return false
 	case len(r.Cands) > 1:
 		s.multi = append(s.multi, ri)
@@ -376,7 +373,7 @@ func (s *strictPath) readEdges(ri int32) bool {
 	if w := r.Cands[0]; w != d.Init {
 		x := s.id[w]
 		if x < 0 {
-			s.fs.why = "a read from a transaction that does not count"
+			s.fs.Why = "a read from a transaction that does not count"
 			return false
 		}
 		s.addEdge(x, u)
@@ -400,10 +397,10 @@ func (s *strictPath) close() bool {
 	c, err := graph.NewTimeClosure(s.begin, s.end, s.edges, max(maxClosureWords, closureWordsPerTxn*len(s.txn)))
 	switch {
 	case errors.Is(err, graph.ErrCycle):
-		s.fs.why = "cycle of known edges"
+		s.fs.Why = "cycle of known edges"
 		return false
 	case err != nil:
-		s.fs.why = err.Error()
+		s.fs.Why = err.Error()
 		return false
 	}
 	s.c, s.edges = c, nil
@@ -459,7 +456,7 @@ func (s *strictPath) prune(list []int32, passes int) bool {
 			var ok bool
 			switch {
 			case !l && !r:
-				s.fs.why = "a write order with no option left"
+				s.fs.Why = "a write order with no option left"
 				return false
 			case !l:
 				ok = s.fix(p, p.b, p.a)
@@ -469,10 +466,10 @@ func (s *strictPath) prune(list []int32, passes int) bool {
 				continue
 			}
 			if !ok {
-				s.fs.why = "a forced edge closed a cycle"
+				s.fs.Why = "a forced edge closed a cycle"
 				return false
 			}
-			s.fs.pruned++
+			s.fs.Pruned++
 			changed = true
 		}
 	}
@@ -509,15 +506,15 @@ func (s *strictPath) greedy() bool {
 		if !s.feasible(p, a, b) {
 			a, b = b, a
 			if !s.feasible(p, a, b) {
-				s.fs.why = "the greedy choice of write orders reached a dead end"
+				s.fs.Why = "the greedy choice of write orders reached a dead end"
 				return false
 			}
 		}
 		if !s.fix(p, a, b) {
-			s.fs.why = "a chosen edge closed a cycle"
+			s.fs.Why = "a chosen edge closed a cycle"
 			return false
 		}
-		s.fs.greedy++
+		s.fs.Greedy++
 		if len(rest) <= maxPropagate && !s.prune(rest[i+1:], 1) {
 			return false
 		}
@@ -555,7 +552,7 @@ func (s *strictPath) chooseReads() bool {
 		if !rc.choose(&s.d.Reads[ri]) {
 			return false
 		}
-		s.fs.greedy++
+		s.fs.Greedy++
 	}
 	return true
 }
@@ -616,14 +613,14 @@ func (rc *readChooser) choose(r *deps.Read) bool {
 	for _, x := range rc.cands {
 		ok, closed := rc.tryVersion(u, x, r.Key)
 		if closed {
-			rc.fs.why = "a read's chosen version closed a cycle"
+			rc.fs.Why = "a read's chosen version closed a cycle"
 			return false
 		}
 		if ok {
 			return true
 		}
 	}
-	rc.fs.why = "a read with several candidates had none left"
+	rc.fs.Why = "a read with several candidates had none left"
 	return false
 }
 
@@ -655,17 +652,17 @@ func (rc *readChooser) tryVersion(u, x int32, k history.Key) (ok, closed bool) {
 func (s *strictPath) certify() bool {
 	order := s.c.Order()
 	if !replay(s.d, order, s.txn) {
-		s.fs.why = "the serial order did not replay"
+		s.fs.Why = "the serial order did not replay"
 		return false
 	}
 	if s.d.Partial {
 		// Some predicate evaluations were left open (partial row images); the order decides
 		// them, and the pass stands only if they all come out as recorded.
 		if !rowReplay(s.d, order, s.txn) {
-			s.fs.why = "the serial order did not replay on whole rows"
+			s.fs.Why = "the serial order did not replay on whole rows"
 			return false
 		}
-		s.fs.rows = true
+		s.fs.Rows = true
 	}
 	return true
 }

@@ -1,4 +1,4 @@
-package ser
+package certify
 
 import (
 	"cmp"
@@ -46,7 +46,7 @@ import (
 // committed at t is visible to a snapshot at t, as in Chronos, Def. 6), and a transaction
 // whose snapshot and commit coincide takes its snapshot right before its own commit.
 
-// SnapshotCertificate is what [CertifySnapshots] proved: snapshot and commit points of the
+// SnapshotCertificate is what [certifySnapshots] proved: snapshot and commit points of the
 // committed transactions, taken from the clocks By names, replayed on whole rows.
 type SnapshotCertificate struct {
 	// By names the clocks the points came from.
@@ -63,16 +63,16 @@ func (sc SnapshotCertificate) Note() string {
 		"; the snapshots also follow session order")
 }
 
-// CertifySnapshots tries to prove h snapshot isolated by replaying the execution its clocks
+// certifySnapshots tries to prove h snapshot isolated by replaying the execution its clocks
 // describe (see snapcert.go). ok says it found one; then h is snapshot isolated, and
 // strong-session or strong SI as the certificate says. It never refutes: !ok proves
 // nothing.
-func CertifySnapshots(ctx context.Context, h *history.History, skew int64) (SnapshotCertificate, bool) {
-	return NewRows(h).CertifySnapshots(ctx, skew)
+func certifySnapshots(ctx context.Context, h *history.History, skew int64) (SnapshotCertificate, bool) {
+	return NewRows(h).certifySnapshots(ctx, skew)
 }
 
-// CertifySnapshots is [CertifySnapshots] on r's history and database.
-func (r *Rows) CertifySnapshots(ctx context.Context, skew int64) (SnapshotCertificate, bool) {
+// certifySnapshots is [certifySnapshots] on r's history and database.
+func (r *Rows) certifySnapshots(ctx context.Context, skew int64) (SnapshotCertificate, bool) {
 	h := r.h
 	var committed []int32
 	dbts, client := true, true

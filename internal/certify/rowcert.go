@@ -1,4 +1,4 @@
-package ser
+package certify
 
 import (
 	"cmp"
@@ -51,7 +51,7 @@ import (
 // whole (an image must set every column a predicate reads, or be a single integer, as
 // [history.Predicate.Eval] reads one).
 
-// RowCertificate is what [CertifyRows] proved: a serial order of the committed
+// RowCertificate is what [certifyRows] proved: a serial order of the committed
 // transactions, taken from the order By names, replayed on whole rows.
 type RowCertificate struct {
 	// By names the order that replayed ("database commit timestamps", ...).
@@ -59,16 +59,6 @@ type RowCertificate struct {
 	// Keeps says whether the order also keeps each session's order and client real time
 	// (every transaction has a client interval, widened by the skew).
 	Keeps
-}
-
-// CertifyRows tries to prove h serializable by replaying orders taken from its own clocks
-// (database commit timestamps, client commit times) on whole rows, before any dependency
-// analysis (see rowcert.go). ok says it found one; then the history is serializable, and
-// strong-session or strict serializable as the certificate says, and so snapshot isolated
-// at the matching levels (each snapshot taken just before its transaction in the order).
-// It never refutes: !ok proves nothing.
-func CertifyRows(ctx context.Context, h *history.History, skew int64) (rc RowCertificate, ok bool) {
-	return certifyRows(ctx, h, skew)
 }
 
 // Rows is the whole-row database the row and snapshot certificates replay a history on,
@@ -92,11 +82,6 @@ func (r *Rows) db() (*replayDB, bool) {
 		r.built = true
 	}
 	return r.rs, r.rs != nil
-}
-
-// CertifyRows is [CertifyRows] on r's history and database.
-func (r *Rows) CertifyRows(ctx context.Context, skew int64) (RowCertificate, bool) {
-	return r.certifyRows(ctx, skew)
 }
 
 // Keeps says which orders a certificate's execution keeps besides the one it proves.
@@ -129,13 +114,20 @@ func (rc RowCertificate) Note() string {
 		"; the order keeps session order")
 }
 
-// certifyRows tries the candidate orders in turn (see the comment above), repairs the
-// first with a search when none replays as it is, and returns the first order that
-// replays; ok is false when none does or the history is out of scope.
+// certifyRows tries to prove h serializable by replaying orders taken from its own clocks
+// (database commit timestamps, client commit times) on whole rows, before any dependency
+// analysis (see rowcert.go). ok says it found one; then the history is serializable, and
+// strong-session or strict serializable as the certificate says, and so snapshot isolated
+// at the matching levels (each snapshot taken just before its transaction in the order).
+// It never refutes: !ok proves nothing.
 func certifyRows(ctx context.Context, h *history.History, skew int64) (RowCertificate, bool) {
 	return NewRows(h).certifyRows(ctx, skew)
 }
 
+// certifyRows is [certifyRows] on r's history and database: it tries the candidate orders
+// in turn (see the comment above), repairs the first with a search when none replays as it
+// is, and returns the first order that replays; ok is false when none does or the history
+// is out of scope.
 func (r *Rows) certifyRows(ctx context.Context, skew int64) (RowCertificate, bool) {
 	h := r.h
 	committed, readOnly := committedReadOnly(h)
