@@ -189,25 +189,46 @@ func (p Proof) Note(level anomaly.Level) string {
 func Try(ctx context.Context, h *history.History, level anomaly.Level, skew int64, skip Skip) (p Proof, ok bool, err error) {
 	db := NewRows(h) // the row and snapshot certificates share it, one after the other
 	if !skip.Has(SkipRows) {
-		if rc, ok := db.certifyRows(ctx, skew); ok && rc.Proves(level.Info().Session, level.Info().Realtime) {
-			return Proof{Route: ByRows, By: rc.By, Keeps: rc.Keeps}, true, nil
-		}
-		if err := context.Cause(ctx); err != nil {
-			return Proof{}, false, err
+		if p, ok, err := db.rowsProof(ctx, level, skew); ok || err != nil {
+			return p, ok, err
 		}
 	}
 	if !serializability(level) && !skip.Has(SkipSnapshots) {
-		if sc, ok := db.certifySnapshots(ctx, skew); ok && sc.Proves(level.Info().Session, level.Info().Realtime) {
-			return Proof{Route: BySnapshots, By: sc.By, Keeps: sc.Keeps}, true, nil
-		}
-		if err := context.Cause(ctx); err != nil {
-			return Proof{}, false, err
+		if p, ok, err := db.snapshotsProof(ctx, level, skew); ok || err != nil {
+			return p, ok, err
 		}
 	}
-	if skip.Has(SkipTime) || !h.HasTime() || len(h.Preds) == 0 || serializability(level) && level.Info().Realtime {
+	if skip.Has(SkipTime) || !timeApplies(h, level) {
 		return Proof{}, false, nil
 	}
 	return Time(ctx, h)
+}
+
+// rowsProof is the row certificate's proof of level, if it finds one; err is ctx's cause
+// when it ended.
+func (r *Rows) rowsProof(ctx context.Context, level anomaly.Level, skew int64) (Proof, bool, error) {
+	info := level.Info()
+	if rc, ok := r.certifyRows(ctx, skew); ok && rc.Proves(info.Session, info.Realtime) {
+		return Proof{Route: ByRows, By: rc.By, Keeps: rc.Keeps}, true, nil
+	}
+	return Proof{}, false, context.Cause(ctx)
+}
+
+// snapshotsProof is the snapshot certificate's proof of level, if it finds one; err is
+// ctx's cause when it ended.
+func (r *Rows) snapshotsProof(ctx context.Context, level anomaly.Level, skew int64) (Proof, bool, error) {
+	info := level.Info()
+	if sc, ok := r.certifySnapshots(ctx, skew); ok && sc.Proves(info.Session, info.Realtime) {
+		return Proof{Route: BySnapshots, By: sc.By, Keeps: sc.Keeps}, true, nil
+	}
+	return Proof{}, false, context.Cause(ctx)
+}
+
+// timeApplies reports whether [Try] tries the time certificate on h at level: on predicate
+// histories with client time, except at strict serializability, where [Strict] runs on the
+// level's own analysis.
+func timeApplies(h *history.History, level anomaly.Level) bool {
+	return h.HasTime() && len(h.Preds) > 0 && !(serializability(level) && level.Info().Realtime)
 }
 
 // Time is the time certificate: the strict fast path run on a dependency analysis of its

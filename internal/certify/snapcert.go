@@ -74,17 +74,7 @@ func certifySnapshots(ctx context.Context, h *history.History, skew int64) (Snap
 // certifySnapshots is [certifySnapshots] on r's history and database.
 func (r *Rows) certifySnapshots(ctx context.Context, skew int64) (SnapshotCertificate, bool) {
 	h := r.h
-	var committed []int32
-	dbts, client := true, true
-	for t := range h.Txns {
-		x := &h.Txns[t]
-		if !x.Committed() {
-			continue
-		}
-		committed = append(committed, int32(t))
-		dbts = dbts && x.HasTimestamps && x.Start.Compare(x.Commit) <= 0
-		client = client && x.HasTime && x.Time.Begin <= x.Time.End
-	}
+	committed, dbts, client := snapClocks(h)
 	if len(committed) == 0 || !dbts && !client {
 		return SnapshotCertificate{}, false
 	}
@@ -94,25 +84,7 @@ func (r *Rows) certifySnapshots(ctx context.Context, skew int64) (SnapshotCertif
 	}
 	sess := sessionLinks(h, nil)
 	keys := writeKeys(h)
-	dbName := "database start and commit timestamps"
-	if h.DerivedTimestamps() {
-		dbName += " (derived from its snapshots)"
-	}
-	type candidate struct {
-		by   string
-		ok   bool
-		move bool // snapshots may move later within their transaction (see replaySnapshots)
-		pts  func(t int32) (snap, commit history.Timestamp)
-	}
-	for _, c := range []candidate{
-		{dbName, dbts, false, func(t int32) (history.Timestamp, history.Timestamp) {
-			return h.Txns[t].Start, h.Txns[t].Commit
-		}},
-		{"client times (each snapshot at its transaction's begin or at the first later commit where it replays, each commit at its end or earlier where a snapshot needs it)", client, true, func(t int32) (history.Timestamp, history.Timestamp) {
-			iv := h.Txns[t].Time
-			return history.Timestamp{Physical: iv.Begin}, history.Timestamp{Physical: iv.End}
-		}},
-	} {
+	for _, c := range snapCandidates(h, dbts, client) {
 		if !c.ok || ctx.Err() != nil {
 			continue
 		}
@@ -130,6 +102,48 @@ func (r *Rows) certifySnapshots(ctx context.Context, skew int64) (SnapshotCertif
 		return sc, true
 	}
 	return SnapshotCertificate{}, false
+}
+
+// snapClocks returns h's committed transactions, and whether every one has database start
+// and commit timestamps (dbts), and a client interval (client), in order.
+func snapClocks(h *history.History) (committed []int32, dbts, client bool) {
+	dbts, client = true, true
+	for t := range h.Txns {
+		x := &h.Txns[t]
+		if !x.Committed() {
+			continue
+		}
+		committed = append(committed, int32(t))
+		dbts = dbts && x.HasTimestamps && x.Start.Compare(x.Commit) <= 0
+		client = client && x.HasTime && x.Time.Begin <= x.Time.End
+	}
+	return committed, dbts, client
+}
+
+// snapCandidate is a source of snapshot and commit points the certificate tries.
+type snapCandidate struct {
+	by   string
+	ok   bool
+	move bool // snapshots may move later within their transaction (see replaySnapshots)
+	pts  func(t int32) (snap, commit history.Timestamp)
+}
+
+// snapCandidates are the sources of points, in the order tried: the database's start and
+// commit timestamps (when dbts), then the client times (when client).
+func snapCandidates(h *history.History, dbts, client bool) []snapCandidate {
+	dbName := "database start and commit timestamps"
+	if h.DerivedTimestamps() {
+		dbName += " (derived from its snapshots)"
+	}
+	return []snapCandidate{
+		{dbName, dbts, false, func(t int32) (history.Timestamp, history.Timestamp) {
+			return h.Txns[t].Start, h.Txns[t].Commit
+		}},
+		{"client times (each snapshot at its transaction's begin or at the first later commit where it replays, each commit at its end or earlier where a snapshot needs it)", client, true, func(t int32) (history.Timestamp, history.Timestamp) {
+			iv := h.Txns[t].Time
+			return history.Timestamp{Physical: iv.Begin}, history.Timestamp{Physical: iv.End}
+		}},
+	}
 }
 
 // snapEvent is a transaction's snapshot or commit point.

@@ -674,42 +674,58 @@ func (s *strictPath) certify() bool {
 // history itself, not from the fast path's arrays, so the certificate does not share their
 // mistakes.
 func replay(d *deps.Deps, order, txn []int32) bool {
-	h := d.H
 	if len(order) != len(txn) {
 		return false
 	}
-	ivs := make([]history.Interval, d.N) // read in order of id: sequential, not by order
-	for t := range d.N {
-		ivs[t] = d.TimeInterval(t)
-	}
-	at := make([]int32, d.N)
+	at, ok := positions(d, order, txn)
+	return ok && (!d.Opts.Session || keepsSessionOrder(d.H, at)) && replayReads(d, order, txn)
+}
+
+// positions returns every transaction's position in order (-1 for those that do not
+// count); ok is false unless order holds each committed transaction exactly once.
+func positions(d *deps.Deps, order, txn []int32) (at []int32, ok bool) {
+	at = make([]int32, d.N)
 	for t := range at {
 		at[t] = -1
 	}
 	for i, u := range order {
 		t := txn[u]
 		if at[t] >= 0 || d.Status[t] != deps.Committed {
-			return false
+			return nil, false
 		}
 		at[t] = int32(i)
 	}
 	for t := range d.N {
 		if d.Status[t] == deps.Committed && at[t] < 0 {
-			return false
+			return nil, false
 		}
 	}
-	if d.Opts.Session {
-		for _, s := range h.Sessions {
-			prev := int32(-1)
-			for _, t := range s.Txns {
-				if i := at[t]; i >= 0 {
-					if i < prev {
-						return false
-					}
-					prev = i
+	return at, true
+}
+
+// keepsSessionOrder reports whether the positions at keep each session's order.
+func keepsSessionOrder(h *history.History, at []int32) bool {
+	for _, s := range h.Sessions {
+		prev := int32(-1)
+		for _, t := range s.Txns {
+			if i := at[t]; i >= 0 {
+				if i < prev {
+					return false
 				}
+				prev = i
 			}
 		}
+	}
+	return true
+}
+
+// replayReads runs order, checking real time (no earlier transaction began after a later
+// one ended) and that every read's candidates hold the last version written before it.
+func replayReads(d *deps.Deps, order, txn []int32) bool {
+	h := d.H
+	ivs := make([]history.Interval, d.N) // read in order of id: sequential, not by order
+	for t := range d.N {
+		ivs[t] = d.TimeInterval(t)
 	}
 	maxBegin := int64(-1 << 63)
 	last := make([]int32, len(h.Keys))

@@ -69,14 +69,45 @@ var ErrNeedsTime = errors.New("ser: strict serializability needs a client interv
 
 // Check checks h against level.
 func Check(ctx context.Context, h *history.History, level anomaly.Level, o Options) (*report.Report, error) {
-	info := level.Info()
+	if err := checkable(h, level); err != nil {
+		return nil, err
+	}
+	o = o.withDefaults()
+	if level == anomaly.Serializable && !o.Shortcuts.Has(certify.SkipSession) && !h.HasTime() && h.SessionOrdered() {
+		if srep, ok, err := passBySession(ctx, h, o); ok {
+			return srep, err
+		}
+	}
 	rep := &report.Report{Level: level, Checker: "ser", History: h}
-	if level != anomaly.Serializable && level != anomaly.StrongSessionSerializable && level != anomaly.StrictSerializable {
-		return nil, fmt.Errorf("ser: level %s is not a serializability level", level)
+	c := &run{ctx: ctx, h: h, level: level, o: o, rep: rep}
+	c.t0 = c.now()
+	c.tp = c.t0
+	err := c.run()
+	if err == nil && rep.Verdict != report.Fail && ctx.Err() != nil {
+		err = context.Cause(ctx) // a pass reached as ctx ended: the caller stopped waiting
 	}
-	if info.Realtime && !slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return t.HasTime }) {
-		return nil, ErrNeedsTime
+	c.caveats(err)
+	report.Finish(rep)
+	rep.Stats.Elapsed = c.now().Sub(c.t0)
+	return c.finish(err)
+}
+
+// checkable rejects a level this package does not check and strict serializability on a
+// history without client time.
+func checkable(h *history.History, level anomaly.Level) error {
+	switch level {
+	case anomaly.Serializable, anomaly.StrongSessionSerializable, anomaly.StrictSerializable:
+	default:
+		return fmt.Errorf("ser: level %s is not a serializability level", level)
 	}
+	if level.Info().Realtime && !slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return t.HasTime }) {
+		return ErrNeedsTime
+	}
+	return nil
+}
+
+// withDefaults fills the zero options with their defaults.
+func (o Options) withDefaults() Options {
 	if o.MaxAnomalies <= 0 {
 		o.MaxAnomalies = 20
 	}
@@ -86,20 +117,16 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	if o.Parallelism <= 0 {
 		o.Parallelism = 2
 	}
-	if level == anomaly.Serializable && !o.Shortcuts.Has(certify.SkipSession) && !h.HasTime() && h.SessionOrdered() {
-		if srep, ok, err := passBySession(ctx, h, o); ok {
-			return srep, err
-		}
-	}
-	c := &run{ctx: ctx, h: h, level: level, o: o, rep: rep}
-	c.t0 = c.now()
-	c.tp = c.t0
-	err := c.run()
-	if err == nil && rep.Verdict != report.Fail && ctx.Err() != nil {
-		err = context.Cause(ctx) // a pass reached as ctx ended: the caller stopped waiting
-	}
+	return o
+}
+
+// caveats adds what limits the check's answer (err, if it has none): placeholder writers,
+// partly checked predicates, transactions without client time; and, for a pass on a serial
+// order that respects real time, the real-time counterpart it proves too.
+func (c *run) caveats(err error) {
+	rep := c.rep
 	if err == nil {
-		placeholderCaveat(h, rep)
+		placeholderCaveat(c.h, rep)
 	}
 	if c.partial {
 		rep.AddCaveat(report.CaveatPartial, "predicate operations could only partly be checked (see the notes above): no violation was found, but that proves nothing")
@@ -107,16 +134,19 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	if c.untimed > 0 {
 		rep.AddCaveat(report.CaveatUntimed, deps.UntimedNote(c.untimed))
 	}
-	if rt, ok := level.RealtimeCounterpart(); ok && err == nil && rep.Proved() && c.timeCert {
+	if rt, ok := c.level.RealtimeCounterpart(); ok && err == nil && rep.Proved() && c.timeCert {
 		rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "the serial order that passed this level respects client real time and session order"}
 	}
-	report.Finish(rep)
-	rep.Stats.Elapsed = c.now().Sub(c.t0)
-	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil) {
+}
+
+// finish returns the report, or err; a check stopped by ctx is Unknown.
+func (c *run) finish(err error) (*report.Report, error) {
+	rep := c.rep
+	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || c.ctx.Err() != nil) {
 		rep.Verdict = report.Unknown
 		rep.Anomalies = nil
 		rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+err.Error())
-		return rep, context.Cause(ctx)
+		return rep, context.Cause(c.ctx)
 	}
 	if err != nil {
 		return nil, err
@@ -285,36 +315,57 @@ func (c *run) run() error {
 	if done, err := c.certificates(b); done || err != nil {
 		return err
 	}
-	do := deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew), NoEdges: fast, PredWords: c.o.PredWords}
-	d, err := deps.BuildContext(b.ctx, c.h, do)
-	var (
-		fp     certify.Proof
-		fastOK bool
-		ferr   error
-	)
-	c.phase("deps")
-	if err == nil && fast && len(d.Findings) == 0 {
-		fp, fastOK, ferr = certify.Strict(b.ctx, d)
-		c.phase(fp.Route.String())
-	}
+	a := c.analyze(b, fast)
 	if failed, err := b.done(); failed || err != nil {
 		return err
 	}
-	if errors.Is(err, deps.ErrUnsupported) {
-		return c.refused(err, do)
+	return c.decide(a, fast)
+}
+
+// decide takes the analysis a to a verdict: a refused history through strict
+// serializability, the analysis's own findings and proofs, else the polygraph (on the
+// edges the fast path did not need, built now).
+func (c *run) decide(a analysis, fast bool) error {
+	if errors.Is(a.err, deps.ErrUnsupported) {
+		return c.refused(a.err, a.do)
 	}
-	if err != nil {
-		return err
+	if a.err != nil {
+		return a.err
 	}
-	if done, err := c.analyzed(d, fp, fastOK, ferr); done || err != nil {
+	if done, err := c.analyzed(a); done || err != nil {
 		return err
 	}
 	if fast {
-		if err := d.BuildEdgesContext(c.ctx); err != nil {
+		if err := a.d.BuildEdgesContext(c.ctx); err != nil {
 			return err
 		}
 	}
-	return c.polygraph(d)
+	return c.polygraph(a.d)
+}
+
+// analysis is what the dependency analysis, and the strict fast path on it, gave.
+type analysis struct {
+	do     deps.Options
+	d      *deps.Deps
+	err    error         // the analysis's
+	fp     certify.Proof // the strict fast path's attempt, if any
+	fastOK bool          // it passed
+	ferr   error         // its error
+}
+
+// analyze builds the dependencies under the basic checks' context (a forbidden finding
+// stops it) and, when fast, tries the strict fast path on them (with no edges built: the
+// fast path needs none, and the pipeline builds them only if it must).
+func (c *run) analyze(b *basicRun, fast bool) analysis {
+	info := c.level.Info()
+	a := analysis{do: deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew), NoEdges: fast, PredWords: c.o.PredWords}}
+	a.d, a.err = deps.BuildContext(b.ctx, c.h, a.do)
+	c.phase("deps")
+	if a.err == nil && fast && len(a.d.Findings) == 0 {
+		a.fp, a.fastOK, a.ferr = certify.Strict(b.ctx, a.d)
+		c.phase(a.fp.Route.String())
+	}
+	return a
 }
 
 // countStats fills the report's counts of the history.
@@ -441,11 +492,11 @@ func (c *run) refused(err error, do deps.Options) error {
 	return err
 }
 
-// analyzed takes in what the dependency analysis d found: its findings fail the history,
-// the strict fast path's pass (fp, when fastOK) passes it, and at the levels without real
-// time the time certificate may. done says the check is decided.
-func (c *run) analyzed(d *deps.Deps, fp certify.Proof, fastOK bool, ferr error) (done bool, err error) {
-	rep := c.rep
+// analyzed takes in what the dependency analysis a.d found: its findings fail the history,
+// the strict fast path's pass passes it, and at the levels without real time the time
+// certificate may. done says the check is decided.
+func (c *run) analyzed(a analysis) (done bool, err error) {
+	rep, d := c.rep, a.d
 	rep.Notes = append(rep.Notes, d.Notes...)
 	c.partial = d.Partial
 	c.undecided = d.Undecided
@@ -458,15 +509,15 @@ func (c *run) analyzed(d *deps.Deps, fp certify.Proof, fastOK bool, ferr error) 
 		c.keepUndecided()
 		return true, nil
 	}
-	if ferr != nil {
-		return true, ferr
+	if a.ferr != nil {
+		return true, a.ferr
 	}
-	if fastOK {
-		c.passedFast(fp)
+	if a.fastOK {
+		c.passedFast(a.fp)
 		rep.Verdict = report.Pass
 		return true, nil
 	}
-	if c.level.Info().Realtime || c.o.Shortcuts.Has(certify.SkipTime) || !c.h.HasTime() || d.HasLists() || len(d.Guarded) > 0 {
+	if !c.timeApplies(d) {
 		c.keepUndecided()
 		return false, nil
 	}
@@ -478,6 +529,13 @@ func (c *run) analyzed(d *deps.Deps, fp certify.Proof, fastOK bool, ferr error) 
 	c.phase(p.Route.String())
 	c.passByProof(p)
 	return true, nil
+}
+
+// timeApplies reports whether the time certificate is worth trying after the dependency
+// analysis d: at a level without real time, on a history with client time, and not on
+// lists or guarded reads, which the strict fast path declines.
+func (c *run) timeApplies(d *deps.Deps) bool {
+	return !c.level.Info().Realtime && !c.o.Shortcuts.Has(certify.SkipTime) && c.h.HasTime() && !d.HasLists() && len(d.Guarded) == 0
 }
 
 // polygraph decides the history from d: the polygraph's construction and pruning, then the
@@ -548,39 +606,64 @@ type solved struct {
 // solve solves the components with undecided constraints separately, in parallel, stopping
 // at the first that fails, and explains a failure by a minimal set of its choices.
 func (c *run) solve(p *polygraph.Polygraph, d *deps.Deps, w *witness) error {
-	st := &c.rep.Stats
 	todo, comp := busyComponents(p, d)
-	st.Components = len(todo)
+	c.rep.Stats.Components = len(todo)
 	results := make([]solved, len(todo))
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	defer cancel(nil)
-	errFailed := errors.New("ser: another component failed")
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(1, c.o.Parallelism))
 	for i, id := range todo {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if ctx.Err() != nil {
-				results[i].err = context.Cause(ctx)
-				return
-			}
-			en, err := p.Encode(ctx, polygraph.EncodeOptions{Comp: comp, Only: id})
-			if err != nil {
-				results[i].err = err
-				return
-			}
-			stt, err := en.Solve(ctx)
-			results[i] = solved{stt, en.S.Stats(), err}
-			if stt == sat.Unsat {
-				cancel(errFailed)
-			}
+			results[i] = solveComponent(ctx, cancel, p, comp, id)
 		})
 	}
 	wg.Wait()
 	c.phase("solve")
-	failed := int32(-1)
-	unknown := false
+	failed, unknown, err := c.tally(results, todo)
+	switch {
+	case err != nil:
+		return err
+	case failed >= 0:
+		return c.explain(p, w, comp, failed)
+	case unknown && c.ctx.Err() != nil:
+		return context.Cause(c.ctx)
+	case unknown:
+		c.rep.Verdict = report.Unknown
+	default:
+		c.rep.Verdict = report.Pass
+	}
+	return nil
+}
+
+// errFailed cancels the other components' solvers when one failed.
+var errFailed = errors.New("ser: another component failed")
+
+// solveComponent encodes and solves component id (comp gives every transaction's) under
+// ctx, and cancels the others (cancel) when it has no acyclic choice.
+func solveComponent(ctx context.Context, cancel context.CancelCauseFunc, p *polygraph.Polygraph, comp []int32, id int32) solved {
+	if ctx.Err() != nil {
+		return solved{err: context.Cause(ctx)}
+	}
+	en, err := p.Encode(ctx, polygraph.EncodeOptions{Comp: comp, Only: id})
+	if err != nil {
+		return solved{err: err}
+	}
+	stt, err := en.Solve(ctx)
+	if stt == sat.Unsat {
+		cancel(errFailed)
+	}
+	return solved{stt, en.S.Stats(), err}
+}
+
+// tally adds the solvers' statistics to the report and reads their results: the first
+// component that failed (-1 if none), whether one was left undecided, or the error one
+// returned that is not the check's cancellation.
+func (c *run) tally(results []solved, todo []int32) (failed int32, unknown bool, err error) {
+	st := &c.rep.Stats
+	failed = -1
 	for i, r := range results {
 		st.SATVars += r.stats.Vars
 		st.SATClauses += r.stats.Clauses
@@ -594,22 +677,12 @@ func (c *run) solve(p *polygraph.Polygraph, d *deps.Deps, w *witness) error {
 			}
 		case r.err != nil && errors.Is(r.err, errFailed):
 		case r.err != nil && c.ctx.Err() == nil && !errors.Is(r.err, context.Canceled):
-			return r.err
+			return failed, unknown, r.err
 		case r.status != sat.Sat:
 			unknown = true
 		}
 	}
-	switch {
-	case failed >= 0:
-		return c.explain(p, w, comp, failed)
-	case unknown && c.ctx.Err() != nil:
-		return context.Cause(c.ctx)
-	case unknown:
-		c.rep.Verdict = report.Unknown
-	default:
-		c.rep.Verdict = report.Pass
-	}
-	return nil
+	return failed, unknown, nil
 }
 
 // explain fails the history on component failed, which has no acyclic choice: it finds a

@@ -34,50 +34,59 @@ func (w *witness) steps(cyc []deps.Edge) []report.Step {
 	cyc = append(slices.Clone(cyc[start:]), cyc[:start]...)
 	var out []report.Step
 	for i := 0; i < len(cyc); {
-		e := cyc[i]
 		j := i
 		for !w.isTxn(cyc[j].To) {
 			j++
 		}
-		last := cyc[j]
-		st := report.Step{From: history.TxnID(e.From), To: history.TxnID(last.To), Rel: e.Rel, Key: e.Key, Value: e.Value, Value2: e.Value2}
-		if j > i {
-			switch w.d.Nodes[e.To].Kind {
-			case deps.NodeTime:
-				st.Rel, st.Key = report.RT, -1
-			case deps.NodeInitVersion, deps.NodeVersion:
-				st.Rel, st.Key, st.Value, st.Value2 = report.RW, e.Key, e.Value, last.Value2
-			}
-		}
-		if e.Rel == report.SO || e.Rel == report.RT {
-			st.Key = -1
-		}
-		// A run through a version node is forced when either of its edges is: the reader's
-		// edge into the version, or the version's edge to the writer that pruning put next.
-		for _, x := range cyc[i : j+1] {
-			st.Forced = st.Forced || w.p.Forced(x.From, x.To)
-		}
-		if ls, ok := w.d.AppendStep(st, e.Via, st.Forced); ok {
-			out = append(out, ls)
-			i = j + 1
-			continue
-		}
-		var pr *deps.Read
-		if st.Rel == report.WR {
-			pr = w.predRead(st.To, st.Key, int32(st.From))
-		} else if st.Rel == report.RW {
-			pr = w.predRead(st.From, st.Key, e.Via)
-		}
-		if pr != nil {
-			st.Pred = w.h.Pred(w.h.Txns[pr.Txn].Ops[pr.Op]).Pred.Expr
-			st.Why = w.whyPred(st, e, pr, st.Forced)
-		} else {
-			st.Why = w.why(st, e, st.Forced)
-		}
-		out = append(out, st)
+		out = append(out, w.step(cyc[i:j+1]))
 		i = j + 1
 	}
 	return out
+}
+
+// step is the step of run, the edges from one transaction to the next through virtual
+// nodes, with its reason.
+func (w *witness) step(run []deps.Edge) report.Step {
+	e, last := run[0], run[len(run)-1]
+	st := report.Step{From: history.TxnID(e.From), To: history.TxnID(last.To), Rel: e.Rel, Key: e.Key, Value: e.Value, Value2: e.Value2}
+	if len(run) > 1 {
+		switch w.d.Nodes[e.To].Kind {
+		case deps.NodeTime:
+			st.Rel, st.Key = report.RT, -1
+		case deps.NodeInitVersion, deps.NodeVersion:
+			st.Rel, st.Key, st.Value, st.Value2 = report.RW, e.Key, e.Value, last.Value2
+		}
+	}
+	if e.Rel == report.SO || e.Rel == report.RT {
+		st.Key = -1
+	}
+	// A run through a version node is forced when either of its edges is: the reader's
+	// edge into the version, or the version's edge to the writer that pruning put next.
+	for _, x := range run {
+		st.Forced = st.Forced || w.p.Forced(x.From, x.To)
+	}
+	if ls, ok := w.d.AppendStep(st, e.Via, st.Forced); ok {
+		return ls
+	}
+	w.explain(&st, e)
+	return st
+}
+
+// explain gives st, whose first edge is e, its reason: a predicate's when a predicate read
+// made it, else the item's.
+func (w *witness) explain(st *report.Step, e deps.Edge) {
+	var pr *deps.Read
+	if st.Rel == report.WR {
+		pr = w.predRead(st.To, st.Key, int32(st.From))
+	} else if st.Rel == report.RW {
+		pr = w.predRead(st.From, st.Key, e.Via)
+	}
+	if pr != nil {
+		st.Pred = w.h.Pred(w.h.Txns[pr.Txn].Ops[pr.Op]).Pred.Expr
+		st.Why = w.whyPred(*st, e, pr, st.Forced)
+	} else {
+		st.Why = w.why(*st, e, st.Forced)
+	}
 }
 
 func (w *witness) name(t history.TxnID) string { return w.h.Name(t) }
@@ -246,13 +255,38 @@ func (w *witness) cycleText(st []report.Step) string {
 
 // anomaly builds the report entry for a set of alternatives, each closing its cycle.
 func (w *witness) anomaly(alts []polygraph.Alternative) report.Anomaly {
+	alts = useful(alts)
 	best := -1
 	var bestSteps []report.Step
 	var ruled []string
-	seen := make(map[history.TxnID]bool)
-	var txns []history.TxnID
-	// Alternatives whose write orders alone are cyclic explain nothing (no execution chooses
-	// them); keep them only if the enumeration, which is capped, found nothing else.
+	var txns txnSet
+	for i, alt := range alts {
+		st := w.steps(alt.Cycle)
+		if r, ok := w.ruledOut(alt, st); ok {
+			ruled = append(ruled, r)
+		}
+		for _, s := range st {
+			txns.add(s.From, s.To)
+		}
+		if st != nil && (best < 0 || weaker(st, bestSteps)) {
+			best, bestSteps = i, st
+		}
+	}
+	kind, also := classify(bestSteps)
+	a := report.Anomaly{Kind: kind, Also: also, Txns: txns.list, Key: -1, Cycle: bestSteps, RuledOut: ruled}
+	switch {
+	case len(ruled) == 0:
+		a.Message = fmt.Sprintf("%s; so %s, a contradiction", whys(bestSteps), w.cycleText(bestSteps))
+	default:
+		a.Message = fmt.Sprintf("no serial order of %d transactions explains what they read: each of the %d alternatives below closes a cycle, e.g. %s", len(txns.list), len(alts), w.cycleText(bestSteps))
+	}
+	return a
+}
+
+// useful drops the alternatives whose write orders alone are cyclic: they explain nothing
+// (no execution chooses them), so they are kept only if the enumeration, which is capped,
+// found nothing else.
+func useful(alts []polygraph.Alternative) []polygraph.Alternative {
 	var useful []polygraph.Alternative
 	for _, alt := range alts {
 		if !alt.SelfContradictory {
@@ -260,55 +294,62 @@ func (w *witness) anomaly(alts []polygraph.Alternative) report.Anomaly {
 		}
 	}
 	if len(useful) > 0 {
-		alts = useful
+		return useful
 	}
-	for i, alt := range alts {
-		st := w.steps(alt.Cycle)
-		var opts []string
-		for _, o := range alt.Options {
-			if o.WW >= 0 || o.WR >= 0 {
-				opts = append(opts, w.option(o))
-			}
-		}
-		if len(opts) > 0 {
-			if st == nil {
-				ruled = append(ruled, fmt.Sprintf("if %s: (no cycle found for this alternative)", strings.Join(opts, " and ")))
-			} else {
-				var whys []string
-				for _, s := range st {
-					whys = append(whys, s.Why)
-				}
-				ruled = append(ruled, fmt.Sprintf("if %s: %s; so %s, a contradiction", strings.Join(opts, " and "), strings.Join(whys, "; "), w.cycleText(st)))
-			}
-		}
-		for _, s := range st {
-			for _, t := range []history.TxnID{s.From, s.To} {
-				if !seen[t] {
-					seen[t] = true
-					txns = append(txns, t)
-				}
-			}
-		}
-		// Name the weakest anomaly the evidence shows: a cycle with an anti-dependency over
-		// a shorter one without (when the alternatives differ in which version was read, a
-		// write-read cycle in one of them does not make the history G1c).
-		if st != nil && (best < 0 || hasRW(st) && !hasRW(bestSteps) || hasRW(st) == hasRW(bestSteps) && len(st) < len(bestSteps)) {
-			best, bestSteps = i, st
+	return alts
+}
+
+// ruledOut is the RuledOut sentence of alt, whose cycle is st: its choices, and the cycle
+// they close. ok is false for an alternative of no choice (the known dependencies).
+func (w *witness) ruledOut(alt polygraph.Alternative, st []report.Step) (string, bool) {
+	var opts []string
+	for _, o := range alt.Options {
+		if o.WW >= 0 || o.WR >= 0 {
+			opts = append(opts, w.option(o))
 		}
 	}
-	kind, also := classify(bestSteps)
-	a := report.Anomaly{Kind: kind, Also: also, Txns: txns, Key: -1, Cycle: bestSteps, RuledOut: ruled}
+	if len(opts) == 0 {
+		return "", false
+	}
+	if st == nil {
+		return fmt.Sprintf("if %s: (no cycle found for this alternative)", strings.Join(opts, " and ")), true
+	}
+	return fmt.Sprintf("if %s: %s; so %s, a contradiction", strings.Join(opts, " and "), whys(st), w.cycleText(st)), true
+}
+
+// txnSet lists transactions in the order first added, each once.
+type txnSet struct {
+	seen map[history.TxnID]bool
+	list []history.TxnID
+}
+
+func (s *txnSet) add(ts ...history.TxnID) {
+	if s.seen == nil {
+		s.seen = make(map[history.TxnID]bool)
+	}
+	for _, t := range ts {
+		if !s.seen[t] {
+			s.seen[t] = true
+			s.list = append(s.list, t)
+		}
+	}
+}
+
+// weaker reports whether the cycle st names a weaker anomaly than best, the one chosen so
+// far: a cycle with an anti-dependency over one without (when the alternatives differ in
+// which version was read, a write-read cycle in one of them does not make the history
+// G1c), else a shorter one.
+func weaker(st, best []report.Step) bool {
+	return hasRW(st) && !hasRW(best) || hasRW(st) == hasRW(best) && len(st) < len(best)
+}
+
+// whys joins the steps' reasons.
+func whys(st []report.Step) string {
 	var whys []string
-	for _, s := range bestSteps {
+	for _, s := range st {
 		whys = append(whys, s.Why)
 	}
-	switch {
-	case len(ruled) == 0:
-		a.Message = fmt.Sprintf("%s; so %s, a contradiction", strings.Join(whys, "; "), w.cycleText(bestSteps))
-	default:
-		a.Message = fmt.Sprintf("no serial order of %d transactions explains what they read: each of the %d alternatives below closes a cycle, e.g. %s", len(txns), len(alts), w.cycleText(bestSteps))
-	}
-	return a
+	return strings.Join(whys, "; ")
 }
 
 // hasRW reports whether a cycle has an anti-dependency step.
