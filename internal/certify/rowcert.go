@@ -143,29 +143,48 @@ func (r *Rows) certifyRows(ctx context.Context, skew int64) (RowCertificate, boo
 		return RowCertificate{}, false
 	}
 	rs.sess = sessionLinks(h, nil)
-	order := make([]int32, len(committed))
-	keys := make([]history.Timestamp, len(h.Txns))
-	ranks := make([]int, len(h.Txns))
-	var first []int32 // the first candidate's order, for the search
-	for _, c := range cands {
-		if ctx.Err() != nil {
-			return RowCertificate{}, false
-		}
-		rs.candidateOrder(c, committed, order, keys, ranks)
-		if first == nil {
-			first = slices.Clone(order)
-		}
-		if !rs.replay(ctx, order) {
-			continue
-		}
-		return RowCertificate{By: c.by, Keeps: Keeps{Session: keepsSessions(h, order), Realtime: keepsRealTime(h, order, skew)}}, true
+	c, order, first, stop := rs.replayCandidates(ctx, cands, committed)
+	if stop {
+		return RowCertificate{}, false
+	}
+	if order != nil {
+		return rowCertificate(h, c.by, order, skew), true
 	}
 	found, moves, ok := rs.repair(ctx, first, readOnly)
 	if !ok {
 		return RowCertificate{}, false
 	}
 	by := fmt.Sprintf("%s, with %d transactions moved where the replay showed them out of place", cands[0].by, moves)
-	return RowCertificate{By: by, Keeps: Keeps{Session: keepsSessions(h, found), Realtime: keepsRealTime(h, found, skew)}}, true
+	return rowCertificate(h, by, found, skew), true
+}
+
+// replayCandidates replays the candidate orders in turn and returns the first that
+// replays, with its candidate; else the first candidate's order (for the search). stop
+// says ctx ended.
+func (rs *replayDB) replayCandidates(ctx context.Context, cands []rowCandidate, committed []int32) (c rowCandidate, order, first []int32, stop bool) {
+	h := rs.h
+	order = make([]int32, len(committed))
+	keys := make([]history.Timestamp, len(h.Txns))
+	ranks := make([]int, len(h.Txns))
+	for _, c := range cands {
+		if ctx.Err() != nil {
+			return c, nil, nil, true
+		}
+		rs.candidateOrder(c, committed, order, keys, ranks)
+		if first == nil {
+			first = slices.Clone(order)
+		}
+		if rs.replay(ctx, order) {
+			return c, order, first, false
+		}
+	}
+	return rowCandidate{}, nil, first, false
+}
+
+// rowCertificate is the certificate of order, which replayed, taken from the order by
+// names.
+func rowCertificate(h *history.History, by string, order []int32, skew int64) RowCertificate {
+	return RowCertificate{By: by, Keeps: Keeps{Session: keepsSessions(h, order), Realtime: keepsRealTime(h, order, skew)}}
 }
 
 // committedReadOnly returns the committed transactions, and per transaction whether it is
@@ -232,22 +251,10 @@ func rowCandidates(h *history.History, committed []int32, readOnly []bool) []row
 // candidateOrder sorts the committed transactions into order by c (keys and ranks are
 // scratch, per transaction).
 func (rs *replayDB) candidateOrder(c rowCandidate, committed, order []int32, keys []history.Timestamp, ranks []int) {
-	h := rs.h
 	for _, t := range committed {
 		keys[t], ranks[t] = c.key(t)
 	}
-	// No transaction before its session's earlier ones (a session's transactions may
-	// overlap in time, and a read-only one goes by its begin): each takes at least its
-	// predecessor's place, and ties go by id, which follows session order.
-	for _, se := range h.Sessions {
-		for _, t := range se.Txns {
-			if p := rs.sess.prev[t]; p >= 0 {
-				if d := keys[t].Compare(keys[p]); d < 0 || d == 0 && ranks[t] < ranks[p] {
-					keys[t], ranks[t] = keys[p], ranks[p]
-				}
-			}
-		}
-	}
+	rs.keepSessions(keys, ranks)
 	copy(order, committed)
 	slices.SortFunc(order, func(a, b int32) int {
 		if c := keys[a].Compare(keys[b]); c != 0 {
@@ -258,6 +265,22 @@ func (rs *replayDB) candidateOrder(c rowCandidate, committed, order []int32, key
 		}
 		return cmp.Compare(a, b)
 	})
+}
+
+// keepSessions puts no transaction before its session's earlier ones (a session's
+// transactions may overlap in time, and a read-only one goes by its begin): each takes at
+// least its predecessor's place (keys, then ranks), and ties go by id, which follows
+// session order.
+func (rs *replayDB) keepSessions(keys []history.Timestamp, ranks []int) {
+	for _, se := range rs.h.Sessions {
+		for _, t := range se.Txns {
+			if p := rs.sess.prev[t]; p >= 0 {
+				if d := keys[t].Compare(keys[p]); d < 0 || d == 0 && ranks[t] < ranks[p] {
+					keys[t], ranks[t] = keys[p], ranks[p]
+				}
+			}
+		}
+	}
 }
 
 // repair is what certifyRows does when no candidate replayed as it is: repair the first
@@ -553,18 +576,25 @@ func imagesOf(h *history.History, o history.Op) (n int, ok bool) {
 	case history.OpWrite, history.OpInsert:
 		return 1, true
 	case history.OpPredRead, history.OpPredWrite:
-		p := h.Pred(o)
-		for ri, r := range p.Rows {
-			if p.Src(ri).Kind != history.SrcByValue || (o.Kind == history.OpPredRead && !r.Match) {
-				return 0, false
-			}
-			if r.Match && o.Kind == history.OpPredWrite {
-				n++
-			}
-		}
-		return n, true
+		return predImages(h, o)
 	}
 	return 0, false
+}
+
+// predImages is imagesOf for a predicate operation: a predicate write applies an image per
+// row it matched. ok is false when a row names its writer, or a predicate read lists a row
+// it did not match.
+func predImages(h *history.History, o history.Op) (n int, ok bool) {
+	p := h.Pred(o)
+	for ri, r := range p.Rows {
+		if p.Src(ri).Kind != history.SrcByValue || (o.Kind == history.OpPredRead && !r.Match) {
+			return 0, false
+		}
+		if r.Match && o.Kind == history.OpPredWrite {
+			n++
+		}
+	}
+	return n, true
 }
 
 // decodeWrites decodes every write's image; false when one is not whole. Millions of
@@ -655,41 +685,57 @@ func (b *replayBuilder) decodeInitial() bool {
 // rankColumns numbers each column's values, and turns every image's values into ranks (a
 // nil write's slot holds no image).
 func (b *replayBuilder) rankColumns() {
-	rs, raw, n, nf := b.rs, b.raw, b.n, b.nf
+	rs, raw, nf := b.rs, b.raw, b.nf
 	rs.cols = make([]colIndex, nf)
 	rs.images = make([]int32, len(raw))
-	images := len(raw) / max(nf, 1)
-	hasImage := func(j int) bool { return j >= n || rs.slot[j] >= 0 }
 	for f := range nf {
-		c := &rs.cols[f]
-		lo, hi := int64(1<<63-1), int64(-1<<63)
-		for j := range images {
-			if hasImage(j) {
-				lo, hi = min(lo, raw[j*nf+f]), max(hi, raw[j*nf+f])
-			}
-		}
-		switch {
-		case lo > hi: // no image
-		case uint64(hi)-uint64(lo) < maxDirectSpan:
-			c.lo, c.n = lo, int(hi-lo)+1
-		default:
-			s := make([]int64, 0, images)
-			for j := range images {
-				if hasImage(j) {
-					s = append(s, raw[j*nf+f])
-				}
-			}
-			slices.Sort(s)
-			c.sorted = slices.Compact(s)
-			c.n = len(c.sorted)
-		}
-		c.alloc()
-		for j := range images {
-			if hasImage(j) {
-				rs.images[j*nf+f] = c.rankOf(raw[j*nf+f])
-			}
+		b.rankColumn(f)
+	}
+}
+
+// hasImage reports whether image j holds one: an initial image, or a write's that is not
+// nil.
+func (b *replayBuilder) hasImage(j int) bool { return j >= b.n || b.rs.slot[j] >= 0 }
+
+// rankColumn numbers column f's values (directly over their span when it is small, else
+// by sorting them), and ranks every image's value of f.
+func (b *replayBuilder) rankColumn(f int) {
+	rs, raw, nf := b.rs, b.raw, b.nf
+	images := len(raw) / max(nf, 1)
+	c := &rs.cols[f]
+	lo, hi := int64(1<<63-1), int64(-1<<63)
+	for j := range images {
+		if b.hasImage(j) {
+			lo, hi = min(lo, raw[j*nf+f]), max(hi, raw[j*nf+f])
 		}
 	}
+	switch {
+	case lo > hi: // no image
+	case uint64(hi)-uint64(lo) < maxDirectSpan:
+		c.lo, c.n = lo, int(hi-lo)+1
+	default:
+		c.sorted = b.distinct(f, images)
+		c.n = len(c.sorted)
+	}
+	c.alloc()
+	for j := range images {
+		if b.hasImage(j) {
+			rs.images[j*nf+f] = c.rankOf(raw[j*nf+f])
+		}
+	}
+}
+
+// distinct returns column f's distinct values over the images, sorted.
+func (b *replayBuilder) distinct(f, images int) []int64 {
+	raw, nf := b.raw, b.nf
+	s := make([]int64, 0, images)
+	for j := range images {
+		if b.hasImage(j) {
+			s = append(s, raw[j*nf+f])
+		}
+	}
+	slices.Sort(s)
+	return slices.Compact(s)
 }
 
 // decodeImage reads the columns fields of a whole row image into out: an integer (a row

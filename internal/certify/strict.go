@@ -153,7 +153,21 @@ const minTime = -1 << 63
 // wk packs a writer and a key into a map key.
 func wk(w int32, k history.Key) uint64 { return uint64(w)<<32 | uint64(uint32(k)) }
 
+// run runs the phases in order: the graph, the choices, the certificate.
 func (s *strictPath) run() (bool, error) {
+	if ok, err := s.graph(); !ok || err != nil {
+		return false, err
+	}
+	if !s.choose() {
+		return false, nil
+	}
+	return s.certify(), nil
+}
+
+// graph runs the phases that build the graph: index, writers by key, choices, known
+// edges, and their closure under real time. false says a phase declined; err is ctx's
+// cause when it ended.
+func (s *strictPath) graph() (bool, error) {
 	if !s.index() {
 		return false, nil
 	}
@@ -171,14 +185,17 @@ func (s *strictPath) run() (bool, error) {
 	if err := s.ctx.Err(); err != nil {
 		return false, context.Cause(s.ctx)
 	}
+	return true, nil
+}
+
+// choose runs the phases that make the choices: prune every write-order choice, choose
+// the rest greedily, then the versions of reads with several candidates.
+func (s *strictPath) choose() bool {
 	all := make([]int32, len(s.pairs))
 	for pi := range all {
 		all[pi] = int32(pi)
 	}
-	if !s.prune(all, maxPrunePasses) || !s.greedy() || !s.chooseReads() {
-		return false, nil
-	}
-	return s.certify(), nil
+	return s.prune(all, maxPrunePasses) && s.greedy() && s.chooseReads()
 }
 
 // index gives the committed transactions dense ids in order of begin, then end. It declines
@@ -189,24 +206,10 @@ func (s *strictPath) index() bool {
 		s.fs.Why = "out of scope"
 		return false
 	}
-	type node struct {
-		b, e int64
-		t    int32
+	ns, ok := s.byBegin()
+	if !ok {
+		return false
 	}
-	ns := make([]node, 0, d.N)
-	for t := range d.N {
-		switch d.Status[t] {
-		case deps.Committed:
-			iv := d.TimeInterval(t)
-			ns = append(ns, node{iv.Begin, iv.End, int32(t)})
-		case deps.Maybe:
-			s.fs.Why = "unknown outcomes"
-			return false
-		}
-	}
-	slices.SortFunc(ns, func(x, y node) int {
-		return cmp.Or(cmp.Compare(x.b, y.b), cmp.Compare(x.e, y.e), cmp.Compare(x.t, y.t))
-	})
 	m := len(ns)
 	s.id = make([]int32, d.N)
 	for t := range s.id {
@@ -222,6 +225,33 @@ func (s *strictPath) index() bool {
 		return false
 	}
 	return true
+}
+
+// timeNode is a committed transaction t with its interval [b, e].
+type timeNode struct {
+	b, e int64
+	t    int32
+}
+
+// byBegin returns the committed transactions in order of begin, then end; false (with
+// why) when a transaction's outcome is unknown.
+func (s *strictPath) byBegin() ([]timeNode, bool) {
+	d := s.d
+	ns := make([]timeNode, 0, d.N)
+	for t := range d.N {
+		switch d.Status[t] {
+		case deps.Committed:
+			iv := d.TimeInterval(t)
+			ns = append(ns, timeNode{iv.Begin, iv.End, int32(t)})
+		case deps.Maybe:
+			s.fs.Why = "unknown outcomes"
+			return nil, false
+		}
+	}
+	slices.SortFunc(ns, func(x, y timeNode) int {
+		return cmp.Or(cmp.Compare(x.b, y.b), cmp.Compare(x.e, y.e), cmp.Compare(x.t, y.t))
+	})
+	return ns, true
 }
 
 // writersByKey lists each key's writers sorted by begin, with the suffix minimum of their
@@ -325,17 +355,7 @@ func (s *strictPath) knownEdges() bool {
 	d := s.d
 	s.edges = make([][2]int32, 0, len(s.txn)+2*len(d.Reads))
 	if d.Opts.Session {
-		for _, sess := range d.H.Sessions {
-			prev := int32(-1)
-			for _, t := range sess.Txns {
-				if u := s.id[t]; u >= 0 {
-					if prev >= 0 {
-						s.edges = append(s.edges, [2]int32{prev, u})
-					}
-					prev = u
-				}
-			}
-		}
+		s.sessionEdges()
 	}
 	for ri := range d.Reads {
 		if !s.readEdges(int32(ri)) {
@@ -344,6 +364,21 @@ func (s *strictPath) knownEdges() bool {
 	}
 	s.fs.Edges = len(s.edges)
 	return true
+}
+
+// sessionEdges adds each session's order between its committed transactions.
+func (s *strictPath) sessionEdges() {
+	for _, sess := range s.d.H.Sessions {
+		prev := int32(-1)
+		for _, t := range sess.Txns {
+			if u := s.id[t]; u >= 0 {
+				if prev >= 0 {
+					s.edges = append(s.edges, [2]int32{prev, u})
+				}
+				prev = u
+			}
+		}
+	}
 }
 
 // readEdges adds the edges of read ri when it has one candidate, or sets it aside when it
@@ -366,6 +401,14 @@ func (s *strictPath) readEdges(ri int32) bool {
 		s.multi = append(s.multi, ri)
 		return true
 	}
+	return s.readFrom(u, r)
+}
+
+// readFrom adds the edges of read r by u (dense id) of its one candidate's version: the
+// write-read edge from the writer, and the anti-dependencies to the writers that began
+// after it ended and are minimal in real time.
+func (s *strictPath) readFrom(u int32, r *deps.Read) bool {
+	d := s.d
 	// An item read, a row a predicate read returned, or a row a predicate read missed or a
 	// predicate write matched with one version in reach: all are "u read w's version of the
 	// key", which is what the edges below and the replay encode.
@@ -452,28 +495,37 @@ func (s *strictPath) prune(list []int32, passes int) bool {
 			if p.fixed {
 				continue
 			}
-			l, r := s.feasible(p, p.a, p.b), s.feasible(p, p.b, p.a)
-			var ok bool
-			switch {
-			case !l && !r:
-				s.fs.Why = "a write order with no option left"
-				return false
-			case !l:
-				ok = s.fix(p, p.b, p.a)
-			case !r:
-				ok = s.fix(p, p.a, p.b)
-			default:
-				continue
-			}
+			forced, ok := s.force(p)
 			if !ok {
-				s.fs.Why = "a forced edge closed a cycle"
 				return false
 			}
-			s.fs.Pruned++
-			changed = true
+			changed = changed || forced
 		}
 	}
 	return true
+}
+
+// force fixes choice p if one of its options is left: forced says it did; false (with
+// why) when none is left or the forced one closed a cycle.
+func (s *strictPath) force(p *choice) (forced, ok bool) {
+	l, r := s.feasible(p, p.a, p.b), s.feasible(p, p.b, p.a)
+	switch {
+	case !l && !r:
+		s.fs.Why = "a write order with no option left"
+		return false, false
+	case !l:
+		ok = s.fix(p, p.b, p.a)
+	case !r:
+		ok = s.fix(p, p.a, p.b)
+	default:
+		return false, true
+	}
+	if !ok {
+		s.fs.Why = "a forced edge closed a cycle"
+		return false, false
+	}
+	s.fs.Pruned++
+	return true, true
 }
 
 // first returns p's writers in the greedy order: the one that ended first (then began
@@ -489,6 +541,25 @@ func (s *strictPath) first(p *choice) (int32, int32) {
 // goes first unless that closes a cycle. While the open choices are few, each choice is
 // propagated to the rest by a pruning pass: fewer dead ends.
 func (s *strictPath) greedy() bool {
+	rest := s.open()
+	for i, pi := range rest {
+		p := &s.pairs[pi]
+		if p.fixed {
+			continue // forced by an earlier choice
+		}
+		if !s.pick(p) {
+			return false
+		}
+		s.fs.Greedy++
+		if len(rest) <= maxPropagate && !s.prune(rest[i+1:], 1) {
+			return false
+		}
+	}
+	return true
+}
+
+// open returns the choices not fixed, in order of their first end.
+func (s *strictPath) open() []int32 {
 	var rest []int32
 	for pi := range s.pairs {
 		if !s.pairs[pi].fixed {
@@ -497,27 +568,23 @@ func (s *strictPath) greedy() bool {
 	}
 	firstEnd := func(pi int32) int64 { return min(s.end[s.pairs[pi].a], s.end[s.pairs[pi].b]) }
 	slices.SortFunc(rest, func(x, y int32) int { return cmp.Compare(firstEnd(x), firstEnd(y)) })
-	for i, pi := range rest {
-		p := &s.pairs[pi]
-		if p.fixed {
-			continue // forced by an earlier choice
-		}
-		a, b := s.first(p)
+	return rest
+}
+
+// pick fixes choice p greedily: the writer that ended first goes first unless that closes
+// a cycle. False (with why) at a dead end.
+func (s *strictPath) pick(p *choice) bool {
+	a, b := s.first(p)
+	if !s.feasible(p, a, b) {
+		a, b = b, a
 		if !s.feasible(p, a, b) {
-			a, b = b, a
-			if !s.feasible(p, a, b) {
-				s.fs.Why = "the greedy choice of write orders reached a dead end"
-				return false
-			}
-		}
-		if !s.fix(p, a, b) {
-			s.fs.Why = "a chosen edge closed a cycle"
+			s.fs.Why = "the greedy choice of write orders reached a dead end"
 			return false
 		}
-		s.fs.Greedy++
-		if len(rest) <= maxPropagate && !s.prune(rest[i+1:], 1) {
-			return false
-		}
+	}
+	if !s.fix(p, a, b) {
+		s.fs.Why = "a chosen edge closed a cycle"
+		return false
 	}
 	return true
 }
@@ -587,29 +654,7 @@ func (rc *readChooser) endOf(x int32) int64 {
 // before the reader did, then the rest.
 func (rc *readChooser) choose(r *deps.Read) bool {
 	u := rc.id[r.Txn]
-	rc.cands = rc.cands[:0]
-	for _, w := range r.Cands {
-		x := int32(-1) // the initial state
-		if w != rc.d.Init {
-			if x = rc.id[w]; x < 0 {
-				continue // not committed: never the version read
-			}
-		}
-		rc.cands = append(rc.cands, x)
-	}
-	slices.SortFunc(rc.cands, func(x, y int32) int {
-		xe, ye := rc.endOf(x), rc.endOf(y)
-		xb, yb := xe <= rc.end[u], ye <= rc.end[u]
-		switch {
-		case xb && !yb:
-			return -1
-		case yb && !xb:
-			return 1
-		case xb:
-			return cmp.Compare(ye, xe) // latest first
-		}
-		return cmp.Compare(xe, ye) // earliest first
-	})
+	rc.candidates(r, u)
 	for _, x := range rc.cands {
 		ok, closed := rc.tryVersion(u, x, r.Key)
 		if closed {
@@ -624,16 +669,43 @@ func (rc *readChooser) choose(r *deps.Read) bool {
 	return false
 }
 
+// candidates sets rc.cands to r's candidates (dense ids, -1 for the initial state) that
+// are committed, in the order choose tries them for reader u.
+func (rc *readChooser) candidates(r *deps.Read, u int32) {
+	rc.cands = rc.cands[:0]
+	for _, w := range r.Cands {
+		x := int32(-1) // the initial state
+		if w != rc.d.Init {
+			if x = rc.id[w]; x < 0 {
+				continue // not committed: never the version read
+			}
+		}
+		rc.cands = append(rc.cands, x)
+	}
+	slices.SortFunc(rc.cands, func(x, y int32) int { return rc.tryFirst(u, x, y) })
+}
+
+// tryFirst compares candidates x and y for reader u: those that ended before u did come
+// first, latest first; then the rest, earliest first.
+func (rc *readChooser) tryFirst(u, x, y int32) int {
+	xe, ye := rc.endOf(x), rc.endOf(y)
+	xb, yb := xe <= rc.end[u], ye <= rc.end[u]
+	switch {
+	case xb && !yb:
+		return -1
+	case yb && !xb:
+		return 1
+	case xb:
+		return cmp.Compare(ye, xe) // latest first
+	}
+	return cmp.Compare(xe, ye) // earliest first
+}
+
 // tryVersion makes reader u read x's version of k if that closes no cycle; closed says that
 // adding its edges did close one after all (the fast path must give up).
 func (rc *readChooser) tryVersion(u, x int32, k history.Key) (ok, closed bool) {
-	if x == u || (x >= 0 && rc.c.Reach(u, x)) {
+	if !rc.acyclic(u, x, k) {
 		return false, false
-	}
-	for _, b := range rc.successors(x, k) {
-		if b != u && rc.c.Reach(b, u) {
-			return false, false
-		}
 	}
 	if x >= 0 && !rc.c.AddEdge(x, u) {
 		return false, false
@@ -644,6 +716,21 @@ func (rc *readChooser) tryVersion(u, x int32, k history.Key) (ok, closed bool) {
 		}
 	}
 	return true, false
+}
+
+// acyclic reports whether reader u may read x's version of k without closing a cycle: x
+// is not u and u does not reach it, and no writer after x's version reaches u. It leaves
+// those writers in rc.after.
+func (rc *readChooser) acyclic(u, x int32, k history.Key) bool {
+	if x == u || (x >= 0 && rc.c.Reach(u, x)) {
+		return false
+	}
+	for _, b := range rc.successors(x, k) {
+		if b != u && rc.c.Reach(b, u) {
+			return false
+		}
+	}
+	return true
 }
 
 // certify replays the closure's topological order as a serial order (and, when the
