@@ -289,7 +289,17 @@ func (rs *replayDB) keepSessions(keys []history.Timestamp, ranks []int) {
 // ones fitted in after. Then replay what the search found from the start, which is the
 // proof (searchSplit's last step is that replay); ok is false when nothing replayed.
 func (rs *replayDB) repair(ctx context.Context, first []int32, readOnly []bool) (found []int32, moves int, ok bool) {
-	proved := false // searchSplit's sweep replayed found
+	found, moves, proved := rs.searchBoth(ctx, first, readOnly)
+	if found == nil || !proved && !rs.replay(ctx, found) {
+		return nil, moves, false
+	}
+	return found, moves, true
+}
+
+// searchBoth searches from first keeping real time (when the history has client time),
+// then without; each time as a whole and, failing that, split (searchSplit). proved says
+// searchSplit's sweep replayed found.
+func (rs *replayDB) searchBoth(ctx context.Context, first []int32, readOnly []bool) (found []int32, moves int, proved bool) {
 	for _, rt := range []bool{true, false} {
 		if rt && !rs.h.HasTime() {
 			continue
@@ -302,10 +312,7 @@ func (rs *replayDB) repair(ctx context.Context, first []int32, readOnly []bool) 
 			break
 		}
 	}
-	if found == nil || !proved && !rs.replay(ctx, found) {
-		return nil, moves, false
-	}
-	return found, moves, true
+	return found, moves, proved
 }
 
 // links are each transaction's neighbours in its session among the transactions linked

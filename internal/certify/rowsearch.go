@@ -508,14 +508,7 @@ func (d *diagnosis) unlisted(rg inRange) bool {
 // nothing). So an order it returns is proved as replay would prove it.
 func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []bool, rt bool) (order []int32, moves int) {
 	h := rs.h
-	var upd, ro []int32
-	for _, t := range start {
-		if readOnly[t] {
-			ro = append(ro, t)
-		} else {
-			upd = append(upd, t)
-		}
-	}
+	upd, ro := splitReadOnly(start, readOnly)
 	if len(ro) == 0 || len(upd) == 0 {
 		return nil, 0
 	}
@@ -533,6 +526,19 @@ func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []b
 		return nil, moves
 	}
 	return s.order, moves
+}
+
+// splitReadOnly splits start, keeping its order, into the transactions that write (upd)
+// and the read-only ones (ro).
+func splitReadOnly(start []int32, readOnly []bool) (upd, ro []int32) {
+	for _, t := range start {
+		if readOnly[t] {
+			ro = append(ro, t)
+		} else {
+			upd = append(upd, t)
+		}
+	}
+	return upd, ro
 }
 
 // roSweep is searchSplit's fitting of the read-only transactions ro into the writing
@@ -557,29 +563,35 @@ func (s *roSweep) sessionWindows() {
 	for p, t := range s.found {
 		pos[t] = int32(p)
 	}
-	m := int32(len(s.found))
 	s.lo, s.hi = make([]int32, len(h.Txns)), make([]int32, len(h.Txns))
-	for _, se := range h.Sessions {
-		low := int32(0)
-		var waiting []int32 // read-only transactions since the last writing one
-		for _, t := range se.Txns {
-			if !h.Txns[t].Committed() {
-				continue
-			}
-			if s.readOnly[t] {
-				s.lo[t] = low
-				waiting = append(waiting, int32(t))
-				continue
-			}
-			for _, r := range waiting {
-				s.hi[r] = pos[t]
-			}
-			waiting = waiting[:0]
-			low = pos[t] + 1
+	for i := range h.Sessions {
+		s.sessionWindow(&h.Sessions[i], pos)
+	}
+}
+
+// sessionWindow sets the windows of session se's read-only transactions (pos: each writing
+// transaction's position in found).
+func (s *roSweep) sessionWindow(se *history.Session, pos []int32) {
+	h := s.h
+	low := int32(0)
+	var waiting []int32 // read-only transactions since the last writing one
+	for _, t := range se.Txns {
+		if !h.Txns[t].Committed() {
+			continue
+		}
+		if s.readOnly[t] {
+			s.lo[t] = low
+			waiting = append(waiting, int32(t))
+			continue
 		}
 		for _, r := range waiting {
-			s.hi[r] = m
+			s.hi[r] = pos[t]
 		}
+		waiting = waiting[:0]
+		low = pos[t] + 1
+	}
+	for _, r := range waiting {
+		s.hi[r] = int32(len(s.found))
 	}
 }
 
@@ -627,10 +639,7 @@ func (s *roSweep) sweep(ctx context.Context, rt bool, n int) bool {
 		if p&1023 == 0 && ctx.Err() != nil {
 			return false
 		}
-		for due < len(ro) && s.lo[ro[due]] <= p {
-			s.active = append(s.active, ro[due])
-			due++
-		}
+		due = s.admit(p, due)
 		here := len(s.order)
 		if !s.placeAt(p) {
 			return false
@@ -647,6 +656,16 @@ func (s *roSweep) sweep(ctx context.Context, rt bool, n int) bool {
 		s.order = append(s.order, found[p])
 	}
 	return len(s.active) == 0 && due == len(ro)
+}
+
+// admit makes active the read-only transactions from ro[due:] (sorted by the start of their
+// window) whose window starts by state p, and returns the new due.
+func (s *roSweep) admit(p int32, due int) int {
+	for due < len(s.ro) && s.lo[s.ro[due]] <= p {
+		s.active = append(s.active, s.ro[due])
+		due++
+	}
+	return due
 }
 
 // start sorts the read-only transactions by the start of their window and resets the
@@ -680,27 +699,34 @@ func (s *roSweep) placeAt(p int32) bool {
 		changed = false
 		keep := s.active[:0]
 		for _, r := range s.active {
-			if q := s.sessPrevRO(r); q >= 0 && s.placedAt[q] < 0 {
-				if s.hi[r] <= p {
-					return false // its window closes before its session's previous one found a state
-				}
-				keep = append(keep, r)
-				continue
+			placed, ok := s.place(r, p)
+			if !ok {
+				return false
 			}
-			if s.rs.apply(r) < 0 {
-				s.placedAt[r] = p
-				s.order = append(s.order, r)
+			if placed {
 				changed = true
 				continue
-			}
-			if s.hi[r] <= p {
-				return false // no state in its window
 			}
 			keep = append(keep, r)
 		}
 		s.active = keep
 	}
 	return true
+}
+
+// place places read-only transaction r at state p if its session's previous one is placed
+// and p gives it what it read; false when its window closes at p.
+func (s *roSweep) place(r, p int32) (placed, ok bool) {
+	if q := s.sessPrevRO(r); q >= 0 && s.placedAt[q] < 0 {
+		// Its window must not close before its session's previous one found a state.
+		return false, s.hi[r] > p
+	}
+	if s.rs.apply(r) < 0 {
+		s.placedAt[r] = p
+		s.order = append(s.order, r)
+		return true, true
+	}
+	return false, s.hi[r] > p // else no state in its window
 }
 
 // sessPrevRO is r's session's previous read-only transaction, or -1.

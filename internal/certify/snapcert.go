@@ -93,15 +93,22 @@ func (r *Rows) certifySnapshots(ctx context.Context, skew int64) (SnapshotCertif
 		if !ok {
 			continue
 		}
-		sc := SnapshotCertificate{By: c.by}
-		sc.Session = !slices.ContainsFunc(committed, func(t int32) bool {
-			p := sess.prev[t]
-			return p >= 0 && commitAt[p] > snapAt[t]
-		})
-		sc.Realtime = h.HasTime() && snapshotsKeepRealTime(h, committed, snapAt, commitAt, skew)
-		return sc, true
+		return SnapshotCertificate{By: c.by, Keeps: snapKeeps(h, committed, sess, snapAt, commitAt, skew)}, true
 	}
 	return SnapshotCertificate{}, false
+}
+
+// snapKeeps says which orders the snapshots (snapAt) and commits (commitAt) of the
+// committed transactions keep: session order when each snapshot follows the session
+// predecessor's commit, real time when it follows every commit that ended before it began.
+func snapKeeps(h *history.History, committed []int32, sess links, snapAt, commitAt []int32, skew int64) Keeps {
+	var k Keeps
+	k.Session = !slices.ContainsFunc(committed, func(t int32) bool {
+		p := sess.prev[t]
+		return p >= 0 && commitAt[p] > snapAt[t]
+	})
+	k.Realtime = h.HasTime() && snapshotsKeepRealTime(h, committed, snapAt, commitAt, skew)
+	return k
 }
 
 // snapClocks returns h's committed transactions, and whether every one has database start
@@ -166,25 +173,29 @@ func snapEvents(committed []int32, pts func(t int32) (snap, commit history.Times
 		}
 		ev = append(ev, snapEvent{at: s, phase: 2, t: t}, snapEvent{at: c, phase: 0, commit: true, t: t})
 	}
-	slices.SortFunc(ev, func(a, b snapEvent) int {
-		if c := a.at.Compare(b.at); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.phase, b.phase); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.t, b.t); c != 0 {
-			return c
-		}
-		if a.commit == b.commit {
-			return 0
-		}
-		if b.commit { // a point transaction's snapshot, then its commit
-			return -1
-		}
-		return 1
-	})
+	slices.SortFunc(ev, replayOrder)
 	return ev
+}
+
+// replayOrder orders events by time, then phase (see the ties above), then transaction;
+// a point transaction's snapshot comes before its commit.
+func replayOrder(a, b snapEvent) int {
+	if c := a.at.Compare(b.at); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.phase, b.phase); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.t, b.t); c != 0 {
+		return c
+	}
+	if a.commit == b.commit {
+		return 0
+	}
+	if b.commit { // a point transaction's snapshot, then its commit
+		return -1
+	}
+	return 1
 }
 
 // replaySnapshots replays the events from the initial state and reports whether every
@@ -343,18 +354,8 @@ func (s *snapReplay) end(t, i int32) bool {
 	if s.done[t] {
 		return true // committed early (below)
 	}
-	if !s.valid[t] {
-		// The last point left: just before its own commit. Failing that, commits the
-		// client had not seen acknowledged yet may have been made already: commit
-		// open transactions early, the soonest to end first, until t replays.
-		if !s.move {
-			return false
-		}
-		if !s.try(t) && !s.early(t, i) {
-			return false
-		}
-		s.invalid = slices.DeleteFunc(s.invalid, func(u int32) bool { return u == t })
-		s.valid[t], s.snapAt[t] = true, i
+	if !s.valid[t] && !s.lastPoint(t, i) {
+		return false
 	}
 	if !s.commit(t, i) {
 		return false // a concurrent transaction installed a version of a row first
@@ -362,6 +363,22 @@ func (s *snapReplay) end(t, i int32) bool {
 	if len(s.invalid) > 0 {
 		s.retry(i)
 	}
+	return true
+}
+
+// lastPoint tries t, which has no valid snapshot, at the last point left: just before its
+// own commit (index i). Failing that, commits the client had not seen acknowledged yet may
+// have been made already: it commits open transactions early, the soonest to end first,
+// until t replays. False when t does not replay there.
+func (s *snapReplay) lastPoint(t, i int32) bool {
+	if !s.move {
+		return false
+	}
+	if !s.try(t) && !s.early(t, i) {
+		return false
+	}
+	s.invalid = slices.DeleteFunc(s.invalid, func(u int32) bool { return u == t })
+	s.valid[t], s.snapAt[t] = true, i
 	return true
 }
 
@@ -385,6 +402,12 @@ func (s *snapReplay) commit(t, i int32) bool {
 		}
 	}
 	s.free = append(s.free, s.slot[t])
+	return s.invalidate()
+}
+
+// invalidate marks every valid open transaction in s.conflict's slots as no longer valid;
+// false, without move, when there is one.
+func (s *snapReplay) invalidate() bool {
 	for j, m := range s.conflict {
 		for m != 0 {
 			u := s.bySlot[j*64+bits.TrailingZeros64(m)]
@@ -411,12 +434,27 @@ func (s *snapReplay) early(t, i int32) bool {
 	if !s.move {
 		return false
 	}
+	took, found := s.earlyCommits(t)
+	if !found {
+		return false
+	}
+	for _, u := range took {
+		if !s.commit(u, i) {
+			return false // (the skip above keeps every one valid)
+		}
+		s.done[u] = true
+	}
+	return true
+}
+
+// earlyCommits finds the open valid transactions to commit early for t to replay (see
+// early), installing them one at a time on a logged state it then rolls back: took are
+// those it installed, found says t replayed after the last.
+func (s *snapReplay) earlyCommits(t int32) (took []int32, found bool) {
 	rs := s.rs
 	cands := slices.DeleteFunc(slices.Clone(s.opens), func(u int32) bool { return u == t || !s.valid[u] })
 	slices.SortFunc(cands, func(a, b int32) int { return cmp.Compare(s.commitEv[a], s.commitEv[b]) })
 	s.stamp++
-	var took []int32
-	found := false
 	mark := int32(len(rs.undo))
 	for _, u := range cands {
 		if slices.ContainsFunc(s.keys[u], func(k history.Key) bool { return s.touched[k] == s.stamp }) {
@@ -435,16 +473,7 @@ func (s *snapReplay) early(t, i int32) bool {
 	rs.logging = true
 	rs.rollback(mark)
 	rs.logging = false
-	if !found {
-		return false
-	}
-	for _, u := range took {
-		if !s.commit(u, i) {
-			return false // (the skip above keeps every one valid)
-		}
-		s.done[u] = true
-	}
-	return true
+	return took, found
 }
 
 // writeKeys returns, per committed transaction, the keys it writes (item writes, inserts,
@@ -456,23 +485,28 @@ func writeKeys(h *history.History) [][]history.Key {
 		if !x.Committed() {
 			continue
 		}
-		var ks []history.Key
-		for _, o := range x.Ops {
-			switch o.Kind {
-			case history.OpWrite, history.OpInsert, history.OpDelete:
-				ks = append(ks, o.Key)
-			case history.OpPredWrite:
-				for _, r := range h.Pred(o).Rows {
-					if r.Match {
-						ks = append(ks, r.Key)
-					}
+		out[t] = txnWriteKeys(h, x)
+	}
+	return out
+}
+
+// txnWriteKeys returns the keys transaction x of h writes, sorted, each once.
+func txnWriteKeys(h *history.History, x *history.Txn) []history.Key {
+	var ks []history.Key
+	for _, o := range x.Ops {
+		switch o.Kind {
+		case history.OpWrite, history.OpInsert, history.OpDelete:
+			ks = append(ks, o.Key)
+		case history.OpPredWrite:
+			for _, r := range h.Pred(o).Rows {
+				if r.Match {
+					ks = append(ks, r.Key)
 				}
 			}
 		}
-		slices.Sort(ks)
-		out[t] = slices.Compact(ks)
 	}
-	return out
+	slices.Sort(ks)
+	return slices.Compact(ks)
 }
 
 // snapshotsKeepRealTime reports whether every transaction's snapshot point comes after the

@@ -210,8 +210,18 @@ func (s *strictPath) index() bool {
 	if !ok {
 		return false
 	}
+	s.number(ns)
+	if len(ns) == 0 {
+		s.fs.Why = "no committed transactions"
+		return false
+	}
+	return true
+}
+
+// number gives the transactions of ns their dense ids, in order, with their intervals.
+func (s *strictPath) number(ns []timeNode) {
 	m := len(ns)
-	s.id = make([]int32, d.N)
+	s.id = make([]int32, s.d.N)
 	for t := range s.id {
 		s.id[t] = -1
 	}
@@ -220,11 +230,6 @@ func (s *strictPath) index() bool {
 	for i, x := range ns {
 		s.id[x.t], s.txn[i], s.begin[i], s.end[i] = int32(i), x.t, x.b, x.e
 	}
-	if m == 0 {
-		s.fs.Why = "no committed transactions"
-		return false
-	}
-	return true
 }
 
 // timeNode is a committed transaction t with its interval [b, e].

@@ -73,7 +73,7 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 		return nil, err
 	}
 	o = o.withDefaults()
-	if level == anomaly.Serializable && !o.Shortcuts.Has(certify.SkipSession) && !h.HasTime() && h.SessionOrdered() {
+	if sessionRoute(h, level, o) {
 		if srep, ok, err := passBySession(ctx, h, o); ok {
 			return srep, err
 		}
@@ -134,8 +134,16 @@ func (c *run) caveats(err error) {
 	if c.untimed > 0 {
 		rep.AddCaveat(report.CaveatUntimed, deps.UntimedNote(c.untimed))
 	}
-	if rt, ok := c.level.RealtimeCounterpart(); ok && err == nil && rep.Proved() && c.timeCert {
-		rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "the serial order that passed this level respects client real time and session order"}
+	if err == nil {
+		c.followup()
+	}
+}
+
+// followup records, for a proved pass on a serial order that respects real time, that the
+// level's real-time counterpart holds too.
+func (c *run) followup() {
+	if rt, ok := c.level.RealtimeCounterpart(); ok && c.rep.Proved() && c.timeCert {
+		c.rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "the serial order that passed this level respects client real time and session order"}
 	}
 }
 
@@ -152,6 +160,12 @@ func (c *run) finish(err error) (*report.Report, error) {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// sessionRoute reports whether Check tries passBySession first: at plain serializability
+// on a history with session order and without client time.
+func sessionRoute(h *history.History, level anomaly.Level, o Options) bool {
+	return level == anomaly.Serializable && !o.Shortcuts.Has(certify.SkipSession) && !h.HasTime() && h.SessionOrdered()
 }
 
 // passBySession tries to pass serializable by passing strong-session-serializable, which
@@ -188,17 +202,21 @@ func placeholderCaveat(h *history.History, rep *report.Report) {
 	}
 	for _, a := range rep.Anomalies {
 		for _, t := range a.Txns {
-			if !isPh[t] {
-				continue
+			if isPh[t] {
+				rep.Notes = append(rep.Notes, placeholderNote(h, t))
+				return
 			}
-			note := fmt.Sprintf("a witness involves %s, a placeholder the reader made for a writer no log holds: its writes are inferred from the reads that name it", h.Name(t))
-			if h.Txns[t].Outcome == history.OutcomeAborted {
-				note += "; it is taken as aborted, as the format's contract says (Cobra logs every committed transaction and no aborted one; a Vbox transaction id logged once, by an aborted transaction, names that transaction): if log files were lost or two runs were mixed in one directory, this is where to look"
-			}
-			rep.Notes = append(rep.Notes, note)
-			return
 		}
 	}
+}
+
+// placeholderNote says that a witness involves placeholder t, and what that means.
+func placeholderNote(h *history.History, t history.TxnID) string {
+	note := fmt.Sprintf("a witness involves %s, a placeholder the reader made for a writer no log holds: its writes are inferred from the reads that name it", h.Name(t))
+	if h.Txns[t].Outcome == history.OutcomeAborted {
+		note += "; it is taken as aborted, as the format's contract says (Cobra logs every committed transaction and no aborted one; a Vbox transaction id logged once, by an aborted transaction, names that transaction): if log files were lost or two runs were mixed in one directory, this is where to look"
+	}
+	return note
 }
 
 type run struct {
@@ -497,14 +515,7 @@ func (c *run) refused(err error, do deps.Options) error {
 // certificate may. done says the check is decided.
 func (c *run) analyzed(a analysis) (done bool, err error) {
 	rep, d := c.rep, a.d
-	rep.Notes = append(rep.Notes, d.Notes...)
-	c.partial = d.Partial
-	c.undecided = d.Undecided
-	c.untimed = d.Untimed
-	c.skewNote()
-	for _, a := range d.Findings {
-		c.fail(a)
-	}
+	c.takeIn(d)
 	if rep.Verdict == report.Fail {
 		c.keepUndecided()
 		return true, nil
@@ -529,6 +540,20 @@ func (c *run) analyzed(a analysis) (done bool, err error) {
 	c.phase(p.Route.String())
 	c.passByProof(p)
 	return true, nil
+}
+
+// takeIn records what the dependency analysis d says of the history: its notes, whether it
+// modelled predicates only in part, its sentence on the evaluations it left open, its
+// untimed transactions, and its findings (which fail the history).
+func (c *run) takeIn(d *deps.Deps) {
+	c.rep.Notes = append(c.rep.Notes, d.Notes...)
+	c.partial = d.Partial
+	c.undecided = d.Undecided
+	c.untimed = d.Untimed
+	c.skewNote()
+	for _, a := range d.Findings {
+		c.fail(a)
+	}
 }
 
 // timeApplies reports whether the time certificate is worth trying after the dependency
@@ -665,11 +690,7 @@ func (c *run) tally(results []solved, todo []int32) (failed int32, unknown bool,
 	st := &c.rep.Stats
 	failed = -1
 	for i, r := range results {
-		st.SATVars += r.stats.Vars
-		st.SATClauses += r.stats.Clauses
-		st.Conflicts += r.stats.Conflicts
-		st.Decisions += r.stats.Decisions
-		st.Propagations += r.stats.Propagations
+		addSolverStats(st, r.stats)
 		switch {
 		case r.status == sat.Unsat:
 			if failed < 0 {
@@ -683,6 +704,15 @@ func (c *run) tally(results []solved, todo []int32) (failed int32, unknown bool,
 		}
 	}
 	return failed, unknown, nil
+}
+
+// addSolverStats adds a solver's statistics to the report's.
+func addSolverStats(st *report.Stats, s sat.Stats) {
+	st.SATVars += s.Vars
+	st.SATClauses += s.Clauses
+	st.Conflicts += s.Conflicts
+	st.Decisions += s.Decisions
+	st.Propagations += s.Propagations
 }
 
 // explain fails the history on component failed, which has no acyclic choice: it finds a

@@ -50,12 +50,7 @@ func (w *witness) step(run []deps.Edge) report.Step {
 	e, last := run[0], run[len(run)-1]
 	st := report.Step{From: history.TxnID(e.From), To: history.TxnID(last.To), Rel: e.Rel, Key: e.Key, Value: e.Value, Value2: e.Value2}
 	if len(run) > 1 {
-		switch w.d.Nodes[e.To].Kind {
-		case deps.NodeTime:
-			st.Rel, st.Key = report.RT, -1
-		case deps.NodeInitVersion, deps.NodeVersion:
-			st.Rel, st.Key, st.Value, st.Value2 = report.RW, e.Key, e.Value, last.Value2
-		}
+		w.collapse(&st, e, last)
 	}
 	if e.Rel == report.SO || e.Rel == report.RT {
 		st.Key = -1
@@ -70,6 +65,18 @@ func (w *witness) step(run []deps.Edge) report.Step {
 	}
 	w.explain(&st, e)
 	return st
+}
+
+// collapse makes st, from a run through virtual nodes whose first edge is e and last is
+// last, the step it stands for: real time through time nodes, an anti-dependency through
+// a version node.
+func (w *witness) collapse(st *report.Step, e, last deps.Edge) {
+	switch w.d.Nodes[e.To].Kind {
+	case deps.NodeTime:
+		st.Rel, st.Key = report.RT, -1
+	case deps.NodeInitVersion, deps.NodeVersion:
+		st.Rel, st.Key, st.Value, st.Value2 = report.RW, e.Key, e.Value, last.Value2
+	}
 }
 
 // explain gives st, whose first edge is e, its reason: a predicate's when a predicate read
@@ -103,15 +110,9 @@ func (w *witness) why(s report.Step, e deps.Edge, forced bool) string {
 	case report.WR:
 		out = fmt.Sprintf("%s read %s, which %s wrote", b, w.kv(s.Key, s.Value), a)
 	case report.WW:
-		out = fmt.Sprintf("%s overwrote %s's %s with %s", b, a, w.kv(s.Key, s.Value), w.kv(s.Key, s.Value2))
-		if !forced {
-			out += w.d.OrderWhy(int32(s.From), int32(s.To), s.Key)
-		}
+		out = w.whyWW(s, a, b, forced)
 	case report.RW:
-		out = fmt.Sprintf("%s, which %s overwrote with %s", w.d.ReadPhrase(int32(s.From), e.Via, s.Key, s.Value), b, w.kv(s.Key, s.Value2))
-		if !forced && e.Via >= 0 && e.Via < int32(w.d.N) {
-			out += w.d.OrderWhy(e.Via, int32(s.To), s.Key)
-		}
+		out = w.whyRW(s, e, b, forced)
 	case report.SO:
 		out = fmt.Sprintf("%s precedes %s in their session", a, b)
 	case report.RT:
@@ -121,6 +122,26 @@ func (w *witness) why(s report.Step, e deps.Edge, forced bool) string {
 	}
 	if forced {
 		out += deps.RuledOut
+	}
+	return out
+}
+
+// whyWW says why write-write step s from a to b holds: b overwrote a's version, and (unless
+// pruning forced the order) what orders them.
+func (w *witness) whyWW(s report.Step, a, b string, forced bool) string {
+	out := fmt.Sprintf("%s overwrote %s's %s with %s", b, a, w.kv(s.Key, s.Value), w.kv(s.Key, s.Value2))
+	if !forced {
+		out += w.d.OrderWhy(int32(s.From), int32(s.To), s.Key)
+	}
+	return out
+}
+
+// whyRW says why anti-dependency step s (first edge e) to b holds: b overwrote the version
+// read, and (unless pruning forced the order) what orders the two writers.
+func (w *witness) whyRW(s report.Step, e deps.Edge, b string, forced bool) string {
+	out := fmt.Sprintf("%s, which %s overwrote with %s", w.d.ReadPhrase(int32(s.From), e.Via, s.Key, s.Value), b, w.kv(s.Key, s.Value2))
+	if !forced && e.Via >= 0 && e.Via < int32(w.d.N) {
+		out += w.d.OrderWhy(e.Via, int32(s.To), s.Key)
 	}
 	return out
 }
@@ -180,35 +201,43 @@ func (w *witness) whyPred(s report.Step, e deps.Edge, r *deps.Read, forced bool)
 	if s.Rel == report.RW {
 		reader, src = a, history.TxnID(e.Via)
 	}
-	var saw string
-	switch r.Kind {
-	case deps.ReadPredVisible:
-		saw = fmt.Sprintf("%s's predicate read %q returned %s", reader, s.Pred, w.version(int32(src), s.Key))
-	case deps.ReadPredMiss:
-		if w.h.Txns[r.Txn].Ops[r.Op].Kind == history.OpPredWrite {
-			saw = fmt.Sprintf("%s's update with predicate %q did not change row %v, so it saw a version on which the predicate is false: %s", reader, s.Pred, w.h.Key(s.Key), w.version(int32(src), s.Key))
-			break
-		}
-		saw = fmt.Sprintf("%s's predicate read %q did not return row %v, so it saw a version on which the predicate is false: %s", reader, s.Pred, w.h.Key(s.Key), w.version(int32(src), s.Key))
-	default:
-		saw = fmt.Sprintf("%s's update with predicate %q changed row %v, so it read a version on which the predicate holds: %s", reader, s.Pred, w.h.Key(s.Key), w.version(int32(src), s.Key))
-	}
+	saw := w.saw(s, r, reader, src)
 	out := saw
 	if s.Rel == report.RW {
-		wb, _ := w.d.WriteOf(int32(s.To), s.Key)
-		switch {
-		case wb.Value == history.Nil:
-			out = fmt.Sprintf("%s, which %s later deleted", saw, b)
-		case w.valueOf(int32(src), s.Key) == history.Nil:
-			out = fmt.Sprintf("%s, which %s later inserted as %s", saw, b, w.kv(s.Key, wb.Value))
-		default:
-			out = fmt.Sprintf("%s, which %s later overwrote with %s", saw, b, w.kv(s.Key, wb.Value))
-		}
+		out = w.overwrote(s, saw, b, src)
 	}
 	if forced {
 		out += deps.RuledOut
 	}
 	return out
+}
+
+// saw says what reader's predicate operation r saw of s's key: src's version.
+func (w *witness) saw(s report.Step, r *deps.Read, reader string, src history.TxnID) string {
+	switch r.Kind {
+	case deps.ReadPredVisible:
+		return fmt.Sprintf("%s's predicate read %q returned %s", reader, s.Pred, w.version(int32(src), s.Key))
+	case deps.ReadPredMiss:
+		if w.h.Txns[r.Txn].Ops[r.Op].Kind == history.OpPredWrite {
+			return fmt.Sprintf("%s's update with predicate %q did not change row %v, so it saw a version on which the predicate is false: %s", reader, s.Pred, w.h.Key(s.Key), w.version(int32(src), s.Key))
+		}
+		return fmt.Sprintf("%s's predicate read %q did not return row %v, so it saw a version on which the predicate is false: %s", reader, s.Pred, w.h.Key(s.Key), w.version(int32(src), s.Key))
+	}
+	return fmt.Sprintf("%s's update with predicate %q changed row %v, so it read a version on which the predicate holds: %s", reader, s.Pred, w.h.Key(s.Key), w.version(int32(src), s.Key))
+}
+
+// overwrote adds to saw, the sentence of an anti-dependency step s from a predicate
+// operation that saw src's version, how b (named b) overwrote it: deleted, inserted or
+// overwrote the row.
+func (w *witness) overwrote(s report.Step, saw, b string, src history.TxnID) string {
+	wb, _ := w.d.WriteOf(int32(s.To), s.Key)
+	switch {
+	case wb.Value == history.Nil:
+		return fmt.Sprintf("%s, which %s later deleted", saw, b)
+	case w.valueOf(int32(src), s.Key) == history.Nil:
+		return fmt.Sprintf("%s, which %s later inserted as %s", saw, b, w.kv(s.Key, wb.Value))
+	}
+	return fmt.Sprintf("%s, which %s later overwrote with %s", saw, b, w.kv(s.Key, wb.Value))
 }
 
 // option describes one alternative of a constraint.
