@@ -36,7 +36,7 @@ func BenchmarkRowCert(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			h := openCertBench(b, name)
 			for b.Loop() {
-				NewRows(h).certifyRows(context.Background(), 0)
+				newRowDB(h).certifyRows(context.Background(), 0)
 			}
 		})
 	}
@@ -48,7 +48,7 @@ func BenchmarkSnapCert(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			h := openCertBench(b, name)
 			for b.Loop() {
-				NewRows(h).certifySnapshots(context.Background(), 0)
+				newRowDB(h).certifySnapshots(context.Background(), 0)
 			}
 		})
 	}

@@ -159,13 +159,13 @@ var timeNotes = [2]string{
 func (p Proof) Note(level anomaly.Level) string {
 	switch p.Route {
 	case ByRows:
-		n := RowCertificate{By: p.By, Keeps: p.Keeps}.Note()
+		n := rowCert{By: p.By, Keeps: p.Keeps}.Note()
 		if !serializability(level) {
 			n += "; a serial order is snapshot isolated at this level (each snapshot taken just before its transaction)"
 		}
 		return n
 	case BySnapshots:
-		return SnapshotCertificate{By: p.By, Keeps: p.Keeps}.Note()
+		return snapCert{By: p.By, Keeps: p.Keeps}.Note()
 	case ByTime:
 		if serializability(level) {
 			return timeNotes[1]
@@ -187,7 +187,7 @@ func (p Proof) Note(level anomaly.Level) string {
 //
 // ok says p proves level. !ok proves nothing; err is ctx's cause when it ended.
 func Try(ctx context.Context, h *history.History, level anomaly.Level, skew int64, skip Skip) (p Proof, ok bool, err error) {
-	db := NewRows(h) // the row and snapshot certificates share it, one after the other
+	db := newRowDB(h) // the row and snapshot certificates share it, one after the other
 	if !skip.Has(SkipRows) {
 		if p, ok, err := db.rowsProof(ctx, level, skew); ok || err != nil {
 			return p, ok, err
@@ -206,7 +206,7 @@ func Try(ctx context.Context, h *history.History, level anomaly.Level, skew int6
 
 // rowsProof is the row certificate's proof of level, if it finds one; err is ctx's cause
 // when it ended.
-func (r *Rows) rowsProof(ctx context.Context, level anomaly.Level, skew int64) (Proof, bool, error) {
+func (r *rowDB) rowsProof(ctx context.Context, level anomaly.Level, skew int64) (Proof, bool, error) {
 	info := level.Info()
 	if rc, ok := r.certifyRows(ctx, skew); ok && rc.Proves(info.Session, info.Realtime) {
 		return Proof{Route: ByRows, By: rc.By, Keeps: rc.Keeps}, true, nil
@@ -216,7 +216,7 @@ func (r *Rows) rowsProof(ctx context.Context, level anomaly.Level, skew int64) (
 
 // snapshotsProof is the snapshot certificate's proof of level, if it finds one; err is
 // ctx's cause when it ended.
-func (r *Rows) snapshotsProof(ctx context.Context, level anomaly.Level, skew int64) (Proof, bool, error) {
+func (r *rowDB) snapshotsProof(ctx context.Context, level anomaly.Level, skew int64) (Proof, bool, error) {
 	info := level.Info()
 	if sc, ok := r.certifySnapshots(ctx, skew); ok && sc.Proves(info.Session, info.Realtime) {
 		return Proof{Route: BySnapshots, By: sc.By, Keeps: sc.Keeps}, true, nil

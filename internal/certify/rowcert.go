@@ -51,9 +51,9 @@ import (
 // whole (an image must set every column a predicate reads, or be a single integer, as
 // [history.Predicate.Eval] reads one).
 
-// RowCertificate is what [certifyRows] proved: a serial order of the committed
+// rowCert is what [certifyRows] proved: a serial order of the committed
 // transactions, taken from the order By names, replayed on whole rows.
-type RowCertificate struct {
+type rowCert struct {
 	// By names the order that replayed ("database commit timestamps", ...).
 	By string
 	// Keeps says whether the order also keeps each session's order and client real time
@@ -61,22 +61,22 @@ type RowCertificate struct {
 	Keeps
 }
 
-// Rows is the whole-row database the row and snapshot certificates replay a history on,
+// rowDB is the whole-row database the row and snapshot certificates replay a history on,
 // built on first use and shared by both: building it decodes every row image (a third of a
 // second on a 10,000-transaction BlindW-Pred history), and a checker that tries both
 // certificates would otherwise build it twice. Not safe for concurrent use.
-type Rows struct {
+type rowDB struct {
 	h     *history.History
 	rs    *replayDB
 	built bool
 }
 
-// NewRows returns the (not yet built) row database of h.
-func NewRows(h *history.History) *Rows { return &Rows{h: h} }
+// newRowDB returns the (not yet built) row database of h.
+func newRowDB(h *history.History) *rowDB { return &rowDB{h: h} }
 
 // db builds the database on first use; ok is false when the certificates do not model h
 // (see newReplayDB).
-func (r *Rows) db() (*replayDB, bool) {
+func (r *rowDB) db() (*replayDB, bool) {
 	if !r.built {
 		r.rs, _ = newReplayDB(r.h)
 		r.built = true
@@ -108,7 +108,7 @@ func (k Keeps) note(s, both, session string) string {
 }
 
 // Note says how the history passed, in a sentence for a report.
-func (rc RowCertificate) Note() string {
+func (rc rowCert) Note() string {
 	return rc.note("passed with a serial order taken from the "+rc.By+" and replayed on whole rows: every read saw the value, and every predicate the rows, that a serial execution in that order gives",
 		"; the order keeps session order and client real time, so the history is strict-serializable too",
 		"; the order keeps session order")
@@ -120,39 +120,39 @@ func (rc RowCertificate) Note() string {
 // strong-session or strict serializable as the certificate says, and so snapshot isolated
 // at the matching levels (each snapshot taken just before its transaction in the order).
 // It never refutes: !ok proves nothing.
-func certifyRows(ctx context.Context, h *history.History, skew int64) (RowCertificate, bool) {
-	return NewRows(h).certifyRows(ctx, skew)
+func certifyRows(ctx context.Context, h *history.History, skew int64) (rowCert, bool) {
+	return newRowDB(h).certifyRows(ctx, skew)
 }
 
 // certifyRows is [certifyRows] on r's history and database: it tries the candidate orders
 // in turn (see the comment above), repairs the first with a search when none replays as it
 // is, and returns the first order that replays; ok is false when none does or the history
 // is out of scope.
-func (r *Rows) certifyRows(ctx context.Context, skew int64) (RowCertificate, bool) {
+func (r *rowDB) certifyRows(ctx context.Context, skew int64) (rowCert, bool) {
 	h := r.h
 	committed, readOnly := committedReadOnly(h)
 	if len(committed) == 0 {
-		return RowCertificate{}, false // nothing to order: no order's description would be true
+		return rowCert{}, false // nothing to order: no order's description would be true
 	}
 	cands := rowCandidates(h, committed, readOnly)
 	if len(cands) == 0 {
-		return RowCertificate{}, false
+		return rowCert{}, false
 	}
 	rs, ok := r.db()
 	if !ok {
-		return RowCertificate{}, false
+		return rowCert{}, false
 	}
 	rs.sess = sessionLinks(h, nil)
 	c, order, first, stop := rs.replayCandidates(ctx, cands, committed)
 	if stop {
-		return RowCertificate{}, false
+		return rowCert{}, false
 	}
 	if order != nil {
 		return rowCertificate(h, c.by, order, skew), true
 	}
 	found, moves, ok := rs.repair(ctx, first, readOnly)
 	if !ok {
-		return RowCertificate{}, false
+		return rowCert{}, false
 	}
 	by := fmt.Sprintf("%s, with %d transactions moved where the replay showed them out of place", cands[0].by, moves)
 	return rowCertificate(h, by, found, skew), true
@@ -183,8 +183,8 @@ func (rs *replayDB) replayCandidates(ctx context.Context, cands []rowCandidate, 
 
 // rowCertificate is the certificate of order, which replayed, taken from the order by
 // names.
-func rowCertificate(h *history.History, by string, order []int32, skew int64) RowCertificate {
-	return RowCertificate{By: by, Keeps: Keeps{Session: keepsSessions(h, order), Realtime: keepsRealTime(h, order, skew)}}
+func rowCertificate(h *history.History, by string, order []int32, skew int64) rowCert {
+	return rowCert{By: by, Keeps: Keeps{Session: keepsSessions(h, order), Realtime: keepsRealTime(h, order, skew)}}
 }
 
 // committedReadOnly returns the committed transactions, and per transaction whether it is

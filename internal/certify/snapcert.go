@@ -46,9 +46,9 @@ import (
 // committed at t is visible to a snapshot at t, as in Chronos, Def. 6), and a transaction
 // whose snapshot and commit coincide takes its snapshot right before its own commit.
 
-// SnapshotCertificate is what [certifySnapshots] proved: snapshot and commit points of the
+// snapCert is what [certifySnapshots] proved: snapshot and commit points of the
 // committed transactions, taken from the clocks By names, replayed on whole rows.
-type SnapshotCertificate struct {
+type snapCert struct {
 	// By names the clocks the points came from.
 	By string
 	// Keeps says whether each snapshot also follows the commit of the transaction's session
@@ -57,7 +57,7 @@ type SnapshotCertificate struct {
 }
 
 // Note says how the history passed, in a sentence for a report.
-func (sc SnapshotCertificate) Note() string {
+func (sc snapCert) Note() string {
 	return sc.note("passed with snapshots and commits taken from the "+sc.By+", replayed on whole rows: every transaction read, and every predicate selected, what the snapshot of the transactions committed before it gives, and no two concurrent transactions wrote one row",
 		"; the snapshots also follow session order and client real time",
 		"; the snapshots also follow session order")
@@ -67,20 +67,20 @@ func (sc SnapshotCertificate) Note() string {
 // describe (see snapcert.go). ok says it found one; then h is snapshot isolated, and
 // strong-session or strong SI as the certificate says. It never refutes: !ok proves
 // nothing.
-func certifySnapshots(ctx context.Context, h *history.History, skew int64) (SnapshotCertificate, bool) {
-	return NewRows(h).certifySnapshots(ctx, skew)
+func certifySnapshots(ctx context.Context, h *history.History, skew int64) (snapCert, bool) {
+	return newRowDB(h).certifySnapshots(ctx, skew)
 }
 
 // certifySnapshots is [certifySnapshots] on r's history and database.
-func (r *Rows) certifySnapshots(ctx context.Context, skew int64) (SnapshotCertificate, bool) {
+func (r *rowDB) certifySnapshots(ctx context.Context, skew int64) (snapCert, bool) {
 	h := r.h
 	committed, dbts, client := snapClocks(h)
 	if len(committed) == 0 || !dbts && !client {
-		return SnapshotCertificate{}, false
+		return snapCert{}, false
 	}
 	rs, ok := r.db()
 	if !ok {
-		return SnapshotCertificate{}, false
+		return snapCert{}, false
 	}
 	sess := sessionLinks(h, nil)
 	keys := writeKeys(h)
@@ -93,9 +93,9 @@ func (r *Rows) certifySnapshots(ctx context.Context, skew int64) (SnapshotCertif
 		if !ok {
 			continue
 		}
-		return SnapshotCertificate{By: c.by, Keeps: snapKeeps(h, committed, sess, snapAt, commitAt, skew)}, true
+		return snapCert{By: c.by, Keeps: snapKeeps(h, committed, sess, snapAt, commitAt, skew)}, true
 	}
-	return SnapshotCertificate{}, false
+	return snapCert{}, false
 }
 
 // snapKeeps says which orders the snapshots (snapAt) and commits (commitAt) of the

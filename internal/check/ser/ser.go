@@ -2,9 +2,19 @@
 // order), strong-session serializable (session order; what Cobra, PolySI and VeriStrong call
 // SER) and strict serializable (client real-time order, widened by a clock-skew allowance).
 //
-// It is glue over shared stages (HOUSE-STYLE §9):
+// It is glue over shared stages (HOUSE-STYLE §9), run in this order until one decides:
 //
-//	basic checks ─▶ deps.Build ─▶ polygraph.Build ─▶ Prune ─▶ Encode ─▶ sat.Solve ─▶ witness
+//	[serializable, untimed: strong-session-serializable passes ─▶ pass]     passBySession
+//	basic checks, in a goroutine alongside what follows up to the fast path (their findings come first)
+//	certify.Try: row certificate; time certificate (predicates, client time, no real time) ─▶ pass
+//	deps.Build ─▶ [refused: through strict-serializable]                     refused
+//	  ─▶ findings ─▶ fail
+//	  ─▶ [strict: certify.Strict, the fast path on this analysis ─▶ pass]
+//	  ─▶ [no real time, client time: certify.Time ─▶ pass]
+//	─▶ polygraph.Build ─▶ Prune ─▶ Encode ─▶ sat.Solve, per component ─▶ witness
+//
+// The proof shortcuts (package certify) only ever prove a pass; Options.Shortcuts turns
+// them off, and the verdict is the same.
 //
 // A violation found by the basic checks, by construction or by pruning comes with its cycle
 // of typed, reasoned edges. A violation only the solver finds comes with a minimal set of
