@@ -28,9 +28,19 @@
 //     analysis left predicate evaluations open: predreplay.go) before it answers. Run on the
 //     strict level's own analysis ([Strict]) it proves strict serializability; run on an
 //     analysis of its own ([Time], the time certificate) it proves every level strict
-//     serializability implies: on predicate histories, where the levels without real time
-//     leave every row a predicate did not return with many candidate versions, it is the
+//     serializability implies (the snapshot isolation levels too, each snapshot just before
+//     its transaction): on predicate histories, where the levels without real time leave
+//     every row a predicate did not return with many candidate versions, and on blind
+//     writes, where they leave a write-order choice per pair of writers of a key, it is the
 //     cheap proof.
+//
+// Each proof is a replay of the execution it found against the history as recorded, not
+// a consequence of the analysis that found it, so a mistake in the search can only cost a
+// proof, never make one; and each declines what it does not model exactly, leaving those
+// histories to the pipelines: the row and snapshot certificates transactions of unknown
+// outcome, failed operations, lists, predicates that are not ranges over a column, and row
+// images that are not whole (rowcert.go); the fast path transactions of unknown outcome,
+// lists and guarded reads (strict.go).
 //
 // [Try] tries the proofs that need nothing built in cost order (rows, then snapshots at the
 // snapshot isolation levels, then time on predicate histories with client time); [Time]
@@ -147,11 +157,11 @@ func (p Proof) Proves(level anomaly.Level) bool {
 // plain serializability), as against a snapshot isolation level.
 func serializability(level anomaly.Level) bool { return level.Implies(anomaly.Serializable) }
 
-// timeNotes are the sentences a pass on the time certificate adds, at a serializability
-// level and at a snapshot isolation level.
-var timeNotes = [2]string{
-	"passed with a serial order that respects the client intervals and session order (found by the strict serializability fast path and replayed): the history is strict-serializable, which implies this level",
-	"passed with a serial order that also respects the client intervals and session order (found by the strict fast path and replayed): the history is strict-serializable too",
+// timeNotes are the sentences a pass on the time certificate adds, by whether the level is
+// a serializability level.
+var timeNotes = map[bool]string{
+	true:  "passed with a serial order that also respects the client intervals and session order (found by the strict fast path and replayed): the history is strict-serializable too",
+	false: "passed with a serial order that respects the client intervals and session order (found by the strict serializability fast path and replayed): the history is strict-serializable, which implies this level",
 }
 
 // Note says how p passed level, in a sentence for a report ("" for the strict fast path
@@ -167,10 +177,7 @@ func (p Proof) Note(level anomaly.Level) string {
 	case BySnapshots:
 		return snapCert{By: p.By, Keeps: p.Keeps}.Note()
 	case ByTime:
-		if serializability(level) {
-			return timeNotes[1]
-		}
-		return timeNotes[0]
+		return timeNotes[serializability(level)]
 	}
 	return ""
 }
