@@ -9,6 +9,7 @@ import (
 	"isovet/history"
 	"isovet/internal/anomaly"
 	"isovet/internal/anomaly/cycle"
+	"isovet/internal/certify"
 	"isovet/internal/check/ser"
 	"isovet/internal/check/si"
 	"isovet/internal/histtest"
@@ -50,11 +51,11 @@ func TestWitnessesNamedAsBefore(t *testing.T) {
 	checkers := []checker{
 		{"ser", []anomaly.Level{anomaly.Serializable, anomaly.StrongSessionSerializable, anomaly.StrictSerializable},
 			func(h *history.History, l anomaly.Level) (*report.Report, error) {
-				return ser.Check(ctx, h, l, ser.Options{SkipBasic: true})
+				return ser.Check(ctx, h, l, ser.Options{Shortcuts: certify.SkipBasic})
 			}, cycle.OldSer},
 		{"si", []anomaly.Level{anomaly.SnapshotIsolation, anomaly.StrongSessionSI, anomaly.StrongSI},
 			func(h *history.History, l anomaly.Level) (*report.Report, error) {
-				return si.Check(ctx, h, l, si.Options{SkipBasic: true})
+				return si.Check(ctx, h, l, si.Options{Shortcuts: certify.SkipBasic})
 			}, cycle.OldSI},
 	}
 	named := make(map[string]int)

@@ -9,6 +9,7 @@ import (
 
 	"isovet/history"
 	"isovet/internal/anomaly"
+	"isovet/internal/certify"
 	"isovet/internal/deps"
 	"isovet/internal/histtest"
 	"isovet/internal/report"
@@ -57,7 +58,8 @@ func rowReplayOracle(t *testing.T, g genOpts) {
 			partial++
 		}
 		if len(d.Findings) == 0 {
-			ok, fs, err := strictFast(t.Context(), d)
+			p, ok, err := certify.Strict(t.Context(), d)
+			fs := p.Stats
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +67,7 @@ func rowReplayOracle(t *testing.T, g genOpts) {
 				t.Fatalf("seed %d: the fast path passed a history that is not strict serializable on whole rows (%+v)\n%s", seed, fs, histtest.Format(h))
 			}
 			if ok && d.Partial {
-				if !fs.rows {
+				if !fs.Rows {
 					t.Fatalf("seed %d: a partly modelled pass without the row replay", seed)
 				}
 				decided++

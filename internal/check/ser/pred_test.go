@@ -8,6 +8,7 @@ import (
 
 	"isovet/history"
 	"isovet/internal/anomaly"
+	"isovet/internal/certify"
 	"isovet/internal/histtest"
 	"isovet/internal/report"
 )
@@ -190,14 +191,14 @@ s2: T2 w(x,2) w(y,2) c @[3,4]
 s3: T3 pr("v in [1, 1]", []) r(z,5) c @[5,6]
 s4: T4 w(z,5) c @[7,8]
 `)
-	rep := check(t, h, anomaly.Serializable, Options{NoFastPath: true, PredWords: 1})
+	rep := check(t, h, anomaly.Serializable, Options{Shortcuts: certify.SkipShortcuts, PredWords: 1})
 	if rep.Verdict != report.Unknown {
 		t.Fatalf("beyond the bound: verdict %v, want unknown", rep.Verdict)
 	}
 	if !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "--level strict-serializable") }) {
 		t.Errorf("no note pointing at the strict level: %q", rep.Notes)
 	}
-	if rep := check(t, h, anomaly.Serializable, Options{NoFastPath: true}); rep.Verdict != report.Pass {
+	if rep := check(t, h, anomaly.Serializable, Options{Shortcuts: certify.SkipShortcuts}); rep.Verdict != report.Pass {
 		t.Errorf("within the bound: verdict %v, want pass (T1 T2 T4 T3)", rep.Verdict)
 	}
 	if rep := check(t, h, anomaly.StrictSerializable, Options{PredWords: 1}); rep.Verdict != report.Fail {
@@ -236,7 +237,7 @@ func TestThroughStrict(t *testing.T) {
 	t.Parallel()
 	histtest.ThroughRealtime(t, 3000, 17, anomaly.Serializable, anomaly.StrictSerializable,
 		func(h *history.History) *report.Report {
-			return check(t, h, anomaly.Serializable, Options{NoRowCertificate: true, PredWords: 1})
+			return check(t, h, anomaly.Serializable, Options{Shortcuts: certify.SkipRows, PredWords: 1})
 		},
 		func(h *history.History, l anomaly.Level) bool { return oracle(h, l, 0) })
 }

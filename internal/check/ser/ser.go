@@ -2,9 +2,19 @@
 // order), strong-session serializable (session order; what Cobra, PolySI and VeriStrong call
 // SER) and strict serializable (client real-time order, widened by a clock-skew allowance).
 //
-// It is glue over shared stages (HOUSE-STYLE §9):
+// It is glue over shared stages (HOUSE-STYLE §9), run in this order until one decides:
 //
-//	basic checks ─▶ deps.Build ─▶ polygraph.Build ─▶ Prune ─▶ Encode ─▶ sat.Solve ─▶ witness
+//	[serializable, untimed: strong-session-serializable passes ─▶ pass]     passBySession
+//	basic checks, in a goroutine alongside what follows up to the fast path (their findings come first)
+//	certify.Try: row certificate; time certificate (predicates, client time, no real time) ─▶ pass
+//	deps.Build ─▶ [refused: through strict-serializable]                     refused
+//	  ─▶ findings ─▶ fail
+//	  ─▶ [strict: certify.Strict, the fast path on this analysis ─▶ pass]
+//	  ─▶ [no real time, client time: certify.Time ─▶ pass]
+//	─▶ polygraph.Build ─▶ Prune ─▶ Encode ─▶ sat.Solve, per component ─▶ witness
+//
+// The proof shortcuts (package certify) only ever prove a pass; Options.Shortcuts turns
+// them off, and the verdict is the same.
 //
 // A violation found by the basic checks, by construction or by pruning comes with its cycle
 // of typed, reasoned edges. A violation only the solver finds comes with a minimal set of
@@ -26,6 +36,7 @@ import (
 
 	"isovet/history"
 	"isovet/internal/anomaly"
+	"isovet/internal/certify"
 	"isovet/internal/check/basic"
 	"isovet/internal/deps"
 	"isovet/internal/polygraph"
@@ -47,15 +58,11 @@ type Options struct {
 	// Now, if set, is read to time the phases (core packages never read the clock
 	// themselves); nil leaves timings zero.
 	Now func() time.Time
-	// SkipBasic skips the basic checks (tests use it to test the graph stages alone).
-	SkipBasic bool
-	// NoFastPath makes every level use the general pipeline even when the strict fast path
-	// (strict.go) could decide: the strict level directly, the weaker levels through
-	// certifyByTime (tests compare the two).
-	NoFastPath bool
-	// NoRowCertificate skips the row certificate (rowcert.go) alone; NoFastPath skips it
-	// too (tests compare the paths).
-	NoRowCertificate bool
+	// Shortcuts turns off proof shortcuts and the basic checks, for tests that compare the
+	// paths or test the graph stages alone: certify.SkipShortcuts makes every level use the
+	// general pipeline (no row or time certificate, no strict fast path, no pass through
+	// the session level, no route through strict serializability for a refused history).
+	Shortcuts certify.Skip
 	// PredWords bounds the memory of the predicate reads' expansion (deps.Options.PredWords;
 	// 0: 1 GiB); tests lower it.
 	PredWords int
@@ -72,14 +79,45 @@ var ErrNeedsTime = errors.New("ser: strict serializability needs a client interv
 
 // Check checks h against level.
 func Check(ctx context.Context, h *history.History, level anomaly.Level, o Options) (*report.Report, error) {
-	info := level.Info()
+	if err := checkable(h, level); err != nil {
+		return nil, err
+	}
+	o = o.withDefaults()
+	if sessionRoute(h, level, o) {
+		if srep, ok, err := passBySession(ctx, h, o); ok {
+			return srep, err
+		}
+	}
 	rep := &report.Report{Level: level, Checker: "ser", History: h}
-	if level != anomaly.Serializable && level != anomaly.StrongSessionSerializable && level != anomaly.StrictSerializable {
-		return nil, fmt.Errorf("ser: level %s is not a serializability level", level)
+	c := &run{ctx: ctx, h: h, level: level, o: o, rep: rep}
+	c.t0 = c.now()
+	c.tp = c.t0
+	err := c.run()
+	if err == nil && rep.Verdict != report.Fail && ctx.Err() != nil {
+		err = context.Cause(ctx) // a pass reached as ctx ended: the caller stopped waiting
 	}
-	if info.Realtime && !slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return t.HasTime }) {
-		return nil, ErrNeedsTime
+	c.caveats(err)
+	report.Finish(rep)
+	rep.Stats.Elapsed = c.now().Sub(c.t0)
+	return c.finish(err)
+}
+
+// checkable rejects a level this package does not check and strict serializability on a
+// history without client time.
+func checkable(h *history.History, level anomaly.Level) error {
+	switch level {
+	case anomaly.Serializable, anomaly.StrongSessionSerializable, anomaly.StrictSerializable:
+	default:
+		return fmt.Errorf("ser: level %s is not a serializability level", level)
 	}
+	if level.Info().Realtime && !slices.ContainsFunc(h.Txns, func(t history.Txn) bool { return t.HasTime }) {
+		return ErrNeedsTime
+	}
+	return nil
+}
+
+// withDefaults fills the zero options with their defaults.
+func (o Options) withDefaults() Options {
 	if o.MaxAnomalies <= 0 {
 		o.MaxAnomalies = 20
 	}
@@ -89,20 +127,16 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	if o.Parallelism <= 0 {
 		o.Parallelism = 2
 	}
-	if level == anomaly.Serializable && !o.NoFastPath && !h.HasTime() && h.SessionOrdered() {
-		if srep, ok, err := passBySession(ctx, h, o); ok {
-			return srep, err
-		}
-	}
-	c := &run{ctx: ctx, h: h, level: level, o: o, rep: rep}
-	c.t0 = c.now()
-	c.tp = c.t0
-	err := c.run()
-	if err == nil && rep.Verdict != report.Fail && ctx.Err() != nil {
-		err = context.Cause(ctx) // a pass reached as ctx ended: the caller stopped waiting
-	}
+	return o
+}
+
+// caveats adds what limits the check's answer (err, if it has none): placeholder writers,
+// partly checked predicates, transactions without client time; and, for a pass on a serial
+// order that respects real time, the real-time counterpart it proves too.
+func (c *run) caveats(err error) {
+	rep := c.rep
 	if err == nil {
-		placeholderCaveat(h, rep)
+		placeholderCaveat(c.h, rep)
 	}
 	if c.partial {
 		rep.AddCaveat(report.CaveatPartial, "predicate operations could only partly be checked (see the notes above): no violation was found, but that proves nothing")
@@ -110,21 +144,38 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	if c.untimed > 0 {
 		rep.AddCaveat(report.CaveatUntimed, deps.UntimedNote(c.untimed))
 	}
-	if rt, ok := level.RealtimeCounterpart(); ok && err == nil && rep.Proved() && c.timeCert {
-		rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "the serial order that passed this level respects client real time and session order"}
+	if err == nil {
+		c.followup()
 	}
-	report.Finish(rep)
-	rep.Stats.Elapsed = c.now().Sub(c.t0)
-	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil) {
+}
+
+// followup records, for a proved pass on a serial order that respects real time, that the
+// level's real-time counterpart holds too.
+func (c *run) followup() {
+	if rt, ok := c.level.RealtimeCounterpart(); ok && c.rep.Proved() && c.timeCert {
+		c.rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "the serial order that passed this level respects client real time and session order"}
+	}
+}
+
+// finish returns the report, or err; a check stopped by ctx is Unknown.
+func (c *run) finish(err error) (*report.Report, error) {
+	rep := c.rep
+	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || c.ctx.Err() != nil) {
 		rep.Verdict = report.Unknown
 		rep.Anomalies = nil
 		rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+err.Error())
-		return rep, context.Cause(ctx)
+		return rep, context.Cause(c.ctx)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// sessionRoute reports whether Check tries passBySession first: at plain serializability
+// on a history with session order and without client time.
+func sessionRoute(h *history.History, level anomaly.Level, o Options) bool {
+	return level == anomaly.Serializable && !o.Shortcuts.Has(certify.SkipSession) && !h.HasTime() && h.SessionOrdered()
 }
 
 // passBySession tries to pass serializable by passing strong-session-serializable, which
@@ -161,17 +212,21 @@ func placeholderCaveat(h *history.History, rep *report.Report) {
 	}
 	for _, a := range rep.Anomalies {
 		for _, t := range a.Txns {
-			if !isPh[t] {
-				continue
+			if isPh[t] {
+				rep.Notes = append(rep.Notes, placeholderNote(h, t))
+				return
 			}
-			note := fmt.Sprintf("a witness involves %s, a placeholder the reader made for a writer no log holds: its writes are inferred from the reads that name it", h.Name(t))
-			if h.Txns[t].Outcome == history.OutcomeAborted {
-				note += "; it is taken as aborted, as the format's contract says (Cobra logs every committed transaction and no aborted one; a Vbox transaction id logged once, by an aborted transaction, names that transaction): if log files were lost or two runs were mixed in one directory, this is where to look"
-			}
-			rep.Notes = append(rep.Notes, note)
-			return
 		}
 	}
+}
+
+// placeholderNote says that a witness involves placeholder t, and what that means.
+func placeholderNote(h *history.History, t history.TxnID) string {
+	note := fmt.Sprintf("a witness involves %s, a placeholder the reader made for a writer no log holds: its writes are inferred from the reads that name it", h.Name(t))
+	if h.Txns[t].Outcome == history.OutcomeAborted {
+		note += "; it is taken as aborted, as the format's contract says (Cobra logs every committed transaction and no aborted one; a Vbox transaction id logged once, by an aborted transaction, names that transaction): if log files were lost or two runs were mixed in one directory, this is where to look"
+	}
+	return note
 }
 
 type run struct {
@@ -184,48 +239,40 @@ type run struct {
 	tp    time.Time
 
 	partial  bool
-	untimed  int       // counted transactions without a client interval (deps.Deps.Untimed)
-	fast     fastStats // the strict fast path's attempt, if any
-	timeCert bool      // a weaker level passed through the strict fast path's serial order
+	untimed  int           // counted transactions without a client interval (deps.Deps.Untimed)
+	proof    certify.Proof // the strict fast path's proof, when it passed
+	timeCert bool          // a weaker level passed on a serial order that respects real time
 	// undecided is the dependency analysis's sentence on the predicate evaluations it left
 	// open (deps.Deps.Undecided), until a replay decides them or the report shows it.
 	undecided string
 }
 
-// certifyByTime tries to pass serializable or strong-session-serializable through the strict
-// fast path: a serial order that respects client real time and session order is a serial
-// order for the weaker levels too, and the fast path replays the order it finds before it
-// answers. Blind writes leave the weaker levels one write-order choice per pair of writers
-// of a key (blindw_wr_10000 at serializable: 60 s of CPU in the general pipeline); real time
-// orders almost all of them. It only ever proves a pass: when it cannot (the history is not
-// strict-serializable, or is outside the fast path's scope), the general pipeline decides,
-// so the verdict is the same either way.
-func (c *run) certifyByTime() (bool, error) {
-	ok, fs, err := certifyStrict(c.ctx, c.h, 0)
-	if ok {
-		c.fast = fs
+// passByProof passes the history on p, a proof the pipeline did not build: the row
+// certificate or the time certificate (certify.Try, certify.Time). Blind writes leave the
+// levels without real time one write-order choice per pair of writers of a key
+// (blindw_wr_10000 at serializable: 60 s of CPU in the general pipeline); real time orders
+// almost all of them, so the time certificate, a serial order that respects client real
+// time and session order, is cheap where it holds.
+func (c *run) passByProof(p certify.Proof) {
+	c.rep.Notes = append(c.rep.Notes, p.Note(c.level))
+	c.timeCert = p.Realtime
+	if p.Route == certify.ByRows {
+		c.skewNote()
+	} else {
+		c.passedFast(p)
 	}
-	return ok, err
+	c.rep.Verdict = report.Pass
 }
 
-// passByTime passes the history on the time certificate certifyByTime found.
-func (c *run) passByTime() {
+// passedFast takes in the statistics of the strict fast path's pass p, and what its replay
+// decided.
+func (c *run) passedFast(p certify.Proof) {
 	st := &c.rep.Stats
-	st.KnownEdges = c.fast.edges
-	st.Constraints = c.fast.constraints
-	st.PrunedConstraints = c.fast.pruned
-	c.rep.Notes = append(c.rep.Notes, "passed with a serial order that also respects the client intervals and session order (found by the strict fast path and replayed): the history is strict-serializable too")
-	c.timeCert = true
+	st.KnownEdges = p.Stats.Edges
+	st.Constraints = p.Stats.Constraints
+	st.PrunedConstraints = p.Stats.Pruned
+	c.proof = p
 	c.decidedByRows()
-	c.rep.Verdict = report.Pass
-}
-
-// passByRows passes the history on the row certificate rc.
-func (c *run) passByRows(rc RowCertificate) {
-	c.rep.Notes = append(c.rep.Notes, rc.Note())
-	c.skewNote()
-	c.timeCert = rc.Realtime
-	c.rep.Verdict = report.Pass
 }
 
 // skewNote says, at a real-time level, that the client intervals were widened for skew.
@@ -242,7 +289,7 @@ func (c *run) skewNote() {
 func (c *run) decidedByRows() {
 	c.partial = false
 	switch {
-	case c.fast.rows:
+	case c.proof.Stats.Rows:
 		c.rep.Notes = append(c.rep.Notes, "the predicate evaluations on partial row images were decided by replaying the serial order on whole rows (each image merged into the row it updates): every predicate operation selected exactly the rows its predicate holds on")
 	case c.undecided != "":
 		c.rep.Notes = append(c.rep.Notes, "the predicate evaluations left open without real time were all decided with it, in the serial order that passed")
@@ -290,41 +337,63 @@ func (c *run) run() error {
 	// The strict fast path reads every committed transaction's interval, so it runs only
 	// when every transaction has one (with some missing, the general pipeline treats them
 	// as unbounded, and a pass becomes Unknown anyway).
-	fast := info.Realtime && !c.o.NoFastPath && c.h.HasTime()
+	fast := info.Realtime && !c.o.Shortcuts.Has(certify.SkipFastPath) && c.h.HasTime()
 	b := c.startBasic()
 	defer b.cancel(nil)
 	if done, err := c.certificates(b); done || err != nil {
 		return err
 	}
-	do := deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew), NoEdges: fast, PredWords: c.o.PredWords}
-	d, err := deps.BuildContext(b.ctx, c.h, do)
-	var (
-		fastOK bool
-		ferr   error
-	)
-	c.phase("deps")
-	if err == nil && fast && len(d.Findings) == 0 {
-		fastOK, c.fast, ferr = strictFast(b.ctx, d)
-		c.phase("strict-fast")
-	}
+	a := c.analyze(b, fast)
 	if failed, err := b.done(); failed || err != nil {
 		return err
 	}
-	if errors.Is(err, deps.ErrUnsupported) {
-		return c.refused(err, do)
+	return c.decide(a, fast)
+}
+
+// decide takes the analysis a to a verdict: a refused history through strict
+// serializability, the analysis's own findings and proofs, else the polygraph (on the
+// edges the fast path did not need, built now).
+func (c *run) decide(a analysis, fast bool) error {
+	if errors.Is(a.err, deps.ErrUnsupported) {
+		return c.refused(a.err, a.do)
 	}
-	if err != nil {
-		return err
+	if a.err != nil {
+		return a.err
 	}
-	if done, err := c.analyzed(d, fastOK, ferr); done || err != nil {
+	if done, err := c.analyzed(a); done || err != nil {
 		return err
 	}
 	if fast {
-		if err := d.BuildEdgesContext(c.ctx); err != nil {
+		if err := a.d.BuildEdgesContext(c.ctx); err != nil {
 			return err
 		}
 	}
-	return c.polygraph(d)
+	return c.polygraph(a.d)
+}
+
+// analysis is what the dependency analysis, and the strict fast path on it, gave.
+type analysis struct {
+	do     deps.Options
+	d      *deps.Deps
+	err    error         // the analysis's
+	fp     certify.Proof // the strict fast path's attempt, if any
+	fastOK bool          // it passed
+	ferr   error         // its error
+}
+
+// analyze builds the dependencies under the basic checks' context (a forbidden finding
+// stops it) and, when fast, tries the strict fast path on them (with no edges built: the
+// fast path needs none, and the pipeline builds them only if it must).
+func (c *run) analyze(b *basicRun, fast bool) analysis {
+	info := c.level.Info()
+	a := analysis{do: deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew), NoEdges: fast, PredWords: c.o.PredWords}}
+	a.d, a.err = deps.BuildContext(b.ctx, c.h, a.do)
+	c.phase("deps")
+	if a.err == nil && fast && len(a.d.Findings) == 0 {
+		a.fp, a.fastOK, a.ferr = certify.Strict(b.ctx, a.d)
+		c.phase(a.fp.Route.String())
+	}
+	return a
 }
 
 // countStats fills the report's counts of the history.
@@ -362,7 +431,7 @@ type basicRun struct {
 func (c *run) startBasic() *basicRun {
 	b := &basicRun{c: c}
 	b.ctx, b.cancel = context.WithCancelCause(c.ctx)
-	if c.o.SkipBasic {
+	if c.o.Shortcuts.Has(certify.SkipBasic) {
 		return b
 	}
 	b.wg.Go(func() {
@@ -388,7 +457,7 @@ func (c *run) startBasic() *basicRun {
 func (b *basicRun) done() (failed bool, err error) {
 	b.wg.Wait()
 	c := b.c
-	if c.o.SkipBasic {
+	if c.o.Shortcuts.Has(certify.SkipBasic) {
 		return false, nil
 	}
 	if b.err != nil {
@@ -410,45 +479,26 @@ func (b *basicRun) stop(err error) error {
 	return err
 }
 
-// certificates tries the proofs that need nothing built: the row certificate (rowcert.go),
+// certificates tries the proofs that need nothing built (certify.Try): the row certificate,
 // which replays an order taken from the history's clocks and, on a history that passes, is
 // the whole check; and, on predicate histories with client time at the levels without real
-// time, the time certificate. Without real time, a row a predicate read did not return can
-// have read any of the row's non-matching versions, and the expansion can take gigabytes
-// (BlindW-Pred with 1-100 rows a predicate: 20 million reads); with real time almost every
-// read has one candidate. done says the check is decided.
+// time, the time certificate. They run alongside the basic checks. done says the check is
+// decided.
 func (c *run) certificates(b *basicRun) (done bool, err error) {
-	info := c.level.Info()
-	if !c.o.NoFastPath && !c.o.NoRowCertificate {
-		if rc, ok := certifyRows(c.ctx, c.h, int64(c.o.ClockSkew)); ok && rc.Proves(info.Session, info.Realtime) {
-			c.phase("row-certificate")
-			if failed, err := b.done(); failed || err != nil {
-				return true, err
-			}
-			c.passByRows(rc)
-			return true, nil
-		}
-		if err := context.Cause(c.ctx); err != nil {
-			return true, b.stop(err)
-		}
-	}
-	if info.Realtime || c.o.NoFastPath || !c.h.HasTime() || len(c.h.Preds) == 0 {
-		return false, nil
-	}
-	ok, err := c.certifyByTime()
+	p, ok, err := certify.Try(c.ctx, c.h, c.level, int64(c.o.ClockSkew), c.o.Shortcuts)
 	if err != nil {
 		return true, b.stop(err)
 	}
 	if !ok {
 		return false, nil
 	}
-	c.phase("time-certificate")
+	c.phase(p.Route.String())
 	// A basic finding the level forbids cannot survive a replayed serial order; it is still
 	// reported first, as everywhere.
 	if failed, err := b.done(); failed || err != nil {
 		return true, err
 	}
-	c.passByTime()
+	c.passByProof(p)
 	return true, nil
 }
 
@@ -456,7 +506,7 @@ func (c *run) certificates(b *basicRun) (done bool, err error) {
 // do): through strict serializability where real time decides it (deps.Refused).
 func (c *run) refused(err error, do deps.Options) error {
 	var through func() (*report.Report, error)
-	if !c.o.NoFastPath {
+	if !c.o.Shortcuts.Has(certify.SkipRefusal) {
 		through = func() (*report.Report, error) {
 			so := c.o
 			so.PredWords = 0 // the bound was for this level's reads
@@ -470,12 +520,43 @@ func (c *run) refused(err error, do deps.Options) error {
 	return err
 }
 
-// analyzed takes in what the dependency analysis d found: its findings fail the history,
-// the strict fast path's pass (fastOK) passes it, and at the levels without real time the
-// time certificate may. done says the check is decided.
-func (c *run) analyzed(d *deps.Deps, fastOK bool, ferr error) (done bool, err error) {
-	rep, st := c.rep, &c.rep.Stats
-	rep.Notes = append(rep.Notes, d.Notes...)
+// analyzed takes in what the dependency analysis a.d found: its findings fail the history,
+// the strict fast path's pass passes it, and at the levels without real time the time
+// certificate may. done says the check is decided.
+func (c *run) analyzed(a analysis) (done bool, err error) {
+	rep, d := c.rep, a.d
+	c.takeIn(d)
+	if rep.Verdict == report.Fail {
+		c.keepUndecided()
+		return true, nil
+	}
+	if a.ferr != nil {
+		return true, a.ferr
+	}
+	if a.fastOK {
+		c.passedFast(a.fp)
+		rep.Verdict = report.Pass
+		return true, nil
+	}
+	if !c.timeApplies(d) {
+		c.keepUndecided()
+		return false, nil
+	}
+	p, ok, err := certify.Time(c.ctx, c.h)
+	if err != nil || !ok {
+		c.keepUndecided()
+		return err != nil, err
+	}
+	c.phase(p.Route.String())
+	c.passByProof(p)
+	return true, nil
+}
+
+// takeIn records what the dependency analysis d says of the history: its notes, whether it
+// modelled predicates only in part, its sentence on the evaluations it left open, its
+// untimed transactions, and its findings (which fail the history).
+func (c *run) takeIn(d *deps.Deps) {
+	c.rep.Notes = append(c.rep.Notes, d.Notes...)
 	c.partial = d.Partial
 	c.undecided = d.Undecided
 	c.untimed = d.Untimed
@@ -483,33 +564,13 @@ func (c *run) analyzed(d *deps.Deps, fastOK bool, ferr error) (done bool, err er
 	for _, a := range d.Findings {
 		c.fail(a)
 	}
-	if rep.Verdict == report.Fail {
-		c.keepUndecided()
-		return true, nil
-	}
-	if ferr != nil {
-		return true, ferr
-	}
-	if fastOK {
-		st.KnownEdges = c.fast.edges
-		st.Constraints = c.fast.constraints
-		st.PrunedConstraints = c.fast.pruned
-		c.decidedByRows()
-		rep.Verdict = report.Pass
-		return true, nil
-	}
-	if c.level.Info().Realtime || c.o.NoFastPath || !c.h.HasTime() || d.HasLists() || len(d.Guarded) > 0 {
-		c.keepUndecided()
-		return false, nil
-	}
-	ok, err := c.certifyByTime()
-	if err != nil || !ok {
-		c.keepUndecided()
-		return err != nil, err
-	}
-	c.phase("time-certificate")
-	c.passByTime()
-	return true, nil
+}
+
+// timeApplies reports whether the time certificate is worth trying after the dependency
+// analysis d: at a level without real time, on a history with client time, and not on
+// lists or guarded reads, which the strict fast path declines.
+func (c *run) timeApplies(d *deps.Deps) bool {
+	return !c.level.Info().Realtime && !c.o.Shortcuts.Has(certify.SkipTime) && c.h.HasTime() && !d.HasLists() && len(d.Guarded) == 0
 }
 
 // polygraph decides the history from d: the polygraph's construction and pruning, then the
@@ -580,58 +641,26 @@ type solved struct {
 // solve solves the components with undecided constraints separately, in parallel, stopping
 // at the first that fails, and explains a failure by a minimal set of its choices.
 func (c *run) solve(p *polygraph.Polygraph, d *deps.Deps, w *witness) error {
-	st := &c.rep.Stats
 	todo, comp := busyComponents(p, d)
-	st.Components = len(todo)
+	c.rep.Stats.Components = len(todo)
 	results := make([]solved, len(todo))
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	defer cancel(nil)
-	errFailed := errors.New("ser: another component failed")
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(1, c.o.Parallelism))
 	for i, id := range todo {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if ctx.Err() != nil {
-				results[i].err = context.Cause(ctx)
-				return
-			}
-			en, err := p.Encode(ctx, polygraph.EncodeOptions{Comp: comp, Only: id})
-			if err != nil {
-				results[i].err = err
-				return
-			}
-			stt, err := en.Solve(ctx)
-			results[i] = solved{stt, en.S.Stats(), err}
-			if stt == sat.Unsat {
-				cancel(errFailed)
-			}
+			results[i] = solveComponent(ctx, cancel, p, comp, id)
 		})
 	}
 	wg.Wait()
 	c.phase("solve")
-	failed := int32(-1)
-	unknown := false
-	for i, r := range results {
-		st.SATVars += r.stats.Vars
-		st.SATClauses += r.stats.Clauses
-		st.Conflicts += r.stats.Conflicts
-		st.Decisions += r.stats.Decisions
-		st.Propagations += r.stats.Propagations
-		switch {
-		case r.status == sat.Unsat:
-			if failed < 0 {
-				failed = todo[i]
-			}
-		case r.err != nil && errors.Is(r.err, errFailed):
-		case r.err != nil && c.ctx.Err() == nil && !errors.Is(r.err, context.Canceled):
-			return r.err
-		case r.status != sat.Sat:
-			unknown = true
-		}
-	}
+	failed, unknown, err := c.tally(results, todo)
 	switch {
+	case err != nil:
+		return err
 	case failed >= 0:
 		return c.explain(p, w, comp, failed)
 	case unknown && c.ctx.Err() != nil:
@@ -642,6 +671,58 @@ func (c *run) solve(p *polygraph.Polygraph, d *deps.Deps, w *witness) error {
 		c.rep.Verdict = report.Pass
 	}
 	return nil
+}
+
+// errFailed cancels the other components' solvers when one failed.
+var errFailed = errors.New("ser: another component failed")
+
+// solveComponent encodes and solves component id (comp gives every transaction's) under
+// ctx, and cancels the others (cancel) when it has no acyclic choice.
+func solveComponent(ctx context.Context, cancel context.CancelCauseFunc, p *polygraph.Polygraph, comp []int32, id int32) solved {
+	if ctx.Err() != nil {
+		return solved{err: context.Cause(ctx)}
+	}
+	en, err := p.Encode(ctx, polygraph.EncodeOptions{Comp: comp, Only: id})
+	if err != nil {
+		return solved{err: err}
+	}
+	stt, err := en.Solve(ctx)
+	if stt == sat.Unsat {
+		cancel(errFailed)
+	}
+	return solved{stt, en.S.Stats(), err}
+}
+
+// tally adds the solvers' statistics to the report and reads their results: the first
+// component that failed (-1 if none), whether one was left undecided, or the error one
+// returned that is not the check's cancellation.
+func (c *run) tally(results []solved, todo []int32) (failed int32, unknown bool, err error) {
+	st := &c.rep.Stats
+	failed = -1
+	for i, r := range results {
+		addSolverStats(st, r.stats)
+		switch {
+		case r.status == sat.Unsat:
+			if failed < 0 {
+				failed = todo[i]
+			}
+		case r.err != nil && errors.Is(r.err, errFailed):
+		case r.err != nil && c.ctx.Err() == nil && !errors.Is(r.err, context.Canceled):
+			return failed, unknown, r.err
+		case r.status != sat.Sat:
+			unknown = true
+		}
+	}
+	return failed, unknown, nil
+}
+
+// addSolverStats adds a solver's statistics to the report's.
+func addSolverStats(st *report.Stats, s sat.Stats) {
+	st.SATVars += s.Vars
+	st.SATClauses += s.Clauses
+	st.Conflicts += s.Conflicts
+	st.Decisions += s.Decisions
+	st.Propagations += s.Propagations
 }
 
 // explain fails the history on component failed, which has no acyclic choice: it finds a

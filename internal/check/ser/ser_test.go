@@ -11,6 +11,7 @@ import (
 
 	"isovet/history"
 	"isovet/internal/anomaly"
+	"isovet/internal/certify"
 	"isovet/internal/histtest"
 	"isovet/internal/report"
 )
@@ -158,7 +159,7 @@ func TestDifferential(t *testing.T) {
 				continue
 			}
 			for _, skip := range []bool{true, false} {
-				rep, err := Check(context.Background(), h, level, Options{SkipBasic: skip})
+				rep, err := Check(context.Background(), h, level, Options{Shortcuts: skipIf(skip, certify.SkipBasic)})
 				if err != nil {
 					t.Fatalf("seed %d: Check(%s): %v", seed, level, err)
 				}
@@ -257,7 +258,7 @@ func TestDifferentialRandom(t *testing.T) {
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		h := randomHistory(seed)
 		for li, level := range allLevels {
-			rep, err := Check(context.Background(), h, level, Options{SkipBasic: (seed+uint64(li))%2 == 0})
+			rep, err := Check(context.Background(), h, level, Options{Shortcuts: skipIf((seed+uint64(li))%2 == 0, certify.SkipBasic)})
 			if err != nil {
 				t.Fatalf("seed %d: Check(%s): %v", seed, level, err)
 			}
@@ -333,7 +334,7 @@ func TestPassBySession(t *testing.T) {
 		// T2 follows T1 in its session yet read the initial x: a session violation, but
 		// T2, T1 is a serial order.
 		{"init 0\ns1: T1 w(x,1) c\ns1: T2 r(x,0) c", Options{}, false, true},
-		{"init 0\ns1: T1 w(x,1) c\ns1: T2 r(x,1) w(y,1) c\ns2: T3 r(y,1) c", Options{NoFastPath: true}, false, true},
+		{"init 0\ns1: T1 w(x,1) c\ns1: T2 r(x,1) w(y,1) c\ns2: T3 r(y,1) c", Options{Shortcuts: certify.SkipShortcuts}, false, true},
 		// A write skew fails both levels.
 		{"init 0\ns1: T1 r(x,0) w(y,1) c\ns2: T2 r(y,0) w(x,1) c\ns2: T3 r(x,1) c", Options{}, false, false},
 	} {
@@ -348,4 +349,12 @@ func TestPassBySession(t *testing.T) {
 			t.Errorf("%q: report level %s", tt.src, rep.Level)
 		}
 	}
+}
+
+// skipIf returns s when skip, and no skip otherwise.
+func skipIf(skip bool, s certify.Skip) certify.Skip {
+	if skip {
+		return s
+	}
+	return 0
 }

@@ -10,24 +10,24 @@ import (
 	"isovet/format"
 	"isovet/history"
 	"isovet/internal/anomaly"
+	"isovet/internal/certify"
 	"isovet/internal/deps"
-	"isovet/internal/graph"
 	"isovet/internal/histtest"
 	"isovet/internal/report"
 )
 
 // fastPasses runs the strict fast path alone (no fallback) on h.
-func fastPasses(t *testing.T, h *history.History, skew int64) (bool, fastStats) {
+func fastPasses(t *testing.T, h *history.History, skew int64) (bool, certify.Stats) {
 	t.Helper()
 	d, err := deps.Build(h, deps.Options{Session: true, Realtime: true, Skew: skew, NoEdges: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ok, fs, err := strictFast(context.Background(), d)
+	p, ok, err := certify.Strict(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ok, fs
+	return ok, p.Stats
 }
 
 // TestStrictFastOracle: on small histories the fast path alone never passes a history the
@@ -102,7 +102,7 @@ func TestStrictFastDifferential(t *testing.T) {
 		skew := []int64{0, 0, 2}[(seed/3)%3]
 		opts := Options{ClockSkew: time.Duration(skew)}
 		got := check(t, h, anomaly.StrictSerializable, opts)
-		opts.NoFastPath = true
+		opts.Shortcuts = certify.SkipShortcuts
 		want := check(t, h, anomaly.StrictSerializable, opts)
 		if got.Verdict != want.Verdict {
 			t.Fatalf("seed %d (skew %d): with the fast path %v, without %v\n%s", seed, skew, got.Verdict, want.Verdict, histtest.Format(h))
@@ -115,7 +115,7 @@ func TestStrictFastDifferential(t *testing.T) {
 				fast++
 			} else {
 				fallbacks++
-				why[fs.why]++
+				why[fs.Why]++
 			}
 		case report.Fail:
 			fail++
@@ -124,45 +124,6 @@ func TestStrictFastDifferential(t *testing.T) {
 	t.Logf("%d pass (%d by the fast path alone; fallbacks: %v), %d fail", pass, fast, why, fail)
 	if pass == 0 || fail == 0 || fast < pass*9/10 {
 		t.Fatalf("generator too narrow or fast path too timid: %d pass, %d fail, %d by the fast path", pass, fail, fast)
-	}
-}
-
-// TestStrictFastLongTransaction: a transaction spanning the whole history widens every
-// window of the compact closure; with the bound lowered the fast path declines, and the
-// general pipeline decides the same verdicts.
-func TestStrictFastLongTransaction(t *testing.T) {
-	defer func(w, x int) { maxClosureWords, closureWordsPerTxn = w, x }(maxClosureWords, closureWordsPerTxn)
-	bounded := 0
-	for seed := uint64(1); seed <= 40; seed++ {
-		h := histtest.Gen(seed, histtest.GenOptions{Txns: 200, Sessions: 4, Keys: 6, OpsPerTxn: 3, Concurrency: 1 + int(seed%3), Perturb: []float64{0, 0.02}[seed%2], Intervals: true})
-		// Stretch the first committed transaction over the whole history.
-		for i := range h.Txns {
-			if h.Txns[i].Outcome == history.OutcomeCommitted {
-				h.Txns[i].Time.End = h.Txns[len(h.Txns)-1].Time.End + 1
-				break
-			}
-		}
-		want := check(t, h, anomaly.StrictSerializable, Options{NoFastPath: true})
-		maxClosureWords, closureWordsPerTxn = 1<<22, 4
-		ok, fs := fastPasses(t, h, 0)
-		if ok && want.Verdict != report.Pass {
-			t.Fatalf("seed %d: fast path passed (%+v), general path %v", seed, fs, want.Verdict)
-		}
-		if fs.why == "out of scope" {
-			continue // deps found a violation already
-		}
-		bounded++
-		maxClosureWords, closureWordsPerTxn = 100, 0
-		if ok, fs := fastPasses(t, h, 0); ok || fs.why != graph.ErrTooLarge.Error() {
-			t.Fatalf("seed %d: with a bound of 100 words the fast path gave %v (%+v), want ErrTooLarge", seed, ok, fs)
-		}
-		got := check(t, h, anomaly.StrictSerializable, Options{})
-		if got.Verdict != want.Verdict {
-			t.Fatalf("seed %d: %v with the bound, %v without the fast path", seed, got.Verdict, want.Verdict)
-		}
-	}
-	if bounded < 20 {
-		t.Fatalf("only %d histories reached the closure", bounded)
 	}
 }
 
@@ -177,9 +138,9 @@ func TestStrictFastVbox(t *testing.T) {
 		}
 		ok, fs := fastPasses(t, h, 0)
 		if !ok {
-			t.Errorf("%s: the fast path gave up: %s (%+v)", name, fs.why, fs)
+			t.Errorf("%s: the fast path gave up: %s (%+v)", name, fs.Why, fs)
 		}
-		t.Logf("%s: %d explicit edges, %d write-order pairs, %d pruned, %d chosen greedily", name, fs.edges, fs.constraints, fs.pruned, fs.greedy)
+		t.Logf("%s: %d explicit edges, %d write-order pairs, %d pruned, %d chosen greedily", name, fs.Edges, fs.Constraints, fs.Pruned, fs.Greedy)
 	}
 }
 
@@ -205,7 +166,8 @@ func TestStrictFastPredOracle(t *testing.T) {
 			continue
 		}
 		want := oracle(h, anomaly.StrictSerializable, 0)
-		got, fs, err := strictFast(context.Background(), d)
+		p, got, err := certify.Strict(context.Background(), d)
+		fs := p.Stats
 		if err != nil {
 			t.Fatal(err)
 		}

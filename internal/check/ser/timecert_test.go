@@ -9,6 +9,7 @@ import (
 
 	"isovet/format"
 	"isovet/internal/anomaly"
+	"isovet/internal/certify"
 	"isovet/internal/report"
 )
 
@@ -25,7 +26,7 @@ func hasTimeCert(rep *report.Report) bool {
 func TestTimeCertificate(t *testing.T) {
 	for _, name := range []string{"blindw_wr_10000", "blindw_wh_10000"} {
 		for _, level := range []anomaly.Level{anomaly.Serializable, anomaly.StrongSessionSerializable} {
-			rep := runFileWith(t, filepath.Join(shared, "bench/vbox", name), level, Options{NoRowCertificate: true})
+			rep := runFileWith(t, filepath.Join(shared, "bench/vbox", name), level, Options{Shortcuts: certify.SkipRows})
 			if rep.Verdict != report.Pass || !hasTimeCert(rep) {
 				t.Errorf("%s at %s: verdict %s, notes %q; want a pass through the time certificate", name, level, rep.Verdict, rep.Notes)
 			}
@@ -56,11 +57,11 @@ func TestTimeCertificateSameVerdict(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, level := range []anomaly.Level{anomaly.Serializable, anomaly.StrongSessionSerializable} {
-		on, err := Check(context.Background(), h, level, Options{NoRowCertificate: true})
+		on, err := Check(context.Background(), h, level, Options{Shortcuts: certify.SkipRows})
 		if err != nil {
 			t.Fatal(err)
 		}
-		off, err := Check(context.Background(), h, level, Options{NoFastPath: true})
+		off, err := Check(context.Background(), h, level, Options{Shortcuts: certify.SkipShortcuts})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +92,7 @@ func TestRowCertificateFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, level := range Levels {
-		off, err := Check(context.Background(), h, level, Options{NoFastPath: true})
+		off, err := Check(context.Background(), h, level, Options{Shortcuts: certify.SkipShortcuts})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"isovet/history"
 	"isovet/internal/anomaly"
+	"isovet/internal/certify"
 	"isovet/internal/histtest"
 	"isovet/internal/report"
 )
@@ -45,9 +46,9 @@ func TestTimeUnknownOutcomeLate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := histtest.MustParse(tc.src)
 			for _, nf := range []bool{false, true} {
-				rep := check(t, h, anomaly.StrictSerializable, Options{NoFastPath: nf})
+				rep := check(t, h, anomaly.StrictSerializable, Options{Shortcuts: skipIf(nf, certify.SkipShortcuts)})
 				if rep.Verdict != tc.want {
-					t.Errorf("Check(strict, NoFastPath=%v) = %s, want %s; anomalies %v", nf, rep.Verdict, tc.want, rep.Anomalies)
+					t.Errorf("Check(strict, no shortcuts=%v) = %s, want %s; anomalies %v", nf, rep.Verdict, tc.want, rep.Anomalies)
 				}
 				if got := oracle(h, anomaly.StrictSerializable, 0); got != (tc.want == report.Pass) {
 					t.Errorf("oracle = %v, want %v", got, tc.want == report.Pass)
@@ -78,9 +79,9 @@ func TestTimeMissingIntervals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := histtest.MustParse(tc.src)
 			for _, nf := range []bool{false, true} {
-				rep := check(t, h, anomaly.StrictSerializable, Options{NoFastPath: nf})
+				rep := check(t, h, anomaly.StrictSerializable, Options{Shortcuts: skipIf(nf, certify.SkipShortcuts)})
 				if rep.Verdict != tc.want {
-					t.Errorf("Check(strict, NoFastPath=%v) = %s, want %s; anomalies %v, notes %q", nf, rep.Verdict, tc.want, rep.Anomalies, rep.Notes)
+					t.Errorf("Check(strict, no shortcuts=%v) = %s, want %s; anomalies %v, notes %q", nf, rep.Verdict, tc.want, rep.Anomalies, rep.Notes)
 				}
 				if tc.want == report.Unknown && !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "1 transaction has no client interval") }) {
 					t.Errorf("notes %q, want one naming the transaction without an interval", rep.Notes)
@@ -140,7 +141,7 @@ func TestTimeDifferential(t *testing.T) {
 			rescued++
 		}
 		for _, nf := range []bool{false, true} {
-			rep := check(t, h, anomaly.StrictSerializable, Options{NoFastPath: nf})
+			rep := check(t, h, anomaly.StrictSerializable, Options{Shortcuts: skipIf(nf, certify.SkipShortcuts)})
 			untimed := slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.Contains(s, "no client interval") })
 			ok := false
 			switch rep.Verdict {
@@ -155,7 +156,7 @@ func TestTimeDifferential(t *testing.T) {
 				counts[2]++
 			}
 			if !ok {
-				t.Fatalf("seed %d, NoFastPath=%v: Check(strict) = %s (notes %q), oracle passes = %v\n%s\n%v", seed, nf, rep.Verdict, rep.Notes, want, histtest.Format(h), rep.Anomalies)
+				t.Fatalf("seed %d, no shortcuts=%v: Check(strict) = %s (notes %q), oracle passes = %v\n%s\n%v", seed, nf, rep.Verdict, rep.Notes, want, histtest.Format(h), rep.Anomalies)
 			}
 		}
 	}

@@ -34,50 +34,66 @@ func (w *witness) steps(cyc []deps.Edge) []report.Step {
 	cyc = append(slices.Clone(cyc[start:]), cyc[:start]...)
 	var out []report.Step
 	for i := 0; i < len(cyc); {
-		e := cyc[i]
 		j := i
 		for !w.isTxn(cyc[j].To) {
 			j++
 		}
-		last := cyc[j]
-		st := report.Step{From: history.TxnID(e.From), To: history.TxnID(last.To), Rel: e.Rel, Key: e.Key, Value: e.Value, Value2: e.Value2}
-		if j > i {
-			switch w.d.Nodes[e.To].Kind {
-			case deps.NodeTime:
-				st.Rel, st.Key = report.RT, -1
-			case deps.NodeInitVersion, deps.NodeVersion:
-				st.Rel, st.Key, st.Value, st.Value2 = report.RW, e.Key, e.Value, last.Value2
-			}
-		}
-		if e.Rel == report.SO || e.Rel == report.RT {
-			st.Key = -1
-		}
-		// A run through a version node is forced when either of its edges is: the reader's
-		// edge into the version, or the version's edge to the writer that pruning put next.
-		for _, x := range cyc[i : j+1] {
-			st.Forced = st.Forced || w.p.Forced(x.From, x.To)
-		}
-		if ls, ok := w.d.AppendStep(st, e.Via, st.Forced); ok {
-			out = append(out, ls)
-			i = j + 1
-			continue
-		}
-		var pr *deps.Read
-		if st.Rel == report.WR {
-			pr = w.predRead(st.To, st.Key, int32(st.From))
-		} else if st.Rel == report.RW {
-			pr = w.predRead(st.From, st.Key, e.Via)
-		}
-		if pr != nil {
-			st.Pred = w.h.Pred(w.h.Txns[pr.Txn].Ops[pr.Op]).Pred.Expr
-			st.Why = w.whyPred(st, e, pr, st.Forced)
-		} else {
-			st.Why = w.why(st, e, st.Forced)
-		}
-		out = append(out, st)
+		out = append(out, w.step(cyc[i:j+1]))
 		i = j + 1
 	}
 	return out
+}
+
+// step is the step of run, the edges from one transaction to the next through virtual
+// nodes, with its reason.
+func (w *witness) step(run []deps.Edge) report.Step {
+	e, last := run[0], run[len(run)-1]
+	st := report.Step{From: history.TxnID(e.From), To: history.TxnID(last.To), Rel: e.Rel, Key: e.Key, Value: e.Value, Value2: e.Value2}
+	if len(run) > 1 {
+		w.collapse(&st, e, last)
+	}
+	if e.Rel == report.SO || e.Rel == report.RT {
+		st.Key = -1
+	}
+	// A run through a version node is forced when either of its edges is: the reader's
+	// edge into the version, or the version's edge to the writer that pruning put next.
+	for _, x := range run {
+		st.Forced = st.Forced || w.p.Forced(x.From, x.To)
+	}
+	if ls, ok := w.d.AppendStep(st, e.Via, st.Forced); ok {
+		return ls
+	}
+	w.explain(&st, e)
+	return st
+}
+
+// collapse makes st, from a run through virtual nodes whose first edge is e and last is
+// last, the step it stands for: real time through time nodes, an anti-dependency through
+// a version node.
+func (w *witness) collapse(st *report.Step, e, last deps.Edge) {
+	switch w.d.Nodes[e.To].Kind {
+	case deps.NodeTime:
+		st.Rel, st.Key = report.RT, -1
+	case deps.NodeInitVersion, deps.NodeVersion:
+		st.Rel, st.Key, st.Value, st.Value2 = report.RW, e.Key, e.Value, last.Value2
+	}
+}
+
+// explain gives st, whose first edge is e, its reason: a predicate's when a predicate read
+// made it, else the item's.
+func (w *witness) explain(st *report.Step, e deps.Edge) {
+	var pr *deps.Read
+	if st.Rel == report.WR {
+		pr = w.predRead(st.To, st.Key, int32(st.From))
+	} else if st.Rel == report.RW {
+		pr = w.predRead(st.From, st.Key, e.Via)
+	}
+	if pr != nil {
+		st.Pred = w.h.Pred(w.h.Txns[pr.Txn].Ops[pr.Op]).Pred.Expr
+		st.Why = w.whyPred(*st, e, pr, st.Forced)
+	} else {
+		st.Why = w.why(*st, e, st.Forced)
+	}
 }
 
 func (w *witness) name(t history.TxnID) string { return w.h.Name(t) }
@@ -94,15 +110,9 @@ func (w *witness) why(s report.Step, e deps.Edge, forced bool) string {
 	case report.WR:
 		out = fmt.Sprintf("%s read %s, which %s wrote", b, w.kv(s.Key, s.Value), a)
 	case report.WW:
-		out = fmt.Sprintf("%s overwrote %s's %s with %s", b, a, w.kv(s.Key, s.Value), w.kv(s.Key, s.Value2))
-		if !forced {
-			out += w.d.OrderWhy(int32(s.From), int32(s.To), s.Key)
-		}
+		out = w.whyWW(s, a, b, forced)
 	case report.RW:
-		out = fmt.Sprintf("%s, which %s overwrote with %s", w.d.ReadPhrase(int32(s.From), e.Via, s.Key, s.Value), b, w.kv(s.Key, s.Value2))
-		if !forced && e.Via >= 0 && e.Via < int32(w.d.N) {
-			out += w.d.OrderWhy(e.Via, int32(s.To), s.Key)
-		}
+		out = w.whyRW(s, e, b, forced)
 	case report.SO:
 		out = fmt.Sprintf("%s precedes %s in their session", a, b)
 	case report.RT:
@@ -112,6 +122,26 @@ func (w *witness) why(s report.Step, e deps.Edge, forced bool) string {
 	}
 	if forced {
 		out += deps.RuledOut
+	}
+	return out
+}
+
+// whyWW says why write-write step s from a to b holds: b overwrote a's version, and (unless
+// pruning forced the order) what orders them.
+func (w *witness) whyWW(s report.Step, a, b string, forced bool) string {
+	out := fmt.Sprintf("%s overwrote %s's %s with %s", b, a, w.kv(s.Key, s.Value), w.kv(s.Key, s.Value2))
+	if !forced {
+		out += w.d.OrderWhy(int32(s.From), int32(s.To), s.Key)
+	}
+	return out
+}
+
+// whyRW says why anti-dependency step s (first edge e) to b holds: b overwrote the version
+// read, and (unless pruning forced the order) what orders the two writers.
+func (w *witness) whyRW(s report.Step, e deps.Edge, b string, forced bool) string {
+	out := fmt.Sprintf("%s, which %s overwrote with %s", w.d.ReadPhrase(int32(s.From), e.Via, s.Key, s.Value), b, w.kv(s.Key, s.Value2))
+	if !forced && e.Via >= 0 && e.Via < int32(w.d.N) {
+		out += w.d.OrderWhy(e.Via, int32(s.To), s.Key)
 	}
 	return out
 }
@@ -171,35 +201,43 @@ func (w *witness) whyPred(s report.Step, e deps.Edge, r *deps.Read, forced bool)
 	if s.Rel == report.RW {
 		reader, src = a, history.TxnID(e.Via)
 	}
-	var saw string
-	switch r.Kind {
-	case deps.ReadPredVisible:
-		saw = fmt.Sprintf("%s's predicate read %q returned %s", reader, s.Pred, w.version(int32(src), s.Key))
-	case deps.ReadPredMiss:
-		if w.h.Txns[r.Txn].Ops[r.Op].Kind == history.OpPredWrite {
-			saw = fmt.Sprintf("%s's update with predicate %q did not change row %v, so it saw a version on which the predicate is false: %s", reader, s.Pred, w.h.Key(s.Key), w.version(int32(src), s.Key))
-			break
-		}
-		saw = fmt.Sprintf("%s's predicate read %q did not return row %v, so it saw a version on which the predicate is false: %s", reader, s.Pred, w.h.Key(s.Key), w.version(int32(src), s.Key))
-	default:
-		saw = fmt.Sprintf("%s's update with predicate %q changed row %v, so it read a version on which the predicate holds: %s", reader, s.Pred, w.h.Key(s.Key), w.version(int32(src), s.Key))
-	}
+	saw := w.saw(s, r, reader, src)
 	out := saw
 	if s.Rel == report.RW {
-		wb, _ := w.d.WriteOf(int32(s.To), s.Key)
-		switch {
-		case wb.Value == history.Nil:
-			out = fmt.Sprintf("%s, which %s later deleted", saw, b)
-		case w.valueOf(int32(src), s.Key) == history.Nil:
-			out = fmt.Sprintf("%s, which %s later inserted as %s", saw, b, w.kv(s.Key, wb.Value))
-		default:
-			out = fmt.Sprintf("%s, which %s later overwrote with %s", saw, b, w.kv(s.Key, wb.Value))
-		}
+		out = w.overwrote(s, saw, b, src)
 	}
 	if forced {
 		out += deps.RuledOut
 	}
 	return out
+}
+
+// saw says what reader's predicate operation r saw of s's key: src's version.
+func (w *witness) saw(s report.Step, r *deps.Read, reader string, src history.TxnID) string {
+	switch r.Kind {
+	case deps.ReadPredVisible:
+		return fmt.Sprintf("%s's predicate read %q returned %s", reader, s.Pred, w.version(int32(src), s.Key))
+	case deps.ReadPredMiss:
+		if w.h.Txns[r.Txn].Ops[r.Op].Kind == history.OpPredWrite {
+			return fmt.Sprintf("%s's update with predicate %q did not change row %v, so it saw a version on which the predicate is false: %s", reader, s.Pred, w.h.Key(s.Key), w.version(int32(src), s.Key))
+		}
+		return fmt.Sprintf("%s's predicate read %q did not return row %v, so it saw a version on which the predicate is false: %s", reader, s.Pred, w.h.Key(s.Key), w.version(int32(src), s.Key))
+	}
+	return fmt.Sprintf("%s's update with predicate %q changed row %v, so it read a version on which the predicate holds: %s", reader, s.Pred, w.h.Key(s.Key), w.version(int32(src), s.Key))
+}
+
+// overwrote adds to saw, the sentence of an anti-dependency step s from a predicate
+// operation that saw src's version, how b (named b) overwrote it: deleted, inserted or
+// overwrote the row.
+func (w *witness) overwrote(s report.Step, saw, b string, src history.TxnID) string {
+	wb, _ := w.d.WriteOf(int32(s.To), s.Key)
+	switch {
+	case wb.Value == history.Nil:
+		return fmt.Sprintf("%s, which %s later deleted", saw, b)
+	case w.valueOf(int32(src), s.Key) == history.Nil:
+		return fmt.Sprintf("%s, which %s later inserted as %s", saw, b, w.kv(s.Key, wb.Value))
+	}
+	return fmt.Sprintf("%s, which %s later overwrote with %s", saw, b, w.kv(s.Key, wb.Value))
 }
 
 // option describes one alternative of a constraint.
@@ -246,13 +284,38 @@ func (w *witness) cycleText(st []report.Step) string {
 
 // anomaly builds the report entry for a set of alternatives, each closing its cycle.
 func (w *witness) anomaly(alts []polygraph.Alternative) report.Anomaly {
+	alts = useful(alts)
 	best := -1
 	var bestSteps []report.Step
 	var ruled []string
-	seen := make(map[history.TxnID]bool)
-	var txns []history.TxnID
-	// Alternatives whose write orders alone are cyclic explain nothing (no execution chooses
-	// them); keep them only if the enumeration, which is capped, found nothing else.
+	var txns txnSet
+	for i, alt := range alts {
+		st := w.steps(alt.Cycle)
+		if r, ok := w.ruledOut(alt, st); ok {
+			ruled = append(ruled, r)
+		}
+		for _, s := range st {
+			txns.add(s.From, s.To)
+		}
+		if st != nil && (best < 0 || weaker(st, bestSteps)) {
+			best, bestSteps = i, st
+		}
+	}
+	kind, also := classify(bestSteps)
+	a := report.Anomaly{Kind: kind, Also: also, Txns: txns.list, Key: -1, Cycle: bestSteps, RuledOut: ruled}
+	switch {
+	case len(ruled) == 0:
+		a.Message = fmt.Sprintf("%s; so %s, a contradiction", whys(bestSteps), w.cycleText(bestSteps))
+	default:
+		a.Message = fmt.Sprintf("no serial order of %d transactions explains what they read: each of the %d alternatives below closes a cycle, e.g. %s", len(txns.list), len(alts), w.cycleText(bestSteps))
+	}
+	return a
+}
+
+// useful drops the alternatives whose write orders alone are cyclic: they explain nothing
+// (no execution chooses them), so they are kept only if the enumeration, which is capped,
+// found nothing else.
+func useful(alts []polygraph.Alternative) []polygraph.Alternative {
 	var useful []polygraph.Alternative
 	for _, alt := range alts {
 		if !alt.SelfContradictory {
@@ -260,55 +323,62 @@ func (w *witness) anomaly(alts []polygraph.Alternative) report.Anomaly {
 		}
 	}
 	if len(useful) > 0 {
-		alts = useful
+		return useful
 	}
-	for i, alt := range alts {
-		st := w.steps(alt.Cycle)
-		var opts []string
-		for _, o := range alt.Options {
-			if o.WW >= 0 || o.WR >= 0 {
-				opts = append(opts, w.option(o))
-			}
-		}
-		if len(opts) > 0 {
-			if st == nil {
-				ruled = append(ruled, fmt.Sprintf("if %s: (no cycle found for this alternative)", strings.Join(opts, " and ")))
-			} else {
-				var whys []string
-				for _, s := range st {
-					whys = append(whys, s.Why)
-				}
-				ruled = append(ruled, fmt.Sprintf("if %s: %s; so %s, a contradiction", strings.Join(opts, " and "), strings.Join(whys, "; "), w.cycleText(st)))
-			}
-		}
-		for _, s := range st {
-			for _, t := range []history.TxnID{s.From, s.To} {
-				if !seen[t] {
-					seen[t] = true
-					txns = append(txns, t)
-				}
-			}
-		}
-		// Name the weakest anomaly the evidence shows: a cycle with an anti-dependency over
-		// a shorter one without (when the alternatives differ in which version was read, a
-		// write-read cycle in one of them does not make the history G1c).
-		if st != nil && (best < 0 || hasRW(st) && !hasRW(bestSteps) || hasRW(st) == hasRW(bestSteps) && len(st) < len(bestSteps)) {
-			best, bestSteps = i, st
+	return alts
+}
+
+// ruledOut is the RuledOut sentence of alt, whose cycle is st: its choices, and the cycle
+// they close. ok is false for an alternative of no choice (the known dependencies).
+func (w *witness) ruledOut(alt polygraph.Alternative, st []report.Step) (string, bool) {
+	var opts []string
+	for _, o := range alt.Options {
+		if o.WW >= 0 || o.WR >= 0 {
+			opts = append(opts, w.option(o))
 		}
 	}
-	kind, also := classify(bestSteps)
-	a := report.Anomaly{Kind: kind, Also: also, Txns: txns, Key: -1, Cycle: bestSteps, RuledOut: ruled}
+	if len(opts) == 0 {
+		return "", false
+	}
+	if st == nil {
+		return fmt.Sprintf("if %s: (no cycle found for this alternative)", strings.Join(opts, " and ")), true
+	}
+	return fmt.Sprintf("if %s: %s; so %s, a contradiction", strings.Join(opts, " and "), whys(st), w.cycleText(st)), true
+}
+
+// txnSet lists transactions in the order first added, each once.
+type txnSet struct {
+	seen map[history.TxnID]bool
+	list []history.TxnID
+}
+
+func (s *txnSet) add(ts ...history.TxnID) {
+	if s.seen == nil {
+		s.seen = make(map[history.TxnID]bool)
+	}
+	for _, t := range ts {
+		if !s.seen[t] {
+			s.seen[t] = true
+			s.list = append(s.list, t)
+		}
+	}
+}
+
+// weaker reports whether the cycle st names a weaker anomaly than best, the one chosen so
+// far: a cycle with an anti-dependency over one without (when the alternatives differ in
+// which version was read, a write-read cycle in one of them does not make the history
+// G1c), else a shorter one.
+func weaker(st, best []report.Step) bool {
+	return hasRW(st) && !hasRW(best) || hasRW(st) == hasRW(best) && len(st) < len(best)
+}
+
+// whys joins the steps' reasons.
+func whys(st []report.Step) string {
 	var whys []string
-	for _, s := range bestSteps {
+	for _, s := range st {
 		whys = append(whys, s.Why)
 	}
-	switch {
-	case len(ruled) == 0:
-		a.Message = fmt.Sprintf("%s; so %s, a contradiction", strings.Join(whys, "; "), w.cycleText(bestSteps))
-	default:
-		a.Message = fmt.Sprintf("no serial order of %d transactions explains what they read: each of the %d alternatives below closes a cycle, e.g. %s", len(txns), len(alts), w.cycleText(bestSteps))
-	}
-	return a
+	return strings.Join(whys, "; ")
 }
 
 // hasRW reports whether a cycle has an anti-dependency step.

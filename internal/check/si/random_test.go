@@ -9,6 +9,7 @@ import (
 
 	"isovet/history"
 	"isovet/internal/anomaly"
+	"isovet/internal/certify"
 	"isovet/internal/check/si"
 	"isovet/internal/histtest"
 	"isovet/internal/report"
@@ -88,7 +89,7 @@ func TestDifferentialArbitrary(t *testing.T) {
 	for seed := uint64(0); seed < uint64(n); seed++ {
 		h := arbitrary(seed)
 		for li, l := range []anomaly.Level{anomaly.SnapshotIsolation, anomaly.StrongSessionSI, anomaly.StrongSI} {
-			rep, err := si.Check(context.Background(), h, l, si.Options{SkipBasic: (seed+uint64(li))%2 == 0})
+			rep, err := si.Check(context.Background(), h, l, si.Options{Shortcuts: skipIf((seed+uint64(li))%2 == 0, certify.SkipBasic)})
 			if err != nil {
 				t.Fatalf("seed %d: Check(%s): %v", seed, l, err)
 			}
@@ -121,7 +122,7 @@ func TestPredicateOracle(t *testing.T) {
 			want := oracle(h, level)
 			// Every path: the row certificate first (the default), then the strict
 			// serializability certificate, and the SI pipeline alone.
-			for _, o := range []si.Options{{}, {NoRowCertificate: true}, {NoCertificate: true}} {
+			for _, o := range []si.Options{{}, {Shortcuts: certify.SkipRows | certify.SkipSnapshots}, {Shortcuts: certify.SkipShortcuts}} {
 				rep, err := si.Check(context.Background(), h, level, o)
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
@@ -130,13 +131,13 @@ func TestPredicateOracle(t *testing.T) {
 					t.Fatalf("seed %d, %s (%+v): checker %s, oracle %v\n%s\n%v", seed, level, o, rep.Verdict, want, histtest.Format(h), rep.Anomalies)
 				}
 				if slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.Contains(s, "strict-serializable, which implies") }) {
-					if o.NoCertificate {
-						t.Fatalf("seed %d: the certificate ran with NoCertificate", seed)
+					if o.Shortcuts.Has(certify.SkipTime) {
+						t.Fatalf("seed %d: the certificate ran with SkipTime", seed)
 					}
 					certified++
 				}
 				if slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.Contains(s, "replayed on whole rows") }) {
-					if o.NoCertificate || o.NoRowCertificate {
+					if o.Shortcuts.Has(certify.SkipRows) {
 						t.Fatalf("seed %d: the row certificate ran with %+v", seed, o)
 					}
 					rowCertified++

@@ -7,6 +7,7 @@ import (
 
 	"isovet/history"
 	"isovet/internal/anomaly"
+	"isovet/internal/certify"
 	"isovet/internal/check/si"
 	"isovet/internal/histtest"
 	"isovet/internal/report"
@@ -77,18 +78,18 @@ func TestDifferentialSchedule(t *testing.T) {
 		for li, l := range levels {
 			want := oracle(h, l)
 			for _, no := range []bool{false, true} {
-				rep, err := si.Check(ctx, h, l, si.Options{NoSchedule: no, SkipBasic: seed%2 == 0, NoRowCertificate: true})
+				rep, err := si.Check(ctx, h, l, si.Options{Shortcuts: skipIf(no, certify.SkipSchedule) | skipIf(seed%2 == 0, certify.SkipBasic) | certify.SkipRows | certify.SkipSnapshots})
 				if err != nil {
 					t.Fatalf("seed %d: Check(%s): %v", seed, l, err)
 				}
 				if got := rep.Verdict == report.Pass; got != want || rep.Verdict == report.Unknown {
-					t.Fatalf("seed %d: Check(%s, NoSchedule=%v) = %v, oracle says pass=%v\n%s\nanomalies: %+v", seed, l, no, rep.Verdict, want, histtest.Format(h), rep.Anomalies)
+					t.Fatalf("seed %d: Check(%s, SkipSchedule=%v) = %v, oracle says pass=%v\n%s\nanomalies: %+v", seed, l, no, rep.Verdict, want, histtest.Format(h), rep.Anomalies)
 				}
 				if rep.Verdict == report.Fail && (len(rep.Anomalies) == 0 || rep.Anomalies[0].Message == "" || len(rep.Anomalies[0].Cycle) == 0 && rep.Anomalies[0].Kind == anomaly.GSingle) {
-					t.Fatalf("seed %d: Check(%s, NoSchedule=%v) fails without an explained cycle: %+v", seed, l, no, rep.Anomalies)
+					t.Fatalf("seed %d: Check(%s, SkipSchedule=%v) fails without an explained cycle: %+v", seed, l, no, rep.Anomalies)
 				}
 				if no && scheduled(rep) {
-					t.Fatalf("seed %d: NoSchedule passed through the schedule", seed)
+					t.Fatalf("seed %d: SkipSchedule passed through the schedule", seed)
 				}
 				if !no && scheduled(rep) {
 					viaSchedule[li]++

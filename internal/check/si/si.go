@@ -55,8 +55,8 @@ import (
 
 	"isovet/history"
 	"isovet/internal/anomaly"
+	"isovet/internal/certify"
 	"isovet/internal/check/basic"
-	"isovet/internal/check/ser"
 	"isovet/internal/deps"
 	"isovet/internal/polygraph"
 	"isovet/internal/report"
@@ -74,19 +74,14 @@ type Options struct {
 	CoreBudget int
 	// Now, if set, is read to time the phases; nil leaves timings zero.
 	Now func() time.Time
-	// SkipBasic skips the basic checks (tests use it to test the graph stages alone).
-	SkipBasic bool
 	// Theory tunes the acyclicity theory (benchmarks compare settings).
 	Theory acyclic.Options
-	// NoSchedule skips the scheduled witness (schedule.go) and always builds the pairwise
-	// write-order choices (tests compare both paths).
-	NoSchedule bool
-	// NoCertificate skips the certificates tried before the SI pipeline (the row, snapshot
-	// and strict serializability certificates) and the strong-SI route taken when the
-	// pipeline refuses a predicate history with client time (tests compare the paths).
-	NoCertificate bool
-	// NoRowCertificate skips the row and snapshot certificates.
-	NoRowCertificate bool
+	// Shortcuts turns off proof shortcuts, the basic checks and the scheduled witness
+	// (schedule.go), for tests that compare the paths or test the graph stages alone:
+	// certify.SkipShortcuts skips the certificates tried before the SI pipeline (row,
+	// snapshot, time), the pass through strong-session SI and the strong-SI route taken when
+	// the pipeline refuses a predicate history with client time.
+	Shortcuts certify.Skip
 	// PredWords bounds the reads of rows predicates did not return (deps.Options.PredWords;
 	// 0: deps' default) at this level; a strong-SI check made on the way keeps the default.
 	// Tests set it to reach the bound on small histories.
@@ -105,7 +100,7 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 		return nil, err
 	}
 	o = o.withDefaults()
-	if level == anomaly.SnapshotIsolation && !o.NoCertificate && !h.HasTime() && h.SessionOrdered() {
+	if level == anomaly.SnapshotIsolation && !o.Shortcuts.Has(certify.SkipSession) && !h.HasTime() && h.SessionOrdered() {
 		if srep, ok, err := passBySession(ctx, h, o); ok {
 			return srep, err
 		}
@@ -243,7 +238,7 @@ func (c *run) strictFollowup() {
 func (c *run) run() error {
 	c.countStats()
 	info := c.level.Info()
-	if done, err := c.certify(info); done || err != nil {
+	if done, err := c.shortcuts(); done || err != nil {
 		return err
 	}
 	d, err := c.buildDeps(info)
@@ -270,61 +265,61 @@ func (c *run) countStats() {
 	}
 }
 
-// certify runs the basic checks and the certificates that decide without building the
-// dependencies; done says the report is decided.
+// shortcuts runs the basic checks while the proofs that need no dependency graph
+// (certify.Try) look for one of the level, then takes the proof; done says the report is
+// decided. The basic checks' findings come first.
 //
 // A serial order proves snapshot isolation (each snapshot taken just before its
-// transaction), at the session and real-time levels when it keeps those orders too. The
-// row certificate finds one from the history's own clocks without building anything; it
-// runs alongside the basic checks, whose findings come first.
-func (c *run) certify(info anomaly.LevelInfo) (done bool, err error) {
-	rows := !c.o.NoCertificate && !c.o.NoRowCertificate
-	db := ser.NewRows(c.h) // the row and snapshot certificates share it, one after the other
-	if done, err := c.basicAndRows(db, rows, info); done || err != nil {
-		return done, err
-	}
-	if rows {
-		if done, err := c.passSnapshots(db, info); done || err != nil {
+// transaction), at the session and real-time levels when it keeps those orders too: the
+// row certificate finds one from the history's own clocks without building anything, and
+// on predicate histories with client time the time certificate (the strict
+// serializability fast path) is cheap, while without real time a row a predicate did not
+// return may have read any non-matching version and the expansion can take gigabytes. A
+// history that is snapshot isolated but not serializable has no serial order; the
+// execution its clocks describe (snapshot at each start, writes installed at each commit),
+// replayed on whole rows, proves it (the snapshot certificate): on memdb's SI BlindW-Pred
+// of 10,000 transactions, 0.6 s, where the strict certificate spent 8 s failing and the
+// pipeline could not decide.
+func (c *run) shortcuts() (done bool, err error) {
+	var (
+		p    certify.Proof
+		ok   bool
+		perr error
+		wait sync.WaitGroup
+	)
+	pctx, cancel := context.WithCancel(c.ctx)
+	defer cancel()
+	wait.Go(func() { p, ok, perr = certify.Try(pctx, c.h, c.level, 0, c.o.Shortcuts) })
+	if !c.o.Shortcuts.Has(certify.SkipBasic) {
+		if done, err := c.basic(); done || err != nil {
+			cancel()
+			wait.Wait()
 			return done, err
 		}
 	}
-	return c.passStrict()
+	wait.Wait()
+	if !ok {
+		return false, perr
+	}
+	c.pass(p)
+	return true, nil
 }
 
-// basicAndRows runs the basic checks while the row certificate (when rows) looks for a
-// serial order, then takes the certificate's answer.
-func (c *run) basicAndRows(db *ser.Rows, rows bool, info anomaly.LevelInfo) (done bool, err error) {
-	var (
-		rc     ser.RowCertificate
-		rcOK   bool
-		rcWait sync.WaitGroup
-	)
-	rctx, rcancel := context.WithCancel(c.ctx)
-	defer rcancel()
-	if rows {
-		rcWait.Go(func() { rc, rcOK = db.CertifyRows(rctx, 0) })
+// pass passes the history on p, with the follow-up it proves: the real-time counterpart of
+// the level, through strict serializability for a serial order that keeps real time and
+// session order, or directly for snapshots that follow them.
+func (c *run) pass(p certify.Proof) {
+	c.phase(p.Route.String())
+	c.rep.Notes = append(c.rep.Notes, p.Note(c.level))
+	c.rep.Verdict = report.Pass
+	rt, ok := c.level.RealtimeCounterpart()
+	switch {
+	case !ok:
+	case p.Serial() && p.Proves(anomaly.StrictSerializable):
+		c.strictFollowup()
+	case !p.Serial() && p.Proves(rt):
+		c.rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "the snapshots that passed this level follow client real time and session order"}
 	}
-	if !c.o.SkipBasic {
-		if done, err := c.basic(); done || err != nil {
-			rcancel()
-			rcWait.Wait()
-			return done, err
-		}
-	}
-	if !rows {
-		return false, nil
-	}
-	rcWait.Wait()
-	if rcOK && rc.Proves(info.Session, info.Realtime) {
-		c.phase("row-certificate")
-		c.rep.Notes = append(c.rep.Notes, rc.Note()+"; a serial order is snapshot isolated at this level (each snapshot taken just before its transaction)")
-		c.rep.Verdict = report.Pass
-		if rc.Session && rc.Realtime {
-			c.strictFollowup()
-		}
-		return true, nil
-	}
-	return false, context.Cause(c.ctx)
 }
 
 // basic reports the basic checks' findings the level forbids; done says they failed it.
@@ -340,49 +335,6 @@ func (c *run) basic() (done bool, err error) {
 	}
 	c.phase("basic")
 	return c.rep.Verdict == report.Fail, nil
-}
-
-// passSnapshots tries the snapshot certificate.
-//
-// A history that is snapshot isolated but not serializable has no serial order for the
-// row certificate, nor for the strict one below (which builds the dependencies first).
-// The execution its clocks describe (snapshot at each start, writes installed at each
-// commit), replayed on whole rows, proves it without building anything
-// (ser.CertifySnapshots): on memdb's SI BlindW-Pred of 10,000 transactions, 0.6 s,
-// where the strict certificate spent 8 s failing and the pipeline could not decide.
-func (c *run) passSnapshots(db *ser.Rows, info anomaly.LevelInfo) (done bool, err error) {
-	sc, ok := db.CertifySnapshots(c.ctx, 0)
-	if !ok || !sc.Proves(info.Session, info.Realtime) {
-		return false, context.Cause(c.ctx)
-	}
-	c.phase("snapshot-certificate")
-	c.rep.Notes = append(c.rep.Notes, sc.Note())
-	c.rep.Verdict = report.Pass
-	if rt, ok := c.level.RealtimeCounterpart(); ok && sc.Proves(rt.Info().Session, rt.Info().Realtime) {
-		c.rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "the snapshots that passed this level follow client real time and session order"}
-	}
-	return true, nil
-}
-
-// passStrict tries the strict serializability certificate.
-//
-// A strict serializable history is snapshot isolated at every level (each transaction's
-// snapshot taken just before it in the serial order). On predicate histories with client
-// time that certificate is cheap, while without real time a row a predicate did not
-// return may have read any non-matching version and the expansion can take gigabytes.
-func (c *run) passStrict() (done bool, err error) {
-	if !c.h.HasTime() || len(c.h.Preds) == 0 || c.o.NoCertificate {
-		return false, nil
-	}
-	ok, err := ser.CertifyStrict(c.ctx, c.h, 0)
-	if !ok || err != nil {
-		return false, err
-	}
-	c.phase("time-certificate")
-	c.rep.Notes = append(c.rep.Notes, "passed with a serial order that respects the client intervals and session order (found by the strict serializability fast path and replayed): the history is strict-serializable, which implies this level")
-	c.rep.Verdict = report.Pass
-	c.strictFollowup()
-	return true, nil
 }
 
 // buildDeps builds the dependencies and reports their findings; nil (with a nil
@@ -416,7 +368,7 @@ func (c *run) buildDeps(info anomaly.LevelInfo) (*deps.Deps, error) {
 // strong snapshot isolation where certificates are allowed.
 func (c *run) refused(err error, do deps.Options) error {
 	var through func() (*report.Report, error)
-	if !c.o.NoCertificate {
+	if !c.o.Shortcuts.Has(certify.SkipRefusal) {
 		through = func() (*report.Report, error) {
 			so := c.o
 			so.PredWords = 0 // the bound was for this level's reads
@@ -454,7 +406,7 @@ func (c *run) decide(d *deps.Deps, info anomaly.LevelInfo) error {
 // schedule tries to pass with a schedule from the history's clocks; it returns the
 // clocks for the pairs when it does not pass.
 func (c *run) schedule(m *model, session bool) (passed bool, ck *clocks, err error) {
-	if c.o.NoSchedule {
+	if c.o.Shortcuts.Has(certify.SkipSchedule) {
 		return false, nil, nil
 	}
 	ok, k, err := m.schedule(c.ctx, c.h, session)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"isovet/internal/anomaly"
+	"isovet/internal/certify"
 	"isovet/internal/histtest"
 	"isovet/internal/report"
 )
@@ -60,7 +61,11 @@ func TestExamples(t *testing.T) {
 				want report.Verdict
 			}{{anomaly.SnapshotIsolation, tc.want.si}, {anomaly.StrongSessionSI, tc.want.session}} {
 				for _, skip := range []bool{false, true} {
-					rep, err := Check(context.Background(), h, lv.l, Options{SkipBasic: skip})
+					var o Options
+					if skip {
+						o.Shortcuts = certify.SkipBasic
+					}
+					rep, err := Check(context.Background(), h, lv.l, o)
 					if err != nil {
 						t.Fatalf("Check(%s, skip=%v): %v", lv.l, skip, err)
 					}

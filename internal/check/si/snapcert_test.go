@@ -10,7 +10,7 @@ import (
 	"isovet/check"
 	"isovet/history"
 	"isovet/internal/anomaly"
-	"isovet/internal/check/ser"
+	"isovet/internal/certify"
 	"isovet/internal/check/si"
 	"isovet/internal/histtest"
 	"isovet/internal/report"
@@ -18,7 +18,7 @@ import (
 
 var siLevels = []anomaly.Level{anomaly.SnapshotIsolation, anomaly.StrongSessionSI, anomaly.StrongSI}
 
-// TestSnapshotCertificateIsSound runs the snapshot certificate (ser.CertifySnapshots) on
+// TestSnapshotCertificateIsSound runs the snapshot certificate (certify.Try at snapshot isolation, the row and time certificates skipped) on
 // random histories whose clocks describe a snapshot-isolated run (database timestamps, or
 // client intervals only), some broken (stale
 // snapshots without first-committer-wins, rows left out of predicates, perturbed reads),
@@ -36,7 +36,10 @@ func TestSnapshotCertificateIsSound(t *testing.T) {
 		if counted(h) > 6 {
 			return
 		}
-		sc, ok := ser.CertifySnapshots(ctx, h, 0)
+		sc, ok, err := certify.Try(ctx, h, anomaly.SnapshotIsolation, 0, certify.SkipRows|certify.SkipTime)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
 		want := oracle(h, anomaly.SnapshotIsolation)
 		if want {
 			siHolds++
@@ -47,8 +50,7 @@ func TestSnapshotCertificateIsSound(t *testing.T) {
 		}
 		certified++
 		for _, l := range siLevels {
-			info := l.Info()
-			if sc.Proves(info.Session, info.Realtime) && !oracle(h, l) {
+			if sc.Proves(l) && !oracle(h, l) {
 				t.Fatalf("seed %d: the snapshot certificate (%+v) proves %s, the oracle says it does not hold\n%s", seed, sc, l, histtest.Format(h))
 			}
 		}
@@ -89,7 +91,7 @@ s1: T3 r(x,1) r(y,1) c @[8,9] ts[7,7]
 `)
 	for _, l := range siLevels {
 		want := oracle(h, l)
-		for _, o := range []si.Options{{}, {NoCertificate: true}} {
+		for _, o := range []si.Options{{}, {Shortcuts: certify.SkipShortcuts}} {
 			rep, err := si.Check(context.Background(), h, l, o)
 			if err != nil {
 				t.Fatal(err)
@@ -100,7 +102,7 @@ s1: T3 r(x,1) r(y,1) c @[8,9] ts[7,7]
 			byCert := slices.ContainsFunc(rep.Notes, func(s string) bool {
 				return strings.Contains(s, "snapshots and commits taken from the database start and commit timestamps")
 			})
-			if byCert != (want && !o.NoCertificate) {
+			if byCert != (want && !o.Shortcuts.Has(certify.SkipSnapshots)) {
 				t.Errorf("%s (%+v): passed on the snapshot certificate = %v; notes %q", l, o, byCert, rep.Notes)
 			}
 		}
@@ -114,7 +116,7 @@ func TestThroughStrongSI(t *testing.T) {
 	t.Parallel()
 	histtest.ThroughRealtime(t, 3000, 13, anomaly.SnapshotIsolation, anomaly.StrongSI,
 		func(h *history.History) *report.Report {
-			rep, err := si.Check(context.Background(), h, anomaly.SnapshotIsolation, si.Options{NoRowCertificate: true, PredWords: 1})
+			rep, err := si.Check(context.Background(), h, anomaly.SnapshotIsolation, si.Options{Shortcuts: certify.SkipRows | certify.SkipSnapshots, PredWords: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

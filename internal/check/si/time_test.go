@@ -9,6 +9,7 @@ import (
 
 	"isovet/history"
 	"isovet/internal/anomaly"
+	"isovet/internal/certify"
 	"isovet/internal/check/si"
 	"isovet/internal/histtest"
 	"isovet/internal/report"
@@ -37,12 +38,12 @@ func TestTimeStrongSI(t *testing.T) {
 	} {
 		h := histtest.MustParse(tc.src)
 		for _, ns := range []bool{false, true} {
-			rep, err := si.Check(context.Background(), h, anomaly.StrongSI, si.Options{NoSchedule: ns})
+			rep, err := si.Check(context.Background(), h, anomaly.StrongSI, si.Options{Shortcuts: skipIf(ns, certify.SkipSchedule)})
 			if err != nil {
 				t.Fatalf("%s: Check: %v", tc.name, err)
 			}
 			if rep.Verdict != tc.want {
-				t.Errorf("%s: Check(strong SI, NoSchedule=%v) = %s, want %s; %v %q", tc.name, ns, rep.Verdict, tc.want, rep.Anomalies, rep.Notes)
+				t.Errorf("%s: Check(strong SI, SkipSchedule=%v) = %s, want %s; %v %q", tc.name, ns, rep.Verdict, tc.want, rep.Anomalies, rep.Notes)
 			}
 			if hasNote := slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, note) }); hasNote != (tc.want == report.Unknown) {
 				t.Errorf("%s: notes %q; want a note %q: %v", tc.name, rep.Notes, note, tc.want == report.Unknown)
@@ -82,7 +83,7 @@ func TestTimeDifferential(t *testing.T) {
 		}
 		checked++
 		want := oracle(h, anomaly.StrongSI)
-		rep, err := si.Check(context.Background(), h, anomaly.StrongSI, si.Options{SkipBasic: seed%3 == 0})
+		rep, err := si.Check(context.Background(), h, anomaly.StrongSI, si.Options{Shortcuts: skipIf(seed%3 == 0, certify.SkipBasic)})
 		if err != nil {
 			t.Fatalf("seed %d: Check: %v", seed, err)
 		}

@@ -1,4 +1,4 @@
-package ser
+package certify
 
 import (
 	"cmp"
@@ -54,16 +54,19 @@ var maxClosureWords, closureWordsPerTxn = 1 << 22, 4 // variables so tests can l
 // pairs for which each greedy choice is followed by a pruning pass over the rest.
 const maxPrunePasses, maxPropagate = 32, 1024
 
-// fastStats describes a fast-path attempt.
-type fastStats struct {
-	edges, constraints, pruned, greedy int
-	why                                string // why it gave up ("" if it passed)
-	// rows: the pass also replayed the order on whole rows (rowReplay), deciding the
+// Stats describes a fast-path attempt.
+type Stats struct {
+	// Edges and Constraints are the explicit known edges and the write-order choices the
+	// attempt built; Pruned the choices pruning decided, Greedy those chosen greedily (and
+	// the reads with several candidates chosen).
+	Edges, Constraints, Pruned, Greedy int
+	Why                                string // why it gave up ("" if it passed)
+	// Rows: the pass also replayed the order on whole rows (rowReplay), deciding the
 	// predicate evaluations the dependency analysis left open.
-	rows bool
+	Rows bool
 }
 
-// CertifyStrict tries to prove h strict serializable, with every client interval widened by
+// certifyStrict tries to prove h strict serializable, with every client interval widened by
 // skew nanoseconds on each side, by the fast path alone: true comes with a serial order
 // that respects real time and session order and was replayed read by read. false says only
 // that no such proof was found (the history may still be strict serializable): the caller
@@ -71,14 +74,8 @@ type fastStats struct {
 // (serializable, strong-session serializable and the snapshot isolation levels, whose
 // axioms a serial order meets with each snapshot taken just before the transaction) may
 // pass on it. It needs a client interval on every transaction, and declines otherwise.
-func CertifyStrict(ctx context.Context, h *history.History, skew int64) (bool, error) {
-	ok, _, err := certifyStrict(ctx, h, skew)
-	return ok, err
-}
-
-// certifyStrict is [CertifyStrict] with the fast path's statistics.
-func certifyStrict(ctx context.Context, h *history.History, skew int64) (bool, fastStats, error) {
-	var fs fastStats
+func certifyStrict(ctx context.Context, h *history.History, skew int64) (bool, Stats, error) {
+	var fs Stats
 	if !h.HasTime() {
 		return false, fs, nil
 	}
@@ -105,7 +102,7 @@ func certifyStrict(ctx context.Context, h *history.History, skew int64) (bool, f
 // strictFast tries to prove that d's history is strict serializable. It returns true with
 // a replayed serial order, or false (why says where it stopped) if the general pipeline must
 // decide.
-func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
+func strictFast(ctx context.Context, d *deps.Deps) (bool, Stats, error) {
 	s := &strictPath{ctx: ctx, d: d}
 	ok, err := s.run()
 	return ok, s.fs, err
@@ -116,11 +113,11 @@ func strictFast(ctx context.Context, d *deps.Deps) (bool, fastStats, error) {
 // write-order choices between overlapping writers, add the known edges, close them under
 // real time, prune the choices, choose the rest greedily, choose the versions of reads with
 // several candidates, and certify the resulting order by replaying it. A phase that returns
-// false has set fs.why: the general pipeline decides.
+// false has set fs.Why: the general pipeline decides.
 type strictPath struct {
 	ctx context.Context
 	d   *deps.Deps
-	fs  fastStats
+	fs  Stats
 
 	// Dense ids for the committed transactions, in order of (widened) begin, then end: so
 	// per-key writer lists come out sorted by begin, and the closure's sort finds its input
@@ -156,7 +153,21 @@ const minTime = -1 << 63
 // wk packs a writer and a key into a map key.
 func wk(w int32, k history.Key) uint64 { return uint64(w)<<32 | uint64(uint32(k)) }
 
+// run runs the phases in order: the graph, the choices, the certificate.
 func (s *strictPath) run() (bool, error) {
+	if ok, err := s.graph(); !ok || err != nil {
+		return false, err
+	}
+	if !s.choose() {
+		return false, nil
+	}
+	return s.certify(), nil
+}
+
+// graph runs the phases that build the graph: index, writers by key, choices, known
+// edges, and their closure under real time. false says a phase declined; err is ctx's
+// cause when it ended.
+func (s *strictPath) graph() (bool, error) {
 	if !s.index() {
 		return false, nil
 	}
@@ -174,14 +185,17 @@ func (s *strictPath) run() (bool, error) {
 	if err := s.ctx.Err(); err != nil {
 		return false, context.Cause(s.ctx)
 	}
+	return true, nil
+}
+
+// choose runs the phases that make the choices: prune every write-order choice, choose
+// the rest greedily, then the versions of reads with several candidates.
+func (s *strictPath) choose() bool {
 	all := make([]int32, len(s.pairs))
 	for pi := range all {
 		all[pi] = int32(pi)
 	}
-	if !s.prune(all, maxPrunePasses) || !s.greedy() || !s.chooseReads() {
-		return false, nil
-	}
-	return s.certify(), nil
+	return s.prune(all, maxPrunePasses) && s.greedy() && s.chooseReads()
 }
 
 // index gives the committed transactions dense ids in order of begin, then end. It declines
@@ -189,29 +203,25 @@ func (s *strictPath) run() (bool, error) {
 func (s *strictPath) index() bool {
 	d := s.d
 	if !d.Opts.Realtime || d.HasLists() || len(d.Findings) > 0 || len(d.Guarded) > 0 {
-		s.fs.why = "out of scope"
+		s.fs.Why = "out of scope"
 		return false
 	}
-	type node struct {
-		b, e int64
-		t    int32
+	ns, ok := s.byBegin()
+	if !ok {
+		return false
 	}
-	ns := make([]node, 0, d.N)
-	for t := range d.N {
-		switch d.Status[t] {
-		case deps.Committed:
-			iv := d.TimeInterval(t)
-			ns = append(ns, node{iv.Begin, iv.End, int32(t)})
-		case deps.Maybe:
-			s.fs.why = "unknown outcomes"
-			return false
-		}
+	s.number(ns)
+	if len(ns) == 0 {
+		s.fs.Why = "no committed transactions"
+		return false
 	}
-	slices.SortFunc(ns, func(x, y node) int {
-		return cmp.Or(cmp.Compare(x.b, y.b), cmp.Compare(x.e, y.e), cmp.Compare(x.t, y.t))
-	})
+	return true
+}
+
+// number gives the transactions of ns their dense ids, in order, with their intervals.
+func (s *strictPath) number(ns []timeNode) {
 	m := len(ns)
-	s.id = make([]int32, d.N)
+	s.id = make([]int32, s.d.N)
 	for t := range s.id {
 		s.id[t] = -1
 	}
@@ -220,11 +230,33 @@ func (s *strictPath) index() bool {
 	for i, x := range ns {
 		s.id[x.t], s.txn[i], s.begin[i], s.end[i] = int32(i), x.t, x.b, x.e
 	}
-	if m == 0 {
-		s.fs.why = "no committed transactions"
-		return false
+}
+
+// timeNode is a committed transaction t with its interval [b, e].
+type timeNode struct {
+	b, e int64
+	t    int32
+}
+
+// byBegin returns the committed transactions in order of begin, then end; false (with
+// why) when a transaction's outcome is unknown.
+func (s *strictPath) byBegin() ([]timeNode, bool) {
+	d := s.d
+	ns := make([]timeNode, 0, d.N)
+	for t := range d.N {
+		switch d.Status[t] {
+		case deps.Committed:
+			iv := d.TimeInterval(t)
+			ns = append(ns, timeNode{iv.Begin, iv.End, int32(t)})
+		case deps.Maybe:
+			s.fs.Why = "unknown outcomes"
+			return nil, false
+		}
 	}
-	return true
+	slices.SortFunc(ns, func(x, y timeNode) int {
+		return cmp.Or(cmp.Compare(x.b, y.b), cmp.Compare(x.e, y.e), cmp.Compare(x.t, y.t))
+	})
+	return ns, true
 }
 
 // writersByKey lists each key's writers sorted by begin, with the suffix minimum of their
@@ -311,7 +343,7 @@ func (s *strictPath) choices() {
 			}
 		}
 	}
-	s.fs.constraints = len(s.pairs)
+	s.fs.Constraints = len(s.pairs)
 }
 
 // addEdge appends u → v unless real time implies it (the closure has those for free).
@@ -328,25 +360,30 @@ func (s *strictPath) knownEdges() bool {
 	d := s.d
 	s.edges = make([][2]int32, 0, len(s.txn)+2*len(d.Reads))
 	if d.Opts.Session {
-		for _, sess := range d.H.Sessions {
-			prev := int32(-1)
-			for _, t := range sess.Txns {
-				if u := s.id[t]; u >= 0 {
-					if prev >= 0 {
-						s.edges = append(s.edges, [2]int32{prev, u})
-					}
-					prev = u
-				}
-			}
-		}
+		s.sessionEdges()
 	}
 	for ri := range d.Reads {
 		if !s.readEdges(int32(ri)) {
 			return false
 		}
 	}
-	s.fs.edges = len(s.edges)
+	s.fs.Edges = len(s.edges)
 	return true
+}
+
+// sessionEdges adds each session's order between its committed transactions.
+func (s *strictPath) sessionEdges() {
+	for _, sess := range s.d.H.Sessions {
+		prev := int32(-1)
+		for _, t := range sess.Txns {
+			if u := s.id[t]; u >= 0 {
+				if prev >= 0 {
+					s.edges = append(s.edges, [2]int32{prev, u})
+				}
+				prev = u
+			}
+		}
+	}
 }
 
 // readEdges adds the edges of read ri when it has one candidate, or sets it aside when it
@@ -360,15 +397,23 @@ func (s *strictPath) readEdges(ri int32) bool {
 	}
 	switch {
 	case r.Op < 0:
-		s.fs.why = "synthetic reads"
+		s.fs.Why = "synthetic reads"
 		return false
 	case len(r.Cands) == 0:
-		s.fs.why = "a read with no possible writer"
+		s.fs.Why = "a read with no possible writer"
 		return false
 	case len(r.Cands) > 1:
 		s.multi = append(s.multi, ri)
 		return true
 	}
+	return s.readFrom(u, r)
+}
+
+// readFrom adds the edges of read r by u (dense id) of its one candidate's version: the
+// write-read edge from the writer, and the anti-dependencies to the writers that began
+// after it ended and are minimal in real time.
+func (s *strictPath) readFrom(u int32, r *deps.Read) bool {
+	d := s.d
 	// An item read, a row a predicate read returned, or a row a predicate read missed or a
 	// predicate write matched with one version in reach: all are "u read w's version of the
 	// key", which is what the edges below and the replay encode.
@@ -376,7 +421,7 @@ func (s *strictPath) readEdges(ri int32) bool {
 	if w := r.Cands[0]; w != d.Init {
 		x := s.id[w]
 		if x < 0 {
-			s.fs.why = "a read from a transaction that does not count"
+			s.fs.Why = "a read from a transaction that does not count"
 			return false
 		}
 		s.addEdge(x, u)
@@ -400,10 +445,10 @@ func (s *strictPath) close() bool {
 	c, err := graph.NewTimeClosure(s.begin, s.end, s.edges, max(maxClosureWords, closureWordsPerTxn*len(s.txn)))
 	switch {
 	case errors.Is(err, graph.ErrCycle):
-		s.fs.why = "cycle of known edges"
+		s.fs.Why = "cycle of known edges"
 		return false
 	case err != nil:
-		s.fs.why = err.Error()
+		s.fs.Why = err.Error()
 		return false
 	}
 	s.c, s.edges = c, nil
@@ -455,28 +500,37 @@ func (s *strictPath) prune(list []int32, passes int) bool {
 			if p.fixed {
 				continue
 			}
-			l, r := s.feasible(p, p.a, p.b), s.feasible(p, p.b, p.a)
-			var ok bool
-			switch {
-			case !l && !r:
-				s.fs.why = "a write order with no option left"
-				return false
-			case !l:
-				ok = s.fix(p, p.b, p.a)
-			case !r:
-				ok = s.fix(p, p.a, p.b)
-			default:
-				continue
-			}
+			forced, ok := s.force(p)
 			if !ok {
-				s.fs.why = "a forced edge closed a cycle"
 				return false
 			}
-			s.fs.pruned++
-			changed = true
+			changed = changed || forced
 		}
 	}
 	return true
+}
+
+// force fixes choice p if one of its options is left: forced says it did; false (with
+// why) when none is left or the forced one closed a cycle.
+func (s *strictPath) force(p *choice) (forced, ok bool) {
+	l, r := s.feasible(p, p.a, p.b), s.feasible(p, p.b, p.a)
+	switch {
+	case !l && !r:
+		s.fs.Why = "a write order with no option left"
+		return false, false
+	case !l:
+		ok = s.fix(p, p.b, p.a)
+	case !r:
+		ok = s.fix(p, p.a, p.b)
+	default:
+		return false, true
+	}
+	if !ok {
+		s.fs.Why = "a forced edge closed a cycle"
+		return false, false
+	}
+	s.fs.Pruned++
+	return true, true
 }
 
 // first returns p's writers in the greedy order: the one that ended first (then began
@@ -492,6 +546,25 @@ func (s *strictPath) first(p *choice) (int32, int32) {
 // goes first unless that closes a cycle. While the open choices are few, each choice is
 // propagated to the rest by a pruning pass: fewer dead ends.
 func (s *strictPath) greedy() bool {
+	rest := s.open()
+	for i, pi := range rest {
+		p := &s.pairs[pi]
+		if p.fixed {
+			continue // forced by an earlier choice
+		}
+		if !s.pick(p) {
+			return false
+		}
+		s.fs.Greedy++
+		if len(rest) <= maxPropagate && !s.prune(rest[i+1:], 1) {
+			return false
+		}
+	}
+	return true
+}
+
+// open returns the choices not fixed, in order of their first end.
+func (s *strictPath) open() []int32 {
 	var rest []int32
 	for pi := range s.pairs {
 		if !s.pairs[pi].fixed {
@@ -500,27 +573,23 @@ func (s *strictPath) greedy() bool {
 	}
 	firstEnd := func(pi int32) int64 { return min(s.end[s.pairs[pi].a], s.end[s.pairs[pi].b]) }
 	slices.SortFunc(rest, func(x, y int32) int { return cmp.Compare(firstEnd(x), firstEnd(y)) })
-	for i, pi := range rest {
-		p := &s.pairs[pi]
-		if p.fixed {
-			continue // forced by an earlier choice
-		}
-		a, b := s.first(p)
+	return rest
+}
+
+// pick fixes choice p greedily: the writer that ended first goes first unless that closes
+// a cycle. False (with why) at a dead end.
+func (s *strictPath) pick(p *choice) bool {
+	a, b := s.first(p)
+	if !s.feasible(p, a, b) {
+		a, b = b, a
 		if !s.feasible(p, a, b) {
-			a, b = b, a
-			if !s.feasible(p, a, b) {
-				s.fs.why = "the greedy choice of write orders reached a dead end"
-				return false
-			}
-		}
-		if !s.fix(p, a, b) {
-			s.fs.why = "a chosen edge closed a cycle"
+			s.fs.Why = "the greedy choice of write orders reached a dead end"
 			return false
 		}
-		s.fs.greedy++
-		if len(rest) <= maxPropagate && !s.prune(rest[i+1:], 1) {
-			return false
-		}
+	}
+	if !s.fix(p, a, b) {
+		s.fs.Why = "a chosen edge closed a cycle"
+		return false
 	}
 	return true
 }
@@ -555,7 +624,7 @@ func (s *strictPath) chooseReads() bool {
 		if !rc.choose(&s.d.Reads[ri]) {
 			return false
 		}
-		s.fs.greedy++
+		s.fs.Greedy++
 	}
 	return true
 }
@@ -590,6 +659,24 @@ func (rc *readChooser) endOf(x int32) int64 {
 // before the reader did, then the rest.
 func (rc *readChooser) choose(r *deps.Read) bool {
 	u := rc.id[r.Txn]
+	rc.candidates(r, u)
+	for _, x := range rc.cands {
+		ok, closed := rc.tryVersion(u, x, r.Key)
+		if closed {
+			rc.fs.Why = "a read's chosen version closed a cycle"
+			return false
+		}
+		if ok {
+			return true
+		}
+	}
+	rc.fs.Why = "a read with several candidates had none left"
+	return false
+}
+
+// candidates sets rc.cands to r's candidates (dense ids, -1 for the initial state) that
+// are committed, in the order choose tries them for reader u.
+func (rc *readChooser) candidates(r *deps.Read, u int32) {
 	rc.cands = rc.cands[:0]
 	for _, w := range r.Cands {
 		x := int32(-1) // the initial state
@@ -600,43 +687,30 @@ func (rc *readChooser) choose(r *deps.Read) bool {
 		}
 		rc.cands = append(rc.cands, x)
 	}
-	slices.SortFunc(rc.cands, func(x, y int32) int {
-		xe, ye := rc.endOf(x), rc.endOf(y)
-		xb, yb := xe <= rc.end[u], ye <= rc.end[u]
-		switch {
-		case xb && !yb:
-			return -1
-		case yb && !xb:
-			return 1
-		case xb:
-			return cmp.Compare(ye, xe) // latest first
-		}
-		return cmp.Compare(xe, ye) // earliest first
-	})
-	for _, x := range rc.cands {
-		ok, closed := rc.tryVersion(u, x, r.Key)
-		if closed {
-			rc.fs.why = "a read's chosen version closed a cycle"
-			return false
-		}
-		if ok {
-			return true
-		}
+	slices.SortFunc(rc.cands, func(x, y int32) int { return rc.tryFirst(u, x, y) })
+}
+
+// tryFirst compares candidates x and y for reader u: those that ended before u did come
+// first, latest first; then the rest, earliest first.
+func (rc *readChooser) tryFirst(u, x, y int32) int {
+	xe, ye := rc.endOf(x), rc.endOf(y)
+	xb, yb := xe <= rc.end[u], ye <= rc.end[u]
+	switch {
+	case xb && !yb:
+		return -1
+	case yb && !xb:
+		return 1
+	case xb:
+		return cmp.Compare(ye, xe) // latest first
 	}
-	rc.fs.why = "a read with several candidates had none left"
-	return false
+	return cmp.Compare(xe, ye) // earliest first
 }
 
 // tryVersion makes reader u read x's version of k if that closes no cycle; closed says that
 // adding its edges did close one after all (the fast path must give up).
 func (rc *readChooser) tryVersion(u, x int32, k history.Key) (ok, closed bool) {
-	if x == u || (x >= 0 && rc.c.Reach(u, x)) {
+	if !rc.acyclic(u, x, k) {
 		return false, false
-	}
-	for _, b := range rc.successors(x, k) {
-		if b != u && rc.c.Reach(b, u) {
-			return false, false
-		}
 	}
 	if x >= 0 && !rc.c.AddEdge(x, u) {
 		return false, false
@@ -649,23 +723,38 @@ func (rc *readChooser) tryVersion(u, x int32, k history.Key) (ok, closed bool) {
 	return true, false
 }
 
+// acyclic reports whether reader u may read x's version of k without closing a cycle: x
+// is not u and u does not reach it, and no writer after x's version reaches u. It leaves
+// those writers in rc.after.
+func (rc *readChooser) acyclic(u, x int32, k history.Key) bool {
+	if x == u || (x >= 0 && rc.c.Reach(u, x)) {
+		return false
+	}
+	for _, b := range rc.successors(x, k) {
+		if b != u && rc.c.Reach(b, u) {
+			return false
+		}
+	}
+	return true
+}
+
 // certify replays the closure's topological order as a serial order (and, when the
 // dependency analysis left predicate evaluations open, on whole rows): the pass stands only
 // if every read comes out as recorded.
 func (s *strictPath) certify() bool {
 	order := s.c.Order()
 	if !replay(s.d, order, s.txn) {
-		s.fs.why = "the serial order did not replay"
+		s.fs.Why = "the serial order did not replay"
 		return false
 	}
 	if s.d.Partial {
 		// Some predicate evaluations were left open (partial row images); the order decides
 		// them, and the pass stands only if they all come out as recorded.
 		if !rowReplay(s.d, order, s.txn) {
-			s.fs.why = "the serial order did not replay on whole rows"
+			s.fs.Why = "the serial order did not replay on whole rows"
 			return false
 		}
-		s.fs.rows = true
+		s.fs.Rows = true
 	}
 	return true
 }
@@ -677,42 +766,58 @@ func (s *strictPath) certify() bool {
 // history itself, not from the fast path's arrays, so the certificate does not share their
 // mistakes.
 func replay(d *deps.Deps, order, txn []int32) bool {
-	h := d.H
 	if len(order) != len(txn) {
 		return false
 	}
-	ivs := make([]history.Interval, d.N) // read in order of id: sequential, not by order
-	for t := range d.N {
-		ivs[t] = d.TimeInterval(t)
-	}
-	at := make([]int32, d.N)
+	at, ok := positions(d, order, txn)
+	return ok && (!d.Opts.Session || keepsSessionOrder(d.H, at)) && replayReads(d, order, txn)
+}
+
+// positions returns every transaction's position in order (-1 for those that do not
+// count); ok is false unless order holds each committed transaction exactly once.
+func positions(d *deps.Deps, order, txn []int32) (at []int32, ok bool) {
+	at = make([]int32, d.N)
 	for t := range at {
 		at[t] = -1
 	}
 	for i, u := range order {
 		t := txn[u]
 		if at[t] >= 0 || d.Status[t] != deps.Committed {
-			return false
+			return nil, false
 		}
 		at[t] = int32(i)
 	}
 	for t := range d.N {
 		if d.Status[t] == deps.Committed && at[t] < 0 {
-			return false
+			return nil, false
 		}
 	}
-	if d.Opts.Session {
-		for _, s := range h.Sessions {
-			prev := int32(-1)
-			for _, t := range s.Txns {
-				if i := at[t]; i >= 0 {
-					if i < prev {
-						return false
-					}
-					prev = i
+	return at, true
+}
+
+// keepsSessionOrder reports whether the positions at keep each session's order.
+func keepsSessionOrder(h *history.History, at []int32) bool {
+	for _, s := range h.Sessions {
+		prev := int32(-1)
+		for _, t := range s.Txns {
+			if i := at[t]; i >= 0 {
+				if i < prev {
+					return false
 				}
+				prev = i
 			}
 		}
+	}
+	return true
+}
+
+// replayReads runs order, checking real time (no earlier transaction began after a later
+// one ended) and that every read's candidates hold the last version written before it.
+func replayReads(d *deps.Deps, order, txn []int32) bool {
+	h := d.H
+	ivs := make([]history.Interval, d.N) // read in order of id: sequential, not by order
+	for t := range d.N {
+		ivs[t] = d.TimeInterval(t)
 	}
 	maxBegin := int64(-1 << 63)
 	last := make([]int32, len(h.Keys))

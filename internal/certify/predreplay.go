@@ -1,4 +1,4 @@
-package ser
+package certify
 
 import (
 	"isovet/history"
@@ -36,16 +36,25 @@ func rowReplay(d *deps.Deps, order, txn []int32) bool {
 		return false
 	}
 	s := newPredRows(h, fieldID)
-	for k := range h.Keys {
-		if !s.apply(history.Key(k), h.InitialValue(history.Key(k))) {
-			return false
-		}
+	if !s.initial() {
+		return false
 	}
 	for _, u := range order {
 		for _, o := range h.Txns[txn[u]].Ops {
 			if !s.step(o) {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// initial puts every row in its initial image; false when one is neither an integer nor
+// a row image.
+func (s *predRows) initial() bool {
+	for k := range s.h.Keys {
+		if !s.apply(history.Key(k), s.h.InitialValue(history.Key(k))) {
+			return false
 		}
 	}
 	return true
@@ -99,19 +108,25 @@ func (s *predRows) step(o history.Op) bool {
 	case history.OpPredRead:
 		return s.selected(s.h.Pred(o))
 	case history.OpPredWrite:
-		po := s.h.Pred(o)
-		if !s.selected(po) {
-			return false
-		}
-		for _, r := range po.Rows {
-			if r.Match && !s.apply(r.Key, r.Value) {
-				return false
-			}
-		}
+		return s.predWrite(s.h.Pred(o))
 	case history.OpDelete:
 		return s.apply(o.Key, history.Nil)
 	case history.OpWrite, history.OpInsert:
 		return s.apply(o.Key, o.Value)
+	}
+	return true
+}
+
+// predWrite replays predicate write po: its selection, then the new images of the rows it
+// matched.
+func (s *predRows) predWrite(po *history.PredOp) bool {
+	if !s.selected(po) {
+		return false
+	}
+	for _, r := range po.Rows {
+		if r.Match && !s.apply(r.Key, r.Value) {
+			return false
+		}
 	}
 	return true
 }
@@ -137,8 +152,15 @@ func (s *predRows) apply(k history.Key, v history.Value) bool {
 	if !ok {
 		return false
 	}
+	return s.applyImage(k, str)
+}
+
+// applyImage merges row image str ("col=int,...") into row k: a new row holds only what it
+// sets. False when a field's value is not an integer.
+func (s *predRows) applyImage(k history.Key, str string) bool {
+	at := int(k) * s.nf
 	if !s.live[k] {
-		clear(s.set[at : at+nf]) // a new row: only what this image sets
+		clear(s.set[at : at+s.nf]) // a new row: only what this image sets
 	}
 	s.live[k] = true
 	for f, name := range s.fields {

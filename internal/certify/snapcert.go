@@ -1,4 +1,4 @@
-package ser
+package certify
 
 import (
 	"cmp"
@@ -46,9 +46,9 @@ import (
 // committed at t is visible to a snapshot at t, as in Chronos, Def. 6), and a transaction
 // whose snapshot and commit coincide takes its snapshot right before its own commit.
 
-// SnapshotCertificate is what [CertifySnapshots] proved: snapshot and commit points of the
+// snapCert is what [certifySnapshots] proved: snapshot and commit points of the
 // committed transactions, taken from the clocks By names, replayed on whole rows.
-type SnapshotCertificate struct {
+type snapCert struct {
 	// By names the clocks the points came from.
 	By string
 	// Keeps says whether each snapshot also follows the commit of the transaction's session
@@ -57,25 +57,64 @@ type SnapshotCertificate struct {
 }
 
 // Note says how the history passed, in a sentence for a report.
-func (sc SnapshotCertificate) Note() string {
+func (sc snapCert) Note() string {
 	return sc.note("passed with snapshots and commits taken from the "+sc.By+", replayed on whole rows: every transaction read, and every predicate selected, what the snapshot of the transactions committed before it gives, and no two concurrent transactions wrote one row",
 		"; the snapshots also follow session order and client real time",
 		"; the snapshots also follow session order")
 }
 
-// CertifySnapshots tries to prove h snapshot isolated by replaying the execution its clocks
+// certifySnapshots tries to prove h snapshot isolated by replaying the execution its clocks
 // describe (see snapcert.go). ok says it found one; then h is snapshot isolated, and
 // strong-session or strong SI as the certificate says. It never refutes: !ok proves
 // nothing.
-func CertifySnapshots(ctx context.Context, h *history.History, skew int64) (SnapshotCertificate, bool) {
-	return NewRows(h).CertifySnapshots(ctx, skew)
+func certifySnapshots(ctx context.Context, h *history.History, skew int64) (snapCert, bool) {
+	return newRowDB(h).certifySnapshots(ctx, skew)
 }
 
-// CertifySnapshots is [CertifySnapshots] on r's history and database.
-func (r *Rows) CertifySnapshots(ctx context.Context, skew int64) (SnapshotCertificate, bool) {
+// certifySnapshots is [certifySnapshots] on r's history and database.
+func (r *rowDB) certifySnapshots(ctx context.Context, skew int64) (snapCert, bool) {
 	h := r.h
-	var committed []int32
-	dbts, client := true, true
+	committed, dbts, client := snapClocks(h)
+	if len(committed) == 0 || !dbts && !client {
+		return snapCert{}, false
+	}
+	rs, ok := r.db()
+	if !ok {
+		return snapCert{}, false
+	}
+	sess := sessionLinks(h, nil)
+	keys := writeKeys(h)
+	for _, c := range snapCandidates(h, dbts, client) {
+		if !c.ok || ctx.Err() != nil {
+			continue
+		}
+		ev := snapEvents(committed, c.pts)
+		snapAt, commitAt, ok := rs.replaySnapshots(ctx, ev, keys, c.move)
+		if !ok {
+			continue
+		}
+		return snapCert{By: c.by, Keeps: snapKeeps(h, committed, sess, snapAt, commitAt, skew)}, true
+	}
+	return snapCert{}, false
+}
+
+// snapKeeps says which orders the snapshots (snapAt) and commits (commitAt) of the
+// committed transactions keep: session order when each snapshot follows the session
+// predecessor's commit, real time when it follows every commit that ended before it began.
+func snapKeeps(h *history.History, committed []int32, sess links, snapAt, commitAt []int32, skew int64) Keeps {
+	var k Keeps
+	k.Session = !slices.ContainsFunc(committed, func(t int32) bool {
+		p := sess.prev[t]
+		return p >= 0 && commitAt[p] > snapAt[t]
+	})
+	k.Realtime = h.HasTime() && snapshotsKeepRealTime(h, committed, snapAt, commitAt, skew)
+	return k
+}
+
+// snapClocks returns h's committed transactions, and whether every one has database start
+// and commit timestamps (dbts), and a client interval (client), in order.
+func snapClocks(h *history.History) (committed []int32, dbts, client bool) {
+	dbts, client = true, true
 	for t := range h.Txns {
 		x := &h.Txns[t]
 		if !x.Committed() {
@@ -85,26 +124,25 @@ func (r *Rows) CertifySnapshots(ctx context.Context, skew int64) (SnapshotCertif
 		dbts = dbts && x.HasTimestamps && x.Start.Compare(x.Commit) <= 0
 		client = client && x.HasTime && x.Time.Begin <= x.Time.End
 	}
-	if len(committed) == 0 || !dbts && !client {
-		return SnapshotCertificate{}, false
-	}
-	rs, ok := r.db()
-	if !ok {
-		return SnapshotCertificate{}, false
-	}
-	sess := sessionLinks(h, nil)
-	keys := writeKeys(h)
+	return committed, dbts, client
+}
+
+// snapCandidate is a source of snapshot and commit points the certificate tries.
+type snapCandidate struct {
+	by   string
+	ok   bool
+	move bool // snapshots may move later within their transaction (see replaySnapshots)
+	pts  func(t int32) (snap, commit history.Timestamp)
+}
+
+// snapCandidates are the sources of points, in the order tried: the database's start and
+// commit timestamps (when dbts), then the client times (when client).
+func snapCandidates(h *history.History, dbts, client bool) []snapCandidate {
 	dbName := "database start and commit timestamps"
 	if h.DerivedTimestamps() {
 		dbName += " (derived from its snapshots)"
 	}
-	type candidate struct {
-		by   string
-		ok   bool
-		move bool // snapshots may move later within their transaction (see replaySnapshots)
-		pts  func(t int32) (snap, commit history.Timestamp)
-	}
-	for _, c := range []candidate{
+	return []snapCandidate{
 		{dbName, dbts, false, func(t int32) (history.Timestamp, history.Timestamp) {
 			return h.Txns[t].Start, h.Txns[t].Commit
 		}},
@@ -112,24 +150,7 @@ func (r *Rows) CertifySnapshots(ctx context.Context, skew int64) (SnapshotCertif
 			iv := h.Txns[t].Time
 			return history.Timestamp{Physical: iv.Begin}, history.Timestamp{Physical: iv.End}
 		}},
-	} {
-		if !c.ok || ctx.Err() != nil {
-			continue
-		}
-		ev := snapEvents(committed, c.pts)
-		snapAt, commitAt, ok := rs.replaySnapshots(ctx, ev, keys, c.move)
-		if !ok {
-			continue
-		}
-		sc := SnapshotCertificate{By: c.by}
-		sc.Session = !slices.ContainsFunc(committed, func(t int32) bool {
-			p := sess.prev[t]
-			return p >= 0 && commitAt[p] > snapAt[t]
-		})
-		sc.Realtime = h.HasTime() && snapshotsKeepRealTime(h, committed, snapAt, commitAt, skew)
-		return sc, true
 	}
-	return SnapshotCertificate{}, false
 }
 
 // snapEvent is a transaction's snapshot or commit point.
@@ -152,25 +173,29 @@ func snapEvents(committed []int32, pts func(t int32) (snap, commit history.Times
 		}
 		ev = append(ev, snapEvent{at: s, phase: 2, t: t}, snapEvent{at: c, phase: 0, commit: true, t: t})
 	}
-	slices.SortFunc(ev, func(a, b snapEvent) int {
-		if c := a.at.Compare(b.at); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.phase, b.phase); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.t, b.t); c != 0 {
-			return c
-		}
-		if a.commit == b.commit {
-			return 0
-		}
-		if b.commit { // a point transaction's snapshot, then its commit
-			return -1
-		}
-		return 1
-	})
+	slices.SortFunc(ev, replayOrder)
 	return ev
+}
+
+// replayOrder orders events by time, then phase (see the ties above), then transaction;
+// a point transaction's snapshot comes before its commit.
+func replayOrder(a, b snapEvent) int {
+	if c := a.at.Compare(b.at); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.phase, b.phase); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.t, b.t); c != 0 {
+		return c
+	}
+	if a.commit == b.commit {
+		return 0
+	}
+	if b.commit { // a point transaction's snapshot, then its commit
+		return -1
+	}
+	return 1
 }
 
 // replaySnapshots replays the events from the initial state and reports whether every
@@ -329,18 +354,8 @@ func (s *snapReplay) end(t, i int32) bool {
 	if s.done[t] {
 		return true // committed early (below)
 	}
-	if !s.valid[t] {
-		// The last point left: just before its own commit. Failing that, commits the
-		// client had not seen acknowledged yet may have been made already: commit
-		// open transactions early, the soonest to end first, until t replays.
-		if !s.move {
-			return false
-		}
-		if !s.try(t) && !s.early(t, i) {
-			return false
-		}
-		s.invalid = slices.DeleteFunc(s.invalid, func(u int32) bool { return u == t })
-		s.valid[t], s.snapAt[t] = true, i
+	if !s.valid[t] && !s.lastPoint(t, i) {
+		return false
 	}
 	if !s.commit(t, i) {
 		return false // a concurrent transaction installed a version of a row first
@@ -348,6 +363,22 @@ func (s *snapReplay) end(t, i int32) bool {
 	if len(s.invalid) > 0 {
 		s.retry(i)
 	}
+	return true
+}
+
+// lastPoint tries t, which has no valid snapshot, at the last point left: just before its
+// own commit (index i). Failing that, commits the client had not seen acknowledged yet may
+// have been made already: it commits open transactions early, the soonest to end first,
+// until t replays. False when t does not replay there.
+func (s *snapReplay) lastPoint(t, i int32) bool {
+	if !s.move {
+		return false
+	}
+	if !s.try(t) && !s.early(t, i) {
+		return false
+	}
+	s.invalid = slices.DeleteFunc(s.invalid, func(u int32) bool { return u == t })
+	s.valid[t], s.snapAt[t] = true, i
 	return true
 }
 
@@ -371,6 +402,12 @@ func (s *snapReplay) commit(t, i int32) bool {
 		}
 	}
 	s.free = append(s.free, s.slot[t])
+	return s.invalidate()
+}
+
+// invalidate marks every valid open transaction in s.conflict's slots as no longer valid;
+// false, without move, when there is one.
+func (s *snapReplay) invalidate() bool {
 	for j, m := range s.conflict {
 		for m != 0 {
 			u := s.bySlot[j*64+bits.TrailingZeros64(m)]
@@ -397,12 +434,27 @@ func (s *snapReplay) early(t, i int32) bool {
 	if !s.move {
 		return false
 	}
+	took, found := s.earlyCommits(t)
+	if !found {
+		return false
+	}
+	for _, u := range took {
+		if !s.commit(u, i) {
+			return false // (the skip above keeps every one valid)
+		}
+		s.done[u] = true
+	}
+	return true
+}
+
+// earlyCommits finds the open valid transactions to commit early for t to replay (see
+// early), installing them one at a time on a logged state it then rolls back: took are
+// those it installed, found says t replayed after the last.
+func (s *snapReplay) earlyCommits(t int32) (took []int32, found bool) {
 	rs := s.rs
 	cands := slices.DeleteFunc(slices.Clone(s.opens), func(u int32) bool { return u == t || !s.valid[u] })
 	slices.SortFunc(cands, func(a, b int32) int { return cmp.Compare(s.commitEv[a], s.commitEv[b]) })
 	s.stamp++
-	var took []int32
-	found := false
 	mark := int32(len(rs.undo))
 	for _, u := range cands {
 		if slices.ContainsFunc(s.keys[u], func(k history.Key) bool { return s.touched[k] == s.stamp }) {
@@ -421,16 +473,7 @@ func (s *snapReplay) early(t, i int32) bool {
 	rs.logging = true
 	rs.rollback(mark)
 	rs.logging = false
-	if !found {
-		return false
-	}
-	for _, u := range took {
-		if !s.commit(u, i) {
-			return false // (the skip above keeps every one valid)
-		}
-		s.done[u] = true
-	}
-	return true
+	return took, found
 }
 
 // writeKeys returns, per committed transaction, the keys it writes (item writes, inserts,
@@ -442,23 +485,28 @@ func writeKeys(h *history.History) [][]history.Key {
 		if !x.Committed() {
 			continue
 		}
-		var ks []history.Key
-		for _, o := range x.Ops {
-			switch o.Kind {
-			case history.OpWrite, history.OpInsert, history.OpDelete:
-				ks = append(ks, o.Key)
-			case history.OpPredWrite:
-				for _, r := range h.Pred(o).Rows {
-					if r.Match {
-						ks = append(ks, r.Key)
-					}
+		out[t] = txnWriteKeys(h, x)
+	}
+	return out
+}
+
+// txnWriteKeys returns the keys transaction x of h writes, sorted, each once.
+func txnWriteKeys(h *history.History, x *history.Txn) []history.Key {
+	var ks []history.Key
+	for _, o := range x.Ops {
+		switch o.Kind {
+		case history.OpWrite, history.OpInsert, history.OpDelete:
+			ks = append(ks, o.Key)
+		case history.OpPredWrite:
+			for _, r := range h.Pred(o).Rows {
+				if r.Match {
+					ks = append(ks, r.Key)
 				}
 			}
 		}
-		slices.Sort(ks)
-		out[t] = slices.Compact(ks)
 	}
-	return out
+	slices.Sort(ks)
+	return slices.Compact(ks)
 }
 
 // snapshotsKeepRealTime reports whether every transaction's snapshot point comes after the

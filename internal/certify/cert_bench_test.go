@@ -1,4 +1,4 @@
-package ser
+package certify
 
 import (
 	"context"
@@ -13,6 +13,9 @@ import (
 // certBenchFiles are the shared histories the certificate benchmarks run on: predicate
 // rows (newReplayDB's decoding), many item writes, and a mixed workload.
 var certBenchFiles = []string{"blindw_pred_1000", "blindw_wr_100000", "ctwitter_10000"}
+
+// shared is the shared test data (the same directory ser's tests read).
+const shared = "/work/shared/data"
 
 func openCertBench(b *testing.B, name string) *history.History {
 	b.Helper()
@@ -33,7 +36,7 @@ func BenchmarkRowCert(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			h := openCertBench(b, name)
 			for b.Loop() {
-				NewRows(h).CertifyRows(context.Background(), 0)
+				newRowDB(h).certifyRows(context.Background(), 0)
 			}
 		})
 	}
@@ -45,7 +48,7 @@ func BenchmarkSnapCert(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			h := openCertBench(b, name)
 			for b.Loop() {
-				NewRows(h).CertifySnapshots(context.Background(), 0)
+				newRowDB(h).certifySnapshots(context.Background(), 0)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package ser
+package certify
 
 import (
 	"cmp"
@@ -54,17 +54,8 @@ const maxScanned = 1 << 26
 // transactions that did not end before it began, and waits only for a writer that did not
 // begin after it ended (every transaction must have a client interval).
 func (rs *replayDB) search(ctx context.Context, start []int32, rt bool, sess links) (order []int32, moves int) {
-	rs.reset()
-	rs.logging = true
+	rs.startLogging()
 	defer func() { rs.logging = false }()
-	// Every write is logged once per placement: room for all of them and a quarter more
-	// placed again, made once (growing a log of millions by appending copies it over and
-	// over, into fresh pages each time).
-	if want := len(rs.slot) + len(rs.slot)/4 + 1024; cap(rs.undo) < want {
-		rs.undo = hugepage.Make[undoRec](0, want)
-	}
-	rs.clearLog()
-	rs.scanned = 0
 	s := newRowSearch(rs, start, rt, sess)
 	budget := 2*len(start) + 1024 // placements
 	// A serializable history's clocks misplace few transactions, each by a little; a
@@ -86,30 +77,52 @@ func (rs *replayDB) search(ctx context.Context, start []int32, rt bool, sess lin
 			s.marks = append(s.marks, mark)
 			continue
 		}
-		var tooOld int32 = -1 // with rt, states overwritten up to a transaction that ended before t began
-		if rt {
-			tooOld = rs.endedBefore(s.placed, rs.h.Txns[t].Time.Begin)
-		}
-		late, early, ok := rs.diagnose(t, fail, mark, tooOld)
-		rs.rollback(mark)
-		s.moves++
-		if s.moved[t]++; s.moves > maxMoves || s.moved[t] > maxMovesEach {
-			return nil, s.moves
-		}
-		s.epoch++
-		switch {
-		case !ok:
-			return nil, s.moves
-		case late >= 0:
-			ok = s.moveBack(t, late, early)
-		default:
-			ok = s.wait(t, early)
-		}
-		if !ok {
+		if !s.relocate(t, fail, mark, maxMoves) {
 			return nil, s.moves
 		}
 	}
 	return s.placed, s.moves
+}
+
+// startLogging resets the state and starts the undo log for a search.
+func (rs *replayDB) startLogging() {
+	rs.reset()
+	rs.logging = true
+	// Every write is logged once per placement: room for all of them and a quarter more
+	// placed again, made once (growing a log of millions by appending copies it over and
+	// over, into fresh pages each time).
+	if want := len(rs.slot) + len(rs.slot)/4 + 1024; cap(rs.undo) < want {
+		rs.undo = hugepage.Make[undoRec](0, want)
+	}
+	rs.clearLog()
+	rs.scanned = 0
+}
+
+// relocate takes back transaction t, whose operation fail did not see what the state gives
+// it (its writes logged from mark on), and moves it where the diagnosis says: back before
+// the transaction whose write it missed, or after the next writer it waits for. False says
+// the search gives up (no move would do, or more than maxMoves moves, or t moved too often).
+func (s *rowSearch) relocate(t int32, fail int, mark int32, maxMoves int) bool {
+	rs := s.rs
+	var tooOld int32 = -1 // with rt, states overwritten up to a transaction that ended before t began
+	if s.rt {
+		tooOld = rs.endedBefore(s.placed, rs.h.Txns[t].Time.Begin)
+	}
+	late, early, ok := rs.diagnose(t, fail, mark, tooOld)
+	rs.rollback(mark)
+	s.moves++
+	if s.moved[t]++; s.moves > maxMoves || s.moved[t] > maxMovesEach {
+		return false
+	}
+	s.epoch++
+	switch {
+	case !ok:
+		return false
+	case late >= 0:
+		return s.moveBack(t, late, early)
+	default:
+		return s.wait(t, early)
+	}
 }
 
 // rowSearch is search's state. Session order is kept: a transaction moved back takes its
@@ -167,6 +180,14 @@ func (s *rowSearch) moveBack(t, late int32, early history.Key) bool {
 		return false
 	}
 	s.rs.rollback(s.marks[late])
+	s.requeue(t, w, late)
+	return true
+}
+
+// requeue takes back the transactions placed from placed[late] on and queues them so that
+// t (and writer w, if >= 0) comes before those not stamped with the epoch and after those
+// stamped (its session's earlier ones, and what real time takes along).
+func (s *rowSearch) requeue(t, w, late int32) {
 	placed := s.placed
 	for i := len(placed) - 1; i >= int(late); i-- {
 		if u := placed[i]; s.stamp[u] != s.epoch {
@@ -186,7 +207,6 @@ func (s *rowSearch) moveBack(t, late int32, early history.Key) bool {
 		s.at[u] = -1
 	}
 	s.placed, s.marks = placed[:late], s.marks[:late]
-	return true
 }
 
 // stampEarlier takes along u's session's earlier transactions placed from placed[late] on.
@@ -304,25 +324,30 @@ func (rs *replayDB) nextWriter(queue []int32, k history.Key, check func(int32) (
 		if stop {
 			return -1
 		}
-		if !take {
-			continue
+		if take && writes(h, queue[j], k) {
+			return j
 		}
-		for _, o := range h.Txns[queue[j]].Ops {
-			switch o.Kind {
-			case history.OpWrite, history.OpInsert, history.OpDelete:
-				if o.Key == k {
-					return j
-				}
-			case history.OpPredWrite:
-				for _, r := range h.Pred(o).Rows {
-					if r.Match && r.Key == k {
-						return j
-					}
+	}
+	return -1
+}
+
+// writes reports whether transaction t of h writes key k.
+func writes(h *history.History, t int32, k history.Key) bool {
+	for _, o := range h.Txns[t].Ops {
+		switch o.Kind {
+		case history.OpWrite, history.OpInsert, history.OpDelete:
+			if o.Key == k {
+				return true
+			}
+		case history.OpPredWrite:
+			for _, r := range h.Pred(o).Rows {
+				if r.Match && r.Key == k {
+					return true
 				}
 			}
 		}
 	}
-	return -1
+	return false
 }
 
 // endedBefore returns the last position in placed (which keeps real time) of a transaction
@@ -401,19 +426,34 @@ func (d *diagnosis) want(k history.Key, accept func(x rowVersion) bool) bool {
 // move would do.
 func (d *diagnosis) predicate(o history.Op) bool {
 	rs := d.rs
-	nf := len(rs.fields)
 	po := rs.h.Pred(o)
-	read := o.Kind == history.OpPredRead
 	f := int(rs.field[o.PredIndex()])
 	a, b := rs.cols[f].between(po.Pred.Lo, po.Pred.Hi)
-	in := func(img int32) bool {
-		if img < 0 {
-			return false
-		}
-		rk := int(rs.images[int(img)*nf+f])
-		return a <= rk && rk < b
-	}
+	r := inRange{nf: len(rs.fields), f: f, a: a, b: b, images: rs.images}
 	rs.nextEpoch()
+	return d.listed(po, o.Kind == history.OpPredRead, r) && d.unlisted(r)
+}
+
+// inRange says whether a row image's value of column f ranks in [a, b): whether a range
+// predicate selects it.
+type inRange struct {
+	nf, f, a, b int
+	images      []int32
+}
+
+func (r inRange) in(img int32) bool {
+	if img < 0 {
+		return false
+	}
+	rk := int(r.images[int(img)*r.nf+r.f])
+	return r.a <= rk && rk < r.b
+}
+
+// listed records the states of the rows predicate operation po lists (read: a predicate
+// read, whose rows hold the values listed), marking each with the epoch. False when a row
+// is listed twice, or no move would do.
+func (d *diagnosis) listed(po *history.PredOp, read bool, rg inRange) bool {
+	rs := d.rs
 	for _, r := range po.Rows {
 		if rs.mark[r.Key] == rs.epoch {
 			return false // listed twice: no order helps
@@ -422,20 +462,27 @@ func (d *diagnosis) predicate(o history.Op) bool {
 		var accept func(rowVersion) bool
 		switch {
 		case !r.Match:
-			accept = func(x rowVersion) bool { return !in(x.img) }
+			accept = func(x rowVersion) bool { return !rg.in(x.img) }
 		case read:
-			accept = func(x rowVersion) bool { return x.v == r.Value && in(x.img) }
+			accept = func(x rowVersion) bool { return x.v == r.Value && rg.in(x.img) }
 		default:
-			accept = func(x rowVersion) bool { return in(x.img) }
+			accept = func(x rowVersion) bool { return rg.in(x.img) }
 		}
 		if !accept(rs.rows[r.Key]) && !d.want(r.Key, accept) {
 			return false
 		}
 	}
+	return true
+}
+
+// unlisted records that every row the operation did not list (not marked with the epoch)
+// must be in a state its range does not select.
+func (d *diagnosis) unlisted(rg inRange) bool {
+	rs := d.rs
 	rs.scanned += len(rs.rows)
 	for k, x := range rs.rows {
-		if rs.mark[k] != rs.epoch && in(x.img) {
-			if !d.want(history.Key(k), func(x rowVersion) bool { return !in(x.img) }) {
+		if rs.mark[k] != rs.epoch && rg.in(x.img) {
+			if !d.want(history.Key(k), func(x rowVersion) bool { return !rg.in(x.img) }) {
 				return false
 			}
 		}
@@ -461,14 +508,7 @@ func (d *diagnosis) predicate(o history.Op) bool {
 // nothing). So an order it returns is proved as replay would prove it.
 func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []bool, rt bool) (order []int32, moves int) {
 	h := rs.h
-	var upd, ro []int32
-	for _, t := range start {
-		if readOnly[t] {
-			ro = append(ro, t)
-		} else {
-			upd = append(upd, t)
-		}
-	}
+	upd, ro := splitReadOnly(start, readOnly)
 	if len(ro) == 0 || len(upd) == 0 {
 		return nil, 0
 	}
@@ -486,6 +526,19 @@ func (rs *replayDB) searchSplit(ctx context.Context, start []int32, readOnly []b
 		return nil, moves
 	}
 	return s.order, moves
+}
+
+// splitReadOnly splits start, keeping its order, into the transactions that write (upd)
+// and the read-only ones (ro).
+func splitReadOnly(start []int32, readOnly []bool) (upd, ro []int32) {
+	for _, t := range start {
+		if readOnly[t] {
+			ro = append(ro, t)
+		} else {
+			upd = append(upd, t)
+		}
+	}
+	return upd, ro
 }
 
 // roSweep is searchSplit's fitting of the read-only transactions ro into the writing
@@ -510,29 +563,35 @@ func (s *roSweep) sessionWindows() {
 	for p, t := range s.found {
 		pos[t] = int32(p)
 	}
-	m := int32(len(s.found))
 	s.lo, s.hi = make([]int32, len(h.Txns)), make([]int32, len(h.Txns))
-	for _, se := range h.Sessions {
-		low := int32(0)
-		var waiting []int32 // read-only transactions since the last writing one
-		for _, t := range se.Txns {
-			if !h.Txns[t].Committed() {
-				continue
-			}
-			if s.readOnly[t] {
-				s.lo[t] = low
-				waiting = append(waiting, int32(t))
-				continue
-			}
-			for _, r := range waiting {
-				s.hi[r] = pos[t]
-			}
-			waiting = waiting[:0]
-			low = pos[t] + 1
+	for i := range h.Sessions {
+		s.sessionWindow(&h.Sessions[i], pos)
+	}
+}
+
+// sessionWindow sets the windows of session se's read-only transactions (pos: each writing
+// transaction's position in found).
+func (s *roSweep) sessionWindow(se *history.Session, pos []int32) {
+	h := s.h
+	low := int32(0)
+	var waiting []int32 // read-only transactions since the last writing one
+	for _, t := range se.Txns {
+		if !h.Txns[t].Committed() {
+			continue
+		}
+		if s.readOnly[t] {
+			s.lo[t] = low
+			waiting = append(waiting, int32(t))
+			continue
 		}
 		for _, r := range waiting {
-			s.hi[r] = m
+			s.hi[r] = pos[t]
 		}
+		waiting = waiting[:0]
+		low = pos[t] + 1
+	}
+	for _, r := range waiting {
+		s.hi[r] = int32(len(s.found))
 	}
 }
 
@@ -572,35 +631,21 @@ func (s *roSweep) realTimeWindows() bool {
 // when one finds no state in its window or the writing transactions' order does not
 // replay.
 func (s *roSweep) sweep(ctx context.Context, rt bool, n int) bool {
-	rs, h, ro, found := s.rs, s.h, s.ro, s.found
+	rs, ro, found := s.rs, s.ro, s.found
 	m := int32(len(found))
-	slices.SortStableFunc(ro, func(a, b int32) int { return cmp.Compare(s.lo[a], s.lo[b]) })
-	s.placedAt = make([]int32, len(h.Txns))
-	for _, r := range ro {
-		s.placedAt[r] = -1
-	}
-	rs.reset()
-	rs.logging = false
-	s.order = make([]int32, 0, n)
+	s.start(n)
 	due := 0 // ro[due:] have not reached their window
 	for p := int32(0); p <= m; p++ {
 		if p&1023 == 0 && ctx.Err() != nil {
 			return false
 		}
-		for due < len(ro) && s.lo[ro[due]] <= p {
-			s.active = append(s.active, ro[due])
-			due++
-		}
+		due = s.admit(p, due)
 		here := len(s.order)
 		if !s.placeAt(p) {
 			return false
 		}
 		if rt {
-			// Read-only transactions at one state may go in any order: by begin time, so
-			// that one that ended before another began comes first (session order agrees).
-			slices.SortStableFunc(s.order[here:], func(a, b int32) int {
-				return cmp.Compare(h.Txns[a].Time.Begin, h.Txns[b].Time.Begin)
-			})
+			s.byBegin(s.order[here:])
 		}
 		if p == m {
 			break
@@ -613,6 +658,39 @@ func (s *roSweep) sweep(ctx context.Context, rt bool, n int) bool {
 	return len(s.active) == 0 && due == len(ro)
 }
 
+// admit makes active the read-only transactions from ro[due:] (sorted by the start of their
+// window) whose window starts by state p, and returns the new due.
+func (s *roSweep) admit(p int32, due int) int {
+	for due < len(s.ro) && s.lo[s.ro[due]] <= p {
+		s.active = append(s.active, s.ro[due])
+		due++
+	}
+	return due
+}
+
+// start sorts the read-only transactions by the start of their window and resets the
+// state and the order (of n transactions) for the sweep.
+func (s *roSweep) start(n int) {
+	slices.SortStableFunc(s.ro, func(a, b int32) int { return cmp.Compare(s.lo[a], s.lo[b]) })
+	s.placedAt = make([]int32, len(s.h.Txns))
+	for _, r := range s.ro {
+		s.placedAt[r] = -1
+	}
+	s.rs.reset()
+	s.rs.logging = false
+	s.order = make([]int32, 0, n)
+}
+
+// byBegin orders read-only transactions placed at one state, which may go in any order, by
+// begin time, so that one that ended before another began comes first (session order
+// agrees).
+func (s *roSweep) byBegin(here []int32) {
+	h := s.h
+	slices.SortStableFunc(here, func(a, b int32) int {
+		return cmp.Compare(h.Txns[a].Time.Begin, h.Txns[b].Time.Begin)
+	})
+}
+
 // placeAt places the active read-only transactions that state p satisfies; a placement
 // may let a session's next read-only transaction try, so it goes round until nothing
 // changes. False when one's window closes at p.
@@ -621,27 +699,34 @@ func (s *roSweep) placeAt(p int32) bool {
 		changed = false
 		keep := s.active[:0]
 		for _, r := range s.active {
-			if q := s.sessPrevRO(r); q >= 0 && s.placedAt[q] < 0 {
-				if s.hi[r] <= p {
-					return false // its window closes before its session's previous one found a state
-				}
-				keep = append(keep, r)
-				continue
+			placed, ok := s.place(r, p)
+			if !ok {
+				return false
 			}
-			if s.rs.apply(r) < 0 {
-				s.placedAt[r] = p
-				s.order = append(s.order, r)
+			if placed {
 				changed = true
 				continue
-			}
-			if s.hi[r] <= p {
-				return false // no state in its window
 			}
 			keep = append(keep, r)
 		}
 		s.active = keep
 	}
 	return true
+}
+
+// place places read-only transaction r at state p if its session's previous one is placed
+// and p gives it what it read; false when its window closes at p.
+func (s *roSweep) place(r, p int32) (placed, ok bool) {
+	if q := s.sessPrevRO(r); q >= 0 && s.placedAt[q] < 0 {
+		// Its window must not close before its session's previous one found a state.
+		return false, s.hi[r] > p
+	}
+	if s.rs.apply(r) < 0 {
+		s.placedAt[r] = p
+		s.order = append(s.order, r)
+		return true, true
+	}
+	return false, s.hi[r] > p // else no state in its window
 }
 
 // sessPrevRO is r's session's previous read-only transaction, or -1.

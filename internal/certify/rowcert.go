@@ -1,4 +1,4 @@
-package ser
+package certify
 
 import (
 	"cmp"
@@ -51,9 +51,9 @@ import (
 // whole (an image must set every column a predicate reads, or be a single integer, as
 // [history.Predicate.Eval] reads one).
 
-// RowCertificate is what [CertifyRows] proved: a serial order of the committed
+// rowCert is what [certifyRows] proved: a serial order of the committed
 // transactions, taken from the order By names, replayed on whole rows.
-type RowCertificate struct {
+type rowCert struct {
 	// By names the order that replayed ("database commit timestamps", ...).
 	By string
 	// Keeps says whether the order also keeps each session's order and client real time
@@ -61,42 +61,27 @@ type RowCertificate struct {
 	Keeps
 }
 
-// CertifyRows tries to prove h serializable by replaying orders taken from its own clocks
-// (database commit timestamps, client commit times) on whole rows, before any dependency
-// analysis (see rowcert.go). ok says it found one; then the history is serializable, and
-// strong-session or strict serializable as the certificate says, and so snapshot isolated
-// at the matching levels (each snapshot taken just before its transaction in the order).
-// It never refutes: !ok proves nothing.
-func CertifyRows(ctx context.Context, h *history.History, skew int64) (rc RowCertificate, ok bool) {
-	return certifyRows(ctx, h, skew)
-}
-
-// Rows is the whole-row database the row and snapshot certificates replay a history on,
+// rowDB is the whole-row database the row and snapshot certificates replay a history on,
 // built on first use and shared by both: building it decodes every row image (a third of a
 // second on a 10,000-transaction BlindW-Pred history), and a checker that tries both
 // certificates would otherwise build it twice. Not safe for concurrent use.
-type Rows struct {
+type rowDB struct {
 	h     *history.History
 	rs    *replayDB
 	built bool
 }
 
-// NewRows returns the (not yet built) row database of h.
-func NewRows(h *history.History) *Rows { return &Rows{h: h} }
+// newRowDB returns the (not yet built) row database of h.
+func newRowDB(h *history.History) *rowDB { return &rowDB{h: h} }
 
 // db builds the database on first use; ok is false when the certificates do not model h
 // (see newReplayDB).
-func (r *Rows) db() (*replayDB, bool) {
+func (r *rowDB) db() (*replayDB, bool) {
 	if !r.built {
 		r.rs, _ = newReplayDB(r.h)
 		r.built = true
 	}
 	return r.rs, r.rs != nil
-}
-
-// CertifyRows is [CertifyRows] on r's history and database.
-func (r *Rows) CertifyRows(ctx context.Context, skew int64) (RowCertificate, bool) {
-	return r.certifyRows(ctx, skew)
 }
 
 // Keeps says which orders a certificate's execution keeps besides the one it proves.
@@ -123,57 +108,83 @@ func (k Keeps) note(s, both, session string) string {
 }
 
 // Note says how the history passed, in a sentence for a report.
-func (rc RowCertificate) Note() string {
+func (rc rowCert) Note() string {
 	return rc.note("passed with a serial order taken from the "+rc.By+" and replayed on whole rows: every read saw the value, and every predicate the rows, that a serial execution in that order gives",
 		"; the order keeps session order and client real time, so the history is strict-serializable too",
 		"; the order keeps session order")
 }
 
-// certifyRows tries the candidate orders in turn (see the comment above), repairs the
-// first with a search when none replays as it is, and returns the first order that
-// replays; ok is false when none does or the history is out of scope.
-func certifyRows(ctx context.Context, h *history.History, skew int64) (RowCertificate, bool) {
-	return NewRows(h).certifyRows(ctx, skew)
+// certifyRows tries to prove h serializable by replaying orders taken from its own clocks
+// (database commit timestamps, client commit times) on whole rows, before any dependency
+// analysis (see rowcert.go). ok says it found one; then the history is serializable, and
+// strong-session or strict serializable as the certificate says, and so snapshot isolated
+// at the matching levels (each snapshot taken just before its transaction in the order).
+// It never refutes: !ok proves nothing.
+func certifyRows(ctx context.Context, h *history.History, skew int64) (rowCert, bool) {
+	return newRowDB(h).certifyRows(ctx, skew)
 }
 
-func (r *Rows) certifyRows(ctx context.Context, skew int64) (RowCertificate, bool) {
+// certifyRows is [certifyRows] on r's history and database: it tries the candidate orders
+// in turn (see the comment above), repairs the first with a search when none replays as it
+// is, and returns the first order that replays; ok is false when none does or the history
+// is out of scope.
+func (r *rowDB) certifyRows(ctx context.Context, skew int64) (rowCert, bool) {
 	h := r.h
 	committed, readOnly := committedReadOnly(h)
 	if len(committed) == 0 {
-		return RowCertificate{}, false // nothing to order: no order's description would be true
+		return rowCert{}, false // nothing to order: no order's description would be true
 	}
 	cands := rowCandidates(h, committed, readOnly)
 	if len(cands) == 0 {
-		return RowCertificate{}, false
+		return rowCert{}, false
 	}
 	rs, ok := r.db()
 	if !ok {
-		return RowCertificate{}, false
+		return rowCert{}, false
 	}
 	rs.sess = sessionLinks(h, nil)
-	order := make([]int32, len(committed))
+	c, order, first, stop := rs.replayCandidates(ctx, cands, committed)
+	if stop {
+		return rowCert{}, false
+	}
+	if order != nil {
+		return rowCertificate(h, c.by, order, skew), true
+	}
+	found, moves, ok := rs.repair(ctx, first, readOnly)
+	if !ok {
+		return rowCert{}, false
+	}
+	by := fmt.Sprintf("%s, with %d transactions moved where the replay showed them out of place", cands[0].by, moves)
+	return rowCertificate(h, by, found, skew), true
+}
+
+// replayCandidates replays the candidate orders in turn and returns the first that
+// replays, with its candidate; else the first candidate's order (for the search). stop
+// says ctx ended.
+func (rs *replayDB) replayCandidates(ctx context.Context, cands []rowCandidate, committed []int32) (c rowCandidate, order, first []int32, stop bool) {
+	h := rs.h
+	order = make([]int32, len(committed))
 	keys := make([]history.Timestamp, len(h.Txns))
 	ranks := make([]int, len(h.Txns))
-	var first []int32 // the first candidate's order, for the search
 	for _, c := range cands {
 		if ctx.Err() != nil {
-			return RowCertificate{}, false
+			return c, nil, nil, true
 		}
 		rs.candidateOrder(c, committed, order, keys, ranks)
 		if first == nil {
 			first = slices.Clone(order)
 		}
-		if !rs.replay(ctx, order) {
-			continue
+		if rs.replay(ctx, order) {
+			return c, order, first, false
 		}
-		return RowCertificate{By: c.by, Keeps: Keeps{Session: keepsSessions(h, order), Realtime: keepsRealTime(h, order, skew)}}, true
 	}
-	found, moves, ok := rs.repair(ctx, first, readOnly)
-	if !ok {
-		return RowCertificate{}, false
-	}
-	by := fmt.Sprintf("%s, with %d transactions moved where the replay showed them out of place", cands[0].by, moves)
-	return RowCertificate{By: by, Keeps: Keeps{Session: keepsSessions(h, found), Realtime: keepsRealTime(h, found, skew)}}, true
+	return rowCandidate{}, nil, first, false
+}
+
+// rowCertificate is the certificate of order, which replayed, taken from the order by
+// names.
+func rowCertificate(h *history.History, by string, order []int32, skew int64) rowCert {
+	return rowCert{By: by, Keeps: Keeps{Session: keepsSessions(h, order), Realtime: keepsRealTime(h, order, skew)}}
 }
 
 // committedReadOnly returns the committed transactions, and per transaction whether it is
@@ -240,22 +251,10 @@ func rowCandidates(h *history.History, committed []int32, readOnly []bool) []row
 // candidateOrder sorts the committed transactions into order by c (keys and ranks are
 // scratch, per transaction).
 func (rs *replayDB) candidateOrder(c rowCandidate, committed, order []int32, keys []history.Timestamp, ranks []int) {
-	h := rs.h
 	for _, t := range committed {
 		keys[t], ranks[t] = c.key(t)
 	}
-	// No transaction before its session's earlier ones (a session's transactions may
-	// overlap in time, and a read-only one goes by its begin): each takes at least its
-	// predecessor's place, and ties go by id, which follows session order.
-	for _, se := range h.Sessions {
-		for _, t := range se.Txns {
-			if p := rs.sess.prev[t]; p >= 0 {
-				if d := keys[t].Compare(keys[p]); d < 0 || d == 0 && ranks[t] < ranks[p] {
-					keys[t], ranks[t] = keys[p], ranks[p]
-				}
-			}
-		}
-	}
+	rs.keepSessions(keys, ranks)
 	copy(order, committed)
 	slices.SortFunc(order, func(a, b int32) int {
 		if c := keys[a].Compare(keys[b]); c != 0 {
@@ -268,13 +267,39 @@ func (rs *replayDB) candidateOrder(c rowCandidate, committed, order []int32, key
 	})
 }
 
+// keepSessions puts no transaction before its session's earlier ones (a session's
+// transactions may overlap in time, and a read-only one goes by its begin): each takes at
+// least its predecessor's place (keys, then ranks), and ties go by id, which follows
+// session order.
+func (rs *replayDB) keepSessions(keys []history.Timestamp, ranks []int) {
+	for _, se := range rs.h.Sessions {
+		for _, t := range se.Txns {
+			if p := rs.sess.prev[t]; p >= 0 {
+				if d := keys[t].Compare(keys[p]); d < 0 || d == 0 && ranks[t] < ranks[p] {
+					keys[t], ranks[t] = keys[p], ranks[p]
+				}
+			}
+		}
+	}
+}
+
 // repair is what certifyRows does when no candidate replayed as it is: repair the first
 // (rowsearch.go), keeping real time (for the strict levels) and, if that fails, without;
 // each time as a whole and, failing that, the writing transactions first and the read-only
 // ones fitted in after. Then replay what the search found from the start, which is the
 // proof (searchSplit's last step is that replay); ok is false when nothing replayed.
 func (rs *replayDB) repair(ctx context.Context, first []int32, readOnly []bool) (found []int32, moves int, ok bool) {
-	proved := false // searchSplit's sweep replayed found
+	found, moves, proved := rs.searchBoth(ctx, first, readOnly)
+	if found == nil || !proved && !rs.replay(ctx, found) {
+		return nil, moves, false
+	}
+	return found, moves, true
+}
+
+// searchBoth searches from first keeping real time (when the history has client time),
+// then without; each time as a whole and, failing that, split (searchSplit). proved says
+// searchSplit's sweep replayed found.
+func (rs *replayDB) searchBoth(ctx context.Context, first []int32, readOnly []bool) (found []int32, moves int, proved bool) {
 	for _, rt := range []bool{true, false} {
 		if rt && !rs.h.HasTime() {
 			continue
@@ -287,10 +312,7 @@ func (rs *replayDB) repair(ctx context.Context, first []int32, readOnly []bool) 
 			break
 		}
 	}
-	if found == nil || !proved && !rs.replay(ctx, found) {
-		return nil, moves, false
-	}
-	return found, moves, true
+	return found, moves, proved
 }
 
 // links are each transaction's neighbours in its session among the transactions linked
@@ -561,18 +583,25 @@ func imagesOf(h *history.History, o history.Op) (n int, ok bool) {
 	case history.OpWrite, history.OpInsert:
 		return 1, true
 	case history.OpPredRead, history.OpPredWrite:
-		p := h.Pred(o)
-		for ri, r := range p.Rows {
-			if p.Src(ri).Kind != history.SrcByValue || (o.Kind == history.OpPredRead && !r.Match) {
-				return 0, false
-			}
-			if r.Match && o.Kind == history.OpPredWrite {
-				n++
-			}
-		}
-		return n, true
+		return predImages(h, o)
 	}
 	return 0, false
+}
+
+// predImages is imagesOf for a predicate operation: a predicate write applies an image per
+// row it matched. ok is false when a row names its writer, or a predicate read lists a row
+// it did not match.
+func predImages(h *history.History, o history.Op) (n int, ok bool) {
+	p := h.Pred(o)
+	for ri, r := range p.Rows {
+		if p.Src(ri).Kind != history.SrcByValue || (o.Kind == history.OpPredRead && !r.Match) {
+			return 0, false
+		}
+		if r.Match && o.Kind == history.OpPredWrite {
+			n++
+		}
+	}
+	return n, true
 }
 
 // decodeWrites decodes every write's image; false when one is not whole. Millions of
@@ -663,41 +692,57 @@ func (b *replayBuilder) decodeInitial() bool {
 // rankColumns numbers each column's values, and turns every image's values into ranks (a
 // nil write's slot holds no image).
 func (b *replayBuilder) rankColumns() {
-	rs, raw, n, nf := b.rs, b.raw, b.n, b.nf
+	rs, raw, nf := b.rs, b.raw, b.nf
 	rs.cols = make([]colIndex, nf)
 	rs.images = make([]int32, len(raw))
-	images := len(raw) / max(nf, 1)
-	hasImage := func(j int) bool { return j >= n || rs.slot[j] >= 0 }
 	for f := range nf {
-		c := &rs.cols[f]
-		lo, hi := int64(1<<63-1), int64(-1<<63)
-		for j := range images {
-			if hasImage(j) {
-				lo, hi = min(lo, raw[j*nf+f]), max(hi, raw[j*nf+f])
-			}
-		}
-		switch {
-		case lo > hi: // no image
-		case uint64(hi)-uint64(lo) < maxDirectSpan:
-			c.lo, c.n = lo, int(hi-lo)+1
-		default:
-			s := make([]int64, 0, images)
-			for j := range images {
-				if hasImage(j) {
-					s = append(s, raw[j*nf+f])
-				}
-			}
-			slices.Sort(s)
-			c.sorted = slices.Compact(s)
-			c.n = len(c.sorted)
-		}
-		c.alloc()
-		for j := range images {
-			if hasImage(j) {
-				rs.images[j*nf+f] = c.rankOf(raw[j*nf+f])
-			}
+		b.rankColumn(f)
+	}
+}
+
+// hasImage reports whether image j holds one: an initial image, or a write's that is not
+// nil.
+func (b *replayBuilder) hasImage(j int) bool { return j >= b.n || b.rs.slot[j] >= 0 }
+
+// rankColumn numbers column f's values (directly over their span when it is small, else
+// by sorting them), and ranks every image's value of f.
+func (b *replayBuilder) rankColumn(f int) {
+	rs, raw, nf := b.rs, b.raw, b.nf
+	images := len(raw) / max(nf, 1)
+	c := &rs.cols[f]
+	lo, hi := int64(1<<63-1), int64(-1<<63)
+	for j := range images {
+		if b.hasImage(j) {
+			lo, hi = min(lo, raw[j*nf+f]), max(hi, raw[j*nf+f])
 		}
 	}
+	switch {
+	case lo > hi: // no image
+	case uint64(hi)-uint64(lo) < maxDirectSpan:
+		c.lo, c.n = lo, int(hi-lo)+1
+	default:
+		c.sorted = b.distinct(f, images)
+		c.n = len(c.sorted)
+	}
+	c.alloc()
+	for j := range images {
+		if b.hasImage(j) {
+			rs.images[j*nf+f] = c.rankOf(raw[j*nf+f])
+		}
+	}
+}
+
+// distinct returns column f's distinct values over the images, sorted.
+func (b *replayBuilder) distinct(f, images int) []int64 {
+	raw, nf := b.raw, b.nf
+	s := make([]int64, 0, images)
+	for j := range images {
+		if b.hasImage(j) {
+			s = append(s, raw[j*nf+f])
+		}
+	}
+	slices.Sort(s)
+	return slices.Compact(s)
 }
 
 // decodeImage reads the columns fields of a whole row image into out: an integer (a row

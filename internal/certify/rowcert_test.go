@@ -1,4 +1,4 @@
-package ser
+package certify
 
 import (
 	"context"
@@ -68,7 +68,7 @@ func TestRowCertOracle(t *testing.T) {
 			maxDirectSpan = 0 // number the values by sorting
 		}
 		rc, ok := certifyRows(ctx, h, 0)
-		if oracle(h, anomaly.Serializable, 0) {
+		if histtest.SerialOracle(h, anomaly.Serializable, 0, false) {
 			accepted++
 		} else {
 			rejected++
@@ -79,9 +79,9 @@ func TestRowCertOracle(t *testing.T) {
 		if ok && strings.Contains(rc.By, "moved") {
 			searched++
 		}
-		for _, lv := range Levels {
+		for _, lv := range []anomaly.Level{anomaly.Serializable, anomaly.StrongSessionSerializable, anomaly.StrictSerializable} {
 			info := lv.Info()
-			holds := oracle(h, lv, 0)
+			holds := histtest.SerialOracle(h, lv, 0, false)
 			if !holds {
 				refuted[lv]++
 			}
@@ -253,7 +253,7 @@ func TestRowCertDeclines(t *testing.T) {
 		rc, ok := certifyRows(ctx, h, 0)
 		if name == "an insert over a live row" {
 			// Serializable with the insert first, but not in session or real-time order.
-			if ok && (rc.Session || rc.Realtime || !oracle(h, anomaly.Serializable, 0)) {
+			if ok && (rc.Session || rc.Realtime || !histtest.SerialOracle(h, anomaly.Serializable, 0, false)) {
 				t.Errorf("%s: %+v", name, rc)
 			}
 			continue
