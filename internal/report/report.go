@@ -6,6 +6,7 @@ package report
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -223,6 +224,12 @@ func (r *Report) AddCaveat(k CaveatKind, note string) {
 // context) before it could decide; [Finish] makes the verdict Unknown.
 func (r *Report) Stopped(cause error) {
 	r.AddCaveat(CaveatStopped, "the check was stopped before it could decide: "+cause.Error())
+}
+
+// StoppedBy reports whether err, which a check returned under ctx, means the check was
+// stopped rather than failed: a cancellation or deadline, or any error once ctx ended.
+func StoppedBy(ctx context.Context, err error) bool {
+	return err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil)
 }
 
 // Finish applies the verdict policy, the one rule every route to a verdict goes through: a
