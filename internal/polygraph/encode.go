@@ -29,11 +29,8 @@ type Encoding struct {
 	// Sel are selector literals (only with Selectors): Sel[i] for WW i, Sel[len(WW)+j] for WR j.
 	Sel []sat.Lit
 
-	and map[[2]sat.Lit]sat.Lit
-	// tn maps graph nodes to theory nodes: positions in a topological order of the known
-	// graph, so every fixed edge agrees with the theory's initial order and costs no search.
-	tn   []int32
-	pend []pending
+	ands *Ands
+	pend []Justified // the justified edges, collected by just for attach
 }
 
 // EncodeOptions configure [Polygraph.Encode].
@@ -56,7 +53,7 @@ func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, err
 	s := sat.New(o.Solver)
 	b := &encoder{
 		ctx: ctx, o: o, p: p, d: p.D, s: s,
-		en:   &Encoding{P: p, S: s, and: make(map[[2]sat.Lit]sat.Lit)},
+		en:   &Encoding{P: p, S: s, ands: NewAnds(s)},
 		byWK: make(map[wk][]wrRef),
 	}
 	steps := []func() error{b.outcomes, b.guarded, b.wrVars, b.selectors, b.wwPairs, b.twoWidth, b.wrConstraints, b.attach}
@@ -372,69 +369,16 @@ func (en *Encoding) twoWidth(ctx context.Context, byWK map[wk][]wrRef) error {
 	return nil
 }
 
-type pending struct {
-	lits []sat.Lit
-	u, v int32
-}
-
-// attach creates the theory and gives it the justified edges collected by just, plus the
-// known graph: reduced to reachability among the nodes those edges touch (transitively
-// reduced, [graph.ReduceAmong]) when there are not too many, else whole. Theory nodes are
-// numbered in a topological order of the known graph, so fixed edges cost no reordering.
+// attach creates the theory and gives it the known graph and the justified edges collected
+// by just (see [Attach]).
 func (en *Encoding) attach(ctx context.Context, o acyclic.Options) error {
-	p := en.P
-	order, ok := graph.Topo(p.G)
+	order, ok := graph.Topo(en.P.G)
 	if !ok {
 		return errors.New("polygraph: encoding a cyclic known graph (prune first)")
 	}
-	pos := graph.Positions(order)
-	var terms []int32
-	for _, j := range en.pend {
-		terms = append(terms, j.u, j.v)
-	}
-	red, ok, err := graph.ReduceAmong(ctx, p.G, order, pos, terms)
-	if err != nil {
-		return err
-	}
-	en.tn = make([]int32, p.G.N())
-	n := 0
-	if ok {
-		for i := range en.tn {
-			en.tn[i] = -1
-		}
-		slices.SortFunc(terms, func(a, b int32) int { return int(pos[a]) - int(pos[b]) })
-		terms = slices.Compact(terms)
-		for i, t := range terms {
-			en.tn[t] = int32(i)
-		}
-		n = len(terms)
-	} else {
-		copy(en.tn, pos)
-		n = p.G.N()
-	}
-	en.T = acyclic.New(en.S, n, o)
-	if ok {
-		for _, e := range red {
-			if err := en.T.AddFixed(int(en.tn[e[0]]), int(en.tn[e[1]])); err != nil {
-				return err
-			}
-		}
-	} else {
-		for u := range p.G.N() {
-			for _, v := range p.G.Out(int32(u)) {
-				if err := en.T.AddFixed(int(en.tn[u]), int(en.tn[v])); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	for _, j := range en.pend {
-		if err := en.addJust(j.lits, j.u, j.v); err != nil {
-			return err
-		}
-	}
-	en.pend = nil
-	return nil
+	t, err := Attach(ctx, en.S, en.P.G, order, en.pend, o)
+	en.T, en.pend = t, nil
+	return err
 }
 
 // just makes the conjunction of lits justify u→v.
@@ -442,49 +386,10 @@ func (en *Encoding) just(lits []sat.Lit, u, v int32) error {
 	if u == v {
 		return nil
 	}
-	ls := slices.Clone(lits)
-	slices.Sort(ls)
-	ls = slices.Compact(ls)
-	for i := 1; i < len(ls); i++ {
-		if ls[i] == ls[i-1].Not() {
-			return nil // never holds
-		}
+	if a, b, ok := en.ands.Fold(lits); ok {
+		en.pend = append(en.pend, Justified{U: u, V: v, A: a, B: b})
 	}
-	for len(ls) > 2 {
-		a := en.conj(ls[len(ls)-2], ls[len(ls)-1])
-		ls = append(ls[:len(ls)-2], a)
-	}
-	en.pend = append(en.pend, pending{ls, u, v})
 	return nil
-}
-
-// addJust gives a collected justification to the theory.
-func (en *Encoding) addJust(ls []sat.Lit, u, v int32) error {
-	tu, tv := int(en.tn[u]), int(en.tn[v])
-	switch len(ls) {
-	case 0:
-		return en.T.AddFixed(tu, tv)
-	case 1:
-		return en.T.AddEdge(ls[0], tu, tv)
-	default:
-		return en.T.AddComposite(ls[0], ls[1], tu, tv)
-	}
-}
-
-// conj returns a literal equivalent to a ∧ b.
-func (en *Encoding) conj(a, b sat.Lit) sat.Lit {
-	if a > b {
-		a, b = b, a
-	}
-	if m, ok := en.and[[2]sat.Lit{a, b}]; ok {
-		return m
-	}
-	m := en.S.NewVar().Pos()
-	en.S.AddClause(m.Not(), a)
-	en.S.AddClause(m.Not(), b)
-	en.S.AddClause(m, a.Not(), b.Not())
-	en.and[[2]sat.Lit{a, b}] = m
-	return m
 }
 
 // Solve solves the encoding under the given assumptions.
@@ -494,49 +399,18 @@ func (en *Encoding) Solve(ctx context.Context, assumptions ...sat.Lit) (sat.Stat
 
 // MinimalCore returns a minimal set of constraints (indexes into Sel: WW i as i, WR j as
 // len(WW)+j) that is unsatisfiable with the known edges, shrinking the solver's failed
-// assumptions by deletion. The encoding must have selectors. It stops shrinking (returning
-// a core that is unsatisfiable but maybe not minimal) after budget solver calls.
+// assumptions by deletion (see [MinimalCore]). The encoding must have selectors. It stops
+// shrinking (returning a core that is unsatisfiable but maybe not minimal) after budget
+// solver calls.
 func (en *Encoding) MinimalCore(ctx context.Context, budget int) ([]int, error) {
-	idx := make(map[sat.Lit]int, len(en.Sel))
-	var all []sat.Lit
-	for i, m := range en.Sel {
-		if i < len(en.P.WW) && en.WWVar[i] == 0 {
-			continue
-		}
-		if i >= len(en.P.WW) && en.WRVar[i-len(en.P.WW)] == nil {
-			continue
-		}
-		idx[m] = i
-		all = append(all, m)
+	return MinimalCore(ctx, en.S, en.Sel, en.open, budget)
+}
+
+// open reports whether constraint i (as in Sel) was encoded: it is undecided and of the
+// component encoded.
+func (en *Encoding) open(i int) bool {
+	if i < len(en.WWVar) {
+		return en.WWVar[i] != 0
 	}
-	st, err := en.Solve(ctx, all...)
-	if err != nil || st != sat.Unsat {
-		return nil, err
-	}
-	core := en.S.Failed()
-	for i := 0; i < len(core) && budget > 0; {
-		try := slices.Delete(slices.Clone(core), i, i+1)
-		budget--
-		st, err := en.Solve(ctx, try...)
-		if err != nil {
-			return nil, err
-		}
-		if st == sat.Unsat {
-			f := en.S.Failed()
-			// Keep the order stable: filter try by f.
-			in := make(map[sat.Lit]bool, len(f))
-			for _, m := range f {
-				in[m] = true
-			}
-			core = slices.DeleteFunc(try, func(m sat.Lit) bool { return !in[m] })
-			continue
-		}
-		i++
-	}
-	out := make([]int, len(core))
-	for i, m := range core {
-		out[i] = idx[m]
-	}
-	slices.Sort(out)
-	return out, nil
+	return en.WRVar[i-len(en.WWVar)] != nil
 }

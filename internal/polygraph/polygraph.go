@@ -862,6 +862,16 @@ type Violation struct {
 	Options []Option
 }
 
+// Alternatives are the violation's cycles as alternatives of one option each, the form a
+// witness explains.
+func (v *Violation) Alternatives() []Alternative {
+	alts := make([]Alternative, 0, len(v.Cycles))
+	for i := range v.Cycles {
+		alts = append(alts, Alternative{Options: []Option{v.Options[i]}, Cycle: v.Cycles[i]})
+	}
+	return alts
+}
+
 // Option is one alternative of a constraint.
 type Option struct {
 	WW     int32 // WW constraint index, or -1
@@ -880,39 +890,18 @@ type Option struct {
 func (p *Polygraph) Prune(ctx context.Context) (*Violation, error) {
 	defer func() { p.work, p.inWork = nil, nil }()
 	pr := &pruner{p: p, ctx: ctx}
-	for {
-		p.Passes++
-		v, changed, err := pr.pass()
-		if v != nil || err != nil || !changed {
-			return v, err
-		}
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-	}
+	return Fixpoint(ctx, &p.Passes, pr.pass)
 }
-
-// queryRange is the range [q0, q1) of the queries of one option.
-type queryRange struct{ q0, q1 int32 }
 
 // pruner is the state of [Polygraph.Prune]'s passes.
 type pruner struct {
 	p   *Polygraph
 	ctx context.Context
 	buf []deps.Edge
-	// Per pass: the queries, each option's range of them, and their answers.
-	qs     []graph.Query
-	wwOpts [][2]queryRange
-	wrOpts [][]queryRange
-	ans    []bool
-}
-
-// polled reports a cancellation, checked every 1024 constraints.
-func (pr *pruner) polled(i int) error {
-	if i&1023 == 0 && pr.ctx.Err() != nil {
-		return context.Cause(pr.ctx)
-	}
-	return nil
+	// Per pass: the queries and their answers, and each option's span of them.
+	Answers
+	wwOpts [][2]Span
+	wrOpts [][]Span
 }
 
 // undecidedWW reports whether pair c is still open between committed transactions.
@@ -935,14 +924,14 @@ func (pr *pruner) pass() (*Violation, bool, error) {
 			break
 		}
 	}
-	g, order, pos, loop, err := p.passGraph(pr.ctx, pr.qs)
+	g, order, pos, loop, err := p.passGraph(pr.ctx, pr.Qs)
 	if err != nil {
 		return nil, false, err
 	}
 	if loop {
 		return &Violation{Cycles: [][]deps.Edge{p.knownCycle(graph.FindCycle(p.G))}, Options: []Option{{WW: -1, WR: -1}}}, false, nil
 	}
-	if pr.ans, err = graph.ReachBatch(pr.ctx, g, order, pos, pr.qs); err != nil {
+	if pr.Ans, err = graph.ReachBatch(pr.ctx, g, order, pos, pr.Qs); err != nil {
 		return nil, false, err
 	}
 	v, changedWW, err := pr.applyWW()
@@ -958,10 +947,10 @@ func (pr *pruner) collect(nodes int32) error {
 	p := pr.p
 	var qs []graph.Query
 	buf := pr.buf
-	defer func() { pr.qs, pr.buf = qs, buf }()
-	pr.wwOpts = make([][2]queryRange, len(p.WW))
+	defer func() { pr.Qs, pr.buf = qs, buf }()
+	pr.wwOpts = make([][2]Span, len(p.WW))
 	for ci := range p.WW {
-		if err := pr.polled(ci); err != nil {
+		if err := polled(pr.ctx, ci); err != nil {
 			return err
 		}
 		c := &p.WW[ci]
@@ -974,20 +963,20 @@ func (pr *pruner) collect(nodes int32) error {
 			for _, e := range buf {
 				qs = append(qs, graph.Query{From: e.To, To: e.From})
 			}
-			pr.wwOpts[ci][side] = queryRange{q0, int32(len(qs))}
+			pr.wwOpts[ci][side] = Span{Q0: q0, Q1: int32(len(qs))}
 		}
 	}
 	d := p.D
-	pr.wrOpts = make([][]queryRange, len(p.WR))
+	pr.wrOpts = make([][]Span, len(p.WR))
 	for wi := range p.WR {
-		if err := pr.polled(wi); err != nil {
+		if err := polled(pr.ctx, wi); err != nil {
 			return err
 		}
 		rc := &p.WR[wi]
 		if rc.Fixed || d.Status[d.Reads[rc.Read].Txn] != deps.Committed {
 			continue
 		}
-		pr.wrOpts[wi] = make([]queryRange, len(rc.Cands))
+		pr.wrOpts[wi] = make([]Span, len(rc.Cands))
 		for j, w := range rc.Cands {
 			q0 := int32(len(qs))
 			for _, e := range p.readEdges(rc.Read, w) {
@@ -995,47 +984,20 @@ func (pr *pruner) collect(nodes int32) error {
 					qs = append(qs, graph.Query{From: e.To, To: e.From})
 				}
 			}
-			pr.wrOpts[wi][j] = queryRange{q0, int32(len(qs))}
+			pr.wrOpts[wi][j] = Span{Q0: q0, Q1: int32(len(qs))}
 		}
 	}
 	return nil
 }
 
-// cyclic reports whether an option's edges close a cycle with the known graph.
-func (pr *pruner) cyclic(o queryRange) bool {
-	for i := o.q0; i < o.q1; i++ {
-		if pr.ans[i] {
-			return true
-		}
-	}
-	return false
-}
-
 // applyWW fixes each pair with one cyclic orientation; both cyclic is a violation.
 func (pr *pruner) applyWW() (*Violation, bool, error) {
 	p := pr.p
-	changed := false
-	for ci := range p.WW {
-		if err := pr.polled(ci); err != nil {
-			return nil, false, err
-		}
-		c := &p.WW[ci]
-		if !p.undecidedWW(c) {
-			continue
-		}
-		l, r := pr.cyclic(pr.wwOpts[ci][0]), pr.cyclic(pr.wwOpts[ci][1])
-		switch {
-		case l && r:
-			return p.wwViolation(ci), false, nil
-		case l:
-			p.fixWW(ci, c.B, c.A)
-			changed = true
-		case r:
-			p.fixWW(ci, c.A, c.B)
-			changed = true
-		}
+	bad, changed, err := pr.DecideWW(pr.ctx, p.WW, pr.wwOpts, p.undecidedWW, p.fixWW)
+	if bad >= 0 {
+		return p.wwViolation(bad), false, nil
 	}
-	return nil, changed, nil
+	return nil, changed, err
 }
 
 // wwViolation is the violation of pair ci, both of whose orientations close a cycle.
@@ -1053,37 +1015,11 @@ func (p *Polygraph) wwViolation(ci int) *Violation {
 // candidate; a read left with none is a violation.
 func (pr *pruner) applyWR() (*Violation, bool, error) {
 	p := pr.p
-	changed := false
-	for wi := range p.WR {
-		if err := pr.polled(wi); err != nil {
-			return nil, false, err
-		}
-		rc := &p.WR[wi]
-		if rc.Fixed || pr.wrOpts[wi] == nil {
-			continue
-		}
-		var keep, gone []int32
-		for j, w := range rc.Cands {
-			if pr.cyclic(pr.wrOpts[wi][j]) {
-				gone = append(gone, w)
-			} else {
-				keep = append(keep, w)
-			}
-		}
-		if len(keep) == 0 {
-			return p.wrViolation(wi), false, nil
-		}
-		if len(gone) > 0 {
-			p.PrunedWR += len(gone)
-			rc.Cands = keep
-			changed = true
-		}
-		if len(keep) == 1 && p.committed(keep[0]) {
-			p.fixWR(wi)
-			changed = true
-		}
+	bad, changed, err := pr.DecideWR(pr.ctx, p.WR, pr.wrOpts, p.committed, p.fixWR, &p.PrunedWR)
+	if bad >= 0 {
+		return p.wrViolation(bad), false, nil
 	}
-	return nil, changed, nil
+	return nil, changed, err
 }
 
 // wrViolation is the violation of read wi, every candidate of which closes a cycle.
@@ -1246,14 +1182,17 @@ func (p *Polygraph) knownCycle(nodes []int32) []deps.Edge {
 }
 
 // Remaining reports the undecided constraints after pruning.
-func (p *Polygraph) Remaining() (ww, wr int) {
-	for i := range p.WW {
-		if p.WW[i].Fixed == 0 {
+func (p *Polygraph) Remaining() (ww, wr int) { return Undecided(p.WW, p.WR) }
+
+// Undecided counts the constraints not fixed.
+func Undecided(cs []WW, rs []WR) (ww, wr int) {
+	for i := range cs {
+		if cs[i].Fixed == 0 {
 			ww++
 		}
 	}
-	for i := range p.WR {
-		if !p.WR[i].Fixed {
+	for i := range rs {
+		if !rs[i].Fixed {
 			wr++
 		}
 	}
