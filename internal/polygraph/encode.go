@@ -52,7 +52,7 @@ type EncodeOptions struct {
 func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, error) {
 	s := sat.New(o.Solver)
 	b := &encoder{
-		ctx: ctx, o: o, p: p, d: p.D, s: s,
+		Poll: Poll{Ctx: ctx}, o: o, p: p, d: p.D, s: s,
 		en:   &Encoding{P: p, S: s, ands: NewAnds(s)},
 		byWK: make(map[wk][]wrRef),
 	}
@@ -67,44 +67,19 @@ func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, err
 
 // encoder is the state shared by the phases of [Polygraph.Encode].
 type encoder struct {
-	ctx context.Context
-	o   EncodeOptions
-	p   *Polygraph
-	d   *deps.Deps
-	s   *sat.Solver
-	en  *Encoding
+	Poll // the context, polled by clauses made
+	o    EncodeOptions
+	p    *Polygraph
+	d    *deps.Deps
+	s    *sat.Solver
+	en   *Encoding
 	// byWK indexes WR candidate variables by (writer, key), for the WW derivations.
 	byWK map[wk][]wrRef
-	// work counts clauses made since ctx was last polled.
-	work int
 }
 
 // in reports whether transaction u is in the component being encoded.
 func (b *encoder) in(u int32) bool {
 	return b.o.Comp == nil || b.p.nodeComp(b.o.Comp, u) == b.o.Only
-}
-
-// tick counts n units of work and polls ctx every 1024.
-func (b *encoder) tick(n int) error {
-	if b.work += n; b.work >= 1024 {
-		if b.work = 0; b.ctx.Err() != nil {
-			return context.Cause(b.ctx)
-		}
-	}
-	return nil
-}
-
-// guard appends to dst the literal saying transaction t committed, if its outcome is unknown.
-func (b *encoder) guard(dst []sat.Lit, t int32) []sat.Lit {
-	if t >= 0 && t < int32(b.d.N) && b.en.CVar[t] != 0 {
-		dst = append(dst, b.en.CVar[t].Pos())
-	}
-	return dst
-}
-
-// guards appends the literals of an edge's three guards.
-func (b *encoder) guards(dst []sat.Lit, g [3]int32) []sat.Lit {
-	return b.guard(b.guard(b.guard(dst, g[0]), g[1]), g[2])
 }
 
 // outcomes makes one variable per transaction of unknown outcome.
@@ -125,7 +100,7 @@ func (b *encoder) guarded() error {
 		if !b.in(e.From) && !b.in(e.To) {
 			continue
 		}
-		lits = b.guards(lits[:0], e.Guards)
+		lits = Guards(lits[:0], b.en.CVar, e.Guards)
 		if err := b.en.just(lits, e.From, e.To); err != nil {
 			return err
 		}
@@ -170,7 +145,7 @@ func (b *encoder) wwPairs() error {
 	b.en.WWVar = make([]sat.Var, len(p.WW))
 	var buf []deps.Edge
 	for ci := range p.WW {
-		if err := b.tick(1); err != nil {
+		if err := b.Tick(1); err != nil {
 			return err
 		}
 		c := &p.WW[ci]
@@ -179,7 +154,7 @@ func (b *encoder) wwPairs() error {
 		}
 		v := b.s.NewVar()
 		b.en.WWVar[ci] = v
-		base := b.guard(b.guard(nil, c.A), c.B)
+		base := Guard(Guard(nil, b.en.CVar, c.A), b.en.CVar, c.B)
 		if b.o.Selectors {
 			base = append(base, b.en.Sel[ci])
 		}
@@ -205,7 +180,7 @@ func (b *encoder) wwSide(c *WW, a, bb int32, ls []sat.Lit, buf []deps.Edge) ([]d
 	}
 	for i, k := range c.Keys {
 		from, to := c.sideEnds(a, i)
-		if err := b.tick(len(b.byWK[wk{from, k}])); err != nil {
+		if err := b.Tick(len(b.byWK[wk{from, k}])); err != nil {
 			return buf, err
 		}
 		for _, cd := range b.byWK[wk{from, k}] {
@@ -222,7 +197,7 @@ func (b *encoder) wwSide(c *WW, a, bb int32, ls []sat.Lit, buf []deps.Edge) ([]d
 	return buf, nil
 }
 
-func (b *encoder) twoWidth() error { return b.en.twoWidth(b.ctx, b.byWK) }
+func (b *encoder) twoWidth() error { return b.en.twoWidth(b.Ctx, b.byWK) }
 
 // wrConstraints says each undecided read reads from one of its candidates (if its
 // transaction committed), and justifies each candidate's edges.
@@ -233,7 +208,7 @@ func (b *encoder) wrConstraints() error {
 		if rc.Fixed || b.en.WRVar[wi] == nil {
 			continue
 		}
-		if err := b.tick(1 + len(rc.Cands)); err != nil {
+		if err := b.Tick(1 + len(rc.Cands)); err != nil {
 			return err
 		}
 		if err := b.wrConstraint(wi); err != nil {
@@ -243,26 +218,22 @@ func (b *encoder) wrConstraints() error {
 	return nil
 }
 
-// wrConstraint encodes undecided read wi.
+// wrConstraint encodes undecided read wi: each candidate, then that the read reads from
+// one (if its reader committed and, with selectors, its selector holds), and from at most
+// one.
 func (b *encoder) wrConstraint(wi int) error {
 	rc := &b.p.WR[wi]
-	r := &b.d.Reads[rc.Read]
-	rv := b.en.CVar[r.Txn]
-	var cl []sat.Lit
-	if rv != 0 {
-		cl = append(cl, rv.Neg())
-	}
-	if b.o.Selectors {
-		cl = append(cl, b.en.Sel[len(b.p.WW)+wi].Not())
-	}
+	reader := b.d.Reads[rc.Read].Txn
 	for j, w := range rc.Cands {
-		x := b.en.WRVar[wi][j]
-		cl = append(cl, x.Pos())
-		if err := b.wrCandidate(rc, x, w, rv); err != nil {
+		if err := b.wrCandidate(rc, b.en.WRVar[wi][j], w, reader); err != nil {
 			return err
 		}
 	}
-	if err := b.s.AddClause(cl...); err != nil {
+	sel := sat.LitNull
+	if b.o.Selectors {
+		sel = b.en.Sel[len(b.p.WW)+wi]
+	}
+	if err := ReadOne(b.s, b.en.CVar, reader, sel, b.en.WRVar[wi]); err != nil {
 		return err
 	}
 	return b.atMostOne(b.en.WRVar[wi])
@@ -270,19 +241,12 @@ func (b *encoder) wrConstraint(wi int) error {
 
 // wrCandidate encodes reading from writer w (variable x): both transactions committed, and
 // the read's edges hold.
-func (b *encoder) wrCandidate(rc *WR, x sat.Var, w int32, rv sat.Var) error {
-	if w < int32(b.d.N) && b.en.CVar[w] != 0 {
-		if err := b.s.AddClause(x.Neg(), b.en.CVar[w].Pos()); err != nil {
-			return err
-		}
-	}
-	if rv != 0 {
-		if err := b.s.AddClause(x.Neg(), rv.Pos()); err != nil {
-			return err
-		}
+func (b *encoder) wrCandidate(rc *WR, x sat.Var, w, reader int32) error {
+	if err := ReadCandidate(b.s, b.en.CVar, x, w, reader); err != nil {
+		return err
 	}
 	for _, e := range b.p.readEdgesX(rc.Read, w, true) {
-		ls := b.guards([]sat.Lit{x.Pos()}, e.Guards)
+		ls := Guards([]sat.Lit{x.Pos()}, b.en.CVar, e.Guards)
 		if err := b.en.just(ls, e.From, e.To); err != nil {
 			return err
 		}
@@ -306,7 +270,7 @@ func (b *encoder) atMostOne(vs []sat.Var) error {
 	return nil
 }
 
-func (b *encoder) attach() error { return b.en.attach(b.ctx, b.o.Theory) }
+func (b *encoder) attach() error { return b.en.attach(b.Ctx, b.o.Theory) }
 
 // wrRef names candidate j of WR constraint wi.
 type wrRef struct{ wi, j int32 }
@@ -317,56 +281,71 @@ type wrRef struct{ wi, j int32 }
 // B already reaches R; then ¬x ∨ ¬w. Each clause is implied by acyclicity, so adding it
 // changes no answer; it lets unit propagation see what the theory would learn by conflict.
 func (en *Encoding) twoWidth(ctx context.Context, byWK map[wk][]wrRef) error {
-	p, d := en.P, en.P.D
-	type cl struct {
-		x, w sat.Lit
+	tw := &twoWidth{en: en, byWK: byWK}
+	if err := tw.collect(ctx); err != nil || len(tw.qs) == 0 {
+		return err
 	}
-	var qs []graph.Query
-	var cls []cl
-	for ci := range p.WW {
-		if ci&1023 == 0 && ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
-		c := &p.WW[ci]
-		if en.WWVar[ci] == 0 {
-			continue
-		}
-		for _, side := range [2]struct {
-			a int32
-			m sat.Lit
-		}{{c.A, en.WWVar[ci].Pos()}, {c.B, en.WWVar[ci].Neg()}} {
-			for i, k := range c.Keys {
-				from, to := c.sideEnds(side.a, i)
-				for _, r := range byWK[wk{from, k}] {
-					rd := d.Reads[p.WR[r.wi].Read].Txn
-					if rd == to || en.WRVar[r.wi] == nil {
-						continue
-					}
-					qs = append(qs, graph.Query{From: to, To: rd})
-					cls = append(cls, cl{en.WRVar[r.wi][r.j].Pos(), side.m})
-				}
-			}
-		}
-	}
-	if len(qs) == 0 {
-		return nil
-	}
-	order, ok := graph.Topo(p.G)
+	order, ok := graph.Topo(en.P.G)
 	if !ok {
 		return errors.New("polygraph: encoding a cyclic known graph (prune first)")
 	}
-	ans, err := graph.ReachBatch(ctx, p.G, order, graph.Positions(order), qs)
+	ans, err := graph.ReachBatch(ctx, en.P.G, order, graph.Positions(order), tw.qs)
 	if err != nil {
 		return err
 	}
 	for i, yes := range ans {
 		if yes {
-			if err := en.S.AddClause(cls[i].x.Not(), cls[i].w.Not()); err != nil {
+			if err := en.S.AddClause(tw.cls[i][0].Not(), tw.cls[i][1].Not()); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// twoWidth is the state of [Encoding.twoWidth]: the candidate clauses ¬x ∨ ¬w, as {x, w},
+// each with the reachability query that adds it when answered yes.
+type twoWidth struct {
+	en   *Encoding
+	byWK map[wk][]wrRef
+	qs   []graph.Query
+	cls  [][2]sat.Lit
+}
+
+// collect gathers the clauses and queries of both orientations of every encoded pair,
+// polling ctx every 1024 pairs.
+func (tw *twoWidth) collect(ctx context.Context) error {
+	en := tw.en
+	for ci := range en.P.WW {
+		if ci&1023 == 0 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		if en.WWVar[ci] == 0 {
+			continue
+		}
+		c := &en.P.WW[ci]
+		tw.side(c, c.A, en.WWVar[ci].Pos())
+		tw.side(c, c.B, en.WWVar[ci].Neg())
+	}
+	return nil
+}
+
+// side gathers the clauses of pair c oriented with a's block first (literal w): for every
+// read R that may read a shared key from a's block's last writer (variable x), ¬x ∨ ¬w when
+// the block placed second reaches R.
+func (tw *twoWidth) side(c *WW, a int32, w sat.Lit) {
+	p, d := tw.en.P, tw.en.P.D
+	for i, k := range c.Keys {
+		from, to := c.sideEnds(a, i)
+		for _, r := range tw.byWK[wk{from, k}] {
+			rd := d.Reads[p.WR[r.wi].Read].Txn
+			if rd == to || tw.en.WRVar[r.wi] == nil {
+				continue
+			}
+			tw.qs = append(tw.qs, graph.Query{From: to, To: rd})
+			tw.cls = append(tw.cls, [2]sat.Lit{tw.en.WRVar[r.wi][r.j].Pos(), w})
+		}
+	}
 }
 
 // attach creates the theory and gives it the known graph and the justified edges collected

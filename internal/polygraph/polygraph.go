@@ -162,6 +162,23 @@ func Build(d *deps.Deps) *Polygraph {
 // writers of one key are quadratic in the writers, so it polls ctx as it goes (every 1024
 // reads and every 1024 pairs) and returns nil and context.Cause(ctx) once ctx is done.
 func BuildContext(ctx context.Context, d *deps.Deps) (*Polygraph, error) {
+	p := newPolygraph(d)
+	if err := p.readConstraints(ctx); err != nil {
+		return nil, err
+	}
+	p.rmwSources()
+	chainEdges, err := p.keyConstraints(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.knownGraph(p.versions(chainEdges))
+	p.dedup()
+	p.rmw, p.slot = nil, nil
+	return p, nil
+}
+
+// newPolygraph returns the empty polygraph of d, its per-write tables allocated.
+func newPolygraph(d *deps.Deps) *Polygraph {
 	p := &Polygraph{
 		D:       d,
 		fixedBy: make(map[uint64]bool),
@@ -178,10 +195,16 @@ func BuildContext(ctx context.Context, d *deps.Deps) (*Polygraph, error) {
 	p.certReaders = make([][]int32, nw)
 	p.nuReaders = make([][]int32, nw)
 	p.succ = make([][]int32, nw)
-	// Reads: certain ones register their readers; the rest become WR constraints.
+	return p
+}
+
+// readConstraints registers the readers of certain reads and makes the rest WR
+// constraints, polling ctx every 1024 reads.
+func (p *Polygraph) readConstraints(ctx context.Context) error {
+	d := p.D
 	for ri := range d.Reads {
 		if ri&1023 == 0 && ctx.Err() != nil {
-			return nil, context.Cause(ctx)
+			return context.Cause(ctx)
 		}
 		r := &d.Reads[ri]
 		p.wrOf[ri] = -1
@@ -189,11 +212,7 @@ func BuildContext(ctx context.Context, d *deps.Deps) (*Polygraph, error) {
 		if st == deps.Excluded || len(r.Cands) == 0 {
 			continue
 		}
-		for _, w := range r.Cands {
-			if w != d.Init {
-				p.cand[p.wid(w, r.Key)] = true
-			}
-		}
+		p.markCandidates(r)
 		if st == deps.Committed && len(r.Cands) == 1 && (r.Cands[0] == d.Init || d.Status[r.Cands[0]] == deps.Committed) {
 			p.certRead(int32(ri), r.Cands[0])
 			continue
@@ -201,17 +220,36 @@ func BuildContext(ctx context.Context, d *deps.Deps) (*Polygraph, error) {
 		p.wrOf[ri] = int32(len(p.WR))
 		p.WR = append(p.WR, WR{Read: int32(ri), Cands: slices.Clone(r.Cands)})
 	}
-	p.rmwSources()
+	return nil
+}
+
+// markCandidates marks the writes read r may read as candidate sources.
+func (p *Polygraph) markCandidates(r *deps.Read) {
+	for _, w := range r.Cands {
+		if w != p.D.Init {
+			p.cand[p.wid(w, r.Key)] = true
+		}
+	}
+}
+
+// keyConstraints creates every key's write-order constraints (see buildKey) and returns
+// the known edges of their chains.
+func (p *Polygraph) keyConstraints(ctx context.Context) ([]deps.Edge, error) {
 	kw := p.keyWrites()
 	var chainEdges []deps.Edge
 	var work int
-	for k := range d.Writers {
+	for k := range p.D.Writers {
 		var err error
 		if chainEdges, err = p.buildKey(ctx, history.Key(k), kw[k], chainEdges, &work); err != nil {
 			return nil, err
 		}
 	}
-	chainEdges = p.versions(chainEdges)
+	return chainEdges, nil
+}
+
+// knownGraph builds the known graph: deps' known edges, then the polygraph's own.
+func (p *Polygraph) knownGraph(chainEdges []deps.Edge) {
+	d := p.D
 	p.G = graph.New(len(d.Nodes))
 	p.rsn = make([][]int32, len(d.Nodes))
 	for i, e := range d.Known {
@@ -224,9 +262,6 @@ func BuildContext(ctx context.Context, d *deps.Deps) (*Polygraph, error) {
 			p.link(e.From, e.To, int32(len(d.Known)+len(p.extra)-1))
 		}
 	}
-	p.dedup()
-	p.rmw, p.slot = nil, nil
-	return p, nil
 }
 
 // dedup drops repeated edges from the known graph, keeping each edge's first occurrence
@@ -459,31 +494,46 @@ func (p *Polygraph) rmwSources() {
 		if k := int(ws[len(ws)-1].Key); k >= len(slot) { // Writes are sorted by key
 			slot = slices.Grow(slot, k+1-len(slot))[:k+1]
 		}
-		base := p.wbase[t]
-		const unset = -2
-		for i, w := range ws {
-			slot[w.Key] = base + int32(i) + 1
-			p.rmw[base+int32(i)] = unset
+		p.rmwTxn(int32(t), ws, slot)
+	}
+}
+
+// rmwSources' marks of a write while its transaction's reads are looked at.
+const rmwUnset = -2
+
+// rmwTxn fills rmw for the writes ws of committed transaction t, with slot (zero, and
+// left zero) long enough for its keys.
+func (p *Polygraph) rmwTxn(t int32, ws []deps.Write, slot []int32) {
+	base := p.wbase[t]
+	for i, w := range ws {
+		slot[w.Key] = base + int32(i) + 1
+		p.rmw[base+int32(i)] = rmwUnset
+	}
+	p.rmwReads(t, slot)
+	for i, w := range ws {
+		slot[w.Key] = 0
+		if p.rmw[base+int32(i)] == rmwUnset {
+			p.rmw[base+int32(i)] = -1
 		}
-		for _, ri := range d.ReadsOf[t] {
-			r := &d.Reads[ri]
-			if int(r.Key) >= len(slot) || r.Key < 0 || slot[r.Key] == 0 {
-				continue
-			}
-			i := slot[r.Key] - 1
-			switch src := p.rmw[i]; {
-			case src == -1:
-			case p.wrOf[ri] >= 0 || len(r.Cands) != 1 || (src >= 0 && src != r.Cands[0]):
-				p.rmw[i] = -1
-			default:
-				p.rmw[i] = r.Cands[0]
-			}
+	}
+}
+
+// rmwReads narrows the sources of t's writes (slot: key -> write index + 1) by t's reads
+// of their keys: one certain source, the same for every such read, or none (-1).
+func (p *Polygraph) rmwReads(t int32, slot []int32) {
+	d := p.D
+	for _, ri := range d.ReadsOf[t] {
+		r := &d.Reads[ri]
+		if int(r.Key) >= len(slot) || r.Key < 0 || slot[r.Key] == 0 {
+			continue
 		}
-		for i, w := range ws {
-			slot[w.Key] = 0
-			if p.rmw[base+int32(i)] == unset {
-				p.rmw[base+int32(i)] = -1
-			}
+		i := slot[r.Key] - 1
+		switch src := p.rmw[i]; {
+		case src == -1:
+		case p.wrOf[ri] >= 0 || len(r.Cands) != 1 || (src >= 0 && src != r.Cands[0]):
+			p.rmw[i] = -1
+		default:
+			p.rmw[i] = r.Cands[0]
 		}
 	}
 }
@@ -934,6 +984,12 @@ func (pr *pruner) pass() (*Violation, bool, error) {
 	if pr.Ans, err = graph.ReachBatch(pr.ctx, g, order, pos, pr.Qs); err != nil {
 		return nil, false, err
 	}
+	return pr.apply()
+}
+
+// apply decides the pairs, then the reads, by the answers: the violation one proves, or
+// whether any changed.
+func (pr *pruner) apply() (*Violation, bool, error) {
 	v, changedWW, err := pr.applyWW()
 	if v != nil || err != nil {
 		return v, false, err
@@ -942,16 +998,26 @@ func (pr *pruner) pass() (*Violation, bool, error) {
 	return v, changedWW || changedWR, err
 }
 
-// collect gathers the queries of every open option of committed transactions.
+// collect gathers the queries of every open option of committed transactions, among the
+// first nodes of the graph.
 func (pr *pruner) collect(nodes int32) error {
+	qs, err := pr.collectWW(nil)
+	if err == nil {
+		qs, err = pr.collectWR(qs, nodes)
+	}
+	pr.Qs = qs
+	return err
+}
+
+// collectWW appends to qs the queries of both orientations of every undecided pair.
+func (pr *pruner) collectWW(qs []graph.Query) ([]graph.Query, error) {
 	p := pr.p
-	var qs []graph.Query
 	buf := pr.buf
-	defer func() { pr.Qs, pr.buf = qs, buf }()
+	defer func() { pr.buf = buf }()
 	pr.wwOpts = make([][2]Span, len(p.WW))
 	for ci := range p.WW {
 		if err := polled(pr.ctx, ci); err != nil {
-			return err
+			return qs, err
 		}
 		c := &p.WW[ci]
 		if !p.undecidedWW(c) {
@@ -966,11 +1032,17 @@ func (pr *pruner) collect(nodes int32) error {
 			pr.wwOpts[ci][side] = Span{Q0: q0, Q1: int32(len(qs))}
 		}
 	}
-	d := p.D
+	return qs, nil
+}
+
+// collectWR appends to qs the queries of every candidate of the undecided reads of
+// committed readers (edges among the first nodes only).
+func (pr *pruner) collectWR(qs []graph.Query, nodes int32) ([]graph.Query, error) {
+	p, d := pr.p, pr.p.D
 	pr.wrOpts = make([][]Span, len(p.WR))
 	for wi := range p.WR {
 		if err := polled(pr.ctx, wi); err != nil {
-			return err
+			return qs, err
 		}
 		rc := &p.WR[wi]
 		if rc.Fixed || d.Status[d.Reads[rc.Read].Txn] != deps.Committed {
@@ -987,7 +1059,7 @@ func (pr *pruner) collect(nodes int32) error {
 			pr.wrOpts[wi][j] = Span{Q0: q0, Q1: int32(len(qs))}
 		}
 	}
-	return nil
+	return qs, nil
 }
 
 // applyWW fixes each pair with one cyclic orientation; both cyclic is a violation.
@@ -1053,23 +1125,8 @@ var maxWorkTerminals = 16384 // a variable so tests can turn the working graph o
 // in the working graph, so the working graph has a cycle too; it is reported from the known
 // graph.
 func (p *Polygraph) passGraph(ctx context.Context, qs []graph.Query) (*graph.Digraph, []int32, []int32, bool, error) {
-	if p.work != nil && p.work.N() != p.G.N() {
-		p.work, p.inWork = nil, nil
-	}
-	if p.work != nil {
-		for _, q := range qs {
-			if !p.inWork[q.From] || !p.inWork[q.To] {
-				p.work, p.inWork = nil, nil
-				break
-			}
-		}
-	}
-	if p.work != nil {
-		order, ok := graph.Topo(p.work)
-		if !ok {
-			return nil, nil, nil, true, nil
-		}
-		return p.work, order, graph.Positions(order), false, nil
+	if p.keepWork(qs) {
+		return topoOf(p.work)
 	}
 	order, ok := graph.Topo(p.G)
 	if !ok {
@@ -1079,8 +1136,59 @@ func (p *Polygraph) passGraph(ctx context.Context, qs []graph.Query) (*graph.Dig
 	if p.Passes == 1 || len(qs) == 0 {
 		return p.G, order, pos, false, nil
 	}
-	in := make([]bool, p.G.N())
-	var terms []int32
+	if built, err := p.buildWork(ctx, order, pos, qs); !built || err != nil {
+		return p.G, order, pos, false, err
+	}
+	return topoOf(p.work) // acyclic: a reduction of an acyclic graph
+}
+
+// topoOf returns g with a topological order and positions, or cyclic true.
+func topoOf(g *graph.Digraph) (*graph.Digraph, []int32, []int32, bool, error) {
+	order, ok := graph.Topo(g)
+	if !ok {
+		return nil, nil, nil, true, nil
+	}
+	return g, order, graph.Positions(order), false, nil
+}
+
+// keepWork reports whether the working graph can answer the queries qs: it exists, the
+// known graph has gained no node since, and it holds both ends of every query. Otherwise
+// it drops it.
+func (p *Polygraph) keepWork(qs []graph.Query) bool {
+	if p.work == nil {
+		return false
+	}
+	if p.work.N() == p.G.N() && !slices.ContainsFunc(qs, func(q graph.Query) bool { return !p.inWork[q.From] || !p.inWork[q.To] }) {
+		return true
+	}
+	p.work, p.inWork = nil, nil
+	return false
+}
+
+// buildWork builds the working graph: the known graph (acyclic, in order with positions
+// pos) reduced to reachability among the ends of the queries qs. built is false when there
+// are too many of them.
+func (p *Polygraph) buildWork(ctx context.Context, order, pos []int32, qs []graph.Query) (built bool, err error) {
+	in, terms := queryEnds(p.G.N(), qs)
+	if len(terms) > maxWorkTerminals {
+		return false, nil
+	}
+	red, ok, err := graph.ReduceAmong(ctx, p.G, order, pos, terms)
+	if err != nil || !ok {
+		return false, err
+	}
+	w := graph.New(p.G.N())
+	for _, e := range red {
+		w.AddEdge(e[0], e[1])
+	}
+	p.work, p.inWork = w, in
+	p.workBuilds++
+	return true, nil
+}
+
+// queryEnds returns the nodes (of n) the queries qs touch, as a set and in first-seen order.
+func queryEnds(n int, qs []graph.Query) (in []bool, terms []int32) {
+	in = make([]bool, n)
 	for _, q := range qs {
 		for _, u := range [2]int32{q.From, q.To} {
 			if !in[u] {
@@ -1089,24 +1197,7 @@ func (p *Polygraph) passGraph(ctx context.Context, qs []graph.Query) (*graph.Dig
 			}
 		}
 	}
-	if len(terms) > maxWorkTerminals {
-		return p.G, order, pos, false, nil
-	}
-	red, ok, err := graph.ReduceAmong(ctx, p.G, order, pos, terms)
-	if err != nil || !ok {
-		return p.G, order, pos, false, err
-	}
-	w := graph.New(p.G.N())
-	for _, e := range red {
-		w.AddEdge(e[0], e[1])
-	}
-	p.work, p.inWork = w, in
-	p.workBuilds++
-	order, ok = graph.Topo(w)
-	if !ok {
-		return nil, nil, nil, true, nil // cannot happen: w is a reduction of an acyclic graph
-	}
-	return w, order, graph.Positions(order), false, nil
+	return in, terms
 }
 
 // fixWW orients constraint ci as a before b and adds its edges.

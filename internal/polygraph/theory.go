@@ -207,3 +207,65 @@ func shrinkCore(ctx context.Context, s *sat.Solver, core []sat.Lit, budget int) 
 	}
 	return core, nil
 }
+
+// Poll polls a context every 1024 units of work, for loops whose steps vary in size (a
+// pair's uncertain readers can be many).
+type Poll struct {
+	Ctx  context.Context
+	work int // units since ctx was last polled
+}
+
+// Tick counts n units of work and returns context.Cause(ctx) if ctx is done at a poll.
+func (p *Poll) Tick(n int) error {
+	if p.work += n; p.work >= 1024 {
+		if p.work = 0; p.Ctx.Err() != nil {
+			return context.Cause(p.Ctx)
+		}
+	}
+	return nil
+}
+
+// Guard appends to dst the literal saying transaction t committed, if its outcome is
+// unknown: cvar holds each transaction's commit variable, 0 where the outcome is known (t
+// may be a node that is no transaction, or -1).
+func Guard(dst []sat.Lit, cvar []sat.Var, t int32) []sat.Lit {
+	if t >= 0 && t < int32(len(cvar)) && cvar[t] != 0 {
+		dst = append(dst, cvar[t].Pos())
+	}
+	return dst
+}
+
+// Guards appends the literals of an edge's three guards (see [Guard]).
+func Guards(dst []sat.Lit, cvar []sat.Var, g [3]int32) []sat.Lit {
+	return Guard(Guard(Guard(dst, cvar, g[0]), cvar, g[1]), cvar, g[2])
+}
+
+// ReadCandidate says candidate x of a read by reader, from writer w, is chosen only if
+// both committed (cvar as for [Guard]).
+func ReadCandidate(s *sat.Solver, cvar []sat.Var, x sat.Var, w, reader int32) error {
+	if w < int32(len(cvar)) && cvar[w] != 0 {
+		if err := s.AddClause(x.Neg(), cvar[w].Pos()); err != nil {
+			return err
+		}
+	}
+	if cvar[reader] != 0 {
+		return s.AddClause(x.Neg(), cvar[reader].Pos())
+	}
+	return nil
+}
+
+// ReadOne says a read by reader reads from one of its candidates xs if reader committed
+// (cvar as for [Guard]) and its selector sel holds (sat.LitNull: no selector).
+func ReadOne(s *sat.Solver, cvar []sat.Var, reader int32, sel sat.Lit, xs []sat.Var) error {
+	cl := make([]sat.Lit, 0, len(xs)+2)
+	if cvar[reader] != 0 {
+		cl = append(cl, cvar[reader].Neg())
+	}
+	if sel != sat.LitNull {
+		cl = append(cl, sel.Not())
+	}
+	for _, x := range xs {
+		cl = append(cl, x.Pos())
+	}
+	return s.AddClause(cl...)
+}

@@ -40,11 +40,11 @@ type encoding struct {
 func (m *model) encode(ctx context.Context, selectors bool, to acyclic.Options) (*encoding, error) {
 	s := sat.New(sat.Options{})
 	en := &encoding{m: m, s: s, ands: polygraph.NewAnds(s)}
-	b := &encoder{en: en, m: m, ctx: ctx, selectors: selectors, seen: make(map[polygraph.Justified]bool)}
+	b := &encoder{en: en, m: m, Poll: polygraph.Poll{Ctx: ctx}, selectors: selectors, seen: make(map[polygraph.Justified]bool)}
 	b.vars()
 	var lits []sat.Lit
 	for _, e := range m.guarded {
-		lits = b.guard(b.guard(b.guard(lits[:0], e.Guards[0]), e.Guards[1]), e.Guards[2])
+		lits = polygraph.Guards(lits[:0], en.cvar, e.Guards)
 		b.add(e, lits)
 	}
 	if err := b.wwChoices(); err != nil {
@@ -65,10 +65,10 @@ func (m *model) encode(ctx context.Context, selectors bool, to acyclic.Options) 
 // encoder is the state of one encode: the justified edges collected so far and the
 // candidates of the open read choices by writer and key.
 type encoder struct {
-	en        *encoding
-	m         *model
-	ctx       context.Context
-	selectors bool
+	en             *encoding
+	m              *model
+	polygraph.Poll // the context, polled by clauses made
+	selectors      bool
 	// Every justified raw edge is one split-graph edge with its justification (see
 	// model.go, "The split graph"); emit collects them.
 	just []polygraph.Justified
@@ -76,7 +76,6 @@ type encoder struct {
 	err  error // the first error of emit
 	byWK map[wk][]wrCand
 	buf  []deps.Edge
-	work int // clauses made since ctx was last polled
 }
 
 // wrCand is candidate j of read choice wi.
@@ -115,26 +114,6 @@ func (b *encoder) vars() {
 	en.wwVar = make([]sat.Var, len(m.ww))
 }
 
-// guard appends to dst the literal saying transaction t committed, when its outcome
-// is unknown.
-func (b *encoder) guard(dst []sat.Lit, t int32) []sat.Lit {
-	if t >= 0 && t < int32(b.m.d.N) && b.en.cvar[t] != 0 {
-		dst = append(dst, b.en.cvar[t].Pos())
-	}
-	return dst
-}
-
-// tick counts n clauses made and polls ctx every 1024 (a pair's uncertain readers can
-// be many).
-func (b *encoder) tick(n int) error {
-	if b.work += n; b.work >= 1024 {
-		if b.work = 0; b.ctx.Err() != nil {
-			return context.Cause(b.ctx)
-		}
-	}
-	return nil
-}
-
 // add records raw edge e justified by lits (after the first error, nothing).
 func (b *encoder) add(e deps.Edge, lits []sat.Lit) {
 	if e.From == e.To || b.err != nil {
@@ -167,7 +146,7 @@ func (b *encoder) emit(x, y int32, ls []sat.Lit) error {
 func (b *encoder) wwChoices() error {
 	m, en := b.m, b.en
 	for ci := range m.ww {
-		if err := b.tick(1); err != nil {
+		if err := b.Tick(1); err != nil {
 			return err
 		}
 		c := &m.ww[ci]
@@ -176,7 +155,7 @@ func (b *encoder) wwChoices() error {
 		}
 		v := en.s.NewVar()
 		en.wwVar[ci] = v
-		base := b.guard(b.guard(nil, c.A), c.B)
+		base := polygraph.Guard(polygraph.Guard(nil, en.cvar, c.A), en.cvar, c.B)
 		if b.selectors {
 			base = append(base, en.sel[ci])
 		}
@@ -200,7 +179,7 @@ func (b *encoder) wwOrder(c *polygraph.WW, first, second int32, ls []sat.Lit) er
 	}
 	for _, k := range c.Keys {
 		cands := b.byWK[wk{first, k}]
-		if err := b.tick(len(cands)); err != nil {
+		if err := b.Tick(len(cands)); err != nil {
 			return err
 		}
 		for _, cd := range cands {
@@ -222,55 +201,40 @@ func (b *encoder) wwOrder(c *polygraph.WW, first, second int32, ls []sat.Lit) er
 // one candidate; a candidate read is from a committed writer by a committed reader) and
 // the justified edges of each candidate.
 func (b *encoder) wrChoices() error {
-	m, d, en, s := b.m, b.m.d, b.en, b.en.s
-	for wi := range m.wr {
-		rc := &m.wr[wi]
+	for wi := range b.m.wr {
+		rc := &b.m.wr[wi]
 		if rc.Fixed {
 			continue
 		}
-		if err := b.tick(1 + len(rc.Cands)); err != nil {
+		if err := b.Tick(1 + len(rc.Cands)); err != nil {
 			return err
 		}
-		r := &d.Reads[rc.Read]
-		var cl []sat.Lit
-		if en.cvar[r.Txn] != 0 {
-			cl = append(cl, en.cvar[r.Txn].Neg())
-		}
-		if b.selectors {
-			cl = append(cl, en.sel[len(m.ww)+wi].Not())
-		}
-		for j, w := range rc.Cands {
-			x := en.wrVar[wi][j]
-			cl = append(cl, x.Pos())
-			if err := b.candidate(x, w, r.Txn); err != nil {
-				return err
-			}
-			for _, e := range m.readEdges(rc.Read, w) {
-				b.add(e, b.guard(b.guard(b.guard([]sat.Lit{x.Pos()}, e.Guards[0]), e.Guards[1]), e.Guards[2]))
-			}
-		}
-		if err := s.AddClause(cl...); err != nil {
+		if err := b.wrChoice(wi); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// candidate adds the clauses of candidate variable x (reading writer w's value in
-// transaction reader): both must commit.
-func (b *encoder) candidate(x sat.Var, w, reader int32) error {
-	en := b.en
-	if w < int32(b.m.d.N) && en.cvar[w] != 0 {
-		if err := en.s.AddClause(x.Neg(), en.cvar[w].Pos()); err != nil {
+// wrChoice adds the clauses and justified edges of open read choice wi.
+func (b *encoder) wrChoice(wi int) error {
+	m, en := b.m, b.en
+	rc := &m.wr[wi]
+	reader := m.d.Reads[rc.Read].Txn
+	for j, w := range rc.Cands {
+		x := en.wrVar[wi][j]
+		if err := polygraph.ReadCandidate(en.s, en.cvar, x, w, reader); err != nil {
 			return err
 		}
-	}
-	if en.cvar[reader] != 0 {
-		if err := en.s.AddClause(x.Neg(), en.cvar[reader].Pos()); err != nil {
-			return err
+		for _, e := range m.readEdges(rc.Read, w) {
+			b.add(e, polygraph.Guards([]sat.Lit{x.Pos()}, en.cvar, e.Guards))
 		}
 	}
-	return nil
+	sel := sat.LitNull
+	if b.selectors {
+		sel = en.sel[len(m.ww)+wi]
+	}
+	return polygraph.ReadOne(en.s, en.cvar, reader, sel, en.wrVar[wi])
 }
 
 // attach creates the theory over the known split graph and the justified edges (see

@@ -118,7 +118,20 @@ func buildBase(d *deps.Deps) *model {
 		certReaders: make(map[wk][]int32),
 		succ:        make(map[wk][]int32),
 	}
-	m.reader = make([]bool, nn)
+	m.markReaders()
+	for _, e := range d.Known {
+		m.addKnown(e, false)
+	}
+	m.guarded = append(m.guarded, d.Guarded...)
+	m.readChoices()
+	return m
+}
+
+// markReaders marks the nodes that may have rw out-edges: those that read, and the tails
+// of deps' rw edges.
+func (m *model) markReaders() {
+	d := m.d
+	m.reader = make([]bool, m.nn)
 	for t, rs := range d.ReadsOf {
 		m.reader[t] = len(rs) > 0
 	}
@@ -129,10 +142,12 @@ func buildBase(d *deps.Deps) *model {
 			}
 		}
 	}
-	for _, e := range d.Known {
-		m.addKnown(e, false)
-	}
-	m.guarded = append(m.guarded, d.Guarded...)
+}
+
+// readChoices records the readers of certain reads (deps added their edges) and makes
+// every other read of a counted transaction a read choice.
+func (m *model) readChoices() {
+	d := m.d
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
 		st := d.Status[r.Txn]
@@ -140,7 +155,6 @@ func buildBase(d *deps.Deps) *model {
 			continue
 		}
 		if st == deps.Committed && len(r.Cands) == 1 && m.committed(r.Cands[0]) {
-			// deps added its edges.
 			if r.Cands[0] != d.Init {
 				m.certReaders[wk{r.Cands[0], r.Key}] = append(m.certReaders[wk{r.Cands[0], r.Key}], r.Txn)
 			}
@@ -148,7 +162,6 @@ func buildBase(d *deps.Deps) *model {
 		}
 		m.wr = append(m.wr, polygraph.WR{Read: int32(ri), Cands: slices.Clone(r.Cands)})
 	}
-	return m
 }
 
 // addPairs adds one WW choice per unordered pair of writers of a key that nothing orders,
@@ -364,25 +377,10 @@ func (m *model) clockRW(u, v int32) *deps.Edge {
 // no cycle passes through it, whatever order the pairs with a sink take as long as the
 // sinks come last and in an order of their own known edges.
 func (m *model) sinks() []bool {
-	d := m.d
-	sink := make([]bool, m.nn)
-	readFrom := make([]bool, d.N)
-	for ri := range d.Reads {
-		for _, c := range d.Reads[ri].Cands {
-			if c < int32(d.N) {
-				readFrom[c] = true
-			}
-		}
-	}
-	for t := range int32(d.N) {
-		sink[t] = d.Status[t] == deps.Committed && !m.reader[t] && !readFrom[t] && len(m.rwOut[t]) == 0 && len(m.tail[t]) == 0
-	}
-	for _, e := range m.guarded {
-		sink[e.From] = false // conservative: edges that exist if others commit
-	}
+	sink := m.sinkCandidates()
 	// Remove, to a fixpoint, every candidate with a known dep edge to a non-candidate.
 	var queue []int32
-	for t := range int32(d.N) {
+	for t := range int32(m.d.N) {
 		if sink[t] && slices.ContainsFunc(m.depOut[t], func(v int32) bool { return !sink[v] }) {
 			sink[t] = false
 			queue = append(queue, t)
@@ -399,6 +397,35 @@ func (m *model) sinks() []bool {
 		}
 	}
 	return sink
+}
+
+// sinkCandidates marks the committed transactions that read nothing, whose written values
+// nobody can read, with no known rw or tail edge out and no guarded edge out.
+func (m *model) sinkCandidates() []bool {
+	d := m.d
+	sink := make([]bool, m.nn)
+	readFrom := m.readFrom()
+	for t := range int32(d.N) {
+		sink[t] = d.Status[t] == deps.Committed && !m.reader[t] && !readFrom[t] && len(m.rwOut[t]) == 0 && len(m.tail[t]) == 0
+	}
+	for _, e := range m.guarded {
+		sink[e.From] = false // conservative: edges that exist if others commit
+	}
+	return sink
+}
+
+// readFrom marks the transactions some read may read from.
+func (m *model) readFrom() []bool {
+	d := m.d
+	readFrom := make([]bool, d.N)
+	for ri := range d.Reads {
+		for _, c := range d.Reads[ri].Cands {
+			if c < int32(d.N) {
+				readFrom[c] = true
+			}
+		}
+	}
+	return readFrom
 }
 
 // addKnown adds a known raw edge (ignored if it is already known).
@@ -579,6 +606,12 @@ func (p *pruner) pass() (*polygraph.Violation, bool, error) {
 		return nil, false, err
 	}
 	p.Ans = ans
+	return p.decide()
+}
+
+// decide decides the write-write choices, then the read choices, by the answers: the
+// violation one proves, or whether any changed.
+func (p *pruner) decide() (*polygraph.Violation, bool, error) {
 	v, changedWW, err := p.decideWW()
 	if v != nil || err != nil {
 		return v, false, err

@@ -112,35 +112,43 @@ func (w *witness) steps(cyc []deps.Edge) []report.Step {
 	var out []report.Step
 	for i := 0; i < len(cyc); {
 		e := cyc[i]
-		j := i
-		for j < len(cyc)-1 && !w.isTxn(cyc[j].To) {
-			j++
-		}
-		last := cyc[j]
-		st := report.Step{From: history.TxnID(e.From), To: history.TxnID(last.To), Rel: e.Rel, Key: e.Key, Value: e.Value, Value2: e.Value2}
-		if j > i {
-			switch d.Nodes[e.To].Kind {
-			case deps.NodeTime:
-				st.Rel, st.Key = report.RT, -1
-			case deps.NodeInitVersion:
-				st.Rel, st.Key, st.Value, st.Value2 = report.RW, e.Key, e.Value, last.Value2
-			}
-		}
-		if st.Rel == report.SO || st.Rel == report.RT {
-			st.Key = -1
-		}
+		st, j := w.run(cyc, i)
+		i = j + 1
 		forced := w.m.forced[ekey{e.From, e.To, w.m.edgeKind(e)}]
 		if ls, ok := d.AppendStep(st, e.Via, forced); ok {
 			// A list order, not a read: a write dependency (see deps.AppendStep).
 			out = append(out, ls)
-			i = j + 1
 			continue
 		}
 		st.Why = w.why(st, e, forced)
 		out = append(out, st)
-		i = j + 1
 	}
 	return out
+}
+
+// run returns the step that the edges of cyc from i to j make, j the first at or after i
+// that enters a transaction (or the last): through time nodes an rt step, through ρ(k) an
+// rw step; it has no key between sessions or in real time. Its Why is left to fill.
+func (w *witness) run(cyc []deps.Edge, i int) (report.Step, int) {
+	e := cyc[i]
+	j := i
+	for j < len(cyc)-1 && !w.isTxn(cyc[j].To) {
+		j++
+	}
+	last := cyc[j]
+	st := report.Step{From: history.TxnID(e.From), To: history.TxnID(last.To), Rel: e.Rel, Key: e.Key, Value: e.Value, Value2: e.Value2}
+	if j > i {
+		switch w.m.d.Nodes[e.To].Kind {
+		case deps.NodeTime:
+			st.Rel, st.Key = report.RT, -1
+		case deps.NodeInitVersion:
+			st.Rel, st.Key, st.Value, st.Value2 = report.RW, e.Key, e.Value, last.Value2
+		}
+	}
+	if st.Rel == report.SO || st.Rel == report.RT {
+		st.Key = -1
+	}
+	return st, j
 }
 
 func (w *witness) name(t history.TxnID) string { return w.h.Name(t) }
@@ -157,15 +165,9 @@ func (w *witness) why(s report.Step, e deps.Edge, forced bool) string {
 	case report.WR:
 		out = fmt.Sprintf("%s read %s, which %s wrote", b, w.kv(s.Key, s.Value), a)
 	case report.WW:
-		out = fmt.Sprintf("%s overwrote %s's %s with %s", b, a, w.kv(s.Key, s.Value), w.kv(s.Key, s.Value2))
-		if !forced {
-			out += w.m.d.OrderWhy(int32(s.From), int32(s.To), s.Key)
-		}
+		out = w.whyWW(s, a, b, forced)
 	case report.RW:
-		out = fmt.Sprintf("%s, which %s overwrote with %s", w.m.d.ReadPhrase(int32(s.From), e.Via, s.Key, s.Value), b, w.kv(s.Key, s.Value2))
-		if !forced && e.Via >= 0 && e.Via < int32(w.m.d.N) {
-			out += w.m.d.OrderWhy(e.Via, int32(s.To), s.Key)
-		}
+		out = w.whyRW(s, e, b, forced)
 	case report.SO:
 		out = fmt.Sprintf("%s precedes %s in their session", a, b)
 	case report.RT:
@@ -175,6 +177,26 @@ func (w *witness) why(s report.Step, e deps.Edge, forced bool) string {
 	}
 	if forced {
 		out += deps.RuledOut
+	}
+	return out
+}
+
+// whyWW says why write-write step s (from a to b) holds: b overwrote a's value, and, unless
+// pruning forced the order, what fixes it.
+func (w *witness) whyWW(s report.Step, a, b string, forced bool) string {
+	out := fmt.Sprintf("%s overwrote %s's %s with %s", b, a, w.kv(s.Key, s.Value), w.kv(s.Key, s.Value2))
+	if !forced {
+		out += w.m.d.OrderWhy(int32(s.From), int32(s.To), s.Key)
+	}
+	return out
+}
+
+// whyRW says why anti-dependency s (raw edge e, to b) holds: its reader read a version b
+// overwrote, and, unless pruning forced the order, what puts b after the version's writer.
+func (w *witness) whyRW(s report.Step, e deps.Edge, b string, forced bool) string {
+	out := fmt.Sprintf("%s, which %s overwrote with %s", w.m.d.ReadPhrase(int32(s.From), e.Via, s.Key, s.Value), b, w.kv(s.Key, s.Value2))
+	if !forced && e.Via >= 0 && e.Via < int32(w.m.d.N) {
+		out += w.m.d.OrderWhy(e.Via, int32(s.To), s.Key)
 	}
 	return out
 }
