@@ -7,6 +7,7 @@ import (
 
 	"isovet/internal/deps"
 	"isovet/internal/graph"
+	"isovet/internal/report"
 	"isovet/internal/sat"
 	"isovet/internal/sat/acyclic"
 )
@@ -369,6 +370,16 @@ func (en *Encoding) just(lits []sat.Lit, u, v int32) error {
 		en.pend = append(en.pend, Justified{U: u, V: v, A: a, B: b})
 	}
 	return nil
+}
+
+// AddSolverStats adds a solver's counters to a report's statistics (a check that solves
+// several problems, one per component, reports their sums).
+func AddSolverStats(st *report.Stats, ss sat.Stats) {
+	st.SATVars += ss.Vars
+	st.SATClauses += ss.Clauses
+	st.Conflicts += ss.Conflicts
+	st.Decisions += ss.Decisions
+	st.Propagations += ss.Propagations
 }
 
 // Solve solves the encoding under the given assumptions.

@@ -26,6 +26,15 @@
 // left with one option (WW-INTRO, WR-INTRO), until nothing changes. A constraint left with no
 // option, or a cycle among known edges, is a violation whose witness is that cycle.
 //
+// # Shared with snapshot isolation
+//
+// internal/check/si runs the same stages on its own graph (the split graph of the induced
+// SI graph) and takes from here what does not depend on the graph: the constraints (WW, WR,
+// Option, Alternative, Violation), pruning's passes and decisions (decide.go), the read
+// clauses, conjunctions, theory and minimal core of an encoding (theory.go), and a
+// witness's combinations of options and cycle search (witness.go: Enumerate, Selection,
+// ShortestPathWith).
+//
 // # Local names
 //
 //	p *Polygraph   d *deps.Deps   c WW constraint   rc WR constraint   ri read index

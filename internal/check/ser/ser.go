@@ -614,11 +614,7 @@ func (c *run) solve(p *polygraph.Polygraph, d *deps.Deps, w *witness) error {
 	failed := int32(-1)
 	unknown := false
 	for i, r := range results {
-		st.SATVars += r.stats.Vars
-		st.SATClauses += r.stats.Clauses
-		st.Conflicts += r.stats.Conflicts
-		st.Decisions += r.stats.Decisions
-		st.Propagations += r.stats.Propagations
+		polygraph.AddSolverStats(st, r.stats)
 		switch {
 		case r.status == sat.Unsat:
 			if failed < 0 {

@@ -40,6 +40,33 @@
 //	    anti-dependency), the shortest names the anomaly (classify.go), and every combination
 //	    is a RuledOut sentence: together they form a complete adjoining cycle set (App. E).
 //
+// # What is internal/polygraph's
+//
+// The stages that do not depend on the graph are serializability's, from internal/polygraph:
+// the choices themselves (polygraph.WW, never blocks here, and polygraph.WR) with their
+// options, alternatives and violations; pruning's fixpoint and its decisions from the
+// answers (polygraph.Fixpoint, Answers.DecideWW and DecideWR); the read choices' clauses,
+// the folding of a conjunction to at most two literals and the theory over the reduced
+// known graph (ReadCandidate, ReadOne, Ands.Fold, Attach); the minimal core (MinimalCore);
+// the combinations of a core's options (Enumerate, Selection) and the breadth-first search
+// of a witness's cycle (ShortestPathWith).
+//
+// What stays here is what the composite edges of the induced graph change. An rw edge is
+// an edge only after a dep edge, so every question is asked on the split graph, whose
+// edges polygraph's known graph (one node per transaction, version nodes relaying every
+// reader of a version to the writers after it) cannot express: a raw edge keeps its kind
+// (dep, rw, tail) to find its split-graph ends, so the model (model.go) keeps known edges
+// by kind rather than as a polygraph.Polygraph. An option's queries differ too: besides one
+// per edge, an rw edge of an option after a dep edge of the same option composes into an
+// induced edge the known graph does not hold, and an option can close an induced
+// self-loop by itself (T -so-> R -rw-> T), which no query asks (polygraph.Span.Loop). The
+// justified edges are split-graph edges, deduplicated, and a write-write choice's derived
+// anti-dependencies, justified by the conjunction of its order and a read choice, leave
+// the reader's starred node. A witness's cycle is found on the split graph and expanded
+// back into raw edges, the shortest counted in raw edges; the clocks of a schedule
+// (schedule.go), the pair reductions (sinks, free writers) and the naming of cycles
+// (classify.go) are SI's alone.
+//
 // # Local names
 //
 //	m *model   d *deps.Deps   c WW choice   rc WR choice   ri read index   en *encoding
@@ -508,9 +535,7 @@ func (c *run) solve(m *model) (unsat bool, err error) {
 	}
 	c.phase("encode")
 	status, err := en.s.Solve(c.ctx)
-	ss := en.s.Stats()
-	st.SATVars, st.SATClauses = ss.Vars, ss.Clauses
-	st.Conflicts, st.Decisions, st.Propagations = ss.Conflicts, ss.Decisions, ss.Propagations
+	polygraph.AddSolverStats(st, en.s.Stats())
 	c.phase("solve")
 	if err != nil {
 		return false, err
