@@ -1167,11 +1167,21 @@ func (p *Polygraph) keepWork(qs []graph.Query) bool {
 	if p.work == nil {
 		return false
 	}
-	if p.work.N() == p.G.N() && !slices.ContainsFunc(qs, func(q graph.Query) bool { return !p.inWork[q.From] || !p.inWork[q.To] }) {
+	if p.work.N() == p.G.N() && p.holds(qs) {
 		return true
 	}
 	p.work, p.inWork = nil, nil
 	return false
+}
+
+// holds reports whether the working graph holds both ends of every query.
+func (p *Polygraph) holds(qs []graph.Query) bool {
+	for _, q := range qs {
+		if !p.inWork[q.From] || !p.inWork[q.To] {
+			return false
+		}
+	}
+	return true
 }
 
 // buildWork builds the working graph: the known graph (acyclic, in order with positions
