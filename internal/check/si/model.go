@@ -238,13 +238,7 @@ func (p *pairing) choice(k history.Key, i, j int, a, b int32) bool {
 		// dep path, and deps derives the anti-dependencies (Deps.ReadFrom).
 		return false
 	}
-	switch {
-	case !p.reduce:
-	case p.sink[a] || p.sink[b]:
-		m.sinkPairs++
-		return false
-	case p.free[k][i] && p.free[k][j]:
-		m.freePairs++
+	if p.reduced(k, i, j, a, b) {
 		return false
 	}
 	if p.ck != nil {
@@ -254,6 +248,21 @@ func (p *pairing) choice(k history.Key, i, j int, a, b int32) bool {
 		}
 	}
 	return true
+}
+
+// reduced reports whether a reduction leaves the pair of writers a = d.Writers[k][i] and b
+// = d.Writers[k][j] out (see addPairs), counting it.
+func (p *pairing) reduced(k history.Key, i, j int, a, b int32) bool {
+	switch {
+	case !p.reduce:
+	case p.sink[a] || p.sink[b]:
+		p.m.sinkPairs++
+		return true
+	case p.free[k][i] && p.free[k][j]:
+		p.m.freePairs++
+		return true
+	}
+	return false
 }
 
 // clockJoins reports whether the clocks' decision on writers i and j of key k gives known
@@ -355,10 +364,7 @@ func (m *model) clockRW(u, v int32) *deps.Edge {
 	d := m.d
 	for _, ri := range d.ReadsOf[u] {
 		r := &d.Reads[ri]
-		if len(r.Cands) != 1 || r.Cands[0] == d.Init {
-			continue
-		}
-		if _, ok := d.WriteOf(v, r.Key); !ok || !m.clockFirst(r.Cands[0], v, r.Key) {
+		if !m.clockOverwrites(r, v) {
 			continue
 		}
 		c := polygraph.WW{A: min(r.Cands[0], v), B: max(r.Cands[0], v), Keys: []history.Key{r.Key}}
@@ -369,6 +375,17 @@ func (m *model) clockRW(u, v int32) *deps.Edge {
 		}
 	}
 	return nil
+}
+
+// clockOverwrites reports whether read r has one candidate writer, not the initial one,
+// and the clocks put writer v after it on r's key.
+func (m *model) clockOverwrites(r *deps.Read, v int32) bool {
+	d := m.d
+	if len(r.Cands) != 1 || r.Cands[0] == d.Init {
+		return false
+	}
+	_, ok := d.WriteOf(v, r.Key)
+	return ok && m.clockFirst(r.Cands[0], v, r.Key)
 }
 
 // sinks marks the transactions that can go after every other writer of each key they
@@ -687,17 +704,22 @@ func (p *pruner) queries(es []deps.Edge) polygraph.Span {
 		}
 		x, y := m.split(e)
 		p.ask(&s, x, y)
-		// An rw edge of the option after a dep edge of the same option.
 		if m.edgeKind(e) == kRW {
-			for _, f := range deps0 {
-				if f.To == e.From {
-					p.ask(&s, f.From, e.To)
-				}
-			}
+			p.askComposed(&s, e, deps0)
 		}
 	}
 	s.Q1 = int32(len(p.Qs))
 	return s
+}
+
+// askComposed asks about the induced edges rw edge e of an option makes after each dep edge
+// of the same option (deps0) that enters e's reader.
+func (p *pruner) askComposed(s *polygraph.Span, e deps.Edge, deps0 []deps.Edge) {
+	for _, f := range deps0 {
+		if f.To == e.From {
+			p.ask(s, f.From, e.To)
+		}
+	}
 }
 
 // ask records the question whether y reaches x (then x→y closes a cycle).

@@ -288,14 +288,20 @@ func (c *clocks) covering(k history.Key, use func(i, j int) bool) [][2]int {
 		}
 	}
 	if n <= 64 {
-		var succ, pred [64]uint64
-		for _, p := range out {
-			succ[p[0]] |= 1 << p[1]
-			pred[p[1]] |= 1 << p[0]
-		}
-		out = slices.DeleteFunc(out, func(p [2]int) bool { return succ[p[0]]&pred[p[1]] != 0 })
+		out = coveringPairs(out)
 	}
 	return out
+}
+
+// coveringPairs drops from the ordered pairs of at most 64 writers those with a writer
+// ordered between them by two of the pairs.
+func coveringPairs(pairs [][2]int) [][2]int {
+	var succ, pred [64]uint64
+	for _, p := range pairs {
+		succ[p[0]] |= 1 << p[1]
+		pred[p[1]] |= 1 << p[0]
+	}
+	return slices.DeleteFunc(pairs, func(p [2]int) bool { return succ[p[0]]&pred[p[1]] != 0 })
 }
 
 // joinTouched adds to g the edges of the covering decided pairs of every touched key
@@ -468,15 +474,16 @@ func (c *clocks) decided(k history.Key, i, j int) (ok, iFirst bool) {
 // nothing is of unknown outcome: then the version orders are the only choices, and
 // certReaders lists every reader of every version.
 func (m *model) certain() bool {
-	d := m.d
-	if len(m.wr) > 0 || len(m.guarded) > 0 {
+	if len(m.wr) > 0 || len(m.guarded) > 0 || slices.Contains(m.d.Status, deps.Maybe) {
 		return false
 	}
-	for t := range d.N {
-		if d.Status[t] == deps.Maybe {
-			return false
-		}
-	}
+	return m.readsCertain()
+}
+
+// readsCertain reports whether every read of a counted transaction has exactly one possible
+// writer, committed.
+func (m *model) readsCertain() bool {
+	d := m.d
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
 		if d.Status[r.Txn] != deps.Excluded && (len(r.Cands) != 1 || !m.committed(r.Cands[0])) {
