@@ -3,6 +3,7 @@ package polygraph
 import (
 	"context"
 
+	"isovet/internal/deps"
 	"isovet/internal/graph"
 )
 
@@ -127,4 +128,29 @@ func (a *Answers) alive(cands []int32, opts []Span) []int32 {
 		}
 	}
 	return keep
+}
+
+// WWViolation is the violation of pair ci of ww, both of whose orientations close a cycle:
+// for each, the cycle (cycle: the shortest some of them close) of its edges (edges, c
+// oriented a first, appended to dst).
+func WWViolation(ww []WW, ci int, edges func(c *WW, a, b int32, dst []deps.Edge) []deps.Edge, cycle func([]deps.Edge) []deps.Edge) *Violation {
+	c := &ww[ci]
+	v := &Violation{}
+	for _, ab := range [2][2]int32{{c.A, c.B}, {c.B, c.A}} {
+		v.Cycles = append(v.Cycles, cycle(edges(c, ab[0], ab[1], nil)))
+		v.Options = append(v.Options, Option{WW: int32(ci), First: ab[0], WR: -1})
+	}
+	return v
+}
+
+// WRViolation is the violation of read wi of wr, every candidate of which closes a cycle:
+// for each, the cycle (as for [WWViolation]) of its edges (edges: read ri from writer w).
+func WRViolation(wr []WR, wi int, edges func(ri, w int32) []deps.Edge, cycle func([]deps.Edge) []deps.Edge) *Violation {
+	rc := &wr[wi]
+	v := &Violation{}
+	for _, w := range rc.Cands {
+		v.Cycles = append(v.Cycles, cycle(edges(rc.Read, w)))
+		v.Options = append(v.Options, Option{WW: -1, WR: int32(wi), Writer: w})
+	}
+	return v
 }

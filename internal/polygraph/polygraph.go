@@ -1076,20 +1076,9 @@ func (pr *pruner) applyWW() (*Violation, bool, error) {
 	p := pr.p
 	bad, changed, err := pr.DecideWW(pr.ctx, p.WW, pr.wwOpts, p.undecidedWW, p.fixWW)
 	if bad >= 0 {
-		return p.wwViolation(bad), false, nil
+		return WWViolation(p.WW, bad, p.orientEdges, p.cycleWith), false, nil
 	}
 	return nil, changed, err
-}
-
-// wwViolation is the violation of pair ci, both of whose orientations close a cycle.
-func (p *Polygraph) wwViolation(ci int) *Violation {
-	c := &p.WW[ci]
-	v := &Violation{}
-	for _, ab := range [2][2]int32{{c.A, c.B}, {c.B, c.A}} {
-		v.Cycles = append(v.Cycles, p.cycleWith(p.orientEdges(c, ab[0], ab[1], nil)))
-		v.Options = append(v.Options, Option{WW: int32(ci), First: ab[0], WR: -1})
-	}
-	return v
 }
 
 // applyWR drops each read's cyclic candidates, fixing a read left with one committed
@@ -1098,20 +1087,9 @@ func (pr *pruner) applyWR() (*Violation, bool, error) {
 	p := pr.p
 	bad, changed, err := pr.DecideWR(pr.ctx, p.WR, pr.wrOpts, p.committed, p.fixWR, &p.PrunedWR)
 	if bad >= 0 {
-		return p.wrViolation(bad), false, nil
+		return WRViolation(p.WR, bad, p.readEdges, p.cycleWith), false, nil
 	}
 	return nil, changed, err
-}
-
-// wrViolation is the violation of read wi, every candidate of which closes a cycle.
-func (p *Polygraph) wrViolation(wi int) *Violation {
-	rc := &p.WR[wi]
-	v := &Violation{}
-	for _, w := range rc.Cands {
-		v.Cycles = append(v.Cycles, p.cycleWith(p.readEdges(rc.Read, w)))
-		v.Options = append(v.Options, Option{WW: -1, WR: int32(wi), Writer: w})
-	}
-	return v
 }
 
 // maxWorkTerminals bounds the nodes of the reduced working graph of later pruning passes

@@ -738,20 +738,9 @@ func (p *pruner) decideWW() (*polygraph.Violation, bool, error) {
 	m := p.m
 	bad, changed, err := p.DecideWW(p.ctx, m.ww, p.wwOpts, m.openWW, m.fixWW)
 	if bad >= 0 {
-		return m.wwViolation(bad), false, nil
+		return polygraph.WWViolation(m.ww, bad, m.wwEdges, m.cycleWith), false, nil
 	}
 	return nil, changed, err
-}
-
-// wwViolation is write-write choice ci with both orders closing a cycle.
-func (m *model) wwViolation(ci int) *polygraph.Violation {
-	c := &m.ww[ci]
-	v := &polygraph.Violation{}
-	for _, ab := range [2][2]int32{{c.A, c.B}, {c.B, c.A}} {
-		v.Cycles = append(v.Cycles, m.cycleWith(m.wwEdges(c, ab[0], ab[1], nil)))
-		v.Options = append(v.Options, polygraph.Option{WW: int32(ci), First: ab[0], WR: -1})
-	}
-	return v
 }
 
 // decideWR drops the cyclic candidates of every queried read choice and fixes a
@@ -760,20 +749,9 @@ func (p *pruner) decideWR() (*polygraph.Violation, bool, error) {
 	m := p.m
 	bad, changed, err := p.DecideWR(p.ctx, m.wr, p.wrOpts, m.committed, m.fixWR, &m.prunedWR)
 	if bad >= 0 {
-		return m.wrViolation(bad), false, nil
+		return polygraph.WRViolation(m.wr, bad, m.readEdges, m.cycleWith), false, nil
 	}
 	return nil, changed, err
-}
-
-// wrViolation is read choice wi with every candidate writer closing a cycle.
-func (m *model) wrViolation(wi int) *polygraph.Violation {
-	rc := &m.wr[wi]
-	v := &polygraph.Violation{}
-	for _, w := range rc.Cands {
-		v.Cycles = append(v.Cycles, m.cycleWith(m.readEdges(rc.Read, w)))
-		v.Options = append(v.Options, polygraph.Option{WW: -1, WR: int32(wi), Writer: w})
-	}
-	return v
 }
 
 // fixWW orients choice ci as a before b.

@@ -44,12 +44,13 @@
 //
 // The stages that do not depend on the graph are serializability's, from internal/polygraph:
 // the choices themselves (polygraph.WW, never blocks here, and polygraph.WR) with their
-// options, alternatives and violations; pruning's fixpoint and its decisions from the
-// answers (polygraph.Fixpoint, Answers.DecideWW and DecideWR); the read choices' clauses,
-// the folding of a conjunction to at most two literals and the theory over the reduced
-// known graph (ReadCandidate, ReadOne, Ands.Fold, Attach); the minimal core (MinimalCore);
-// the combinations of a core's options (Enumerate, Selection) and the breadth-first search
-// of a witness's cycle (ShortestPathWith).
+// options, alternatives and violations; pruning's fixpoint, its decisions from the answers
+// and the violations they prove (polygraph.Fixpoint, Answers.DecideWW and DecideWR,
+// WWViolation and WRViolation); the read choices' clauses, the folding of a conjunction to
+// at most two literals and the theory over the reduced known graph (ReadCandidate, ReadOne,
+// Ands.Fold, Attach); the minimal core (MinimalCore); the combinations of a core's options
+// (Enumerate, Selection) and the breadth-first search of a witness's cycle
+// (ShortestPathWith).
 //
 // What stays here is what the composite edges of the induced graph change. An rw edge is
 // an edge only after a dep edge, so every question is asked on the split graph, whose
