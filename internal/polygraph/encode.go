@@ -7,6 +7,7 @@ import (
 
 	"isovet/internal/deps"
 	"isovet/internal/graph"
+	"isovet/internal/report"
 	"isovet/internal/sat"
 	"isovet/internal/sat/acyclic"
 )
@@ -29,11 +30,8 @@ type Encoding struct {
 	// Sel are selector literals (only with Selectors): Sel[i] for WW i, Sel[len(WW)+j] for WR j.
 	Sel []sat.Lit
 
-	and map[[2]sat.Lit]sat.Lit
-	// tn maps graph nodes to theory nodes: positions in a topological order of the known
-	// graph, so every fixed edge agrees with the theory's initial order and costs no search.
-	tn   []int32
-	pend []pending
+	ands *Ands
+	pend []Justified // the justified edges, collected by just for attach
 }
 
 // EncodeOptions configure [Polygraph.Encode].
@@ -55,8 +53,8 @@ type EncodeOptions struct {
 func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, error) {
 	s := sat.New(o.Solver)
 	b := &encoder{
-		ctx: ctx, o: o, p: p, d: p.D, s: s,
-		en:   &Encoding{P: p, S: s, and: make(map[[2]sat.Lit]sat.Lit)},
+		Poll: Poll{Ctx: ctx}, o: o, p: p, d: p.D, s: s,
+		en:   &Encoding{P: p, S: s, ands: NewAnds(s)},
 		byWK: make(map[wk][]wrRef),
 	}
 	steps := []func() error{b.outcomes, b.guarded, b.wrVars, b.selectors, b.wwPairs, b.twoWidth, b.wrConstraints, b.attach}
@@ -70,44 +68,19 @@ func (p *Polygraph) Encode(ctx context.Context, o EncodeOptions) (*Encoding, err
 
 // encoder is the state shared by the phases of [Polygraph.Encode].
 type encoder struct {
-	ctx context.Context
-	o   EncodeOptions
-	p   *Polygraph
-	d   *deps.Deps
-	s   *sat.Solver
-	en  *Encoding
+	Poll // the context, polled by clauses made
+	o    EncodeOptions
+	p    *Polygraph
+	d    *deps.Deps
+	s    *sat.Solver
+	en   *Encoding
 	// byWK indexes WR candidate variables by (writer, key), for the WW derivations.
 	byWK map[wk][]wrRef
-	// work counts clauses made since ctx was last polled.
-	work int
 }
 
 // in reports whether transaction u is in the component being encoded.
 func (b *encoder) in(u int32) bool {
 	return b.o.Comp == nil || b.p.nodeComp(b.o.Comp, u) == b.o.Only
-}
-
-// tick counts n units of work and polls ctx every 1024.
-func (b *encoder) tick(n int) error {
-	if b.work += n; b.work >= 1024 {
-		if b.work = 0; b.ctx.Err() != nil {
-			return context.Cause(b.ctx)
-		}
-	}
-	return nil
-}
-
-// guard appends to dst the literal saying transaction t committed, if its outcome is unknown.
-func (b *encoder) guard(dst []sat.Lit, t int32) []sat.Lit {
-	if t >= 0 && t < int32(b.d.N) && b.en.CVar[t] != 0 {
-		dst = append(dst, b.en.CVar[t].Pos())
-	}
-	return dst
-}
-
-// guards appends the literals of an edge's three guards.
-func (b *encoder) guards(dst []sat.Lit, g [3]int32) []sat.Lit {
-	return b.guard(b.guard(b.guard(dst, g[0]), g[1]), g[2])
 }
 
 // outcomes makes one variable per transaction of unknown outcome.
@@ -128,7 +101,7 @@ func (b *encoder) guarded() error {
 		if !b.in(e.From) && !b.in(e.To) {
 			continue
 		}
-		lits = b.guards(lits[:0], e.Guards)
+		lits = Guards(lits[:0], b.en.CVar, e.Guards)
 		if err := b.en.just(lits, e.From, e.To); err != nil {
 			return err
 		}
@@ -173,7 +146,7 @@ func (b *encoder) wwPairs() error {
 	b.en.WWVar = make([]sat.Var, len(p.WW))
 	var buf []deps.Edge
 	for ci := range p.WW {
-		if err := b.tick(1); err != nil {
+		if err := b.Tick(1); err != nil {
 			return err
 		}
 		c := &p.WW[ci]
@@ -182,7 +155,7 @@ func (b *encoder) wwPairs() error {
 		}
 		v := b.s.NewVar()
 		b.en.WWVar[ci] = v
-		base := b.guard(b.guard(nil, c.A), c.B)
+		base := Guard(Guard(nil, b.en.CVar, c.A), b.en.CVar, c.B)
 		if b.o.Selectors {
 			base = append(base, b.en.Sel[ci])
 		}
@@ -208,7 +181,7 @@ func (b *encoder) wwSide(c *WW, a, bb int32, ls []sat.Lit, buf []deps.Edge) ([]d
 	}
 	for i, k := range c.Keys {
 		from, to := c.sideEnds(a, i)
-		if err := b.tick(len(b.byWK[wk{from, k}])); err != nil {
+		if err := b.Tick(len(b.byWK[wk{from, k}])); err != nil {
 			return buf, err
 		}
 		for _, cd := range b.byWK[wk{from, k}] {
@@ -225,7 +198,7 @@ func (b *encoder) wwSide(c *WW, a, bb int32, ls []sat.Lit, buf []deps.Edge) ([]d
 	return buf, nil
 }
 
-func (b *encoder) twoWidth() error { return b.en.twoWidth(b.ctx, b.byWK) }
+func (b *encoder) twoWidth() error { return b.en.twoWidth(b.Ctx, b.byWK) }
 
 // wrConstraints says each undecided read reads from one of its candidates (if its
 // transaction committed), and justifies each candidate's edges.
@@ -236,7 +209,7 @@ func (b *encoder) wrConstraints() error {
 		if rc.Fixed || b.en.WRVar[wi] == nil {
 			continue
 		}
-		if err := b.tick(1 + len(rc.Cands)); err != nil {
+		if err := b.Tick(1 + len(rc.Cands)); err != nil {
 			return err
 		}
 		if err := b.wrConstraint(wi); err != nil {
@@ -246,26 +219,22 @@ func (b *encoder) wrConstraints() error {
 	return nil
 }
 
-// wrConstraint encodes undecided read wi.
+// wrConstraint encodes undecided read wi: each candidate, then that the read reads from
+// one (if its reader committed and, with selectors, its selector holds), and from at most
+// one.
 func (b *encoder) wrConstraint(wi int) error {
 	rc := &b.p.WR[wi]
-	r := &b.d.Reads[rc.Read]
-	rv := b.en.CVar[r.Txn]
-	var cl []sat.Lit
-	if rv != 0 {
-		cl = append(cl, rv.Neg())
-	}
-	if b.o.Selectors {
-		cl = append(cl, b.en.Sel[len(b.p.WW)+wi].Not())
-	}
+	reader := b.d.Reads[rc.Read].Txn
 	for j, w := range rc.Cands {
-		x := b.en.WRVar[wi][j]
-		cl = append(cl, x.Pos())
-		if err := b.wrCandidate(rc, x, w, rv); err != nil {
+		if err := b.wrCandidate(rc, b.en.WRVar[wi][j], w, reader); err != nil {
 			return err
 		}
 	}
-	if err := b.s.AddClause(cl...); err != nil {
+	sel := sat.LitNull
+	if b.o.Selectors {
+		sel = b.en.Sel[len(b.p.WW)+wi]
+	}
+	if err := ReadOne(b.s, b.en.CVar, reader, sel, b.en.WRVar[wi]); err != nil {
 		return err
 	}
 	return b.atMostOne(b.en.WRVar[wi])
@@ -273,19 +242,12 @@ func (b *encoder) wrConstraint(wi int) error {
 
 // wrCandidate encodes reading from writer w (variable x): both transactions committed, and
 // the read's edges hold.
-func (b *encoder) wrCandidate(rc *WR, x sat.Var, w int32, rv sat.Var) error {
-	if w < int32(b.d.N) && b.en.CVar[w] != 0 {
-		if err := b.s.AddClause(x.Neg(), b.en.CVar[w].Pos()); err != nil {
-			return err
-		}
-	}
-	if rv != 0 {
-		if err := b.s.AddClause(x.Neg(), rv.Pos()); err != nil {
-			return err
-		}
+func (b *encoder) wrCandidate(rc *WR, x sat.Var, w, reader int32) error {
+	if err := ReadCandidate(b.s, b.en.CVar, x, w, reader); err != nil {
+		return err
 	}
 	for _, e := range b.p.readEdgesX(rc.Read, w, true) {
-		ls := b.guards([]sat.Lit{x.Pos()}, e.Guards)
+		ls := Guards([]sat.Lit{x.Pos()}, b.en.CVar, e.Guards)
 		if err := b.en.just(ls, e.From, e.To); err != nil {
 			return err
 		}
@@ -309,7 +271,7 @@ func (b *encoder) atMostOne(vs []sat.Var) error {
 	return nil
 }
 
-func (b *encoder) attach() error { return b.en.attach(b.ctx, b.o.Theory) }
+func (b *encoder) attach() error { return b.en.attach(b.Ctx, b.o.Theory) }
 
 // wrRef names candidate j of WR constraint wi.
 type wrRef struct{ wi, j int32 }
@@ -320,51 +282,21 @@ type wrRef struct{ wi, j int32 }
 // B already reaches R; then ¬x ∨ ¬w. Each clause is implied by acyclicity, so adding it
 // changes no answer; it lets unit propagation see what the theory would learn by conflict.
 func (en *Encoding) twoWidth(ctx context.Context, byWK map[wk][]wrRef) error {
-	p, d := en.P, en.P.D
-	type cl struct {
-		x, w sat.Lit
+	tw := &twoWidth{en: en, byWK: byWK}
+	if err := tw.collect(ctx); err != nil || len(tw.qs) == 0 {
+		return err
 	}
-	var qs []graph.Query
-	var cls []cl
-	for ci := range p.WW {
-		if ci&1023 == 0 && ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
-		c := &p.WW[ci]
-		if en.WWVar[ci] == 0 {
-			continue
-		}
-		for _, side := range [2]struct {
-			a int32
-			m sat.Lit
-		}{{c.A, en.WWVar[ci].Pos()}, {c.B, en.WWVar[ci].Neg()}} {
-			for i, k := range c.Keys {
-				from, to := c.sideEnds(side.a, i)
-				for _, r := range byWK[wk{from, k}] {
-					rd := d.Reads[p.WR[r.wi].Read].Txn
-					if rd == to || en.WRVar[r.wi] == nil {
-						continue
-					}
-					qs = append(qs, graph.Query{From: to, To: rd})
-					cls = append(cls, cl{en.WRVar[r.wi][r.j].Pos(), side.m})
-				}
-			}
-		}
-	}
-	if len(qs) == 0 {
-		return nil
-	}
-	order, ok := graph.Topo(p.G)
+	order, ok := graph.Topo(en.P.G)
 	if !ok {
 		return errors.New("polygraph: encoding a cyclic known graph (prune first)")
 	}
-	ans, err := graph.ReachBatch(ctx, p.G, order, graph.Positions(order), qs)
+	ans, err := graph.ReachBatch(ctx, en.P.G, order, graph.Positions(order), tw.qs)
 	if err != nil {
 		return err
 	}
 	for i, yes := range ans {
 		if yes {
-			if err := en.S.AddClause(cls[i].x.Not(), cls[i].w.Not()); err != nil {
+			if err := en.S.AddClause(tw.cls[i][0].Not(), tw.cls[i][1].Not()); err != nil {
 				return err
 			}
 		}
@@ -372,69 +304,61 @@ func (en *Encoding) twoWidth(ctx context.Context, byWK map[wk][]wrRef) error {
 	return nil
 }
 
-type pending struct {
-	lits []sat.Lit
-	u, v int32
+// twoWidth is the state of [Encoding.twoWidth]: the candidate clauses ¬x ∨ ¬w, as {x, w},
+// each with the reachability query that adds it when answered yes.
+type twoWidth struct {
+	en   *Encoding
+	byWK map[wk][]wrRef
+	qs   []graph.Query
+	cls  [][2]sat.Lit
 }
 
-// attach creates the theory and gives it the justified edges collected by just, plus the
-// known graph: reduced to reachability among the nodes those edges touch (transitively
-// reduced, [graph.ReduceAmong]) when there are not too many, else whole. Theory nodes are
-// numbered in a topological order of the known graph, so fixed edges cost no reordering.
+// collect gathers the clauses and queries of both orientations of every encoded pair,
+// polling ctx every 1024 pairs.
+func (tw *twoWidth) collect(ctx context.Context) error {
+	en := tw.en
+	for ci := range en.P.WW {
+		if ci&1023 == 0 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		if en.WWVar[ci] == 0 {
+			continue
+		}
+		c := &en.P.WW[ci]
+		tw.side(c, c.A, en.WWVar[ci].Pos())
+		tw.side(c, c.B, en.WWVar[ci].Neg())
+	}
+	return nil
+}
+
+// side gathers the clauses of pair c oriented with a's block first (literal w): for every
+// read R that may read a shared key from a's block's last writer (variable x), ¬x ∨ ¬w when
+// the block placed second reaches R.
+func (tw *twoWidth) side(c *WW, a int32, w sat.Lit) {
+	p, d := tw.en.P, tw.en.P.D
+	for i, k := range c.Keys {
+		from, to := c.sideEnds(a, i)
+		for _, r := range tw.byWK[wk{from, k}] {
+			rd := d.Reads[p.WR[r.wi].Read].Txn
+			if rd == to || tw.en.WRVar[r.wi] == nil {
+				continue
+			}
+			tw.qs = append(tw.qs, graph.Query{From: to, To: rd})
+			tw.cls = append(tw.cls, [2]sat.Lit{tw.en.WRVar[r.wi][r.j].Pos(), w})
+		}
+	}
+}
+
+// attach creates the theory and gives it the known graph and the justified edges collected
+// by just (see [Attach]).
 func (en *Encoding) attach(ctx context.Context, o acyclic.Options) error {
-	p := en.P
-	order, ok := graph.Topo(p.G)
+	order, ok := graph.Topo(en.P.G)
 	if !ok {
 		return errors.New("polygraph: encoding a cyclic known graph (prune first)")
 	}
-	pos := graph.Positions(order)
-	var terms []int32
-	for _, j := range en.pend {
-		terms = append(terms, j.u, j.v)
-	}
-	red, ok, err := graph.ReduceAmong(ctx, p.G, order, pos, terms)
-	if err != nil {
-		return err
-	}
-	en.tn = make([]int32, p.G.N())
-	n := 0
-	if ok {
-		for i := range en.tn {
-			en.tn[i] = -1
-		}
-		slices.SortFunc(terms, func(a, b int32) int { return int(pos[a]) - int(pos[b]) })
-		terms = slices.Compact(terms)
-		for i, t := range terms {
-			en.tn[t] = int32(i)
-		}
-		n = len(terms)
-	} else {
-		copy(en.tn, pos)
-		n = p.G.N()
-	}
-	en.T = acyclic.New(en.S, n, o)
-	if ok {
-		for _, e := range red {
-			if err := en.T.AddFixed(int(en.tn[e[0]]), int(en.tn[e[1]])); err != nil {
-				return err
-			}
-		}
-	} else {
-		for u := range p.G.N() {
-			for _, v := range p.G.Out(int32(u)) {
-				if err := en.T.AddFixed(int(en.tn[u]), int(en.tn[v])); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	for _, j := range en.pend {
-		if err := en.addJust(j.lits, j.u, j.v); err != nil {
-			return err
-		}
-	}
-	en.pend = nil
-	return nil
+	t, err := Attach(ctx, en.S, en.P.G, order, en.pend, o)
+	en.T, en.pend = t, nil
+	return err
 }
 
 // just makes the conjunction of lits justify u→v.
@@ -442,49 +366,20 @@ func (en *Encoding) just(lits []sat.Lit, u, v int32) error {
 	if u == v {
 		return nil
 	}
-	ls := slices.Clone(lits)
-	slices.Sort(ls)
-	ls = slices.Compact(ls)
-	for i := 1; i < len(ls); i++ {
-		if ls[i] == ls[i-1].Not() {
-			return nil // never holds
-		}
+	if a, b, ok := en.ands.Fold(lits); ok {
+		en.pend = append(en.pend, Justified{U: u, V: v, A: a, B: b})
 	}
-	for len(ls) > 2 {
-		a := en.conj(ls[len(ls)-2], ls[len(ls)-1])
-		ls = append(ls[:len(ls)-2], a)
-	}
-	en.pend = append(en.pend, pending{ls, u, v})
 	return nil
 }
 
-// addJust gives a collected justification to the theory.
-func (en *Encoding) addJust(ls []sat.Lit, u, v int32) error {
-	tu, tv := int(en.tn[u]), int(en.tn[v])
-	switch len(ls) {
-	case 0:
-		return en.T.AddFixed(tu, tv)
-	case 1:
-		return en.T.AddEdge(ls[0], tu, tv)
-	default:
-		return en.T.AddComposite(ls[0], ls[1], tu, tv)
-	}
-}
-
-// conj returns a literal equivalent to a ∧ b.
-func (en *Encoding) conj(a, b sat.Lit) sat.Lit {
-	if a > b {
-		a, b = b, a
-	}
-	if m, ok := en.and[[2]sat.Lit{a, b}]; ok {
-		return m
-	}
-	m := en.S.NewVar().Pos()
-	en.S.AddClause(m.Not(), a)
-	en.S.AddClause(m.Not(), b)
-	en.S.AddClause(m, a.Not(), b.Not())
-	en.and[[2]sat.Lit{a, b}] = m
-	return m
+// AddSolverStats adds a solver's counters to a report's statistics (a check that solves
+// several problems, one per component, reports their sums).
+func AddSolverStats(st *report.Stats, ss sat.Stats) {
+	st.SATVars += ss.Vars
+	st.SATClauses += ss.Clauses
+	st.Conflicts += ss.Conflicts
+	st.Decisions += ss.Decisions
+	st.Propagations += ss.Propagations
 }
 
 // Solve solves the encoding under the given assumptions.
@@ -494,49 +389,18 @@ func (en *Encoding) Solve(ctx context.Context, assumptions ...sat.Lit) (sat.Stat
 
 // MinimalCore returns a minimal set of constraints (indexes into Sel: WW i as i, WR j as
 // len(WW)+j) that is unsatisfiable with the known edges, shrinking the solver's failed
-// assumptions by deletion. The encoding must have selectors. It stops shrinking (returning
-// a core that is unsatisfiable but maybe not minimal) after budget solver calls.
+// assumptions by deletion (see [MinimalCore]). The encoding must have selectors. It stops
+// shrinking (returning a core that is unsatisfiable but maybe not minimal) after budget
+// solver calls.
 func (en *Encoding) MinimalCore(ctx context.Context, budget int) ([]int, error) {
-	idx := make(map[sat.Lit]int, len(en.Sel))
-	var all []sat.Lit
-	for i, m := range en.Sel {
-		if i < len(en.P.WW) && en.WWVar[i] == 0 {
-			continue
-		}
-		if i >= len(en.P.WW) && en.WRVar[i-len(en.P.WW)] == nil {
-			continue
-		}
-		idx[m] = i
-		all = append(all, m)
+	return MinimalCore(ctx, en.S, en.Sel, en.open, budget)
+}
+
+// open reports whether constraint i (as in Sel) was encoded: it is undecided and of the
+// component encoded.
+func (en *Encoding) open(i int) bool {
+	if i < len(en.WWVar) {
+		return en.WWVar[i] != 0
 	}
-	st, err := en.Solve(ctx, all...)
-	if err != nil || st != sat.Unsat {
-		return nil, err
-	}
-	core := en.S.Failed()
-	for i := 0; i < len(core) && budget > 0; {
-		try := slices.Delete(slices.Clone(core), i, i+1)
-		budget--
-		st, err := en.Solve(ctx, try...)
-		if err != nil {
-			return nil, err
-		}
-		if st == sat.Unsat {
-			f := en.S.Failed()
-			// Keep the order stable: filter try by f.
-			in := make(map[sat.Lit]bool, len(f))
-			for _, m := range f {
-				in[m] = true
-			}
-			core = slices.DeleteFunc(try, func(m sat.Lit) bool { return !in[m] })
-			continue
-		}
-		i++
-	}
-	out := make([]int, len(core))
-	for i, m := range core {
-		out[i] = idx[m]
-	}
-	slices.Sort(out)
-	return out, nil
+	return en.WRVar[i-len(en.WWVar)] != nil
 }

@@ -26,6 +26,15 @@
 // left with one option (WW-INTRO, WR-INTRO), until nothing changes. A constraint left with no
 // option, or a cycle among known edges, is a violation whose witness is that cycle.
 //
+// # Shared with snapshot isolation
+//
+// internal/check/si runs the same stages on its own graph (the split graph of the induced
+// SI graph) and takes from here what does not depend on the graph: the constraints (WW, WR,
+// Option, Alternative, Violation), pruning's passes and decisions (decide.go), the read
+// clauses, conjunctions, theory and minimal core of an encoding (theory.go), and a
+// witness's combinations of options and cycle search (witness.go: Enumerate, Selection,
+// ShortestPathWith).
+//
 // # Local names
 //
 //	p *Polygraph   d *deps.Deps   c WW constraint   rc WR constraint   ri read index
@@ -162,6 +171,23 @@ func Build(d *deps.Deps) *Polygraph {
 // writers of one key are quadratic in the writers, so it polls ctx as it goes (every 1024
 // reads and every 1024 pairs) and returns nil and context.Cause(ctx) once ctx is done.
 func BuildContext(ctx context.Context, d *deps.Deps) (*Polygraph, error) {
+	p := newPolygraph(d)
+	if err := p.readConstraints(ctx); err != nil {
+		return nil, err
+	}
+	p.rmwSources()
+	chainEdges, err := p.keyConstraints(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.knownGraph(p.versions(chainEdges))
+	p.dedup()
+	p.rmw, p.slot = nil, nil
+	return p, nil
+}
+
+// newPolygraph returns the empty polygraph of d, its per-write tables allocated.
+func newPolygraph(d *deps.Deps) *Polygraph {
 	p := &Polygraph{
 		D:       d,
 		fixedBy: make(map[uint64]bool),
@@ -178,10 +204,16 @@ func BuildContext(ctx context.Context, d *deps.Deps) (*Polygraph, error) {
 	p.certReaders = make([][]int32, nw)
 	p.nuReaders = make([][]int32, nw)
 	p.succ = make([][]int32, nw)
-	// Reads: certain ones register their readers; the rest become WR constraints.
+	return p
+}
+
+// readConstraints registers the readers of certain reads and makes the rest WR
+// constraints, polling ctx every 1024 reads.
+func (p *Polygraph) readConstraints(ctx context.Context) error {
+	d := p.D
 	for ri := range d.Reads {
 		if ri&1023 == 0 && ctx.Err() != nil {
-			return nil, context.Cause(ctx)
+			return context.Cause(ctx)
 		}
 		r := &d.Reads[ri]
 		p.wrOf[ri] = -1
@@ -189,11 +221,7 @@ func BuildContext(ctx context.Context, d *deps.Deps) (*Polygraph, error) {
 		if st == deps.Excluded || len(r.Cands) == 0 {
 			continue
 		}
-		for _, w := range r.Cands {
-			if w != d.Init {
-				p.cand[p.wid(w, r.Key)] = true
-			}
-		}
+		p.markCandidates(r)
 		if st == deps.Committed && len(r.Cands) == 1 && (r.Cands[0] == d.Init || d.Status[r.Cands[0]] == deps.Committed) {
 			p.certRead(int32(ri), r.Cands[0])
 			continue
@@ -201,17 +229,36 @@ func BuildContext(ctx context.Context, d *deps.Deps) (*Polygraph, error) {
 		p.wrOf[ri] = int32(len(p.WR))
 		p.WR = append(p.WR, WR{Read: int32(ri), Cands: slices.Clone(r.Cands)})
 	}
-	p.rmwSources()
+	return nil
+}
+
+// markCandidates marks the writes read r may read as candidate sources.
+func (p *Polygraph) markCandidates(r *deps.Read) {
+	for _, w := range r.Cands {
+		if w != p.D.Init {
+			p.cand[p.wid(w, r.Key)] = true
+		}
+	}
+}
+
+// keyConstraints creates every key's write-order constraints (see buildKey) and returns
+// the known edges of their chains.
+func (p *Polygraph) keyConstraints(ctx context.Context) ([]deps.Edge, error) {
 	kw := p.keyWrites()
 	var chainEdges []deps.Edge
 	var work int
-	for k := range d.Writers {
+	for k := range p.D.Writers {
 		var err error
 		if chainEdges, err = p.buildKey(ctx, history.Key(k), kw[k], chainEdges, &work); err != nil {
 			return nil, err
 		}
 	}
-	chainEdges = p.versions(chainEdges)
+	return chainEdges, nil
+}
+
+// knownGraph builds the known graph: deps' known edges, then the polygraph's own.
+func (p *Polygraph) knownGraph(chainEdges []deps.Edge) {
+	d := p.D
 	p.G = graph.New(len(d.Nodes))
 	p.rsn = make([][]int32, len(d.Nodes))
 	for i, e := range d.Known {
@@ -224,9 +271,6 @@ func BuildContext(ctx context.Context, d *deps.Deps) (*Polygraph, error) {
 			p.link(e.From, e.To, int32(len(d.Known)+len(p.extra)-1))
 		}
 	}
-	p.dedup()
-	p.rmw, p.slot = nil, nil
-	return p, nil
 }
 
 // dedup drops repeated edges from the known graph, keeping each edge's first occurrence
@@ -459,31 +503,46 @@ func (p *Polygraph) rmwSources() {
 		if k := int(ws[len(ws)-1].Key); k >= len(slot) { // Writes are sorted by key
 			slot = slices.Grow(slot, k+1-len(slot))[:k+1]
 		}
-		base := p.wbase[t]
-		const unset = -2
-		for i, w := range ws {
-			slot[w.Key] = base + int32(i) + 1
-			p.rmw[base+int32(i)] = unset
+		p.rmwTxn(int32(t), ws, slot)
+	}
+}
+
+// rmwSources' marks of a write while its transaction's reads are looked at.
+const rmwUnset = -2
+
+// rmwTxn fills rmw for the writes ws of committed transaction t, with slot (zero, and
+// left zero) long enough for its keys.
+func (p *Polygraph) rmwTxn(t int32, ws []deps.Write, slot []int32) {
+	base := p.wbase[t]
+	for i, w := range ws {
+		slot[w.Key] = base + int32(i) + 1
+		p.rmw[base+int32(i)] = rmwUnset
+	}
+	p.rmwReads(t, slot)
+	for i, w := range ws {
+		slot[w.Key] = 0
+		if p.rmw[base+int32(i)] == rmwUnset {
+			p.rmw[base+int32(i)] = -1
 		}
-		for _, ri := range d.ReadsOf[t] {
-			r := &d.Reads[ri]
-			if int(r.Key) >= len(slot) || r.Key < 0 || slot[r.Key] == 0 {
-				continue
-			}
-			i := slot[r.Key] - 1
-			switch src := p.rmw[i]; {
-			case src == -1:
-			case p.wrOf[ri] >= 0 || len(r.Cands) != 1 || (src >= 0 && src != r.Cands[0]):
-				p.rmw[i] = -1
-			default:
-				p.rmw[i] = r.Cands[0]
-			}
+	}
+}
+
+// rmwReads narrows the sources of t's writes (slot: key -> write index + 1) by t's reads
+// of their keys: one certain source, the same for every such read, or none (-1).
+func (p *Polygraph) rmwReads(t int32, slot []int32) {
+	d := p.D
+	for _, ri := range d.ReadsOf[t] {
+		r := &d.Reads[ri]
+		if int(r.Key) >= len(slot) || r.Key < 0 || slot[r.Key] == 0 {
+			continue
 		}
-		for i, w := range ws {
-			slot[w.Key] = 0
-			if p.rmw[base+int32(i)] == unset {
-				p.rmw[base+int32(i)] = -1
-			}
+		i := slot[r.Key] - 1
+		switch src := p.rmw[i]; {
+		case src == -1:
+		case p.wrOf[ri] >= 0 || len(r.Cands) != 1 || (src >= 0 && src != r.Cands[0]):
+			p.rmw[i] = -1
+		default:
+			p.rmw[i] = r.Cands[0]
 		}
 	}
 }
@@ -862,6 +921,16 @@ type Violation struct {
 	Options []Option
 }
 
+// Alternatives are the violation's cycles as alternatives of one option each, the form a
+// witness explains.
+func (v *Violation) Alternatives() []Alternative {
+	alts := make([]Alternative, 0, len(v.Cycles))
+	for i := range v.Cycles {
+		alts = append(alts, Alternative{Options: []Option{v.Options[i]}, Cycle: v.Cycles[i]})
+	}
+	return alts
+}
+
 // Option is one alternative of a constraint.
 type Option struct {
 	WW     int32 // WW constraint index, or -1
@@ -880,39 +949,18 @@ type Option struct {
 func (p *Polygraph) Prune(ctx context.Context) (*Violation, error) {
 	defer func() { p.work, p.inWork = nil, nil }()
 	pr := &pruner{p: p, ctx: ctx}
-	for {
-		p.Passes++
-		v, changed, err := pr.pass()
-		if v != nil || err != nil || !changed {
-			return v, err
-		}
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-	}
+	return Fixpoint(ctx, &p.Passes, pr.pass)
 }
-
-// queryRange is the range [q0, q1) of the queries of one option.
-type queryRange struct{ q0, q1 int32 }
 
 // pruner is the state of [Polygraph.Prune]'s passes.
 type pruner struct {
 	p   *Polygraph
 	ctx context.Context
 	buf []deps.Edge
-	// Per pass: the queries, each option's range of them, and their answers.
-	qs     []graph.Query
-	wwOpts [][2]queryRange
-	wrOpts [][]queryRange
-	ans    []bool
-}
-
-// polled reports a cancellation, checked every 1024 constraints.
-func (pr *pruner) polled(i int) error {
-	if i&1023 == 0 && pr.ctx.Err() != nil {
-		return context.Cause(pr.ctx)
-	}
-	return nil
+	// Per pass: the queries and their answers, and each option's span of them.
+	Answers
+	wwOpts [][2]Span
+	wrOpts [][]Span
 }
 
 // undecidedWW reports whether pair c is still open between committed transactions.
@@ -935,16 +983,22 @@ func (pr *pruner) pass() (*Violation, bool, error) {
 			break
 		}
 	}
-	g, order, pos, loop, err := p.passGraph(pr.ctx, pr.qs)
+	g, order, pos, loop, err := p.passGraph(pr.ctx, pr.Qs)
 	if err != nil {
 		return nil, false, err
 	}
 	if loop {
 		return &Violation{Cycles: [][]deps.Edge{p.knownCycle(graph.FindCycle(p.G))}, Options: []Option{{WW: -1, WR: -1}}}, false, nil
 	}
-	if pr.ans, err = graph.ReachBatch(pr.ctx, g, order, pos, pr.qs); err != nil {
+	if pr.Ans, err = graph.ReachBatch(pr.ctx, g, order, pos, pr.Qs); err != nil {
 		return nil, false, err
 	}
+	return pr.apply()
+}
+
+// apply decides the pairs, then the reads, by the answers: the violation one proves, or
+// whether any changed.
+func (pr *pruner) apply() (*Violation, bool, error) {
 	v, changedWW, err := pr.applyWW()
 	if v != nil || err != nil {
 		return v, false, err
@@ -953,16 +1007,26 @@ func (pr *pruner) pass() (*Violation, bool, error) {
 	return v, changedWW || changedWR, err
 }
 
-// collect gathers the queries of every open option of committed transactions.
+// collect gathers the queries of every open option of committed transactions, among the
+// first nodes of the graph.
 func (pr *pruner) collect(nodes int32) error {
+	qs, err := pr.collectWW(nil)
+	if err == nil {
+		qs, err = pr.collectWR(qs, nodes)
+	}
+	pr.Qs = qs
+	return err
+}
+
+// collectWW appends to qs the queries of both orientations of every undecided pair.
+func (pr *pruner) collectWW(qs []graph.Query) ([]graph.Query, error) {
 	p := pr.p
-	var qs []graph.Query
 	buf := pr.buf
-	defer func() { pr.qs, pr.buf = qs, buf }()
-	pr.wwOpts = make([][2]queryRange, len(p.WW))
+	defer func() { pr.buf = buf }()
+	pr.wwOpts = make([][2]Span, len(p.WW))
 	for ci := range p.WW {
-		if err := pr.polled(ci); err != nil {
-			return err
+		if err := polled(pr.ctx, ci); err != nil {
+			return qs, err
 		}
 		c := &p.WW[ci]
 		if !p.undecidedWW(c) {
@@ -974,20 +1038,26 @@ func (pr *pruner) collect(nodes int32) error {
 			for _, e := range buf {
 				qs = append(qs, graph.Query{From: e.To, To: e.From})
 			}
-			pr.wwOpts[ci][side] = queryRange{q0, int32(len(qs))}
+			pr.wwOpts[ci][side] = Span{Q0: q0, Q1: int32(len(qs))}
 		}
 	}
-	d := p.D
-	pr.wrOpts = make([][]queryRange, len(p.WR))
+	return qs, nil
+}
+
+// collectWR appends to qs the queries of every candidate of the undecided reads of
+// committed readers (edges among the first nodes only).
+func (pr *pruner) collectWR(qs []graph.Query, nodes int32) ([]graph.Query, error) {
+	p, d := pr.p, pr.p.D
+	pr.wrOpts = make([][]Span, len(p.WR))
 	for wi := range p.WR {
-		if err := pr.polled(wi); err != nil {
-			return err
+		if err := polled(pr.ctx, wi); err != nil {
+			return qs, err
 		}
 		rc := &p.WR[wi]
 		if rc.Fixed || d.Status[d.Reads[rc.Read].Txn] != deps.Committed {
 			continue
 		}
-		pr.wrOpts[wi] = make([]queryRange, len(rc.Cands))
+		pr.wrOpts[wi] = make([]Span, len(rc.Cands))
 		for j, w := range rc.Cands {
 			q0 := int32(len(qs))
 			for _, e := range p.readEdges(rc.Read, w) {
@@ -995,106 +1065,31 @@ func (pr *pruner) collect(nodes int32) error {
 					qs = append(qs, graph.Query{From: e.To, To: e.From})
 				}
 			}
-			pr.wrOpts[wi][j] = queryRange{q0, int32(len(qs))}
+			pr.wrOpts[wi][j] = Span{Q0: q0, Q1: int32(len(qs))}
 		}
 	}
-	return nil
-}
-
-// cyclic reports whether an option's edges close a cycle with the known graph.
-func (pr *pruner) cyclic(o queryRange) bool {
-	for i := o.q0; i < o.q1; i++ {
-		if pr.ans[i] {
-			return true
-		}
-	}
-	return false
+	return qs, nil
 }
 
 // applyWW fixes each pair with one cyclic orientation; both cyclic is a violation.
 func (pr *pruner) applyWW() (*Violation, bool, error) {
 	p := pr.p
-	changed := false
-	for ci := range p.WW {
-		if err := pr.polled(ci); err != nil {
-			return nil, false, err
-		}
-		c := &p.WW[ci]
-		if !p.undecidedWW(c) {
-			continue
-		}
-		l, r := pr.cyclic(pr.wwOpts[ci][0]), pr.cyclic(pr.wwOpts[ci][1])
-		switch {
-		case l && r:
-			return p.wwViolation(ci), false, nil
-		case l:
-			p.fixWW(ci, c.B, c.A)
-			changed = true
-		case r:
-			p.fixWW(ci, c.A, c.B)
-			changed = true
-		}
+	bad, changed, err := pr.DecideWW(pr.ctx, p.WW, pr.wwOpts, p.undecidedWW, p.fixWW)
+	if bad >= 0 {
+		return WWViolation(p.WW, bad, p.orientEdges, p.cycleWith), false, nil
 	}
-	return nil, changed, nil
-}
-
-// wwViolation is the violation of pair ci, both of whose orientations close a cycle.
-func (p *Polygraph) wwViolation(ci int) *Violation {
-	c := &p.WW[ci]
-	v := &Violation{}
-	for _, ab := range [2][2]int32{{c.A, c.B}, {c.B, c.A}} {
-		v.Cycles = append(v.Cycles, p.cycleWith(p.orientEdges(c, ab[0], ab[1], nil)))
-		v.Options = append(v.Options, Option{WW: int32(ci), First: ab[0], WR: -1})
-	}
-	return v
+	return nil, changed, err
 }
 
 // applyWR drops each read's cyclic candidates, fixing a read left with one committed
 // candidate; a read left with none is a violation.
 func (pr *pruner) applyWR() (*Violation, bool, error) {
 	p := pr.p
-	changed := false
-	for wi := range p.WR {
-		if err := pr.polled(wi); err != nil {
-			return nil, false, err
-		}
-		rc := &p.WR[wi]
-		if rc.Fixed || pr.wrOpts[wi] == nil {
-			continue
-		}
-		var keep, gone []int32
-		for j, w := range rc.Cands {
-			if pr.cyclic(pr.wrOpts[wi][j]) {
-				gone = append(gone, w)
-			} else {
-				keep = append(keep, w)
-			}
-		}
-		if len(keep) == 0 {
-			return p.wrViolation(wi), false, nil
-		}
-		if len(gone) > 0 {
-			p.PrunedWR += len(gone)
-			rc.Cands = keep
-			changed = true
-		}
-		if len(keep) == 1 && p.committed(keep[0]) {
-			p.fixWR(wi)
-			changed = true
-		}
+	bad, changed, err := pr.DecideWR(pr.ctx, p.WR, pr.wrOpts, p.committed, p.fixWR, &p.PrunedWR)
+	if bad >= 0 {
+		return WRViolation(p.WR, bad, p.readEdges, p.cycleWith), false, nil
 	}
-	return nil, changed, nil
-}
-
-// wrViolation is the violation of read wi, every candidate of which closes a cycle.
-func (p *Polygraph) wrViolation(wi int) *Violation {
-	rc := &p.WR[wi]
-	v := &Violation{}
-	for _, w := range rc.Cands {
-		v.Cycles = append(v.Cycles, p.cycleWith(p.readEdges(rc.Read, w)))
-		v.Options = append(v.Options, Option{WW: -1, WR: int32(wi), Writer: w})
-	}
-	return v
+	return nil, changed, err
 }
 
 // maxWorkTerminals bounds the nodes of the reduced working graph of later pruning passes
@@ -1117,23 +1112,8 @@ var maxWorkTerminals = 16384 // a variable so tests can turn the working graph o
 // in the working graph, so the working graph has a cycle too; it is reported from the known
 // graph.
 func (p *Polygraph) passGraph(ctx context.Context, qs []graph.Query) (*graph.Digraph, []int32, []int32, bool, error) {
-	if p.work != nil && p.work.N() != p.G.N() {
-		p.work, p.inWork = nil, nil
-	}
-	if p.work != nil {
-		for _, q := range qs {
-			if !p.inWork[q.From] || !p.inWork[q.To] {
-				p.work, p.inWork = nil, nil
-				break
-			}
-		}
-	}
-	if p.work != nil {
-		order, ok := graph.Topo(p.work)
-		if !ok {
-			return nil, nil, nil, true, nil
-		}
-		return p.work, order, graph.Positions(order), false, nil
+	if p.keepWork(qs) {
+		return topoOf(p.work)
 	}
 	order, ok := graph.Topo(p.G)
 	if !ok {
@@ -1143,8 +1123,69 @@ func (p *Polygraph) passGraph(ctx context.Context, qs []graph.Query) (*graph.Dig
 	if p.Passes == 1 || len(qs) == 0 {
 		return p.G, order, pos, false, nil
 	}
-	in := make([]bool, p.G.N())
-	var terms []int32
+	if built, err := p.buildWork(ctx, order, pos, qs); !built || err != nil {
+		return p.G, order, pos, false, err
+	}
+	return topoOf(p.work) // acyclic: a reduction of an acyclic graph
+}
+
+// topoOf returns g with a topological order and positions, or cyclic true.
+func topoOf(g *graph.Digraph) (*graph.Digraph, []int32, []int32, bool, error) {
+	order, ok := graph.Topo(g)
+	if !ok {
+		return nil, nil, nil, true, nil
+	}
+	return g, order, graph.Positions(order), false, nil
+}
+
+// keepWork reports whether the working graph can answer the queries qs: it exists, the
+// known graph has gained no node since, and it holds both ends of every query. Otherwise
+// it drops it.
+func (p *Polygraph) keepWork(qs []graph.Query) bool {
+	if p.work == nil {
+		return false
+	}
+	if p.work.N() == p.G.N() && p.holds(qs) {
+		return true
+	}
+	p.work, p.inWork = nil, nil
+	return false
+}
+
+// holds reports whether the working graph holds both ends of every query.
+func (p *Polygraph) holds(qs []graph.Query) bool {
+	for _, q := range qs {
+		if !p.inWork[q.From] || !p.inWork[q.To] {
+			return false
+		}
+	}
+	return true
+}
+
+// buildWork builds the working graph: the known graph (acyclic, in order with positions
+// pos) reduced to reachability among the ends of the queries qs. built is false when there
+// are too many of them.
+func (p *Polygraph) buildWork(ctx context.Context, order, pos []int32, qs []graph.Query) (built bool, err error) {
+	in, terms := queryEnds(p.G.N(), qs)
+	if len(terms) > maxWorkTerminals {
+		return false, nil
+	}
+	red, ok, err := graph.ReduceAmong(ctx, p.G, order, pos, terms)
+	if err != nil || !ok {
+		return false, err
+	}
+	w := graph.New(p.G.N())
+	for _, e := range red {
+		w.AddEdge(e[0], e[1])
+	}
+	p.work, p.inWork = w, in
+	p.workBuilds++
+	return true, nil
+}
+
+// queryEnds returns the nodes (of n) the queries qs touch, as a set and in first-seen order.
+func queryEnds(n int, qs []graph.Query) (in []bool, terms []int32) {
+	in = make([]bool, n)
 	for _, q := range qs {
 		for _, u := range [2]int32{q.From, q.To} {
 			if !in[u] {
@@ -1153,24 +1194,7 @@ func (p *Polygraph) passGraph(ctx context.Context, qs []graph.Query) (*graph.Dig
 			}
 		}
 	}
-	if len(terms) > maxWorkTerminals {
-		return p.G, order, pos, false, nil
-	}
-	red, ok, err := graph.ReduceAmong(ctx, p.G, order, pos, terms)
-	if err != nil || !ok {
-		return p.G, order, pos, false, err
-	}
-	w := graph.New(p.G.N())
-	for _, e := range red {
-		w.AddEdge(e[0], e[1])
-	}
-	p.work, p.inWork = w, in
-	p.workBuilds++
-	order, ok = graph.Topo(w)
-	if !ok {
-		return nil, nil, nil, true, nil // cannot happen: w is a reduction of an acyclic graph
-	}
-	return w, order, graph.Positions(order), false, nil
+	return in, terms
 }
 
 // fixWW orients constraint ci as a before b and adds its edges.
@@ -1246,14 +1270,17 @@ func (p *Polygraph) knownCycle(nodes []int32) []deps.Edge {
 }
 
 // Remaining reports the undecided constraints after pruning.
-func (p *Polygraph) Remaining() (ww, wr int) {
-	for i := range p.WW {
-		if p.WW[i].Fixed == 0 {
+func (p *Polygraph) Remaining() (ww, wr int) { return Undecided(p.WW, p.WR) }
+
+// Undecided counts the constraints not fixed.
+func Undecided(cs []WW, rs []WR) (ww, wr int) {
+	for i := range cs {
+		if cs[i].Fixed == 0 {
 			ww++
 		}
 	}
-	for i := range p.WR {
-		if !p.WR[i].Fixed {
+	for i := range rs {
+		if !rs[i].Fixed {
 			wr++
 		}
 	}

@@ -1,7 +1,10 @@
 package polygraph
 
 import (
+	"slices"
+
 	"isovet/internal/deps"
+	"isovet/internal/graph"
 	"isovet/internal/report"
 )
 
@@ -22,8 +25,8 @@ type Alternative struct {
 	SelfContradictory bool
 }
 
-// maxAlternatives caps the combinations Explain enumerates.
-const maxAlternatives = 64
+// MaxAlternatives caps the combinations [Enumerate] lists.
+const MaxAlternatives = 64
 
 // Explain enumerates the combinations of options of the given constraints (indexes as in
 // [Encoding.MinimalCore]: WW i as i, WR j as len(WW)+j) and, for each, the shortest cycle
@@ -31,142 +34,170 @@ const maxAlternatives = 64
 // of unknown outcome count as committed exactly when a chosen read reads from them. At most
 // 64 combinations are enumerated.
 func (p *Polygraph) Explain(core []int) []Alternative {
+	return Enumerate(p.D, p.WW, p.WR, core, p.alternativeCycle)
+}
+
+// Enumerate lists the combinations of options of the constraints core (indexes into ww,
+// then len(ww) plus indexes into wr), at most [MaxAlternatives], the first constraint's
+// option varying fastest: each as the alternative of its selection, with the cycle cycle
+// finds for it and whether its write orders contradict each other. Both checkers explain
+// an unsatisfiable core this way; each builds the edges of a selection as its graph has
+// them.
+func Enumerate(d *deps.Deps, ww []WW, wr []WR, core []int, cycle func(*Selection) []deps.Edge) []Alternative {
 	var alts []Alternative
 	choice := make([]int, len(core))
 	nopt := func(i int) int {
-		if core[i] < len(p.WW) {
+		if core[i] < len(ww) {
 			return 2
 		}
-		return len(p.WR[core[i]-len(p.WW)].Cands)
+		return len(wr[core[i]-len(ww)].Cands)
 	}
-	for len(alts) < maxAlternatives {
-		alts = append(alts, p.alternative(core, choice))
-		// Next combination.
-		i := 0
-		for ; i < len(core); i++ {
-			choice[i]++
-			if choice[i] < nopt(i) {
-				break
-			}
-			choice[i] = 0
-		}
-		if i == len(core) {
+	for len(alts) < MaxAlternatives {
+		sel := Select(d, ww, wr, core, choice)
+		alts = append(alts, Alternative{Options: sel.Options, Cycle: cycle(sel), SelfContradictory: sel.cyclicOrder()})
+		if !nextChoice(choice, nopt) {
 			break
 		}
 	}
 	return alts
 }
 
-// alternative is the alternative the core's constraints take with the given choices: its
-// options, the shortest cycle their edges close, and whether its write orders contradict
-// each other.
-func (p *Polygraph) alternative(core []int, choice []int) Alternative {
-	ab := &altBuilder{p: p, committed: make(map[int32]bool)}
-	for i, ci := range core {
-		ab.choose(ci, choice[i])
+// nextChoice advances choice, an odometer whose digit i counts to nopt(i), to the next
+// combination; false after the last.
+func nextChoice(choice []int, nopt func(i int) int) bool {
+	for i := range choice {
+		choice[i]++
+		if choice[i] < nopt(i) {
+			return true
+		}
+		choice[i] = 0
 	}
-	ab.orientedEdges()
-	for _, s := range ab.wrSel {
-		ab.readEdges(s)
+	return false
+}
+
+// alternativeCycle is the shortest cycle the edges of the selection close with the known
+// graph: the chosen write orders' and reads' edges, and the guarded edges of the
+// transactions that take part.
+func (p *Polygraph) alternativeCycle(sel *Selection) []deps.Edge {
+	var extra []deps.Edge
+	for _, s := range sel.WW {
+		if sel.LivePair(s) {
+			extra = p.orientEdges(s.C, s.A, s.B, extra)
+		}
+	}
+	for _, s := range sel.WR {
+		extra = p.selectedRead(sel, s, extra)
 	}
 	for _, e := range p.D.Guarded {
-		ab.addIfLive(e)
+		if sel.LiveEdge(e) {
+			extra = append(extra, e)
+		}
 	}
-	ab.alt.Cycle = p.shortestCycle(ab.extra)
-	pairs := make([][2]int32, len(ab.wwSel))
-	for i, w := range ab.wwSel {
-		pairs[i] = [2]int32{w.a, w.b}
-	}
-	ab.alt.SelfContradictory = CyclicOrder(pairs)
-	return ab.alt
+	return p.shortestCycle(extra)
 }
 
-// wwChoice is a WW pair ordered a before b; wrChoice is read ri reading from w.
+// Ordered is a WW constraint C taken as A before B; ReadFrom is read Read reading from W.
 type (
-	wwChoice struct {
-		c    *WW
-		a, b int32
+	Ordered struct {
+		C    *WW
+		A, B int32
 	}
-	wrChoice struct{ ri, w int32 }
+	ReadFrom struct{ Read, W int32 }
 )
 
-// altBuilder is the state of [Polygraph.alternative].
-type altBuilder struct {
-	p         *Polygraph
-	alt       Alternative
-	extra     []deps.Edge
-	committed map[int32]bool // transactions a chosen read makes committed
-	wwSel     []wwChoice
-	wrSel     []wrChoice
+// Selection is one option of each constraint of a core: its options, the write orders and
+// reads they choose, and the transactions of unknown outcome a chosen read makes
+// committed (its reader and writer).
+type Selection struct {
+	Options   []Option
+	WW        []Ordered
+	WR        []ReadFrom
+	d         *deps.Deps
+	committed map[int32]bool
 }
 
-// choose records choice ch of constraint ci (a WW index, or len(WW) plus a WR index).
-func (ab *altBuilder) choose(ci, ch int) {
-	p := ab.p
-	if ci < len(p.WW) {
-		c := &p.WW[ci]
-		a, b := c.A, c.B
-		if ch == 1 {
-			a, b = b, a
+// Select is option choice[i] of every constraint core[i] (indexes as in [Enumerate]).
+func Select(d *deps.Deps, ww []WW, wr []WR, core, choice []int) *Selection {
+	sel := &Selection{d: d, committed: make(map[int32]bool)}
+	for i, ci := range core {
+		if ci < len(ww) {
+			sel.orders(ww, ci, choice[i])
+		} else {
+			sel.reads(wr, ci-len(ww), choice[i])
 		}
-		ab.alt.Options = append(ab.alt.Options, Option{WW: int32(ci), First: a, WR: -1})
-		ab.wwSel = append(ab.wwSel, wwChoice{c, a, b})
-		return
 	}
-	wi := ci - len(p.WW)
-	rc := &p.WR[wi]
+	return sel
+}
+
+// orders selects option ch of WW constraint ci: A first (0) or B first (1).
+func (sel *Selection) orders(ww []WW, ci, ch int) {
+	c := &ww[ci]
+	a, b := c.A, c.B
+	if ch == 1 {
+		a, b = b, a
+	}
+	sel.Options = append(sel.Options, Option{WW: int32(ci), First: a, WR: -1})
+	sel.WW = append(sel.WW, Ordered{c, a, b})
+}
+
+// reads selects candidate ch of WR constraint wi.
+func (sel *Selection) reads(wr []WR, wi, ch int) {
+	rc := &wr[wi]
 	w := rc.Cands[ch]
-	ab.alt.Options = append(ab.alt.Options, Option{WW: -1, WR: int32(wi), Writer: w})
-	ab.wrSel = append(ab.wrSel, wrChoice{rc.Read, w})
-	ab.committed[w] = true
-	ab.committed[p.D.Reads[rc.Read].Txn] = true
+	sel.Options = append(sel.Options, Option{WW: -1, WR: int32(wi), Writer: w})
+	sel.WR = append(sel.WR, ReadFrom{rc.Read, w})
+	sel.committed[w] = true
+	sel.committed[sel.d.Reads[rc.Read].Txn] = true
 }
 
-// live reports whether transaction t (or a non-transaction node) takes part.
-func (ab *altBuilder) live(t int32) bool {
-	d := ab.p.D
-	return t < 0 || t >= int32(d.N) || d.Status[t] == deps.Committed || ab.committed[t]
+// Live reports whether node t takes part: a committed transaction, one a chosen read
+// makes committed, or a node that is no transaction.
+func (sel *Selection) Live(t int32) bool {
+	d := sel.d
+	return t < 0 || t >= int32(d.N) || d.Status[t] == deps.Committed || sel.committed[t]
 }
 
-// livePair reports whether both transactions of a chosen order take part.
-func (ab *altBuilder) livePair(s wwChoice) bool { return ab.live(s.a) && ab.live(s.b) }
+// LivePair reports whether both transactions of a chosen order take part.
+func (sel *Selection) LivePair(s Ordered) bool { return sel.Live(s.A) && sel.Live(s.B) }
 
-// addIfLive adds edge e if all its guards take part.
-func (ab *altBuilder) addIfLive(e deps.Edge) {
-	if ab.live(e.Guards[0]) && ab.live(e.Guards[1]) && ab.live(e.Guards[2]) {
-		ab.extra = append(ab.extra, e)
+// LiveEdge reports whether all of e's guards take part.
+func (sel *Selection) LiveEdge(e deps.Edge) bool {
+	return sel.Live(e.Guards[0]) && sel.Live(e.Guards[1]) && sel.Live(e.Guards[2])
+}
+
+// cyclicOrder reports whether the chosen write orders alone are cyclic (see
+// [Alternative.SelfContradictory]).
+func (sel *Selection) cyclicOrder() bool {
+	pairs := make([][2]int32, len(sel.WW))
+	for i, w := range sel.WW {
+		pairs[i] = [2]int32{w.A, w.B}
 	}
+	return CyclicOrder(pairs)
 }
 
-// orientedEdges adds the edges of each chosen write order between live transactions.
-func (ab *altBuilder) orientedEdges() {
-	for _, s := range ab.wwSel {
-		if ab.livePair(s) {
-			ab.extra = ab.p.orientEdges(s.c, s.a, s.b, ab.extra)
+// selectedRead appends the live edges of chosen read s, and the anti-dependencies a chosen
+// write order puts after the version it reads.
+func (p *Polygraph) selectedRead(sel *Selection, s ReadFrom, extra []deps.Edge) []deps.Edge {
+	d := p.D
+	for _, e := range p.readEdges(s.Read, s.W) {
+		if sel.LiveEdge(e) {
+			extra = append(extra, e)
 		}
 	}
-}
-
-// readEdges adds the edges of chosen read s, and the anti-dependencies a chosen write order
-// puts after the version it reads.
-func (ab *altBuilder) readEdges(s wrChoice) {
-	d := ab.p.D
-	for _, e := range ab.p.readEdges(s.ri, s.w) {
-		ab.addIfLive(e)
-	}
-	r := &d.Reads[s.ri]
-	for _, ww := range ab.wwSel {
-		if !ab.livePair(ww) {
+	r := &d.Reads[s.Read]
+	for _, ww := range sel.WW {
+		if !sel.LivePair(ww) {
 			continue
 		}
-		for i, k := range ww.c.Keys {
-			from, to := ww.c.sideEnds(ww.a, i)
-			if k == r.Key && from == s.w && to != r.Txn {
+		for i, k := range ww.C.Keys {
+			from, to := ww.C.sideEnds(ww.A, i)
+			if k == r.Key && from == s.W && to != r.Txn {
 				wb, _ := d.WriteOf(to, k)
-				ab.extra = append(ab.extra, deps.Edge{From: r.Txn, To: to, Rel: report.RW, Key: k, Value: r.Value, Value2: wb.Value, Via: s.w, Guards: [3]int32{-1, -1, -1}})
+				extra = append(extra, deps.Edge{From: r.Txn, To: to, Rel: report.RW, Key: k, Value: r.Value, Value2: wb.Value, Via: s.W, Guards: [3]int32{-1, -1, -1}})
 			}
 		}
 	}
+	return extra
 }
 
 // CyclicOrder reports whether the chosen orders (pairs {a, b}: a before b) contain a cycle:
@@ -218,61 +249,73 @@ func (p *Polygraph) shortestCycle(extra []deps.Edge) []deps.Edge {
 			adj[e.From] = append(adj[e.From], e.To)
 		}
 	}
-	edge := func(u, v int32) deps.Edge {
-		if e, ok := p.Why(u, v); ok {
-			return e
-		}
-		return reason[edgeKey(u, v)]
-	}
 	var best []deps.Edge
 	for _, e := range extra {
 		if e.From == e.To {
 			continue
 		}
-		// BFS from e.To to e.From.
-		prev := map[int32]int32{e.To: e.To}
-		q := []int32{e.To}
-		found := false
-		for len(q) > 0 && !found {
-			u := q[0]
-			q = q[1:]
-			visit := func(v int32) {
-				if found {
-					return
-				}
-				if _, ok := prev[v]; ok {
-					return
-				}
-				prev[v] = u
-				if v == e.From {
-					found = true
-					return
-				}
-				q = append(q, v)
-			}
-			for _, v := range p.G.Out(u) {
-				visit(v)
-			}
-			for _, v := range adj[u] {
-				visit(v)
-			}
-		}
-		if !found {
+		path := ShortestPathWith(p.G, adj, e.To, e.From)
+		if path == nil {
 			continue
 		}
-		var nodes []int32
-		for w := e.From; w != e.To; w = prev[w] {
-			nodes = append(nodes, w)
-		}
-		nodes = append(nodes, e.To)
-		// nodes is From ... To reversed path; build cycle e, then path To→...→From.
+		// The cycle is e, then the path e.To → … → e.From.
 		cyc := []deps.Edge{e}
-		for i := len(nodes) - 1; i > 0; i-- {
-			cyc = append(cyc, edge(nodes[i], nodes[i-1]))
+		for i := 0; i+1 < len(path); i++ {
+			cyc = append(cyc, p.edgeWith(reason, path[i], path[i+1]))
 		}
 		if best == nil || len(cyc) < len(best) {
 			best = cyc
 		}
 	}
 	return best
+}
+
+// edgeWith is the reason of edge u→v: known, else one of the extra edges (reason).
+func (p *Polygraph) edgeWith(reason map[uint64]deps.Edge, u, v int32) deps.Edge {
+	if e, ok := p.Why(u, v); ok {
+		return e
+	}
+	return reason[edgeKey(u, v)]
+}
+
+// ShortestPathWith returns a shortest path from s to t (both included) in g plus the edges
+// adj, or nil if there is none; a path from s to s is [s]. Breadth-first, g's out-edges of
+// a node before adj's, so ties go the same way every time. Witnesses use it for the
+// shortest cycle a choice's edges close with a known graph, not yet holding them.
+func ShortestPathWith(g *graph.Digraph, adj map[int32][]int32, s, t int32) []int32 {
+	if s == t {
+		return []int32{s}
+	}
+	prev := map[int32]int32{s: s}
+	q := []int32{s}
+	for len(q) > 0 {
+		u := q[0]
+		q = q[1:]
+		for _, out := range [2][]int32{g.Out(u), adj[u]} {
+			for _, v := range out {
+				if _, ok := prev[v]; ok {
+					continue
+				}
+				prev[v] = u
+				if v == t {
+					return pathTo(prev, s, t)
+				}
+				q = append(q, v)
+			}
+		}
+	}
+	return nil
+}
+
+// pathTo follows prev back from t to s and returns the path s … t.
+func pathTo(prev map[int32]int32, s, t int32) []int32 {
+	var p []int32
+	for w := t; ; w = prev[w] {
+		p = append(p, w)
+		if w == s {
+			break
+		}
+	}
+	slices.Reverse(p)
+	return p
 }

@@ -700,7 +700,7 @@ func (c *run) tally(results []solved, todo []int32) (failed int32, unknown bool,
 	st := &c.rep.Stats
 	failed = -1
 	for i, r := range results {
-		addSolverStats(st, r.stats)
+		polygraph.AddSolverStats(st, r.stats)
 		switch {
 		case r.status == sat.Unsat:
 			if failed < 0 {
@@ -714,15 +714,6 @@ func (c *run) tally(results []solved, todo []int32) (failed int32, unknown bool,
 		}
 	}
 	return failed, unknown, nil
-}
-
-// addSolverStats adds a solver's statistics to the report's.
-func addSolverStats(st *report.Stats, s sat.Stats) {
-	st.SATVars += s.Vars
-	st.SATClauses += s.Clauses
-	st.Conflicts += s.Conflicts
-	st.Decisions += s.Decisions
-	st.Propagations += s.Propagations
 }
 
 // explain fails the history on component failed, which has no acyclic choice: it finds a

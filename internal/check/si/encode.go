@@ -7,6 +7,7 @@ import (
 
 	"isovet/internal/deps"
 	"isovet/internal/graph"
+	"isovet/internal/polygraph"
 	"isovet/internal/report"
 	"isovet/internal/sat"
 	"isovet/internal/sat/acyclic"
@@ -28,19 +29,8 @@ type encoding struct {
 	wrVar [][]sat.Var // per WR choice, per candidate; nil if fixed
 	// sel are selector literals (with selectors only): sel[i] for WW i, sel[len(ww)+j] for
 	// WR j. With its selector false a choice imposes nothing.
-	sel []sat.Lit
-	and map[[2]sat.Lit]sat.Lit
-}
-
-// jedge is a raw edge with the literals that justify it.
-type jedge struct {
-	u, v int32
-	lits []sat.Lit
-}
-
-type jkey struct {
-	u, v int32
-	a, b sat.Lit
+	sel  []sat.Lit
+	ands *polygraph.Ands
 }
 
 // encode builds the solver problem for the undecided choices: the variables, then the
@@ -49,12 +39,12 @@ type jkey struct {
 // the theory over the justified edges.
 func (m *model) encode(ctx context.Context, selectors bool, to acyclic.Options) (*encoding, error) {
 	s := sat.New(sat.Options{})
-	en := &encoding{m: m, s: s, and: make(map[[2]sat.Lit]sat.Lit)}
-	b := &encoder{en: en, m: m, ctx: ctx, selectors: selectors, seen: make(map[jkey]bool)}
+	en := &encoding{m: m, s: s, ands: polygraph.NewAnds(s)}
+	b := &encoder{en: en, m: m, Poll: polygraph.Poll{Ctx: ctx}, selectors: selectors, seen: make(map[polygraph.Justified]bool)}
 	b.vars()
 	var lits []sat.Lit
 	for _, e := range m.guarded {
-		lits = b.guard(b.guard(b.guard(lits[:0], e.Guards[0]), e.Guards[1]), e.Guards[2])
+		lits = polygraph.Guards(lits[:0], en.cvar, e.Guards)
 		b.add(e, lits)
 	}
 	if err := b.wwChoices(); err != nil {
@@ -75,18 +65,17 @@ func (m *model) encode(ctx context.Context, selectors bool, to acyclic.Options) 
 // encoder is the state of one encode: the justified edges collected so far and the
 // candidates of the open read choices by writer and key.
 type encoder struct {
-	en        *encoding
-	m         *model
-	ctx       context.Context
-	selectors bool
+	en             *encoding
+	m              *model
+	polygraph.Poll // the context, polled by clauses made
+	selectors      bool
 	// Every justified raw edge is one split-graph edge with its justification (see
 	// model.go, "The split graph"); emit collects them.
-	just []jkey
-	seen map[jkey]bool
+	just []polygraph.Justified
+	seen map[polygraph.Justified]bool
 	err  error // the first error of emit
 	byWK map[wk][]wrCand
 	buf  []deps.Edge
-	work int // clauses made since ctx was last polled
 }
 
 // wrCand is candidate j of read choice wi.
@@ -106,12 +95,12 @@ func (b *encoder) vars() {
 	b.byWK = make(map[wk][]wrCand)
 	for wi := range m.wr {
 		rc := &m.wr[wi]
-		if rc.fixed {
+		if rc.Fixed {
 			continue
 		}
-		r := &d.Reads[rc.ri]
-		en.wrVar[wi] = make([]sat.Var, len(rc.cands))
-		for j, w := range rc.cands {
+		r := &d.Reads[rc.Read]
+		en.wrVar[wi] = make([]sat.Var, len(rc.Cands))
+		for j, w := range rc.Cands {
 			en.wrVar[wi][j] = s.NewVar()
 			b.byWK[wk{w, r.Key}] = append(b.byWK[wk{w, r.Key}], wrCand{int32(wi), int32(j)})
 		}
@@ -125,26 +114,6 @@ func (b *encoder) vars() {
 	en.wwVar = make([]sat.Var, len(m.ww))
 }
 
-// guard appends to dst the literal saying transaction t committed, when its outcome
-// is unknown.
-func (b *encoder) guard(dst []sat.Lit, t int32) []sat.Lit {
-	if t >= 0 && t < int32(b.m.d.N) && b.en.cvar[t] != 0 {
-		dst = append(dst, b.en.cvar[t].Pos())
-	}
-	return dst
-}
-
-// tick counts n clauses made and polls ctx every 1024 (a pair's uncertain readers can
-// be many).
-func (b *encoder) tick(n int) error {
-	if b.work += n; b.work >= 1024 {
-		if b.work = 0; b.ctx.Err() != nil {
-			return context.Cause(b.ctx)
-		}
-	}
-	return nil
-}
-
 // add records raw edge e justified by lits (after the first error, nothing).
 func (b *encoder) add(e deps.Edge, lits []sat.Lit) {
 	if e.From == e.To || b.err != nil {
@@ -155,30 +124,16 @@ func (b *encoder) add(e deps.Edge, lits []sat.Lit) {
 }
 
 // emit records split-graph edge x→y justified by the conjunction ls, reduced to at
-// most two literals (a contradictory conjunction never holds and is dropped).
+// most two literals (a contradictory conjunction never holds and is dropped), once.
 func (b *encoder) emit(x, y int32, ls []sat.Lit) error {
-	ls = slices.Clone(ls)
-	slices.Sort(ls)
-	ls = slices.Compact(ls)
-	for i := 1; i < len(ls); i++ {
-		if ls[i] == ls[i-1].Not() {
-			return nil // never holds
-		}
+	l1, l2, ok := b.en.ands.Fold(ls)
+	if !ok {
+		return nil // never holds
 	}
-	for len(ls) > 2 {
-		a := b.en.conj(ls[len(ls)-2], ls[len(ls)-1])
-		ls = append(ls[:len(ls)-2], a)
-		slices.Sort(ls)
-	}
-	k := jkey{x, y, sat.LitNull, sat.LitNull}
-	switch len(ls) {
-	case 0:
+	if l1 == sat.LitNull {
 		return errors.New("si: a justified edge without literals")
-	case 1:
-		k.a = ls[0]
-	case 2:
-		k.a, k.b = ls[0], ls[1]
 	}
+	k := polygraph.Justified{U: x, V: y, A: l1, B: l2}
 	if !b.seen[k] {
 		b.seen[k] = true
 		b.just = append(b.just, k)
@@ -191,23 +146,23 @@ func (b *encoder) emit(x, y int32, ls []sat.Lit) error {
 func (b *encoder) wwChoices() error {
 	m, en := b.m, b.en
 	for ci := range m.ww {
-		if err := b.tick(1); err != nil {
+		if err := b.Tick(1); err != nil {
 			return err
 		}
 		c := &m.ww[ci]
-		if c.fixed != 0 {
+		if c.Fixed != 0 {
 			continue
 		}
 		v := en.s.NewVar()
 		en.wwVar[ci] = v
-		base := b.guard(b.guard(nil, c.a), c.b)
+		base := polygraph.Guard(polygraph.Guard(nil, en.cvar, c.A), en.cvar, c.B)
 		if b.selectors {
 			base = append(base, en.sel[ci])
 		}
-		if err := b.wwOrder(c, c.a, c.b, append(slices.Clone(base), v.Pos())); err != nil {
+		if err := b.wwOrder(c, c.A, c.B, append(slices.Clone(base), v.Pos())); err != nil {
 			return err
 		}
-		if err := b.wwOrder(c, c.b, c.a, append(slices.Clone(base), v.Neg())); err != nil {
+		if err := b.wwOrder(c, c.B, c.A, append(slices.Clone(base), v.Neg())); err != nil {
 			return err
 		}
 	}
@@ -216,19 +171,19 @@ func (b *encoder) wwChoices() error {
 
 // wwOrder adds the edges of choice c ordered a before b, justified by ls: its write-write
 // edges, and an rw edge to b from every candidate reader of a's write to a shared key.
-func (b *encoder) wwOrder(c *wwc, first, second int32, ls []sat.Lit) error {
+func (b *encoder) wwOrder(c *polygraph.WW, first, second int32, ls []sat.Lit) error {
 	m, d := b.m, b.m.d
 	b.buf = m.wwEdges(c, first, second, b.buf[:0])
 	for _, e := range b.buf {
 		b.add(e, ls)
 	}
-	for _, k := range c.keys {
+	for _, k := range c.Keys {
 		cands := b.byWK[wk{first, k}]
-		if err := b.tick(len(cands)); err != nil {
+		if err := b.Tick(len(cands)); err != nil {
 			return err
 		}
 		for _, cd := range cands {
-			ri := m.wr[cd.wi].ri
+			ri := m.wr[cd.wi].Read
 			rd := d.Reads[ri].Txn
 			if rd == second {
 				continue
@@ -246,182 +201,67 @@ func (b *encoder) wwOrder(c *wwc, first, second int32, ls []sat.Lit) error {
 // one candidate; a candidate read is from a committed writer by a committed reader) and
 // the justified edges of each candidate.
 func (b *encoder) wrChoices() error {
-	m, d, en, s := b.m, b.m.d, b.en, b.en.s
-	for wi := range m.wr {
-		rc := &m.wr[wi]
-		if rc.fixed {
+	for wi := range b.m.wr {
+		rc := &b.m.wr[wi]
+		if rc.Fixed {
 			continue
 		}
-		if err := b.tick(1 + len(rc.cands)); err != nil {
+		if err := b.Tick(1 + len(rc.Cands)); err != nil {
 			return err
 		}
-		r := &d.Reads[rc.ri]
-		var cl []sat.Lit
-		if en.cvar[r.Txn] != 0 {
-			cl = append(cl, en.cvar[r.Txn].Neg())
-		}
-		if b.selectors {
-			cl = append(cl, en.sel[len(m.ww)+wi].Not())
-		}
-		for j, w := range rc.cands {
-			x := en.wrVar[wi][j]
-			cl = append(cl, x.Pos())
-			if err := b.candidate(x, w, r.Txn); err != nil {
-				return err
-			}
-			for _, e := range m.readEdges(rc.ri, w) {
-				b.add(e, b.guard(b.guard(b.guard([]sat.Lit{x.Pos()}, e.Guards[0]), e.Guards[1]), e.Guards[2]))
-			}
-		}
-		if err := s.AddClause(cl...); err != nil {
+		if err := b.wrChoice(wi); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// candidate adds the clauses of candidate variable x (reading writer w's value in
-// transaction reader): both must commit.
-func (b *encoder) candidate(x sat.Var, w, reader int32) error {
-	en := b.en
-	if w < int32(b.m.d.N) && en.cvar[w] != 0 {
-		if err := en.s.AddClause(x.Neg(), en.cvar[w].Pos()); err != nil {
+// wrChoice adds the clauses and justified edges of open read choice wi.
+func (b *encoder) wrChoice(wi int) error {
+	m, en := b.m, b.en
+	rc := &m.wr[wi]
+	reader := m.d.Reads[rc.Read].Txn
+	for j, w := range rc.Cands {
+		x := en.wrVar[wi][j]
+		if err := polygraph.ReadCandidate(en.s, en.cvar, x, w, reader); err != nil {
 			return err
 		}
-	}
-	if en.cvar[reader] != 0 {
-		if err := en.s.AddClause(x.Neg(), en.cvar[reader].Pos()); err != nil {
-			return err
+		for _, e := range m.readEdges(rc.Read, w) {
+			b.add(e, polygraph.Guards([]sat.Lit{x.Pos()}, en.cvar, e.Guards))
 		}
 	}
-	return nil
+	sel := sat.LitNull
+	if b.selectors {
+		sel = en.sel[len(m.ww)+wi]
+	}
+	return polygraph.ReadOne(en.s, en.cvar, reader, sel, en.wrVar[wi])
 }
 
-// attach creates the theory: the known split graph, reduced to reachability among the
-// nodes justified edges touch when that is small enough, plus the justified edges. Theory
-// nodes are numbered in a topological order of the known split graph.
-func (en *encoding) attach(ctx context.Context, just []jkey, to acyclic.Options) error {
-	m := en.m
-	g := m.known()
+// attach creates the theory over the known split graph and the justified edges (see
+// [polygraph.Attach]); theory nodes are numbered in a topological order of the known split
+// graph.
+func (en *encoding) attach(ctx context.Context, just []polygraph.Justified, to acyclic.Options) error {
+	g := en.m.known()
 	order, ok := graph.Topo(g)
 	if !ok {
 		return errors.New("si: encoding a cyclic known split graph (prune first)")
 	}
-	pos := graph.Positions(order)
-	var terms []int32
-	for _, j := range just {
-		terms = append(terms, j.u, j.v)
-	}
-	slices.Sort(terms)
-	terms = slices.Compact(terms)
-	red, reduced, err := graph.ReduceAmong(ctx, g, order, pos, terms)
-	if err != nil {
-		return err
-	}
-	tn := make([]int32, g.N())
-	n := g.N()
-	if reduced {
-		for i := range tn {
-			tn[i] = -1
-		}
-		slices.SortFunc(terms, func(a, b int32) int { return int(pos[a]) - int(pos[b]) })
-		terms = slices.Compact(terms)
-		for i, t := range terms {
-			tn[t] = int32(i)
-		}
-		n = len(terms)
-	} else {
-		copy(tn, pos)
-	}
-	en.t = acyclic.New(en.s, n, to)
-	if reduced {
-		for _, e := range red {
-			if err := en.t.AddFixed(int(tn[e[0]]), int(tn[e[1]])); err != nil {
-				return err
-			}
-		}
-	} else {
-		for u := range g.N() {
-			for _, v := range g.Out(int32(u)) {
-				if err := en.t.AddFixed(int(tn[u]), int(tn[v])); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	for _, j := range just {
-		u, v := int(tn[j.u]), int(tn[j.v])
-		var err error
-		if j.b == sat.LitNull {
-			err = en.t.AddEdge(j.a, u, v)
-		} else {
-			err = en.t.AddComposite(j.a, j.b, u, v)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// conj returns a literal equivalent to a ∧ b.
-func (en *encoding) conj(a, b sat.Lit) sat.Lit {
-	if a > b {
-		a, b = b, a
-	}
-	if x, ok := en.and[[2]sat.Lit{a, b}]; ok {
-		return x
-	}
-	x := en.s.NewVar().Pos()
-	en.s.AddClause(x.Not(), a)
-	en.s.AddClause(x.Not(), b)
-	en.s.AddClause(x, a.Not(), b.Not())
-	en.and[[2]sat.Lit{a, b}] = x
-	return x
+	t, err := polygraph.Attach(ctx, en.s, g, order, just, to)
+	en.t = t
+	return err
 }
 
 // minimalCore returns a minimal set of choices (WW i as i, WR j as len(ww)+j) that is
 // unsatisfiable with the known edges: the solver's failed assumptions, shrunk by deletion
-// within budget solver calls.
+// within budget solver calls (see [polygraph.MinimalCore]).
 func (en *encoding) minimalCore(ctx context.Context, budget int) ([]int, error) {
-	idx := make(map[sat.Lit]int, len(en.sel))
-	var all []sat.Lit
-	for i, x := range en.sel {
-		if i < len(en.m.ww) && en.wwVar[i] == 0 {
-			continue
-		}
-		if i >= len(en.m.ww) && en.wrVar[i-len(en.m.ww)] == nil {
-			continue
-		}
-		idx[x] = i
-		all = append(all, x)
+	return polygraph.MinimalCore(ctx, en.s, en.sel, en.open, budget)
+}
+
+// open reports whether choice i (as in sel) is undecided.
+func (en *encoding) open(i int) bool {
+	if i < len(en.wwVar) {
+		return en.wwVar[i] != 0
 	}
-	st, err := en.s.Solve(ctx, all...)
-	if err != nil || st != sat.Unsat {
-		return nil, err
-	}
-	core := en.s.Failed()
-	for i := 0; i < len(core) && budget > 0; {
-		try := slices.Delete(slices.Clone(core), i, i+1)
-		budget--
-		st, err := en.s.Solve(ctx, try...)
-		if err != nil {
-			return nil, err
-		}
-		if st == sat.Unsat {
-			in := make(map[sat.Lit]bool)
-			for _, x := range en.s.Failed() {
-				in[x] = true
-			}
-			core = slices.DeleteFunc(try, func(x sat.Lit) bool { return !in[x] })
-			continue
-		}
-		i++
-	}
-	out := make([]int, len(core))
-	for i, x := range core {
-		out[i] = idx[x]
-	}
-	slices.Sort(out)
-	return out, nil
+	return en.wrVar[i-len(en.wwVar)] != nil
 }

@@ -8,6 +8,7 @@ import (
 	"isovet/internal/deps"
 	"isovet/internal/graph"
 	"isovet/internal/invariant"
+	"isovet/internal/polygraph"
 	"isovet/internal/report"
 )
 
@@ -42,21 +43,6 @@ type wk struct {
 	k history.Key
 }
 
-// wwc is a write-order choice between writers A < B of Keys (merged across keys: opposite
-// orders on two keys are a ww 2-cycle, a dep cycle).
-type wwc struct {
-	a, b  int32
-	keys  []history.Key
-	fixed int8 // 0 undecided, 1 a first, 2 b first
-}
-
-// wrc is a write-read choice: read ri reads from one of cands.
-type wrc struct {
-	ri    int32
-	cands []int32
-	fixed bool
-}
-
 // model is the generalized polygraph of a history for SI: known raw edges by kind, WW and
 // WR choices, and the bookkeeping that turns choices into edges.
 type model struct {
@@ -73,8 +59,11 @@ type model struct {
 	// reader: nodes that may have rw out-edges (they read, or deps gave them one).
 	reader []bool
 
-	ww     []wwc
-	wr     []wrc
+	// ww and wr are the choices, as polygraph's constraints: a write-order choice between
+	// writers A < B of Keys (merged across keys: opposite orders on two keys are a ww
+	// 2-cycle, a dep cycle; never blocks, Ends is nil), and a read choice.
+	ww     []polygraph.WW
+	wr     []polygraph.WR
 	pairOf map[uint64]int32
 	// certReaders: readers known to read w's version of k; succ: writers known to follow
 	// w on k.
@@ -129,7 +118,20 @@ func buildBase(d *deps.Deps) *model {
 		certReaders: make(map[wk][]int32),
 		succ:        make(map[wk][]int32),
 	}
-	m.reader = make([]bool, nn)
+	m.markReaders()
+	for _, e := range d.Known {
+		m.addKnown(e, false)
+	}
+	m.guarded = append(m.guarded, d.Guarded...)
+	m.readChoices()
+	return m
+}
+
+// markReaders marks the nodes that may have rw out-edges: those that read, and the tails
+// of deps' rw edges.
+func (m *model) markReaders() {
+	d := m.d
+	m.reader = make([]bool, m.nn)
 	for t, rs := range d.ReadsOf {
 		m.reader[t] = len(rs) > 0
 	}
@@ -140,10 +142,12 @@ func buildBase(d *deps.Deps) *model {
 			}
 		}
 	}
-	for _, e := range d.Known {
-		m.addKnown(e, false)
-	}
-	m.guarded = append(m.guarded, d.Guarded...)
+}
+
+// readChoices records the readers of certain reads (deps added their edges) and makes
+// every other read of a counted transaction a read choice.
+func (m *model) readChoices() {
+	d := m.d
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
 		st := d.Status[r.Txn]
@@ -151,15 +155,13 @@ func buildBase(d *deps.Deps) *model {
 			continue
 		}
 		if st == deps.Committed && len(r.Cands) == 1 && m.committed(r.Cands[0]) {
-			// deps added its edges.
 			if r.Cands[0] != d.Init {
 				m.certReaders[wk{r.Cands[0], r.Key}] = append(m.certReaders[wk{r.Cands[0], r.Key}], r.Txn)
 			}
 			continue
 		}
-		m.wr = append(m.wr, wrc{ri: int32(ri), cands: slices.Clone(r.Cands)})
+		m.wr = append(m.wr, polygraph.WR{Read: int32(ri), Cands: slices.Clone(r.Cands)})
 	}
-	return m
 }
 
 // addPairs adds one WW choice per unordered pair of writers of a key that nothing orders,
@@ -236,13 +238,7 @@ func (p *pairing) choice(k history.Key, i, j int, a, b int32) bool {
 		// dep path, and deps derives the anti-dependencies (Deps.ReadFrom).
 		return false
 	}
-	switch {
-	case !p.reduce:
-	case p.sink[a] || p.sink[b]:
-		m.sinkPairs++
-		return false
-	case p.free[k][i] && p.free[k][j]:
-		m.freePairs++
+	if p.reduced(k, i, j, a, b) {
 		return false
 	}
 	if p.ck != nil {
@@ -252,6 +248,21 @@ func (p *pairing) choice(k history.Key, i, j int, a, b int32) bool {
 		}
 	}
 	return true
+}
+
+// reduced reports whether a reduction leaves the pair of writers a = d.Writers[k][i] and b
+// = d.Writers[k][j] out (see addPairs), counting it.
+func (p *pairing) reduced(k history.Key, i, j int, a, b int32) bool {
+	switch {
+	case !p.reduce:
+	case p.sink[a] || p.sink[b]:
+		p.m.sinkPairs++
+		return true
+	case p.free[k][i] && p.free[k][j]:
+		p.m.freePairs++
+		return true
+	}
+	return false
 }
 
 // clockJoins reports whether the clocks' decision on writers i and j of key k gives known
@@ -269,9 +280,9 @@ func (m *model) addPair(a, b int32, k history.Key) {
 	if !ok {
 		ci = int32(len(m.ww))
 		m.pairOf[pk] = ci
-		m.ww = append(m.ww, wwc{a: min(a, b), b: max(a, b)})
+		m.ww = append(m.ww, polygraph.WW{A: min(a, b), B: max(a, b)})
 	}
-	m.ww[ci].keys = append(m.ww[ci].keys, k)
+	m.ww[ci].Keys = append(m.ww[ci].Keys, k)
 }
 
 // joinDecided adds the known edges of the pairs the clocks decided and use admits, for
@@ -339,7 +350,7 @@ func (m *model) clockDep(u, v int32) *deps.Edge {
 	d := m.d
 	for _, w := range d.Writes[u] {
 		if _, ok := d.WriteOf(v, w.Key); ok && m.clockFirst(u, v, w.Key) {
-			c := wwc{a: min(u, v), b: max(u, v), keys: []history.Key{w.Key}}
+			c := polygraph.WW{A: min(u, v), B: max(u, v), Keys: []history.Key{w.Key}}
 			e := m.wwEdges(&c, u, v, nil)[0]
 			return &e
 		}
@@ -353,13 +364,10 @@ func (m *model) clockRW(u, v int32) *deps.Edge {
 	d := m.d
 	for _, ri := range d.ReadsOf[u] {
 		r := &d.Reads[ri]
-		if len(r.Cands) != 1 || r.Cands[0] == d.Init {
+		if !m.clockOverwrites(r, v) {
 			continue
 		}
-		if _, ok := d.WriteOf(v, r.Key); !ok || !m.clockFirst(r.Cands[0], v, r.Key) {
-			continue
-		}
-		c := wwc{a: min(r.Cands[0], v), b: max(r.Cands[0], v), keys: []history.Key{r.Key}}
+		c := polygraph.WW{A: min(r.Cands[0], v), B: max(r.Cands[0], v), Keys: []history.Key{r.Key}}
 		for _, e := range m.wwEdges(&c, r.Cands[0], v, nil) {
 			if e.From == u && e.Rel == report.RW {
 				return &e
@@ -369,31 +377,27 @@ func (m *model) clockRW(u, v int32) *deps.Edge {
 	return nil
 }
 
+// clockOverwrites reports whether read r has one candidate writer, not the initial one,
+// and the clocks put writer v after it on r's key.
+func (m *model) clockOverwrites(r *deps.Read, v int32) bool {
+	d := m.d
+	if len(r.Cands) != 1 || r.Cands[0] == d.Init {
+		return false
+	}
+	_, ok := d.WriteOf(v, r.Key)
+	return ok && m.clockFirst(r.Cands[0], v, r.Key)
+}
+
 // sinks marks the transactions that can go after every other writer of each key they
 // write: committed, reading nothing, written values nobody can read, and every known edge
 // out of them leads to another sink (the greatest such set). Nothing leaves the set, so
 // no cycle passes through it, whatever order the pairs with a sink take as long as the
 // sinks come last and in an order of their own known edges.
 func (m *model) sinks() []bool {
-	d := m.d
-	sink := make([]bool, m.nn)
-	readFrom := make([]bool, d.N)
-	for ri := range d.Reads {
-		for _, c := range d.Reads[ri].Cands {
-			if c < int32(d.N) {
-				readFrom[c] = true
-			}
-		}
-	}
-	for t := range int32(d.N) {
-		sink[t] = d.Status[t] == deps.Committed && !m.reader[t] && !readFrom[t] && len(m.rwOut[t]) == 0 && len(m.tail[t]) == 0
-	}
-	for _, e := range m.guarded {
-		sink[e.From] = false // conservative: edges that exist if others commit
-	}
+	sink := m.sinkCandidates()
 	// Remove, to a fixpoint, every candidate with a known dep edge to a non-candidate.
 	var queue []int32
-	for t := range int32(d.N) {
+	for t := range int32(m.d.N) {
 		if sink[t] && slices.ContainsFunc(m.depOut[t], func(v int32) bool { return !sink[v] }) {
 			sink[t] = false
 			queue = append(queue, t)
@@ -410,6 +414,35 @@ func (m *model) sinks() []bool {
 		}
 	}
 	return sink
+}
+
+// sinkCandidates marks the committed transactions that read nothing, whose written values
+// nobody can read, with no known rw or tail edge out and no guarded edge out.
+func (m *model) sinkCandidates() []bool {
+	d := m.d
+	sink := make([]bool, m.nn)
+	readFrom := m.readFrom()
+	for t := range int32(d.N) {
+		sink[t] = d.Status[t] == deps.Committed && !m.reader[t] && !readFrom[t] && len(m.rwOut[t]) == 0 && len(m.tail[t]) == 0
+	}
+	for _, e := range m.guarded {
+		sink[e.From] = false // conservative: edges that exist if others commit
+	}
+	return sink
+}
+
+// readFrom marks the transactions some read may read from.
+func (m *model) readFrom() []bool {
+	d := m.d
+	readFrom := make([]bool, d.N)
+	for ri := range d.Reads {
+		for _, c := range d.Reads[ri].Cands {
+			if c < int32(d.N) {
+				readFrom[c] = true
+			}
+		}
+	}
+	return readFrom
 }
 
 // addKnown adds a known raw edge (ignored if it is already known).
@@ -439,8 +472,8 @@ func (m *model) addKnown(e deps.Edge, forced bool) {
 }
 
 // wwEdges returns the raw edges WW choice c adds when a goes first, with known readers.
-func (m *model) wwEdges(c *wwc, a, b int32, dst []deps.Edge) []deps.Edge {
-	for i, k := range c.keys {
+func (m *model) wwEdges(c *polygraph.WW, a, b int32, dst []deps.Edge) []deps.Edge {
+	for i, k := range c.Keys {
 		wa, _ := m.d.WriteOf(a, k)
 		wb, _ := m.d.WriteOf(b, k)
 		if i == 0 {
@@ -542,71 +575,42 @@ func (m *model) known() *graph.Digraph {
 	return g
 }
 
-// violation is a contradiction found by pruning: the known split graph is cyclic, or
-// every option of a choice closes a cycle.
-type violation struct {
-	cycles  [][]deps.Edge // raw edges, one cycle per option (one for a known cycle)
-	options []option
-}
-
-// option is one alternative of a choice.
-type option struct {
-	ww     int32 // WW index or -1
-	first  int32
-	wr     int32 // WR index or -1
-	writer int32
-}
-
 // prune removes options whose edges close a cycle with the known split graph,
 // to a fixpoint (PolySI Alg. 2, with reachability over the induced graph: a raw path
 // through two consecutive rw edges is not an induced path). Each pass asks, for every
 // option of every undecided choice, whether its edges close a cycle (one batch of
 // reachability queries), then drops the options that do.
-func (m *model) prune(ctx context.Context) (*violation, error) {
-	p := &pruner{m: m}
-	for {
-		m.passes++
-		v, changed, err := p.pass(ctx)
-		if v != nil || err != nil || !changed {
-			return v, err
-		}
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-	}
+func (m *model) prune(ctx context.Context) (*polygraph.Violation, error) {
+	p := &pruner{m: m, ctx: ctx}
+	return polygraph.Fixpoint(ctx, &m.passes, p.pass)
 }
 
 // pruner holds one pruning pass's state: the known split graph in a topological
 // order, the reachability queries each option asks, and their answers.
 type pruner struct {
-	m       *model
-	pos     []int32
-	qs      []graph.Query
-	ans     []bool
+	m   *model
+	ctx context.Context
+	pos []int32
+	// The queries and their answers; an option's span has Loop set when the option alone
+	// closes an induced self-loop.
+	polygraph.Answers
 	depsBuf []deps.Edge
 	buf     []deps.Edge
-	wwOpts  [][2]span
-	wrOpts  [][]span
-}
-
-// span is the range of queries one option asks; the option closes a cycle when any
-// of them is answered yes.
-type span struct {
-	q0, q1 int32
-	loop   bool // the option alone closes an induced self-loop
+	wwOpts  [][2]polygraph.Span
+	wrOpts  [][]polygraph.Span
 }
 
 // pass runs one pruning pass: a known cycle is a violation; otherwise it queries every
 // option and decides the choices, reporting whether anything changed.
-func (p *pruner) pass(ctx context.Context) (*violation, bool, error) {
-	m := p.m
+func (p *pruner) pass() (*polygraph.Violation, bool, error) {
+	m, ctx := p.m, p.ctx
 	g := m.known()
 	order, ok := graph.Topo(g)
 	if !ok {
-		return &violation{cycles: [][]deps.Edge{m.expand(graph.FindCycle(g), nil)}, options: []option{{ww: -1, wr: -1}}}, false, nil
+		return &polygraph.Violation{Cycles: [][]deps.Edge{m.expand(graph.FindCycle(g), nil)}, Options: []polygraph.Option{{WW: -1, WR: -1}}}, false, nil
 	}
 	p.pos = graph.Positions(order)
-	p.qs = nil
+	p.Qs = nil
 	p.depsBuf = nil
 	if err := p.askWW(ctx); err != nil {
 		return nil, false, err
@@ -614,16 +618,22 @@ func (p *pruner) pass(ctx context.Context) (*violation, bool, error) {
 	if err := p.askWR(ctx); err != nil {
 		return nil, false, err
 	}
-	ans, err := graph.ReachBatch(ctx, g, order, p.pos, p.qs)
+	ans, err := graph.ReachBatch(ctx, g, order, p.pos, p.Qs)
 	if err != nil {
 		return nil, false, err
 	}
-	p.ans = ans
-	v, changedWW, err := p.decideWW(ctx)
+	p.Ans = ans
+	return p.decide()
+}
+
+// decide decides the write-write choices, then the read choices, by the answers: the
+// violation one proves, or whether any changed.
+func (p *pruner) decide() (*polygraph.Violation, bool, error) {
+	v, changedWW, err := p.decideWW()
 	if v != nil || err != nil {
 		return v, false, err
 	}
-	v, changedWR, err := p.decideWR(ctx)
+	v, changedWR, err := p.decideWR()
 	if v != nil || err != nil {
 		return v, false, err
 	}
@@ -631,14 +641,14 @@ func (p *pruner) pass(ctx context.Context) (*violation, bool, error) {
 }
 
 // openWW reports whether write-write choice c is still to be decided by pruning.
-func (m *model) openWW(c *wwc) bool {
-	return c.fixed == 0 && m.committed(c.a) && m.committed(c.b)
+func (m *model) openWW(c *polygraph.WW) bool {
+	return c.Fixed == 0 && m.committed(c.A) && m.committed(c.B)
 }
 
 // askWW queries both orders of every open write-write choice.
 func (p *pruner) askWW(ctx context.Context) error {
 	m := p.m
-	p.wwOpts = make([][2]span, len(m.ww))
+	p.wwOpts = make([][2]polygraph.Span, len(m.ww))
 	for ci := range m.ww {
 		if ci&1023 == 0 && ctx.Err() != nil {
 			return context.Cause(ctx)
@@ -647,9 +657,9 @@ func (p *pruner) askWW(ctx context.Context) error {
 		if !m.openWW(c) {
 			continue
 		}
-		p.buf = m.wwEdges(c, c.a, c.b, p.buf[:0])
+		p.buf = m.wwEdges(c, c.A, c.B, p.buf[:0])
 		p.wwOpts[ci][0] = p.queries(p.buf)
-		p.buf = m.wwEdges(c, c.b, c.a, p.buf[:0])
+		p.buf = m.wwEdges(c, c.B, c.A, p.buf[:0])
 		p.wwOpts[ci][1] = p.queries(p.buf)
 	}
 	return nil
@@ -659,18 +669,18 @@ func (p *pruner) askWW(ctx context.Context) error {
 func (p *pruner) askWR(ctx context.Context) error {
 	m := p.m
 	d := m.d
-	p.wrOpts = make([][]span, len(m.wr))
+	p.wrOpts = make([][]polygraph.Span, len(m.wr))
 	for wi := range m.wr {
 		if wi&1023 == 0 && ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
 		rc := &m.wr[wi]
-		if rc.fixed || d.Status[d.Reads[rc.ri].Txn] != deps.Committed {
+		if rc.Fixed || d.Status[d.Reads[rc.Read].Txn] != deps.Committed {
 			continue
 		}
-		p.wrOpts[wi] = make([]span, len(rc.cands))
-		for j, w := range rc.cands {
-			es := slices.DeleteFunc(m.readEdges(rc.ri, w), func(e deps.Edge) bool { return !noGuard(e) })
+		p.wrOpts[wi] = make([]polygraph.Span, len(rc.Cands))
+		for j, w := range rc.Cands {
+			es := slices.DeleteFunc(m.readEdges(rc.Read, w), func(e deps.Edge) bool { return !noGuard(e) })
 			p.wrOpts[wi][j] = p.queries(es)
 		}
 	}
@@ -678,9 +688,9 @@ func (p *pruner) askWR(ctx context.Context) error {
 }
 
 // queries adds the reachability queries of one option's edges and returns their span.
-func (p *pruner) queries(es []deps.Edge) span {
+func (p *pruner) queries(es []deps.Edge) polygraph.Span {
 	m := p.m
-	s := span{q0: int32(len(p.qs))}
+	s := polygraph.Span{Q0: int32(len(p.Qs))}
 	deps0 := p.depsBuf[:0]
 	for _, e := range es {
 		if e.From != e.To && m.edgeKind(e) == kDep {
@@ -694,139 +704,68 @@ func (p *pruner) queries(es []deps.Edge) span {
 		}
 		x, y := m.split(e)
 		p.ask(&s, x, y)
-		// An rw edge of the option after a dep edge of the same option.
 		if m.edgeKind(e) == kRW {
-			for _, f := range deps0 {
-				if f.To == e.From {
-					p.ask(&s, f.From, e.To)
-				}
-			}
+			p.askComposed(&s, e, deps0)
 		}
 	}
-	s.q1 = int32(len(p.qs))
+	s.Q1 = int32(len(p.Qs))
 	return s
 }
 
-// ask records the question whether y reaches x (then x→y closes a cycle).
-func (p *pruner) ask(s *span, x, y int32) {
-	switch {
-	case x == y:
-		s.loop = true
-	case p.pos[y] < p.pos[x]: // only then can y reach x (a topological order)
-		p.qs = append(p.qs, graph.Query{From: y, To: x})
+// askComposed asks about the induced edges rw edge e of an option makes after each dep edge
+// of the same option (deps0) that enters e's reader.
+func (p *pruner) askComposed(s *polygraph.Span, e deps.Edge, deps0 []deps.Edge) {
+	for _, f := range deps0 {
+		if f.To == e.From {
+			p.ask(s, f.From, e.To)
+		}
 	}
 }
 
-// cyclic reports whether the option of span s closes a cycle.
-func (p *pruner) cyclic(s span) bool {
-	if s.loop {
-		return true
+// ask records the question whether y reaches x (then x→y closes a cycle).
+func (p *pruner) ask(s *polygraph.Span, x, y int32) {
+	switch {
+	case x == y:
+		s.Loop = true
+	case p.pos[y] < p.pos[x]: // only then can y reach x (a topological order)
+		p.Qs = append(p.Qs, graph.Query{From: y, To: x})
 	}
-	for i := s.q0; i < s.q1; i++ {
-		if p.ans[i] {
-			return true
-		}
-	}
-	return false
 }
 
 // decideWW fixes every write-write choice with one cyclic order to the other; both
 // orders cyclic is a violation.
-func (p *pruner) decideWW(ctx context.Context) (*violation, bool, error) {
+func (p *pruner) decideWW() (*polygraph.Violation, bool, error) {
 	m := p.m
-	changed := false
-	for ci := range m.ww {
-		if ci&1023 == 0 && ctx.Err() != nil {
-			return nil, false, context.Cause(ctx)
-		}
-		c := &m.ww[ci]
-		if !m.openWW(c) {
-			continue
-		}
-		l, r := p.cyclic(p.wwOpts[ci][0]), p.cyclic(p.wwOpts[ci][1])
-		switch {
-		case l && r:
-			return m.wwViolation(ci), false, nil
-		case l:
-			m.fixWW(ci, c.b, c.a)
-			changed = true
-		case r:
-			m.fixWW(ci, c.a, c.b)
-			changed = true
-		}
+	bad, changed, err := p.DecideWW(p.ctx, m.ww, p.wwOpts, m.openWW, m.fixWW)
+	if bad >= 0 {
+		return polygraph.WWViolation(m.ww, bad, m.wwEdges, m.cycleWith), false, nil
 	}
-	return nil, changed, nil
-}
-
-// wwViolation is write-write choice ci with both orders closing a cycle.
-func (m *model) wwViolation(ci int) *violation {
-	c := &m.ww[ci]
-	v := &violation{}
-	for _, ab := range [2][2]int32{{c.a, c.b}, {c.b, c.a}} {
-		v.cycles = append(v.cycles, m.cycleWith(m.wwEdges(c, ab[0], ab[1], nil)))
-		v.options = append(v.options, option{ww: int32(ci), first: ab[0], wr: -1})
-	}
-	return v
+	return nil, changed, err
 }
 
 // decideWR drops the cyclic candidates of every queried read choice and fixes a
 // choice left with one committed writer; no candidate left is a violation.
-func (p *pruner) decideWR(ctx context.Context) (*violation, bool, error) {
+func (p *pruner) decideWR() (*polygraph.Violation, bool, error) {
 	m := p.m
-	changed := false
-	for wi := range m.wr {
-		if wi&1023 == 0 && ctx.Err() != nil {
-			return nil, false, context.Cause(ctx)
-		}
-		rc := &m.wr[wi]
-		if rc.fixed || p.wrOpts[wi] == nil {
-			continue
-		}
-		var keep []int32
-		for j, w := range rc.cands {
-			if !p.cyclic(p.wrOpts[wi][j]) {
-				keep = append(keep, w)
-			}
-		}
-		if len(keep) == 0 {
-			return m.wrViolation(wi), false, nil
-		}
-		if len(keep) < len(rc.cands) {
-			m.prunedWR += len(rc.cands) - len(keep)
-			rc.cands = keep
-			changed = true
-		}
-		if len(keep) == 1 && m.committed(keep[0]) {
-			m.fixWR(wi)
-			changed = true
-		}
+	bad, changed, err := p.DecideWR(p.ctx, m.wr, p.wrOpts, m.committed, m.fixWR, &m.prunedWR)
+	if bad >= 0 {
+		return polygraph.WRViolation(m.wr, bad, m.readEdges, m.cycleWith), false, nil
 	}
-	return nil, changed, nil
-}
-
-// wrViolation is read choice wi with every candidate writer closing a cycle.
-func (m *model) wrViolation(wi int) *violation {
-	rc := &m.wr[wi]
-	v := &violation{}
-	for _, w := range rc.cands {
-		v.cycles = append(v.cycles, m.cycleWith(m.readEdges(rc.ri, w)))
-		v.options = append(v.options, option{ww: -1, wr: int32(wi), writer: w})
-	}
-	return v
+	return nil, changed, err
 }
 
 // fixWW orients choice ci as a before b.
 func (m *model) fixWW(ci int, a, b int32) {
 	c := &m.ww[ci]
-	c.fixed = 1
-	if a != c.a {
-		c.fixed = 2
+	c.Fixed = 1
+	if a != c.A {
+		c.Fixed = 2
 	}
 	m.prunedWW++
 	for _, e := range m.wwEdges(c, a, b, nil) {
 		m.addKnown(e, true)
 	}
-	for _, k := range c.keys {
+	for _, k := range c.Keys {
 		m.succ[wk{a, k}] = append(m.succ[wk{a, k}], b)
 	}
 }
@@ -834,10 +773,10 @@ func (m *model) fixWW(ci int, a, b int32) {
 // fixWR resolves read choice wi to its only candidate.
 func (m *model) fixWR(wi int) {
 	rc := &m.wr[wi]
-	rc.fixed = true
-	r := &m.d.Reads[rc.ri]
-	w := rc.cands[0]
-	for _, e := range m.readEdges(rc.ri, w) {
+	rc.Fixed = true
+	r := &m.d.Reads[rc.Read]
+	w := rc.Cands[0]
+	for _, e := range m.readEdges(rc.Read, w) {
 		if noGuard(e) {
 			m.addKnown(e, true)
 		} else {
@@ -850,16 +789,4 @@ func (m *model) fixWR(wi int) {
 }
 
 // remaining counts the undecided choices.
-func (m *model) remaining() (ww, wr int) {
-	for i := range m.ww {
-		if m.ww[i].fixed == 0 {
-			ww++
-		}
-	}
-	for i := range m.wr {
-		if !m.wr[i].fixed {
-			wr++
-		}
-	}
-	return ww, wr
-}
+func (m *model) remaining() (ww, wr int) { return polygraph.Undecided(m.ww, m.wr) }

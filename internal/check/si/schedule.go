@@ -32,35 +32,49 @@ import (
 // pairs with session clocks to a fixpoint (clockPrune) and returns the clocks, whose
 // decisions addPairs then takes as known, when no guess works.
 func (m *model) schedule(ctx context.Context, h *history.History, exact bool) (bool, *clocks, error) {
-	d := m.d
 	if !m.certain() {
 		return false, nil, nil
 	}
-	if h.HasTime() {
-		if orders, ok := m.greedyOrders(m.timePrio(h)); ok && m.witnesses(orders) {
-			return true, nil, nil
-		}
+	if h.HasTime() && m.scheduled(m.timePrio(h)) {
+		return true, nil, nil
 	}
 	if err := ctx.Err(); err != nil {
 		return false, nil, err
 	}
 	if exact {
-		ck, err := m.clockPrune(ctx, h)
-		if err != nil || ck == nil {
-			return false, nil, err
-		}
-		if orders, ok := ck.orders(); ok && m.witnesses(orders) {
-			return true, nil, nil
-		}
-		return false, ck, nil
+		return m.scheduleExact(ctx, h)
 	}
+	return m.scheduleHinted(ctx, h)
+}
+
+// scheduled reports whether the greedy schedule by priority prio builds version orders
+// that witness the history.
+func (m *model) scheduled(prio []int32) bool {
+	orders, ok := m.greedyOrders(prio)
+	return ok && m.witnesses(orders)
+}
+
+// scheduleExact is schedule at a level with session order: the clocks' pruning to a
+// fixpoint, and their orders tried; the clocks are returned when those do not witness.
+func (m *model) scheduleExact(ctx context.Context, h *history.History) (bool, *clocks, error) {
+	ck, err := m.clockPrune(ctx, h)
+	if err != nil || ck == nil {
+		return false, nil, err
+	}
+	if orders, ok := ck.orders(); ok && m.witnesses(orders) {
+		return true, nil, nil
+	}
+	return false, ck, nil
+}
+
+// scheduleHinted is schedule at a level without session order, where session order is only
+// a hint: the clocks' guesses, then a schedule by a topological order with session order.
+func (m *model) scheduleHinted(ctx context.Context, h *history.History) (bool, *clocks, error) {
 	if ok, err := m.clockOrders(ctx, h); ok || err != nil {
 		return ok, nil, err
 	}
-	if prio := m.topoPrio(sessionHint(h, d)); prio != nil {
-		if orders, ok := m.greedyOrders(prio); ok && m.witnesses(orders) {
-			return true, nil, nil
-		}
+	if prio := m.topoPrio(sessionHint(h, m.d)); prio != nil && m.scheduled(prio) {
+		return true, nil, nil
 	}
 	return false, nil, ctx.Err()
 }
@@ -106,6 +120,27 @@ func (m *model) newClocks(h *history.History) *clocks {
 	}
 	c := &clocks{m: m, g: m.known()}
 	nn := c.g.N()
+	c.S = c.sessions(h)
+	if c.S == 0 || c.S > clockMaxSessions || nn*c.S > clockMaxEntries {
+		return nil
+	}
+	c.dec = make([][]uint64, len(d.Writers))
+	c.first = make([][]uint64, len(d.Writers))
+	c.inG = make([][]uint64, len(d.Writers))
+	c.touched = make([]bool, len(d.Writers))
+	for k, ws := range d.Writers {
+		w := (len(ws)*len(ws) + 63) / 64
+		c.dec[k], c.first[k], c.inG[k] = make([]uint64, w), make([]uint64, w), make([]uint64, w)
+	}
+	return c
+}
+
+// sessions numbers the sessions of the counted transactions and their events (a reader's
+// t* and every t), joins consecutive transactions of a session in g, and returns the
+// number of sessions.
+func (c *clocks) sessions(h *history.History) int {
+	m, d := c.m, c.m.d
+	nn := c.g.N()
 	c.sess, c.ev = make([]int32, nn), make([]int32, nn)
 	for i := range c.sess {
 		c.sess[i] = -1
@@ -132,19 +167,7 @@ func (m *model) newClocks(h *history.History) *clocks {
 		}
 		last[s] = t
 	}
-	c.S = len(sid)
-	if c.S == 0 || c.S > clockMaxSessions || nn*c.S > clockMaxEntries {
-		return nil
-	}
-	c.dec = make([][]uint64, len(d.Writers))
-	c.first = make([][]uint64, len(d.Writers))
-	c.inG = make([][]uint64, len(d.Writers))
-	c.touched = make([]bool, len(d.Writers))
-	for k, ws := range d.Writers {
-		w := (len(ws)*len(ws) + 63) / 64
-		c.dec[k], c.first[k], c.inG[k] = make([]uint64, w), make([]uint64, w), make([]uint64, w)
-	}
-	return c
+	return len(sid)
 }
 
 // sweep computes the clocks; false if g is cyclic.
@@ -203,32 +226,41 @@ func (c *clocks) pass() (added int, contradiction bool) {
 	var rd [][]int32
 	for k, ws := range c.m.d.Writers {
 		key := history.Key(k)
-		n := len(ws)
 		rd = rd[:0]
 		for _, w := range ws {
 			rd = append(rd, c.m.certReaders[wk{w, key}])
 		}
-		for i := range n {
-			for j := i + 1; j < n; j++ {
-				bit := i*n + j
-				if c.dec[k][bit/64]&(1<<(bit%64)) != 0 {
-					continue
-				}
-				a, b := ws[i], ws[j]
-				ab, ba := c.impossible(a, b, rd[i]), c.impossible(b, a, rd[j])
-				switch {
-				case ab && ba:
-					return added, true
-				case ab:
-				case ba:
-					c.first[k][bit/64] |= 1 << (bit % 64)
-				default:
-					continue
-				}
-				c.dec[k][bit/64] |= 1 << (bit % 64)
-				c.touched[k] = true
-				added++
+		n, bad := c.passKey(k, ws, rd)
+		if added += n; bad {
+			return added, true
+		}
+	}
+	return added, false
+}
+
+// passKey is pass on the writers ws of key k, with rd the readers of each one's version.
+func (c *clocks) passKey(k int, ws []int32, rd [][]int32) (added int, contradiction bool) {
+	n := len(ws)
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			bit := i*n + j
+			if c.dec[k][bit/64]&(1<<(bit%64)) != 0 {
+				continue
 			}
+			a, b := ws[i], ws[j]
+			ab, ba := c.impossible(a, b, rd[i]), c.impossible(b, a, rd[j])
+			switch {
+			case ab && ba:
+				return added, true
+			case ab:
+			case ba:
+				c.first[k][bit/64] |= 1 << (bit % 64)
+			default:
+				continue
+			}
+			c.dec[k][bit/64] |= 1 << (bit % 64)
+			c.touched[k] = true
+			added++
 		}
 	}
 	return added, false
@@ -256,14 +288,20 @@ func (c *clocks) covering(k history.Key, use func(i, j int) bool) [][2]int {
 		}
 	}
 	if n <= 64 {
-		var succ, pred [64]uint64
-		for _, p := range out {
-			succ[p[0]] |= 1 << p[1]
-			pred[p[1]] |= 1 << p[0]
-		}
-		out = slices.DeleteFunc(out, func(p [2]int) bool { return succ[p[0]]&pred[p[1]] != 0 })
+		out = coveringPairs(out)
 	}
 	return out
+}
+
+// coveringPairs drops from the ordered pairs of at most 64 writers those with a writer
+// ordered between them by two of the pairs.
+func coveringPairs(pairs [][2]int) [][2]int {
+	var succ, pred [64]uint64
+	for _, p := range pairs {
+		succ[p[0]] |= 1 << p[1]
+		pred[p[1]] |= 1 << p[0]
+	}
+	return slices.DeleteFunc(pairs, func(p [2]int) bool { return succ[p[0]]&pred[p[1]] != 0 })
 }
 
 // joinTouched adds to g the edges of the covering decided pairs of every touched key
@@ -300,52 +338,67 @@ func (c *clocks) orders() ([][]int32, bool) {
 	m := c.m
 	out := make([][]int32, len(m.d.Writers))
 	for k, ws := range m.d.Writers {
-		n := len(ws)
-		after := make([][]int32, n)
-		indeg := make([]int32, n)
-		for i := range n {
-			for j := i + 1; j < n; j++ {
-				bit := i*n + j
-				if c.dec[k][bit/64]&(1<<(bit%64)) == 0 {
-					continue
-				}
-				x, y := i, j
-				if c.first[k][bit/64]&(1<<(bit%64)) == 0 {
-					x, y = j, i
-				}
-				after[x] = append(after[x], int32(y))
-				indeg[y]++
-			}
-		}
-		var ready []int32
-		for i := range n {
-			if indeg[i] == 0 {
-				ready = append(ready, int32(i))
-			}
-		}
-		o := make([]int32, 0, n)
-		for len(ready) > 0 {
-			bi := 0
-			for i, x := range ready {
-				if c.pos[m.port(ws[x])] < c.pos[m.port(ws[ready[bi]])] {
-					bi = i
-				}
-			}
-			x := ready[bi]
-			ready = slices.Delete(ready, bi, bi+1)
-			o = append(o, ws[x])
-			for _, y := range after[x] {
-				if indeg[y]--; indeg[y] == 0 {
-					ready = append(ready, y)
-				}
-			}
-		}
-		if len(o) != n {
+		o := c.keyOrder(k, ws)
+		if len(o) != len(ws) {
 			return nil, false
 		}
 		out[k] = o
 	}
 	return out, true
+}
+
+// keyOrder orders the writers ws of key k by the decided pairs, ties by topological
+// position; shorter than ws if the decided pairs are cyclic.
+func (c *clocks) keyOrder(k int, ws []int32) []int32 {
+	m := c.m
+	n := len(ws)
+	after, indeg := c.decidedAfter(k, n)
+	var ready []int32
+	for i := range n {
+		if indeg[i] == 0 {
+			ready = append(ready, int32(i))
+		}
+	}
+	o := make([]int32, 0, n)
+	for len(ready) > 0 {
+		bi := 0
+		for i, x := range ready {
+			if c.pos[m.port(ws[x])] < c.pos[m.port(ws[ready[bi]])] {
+				bi = i
+			}
+		}
+		x := ready[bi]
+		ready = slices.Delete(ready, bi, bi+1)
+		o = append(o, ws[x])
+		for _, y := range after[x] {
+			if indeg[y]--; indeg[y] == 0 {
+				ready = append(ready, y)
+			}
+		}
+	}
+	return o
+}
+
+// decidedAfter returns the decided pairs of key k's n writers as a graph of writer indexes:
+// the writers each one goes before, and the in-degrees.
+func (c *clocks) decidedAfter(k, n int) (after [][]int32, indeg []int32) {
+	after = make([][]int32, n)
+	indeg = make([]int32, n)
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			bit := i*n + j
+			if c.dec[k][bit/64]&(1<<(bit%64)) == 0 {
+				continue
+			}
+			x, y := i, j
+			if c.first[k][bit/64]&(1<<(bit%64)) == 0 {
+				x, y = j, i
+			}
+			after[x] = append(after[x], int32(y))
+			indeg[y]++
+		}
+	}
+	return after, indeg
 }
 
 // clockOrders guesses version orders with the clocks (session order is a hint at plain
@@ -421,15 +474,16 @@ func (c *clocks) decided(k history.Key, i, j int) (ok, iFirst bool) {
 // nothing is of unknown outcome: then the version orders are the only choices, and
 // certReaders lists every reader of every version.
 func (m *model) certain() bool {
-	d := m.d
-	if len(m.wr) > 0 || len(m.guarded) > 0 {
+	if len(m.wr) > 0 || len(m.guarded) > 0 || slices.Contains(m.d.Status, deps.Maybe) {
 		return false
 	}
-	for t := range d.N {
-		if d.Status[t] == deps.Maybe {
-			return false
-		}
-	}
+	return m.readsCertain()
+}
+
+// readsCertain reports whether every read of a counted transaction has exactly one possible
+// writer, committed.
+func (m *model) readsCertain() bool {
+	d := m.d
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
 		if d.Status[r.Txn] != deps.Excluded && (len(r.Cands) != 1 || !m.committed(r.Cands[0])) {
@@ -485,26 +539,7 @@ func (m *model) chainGraph(orders [][]int32) *graph.Digraph {
 // returns the version orders it builds; ok is false if the schedule deadlocks.
 func (m *model) greedyOrders(prio []int32) (orders [][]int32, ok bool) {
 	d := m.d
-	g := m.known()
-	n := int32(g.N())
-	gs := &greedy{m: m, g: g, indeg: make([]int32, n), placed: make([]bool, n)}
-	for u := range n {
-		for _, v := range g.Out(u) {
-			gs.indeg[v]++
-		}
-	}
-	gs.cur = make([]int32, len(d.Writers)) // the last writer scheduled per key
-	for i := range gs.cur {
-		gs.cur[i] = -1
-	}
-	gs.orders = make([][]int32, len(d.Writers))
-	gs.waiters = make(map[int32][]int32)
-	gs.q = &prioHeap{prio: prio}
-	for u := range n {
-		if gs.indeg[u] == 0 {
-			gs.q.push(u)
-		}
-	}
+	gs := m.newGreedy(prio)
 	count := int32(0)
 	for gs.q.len() > 0 {
 		x := gs.q.pop()
@@ -521,7 +556,33 @@ func (m *model) greedyOrders(prio []int32) (orders [][]int32, ok bool) {
 		gs.place(x)
 		count++
 	}
-	return gs.orders, count == n
+	return gs.orders, count == int32(gs.g.N())
+}
+
+// newGreedy returns the schedule's start: the known split graph's nodes without
+// predecessors queued by priority prio, no writer installed.
+func (m *model) newGreedy(prio []int32) *greedy {
+	g := m.known()
+	n := int32(g.N())
+	gs := &greedy{m: m, g: g, indeg: make([]int32, n), placed: make([]bool, n)}
+	for u := range n {
+		for _, v := range g.Out(u) {
+			gs.indeg[v]++
+		}
+	}
+	gs.cur = make([]int32, len(m.d.Writers)) // the last writer scheduled per key
+	for i := range gs.cur {
+		gs.cur[i] = -1
+	}
+	gs.orders = make([][]int32, len(m.d.Writers))
+	gs.waiters = make(map[int32][]int32)
+	gs.q = &prioHeap{prio: prio}
+	for u := range n {
+		if gs.indeg[u] == 0 {
+			gs.q.push(u)
+		}
+	}
+	return gs
 }
 
 // greedy is the state of greedyOrders' schedule.

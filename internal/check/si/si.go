@@ -40,6 +40,34 @@
 //	    anti-dependency), the shortest names the anomaly (classify.go), and every combination
 //	    is a RuledOut sentence: together they form a complete adjoining cycle set (App. E).
 //
+// # What is internal/polygraph's
+//
+// The stages that do not depend on the graph are serializability's, from internal/polygraph:
+// the choices themselves (polygraph.WW, never blocks here, and polygraph.WR) with their
+// options, alternatives and violations; pruning's fixpoint, its decisions from the answers
+// and the violations they prove (polygraph.Fixpoint, Answers.DecideWW and DecideWR,
+// WWViolation and WRViolation); the read choices' clauses, the folding of a conjunction to
+// at most two literals and the theory over the reduced known graph (ReadCandidate, ReadOne,
+// Ands.Fold, Attach); the minimal core (MinimalCore); the combinations of a core's options
+// (Enumerate, Selection) and the breadth-first search of a witness's cycle
+// (ShortestPathWith).
+//
+// What stays here is what the composite edges of the induced graph change. An rw edge is
+// an edge only after a dep edge, so every question is asked on the split graph, whose
+// edges polygraph's known graph (one node per transaction, version nodes relaying every
+// reader of a version to the writers after it) cannot express: a raw edge keeps its kind
+// (dep, rw, tail) to find its split-graph ends, so the model (model.go) keeps known edges
+// by kind rather than as a polygraph.Polygraph. An option's queries differ too: besides one
+// per edge, an rw edge of an option after a dep edge of the same option composes into an
+// induced edge the known graph does not hold, and an option can close an induced
+// self-loop by itself (T -so-> R -rw-> T), which no query asks (polygraph.Span.Loop). The
+// justified edges are split-graph edges, deduplicated, and a write-write choice's derived
+// anti-dependencies, justified by the conjunction of its order and a read choice, leave
+// the reader's starred node. A witness's cycle is found on the split graph and expanded
+// back into raw edges, the shortest counted in raw edges; the clocks of a schedule
+// (schedule.go), the pair reductions (sinks, free writers) and the naming of cycles
+// (classify.go) are SI's alone.
+//
 // # Local names
 //
 //	m *model   d *deps.Deps   c WW choice   rc WR choice   ri read index   en *encoding
@@ -440,11 +468,7 @@ func (c *run) prune(m *model, ck *clocks, w *witness) (open bool, err error) {
 	st.KnownEdges = len(m.why) + m.clockEdges
 	c.phase("prune")
 	if v != nil {
-		var alts []alternative
-		for i := range v.cycles {
-			alts = append(alts, alternative{options: []option{v.options[i]}, cycle: v.cycles[i]})
-		}
-		c.fail(w.anomaly(alts))
+		c.fail(w.anomaly(v.Alternatives()))
 		return false, nil
 	}
 	if nww+nwr == 0 {
@@ -464,9 +488,7 @@ func (c *run) solve(m *model) (unsat bool, err error) {
 	}
 	c.phase("encode")
 	status, err := en.s.Solve(c.ctx)
-	ss := en.s.Stats()
-	st.SATVars, st.SATClauses = ss.Vars, ss.Clauses
-	st.Conflicts, st.Decisions, st.Propagations = ss.Conflicts, ss.Decisions, ss.Propagations
+	polygraph.AddSolverStats(st, en.s.Stats())
 	c.phase("solve")
 	if err != nil {
 		return false, err
@@ -503,137 +525,51 @@ func (c *run) explainCore(m *model, w *witness) error {
 	return nil
 }
 
-// maxAlternatives caps the combinations explain enumerates.
-const maxAlternatives = 64
-
 // explain enumerates the combinations of options of the choices in core and, for each,
-// the shortest induced cycle it closes with the known edges.
-func (m *model) explain(core []int) []alternative {
-	var alts []alternative
-	choice := make([]int, len(core))
-	nopt := func(i int) int {
-		if core[i] < len(m.ww) {
-			return 2
-		}
-		return len(m.wr[core[i]-len(m.ww)].cands)
-	}
-	for len(alts) < maxAlternatives {
-		alts = append(alts, m.alternative(core, choice))
-		i := 0
-		for ; i < len(core); i++ {
-			choice[i]++
-			if choice[i] < nopt(i) {
-				break
-			}
-			choice[i] = 0
-		}
-		if i == len(core) {
-			break
-		}
-	}
-	return alts
+// the shortest induced cycle it closes with the known edges (see [polygraph.Enumerate]).
+func (m *model) explain(core []int) []polygraph.Alternative {
+	return polygraph.Enumerate(m.d, m.ww, m.wr, core, m.selectionCycle)
 }
 
-// alternative is the combination choice of the options of the choices in core: the
-// options, the shortest induced cycle their edges close with the known ones, and whether
-// their write orders contradict themselves.
-func (m *model) alternative(core []int, choice []int) alternative {
-	sel := m.selection(core, choice)
+// selectionCycle is the shortest induced cycle the edges of a selection close with the
+// known ones: the chosen write orders' and reads' raw edges, and the guarded edges of the
+// transactions that take part.
+func (m *model) selectionCycle(sel *polygraph.Selection) []deps.Edge {
 	var extra []deps.Edge
-	for _, s := range sel.wws {
-		if sel.live(s.a) && sel.live(s.b) {
-			extra = m.wwEdges(s.c, s.a, s.b, extra)
+	for _, s := range sel.WW {
+		if sel.LivePair(s) {
+			extra = m.wwEdges(s.C, s.A, s.B, extra)
 		}
 	}
-	for _, s := range sel.wrs {
-		extra = sel.readEdges(s, extra)
+	for _, s := range sel.WR {
+		extra = m.selectedRead(sel, s, extra)
 	}
 	for _, e := range m.guarded {
-		if sel.liveEdge(e) {
+		if sel.LiveEdge(e) {
 			extra = append(extra, e)
 		}
 	}
-	alt := alternative{options: sel.options, cycle: m.shortestCycle(extra)}
-	pairs := make([][2]int32, len(sel.wws))
-	for i, w := range sel.wws {
-		pairs[i] = [2]int32{w.a, w.b}
-	}
-	alt.selfContradictory = polygraph.CyclicOrder(pairs)
-	return alt
+	return m.shortestCycle(extra)
 }
 
-// selection is one option of each choice of a core: write-write choices ordered a before
-// b, read choices reading from w; transactions of unknown outcome a chosen read
-// involves are taken as committed.
-type selection struct {
-	m         *model
-	options   []option
-	wws       []wwSel
-	wrs       []wrSel
-	committed map[int32]bool
-}
-
-type wwSel struct {
-	c    *wwc
-	a, b int32
-}
-
-type wrSel struct{ ri, w int32 }
-
-// selection is option choice[i] of every choice core[i].
-func (m *model) selection(core []int, choice []int) *selection {
-	sel := &selection{m: m, committed: make(map[int32]bool)}
-	for i, ci := range core {
-		if ci < len(m.ww) {
-			c := &m.ww[ci]
-			a, b := c.a, c.b
-			if choice[i] == 1 {
-				a, b = b, a
-			}
-			sel.options = append(sel.options, option{ww: int32(ci), first: a, wr: -1})
-			sel.wws = append(sel.wws, wwSel{c, a, b})
-			continue
-		}
-		wi := ci - len(m.ww)
-		rc := &m.wr[wi]
-		w := rc.cands[choice[i]]
-		sel.options = append(sel.options, option{ww: -1, wr: int32(wi), writer: w})
-		sel.wrs = append(sel.wrs, wrSel{rc.ri, w})
-		sel.committed[w] = true
-		sel.committed[m.d.Reads[rc.ri].Txn] = true
-	}
-	return sel
-}
-
-// live reports whether node t takes effect in the selection.
-func (sel *selection) live(t int32) bool {
-	d := sel.m.d
-	return t < 0 || t >= int32(d.N) || d.Status[t] == deps.Committed || sel.committed[t]
-}
-
-// liveEdge reports whether every guard of e takes effect in the selection.
-func (sel *selection) liveEdge(e deps.Edge) bool {
-	return sel.live(e.Guards[0]) && sel.live(e.Guards[1]) && sel.live(e.Guards[2])
-}
-
-// readEdges appends the edges of read s: its own, and an rw edge from its reader to the
-// writer a selected write-write order puts after the writer it reads.
-func (sel *selection) readEdges(s wrSel, extra []deps.Edge) []deps.Edge {
-	m, d := sel.m, sel.m.d
-	for _, e := range m.readEdges(s.ri, s.w) {
-		if sel.liveEdge(e) {
+// selectedRead appends the edges of chosen read s: its own, and an rw edge from its reader
+// to the writer a chosen write-write order puts after the writer it reads.
+func (m *model) selectedRead(sel *polygraph.Selection, s polygraph.ReadFrom, extra []deps.Edge) []deps.Edge {
+	d := m.d
+	for _, e := range m.readEdges(s.Read, s.W) {
+		if sel.LiveEdge(e) {
 			extra = append(extra, e)
 		}
 	}
-	r := &d.Reads[s.ri]
-	for _, x := range sel.wws {
-		if !sel.live(x.a) || !sel.live(x.b) || x.a != s.w || x.b == r.Txn {
+	r := &d.Reads[s.Read]
+	for _, x := range sel.WW {
+		if !sel.LivePair(x) || x.A != s.W || x.B == r.Txn {
 			continue
 		}
-		for _, k := range x.c.keys {
+		for _, k := range x.C.Keys {
 			if k == r.Key {
-				wb, _ := d.WriteOf(x.b, k)
-				extra = append(extra, deps.Edge{From: r.Txn, To: x.b, Rel: report.RW, Key: k, Value: r.Value, Value2: wb.Value, Via: s.w, Guards: [3]int32{-1, -1, -1}})
+				wb, _ := d.WriteOf(x.B, k)
+				extra = append(extra, deps.Edge{From: r.Txn, To: x.B, Rel: report.RW, Key: k, Value: r.Value, Value2: wb.Value, Via: s.W, Guards: [3]int32{-1, -1, -1}})
 			}
 		}
 	}

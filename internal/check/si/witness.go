@@ -8,6 +8,7 @@ import (
 	"isovet/history"
 	"isovet/internal/anomaly"
 	"isovet/internal/deps"
+	"isovet/internal/polygraph"
 	"isovet/internal/report"
 )
 
@@ -15,9 +16,29 @@ import (
 // edges extra) through one of extra's edges, as raw edges in order; nil if there is none.
 func (m *model) shortestCycle(extra []deps.Edge) []deps.Edge {
 	g := m.known()
-	xwhy := make(map[ekey]deps.Edge)
-	adj := make(map[int32][]int32)
-	var xs [][2]int32
+	xwhy, adj, xs := m.splitExtra(extra)
+	var best []int32
+	for _, e := range xs {
+		path := polygraph.ShortestPathWith(g, adj, e[1], e[0]) // e[1] … e[0]
+		if path == nil {
+			continue
+		}
+		cyc := append([]int32{e[0]}, path[:len(path)-1]...)
+		if best == nil || m.rawLen(cyc) < m.rawLen(best) {
+			best = cyc
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return m.expand(best, xwhy)
+}
+
+// splitExtra returns the raw edges extra (each once, self-loops left out) by key, as
+// split-graph adjacency, and as split-graph edges in order.
+func (m *model) splitExtra(extra []deps.Edge) (xwhy map[ekey]deps.Edge, adj map[int32][]int32, xs [][2]int32) {
+	xwhy = make(map[ekey]deps.Edge)
+	adj = make(map[int32][]int32)
 	for _, e := range extra {
 		if e.From == e.To {
 			continue
@@ -31,51 +52,7 @@ func (m *model) shortestCycle(extra []deps.Edge) []deps.Edge {
 		adj[x] = append(adj[x], y)
 		xs = append(xs, [2]int32{x, y})
 	}
-	var best []int32
-	for _, e := range xs {
-		// Breadth-first from e's head back to its tail.
-		prev := map[int32]int32{e[1]: -1}
-		q := []int32{e[1]}
-		found := e[1] == e[0]
-		for len(q) > 0 && !found {
-			u := q[0]
-			q = q[1:]
-			visit := func(v int32) {
-				if _, ok := prev[v]; ok || found {
-					return
-				}
-				prev[v] = u
-				if v == e[0] {
-					found = true
-					return
-				}
-				q = append(q, v)
-			}
-			for _, v := range g.Out(u) {
-				visit(v)
-			}
-			for _, v := range adj[u] {
-				visit(v)
-			}
-		}
-		if !found {
-			continue
-		}
-		var path []int32 // e[0] back to e[1]
-		for w := e[0]; w != e[1]; w = prev[w] {
-			path = append(path, w)
-		}
-		path = append(path, e[1])
-		slices.Reverse(path) // e[1] … e[0]
-		cyc := append([]int32{e[0]}, path[:len(path)-1]...)
-		if best == nil || m.rawLen(cyc) < m.rawLen(best) {
-			best = cyc
-		}
-	}
-	if best == nil {
-		return nil
-	}
-	return m.expand(best, xwhy)
+	return xwhy, adj, xs
 }
 
 // rawLen is the number of raw edges on a split-graph node cycle.
@@ -135,35 +112,43 @@ func (w *witness) steps(cyc []deps.Edge) []report.Step {
 	var out []report.Step
 	for i := 0; i < len(cyc); {
 		e := cyc[i]
-		j := i
-		for j < len(cyc)-1 && !w.isTxn(cyc[j].To) {
-			j++
-		}
-		last := cyc[j]
-		st := report.Step{From: history.TxnID(e.From), To: history.TxnID(last.To), Rel: e.Rel, Key: e.Key, Value: e.Value, Value2: e.Value2}
-		if j > i {
-			switch d.Nodes[e.To].Kind {
-			case deps.NodeTime:
-				st.Rel, st.Key = report.RT, -1
-			case deps.NodeInitVersion:
-				st.Rel, st.Key, st.Value, st.Value2 = report.RW, e.Key, e.Value, last.Value2
-			}
-		}
-		if st.Rel == report.SO || st.Rel == report.RT {
-			st.Key = -1
-		}
+		st, j := w.run(cyc, i)
+		i = j + 1
 		forced := w.m.forced[ekey{e.From, e.To, w.m.edgeKind(e)}]
 		if ls, ok := d.AppendStep(st, e.Via, forced); ok {
 			// A list order, not a read: a write dependency (see deps.AppendStep).
 			out = append(out, ls)
-			i = j + 1
 			continue
 		}
 		st.Why = w.why(st, e, forced)
 		out = append(out, st)
-		i = j + 1
 	}
 	return out
+}
+
+// run returns the step that the edges of cyc from i to j make, j the first at or after i
+// that enters a transaction (or the last): through time nodes an rt step, through ρ(k) an
+// rw step; it has no key between sessions or in real time. Its Why is left to fill.
+func (w *witness) run(cyc []deps.Edge, i int) (report.Step, int) {
+	e := cyc[i]
+	j := i
+	for j < len(cyc)-1 && !w.isTxn(cyc[j].To) {
+		j++
+	}
+	last := cyc[j]
+	st := report.Step{From: history.TxnID(e.From), To: history.TxnID(last.To), Rel: e.Rel, Key: e.Key, Value: e.Value, Value2: e.Value2}
+	if j > i {
+		switch w.m.d.Nodes[e.To].Kind {
+		case deps.NodeTime:
+			st.Rel, st.Key = report.RT, -1
+		case deps.NodeInitVersion:
+			st.Rel, st.Key, st.Value, st.Value2 = report.RW, e.Key, e.Value, last.Value2
+		}
+	}
+	if st.Rel == report.SO || st.Rel == report.RT {
+		st.Key = -1
+	}
+	return st, j
 }
 
 func (w *witness) name(t history.TxnID) string { return w.h.Name(t) }
@@ -180,15 +165,9 @@ func (w *witness) why(s report.Step, e deps.Edge, forced bool) string {
 	case report.WR:
 		out = fmt.Sprintf("%s read %s, which %s wrote", b, w.kv(s.Key, s.Value), a)
 	case report.WW:
-		out = fmt.Sprintf("%s overwrote %s's %s with %s", b, a, w.kv(s.Key, s.Value), w.kv(s.Key, s.Value2))
-		if !forced {
-			out += w.m.d.OrderWhy(int32(s.From), int32(s.To), s.Key)
-		}
+		out = w.whyWW(s, a, b, forced)
 	case report.RW:
-		out = fmt.Sprintf("%s, which %s overwrote with %s", w.m.d.ReadPhrase(int32(s.From), e.Via, s.Key, s.Value), b, w.kv(s.Key, s.Value2))
-		if !forced && e.Via >= 0 && e.Via < int32(w.m.d.N) {
-			out += w.m.d.OrderWhy(e.Via, int32(s.To), s.Key)
-		}
+		out = w.whyRW(s, e, b, forced)
 	case report.SO:
 		out = fmt.Sprintf("%s precedes %s in their session", a, b)
 	case report.RT:
@@ -198,6 +177,26 @@ func (w *witness) why(s report.Step, e deps.Edge, forced bool) string {
 	}
 	if forced {
 		out += deps.RuledOut
+	}
+	return out
+}
+
+// whyWW says why write-write step s (from a to b) holds: b overwrote a's value, and, unless
+// pruning forced the order, what fixes it.
+func (w *witness) whyWW(s report.Step, a, b string, forced bool) string {
+	out := fmt.Sprintf("%s overwrote %s's %s with %s", b, a, w.kv(s.Key, s.Value), w.kv(s.Key, s.Value2))
+	if !forced {
+		out += w.m.d.OrderWhy(int32(s.From), int32(s.To), s.Key)
+	}
+	return out
+}
+
+// whyRW says why anti-dependency s (raw edge e, to b) holds: its reader read a version b
+// overwrote, and, unless pruning forced the order, what puts b after the version's writer.
+func (w *witness) whyRW(s report.Step, e deps.Edge, b string, forced bool) string {
+	out := fmt.Sprintf("%s, which %s overwrote with %s", w.m.d.ReadPhrase(int32(s.From), e.Via, s.Key, s.Value), b, w.kv(s.Key, s.Value2))
+	if !forced && e.Via >= 0 && e.Via < int32(w.m.d.N) {
+		out += w.m.d.OrderWhy(e.Via, int32(s.To), s.Key)
 	}
 	return out
 }
@@ -216,64 +215,55 @@ func (w *witness) chain(st []report.Step) string {
 }
 
 // option describes one alternative of a choice.
-func (w *witness) option(o option) string {
+func (w *witness) option(o polygraph.Option) string {
 	m := w.m
-	if o.ww >= 0 {
-		c := &m.ww[o.ww]
-		a, b := c.a, c.b
-		if o.first == b {
+	if o.WW >= 0 {
+		c := &m.ww[o.WW]
+		a, b := c.A, c.B
+		if o.First == b {
 			a, b = b, a
 		}
 		var ks []string
-		for _, k := range c.keys {
+		for _, k := range c.Keys {
 			ks = append(ks, fmt.Sprint(w.h.Key(k)))
 		}
 		return fmt.Sprintf("%s's write of %s came before %s's", w.name(history.TxnID(a)), strings.Join(ks, ", "), w.name(history.TxnID(b)))
 	}
-	if o.wr >= 0 {
-		rc := &m.wr[o.wr]
-		r := &m.d.Reads[rc.ri]
+	if o.WR >= 0 {
+		rc := &m.wr[o.WR]
+		r := &m.d.Reads[rc.Read]
 		src := "the initial state"
-		if o.writer != m.d.Init {
-			src = w.name(history.TxnID(o.writer))
+		if o.Writer != m.d.Init {
+			src = w.name(history.TxnID(o.Writer))
 		}
 		return fmt.Sprintf("%s read %s from %s", w.name(history.TxnID(r.Txn)), w.kv(r.Key, r.Value), src)
 	}
 	return "the known dependencies"
 }
 
-// alternative is one combination of options with the cycle it closes.
-type alternative struct {
-	options []option
-	cycle   []deps.Edge
-	// selfContradictory: the chosen write orders alone are cyclic, which no execution
-	// chooses; such an alternative explains nothing.
-	selfContradictory bool
-}
-
 // anomaly builds the report anomaly from the alternatives that were ruled out: the
 // shortest cycle is the anomaly's; every alternative is a RuledOut sentence; the
 // transactions of all of them are the anomaly's.
-func (w *witness) anomaly(alts []alternative) report.Anomaly {
+func (w *witness) anomaly(alts []polygraph.Alternative) report.Anomaly {
 	alts = usefulAlternatives(alts)
 	best := w.bestCycle(alts)
 	if best < 0 {
 		return report.Anomaly{Kind: anomaly.GSingle, Key: -1, Message: "no snapshot-isolated execution explains every read (no cycle was extracted)"}
 	}
-	st := w.steps(alts[best].cycle)
+	st := w.steps(alts[best].Cycle)
 	kind, also := classify(st)
 	a := report.Anomaly{Kind: kind, Also: also, Key: -1, Cycle: st}
 	seen := make(map[history.TxnID]bool)
 	a.Txns = addTxns(a.Txns, seen, st)
 	lead := ""
-	choices := len(alts) > 1 || alts[0].options[0].ww >= 0 || alts[0].options[0].wr >= 0
+	choices := len(alts) > 1 || alts[0].Options[0].WW >= 0 || alts[0].Options[0].WR >= 0
 	if choices {
 		lead = fmt.Sprintf("no snapshot-isolated execution explains what these transactions read: each of the %d alternatives below closes a cycle with no two adjacent anti-dependencies, e.g. ", len(alts))
 	}
 	a.Message = lead + strings.Join(whys(st), "; ") + "; so " + w.chain(st) + ", a cycle snapshot isolation forbids (" + kind.Info().Title + ")"
 	if choices {
 		for _, alt := range alts {
-			cs := w.steps(alt.cycle)
+			cs := w.steps(alt.Cycle)
 			a.Txns = addTxns(a.Txns, seen, cs)
 			a.RuledOut = append(a.RuledOut, w.ruledOut(alt, cs))
 		}
@@ -283,10 +273,10 @@ func (w *witness) anomaly(alts []alternative) report.Anomaly {
 
 // usefulAlternatives keeps alternatives whose write orders contradict themselves only if
 // the enumeration, which is capped, found nothing else.
-func usefulAlternatives(alts []alternative) []alternative {
-	var useful []alternative
+func usefulAlternatives(alts []polygraph.Alternative) []polygraph.Alternative {
+	var useful []polygraph.Alternative
 	for _, a := range alts {
-		if !a.selfContradictory {
+		if !a.SelfContradictory {
 			useful = append(useful, a)
 		}
 	}
@@ -299,18 +289,18 @@ func usefulAlternatives(alts []alternative) []alternative {
 // bestCycle is the index of the alternative whose cycle the anomaly shows, or -1 if none
 // has a cycle. PolySI's Resolve step: edges pruning forced are effects of the violation,
 // not its cause; prefer the cycle with the fewest of them, then the shortest.
-func (w *witness) bestCycle(alts []alternative) int {
+func (w *witness) bestCycle(alts []polygraph.Alternative) int {
 	best := -1
 	for i, a := range alts {
-		if a.cycle == nil {
+		if a.Cycle == nil {
 			continue
 		}
 		if best < 0 {
 			best = i
 			continue
 		}
-		fa, fb := w.forcedEdges(a.cycle), w.forcedEdges(alts[best].cycle)
-		if fa < fb || (fa == fb && len(a.cycle) < len(alts[best].cycle)) {
+		fa, fb := w.forcedEdges(a.Cycle), w.forcedEdges(alts[best].Cycle)
+		if fa < fb || (fa == fb && len(a.Cycle) < len(alts[best].Cycle)) {
 			best = i
 		}
 	}
@@ -349,9 +339,9 @@ func whys(st []report.Step) []string {
 }
 
 // ruledOut is the RuledOut sentence of alternative alt, whose cycle has steps cs.
-func (w *witness) ruledOut(alt alternative, cs []report.Step) string {
+func (w *witness) ruledOut(alt polygraph.Alternative, cs []report.Step) string {
 	var opts []string
-	for _, o := range alt.options {
+	for _, o := range alt.Options {
 		opts = append(opts, w.option(o))
 	}
 	if cs == nil {
