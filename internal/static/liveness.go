@@ -34,52 +34,20 @@ type aliveWriter struct {
 // deletes from tb (so each instance's write of a row's Alive has one value,
 // fixed by its type). ok is false otherwise: the table gets no axioms.
 func (e *Encoding) aliveWriters(tb *Table) (ws []aliveWriter, ok bool) {
-	kinds := map[*Txn]map[bool]bool{}
+	inserter := map[*Txn]bool{} // whether each transaction's Alive writes are inserts
 	for _, t := range e.txns {
 		for _, st := range t.stmts {
-			var w aliveWriter
-			switch st := st.(type) {
-			case *Insert:
-				if st.ctx.table != tb {
-					continue
-				}
-				w = aliveWriter{t: t, x: accesses(st)[0], insert: true}
-				for _, k := range keyFields(tb) {
-					for _, a := range st.Values {
-						if a.Field == k.Name {
-							w.keys = append(w.keys, a.Expr)
-						}
-					}
-				}
-			case *Delete:
-				if st.ctx.table != tb {
-					continue
-				}
-				if !exactCond(st.Where) {
-					return nil, false
-				}
-				w = aliveWriter{t: t, x: accesses(st)[0]}
-				eqs := keyEqs(tb, st.Where)
-				for _, k := range keyFields(tb) {
-					x, found := eqs[k.Name]
-					if !found {
-						return nil, false
-					}
-					w.keys = append(w.keys, x)
-				}
-			default:
+			w, writes, exact := aliveWriterOf(t, st, tb)
+			if !writes {
 				continue
 			}
-			if len(w.x.ctx.loops) > 0 || len(w.keys) != len(keyFields(tb)) {
+			if !exact || len(w.x.ctx.loops) > 0 || len(w.keys) != len(keyFields(tb)) {
 				return nil, false
 			}
-			if kinds[t] == nil {
-				kinds[t] = map[bool]bool{}
-			}
-			kinds[t][w.insert] = true
-			if len(kinds[t]) > 1 {
+			if ins, seen := inserter[t]; seen && ins != w.insert {
 				return nil, false
 			}
+			inserter[t] = w.insert
 			w.n = len(ws)
 			ws = append(ws, w)
 		}
@@ -92,6 +60,57 @@ func (e *Encoding) aliveWriters(tb *Table) (ws []aliveWriter, ok bool) {
 		del = del || !w.insert
 	}
 	return ws, del
+}
+
+// aliveWriterOf returns st as a writer of tb's Alive: writes is false when
+// st is no INSERT into or DELETE from tb, exact is false for a DELETE whose
+// WHERE is not encoded exactly or does not fix every key field. An INSERT's
+// keys are the values it gives the key fields.
+func aliveWriterOf(t *Txn, st Stmt, tb *Table) (w aliveWriter, writes, exact bool) {
+	switch st := st.(type) {
+	case *Insert:
+		if st.ctx.table == tb {
+			return insertWriter(t, st, tb), true, true
+		}
+	case *Delete:
+		if st.ctx.table == tb {
+			w, exact := deleteWriter(t, st, tb)
+			return w, true, exact
+		}
+	}
+	return w, false, false
+}
+
+// insertWriter is an INSERT into tb as an Alive writer: its keys are the
+// values it gives the key fields.
+func insertWriter(t *Txn, st *Insert, tb *Table) aliveWriter {
+	w := aliveWriter{t: t, x: accesses(st)[0], insert: true}
+	for _, k := range keyFields(tb) {
+		for _, a := range st.Values {
+			if a.Field == k.Name {
+				w.keys = append(w.keys, a.Expr)
+			}
+		}
+	}
+	return w
+}
+
+// deleteWriter is a DELETE from tb as an Alive writer: exact is false when
+// its WHERE is not encoded exactly or does not fix every key field.
+func deleteWriter(t *Txn, st *Delete, tb *Table) (w aliveWriter, exact bool) {
+	if !exactCond(st.Where) {
+		return w, false
+	}
+	w = aliveWriter{t: t, x: accesses(st)[0]}
+	eqs := keyEqs(tb, st.Where)
+	for _, k := range keyFields(tb) {
+		x, found := eqs[k.Name]
+		if !found {
+			return w, false
+		}
+		w.keys = append(w.keys, x)
+	}
+	return w, true
 }
 
 func isType(u smtlib.Term, t *Txn) smtlib.Term {
