@@ -34,7 +34,7 @@ func (s simplifier) term(t Term) Term {
 	switch h := t.Head(); {
 	case h == "!" && len(t.list) >= 2:
 		return s.annotated(t)
-	case (h == "forall" || h == "exists") && len(t.list) == 3:
+	case t.isQuantifier():
 		return s.quantifier(h, t)
 	}
 	args := s.args(t)

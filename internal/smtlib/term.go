@@ -44,6 +44,14 @@ var (
 	False = Sym("false")
 )
 
+// Bool is the Boolean constant b.
+func Bool(b bool) Term {
+	if b {
+		return True
+	}
+	return False
+}
+
 // IsList reports whether t is a list.
 func (t Term) IsList() bool { return t.isL }
 

@@ -125,37 +125,49 @@ func parseOutput(ans smtlib.Answer, out, stderr string, runErr error) (smtlib.An
 	if err != nil {
 		return ans, fmt.Errorf("reading %s output: %w", ans.Solver, err)
 	}
-	i := 0
+	i, errs := answerIndex(terms)
+	if i == len(terms) {
+		return ans, fmt.Errorf("%s gave no answer: %s %s %v", ans.Solver, strings.Join(errs, " "), strings.TrimSpace(stderr), runErr)
+	}
+	st, ok := statuses[terms[i].Atom()]
+	if !ok {
+		return ans, fmt.Errorf("%s answered %s: %s", ans.Solver, terms[i], strings.Join(errs, " "))
+	}
+	ans.Status = st
+	if len(errs) > 0 {
+		return ans, fmt.Errorf("%s reported %s", ans.Solver, strings.Join(errs, " "))
+	}
+	readAfterAnswer(&ans, terms[i+1:])
+	if ans.Status == smtlib.Unknown && ans.Reason == "" {
+		ans.Reason = "solver answered unknown"
+	}
+	return ans, nil
+}
+
+// statuses are the answers a solver may give to check-sat.
+var statuses = map[string]smtlib.Status{"sat": smtlib.Sat, "unsat": smtlib.Unsat, "unknown": smtlib.Unknown, "timeout": smtlib.Unknown}
+
+// answerIndex returns the index of the first atom of the output (the
+// check-sat answer; len(terms) if none) and the errors reported before it.
+func answerIndex(terms []smtlib.Term) (int, []string) {
 	var errs []string
-	for ; i < len(terms); i++ {
-		t := terms[i]
+	for i, t := range terms {
 		if t.Head() == "error" {
 			errs = append(errs, t.String())
 			continue
 		}
 		if !t.IsList() {
-			break
+			return i, errs
 		}
 	}
-	if i == len(terms) {
-		return ans, fmt.Errorf("%s gave no answer: %s %s %v", ans.Solver, strings.Join(errs, " "), strings.TrimSpace(stderr), runErr)
-	}
-	switch terms[i].Atom() {
-	case "sat":
-		ans.Status = smtlib.Sat
-	case "unsat":
-		ans.Status = smtlib.Unsat
-	case "unknown", "timeout":
-		ans.Status = smtlib.Unknown
-	default:
-		return ans, fmt.Errorf("%s answered %s: %s", ans.Solver, terms[i], strings.Join(errs, " "))
-	}
-	if len(errs) > 0 {
-		return ans, fmt.Errorf("%s reported %s", ans.Solver, strings.Join(errs, " "))
-	}
-	// Errors after the answer (get-value after unsat, get-info after sat) are
-	// expected and ignored.
-	for _, t := range terms[i+1:] {
+	return len(terms), errs
+}
+
+// readAfterAnswer reads the reason of an unknown and the values of a sat
+// answer from the output after it. Errors there (get-value after unsat,
+// get-info after sat) are expected and ignored.
+func readAfterAnswer(ans *smtlib.Answer, terms []smtlib.Term) {
+	for _, t := range terms {
 		switch {
 		case t.Head() == ":reason-unknown" && len(t.Elems()) == 2:
 			if ans.Status == smtlib.Unknown {
@@ -165,8 +177,4 @@ func parseOutput(ans smtlib.Answer, out, stderr string, runErr error) (smtlib.An
 			ans.Values = t.Elems()
 		}
 	}
-	if ans.Status == smtlib.Unknown && ans.Reason == "" {
-		ans.Reason = "solver answered unknown"
-	}
-	return ans, nil
 }
