@@ -418,15 +418,10 @@ func (sh *counterShape) counterOf(t *Txn) (c counter, writes, ok bool) {
 // or deletes from C.
 func (sh *counterShape) counterStmts(t *Txn) (sel *Select, upd *Update, ok bool) {
 	for _, st := range t.stmts {
+		if writesRows(st, sh.C) {
+			return nil, nil, false
+		}
 		switch st := st.(type) {
-		case *Insert:
-			if st.ctx.table == sh.C {
-				return nil, nil, false
-			}
-		case *Delete:
-			if st.ctx.table == sh.C {
-				return nil, nil, false
-			}
 		case *Select:
 			if n := sh.countReads(st); n > 0 {
 				if sel != nil || n > 1 {

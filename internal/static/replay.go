@@ -383,11 +383,7 @@ func (x *exec) eval(e Expr, tb *Table, row *rowKey) val {
 		return val{n: e.V}
 	case *Ref:
 		if e.field {
-			f := slices.IndexFunc(tb.Fields, func(f *Field) bool { return f.Name == e.Name })
-			if tb.Fields[f].Key {
-				return val{n: parseKey(row.key)[keyIndex(tb, e.Name)]}
-			}
-			return x.get(cell{*row, e.Name}).v
+			return x.rowField(tb, *row, e.Name)
 		}
 		if v, ok := x.vars[e.Name]; ok {
 			return v
@@ -398,24 +394,13 @@ func (x *exec) eval(e Expr, tb *Table, row *rowKey) val {
 		if !ok {
 			return val{null: true}
 		}
-		tb := x.rp.tables[rk.table]
-		if field(tb, e.Field).Key {
-			return val{n: parseKey(rk.key)[keyIndex(tb, e.Field)]}
-		}
-		return x.get(cell{rk, e.Field}).v
+		return x.rowField(x.rp.tables[rk.table], rk, e.Field)
 	case *Binary:
 		l, r := x.eval(e.L, tb, row), x.eval(e.R, tb, row)
 		if l.null || r.null {
 			return val{null: true}
 		}
-		switch e.Op {
-		case "+":
-			return val{n: l.n + r.n}
-		case "-":
-			return val{n: l.n - r.n}
-		default:
-			return val{n: l.n * r.n}
-		}
+		return val{n: arith(e.Op, l.n, r.n)}
 	case *Neg:
 		v := x.eval(e.X, tb, row)
 		if v.null {
@@ -424,6 +409,15 @@ func (x *exec) eval(e Expr, tb *Table, row *rowKey) val {
 		return val{n: -v.n}
 	}
 	panic(fmt.Sprintf("static: unknown expression %T", e))
+}
+
+// rowField is field f of row rk of tb: from the key for a key field, else
+// the value this instance reads.
+func (x *exec) rowField(tb *Table, rk rowKey, f string) val {
+	if field(tb, f).Key {
+		return val{n: parseKey(rk.key)[keyIndex(tb, f)]}
+	}
+	return x.get(cell{rk, f}).v
 }
 
 func keyIndex(tb *Table, name string) int {
@@ -445,23 +439,7 @@ func (x *exec) cond(c Cond, tb *Table, row *rowKey) bool {
 		return c.V
 	case *Cmp:
 		l, r := x.eval(c.L, tb, row), x.eval(c.R, tb, row)
-		if l.null || r.null {
-			return false
-		}
-		switch c.Op {
-		case "<":
-			return l.n < r.n
-		case "<=":
-			return l.n <= r.n
-		case "=":
-			return l.n == r.n
-		case "<>":
-			return l.n != r.n
-		case ">":
-			return l.n > r.n
-		default:
-			return l.n >= r.n
-		}
+		return !l.null && !r.null && compareInts(c.Op, l.n, r.n)
 	case *IsNull:
 		v, ok := x.vars[c.Var]
 		isNull := !ok || v.null
@@ -585,91 +563,68 @@ func (x *exec) eachSeedKey(tb *Table, where Cond, limit int, leaf func(key []int
 // fixed by equality take values near the instance's variables (as in seed),
 // and the non-key fields the loop bodies read take the spread value.
 func (x *exec) spread(tb *Table, s *Select) {
-	var fields []string
-	var walk func([]Stmt)
-	walk = func(body []Stmt) {
-		for _, st := range body {
-			switch st := st.(type) {
-			case *Foreach:
-				if st.Set == s.Vars[0] {
-					for _, f := range iterFields(st.Iter, st.Body) {
-						if !field(tb, f).Key && !slices.Contains(fields, f) {
-							fields = append(fields, f)
-						}
-					}
-				}
-				walk(st.Body)
-			case *If:
-				walk(st.Then)
-				walk(st.Else)
-			}
-		}
-	}
-	walk(x.txn.Body)
+	fields := x.loopFields(tb, s.Vars[0])
 	if len(fields) == 0 || len(x.rp.ex.Spread) == 0 {
 		return
 	}
 	next := 0
 	x.eachSeedKey(tb, s.Where, 2000, func(key []int64) bool { // true when every spread value has its row
-		rk := rowKey{tb.Name, keyString(key)}
-		if x.rp.known[rk] {
-			return false
+		if x.seedSpreadRow(tb, s.Where, key, fields, x.rp.ex.Spread[next]) {
+			next++
 		}
-		x.rp.addInitial(tb, key)
-		if !x.cond(s.Where, tb, &rk) {
-			x.rp.removeInitial(tb, rk)
-			return false
-		}
-		for _, f := range fields {
-			c := cell{rk, f}
-			x.rp.initial[c] = version{v: val{n: x.rp.ex.Spread[next]}, writer: -1}
-			x.rp.pinned[c] = true
-		}
-		x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: slices.Clone(key)})
-		next++
 		return next == len(x.rp.ex.Spread)
 	})
+}
+
+// loopFields lists the non-key fields of tb that the bodies of the FOREACH
+// loops over set read, in source order.
+func (x *exec) loopFields(tb *Table, set string) []string {
+	var fields []string
+	eachStmt(x.txn.Body, func(st Stmt) {
+		fe, ok := st.(*Foreach)
+		if !ok || fe.Set != set {
+			return
+		}
+		for _, f := range iterFields(fe.Iter, fe.Body) {
+			if !field(tb, f).Key && !slices.Contains(fields, f) {
+				fields = append(fields, f)
+			}
+		}
+	})
+	return fields
+}
+
+// seedSpreadRow creates the initial row of tb with this key, its fields
+// pinned to the spread value v, if the row is new and matches where.
+func (x *exec) seedSpreadRow(tb *Table, where Cond, key []int64, fields []string, v int64) bool {
+	rk := rowKey{tb.Name, keyString(key)}
+	if x.rp.known[rk] {
+		return false
+	}
+	x.rp.addInitial(tb, key)
+	if !x.cond(where, tb, &rk) {
+		x.rp.removeInitial(tb, rk)
+		return false
+	}
+	for _, f := range fields {
+		c := cell{rk, f}
+		x.rp.initial[c] = version{v: val{n: v}, writer: -1}
+		x.rp.pinned[c] = true
+	}
+	x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: slices.Clone(key)})
+	return true
 }
 
 // iterFields lists the fields of iter that body reads (iter.f).
 func iterFields(iter string, body []Stmt) []string {
 	var out []string
-	leaf := func(e Expr) {
-		if e, ok := e.(*FieldOf); ok && e.Iter == iter && !slices.Contains(out, e.Field) {
-			out = append(out, e.Field)
-		}
-	}
-	expr := func(e Expr) { eachLeaf(e, leaf) }
-	cond := func(c Cond) { eachCondLeaf(c, leaf, nil) }
-	var walk func([]Stmt)
-	walk = func(body []Stmt) {
-		for _, st := range body {
-			switch st := st.(type) {
-			case *Select:
-				cond(st.Where)
-			case *Update:
-				cond(st.Where)
-				for _, a := range st.Sets {
-					expr(a.Expr)
-				}
-			case *Insert:
-				for _, a := range st.Values {
-					expr(a.Expr)
-				}
-			case *Delete:
-				cond(st.Where)
-			case *Let:
-				expr(st.Expr)
-			case *If:
-				cond(st.Cond)
-				walk(st.Then)
-				walk(st.Else)
-			case *Foreach:
-				walk(st.Body)
+	eachStmt(body, func(st Stmt) {
+		stmtLeaves(st, func(e Expr) {
+			if e, ok := e.(*FieldOf); ok && e.Iter == iter && !slices.Contains(out, e.Field) {
+				out = append(out, e.Field)
 			}
-		}
-	}
-	walk(body)
+		})
+	})
 	return out
 }
 
