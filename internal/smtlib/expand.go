@@ -108,7 +108,7 @@ func instances(body Term, names []string, domain []Term, unbound bool) []Term {
 	rec = func(i int, m map[string]Term) {
 		if i == len(names) {
 			part := Subst(body, m)
-			if unbound && part.Head() == "!" && len(part.list) >= 2 {
+			if unbound && part.isAnnotated() {
 				part = part.list[1] // no quantifier left for the patterns
 			}
 			parts = append(parts, part)

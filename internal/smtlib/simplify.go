@@ -32,7 +32,7 @@ func (s simplifier) term(t Term) Term {
 		return s.decide(t)
 	}
 	switch h := t.Head(); {
-	case h == "!" && len(t.list) >= 2:
+	case t.isAnnotated():
 		return s.annotated(t)
 	case t.isQuantifier():
 		return s.quantifier(h, t)

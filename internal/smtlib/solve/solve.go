@@ -61,15 +61,23 @@ func Version(ctx context.Context, solver string) string {
 	out, err := exec.CommandContext(ctx, solver, "--version").Output()
 	v := solver
 	if err == nil {
-		for _, f := range strings.Fields(string(out)) {
-			if len(f) > 0 && f[0] >= '0' && f[0] <= '9' && strings.Contains(f, ".") {
-				v = solver + " " + f
-				break
-			}
+		if f, ok := versionField(string(out)); ok {
+			v = solver + " " + f
 		}
 	}
 	versions.Store(solver, v)
 	return v
+}
+
+// versionField is the first word of a --version output that looks like a
+// version number (a digit first, a dot in it).
+func versionField(out string) (string, bool) {
+	for _, f := range strings.Fields(out) {
+		if f[0] >= '0' && f[0] <= '9' && strings.Contains(f, ".") {
+			return f, true
+		}
+	}
+	return "", false
 }
 
 // Solve runs q on the named solver. The context bounds the process; timeout,
@@ -91,16 +99,8 @@ func (Exec) Solve(ctx context.Context, solver string, q smtlib.Query, timeout ti
 		ctx, cancel = context.WithTimeout(ctx, timeout+time.Second)
 		defer cancel()
 	}
-	var in bytes.Buffer
-	q.Script.WriteTo(&in)
-	in.WriteString("(get-info :reason-unknown)\n")
-	if len(q.Values) > 0 {
-		in.WriteString(smtlib.App("get-value", smtlib.List(q.Values...)).String())
-		in.WriteByte('\n')
-	}
-	in.WriteString("(exit)\n")
 	cmd := exec.CommandContext(ctx, solver, a...)
-	cmd.Stdin = &in
+	cmd.Stdin = input(q)
 	var out, stderr bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &stderr
@@ -118,6 +118,20 @@ func (Exec) Solve(ctx context.Context, solver string, q smtlib.Query, timeout ti
 		return ans, fmt.Errorf("running %s: %w", solver, context.Cause(ctx))
 	}
 	return parseOutput(ans, out.String(), stderr.String(), runErr)
+}
+
+// input is what the solver reads for q: its script, then the questions
+// for the reason of an unknown and for q's values, then exit.
+func input(q smtlib.Query) *bytes.Buffer {
+	var in bytes.Buffer
+	q.Script.WriteTo(&in)
+	in.WriteString("(get-info :reason-unknown)\n")
+	if len(q.Values) > 0 {
+		in.WriteString(smtlib.App("get-value", smtlib.List(q.Values...)).String())
+		in.WriteByte('\n')
+	}
+	in.WriteString("(exit)\n")
+	return &in
 }
 
 func parseOutput(ans smtlib.Answer, out, stderr string, runErr error) (smtlib.Answer, error) {
