@@ -173,7 +173,7 @@ func (e *Encoding) initialLiveness(tb *Table, domain []smtlib.Term) smtlib.Term 
 			for _, x := range acc[t] {
 				if x.write && x.field == "" {
 					vs, en, lam := e.exec(x.ctx, w)
-					writes = append(writes, smtlib.And(smtlib.Eq(smtlib.App("typ", w), smtlib.Sym(tyCtor(t))),
+					writes = append(writes, smtlib.And(isType(w, t),
 						smtlib.Exists(vs, smtlib.And(lam, x.row(en, r.Ref(), true)))))
 				}
 			}
@@ -199,7 +199,7 @@ func (e *Encoding) initialValues(tb *Table, vals map[string]bool, domain []smtli
 			_, en, lam := e.exec(s.ctx, tv.Ref())
 			v, n, _ := en.val(&Ref{Name: s.Vars[i]})
 			prem := []smtlib.Term{
-				smtlib.Eq(smtlib.App("typ", tv.Ref()), smtlib.Sym(tyCtor(t))), lam,
+				isType(tv.Ref(), t), lam,
 				en.withRow(tb, r.Ref()).cond(s.Where, false),
 				smtlib.App(aliveSym(tb), r.Ref(), tv.Ref()), smtlib.Not(n),
 			}

@@ -70,13 +70,27 @@ func (e *Encoding) eachFieldSelect(tb *Table, fn func(*Txn, *Select)) {
 func (e *Encoding) finish(s *smtlib.Script) *smtlib.Script { return s.MapAsserts(e.finishTerm) }
 
 func (e *Encoding) finishTerm(t smtlib.Term) smtlib.Term {
+	for _, tb := range e.tables() {
+		var dom []smtlib.Term
+		for _, c := range fieldCtors(tb) {
+			dom = append(dom, smtlib.Sym(c))
+		}
+		t = smtlib.Expand(t, sortF(tb), dom)
+	}
+	return smtlib.Simplify(t, e.fieldFacts())
+}
+
+// fieldFacts returns the evaluator finishTerm simplifies with: two field
+// constructors are equal only when they are the same, and a record-level
+// dependency on a field the encoding never relates (e.never) is false.
+func (e *Encoding) fieldFacts() func(smtlib.Term) (bool, bool) {
 	ctors := map[string]bool{}
 	for _, tb := range e.tables() {
 		for _, c := range fieldCtors(tb) {
 			ctors[c] = true
 		}
 	}
-	eval := func(t smtlib.Term) (bool, bool) {
+	return func(t smtlib.Term) (bool, bool) {
 		el := t.Elems()
 		switch {
 		case t.Head() == "=" && len(el) == 3 && ctors[el[1].Atom()] && ctors[el[2].Atom()]:
@@ -86,14 +100,6 @@ func (e *Encoding) finishTerm(t smtlib.Term) smtlib.Term {
 		}
 		return false, false
 	}
-	for _, tb := range e.tables() {
-		var dom []smtlib.Term
-		for _, c := range fieldCtors(tb) {
-			dom = append(dom, smtlib.Sym(c))
-		}
-		t = smtlib.Expand(t, sortF(tb), dom)
-	}
-	return smtlib.Simplify(t, eval)
 }
 
 // fieldCtors names the constructors of tb's field datatype: Alive's first,
@@ -254,8 +260,8 @@ func (e *Encoding) writtenValueAxiom(tb *Table, f string, w valueWriter, t *Txn,
 		wrow = smtlib.And(enw.withRow(tb, r.Ref()).cond(w.where, false), smtlib.App(aliveSym(tb), r.Ref(), a.Ref()))
 	}
 	prem := smtlib.And(
-		smtlib.Eq(smtlib.App("typ", a.Ref()), smtlib.Sym(tyCtor(w.t))),
-		smtlib.Eq(smtlib.App("typ", b.Ref()), smtlib.Sym(tyCtor(t))),
+		isType(a.Ref(), w.t),
+		isType(b.Ref(), t),
 		lw, wrow, smtlib.Not(wn),
 		lr, enr.withRow(tb, r.Ref()).cond(s.Where, false), smtlib.App(aliveSym(tb), r.Ref(), b.Ref()),
 		smtlib.App(relSym("WR", tb), r.Ref(), smtlib.Sym(fieldCtor(tb, f)), a.Ref(), b.Ref()))
@@ -275,18 +281,13 @@ func (e *Encoding) writtenValueAxiom(tb *Table, f string, w valueWriter, t *Txn,
 // under-approximations (the WHERE clauses of field SELECTs fix the key, so
 // they are exact), which keeps the axiom true in every real execution.
 func (e *Encoding) valueAxioms(domain []smtlib.Term) []smtlib.Term {
-	type sel struct {
-		t *Txn
-		s *Select
-		i int
-	}
 	var out []smtlib.Term
 	for _, tb := range e.tables() {
-		byField := map[string][]sel{}
+		byField := map[string][]fieldRead{}
 		e.eachFieldSelect(tb, func(t *Txn, s *Select) {
 			for i, f := range s.Fields {
 				if !field(tb, f).Key {
-					byField[f] = append(byField[f], sel{t, s, i})
+					byField[f] = append(byField[f], fieldRead{t, s, i})
 				}
 			}
 		})
@@ -294,33 +295,47 @@ func (e *Encoding) valueAxioms(domain []smtlib.Term) []smtlib.Term {
 			ss := byField[f]
 			for i, s1 := range ss {
 				for _, s2 := range ss[i:] {
-					r := smtlib.Var{Name: "r", Sort: sortR(tb)}
-					a, b := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}
-					_, en1, l1 := e.exec(s1.s.ctx, a.Ref())
-					_, en2, l2 := e.exec(s2.s.ctx, b.Ref())
-					v1, n1, _ := en1.val(&Ref{Name: s1.s.Vars[s1.i]})
-					v2, n2, _ := en2.val(&Ref{Name: s2.s.Vars[s2.i]})
-					prem := []smtlib.Term{
-						smtlib.Eq(smtlib.App("typ", a.Ref()), smtlib.Sym(tyCtor(s1.t))),
-						smtlib.Eq(smtlib.App("typ", b.Ref()), smtlib.Sym(tyCtor(s2.t))),
-						l1, l2,
-						en1.withRow(tb, r.Ref()).cond(s1.s.Where, false),
-						en2.withRow(tb, r.Ref()).cond(s2.s.Where, false),
-						smtlib.App(aliveSym(tb), r.Ref(), a.Ref()), smtlib.App(aliveSym(tb), r.Ref(), b.Ref()),
-						smtlib.Not(n1), smtlib.Not(n2),
-					}
-					for _, w := range domain {
-						wr := func(x smtlib.Var) smtlib.Term {
-							return smtlib.App(relSym("WR", tb), r.Ref(), smtlib.Sym(fieldCtor(tb, f)), w, x.Ref())
-						}
-						prem = append(prem, smtlib.Eq(wr(a), wr(b)))
-					}
-					out = append(out, smtlib.Forall([]smtlib.Var{r, a, b}, smtlib.Implies(smtlib.And(prem...), smtlib.Eq(v1, v2))))
+					out = append(out, e.sameValueAxiom(tb, f, s1, s2, domain))
 				}
 			}
 		}
 	}
 	return out
+}
+
+// fieldRead is the i-th field the SELECT s of t reads.
+type fieldRead struct {
+	t *Txn
+	s *Select
+	i int
+}
+
+// sameValueAxiom: reads s1 (by instance a) and s2 (by instance b) of field
+// f of the same live row r, both non-NULL, with the same WR source in
+// domain, read the same value.
+func (e *Encoding) sameValueAxiom(tb *Table, f string, s1, s2 fieldRead, domain []smtlib.Term) smtlib.Term {
+	r := smtlib.Var{Name: "r", Sort: sortR(tb)}
+	a, b := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}
+	_, en1, l1 := e.exec(s1.s.ctx, a.Ref())
+	_, en2, l2 := e.exec(s2.s.ctx, b.Ref())
+	v1, n1, _ := en1.val(&Ref{Name: s1.s.Vars[s1.i]})
+	v2, n2, _ := en2.val(&Ref{Name: s2.s.Vars[s2.i]})
+	prem := []smtlib.Term{
+		isType(a.Ref(), s1.t),
+		isType(b.Ref(), s2.t),
+		l1, l2,
+		en1.withRow(tb, r.Ref()).cond(s1.s.Where, false),
+		en2.withRow(tb, r.Ref()).cond(s2.s.Where, false),
+		smtlib.App(aliveSym(tb), r.Ref(), a.Ref()), smtlib.App(aliveSym(tb), r.Ref(), b.Ref()),
+		smtlib.Not(n1), smtlib.Not(n2),
+	}
+	for _, w := range domain {
+		wr := func(x smtlib.Var) smtlib.Term {
+			return smtlib.App(relSym("WR", tb), r.Ref(), smtlib.Sym(fieldCtor(tb, f)), w, x.Ref())
+		}
+		prem = append(prem, smtlib.Eq(wr(a), wr(b)))
+	}
+	return smtlib.Forall([]smtlib.Var{r, a, b}, smtlib.Implies(smtlib.And(prem...), smtlib.Eq(v1, v2)))
 }
 
 // frame is a table whose rows' liveness can change; see frameAxiom.
@@ -344,7 +359,7 @@ func (e *Encoding) frameAxiom(f frame, domain []smtlib.Term) smtlib.Term {
 			for _, x := range f.acc[t] {
 				if x.write && x.field == "" {
 					vs, en, lam := e.exec(x.ctx, w)
-					writes = append(writes, smtlib.And(smtlib.Eq(smtlib.App("typ", w), smtlib.Sym(tyCtor(t))),
+					writes = append(writes, smtlib.And(isType(w, t),
 						smtlib.Exists(vs, smtlib.And(lam, x.row(en, r.Ref(), true)))))
 				}
 			}
@@ -596,7 +611,7 @@ func (e *Encoding) basicAxioms(s *smtlib.Script) {
 		tv := smtlib.Var{Name: "t", Sort: "T"}
 		var is []smtlib.Term
 		for _, t := range e.txns {
-			is = append(is, smtlib.Eq(smtlib.App("typ", tv.Ref()), smtlib.Sym(tyCtor(t))))
+			is = append(is, isType(tv.Ref(), t))
 		}
 		s.Comment("only the selected transactions run")
 		s.Assert(smtlib.Forall([]smtlib.Var{tv}, smtlib.Or(is...)))
@@ -1090,18 +1105,24 @@ func (e *Encoding) conflictingPairs(acc map[*Txn][]access, relName, fld string, 
 					if x2.write != w2 || x2.field != fld {
 						continue
 					}
-					vs1, en1, l1 := e.exec(x1.ctx, a.Ref())
-					vs2, en2, l2 := e.exec(x2.ctx, b.Ref())
-					body := smtlib.And(l1, x1.row(en1, r.Ref(), true), l2, x2.row(en2, r.Ref(), true))
-					disj = append(disj, smtlib.And(
-						smtlib.Eq(smtlib.App("typ", a.Ref()), smtlib.Sym(tyCtor(t1))),
-						smtlib.Eq(smtlib.App("typ", b.Ref()), smtlib.Sym(tyCtor(t2))),
-						smtlib.Exists(append(vs1, vs2...), body)))
+					disj = append(disj, e.bothRun(t1, x1, t2, x2, r, a, b))
 				}
 			}
 		}
 	}
 	return disj
+}
+
+// bothRun is "instance a of t1 runs x1 and instance b of t2 runs x2, both
+// possibly touching row r".
+func (e *Encoding) bothRun(t1 *Txn, x1 access, t2 *Txn, x2 access, r, a, b smtlib.Var) smtlib.Term {
+	vs1, en1, l1 := e.exec(x1.ctx, a.Ref())
+	vs2, en2, l2 := e.exec(x2.ctx, b.Ref())
+	body := smtlib.And(l1, x1.row(en1, r.Ref(), true), l2, x2.row(en2, r.Ref(), true))
+	return smtlib.And(
+		isType(a.Ref(), t1),
+		isType(b.Ref(), t2),
+		smtlib.Exists(append(vs1, vs2...), body))
 }
 
 // forcing: two exact writers of the same field of a row, ordered by ar, are
@@ -1130,8 +1151,8 @@ func (e *Encoding) forcing(s *smtlib.Script, tb *Table, acc map[*Txn][]access) {
 			_, en1, l1 := e.exec(w1.x.ctx, a.Ref())
 			_, en2, l2 := e.exec(w2.x.ctx, b.Ref())
 			prem := smtlib.And(
-				smtlib.Eq(smtlib.App("typ", a.Ref()), smtlib.Sym(tyCtor(w1.t))),
-				smtlib.Eq(smtlib.App("typ", b.Ref()), smtlib.Sym(tyCtor(w2.t))),
+				isType(a.Ref(), w1.t),
+				isType(b.Ref(), w2.t),
 				l1, w1.x.row(en1, r.Ref(), false), l2, w2.x.row(en2, r.Ref(), false),
 				smtlib.Not(smtlib.Eq(a.Ref(), b.Ref())))
 			ww := func(x, y smtlib.Var) smtlib.Term {
@@ -1147,7 +1168,7 @@ func (e *Encoding) forcing(s *smtlib.Script, tb *Table, acc map[*Txn][]access) {
 // iterator fact the paper mentions without formula, E13).
 func (e *Encoding) auxAxioms(s *smtlib.Script, t *Txn) {
 	tv := smtlib.Var{Name: "t", Sort: "T"}
-	isT := smtlib.Eq(smtlib.App("typ", tv.Ref()), smtlib.Sym(tyCtor(t)))
+	isT := isType(tv.Ref(), t)
 	if len(t.stmts) > 0 {
 		s.Comment("variables of " + t.Name)
 	}
@@ -1276,7 +1297,7 @@ func (e *Encoding) insertAxiom(s *smtlib.Script, tb *Table) {
 			}
 			x := accesses(ins)[0]
 			vs, en, lam := e.exec(ins.ctx, u.Ref())
-			disj = append(disj, smtlib.And(smtlib.Eq(smtlib.App("typ", u.Ref()), smtlib.Sym(tyCtor(t))),
+			disj = append(disj, smtlib.And(isType(u.Ref(), t),
 				smtlib.Exists(vs, smtlib.And(lam, x.row(en, r.Ref(), true)))))
 		}
 	}

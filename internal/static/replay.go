@@ -458,25 +458,8 @@ func (x *exec) cond(c Cond, tb *Table, row *rowKey) bool {
 // candidates returns the rows a WHERE clause may match now: every known row,
 // plus (lazily) the row its key equalities address.
 func (x *exec) candidates(tb *Table, where Cond) []rowKey {
-	if eqs := keyEqs(tb, where); len(eqs) == len(keyFields(tb)) {
-		var key []int64
-		for _, k := range keyFields(tb) {
-			v := x.eval(eqs[k.Name], tb, nil)
-			if v.null {
-				key = nil
-				break
-			}
-			key = append(key, v.n)
-		}
-		if key != nil {
-			rk := rowKey{tb.Name, keyString(key)}
-			if !x.rp.known[rk] && x.rp.ex.Lazy {
-				x.rp.addInitial(tb, key)
-				x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: key})
-			}
-		}
-	}
 	if x.rp.ex.Lazy {
+		x.addAddressed(tb, where)
 		x.seed(tb, where)
 	}
 	var out []rowKey
@@ -487,6 +470,28 @@ func (x *exec) candidates(tb *Table, where Cond) []rowKey {
 	}
 	slices.SortFunc(out, func(a, b rowKey) int { return slices.Compare(parseKey(a.key), parseKey(b.key)) })
 	return out
+}
+
+// addAddressed creates, in lazy mode, the initial row that where's key
+// equalities address, when they fix the whole key to non-NULL values and
+// the row is new.
+func (x *exec) addAddressed(tb *Table, where Cond) {
+	eqs := keyEqs(tb, where)
+	if len(eqs) != len(keyFields(tb)) {
+		return
+	}
+	var key []int64
+	for _, k := range keyFields(tb) {
+		v := x.eval(eqs[k.Name], tb, nil)
+		if v.null {
+			return
+		}
+		key = append(key, v.n)
+	}
+	if rk := (rowKey{tb.Name, keyString(key)}); !x.rp.known[rk] {
+		x.rp.addInitial(tb, key)
+		x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: key})
+	}
 }
 
 // seed makes sure, in lazy mode, that some initial row matches a scan whose
@@ -634,21 +639,9 @@ func iterFields(iter string, body []Stmt) []string {
 // already holds a row written by another instance would never see the
 // initial row the model's execution needs.
 func (x *exec) seedAt(tb *Table, where Cond, f string, h int64) {
-	eqs := keyEqs(tb, where)
-	var key []int64
-	for _, k := range keyFields(tb) {
-		switch e, ok := eqs[k.Name]; {
-		case k.Name == f:
-			key = append(key, h)
-		case ok:
-			v := x.eval(e, tb, nil)
-			if v.null {
-				return
-			}
-			key = append(key, v.n)
-		default:
-			return
-		}
+	key, ok := x.keyAt(tb, where, f, h)
+	if !ok {
+		return
 	}
 	rk := rowKey{tb.Name, keyString(key)}
 	if _, ok := x.rp.initial[cell{rk, ""}]; ok {
@@ -670,6 +663,28 @@ func (x *exec) seedAt(tb *Table, where Cond, f string, h int64) {
 		return
 	}
 	x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: key})
+}
+
+// keyAt is the key of tb with field f = h and the other key fields the
+// values where fixes by equality; false when one is not fixed or NULL.
+func (x *exec) keyAt(tb *Table, where Cond, f string, h int64) ([]int64, bool) {
+	eqs := keyEqs(tb, where)
+	var key []int64
+	for _, k := range keyFields(tb) {
+		switch e, ok := eqs[k.Name]; {
+		case k.Name == f:
+			key = append(key, h)
+		case ok:
+			v := x.eval(e, tb, nil)
+			if v.null {
+				return nil, false
+			}
+			key = append(key, v.n)
+		default:
+			return nil, false
+		}
+	}
+	return key, true
 }
 
 func (rp *replayer) removeInitial(tb *Table, rk rowKey) {
@@ -1121,44 +1136,46 @@ func shortestCycle(n int, edges []Edge) []Edge {
 	slices.SortStableFunc(edges, func(a, b Edge) int { return cmp.Compare(prio[a.Rel], prio[b.Rel]) })
 	var best []Edge
 	for s := range n {
-		// BFS from s back to s.
-		prev := make([]int, n)
-		for i := range prev {
-			prev[i] = -2
-		}
-		via := make([]Edge, n)
-		queue := []int{s}
-		prev[s] = -1
-		found := false
-		for len(queue) > 0 && !found {
-			u := queue[0]
-			queue = queue[1:]
-			for _, e := range edges {
-				if e.From != u {
-					continue
-				}
-				if e.To == s {
-					var cyc []Edge
-					cyc = append(cyc, e)
-					for v := u; v != s; v = prev[v] {
-						cyc = append(cyc, via[v])
-					}
-					slices.Reverse(cyc)
-					if best == nil || len(cyc) < len(best) {
-						best = cyc
-					}
-					found = true
-					break
-				}
-				if prev[e.To] == -2 {
-					prev[e.To] = u
-					via[e.To] = e
-					queue = append(queue, e.To)
-				}
-			}
+		if cyc := shortestCycleAt(n, edges, s); cyc != nil && (best == nil || len(cyc) < len(best)) {
+			best = cyc
 		}
 	}
 	return best
+}
+
+// shortestCycleAt is a shortest cycle through s (breadth-first from s back
+// to s, taking edges in their order), or nil.
+func shortestCycleAt(n int, edges []Edge, s int) []Edge {
+	prev := make([]int, n)
+	for i := range prev {
+		prev[i] = -2
+	}
+	via := make([]Edge, n)
+	queue := []int{s}
+	prev[s] = -1
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		for _, e := range edges {
+			if e.From != u {
+				continue
+			}
+			if e.To == s {
+				cyc := []Edge{e}
+				for v := u; v != s; v = prev[v] {
+					cyc = append(cyc, via[v])
+				}
+				slices.Reverse(cyc)
+				return cyc
+			}
+			if prev[e.To] == -2 {
+				prev[e.To] = u
+				via[e.To] = e
+				queue = append(queue, e.To)
+			}
+		}
+	}
+	return nil
 }
 
 func (e *extremum) holds(rk rowKey) bool {
