@@ -256,22 +256,14 @@ func (a *analysis) candidate(enc *Encoding, k int, ans smtlib.Answer) (note stri
 // unbounded tries the shortest-path proof (Theorem 10) and then the
 // inductive one (Theorem 12), and records the proof that succeeds.
 func (a *analysis) unbounded(enc *Encoding) (bool, error) {
-	if u := a.opts.UnboundedTimeout; u > 0 && (a.timeout <= 0 || u < a.timeout) {
-		prev := a.timeout
-		a.timeout = u
-		defer func() { a.timeout = prev }()
-	}
-	// Theorem 10 needs φ_Cycle,K over executions of any size, not only the
-	// bounded executions checked above.
-	cyc, err := a.solve(enc.Cycle(a.opts.Bound))
+	prev := a.timeout
+	a.timeout = a.unboundedTimeout()
+	defer func() { a.timeout = prev }()
+	ok, err := a.shortestPath(enc)
 	if err != nil {
 		return false, err
 	}
-	ans, err := a.solve(enc.ShortestPath(a.opts.Bound))
-	if err != nil {
-		return false, err
-	}
-	if cyc.Status == smtlib.Unsat && ans.Status == smtlib.Unsat {
+	if ok {
 		a.res.Proof = fmt.Sprintf("shortest path: no chordless dependency path of %d edges and no cycle of at most %d instances (Theorem 10)", a.opts.Bound, a.opts.Bound)
 		return true, nil
 	}
@@ -281,6 +273,31 @@ func (a *analysis) unbounded(enc *Encoding) (bool, error) {
 	}
 	a.res.Proof = proof
 	return proof != "", nil
+}
+
+// unboundedTimeout is the time limit of each unbounded query:
+// UnboundedTimeout when it is set and tighter than the bounded queries'.
+func (a *analysis) unboundedTimeout() time.Duration {
+	if u := a.opts.UnboundedTimeout; u > 0 && (a.timeout <= 0 || u < a.timeout) {
+		return u
+	}
+	return a.timeout
+}
+
+// shortestPath reports whether the premises of Theorem 10 hold: no
+// dependency cycle of at most K instances in executions of any size (not
+// only the bounded executions checked before) and no chordless dependency
+// path of K edges.
+func (a *analysis) shortestPath(enc *Encoding) (bool, error) {
+	cyc, err := a.solve(enc.Cycle(a.opts.Bound))
+	if err != nil {
+		return false, err
+	}
+	ans, err := a.solve(enc.ShortestPath(a.opts.Bound))
+	if err != nil {
+		return false, err
+	}
+	return cyc.Status == smtlib.Unsat && ans.Status == smtlib.Unsat, nil
 }
 
 // inductive applies Lemma 11 repeatedly: find the types T' whose dependencies

@@ -181,13 +181,10 @@ func (c *checker) stmt(s Stmt, ctx *stmtCtx) {
 		c.insertStmt(s, ctx, here)
 	case *Delete:
 		s.ctx = here
-		if t := c.stmtTable(s.Pos, s.Table, here); t != nil {
-			c.cond(s.Where, ctx, t, true)
-		}
+		c.deleteStmt(s, ctx, here)
 	case *Let:
 		s.ctx = here
-		c.expr(s.Expr, ctx, nil)
-		c.define(s.Pos, s.Var, varInt, nil, ctx.loops, s)
+		c.letStmt(s, ctx)
 	case *If:
 		c.ifStmt(s, ctx)
 	case *Foreach:
@@ -204,6 +201,17 @@ func (c *checker) stmtTable(pos Pos, name string, here *stmtCtx) *Table {
 		here.table = t
 	}
 	return t
+}
+
+func (c *checker) deleteStmt(s *Delete, ctx, here *stmtCtx) {
+	if t := c.stmtTable(s.Pos, s.Table, here); t != nil {
+		c.cond(s.Where, ctx, t, true)
+	}
+}
+
+func (c *checker) letStmt(s *Let, ctx *stmtCtx) {
+	c.expr(s.Expr, ctx, nil)
+	c.define(s.Pos, s.Var, varInt, nil, ctx.loops, s)
 }
 
 func (c *checker) selectStmt(s *Select, ctx, here *stmtCtx) {
@@ -458,11 +466,10 @@ func fieldOrNil(t *Table, name string) *Field {
 	return field(t, name)
 }
 
-// checkAssume checks an ASSUME INITIALLY declaration: distinct row names over
-// declared tables, and conditions that compare expressions over row.field
-// and integer constants only (no parameters, variables or IS NULL: the
-// initial database has no transaction context, and live rows have no NULLs).
-func (c *checker) checkAssume(a *Assume) {
+// assumeRows binds the row names of an assumption to their tables (and
+// records each row's table), reporting a name bound twice or an unknown
+// table.
+func (c *checker) assumeRows(a *Assume) map[string]*Table {
 	rows := map[string]*Table{}
 	for i := range a.Rows {
 		r := &a.Rows[i]
@@ -476,6 +483,15 @@ func (c *checker) checkAssume(a *Assume) {
 		r.table = t
 		rows[r.Name] = t
 	}
+	return rows
+}
+
+// checkAssume checks an ASSUME INITIALLY declaration: distinct row names over
+// declared tables, and conditions that compare expressions over row.field
+// and integer constants only (no parameters, variables or IS NULL: the
+// initial database has no transaction context, and live rows have no NULLs).
+func (c *checker) checkAssume(a *Assume) {
+	rows := c.assumeRows(a)
 	leaf := func(e Expr) {
 		switch e := e.(type) {
 		case *Ref:
