@@ -140,12 +140,7 @@ func SCC(g *Digraph) (comp []int32, n int) {
 // nodes is not guaranteed) and true, or nil and false if g has a cycle.
 func Topo(g *Digraph) ([]int32, bool) {
 	N := g.N()
-	indeg := make([]int32, N)
-	for _, vs := range g.out {
-		for _, v := range vs {
-			indeg[v]++
-		}
-	}
+	indeg := inDegrees(g)
 	order := make([]int32, 0, N)
 	for u := range N {
 		if indeg[u] == 0 {
@@ -164,6 +159,17 @@ func Topo(g *Digraph) ([]int32, bool) {
 		return nil, false
 	}
 	return order, true
+}
+
+// inDegrees returns the number of edges into each node.
+func inDegrees(g *Digraph) []int32 {
+	indeg := make([]int32, g.N())
+	for _, vs := range g.out {
+		for _, v := range vs {
+			indeg[v]++
+		}
+	}
+	return indeg
 }
 
 // ShortestPath returns a shortest path from s to t (both included) using only nodes for
