@@ -524,14 +524,7 @@ func (x *exec) seed(tb *Table, where Cond) {
 // keys, or at an equality whose value is NULL.
 func (x *exec) eachSeedKey(tb *Table, where Cond, limit int, leaf func(key []int64) bool) {
 	eqs := keyEqs(tb, where)
-	cands := []int64{0, 1, x.rp.ex.Default}
-	for _, v := range x.vars {
-		if !v.null {
-			cands = append(cands, v.n-1, v.n, v.n+1)
-		}
-	}
-	slices.Sort(cands)
-	cands = slices.Compact(cands)
+	cands := x.seedValues()
 	keys := keyFields(tb)
 	key := make([]int64, len(keys))
 	tries := 0
@@ -561,6 +554,20 @@ func (x *exec) eachSeedKey(tb *Table, where Cond, limit int, leaf func(key []int
 		return false
 	}
 	try(0)
+}
+
+// seedValues are the values a free key field of a seeded row takes: 0, 1,
+// the default and v-1, v, v+1 for each non-NULL variable v, in ascending
+// order.
+func (x *exec) seedValues() []int64 {
+	cands := []int64{0, 1, x.rp.ex.Default}
+	for _, v := range x.vars {
+		if !v.null {
+			cands = append(cands, v.n-1, v.n, v.n+1)
+		}
+	}
+	slices.Sort(cands)
+	return slices.Compact(cands)
 }
 
 // spread seeds, in lazy mode with Execution.Spread, one initial row per
