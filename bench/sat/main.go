@@ -19,6 +19,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -72,51 +73,63 @@ func gen(dir string) error {
 		return err
 	}
 	for n := 200; n <= 350; n += 25 {
-		m := int(4.26*float64(n) + 0.5)
 		for seed := range seeds(n) {
-			r := rand.New(rand.NewPCG(uint64(n), uint64(seed)))
-			cnf := &dimacs.CNF{Vars: n}
-			for range m {
-				var c []int
-				for len(c) < 3 {
-					v := 1 + r.IntN(n)
-					if slices.Contains(c, v) || slices.Contains(c, -v) {
-						continue
-					}
-					if r.IntN(2) == 0 {
-						v = -v
-					}
-					c = append(c, v)
-				}
-				cnf.Clauses = append(cnf.Clauses, c)
-			}
-			if err := writeFile(filepath.Join(dir, fmt.Sprintf("uf3-n%d-s%d.cnf", n, seed)), cnf); err != nil {
+			if err := writeFile(filepath.Join(dir, fmt.Sprintf("uf3-n%d-s%d.cnf", n, seed)), random3SAT(n, seed)); err != nil {
 				return err
 			}
 		}
 	}
 	for n := 6; n <= 10; n++ {
-		x := func(p, h int) int { return p*n + h + 1 }
-		cnf := &dimacs.CNF{Vars: n * (n + 1)}
-		for p := 0; p <= n; p++ {
-			var c []int
-			for h := range n {
-				c = append(c, x(p, h))
-			}
-			cnf.Clauses = append(cnf.Clauses, c)
-		}
-		for h := range n {
-			for p := 0; p <= n; p++ {
-				for q := p + 1; q <= n; q++ {
-					cnf.Clauses = append(cnf.Clauses, []int{-x(p, h), -x(q, h)})
-				}
-			}
-		}
-		if err := writeFile(filepath.Join(dir, fmt.Sprintf("php-n%02d.cnf", n)), cnf); err != nil {
+		if err := writeFile(filepath.Join(dir, fmt.Sprintf("php-n%02d.cnf", n)), pigeonhole(n)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// random3SAT is a random 3-SAT formula over n variables with round(4.26 n)
+// clauses of three distinct variables, from the PCG seeded with (n, seed).
+func random3SAT(n, seed int) *dimacs.CNF {
+	m := int(4.26*float64(n) + 0.5)
+	r := rand.New(rand.NewPCG(uint64(n), uint64(seed)))
+	cnf := &dimacs.CNF{Vars: n}
+	for range m {
+		var c []int
+		for len(c) < 3 {
+			v := 1 + r.IntN(n)
+			if slices.Contains(c, v) || slices.Contains(c, -v) {
+				continue
+			}
+			if r.IntN(2) == 0 {
+				v = -v
+			}
+			c = append(c, v)
+		}
+		cnf.Clauses = append(cnf.Clauses, c)
+	}
+	return cnf
+}
+
+// pigeonhole is PHP(n+1, n): every one of n+1 pigeons sits in one of n
+// holes, and no hole holds two (unsatisfiable).
+func pigeonhole(n int) *dimacs.CNF {
+	x := func(p, h int) int { return p*n + h + 1 }
+	cnf := &dimacs.CNF{Vars: n * (n + 1)}
+	for p := 0; p <= n; p++ {
+		var c []int
+		for h := range n {
+			c = append(c, x(p, h))
+		}
+		cnf.Clauses = append(cnf.Clauses, c)
+	}
+	for h := range n {
+		for p := 0; p <= n; p++ {
+			for q := p + 1; q <= n; q++ {
+				cnf.Clauses = append(cnf.Clauses, []int{-x(p, h), -x(q, h)})
+			}
+		}
+	}
+	return cnf
 }
 
 // seeds is the number of instances of size n: hard UNSAT instances at 350
@@ -168,6 +181,12 @@ func run(timeout time.Duration, name string, args ...string) (result, error) {
 	if ctx.Err() != nil {
 		return result{"TIMEOUT", secs, wall}, nil
 	}
+	return result{answer(out), secs, wall}, nil
+}
+
+// answer is the last answer line of a solver's output: the DIMACS "s ..."
+// line or minisat's own; UNKNOWN when there is none.
+func answer(out []byte) string {
 	ans := "UNKNOWN"
 	sc := bufio.NewScanner(strings.NewReader(string(out)))
 	for sc.Scan() {
@@ -179,7 +198,7 @@ func run(timeout time.Duration, name string, args ...string) (result, error) {
 			ans = line // minisat's own format
 		}
 	}
-	return result{ans, secs, wall}, nil
+	return ans
 }
 
 func compare(dir string, args []string) error {
@@ -207,42 +226,60 @@ func compare(dir string, args []string) error {
 	fmt.Println("| file | answer | isovet CPU s | minisat CPU s | ratio |")
 	fmt.Println("|---|---|---:|---:|---:|")
 	for _, f := range files {
-		a, err := run(*timeout, me, "solve", f)
-		if err != nil {
+		if err := compareFile(f, *timeout, me, *minisat, ratios); err != nil {
 			return err
 		}
-		b, err := run(*timeout, *minisat, "-verb=0", f)
-		if err != nil {
-			return err
-		}
-		if a.answer != b.answer && a.answer != "TIMEOUT" && b.answer != "TIMEOUT" {
-			return fmt.Errorf("%s: isovet says %s, minisat says %s", f, a.answer, b.answer)
-		}
-		ratio := max(a.secs, 0.001) / max(b.secs, 0.001)
-		suite := strings.SplitN(filepath.Base(f), "-", 2)[0]
-		if strings.HasPrefix(suite, "uf3") {
-			suite = strings.Join(strings.SplitN(filepath.Base(f), "-", 3)[:2], "-")
-		}
-		family := strings.SplitN(suite, "-", 2)[0]
-		if a.answer != "TIMEOUT" && b.answer != "TIMEOUT" {
-			ratios[suite] = append(ratios[suite], ratio)
-			ratios["all-"+family] = append(ratios["all-"+family], ratio)
-		}
-		answer := a.answer
-		if b.answer == "TIMEOUT" {
-			answer += " (minisat TIMEOUT)"
-		}
-		fmt.Printf("| %s | %s | %.3f | %.3f | %.2f |\n", filepath.Base(f), answer, a.secs, b.secs, ratio)
 	}
+	printMedians(ratios)
+	return nil
+}
+
+// compareFile runs both solvers on the file f, checks that they agree,
+// prints its row and adds its ratio to its suite's and family's unless a
+// solver timed out.
+func compareFile(f string, timeout time.Duration, me, minisat string, ratios map[string][]float64) error {
+	a, err := run(timeout, me, "solve", f)
+	if err != nil {
+		return err
+	}
+	b, err := run(timeout, minisat, "-verb=0", f)
+	if err != nil {
+		return err
+	}
+	timedOut := a.answer == "TIMEOUT" || b.answer == "TIMEOUT"
+	if a.answer != b.answer && !timedOut {
+		return fmt.Errorf("%s: isovet says %s, minisat says %s", f, a.answer, b.answer)
+	}
+	ratio := max(a.secs, 0.001) / max(b.secs, 0.001)
+	if !timedOut {
+		suite, family := suiteOf(f)
+		ratios[suite] = append(ratios[suite], ratio)
+		ratios["all-"+family] = append(ratios["all-"+family], ratio)
+	}
+	answer := a.answer
+	if b.answer == "TIMEOUT" {
+		answer += " (minisat TIMEOUT)"
+	}
+	fmt.Printf("| %s | %s | %.3f | %.3f | %.2f |\n", filepath.Base(f), answer, a.secs, b.secs, ratio)
+	return nil
+}
+
+// suiteOf names the suite of a generated file (uf3-n200, php) and its
+// family (uf3, php).
+func suiteOf(f string) (suite, family string) {
+	suite = strings.SplitN(filepath.Base(f), "-", 2)[0]
+	if strings.HasPrefix(suite, "uf3") {
+		suite = strings.Join(strings.SplitN(filepath.Base(f), "-", 3)[:2], "-")
+	}
+	return suite, strings.SplitN(suite, "-", 2)[0]
+}
+
+// printMedians prints the table of median ratios, by suite name.
+func printMedians(ratios map[string][]float64) {
 	fmt.Println()
 	fmt.Println("| suite | files | median ratio isovet/minisat |")
 	fmt.Println("|---|---:|---:|")
-	var keys []string
-	for k := range ratios {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(ratios)) {
 		rs := ratios[k]
 		slices.Sort(rs)
 		med := rs[len(rs)/2]
@@ -251,5 +288,4 @@ func compare(dir string, args []string) error {
 		}
 		fmt.Printf("| %s | %d | %.2f |\n", k, len(rs), med)
 	}
-	return nil
 }

@@ -140,12 +140,7 @@ func SCC(g *Digraph) (comp []int32, n int) {
 // nodes is not guaranteed) and true, or nil and false if g has a cycle.
 func Topo(g *Digraph) ([]int32, bool) {
 	N := g.N()
-	indeg := make([]int32, N)
-	for _, vs := range g.out {
-		for _, v := range vs {
-			indeg[v]++
-		}
-	}
+	indeg := inDegrees(g)
 	order := make([]int32, 0, N)
 	for u := range N {
 		if indeg[u] == 0 {
@@ -164,6 +159,17 @@ func Topo(g *Digraph) ([]int32, bool) {
 		return nil, false
 	}
 	return order, true
+}
+
+// inDegrees returns the number of edges into each node.
+func inDegrees(g *Digraph) []int32 {
+	indeg := make([]int32, g.N())
+	for _, vs := range g.out {
+		for _, v := range vs {
+			indeg[v]++
+		}
+	}
+	return indeg
 }
 
 // ShortestPath returns a shortest path from s to t (both included) using only nodes for
@@ -187,20 +193,25 @@ func ShortestPath(g *Digraph, s, t int32, allow func(int32) bool) []int32 {
 			}
 			prev[v] = u
 			if v == t {
-				var p []int32
-				for w := t; ; w = prev[w] {
-					p = append(p, w)
-					if w == s {
-						break
-					}
-				}
-				slices.Reverse(p)
-				return p
+				return pathTo(prev, s, t)
 			}
 			q = append(q, v)
 		}
 	}
 	return nil
+}
+
+// pathTo follows prev back from t to s and returns the path from s to t.
+func pathTo(prev map[int32]int32, s, t int32) []int32 {
+	var p []int32
+	for w := t; ; w = prev[w] {
+		p = append(p, w)
+		if w == s {
+			break
+		}
+	}
+	slices.Reverse(p)
+	return p
 }
 
 // CycleThrough returns a shortest cycle that uses the edge u→v, as the node list [u, v, ...]
@@ -222,16 +233,60 @@ func CycleThrough(g *Digraph, u, v int32) []int32 {
 // shortest cycle through one of its nodes.
 func FindCycle(g *Digraph) []int32 {
 	comp, n := SCC(g)
+	if u := selfLoop(g); u >= 0 {
+		return []int32{u}
+	}
+	best := smallestCyclicSCC(comp, n)
+	if best < 0 {
+		return nil
+	}
+	var bestCyc []int32
+	tries := 0
+	for u := range g.out {
+		if comp[u] != best {
+			continue
+		}
+		bestCyc = shorterCycleAt(g, comp, int32(u), bestCyc)
+		tries++
+		if tries >= 32 || (bestCyc != nil && len(bestCyc) == 2) {
+			break
+		}
+	}
+	return bestCyc
+}
+
+// shorterCycleAt returns a shortest cycle through an edge out of u that
+// stays in u's component if it is shorter than cyc (or cyc is nil), else cyc.
+func shorterCycleAt(g *Digraph, comp []int32, u int32, cyc []int32) []int32 {
+	c := comp[u]
+	for _, v := range g.out[u] {
+		if comp[v] != c {
+			continue
+		}
+		p := ShortestPath(g, v, u, func(w int32) bool { return comp[w] == c })
+		if p != nil && (cyc == nil || len(p) < len(cyc)) {
+			cyc = append([]int32{u}, p[:len(p)-1]...)
+		}
+	}
+	return cyc
+}
+
+// selfLoop returns the first node with an edge to itself, or -1.
+func selfLoop(g *Digraph) int32 {
+	for u, vs := range g.out {
+		if slices.Contains(vs, int32(u)) {
+			return int32(u)
+		}
+	}
+	return -1
+}
+
+// smallestCyclicSCC returns the smallest of the n components in comp with
+// more than one node (the first among equals), or -1.
+func smallestCyclicSCC(comp []int32, n int) int32 {
 	size := make([]int, n)
 	for _, c := range comp {
 		size[c]++
-	}
-	for u, vs := range g.out {
-		for _, v := range vs {
-			if int(v) == u {
-				return []int32{int32(u)}
-			}
-		}
 	}
 	best := -1
 	for c, s := range size {
@@ -239,29 +294,5 @@ func FindCycle(g *Digraph) []int32 {
 			best = c
 		}
 	}
-	if best < 0 {
-		return nil
-	}
-	var bestCyc []int32
-	tries := 0
-	for u := range g.out {
-		if comp[u] != int32(best) {
-			continue
-		}
-		for _, v := range g.out[u] {
-			if comp[v] != int32(best) {
-				continue
-			}
-			cb := int32(best)
-			p := ShortestPath(g, v, int32(u), func(w int32) bool { return comp[w] == cb })
-			if p != nil && (bestCyc == nil || len(p) < len(bestCyc)) {
-				bestCyc = append([]int32{int32(u)}, p[:len(p)-1]...)
-			}
-		}
-		tries++
-		if tries >= 32 || (bestCyc != nil && len(bestCyc) == 2) {
-			break
-		}
-	}
-	return bestCyc
+	return int32(best)
 }

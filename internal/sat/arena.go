@@ -67,23 +67,41 @@ func (s *Solver) maybeCollect() {
 	}
 	old := s.arena
 	s.arena = make([]uint32, 0, len(old)-s.wasted+len(old)/8)
-	move := func(cs []cref) []cref {
-		j := 0
-		for _, c := range cs {
-			if old[c]&flagDeleted != 0 {
-				continue
-			}
-			n := cref(old[c]>>2) + hdrWords
-			nc := cref(len(s.arena))
-			s.arena = append(s.arena, old[c:c+n]...)
-			old[c+1] = nc // forwarding offset
-			cs[j] = nc
-			j++
+	s.clauses = s.move(old, s.clauses)
+	s.learnts = s.move(old, s.learnts)
+	s.forwardReasons(old)
+	for m := range s.watches {
+		ws := s.watches[m]
+		for i := range ws {
+			ws[i].c = old[ws[i].c+1]
 		}
-		return cs[:j]
 	}
-	s.clauses = move(s.clauses)
-	s.learnts = move(s.learnts)
+	s.wasted = 0
+	s.stats.Collections++
+}
+
+// move copies the live clauses of cs from the old arena to the end of the
+// new one, leaving each one's new offset in its old header's second word,
+// and returns cs without the deleted clauses, at their new offsets.
+func (s *Solver) move(old []uint32, cs []cref) []cref {
+	j := 0
+	for _, c := range cs {
+		if old[c]&flagDeleted != 0 {
+			continue
+		}
+		n := cref(old[c]>>2) + hdrWords
+		nc := cref(len(s.arena))
+		s.arena = append(s.arena, old[c:c+n]...)
+		old[c+1] = nc // forwarding offset
+		cs[j] = nc
+		j++
+	}
+	return cs[:j]
+}
+
+// forwardReasons points the reasons of assigned variables at the moved
+// clauses.
+func (s *Solver) forwardReasons(old []uint32) {
 	for v := 1; v <= s.nvars; v++ {
 		r := s.reason[v]
 		if r == crefNone || r == crefTheory || s.vals[Var(v).Pos()] == Undef {
@@ -95,12 +113,4 @@ func (s *Solver) maybeCollect() {
 			s.reason[v] = old[r+1]
 		}
 	}
-	for m := range s.watches {
-		ws := s.watches[m]
-		for i := range ws {
-			ws[i].c = old[ws[i].c+1]
-		}
-	}
-	s.wasted = 0
-	s.stats.Collections++
 }

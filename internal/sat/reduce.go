@@ -1,6 +1,9 @@
 package sat
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // locked reports whether learnt clause c is the reason of an assignment.
 func (s *Solver) locked(c cref) bool {
@@ -19,23 +22,7 @@ func (s *Solver) locked(c cref) bool {
 // reasons of current assignments are kept.
 func (s *Solver) reduce() {
 	s.stats.Reductions++
-	slices.SortFunc(s.learnts, func(a, b cref) int {
-		la, lb := s.lbd(a), s.lbd(b)
-		if la != lb {
-			if la > lb {
-				return -1
-			}
-			return 1
-		}
-		aa, ab := s.cact(a), s.cact(b)
-		switch {
-		case aa < ab:
-			return -1
-		case aa > ab:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(s.learnts, s.worseFirst)
 	target := len(s.learnts) / 2
 	j := 0
 	removed := 0
@@ -52,6 +39,15 @@ func (s *Solver) reduce() {
 	s.stats.DeletedLearnts += int64(removed)
 	s.purgeWatches()
 	s.maybeCollect()
+}
+
+// worseFirst orders learnt clauses for reduce: higher LBD first and, among
+// equal LBD, lower activity first.
+func (s *Solver) worseFirst(a, b cref) int {
+	if c := cmp.Compare(s.lbd(b), s.lbd(a)); c != 0 {
+		return c
+	}
+	return cmp.Compare(s.cact(a), s.cact(b))
 }
 
 // purgeWatches removes watchers of deleted clauses.

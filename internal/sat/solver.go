@@ -64,25 +64,29 @@ type Options struct {
 
 // EnsureDefaults fills zero fields with their defaults and returns o.
 func (o Options) EnsureDefaults() Options {
-	if o.RestartBase <= 0 {
-		o.RestartBase = 100
-	}
-	if o.VarDecay <= 0 || o.VarDecay >= 1 {
-		o.VarDecay = 0.95
-	}
-	if o.ClauseDecay <= 0 || o.ClauseDecay >= 1 {
-		o.ClauseDecay = 0.999
-	}
-	if o.ReduceBase <= 0 {
-		o.ReduceBase = 2000
-	}
-	if o.ReduceInc <= 0 {
-		o.ReduceInc = 300
-	}
-	if o.ChronoLimit <= 0 {
-		o.ChronoLimit = 100
-	}
+	o.RestartBase = positiveOr(o.RestartBase, 100)
+	o.VarDecay = decayOr(o.VarDecay, 0.95)
+	o.ClauseDecay = decayOr(o.ClauseDecay, 0.999)
+	o.ReduceBase = positiveOr(o.ReduceBase, 2000)
+	o.ReduceInc = positiveOr(o.ReduceInc, 300)
+	o.ChronoLimit = positiveOr(o.ChronoLimit, 100)
 	return o
+}
+
+// positiveOr is n if it is positive, else def.
+func positiveOr(n, def int) int {
+	if n <= 0 {
+		return def
+	}
+	return n
+}
+
+// decayOr is the decay factor f if it lies in (0, 1), else def.
+func decayOr(f, def float64) float64 {
+	if f <= 0 || f >= 1 {
+		return def
+	}
+	return f
 }
 
 // Stats are counters of a [Solver], cumulative over Solve calls.
@@ -200,10 +204,8 @@ func (s *Solver) NumVars() int { return s.nvars }
 // calls (never during one, for example from a Theory). The empty clause
 // makes the formula unsatisfiable. The slice is not retained.
 func (s *Solver) AddClause(lits ...Lit) error {
-	for _, m := range lits {
-		if m.Var() == 0 || int(m.Var()) > s.nvars {
-			return fmt.Errorf("adding clause: %w: %d", ErrBadLit, m.Dimacs())
-		}
+	if m, bad := s.badLit(lits); bad {
+		return fmt.Errorf("adding clause: %w: %d", ErrBadLit, m.Dimacs())
 	}
 	if invariant.Enabled {
 		s.orig = append(s.orig, slices.Clone(lits))
@@ -214,24 +216,10 @@ func (s *Solver) AddClause(lits ...Lit) error {
 	if len(s.trailLim) > 0 {
 		s.cancelUntil(0)
 	}
-	c := append(s.learnt0[:0], lits...)
-	slices.Sort(c)
-	j := 0
-	prev := LitNull
-	for _, m := range c {
-		switch {
-		case s.vals[m] == True || m == prev.Not():
-			s.learnt0 = c
-			return nil // satisfied or tautology
-		case s.vals[m] == False || m == prev:
-			continue
-		}
-		c[j] = m
-		j++
-		prev = m
+	c, satisfied := s.simplifyClause(lits)
+	if satisfied {
+		return nil
 	}
-	c = c[:j]
-	s.learnt0 = c
 	switch len(c) {
 	case 0:
 		s.ok = false
@@ -243,6 +231,41 @@ func (s *Solver) AddClause(lits ...Lit) error {
 		s.attach(cr)
 	}
 	return nil
+}
+
+// badLit returns the first of lits whose variable does not exist.
+func (s *Solver) badLit(lits []Lit) (Lit, bool) {
+	for _, m := range lits {
+		if m.Var() == 0 || int(m.Var()) > s.nvars {
+			return m, true
+		}
+	}
+	return LitNull, false
+}
+
+// simplifyClause returns the clause lits at level 0, sorted, without false
+// or repeated literals, in the scratch buffer learnt0; satisfied is set when
+// a literal is true or the clause is a tautology.
+func (s *Solver) simplifyClause(lits []Lit) (c []Lit, satisfied bool) {
+	c = append(s.learnt0[:0], lits...)
+	slices.Sort(c)
+	j := 0
+	prev := LitNull
+	for _, m := range c {
+		switch {
+		case s.vals[m] == True || m == prev.Not():
+			s.learnt0 = c
+			return nil, true
+		case s.vals[m] == False || m == prev:
+			continue
+		}
+		c[j] = m
+		j++
+		prev = m
+	}
+	c = c[:j]
+	s.learnt0 = c
+	return c, false
 }
 
 // Value returns the value of m in the model of the last Solve that
@@ -295,10 +318,8 @@ func (s *Solver) Solve(ctx context.Context, assumptions ...Lit) (Status, error) 
 	s.stats.Solves++
 	s.model = s.model[:0]
 	s.failed = s.failed[:0]
-	for _, m := range assumptions {
-		if m.Var() == 0 || int(m.Var()) > s.nvars {
-			return Unknown, fmt.Errorf("solving: assumption: %w: %d", ErrBadLit, m.Dimacs())
-		}
+	if m, bad := s.badLit(assumptions); bad {
+		return Unknown, fmt.Errorf("solving: assumption: %w: %d", ErrBadLit, m.Dimacs())
 	}
 	if !s.ok {
 		return Unsat, nil
@@ -307,17 +328,23 @@ func (s *Solver) Solve(ctx context.Context, assumptions ...Lit) (Status, error) 
 	defer s.cancelUntil(0)
 	st, err := s.search(ctx)
 	if st == Sat {
-		s.model = make([]bool, s.nvars+1)
-		for v := 1; v <= s.nvars; v++ {
-			s.model[v] = s.vals[Var(v).Pos()] == True
-		}
-		if invariant.Enabled {
-			for _, c := range s.orig {
-				invariant.Assertf(s.satisfied(c), "model falsifies clause %v", c)
-			}
-		}
+		s.saveModel()
 	}
 	return st, err
+}
+
+// saveModel copies the current total assignment into the model (and, with
+// invariants, checks that it satisfies every clause added).
+func (s *Solver) saveModel() {
+	s.model = make([]bool, s.nvars+1)
+	for v := 1; v <= s.nvars; v++ {
+		s.model[v] = s.vals[Var(v).Pos()] == True
+	}
+	if invariant.Enabled {
+		for _, c := range s.orig {
+			invariant.Assertf(s.satisfied(c), "model falsifies clause %v", c)
+		}
+	}
 }
 
 func (s *Solver) satisfied(c []Lit) bool {

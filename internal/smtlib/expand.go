@@ -11,16 +11,8 @@ func Subst(t Term, m map[string]Term) Term {
 		}
 		return t
 	}
-	if h := t.Head(); (h == "forall" || h == "exists") && len(t.list) == 3 {
-		inner := m
-		for _, d := range t.list[1].list {
-			if len(d.list) == 2 {
-				if _, ok := inner[d.list[0].atom]; ok {
-					inner = copyMap(inner)
-					delete(inner, d.list[0].atom)
-				}
-			}
-		}
+	if t.isQuantifier() {
+		inner := unbind(m, t.list[1])
 		return Term{list: []Term{t.list[0], t.list[1], Subst(t.list[2], inner)}, isL: true}
 	}
 	out := make([]Term, len(t.list))
@@ -28,6 +20,21 @@ func Subst(t Term, m map[string]Term) Term {
 		out[i] = Subst(e, m)
 	}
 	return Term{list: out, isL: true}
+}
+
+// unbind returns m without the variables the list decls binds (a copy when
+// it drops any).
+func unbind(m map[string]Term, decls Term) map[string]Term {
+	for _, d := range decls.list {
+		if len(d.list) != 2 {
+			continue
+		}
+		if _, ok := m[d.list[0].atom]; ok {
+			m = copyMap(m)
+			delete(m, d.list[0].atom)
+		}
+	}
+	return m
 }
 
 func copyMap(m map[string]Term) map[string]Term {
@@ -46,49 +53,75 @@ func Expand(t Term, sort string, domain []Term) Term {
 	if !t.isL {
 		return t
 	}
-	h := t.Head()
-	if (h == "forall" || h == "exists") && len(t.list) == 3 {
-		var keep []Var
-		var expand []string
-		for _, d := range t.list[1].list {
-			if len(d.list) == 2 && d.list[1].atom == sort {
-				expand = append(expand, d.list[0].atom)
-			} else if len(d.list) == 2 {
-				keep = append(keep, Var{Name: d.list[0].atom, Sort: d.list[1].String()})
-			}
-		}
-		body := Expand(t.list[2], sort, domain)
-		if len(expand) == 0 {
-			return binder(h, keep, body)
-		}
-		var parts []Term
-		var rec func(i int, m map[string]Term)
-		rec = func(i int, m map[string]Term) {
-			if i == len(expand) {
-				part := Subst(body, m)
-				if len(keep) == 0 && part.Head() == "!" && len(part.list) >= 2 {
-					part = part.list[1] // no quantifier left for the patterns
-				}
-				parts = append(parts, part)
-				return
-			}
-			for _, c := range domain {
-				m2 := copyMap(m)
-				m2[expand[i]] = c
-				rec(i+1, m2)
-			}
-		}
-		rec(0, map[string]Term{})
-		if h == "forall" {
-			return binder(h, keep, And(parts...))
-		}
-		return binder(h, keep, Or(parts...))
+	if t.isQuantifier() {
+		return expandQuantifier(t, sort, domain)
 	}
 	out := make([]Term, len(t.list))
 	for i, e := range t.list {
 		out[i] = Expand(e, sort, domain)
 	}
 	return Term{list: out, isL: true}
+}
+
+// isQuantifier reports whether t is (forall (vars) body) or (exists (vars)
+// body).
+func (t Term) isQuantifier() bool {
+	h := t.Head()
+	return (h == "forall" || h == "exists") && len(t.list) == 3
+}
+
+// expandQuantifier is Expand of a quantifier: the variables of sort it binds
+// become a conjunction (forall) or disjunction (exists) of the body's
+// instances, the others stay bound.
+func expandQuantifier(t Term, sort string, domain []Term) Term {
+	h := t.Head()
+	var keep []Var
+	var expand []string
+	for _, d := range t.list[1].list {
+		if len(d.list) != 2 {
+			continue
+		}
+		if d.list[1].atom == sort {
+			expand = append(expand, d.list[0].atom)
+		} else {
+			keep = append(keep, Var{Name: d.list[0].atom, Sort: d.list[1].String()})
+		}
+	}
+	body := Expand(t.list[2], sort, domain)
+	if len(expand) == 0 {
+		return binder(h, keep, body)
+	}
+	parts := instances(body, expand, domain, len(keep) == 0)
+	if h == "forall" {
+		return binder(h, keep, And(parts...))
+	}
+	return binder(h, keep, Or(parts...))
+}
+
+// instances returns body with every combination of domain elements
+// substituted for names (the last name varying fastest). With unbound set
+// no quantifier is left around an instance, so an annotated body loses its
+// patterns.
+func instances(body Term, names []string, domain []Term, unbound bool) []Term {
+	var parts []Term
+	var rec func(i int, m map[string]Term)
+	rec = func(i int, m map[string]Term) {
+		if i == len(names) {
+			part := Subst(body, m)
+			if unbound && part.isAnnotated() {
+				part = part.list[1] // no quantifier left for the patterns
+			}
+			parts = append(parts, part)
+			return
+		}
+		for _, c := range domain {
+			m2 := copyMap(m)
+			m2[names[i]] = c
+			rec(i+1, m2)
+		}
+	}
+	rec(0, map[string]Term{})
+	return parts
 }
 
 // MapAsserts returns a copy of s with f applied to the formula of every

@@ -62,14 +62,19 @@ func (p *sparser) skip() {
 		c := p.src[p.pos]
 		switch {
 		case c == ';':
-			for p.pos < len(p.src) && p.src[p.pos] != '\n' {
-				p.adv()
-			}
+			p.skipLine()
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			p.adv()
 		default:
 			return
 		}
+	}
+}
+
+// skipLine moves to the end of the line (a comment).
+func (p *sparser) skipLine() {
+	for p.pos < len(p.src) && p.src[p.pos] != '\n' {
+		p.adv()
 	}
 }
 
@@ -84,36 +89,11 @@ func (p *sparser) term() (Term, error) {
 	}
 	switch c := p.src[p.pos]; c {
 	case '(':
-		p.adv()
-		var elems []Term
-		for {
-			p.skip()
-			if p.pos >= len(p.src) {
-				return Term{}, p.errf("unclosed parenthesis")
-			}
-			if p.src[p.pos] == ')' {
-				p.adv()
-				return Term{list: elems, isL: true}, nil
-			}
-			e, err := p.term()
-			if err != nil {
-				return Term{}, err
-			}
-			elems = append(elems, e)
-		}
+		return p.list()
 	case ')':
 		return Term{}, p.errf("unexpected ')'")
 	case '|', '"':
-		start := p.pos
-		p.adv()
-		for p.pos < len(p.src) && p.src[p.pos] != c {
-			p.adv()
-		}
-		if p.pos >= len(p.src) {
-			return Term{}, p.errf("unterminated %c", c)
-		}
-		p.adv()
-		return Sym(p.src[start:p.pos]), nil
+		return p.quoted(c)
 	default:
 		start := p.pos
 		for p.pos < len(p.src) && !strings.ContainsRune(" \t\r\n();|\"", rune(p.src[p.pos])) {
@@ -121,4 +101,40 @@ func (p *sparser) term() (Term, error) {
 		}
 		return Sym(p.src[start:p.pos]), nil
 	}
+}
+
+// list reads the terms of a list up to its ')'.
+func (p *sparser) list() (Term, error) {
+	p.adv()
+	var elems []Term
+	for {
+		p.skip()
+		if p.pos >= len(p.src) {
+			return Term{}, p.errf("unclosed parenthesis")
+		}
+		if p.src[p.pos] == ')' {
+			p.adv()
+			return Term{list: elems, isL: true}, nil
+		}
+		e, err := p.term()
+		if err != nil {
+			return Term{}, err
+		}
+		elems = append(elems, e)
+	}
+}
+
+// quoted reads a |symbol| or a "string" (delimited by c), delimiters
+// included.
+func (p *sparser) quoted(c byte) (Term, error) {
+	start := p.pos
+	p.adv()
+	for p.pos < len(p.src) && p.src[p.pos] != c {
+		p.adv()
+	}
+	if p.pos >= len(p.src) {
+		return Term{}, p.errf("unterminated %c", c)
+	}
+	p.adv()
+	return Sym(p.src[start:p.pos]), nil
 }

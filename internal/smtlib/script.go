@@ -71,6 +71,16 @@ func (s *Script) WriteTo(w io.Writer) (int64, error) {
 	return int64(n), err
 }
 
+// firstLine is how many elements of the list t pretty keeps on its first
+// line: 2 for a binder or a function declaration or definition (the head and
+// the variable or argument list), else 1 (the head).
+func firstLine(t Term) int {
+	if h := t.Head(); (h == "forall" || h == "exists" || h == "declare-fun" || h == "define-fun") && len(t.list) > 2 {
+		return 2
+	}
+	return 1
+}
+
 func pretty(b *strings.Builder, t Term, indent int) {
 	if !t.isL || indent+t.width() <= lineWidth || len(t.list) < 2 {
 		t.flat(b)
@@ -79,11 +89,10 @@ func pretty(b *strings.Builder, t Term, indent int) {
 	// Keep binders' variable lists and the head on the first line.
 	b.WriteByte('(')
 	t.list[0].flat(b)
-	start := 1
-	if h := t.Head(); (h == "forall" || h == "exists" || h == "declare-fun" || h == "define-fun") && len(t.list) > 2 {
+	start := firstLine(t)
+	if start == 2 {
 		b.WriteByte(' ')
 		t.list[1].flat(b)
-		start = 2
 	}
 	for _, e := range t.list[start:] {
 		b.WriteByte('\n')

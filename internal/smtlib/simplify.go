@@ -32,9 +32,9 @@ func (s simplifier) term(t Term) Term {
 		return s.decide(t)
 	}
 	switch h := t.Head(); {
-	case h == "!" && len(t.list) >= 2:
+	case t.isAnnotated():
 		return s.annotated(t)
-	case (h == "forall" || h == "exists") && len(t.list) == 3:
+	case t.isQuantifier():
 		return s.quantifier(h, t)
 	}
 	args := s.args(t)

@@ -44,6 +44,14 @@ var (
 	False = Sym("false")
 )
 
+// Bool is the Boolean constant b.
+func Bool(b bool) Term {
+	if b {
+		return True
+	}
+	return False
+}
+
 // IsList reports whether t is a list.
 func (t Term) IsList() bool { return t.isL }
 
@@ -148,8 +156,11 @@ type Var struct{ Name, Sort string }
 // Ref returns the variable as a term.
 func (v Var) Ref() Term { return Sym(v.Name) }
 
+// isAnnotated reports whether t is (! body attributes...).
+func (t Term) isAnnotated() bool { return t.Head() == "!" && len(t.list) >= 2 }
+
 func binder(q string, vs []Var, body Term) Term {
-	if len(vs) == 0 && body.Head() == "!" && len(body.list) >= 2 {
+	if len(vs) == 0 && body.isAnnotated() {
 		return body.list[1] // patterns belong to quantifiers only
 	}
 	if len(vs) == 0 || body.isTrue() || body.isFalse() {

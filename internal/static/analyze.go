@@ -184,45 +184,8 @@ func (a *analysis) run() error {
 	for _, as := range enc.assumes() {
 		a.res.Assumptions = append(a.res.Assumptions, as.Pos.String()+": "+as.String())
 	}
-	provenUpTo := 1
-	unknown := ""
-	for k := 2; k <= a.opts.Bound; k++ {
-		ans, err := a.solve(enc.Execution(k))
-		if err != nil {
-			return err
-		}
-		switch ans.Status {
-		case smtlib.Unsat:
-			// Each query covers executions of exactly k instances, so the
-			// bound holds only while every smaller k was unsat too.
-			if provenUpTo == k-1 {
-				provenUpTo = k
-			}
-		case smtlib.Unknown:
-			unknown = fmt.Sprintf("cycle k=%d: %s", k, ans.Reason)
-		case smtlib.Sat:
-			w, err := a.witness(enc, k, ans)
-			if err != nil {
-				return err
-			}
-			a.res.Witness, a.res.K = w, k
-			if w.Confirmed {
-				a.res.Verdict = Anomaly
-				return nil
-			}
-			unknown = "the solver found a candidate cycle at k=" + fmt.Sprint(k) + " that the replay could not confirm: " + w.ReplayNote
-		}
-		if a.res.Witness != nil {
-			break
-		}
-	}
-	if provenUpTo == a.opts.Bound {
-		a.res.Verdict = NoneUpToBound
-	} else {
-		a.res.Reason = unknown
-	}
-	if a.opts.NoUnbounded {
-		return nil
+	if err := a.bounded(enc); err != nil || a.res.Verdict == Anomaly || a.opts.NoUnbounded {
+		return err
 	}
 	// The unbounded proofs do not rely on the bounded queries, so they are
 	// tried after an inconclusive bounded query too: a proof shows that the
@@ -239,25 +202,68 @@ func (a *analysis) run() error {
 	return nil
 }
 
+// bounded asks the bounded queries for k = 2, 3, ..., K until one finds a
+// candidate. The verdict is Anomaly when the replay confirms the candidate,
+// NoneUpToBound when every query was unsat; otherwise the reason says what
+// was left open.
+func (a *analysis) bounded(enc *Encoding) error {
+	provenUpTo := 1
+	unknown := ""
+	for k := 2; k <= a.opts.Bound && a.res.Witness == nil; k++ {
+		ans, err := a.solve(enc.Execution(k))
+		if err != nil {
+			return err
+		}
+		switch ans.Status {
+		case smtlib.Unsat:
+			// Each query covers executions of exactly k instances, so the
+			// bound holds only while every smaller k was unsat too.
+			if provenUpTo == k-1 {
+				provenUpTo = k
+			}
+		case smtlib.Unknown:
+			unknown = fmt.Sprintf("cycle k=%d: %s", k, ans.Reason)
+		case smtlib.Sat:
+			if unknown, err = a.candidate(enc, k, ans); err != nil || a.res.Verdict == Anomaly {
+				return err
+			}
+		}
+	}
+	if provenUpTo == a.opts.Bound {
+		a.res.Verdict = NoneUpToBound
+	} else {
+		a.res.Reason = unknown
+	}
+	return nil
+}
+
+// candidate records the witness of a sat bounded query of k instances: the
+// verdict is Anomaly when the replay confirms it; otherwise note says why
+// the query left the bound open.
+func (a *analysis) candidate(enc *Encoding, k int, ans smtlib.Answer) (note string, err error) {
+	w, err := a.witness(enc, k, ans)
+	if err != nil {
+		return "", err
+	}
+	a.res.Witness, a.res.K = w, k
+	if w.Confirmed {
+		a.res.Verdict = Anomaly
+		return "", nil
+	}
+	return "the solver found a candidate cycle at k=" + fmt.Sprint(k) + " that the replay could not confirm: " + w.ReplayNote, nil
+}
+
 // unbounded tries the shortest-path proof (Theorem 10) and then the
 // inductive one (Theorem 12), and records the proof that succeeds.
 func (a *analysis) unbounded(enc *Encoding) (bool, error) {
-	if u := a.opts.UnboundedTimeout; u > 0 && (a.timeout <= 0 || u < a.timeout) {
-		prev := a.timeout
-		a.timeout = u
-		defer func() { a.timeout = prev }()
-	}
-	// Theorem 10 needs φ_Cycle,K over executions of any size, not only the
-	// bounded executions checked above.
-	cyc, err := a.solve(enc.Cycle(a.opts.Bound))
+	prev := a.timeout
+	a.timeout = a.unboundedTimeout()
+	defer func() { a.timeout = prev }()
+	ok, err := a.shortestPath(enc)
 	if err != nil {
 		return false, err
 	}
-	ans, err := a.solve(enc.ShortestPath(a.opts.Bound))
-	if err != nil {
-		return false, err
-	}
-	if cyc.Status == smtlib.Unsat && ans.Status == smtlib.Unsat {
+	if ok {
 		a.res.Proof = fmt.Sprintf("shortest path: no chordless dependency path of %d edges and no cycle of at most %d instances (Theorem 10)", a.opts.Bound, a.opts.Bound)
 		return true, nil
 	}
@@ -269,15 +275,38 @@ func (a *analysis) unbounded(enc *Encoding) (bool, error) {
 	return proof != "", nil
 }
 
+// unboundedTimeout is the time limit of each unbounded query:
+// UnboundedTimeout when it is set and tighter than the bounded queries'.
+func (a *analysis) unboundedTimeout() time.Duration {
+	if u := a.opts.UnboundedTimeout; u > 0 && (a.timeout <= 0 || u < a.timeout) {
+		return u
+	}
+	return a.timeout
+}
+
+// shortestPath reports whether the premises of Theorem 10 hold: no
+// dependency cycle of at most K instances in executions of any size (not
+// only the bounded executions checked before) and no chordless dependency
+// path of K edges.
+func (a *analysis) shortestPath(enc *Encoding) (bool, error) {
+	cyc, err := a.solve(enc.Cycle(a.opts.Bound))
+	if err != nil {
+		return false, err
+	}
+	ans, err := a.solve(enc.ShortestPath(a.opts.Bound))
+	if err != nil {
+		return false, err
+	}
+	return cyc.Status == smtlib.Unsat && ans.Status == smtlib.Unsat, nil
+}
+
 // inductive applies Lemma 11 repeatedly: find the types T' whose dependencies
 // all follow ar, conclude every execution with one of them is serializable,
 // and continue with the rest (§5.3).
 func (a *analysis) inductive() (string, error) {
 	var remaining []string
-	for _, t := range a.prog.Txns {
-		if a.opts.Txns == nil || slices.Contains(a.opts.Txns, t.Name) {
-			remaining = append(remaining, t.Name)
-		}
+	for _, t := range selected(a.prog, a.opts.Txns) {
+		remaining = append(remaining, t.Name)
 	}
 	var steps []string
 	var counters []string
@@ -286,32 +315,14 @@ func (a *analysis) inductive() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		for _, as := range enc.counterAssumes {
-			if s := as.Pos.String(); !slices.Contains(counters, s) {
-				counters = append(counters, s)
-			}
-		}
-		ans, err := a.solve(enc.AnyDependency())
+		counters = enc.addCounterAssumes(counters)
+		ok, independent, err := a.inductiveRound(enc, remaining)
 		if err != nil {
 			return "", err
 		}
-		if ans.Status == smtlib.Unsat {
+		if independent {
 			steps = append(steps, fmt.Sprintf("%v have no dependencies among them", remaining))
 			break
-		}
-		ans, err = a.solve(enc.Inductive2())
-		if err != nil || ans.Status != smtlib.Unsat {
-			return "", err
-		}
-		var ok []string
-		for _, t := range remaining {
-			ans, err := a.solve(enc.Inductive1(t))
-			if err != nil {
-				return "", err
-			}
-			if ans.Status == smtlib.Unsat {
-				ok = append(ok, t)
-			}
 		}
 		if len(ok) == 0 {
 			return "", nil
@@ -319,6 +330,51 @@ func (a *analysis) inductive() (string, error) {
 		steps = append(steps, fmt.Sprintf("%v", ok))
 		remaining = slices.DeleteFunc(remaining, func(s string) bool { return slices.Contains(ok, s) })
 	}
+	return a.inductiveProof(steps, counters), nil
+}
+
+// addCounterAssumes adds to counters the positions of the assumptions
+// e's counter invariants rest on, once each.
+func (e *Encoding) addCounterAssumes(counters []string) []string {
+	for _, as := range e.counterAssumes {
+		if s := as.Pos.String(); !slices.Contains(counters, s) {
+			counters = append(counters, s)
+		}
+	}
+	return counters
+}
+
+// inductiveRound is one application of Lemma 11 to the remaining types:
+// independent when no two of their instances depend on each other, else
+// ok lists the types whose dependencies all follow ar (none when the
+// second disjunct of Eq. 7 is not unsat).
+func (a *analysis) inductiveRound(enc *Encoding, remaining []string) (ok []string, independent bool, err error) {
+	ans, err := a.solve(enc.AnyDependency())
+	if err != nil {
+		return nil, false, err
+	}
+	if ans.Status == smtlib.Unsat {
+		return nil, true, nil
+	}
+	ans, err = a.solve(enc.Inductive2())
+	if err != nil || ans.Status != smtlib.Unsat {
+		return nil, false, err
+	}
+	for _, t := range remaining {
+		ans, err := a.solve(enc.Inductive1(t))
+		if err != nil {
+			return nil, false, err
+		}
+		if ans.Status == smtlib.Unsat {
+			ok = append(ok, t)
+		}
+	}
+	return ok, false, nil
+}
+
+// inductiveProof states the inductive proof of the steps, and records the
+// assumptions its counter invariants rest on.
+func (a *analysis) inductiveProof(steps, counters []string) string {
 	proof := "inductive (Theorem 12): " + strings.Join(steps, ", then ")
 	if len(counters) > 0 {
 		// The counter invariants rest on these assumptions, so the proof
@@ -327,7 +383,7 @@ func (a *analysis) inductive() (string, error) {
 		proof += "; for executions from an initial database satisfying the ASSUME INITIALLY at " +
 			strings.Join(counters, ", ") + " (counter invariants)"
 	}
-	return proof, nil
+	return proof
 }
 
 // witness decodes a model of a cycle query and replays it.
@@ -708,12 +764,7 @@ func (c *confirmation) byDeadTables() bool {
 		return false
 	}
 	for mask := 1; mask < 1<<len(static); mask++ {
-		dead := map[string]bool{}
-		for i, name := range static {
-			if mask&(1<<i) != 0 {
-				dead[name] = true
-			}
-		}
+		dead := subset(static, mask)
 		for _, def := range c.defaults {
 			if c.tryDead(dead, def) {
 				return true
@@ -721,6 +772,17 @@ func (c *confirmation) byDeadTables() bool {
 		}
 	}
 	return false
+}
+
+// subset is the set of the names whose bit is set in mask.
+func subset(names []string, mask int) map[string]bool {
+	out := map[string]bool{}
+	for i, name := range names {
+		if mask&(1<<i) != 0 {
+			out[name] = true
+		}
+	}
+	return out
 }
 
 func (c *confirmation) tryDead(dead map[string]bool, def int64) bool {
@@ -749,24 +811,43 @@ func abs(n int64) int64 {
 // writesAlive reports whether some transaction inserts into or deletes from tb.
 func (a *analysis) writesAlive(tb *Table) bool {
 	for _, t := range a.prog.Txns {
-		for _, st := range t.stmts {
-			switch st := st.(type) {
-			case *Insert:
-				if st.ctx.table == tb {
-					return true
-				}
-			case *Delete:
-				if st.ctx.table == tb {
-					return true
-				}
-			}
+		if slices.ContainsFunc(t.stmts, func(st Stmt) bool { return writesRows(st, tb) }) {
+			return true
 		}
+	}
+	return false
+}
+
+// writesRows reports whether st is an INSERT into or a DELETE from tb (a
+// write of its rows' Alive).
+func writesRows(st Stmt, tb *Table) bool {
+	switch st := st.(type) {
+	case *Insert:
+		return st.ctx.table == tb
+	case *Delete:
+		return st.ctx.table == tb
 	}
 	return false
 }
 
 // checkModel evaluates the model's axioms on the replayed execution.
 func (a *analysis) checkModel(w *Witness, r *ReplayResult) error {
+	f := replayedExecution(w, r)
+	for _, ax := range a.opts.Model.Axioms {
+		ok, err := f.holds(ax)
+		if err != nil {
+			return fmt.Errorf("cannot re-check axiom of model %s on the replay: %w", a.opts.Model.Name, err)
+		}
+		if !ok {
+			return fmt.Errorf("the replayed execution violates model %s axiom %s", a.opts.Model.Name, ax)
+		}
+	}
+	return nil
+}
+
+// replayedExecution is the replay as a finite structure: the witness's
+// instance types, vis and arbitration order, and the replay's dependencies.
+func replayedExecution(w *Witness, r *ReplayResult) *finite {
 	f := &finite{n: len(w.Instances), rels: map[string]map[[2]int]bool{}}
 	for _, in := range w.Instances {
 		f.types = append(f.types, "ty."+in.Txn)
@@ -785,16 +866,7 @@ func (a *analysis) checkModel(w *Witness, r *ReplayResult) error {
 	for _, e := range r.Edges {
 		f.rels[e.Rel][[2]int{e.From, e.To}] = true
 	}
-	for _, ax := range a.opts.Model.Axioms {
-		ok, err := f.holds(ax)
-		if err != nil {
-			return fmt.Errorf("cannot re-check axiom of model %s on the replay: %w", a.opts.Model.Name, err)
-		}
-		if !ok {
-			return fmt.Errorf("the replayed execution violates model %s axiom %s", a.opts.Model.Name, ax)
-		}
-	}
-	return nil
+	return f
 }
 
 // spreadValues are the values a witness's loops may need to visit: every

@@ -173,7 +173,7 @@ func (e *Encoding) initialLiveness(tb *Table, domain []smtlib.Term) smtlib.Term 
 			for _, x := range acc[t] {
 				if x.write && x.field == "" {
 					vs, en, lam := e.exec(x.ctx, w)
-					writes = append(writes, smtlib.And(smtlib.Eq(smtlib.App("typ", w), smtlib.Sym(tyCtor(t))),
+					writes = append(writes, smtlib.And(isType(w, t),
 						smtlib.Exists(vs, smtlib.And(lam, x.row(en, r.Ref(), true)))))
 				}
 			}
@@ -199,7 +199,7 @@ func (e *Encoding) initialValues(tb *Table, vals map[string]bool, domain []smtli
 			_, en, lam := e.exec(s.ctx, tv.Ref())
 			v, n, _ := en.val(&Ref{Name: s.Vars[i]})
 			prem := []smtlib.Term{
-				smtlib.Eq(smtlib.App("typ", tv.Ref()), smtlib.Sym(tyCtor(t))), lam,
+				isType(tv.Ref(), t), lam,
 				en.withRow(tb, r.Ref()).cond(s.Where, false),
 				smtlib.App(aliveSym(tb), r.Ref(), tv.Ref()), smtlib.Not(n),
 			}
@@ -248,36 +248,11 @@ func walkFieldOfs(a *Assume, fn func(*FieldOf)) {
 // key fields are the row's key, other fields its initial values. Values of
 // live rows are never NULL, so the encoding is exact.
 func initCond(c Cond, rows map[string]smtlib.Term, tbs map[string]*Table) smtlib.Term {
-	var val func(Expr) smtlib.Term
-	val = func(x Expr) smtlib.Term {
-		switch x := x.(type) {
-		case *IntLit:
-			return smtlib.Int(x.V)
-		case *FieldOf:
-			tb := tbs[x.Iter]
-			if field(tb, x.Field).Key {
-				return smtlib.App(fieldCtor(tb, x.Field), rows[x.Iter])
-			}
-			return smtlib.App(initValSym(tb, x.Field), rows[x.Iter])
-		case *Binary:
-			return smtlib.App(x.Op, val(x.L), val(x.R))
-		case *Neg:
-			return smtlib.App("-", val(x.X))
-		}
-		panic(fmt.Sprintf("static: %T in an assumption", x))
-	}
 	switch c := c.(type) {
 	case *BoolLit:
-		if c.V {
-			return smtlib.True
-		}
-		return smtlib.False
+		return smtlib.Bool(c.V)
 	case *Cmp:
-		l, r := val(c.L), val(c.R)
-		if c.Op == "<>" {
-			return smtlib.Not(smtlib.Eq(l, r))
-		}
-		return smtlib.App(c.Op, l, r)
+		return cmpTerm(c.Op, initVal(c.L, rows, tbs), initVal(c.R, rows, tbs))
 	case *Not:
 		return smtlib.Not(initCond(c.C, rows, tbs))
 	case *Logic:
@@ -289,6 +264,26 @@ func initCond(c Cond, rows map[string]smtlib.Term, tbs map[string]*Table) smtlib
 	panic(fmt.Sprintf("static: %T in an assumption", c))
 }
 
+// initVal encodes an expression of an assumption over the initial database
+// (see initCond).
+func initVal(x Expr, rows map[string]smtlib.Term, tbs map[string]*Table) smtlib.Term {
+	switch x := x.(type) {
+	case *IntLit:
+		return smtlib.Int(x.V)
+	case *FieldOf:
+		tb := tbs[x.Iter]
+		if field(tb, x.Field).Key {
+			return smtlib.App(fieldCtor(tb, x.Field), rows[x.Iter])
+		}
+		return smtlib.App(initValSym(tb, x.Field), rows[x.Iter])
+	case *Binary:
+		return smtlib.App(x.Op, initVal(x.L, rows, tbs), initVal(x.R, rows, tbs))
+	case *Neg:
+		return smtlib.App("-", initVal(x.X, rows, tbs))
+	}
+	panic(fmt.Sprintf("static: %T in an assumption", x))
+}
+
 // checkAssumes evaluates the applicable assumptions on a replay's initial
 // database (rows not Dead are live; a non-key field not given takes def).
 // It returns the first violated assumption, or nil.
@@ -296,43 +291,56 @@ func (e *Encoding) checkAssumes(initial map[string][]Row, def int64) error {
 	for _, a := range e.assumes() {
 		var live [][]Row
 		for _, r := range a.Rows {
-			var rs []Row
-			for _, row := range initial[r.Table] {
-				if !row.Dead {
-					rs = append(rs, row)
-				}
-			}
-			live = append(live, rs)
+			live = append(live, liveRows(initial[r.Table]))
 		}
-		pick := make([]Row, len(a.Rows))
-		var bad error
-		var try func(i int) bool
-		try = func(i int) bool {
-			if i == len(a.Rows) {
-				ok := a.Premise == nil || initHolds(a.Premise, a, pick, def)
-				if ok && !initHolds(a.Conclusion, a, pick, def) {
-					var parts []string
-					for j, r := range a.Rows {
-						parts = append(parts, fmt.Sprintf("%s = %s%v", r.Name, r.Table, pick[j].Key))
-					}
-					bad = fmt.Errorf("the initial database violates the assumption at %s (%s)", a.Pos, strings.Join(parts, ", "))
-					return false
-				}
-				return true
-			}
-			for _, row := range live[i] {
-				pick[i] = row
-				if !try(i + 1) {
-					return false
-				}
-			}
-			return true
-		}
-		if !try(0) {
-			return bad
+		if err := violation(a, live, def); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// liveRows are the rows not Dead.
+func liveRows(rows []Row) []Row {
+	var out []Row
+	for _, row := range rows {
+		if !row.Dead {
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+// violation tries every choice of one live row per row name of a (live[i]
+// for the i-th) and describes the first that satisfies the premise but not
+// the conclusion; nil when there is none.
+func violation(a *Assume, live [][]Row, def int64) error {
+	pick := make([]Row, len(a.Rows))
+	var bad error
+	var try func(i int) bool
+	try = func(i int) bool {
+		if i == len(a.Rows) {
+			ok := a.Premise == nil || initHolds(a.Premise, a, pick, def)
+			if ok && !initHolds(a.Conclusion, a, pick, def) {
+				var parts []string
+				for j, r := range a.Rows {
+					parts = append(parts, fmt.Sprintf("%s = %s%v", r.Name, r.Table, pick[j].Key))
+				}
+				bad = fmt.Errorf("the initial database violates the assumption at %s (%s)", a.Pos, strings.Join(parts, ", "))
+				return false
+			}
+			return true
+		}
+		for _, row := range live[i] {
+			pick[i] = row
+			if !try(i + 1) {
+				return false
+			}
+		}
+		return true
+	}
+	try(0)
+	return bad
 }
 
 // initHolds evaluates an assumption's condition on rows, one initial row
@@ -372,6 +380,17 @@ func compareInts(op string, l, r int64) bool {
 	return l >= r
 }
 
+// arith applies an arithmetic operator (+, -, *).
+func arith(op string, l, r int64) int64 {
+	switch op {
+	case "+":
+		return l + r
+	case "-":
+		return l - r
+	}
+	return l * r
+}
+
 // initBinding binds the row names of an assumption to initial rows.
 type initBinding struct {
 	a    *Assume
@@ -389,14 +408,7 @@ func (b initBinding) val(x Expr) int64 {
 			return v
 		}
 	case *Binary:
-		l, r := b.val(x.L), b.val(x.R)
-		switch x.Op {
-		case "+":
-			return l + r
-		case "-":
-			return l - r
-		}
-		return l * r
+		return arith(x.Op, b.val(x.L), b.val(x.R))
 	case *Neg:
 		return -b.val(x.X)
 	}

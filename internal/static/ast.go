@@ -281,3 +281,43 @@ func eachCondLeaf(c Cond, fn func(Expr), isNull func(*IsNull)) {
 		eachCondLeaf(x.R, fn, isNull)
 	}
 }
+
+// eachStmt calls fn on every statement of body in source order, nested ones
+// included (a statement before the ones it contains).
+func eachStmt(body []Stmt, fn func(Stmt)) {
+	for _, st := range body {
+		fn(st)
+		switch st := st.(type) {
+		case *If:
+			eachStmt(st.Then, fn)
+			eachStmt(st.Else, fn)
+		case *Foreach:
+			eachStmt(st.Body, fn)
+		}
+	}
+}
+
+// stmtLeaves calls fn on the leaf operands (eachLeaf) of the expressions
+// and conditions of st itself, in source order, not those of the statements
+// it contains.
+func stmtLeaves(st Stmt, fn func(Expr)) {
+	switch st := st.(type) {
+	case *Select:
+		eachCondLeaf(st.Where, fn, nil)
+	case *Update:
+		eachCondLeaf(st.Where, fn, nil)
+		for _, a := range st.Sets {
+			eachLeaf(a.Expr, fn)
+		}
+	case *Insert:
+		for _, a := range st.Values {
+			eachLeaf(a.Expr, fn)
+		}
+	case *Delete:
+		eachCondLeaf(st.Where, fn, nil)
+	case *Let:
+		eachLeaf(st.Expr, fn)
+	case *If:
+		eachCondLeaf(st.Cond, fn, nil)
+	}
+}

@@ -56,27 +56,7 @@ func (c *checker) errf(pos Pos, kind error, hint, format string, args ...any) {
 func check(prog *Program) error {
 	c := &checker{prog: prog, tables: map[string]*Table{}}
 	for _, t := range prog.Tables {
-		if c.tables[t.Name] != nil {
-			c.errf(t.Pos, ErrInvalid, "", "table %s declared twice", t.Name)
-		}
-		c.tables[t.Name] = t
-		seen := map[string]bool{}
-		keys := 0
-		for _, f := range t.Fields {
-			if seen[f.Name] {
-				c.errf(t.Pos, ErrInvalid, "", "table %s: field %s declared twice", t.Name, f.Name)
-			}
-			if strings.EqualFold(f.Name, "Alive") {
-				c.errf(t.Pos, ErrInvalid, "rename the field", "table %s: field name Alive is reserved for row liveness", t.Name)
-			}
-			seen[f.Name] = true
-			if f.Key {
-				keys++
-			}
-		}
-		if keys == 0 {
-			c.errf(t.Pos, ErrInvalid, "mark the primary key fields with KEY", "table %s has no KEY field", t.Name)
-		}
+		c.checkTable(t)
 	}
 	names := map[string]bool{}
 	for _, t := range prog.Txns {
@@ -93,6 +73,28 @@ func check(prog *Program) error {
 		c.errf(Pos{1, 1}, ErrInvalid, "declare at least one TXN name(params) { ... }", "program has no transactions")
 	}
 	return errors.Join(c.errs...)
+}
+
+// checkTable checks a TABLE declaration: a new name, distinct fields, none
+// named Alive, and a key.
+func (c *checker) checkTable(t *Table) {
+	if c.tables[t.Name] != nil {
+		c.errf(t.Pos, ErrInvalid, "", "table %s declared twice", t.Name)
+	}
+	c.tables[t.Name] = t
+	seen := map[string]bool{}
+	for _, f := range t.Fields {
+		if seen[f.Name] {
+			c.errf(t.Pos, ErrInvalid, "", "table %s: field %s declared twice", t.Name, f.Name)
+		}
+		if strings.EqualFold(f.Name, "Alive") {
+			c.errf(t.Pos, ErrInvalid, "rename the field", "table %s: field name Alive is reserved for row liveness", t.Name)
+		}
+		seen[f.Name] = true
+	}
+	if len(keyFields(t)) == 0 {
+		c.errf(t.Pos, ErrInvalid, "mark the primary key fields with KEY", "table %s has no KEY field", t.Name)
+	}
 }
 
 func (c *checker) checkTxn(t *Txn) {
@@ -179,13 +181,10 @@ func (c *checker) stmt(s Stmt, ctx *stmtCtx) {
 		c.insertStmt(s, ctx, here)
 	case *Delete:
 		s.ctx = here
-		if t := c.stmtTable(s.Pos, s.Table, here); t != nil {
-			c.cond(s.Where, ctx, t, true)
-		}
+		c.deleteStmt(s, ctx, here)
 	case *Let:
 		s.ctx = here
-		c.expr(s.Expr, ctx, nil)
-		c.define(s.Pos, s.Var, varInt, nil, ctx.loops, s)
+		c.letStmt(s, ctx)
 	case *If:
 		c.ifStmt(s, ctx)
 	case *Foreach:
@@ -202,6 +201,17 @@ func (c *checker) stmtTable(pos Pos, name string, here *stmtCtx) *Table {
 		here.table = t
 	}
 	return t
+}
+
+func (c *checker) deleteStmt(s *Delete, ctx, here *stmtCtx) {
+	if t := c.stmtTable(s.Pos, s.Table, here); t != nil {
+		c.cond(s.Where, ctx, t, true)
+	}
+}
+
+func (c *checker) letStmt(s *Let, ctx *stmtCtx) {
+	c.expr(s.Expr, ctx, nil)
+	c.define(s.Pos, s.Var, varInt, nil, ctx.loops, s)
 }
 
 func (c *checker) selectStmt(s *Select, ctx, here *stmtCtx) {
@@ -333,34 +343,40 @@ func (c *checker) expr(e Expr, ctx *stmtCtx, table *Table) {
 	switch e := e.(type) {
 	case *IntLit:
 	case *Ref:
-		if f := fieldOrNil(table, e.Name); f != nil {
-			e.field, e.key = true, f.Key
-			return
-		}
-		v := c.use(e.Pos, e.Name, ctx)
-		if v == nil {
-			return
-		}
-		if v.kind != varParam && v.kind != varInt {
-			c.errf(e.Pos, ErrInvalid, "use iter.field for a row's field", "%s is not an integer", e.Name)
-		}
+		c.ref(e, ctx, table)
 	case *FieldOf:
-		v := c.use(e.Pos, e.Iter, ctx)
-		if v == nil {
-			return
-		}
-		if v.kind != varIter {
-			c.errf(e.Pos, ErrInvalid, "", "%s is not a FOREACH row", e.Iter)
-			return
-		}
-		if field(v.table, e.Field) == nil {
-			c.errf(e.Pos, ErrInvalid, "", "table %s has no field %s", v.table.Name, e.Field)
-		}
+		c.fieldOf(e, ctx)
 	case *Binary:
 		c.expr(e.L, ctx, table)
 		c.expr(e.R, ctx, table)
 	case *Neg:
 		c.expr(e.X, ctx, table)
+	}
+}
+
+// ref checks a name: a field of the statement's table (marked as such), or
+// an integer variable or parameter in scope.
+func (c *checker) ref(e *Ref, ctx *stmtCtx, table *Table) {
+	if f := fieldOrNil(table, e.Name); f != nil {
+		e.field, e.key = true, f.Key
+		return
+	}
+	v := c.use(e.Pos, e.Name, ctx)
+	if v != nil && v.kind != varParam && v.kind != varInt {
+		c.errf(e.Pos, ErrInvalid, "use iter.field for a row's field", "%s is not an integer", e.Name)
+	}
+}
+
+// fieldOf checks iter.field: iter is a FOREACH row in scope, and its table
+// has the field.
+func (c *checker) fieldOf(e *FieldOf, ctx *stmtCtx) {
+	v := c.use(e.Pos, e.Iter, ctx)
+	switch {
+	case v == nil:
+	case v.kind != varIter:
+		c.errf(e.Pos, ErrInvalid, "", "%s is not a FOREACH row", e.Iter)
+	case field(v.table, e.Field) == nil:
+		c.errf(e.Pos, ErrInvalid, "", "table %s has no field %s", v.table.Name, e.Field)
 	}
 }
 
@@ -396,22 +412,28 @@ func keyEqs(t *Table, w Cond) map[string]Expr {
 				walk(c.R)
 			}
 		case *Cmp:
-			if c.Op != "=" {
-				return
-			}
-			for _, side := range [][2]Expr{{c.L, c.R}, {c.R, c.L}} {
-				if r, ok := side[0].(*Ref); ok && r.field {
-					if f := field(t, r.Name); f != nil && f.Key && !mentionsField(side[1]) {
-						if _, dup := out[f.Name]; !dup {
-							out[f.Name] = side[1]
-						}
-					}
-				}
+			if c.Op == "=" {
+				addKeyEq(out, t, c.L, c.R)
+				addKeyEq(out, t, c.R, c.L)
 			}
 		}
 	}
 	walk(w)
 	return out
+}
+
+// addKeyEq records "key = x" in out when l names a key field of t not yet
+// in out and x names no field.
+func addKeyEq(out map[string]Expr, t *Table, l, x Expr) {
+	r, ok := l.(*Ref)
+	if !ok || !r.field {
+		return
+	}
+	if f := field(t, r.Name); f != nil && f.Key && !mentionsField(x) {
+		if _, dup := out[f.Name]; !dup {
+			out[f.Name] = x
+		}
+	}
 }
 
 func missingKeys(t *Table, w Cond) []string {
@@ -444,11 +466,10 @@ func fieldOrNil(t *Table, name string) *Field {
 	return field(t, name)
 }
 
-// checkAssume checks an ASSUME INITIALLY declaration: distinct row names over
-// declared tables, and conditions that compare expressions over row.field
-// and integer constants only (no parameters, variables or IS NULL: the
-// initial database has no transaction context, and live rows have no NULLs).
-func (c *checker) checkAssume(a *Assume) {
+// assumeRows binds the row names of an assumption to their tables (and
+// records each row's table), reporting a name bound twice or an unknown
+// table.
+func (c *checker) assumeRows(a *Assume) map[string]*Table {
 	rows := map[string]*Table{}
 	for i := range a.Rows {
 		r := &a.Rows[i]
@@ -462,6 +483,15 @@ func (c *checker) checkAssume(a *Assume) {
 		r.table = t
 		rows[r.Name] = t
 	}
+	return rows
+}
+
+// checkAssume checks an ASSUME INITIALLY declaration: distinct row names over
+// declared tables, and conditions that compare expressions over row.field
+// and integer constants only (no parameters, variables or IS NULL: the
+// initial database has no transaction context, and live rows have no NULLs).
+func (c *checker) checkAssume(a *Assume) {
+	rows := c.assumeRows(a)
 	leaf := func(e Expr) {
 		switch e := e.(type) {
 		case *Ref:

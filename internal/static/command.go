@@ -64,40 +64,15 @@ const (
 // The exit code follows the constants above; err is non-nil with exit code 2
 // for bad input and 3 when the solver could not be run.
 func RunCommand(ctx context.Context, args AnalyzeArgs, stdout, stderr io.Writer) (exitCode int, err error) {
-	prog, err := Parse(args.Program)
+	prog, err := parseProgram(args, stderr)
 	if err != nil {
-		var pe *ParseError
-		for _, e := range unjoin(err) {
-			if errors.As(e, &pe) {
-				pe.File = args.Filename
-			}
-			fmt.Fprintln(stderr, e)
-		}
-		return ExitBadInput, fmt.Errorf("parsing %s: %w", args.Filename, err)
+		return ExitBadInput, err
 	}
-	var model Model
-	if args.ModelSource != nil {
-		if model, err = ParseModel(args.Model, args.ModelSource); err != nil {
-			fmt.Fprintln(stderr, err)
-			return ExitBadInput, err
-		}
-	} else {
-		var ok bool
-		if model, ok = LookupModel(args.Model); !ok {
-			err := fmt.Errorf("unknown model %q (want %s or an axiom file): %w", args.Model, strings.Join(ModelNames(), ", "), ErrInvalid)
-			fmt.Fprintln(stderr, err)
-			return ExitBadInput, err
-		}
+	model, err := args.model()
+	if err == nil {
+		err = args.checkNames(prog)
 	}
-	for _, name := range args.Txns {
-		if !slices.ContainsFunc(prog.Txns, func(t *Txn) bool { return t.Name == name }) {
-			err := fmt.Errorf("unknown transaction %q: %w", name, ErrInvalid)
-			fmt.Fprintln(stderr, err)
-			return ExitBadInput, err
-		}
-	}
-	if args.Solver != "" && args.Solver != "z3" && args.Solver != "cvc5" {
-		err := fmt.Errorf("unknown solver %q (want z3 or cvc5): %w", args.Solver, ErrInvalid)
+	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return ExitBadInput, err
 	}
@@ -120,13 +95,57 @@ func RunCommand(ctx context.Context, args AnalyzeArgs, stdout, stderr io.Writer)
 	} else {
 		WriteText(stdout, prog, args.Filename, res)
 	}
-	switch res.Verdict {
-	case Anomaly:
-		return ExitAnomaly, nil
-	case NoneUpToBound, Serializable:
-		return ExitOK, nil
+	if code, ok := verdictExits[res.Verdict]; ok {
+		return code, nil
 	}
 	return ExitInconclusive, nil
+}
+
+// verdictExits are the exit codes of the conclusive verdicts; any other is
+// ExitInconclusive.
+var verdictExits = map[Verdict]int{Anomaly: ExitAnomaly, NoneUpToBound: ExitOK, Serializable: ExitOK}
+
+// parseProgram parses args.Program, printing each parse error, with the
+// file name set, on stderr.
+func parseProgram(args AnalyzeArgs, stderr io.Writer) (*Program, error) {
+	prog, err := Parse(args.Program)
+	if err != nil {
+		var pe *ParseError
+		for _, e := range unjoin(err) {
+			if errors.As(e, &pe) {
+				pe.File = args.Filename
+			}
+			fmt.Fprintln(stderr, e)
+		}
+		return nil, fmt.Errorf("parsing %s: %w", args.Filename, err)
+	}
+	return prog, nil
+}
+
+// model is the memory model args name: parsed from ModelSource when it is
+// set, else a built-in one.
+func (args AnalyzeArgs) model() (Model, error) {
+	if args.ModelSource != nil {
+		return ParseModel(args.Model, args.ModelSource)
+	}
+	model, ok := LookupModel(args.Model)
+	if !ok {
+		return Model{}, fmt.Errorf("unknown model %q (want %s or an axiom file): %w", args.Model, strings.Join(ModelNames(), ", "), ErrInvalid)
+	}
+	return model, nil
+}
+
+// checkNames reports a transaction or solver args name that does not exist.
+func (args AnalyzeArgs) checkNames(prog *Program) error {
+	for _, name := range args.Txns {
+		if !slices.ContainsFunc(prog.Txns, func(t *Txn) bool { return t.Name == name }) {
+			return fmt.Errorf("unknown transaction %q: %w", name, ErrInvalid)
+		}
+	}
+	if args.Solver != "" && args.Solver != "z3" && args.Solver != "cvc5" {
+		return fmt.Errorf("unknown solver %q (want z3 or cvc5): %w", args.Solver, ErrInvalid)
+	}
+	return nil
 }
 
 func unjoin(err error) []error {

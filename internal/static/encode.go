@@ -70,14 +70,27 @@ func (e *Encoding) eachFieldSelect(tb *Table, fn func(*Txn, *Select)) {
 func (e *Encoding) finish(s *smtlib.Script) *smtlib.Script { return s.MapAsserts(e.finishTerm) }
 
 func (e *Encoding) finishTerm(t smtlib.Term) smtlib.Term {
+	for _, tb := range e.tables() {
+		var dom []smtlib.Term
+		for _, c := range fieldCtors(tb) {
+			dom = append(dom, smtlib.Sym(c))
+		}
+		t = smtlib.Expand(t, sortF(tb), dom)
+	}
+	return smtlib.Simplify(t, e.fieldFacts())
+}
+
+// fieldFacts returns the evaluator finishTerm simplifies with: two field
+// constructors are equal only when they are the same, and a record-level
+// dependency on a field the encoding never relates (e.never) is false.
+func (e *Encoding) fieldFacts() func(smtlib.Term) (bool, bool) {
 	ctors := map[string]bool{}
 	for _, tb := range e.tables() {
-		ctors[fieldCtor(tb, "")] = true
-		for _, f := range nonKey(tb) {
-			ctors[fieldCtor(tb, f)] = true
+		for _, c := range fieldCtors(tb) {
+			ctors[c] = true
 		}
 	}
-	eval := func(t smtlib.Term) (bool, bool) {
+	return func(t smtlib.Term) (bool, bool) {
 		el := t.Elems()
 		switch {
 		case t.Head() == "=" && len(el) == 3 && ctors[el[1].Atom()] && ctors[el[2].Atom()]:
@@ -87,15 +100,16 @@ func (e *Encoding) finishTerm(t smtlib.Term) smtlib.Term {
 		}
 		return false, false
 	}
-	for _, tb := range e.tables() {
-		var dom []smtlib.Term
-		dom = append(dom, smtlib.Sym(fieldCtor(tb, "")))
-		for _, f := range nonKey(tb) {
-			dom = append(dom, smtlib.Sym(fieldCtor(tb, f)))
-		}
-		t = smtlib.Expand(t, sortF(tb), dom)
+}
+
+// fieldCtors names the constructors of tb's field datatype: Alive's first,
+// then the non-key fields'.
+func fieldCtors(tb *Table) []string {
+	out := []string{fieldCtor(tb, "")}
+	for _, f := range nonKey(tb) {
+		out = append(out, fieldCtor(tb, f))
 	}
-	return smtlib.Simplify(t, eval)
+	return out
 }
 
 // exclusive reports whether two statements can never both run in one
@@ -177,27 +191,32 @@ func valueWriters(t *Txn, tb *Table, f string) (all []*stmtCtx, cands []valueWri
 	for _, st := range t.stmts {
 		switch st := st.(type) {
 		case *Update:
-			if st.ctx.table != tb {
-				continue
-			}
-			for _, a := range st.Sets {
-				if a.Field != f {
-					continue
-				}
-				all = append(all, st.ctx)
-				if len(st.ctx.loops) == 0 && exactCond(st.Where) && !mentionsField(a.Expr) {
-					cands = append(cands, valueWriter{t: t, ctx: st.ctx, x: a.Expr, alive: true, where: st.Where})
-				}
+			if st.ctx.table == tb {
+				all, cands = updateWriters(t, st, f, all, cands)
 			}
 		case *Insert:
-			if st.ctx.table != tb {
-				continue
+			if st.ctx.table == tb {
+				all = append(all, st.ctx)
+				x := insertedValue(st, f)
+				if len(st.ctx.loops) == 0 && !mentionsField(x) {
+					cands = append(cands, valueWriter{t: t, ctx: st.ctx, x: x, ins: st})
+				}
 			}
-			all = append(all, st.ctx)
-			x := insertedValue(st, f)
-			if len(st.ctx.loops) == 0 && !mentionsField(x) {
-				cands = append(cands, valueWriter{t: t, ctx: st.ctx, x: x, ins: st})
-			}
+		}
+	}
+	return all, cands
+}
+
+// updateWriters adds to all and cands (as valueWriters does) each SET of f
+// in the UPDATE st of t.
+func updateWriters(t *Txn, st *Update, f string, all []*stmtCtx, cands []valueWriter) ([]*stmtCtx, []valueWriter) {
+	for _, a := range st.Sets {
+		if a.Field != f {
+			continue
+		}
+		all = append(all, st.ctx)
+		if len(st.ctx.loops) == 0 && exactCond(st.Where) && !mentionsField(a.Expr) {
+			cands = append(cands, valueWriter{t: t, ctx: st.ctx, x: a.Expr, alive: true, where: st.Where})
 		}
 	}
 	return all, cands
@@ -241,8 +260,8 @@ func (e *Encoding) writtenValueAxiom(tb *Table, f string, w valueWriter, t *Txn,
 		wrow = smtlib.And(enw.withRow(tb, r.Ref()).cond(w.where, false), smtlib.App(aliveSym(tb), r.Ref(), a.Ref()))
 	}
 	prem := smtlib.And(
-		smtlib.Eq(smtlib.App("typ", a.Ref()), smtlib.Sym(tyCtor(w.t))),
-		smtlib.Eq(smtlib.App("typ", b.Ref()), smtlib.Sym(tyCtor(t))),
+		isType(a.Ref(), w.t),
+		isType(b.Ref(), t),
 		lw, wrow, smtlib.Not(wn),
 		lr, enr.withRow(tb, r.Ref()).cond(s.Where, false), smtlib.App(aliveSym(tb), r.Ref(), b.Ref()),
 		smtlib.App(relSym("WR", tb), r.Ref(), smtlib.Sym(fieldCtor(tb, f)), a.Ref(), b.Ref()))
@@ -262,18 +281,13 @@ func (e *Encoding) writtenValueAxiom(tb *Table, f string, w valueWriter, t *Txn,
 // under-approximations (the WHERE clauses of field SELECTs fix the key, so
 // they are exact), which keeps the axiom true in every real execution.
 func (e *Encoding) valueAxioms(domain []smtlib.Term) []smtlib.Term {
-	type sel struct {
-		t *Txn
-		s *Select
-		i int
-	}
 	var out []smtlib.Term
 	for _, tb := range e.tables() {
-		byField := map[string][]sel{}
+		byField := map[string][]fieldRead{}
 		e.eachFieldSelect(tb, func(t *Txn, s *Select) {
 			for i, f := range s.Fields {
 				if !field(tb, f).Key {
-					byField[f] = append(byField[f], sel{t, s, i})
+					byField[f] = append(byField[f], fieldRead{t, s, i})
 				}
 			}
 		})
@@ -281,33 +295,47 @@ func (e *Encoding) valueAxioms(domain []smtlib.Term) []smtlib.Term {
 			ss := byField[f]
 			for i, s1 := range ss {
 				for _, s2 := range ss[i:] {
-					r := smtlib.Var{Name: "r", Sort: sortR(tb)}
-					a, b := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}
-					_, en1, l1 := e.exec(s1.s.ctx, a.Ref())
-					_, en2, l2 := e.exec(s2.s.ctx, b.Ref())
-					v1, n1, _ := en1.val(&Ref{Name: s1.s.Vars[s1.i]})
-					v2, n2, _ := en2.val(&Ref{Name: s2.s.Vars[s2.i]})
-					prem := []smtlib.Term{
-						smtlib.Eq(smtlib.App("typ", a.Ref()), smtlib.Sym(tyCtor(s1.t))),
-						smtlib.Eq(smtlib.App("typ", b.Ref()), smtlib.Sym(tyCtor(s2.t))),
-						l1, l2,
-						en1.withRow(tb, r.Ref()).cond(s1.s.Where, false),
-						en2.withRow(tb, r.Ref()).cond(s2.s.Where, false),
-						smtlib.App(aliveSym(tb), r.Ref(), a.Ref()), smtlib.App(aliveSym(tb), r.Ref(), b.Ref()),
-						smtlib.Not(n1), smtlib.Not(n2),
-					}
-					for _, w := range domain {
-						wr := func(x smtlib.Var) smtlib.Term {
-							return smtlib.App(relSym("WR", tb), r.Ref(), smtlib.Sym(fieldCtor(tb, f)), w, x.Ref())
-						}
-						prem = append(prem, smtlib.Eq(wr(a), wr(b)))
-					}
-					out = append(out, smtlib.Forall([]smtlib.Var{r, a, b}, smtlib.Implies(smtlib.And(prem...), smtlib.Eq(v1, v2))))
+					out = append(out, e.sameValueAxiom(tb, f, s1, s2, domain))
 				}
 			}
 		}
 	}
 	return out
+}
+
+// fieldRead is the i-th field the SELECT s of t reads.
+type fieldRead struct {
+	t *Txn
+	s *Select
+	i int
+}
+
+// sameValueAxiom: reads s1 (by instance a) and s2 (by instance b) of field
+// f of the same live row r, both non-NULL, with the same WR source in
+// domain, read the same value.
+func (e *Encoding) sameValueAxiom(tb *Table, f string, s1, s2 fieldRead, domain []smtlib.Term) smtlib.Term {
+	r := smtlib.Var{Name: "r", Sort: sortR(tb)}
+	a, b := smtlib.Var{Name: "a", Sort: "T"}, smtlib.Var{Name: "b", Sort: "T"}
+	_, en1, l1 := e.exec(s1.s.ctx, a.Ref())
+	_, en2, l2 := e.exec(s2.s.ctx, b.Ref())
+	v1, n1, _ := en1.val(&Ref{Name: s1.s.Vars[s1.i]})
+	v2, n2, _ := en2.val(&Ref{Name: s2.s.Vars[s2.i]})
+	prem := []smtlib.Term{
+		isType(a.Ref(), s1.t),
+		isType(b.Ref(), s2.t),
+		l1, l2,
+		en1.withRow(tb, r.Ref()).cond(s1.s.Where, false),
+		en2.withRow(tb, r.Ref()).cond(s2.s.Where, false),
+		smtlib.App(aliveSym(tb), r.Ref(), a.Ref()), smtlib.App(aliveSym(tb), r.Ref(), b.Ref()),
+		smtlib.Not(n1), smtlib.Not(n2),
+	}
+	for _, w := range domain {
+		wr := func(x smtlib.Var) smtlib.Term {
+			return smtlib.App(relSym("WR", tb), r.Ref(), smtlib.Sym(fieldCtor(tb, f)), w, x.Ref())
+		}
+		prem = append(prem, smtlib.Eq(wr(a), wr(b)))
+	}
+	return smtlib.Forall([]smtlib.Var{r, a, b}, smtlib.Implies(smtlib.And(prem...), smtlib.Eq(v1, v2)))
 }
 
 // frame is a table whose rows' liveness can change; see frameAxiom.
@@ -331,7 +359,7 @@ func (e *Encoding) frameAxiom(f frame, domain []smtlib.Term) smtlib.Term {
 			for _, x := range f.acc[t] {
 				if x.write && x.field == "" {
 					vs, en, lam := e.exec(x.ctx, w)
-					writes = append(writes, smtlib.And(smtlib.Eq(smtlib.App("typ", w), smtlib.Sym(tyCtor(t))),
+					writes = append(writes, smtlib.And(isType(w, t),
 						smtlib.Exists(vs, smtlib.And(lam, x.row(en, r.Ref(), true)))))
 				}
 			}
@@ -347,14 +375,21 @@ func (e *Encoding) frameAxiom(f frame, domain []smtlib.Term) smtlib.Term {
 
 var relNames = []string{"WR", "WW", "RW"}
 
-// Encode builds the encoding of prog under opts.
-func Encode(prog *Program, opts EncodeOptions) (*Encoding, error) {
-	e := &Encoding{prog: prog, opts: opts}
+// selected returns the transactions of prog that names lists, in program
+// order; all of them when names is nil.
+func selected(prog *Program, names []string) []*Txn {
+	var out []*Txn
 	for _, t := range prog.Txns {
-		if opts.Txns == nil || slices.Contains(opts.Txns, t.Name) {
-			e.txns = append(e.txns, t)
+		if names == nil || slices.Contains(names, t.Name) {
+			out = append(out, t)
 		}
 	}
+	return out
+}
+
+// Encode builds the encoding of prog under opts.
+func Encode(prog *Program, opts EncodeOptions) (*Encoding, error) {
+	e := &Encoding{prog: prog, opts: opts, txns: selected(prog, opts.Txns)}
 	if len(e.txns) == 0 {
 		return nil, fmt.Errorf("static: no transactions selected")
 	}
@@ -492,6 +527,14 @@ func (e *Encoding) build() *smtlib.Script {
 	for _, t := range e.txns {
 		declareTxn(s, t)
 	}
+	e.axioms(s, tables)
+	return s
+}
+
+// axioms asserts the axioms of the preamble: the basic ones, the
+// record-level dependencies, each table's and transaction's, the empty
+// initial database if asked, and the consistency model's.
+func (e *Encoding) axioms(s *smtlib.Script, tables []*Table) {
 	e.basicAxioms(s)
 	s.Comment("a dependency between instances is a dependency on some row and field")
 	for _, rel := range relNames {
@@ -514,16 +557,15 @@ func (e *Encoding) build() *smtlib.Script {
 			s.Assert(ax)
 		}
 	}
-	return s
 }
 
 // declareTable declares a table's record sort, field datatype, key fields,
 // liveness and record-level dependencies.
 func declareTable(s *smtlib.Script, tb *Table) {
 	s.Add(smtlib.Cmd("declare-sort", smtlib.Sym(sortR(tb)), smtlib.Sym("0")))
-	fs := []smtlib.Term{smtlib.List(smtlib.Sym(fieldCtor(tb, "")))}
-	for _, f := range nonKey(tb) {
-		fs = append(fs, smtlib.List(smtlib.Sym(fieldCtor(tb, f))))
+	var fs []smtlib.Term
+	for _, c := range fieldCtors(tb) {
+		fs = append(fs, smtlib.List(smtlib.Sym(c)))
 	}
 	s.Add(smtlib.Cmd("declare-datatypes", smtlib.List(smtlib.List(smtlib.Sym(sortF(tb)), smtlib.Sym("0"))), smtlib.List(smtlib.List(fs...))))
 	for _, f := range keyFields(tb) {
@@ -569,7 +611,7 @@ func (e *Encoding) basicAxioms(s *smtlib.Script) {
 		tv := smtlib.Var{Name: "t", Sort: "T"}
 		var is []smtlib.Term
 		for _, t := range e.txns {
-			is = append(is, smtlib.Eq(smtlib.App("typ", tv.Ref()), smtlib.Sym(tyCtor(t))))
+			is = append(is, isType(tv.Ref(), t))
 		}
 		s.Comment("only the selected transactions run")
 		s.Assert(smtlib.Forall([]smtlib.Var{tv}, smtlib.Or(is...)))
@@ -638,26 +680,9 @@ func (en env) val(x Expr) (v, null smtlib.Term, ok bool) {
 	case *IntLit:
 		return smtlib.Int(x.V), smtlib.False, true
 	case *Ref:
-		if x.field {
-			f := field(en.table, x.Name)
-			if !f.Key {
-				return smtlib.Term{}, smtlib.Term{}, false
-			}
-			return smtlib.App(fieldCtor(en.table, x.Name), en.row), smtlib.False, true
-		}
-		vi := en.txn.vars[x.Name]
-		if vi.kind == varParam {
-			return smtlib.App(paramSym(en.txn, x.Name), en.t), smtlib.False, true
-		}
-		args := en.loopArgs(vi.loops)
-		return smtlib.App(varSym(en.txn, x.Name), args...), smtlib.App(varSym(en.txn, x.Name)+".null", args...), true
+		return en.ref(x)
 	case *FieldOf:
-		vi := en.txn.vars[x.Iter]
-		it := en.iters[vi.loops[len(vi.loops)-1]]
-		if field(vi.table, x.Field).Key {
-			return smtlib.App(fieldCtor(vi.table, x.Field), it), smtlib.False, true
-		}
-		return smtlib.App(varSym(en.txn, x.Iter)+"."+x.Field, en.loopArgs(vi.loops)...), smtlib.False, true
+		return en.fieldOf(x), smtlib.False, true
 	case *Binary:
 		l, ln, ok1 := en.val(x.L)
 		r, rn, ok2 := en.val(x.R)
@@ -675,6 +700,35 @@ func (en env) val(x Expr) (v, null smtlib.Term, ok bool) {
 	panic(fmt.Sprintf("static: unknown expression %T", x))
 }
 
+// ref encodes a name: a key field of the statement's row (a non-key one is
+// not modelled: ok is false), a parameter or a variable with its null flag.
+func (en env) ref(x *Ref) (v, null smtlib.Term, ok bool) {
+	if x.field {
+		f := field(en.table, x.Name)
+		if !f.Key {
+			return smtlib.Term{}, smtlib.Term{}, false
+		}
+		return smtlib.App(fieldCtor(en.table, x.Name), en.row), smtlib.False, true
+	}
+	vi := en.txn.vars[x.Name]
+	if vi.kind == varParam {
+		return smtlib.App(paramSym(en.txn, x.Name), en.t), smtlib.False, true
+	}
+	args := en.loopArgs(vi.loops)
+	return smtlib.App(varSym(en.txn, x.Name), args...), smtlib.App(varSym(en.txn, x.Name)+".null", args...), true
+}
+
+// fieldOf encodes iter.f, a field of the current row of a FOREACH loop
+// (never NULL): the key itself, or the value the loop reads.
+func (en env) fieldOf(x *FieldOf) smtlib.Term {
+	vi := en.txn.vars[x.Iter]
+	it := en.iters[vi.loops[len(vi.loops)-1]]
+	if field(vi.table, x.Field).Key {
+		return smtlib.App(fieldCtor(vi.table, x.Field), it)
+	}
+	return smtlib.App(varSym(en.txn, x.Iter)+"."+x.Field, en.loopArgs(vi.loops)...)
+}
+
 func (en env) loopArgs(loops []*Foreach) []smtlib.Term {
 	args := make([]smtlib.Term, 0, len(loops)+1)
 	for _, l := range loops {
@@ -690,26 +744,14 @@ func (en env) loopArgs(loops []*Foreach) []smtlib.Term {
 func (en env) cond(c Cond, over bool) smtlib.Term {
 	switch c := c.(type) {
 	case *BoolLit:
-		if c.V {
-			return smtlib.True
-		}
-		return smtlib.False
+		return smtlib.Bool(c.V)
 	case *Cmp:
 		l, ln, ok1 := en.val(c.L)
 		r, rn, ok2 := en.val(c.R)
 		if !ok1 || !ok2 {
-			if over {
-				return smtlib.True
-			}
-			return smtlib.False
+			return smtlib.Bool(over)
 		}
-		var cmp smtlib.Term
-		if c.Op == "<>" {
-			cmp = smtlib.Not(smtlib.Eq(l, r))
-		} else {
-			cmp = smtlib.App(c.Op, l, r)
-		}
-		return smtlib.And(smtlib.Not(ln), smtlib.Not(rn), cmp)
+		return smtlib.And(smtlib.Not(ln), smtlib.Not(rn), cmpTerm(c.Op, l, r))
 	case *IsNull:
 		_, n, _ := en.val(&Ref{Name: c.Var})
 		if c.Negated {
@@ -725,6 +767,14 @@ func (en env) cond(c Cond, over bool) smtlib.Term {
 		return smtlib.Or(en.cond(c.L, over), en.cond(c.R, over))
 	}
 	panic(fmt.Sprintf("static: unknown condition %T", c))
+}
+
+// cmpTerm is the comparison l op r, with <> as the negated equation.
+func cmpTerm(op string, l, r smtlib.Term) smtlib.Term {
+	if op == "<>" {
+		return smtlib.Not(smtlib.Eq(l, r))
+	}
+	return smtlib.App(op, l, r)
 }
 
 // exactCond reports whether cond encodes c without approximation.
@@ -1055,18 +1105,24 @@ func (e *Encoding) conflictingPairs(acc map[*Txn][]access, relName, fld string, 
 					if x2.write != w2 || x2.field != fld {
 						continue
 					}
-					vs1, en1, l1 := e.exec(x1.ctx, a.Ref())
-					vs2, en2, l2 := e.exec(x2.ctx, b.Ref())
-					body := smtlib.And(l1, x1.row(en1, r.Ref(), true), l2, x2.row(en2, r.Ref(), true))
-					disj = append(disj, smtlib.And(
-						smtlib.Eq(smtlib.App("typ", a.Ref()), smtlib.Sym(tyCtor(t1))),
-						smtlib.Eq(smtlib.App("typ", b.Ref()), smtlib.Sym(tyCtor(t2))),
-						smtlib.Exists(append(vs1, vs2...), body)))
+					disj = append(disj, e.bothRun(t1, x1, t2, x2, r, a, b))
 				}
 			}
 		}
 	}
 	return disj
+}
+
+// bothRun is "instance a of t1 runs x1 and instance b of t2 runs x2, both
+// possibly touching row r".
+func (e *Encoding) bothRun(t1 *Txn, x1 access, t2 *Txn, x2 access, r, a, b smtlib.Var) smtlib.Term {
+	vs1, en1, l1 := e.exec(x1.ctx, a.Ref())
+	vs2, en2, l2 := e.exec(x2.ctx, b.Ref())
+	body := smtlib.And(l1, x1.row(en1, r.Ref(), true), l2, x2.row(en2, r.Ref(), true))
+	return smtlib.And(
+		isType(a.Ref(), t1),
+		isType(b.Ref(), t2),
+		smtlib.Exists(append(vs1, vs2...), body))
 }
 
 // forcing: two exact writers of the same field of a row, ordered by ar, are
@@ -1095,8 +1151,8 @@ func (e *Encoding) forcing(s *smtlib.Script, tb *Table, acc map[*Txn][]access) {
 			_, en1, l1 := e.exec(w1.x.ctx, a.Ref())
 			_, en2, l2 := e.exec(w2.x.ctx, b.Ref())
 			prem := smtlib.And(
-				smtlib.Eq(smtlib.App("typ", a.Ref()), smtlib.Sym(tyCtor(w1.t))),
-				smtlib.Eq(smtlib.App("typ", b.Ref()), smtlib.Sym(tyCtor(w2.t))),
+				isType(a.Ref(), w1.t),
+				isType(b.Ref(), w2.t),
 				l1, w1.x.row(en1, r.Ref(), false), l2, w2.x.row(en2, r.Ref(), false),
 				smtlib.Not(smtlib.Eq(a.Ref(), b.Ref())))
 			ww := func(x, y smtlib.Var) smtlib.Term {
@@ -1112,64 +1168,119 @@ func (e *Encoding) forcing(s *smtlib.Script, tb *Table, acc map[*Txn][]access) {
 // iterator fact the paper mentions without formula, E13).
 func (e *Encoding) auxAxioms(s *smtlib.Script, t *Txn) {
 	tv := smtlib.Var{Name: "t", Sort: "T"}
-	isT := smtlib.Eq(smtlib.App("typ", tv.Ref()), smtlib.Sym(tyCtor(t)))
-	first := true
+	isT := isType(tv.Ref(), t)
+	if len(t.stmts) > 0 {
+		s.Comment("variables of " + t.Name)
+	}
 	for _, st := range t.stmts {
-		if first {
-			s.Comment("variables of " + t.Name)
-			first = false
-		}
 		ctx := stmtContext(st)
 		if ctx == nil {
 			continue
 		}
 		vs, en, lam := e.exec(ctx, tv.Ref())
-		univ := append(vs, tv)
+		a := auxStmt{s: s, txn: t, tv: tv, isT: isT, vs: vs, en: en, lam: lam}
 		switch st := st.(type) {
 		case *Let:
-			v, n, _ := en.val(st.Expr)
-			x, xn, _ := en.val(&Ref{Name: st.Var})
-			s.Assert(smtlib.Forall(univ, smtlib.Implies(smtlib.And(isT, lam),
-				smtlib.And(smtlib.Eq(xn, n), smtlib.Implies(smtlib.Not(n), smtlib.Eq(x, v))))))
+			a.let(st)
 		case *Select:
-			tb := ctx.table
-			r := e.freshVar("r", sortR(tb))
-			enR := en.withRow(tb, r.Ref())
-			over, under := enR.cond(st.Where, true), enR.cond(st.Where, false)
-			alive := smtlib.App(aliveSym(tb), r.Ref(), tv.Ref())
-			if st.Kind == SelectRows {
-				args := en.loopArgs(ctx.loops)
-				args = append(args[:len(args)-1], r.Ref(), tv.Ref())
-				in := smtlib.App(varSym(t, st.Vars[0]), args...)
-				all := append(append([]smtlib.Var(nil), vs...), r, tv)
-				s.Assert(smtlib.Forall(all, smtlib.Implies(smtlib.And(isT, in), smtlib.And(lam, over, alive))))
-				s.Assert(smtlib.Forall(all, smtlib.Implies(smtlib.And(isT, lam, under, alive), in)))
-				continue
-			}
-			for _, name := range st.Vars {
-				x, xn, _ := en.val(&Ref{Name: name})
-				if st.Kind == SelectCount {
-					s.Assert(smtlib.Forall(univ, smtlib.Implies(smtlib.And(isT, lam), smtlib.And(smtlib.Not(xn), smtlib.App(">=", x, smtlib.Int(0))))))
-					continue
-				}
-				var pick smtlib.Term = smtlib.True
-				var bound smtlib.Term = smtlib.True
-				if (st.Kind == SelectMin || st.Kind == SelectMax) && field(tb, st.Fields[0]).Key {
-					k := smtlib.App(fieldCtor(tb, st.Fields[0]), r.Ref())
-					pick = smtlib.Eq(k, x)
-					if st.Kind == SelectMax {
-						bound = smtlib.App("<=", k, x)
-					} else {
-						bound = smtlib.App(">=", k, x)
-					}
-				}
-				s.Assert(smtlib.Forall(univ, smtlib.Implies(smtlib.And(isT, lam, smtlib.Not(xn)),
-					smtlib.Exists([]smtlib.Var{r}, smtlib.And(over, alive, pick)))))
-				all := append(append([]smtlib.Var(nil), vs...), r, tv)
-				s.Assert(smtlib.Forall(all, smtlib.Implies(smtlib.And(isT, lam, under, alive), smtlib.And(smtlib.Not(xn), bound))))
-			}
+			e.selectAux(a, st)
 		}
 	}
+}
+
+// auxStmt is one statement of an instance tv of txn, for its φ_aux axioms:
+// isT says tv is of type txn, vs, en and lam are the statement's loop
+// variables, environment and Λ.
+type auxStmt struct {
+	s   *smtlib.Script
+	txn *Txn
+	tv  smtlib.Var
+	isT smtlib.Term
+	vs  []smtlib.Var
+	en  env
+	lam smtlib.Term
+}
+
+// univ is the statement's loop variables and the instance.
+func (a auxStmt) univ() []smtlib.Var { return append(a.vs, a.tv) }
+
+// let: the variable is the expression's value (and NULL with it).
+func (a auxStmt) let(st *Let) {
+	v, n, _ := a.en.val(st.Expr)
+	x, xn, _ := a.en.val(&Ref{Name: st.Var})
+	a.s.Assert(smtlib.Forall(a.univ(), smtlib.Implies(smtlib.And(a.isT, a.lam),
+		smtlib.And(smtlib.Eq(xn, n), smtlib.Implies(smtlib.Not(n), smtlib.Eq(x, v))))))
+}
+
+// auxSelect is a SELECT's φ_aux: r ranges over the rows of its table, over
+// and under approximate its WHERE on r, alive is r live in the instance's
+// snapshot.
+type auxSelect struct {
+	auxStmt
+	st                 *Select
+	tb                 *Table
+	r                  smtlib.Var
+	over, under, alive smtlib.Term
+}
+
+// selectAux relates the variables of a SELECT to the rows it reads.
+func (e *Encoding) selectAux(a auxStmt, st *Select) {
+	tb := st.ctx.table
+	r := e.freshVar("r", sortR(tb))
+	enR := a.en.withRow(tb, r.Ref())
+	sel := auxSelect{auxStmt: a, st: st, tb: tb, r: r}
+	sel.over = enR.cond(st.Where, true)
+	sel.under = enR.cond(st.Where, false)
+	sel.alive = smtlib.App(aliveSym(tb), r.Ref(), a.tv.Ref())
+	if st.Kind == SelectRows {
+		sel.rows()
+		return
+	}
+	for _, name := range st.Vars {
+		x, xn, _ := a.en.val(&Ref{Name: name})
+		if st.Kind == SelectCount {
+			a.s.Assert(smtlib.Forall(a.univ(), smtlib.Implies(smtlib.And(a.isT, a.lam), smtlib.And(smtlib.Not(xn), smtlib.App(">=", x, smtlib.Int(0))))))
+			continue
+		}
+		sel.value(x, xn)
+	}
+}
+
+// all is the statement's loop variables, the row and the instance.
+func (sel auxSelect) all() []smtlib.Var {
+	return append(append([]smtlib.Var(nil), sel.vs...), sel.r, sel.tv)
+}
+
+// rows: the set a SELECT * binds holds live rows over-matching the WHERE,
+// and every live row under-matching it.
+func (sel auxSelect) rows() {
+	args := sel.en.loopArgs(sel.st.ctx.loops)
+	args = append(args[:len(args)-1], sel.r.Ref(), sel.tv.Ref())
+	in := smtlib.App(varSym(sel.txn, sel.st.Vars[0]), args...)
+	all := sel.all()
+	sel.s.Assert(smtlib.Forall(all, smtlib.Implies(smtlib.And(sel.isT, in), smtlib.And(sel.lam, sel.over, sel.alive))))
+	sel.s.Assert(smtlib.Forall(all, smtlib.Implies(smtlib.And(sel.isT, sel.lam, sel.under, sel.alive), in)))
+}
+
+// value: a non-NULL value x comes from some live row over-matching the
+// WHERE, and every live row under-matching it makes x non-NULL; for MIN or
+// MAX of a key field, x is that row's key and bounds every such row's.
+func (sel auxSelect) value(x, xn smtlib.Term) {
+	st, tb, r := sel.st, sel.tb, sel.r
+	var pick smtlib.Term = smtlib.True
+	var bound smtlib.Term = smtlib.True
+	if (st.Kind == SelectMin || st.Kind == SelectMax) && field(tb, st.Fields[0]).Key {
+		k := smtlib.App(fieldCtor(tb, st.Fields[0]), r.Ref())
+		pick = smtlib.Eq(k, x)
+		if st.Kind == SelectMax {
+			bound = smtlib.App("<=", k, x)
+		} else {
+			bound = smtlib.App(">=", k, x)
+		}
+	}
+	sel.s.Assert(smtlib.Forall(sel.univ(), smtlib.Implies(smtlib.And(sel.isT, sel.lam, smtlib.Not(xn)),
+		smtlib.Exists([]smtlib.Var{r}, smtlib.And(sel.over, sel.alive, pick)))))
+	sel.s.Assert(smtlib.Forall(sel.all(), smtlib.Implies(smtlib.And(sel.isT, sel.lam, sel.under, sel.alive), smtlib.And(smtlib.Not(xn), bound))))
 }
 
 // insertAxiom: with an empty initial database, a row live in an instance's
@@ -1186,7 +1297,7 @@ func (e *Encoding) insertAxiom(s *smtlib.Script, tb *Table) {
 			}
 			x := accesses(ins)[0]
 			vs, en, lam := e.exec(ins.ctx, u.Ref())
-			disj = append(disj, smtlib.And(smtlib.Eq(smtlib.App("typ", u.Ref()), smtlib.Sym(tyCtor(t))),
+			disj = append(disj, smtlib.And(isType(u.Ref(), t),
 				smtlib.Exists(vs, smtlib.And(lam, x.row(en, r.Ref(), true)))))
 		}
 	}

@@ -145,27 +145,35 @@ func (f *finite) typ(t, arg smtlib.Term, env map[string]int) (any, error) {
 // relation evaluates vis, ar, WR, WW, RW or D (the reflexive union of the
 // dependencies) between two instances.
 func (f *finite) relation(h string, args []smtlib.Term, env map[string]int) (any, error) {
+	p, err := f.pair(h, args, env)
+	if err != nil {
+		return nil, err
+	}
+	if h == "D" {
+		return p[0] == p[1] || f.rels["WR"][p] || f.rels["WW"][p] || f.rels["RW"][p], nil
+	}
+	return f.rels[h][p], nil
+}
+
+// pair evaluates the two arguments of the relation h to instances.
+func (f *finite) pair(h string, args []smtlib.Term, env map[string]int) ([2]int, error) {
 	if len(args) != 2 {
-		return nil, fmt.Errorf("%s takes two arguments", h)
+		return [2]int{}, fmt.Errorf("%s takes two arguments", h)
 	}
 	a, err := f.eval(args[0], env)
 	if err != nil {
-		return nil, err
+		return [2]int{}, err
 	}
 	b, err := f.eval(args[1], env)
 	if err != nil {
-		return nil, err
+		return [2]int{}, err
 	}
 	ai, ok1 := a.(int)
 	bi, ok2 := b.(int)
 	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("%s of non-instances", h)
+		return [2]int{}, fmt.Errorf("%s of non-instances", h)
 	}
-	p := [2]int{ai, bi}
-	if h == "D" {
-		return ai == bi || f.rels["WR"][p] || f.rels["WW"][p] || f.rels["RW"][p], nil
-	}
-	return f.rels[h][p], nil
+	return [2]int{ai, bi}, nil
 }
 
 func (f *finite) evalBool(t smtlib.Term, env map[string]int) (bool, error) {

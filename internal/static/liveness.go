@@ -34,52 +34,20 @@ type aliveWriter struct {
 // deletes from tb (so each instance's write of a row's Alive has one value,
 // fixed by its type). ok is false otherwise: the table gets no axioms.
 func (e *Encoding) aliveWriters(tb *Table) (ws []aliveWriter, ok bool) {
-	kinds := map[*Txn]map[bool]bool{}
+	inserter := map[*Txn]bool{} // whether each transaction's Alive writes are inserts
 	for _, t := range e.txns {
 		for _, st := range t.stmts {
-			var w aliveWriter
-			switch st := st.(type) {
-			case *Insert:
-				if st.ctx.table != tb {
-					continue
-				}
-				w = aliveWriter{t: t, x: accesses(st)[0], insert: true}
-				for _, k := range keyFields(tb) {
-					for _, a := range st.Values {
-						if a.Field == k.Name {
-							w.keys = append(w.keys, a.Expr)
-						}
-					}
-				}
-			case *Delete:
-				if st.ctx.table != tb {
-					continue
-				}
-				if !exactCond(st.Where) {
-					return nil, false
-				}
-				w = aliveWriter{t: t, x: accesses(st)[0]}
-				eqs := keyEqs(tb, st.Where)
-				for _, k := range keyFields(tb) {
-					x, found := eqs[k.Name]
-					if !found {
-						return nil, false
-					}
-					w.keys = append(w.keys, x)
-				}
-			default:
+			w, writes, exact := aliveWriterOf(t, st, tb)
+			if !writes {
 				continue
 			}
-			if len(w.x.ctx.loops) > 0 || len(w.keys) != len(keyFields(tb)) {
+			if !exact || len(w.x.ctx.loops) > 0 || len(w.keys) != len(keyFields(tb)) {
 				return nil, false
 			}
-			if kinds[t] == nil {
-				kinds[t] = map[bool]bool{}
-			}
-			kinds[t][w.insert] = true
-			if len(kinds[t]) > 1 {
+			if ins, seen := inserter[t]; seen && ins != w.insert {
 				return nil, false
 			}
+			inserter[t] = w.insert
 			w.n = len(ws)
 			ws = append(ws, w)
 		}
@@ -94,6 +62,58 @@ func (e *Encoding) aliveWriters(tb *Table) (ws []aliveWriter, ok bool) {
 	return ws, del
 }
 
+// aliveWriterOf returns st as a writer of tb's Alive: writes is false when
+// st is no INSERT into or DELETE from tb, exact is false for a DELETE whose
+// WHERE is not encoded exactly or does not fix every key field. An INSERT's
+// keys are the values it gives the key fields.
+func aliveWriterOf(t *Txn, st Stmt, tb *Table) (w aliveWriter, writes, exact bool) {
+	switch st := st.(type) {
+	case *Insert:
+		if st.ctx.table == tb {
+			return insertWriter(t, st, tb), true, true
+		}
+	case *Delete:
+		if st.ctx.table == tb {
+			w, exact := deleteWriter(t, st, tb)
+			return w, true, exact
+		}
+	}
+	return w, false, false
+}
+
+// insertWriter is an INSERT into tb as an Alive writer: its keys are the
+// values it gives the key fields.
+func insertWriter(t *Txn, st *Insert, tb *Table) aliveWriter {
+	w := aliveWriter{t: t, x: accesses(st)[0], insert: true}
+	for _, k := range keyFields(tb) {
+		for _, a := range st.Values {
+			if a.Field == k.Name {
+				w.keys = append(w.keys, a.Expr)
+			}
+		}
+	}
+	return w
+}
+
+// deleteWriter is a DELETE from tb as an Alive writer: exact is false when
+// its WHERE is not encoded exactly or does not fix every key field.
+func deleteWriter(t *Txn, st *Delete, tb *Table) (w aliveWriter, exact bool) {
+	if !exactCond(st.Where) {
+		return w, false
+	}
+	w = aliveWriter{t: t, x: accesses(st)[0]}
+	eqs := keyEqs(tb, st.Where)
+	for _, k := range keyFields(tb) {
+		x, found := eqs[k.Name]
+		if !found {
+			return w, false
+		}
+		w.keys = append(w.keys, x)
+	}
+	return w, true
+}
+
+// isType is "instance u is of type t".
 func isType(u smtlib.Term, t *Txn) smtlib.Term {
 	return smtlib.Eq(smtlib.App("typ", u), smtlib.Sym(tyCtor(t)))
 }
@@ -293,13 +313,8 @@ func counterShapeOf(as *Assume) (*counterShape, bool) {
 		return nil, false
 	}
 	cRow, nRow := as.Rows[0], as.Rows[1]
-	concl, ok := as.Conclusion.(*Cmp)
-	if !ok || concl.Op != "<" {
-		return nil, false
-	}
-	nf, ok1 := concl.L.(*FieldOf)
-	cf, ok2 := concl.R.(*FieldOf)
-	if !ok1 || !ok2 || nf.Iter != nRow.Name || cf.Iter != cRow.Name {
+	nf, cf, ok := lessFields(as.Conclusion, nRow.Name, cRow.Name)
+	if !ok {
 		return nil, false
 	}
 	C, T := cRow.table, nRow.table
@@ -307,6 +322,21 @@ func counterShapeOf(as *Assume) (*counterShape, bool) {
 		return nil, false
 	}
 	return &counterShape{cRow: cRow, nRow: nRow, C: C, T: T, nf: nf, cf: cf, link: map[string]string{}}, true
+}
+
+// lessFields matches a conclusion against n.nf < c.cf, for the row names
+// n and c.
+func lessFields(concl Cond, n, c string) (nf, cf *FieldOf, ok bool) {
+	cmp, ok := concl.(*Cmp)
+	if !ok || cmp.Op != "<" {
+		return nil, nil, false
+	}
+	nf, ok1 := cmp.L.(*FieldOf)
+	cf, ok2 := cmp.R.(*FieldOf)
+	if !ok1 || !ok2 || nf.Iter != n || cf.Iter != c {
+		return nil, nil, false
+	}
+	return nf, cf, true
 }
 
 func (e *Encoding) hasAliveWriters(tb *Table) bool {
@@ -337,7 +367,7 @@ func (sh *counterShape) linkKey(c *Cmp) bool {
 	if l.Iter == sh.cRow.Name {
 		l, r = r, l
 	}
-	if l.Iter != sh.nRow.Name || r.Iter != sh.cRow.Name || !field(sh.T, l.Field).Key || !field(sh.C, r.Field).Key || l.Field == sh.nf.Field {
+	if !sh.linksKeys(l, r) {
 		return false
 	}
 	if _, dup := sh.link[r.Field]; dup {
@@ -345,6 +375,13 @@ func (sh *counterShape) linkKey(c *Cmp) bool {
 	}
 	sh.link[r.Field] = l.Field
 	return true
+}
+
+// linksKeys reports whether l is a key of T other than kf (of row n) and r
+// a key of C (of row c).
+func (sh *counterShape) linksKeys(l, r *FieldOf) bool {
+	return l.Iter == sh.nRow.Name && r.Iter == sh.cRow.Name && field(sh.T, l.Field).Key &&
+		field(sh.C, r.Field).Key && l.Field != sh.nf.Field
 }
 
 // linksEveryKey reports whether the premise equates every key of C.
@@ -399,15 +436,10 @@ func (sh *counterShape) counterOf(t *Txn) (c counter, writes, ok bool) {
 // or deletes from C.
 func (sh *counterShape) counterStmts(t *Txn) (sel *Select, upd *Update, ok bool) {
 	for _, st := range t.stmts {
+		if writesRows(st, sh.C) {
+			return nil, nil, false
+		}
 		switch st := st.(type) {
-		case *Insert:
-			if st.ctx.table == sh.C {
-				return nil, nil, false
-			}
-		case *Delete:
-			if st.ctx.table == sh.C {
-				return nil, nil, false
-			}
 		case *Select:
 			if n := sh.countReads(st); n > 0 {
 				if sel != nil || n > 1 {
@@ -571,9 +603,19 @@ func isIncrement(x Expr, v string, t *Txn) bool {
 	if !ok || b.Op != "+" {
 		return false
 	}
-	isV := func(x Expr) bool { r, ok := x.(*Ref); return ok && !r.field && r.Name == v && t.vars[v].kind == varInt }
-	isOne := func(x Expr) bool { l, ok := x.(*IntLit); return ok && l.V == 1 }
-	return (isV(b.L) && isOne(b.R)) || (isOne(b.L) && isV(b.R))
+	return (isIntVar(b.L, v, t) && isOne(b.R)) || (isOne(b.L) && isIntVar(b.R, v, t))
+}
+
+// isIntVar reports whether x is the integer variable v of t.
+func isIntVar(x Expr, v string, t *Txn) bool {
+	r, ok := x.(*Ref)
+	return ok && !r.field && r.Name == v && t.vars[v].kind == varInt
+}
+
+// isOne reports whether x is the literal 1.
+func isOne(x Expr) bool {
+	l, ok := x.(*IntLit)
+	return ok && l.V == 1
 }
 
 // builtinModel reports whether m is one of the named built-in models, axiom
@@ -619,21 +661,25 @@ func (e *Encoding) addBoundedFacts(s *smtlib.Script, domain []smtlib.Term) {
 	}
 	// Skolem functions returning T are closed over the domain.
 	for _, d := range e.unbounded {
-		el := d.Elems()
-		if d.Head() != "declare-fun" || el[3].String() != "T" {
-			continue
+		if el := d.Elems(); d.Head() == "declare-fun" && el[3].String() == "T" {
+			s.Assert(closedOver(el[1].String(), el[2].Elems(), domain))
 		}
-		var vs []smtlib.Var
-		var args []smtlib.Term
-		for i, sort := range el[2].Elems() {
-			v := smtlib.Var{Name: "s" + strconv.Itoa(i), Sort: sort.String()}
-			vs = append(vs, v)
-			args = append(args, v.Ref())
-		}
-		var in []smtlib.Term
-		for _, x := range domain {
-			in = append(in, smtlib.Eq(smtlib.App(el[1].String(), args...), x))
-		}
-		s.Assert(smtlib.Forall(vs, smtlib.Or(in...)))
 	}
+}
+
+// closedOver is "every value of the function fn, of the argument sorts, is
+// one of domain".
+func closedOver(fn string, sorts, domain []smtlib.Term) smtlib.Term {
+	var vs []smtlib.Var
+	var args []smtlib.Term
+	for i, sort := range sorts {
+		v := smtlib.Var{Name: "s" + strconv.Itoa(i), Sort: sort.String()}
+		vs = append(vs, v)
+		args = append(args, v.Ref())
+	}
+	var in []smtlib.Term
+	for _, x := range domain {
+		in = append(in, smtlib.Eq(smtlib.App(fn, args...), x))
+	}
+	return smtlib.Forall(vs, smtlib.Or(in...))
 }

@@ -115,12 +115,10 @@ func (l *lexer) adv(n int) {
 func (l *lexer) next() error {
 	c := l.src[l.i]
 	switch {
-	case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+	case isSpace(c):
 		l.adv(1)
-	case c == '-' && l.i+1 < len(l.src) && l.src[l.i+1] == '-':
-		for l.i < len(l.src) && l.src[l.i] != '\n' {
-			l.adv(1)
-		}
+	case l.atComment():
+		l.skipLine()
 	case isLetter(c):
 		l.word(tIdent, func(c byte) bool { return isLetter(c) || isDigit(c) })
 	case isDigit(c):
@@ -129,6 +127,18 @@ func (l *lexer) next() error {
 		return l.punct(c)
 	}
 	return nil
+}
+
+// atComment reports whether a -- comment starts here.
+func (l *lexer) atComment() bool {
+	return l.src[l.i] == '-' && l.i+1 < len(l.src) && l.src[l.i+1] == '-'
+}
+
+// skipLine moves to the end of the line (its newline is white space).
+func (l *lexer) skipLine() {
+	for l.i < len(l.src) && l.src[l.i] != '\n' {
+		l.adv(1)
+	}
 }
 
 // word reads a token of the bytes from here that satisfy in.
@@ -167,6 +177,7 @@ func (l *lexer) punct(c byte) error {
 
 func isLetter(c byte) bool { return c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') }
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+func isSpace(c byte) bool  { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // keywords are reserved (case-insensitive) and cannot name anything.
 var keywords = map[string]bool{
@@ -300,6 +311,31 @@ func (p *parser) assume() (*Assume, error) {
 		return nil, err
 	}
 	a := &Assume{Pos: kw.pos}
+	var err error
+	if a.Rows, err = p.assumeRows(); err != nil {
+		return nil, err
+	}
+	if p.isKw("WHERE") {
+		p.next()
+		if a.Premise, err = p.cond(); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := p.expect(":", "FORALL rows [WHERE premise]: conclusion;"); err != nil {
+		return nil, err
+	}
+	if a.Conclusion, err = p.cond(); err != nil {
+		return nil, err
+	}
+	if _, err := p.expect(";", "end the ASSUME declaration with ';'"); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// assumeRows := row IN table {, row IN table}
+func (p *parser) assumeRows() ([]AssumeRow, error) {
+	var rows []AssumeRow
 	for {
 		name, err := p.ident("row name")
 		if err != nil {
@@ -312,32 +348,12 @@ func (p *parser) assume() (*Assume, error) {
 		if err != nil {
 			return nil, err
 		}
-		a.Rows = append(a.Rows, AssumeRow{Name: name.text, Table: tb.text})
+		rows = append(rows, AssumeRow{Name: name.text, Table: tb.text})
 		if !p.isPunct(",") {
-			break
+			return rows, nil
 		}
 		p.next()
 	}
-	if p.isKw("WHERE") {
-		p.next()
-		c, err := p.cond()
-		if err != nil {
-			return nil, err
-		}
-		a.Premise = c
-	}
-	if _, err := p.expect(":", "FORALL rows [WHERE premise]: conclusion;"); err != nil {
-		return nil, err
-	}
-	c, err := p.cond()
-	if err != nil {
-		return nil, err
-	}
-	a.Conclusion = c
-	if _, err := p.expect(";", "end the ASSUME declaration with ';'"); err != nil {
-		return nil, err
-	}
-	return a, nil
 }
 
 // table := TABLE name ( field [INT] [KEY] {, field [INT] [KEY]} ) ;
@@ -352,24 +368,15 @@ func (p *parser) table() (*Table, error) {
 		return nil, err
 	}
 	for {
-		f, err := p.ident("field name")
+		fld, err := p.field()
 		if err != nil {
 			return nil, err
 		}
-		fld := &Field{Name: f.text}
-		if p.isKw("INT") {
-			p.next()
-		}
-		if p.isKw("KEY") {
-			p.next()
-			fld.Key = true
-		}
 		t.Fields = append(t.Fields, fld)
-		if p.isPunct(",") {
-			p.next()
-			continue
+		if !p.isPunct(",") {
+			break
 		}
-		break
+		p.next()
 	}
 	if _, err := p.expect(")", "fields are separated by commas"); err != nil {
 		return nil, err
@@ -378,6 +385,23 @@ func (p *parser) table() (*Table, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// field := name [INT] [KEY]
+func (p *parser) field() (*Field, error) {
+	f, err := p.ident("field name")
+	if err != nil {
+		return nil, err
+	}
+	fld := &Field{Name: f.text}
+	if p.isKw("INT") {
+		p.next()
+	}
+	if p.isKw("KEY") {
+		p.next()
+		fld.Key = true
+	}
+	return fld, nil
 }
 
 // txn := TXN name ( [param {, param}] ) block
@@ -443,58 +467,73 @@ func (p *parser) stmt() (Stmt, error) {
 	case p.isKw("INSERT"):
 		return p.insertStmt()
 	case p.isKw("DELETE"):
-		p.next()
-		if _, err := p.expectKw("FROM", "DELETE FROM table WHERE ..."); err != nil {
-			return nil, err
-		}
-		tbl, err := p.ident("table name")
-		if err != nil {
-			return nil, err
-		}
-		w, err := p.where()
-		if err != nil {
-			return nil, err
-		}
-		return &Delete{Pos: t.pos, Table: tbl.text, Where: w}, p.semi()
+		return p.deleteStmt()
 	case p.isKw("LET"):
-		p.next()
-		v, err := p.ident("variable name")
-		if err != nil {
-			return nil, err
-		}
-		if _, err := p.expect("=", "LET v = expression;"); err != nil {
-			return nil, err
-		}
-		e, err := p.expr()
-		if err != nil {
-			return nil, err
-		}
-		return &Let{Pos: t.pos, Var: v.text, Expr: e}, p.semi()
+		return p.letStmt()
 	case p.isKw("IF"):
 		return p.ifStmt()
 	case p.isKw("FOREACH"):
-		p.next()
-		it, err := p.ident("iterator name")
-		if err != nil {
-			return nil, err
-		}
-		if _, err := p.expectKw("IN", "FOREACH x IN s { ... }"); err != nil {
-			return nil, err
-		}
-		set, err := p.ident("set variable")
-		if err != nil {
-			return nil, err
-		}
-		body, err := p.block()
-		if err != nil {
-			return nil, err
-		}
-		return &Foreach{Pos: t.pos, Iter: it.text, Set: set.text, Body: body}, nil
+		return p.foreachStmt()
 	case p.isKw("SKIP"):
 		p.next()
 		return &Skip{Pos: t.pos}, p.semi()
 	}
 	return nil, p.errAt(t, "statements are SELECT, UPDATE, INSERT, DELETE, LET, IF, FOREACH and SKIP", "expected a statement, found %s", t)
+}
+
+// deleteStmt := DELETE FROM table [WHERE cond] ;
+func (p *parser) deleteStmt() (Stmt, error) {
+	t := p.next()
+	if _, err := p.expectKw("FROM", "DELETE FROM table WHERE ..."); err != nil {
+		return nil, err
+	}
+	tbl, err := p.ident("table name")
+	if err != nil {
+		return nil, err
+	}
+	w, err := p.where()
+	if err != nil {
+		return nil, err
+	}
+	return &Delete{Pos: t.pos, Table: tbl.text, Where: w}, p.semi()
+}
+
+// letStmt := LET v = expr ;
+func (p *parser) letStmt() (Stmt, error) {
+	t := p.next()
+	v, err := p.ident("variable name")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.expect("=", "LET v = expression;"); err != nil {
+		return nil, err
+	}
+	e, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	return &Let{Pos: t.pos, Var: v.text, Expr: e}, p.semi()
+}
+
+// foreachStmt := FOREACH x IN set block
+func (p *parser) foreachStmt() (Stmt, error) {
+	t := p.next()
+	it, err := p.ident("iterator name")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.expectKw("IN", "FOREACH x IN s { ... }"); err != nil {
+		return nil, err
+	}
+	set, err := p.ident("set variable")
+	if err != nil {
+		return nil, err
+	}
+	body, err := p.block()
+	if err != nil {
+		return nil, err
+	}
+	return &Foreach{Pos: t.pos, Iter: it.text, Set: set.text, Body: body}, nil
 }
 
 func (p *parser) ifStmt() (Stmt, error) {
@@ -748,31 +787,56 @@ func (p *parser) unaryCond() (Cond, error) {
 		p.next()
 		return &BoolLit{Pos: t.pos, V: strings.EqualFold(t.text, "TRUE")}, nil
 	case p.isPunct("("):
-		// Either a parenthesised condition or an expression starting with '('.
-		save := p.i
-		p.next()
-		c, err := p.cond()
-		if err == nil && p.isPunct(")") {
-			p.next()
-			if !p.isCmpOp() {
-				return c, nil
-			}
+		if c, ok := p.parenCond(); ok {
+			return c, nil
 		}
-		p.i = save
 	}
-	if t.kind == tIdent && !keywords[strings.ToUpper(t.text)] && p.toks[p.i+1].kind == tIdent && strings.EqualFold(p.toks[p.i+1].text, "IS") {
-		p.next()
-		p.next()
-		neg := false
-		if p.isKw("NOT") {
-			p.next()
-			neg = true
-		}
-		if _, err := p.expectKw("NULL", "v IS NULL or v IS NOT NULL"); err != nil {
-			return nil, err
-		}
-		return &IsNull{Pos: t.pos, Var: t.text, Negated: neg}, nil
+	if p.atIsNull() {
+		return p.isNullCond()
 	}
+	return p.cmpCond()
+}
+
+// parenCond reads a parenthesised condition; ok is false, and the parser is
+// back where it was, when the '(' starts an expression instead (the
+// parentheses are not a whole condition, or a comparison follows them).
+func (p *parser) parenCond() (c Cond, ok bool) {
+	save := p.i
+	p.next()
+	c, err := p.cond()
+	if err == nil && p.isPunct(")") {
+		p.next()
+		if !p.isCmpOp() {
+			return c, true
+		}
+	}
+	p.i = save
+	return nil, false
+}
+
+// atIsNull reports whether the next tokens are "v IS", a null test.
+func (p *parser) atIsNull() bool {
+	t, u := p.peek(), p.toks[p.i+1]
+	return t.kind == tIdent && !keywords[strings.ToUpper(t.text)] && u.kind == tIdent && strings.EqualFold(u.text, "IS")
+}
+
+// isNullCond := v IS [NOT] NULL
+func (p *parser) isNullCond() (Cond, error) {
+	t := p.next()
+	p.next()
+	neg := false
+	if p.isKw("NOT") {
+		p.next()
+		neg = true
+	}
+	if _, err := p.expectKw("NULL", "v IS NULL or v IS NOT NULL"); err != nil {
+		return nil, err
+	}
+	return &IsNull{Pos: t.pos, Var: t.text, Negated: neg}, nil
+}
+
+// cmpCond := expr op expr, with != read as <>.
+func (p *parser) cmpCond() (Cond, error) {
 	l, err := p.expr()
 	if err != nil {
 		return nil, err
@@ -838,12 +902,7 @@ func (p *parser) factor() (Expr, error) {
 	t := p.peek()
 	switch {
 	case t.kind == tInt:
-		p.next()
-		n, err := strconv.ParseInt(t.text, 10, 64)
-		if err != nil || n > 1<<40 {
-			return nil, p.errAt(t, "", "integer %s out of range", t.text)
-		}
-		return &IntLit{Pos: t.pos, V: n}, nil
+		return p.intLit()
 	case p.isPunct("-"):
 		p.next()
 		x, err := p.factor()
@@ -859,26 +918,42 @@ func (p *parser) factor() (Expr, error) {
 	case p.isKw("NULL"):
 		return nil, p.errAt(t, "test for NULL with v IS NULL", "NULL is not a value")
 	case t.kind == tIdent:
-		if h, ok := unsupported[strings.ToUpper(t.text)]; ok && h != "" {
-			return nil, p.errAt(t, "", "")
-		}
-		name, err := p.ident("a variable, parameter or field")
+		return p.nameExpr()
+	}
+	return nil, p.errAt(t, "", "expected an expression, found %s", t)
+}
+
+// intLit reads an integer of at most 2^40.
+func (p *parser) intLit() (Expr, error) {
+	t := p.next()
+	n, err := strconv.ParseInt(t.text, 10, 64)
+	if err != nil || n > 1<<40 {
+		return nil, p.errAt(t, "", "integer %s out of range", t.text)
+	}
+	return &IntLit{Pos: t.pos, V: n}, nil
+}
+
+// nameExpr := name | name.field; a function call is unsupported.
+func (p *parser) nameExpr() (Expr, error) {
+	t := p.peek()
+	if h, ok := unsupported[strings.ToUpper(t.text)]; ok && h != "" {
+		return nil, p.errAt(t, "", "")
+	}
+	name, err := p.ident("a variable, parameter or field")
+	if err != nil {
+		return nil, err
+	}
+	if p.isPunct(".") {
+		p.next()
+		f, err := p.ident("field name after '.'")
 		if err != nil {
 			return nil, err
 		}
-		if p.isPunct(".") {
-			p.next()
-			f, err := p.ident("field name after '.'")
-			if err != nil {
-				return nil, err
-			}
-			return &FieldOf{Pos: name.pos, Iter: name.text, Field: f.text}, nil
-		}
-		if p.isPunct("(") {
-			return nil, &ParseError{Line: t.pos.Line, Col: t.pos.Col, Kind: ErrUnsupported,
-				Msg: "unsupported construct: function call " + t.text + "(...)", Hint: "expressions are integers, names, + - * and parentheses"}
-		}
-		return &Ref{Pos: name.pos, Name: name.text}, nil
+		return &FieldOf{Pos: name.pos, Iter: name.text, Field: f.text}, nil
 	}
-	return nil, p.errAt(t, "", "expected an expression, found %s", t)
+	if p.isPunct("(") {
+		return nil, &ParseError{Line: t.pos.Line, Col: t.pos.Col, Kind: ErrUnsupported,
+			Msg: "unsupported construct: function call " + t.text + "(...)", Hint: "expressions are integers, names, + - * and parentheses"}
+	}
+	return &Ref{Pos: name.pos, Name: name.text}, nil
 }

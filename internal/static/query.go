@@ -48,9 +48,7 @@ func (e *Encoding) queryWith(name string, cs []smtlib.Term, body smtlib.Term, fa
 		s.Add(e.unbounded...)
 	}
 	s.Comment("query " + name)
-	for _, c := range cs {
-		s.Add(smtlib.Cmd("declare-const", c, sT))
-	}
+	s.Add(declareConsts(cs)...)
 	if facts && len(e.unbounded) > 0 && e.namesInstances {
 		for _, c := range cs {
 			s.Assert(smtlib.App(namedSym, c))
@@ -66,17 +64,7 @@ func (e *Encoding) queryWith(name string, cs []smtlib.Term, body smtlib.Term, fa
 func (e *Encoding) values(cs []smtlib.Term) []smtlib.Term {
 	var out []smtlib.Term
 	for _, c := range cs {
-		out = append(out, smtlib.App("typ", c))
-		for _, t := range e.txns {
-			for _, p := range t.Params {
-				out = append(out, smtlib.App(paramSym(t, p), c))
-			}
-			for _, name := range sortedVars(t) {
-				if v := t.vars[name]; v.kind == varInt && len(v.loops) == 0 {
-					out = append(out, smtlib.App(varSym(t, name), c), smtlib.App(varSym(t, name)+".null", c))
-				}
-			}
-		}
+		out = e.instanceValues(out, c)
 	}
 	for i := range cs {
 		for j := i + 1; j < len(cs); j++ {
@@ -85,11 +73,27 @@ func (e *Encoding) values(cs []smtlib.Term) []smtlib.Term {
 	}
 	for _, a := range cs {
 		for _, b := range cs {
-			if a.String() == b.String() {
-				continue
+			if a.String() != b.String() {
+				out = append(out, smtlib.App("vis", a, b), smtlib.App("ar", a, b),
+					smtlib.App("WR", a, b), smtlib.App("WW", a, b), smtlib.App("RW", a, b))
 			}
-			for _, r := range []string{"vis", "ar", "WR", "WW", "RW"} {
-				out = append(out, smtlib.App(r, a, b))
+		}
+	}
+	return out
+}
+
+// instanceValues appends what to ask of one instance c: its type, every
+// transaction's parameters and its int variables outside loops (with their
+// null flags).
+func (e *Encoding) instanceValues(out []smtlib.Term, c smtlib.Term) []smtlib.Term {
+	out = append(out, smtlib.App("typ", c))
+	for _, t := range e.txns {
+		for _, p := range t.Params {
+			out = append(out, smtlib.App(paramSym(t, p), c))
+		}
+		for _, name := range sortedVars(t) {
+			if v := t.vars[name]; v.kind == varInt && len(v.loops) == 0 {
+				out = append(out, smtlib.App(varSym(t, name), c), smtlib.App(varSym(t, name)+".null", c))
 			}
 		}
 	}
@@ -134,11 +138,29 @@ func (e *Encoding) Cycle(k int) smtlib.Query {
 func (e *Encoding) Execution(k int) smtlib.Query {
 	es := consts("e", k)
 	cs := consts("c", k)
+	expand := func(t smtlib.Term) smtlib.Term { return smtlib.Simplify(smtlib.Expand(t, "T", es), indexOrder(es)) }
+	s, initDecls := e.executionAxioms(es)
+	s = s.MapAsserts(expand)
+	s = s.InsertBeforeAsserts(append(initDecls, declareConsts(es, cs)...)...)
+	s.Comment(fmt.Sprintf("query execution k=%d", k))
+	s.Comment("instances: distinct, named in arbitration order")
+	s.Assert(smtlib.App("distinct", es...))
+	assertIndexOrder(s, es)
+	s.Assert(closedCycle(cs, es))
+	s.Add(smtlib.Cmd("check-sat"))
+	return smtlib.Query{Script: s, Values: e.values(es)}
+}
+
+// indexOrder returns the evaluator [smtlib.Simplify] uses to decide the
+// symmetry-breaking facts of [Encoding.Execution]: = and ar between two of
+// the instances es, ei = ej iff i = j and ei —ar→ ej iff i < j. Any other
+// term is left undecided.
+func indexOrder(es []smtlib.Term) func(smtlib.Term) (bool, bool) {
 	idx := map[string]int{}
 	for i, x := range es {
 		idx[x.Atom()] = i
 	}
-	eval := func(t smtlib.Term) (bool, bool) {
+	return func(t smtlib.Term) (bool, bool) {
 		el := t.Elems()
 		if len(el) != 3 || el[1].IsList() || el[2].IsList() {
 			return false, false
@@ -156,11 +178,23 @@ func (e *Encoding) Execution(k int) smtlib.Query {
 		}
 		return false, false
 	}
-	expand := func(t smtlib.Term) smtlib.Term { return smtlib.Simplify(smtlib.Expand(t, "T", es), eval) }
+}
+
+// declareConsts declares each of the groups' constants as an instance.
+func declareConsts(groups ...[]smtlib.Term) []smtlib.Term {
 	var decls []smtlib.Term
-	for _, c := range append(append([]smtlib.Term(nil), es...), cs...) {
-		decls = append(decls, smtlib.Cmd("declare-const", c, sT))
+	for _, g := range groups {
+		for _, c := range g {
+			decls = append(decls, smtlib.Cmd("declare-const", c, sT))
+		}
 	}
+	return decls
+}
+
+// executionAxioms returns the preamble with the axioms that quantify over
+// the instances es (frames, bounded facts, values, the initial database),
+// not yet expanded, and the declarations the initial database needs.
+func (e *Encoding) executionAxioms(es []smtlib.Term) (*smtlib.Script, []smtlib.Term) {
 	s := e.preamble.Clone()
 	for _, f := range e.frames {
 		s.Assert(e.finishTerm(e.frameAxiom(f, es)))
@@ -178,11 +212,11 @@ func (e *Encoding) Execution(k int) smtlib.Query {
 	for _, ax := range initAxioms {
 		s.Assert(e.finishTerm(ax))
 	}
-	s = s.MapAsserts(expand)
-	s = s.InsertBeforeAsserts(append(initDecls, decls...)...)
-	s.Comment(fmt.Sprintf("query execution k=%d", k))
-	s.Comment("instances: distinct, named in arbitration order")
-	s.Assert(smtlib.App("distinct", es...))
+	return s, initDecls
+}
+
+// assertIndexOrder asserts ei —ar→ ej exactly when i < j.
+func assertIndexOrder(s *smtlib.Script, es []smtlib.Term) {
 	for i := range es {
 		for j := range es {
 			if i < j {
@@ -192,6 +226,12 @@ func (e *Encoding) Execution(k int) smtlib.Query {
 			}
 		}
 	}
+}
+
+// closedCycle is the cycle c1..ck of [Encoding.Execution]: c1 ≠ ck, every ci
+// is one of the instances es, and D(ci, ci+1), D(ck, c1).
+func closedCycle(cs, es []smtlib.Term) smtlib.Term {
+	k := len(cs)
 	conj := []smtlib.Term{smtlib.Not(smtlib.Eq(cs[0], cs[k-1]))}
 	for i := range k {
 		var dom []smtlib.Term
@@ -200,9 +240,7 @@ func (e *Encoding) Execution(k int) smtlib.Query {
 		}
 		conj = append(conj, smtlib.Or(dom...), d(cs[i], cs[(i+1)%k]))
 	}
-	s.Assert(smtlib.And(conj...))
-	s.Add(smtlib.Cmd("check-sat"))
-	return smtlib.Query{Script: s, Values: e.values(es)}
+	return smtlib.And(conj...)
 }
 
 // ShortestPath returns φ_ShortestPath,k: k+1 distinct instances joined by k

@@ -383,11 +383,7 @@ func (x *exec) eval(e Expr, tb *Table, row *rowKey) val {
 		return val{n: e.V}
 	case *Ref:
 		if e.field {
-			f := slices.IndexFunc(tb.Fields, func(f *Field) bool { return f.Name == e.Name })
-			if tb.Fields[f].Key {
-				return val{n: parseKey(row.key)[keyIndex(tb, e.Name)]}
-			}
-			return x.get(cell{*row, e.Name}).v
+			return x.rowField(tb, *row, e.Name)
 		}
 		if v, ok := x.vars[e.Name]; ok {
 			return v
@@ -398,24 +394,13 @@ func (x *exec) eval(e Expr, tb *Table, row *rowKey) val {
 		if !ok {
 			return val{null: true}
 		}
-		tb := x.rp.tables[rk.table]
-		if field(tb, e.Field).Key {
-			return val{n: parseKey(rk.key)[keyIndex(tb, e.Field)]}
-		}
-		return x.get(cell{rk, e.Field}).v
+		return x.rowField(x.rp.tables[rk.table], rk, e.Field)
 	case *Binary:
 		l, r := x.eval(e.L, tb, row), x.eval(e.R, tb, row)
 		if l.null || r.null {
 			return val{null: true}
 		}
-		switch e.Op {
-		case "+":
-			return val{n: l.n + r.n}
-		case "-":
-			return val{n: l.n - r.n}
-		default:
-			return val{n: l.n * r.n}
-		}
+		return val{n: arith(e.Op, l.n, r.n)}
 	case *Neg:
 		v := x.eval(e.X, tb, row)
 		if v.null {
@@ -424,6 +409,15 @@ func (x *exec) eval(e Expr, tb *Table, row *rowKey) val {
 		return val{n: -v.n}
 	}
 	panic(fmt.Sprintf("static: unknown expression %T", e))
+}
+
+// rowField is field f of row rk of tb: from the key for a key field, else
+// the value this instance reads.
+func (x *exec) rowField(tb *Table, rk rowKey, f string) val {
+	if field(tb, f).Key {
+		return val{n: parseKey(rk.key)[keyIndex(tb, f)]}
+	}
+	return x.get(cell{rk, f}).v
 }
 
 func keyIndex(tb *Table, name string) int {
@@ -445,23 +439,7 @@ func (x *exec) cond(c Cond, tb *Table, row *rowKey) bool {
 		return c.V
 	case *Cmp:
 		l, r := x.eval(c.L, tb, row), x.eval(c.R, tb, row)
-		if l.null || r.null {
-			return false
-		}
-		switch c.Op {
-		case "<":
-			return l.n < r.n
-		case "<=":
-			return l.n <= r.n
-		case "=":
-			return l.n == r.n
-		case "<>":
-			return l.n != r.n
-		case ">":
-			return l.n > r.n
-		default:
-			return l.n >= r.n
-		}
+		return !l.null && !r.null && compareInts(c.Op, l.n, r.n)
 	case *IsNull:
 		v, ok := x.vars[c.Var]
 		isNull := !ok || v.null
@@ -480,25 +458,8 @@ func (x *exec) cond(c Cond, tb *Table, row *rowKey) bool {
 // candidates returns the rows a WHERE clause may match now: every known row,
 // plus (lazily) the row its key equalities address.
 func (x *exec) candidates(tb *Table, where Cond) []rowKey {
-	if eqs := keyEqs(tb, where); len(eqs) == len(keyFields(tb)) {
-		var key []int64
-		for _, k := range keyFields(tb) {
-			v := x.eval(eqs[k.Name], tb, nil)
-			if v.null {
-				key = nil
-				break
-			}
-			key = append(key, v.n)
-		}
-		if key != nil {
-			rk := rowKey{tb.Name, keyString(key)}
-			if !x.rp.known[rk] && x.rp.ex.Lazy {
-				x.rp.addInitial(tb, key)
-				x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: key})
-			}
-		}
-	}
 	if x.rp.ex.Lazy {
+		x.addAddressed(tb, where)
 		x.seed(tb, where)
 	}
 	var out []rowKey
@@ -509,6 +470,28 @@ func (x *exec) candidates(tb *Table, where Cond) []rowKey {
 	}
 	slices.SortFunc(out, func(a, b rowKey) int { return slices.Compare(parseKey(a.key), parseKey(b.key)) })
 	return out
+}
+
+// addAddressed creates, in lazy mode, the initial row that where's key
+// equalities address, when they fix the whole key to non-NULL values and
+// the row is new.
+func (x *exec) addAddressed(tb *Table, where Cond) {
+	eqs := keyEqs(tb, where)
+	if len(eqs) != len(keyFields(tb)) {
+		return
+	}
+	var key []int64
+	for _, k := range keyFields(tb) {
+		v := x.eval(eqs[k.Name], tb, nil)
+		if v.null {
+			return
+		}
+		key = append(key, v.n)
+	}
+	if rk := (rowKey{tb.Name, keyString(key)}); !x.rp.known[rk] {
+		x.rp.addInitial(tb, key)
+		x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: key})
+	}
 }
 
 // seed makes sure, in lazy mode, that some initial row matches a scan whose
@@ -541,14 +524,7 @@ func (x *exec) seed(tb *Table, where Cond) {
 // keys, or at an equality whose value is NULL.
 func (x *exec) eachSeedKey(tb *Table, where Cond, limit int, leaf func(key []int64) bool) {
 	eqs := keyEqs(tb, where)
-	cands := []int64{0, 1, x.rp.ex.Default}
-	for _, v := range x.vars {
-		if !v.null {
-			cands = append(cands, v.n-1, v.n, v.n+1)
-		}
-	}
-	slices.Sort(cands)
-	cands = slices.Compact(cands)
+	cands := x.seedValues()
 	keys := keyFields(tb)
 	key := make([]int64, len(keys))
 	tries := 0
@@ -580,96 +556,87 @@ func (x *exec) eachSeedKey(tb *Table, where Cond, limit int, leaf func(key []int
 	try(0)
 }
 
+// seedValues are the values a free key field of a seeded row takes: 0, 1,
+// the default and v-1, v, v+1 for each non-NULL variable v, in ascending
+// order.
+func (x *exec) seedValues() []int64 {
+	cands := []int64{0, 1, x.rp.ex.Default}
+	for _, v := range x.vars {
+		if !v.null {
+			cands = append(cands, v.n-1, v.n, v.n+1)
+		}
+	}
+	slices.Sort(cands)
+	return slices.Compact(cands)
+}
+
 // spread seeds, in lazy mode with Execution.Spread, one initial row per
 // spread value for a SELECT * whose result a FOREACH iterates: key fields not
 // fixed by equality take values near the instance's variables (as in seed),
 // and the non-key fields the loop bodies read take the spread value.
 func (x *exec) spread(tb *Table, s *Select) {
-	var fields []string
-	var walk func([]Stmt)
-	walk = func(body []Stmt) {
-		for _, st := range body {
-			switch st := st.(type) {
-			case *Foreach:
-				if st.Set == s.Vars[0] {
-					for _, f := range iterFields(st.Iter, st.Body) {
-						if !field(tb, f).Key && !slices.Contains(fields, f) {
-							fields = append(fields, f)
-						}
-					}
-				}
-				walk(st.Body)
-			case *If:
-				walk(st.Then)
-				walk(st.Else)
-			}
-		}
-	}
-	walk(x.txn.Body)
+	fields := x.loopFields(tb, s.Vars[0])
 	if len(fields) == 0 || len(x.rp.ex.Spread) == 0 {
 		return
 	}
 	next := 0
 	x.eachSeedKey(tb, s.Where, 2000, func(key []int64) bool { // true when every spread value has its row
-		rk := rowKey{tb.Name, keyString(key)}
-		if x.rp.known[rk] {
-			return false
+		if x.seedSpreadRow(tb, s.Where, key, fields, x.rp.ex.Spread[next]) {
+			next++
 		}
-		x.rp.addInitial(tb, key)
-		if !x.cond(s.Where, tb, &rk) {
-			x.rp.removeInitial(tb, rk)
-			return false
-		}
-		for _, f := range fields {
-			c := cell{rk, f}
-			x.rp.initial[c] = version{v: val{n: x.rp.ex.Spread[next]}, writer: -1}
-			x.rp.pinned[c] = true
-		}
-		x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: slices.Clone(key)})
-		next++
 		return next == len(x.rp.ex.Spread)
 	})
+}
+
+// loopFields lists the non-key fields of tb that the bodies of the FOREACH
+// loops over set read, in source order.
+func (x *exec) loopFields(tb *Table, set string) []string {
+	var fields []string
+	eachStmt(x.txn.Body, func(st Stmt) {
+		fe, ok := st.(*Foreach)
+		if !ok || fe.Set != set {
+			return
+		}
+		for _, f := range iterFields(fe.Iter, fe.Body) {
+			if !field(tb, f).Key && !slices.Contains(fields, f) {
+				fields = append(fields, f)
+			}
+		}
+	})
+	return fields
+}
+
+// seedSpreadRow creates the initial row of tb with this key, its fields
+// pinned to the spread value v, if the row is new and matches where.
+func (x *exec) seedSpreadRow(tb *Table, where Cond, key []int64, fields []string, v int64) bool {
+	rk := rowKey{tb.Name, keyString(key)}
+	if x.rp.known[rk] {
+		return false
+	}
+	x.rp.addInitial(tb, key)
+	if !x.cond(where, tb, &rk) {
+		x.rp.removeInitial(tb, rk)
+		return false
+	}
+	for _, f := range fields {
+		c := cell{rk, f}
+		x.rp.initial[c] = version{v: val{n: v}, writer: -1}
+		x.rp.pinned[c] = true
+	}
+	x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: slices.Clone(key)})
+	return true
 }
 
 // iterFields lists the fields of iter that body reads (iter.f).
 func iterFields(iter string, body []Stmt) []string {
 	var out []string
-	leaf := func(e Expr) {
-		if e, ok := e.(*FieldOf); ok && e.Iter == iter && !slices.Contains(out, e.Field) {
-			out = append(out, e.Field)
-		}
-	}
-	expr := func(e Expr) { eachLeaf(e, leaf) }
-	cond := func(c Cond) { eachCondLeaf(c, leaf, nil) }
-	var walk func([]Stmt)
-	walk = func(body []Stmt) {
-		for _, st := range body {
-			switch st := st.(type) {
-			case *Select:
-				cond(st.Where)
-			case *Update:
-				cond(st.Where)
-				for _, a := range st.Sets {
-					expr(a.Expr)
-				}
-			case *Insert:
-				for _, a := range st.Values {
-					expr(a.Expr)
-				}
-			case *Delete:
-				cond(st.Where)
-			case *Let:
-				expr(st.Expr)
-			case *If:
-				cond(st.Cond)
-				walk(st.Then)
-				walk(st.Else)
-			case *Foreach:
-				walk(st.Body)
+	eachStmt(body, func(st Stmt) {
+		stmtLeaves(st, func(e Expr) {
+			if e, ok := e.(*FieldOf); ok && e.Iter == iter && !slices.Contains(out, e.Field) {
+				out = append(out, e.Field)
 			}
-		}
-	}
-	walk(body)
+		})
+	})
 	return out
 }
 
@@ -679,21 +646,9 @@ func iterFields(iter string, body []Stmt) []string {
 // already holds a row written by another instance would never see the
 // initial row the model's execution needs.
 func (x *exec) seedAt(tb *Table, where Cond, f string, h int64) {
-	eqs := keyEqs(tb, where)
-	var key []int64
-	for _, k := range keyFields(tb) {
-		switch e, ok := eqs[k.Name]; {
-		case k.Name == f:
-			key = append(key, h)
-		case ok:
-			v := x.eval(e, tb, nil)
-			if v.null {
-				return
-			}
-			key = append(key, v.n)
-		default:
-			return
-		}
+	key, ok := x.keyAt(tb, where, f, h)
+	if !ok {
+		return
 	}
 	rk := rowKey{tb.Name, keyString(key)}
 	if _, ok := x.rp.initial[cell{rk, ""}]; ok {
@@ -715,6 +670,28 @@ func (x *exec) seedAt(tb *Table, where Cond, f string, h int64) {
 		return
 	}
 	x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: key})
+}
+
+// keyAt is the key of tb with field f = h and the other key fields the
+// values where fixes by equality; false when one is not fixed or NULL.
+func (x *exec) keyAt(tb *Table, where Cond, f string, h int64) ([]int64, bool) {
+	eqs := keyEqs(tb, where)
+	var key []int64
+	for _, k := range keyFields(tb) {
+		switch e, ok := eqs[k.Name]; {
+		case k.Name == f:
+			key = append(key, h)
+		case ok:
+			v := x.eval(e, tb, nil)
+			if v.null {
+				return nil, false
+			}
+			key = append(key, v.n)
+		default:
+			return nil, false
+		}
+	}
+	return key, true
 }
 
 func (rp *replayer) removeInitial(tb *Table, rk rowKey) {
@@ -1166,44 +1143,46 @@ func shortestCycle(n int, edges []Edge) []Edge {
 	slices.SortStableFunc(edges, func(a, b Edge) int { return cmp.Compare(prio[a.Rel], prio[b.Rel]) })
 	var best []Edge
 	for s := range n {
-		// BFS from s back to s.
-		prev := make([]int, n)
-		for i := range prev {
-			prev[i] = -2
-		}
-		via := make([]Edge, n)
-		queue := []int{s}
-		prev[s] = -1
-		found := false
-		for len(queue) > 0 && !found {
-			u := queue[0]
-			queue = queue[1:]
-			for _, e := range edges {
-				if e.From != u {
-					continue
-				}
-				if e.To == s {
-					var cyc []Edge
-					cyc = append(cyc, e)
-					for v := u; v != s; v = prev[v] {
-						cyc = append(cyc, via[v])
-					}
-					slices.Reverse(cyc)
-					if best == nil || len(cyc) < len(best) {
-						best = cyc
-					}
-					found = true
-					break
-				}
-				if prev[e.To] == -2 {
-					prev[e.To] = u
-					via[e.To] = e
-					queue = append(queue, e.To)
-				}
-			}
+		if cyc := shortestCycleAt(n, edges, s); cyc != nil && (best == nil || len(cyc) < len(best)) {
+			best = cyc
 		}
 	}
 	return best
+}
+
+// shortestCycleAt is a shortest cycle through s (breadth-first from s back
+// to s, taking edges in their order), or nil.
+func shortestCycleAt(n int, edges []Edge, s int) []Edge {
+	prev := make([]int, n)
+	for i := range prev {
+		prev[i] = -2
+	}
+	via := make([]Edge, n)
+	queue := []int{s}
+	prev[s] = -1
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		for _, e := range edges {
+			if e.From != u {
+				continue
+			}
+			if e.To == s {
+				cyc := []Edge{e}
+				for v := u; v != s; v = prev[v] {
+					cyc = append(cyc, via[v])
+				}
+				slices.Reverse(cyc)
+				return cyc
+			}
+			if prev[e.To] == -2 {
+				prev[e.To] = u
+				via[e.To] = e
+				queue = append(queue, e.To)
+			}
+		}
+	}
+	return nil
 }
 
 func (e *extremum) holds(rk rowKey) bool {

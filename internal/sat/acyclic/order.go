@@ -55,6 +55,35 @@ func (g *Theory) settle() {
 	for v := range g.n {
 		indeg[v] = int32(len(g.in[v]))
 	}
+	pos := g.placeAcyclic(indeg)
+	if int(pos) == g.n {
+		return
+	}
+	x, step := g.cycleAmong(indeg)
+	g.conf = g.conf[:0]
+	for y := x; ; {
+		e := step[y]
+		g.explain(e, 1<<62)
+		y = g.from[e]
+		if y == x {
+			break
+		}
+	}
+	g.broken = append([]sat.Lit{}, g.dedupe()...)
+	g.stats.Conflicts++
+	for u := range g.n {
+		if indeg[u] > 0 {
+			g.ord[u] = pos
+			g.at[pos] = int32(u)
+			pos++
+		}
+	}
+}
+
+// placeAcyclic is Kahn's algorithm: it places, from position 0, every node
+// no cycle leads to, and returns the next free position. indeg, the nodes'
+// in-degrees, stays positive exactly at the nodes left unplaced.
+func (g *Theory) placeAcyclic(indeg []int32) int32 {
 	q := g.queue[:0]
 	for u := range g.n {
 		if indeg[u] == 0 {
@@ -75,22 +104,24 @@ func (g *Theory) settle() {
 		}
 	}
 	g.queue = q[:0]
-	if int(pos) == g.n {
-		return
-	}
-	// Every unplaced node has an unplaced predecessor: walk backwards until
-	// a node repeats.
-	var x int32
+	return pos
+}
+
+// cycleAmong finds a cycle among the nodes placeAcyclic left unplaced
+// (indeg > 0): every such node has an unplaced predecessor, so walking
+// backwards from one repeats a node x. step maps each node of the cycle
+// through x to the in-edge the walk took.
+func (g *Theory) cycleAmong(indeg []int32) (x int32, step map[int32]int32) {
 	for u := range g.n {
 		if indeg[u] > 0 {
 			x = int32(u)
 			break
 		}
 	}
-	step := make(map[int32]int32) // node -> in-edge taken
+	step = make(map[int32]int32) // node -> in-edge taken
 	for {
 		if _, ok := step[x]; ok {
-			break
+			return x, step
 		}
 		for _, e := range g.in[x] {
 			if w := g.from[e]; indeg[w] > 0 {
@@ -98,24 +129,6 @@ func (g *Theory) settle() {
 				x = w
 				break
 			}
-		}
-	}
-	g.conf = g.conf[:0]
-	for y := x; ; {
-		e := step[y]
-		g.explain(e, 1<<62)
-		y = g.from[e]
-		if y == x {
-			break
-		}
-	}
-	g.broken = append([]sat.Lit{}, g.dedupe()...)
-	g.stats.Conflicts++
-	for u := range g.n {
-		if indeg[u] > 0 {
-			g.ord[u] = pos
-			g.at[pos] = int32(u)
-			pos++
 		}
 	}
 }

@@ -205,46 +205,15 @@ func (g *Theory) check(u, v int) error {
 }
 
 func (g *Theory) addJust(a, b sat.Lit, u, v int) error {
-	if err := g.check(u, v); err != nil {
+	if err := g.checkJust(a, b, u, v); err != nil {
 		return err
 	}
-	for _, m := range []sat.Lit{a, b} {
-		if m != sat.LitNull && (m.Var() == 0 || int(m.Var()) > g.s.NumVars()) {
-			return fmt.Errorf("adding edge %d→%d: %w: %v", u, v, sat.ErrBadLit, m)
-		}
-	}
-	if g.s.DecisionLevel() != 0 {
-		return fmt.Errorf("acyclic: adding edge %d→%d during search", u, v)
-	}
-	key := uint64(u)<<32 | uint64(v)
-	e, ok := g.edgeID[key]
-	if !ok {
-		e = int32(len(g.from))
-		g.edgeID[key] = e
-		g.from = append(g.from, int32(u))
-		g.to = append(g.to, int32(v))
-		g.cnt = append(g.cnt, 0)
-		g.first = append(g.first, jstamp{})
-		g.more = append(g.more, nil)
-		g.outPos = append(g.outPos, -1)
-		g.inPos = append(g.inPos, -1)
-	}
+	e := g.edge(u, v)
 	j := int32(len(g.justs))
 	g.justs = append(g.justs, just{e: e, a: a, b: b})
 	for _, m := range []sat.Lit{a, b} {
-		if m == sat.LitNull {
-			continue
-		}
-		for int(m|1) >= len(g.lit1) { // both literals of m's variable
-			g.lit1 = append(g.lit1, -1)
-			g.litMore = append(g.litMore, nil)
-			g.on = append(g.on, false)
-			g.prop = append(g.prop, propagation{j: -1})
-		}
-		if g.lit1[m] < 0 {
-			g.lit1[m] = j
-		} else {
-			g.litMore[m] = append(g.litMore[m], j)
+		if m != sat.LitNull {
+			g.indexLit(m, j)
 		}
 	}
 	if a != sat.LitNull && b == sat.LitNull {
@@ -257,6 +226,57 @@ func (g *Theory) addJust(a, b sat.Lit, u, v int) error {
 		}
 	}
 	return nil
+}
+
+// checkJust reports a justification of u→v that names a missing node or
+// variable, or comes during search.
+func (g *Theory) checkJust(a, b sat.Lit, u, v int) error {
+	if err := g.check(u, v); err != nil {
+		return err
+	}
+	for _, m := range []sat.Lit{a, b} {
+		if m != sat.LitNull && (m.Var() == 0 || int(m.Var()) > g.s.NumVars()) {
+			return fmt.Errorf("adding edge %d→%d: %w: %v", u, v, sat.ErrBadLit, m)
+		}
+	}
+	if g.s.DecisionLevel() != 0 {
+		return fmt.Errorf("acyclic: adding edge %d→%d during search", u, v)
+	}
+	return nil
+}
+
+// edge returns the id of the edge u→v, adding it (inactive) if it is new.
+func (g *Theory) edge(u, v int) int32 {
+	key := uint64(u)<<32 | uint64(v)
+	if e, ok := g.edgeID[key]; ok {
+		return e
+	}
+	e := int32(len(g.from))
+	g.edgeID[key] = e
+	g.from = append(g.from, int32(u))
+	g.to = append(g.to, int32(v))
+	g.cnt = append(g.cnt, 0)
+	g.first = append(g.first, jstamp{})
+	g.more = append(g.more, nil)
+	g.outPos = append(g.outPos, -1)
+	g.inPos = append(g.inPos, -1)
+	return e
+}
+
+// indexLit records that justification j mentions m, growing the per-literal
+// arrays to m's variable.
+func (g *Theory) indexLit(m sat.Lit, j int32) {
+	for int(m|1) >= len(g.lit1) { // both literals of m's variable
+		g.lit1 = append(g.lit1, -1)
+		g.litMore = append(g.litMore, nil)
+		g.on = append(g.on, false)
+		g.prop = append(g.prop, propagation{j: -1})
+	}
+	if g.lit1[m] < 0 {
+		g.lit1[m] = j
+	} else {
+		g.litMore[m] = append(g.litMore[m], j)
+	}
 }
 
 // Assign implements [sat.Theory].
@@ -396,25 +416,8 @@ func (g *Theory) Phase(v sat.Var) sat.Lit {
 	if !g.settled {
 		g.settle()
 	}
-	agrees := func(m sat.Lit) (bool, bool) {
-		first, more := g.justsOf(m)
-		if first < 0 {
-			return false, false
-		}
-		for i := -1; i < len(more); i++ {
-			j := first
-			if i >= 0 {
-				j = more[i]
-			}
-			e := g.justs[j].e
-			if g.ord[g.from[e]] > g.ord[g.to[e]] {
-				return true, false
-			}
-		}
-		return true, true
-	}
-	hasP, okP := agrees(v.Pos())
-	hasN, okN := agrees(v.Neg())
+	hasP, okP := g.agrees(v.Pos())
+	hasN, okN := g.agrees(v.Neg())
 	switch {
 	case hasP && okP:
 		return v.Pos()
@@ -426,6 +429,26 @@ func (g *Theory) Phase(v sat.Var) sat.Lit {
 		return v.Pos()
 	}
 	return sat.LitNull
+}
+
+// agrees reports whether m justifies some edge (has) and whether every edge
+// it justifies agrees with the current topological order (ok).
+func (g *Theory) agrees(m sat.Lit) (has, ok bool) {
+	first, more := g.justsOf(m)
+	if first < 0 {
+		return false, false
+	}
+	for i := -1; i < len(more); i++ {
+		j := first
+		if i >= 0 {
+			j = more[i]
+		}
+		e := g.justs[j].e
+		if g.ord[g.from[e]] > g.ord[g.to[e]] {
+			return true, false
+		}
+	}
+	return true, true
 }
 
 // Stats returns the theory's counters.
@@ -440,18 +463,7 @@ func (g *Theory) Stats() Stats {
 // (fixed edges and edges whose justifications hold in the model), for
 // example a serial order of transactions. Call it after Solve returned Sat.
 func (g *Theory) Order() []int {
-	indeg := make([]int32, g.n)
-	adj := make([][]int32, g.n)
-	holds := func(m sat.Lit) bool { return m == sat.LitNull || g.s.Value(m) }
-	seen := make(map[int32]bool)
-	for _, jj := range g.justs {
-		if holds(jj.a) && holds(jj.b) && !seen[jj.e] {
-			seen[jj.e] = true
-			u, v := g.from[jj.e], g.to[jj.e]
-			adj[u] = append(adj[u], v)
-			indeg[v]++
-		}
-	}
+	adj, indeg := g.modelGraph()
 	order := make([]int, 0, g.n)
 	var q []int32
 	for u := range g.n {
@@ -471,6 +483,24 @@ func (g *Theory) Order() []int {
 		}
 	}
 	return order
+}
+
+// modelGraph returns the edges of the last model's graph (each once, in the
+// order of their first justification that holds) and in-degrees.
+func (g *Theory) modelGraph() (adj [][]int32, indeg []int32) {
+	indeg = make([]int32, g.n)
+	adj = make([][]int32, g.n)
+	holds := func(m sat.Lit) bool { return m == sat.LitNull || g.s.Value(m) }
+	seen := make(map[int32]bool)
+	for _, jj := range g.justs {
+		if holds(jj.a) && holds(jj.b) && !seen[jj.e] {
+			seen[jj.e] = true
+			u, v := g.from[jj.e], g.to[jj.e]
+			adj[u] = append(adj[u], v)
+			indeg[v]++
+		}
+	}
+	return adj, indeg
 }
 
 // explain appends the negation of a justification of edge e active before

@@ -49,16 +49,11 @@ const (
 // lines follow the answer. RunCommand does not read the clock: the caller
 // times it if wanted.
 func RunCommand(ctx context.Context, r io.Reader, stdout io.Writer, opts CommandOptions) (exitCode int, err error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	var in io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return ExitError, fmt.Errorf("sat: reading gzip: %w", err)
-		}
-		defer zr.Close()
-		in = zr
+	in, closeIn, err := decompressed(r)
+	if err != nil {
+		return ExitError, err
 	}
+	defer closeIn()
 	cnf, err := Read(in)
 	if err != nil {
 		return ExitError, err
@@ -69,23 +64,7 @@ func RunCommand(ctx context.Context, r io.Reader, stdout io.Writer, opts Command
 	}
 	st, cause := s.Solve(ctx)
 	w := bufio.NewWriter(stdout)
-	code := ExitUnknown
-	switch st {
-	case sat.Sat:
-		code = ExitSat
-		fmt.Fprintln(w, "s SATISFIABLE")
-		if !opts.NoModel {
-			writeModel(w, s, cnf.Vars)
-		}
-	case sat.Unsat:
-		code = ExitUnsat
-		fmt.Fprintln(w, "s UNSATISFIABLE")
-	default:
-		fmt.Fprintln(w, "s UNKNOWN")
-		if cause != nil {
-			fmt.Fprintf(w, "c reason: %v\n", cause)
-		}
-	}
+	code := writeAnswer(w, s, st, cause, cnf.Vars, opts.NoModel)
 	if opts.Stats {
 		writeStats(w, s.Stats(), len(cnf.Clauses))
 	}
@@ -93,6 +72,41 @@ func RunCommand(ctx context.Context, r io.Reader, stdout io.Writer, opts Command
 		return ExitError, fmt.Errorf("sat: writing answer: %w", err)
 	}
 	return code, nil
+}
+
+// decompressed reads r through gzip when it starts with the gzip magic
+// bytes; closeIn releases the gzip reader.
+func decompressed(r io.Reader) (in io.Reader, closeIn func(), err error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, fmt.Errorf("sat: reading gzip: %w", err)
+		}
+		return zr, func() { zr.Close() }, nil
+	}
+	return br, func() {}, nil
+}
+
+// writeAnswer writes the "s" line of st (with the model unless noModel, or
+// the cause of an unknown) and returns the exit code.
+func writeAnswer(w *bufio.Writer, s *sat.Solver, st sat.Status, cause error, vars int, noModel bool) int {
+	switch st {
+	case sat.Sat:
+		fmt.Fprintln(w, "s SATISFIABLE")
+		if !noModel {
+			writeModel(w, s, vars)
+		}
+		return ExitSat
+	case sat.Unsat:
+		fmt.Fprintln(w, "s UNSATISFIABLE")
+		return ExitUnsat
+	}
+	fmt.Fprintln(w, "s UNKNOWN")
+	if cause != nil {
+		fmt.Fprintf(w, "c reason: %v\n", cause)
+	}
+	return ExitUnknown
 }
 
 // writeModel prints "v" lines of at most about 78 characters.

@@ -61,15 +61,23 @@ func Version(ctx context.Context, solver string) string {
 	out, err := exec.CommandContext(ctx, solver, "--version").Output()
 	v := solver
 	if err == nil {
-		for _, f := range strings.Fields(string(out)) {
-			if len(f) > 0 && f[0] >= '0' && f[0] <= '9' && strings.Contains(f, ".") {
-				v = solver + " " + f
-				break
-			}
+		if f, ok := versionField(string(out)); ok {
+			v = solver + " " + f
 		}
 	}
 	versions.Store(solver, v)
 	return v
+}
+
+// versionField is the first word of a --version output that looks like a
+// version number (a digit first, a dot in it).
+func versionField(out string) (string, bool) {
+	for _, f := range strings.Fields(out) {
+		if f[0] >= '0' && f[0] <= '9' && strings.Contains(f, ".") {
+			return f, true
+		}
+	}
+	return "", false
 }
 
 // Solve runs q on the named solver. The context bounds the process; timeout,
@@ -91,16 +99,8 @@ func (Exec) Solve(ctx context.Context, solver string, q smtlib.Query, timeout ti
 		ctx, cancel = context.WithTimeout(ctx, timeout+time.Second)
 		defer cancel()
 	}
-	var in bytes.Buffer
-	q.Script.WriteTo(&in)
-	in.WriteString("(get-info :reason-unknown)\n")
-	if len(q.Values) > 0 {
-		in.WriteString(smtlib.App("get-value", smtlib.List(q.Values...)).String())
-		in.WriteByte('\n')
-	}
-	in.WriteString("(exit)\n")
 	cmd := exec.CommandContext(ctx, solver, a...)
-	cmd.Stdin = &in
+	cmd.Stdin = input(q)
 	var out, stderr bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &stderr
@@ -120,42 +120,68 @@ func (Exec) Solve(ctx context.Context, solver string, q smtlib.Query, timeout ti
 	return parseOutput(ans, out.String(), stderr.String(), runErr)
 }
 
+// input is what the solver reads for q: its script, then the questions
+// for the reason of an unknown and for q's values, then exit.
+func input(q smtlib.Query) *bytes.Buffer {
+	var in bytes.Buffer
+	q.Script.WriteTo(&in)
+	in.WriteString("(get-info :reason-unknown)\n")
+	if len(q.Values) > 0 {
+		in.WriteString(smtlib.App("get-value", smtlib.List(q.Values...)).String())
+		in.WriteByte('\n')
+	}
+	in.WriteString("(exit)\n")
+	return &in
+}
+
 func parseOutput(ans smtlib.Answer, out, stderr string, runErr error) (smtlib.Answer, error) {
 	terms, err := smtlib.Parse(out)
 	if err != nil {
 		return ans, fmt.Errorf("reading %s output: %w", ans.Solver, err)
 	}
-	i := 0
+	i, errs := answerIndex(terms)
+	if i == len(terms) {
+		return ans, fmt.Errorf("%s gave no answer: %s %s %v", ans.Solver, strings.Join(errs, " "), strings.TrimSpace(stderr), runErr)
+	}
+	st, ok := statuses[terms[i].Atom()]
+	if !ok {
+		return ans, fmt.Errorf("%s answered %s: %s", ans.Solver, terms[i], strings.Join(errs, " "))
+	}
+	ans.Status = st
+	if len(errs) > 0 {
+		return ans, fmt.Errorf("%s reported %s", ans.Solver, strings.Join(errs, " "))
+	}
+	readAfterAnswer(&ans, terms[i+1:])
+	if ans.Status == smtlib.Unknown && ans.Reason == "" {
+		ans.Reason = "solver answered unknown"
+	}
+	return ans, nil
+}
+
+// statuses are the answers a solver may give to check-sat.
+var statuses = map[string]smtlib.Status{"sat": smtlib.Sat, "unsat": smtlib.Unsat, "unknown": smtlib.Unknown, "timeout": smtlib.Unknown}
+
+// answerIndex returns the index of the first atom of the output (the
+// check-sat answer; len(terms) if none) and the errors reported before it.
+func answerIndex(terms []smtlib.Term) (int, []string) {
 	var errs []string
-	for ; i < len(terms); i++ {
-		t := terms[i]
+	for i, t := range terms {
 		if t.Head() == "error" {
 			errs = append(errs, t.String())
 			continue
 		}
 		if !t.IsList() {
-			break
+			return i, errs
 		}
 	}
-	if i == len(terms) {
-		return ans, fmt.Errorf("%s gave no answer: %s %s %v", ans.Solver, strings.Join(errs, " "), strings.TrimSpace(stderr), runErr)
-	}
-	switch terms[i].Atom() {
-	case "sat":
-		ans.Status = smtlib.Sat
-	case "unsat":
-		ans.Status = smtlib.Unsat
-	case "unknown", "timeout":
-		ans.Status = smtlib.Unknown
-	default:
-		return ans, fmt.Errorf("%s answered %s: %s", ans.Solver, terms[i], strings.Join(errs, " "))
-	}
-	if len(errs) > 0 {
-		return ans, fmt.Errorf("%s reported %s", ans.Solver, strings.Join(errs, " "))
-	}
-	// Errors after the answer (get-value after unsat, get-info after sat) are
-	// expected and ignored.
-	for _, t := range terms[i+1:] {
+	return len(terms), errs
+}
+
+// readAfterAnswer reads the reason of an unknown and the values of a sat
+// answer from the output after it. Errors there (get-value after unsat,
+// get-info after sat) are expected and ignored.
+func readAfterAnswer(ans *smtlib.Answer, terms []smtlib.Term) {
+	for _, t := range terms {
 		switch {
 		case t.Head() == ":reason-unknown" && len(t.Elems()) == 2:
 			if ans.Status == smtlib.Unknown {
@@ -165,8 +191,4 @@ func parseOutput(ans smtlib.Answer, out, stderr string, runErr error) (smtlib.An
 			ans.Values = t.Elems()
 		}
 	}
-	if ans.Status == smtlib.Unknown && ans.Reason == "" {
-		ans.Reason = "solver answered unknown"
-	}
-	return ans, nil
 }
