@@ -142,6 +142,9 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 		err = context.Cause(ctx) // a pass reached as ctx ended: the caller stopped waiting
 	}
 	c.caveats()
+	if report.StoppedBy(ctx, err) {
+		rep.Stopped(err)
+	}
 	report.Finish(rep)
 	rep.Stats.Elapsed = c.now().Sub(c.t0)
 	return c.finish(err)
@@ -189,19 +192,16 @@ func (c *run) caveats() {
 	}
 }
 
-// finish returns the report, or err; a check stopped by ctx is Unknown.
+// finish returns the report, or err; a check stopped by ctx returns its (Unknown) report
+// with ctx's cause.
 func (c *run) finish(err error) (*report.Report, error) {
-	rep := c.rep
-	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || c.ctx.Err() != nil) {
-		rep.Verdict = report.Unknown
-		rep.Anomalies = nil
-		rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+err.Error())
-		return rep, context.Cause(c.ctx)
-	}
-	if err != nil {
+	switch {
+	case report.StoppedBy(c.ctx, err):
+		return c.rep, context.Cause(c.ctx)
+	case err != nil:
 		return nil, err
 	}
-	return rep, nil
+	return c.rep, nil
 }
 
 // passBySession tries to pass snapshot isolation by passing strong-session snapshot
