@@ -1119,56 +1119,7 @@ func (d *Deps) decideStatus() {
 		}
 	}
 	used := make([]bool, d.N)
-	for changed := true; changed; {
-		changed = false
-		clear(used)
-		for ri := range d.Reads {
-			r := &d.Reads[ri]
-			st := d.Status[r.Txn]
-			if st == Excluded {
-				continue
-			}
-			var only int32 = -1
-			nc := 0
-			for _, w := range r.Cands {
-				if w == d.Init || d.Status[w] != Excluded {
-					nc++
-					only = w
-					if w != d.Init && d.Status[w] == Maybe {
-						used[w] = true
-					}
-				}
-			}
-			switch {
-			case st == Committed && nc == 1 && only != d.Init && d.Status[only] == Maybe:
-				d.Status[only] = Committed
-				changed = true
-			case st == Maybe && nc == 0:
-				d.Status[r.Txn] = Excluded
-				changed = true
-			}
-			// Appenders a list read shows committed if the reader did.
-			for _, w := range r.Needs {
-				switch {
-				case w < 0 || d.Status[w] == Excluded:
-					if st == Maybe {
-						d.Status[r.Txn] = Excluded
-						changed = true
-					}
-				case d.Status[w] == Maybe && st == Committed:
-					d.Status[w] = Committed
-					changed = true
-				case d.Status[w] == Maybe:
-					used[w] = true
-				}
-			}
-		}
-		for t := range d.N {
-			if d.Status[t] == Maybe && !used[t] {
-				d.Status[t] = Excluded
-				changed = true
-			}
-		}
+	for d.statusRound(used) {
 	}
 	excluded := 0
 	for t := range d.N {
@@ -1179,6 +1130,78 @@ func (d *Deps) decideStatus() {
 	if excluded > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("%d transactions of unknown outcome were treated as aborted: no committed read can have read from them", excluded))
 	}
+}
+
+// statusRound is one round of decideStatus over every read, marking in used the Maybe
+// transactions some read may read from and excluding the others at its end. It reports
+// whether a status changed (then another round is due).
+func (d *Deps) statusRound(used []bool) bool {
+	changed := false
+	clear(used)
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		st := d.Status[r.Txn]
+		if st == Excluded {
+			continue
+		}
+		only, nc := d.liveCands(r, used)
+		switch {
+		case st == Committed && nc == 1 && only != d.Init && d.Status[only] == Maybe:
+			d.Status[only] = Committed
+			changed = true
+		case st == Maybe && nc == 0:
+			d.Status[r.Txn] = Excluded
+			changed = true
+		}
+		if len(r.Needs) > 0 && d.settleNeeds(r, st, used) {
+			changed = true
+		}
+	}
+	for t := range d.N {
+		if d.Status[t] == Maybe && !used[t] {
+			d.Status[t] = Excluded
+			changed = true
+		}
+	}
+	return changed
+}
+
+// liveCands returns the last of r's candidates not excluded and their number, marking the
+// Maybe ones in used.
+func (d *Deps) liveCands(r *Read, used []bool) (only int32, n int) {
+	only = -1
+	for _, w := range r.Cands {
+		if w == d.Init || d.Status[w] != Excluded {
+			n++
+			only = w
+			if w != d.Init && d.Status[w] == Maybe {
+				used[w] = true
+			}
+		}
+	}
+	return only, n
+}
+
+// settleNeeds applies list read r (whose reader has status st) to the appenders it shows:
+// committed if the reader is, and the reader excluded if one of them is. It reports whether
+// a status changed.
+func (d *Deps) settleNeeds(r *Read, st Status, used []bool) bool {
+	changed := false
+	for _, w := range r.Needs {
+		switch {
+		case w < 0 || d.Status[w] == Excluded:
+			if st == Maybe {
+				d.Status[r.Txn] = Excluded
+				changed = true
+			}
+		case d.Status[w] == Maybe && st == Committed:
+			d.Status[w] = Committed
+			changed = true
+		case d.Status[w] == Maybe:
+			used[w] = true
+		}
+	}
+	return changed
 }
 
 // explainNoSource builds the finding for a committed read nobody counted could have
