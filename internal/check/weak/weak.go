@@ -79,12 +79,7 @@ func decide(ctx context.Context, h *history.History, level anomaly.Level, o Opti
 	if !slices.Contains(Levels, level) {
 		return nil, fmt.Errorf("weak: level %s is not read committed, read atomic or causal", level)
 	}
-	if o.MaxAnomalies <= 0 {
-		o.MaxAnomalies = 20
-	}
-	if o.MaxClockWords <= 0 {
-		o.MaxClockWords = 32 << 20
-	}
+	o = o.withDefaults()
 	rep, err := basic.Run(ctx, h, level, basic.Options{MaxAnomalies: o.MaxAnomalies})
 	if rep != nil {
 		rep.Checker = "weak"
@@ -98,33 +93,11 @@ func decide(ctx context.Context, h *history.History, level anomaly.Level, o Opti
 		return rep, nil
 	}
 	session := level.Info().Session
-	d, err := deps.BuildContext(ctx, h, deps.Options{Session: session})
-	if errors.Is(err, deps.ErrUnsupported) {
-		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, fmt.Sprintf("the %s checker cannot decide this history: %v", level, err))
-		return rep, nil
+	d, rep, err := buildDeps(ctx, h, level, rep)
+	if d == nil {
+		return rep, err
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			rep.Verdict = report.Unknown
-			rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+err.Error())
-			return rep, context.Cause(ctx)
-		}
-		return nil, err
-	}
-	rep.Notes = append(rep.Notes, d.Notes...)
-	if d.Undecided != "" {
-		rep.Notes = append(rep.Notes, d.Undecided)
-	}
-	// Every finding is a read no committed state explains (own writes, aborted,
-	// intermediate or thin-air versions, a predicate result no version gives), which every
-	// level forbids, whatever name it goes by.
-	for _, a := range d.Findings {
-		if len(rep.Anomalies) < o.MaxAnomalies {
-			rep.Anomalies = append(rep.Anomalies, a)
-		}
-	}
-	if len(rep.Anomalies) > 0 {
+	if addFindings(rep, d, o.MaxAnomalies) {
 		rep.Verdict = report.Fail
 		return rep, nil
 	}
@@ -134,49 +107,120 @@ func decide(ctx context.Context, h *history.History, level anomaly.Level, o Opti
 	c := newCheck(d, session)
 	choices := c.edges(level == anomaly.ReadCommitted)
 	if level != anomaly.ReadCommitted {
-		for _, certain := range []bool{true, false} {
-			ok, err := c.saturate(ctx, level, certain, o.MaxClockWords)
-			if err != nil {
-				rep.Verdict = report.Unknown
-				rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+err.Error())
-				return rep, err
-			}
-			if !ok {
-				rep.Verdict = report.Unknown
-				rep.Notes = append(rep.Notes, fmt.Sprintf("the causal check needs a vector clock per transaction and session: %d transactions times %d sessions is over its bound", d.N, len(h.Sessions)))
-				return rep, nil
-			}
+		if stop, err := c.saturateBoth(ctx, level, o.MaxClockWords, rep); stop {
+			return rep, err
 		}
 	}
+	c.judge(ctx, level, choices, rep)
+	return rep, nil
+}
+
+// withDefaults returns o with its zero fields set to their defaults.
+func (o Options) withDefaults() Options {
+	if o.MaxAnomalies <= 0 {
+		o.MaxAnomalies = 20
+	}
+	if o.MaxClockWords <= 0 {
+		o.MaxClockWords = 32 << 20
+	}
+	return o
+}
+
+// buildDeps builds the dependencies of h. When it cannot, it returns no Deps but what
+// decide returns: rep made Unknown for a history deps does not support (with no error) or
+// for a build stopped by ctx (with its cause), else no report and the error.
+func buildDeps(ctx context.Context, h *history.History, level anomaly.Level, rep *report.Report) (*deps.Deps, *report.Report, error) {
+	d, err := deps.BuildContext(ctx, h, deps.Options{Session: level.Info().Session})
+	if errors.Is(err, deps.ErrUnsupported) {
+		rep.Verdict = report.Unknown
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the %s checker cannot decide this history: %v", level, err))
+		return nil, rep, nil
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			rep.Verdict = report.Unknown
+			rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+err.Error())
+			return nil, rep, context.Cause(ctx)
+		}
+		return nil, nil, err
+	}
+	return d, rep, nil
+}
+
+// addFindings adds d's notes and findings to rep (at most maxAnomalies anomalies) and reports
+// whether rep then has an anomaly. Every finding is a read no committed state explains (own
+// writes, aborted, intermediate or thin-air versions, a predicate result no version gives),
+// which every level forbids, whatever name it goes by.
+func addFindings(rep *report.Report, d *deps.Deps, maxAnomalies int) bool {
+	rep.Notes = append(rep.Notes, d.Notes...)
+	if d.Undecided != "" {
+		rep.Notes = append(rep.Notes, d.Undecided)
+	}
+	for _, a := range d.Findings {
+		if len(rep.Anomalies) < maxAnomalies {
+			rep.Anomalies = append(rep.Anomalies, a)
+		}
+	}
+	return len(rep.Anomalies) > 0
+}
+
+// saturateBoth saturates the certain graph, then the possible one (read atomic, causal).
+// It reports whether decide must stop there, with rep made Unknown: stopped by ctx (with
+// the error) or past the vector clocks' bound.
+func (c *check) saturateBoth(ctx context.Context, level anomaly.Level, maxClockWords int, rep *report.Report) (bool, error) {
+	for _, certain := range []bool{true, false} {
+		ok, err := c.saturate(ctx, level, certain, maxClockWords)
+		if err != nil {
+			rep.Verdict = report.Unknown
+			rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+err.Error())
+			return true, err
+		}
+		if !ok {
+			rep.Verdict = report.Unknown
+			rep.Notes = append(rep.Notes, fmt.Sprintf("the causal check needs a vector clock per transaction and session: %d transactions times %d sessions is over its bound", c.d.N, len(c.d.H.Sessions)))
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// judge gives rep its verdict from the graphs: Fail on a cycle of certain edges, Unknown
+// when only some choices close one and none was found that does not, else Pass (with a
+// caveat for a partly modelled history) and the note that says why.
+func (c *check) judge(ctx context.Context, level anomaly.Level, choices int, rep *report.Report) {
 	if cyc := graph.FindCycle(c.certain); cyc != nil {
 		rep.Verdict = report.Fail
 		rep.Anomalies = append(rep.Anomalies, c.anomaly(level, cyc))
-		return rep, nil
+		return
 	}
 	ambiguous := graph.FindCycle(c.possible) != nil
 	chose := ambiguous && level == anomaly.ReadCommitted && c.choose(ctx)
 	if ambiguous && !chose {
 		rep.Verdict = report.Unknown
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d reads could have read from more than one transaction (repeated values, or writers of unknown outcome): some choices close a cycle and the certain ones do not, and the %s checker found no choice that does not (it tries a few, at read committed only)", choices, level))
-		return rep, nil
+		return
 	}
-	if d.Partial {
+	if c.d.Partial {
 		rep.AddCaveat(report.CaveatPartial, "predicate operations could only partly be checked (see the notes above): no violation was found, but that proves nothing")
 		report.Finish(rep)
-		return rep, nil
+		return
 	}
 	rep.Verdict = report.Pass
+	rep.Notes = append(rep.Notes, passNote(level, chose, choices))
+}
+
+// passNote says why level holds; chose: read committed held by a choice of writer for the
+// choices reads that had several.
+func passNote(level anomaly.Level, chose bool, choices int) string {
 	switch {
 	case level == anomaly.ReadCommitted && chose:
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d reads could have read from more than one transaction; with the transactions of unknown outcome taken as not committed, a choice of writer for each leaves the write-read dependencies acyclic, so ordering every key's versions by an order that follows them gives no G0 or G1c cycle", choices))
+		return fmt.Sprintf("%d reads could have read from more than one transaction; with the transactions of unknown outcome taken as not committed, a choice of writer for each leaves the write-read dependencies acyclic, so ordering every key's versions by an order that follows them gives no G0 or G1c cycle", choices)
 	case level == anomaly.ReadCommitted:
-		rep.Notes = append(rep.Notes, "no transaction read, directly or through others, from a transaction that read from it: the write-read dependencies are acyclic, so ordering every key's versions by an order that follows them gives no G0 or G1c cycle")
+		return "no transaction read, directly or through others, from a transaction that read from it: the write-read dependencies are acyclic, so ordering every key's versions by an order that follows them gives no G0 or G1c cycle"
 	case level == anomaly.ReadAtomic:
-		rep.Notes = append(rep.Notes, "an order of the transactions follows every write-read dependency and puts, for every read, each transaction the reader also read from and that wrote the key before the one it read from: every transaction saw all or none of each other's writes")
-	default:
-		rep.Notes = append(rep.Notes, "an order of the transactions follows session order and every write-read dependency and puts, for every read, each transaction in the reader's causal past that wrote the key before the one it read from: every transaction saw the causes of what it saw")
+		return "an order of the transactions follows every write-read dependency and puts, for every read, each transaction the reader also read from and that wrote the key before the one it read from: every transaction saw all or none of each other's writes"
 	}
-	return rep, nil
+	return "an order of the transactions follows session order and every write-read dependency and puts, for every read, each transaction in the reader's causal past that wrote the key before the one it read from: every transaction saw the causes of what it saw"
 }
 
 // check holds the graphs of one history and why each certain edge is there.
@@ -259,6 +303,13 @@ func (c *check) addCertain(e deps.Edge) {
 // (A row a predicate did not return is such a read whenever the predicate does not hold on
 // its initial state.)
 func (c *check) edges(initFree bool) int {
+	c.depEdges()
+	return c.readEdges(initFree)
+}
+
+// depEdges adds deps' edges among transactions that weak uses (write-read, write-write,
+// and with sessions session order; guarded ones as possible only), and the list orders.
+func (c *check) depEdges() {
 	d, n := c.d, c.n
 	keep := func(e deps.Edge) bool {
 		return e.From < n && e.To < n && (e.Rel == report.WR || e.Rel == report.WW || c.session && e.Rel == report.SO)
@@ -280,6 +331,13 @@ func (c *check) edges(initFree bool) int {
 	for _, le := range listEdges(d, false) {
 		c.possible.AddEdge(le.From, le.To)
 	}
+}
+
+// readEdges adds a possible edge from every candidate writer of every read that counts
+// (with initFree, not of reads that may have read the initial state) and returns how many
+// of them have a choice of writer.
+func (c *check) readEdges(initFree bool) int {
+	d, n := c.d, c.n
 	choices := 0
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
@@ -315,17 +373,29 @@ const maxRepairs = 10
 // next candidate, for at most maxRepairs rounds. It reports whether it found one: the
 // graph of the certain edges and the chosen ones is then acyclic, which proves the level.
 func (c *check) choose(ctx context.Context) bool {
-	d, n := c.d, c.n
 	order, ok := graph.Topo(c.certain)
 	if !ok {
 		return false
 	}
-	pos := graph.Positions(order)
-	type pick struct {
-		reader int32
-		cands  []int32 // committed candidates, earliest first
-		at     int
+	picks, ok := c.firstPicks(graph.Positions(order))
+	if !ok {
+		return false
 	}
+	return repairPicks(ctx, c.certain, picks)
+}
+
+// pick is the choice of writer of one read of [check.choose].
+type pick struct {
+	reader int32
+	cands  []int32 // committed candidates, earliest first
+	at     int
+}
+
+// firstPicks returns choose's first choice for every read of a committed reader that may
+// not have read the initial state, with pos the position of each transaction in an order
+// of the certain graph. It reports false when a read has only writers of unknown outcome.
+func (c *check) firstPicks(pos []int32) ([]pick, bool) {
+	d, n := c.d, c.n
 	var picks []pick
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
@@ -339,7 +409,7 @@ func (c *check) choose(ctx context.Context) bool {
 			}
 		}
 		if len(cs) == 0 {
-			return false // only writers of unknown outcome: not this choice
+			return nil, false // only writers of unknown outcome: not this choice
 		}
 		// Every read gets its edge here, one committed candidate or several: a read whose
 		// other candidates are of unknown outcome has no certain edge to stand for it. The
@@ -354,9 +424,16 @@ func (c *check) choose(ctx context.Context) bool {
 		}
 		picks = append(picks, pick{reader: r.Txn, cands: cs, at: at})
 	}
+	return picks, true
+}
+
+// repairPicks adds the picks' edges to the certain graph and, while that has a cycle, moves
+// every pick on it with another candidate to its next one, for at most maxRepairs rounds.
+// It reports whether some round's graph was acyclic.
+func repairPicks(ctx context.Context, certain *graph.Digraph, picks []pick) bool {
 	chosen := make(map[[2]int32][]int) // edge -> picks choosing it
 	for round := 0; round < maxRepairs && ctx.Err() == nil; round++ {
-		g := c.certain.Clone()
+		g := certain.Clone()
 		clear(chosen)
 		for i := range picks {
 			p := &picks[i]
