@@ -282,16 +282,8 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 	}
 	d := newDeps(h, o)
 	aborted := d.allocReads()
-	for i := range h.Txns {
-		if i&4095 == 0 && ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		if aborted[i] {
-			continue
-		}
-		if err := d.extract(int32(i), &h.Txns[i]); err != nil {
-			return nil, err
-		}
+	if err := d.extractAll(ctx, aborted); err != nil {
+		return nil, err
 	}
 	if len(d.predOps) > 0 && (d.hasLists || d.hasAppends) {
 		// A predicate ranges over rows; a list's version would be read as a row holding its
@@ -311,11 +303,7 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 	}
 	d.decideStatus()
 	if o.Realtime {
-		for t := range d.N {
-			if d.Status[t] != Excluded && !h.Txns[t].HasTime {
-				d.Untimed++
-			}
-		}
+		d.countUntimed()
 	}
 	if err := d.dropUncounted(ctx); err != nil {
 		return nil, err
@@ -331,6 +319,31 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 		}
 	}
 	return d, nil
+}
+
+// extractAll extracts the reads and writes of every transaction not aborted.
+func (d *Deps) extractAll(ctx context.Context, aborted []bool) error {
+	for i := range d.H.Txns {
+		if i&4095 == 0 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		if aborted[i] {
+			continue
+		}
+		if err := d.extract(int32(i), &d.H.Txns[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// countUntimed counts in d.Untimed the transactions that count and have no interval.
+func (d *Deps) countUntimed() {
+	for t := range d.N {
+		if d.Status[t] != Excluded && !d.H.Txns[t].HasTime {
+			d.Untimed++
+		}
+	}
 }
 
 // newDeps allocates the per-transaction and per-key tables of h's dependencies.
@@ -613,32 +626,10 @@ func (d *Deps) extract(ti int32, t *history.Txn) error {
 		var v history.Value
 		switch o.Kind {
 		case history.OpListRead:
-			l := d.H.List(o)
-			if own := app[o.Key]; len(own) > 0 {
-				// The list must end with the transaction's own appends (INT); what precedes
-				// them is the state the transaction ran on, i.e. what it read.
-				if len(l) < len(own) || !slices.Equal(l[len(l)-len(own):], own) {
-					if t.Outcome != history.OutcomeCommitted {
-						d.intBad[ti] = true
-						continue
-					}
-					d.Findings = append(d.Findings, report.Anomaly{
-						Kind: anomaly.Internal, Txns: []history.TxnID{t.ID}, Key: o.Key,
-						Message: fmt.Sprintf("%s read list %v=%v, which does not end with its own appends %v", d.H.Name(t.ID), d.H.Key(o.Key), d.valueList(l), d.valueList(own)),
-					})
-					continue
-				}
-				l = l[:len(l)-len(own)]
-			} else if _, wrote := cur[o.Key]; wrote {
-				return fmt.Errorf("%w: list read of %v after a plain write in %s", ErrUnsupported, d.H.Key(o.Key), d.H.Name(t.ID))
+			_, wrote := cur[o.Key]
+			if err := d.extractListRead(ti, t, i, o, app[o.Key], wrote); err != nil {
+				return err
 			}
-			last := history.Nil
-			if len(l) > 0 {
-				last = l[len(l)-1]
-			}
-			d.ReadsOf[ti] = append(d.ReadsOf[ti], int32(len(d.Reads)))
-			d.Reads = append(d.Reads, Read{Txn: ti, Op: int32(i), Key: o.Key, Value: last, Prefix: l})
-			d.hasLists = true
 			continue
 		case history.OpAppend:
 			v = o.Value
@@ -676,6 +667,38 @@ func (d *Deps) extract(ti int32, t *history.Txn) error {
 		d.Writes[ti] = append(d.Writes[ti], Write{Key: k, Value: v, Op: curOp[k]})
 	}
 	slices.SortFunc(d.Writes[ti], func(a, b Write) int { return cmp.Compare(a.Key, b.Key) })
+	return nil
+}
+
+// extractListRead handles list read o, op i of transaction ti, after the transaction's
+// own appends own to its key (wrote: after a plain write of it, which is not supported).
+// The list must end with own (INT); what precedes them is the state the transaction ran
+// on, i.e. what it read.
+func (d *Deps) extractListRead(ti int32, t *history.Txn, i int, o history.Op, own []history.Value, wrote bool) error {
+	l := d.H.List(o)
+	if len(own) > 0 {
+		if len(l) < len(own) || !slices.Equal(l[len(l)-len(own):], own) {
+			if t.Outcome != history.OutcomeCommitted {
+				d.intBad[ti] = true
+				return nil
+			}
+			d.Findings = append(d.Findings, report.Anomaly{
+				Kind: anomaly.Internal, Txns: []history.TxnID{t.ID}, Key: o.Key,
+				Message: fmt.Sprintf("%s read list %v=%v, which does not end with its own appends %v", d.H.Name(t.ID), d.H.Key(o.Key), d.valueList(l), d.valueList(own)),
+			})
+			return nil
+		}
+		l = l[:len(l)-len(own)]
+	} else if wrote {
+		return fmt.Errorf("%w: list read of %v after a plain write in %s", ErrUnsupported, d.H.Key(o.Key), d.H.Name(t.ID))
+	}
+	last := history.Nil
+	if len(l) > 0 {
+		last = l[len(l)-1]
+	}
+	d.ReadsOf[ti] = append(d.ReadsOf[ti], int32(len(d.Reads)))
+	d.Reads = append(d.Reads, Read{Txn: ti, Op: int32(i), Key: o.Key, Value: last, Prefix: l})
+	d.hasLists = true
 	return nil
 }
 
