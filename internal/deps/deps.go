@@ -863,63 +863,82 @@ func (d *Deps) explainList(r *Read, w int32) report.Anomaly {
 // pruning) treats like any read-modify-write. A run that is not a transaction's complete
 // appends is a finding.
 func (d *Deps) syntheticReads() {
-	h := d.H
-	appends := func(w int32, k history.Key) []history.Value {
-		var l []history.Value
-		for _, o := range h.Txns[w].Ops {
-			if o.Kind == history.OpAppend && o.Key == k {
-				l = append(l, o.Value)
-			}
-		}
-		return l
-	}
-	type wk struct {
-		w int32
-		k history.Key
-	}
-	done := make(map[wk]int32) // source already given
+	done := make(map[writerKey]int32) // source already given
 	nr := len(d.Reads)
 	for ri := 0; ri < nr; ri++ {
 		r := &d.Reads[ri]
 		if d.Status[r.Txn] != Committed || r.Op < 0 || len(r.Prefix) == 0 {
 			continue
 		}
-		prefix, key, reader := r.Prefix, r.Key, r.Txn
-		prev, prevV := d.Init, history.Nil
-		for i := 0; i < len(prefix); {
-			w, ok := d.appender(key, prefix[i])
-			if !ok || w == reader || d.Status[w] == Excluded {
-				break // a finding already
-			}
-			j := i
-			for j < len(prefix) {
-				x, ok := d.appender(key, prefix[j])
-				if !ok || x != w {
-					break
-				}
-				j++
-			}
-			run, all := prefix[i:j], appends(w, key)
-			if !slices.Equal(run, all) {
-				kind := anomaly.IncompatibleOrder
-				if len(run) < len(all) && slices.Equal(run, all[:len(run)]) {
-					kind = anomaly.IntermediateRead
-				}
-				d.Findings = append(d.Findings, report.Anomaly{
-					Kind: kind, Txns: []history.TxnID{history.TxnID(reader), history.TxnID(w)}, Key: key,
-					Message: fmt.Sprintf("%s read list %v=%v, which shows %v of %s's appends, but %s appended %v", h.Name(history.TxnID(reader)), h.Key(key), d.valueList(prefix), d.valueList(run), h.Name(history.TxnID(w)), h.Name(history.TxnID(w)), d.valueList(all)),
-				})
+		d.prefixReads(int32(ri), done)
+	}
+}
+
+// writerKey is a writer and a key it wrote.
+type writerKey struct {
+	w int32
+	k history.Key
+}
+
+// prefixReads makes the synthetic reads of list read ri: each appender of the list it read
+// reads the version of the one before it (the initial state for the first), once per such
+// source (done). A run of an appender's elements that is not all its appends to the key is
+// a finding, which ends the list's reads.
+func (d *Deps) prefixReads(ri int32, done map[writerKey]int32) {
+	r := &d.Reads[ri]
+	prefix, key, reader := r.Prefix, r.Key, r.Txn
+	prev, prevV := d.Init, history.Nil
+	for i := 0; i < len(prefix); {
+		w, ok := d.appender(key, prefix[i])
+		if !ok || w == reader || d.Status[w] == Excluded {
+			break // a finding already
+		}
+		j := i
+		for j < len(prefix) {
+			x, ok := d.appender(key, prefix[j])
+			if !ok || x != w {
 				break
 			}
-			if src, ok := done[wk{w, key}]; !ok || src != prev {
-				done[wk{w, key}] = prev
-				d.ReadsOf[w] = append(d.ReadsOf[w], int32(len(d.Reads)))
-				d.Reads = append(d.Reads, Read{Txn: w, Op: -1, Key: key, Value: prevV, Cands: []int32{prev}, Via: int32(ri)})
-			}
-			prev, prevV = w, run[len(run)-1]
-			i = j
+			j++
+		}
+		run, all := prefix[i:j], d.appendsOf(w, key)
+		if !slices.Equal(run, all) {
+			d.partialRun(reader, w, key, prefix, run, all)
+			break
+		}
+		if src, ok := done[writerKey{w, key}]; !ok || src != prev {
+			done[writerKey{w, key}] = prev
+			d.ReadsOf[w] = append(d.ReadsOf[w], int32(len(d.Reads)))
+			d.Reads = append(d.Reads, Read{Txn: w, Op: -1, Key: key, Value: prevV, Cands: []int32{prev}, Via: ri})
+		}
+		prev, prevV = w, run[len(run)-1]
+		i = j
+	}
+}
+
+// appendsOf returns w's appends to k, in order.
+func (d *Deps) appendsOf(w int32, k history.Key) []history.Value {
+	var l []history.Value
+	for _, o := range d.H.Txns[w].Ops {
+		if o.Kind == history.OpAppend && o.Key == k {
+			l = append(l, o.Value)
 		}
 	}
+	return l
+}
+
+// partialRun records that reader's list read of k (prefix) shows run of w's appends, which
+// are all: an intermediate read when run is a prefix of them, else an incompatible order.
+func (d *Deps) partialRun(reader, w int32, key history.Key, prefix, run, all []history.Value) {
+	h := d.H
+	kind := anomaly.IncompatibleOrder
+	if len(run) < len(all) && slices.Equal(run, all[:len(run)]) {
+		kind = anomaly.IntermediateRead
+	}
+	d.Findings = append(d.Findings, report.Anomaly{
+		Kind: kind, Txns: []history.TxnID{history.TxnID(reader), history.TxnID(w)}, Key: key,
+		Message: fmt.Sprintf("%s read list %v=%v, which shows %v of %s's appends, but %s appended %v", h.Name(history.TxnID(reader)), h.Key(key), d.valueList(prefix), d.valueList(run), h.Name(history.TxnID(w)), h.Name(history.TxnID(w)), d.valueList(all)),
+	})
 }
 
 // buildLists adds the version order list reads show: consecutive distinct appenders of the
@@ -1406,8 +1425,19 @@ func (d *Deps) timed(t int32) bool { return d.H.Txns[t].HasTime }
 // without a client interval stay off the chain; those of unknown outcome get no edge out
 // of it (see "Client time").
 func (d *Deps) buildTime() {
-	h := d.H
 	d.Iv = d.timeIntervals()
+	begins := d.timeChain()
+	for t := range d.N {
+		if d.Status[t] != Excluded && d.timed(int32(t)) {
+			d.timeEdges(int32(t), begins)
+		}
+	}
+	d.writersByBegin()
+}
+
+// timeChain adds a time node per distinct Begin of the counted timed transactions, in a
+// chain of real-time edges, and returns those Begins, ascending.
+func (d *Deps) timeChain() []int64 {
 	var begins []int64
 	for t := range d.N {
 		if d.Status[t] != Excluded && d.timed(int32(t)) {
@@ -1423,27 +1453,32 @@ func (d *Deps) buildTime() {
 			d.add(Edge{From: d.timeNode[i-1], To: d.timeNode[i], Rel: report.RT, Key: -1, Via: -1, Guards: noGuard()})
 		}
 	}
-	for t := range d.N {
-		if d.Status[t] == Excluded || !d.timed(int32(t)) {
-			continue
-		}
-		iv := d.Iv[t]
-		bi, _ := slices.BinarySearch(begins, iv.Begin)
-		g := [3]int32{d.guard(int32(t)), -1, -1}
-		d.add(Edge{From: d.timeNode[bi], To: int32(t), Rel: report.RT, Key: -1, Via: -1, Guards: g})
-		if iv.End == timePosInf {
-			continue // unknown outcome: it may have ended at any time
-		}
-		// First begin strictly after End.
-		ei, found := slices.BinarySearch(begins, iv.End)
-		if found {
-			ei++
-		}
-		if ei < len(begins) {
-			d.add(Edge{From: int32(t), To: d.timeNode[ei], Rel: report.RT, Key: -1, Via: -1, Guards: g})
-		}
+	return begins
+}
+
+// timeEdges adds t's real-time edges: from the time node of its Begin, and to the time
+// node of the first Begin strictly after its End (none for an End unknown).
+func (d *Deps) timeEdges(t int32, begins []int64) {
+	iv := d.Iv[t]
+	bi, _ := slices.BinarySearch(begins, iv.Begin)
+	g := [3]int32{d.guard(t), -1, -1}
+	d.add(Edge{From: d.timeNode[bi], To: t, Rel: report.RT, Key: -1, Via: -1, Guards: g})
+	if iv.End == timePosInf {
+		return // unknown outcome: it may have ended at any time
 	}
-	nk := len(h.Keys)
+	ei, found := slices.BinarySearch(begins, iv.End)
+	if found {
+		ei++
+	}
+	if ei < len(begins) {
+		d.add(Edge{From: t, To: d.timeNode[ei], Rel: report.RT, Key: -1, Via: -1, Guards: g})
+	}
+}
+
+// writersByBegin indexes, per key, its committed timed writers by Begin (d.byBegin), with
+// the least End of each suffix (d.sufMin).
+func (d *Deps) writersByBegin() {
+	nk := len(d.H.Keys)
 	d.byBegin = make([][]int32, nk)
 	d.sufMin = make([][]int64, nk)
 	for k, ws := range d.Writers {

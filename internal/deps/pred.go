@@ -211,26 +211,7 @@ func (d *Deps) field(vs *versions, name string) *fieldIndex {
 	nk := len(vs.byKey)
 	nv := vs.base[nk]
 	fi := &fieldIndex{base: vs.base, vals: make([]int64, nv), partial: make(map[history.Key]*partialKey)}
-	parse := func(v history.Datum) fieldVal {
-		if v.IsNil() {
-			return fieldVal{state: fieldAbsent}
-		}
-		if i, ok := v.Int(); ok {
-			return fieldVal{v: i}
-		}
-		s, ok := v.Str()
-		if !ok {
-			return fieldVal{state: fieldUnknown}
-		}
-		n, found, ok := history.ImageInt(s, name)
-		switch {
-		case !ok:
-			return fieldVal{state: fieldUnknown}
-		case !found:
-			return fieldVal{state: fieldUnset}
-		}
-		return fieldVal{v: n}
-	}
+	parse := func(v history.Datum) fieldVal { return parseField(v, name) }
 	set := func(g int32, x fieldVal) {
 		fi.vals[g] = x.v
 		if x.state != fieldSet {
@@ -253,28 +234,57 @@ func (d *Deps) field(vs *versions, name string) *fieldIndex {
 	}
 	d.fieldBack(vs, fi, parse)
 	if fi.states != nil {
-		for k := range nk {
-			g0, g1 := vs.base[k], vs.base[k+1]
-			if !slices.Contains(fi.states[g0:g1], fieldUnset) {
-				continue
-			}
-			p := &partialKey{}
-			for g := g0; g < g1; g++ {
-				switch fi.states[g] {
-				case fieldSet:
-					p.set = append(p.set, fi.vals[g])
-				case fieldAbsent:
-					p.hasNil = true
-				case fieldUnknown:
-					p.unknown = true
-				}
-			}
-			slices.Sort(p.set)
-			fi.partial[history.Key(k)] = p
-		}
+		fi.indexPartial(nk)
 	}
 	vs.fields[name] = fi
 	return fi
+}
+
+// parseField is the field name of value v: absent (a nil row), an integer (v itself, or
+// its image's column name), unset (an image without the column) or unknown (not an image).
+func parseField(v history.Datum, name string) fieldVal {
+	if v.IsNil() {
+		return fieldVal{state: fieldAbsent}
+	}
+	if i, ok := v.Int(); ok {
+		return fieldVal{v: i}
+	}
+	s, ok := v.Str()
+	if !ok {
+		return fieldVal{state: fieldUnknown}
+	}
+	n, found, ok := history.ImageInt(s, name)
+	switch {
+	case !ok:
+		return fieldVal{state: fieldUnknown}
+	case !found:
+		return fieldVal{state: fieldUnset}
+	}
+	return fieldVal{v: n}
+}
+
+// indexPartial summarizes, for each of the nk keys with a version that leaves the field
+// unset, what its other versions hold (fi.partial).
+func (fi *fieldIndex) indexPartial(nk int) {
+	for k := range nk {
+		g0, g1 := fi.base[k], fi.base[k+1]
+		if !slices.Contains(fi.states[g0:g1], fieldUnset) {
+			continue
+		}
+		p := &partialKey{}
+		for g := g0; g < g1; g++ {
+			switch fi.states[g] {
+			case fieldSet:
+				p.set = append(p.set, fi.vals[g])
+			case fieldAbsent:
+				p.hasNil = true
+			case fieldUnknown:
+				p.unknown = true
+			}
+		}
+		slices.Sort(p.set)
+		fi.partial[history.Key(k)] = p
+	}
 }
 
 // at returns the field in version g.

@@ -704,7 +704,7 @@ func hasPredicates(h *history.History) bool {
 // when the reader had seen the writer only through others), a causality violation when
 // session order closes it, G1c when a read does, G0 when only write orders do.
 func (c *check) anomaly(level anomaly.Level, cyc []int32) report.Anomaly {
-	d, h := c.d, c.d.H
+	h := c.d.H
 	name := func(t int32) string {
 		if t == c.n {
 			return "the initial state"
@@ -725,46 +725,7 @@ func (c *check) anomaly(level anomaly.Level, cyc []int32) report.Anomaly {
 		if from == to {
 			key[1] = c.n // the step before the initial state
 		}
-		e, hasEdge := c.edgeOf[key]
-		st := report.Step{From: history.TxnID(from), To: history.TxnID(to), Rel: e.Rel, Key: e.Key, Value: e.Value, Value2: e.Value2}
-		f, isForced := c.forced[key]
-		why, hasWhy := c.why[key]
-		switch {
-		case isForced && !hasEdge:
-			sh.Axiom = true
-			st.Rel, st.Key, st.Value = report.WW, f.key, f.value
-			seen := fmt.Sprintf("%s had read from %s", name(f.reader), name(f.t1))
-			if level == anomaly.Causal {
-				if p := c.pathWhy(f.t1, f.reader); p != "" {
-					seen, sh.Indirect = fmt.Sprintf("%s precedes %s causally (%s)", name(f.t1), name(f.reader), p), true
-				}
-			}
-			st.Why = fmt.Sprintf("%s; %s wrote %v, and %s read %s from %s, so %s's version of %v comes before %s's", seen, name(f.t1), h.Key(f.key), name(f.reader), h.KV(f.key, f.value), name(f.t2), name(f.t1), h.Key(f.key), name(f.t2))
-			if f.t2 == c.n {
-				st.Why += ", which comes before every transaction"
-			}
-		case hasWhy:
-			sh.WW++ // a list order, or the initial state's
-			st.Why = why
-			if from == c.n {
-				st.Rel = report.WW
-			}
-		case e.Rel == report.SO:
-			sh.SO++
-			st.Key = -1
-			st.Why = fmt.Sprintf("%s precedes %s in their session", name(from), name(to))
-		case e.Rel == report.WR:
-			if ls, ok := d.AppendStep(st, e.Via, false); ok {
-				st = ls
-				sh.WW++
-			} else {
-				sh.WR++
-				st.Why = fmt.Sprintf("%s read %s, which %s wrote", name(to), h.KV(e.Key, e.Value), name(from))
-			}
-		default:
-			sh.WW++
-			st.Why = fmt.Sprintf("%s overwrote %s's %s with %s", name(to), name(from), h.KV(e.Key, e.Value), h.KV(e.Key, e.Value2))
-		}
+		st, f, isForced := c.step(level, from, to, key, name, &sh)
 		a.Cycle = append(a.Cycle, st)
 		if from != c.n && !slices.Contains(a.Txns, st.From) {
 			a.Txns = append(a.Txns, st.From)
@@ -780,6 +741,62 @@ func (c *check) anomaly(level anomaly.Level, cyc []int32) report.Anomaly {
 	a.Kind, a.Also = cycle.Classify(cycle.Weak, sh)
 	a.Message = fmt.Sprintf("%s; so %s, %s", strings.Join(whys, "; "), strings.Join(path, " "), what(level, a.Kind, sh))
 	return a
+}
+
+// step is the step from from to to of a cycle of the certain graph (key: the edge whose
+// reason it gives), with its reason, counted in sh by what it is; f is the forced edge it
+// is, if isForced.
+func (c *check) step(level anomaly.Level, from, to int32, key [2]int32, name func(int32) string, sh *cycle.Shape) (st report.Step, f forced, isForced bool) {
+	d, h := c.d, c.d.H
+	e, hasEdge := c.edgeOf[key]
+	st = report.Step{From: history.TxnID(from), To: history.TxnID(to), Rel: e.Rel, Key: e.Key, Value: e.Value, Value2: e.Value2}
+	f, isForced = c.forced[key]
+	why, hasWhy := c.why[key]
+	switch {
+	case isForced && !hasEdge:
+		sh.Axiom = true
+		st.Rel, st.Key, st.Value = report.WW, f.key, f.value
+		st.Why = c.forcedWhy(level, f, name, sh)
+	case hasWhy:
+		sh.WW++ // a list order, or the initial state's
+		st.Why = why
+		if from == c.n {
+			st.Rel = report.WW
+		}
+	case e.Rel == report.SO:
+		sh.SO++
+		st.Key = -1
+		st.Why = fmt.Sprintf("%s precedes %s in their session", name(from), name(to))
+	case e.Rel == report.WR:
+		if ls, ok := d.AppendStep(st, e.Via, false); ok {
+			st = ls
+			sh.WW++
+		} else {
+			sh.WR++
+			st.Why = fmt.Sprintf("%s read %s, which %s wrote", name(to), h.KV(e.Key, e.Value), name(from))
+		}
+	default:
+		sh.WW++
+		st.Why = fmt.Sprintf("%s overwrote %s's %s with %s", name(to), name(from), h.KV(e.Key, e.Value), h.KV(e.Key, e.Value2))
+	}
+	return st, f, isForced
+}
+
+// forcedWhy is the reason of an edge f the read atomic or causal axiom forced: what the
+// reader had seen (at causal, through others: sh.Indirect), and what it read.
+func (c *check) forcedWhy(level anomaly.Level, f forced, name func(int32) string, sh *cycle.Shape) string {
+	h := c.d.H
+	seen := fmt.Sprintf("%s had read from %s", name(f.reader), name(f.t1))
+	if level == anomaly.Causal {
+		if p := c.pathWhy(f.t1, f.reader); p != "" {
+			seen, sh.Indirect = fmt.Sprintf("%s precedes %s causally (%s)", name(f.t1), name(f.reader), p), true
+		}
+	}
+	why := fmt.Sprintf("%s; %s wrote %v, and %s read %s from %s, so %s's version of %v comes before %s's", seen, name(f.t1), h.Key(f.key), name(f.reader), h.KV(f.key, f.value), name(f.t2), name(f.t1), h.Key(f.key), name(f.t2))
+	if f.t2 == c.n {
+		why += ", which comes before every transaction"
+	}
+	return why
 }
 
 // what says, after a cycle's steps, what kind of cycle it is (kind, as [cycle.Classify]
