@@ -281,37 +281,11 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 		return nil, ErrNoTime
 	}
 	d := newDeps(h, o)
-	aborted := d.allocReads()
-	if err := d.extractAll(ctx, aborted); err != nil {
+	if err := d.buildReads(ctx); err != nil {
 		return nil, err
 	}
-	if len(d.predOps) > 0 && (d.hasLists || d.hasAppends) {
-		// A predicate ranges over rows; a list's version would be read as a row holding its
-		// last element, which is nothing a database evaluated.
-		return nil, fmt.Errorf("%w: predicate reads or writes in a history with lists (appends or list reads): predicates are checked over rows only", ErrUnsupported)
-	}
-	if err := d.expandPreds(ctx); err != nil {
+	if err := d.buildCounted(ctx); err != nil {
 		return nil, err
-	}
-	if d.hasLists {
-		if err := d.resolveLists(); err != nil {
-			return nil, err
-		}
-	}
-	if err := d.resolveCandidates(ctx, &finalIndex{d: d, aborted: aborted}, aborted); err != nil {
-		return nil, err
-	}
-	d.decideStatus()
-	if o.Realtime {
-		d.countUntimed()
-	}
-	if err := d.dropUncounted(ctx); err != nil {
-		return nil, err
-	}
-	d.indexWriters()
-	if d.hasLists {
-		d.syntheticReads()
-		d.buildLists()
 	}
 	if !o.NoEdges {
 		if err := d.BuildEdgesContext(ctx); err != nil {
@@ -319,6 +293,48 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 		}
 	}
 	return d, nil
+}
+
+// buildReads is BuildContext's first half: each counted transaction's external reads and
+// last writes (and INT), the predicates' rows, the list orders, and each read's candidate
+// writers.
+func (d *Deps) buildReads(ctx context.Context) error {
+	aborted := d.allocReads()
+	if err := d.extractAll(ctx, aborted); err != nil {
+		return err
+	}
+	if len(d.predOps) > 0 && (d.hasLists || d.hasAppends) {
+		// A predicate ranges over rows; a list's version would be read as a row holding its
+		// last element, which is nothing a database evaluated.
+		return fmt.Errorf("%w: predicate reads or writes in a history with lists (appends or list reads): predicates are checked over rows only", ErrUnsupported)
+	}
+	if err := d.expandPreds(ctx); err != nil {
+		return err
+	}
+	if d.hasLists {
+		if err := d.resolveLists(); err != nil {
+			return err
+		}
+	}
+	return d.resolveCandidates(ctx, &finalIndex{d: d, aborted: aborted}, aborted)
+}
+
+// buildCounted is BuildContext's second half: which transactions count, the findings of
+// reads left with no candidate, the writers per key, and the reads list reads imply.
+func (d *Deps) buildCounted(ctx context.Context) error {
+	d.decideStatus()
+	if d.Opts.Realtime {
+		d.countUntimed()
+	}
+	if err := d.dropUncounted(ctx); err != nil {
+		return err
+	}
+	d.indexWriters()
+	if d.hasLists {
+		d.syntheticReads()
+		d.buildLists()
+	}
+	return nil
 }
 
 // extractAll extracts the reads and writes of every transaction not aborted.
@@ -634,10 +650,7 @@ func (d *Deps) extract(ti int32, t *history.Txn) error {
 		case history.OpAppend:
 			v = o.Value
 			d.hasAppends = true
-			if app == nil {
-				app = make(map[history.Key][]history.Value)
-			}
-			app[o.Key] = append(app[o.Key], o.Value)
+			app = addAppend(app, o)
 		case history.OpRead:
 			if w, ok := cur[o.Key]; ok {
 				d.ownRead(ti, t, o, w)
@@ -663,11 +676,25 @@ func (d *Deps) extract(ti int32, t *history.Txn) error {
 		cur[o.Key] = v
 		curOp[o.Key] = int32(i)
 	}
+	d.setWrites(ti, cur, curOp)
+	return nil
+}
+
+// addAppend adds append o to app, the transaction's appends by key, and returns it.
+func addAppend(app map[history.Key][]history.Value, o history.Op) map[history.Key][]history.Value {
+	if app == nil {
+		app = make(map[history.Key][]history.Value)
+	}
+	app[o.Key] = append(app[o.Key], o.Value)
+	return app
+}
+
+// setWrites sets the last writes of transaction ti, by key: value cur[k] by op curOp[k].
+func (d *Deps) setWrites(ti int32, cur map[history.Key]history.Value, curOp map[history.Key]int32) {
 	for k, v := range cur {
 		d.Writes[ti] = append(d.Writes[ti], Write{Key: k, Value: v, Op: curOp[k]})
 	}
 	slices.SortFunc(d.Writes[ti], func(a, b Write) int { return cmp.Compare(a.Key, b.Key) })
-	return nil
 }
 
 // extractListRead handles list read o, op i of transaction ti, after the transaction's
@@ -797,29 +824,13 @@ func (d *Deps) valueList(l []history.Value) string {
 // appended or only an aborted transaction appended is a finding, and consecutive distinct
 // appenders are ordered (their versions follow each other).
 func (d *Deps) resolveLists() error {
-	type kv struct {
-		k history.Key
-		v history.Value
+	appender, err := d.appenders()
+	if err != nil {
+		return err
 	}
-	appender := make(map[kv]int32)
 	d.appender = func(k history.Key, v history.Value) (int32, bool) {
-		w, ok := appender[kv{k, v}]
+		w, ok := appender[element{k, v}]
 		return w, ok
-	}
-	for i := range d.H.Txns {
-		for _, o := range d.H.Txns[i].Ops {
-			if o.Kind == history.OpAppend {
-				w, ok := appender[kv{o.Key, o.Value}]
-				if ok && d.H.Txns[i].Outcome != history.OutcomeAborted && d.H.Txns[w].Outcome != history.OutcomeAborted {
-					// Two appends of one element that may both have taken effect: a list
-					// holding it does not say whose it is (Elle assumes unique appends).
-					return fmt.Errorf("%w: list element %v is appended to %v more than once (by %s and %s): list-append checking needs each key's appended elements to be unique", ErrUnsupported, d.H.Value(o.Value), d.H.Key(o.Key), d.H.Name(history.TxnID(w)), d.H.Name(history.TxnID(i)))
-				}
-				if !ok || d.H.Txns[i].Outcome == history.OutcomeCommitted {
-					appender[kv{o.Key, o.Value}] = int32(i)
-				}
-			}
-		}
 	}
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
@@ -827,7 +838,7 @@ func (d *Deps) resolveLists() error {
 			continue
 		}
 		for _, e := range r.Prefix[:len(r.Prefix)-1] {
-			w, ok := appender[kv{r.Key, e}]
+			w, ok := appender[element{r.Key, e}]
 			switch {
 			case !ok || w == r.Txn:
 				r.Needs = append(r.Needs, -1) // nobody else appended it
@@ -837,6 +848,35 @@ func (d *Deps) resolveLists() error {
 		}
 	}
 	return nil
+}
+
+// element is a list element appended to a key.
+type element struct {
+	k history.Key
+	v history.Value
+}
+
+// appenders returns the transaction that appended each element (a committed one, if
+// several did). Two appends of one element that may both have taken effect are refused:
+// a list holding it does not say whose it is (Elle assumes unique appends).
+func (d *Deps) appenders() (map[element]int32, error) {
+	h := d.H
+	appender := make(map[element]int32)
+	for i := range h.Txns {
+		for _, o := range h.Txns[i].Ops {
+			if o.Kind != history.OpAppend {
+				continue
+			}
+			w, ok := appender[element{o.Key, o.Value}]
+			if ok && h.Txns[i].Outcome != history.OutcomeAborted && h.Txns[w].Outcome != history.OutcomeAborted {
+				return nil, fmt.Errorf("%w: list element %v is appended to %v more than once (by %s and %s): list-append checking needs each key's appended elements to be unique", ErrUnsupported, h.Value(o.Value), h.Key(o.Key), h.Name(history.TxnID(w)), h.Name(history.TxnID(i)))
+			}
+			if !ok || h.Txns[i].Outcome == history.OutcomeCommitted {
+				appender[element{o.Key, o.Value}] = int32(i)
+			}
+		}
+	}
+	return appender, nil
 }
 
 // explainList builds the finding for a committed list read showing an element that no
@@ -1112,36 +1152,53 @@ func (d *Deps) OrderWhy(a, b int32, k history.Key) string {
 		}
 		return fmt.Sprintf(" (%s read %s's version before writing its own)", name(b), name(a))
 	}
+	if why := d.chainWhy(a, b, k); why != "" {
+		return why
+	}
+	if d.Before(a, b) {
+		return fmt.Sprintf(" (%s ended before %s began)", name(a), name(b))
+	}
+	return ""
+}
+
+// chainWhy is OrderWhy's chain case: a chain of versions, each read by the next writer
+// (or shown after it by a list read), leads from the initial state to a without passing
+// b. It returns "" when there is none.
+func (d *Deps) chainWhy(a, b int32, k history.Key) string {
 	var chain []string
 	shown := false // some link is shown by a later list read, not read by the writer
 	for t, n := a, 0; n <= d.N; n++ {
 		if t == b {
 			break // b's version comes before a's: not an order this explains
 		}
-		chain = append(chain, name(t))
+		chain = append(chain, d.H.Name(history.TxnID(t)))
 		src, via := d.rmwSource(t, k)
 		shown = shown || via >= 0
 		if src == d.Init {
 			slices.Reverse(chain)
-			switch {
-			case shown:
-				return fmt.Sprintf(" (%s came first: list reads of %v show them in that order from the empty list, so every other writer of %v came after them)", strings.Join(chain, ", "), key, key)
-			case len(chain) == 1:
-				return fmt.Sprintf(" (%s came first: it read the initial %v before writing it, so every other writer of %v came after it)", chain[0], key, key)
-			case len(chain) == 2:
-				return fmt.Sprintf(" (%s and %s came first: %s read the initial %v before writing it and %s read %s's version before writing its own, so every other writer of %v came after them)", chain[0], chain[1], chain[0], key, chain[1], chain[0], key)
-			}
-			return fmt.Sprintf(" (%s came first: %s read the initial %v before writing it and each of the others read the previous one's version before writing its own, so every other writer of %v came after them)", strings.Join(chain, ", "), chain[0], key, key)
+			return firstWhy(chain, d.H.Key(k), shown)
 		}
 		if src < 0 || src >= int32(d.N) {
 			break
 		}
 		t = src
 	}
-	if d.Before(a, b) {
-		return fmt.Sprintf(" (%s ended before %s began)", name(a), name(b))
-	}
 	return ""
+}
+
+// firstWhy says why the writers of chain (in version order from the initial state) came
+// first among the writers of key: each read the previous one's version (the first the
+// initial state) before writing its own, or list reads show them so (shown).
+func firstWhy(chain []string, key history.Datum, shown bool) string {
+	switch {
+	case shown:
+		return fmt.Sprintf(" (%s came first: list reads of %v show them in that order from the empty list, so every other writer of %v came after them)", strings.Join(chain, ", "), key, key)
+	case len(chain) == 1:
+		return fmt.Sprintf(" (%s came first: it read the initial %v before writing it, so every other writer of %v came after it)", chain[0], key, key)
+	case len(chain) == 2:
+		return fmt.Sprintf(" (%s and %s came first: %s read the initial %v before writing it and %s read %s's version before writing its own, so every other writer of %v came after them)", chain[0], chain[1], chain[0], key, chain[1], chain[0], key)
+	}
+	return fmt.Sprintf(" (%s came first: %s read the initial %v before writing it and each of the others read the previous one's version before writing its own, so every other writer of %v came after them)", strings.Join(chain, ", "), chain[0], key, key)
 }
 
 // decideStatus settles which transactions count: committed ones; unknown-outcome ones that
@@ -1256,47 +1313,55 @@ func (d *Deps) explainNoSource(r *Read) report.Anomaly {
 	name := h.Name(history.TxnID(r.Txn))
 	a := report.Anomaly{Txns: []history.TxnID{history.TxnID(r.Txn)}, Key: r.Key}
 	kv := h.KV(r.Key, r.Value)
-	o := r
-	if o.Src.Kind == history.SrcTxn && int(o.Src.Txn) < len(h.Txns) && h.Txns[o.Src.Txn].Outcome != history.OutcomeCommitted && o.Src.Txn != history.TxnID(r.Txn) {
-		w := o.Src.Txn
+	if src := r.Src; src.Kind == history.SrcTxn && int(src.Txn) < len(h.Txns) && h.Txns[src.Txn].Outcome != history.OutcomeCommitted && src.Txn != history.TxnID(r.Txn) {
+		w := src.Txn
 		a.Txns = append(a.Txns, w)
 		a.Kind = anomaly.AbortedRead
 		a.Message = fmt.Sprintf("%s read %s, which %s wrote, and %s did not commit", name, kv, h.Name(w), h.Name(w))
 		return a
 	}
+	t := d.otherWriter(r)
+	if t == nil {
+		a.Kind = anomaly.ThinAirRead
+		a.Message = fmt.Sprintf("%s read %s, which no transaction wrote", name, kv)
+		return a
+	}
+	a.Txns = append(a.Txns, t.ID)
+	switch {
+	case t.Outcome == history.OutcomeAborted:
+		a.Kind = anomaly.AbortedRead
+		a.Message = fmt.Sprintf("%s read %s, which only %s wrote, and %s aborted", name, kv, h.Name(t.ID), h.Name(t.ID))
+	case t.Outcome == history.OutcomeUnknown:
+		a.Kind = anomaly.AbortedRead
+		a.Message = fmt.Sprintf("%s read %s, which only %s wrote, and %s cannot have committed", name, kv, h.Name(t.ID), h.Name(t.ID))
+	default:
+		a.Kind = anomaly.IntermediateRead
+		a.Message = fmt.Sprintf("%s read %s, which %s wrote and then overwrote in the same transaction", name, kv, h.Name(t.ID))
+	}
+	return a
+}
+
+// otherWriter returns the first transaction other than r's reader with a write of r's key
+// and value (the write r's explicit source names, if it has one), or nil.
+func (d *Deps) otherWriter(r *Read) *history.Txn {
+	h := d.H
+	explicit := r.Src.Kind == history.SrcTxn
 	for i := range h.Txns {
 		t := &h.Txns[i]
-		if int32(i) == r.Txn {
-			continue
-		}
-		if o.Src.Kind == history.SrcTxn && history.TxnID(i) != o.Src.Txn {
+		if int32(i) == r.Txn || explicit && history.TxnID(i) != r.Src.Txn {
 			continue
 		}
 		for j, w := range t.Ops {
 			if !w.Kind.IsWrite() || w.Key != r.Key || w.Value != r.Value {
 				continue
 			}
-			if o.Src.Kind == history.SrcTxn && int32(j) != o.Src.Op {
+			if explicit && int32(j) != r.Src.Op {
 				continue
 			}
-			a.Txns = append(a.Txns, t.ID)
-			switch {
-			case t.Outcome == history.OutcomeAborted:
-				a.Kind = anomaly.AbortedRead
-				a.Message = fmt.Sprintf("%s read %s, which only %s wrote, and %s aborted", name, kv, h.Name(t.ID), h.Name(t.ID))
-			case t.Outcome == history.OutcomeUnknown:
-				a.Kind = anomaly.AbortedRead
-				a.Message = fmt.Sprintf("%s read %s, which only %s wrote, and %s cannot have committed", name, kv, h.Name(t.ID), h.Name(t.ID))
-			default:
-				a.Kind = anomaly.IntermediateRead
-				a.Message = fmt.Sprintf("%s read %s, which %s wrote and then overwrote in the same transaction", name, kv, h.Name(t.ID))
-			}
-			return a
+			return t
 		}
 	}
-	a.Kind = anomaly.ThinAirRead
-	a.Message = fmt.Sprintf("%s read %s, which no transaction wrote", name, kv)
-	return a
+	return nil
 }
 
 // AddVersionNode appends a version node ν(w,k) and returns it. Only the polygraph calls it,
