@@ -298,18 +298,8 @@ func (c *checker) read(t *history.Txn, j int32, o history.Op) {
 	h := c.h
 	k, v := o.Key, o.Value
 	if w, failed := c.ownWrite(k); w >= 0 {
-		if failed {
-			return
-		}
-		wo := t.Ops[w]
-		if wo.Kind == history.OpAppend {
-			return // an item read of a list key: nothing to compare
-		}
-		own := c.written(t, w, k)
-		if own != v || (o.Src.Kind == history.SrcTxn && o.Src.Txn != t.ID) || o.Src.Kind == history.SrcInit || o.Src.Kind == history.SrcNone {
-			c.add(anomaly.Internal, []history.TxnID{t.ID}, k, func() string {
-				return fmt.Sprintf("%s read %s after writing %s itself", h.Name(t.ID), h.KV(k, v), h.KV(k, own))
-			})
+		if !failed {
+			c.ownRead(t, o, w)
 		}
 		return
 	}
@@ -335,6 +325,40 @@ func (c *checker) read(t *history.Txn, j int32, o history.Op) {
 	c.external(t, o, r, false)
 }
 
+// abortedMsg says that t read (k, v) of r (an element of list read o, if list), which
+// only aborted transactions wrote.
+func (c *checker) abortedMsg(t *history.Txn, o history.Op, r *wrec, list bool) string {
+	h := c.h
+	k, v := r.k, r.v
+	if r.n > 1 {
+		who := fmt.Sprintf("%d transactions, all of which aborted (the first is %s)", r.n, h.Name(r.txn))
+		if list {
+			return fmt.Sprintf("%s read %v=%s, whose element %v was appended only by %s", h.Name(t.ID), h.Key(k), c.list(o), h.Value(v), who)
+		}
+		return fmt.Sprintf("%s read %s, which was written only by %s", h.Name(t.ID), h.KV(k, v), who)
+	}
+	if list {
+		return fmt.Sprintf("%s read %v=%s, whose element %v was appended only by %s, which aborted", h.Name(t.ID), h.Key(k), c.list(o), h.Value(v), h.Name(r.txn))
+	}
+	return fmt.Sprintf("%s read %s, which only %s wrote, and it aborted", h.Name(t.ID), h.KV(k, v), h.Name(r.txn))
+}
+
+// ownRead checks read o of t after t's own write of the key (op w): it must read what
+// that wrote, and name no other source (INT).
+func (c *checker) ownRead(t *history.Txn, o history.Op, w int32) {
+	h := c.h
+	k, v := o.Key, o.Value
+	if t.Ops[w].Kind == history.OpAppend {
+		return // an item read of a list key: nothing to compare
+	}
+	own := c.written(t, w, k)
+	if own != v || (o.Src.Kind == history.SrcTxn && o.Src.Txn != t.ID) || o.Src.Kind == history.SrcInit || o.Src.Kind == history.SrcNone {
+		c.add(anomaly.Internal, []history.TxnID{t.ID}, k, func() string {
+			return fmt.Sprintf("%s read %s after writing %s itself", h.Name(t.ID), h.KV(k, v), h.KV(k, own))
+		})
+	}
+}
+
 // external checks a read of (k, v) by t, which did not write k earlier, against the writers
 // of that pair. list says whether it is an element of a list read.
 func (c *checker) external(t *history.Txn, o history.Op, r *wrec, list bool) {
@@ -353,19 +377,7 @@ func (c *checker) external(t *history.Txn, o history.Op, r *wrec, list bool) {
 	switch {
 	case r.flags&(wFinal|wInter) == 0:
 		// Every writer aborted.
-		c.add(anomaly.AbortedRead, []history.TxnID{r.txn, t.ID}, k, func() string {
-			if r.n > 1 {
-				who := fmt.Sprintf("%d transactions, all of which aborted (the first is %s)", r.n, h.Name(r.txn))
-				if list {
-					return fmt.Sprintf("%s read %v=%s, whose element %v was appended only by %s", h.Name(t.ID), h.Key(k), c.list(o), h.Value(v), who)
-				}
-				return fmt.Sprintf("%s read %s, which was written only by %s", h.Name(t.ID), h.KV(k, v), who)
-			}
-			if list {
-				return fmt.Sprintf("%s read %v=%s, whose element %v was appended only by %s, which aborted", h.Name(t.ID), h.Key(k), c.list(o), h.Value(v), h.Name(r.txn))
-			}
-			return fmt.Sprintf("%s read %s, which only %s wrote, and it aborted", h.Name(t.ID), h.KV(k, v), h.Name(r.txn))
-		}, c.wrStep(r.txn, t.ID, o, v))
+		c.add(anomaly.AbortedRead, []history.TxnID{r.txn, t.ID}, k, func() string { return c.abortedMsg(t, o, r, list) }, c.wrStep(r.txn, t.ID, o, v))
 		return
 	case r.flags&wFinal == 0 && !list && r.txn != t.ID:
 		// Every committed or unknown writer overwrote it in the same transaction.

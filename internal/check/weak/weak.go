@@ -851,7 +851,17 @@ type listEdge struct {
 // every transaction that may have committed.
 func listEdges(d *deps.Deps, certain bool) []listEdge {
 	counts := counter(d, certain)
-	longest := make(map[history.Key]int) // key: index into d.Reads
+	var out []listEdge
+	for k, ri := range longestListReads(d, counts) {
+		out = appendAfterLast(out, d, k, &d.Reads[ri], counts)
+	}
+	return out
+}
+
+// longestListReads returns, per key, the index in d.Reads of the longest list read that
+// counts, with a single candidate for its last element.
+func longestListReads(d *deps.Deps, counts func(int32) bool) map[history.Key]int {
+	longest := make(map[history.Key]int)
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
 		if r.Op < 0 || len(r.Prefix) == 0 || !counts(r.Txn) || len(r.Cands) != 1 || r.Cands[0] >= int32(d.N) {
@@ -861,28 +871,30 @@ func listEdges(d *deps.Deps, certain bool) []listEdge {
 			longest[r.Key] = ri
 		}
 	}
-	var out []listEdge
-	for k, ri := range longest {
-		r := &d.Reads[ri]
-		last := r.Cands[0]
-		if !counts(last) {
+	return longest
+}
+
+// appendAfterLast appends to out an edge from the last appender list read r of k shows to
+// every appender of k that counts and that r does not show: it appended after.
+func appendAfterLast(out []listEdge, d *deps.Deps, k history.Key, r *deps.Read, counts func(int32) bool) []listEdge {
+	last := r.Cands[0]
+	if !counts(last) {
+		return out
+	}
+	shown := map[int32]bool{last: true, r.Txn: true}
+	for _, w := range r.Needs {
+		shown[w] = true
+	}
+	name := func(t int32) string { return d.H.Name(history.TxnID(t)) }
+	for _, w := range d.Writers[k] {
+		if shown[w] || !counts(w) {
 			continue
 		}
-		shown := map[int32]bool{last: true, r.Txn: true}
-		for _, w := range r.Needs {
-			shown[w] = true
-		}
-		for _, w := range d.Writers[k] {
-			if shown[w] || !counts(w) {
-				continue
-			}
-			mine, _ := d.WriteOf(w, k)
-			e := deps.Edge{From: last, To: w, Rel: report.WW, Key: k, Value: r.Value, Value2: mine.Value, Via: -1}
-			name := func(t int32) string { return d.H.Name(history.TxnID(t)) }
-			why := fmt.Sprintf("%s appended %s after %s's %s (%s's read of %v ends with %s's append and does not show %s's)",
-				name(w), d.H.KV(k, mine.Value), name(last), d.H.KV(k, r.Value), name(r.Txn), d.H.Key(k), name(last), name(w))
-			out = append(out, listEdge{e, why})
-		}
+		mine, _ := d.WriteOf(w, k)
+		e := deps.Edge{From: last, To: w, Rel: report.WW, Key: k, Value: r.Value, Value2: mine.Value, Via: -1}
+		why := fmt.Sprintf("%s appended %s after %s's %s (%s's read of %v ends with %s's append and does not show %s's)",
+			name(w), d.H.KV(k, mine.Value), name(last), d.H.KV(k, r.Value), name(r.Txn), d.H.Key(k), name(last), name(w))
+		out = append(out, listEdge{e, why})
 	}
 	return out
 }
