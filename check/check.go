@@ -163,20 +163,27 @@ func Checkers() []Checker { return checkers }
 // when h carries database timestamps (h may be nil to ask about levels alone).
 func Supported(h *history.History, l Level, m Method) (*Checker, error) {
 	for i := range checkers {
-		c := &checkers[i]
-		if m == MethodAuto && c.Method == MethodTimestamp && (h == nil || !h.HasTimestamps()) {
-			continue
-		}
-		if (m == MethodAuto && c.Method != MethodBasic) || c.Method == m {
-			if c.Supports(l) {
-				return c, nil
-			}
+		if c := &checkers[i]; c.offered(h, m) && c.Supports(l) {
+			return c, nil
 		}
 	}
 	if m == MethodAuto {
 		return nil, fmt.Errorf("%w: no checker for level %s has landed yet; run the basic checks with --method basic", ErrNotImplemented, l)
 	}
 	return nil, fmt.Errorf("%w: method %s does not check level %s", ErrNotImplemented, m, l)
+}
+
+// offered reports whether Supported may choose c for method m on h: c's own method, or
+// with MethodAuto any but the basic checks (the timestamp checker only when h carries
+// database timestamps).
+func (c *Checker) offered(h *history.History, m Method) bool {
+	if m != MethodAuto {
+		return c.Method == m
+	}
+	if c.Method == MethodTimestamp && (h == nil || !h.HasTimestamps()) {
+		return false
+	}
+	return c.Method != MethodBasic
 }
 
 // Check checks h against level with the checker opts.Method selects. Every route to a
@@ -237,6 +244,21 @@ func finish(rep *Report, c *Checker, level Level, recorded, h *history.History, 
 		rep.AddCaveat(report.CaveatBasicOnly, fmt.Sprintf("only the basic checks ran (aborted, intermediate and thin-air reads, internal consistency, list orders): they find no dependency cycle, so finding nothing does not show that %s holds", level))
 	}
 	report.Finish(rep)
+	addHistoryNotes(rep, h)
+	if failed.Ops > 0 {
+		rep.Failed = &failed
+	}
+	rep.History = recorded
+	rep.Level = level
+	if rep.Checker == "" {
+		rep.Checker = c.Name
+	}
+}
+
+// addHistoryNotes adds the notes rep needs on h: that a pass holds vacuously, the hint on
+// the initial value that thin-air reads may need (first), and the reader's own notes
+// (before all).
+func addHistoryNotes(rep *Report, h *history.History) {
 	if rep.Verdict == Pass && !h.AnyCommitted() {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the history holds no committed transaction (%s in %s), so the level holds vacuously: check that the right files were read", count(len(h.Txns), "transaction"), count(len(h.Sessions), "session")))
 	}
@@ -247,14 +269,6 @@ func finish(rep *Report, c *Checker, level Level, recorded, h *history.History, 
 	}
 	if len(h.Notes) > 0 {
 		rep.Notes = append(slices.Clip(h.Notes), rep.Notes...)
-	}
-	if failed.Ops > 0 {
-		rep.Failed = &failed
-	}
-	rep.History = recorded
-	rep.Level = level
-	if rep.Checker == "" {
-		rep.Checker = c.Name
 	}
 }
 
@@ -321,6 +335,12 @@ func FollowRealtime(ctx context.Context, h *history.History, rep *Report, opts O
 	opts.MaxAnomalies = 1
 	opts.Now = nil
 	sub, err := Check(ctx, h, rt, opts)
+	rep.Followup = followup(ctx, rt, sub, err)
+}
+
+// followup is what the check of rt (sub, err) says of it: its verdict and first anomaly,
+// or why it has none.
+func followup(ctx context.Context, rt Level, sub *Report, err error) *report.Followup {
 	f := &report.Followup{Level: rt, Verdict: Unknown}
 	switch {
 	case sub != nil && err == nil && sub.Verdict == Fail && len(sub.Anomalies) > 0:
@@ -336,5 +356,5 @@ func FollowRealtime(ctx context.Context, h *history.History, rep *Report, opts O
 	default:
 		f.Why = "the check there was inconclusive; --level " + rt.String() + " says why"
 	}
-	rep.Followup = f
+	return f
 }
