@@ -524,16 +524,7 @@ func (o *Online) key(k history.Datum) *okey {
 				return key
 			}
 		} else if i >= 0 && i < denseMax {
-			o.dense = slices.Grow(o.dense, int(i)+1-len(o.dense))
-			o.dense = o.dense[:cap(o.dense)]
-			// Keys held in the map that the table now covers move into it.
-			for j, key := range o.ikeys {
-				if uint64(j) < uint64(len(o.dense)) {
-					o.dense[j] = key
-					o.nkeys++
-					delete(o.ikeys, j)
-				}
-			}
+			o.growDense(i)
 		}
 		if uint64(i) < uint64(len(o.dense)) {
 			key := o.newKey(k)
@@ -554,6 +545,20 @@ func (o *Online) key(k history.Datum) *okey {
 		o.keys[k] = key
 	}
 	return key
+}
+
+// growDense grows the dense table to hold key i; keys held in the map that the table then
+// covers move into it.
+func (o *Online) growDense(i int64) {
+	o.dense = slices.Grow(o.dense, int(i)+1-len(o.dense))
+	o.dense = o.dense[:cap(o.dense)]
+	for j, key := range o.ikeys {
+		if uint64(j) < uint64(len(o.dense)) {
+			o.dense[j] = key
+			o.nkeys++
+			delete(o.ikeys, j)
+		}
+	}
 }
 
 func (o *Online) newKey(k history.Datum) *okey {
@@ -720,16 +725,28 @@ func visible(key *okey, snap opos) []vent {
 // verdict reports whether r returns what its snapshot requires.
 func (o *Online) verdict(r *oread) bool {
 	if !r.isL {
-		key := r.key
-		switch i := key.vsIndex(r.t.snap); {
-		case i == 0:
-			return r.v == o.o.Initial
-		case i == len(key.vs):
-			return r.v == key.lastV
-		default:
-			return r.v == key.vs[i-1].v.v
-		}
+		return o.itemVerdict(r)
 	}
+	return listVerdict(r)
+}
+
+// itemVerdict is verdict for an item read: it read the last version before its snapshot
+// (the initial value if there is none).
+func (o *Online) itemVerdict(r *oread) bool {
+	key := r.key
+	switch i := key.vsIndex(r.t.snap); {
+	case i == 0:
+		return r.v == o.o.Initial
+	case i == len(key.vs):
+		return r.v == key.lastV
+	default:
+		return r.v == key.vs[i-1].v.v
+	}
+}
+
+// listVerdict is verdict for a list read: it read the base of the key's oldest version
+// held, then the appends of every version visible at its snapshot, and nothing more.
+func listVerdict(r *oread) bool {
 	vis := visible(r.key, r.t.snap)
 	obs := r.list
 	if len(vis) > 0 {
@@ -940,19 +957,8 @@ func (o *Online) prune(key *okey) {
 	if n <= 1 {
 		return
 	}
-	keep := vs[n-1].v
 	if key.isL {
-		var base []history.Datum
-		base = append(base, vs[0].v.base()...)
-		for _, e := range vs[:n-1] {
-			base = append(base, e.v.app()...)
-		}
-		keep.setBase(base)
-	}
-	if key.isL {
-		for _, e := range vs[:n-1] {
-			o.elems -= int64(len(e.v.app()))
-		}
+		o.foldBase(vs[:n])
 	}
 	o.st.Versions -= n - 1
 	if m := len(vs) - (n - 1); m <= 32 {
@@ -965,6 +971,21 @@ func (o *Online) prune(key *okey) {
 	// slice copies only what is live).
 	clear(vs[:n-1])
 	key.vs = vs[n-1:]
+}
+
+// foldBase makes the list before the last of vs (the versions a prune drops, then the one
+// it keeps) the kept version's base: the dropped ones' base and appends, in order.
+func (o *Online) foldBase(vs []vent) {
+	dropped := vs[:len(vs)-1]
+	var base []history.Datum
+	base = append(base, vs[0].v.base()...)
+	for _, e := range dropped {
+		base = append(base, e.v.app()...)
+	}
+	vs[len(vs)-1].v.setBase(base)
+	for _, e := range dropped {
+		o.elems -= int64(len(e.v.app()))
+	}
 }
 
 // extViolation builds the final EXT violation of r, classifying where its value came from.
