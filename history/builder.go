@@ -748,6 +748,12 @@ func validatePred(h *History, o Op, nk Key, nv Value) error {
 			return fmt.Errorf("%w: predicate row out of range", ErrBadOp)
 		}
 	}
+	return validateRowSrcs(h, p)
+}
+
+// validateRowSrcs checks a predicate payload's row sources: one per row (or none), each
+// naming a write of its row.
+func validateRowSrcs(h *History, p *PredOp) error {
 	if p.Srcs != nil && len(p.Srcs) != len(p.Rows) {
 		return fmt.Errorf("%w: %d row sources for %d predicate rows", ErrBadSrc, len(p.Srcs), len(p.Rows))
 	}
