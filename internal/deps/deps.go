@@ -986,31 +986,35 @@ func (d *Deps) partialRun(reader, w int32, key history.Key, prefix, run, all []h
 // when their outcome is unknown.
 func (d *Deps) buildLists() {
 	for ri := range d.Reads {
-		r := &d.Reads[ri]
-		if d.Status[r.Txn] != Maybe || len(r.Prefix) < 2 {
-			continue
+		if r := &d.Reads[ri]; d.Status[r.Txn] == Maybe && len(r.Prefix) >= 2 {
+			d.guardedListOrder(r)
 		}
-		prevW, prevV := int32(-1), history.Nil
-		for i, e := range r.Prefix {
-			var w int32
-			if i == len(r.Prefix)-1 {
-				if len(r.Cands) != 1 || r.Cands[0] == d.Init {
-					break
-				}
-				w = r.Cands[0]
-			} else {
-				var ok bool
-				w, ok = d.appender(r.Key, e)
-				if !ok || w == r.Txn || d.Status[w] == Excluded {
-					prevW = -1
-					continue
-				}
+	}
+}
+
+// guardedListOrder adds the write orders list read r of a Maybe reader shows between
+// consecutive distinct appenders, guarded by the reader and both appenders.
+func (d *Deps) guardedListOrder(r *Read) {
+	prevW, prevV := int32(-1), history.Nil
+	for i, e := range r.Prefix {
+		var w int32
+		if i == len(r.Prefix)-1 {
+			if len(r.Cands) != 1 || r.Cands[0] == d.Init {
+				break
 			}
-			if prevW >= 0 && w != prevW {
-				d.add(Edge{From: prevW, To: w, Rel: report.WW, Key: r.Key, Value: prevV, Value2: e, Via: -1, Guards: [3]int32{d.guard(r.Txn), d.guard(prevW), d.guard(w)}})
+			w = r.Cands[0]
+		} else {
+			var ok bool
+			w, ok = d.appender(r.Key, e)
+			if !ok || w == r.Txn || d.Status[w] == Excluded {
+				prevW = -1
+				continue
 			}
-			prevW, prevV = w, e
 		}
+		if prevW >= 0 && w != prevW {
+			d.add(Edge{From: prevW, To: w, Rel: report.WW, Key: r.Key, Value: prevV, Value2: e, Via: -1, Guards: [3]int32{d.guard(r.Txn), d.guard(prevW), d.guard(w)}})
+		}
+		prevW, prevV = w, e
 	}
 }
 
@@ -1403,32 +1407,42 @@ func (d *Deps) buildSession(tick func(int) error) error {
 		if err := tick(1); err != nil {
 			return err
 		}
-		var l []int32
-		for _, t := range s.Txns {
-			if d.Status[t] != Excluded {
-				l = append(l, int32(t))
-			}
+		if err := d.sessionOrder(s, tick); err != nil {
+			return err
 		}
-		prevC := int32(-1)
-		for i, t := range l {
-			if d.Status[t] == Committed {
-				if prevC >= 0 {
-					d.add(Edge{From: prevC, To: t, Rel: report.SO, Key: -1, Via: -1, Guards: noGuard()})
-				}
-				prevC = t
-				continue
-			}
+	}
+	return nil
+}
+
+// sessionOrder adds session s's order among its counted transactions: from each committed
+// one to the next committed one, and, guarded, from a Maybe one to each later one up to the
+// next committed one (and to it from the committed one before).
+func (d *Deps) sessionOrder(s history.Session, tick func(int) error) error {
+	var l []int32
+	for _, t := range s.Txns {
+		if d.Status[t] != Excluded {
+			l = append(l, int32(t))
+		}
+	}
+	prevC := int32(-1)
+	for i, t := range l {
+		if d.Status[t] == Committed {
 			if prevC >= 0 {
-				d.add(Edge{From: prevC, To: t, Rel: report.SO, Key: -1, Via: -1, Guards: [3]int32{t, -1, -1}})
+				d.add(Edge{From: prevC, To: t, Rel: report.SO, Key: -1, Via: -1, Guards: noGuard()})
 			}
-			for _, u := range l[i+1:] {
-				d.add(Edge{From: t, To: u, Rel: report.SO, Key: -1, Via: -1, Guards: [3]int32{t, d.guard(u), -1}})
-				if err := tick(1); err != nil {
-					return err
-				}
-				if d.Status[u] == Committed {
-					break
-				}
+			prevC = t
+			continue
+		}
+		if prevC >= 0 {
+			d.add(Edge{From: prevC, To: t, Rel: report.SO, Key: -1, Via: -1, Guards: [3]int32{t, -1, -1}})
+		}
+		for _, u := range l[i+1:] {
+			d.add(Edge{From: t, To: u, Rel: report.SO, Key: -1, Via: -1, Guards: [3]int32{t, d.guard(u), -1}})
+			if err := tick(1); err != nil {
+				return err
+			}
+			if d.Status[u] == Committed {
+				break
 			}
 		}
 	}
@@ -1648,11 +1662,9 @@ func (d *Deps) RWByTime(r, w int32, k history.Key, v history.Value) []Edge {
 	return es
 }
 
-// buildCertain adds certain write-read edges and the anti-dependencies they imply with the
-// initial state and with time-fixed write orders.
-func (d *Deps) buildCertain(tick func(int) error) error {
-	// Create the init-version nodes every read of the initial state may need, so the node set
-	// is final after Build.
+// initVersionNodes creates the init-version nodes every read of the initial state may
+// need, so the node set is final after Build.
+func (d *Deps) initVersionNodes(tick func(int) error) error {
 	for ri := range d.Reads {
 		if err := tick(1); err != nil {
 			return err
@@ -1661,6 +1673,15 @@ func (d *Deps) buildCertain(tick func(int) error) error {
 		if d.Status[r.Txn] != Excluded && slices.Contains(r.Cands, d.Init) {
 			d.initVersionNode(r.Key)
 		}
+	}
+	return nil
+}
+
+// buildCertain adds certain write-read edges and the anti-dependencies they imply with the
+// initial state and with time-fixed write orders.
+func (d *Deps) buildCertain(tick func(int) error) error {
+	if err := d.initVersionNodes(tick); err != nil {
+		return err
 	}
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
