@@ -144,19 +144,26 @@ func Explain(h *history.History, a report.Anomaly) Explanation {
 		e.Txns = append(e.Txns, explainTxn(h, n, t, keys))
 	}
 	e.Cycle = len(a.Cycle) >= 2 && a.Cycle[len(a.Cycle)-1].To == a.Cycle[0].From
-	for i, s := range a.Cycle {
-		st := Pair(h, s)
-		if e.Cycle && i == len(a.Cycle)-1 {
-			st.Sentence = "However, " + st.Sentence + ": a contradiction!"
-		}
-		e.Steps = append(e.Steps, st)
-	}
+	e.Steps = steps(h, a.Cycle, e.Cycle)
 	if e.Cycle {
 		e.Contradiction = e.Steps[len(e.Steps)-1].Sentence
 	} else {
 		e.Contradiction = a.Message
 	}
 	return e
+}
+
+// steps explains each step of cyc; the last step of a cycle is the contradiction.
+func steps(h *history.History, cyc []report.Step, cycle bool) []Step {
+	var out []Step
+	for i, s := range cyc {
+		st := Pair(h, s)
+		if cycle && i == len(cyc)-1 {
+			st.Sentence = "However, " + st.Sentence + ": a contradiction!"
+		}
+		out = append(out, st)
+	}
+	return out
 }
 
 // involved returns the transactions a names, then those of its steps, each once.
@@ -214,15 +221,7 @@ func explainTxn(h *history.History, n namer, id history.TxnID, keys map[history.
 	t.tx = tx
 	t.Session = h.Sessions[tx.Session].Source.String()
 	t.Outcome = tx.Outcome.String()
-	if tx.HasTime {
-		t.Time = fmt.Sprintf("[%d,%d]", tx.Time.Begin, tx.Time.End)
-	}
-	if tx.HasTimestamps {
-		t.Timestamps = fmt.Sprintf("[%v,%v]", tx.Start, tx.Commit)
-		if sn, ok := h.Snapshots[id]; ok && h.DerivedTimestamps() {
-			t.Timestamps += " from snapshot " + sn.String()
-		}
-	}
+	t.Time, t.Timestamps = txnTimes(h, tx)
 	for _, o := range tx.Ops {
 		if len(tx.Ops) > maxOps && !keys[o.Key] {
 			t.Elided++
@@ -231,6 +230,21 @@ func explainTxn(h *history.History, n namer, id history.TxnID, keys map[history.
 		t.Ops = append(t.Ops, Op(h, o))
 	}
 	return t
+}
+
+// txnTimes renders tx's client interval and database timestamps ("" when it has none),
+// with the snapshot its timestamps were derived from.
+func txnTimes(h *history.History, tx *history.Txn) (interval, timestamps string) {
+	if tx.HasTime {
+		interval = fmt.Sprintf("[%d,%d]", tx.Time.Begin, tx.Time.End)
+	}
+	if tx.HasTimestamps {
+		timestamps = fmt.Sprintf("[%v,%v]", tx.Start, tx.Commit)
+		if sn, ok := h.Snapshots[tx.ID]; ok && h.DerivedTimestamps() {
+			timestamps += " from snapshot " + sn.String()
+		}
+	}
+	return interval, timestamps
 }
 
 // Op renders one operation with the source's keys and values: r(x,1), w(x,1), a(l,3),
@@ -243,14 +257,7 @@ func Op(h *history.History, o history.Op) string {
 	switch o.Kind {
 	case history.OpRead:
 		fmt.Fprintf(&b, "r(%s,%s)", k(), history.ShowValue(h.Value(o.Value)))
-		switch o.Src.Kind {
-		case history.SrcTxn:
-			b.WriteString("<-" + h.Name(o.Src.Txn))
-		case history.SrcInit:
-			b.WriteString("<-init")
-		case history.SrcNone:
-			b.WriteString("<-none")
-		}
+		b.WriteString(srcSuffix(h, o.Src))
 	case history.OpWrite:
 		fmt.Fprintf(&b, "w(%s,%s)", k(), history.ShowValue(h.Value(o.Value)))
 	case history.OpAppend:
@@ -271,6 +278,20 @@ func Op(h *history.History, o history.Op) string {
 		b.WriteByte('!')
 	}
 	return b.String()
+}
+
+// srcSuffix renders a read's explicit source: "<-T1", "<-init", "<-none", or "" when it has
+// none.
+func srcSuffix(h *history.History, src history.Src) string {
+	switch src.Kind {
+	case history.SrcTxn:
+		return "<-" + h.Name(src.Txn)
+	case history.SrcInit:
+		return "<-init"
+	case history.SrcNone:
+		return "<-none"
+	}
+	return ""
 }
 
 // List renders list values as [1 2 3], eliding the middle of lists longer than 8.
