@@ -120,23 +120,26 @@ func (d *Deps) fieldBack(vs *versions, fi *fieldIndex, parse func(history.Datum)
 			if fi.states[g] != fieldUnset {
 				continue
 			}
-			es := before(log, w.Key, w.Op)
-			for e := len(es) - 1; e >= 0; e-- {
-				var f fieldVal
-				switch es[e].kind {
-				case history.OpAppend:
-					f = fieldVal{state: fieldUnknown}
-				default:
-					f = parse(h.Value(es[e].v))
-				}
-				if f.state == fieldUnset {
-					continue
-				}
+			if f, ok := d.lastSetting(before(log, w.Key, w.Op), parse); ok {
 				fi.vals[g], fi.states[g] = f.v, f.state
-				break
 			}
 		}
 	}
+}
+
+// lastSetting returns the field as the last of the writes es that sets it leaves it (an
+// append leaves it unknown), if one does. parse is the field's reading of one value.
+func (d *Deps) lastSetting(es []logEntry, parse func(history.Datum) fieldVal) (fieldVal, bool) {
+	for e := len(es) - 1; e >= 0; e-- {
+		f := fieldVal{state: fieldUnknown}
+		if es[e].kind != history.OpAppend {
+			f = parse(d.H.Value(es[e].v))
+		}
+		if f.state != fieldUnset {
+			return f, true
+		}
+	}
+	return fieldVal{}, false
 }
 
 // ownCtx is what ownTruth keeps about the transaction whose predicate ops are expanded:

@@ -272,16 +272,22 @@ func (c *checker) txnReads(t *history.Txn) {
 				}
 			}
 		case history.OpWrite, history.OpAppend, history.OpInsert, history.OpDelete:
-			c.prevAppend[j] = -1
-			if c.stamp[o.Key] == c.gen {
-				c.prevAppend[j] = c.lastW[o.Key]
-			}
-			c.stamp[o.Key] = c.gen
-			c.lastW[o.Key] = int32(j)
-			if o.Failed() {
-				c.failStamp[o.Key] = c.gen
-			}
+			c.ownWriteOf(int32(j), o)
 		}
+	}
+}
+
+// ownWriteOf records write o, op j of the current transaction, as its last write of the
+// key (linked to the one before, for appends), and whether it failed.
+func (c *checker) ownWriteOf(j int32, o history.Op) {
+	c.prevAppend[j] = -1
+	if c.stamp[o.Key] == c.gen {
+		c.prevAppend[j] = c.lastW[o.Key]
+	}
+	c.stamp[o.Key] = c.gen
+	c.lastW[o.Key] = j
+	if o.Failed() {
+		c.failStamp[o.Key] = c.gen
 	}
 }
 

@@ -54,7 +54,6 @@ type thinAirs struct {
 
 // txn counts the thin-air reads of committed transaction t.
 func (c *thinAirs) txn(t *history.Txn) {
-	h := c.h
 	clear(c.own)
 	for _, o := range t.Ops {
 		switch {
@@ -63,12 +62,20 @@ func (c *thinAirs) txn(t *history.Txn) {
 				c.own = make(map[history.Key]bool)
 			}
 			c.own[o.Key] = true
-		case o.Kind != history.OpRead || o.Failed() || o.Src.Kind != history.SrcByValue || c.own[o.Key]:
-		case c.written[keyValue{o.Key, o.Value}] || o.Value == h.InitialValue(o.Key):
-		default:
+		case c.thinAir(o):
 			c.read(o.Value)
 		}
 	}
+}
+
+// thinAir reports whether o, not a write, is a thin-air read that counts: a read by value,
+// not failed, not after its transaction's own write of the key, of a value no transaction
+// wrote to the key and that is not its initial value.
+func (c *thinAirs) thinAir(o history.Op) bool {
+	if o.Kind != history.OpRead || o.Failed() || o.Src.Kind != history.SrcByValue || c.own[o.Key] {
+		return false
+	}
+	return !c.written[keyValue{o.Key, o.Value}] && o.Value != c.h.InitialValue(o.Key)
 }
 
 // read counts a thin-air read of v.

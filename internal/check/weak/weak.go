@@ -324,11 +324,18 @@ func (c *check) depEdges() {
 			c.possible.AddEdge(e.From, e.To)
 		}
 	}
-	for _, le := range listEdges(d, true) {
+	c.listOrderEdges()
+}
+
+// listOrderEdges adds the write orders list reads show: those of committed readers and
+// writers as certain (with their reasons), those of every reader and writer that may have
+// committed as possible.
+func (c *check) listOrderEdges() {
+	for _, le := range listEdges(c.d, true) {
 		c.addCertain(le.Edge)
 		c.why[[2]int32{le.From, le.To}] = le.why
 	}
-	for _, le := range listEdges(d, false) {
+	for _, le := range listEdges(c.d, false) {
 		c.possible.AddEdge(le.From, le.To)
 	}
 }
@@ -395,19 +402,14 @@ type pick struct {
 // not have read the initial state, with pos the position of each transaction in an order
 // of the certain graph. It reports false when a read has only writers of unknown outcome.
 func (c *check) firstPicks(pos []int32) ([]pick, bool) {
-	d, n := c.d, c.n
+	d := c.d
 	var picks []pick
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
 		if d.Status[r.Txn] != deps.Committed || slices.Contains(r.Cands, d.Init) {
 			continue
 		}
-		var cs []int32
-		for _, w := range r.Cands {
-			if w < n && w != r.Txn && d.Status[w] == deps.Committed {
-				cs = append(cs, w)
-			}
-		}
+		cs := c.committedCands(r)
 		if len(cs) == 0 {
 			return nil, false // only writers of unknown outcome: not this choice
 		}
@@ -425,6 +427,18 @@ func (c *check) firstPicks(pos []int32) ([]pick, bool) {
 		picks = append(picks, pick{reader: r.Txn, cands: cs, at: at})
 	}
 	return picks, true
+}
+
+// committedCands returns r's candidates that are committed transactions other than its
+// reader.
+func (c *check) committedCands(r *deps.Read) []int32 {
+	var cs []int32
+	for _, w := range r.Cands {
+		if w < c.n && w != r.Txn && c.d.Status[w] == deps.Committed {
+			cs = append(cs, w)
+		}
+	}
+	return cs
 }
 
 // repairPicks adds the picks' edges to the certain graph and, while that has a cycle, moves
