@@ -300,14 +300,20 @@ func runBothOutcomes(ctx context.Context, c *Checker, recorded *history.History,
 			return rep, nil
 		}
 	}
-	rep := reps[1]
+	return bothFailed(reps[1], n), nil
+}
+
+// bothFailed is runBothOutcomes' report when both readings of the n transactions logged
+// committed with a failed statement fail the level (rep: the second one's): the level
+// fails when there is one, else the mixes are unchecked and it is Unknown.
+func bothFailed(rep *Report, n int) *Report {
 	if n == 1 {
 		rep.Notes = append(rep.Notes, "the level fails whether the transaction logged as committed with a failed statement committed without it (the anomalies shown) or rolled back")
-		return rep, nil
+		return rep
 	}
 	rep.Verdict, rep.Anomalies = Unknown, nil
 	rep.Notes = append(rep.Notes, fmt.Sprintf("the timestamp checker fails the level both when the %d transactions logged as committed with a failed statement all rolled back and when all committed without it, but not every mix of the two was checked: --failed-statements=rolled-back or skipped, or --method black-box, decides", n))
-	return rep, nil
+	return rep
 }
 
 // count says n things: "1 session", "0 sessions".

@@ -538,31 +538,27 @@ func (d *Deps) dropUncounted(ctx context.Context) error {
 		if len(r.Cands) == 0 {
 			d.Findings = append(d.Findings, d.explainNoSource(r))
 		}
-		for _, w := range r.Needs {
-			if w < 0 || d.Status[w] == Excluded {
-				d.Findings = append(d.Findings, d.explainList(r, w))
-				break
-			}
-		}
+		d.unreadAppends(r)
 	}
 	return nil
+}
+
+// unreadAppends reports the first element committed list read r holds that no counted
+// transaction appended, if there is one.
+func (d *Deps) unreadAppends(r *Read) {
+	for _, w := range r.Needs {
+		if w < 0 || d.Status[w] == Excluded {
+			d.Findings = append(d.Findings, d.explainList(r, w))
+			return
+		}
+	}
 }
 
 // indexWriters lists each key's counted writers, carved from one slice (counted first;
 // capacity-limited, so an append copies).
 func (d *Deps) indexWriters() {
 	nk := len(d.H.Keys)
-	nwk := make([]int32, nk+1)
-	for t, ws := range d.Writes {
-		if d.Status[t] != Excluded {
-			for _, w := range ws {
-				nwk[w.Key+1]++
-			}
-		}
-	}
-	for k := range nk {
-		nwk[k+1] += nwk[k]
-	}
+	nwk := d.writerOffsets()
 	all := make([]int32, nwk[nk])
 	for k := range nk {
 		d.Writers[k] = all[nwk[k]:nwk[k]:nwk[k+1]]
@@ -622,6 +618,24 @@ func ticker(ctx context.Context) func(n int) error {
 		}
 		return nil
 	}
+}
+
+// writerOffsets returns, per key k, where its counted writers start in one array
+// (nwk[k]), and their number in all (nwk[len(keys)]).
+func (d *Deps) writerOffsets() []int32 {
+	nk := len(d.H.Keys)
+	nwk := make([]int32, nk+1)
+	for t, ws := range d.Writes {
+		if d.Status[t] != Excluded {
+			for _, w := range ws {
+				nwk[w.Key+1]++
+			}
+		}
+	}
+	for k := range nk {
+		nwk[k+1] += nwk[k]
+	}
+	return nwk
 }
 
 // HasLists reports whether the history has list reads (list-append).

@@ -355,15 +355,7 @@ func (d *Deps) visibleTruth(ti int32, k history.Key, v history.Value, src histor
 	}
 	switch src.Kind {
 	case history.SrcTxn:
-		w := int32(src.Txn)
-		if int(w) < d.N && w != ti && h.Txns[w].Outcome != history.OutcomeAborted && d.isFinal(w, k, src.Op, v) {
-			if g, ok := d.versionOf(vs, w, k); ok {
-				learn(g)
-			} else {
-				res = history.TruthUnknown
-			}
-		}
-		return res
+		return d.namedTruth(ti, k, v, src, pr, fi, vs)
 	case history.SrcInit, history.SrcNone:
 		learn(vs.base[k])
 		return res
@@ -380,6 +372,20 @@ func (d *Deps) visibleTruth(ti int32, k history.Key, v history.Value, src histor
 		learn(vs.base[k])
 	}
 	return res
+}
+
+// namedTruth is visibleTruth for a read whose source names writer src: the truth on that
+// writer's version, when it is the final write of k with value v by a transaction other
+// than ti that did not abort (TruthUnknown if it has no such version), else TruthUnset.
+func (d *Deps) namedTruth(ti int32, k history.Key, v history.Value, src history.Src, pr *history.Predicate, fi *fieldIndex, vs *versions) history.Truth {
+	w := int32(src.Txn)
+	if int(w) >= d.N || w == ti || d.H.Txns[w].Outcome == history.OutcomeAborted || !d.isFinal(w, k, src.Op, v) {
+		return history.TruthUnset
+	}
+	if g, ok := d.versionOf(vs, w, k); ok {
+		return fi.truthOf(pr, k, g)
+	}
+	return history.TruthUnknown
 }
 
 // predReturnedOwnFalse records a predicate read that returned a row the transaction had

@@ -48,13 +48,7 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, opts Op
 		rep.Verdict = report.Fail
 	}
 	if m, _ := modeOf(level, opts.Session); m.ser && len(res.Violations) > 0 && h.DerivedTimestamps() {
-		// Snapshots fix which commits each transaction saw, not the order of commits that
-		// no snapshot tells apart: that order was chosen here, and commit-order
-		// serializability failing in it does not make the history unserializable. (A pass
-		// stands: the order is then a serial order every read agrees with.)
-		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, fmt.Sprintf("the timestamps were derived from the database's snapshots, which do not say in which order concurrent transactions committed: the %d violations of serializability in the order isovet chose are not reported, as another order may have none; the black-box checker decides (--method black-box)", len(res.Violations)))
-		res.Violations = nil
+		withdraw(rep, &res)
 	}
 	addViolations(rep, h, res.Violations, opts.MaxAnomalies)
 	if res.Skipped > 0 {
@@ -67,6 +61,18 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, opts Op
 	}
 	report.Finish(rep)
 	return rep, nil
+}
+
+// withdraw makes rep Unknown and drops res's violations of serializability found in an
+// order of commits derived from snapshots. Snapshots fix which commits each transaction
+// saw, not the order of commits that no snapshot tells apart: that order was chosen here,
+// and commit-order serializability failing in it does not make the history
+// unserializable. (A pass stands: the order is then a serial order every read agrees
+// with.)
+func withdraw(rep *report.Report, res *Result) {
+	rep.Verdict = report.Unknown
+	rep.Notes = append(rep.Notes, fmt.Sprintf("the timestamps were derived from the database's snapshots, which do not say in which order concurrent transactions committed: the %d violations of serializability in the order isovet chose are not reported, as another order may have none; the black-box checker decides (--method black-box)", len(res.Violations)))
+	res.Violations = nil
 }
 
 // checkedKinds are the kinds of violations Chronos finds, in the order the report counts
@@ -106,12 +112,7 @@ func (v *Violation) Anomaly(h *history.History) report.Anomaly {
 	}
 	var k history.Key = -1
 	if v.HasKey {
-		for i, d := range h.Keys {
-			if d == v.Key {
-				k = history.Key(i)
-				break
-			}
-		}
+		k = keyIndex(h, v.Key)
 		a.Key = k
 	}
 	if v.Kind == anomaly.ExtViolation && v.OtherID >= 0 && v.TxnID >= 0 {
@@ -121,6 +122,16 @@ func (v *Violation) Anomaly(h *history.History) report.Anomaly {
 		a.Cycle = []report.Step{{From: v.OtherID, To: v.TxnID, Rel: report.SO, Key: -1, Why: "session order"}}
 	}
 	return a
+}
+
+// keyIndex returns the dense key of h whose datum is key, or -1.
+func keyIndex(h *history.History, key history.Datum) history.Key {
+	for i, d := range h.Keys {
+		if d == key {
+			return history.Key(i)
+		}
+	}
+	return -1
 }
 
 // event is one replay event: a start, a commit or a point transaction.

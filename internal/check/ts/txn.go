@@ -73,16 +73,7 @@ type oread struct {
 // valid until the next call.
 func ocompile(t *Txn, sc *scratch, ints []intFinding2, shard, shards int, own bool) (reads []oread, rkeys []history.Datum, writes []owrite, _ []intFinding2) {
 	c := ocompiler{txnView: txnView[history.Datum, history.Datum]{loc: sc.loc[:0]}, ints: ints}
-	nr, nw := countOps(t, shard, shards)
-	if nr > 0 {
-		c.reads = sc.reads.take(nr)
-	}
-	if !own {
-		c.writes, c.rkeys = sc.writes[:0], sc.rkeys[:0]
-	} else {
-		// nw and nr bound the keys written and read: appends stay in these.
-		c.writes, c.rkeys = bump(&sc.wbuf, nw), bump(&sc.kbuf, nr)
-	}
+	c.alloc(t, sc, shard, shards, own)
 	for oi := range t.Ops {
 		o := &t.Ops[oi]
 		if shards > 1 && KeyShard(o.Key, shards) != shard {
@@ -107,6 +98,21 @@ func ocompile(t *Txn, sc *scratch, ints []intFinding2, shard, shards int, own bo
 		sc.writes, sc.rkeys = c.writes, c.rkeys
 	}
 	return c.reads, c.rkeys, c.writes, c.ints
+}
+
+// alloc gives c the memory for t's reads, read keys and writes on the keys of shard of
+// shards: carved from sc's batch buffers with own, else sc's scratch.
+func (c *ocompiler) alloc(t *Txn, sc *scratch, shard, shards int, own bool) {
+	nr, nw := countOps(t, shard, shards)
+	if nr > 0 {
+		c.reads = sc.reads.take(nr)
+	}
+	if !own {
+		c.writes, c.rkeys = sc.writes[:0], sc.rkeys[:0]
+		return
+	}
+	// nw and nr bound the keys written and read: appends stay in these.
+	c.writes, c.rkeys = bump(&sc.wbuf, nw), bump(&sc.kbuf, nr)
 }
 
 // countOps counts the reads and the writes of t's operations on keys of the shard.

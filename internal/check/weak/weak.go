@@ -88,8 +88,7 @@ func decide(ctx context.Context, h *history.History, level anomaly.Level, o Opti
 		return rep, err
 	}
 	if level != anomaly.ReadCommitted && hasPredicates(h) {
-		rep.AddCaveat(report.CaveatPartial, fmt.Sprintf("the history has predicate operations, whose dependencies the %s checker does not model yet: only the basic checks ran, and they found nothing", level))
-		report.Finish(rep)
+		basicOnly(rep, level)
 		return rep, nil
 	}
 	session := level.Info().Session
@@ -113,6 +112,13 @@ func decide(ctx context.Context, h *history.History, level anomaly.Level, o Opti
 	}
 	c.judge(ctx, level, choices, rep)
 	return rep, nil
+}
+
+// basicOnly finishes rep, on whose history only the basic checks ran (and found nothing):
+// the dependencies of its predicate operations are not modelled at level.
+func basicOnly(rep *report.Report, level anomaly.Level) {
+	rep.AddCaveat(report.CaveatPartial, fmt.Sprintf("the history has predicate operations, whose dependencies the %s checker does not model yet: only the basic checks ran, and they found nothing", level))
+	report.Finish(rep)
 }
 
 // withDefaults returns o with its zero fields set to their defaults.
@@ -603,10 +609,18 @@ func (s *saturator) causal(ctx context.Context, maxWords int) (bool, error) {
 	if err != nil || !ok {
 		return true, err // !ok: a cycle of session order and reads; the graphs have it already
 	}
+	return true, s.forceCausal(ctx, clock, ns)
+}
+
+// forceCausal applies the causal axiom to every read that counts, with clock the vector
+// clocks (ns sessions a transaction): the latest writer of the key in each session of the
+// reader's causal past comes before the one it read from.
+func (s *saturator) forceCausal(ctx context.Context, clock []int32, ns int) error {
+	d := s.c.d
 	perKey := s.sessionWriters()
 	for ri := range d.Reads {
 		if ri%4096 == 0 && ctx.Err() != nil {
-			return true, context.Cause(ctx)
+			return context.Cause(ctx)
 		}
 		r := &d.Reads[ri]
 		if r.Op < 0 || !s.counts(r.Txn) {
@@ -621,7 +635,7 @@ func (s *saturator) causal(ctx context.Context, maxWords int) (bool, error) {
 			}
 		}
 	}
-	return true, nil
+	return nil
 }
 
 // vectorClocks returns, per transaction and session, the last seq of that session in the
