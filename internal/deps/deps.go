@@ -1128,11 +1128,7 @@ func (d *Deps) AppendStep(st report.Step, via int32, forced bool) (report.Step, 
 	st.Value = mine.Value
 	why := d.OrderWhy(t, b, st.Key)
 	if why == "" {
-		after := "the empty list"
-		if src >= 0 && src < int32(d.N) {
-			after = name(src) + "'s"
-		}
-		why = fmt.Sprintf(" (%s's read of %v shows %s's appends directly after %s, which %s also overwrote)", lister, d.H.Key(st.Key), name(t), after, name(b))
+		why = d.shownAfter(d.Reads[shown].Txn, st.Key, t, src, b)
 	}
 	st.Why = fmt.Sprintf("%s overwrote %s's %s with %s%s%s", name(b), name(t), kv(mine.Value), kv(st.Value2), why, ruled)
 	return st, true
@@ -1149,6 +1145,17 @@ func (d *Deps) ReadPhrase(reader, src int32, k history.Key, value history.Value)
 		return fmt.Sprintf("%s read %s (written by %s)", d.H.Name(history.TxnID(reader)), kv, d.H.Name(history.TxnID(src)))
 	}
 	return fmt.Sprintf("%s read the initial %s", d.H.Name(history.TxnID(reader)), kv)
+}
+
+// shownAfter says, as a parenthesis, that lister's read of k shows t's appends directly
+// after src's (or the empty list), which b also overwrote.
+func (d *Deps) shownAfter(lister int32, k history.Key, t, src, b int32) string {
+	name := func(t int32) string { return d.H.Name(history.TxnID(t)) }
+	after := "the empty list"
+	if src >= 0 && src < int32(d.N) {
+		after = name(src) + "'s"
+	}
+	return fmt.Sprintf(" (%s's read of %v shows %s's appends directly after %s, which %s also overwrote)", name(lister), d.H.Key(k), name(t), after, name(b))
 }
 
 // OrderWhy says, as a parenthesis to append, why a's version of k comes before b's when the

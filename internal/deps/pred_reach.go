@@ -61,7 +61,6 @@ type reachSource struct {
 }
 
 func (d *Deps) newReachSource(ctx context.Context, vs *versions) *reachSource {
-	h := d.H
 	s := &reachSource{d: d, vs: vs, ctx: ctx, swept: make(map[string]bool)}
 	s.iv = d.timeIntervals()
 	nk := len(vs.byKey)
@@ -72,49 +71,58 @@ func (d *Deps) newReachSource(ctx context.Context, vs *versions) *reachSource {
 	s.maxLen = make([]int64, nk)
 	var com []int32 // committed writers by begin
 	var suf []int64 // suffix minimum of their ends
-	for k, ws := range vs.byKey {
-		com = com[:0]
-		var ml int64
-		for _, w := range ws {
-			if h.Txns[w].Outcome == history.OutcomeCommitted {
-				com = append(com, w)
-			}
-			ml = max(ml, length(s.iv[w]))
-		}
-		s.maxLen[k] = ml
-		slices.SortFunc(com, func(a, b int32) int { return cmp.Compare(s.iv[a].Begin, s.iv[b].Begin) })
-		suf = slices.Grow(suf[:0], len(com)+1)[:len(com)+1]
-		suf[len(com)] = math.MaxInt64
-		for i := len(com) - 1; i >= 0; i-- {
-			suf[i] = min(suf[i+1], s.iv[com[i]].End)
-		}
-		g0 := vs.base[k]
-		s.sup[g0] = suf[0]
-		lo, hi := vs.wrange(history.Key(k))
-		be := s.byEnd[lo:hi]
-		for i, w := range ws {
-			// The first committed writer that began after w ended.
-			e := s.iv[w].End
-			a, b := 0, len(com)
-			for a < b {
-				m := int(uint(a+b) >> 1)
-				if s.iv[com[m]].Begin <= e {
-					a = m + 1
-				} else {
-					b = m
-				}
-			}
-			s.sup[g0+1+int32(i)] = suf[a]
-			be[i] = int32(i)
-		}
-		slices.SortFunc(be, func(a, b int32) int { return cmp.Or(cmp.Compare(s.iv[ws[a]].End, s.iv[ws[b]].End), cmp.Compare(a, b)) })
-		se := s.supEnd[lo:hi]
-		for j, i := range be {
-			se[j] = s.sup[g0+1+i]
-		}
+	for k := range vs.byKey {
+		com, suf = s.indexKey(k, com[:0], suf)
 	}
 	s.opOff = make([]int32, len(d.predOps)+1)
 	return s
+}
+
+// indexKey fills the reach index of key k's versions: the longest writer interval, each
+// version's S (the least End of the committed writers that began after its writer ended)
+// and the versions by End with their S. com and suf are scratch, returned for reuse.
+func (s *reachSource) indexKey(k int, com []int32, suf []int64) ([]int32, []int64) {
+	h, vs := s.d.H, s.vs
+	ws := vs.byKey[k]
+	var ml int64
+	for _, w := range ws {
+		if h.Txns[w].Outcome == history.OutcomeCommitted {
+			com = append(com, w)
+		}
+		ml = max(ml, length(s.iv[w]))
+	}
+	s.maxLen[k] = ml
+	slices.SortFunc(com, func(a, b int32) int { return cmp.Compare(s.iv[a].Begin, s.iv[b].Begin) })
+	suf = slices.Grow(suf[:0], len(com)+1)[:len(com)+1]
+	suf[len(com)] = math.MaxInt64
+	for i := len(com) - 1; i >= 0; i-- {
+		suf[i] = min(suf[i+1], s.iv[com[i]].End)
+	}
+	g0 := vs.base[k]
+	s.sup[g0] = suf[0]
+	lo, hi := vs.wrange(history.Key(k))
+	be := s.byEnd[lo:hi]
+	for i, w := range ws {
+		// The first committed writer that began after w ended.
+		e := s.iv[w].End
+		a, b := 0, len(com)
+		for a < b {
+			m := int(uint(a+b) >> 1)
+			if s.iv[com[m]].Begin <= e {
+				a = m + 1
+			} else {
+				b = m
+			}
+		}
+		s.sup[g0+1+int32(i)] = suf[a]
+		be[i] = int32(i)
+	}
+	slices.SortFunc(be, func(a, b int32) int { return cmp.Or(cmp.Compare(s.iv[ws[a]].End, s.iv[ws[b]].End), cmp.Compare(a, b)) })
+	se := s.supEnd[lo:hi]
+	for j, i := range be {
+		se[j] = s.sup[g0+1+i]
+	}
+	return com, suf
 }
 
 // length is the length of an interval, +inf (math.MaxInt64) when it is unbounded or too
