@@ -795,6 +795,12 @@ func validateSrc(h *History, src Src, k Key) error {
 	if src.Txn < 0 || int(src.Txn) >= len(h.Txns) {
 		return fmt.Errorf("%w: txn %d", ErrBadSrc, src.Txn)
 	}
+	return validateSrcOp(h, src, k)
+}
+
+// validateSrcOp checks that the op an explicit source names, in a transaction of h, is a
+// write of key k or a predicate write.
+func validateSrcOp(h *History, src Src, k Key) error {
 	w := h.Txns[src.Txn].Ops
 	if src.Op < 0 || int(src.Op) >= len(w) {
 		return fmt.Errorf("%w: op %d of txn %s", ErrBadSrc, src.Op, h.Name(src.Txn))
