@@ -675,6 +675,7 @@ func (x *expansion) returnedRows(po predOp, t *history.Txn, o history.Op, pr *hi
 func (x *expansion) notReturned(i int, po predOp, pr *history.Predicate, fi *fieldIndex) error {
 	d := x.d
 	own, returned, gen := x.own, x.returned, x.gen
+	// The scratch is in locals for the loop below, handed back when it ends.
 	vt, cs := x.vt, x.cs
 	defer func() { x.vt, x.cs = vt, cs }()
 	x.keys = x.src.keys(i, pr, fi, x.keys[:0])

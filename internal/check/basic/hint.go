@@ -90,6 +90,7 @@ func (c *thinAirs) read(v history.Value) {
 	}
 }
 
+// isZero reports whether d is the integer 0.
 func isZero(d history.Datum) bool {
 	i, ok := d.Int()
 	return ok && i == 0
