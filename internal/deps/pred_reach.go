@@ -323,15 +323,7 @@ func (s *reachSource) sweep(name string, fi *fieldIndex) {
 	}
 	least := s.leastBegins(ops)
 	rank, nb, span := ranks(fi)
-	// Every version enters the sweep at most once: a bucket holds at most the versions of
-	// its value.
-	caps := make([]int32, nb)
-	for _, r := range rank {
-		if r >= 0 {
-			caps[r]++
-		}
-	}
-	b := newBuckets(caps)
+	b := rankBuckets(rank, nb)
 	var other []entry // versions whose truth is not a plain comparison
 	add := func(e entry, r int32) {
 		switch {
@@ -389,6 +381,19 @@ func (s *reachSource) sweep(name string, fi *fieldIndex) {
 		at[i], n[i], mine[i] = int32(start), int32(len(buf)-start), true
 	}
 	s.layOut(buf, at, n, mine)
+}
+
+// rankBuckets returns the buckets of the nb ranks, each sized to the versions of its rank
+// (rank: per version). Every version enters the sweep at most once: a bucket holds at most
+// the versions of its value.
+func rankBuckets(rank []int32, nb int) *buckets {
+	caps := make([]int32, nb)
+	for _, r := range rank {
+		if r >= 0 {
+			caps[r]++
+		}
+	}
+	return newBuckets(caps)
 }
 
 // fieldOps returns the predicate ops on field name, by reader End.
