@@ -752,17 +752,7 @@ func (d *Deps) missFloor(ctx context.Context, vs *versions, limit int) (int, err
 		fi := d.field(vs, pr.Field.String())
 		fi.byValue()
 		gen++
-		for _, row := range p.Rows {
-			if row.Match {
-				seen[row.Key] = gen
-			}
-		}
-		for _, w := range d.Writes[po.txn] {
-			seen[w.Key] = gen
-		}
-		for _, k := range fi.other {
-			seen[k] = gen
-		}
+		d.markSettled(seen, gen, po, p, fi)
 		j, _ := slices.BinarySearchFunc(fi.sorted, pr.Lo, func(a keyVal, v int64) int { return cmp.Compare(a.v, v) })
 		for ; j < len(fi.sorted) && fi.sorted[j].v <= pr.Hi; j++ {
 			if k := fi.sorted[j].k; seen[k] != gen {
@@ -794,6 +784,23 @@ func (d *Deps) predWords() int {
 }
 
 const readWords = 32
+
+// markSettled marks in seen (with gen) the rows missFloor does not count for predicate op
+// po (payload p, on field fi): those it returned, those its transaction writes, and those
+// with a version that does not set the field or is not an image (fi.other).
+func (d *Deps) markSettled(seen []uint32, gen uint32, po predOp, p *history.PredOp, fi *fieldIndex) {
+	for _, row := range p.Rows {
+		if row.Match {
+			seen[row.Key] = gen
+		}
+	}
+	for _, w := range d.Writes[po.txn] {
+		seen[w.Key] = gen
+	}
+	for _, k := range fi.other {
+		seen[k] = gen
+	}
+}
 
 // arena hands out the candidate lists of the predicate reads from large blocks: millions of
 // short lists, one allocation per block instead of one each.

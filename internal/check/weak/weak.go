@@ -489,24 +489,27 @@ func (c *check) sources(certain bool) [][]int32 {
 	d := c.d
 	counts := counter(d, certain)
 	src := make([][]int32, d.N)
-	add := func(r, w int32) {
-		if w >= 0 && w < c.n && w != r && counts(w) && !slices.Contains(src[r], w) {
-			src[r] = append(src[r], w)
-		}
-	}
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
 		if r.Op < 0 || !counts(r.Txn) || certain && len(r.Cands) != 1 {
 			continue
 		}
 		for _, w := range r.Cands {
-			add(r.Txn, w)
+			c.addSource(src, counts, r.Txn, w)
 		}
 		for _, w := range r.Needs {
-			add(r.Txn, w)
+			c.addSource(src, counts, r.Txn, w)
 		}
 	}
 	return src
+}
+
+// addSource adds w to the sources of r in src, once, if it is a transaction other than r
+// that counts.
+func (c *check) addSource(src [][]int32, counts func(int32) bool, r, w int32) {
+	if w >= 0 && w < c.n && w != r && counts(w) && !slices.Contains(src[r], w) {
+		src[r] = append(src[r], w)
+	}
 }
 
 // saturate adds the edges the read-atomic or causal axiom forces (Biswas and Enea, OOPSLA
