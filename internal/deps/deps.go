@@ -87,6 +87,25 @@ func UnsupportedNotes(err error, h *history.History, o Options, realtimeLevel st
 	return notes
 }
 
+// settledThrough settles rep by sub, the report of the check at rt, when sub decided: a
+// pass passes rep, with a note and rt's follow-up; a failure makes rep Unknown, naming it
+// in a note. It reports whether sub decided.
+func settledThrough(rep *report.Report, err error, h *history.History, o Options, rt anomaly.Level, sub *report.Report) bool {
+	if sub.Proved() {
+		rep.Verdict = report.Pass
+		rep.Notes = append(append(rep.Notes, "passed by passing "+rt.String()+", which implies this level (without real time, the rows predicates did not return were too many to resolve)"), sub.Notes...)
+		rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "this level passed through it"}
+		return true
+	}
+	if sub.Verdict == report.Fail && len(sub.Anomalies) > 0 {
+		rep.Verdict = report.Unknown
+		rep.Notes = append(rep.Notes, UnsupportedNotes(err, h, o, "")[0], // (the hint to try rt: done)
+			fmt.Sprintf("%s, which real time decides here, does not hold (first: %s); that need not be a violation at this level", rt, sub.Anomalies[0].Name()))
+		return true
+	}
+	return false
+}
+
 // Refused settles rep after Build refused h with err (ErrUnsupported) under o, at a level
 // whose real-time counterpart is rt. Without real time, a row a predicate did not return
 // may have read any of its non-matching versions, and Build refuses more than its bound of
@@ -101,17 +120,8 @@ func Refused(ctx context.Context, rep *report.Report, err error, h *history.Hist
 		if serr != nil && ctx.Err() != nil {
 			return false, serr
 		}
-		if serr == nil && sub.Proved() {
-			rep.Verdict = report.Pass
-			rep.Notes = append(append(rep.Notes, "passed by passing "+rt.String()+", which implies this level (without real time, the rows predicates did not return were too many to resolve)"), sub.Notes...)
-			rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "this level passed through it"}
-			return true, nil
-		}
-		if serr == nil && sub.Verdict == report.Fail && len(sub.Anomalies) > 0 {
-			rep.Verdict = report.Unknown
-			rep.Notes = append(rep.Notes, UnsupportedNotes(err, h, o, "")[0], // (the hint to try rt: done)
-				fmt.Sprintf("%s, which real time decides here, does not hold (first: %s); that need not be a violation at this level", rt, sub.Anomalies[0].Name()))
-			return false, nil
+		if serr == nil && settledThrough(rep, err, h, o, rt, sub) {
+			return rep.Verdict == report.Pass, nil
 		}
 	}
 	rep.Verdict = report.Unknown
@@ -947,14 +957,7 @@ func (d *Deps) prefixReads(ri int32, done map[writerKey]int32) {
 		if !ok || w == reader || d.Status[w] == Excluded {
 			break // a finding already
 		}
-		j := i
-		for j < len(prefix) {
-			x, ok := d.appender(key, prefix[j])
-			if !ok || x != w {
-				break
-			}
-			j++
-		}
+		j := d.runEnd(key, prefix, i, w)
 		run, all := prefix[i:j], d.appendsOf(w, key)
 		if !slices.Equal(run, all) {
 			d.partialRun(reader, w, key, prefix, run, all)
@@ -968,6 +971,19 @@ func (d *Deps) prefixReads(ri int32, done map[writerKey]int32) {
 		prev, prevV = w, run[len(run)-1]
 		i = j
 	}
+}
+
+// runEnd returns the end of the run of prefix's elements from i that w appended to key.
+func (d *Deps) runEnd(key history.Key, prefix []history.Value, i int, w int32) int {
+	j := i
+	for j < len(prefix) {
+		x, ok := d.appender(key, prefix[j])
+		if !ok || x != w {
+			break
+		}
+		j++
+	}
+	return j
 }
 
 // appendsOf returns w's appends to k, in order.
