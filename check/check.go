@@ -163,20 +163,27 @@ func Checkers() []Checker { return checkers }
 // when h carries database timestamps (h may be nil to ask about levels alone).
 func Supported(h *history.History, l Level, m Method) (*Checker, error) {
 	for i := range checkers {
-		c := &checkers[i]
-		if m == MethodAuto && c.Method == MethodTimestamp && (h == nil || !h.HasTimestamps()) {
-			continue
-		}
-		if (m == MethodAuto && c.Method != MethodBasic) || c.Method == m {
-			if c.Supports(l) {
-				return c, nil
-			}
+		if c := &checkers[i]; c.offered(h, m) && c.Supports(l) {
+			return c, nil
 		}
 	}
 	if m == MethodAuto {
 		return nil, fmt.Errorf("%w: no checker for level %s has landed yet; run the basic checks with --method basic", ErrNotImplemented, l)
 	}
 	return nil, fmt.Errorf("%w: method %s does not check level %s", ErrNotImplemented, m, l)
+}
+
+// offered reports whether Supported may choose c for method m on h: c's own method, or
+// with MethodAuto any but the basic checks (the timestamp checker only when h carries
+// database timestamps).
+func (c *Checker) offered(h *history.History, m Method) bool {
+	if m != MethodAuto {
+		return c.Method == m
+	}
+	if c.Method == MethodTimestamp && (h == nil || !h.HasTimestamps()) {
+		return false
+	}
+	return c.Method != MethodBasic
 }
 
 // Check checks h against level with the checker opts.Method selects. Every route to a
@@ -237,6 +244,21 @@ func finish(rep *Report, c *Checker, level Level, recorded, h *history.History, 
 		rep.AddCaveat(report.CaveatBasicOnly, fmt.Sprintf("only the basic checks ran (aborted, intermediate and thin-air reads, internal consistency, list orders): they find no dependency cycle, so finding nothing does not show that %s holds", level))
 	}
 	report.Finish(rep)
+	addHistoryNotes(rep, h)
+	if failed.Ops > 0 {
+		rep.Failed = &failed
+	}
+	rep.History = recorded
+	rep.Level = level
+	if rep.Checker == "" {
+		rep.Checker = c.Name
+	}
+}
+
+// addHistoryNotes adds the notes rep needs on h: that a pass holds vacuously, the hint on
+// the initial value that thin-air reads may need (first), and the reader's own notes
+// (before all).
+func addHistoryNotes(rep *Report, h *history.History) {
 	if rep.Verdict == Pass && !h.AnyCommitted() {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("the history holds no committed transaction (%s in %s), so the level holds vacuously: check that the right files were read", count(len(h.Txns), "transaction"), count(len(h.Sessions), "session")))
 	}
@@ -247,14 +269,6 @@ func finish(rep *Report, c *Checker, level Level, recorded, h *history.History, 
 	}
 	if len(h.Notes) > 0 {
 		rep.Notes = append(slices.Clip(h.Notes), rep.Notes...)
-	}
-	if failed.Ops > 0 {
-		rep.Failed = &failed
-	}
-	rep.History = recorded
-	rep.Level = level
-	if rep.Checker == "" {
-		rep.Checker = c.Name
 	}
 }
 
@@ -286,14 +300,20 @@ func runBothOutcomes(ctx context.Context, c *Checker, recorded *history.History,
 			return rep, nil
 		}
 	}
-	rep := reps[1]
+	return bothFailed(reps[1], n), nil
+}
+
+// bothFailed is runBothOutcomes' report when both readings of the n transactions logged
+// committed with a failed statement fail the level (rep: the second one's): the level
+// fails when there is one, else the mixes are unchecked and it is Unknown.
+func bothFailed(rep *Report, n int) *Report {
 	if n == 1 {
 		rep.Notes = append(rep.Notes, "the level fails whether the transaction logged as committed with a failed statement committed without it (the anomalies shown) or rolled back")
-		return rep, nil
+		return rep
 	}
 	rep.Verdict, rep.Anomalies = Unknown, nil
 	rep.Notes = append(rep.Notes, fmt.Sprintf("the timestamp checker fails the level both when the %d transactions logged as committed with a failed statement all rolled back and when all committed without it, but not every mix of the two was checked: --failed-statements=rolled-back or skipped, or --method black-box, decides", n))
-	return rep, nil
+	return rep
 }
 
 // count says n things: "1 session", "0 sessions".
@@ -321,6 +341,12 @@ func FollowRealtime(ctx context.Context, h *history.History, rep *Report, opts O
 	opts.MaxAnomalies = 1
 	opts.Now = nil
 	sub, err := Check(ctx, h, rt, opts)
+	rep.Followup = followup(ctx, rt, sub, err)
+}
+
+// followup is what the check of rt (sub, err) says of it: its verdict and first anomaly,
+// or why it has none.
+func followup(ctx context.Context, rt Level, sub *Report, err error) *report.Followup {
 	f := &report.Followup{Level: rt, Verdict: Unknown}
 	switch {
 	case sub != nil && err == nil && sub.Verdict == Fail && len(sub.Anomalies) > 0:
@@ -336,5 +362,5 @@ func FollowRealtime(ctx context.Context, h *history.History, rep *Report, opts O
 	default:
 		f.Why = "the check there was inconclusive; --level " + rt.String() + " says why"
 	}
-	rep.Followup = f
+	return f
 }

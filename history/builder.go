@@ -527,73 +527,100 @@ const maxProblems = 20
 // pointing at writes of the same key, intervals with Begin <= End. It reports every problem
 // (up to 20) with errors.Join.
 func Validate(h *History) error {
-	var errs []error
-	add := func(err error) bool {
-		errs = append(errs, err)
-		return len(errs) < maxProblems
-	}
-	nk, nv := Key(len(h.Keys)), Value(h.Values.Len())
-	lists := false // some op appends or reads a list
-	// Per key: 1 + the index of the predicate payload that last listed it, and where.
-	var rowSeen, rowAt []int32
+	v := &validator{h: h, nk: Key(len(h.Keys)), nv: Value(h.Values.Len())}
 	for ti := range h.Txns {
-		t := &h.Txns[ti]
-		if t.ID != TxnID(ti) || int(t.Session) >= len(h.Sessions) || t.Session < 0 {
-			if !add(fmt.Errorf("%w: txn %s has id %d, session %d", ErrBadTxn, h.Name(TxnID(ti)), t.ID, t.Session)) {
-				break
-			}
-			continue
-		}
-		if t.HasTime && t.Time.Begin > t.Time.End {
-			if !add(fmt.Errorf("%w: txn %s ends (%d) before it begins (%d)", ErrBadTxn, h.Name(t.ID), t.Time.End, t.Time.Begin)) {
-				break
-			}
-		}
-		if t.HasTimestamps && t.Commit.Less(t.Start) {
-			if !add(fmt.Errorf("%w: txn %s commits (%v) before it starts (%v)", ErrBadTxn, h.Name(t.ID), t.Commit, t.Start)) {
-				break
-			}
-		}
-		for oi, o := range t.Ops {
-			if err := validateOp(h, o, nk, nv); err != nil {
-				if !add(fmt.Errorf("txn %s op %d: %w", h.Name(t.ID), oi, err)) {
-					break
-				}
-				continue
-			}
-			if o.Kind == OpPredRead || o.Kind == OpPredWrite {
-				// A predicate evaluates each row once: a row listed twice with different
-				// values or outcomes says two things about one evaluation, and checkers
-				// would each believe one of them. (Listed twice alike, it says one.)
-				if rowSeen == nil {
-					rowSeen, rowAt = make([]int32, nk), make([]int32, nk)
-				}
-				stamp := o.aux + 1
-				rows := h.Preds[o.aux].Rows
-				for i, r := range rows {
-					if rowSeen[r.Key] == stamp {
-						if prev := rows[rowAt[r.Key]]; prev.Value != r.Value || prev.Match != r.Match {
-							add(fmt.Errorf("txn %s op %d: %w: the predicate operation lists row %v twice, differently", h.Name(t.ID), oi, ErrBadOp, h.Keys[r.Key]))
-							break
-						}
-						continue
-					}
-					rowSeen[r.Key], rowAt[r.Key] = stamp, int32(i)
-				}
-			}
-			lists = lists || o.Kind == OpAppend || o.Kind == OpListRead
+		if !v.txn(ti) {
+			break
 		}
 	}
 	for t := range h.Snapshots {
 		if t < 0 || int(t) >= len(h.Txns) {
-			errs = append(errs, fmt.Errorf("%w: a snapshot names transaction %d of %d", ErrBadTxn, t, len(h.Txns)))
+			v.errs = append(v.errs, fmt.Errorf("%w: a snapshot names transaction %d of %d", ErrBadTxn, t, len(h.Txns)))
 			break
 		}
 	}
-	if lists && len(errs) == 0 {
-		errs = append(errs, validateListKeys(h)...)
+	if v.lists && len(v.errs) == 0 {
+		v.errs = append(v.errs, validateListKeys(h)...)
 	}
-	return errors.Join(errs...)
+	return errors.Join(v.errs...)
+}
+
+// validator is the state of one Validate.
+type validator struct {
+	h     *History
+	nk    Key
+	nv    Value
+	errs  []error
+	lists bool // some op appends or reads a list
+	// Per key: 1 + the index of the predicate payload that last listed it, and where.
+	rowSeen, rowAt []int32
+}
+
+// add records a problem and reports whether there is room for more.
+func (v *validator) add(err error) bool {
+	v.errs = append(v.errs, err)
+	return len(v.errs) < maxProblems
+}
+
+// txn validates transaction ti: its id, session and times, then its ops. It reports false
+// when Validate must stop.
+func (v *validator) txn(ti int) bool {
+	h := v.h
+	t := &h.Txns[ti]
+	if t.ID != TxnID(ti) || int(t.Session) >= len(h.Sessions) || t.Session < 0 {
+		return v.add(fmt.Errorf("%w: txn %s has id %d, session %d", ErrBadTxn, h.Name(TxnID(ti)), t.ID, t.Session))
+	}
+	if t.HasTime && t.Time.Begin > t.Time.End {
+		if !v.add(fmt.Errorf("%w: txn %s ends (%d) before it begins (%d)", ErrBadTxn, h.Name(t.ID), t.Time.End, t.Time.Begin)) {
+			return false
+		}
+	}
+	if t.HasTimestamps && t.Commit.Less(t.Start) {
+		if !v.add(fmt.Errorf("%w: txn %s commits (%v) before it starts (%v)", ErrBadTxn, h.Name(t.ID), t.Commit, t.Start)) {
+			return false
+		}
+	}
+	v.ops(t)
+	return true
+}
+
+// ops validates t's ops, up to the one that fills the problems.
+func (v *validator) ops(t *Txn) {
+	for oi, o := range t.Ops {
+		if err := validateOp(v.h, o, v.nk, v.nv); err != nil {
+			if !v.add(fmt.Errorf("txn %s op %d: %w", v.h.Name(t.ID), oi, err)) {
+				return
+			}
+			continue
+		}
+		if o.Kind == OpPredRead || o.Kind == OpPredWrite {
+			v.predRows(t, oi, o)
+		}
+		v.lists = v.lists || o.Kind == OpAppend || o.Kind == OpListRead
+	}
+}
+
+// predRows checks that predicate op o (op oi of t) lists no row twice, differently. A
+// predicate evaluates each row once: a row listed twice with different values or outcomes
+// says two things about one evaluation, and checkers would each believe one of them.
+// (Listed twice alike, it says one.)
+func (v *validator) predRows(t *Txn, oi int, o Op) {
+	h := v.h
+	if v.rowSeen == nil {
+		v.rowSeen, v.rowAt = make([]int32, v.nk), make([]int32, v.nk)
+	}
+	stamp := o.aux + 1
+	rows := h.Preds[o.aux].Rows
+	for i, r := range rows {
+		if v.rowSeen[r.Key] == stamp {
+			if prev := rows[v.rowAt[r.Key]]; prev.Value != r.Value || prev.Match != r.Match {
+				v.add(fmt.Errorf("txn %s op %d: %w: the predicate operation lists row %v twice, differently", h.Name(t.ID), oi, ErrBadOp, h.Keys[r.Key]))
+				return
+			}
+			continue
+		}
+		v.rowSeen[r.Key], v.rowAt[r.Key] = stamp, int32(i)
+	}
 }
 
 // validateListKeys checks that a key appended to or read as a list is never written,
@@ -605,92 +632,147 @@ func Validate(h *History) error {
 // given for a list key itself must be Nil. It reports the first misuse of each key (at most
 // 20 in all).
 func validateListKeys(h *History) []error {
-	isList := listKeys(h)
-	var errs []error
-	reported := make(map[Key]bool)
-	for k, v := range h.InitialByKey {
-		if k >= 0 && int(k) < len(isList) && isList[k] && v != Nil && len(errs) < maxProblems {
-			reported[k] = true
-			errs = append(errs, fmt.Errorf("%w: key %v is a list (appended to or read as a list), but its initial value is %v: a list starts empty", ErrBadOp, h.Keys[k], h.Value(v)))
-		}
-	}
-	misuse := func(t *Txn, oi int, k Key, what string) bool {
-		if !isList[k] || reported[k] {
-			return true
-		}
-		reported[k] = true
-		errs = append(errs, fmt.Errorf("txn %s op %d: %w: key %v is a list elsewhere (appended to or read as a list), but this op %s", h.Name(t.ID), oi, ErrBadOp, h.Keys[k], what))
-		return len(errs) < maxProblems
-	}
+	c := &listKeyCheck{h: h, isList: listKeys(h), reported: make(map[Key]bool)}
+	c.initial()
 	for ti := range h.Txns {
 		t := &h.Txns[ti]
 		for oi, o := range t.Ops {
-			ok := true
-			switch o.Kind {
-			case OpWrite:
-				ok = misuse(t, oi, o.Key, "writes a single value")
-			case OpInsert:
-				ok = misuse(t, oi, o.Key, "inserts a row")
-			case OpDelete:
-				ok = misuse(t, oi, o.Key, "deletes a row")
-			case OpRead:
-				if o.Value != Nil {
-					ok = misuse(t, oi, o.Key, fmt.Sprintf("reads a single value (%v), not a list", h.Value(o.Value)))
-				}
-			case OpPredRead, OpPredWrite:
-				for _, r := range h.Pred(o).Rows {
-					if r.Value == Nil {
-						continue
-					}
-					if ok = misuse(t, oi, r.Key, fmt.Sprintf("has it as a predicate's row with value %v", h.Value(r.Value))); !ok {
-						break
-					}
-				}
-			}
-			if !ok {
-				return errs
+			if !c.op(t, oi, o) {
+				return c.errs
 			}
 		}
 	}
-	return errs
+	return c.errs
+}
+
+// listKeyCheck is the state of one validateListKeys.
+type listKeyCheck struct {
+	h        *History
+	isList   []bool
+	reported map[Key]bool
+	errs     []error
+}
+
+// initial reports the list keys given an initial value other than Nil.
+func (c *listKeyCheck) initial() {
+	h, isList := c.h, c.isList
+	for k, v := range h.InitialByKey {
+		if k >= 0 && int(k) < len(isList) && isList[k] && v != Nil && len(c.errs) < maxProblems {
+			c.reported[k] = true
+			c.errs = append(c.errs, fmt.Errorf("%w: key %v is a list (appended to or read as a list), but its initial value is %v: a list starts empty", ErrBadOp, h.Keys[k], h.Value(v)))
+		}
+	}
+}
+
+// plainUses says what an op of a single-value kind does to its key, for validateListKeys.
+var plainUses = map[OpKind]string{
+	OpWrite:  "writes a single value",
+	OpInsert: "inserts a row",
+	OpDelete: "deletes a row",
+}
+
+// op reports the list keys op o (op oi of t) uses as single values; it reports false when
+// there is no room for more problems.
+func (c *listKeyCheck) op(t *Txn, oi int, o Op) bool {
+	h := c.h
+	if what, ok := plainUses[o.Kind]; ok {
+		return c.misuse(t, oi, o.Key, what)
+	}
+	switch o.Kind {
+	case OpRead:
+		if o.Value != Nil {
+			return c.misuse(t, oi, o.Key, fmt.Sprintf("reads a single value (%v), not a list", h.Value(o.Value)))
+		}
+	case OpPredRead, OpPredWrite:
+		for _, r := range h.Pred(o).Rows {
+			if r.Value == Nil {
+				continue
+			}
+			if !c.misuse(t, oi, r.Key, fmt.Sprintf("has it as a predicate's row with value %v", h.Value(r.Value))) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// misuse reports k's use by op oi of t (what it does) if k is a list key not reported yet;
+// it reports false when there is no room for more problems.
+func (c *listKeyCheck) misuse(t *Txn, oi int, k Key, what string) bool {
+	if !c.isList[k] || c.reported[k] {
+		return true
+	}
+	c.reported[k] = true
+	c.errs = append(c.errs, fmt.Errorf("txn %s op %d: %w: key %v is a list elsewhere (appended to or read as a list), but this op %s", c.h.Name(t.ID), oi, ErrBadOp, c.h.Keys[k], what))
+	return len(c.errs) < maxProblems
 }
 
 func validateOp(h *History, o Op, nk Key, nv Value) error {
+	var err error
 	switch o.Kind {
 	case OpRead, OpWrite, OpAppend, OpInsert, OpDelete, OpListRead:
-		if o.Key < 0 || o.Key >= nk {
-			return fmt.Errorf("%w: key %d out of range", ErrBadOp, o.Key)
-		}
-		if o.Value < 0 || o.Value >= nv {
-			return fmt.Errorf("%w: value %d out of range", ErrBadOp, o.Value)
-		}
+		err = validateItem(o, nk, nv)
 	case OpPredRead, OpPredWrite:
-		if int(o.aux) >= len(h.Preds) || o.aux < 0 {
-			return fmt.Errorf("%w: predicate %d out of range", ErrBadOp, o.aux)
-		}
-		p := &h.Preds[o.aux]
-		for _, r := range p.Rows {
-			if r.Key < 0 || r.Key >= nk || r.Value < 0 || r.Value >= nv {
-				return fmt.Errorf("%w: predicate row out of range", ErrBadOp)
-			}
-		}
-		if p.Srcs != nil && len(p.Srcs) != len(p.Rows) {
-			return fmt.Errorf("%w: %d row sources for %d predicate rows", ErrBadSrc, len(p.Srcs), len(p.Rows))
-		}
-		for i, src := range p.Srcs {
-			if err := validateSrc(h, src, p.Rows[i].Key); err != nil {
-				return fmt.Errorf("predicate row %d: %w", i, err)
-			}
-		}
+		err = validatePred(h, o, nk, nv)
 	default:
 		return fmt.Errorf("%w: kind %d", ErrBadOp, o.Kind)
 	}
+	if err != nil {
+		return err
+	}
+	if err := validateElems(h, o); err != nil {
+		return err
+	}
+	return validateSrc(h, o.Src, o.Key)
+}
+
+// validateItem checks an item op's key and value are in range.
+func validateItem(o Op, nk Key, nv Value) error {
+	if o.Key < 0 || o.Key >= nk {
+		return fmt.Errorf("%w: key %d out of range", ErrBadOp, o.Key)
+	}
+	if o.Value < 0 || o.Value >= nv {
+		return fmt.Errorf("%w: value %d out of range", ErrBadOp, o.Value)
+	}
+	return nil
+}
+
+// validatePred checks a predicate op: its payload, rows and row sources in range.
+func validatePred(h *History, o Op, nk Key, nv Value) error {
+	if int(o.aux) >= len(h.Preds) || o.aux < 0 {
+		return fmt.Errorf("%w: predicate %d out of range", ErrBadOp, o.aux)
+	}
+	p := &h.Preds[o.aux]
+	for _, r := range p.Rows {
+		if r.Key < 0 || r.Key >= nk || r.Value < 0 || r.Value >= nv {
+			return fmt.Errorf("%w: predicate row out of range", ErrBadOp)
+		}
+	}
+	return validateRowSrcs(h, p)
+}
+
+// validateRowSrcs checks a predicate payload's row sources: one per row (or none), each
+// naming a write of its row.
+func validateRowSrcs(h *History, p *PredOp) error {
+	if p.Srcs != nil && len(p.Srcs) != len(p.Rows) {
+		return fmt.Errorf("%w: %d row sources for %d predicate rows", ErrBadSrc, len(p.Srcs), len(p.Rows))
+	}
+	for i, src := range p.Srcs {
+		if err := validateSrc(h, src, p.Rows[i].Key); err != nil {
+			return fmt.Errorf("predicate row %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// validateElems checks a list read's list is in range and an append's or a list's
+// elements are values. A list's version is its last element, and nil is the empty list's:
+// a nil element would make a non-empty list look empty.
+func validateElems(h *History, o Op) error {
 	if o.Kind == OpListRead {
 		if o.aux < 0 || int(o.aux)+int(o.auxLen) > len(h.lists) {
 			return fmt.Errorf("%w: list out of range", ErrBadOp)
 		}
-		// A list's version is its last element, and nil is the empty list's: a nil element
-		// would make a non-empty list look empty.
 		if slices.Contains(h.List(o), Nil) {
 			return fmt.Errorf("%w: a list read of key %v holds null: list elements must be values", ErrBadOp, h.Keys[o.Key])
 		}
@@ -698,7 +780,7 @@ func validateOp(h *History, o Op, nk Key, nv Value) error {
 	if o.Kind == OpAppend && o.Value == Nil {
 		return fmt.Errorf("%w: an append of null to key %v: list elements must be values", ErrBadOp, h.Keys[o.Key])
 	}
-	return validateSrc(h, o.Src, o.Key)
+	return nil
 }
 
 // validateSrc checks that an explicit source of a read of key k names a write of k (or a
@@ -713,6 +795,12 @@ func validateSrc(h *History, src Src, k Key) error {
 	if src.Txn < 0 || int(src.Txn) >= len(h.Txns) {
 		return fmt.Errorf("%w: txn %d", ErrBadSrc, src.Txn)
 	}
+	return validateSrcOp(h, src, k)
+}
+
+// validateSrcOp checks that the op an explicit source names, in a transaction of h, is a
+// write of key k or a predicate write.
+func validateSrcOp(h *History, src Src, k Key) error {
 	w := h.Txns[src.Txn].Ops
 	if src.Op < 0 || int(src.Op) >= len(w) {
 		return fmt.Errorf("%w: op %d of txn %s", ErrBadSrc, src.Op, h.Name(src.Txn))

@@ -161,10 +161,26 @@ func (rs *failedResolver) resolveTxn(t *Txn) {
 	if !dropped && !namesChanged(rs.h, t, rs.keep) {
 		return
 	}
+	rs.keepOps(t, m)
+	if !dropped || t.Outcome != OutcomeCommitted {
+		return
+	}
+	switch rs.res.Reading {
+	case FailedUncertain:
+		// The source saw it end: only whether it committed is in doubt.
+		t.Outcome, t.Ended = OutcomeUnknown, true
+	case FailedRolledBack:
+		t.Outcome = OutcomeAborted
+	}
+}
+
+// keepOps keeps the ops of t that m keeps (all when m is nil) with their intervals, and
+// renumbers the sources of its reads.
+func (rs *failedResolver) keepOps(t *Txn, m []int32) {
 	ops := make([]Op, 0, len(t.Ops))
 	var times []Interval
 	for oi, o := range t.Ops {
-		if dropped && m[oi] < 0 {
+		if m != nil && m[oi] < 0 {
 			continue
 		}
 		if o.Kind == OpRead {
@@ -176,16 +192,6 @@ func (rs *failedResolver) resolveTxn(t *Txn) {
 		}
 	}
 	t.Ops, t.OpTimes = ops, times
-	if !dropped || t.Outcome != OutcomeCommitted {
-		return
-	}
-	switch rs.res.Reading {
-	case FailedUncertain:
-		// The source saw it end: only whether it committed is in doubt.
-		t.Outcome, t.Ended = OutcomeUnknown, true
-	case FailedRolledBack:
-		t.Outcome = OutcomeAborted
-	}
 }
 
 // resolvePreds renumbers the sources of predicate rows in nh, which may name their

@@ -43,21 +43,29 @@ func ParseSnapshot(s string) (Snapshot, error) {
 		return sn, fmt.Errorf("snapshot %q: xmax %d is below xmin %d", s, sn.Xmax, sn.Xmin)
 	}
 	if parts[2] != "" {
-		for f := range strings.SplitSeq(parts[2], ",") {
-			x, err := strconv.ParseUint(f, 10, 64)
-			if err != nil {
-				return sn, fmt.Errorf("snapshot %q: in-progress id %q: expected an unsigned integer", s, f)
-			}
-			if x < sn.Xmin || x >= sn.Xmax {
-				return sn, fmt.Errorf("snapshot %q: in-progress id %d is outside [xmin, xmax)", s, x)
-			}
-			if n := len(sn.Xip); n > 0 && sn.Xip[n-1] >= x {
-				return sn, fmt.Errorf("snapshot %q: in-progress ids are not ascending", s)
-			}
-			sn.Xip = append(sn.Xip, x)
-		}
+		sn.Xip, err = parseXip(s, parts[2], sn.Xmin, sn.Xmax)
 	}
-	return sn, nil
+	return sn, err
+}
+
+// parseXip parses the in-progress ids xip of snapshot s, which must be ascending, in
+// [xmin, xmax).
+func parseXip(s, xip string, xmin, xmax uint64) ([]uint64, error) {
+	var ids []uint64
+	for f := range strings.SplitSeq(xip, ",") {
+		x, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			return ids, fmt.Errorf("snapshot %q: in-progress id %q: expected an unsigned integer", s, f)
+		}
+		if x < xmin || x >= xmax {
+			return ids, fmt.Errorf("snapshot %q: in-progress id %d is outside [xmin, xmax)", s, x)
+		}
+		if n := len(ids); n > 0 && ids[n-1] >= x {
+			return ids, fmt.Errorf("snapshot %q: in-progress ids are not ascending", s)
+		}
+		ids = append(ids, x)
+	}
+	return ids, nil
 }
 
 // String renders s in PostgreSQL's text form.

@@ -47,68 +47,95 @@ func Summarize(h *History) Summary {
 	if h.SnapshotErr != nil {
 		s.SnapshotErr = h.SnapshotErr.Error()
 	}
-	// A write duplicates an earlier one when both write the same value to the same key.
-	// Most values are written to one key only: firstKey[v] is the first key written with
-	// v (-1: none), and pairs of a value with a second key go to a map.
-	type kv struct {
-		k Key
-		v Value
-	}
-	firstKey := make([]Key, h.Values.Len())
-	for i := range firstKey {
-		firstKey[i] = -1
-	}
-	more := make(map[kv]struct{})
+	ws := newWriteSet(h.Values.Len())
 	for i := range h.Txns {
 		t := &h.Txns[i]
-		switch t.Outcome {
-		case OutcomeCommitted:
-			s.Committed++
-		case OutcomeAborted:
-			s.Aborted++
-		default:
-			s.Unknown++
-		}
-		if t.HasTime {
-			s.Timed++
-		}
-		if t.HasTimestamps {
-			s.Timestamped++
-		}
-		if t.OpTimes != nil {
-			s.OpTimed++
-		}
-		s.Ops += len(t.Ops)
-		flagged := false
-		for _, o := range t.Ops {
-			s.OpsByKind[o.Kind]++
-			if o.Failed() {
-				s.FailedOps++
-				if !flagged && t.Outcome == OutcomeCommitted {
-					flagged = true
-					s.FailedCommitted++
-				}
-			}
-			if o.Src.Kind != SrcByValue {
-				s.ExplicitSources++
-			}
-			if o.Kind == OpWrite || o.Kind == OpAppend || o.Kind == OpInsert {
-				switch first := &firstKey[o.Value]; {
-				case *first == -1:
-					*first = o.Key
-				case *first == o.Key:
-					s.DuplicateWrites++
-				default:
-					p := kv{o.Key, o.Value}
-					if _, dup := more[p]; dup {
-						s.DuplicateWrites++
-					} else {
-						more[p] = struct{}{}
-					}
-				}
-			}
-		}
+		s.countTxn(t)
+		s.countOps(t, ws)
 	}
 	s.UniqueWrites = s.DuplicateWrites == 0
 	return s
+}
+
+// countTxn counts t's outcome and times.
+func (s *Summary) countTxn(t *Txn) {
+	switch t.Outcome {
+	case OutcomeCommitted:
+		s.Committed++
+	case OutcomeAborted:
+		s.Aborted++
+	default:
+		s.Unknown++
+	}
+	if t.HasTime {
+		s.Timed++
+	}
+	if t.HasTimestamps {
+		s.Timestamped++
+	}
+	if t.OpTimes != nil {
+		s.OpTimed++
+	}
+}
+
+// countOps counts t's ops: by kind, failed, with explicit sources, and the writes that
+// repeat one ws has seen.
+func (s *Summary) countOps(t *Txn, ws *writeSet) {
+	s.Ops += len(t.Ops)
+	flagged := false
+	for _, o := range t.Ops {
+		s.OpsByKind[o.Kind]++
+		if o.Failed() {
+			s.FailedOps++
+			if !flagged && t.Outcome == OutcomeCommitted {
+				flagged = true
+				s.FailedCommitted++
+			}
+		}
+		if o.Src.Kind != SrcByValue {
+			s.ExplicitSources++
+		}
+		if (o.Kind == OpWrite || o.Kind == OpAppend || o.Kind == OpInsert) && !ws.add(o.Key, o.Value) {
+			s.DuplicateWrites++
+		}
+	}
+}
+
+// writeSet is the set of (key, value) pairs written so far. Most values are written to one
+// key only: firstKey[v] is the first key written with v (-1: none), and pairs of a value
+// with a second key go to a map.
+type writeSet struct {
+	firstKey []Key
+	more     map[writePair]struct{}
+}
+
+type writePair struct {
+	k Key
+	v Value
+}
+
+func newWriteSet(values int) *writeSet {
+	ws := &writeSet{firstKey: make([]Key, values), more: make(map[writePair]struct{})}
+	for i := range ws.firstKey {
+		ws.firstKey[i] = -1
+	}
+	return ws
+}
+
+// add adds the pair (k, v) and reports whether it is new: a write duplicates an earlier one
+// when both write the same value to the same key.
+func (ws *writeSet) add(k Key, v Value) bool {
+	switch first := &ws.firstKey[v]; {
+	case *first == -1:
+		*first = k
+	case *first == k:
+		return false
+	default:
+		p := writePair{k, v}
+		if _, dup := ws.more[p]; dup {
+			return false
+		}
+		ws.more[p] = struct{}{}
+	}
+	return true
 }

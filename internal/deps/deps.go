@@ -87,6 +87,25 @@ func UnsupportedNotes(err error, h *history.History, o Options, realtimeLevel st
 	return notes
 }
 
+// settledThrough settles rep by sub, the report of the check at rt, when sub decided: a
+// pass passes rep, with a note and rt's follow-up; a failure makes rep Unknown, naming it
+// in a note. It reports whether sub decided.
+func settledThrough(rep *report.Report, err error, h *history.History, o Options, rt anomaly.Level, sub *report.Report) bool {
+	if sub.Proved() {
+		rep.Verdict = report.Pass
+		rep.Notes = append(append(rep.Notes, "passed by passing "+rt.String()+", which implies this level (without real time, the rows predicates did not return were too many to resolve)"), sub.Notes...)
+		rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "this level passed through it"}
+		return true
+	}
+	if sub.Verdict == report.Fail && len(sub.Anomalies) > 0 {
+		rep.Verdict = report.Unknown
+		rep.Notes = append(rep.Notes, UnsupportedNotes(err, h, o, "")[0], // (the hint to try rt: done)
+			fmt.Sprintf("%s, which real time decides here, does not hold (first: %s); that need not be a violation at this level", rt, sub.Anomalies[0].Name()))
+		return true
+	}
+	return false
+}
+
 // Refused settles rep after Build refused h with err (ErrUnsupported) under o, at a level
 // whose real-time counterpart is rt. Without real time, a row a predicate did not return
 // may have read any of its non-matching versions, and Build refuses more than its bound of
@@ -101,17 +120,8 @@ func Refused(ctx context.Context, rep *report.Report, err error, h *history.Hist
 		if serr != nil && ctx.Err() != nil {
 			return false, serr
 		}
-		if serr == nil && sub.Proved() {
-			rep.Verdict = report.Pass
-			rep.Notes = append(append(rep.Notes, "passed by passing "+rt.String()+", which implies this level (without real time, the rows predicates did not return were too many to resolve)"), sub.Notes...)
-			rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "this level passed through it"}
-			return true, nil
-		}
-		if serr == nil && sub.Verdict == report.Fail && len(sub.Anomalies) > 0 {
-			rep.Verdict = report.Unknown
-			rep.Notes = append(rep.Notes, UnsupportedNotes(err, h, o, "")[0], // (the hint to try rt: done)
-				fmt.Sprintf("%s, which real time decides here, does not hold (first: %s); that need not be a violation at this level", rt, sub.Anomalies[0].Name()))
-			return false, nil
+		if serr == nil && settledThrough(rep, err, h, o, rt, sub) {
+			return rep.Verdict == report.Pass, nil
 		}
 	}
 	rep.Verdict = report.Unknown
@@ -281,49 +291,11 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 		return nil, ErrNoTime
 	}
 	d := newDeps(h, o)
-	aborted := d.allocReads()
-	for i := range h.Txns {
-		if i&4095 == 0 && ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		if aborted[i] {
-			continue
-		}
-		if err := d.extract(int32(i), &h.Txns[i]); err != nil {
-			return nil, err
-		}
-	}
-	if len(d.predOps) > 0 && (d.hasLists || d.hasAppends) {
-		// A predicate ranges over rows; a list's version would be read as a row holding its
-		// last element, which is nothing a database evaluated.
-		return nil, fmt.Errorf("%w: predicate reads or writes in a history with lists (appends or list reads): predicates are checked over rows only", ErrUnsupported)
-	}
-	if err := d.expandPreds(ctx); err != nil {
+	if err := d.buildReads(ctx); err != nil {
 		return nil, err
 	}
-	if d.hasLists {
-		if err := d.resolveLists(); err != nil {
-			return nil, err
-		}
-	}
-	if err := d.resolveCandidates(ctx, &finalIndex{d: d, aborted: aborted}, aborted); err != nil {
+	if err := d.buildCounted(ctx); err != nil {
 		return nil, err
-	}
-	d.decideStatus()
-	if o.Realtime {
-		for t := range d.N {
-			if d.Status[t] != Excluded && !h.Txns[t].HasTime {
-				d.Untimed++
-			}
-		}
-	}
-	if err := d.dropUncounted(ctx); err != nil {
-		return nil, err
-	}
-	d.indexWriters()
-	if d.hasLists {
-		d.syntheticReads()
-		d.buildLists()
 	}
 	if !o.NoEdges {
 		if err := d.BuildEdgesContext(ctx); err != nil {
@@ -331,6 +303,73 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 		}
 	}
 	return d, nil
+}
+
+// buildReads is BuildContext's first half: each counted transaction's external reads and
+// last writes (and INT), the predicates' rows, the list orders, and each read's candidate
+// writers.
+func (d *Deps) buildReads(ctx context.Context) error {
+	aborted := d.allocReads()
+	if err := d.extractAll(ctx, aborted); err != nil {
+		return err
+	}
+	if len(d.predOps) > 0 && (d.hasLists || d.hasAppends) {
+		// A predicate ranges over rows; a list's version would be read as a row holding its
+		// last element, which is nothing a database evaluated.
+		return fmt.Errorf("%w: predicate reads or writes in a history with lists (appends or list reads): predicates are checked over rows only", ErrUnsupported)
+	}
+	if err := d.expandPreds(ctx); err != nil {
+		return err
+	}
+	if d.hasLists {
+		if err := d.resolveLists(); err != nil {
+			return err
+		}
+	}
+	return d.resolveCandidates(ctx, &finalIndex{d: d, aborted: aborted}, aborted)
+}
+
+// buildCounted is BuildContext's second half: which transactions count, the findings of
+// reads left with no candidate, the writers per key, and the reads list reads imply.
+func (d *Deps) buildCounted(ctx context.Context) error {
+	d.decideStatus()
+	if d.Opts.Realtime {
+		d.countUntimed()
+	}
+	if err := d.dropUncounted(ctx); err != nil {
+		return err
+	}
+	d.indexWriters()
+	if d.hasLists {
+		d.syntheticReads()
+		d.buildLists()
+	}
+	return nil
+}
+
+// extractAll extracts the reads and writes of every transaction not aborted.
+func (d *Deps) extractAll(ctx context.Context, aborted []bool) error {
+	for i := range d.H.Txns {
+		if i&4095 == 0 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		if aborted[i] {
+			continue
+		}
+		if err := d.extract(int32(i), &d.H.Txns[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// countUntimed counts in d.Untimed the transactions that count and have no interval.
+func (d *Deps) countUntimed() {
+	for t := range d.N {
+		if d.Status[t] != Excluded && !d.H.Txns[t].HasTime {
+			d.Untimed++
+		}
+	}
 }
 
 // newDeps allocates the per-transaction and per-key tables of h's dependencies.
@@ -509,31 +548,27 @@ func (d *Deps) dropUncounted(ctx context.Context) error {
 		if len(r.Cands) == 0 {
 			d.Findings = append(d.Findings, d.explainNoSource(r))
 		}
-		for _, w := range r.Needs {
-			if w < 0 || d.Status[w] == Excluded {
-				d.Findings = append(d.Findings, d.explainList(r, w))
-				break
-			}
-		}
+		d.unreadAppends(r)
 	}
 	return nil
+}
+
+// unreadAppends reports the first element committed list read r holds that no counted
+// transaction appended, if there is one.
+func (d *Deps) unreadAppends(r *Read) {
+	for _, w := range r.Needs {
+		if w < 0 || d.Status[w] == Excluded {
+			d.Findings = append(d.Findings, d.explainList(r, w))
+			return
+		}
+	}
 }
 
 // indexWriters lists each key's counted writers, carved from one slice (counted first;
 // capacity-limited, so an append copies).
 func (d *Deps) indexWriters() {
 	nk := len(d.H.Keys)
-	nwk := make([]int32, nk+1)
-	for t, ws := range d.Writes {
-		if d.Status[t] != Excluded {
-			for _, w := range ws {
-				nwk[w.Key+1]++
-			}
-		}
-	}
-	for k := range nk {
-		nwk[k+1] += nwk[k]
-	}
+	nwk := d.writerOffsets()
 	all := make([]int32, nwk[nk])
 	for k := range nk {
 		d.Writers[k] = all[nwk[k]:nwk[k]:nwk[k+1]]
@@ -595,6 +630,24 @@ func ticker(ctx context.Context) func(n int) error {
 	}
 }
 
+// writerOffsets returns, per key k, where its counted writers start in one array
+// (nwk[k]), and their number in all (nwk[len(keys)]).
+func (d *Deps) writerOffsets() []int32 {
+	nk := len(d.H.Keys)
+	nwk := make([]int32, nk+1)
+	for t, ws := range d.Writes {
+		if d.Status[t] != Excluded {
+			for _, w := range ws {
+				nwk[w.Key+1]++
+			}
+		}
+	}
+	for k := range nk {
+		nwk[k+1] += nwk[k]
+	}
+	return nwk
+}
+
 // HasLists reports whether the history has list reads (list-append).
 func (d *Deps) HasLists() bool { return d.hasLists }
 
@@ -613,40 +666,15 @@ func (d *Deps) extract(ti int32, t *history.Txn) error {
 		var v history.Value
 		switch o.Kind {
 		case history.OpListRead:
-			l := d.H.List(o)
-			if own := app[o.Key]; len(own) > 0 {
-				// The list must end with the transaction's own appends (INT); what precedes
-				// them is the state the transaction ran on, i.e. what it read.
-				if len(l) < len(own) || !slices.Equal(l[len(l)-len(own):], own) {
-					if t.Outcome != history.OutcomeCommitted {
-						d.intBad[ti] = true
-						continue
-					}
-					d.Findings = append(d.Findings, report.Anomaly{
-						Kind: anomaly.Internal, Txns: []history.TxnID{t.ID}, Key: o.Key,
-						Message: fmt.Sprintf("%s read list %v=%v, which does not end with its own appends %v", d.H.Name(t.ID), d.H.Key(o.Key), d.valueList(l), d.valueList(own)),
-					})
-					continue
-				}
-				l = l[:len(l)-len(own)]
-			} else if _, wrote := cur[o.Key]; wrote {
-				return fmt.Errorf("%w: list read of %v after a plain write in %s", ErrUnsupported, d.H.Key(o.Key), d.H.Name(t.ID))
+			_, wrote := cur[o.Key]
+			if err := d.extractListRead(ti, t, i, o, app[o.Key], wrote); err != nil {
+				return err
 			}
-			last := history.Nil
-			if len(l) > 0 {
-				last = l[len(l)-1]
-			}
-			d.ReadsOf[ti] = append(d.ReadsOf[ti], int32(len(d.Reads)))
-			d.Reads = append(d.Reads, Read{Txn: ti, Op: int32(i), Key: o.Key, Value: last, Prefix: l})
-			d.hasLists = true
 			continue
 		case history.OpAppend:
 			v = o.Value
 			d.hasAppends = true
-			if app == nil {
-				app = make(map[history.Key][]history.Value)
-			}
-			app[o.Key] = append(app[o.Key], o.Value)
+			app = addAppend(app, o)
 		case history.OpRead:
 			if w, ok := cur[o.Key]; ok {
 				d.ownRead(ti, t, o, w)
@@ -672,10 +700,56 @@ func (d *Deps) extract(ti int32, t *history.Txn) error {
 		cur[o.Key] = v
 		curOp[o.Key] = int32(i)
 	}
+	d.setWrites(ti, cur, curOp)
+	return nil
+}
+
+// addAppend adds append o to app, the transaction's appends by key, and returns it.
+func addAppend(app map[history.Key][]history.Value, o history.Op) map[history.Key][]history.Value {
+	if app == nil {
+		app = make(map[history.Key][]history.Value)
+	}
+	app[o.Key] = append(app[o.Key], o.Value)
+	return app
+}
+
+// setWrites sets the last writes of transaction ti, by key: value cur[k] by op curOp[k].
+func (d *Deps) setWrites(ti int32, cur map[history.Key]history.Value, curOp map[history.Key]int32) {
 	for k, v := range cur {
 		d.Writes[ti] = append(d.Writes[ti], Write{Key: k, Value: v, Op: curOp[k]})
 	}
 	slices.SortFunc(d.Writes[ti], func(a, b Write) int { return cmp.Compare(a.Key, b.Key) })
+}
+
+// extractListRead handles list read o, op i of transaction ti, after the transaction's
+// own appends own to its key (wrote: after a plain write of it, which is not supported).
+// The list must end with own (INT); what precedes them is the state the transaction ran
+// on, i.e. what it read.
+func (d *Deps) extractListRead(ti int32, t *history.Txn, i int, o history.Op, own []history.Value, wrote bool) error {
+	l := d.H.List(o)
+	if len(own) > 0 {
+		if len(l) < len(own) || !slices.Equal(l[len(l)-len(own):], own) {
+			if t.Outcome != history.OutcomeCommitted {
+				d.intBad[ti] = true
+				return nil
+			}
+			d.Findings = append(d.Findings, report.Anomaly{
+				Kind: anomaly.Internal, Txns: []history.TxnID{t.ID}, Key: o.Key,
+				Message: fmt.Sprintf("%s read list %v=%v, which does not end with its own appends %v", d.H.Name(t.ID), d.H.Key(o.Key), d.valueList(l), d.valueList(own)),
+			})
+			return nil
+		}
+		l = l[:len(l)-len(own)]
+	} else if wrote {
+		return fmt.Errorf("%w: list read of %v after a plain write in %s", ErrUnsupported, d.H.Key(o.Key), d.H.Name(t.ID))
+	}
+	last := history.Nil
+	if len(l) > 0 {
+		last = l[len(l)-1]
+	}
+	d.ReadsOf[ti] = append(d.ReadsOf[ti], int32(len(d.Reads)))
+	d.Reads = append(d.Reads, Read{Txn: ti, Op: int32(i), Key: o.Key, Value: last, Prefix: l})
+	d.hasLists = true
 	return nil
 }
 
@@ -774,29 +848,13 @@ func (d *Deps) valueList(l []history.Value) string {
 // appended or only an aborted transaction appended is a finding, and consecutive distinct
 // appenders are ordered (their versions follow each other).
 func (d *Deps) resolveLists() error {
-	type kv struct {
-		k history.Key
-		v history.Value
+	appender, err := d.appenders()
+	if err != nil {
+		return err
 	}
-	appender := make(map[kv]int32)
 	d.appender = func(k history.Key, v history.Value) (int32, bool) {
-		w, ok := appender[kv{k, v}]
+		w, ok := appender[element{k, v}]
 		return w, ok
-	}
-	for i := range d.H.Txns {
-		for _, o := range d.H.Txns[i].Ops {
-			if o.Kind == history.OpAppend {
-				w, ok := appender[kv{o.Key, o.Value}]
-				if ok && d.H.Txns[i].Outcome != history.OutcomeAborted && d.H.Txns[w].Outcome != history.OutcomeAborted {
-					// Two appends of one element that may both have taken effect: a list
-					// holding it does not say whose it is (Elle assumes unique appends).
-					return fmt.Errorf("%w: list element %v is appended to %v more than once (by %s and %s): list-append checking needs each key's appended elements to be unique", ErrUnsupported, d.H.Value(o.Value), d.H.Key(o.Key), d.H.Name(history.TxnID(w)), d.H.Name(history.TxnID(i)))
-				}
-				if !ok || d.H.Txns[i].Outcome == history.OutcomeCommitted {
-					appender[kv{o.Key, o.Value}] = int32(i)
-				}
-			}
-		}
 	}
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
@@ -804,7 +862,7 @@ func (d *Deps) resolveLists() error {
 			continue
 		}
 		for _, e := range r.Prefix[:len(r.Prefix)-1] {
-			w, ok := appender[kv{r.Key, e}]
+			w, ok := appender[element{r.Key, e}]
 			switch {
 			case !ok || w == r.Txn:
 				r.Needs = append(r.Needs, -1) // nobody else appended it
@@ -814,6 +872,35 @@ func (d *Deps) resolveLists() error {
 		}
 	}
 	return nil
+}
+
+// element is a list element appended to a key.
+type element struct {
+	k history.Key
+	v history.Value
+}
+
+// appenders returns the transaction that appended each element (a committed one, if
+// several did). Two appends of one element that may both have taken effect are refused:
+// a list holding it does not say whose it is (Elle assumes unique appends).
+func (d *Deps) appenders() (map[element]int32, error) {
+	h := d.H
+	appender := make(map[element]int32)
+	for i := range h.Txns {
+		for _, o := range h.Txns[i].Ops {
+			if o.Kind != history.OpAppend {
+				continue
+			}
+			w, ok := appender[element{o.Key, o.Value}]
+			if ok && h.Txns[i].Outcome != history.OutcomeAborted && h.Txns[w].Outcome != history.OutcomeAborted {
+				return nil, fmt.Errorf("%w: list element %v is appended to %v more than once (by %s and %s): list-append checking needs each key's appended elements to be unique", ErrUnsupported, h.Value(o.Value), h.Key(o.Key), h.Name(history.TxnID(w)), h.Name(history.TxnID(i)))
+			}
+			if !ok || h.Txns[i].Outcome == history.OutcomeCommitted {
+				appender[element{o.Key, o.Value}] = int32(i)
+			}
+		}
+	}
+	return appender, nil
 }
 
 // explainList builds the finding for a committed list read showing an element that no
@@ -840,63 +927,88 @@ func (d *Deps) explainList(r *Read, w int32) report.Anomaly {
 // pruning) treats like any read-modify-write. A run that is not a transaction's complete
 // appends is a finding.
 func (d *Deps) syntheticReads() {
-	h := d.H
-	appends := func(w int32, k history.Key) []history.Value {
-		var l []history.Value
-		for _, o := range h.Txns[w].Ops {
-			if o.Kind == history.OpAppend && o.Key == k {
-				l = append(l, o.Value)
-			}
-		}
-		return l
-	}
-	type wk struct {
-		w int32
-		k history.Key
-	}
-	done := make(map[wk]int32) // source already given
+	done := make(map[writerKey]int32) // source already given
 	nr := len(d.Reads)
 	for ri := 0; ri < nr; ri++ {
 		r := &d.Reads[ri]
 		if d.Status[r.Txn] != Committed || r.Op < 0 || len(r.Prefix) == 0 {
 			continue
 		}
-		prefix, key, reader := r.Prefix, r.Key, r.Txn
-		prev, prevV := d.Init, history.Nil
-		for i := 0; i < len(prefix); {
-			w, ok := d.appender(key, prefix[i])
-			if !ok || w == reader || d.Status[w] == Excluded {
-				break // a finding already
-			}
-			j := i
-			for j < len(prefix) {
-				x, ok := d.appender(key, prefix[j])
-				if !ok || x != w {
-					break
-				}
-				j++
-			}
-			run, all := prefix[i:j], appends(w, key)
-			if !slices.Equal(run, all) {
-				kind := anomaly.IncompatibleOrder
-				if len(run) < len(all) && slices.Equal(run, all[:len(run)]) {
-					kind = anomaly.IntermediateRead
-				}
-				d.Findings = append(d.Findings, report.Anomaly{
-					Kind: kind, Txns: []history.TxnID{history.TxnID(reader), history.TxnID(w)}, Key: key,
-					Message: fmt.Sprintf("%s read list %v=%v, which shows %v of %s's appends, but %s appended %v", h.Name(history.TxnID(reader)), h.Key(key), d.valueList(prefix), d.valueList(run), h.Name(history.TxnID(w)), h.Name(history.TxnID(w)), d.valueList(all)),
-				})
-				break
-			}
-			if src, ok := done[wk{w, key}]; !ok || src != prev {
-				done[wk{w, key}] = prev
-				d.ReadsOf[w] = append(d.ReadsOf[w], int32(len(d.Reads)))
-				d.Reads = append(d.Reads, Read{Txn: w, Op: -1, Key: key, Value: prevV, Cands: []int32{prev}, Via: int32(ri)})
-			}
-			prev, prevV = w, run[len(run)-1]
-			i = j
+		d.prefixReads(int32(ri), done)
+	}
+}
+
+// writerKey is a writer and a key it wrote.
+type writerKey struct {
+	w int32
+	k history.Key
+}
+
+// prefixReads makes the synthetic reads of list read ri: each appender of the list it read
+// reads the version of the one before it (the initial state for the first), once per such
+// source (done). A run of an appender's elements that is not all its appends to the key is
+// a finding, which ends the list's reads.
+func (d *Deps) prefixReads(ri int32, done map[writerKey]int32) {
+	r := &d.Reads[ri]
+	prefix, key, reader := r.Prefix, r.Key, r.Txn
+	prev, prevV := d.Init, history.Nil
+	for i := 0; i < len(prefix); {
+		w, ok := d.appender(key, prefix[i])
+		if !ok || w == reader || d.Status[w] == Excluded {
+			break // a finding already
+		}
+		j := d.runEnd(key, prefix, i, w)
+		run, all := prefix[i:j], d.appendsOf(w, key)
+		if !slices.Equal(run, all) {
+			d.partialRun(reader, w, key, prefix, run, all)
+			break
+		}
+		if src, ok := done[writerKey{w, key}]; !ok || src != prev {
+			done[writerKey{w, key}] = prev
+			d.ReadsOf[w] = append(d.ReadsOf[w], int32(len(d.Reads)))
+			d.Reads = append(d.Reads, Read{Txn: w, Op: -1, Key: key, Value: prevV, Cands: []int32{prev}, Via: ri})
+		}
+		prev, prevV = w, run[len(run)-1]
+		i = j
+	}
+}
+
+// runEnd returns the end of the run of prefix's elements from i that w appended to key.
+func (d *Deps) runEnd(key history.Key, prefix []history.Value, i int, w int32) int {
+	j := i
+	for j < len(prefix) {
+		x, ok := d.appender(key, prefix[j])
+		if !ok || x != w {
+			break
+		}
+		j++
+	}
+	return j
+}
+
+// appendsOf returns w's appends to k, in order.
+func (d *Deps) appendsOf(w int32, k history.Key) []history.Value {
+	var l []history.Value
+	for _, o := range d.H.Txns[w].Ops {
+		if o.Kind == history.OpAppend && o.Key == k {
+			l = append(l, o.Value)
 		}
 	}
+	return l
+}
+
+// partialRun records that reader's list read of k (prefix) shows run of w's appends, which
+// are all: an intermediate read when run is a prefix of them, else an incompatible order.
+func (d *Deps) partialRun(reader, w int32, key history.Key, prefix, run, all []history.Value) {
+	h := d.H
+	kind := anomaly.IncompatibleOrder
+	if len(run) < len(all) && slices.Equal(run, all[:len(run)]) {
+		kind = anomaly.IntermediateRead
+	}
+	d.Findings = append(d.Findings, report.Anomaly{
+		Kind: kind, Txns: []history.TxnID{history.TxnID(reader), history.TxnID(w)}, Key: key,
+		Message: fmt.Sprintf("%s read list %v=%v, which shows %v of %s's appends, but %s appended %v", h.Name(history.TxnID(reader)), h.Key(key), d.valueList(prefix), d.valueList(run), h.Name(history.TxnID(w)), h.Name(history.TxnID(w)), d.valueList(all)),
+	})
 }
 
 // buildLists adds the version order list reads show: consecutive distinct appenders of the
@@ -904,31 +1016,35 @@ func (d *Deps) syntheticReads() {
 // when their outcome is unknown.
 func (d *Deps) buildLists() {
 	for ri := range d.Reads {
-		r := &d.Reads[ri]
-		if d.Status[r.Txn] != Maybe || len(r.Prefix) < 2 {
-			continue
+		if r := &d.Reads[ri]; d.Status[r.Txn] == Maybe && len(r.Prefix) >= 2 {
+			d.guardedListOrder(r)
 		}
-		prevW, prevV := int32(-1), history.Nil
-		for i, e := range r.Prefix {
-			var w int32
-			if i == len(r.Prefix)-1 {
-				if len(r.Cands) != 1 || r.Cands[0] == d.Init {
-					break
-				}
-				w = r.Cands[0]
-			} else {
-				var ok bool
-				w, ok = d.appender(r.Key, e)
-				if !ok || w == r.Txn || d.Status[w] == Excluded {
-					prevW = -1
-					continue
-				}
+	}
+}
+
+// guardedListOrder adds the write orders list read r of a Maybe reader shows between
+// consecutive distinct appenders, guarded by the reader and both appenders.
+func (d *Deps) guardedListOrder(r *Read) {
+	prevW, prevV := int32(-1), history.Nil
+	for i, e := range r.Prefix {
+		var w int32
+		if i == len(r.Prefix)-1 {
+			if len(r.Cands) != 1 || r.Cands[0] == d.Init {
+				break
 			}
-			if prevW >= 0 && w != prevW {
-				d.add(Edge{From: prevW, To: w, Rel: report.WW, Key: r.Key, Value: prevV, Value2: e, Via: -1, Guards: [3]int32{d.guard(r.Txn), d.guard(prevW), d.guard(w)}})
+			w = r.Cands[0]
+		} else {
+			var ok bool
+			w, ok = d.appender(r.Key, e)
+			if !ok || w == r.Txn || d.Status[w] == Excluded {
+				prevW = -1
+				continue
 			}
-			prevW, prevV = w, e
 		}
+		if prevW >= 0 && w != prevW {
+			d.add(Edge{From: prevW, To: w, Rel: report.WW, Key: r.Key, Value: prevV, Value2: e, Via: -1, Guards: [3]int32{d.guard(r.Txn), d.guard(prevW), d.guard(w)}})
+		}
+		prevW, prevV = w, e
 	}
 }
 
@@ -1028,11 +1144,7 @@ func (d *Deps) AppendStep(st report.Step, via int32, forced bool) (report.Step, 
 	st.Value = mine.Value
 	why := d.OrderWhy(t, b, st.Key)
 	if why == "" {
-		after := "the empty list"
-		if src >= 0 && src < int32(d.N) {
-			after = name(src) + "'s"
-		}
-		why = fmt.Sprintf(" (%s's read of %v shows %s's appends directly after %s, which %s also overwrote)", lister, d.H.Key(st.Key), name(t), after, name(b))
+		why = d.shownAfter(d.Reads[shown].Txn, st.Key, t, src, b)
 	}
 	st.Why = fmt.Sprintf("%s overwrote %s's %s with %s%s%s", name(b), name(t), kv(mine.Value), kv(st.Value2), why, ruled)
 	return st, true
@@ -1049,6 +1161,17 @@ func (d *Deps) ReadPhrase(reader, src int32, k history.Key, value history.Value)
 		return fmt.Sprintf("%s read %s (written by %s)", d.H.Name(history.TxnID(reader)), kv, d.H.Name(history.TxnID(src)))
 	}
 	return fmt.Sprintf("%s read the initial %s", d.H.Name(history.TxnID(reader)), kv)
+}
+
+// shownAfter says, as a parenthesis, that lister's read of k shows t's appends directly
+// after src's (or the empty list), which b also overwrote.
+func (d *Deps) shownAfter(lister int32, k history.Key, t, src, b int32) string {
+	name := func(t int32) string { return d.H.Name(history.TxnID(t)) }
+	after := "the empty list"
+	if src >= 0 && src < int32(d.N) {
+		after = name(src) + "'s"
+	}
+	return fmt.Sprintf(" (%s's read of %v shows %s's appends directly after %s, which %s also overwrote)", name(lister), d.H.Key(k), name(t), after, name(b))
 }
 
 // OrderWhy says, as a parenthesis to append, why a's version of k comes before b's when the
@@ -1070,36 +1193,53 @@ func (d *Deps) OrderWhy(a, b int32, k history.Key) string {
 		}
 		return fmt.Sprintf(" (%s read %s's version before writing its own)", name(b), name(a))
 	}
+	if why := d.chainWhy(a, b, k); why != "" {
+		return why
+	}
+	if d.Before(a, b) {
+		return fmt.Sprintf(" (%s ended before %s began)", name(a), name(b))
+	}
+	return ""
+}
+
+// chainWhy is OrderWhy's chain case: a chain of versions, each read by the next writer
+// (or shown after it by a list read), leads from the initial state to a without passing
+// b. It returns "" when there is none.
+func (d *Deps) chainWhy(a, b int32, k history.Key) string {
 	var chain []string
 	shown := false // some link is shown by a later list read, not read by the writer
 	for t, n := a, 0; n <= d.N; n++ {
 		if t == b {
 			break // b's version comes before a's: not an order this explains
 		}
-		chain = append(chain, name(t))
+		chain = append(chain, d.H.Name(history.TxnID(t)))
 		src, via := d.rmwSource(t, k)
 		shown = shown || via >= 0
 		if src == d.Init {
 			slices.Reverse(chain)
-			switch {
-			case shown:
-				return fmt.Sprintf(" (%s came first: list reads of %v show them in that order from the empty list, so every other writer of %v came after them)", strings.Join(chain, ", "), key, key)
-			case len(chain) == 1:
-				return fmt.Sprintf(" (%s came first: it read the initial %v before writing it, so every other writer of %v came after it)", chain[0], key, key)
-			case len(chain) == 2:
-				return fmt.Sprintf(" (%s and %s came first: %s read the initial %v before writing it and %s read %s's version before writing its own, so every other writer of %v came after them)", chain[0], chain[1], chain[0], key, chain[1], chain[0], key)
-			}
-			return fmt.Sprintf(" (%s came first: %s read the initial %v before writing it and each of the others read the previous one's version before writing its own, so every other writer of %v came after them)", strings.Join(chain, ", "), chain[0], key, key)
+			return firstWhy(chain, d.H.Key(k), shown)
 		}
 		if src < 0 || src >= int32(d.N) {
 			break
 		}
 		t = src
 	}
-	if d.Before(a, b) {
-		return fmt.Sprintf(" (%s ended before %s began)", name(a), name(b))
-	}
 	return ""
+}
+
+// firstWhy says why the writers of chain (in version order from the initial state) came
+// first among the writers of key: each read the previous one's version (the first the
+// initial state) before writing its own, or list reads show them so (shown).
+func firstWhy(chain []string, key history.Datum, shown bool) string {
+	switch {
+	case shown:
+		return fmt.Sprintf(" (%s came first: list reads of %v show them in that order from the empty list, so every other writer of %v came after them)", strings.Join(chain, ", "), key, key)
+	case len(chain) == 1:
+		return fmt.Sprintf(" (%s came first: it read the initial %v before writing it, so every other writer of %v came after it)", chain[0], key, key)
+	case len(chain) == 2:
+		return fmt.Sprintf(" (%s and %s came first: %s read the initial %v before writing it and %s read %s's version before writing its own, so every other writer of %v came after them)", chain[0], chain[1], chain[0], key, chain[1], chain[0], key)
+	}
+	return fmt.Sprintf(" (%s came first: %s read the initial %v before writing it and each of the others read the previous one's version before writing its own, so every other writer of %v came after them)", strings.Join(chain, ", "), chain[0], key, key)
 }
 
 // decideStatus settles which transactions count: committed ones; unknown-outcome ones that
@@ -1119,56 +1259,7 @@ func (d *Deps) decideStatus() {
 		}
 	}
 	used := make([]bool, d.N)
-	for changed := true; changed; {
-		changed = false
-		clear(used)
-		for ri := range d.Reads {
-			r := &d.Reads[ri]
-			st := d.Status[r.Txn]
-			if st == Excluded {
-				continue
-			}
-			var only int32 = -1
-			nc := 0
-			for _, w := range r.Cands {
-				if w == d.Init || d.Status[w] != Excluded {
-					nc++
-					only = w
-					if w != d.Init && d.Status[w] == Maybe {
-						used[w] = true
-					}
-				}
-			}
-			switch {
-			case st == Committed && nc == 1 && only != d.Init && d.Status[only] == Maybe:
-				d.Status[only] = Committed
-				changed = true
-			case st == Maybe && nc == 0:
-				d.Status[r.Txn] = Excluded
-				changed = true
-			}
-			// Appenders a list read shows committed if the reader did.
-			for _, w := range r.Needs {
-				switch {
-				case w < 0 || d.Status[w] == Excluded:
-					if st == Maybe {
-						d.Status[r.Txn] = Excluded
-						changed = true
-					}
-				case d.Status[w] == Maybe && st == Committed:
-					d.Status[w] = Committed
-					changed = true
-				case d.Status[w] == Maybe:
-					used[w] = true
-				}
-			}
-		}
-		for t := range d.N {
-			if d.Status[t] == Maybe && !used[t] {
-				d.Status[t] = Excluded
-				changed = true
-			}
-		}
+	for d.statusRound(used) {
 	}
 	excluded := 0
 	for t := range d.N {
@@ -1181,6 +1272,78 @@ func (d *Deps) decideStatus() {
 	}
 }
 
+// statusRound is one round of decideStatus over every read, marking in used the Maybe
+// transactions some read may read from and excluding the others at its end. It reports
+// whether a status changed (then another round is due).
+func (d *Deps) statusRound(used []bool) bool {
+	changed := false
+	clear(used)
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		st := d.Status[r.Txn]
+		if st == Excluded {
+			continue
+		}
+		only, nc := d.liveCands(r, used)
+		switch {
+		case st == Committed && nc == 1 && only != d.Init && d.Status[only] == Maybe:
+			d.Status[only] = Committed
+			changed = true
+		case st == Maybe && nc == 0:
+			d.Status[r.Txn] = Excluded
+			changed = true
+		}
+		if len(r.Needs) > 0 && d.settleNeeds(r, st, used) {
+			changed = true
+		}
+	}
+	for t := range d.N {
+		if d.Status[t] == Maybe && !used[t] {
+			d.Status[t] = Excluded
+			changed = true
+		}
+	}
+	return changed
+}
+
+// liveCands returns the last of r's candidates not excluded and their number, marking the
+// Maybe ones in used.
+func (d *Deps) liveCands(r *Read, used []bool) (only int32, n int) {
+	only = -1
+	for _, w := range r.Cands {
+		if w == d.Init || d.Status[w] != Excluded {
+			n++
+			only = w
+			if w != d.Init && d.Status[w] == Maybe {
+				used[w] = true
+			}
+		}
+	}
+	return only, n
+}
+
+// settleNeeds applies list read r (whose reader has status st) to the appenders it shows:
+// committed if the reader is, and the reader excluded if one of them is. It reports whether
+// a status changed.
+func (d *Deps) settleNeeds(r *Read, st Status, used []bool) bool {
+	changed := false
+	for _, w := range r.Needs {
+		switch {
+		case w < 0 || d.Status[w] == Excluded:
+			if st == Maybe {
+				d.Status[r.Txn] = Excluded
+				changed = true
+			}
+		case d.Status[w] == Maybe && st == Committed:
+			d.Status[w] = Committed
+			changed = true
+		case d.Status[w] == Maybe:
+			used[w] = true
+		}
+	}
+	return changed
+}
+
 // explainNoSource builds the finding for a committed read nobody counted could have
 // written.
 func (d *Deps) explainNoSource(r *Read) report.Anomaly {
@@ -1191,47 +1354,55 @@ func (d *Deps) explainNoSource(r *Read) report.Anomaly {
 	name := h.Name(history.TxnID(r.Txn))
 	a := report.Anomaly{Txns: []history.TxnID{history.TxnID(r.Txn)}, Key: r.Key}
 	kv := h.KV(r.Key, r.Value)
-	o := r
-	if o.Src.Kind == history.SrcTxn && int(o.Src.Txn) < len(h.Txns) && h.Txns[o.Src.Txn].Outcome != history.OutcomeCommitted && o.Src.Txn != history.TxnID(r.Txn) {
-		w := o.Src.Txn
+	if src := r.Src; src.Kind == history.SrcTxn && int(src.Txn) < len(h.Txns) && h.Txns[src.Txn].Outcome != history.OutcomeCommitted && src.Txn != history.TxnID(r.Txn) {
+		w := src.Txn
 		a.Txns = append(a.Txns, w)
 		a.Kind = anomaly.AbortedRead
 		a.Message = fmt.Sprintf("%s read %s, which %s wrote, and %s did not commit", name, kv, h.Name(w), h.Name(w))
 		return a
 	}
+	t := d.otherWriter(r)
+	if t == nil {
+		a.Kind = anomaly.ThinAirRead
+		a.Message = fmt.Sprintf("%s read %s, which no transaction wrote", name, kv)
+		return a
+	}
+	a.Txns = append(a.Txns, t.ID)
+	switch {
+	case t.Outcome == history.OutcomeAborted:
+		a.Kind = anomaly.AbortedRead
+		a.Message = fmt.Sprintf("%s read %s, which only %s wrote, and %s aborted", name, kv, h.Name(t.ID), h.Name(t.ID))
+	case t.Outcome == history.OutcomeUnknown:
+		a.Kind = anomaly.AbortedRead
+		a.Message = fmt.Sprintf("%s read %s, which only %s wrote, and %s cannot have committed", name, kv, h.Name(t.ID), h.Name(t.ID))
+	default:
+		a.Kind = anomaly.IntermediateRead
+		a.Message = fmt.Sprintf("%s read %s, which %s wrote and then overwrote in the same transaction", name, kv, h.Name(t.ID))
+	}
+	return a
+}
+
+// otherWriter returns the first transaction other than r's reader with a write of r's key
+// and value (the write r's explicit source names, if it has one), or nil.
+func (d *Deps) otherWriter(r *Read) *history.Txn {
+	h := d.H
+	explicit := r.Src.Kind == history.SrcTxn
 	for i := range h.Txns {
 		t := &h.Txns[i]
-		if int32(i) == r.Txn {
-			continue
-		}
-		if o.Src.Kind == history.SrcTxn && history.TxnID(i) != o.Src.Txn {
+		if int32(i) == r.Txn || explicit && history.TxnID(i) != r.Src.Txn {
 			continue
 		}
 		for j, w := range t.Ops {
 			if !w.Kind.IsWrite() || w.Key != r.Key || w.Value != r.Value {
 				continue
 			}
-			if o.Src.Kind == history.SrcTxn && int32(j) != o.Src.Op {
+			if explicit && int32(j) != r.Src.Op {
 				continue
 			}
-			a.Txns = append(a.Txns, t.ID)
-			switch {
-			case t.Outcome == history.OutcomeAborted:
-				a.Kind = anomaly.AbortedRead
-				a.Message = fmt.Sprintf("%s read %s, which only %s wrote, and %s aborted", name, kv, h.Name(t.ID), h.Name(t.ID))
-			case t.Outcome == history.OutcomeUnknown:
-				a.Kind = anomaly.AbortedRead
-				a.Message = fmt.Sprintf("%s read %s, which only %s wrote, and %s cannot have committed", name, kv, h.Name(t.ID), h.Name(t.ID))
-			default:
-				a.Kind = anomaly.IntermediateRead
-				a.Message = fmt.Sprintf("%s read %s, which %s wrote and then overwrote in the same transaction", name, kv, h.Name(t.ID))
-			}
-			return a
+			return t
 		}
 	}
-	a.Kind = anomaly.ThinAirRead
-	a.Message = fmt.Sprintf("%s read %s, which no transaction wrote", name, kv)
-	return a
+	return nil
 }
 
 // AddVersionNode appends a version node ν(w,k) and returns it. Only the polygraph calls it,
@@ -1273,32 +1444,42 @@ func (d *Deps) buildSession(tick func(int) error) error {
 		if err := tick(1); err != nil {
 			return err
 		}
-		var l []int32
-		for _, t := range s.Txns {
-			if d.Status[t] != Excluded {
-				l = append(l, int32(t))
-			}
+		if err := d.sessionOrder(s, tick); err != nil {
+			return err
 		}
-		prevC := int32(-1)
-		for i, t := range l {
-			if d.Status[t] == Committed {
-				if prevC >= 0 {
-					d.add(Edge{From: prevC, To: t, Rel: report.SO, Key: -1, Via: -1, Guards: noGuard()})
-				}
-				prevC = t
-				continue
-			}
+	}
+	return nil
+}
+
+// sessionOrder adds session s's order among its counted transactions: from each committed
+// one to the next committed one, and, guarded, from a Maybe one to each later one up to the
+// next committed one (and to it from the committed one before).
+func (d *Deps) sessionOrder(s history.Session, tick func(int) error) error {
+	var l []int32
+	for _, t := range s.Txns {
+		if d.Status[t] != Excluded {
+			l = append(l, int32(t))
+		}
+	}
+	prevC := int32(-1)
+	for i, t := range l {
+		if d.Status[t] == Committed {
 			if prevC >= 0 {
-				d.add(Edge{From: prevC, To: t, Rel: report.SO, Key: -1, Via: -1, Guards: [3]int32{t, -1, -1}})
+				d.add(Edge{From: prevC, To: t, Rel: report.SO, Key: -1, Via: -1, Guards: noGuard()})
 			}
-			for _, u := range l[i+1:] {
-				d.add(Edge{From: t, To: u, Rel: report.SO, Key: -1, Via: -1, Guards: [3]int32{t, d.guard(u), -1}})
-				if err := tick(1); err != nil {
-					return err
-				}
-				if d.Status[u] == Committed {
-					break
-				}
+			prevC = t
+			continue
+		}
+		if prevC >= 0 {
+			d.add(Edge{From: prevC, To: t, Rel: report.SO, Key: -1, Via: -1, Guards: [3]int32{t, -1, -1}})
+		}
+		for _, u := range l[i+1:] {
+			d.add(Edge{From: t, To: u, Rel: report.SO, Key: -1, Via: -1, Guards: [3]int32{t, d.guard(u), -1}})
+			if err := tick(1); err != nil {
+				return err
+			}
+			if d.Status[u] == Committed {
+				break
 			}
 		}
 	}
@@ -1360,8 +1541,19 @@ func (d *Deps) timed(t int32) bool { return d.H.Txns[t].HasTime }
 // without a client interval stay off the chain; those of unknown outcome get no edge out
 // of it (see "Client time").
 func (d *Deps) buildTime() {
-	h := d.H
 	d.Iv = d.timeIntervals()
+	begins := d.timeChain()
+	for t := range d.N {
+		if d.Status[t] != Excluded && d.timed(int32(t)) {
+			d.timeEdges(int32(t), begins)
+		}
+	}
+	d.writersByBegin()
+}
+
+// timeChain adds a time node per distinct Begin of the counted timed transactions, in a
+// chain of real-time edges, and returns those Begins, ascending.
+func (d *Deps) timeChain() []int64 {
 	var begins []int64
 	for t := range d.N {
 		if d.Status[t] != Excluded && d.timed(int32(t)) {
@@ -1377,27 +1569,32 @@ func (d *Deps) buildTime() {
 			d.add(Edge{From: d.timeNode[i-1], To: d.timeNode[i], Rel: report.RT, Key: -1, Via: -1, Guards: noGuard()})
 		}
 	}
-	for t := range d.N {
-		if d.Status[t] == Excluded || !d.timed(int32(t)) {
-			continue
-		}
-		iv := d.Iv[t]
-		bi, _ := slices.BinarySearch(begins, iv.Begin)
-		g := [3]int32{d.guard(int32(t)), -1, -1}
-		d.add(Edge{From: d.timeNode[bi], To: int32(t), Rel: report.RT, Key: -1, Via: -1, Guards: g})
-		if iv.End == timePosInf {
-			continue // unknown outcome: it may have ended at any time
-		}
-		// First begin strictly after End.
-		ei, found := slices.BinarySearch(begins, iv.End)
-		if found {
-			ei++
-		}
-		if ei < len(begins) {
-			d.add(Edge{From: int32(t), To: d.timeNode[ei], Rel: report.RT, Key: -1, Via: -1, Guards: g})
-		}
+	return begins
+}
+
+// timeEdges adds t's real-time edges: from the time node of its Begin, and to the time
+// node of the first Begin strictly after its End (none for an End unknown).
+func (d *Deps) timeEdges(t int32, begins []int64) {
+	iv := d.Iv[t]
+	bi, _ := slices.BinarySearch(begins, iv.Begin)
+	g := [3]int32{d.guard(t), -1, -1}
+	d.add(Edge{From: d.timeNode[bi], To: t, Rel: report.RT, Key: -1, Via: -1, Guards: g})
+	if iv.End == timePosInf {
+		return // unknown outcome: it may have ended at any time
 	}
-	nk := len(h.Keys)
+	ei, found := slices.BinarySearch(begins, iv.End)
+	if found {
+		ei++
+	}
+	if ei < len(begins) {
+		d.add(Edge{From: t, To: d.timeNode[ei], Rel: report.RT, Key: -1, Via: -1, Guards: g})
+	}
+}
+
+// writersByBegin indexes, per key, its committed timed writers by Begin (d.byBegin), with
+// the least End of each suffix (d.sufMin).
+func (d *Deps) writersByBegin() {
+	nk := len(d.H.Keys)
 	d.byBegin = make([][]int32, nk)
 	d.sufMin = make([][]int64, nk)
 	for k, ws := range d.Writers {
@@ -1502,11 +1699,9 @@ func (d *Deps) RWByTime(r, w int32, k history.Key, v history.Value) []Edge {
 	return es
 }
 
-// buildCertain adds certain write-read edges and the anti-dependencies they imply with the
-// initial state and with time-fixed write orders.
-func (d *Deps) buildCertain(tick func(int) error) error {
-	// Create the init-version nodes every read of the initial state may need, so the node set
-	// is final after Build.
+// initVersionNodes creates the init-version nodes every read of the initial state may
+// need, so the node set is final after Build.
+func (d *Deps) initVersionNodes(tick func(int) error) error {
 	for ri := range d.Reads {
 		if err := tick(1); err != nil {
 			return err
@@ -1515,6 +1710,15 @@ func (d *Deps) buildCertain(tick func(int) error) error {
 		if d.Status[r.Txn] != Excluded && slices.Contains(r.Cands, d.Init) {
 			d.initVersionNode(r.Key)
 		}
+	}
+	return nil
+}
+
+// buildCertain adds certain write-read edges and the anti-dependencies they imply with the
+// initial state and with time-fixed write orders.
+func (d *Deps) buildCertain(tick func(int) error) error {
+	if err := d.initVersionNodes(tick); err != nil {
+		return err
 	}
 	for ri := range d.Reads {
 		r := &d.Reads[ri]

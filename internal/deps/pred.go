@@ -211,26 +211,7 @@ func (d *Deps) field(vs *versions, name string) *fieldIndex {
 	nk := len(vs.byKey)
 	nv := vs.base[nk]
 	fi := &fieldIndex{base: vs.base, vals: make([]int64, nv), partial: make(map[history.Key]*partialKey)}
-	parse := func(v history.Datum) fieldVal {
-		if v.IsNil() {
-			return fieldVal{state: fieldAbsent}
-		}
-		if i, ok := v.Int(); ok {
-			return fieldVal{v: i}
-		}
-		s, ok := v.Str()
-		if !ok {
-			return fieldVal{state: fieldUnknown}
-		}
-		n, found, ok := history.ImageInt(s, name)
-		switch {
-		case !ok:
-			return fieldVal{state: fieldUnknown}
-		case !found:
-			return fieldVal{state: fieldUnset}
-		}
-		return fieldVal{v: n}
-	}
+	parse := func(v history.Datum) fieldVal { return parseField(v, name) }
 	set := func(g int32, x fieldVal) {
 		fi.vals[g] = x.v
 		if x.state != fieldSet {
@@ -253,28 +234,57 @@ func (d *Deps) field(vs *versions, name string) *fieldIndex {
 	}
 	d.fieldBack(vs, fi, parse)
 	if fi.states != nil {
-		for k := range nk {
-			g0, g1 := vs.base[k], vs.base[k+1]
-			if !slices.Contains(fi.states[g0:g1], fieldUnset) {
-				continue
-			}
-			p := &partialKey{}
-			for g := g0; g < g1; g++ {
-				switch fi.states[g] {
-				case fieldSet:
-					p.set = append(p.set, fi.vals[g])
-				case fieldAbsent:
-					p.hasNil = true
-				case fieldUnknown:
-					p.unknown = true
-				}
-			}
-			slices.Sort(p.set)
-			fi.partial[history.Key(k)] = p
-		}
+		fi.indexPartial(nk)
 	}
 	vs.fields[name] = fi
 	return fi
+}
+
+// parseField is the field name of value v: absent (a nil row), an integer (v itself, or
+// its image's column name), unset (an image without the column) or unknown (not an image).
+func parseField(v history.Datum, name string) fieldVal {
+	if v.IsNil() {
+		return fieldVal{state: fieldAbsent}
+	}
+	if i, ok := v.Int(); ok {
+		return fieldVal{v: i}
+	}
+	s, ok := v.Str()
+	if !ok {
+		return fieldVal{state: fieldUnknown}
+	}
+	n, found, ok := history.ImageInt(s, name)
+	switch {
+	case !ok:
+		return fieldVal{state: fieldUnknown}
+	case !found:
+		return fieldVal{state: fieldUnset}
+	}
+	return fieldVal{v: n}
+}
+
+// indexPartial summarizes, for each of the nk keys with a version that leaves the field
+// unset, what its other versions hold (fi.partial).
+func (fi *fieldIndex) indexPartial(nk int) {
+	for k := range nk {
+		g0, g1 := fi.base[k], fi.base[k+1]
+		if !slices.Contains(fi.states[g0:g1], fieldUnset) {
+			continue
+		}
+		p := &partialKey{}
+		for g := g0; g < g1; g++ {
+			switch fi.states[g] {
+			case fieldSet:
+				p.set = append(p.set, fi.vals[g])
+			case fieldAbsent:
+				p.hasNil = true
+			case fieldUnknown:
+				p.unknown = true
+			}
+		}
+		slices.Sort(p.set)
+		fi.partial[history.Key(k)] = p
+	}
 }
 
 // at returns the field in version g.
@@ -446,165 +456,19 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 	if err := context.Cause(ctx); err != nil {
 		return err
 	}
-	h := d.H
 	bound := d.predWords()
 	if _, ok := src.(*scanSource); ok {
-		// Without real time the reads below can need gigabytes, and finding that out by
-		// making them took 10 s (BlindW-Pred, 10,000 transactions, up to 100 rows a
-		// predicate). A count of reads they must at least make settles it at once.
-		n, err := d.missFloor(ctx, vs, bound/readWords)
-		if err != nil {
+		if err := d.scanFits(ctx, vs, bound); err != nil {
 			return err
 		}
-		if n > bound/readWords {
-			return fmt.Errorf("%w: the predicate reads need more than %d MiB (at least %d rows not returned, by %d predicate operations): every version of such a row in reach of the reader is a candidate, and without real time every version is in reach", ErrUnsupported, bound>>18, n, len(d.predOps))
-		}
 	}
-	// matchRead[k] is the read of row k of the current update (extractPred made one per
-	// matched row the transaction had not written), valid when matchGen[k] == gen.
-	matchRead := make([]int32, len(h.Keys))
-	matchGen := make([]uint32, len(h.Keys))
-	var vt []verTruth
-	var cs []int32
-	budget := bound
-	var ar arena
-	var keys []history.Key
-	own := &ownWrites{at: make([]uint32, len(h.Keys)), val: make([]history.Value, len(h.Keys))}
-	oc := &ownCtx{txn: -1}
-	var falseRows returnedFalse
-	// The reads of rows not returned, appended to d.Reads once all are known (d.Reads is
-	// sized for the others: growing it by doubling copied it about twice over).
-	type miss struct {
-		txn, op int32
-		k       history.Key
-		cands   []int32
-	}
-	var misses []miss
-	undecided, example := 0, ""
-	undecidable := func(pr *history.Predicate, k history.Key) {
-		undecided++
-		if example == "" {
-			example = fmt.Sprintf("%q on row %v", pr.Expr, h.Key(k))
-		}
-	}
-	// returned[k] == gen: row k was returned (matched) by the current op.
-	returned := make([]uint32, len(h.Keys))
-	var gen uint32
+	x := d.newExpansion(vs, src, bound)
 	for i, po := range d.predOps {
 		if i&63 == 0 && ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
-		t := &h.Txns[po.txn]
-		o := t.Ops[po.op]
-		pr := &h.Pred(o).Pred
-		fi := d.field(vs, pr.Field.String())
-		d.ownWritesBefore(t, int(po.op), own)
-		gen++
-		for _, row := range h.Pred(o).Rows {
-			if row.Match {
-				returned[row.Key] = gen
-			}
-		}
-		// Matched rows of an update: candidates are the versions on which θ holds.
-		if o.Kind == history.OpPredWrite {
-			for _, ri := range d.ReadsOf[po.txn] {
-				if r := &d.Reads[ri]; r.Op == po.op && r.Kind == ReadPredMatch {
-					matchRead[r.Key], matchGen[r.Key] = ri, gen
-				}
-			}
-			for _, row := range h.Pred(o).Rows {
-				if !row.Match {
-					continue
-				}
-				if v, ok := own.get(row.Key); ok {
-					switch d.ownTruth(oc, po.txn, int(po.op), row.Key, v, pr, fi, vs) {
-					case history.TruthFalse:
-						d.predInternal(t, pr, row.Key, v, true)
-					case history.TruthUnknown:
-						undecidable(pr, row.Key)
-					}
-					continue
-				}
-				if matchGen[row.Key] != gen {
-					continue
-				}
-				ri := matchRead[row.Key]
-				vt = src.reach(po.txn, row.Key, pr, fi, vt[:0])
-				if hasTruth(vt, history.TruthUnknown) {
-					undecidable(pr, row.Key)
-				}
-				cs = d.predCands(cs[:0], row.Key, vs, vt, history.TruthTrue)
-				d.Reads[ri].Cands = ar.clone(cs)
-			}
-		}
-		// Rows the transaction wrote itself: the predicate sees its own version. (In key
-		// order: the findings come out the same on every run.)
-		slices.Sort(own.keys)
-		for _, k := range own.keys {
-			if v := own.val[k]; returned[k] != gen {
-				switch d.ownTruth(oc, po.txn, int(po.op), k, v, pr, fi, vs) {
-				case history.TruthTrue:
-					d.predInternal(t, pr, k, v, false)
-				case history.TruthUnknown:
-					undecidable(pr, k)
-				}
-			}
-		}
-		if o.Kind == history.OpPredRead {
-			p := h.Pred(o)
-			for ri, row := range p.Rows {
-				if !row.Match {
-					continue
-				}
-				v, ok := own.get(row.Key)
-				switch {
-				case ok && row.Value != v:
-					d.predInternal(t, pr, row.Key, v, false)
-				case ok:
-					// Its own version, returned: the predicate must hold on it.
-					switch d.ownTruth(oc, po.txn, int(po.op), row.Key, v, pr, fi, vs) {
-					case history.TruthFalse:
-						d.predReturnedOwnFalse(t, pr, row.Key, v)
-					case history.TruthUnknown:
-						undecidable(pr, row.Key)
-					}
-				default:
-					// Another's version, returned: the predicate must hold on it too.
-					switch d.visibleTruth(po.txn, row.Key, row.Value, p.Src(ri), pr, fi, vs) {
-					case history.TruthFalse:
-						falseRows.add(d, t, pr, row)
-					case history.TruthUnknown:
-						undecidable(pr, row.Key)
-					}
-				}
-			}
-		}
-		// Rows not returned: θ was false on the version read.
-		keys = src.keys(i, pr, fi, keys[:0])
-		for _, k := range keys {
-			if own.at[k] == own.gen || returned[k] == gen {
-				continue
-			}
-			vt = src.reach(po.txn, k, pr, fi, vt[:0])
-			anyTrue, anyUnknown := false, false
-			for _, x := range vt {
-				anyTrue = anyTrue || x.t == history.TruthTrue
-				anyUnknown = anyUnknown || x.t == history.TruthUnknown
-			}
-			if !anyTrue && !anyUnknown {
-				continue // θ is false on every version the reader may see: any position reads one
-			}
-			if anyUnknown {
-				// Which version the predicate may have seen is not known: the row is not
-				// checked (no violation can come of it), and a pass proves nothing.
-				undecidable(pr, k)
-				continue
-			}
-			cs = d.predCands(cs[:0], k, vs, vt, history.TruthFalse)
-			if budget -= readWords + len(cs); budget < 0 {
-				return fmt.Errorf("%w: the predicate reads need more than %d MiB (%d rows not returned so far, by %d of %d predicate operations): every version of such a row in reach of the reader is a candidate, and without real time every version is in reach", ErrUnsupported, bound>>18, len(misses), i+1, len(d.predOps))
-			}
-			misses = append(misses, miss{po.txn, po.op, k, ar.clone(cs)})
+		if err := x.op(i, po); err != nil {
+			return err
 		}
 	}
 	if ctx.Err() != nil {
@@ -612,6 +476,241 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 		// return what it left unfinished as if it were complete.
 		return context.Cause(ctx)
 	}
+	x.appendMisses()
+	if x.undecided > 0 {
+		d.Partial = true
+		d.Undecided = fmt.Sprintf("%d predicate evaluations could not be decided (partial row images, or values that are not rows), e.g. %s: the versions they may have seen were taken either way, so a pass proves nothing", x.undecided, x.example)
+	}
+	x.falseRows.note(d)
+	return nil
+}
+
+// scanFits refuses, before any read is made, a scan whose reads cannot fit in bound words.
+// Without real time the reads can need gigabytes, and finding that out by making them took
+// 10 s (BlindW-Pred, 10,000 transactions, up to 100 rows a predicate). A count of reads
+// they must at least make settles it at once.
+func (d *Deps) scanFits(ctx context.Context, vs *versions, bound int) error {
+	n, err := d.missFloor(ctx, vs, bound/readWords)
+	if err != nil {
+		return err
+	}
+	if n > bound/readWords {
+		return fmt.Errorf("%w: the predicate reads need more than %d MiB (at least %d rows not returned, by %d predicate operations): every version of such a row in reach of the reader is a candidate, and without real time every version is in reach", ErrUnsupported, bound>>18, n, len(d.predOps))
+	}
+	return nil
+}
+
+// expansion is the state of one expandWith: scratch reused from one predicate op to the
+// next, and what the ops gather (the reads of rows not returned, the evaluations left
+// undecided, the returned rows on which the predicate holds on no version).
+type expansion struct {
+	d     *Deps
+	vs    *versions
+	src   predSource
+	bound int
+	// budget is what is left of bound for the reads of rows not returned.
+	budget int
+	// matchRead[k] is the read of row k of the current update (extractPred made one per
+	// matched row the transaction had not written), valid when matchGen[k] == gen.
+	matchRead []int32
+	matchGen  []uint32
+	// returned[k] == gen: row k was returned (matched) by the current op.
+	returned []uint32
+	gen      uint32
+	vt       []verTruth
+	cs       []int32
+	ar       arena
+	keys     []history.Key
+	own      *ownWrites
+	oc       *ownCtx
+	// misses are the reads of rows not returned, appended to d.Reads once all are known
+	// (d.Reads is sized for the others: growing it by doubling copied it about twice over).
+	misses    []miss
+	falseRows returnedFalse
+	undecided int
+	example   string
+}
+
+// miss is a read of a row a predicate op did not return, with its candidates.
+type miss struct {
+	txn, op int32
+	k       history.Key
+	cands   []int32
+}
+
+func (d *Deps) newExpansion(vs *versions, src predSource, bound int) *expansion {
+	nk := len(d.H.Keys)
+	return &expansion{
+		d: d, vs: vs, src: src, bound: bound, budget: bound,
+		matchRead: make([]int32, nk),
+		matchGen:  make([]uint32, nk),
+		returned:  make([]uint32, nk),
+		own:       &ownWrites{at: make([]uint32, nk), val: make([]history.Value, nk)},
+		oc:        &ownCtx{txn: -1},
+	}
+}
+
+// undecidable counts an evaluation of pr on row k that could not be decided, keeping the
+// first as the example.
+func (x *expansion) undecidable(pr *history.Predicate, k history.Key) {
+	x.undecided++
+	if x.example == "" {
+		x.example = fmt.Sprintf("%q on row %v", pr.Expr, x.d.H.Key(k))
+	}
+}
+
+// op expands predicate op i (po): the rows an update matched, the rows its transaction
+// wrote itself, the rows a read returned, and the rows it did not return.
+func (x *expansion) op(i int, po predOp) error {
+	h := x.d.H
+	t := &h.Txns[po.txn]
+	o := t.Ops[po.op]
+	pr := &h.Pred(o).Pred
+	fi := x.d.field(x.vs, pr.Field.String())
+	x.d.ownWritesBefore(t, int(po.op), x.own)
+	x.gen++
+	for _, row := range h.Pred(o).Rows {
+		if row.Match {
+			x.returned[row.Key] = x.gen
+		}
+	}
+	if o.Kind == history.OpPredWrite {
+		x.matched(po, t, o, pr, fi)
+	}
+	x.ownRows(po, t, pr, fi)
+	if o.Kind == history.OpPredRead {
+		x.returnedRows(po, t, o, pr, fi)
+	}
+	return x.notReturned(i, po, pr, fi)
+}
+
+// matched gives the rows an update matched their candidates: the versions on which θ
+// holds, or, for a row the transaction wrote before, checks θ on its own version.
+func (x *expansion) matched(po predOp, t *history.Txn, o history.Op, pr *history.Predicate, fi *fieldIndex) {
+	d := x.d
+	for _, ri := range d.ReadsOf[po.txn] {
+		if r := &d.Reads[ri]; r.Op == po.op && r.Kind == ReadPredMatch {
+			x.matchRead[r.Key], x.matchGen[r.Key] = ri, x.gen
+		}
+	}
+	for _, row := range d.H.Pred(o).Rows {
+		if !row.Match {
+			continue
+		}
+		if v, ok := x.own.get(row.Key); ok {
+			switch d.ownTruth(x.oc, po.txn, int(po.op), row.Key, v, pr, fi, x.vs) {
+			case history.TruthFalse:
+				d.predInternal(t, pr, row.Key, v, true)
+			case history.TruthUnknown:
+				x.undecidable(pr, row.Key)
+			}
+			continue
+		}
+		if x.matchGen[row.Key] != x.gen {
+			continue
+		}
+		ri := x.matchRead[row.Key]
+		x.vt = x.src.reach(po.txn, row.Key, pr, fi, x.vt[:0])
+		if hasTruth(x.vt, history.TruthUnknown) {
+			x.undecidable(pr, row.Key)
+		}
+		x.cs = d.predCands(x.cs[:0], row.Key, x.vs, x.vt, history.TruthTrue)
+		d.Reads[ri].Cands = x.ar.clone(x.cs)
+	}
+}
+
+// ownRows checks θ on the rows the transaction wrote itself and the op did not return: the
+// predicate sees its own version. (In key order: the findings come out the same on every
+// run.)
+func (x *expansion) ownRows(po predOp, t *history.Txn, pr *history.Predicate, fi *fieldIndex) {
+	d := x.d
+	slices.Sort(x.own.keys)
+	for _, k := range x.own.keys {
+		if v := x.own.val[k]; x.returned[k] != x.gen {
+			switch d.ownTruth(x.oc, po.txn, int(po.op), k, v, pr, fi, x.vs) {
+			case history.TruthTrue:
+				d.predInternal(t, pr, k, v, false)
+			case history.TruthUnknown:
+				x.undecidable(pr, k)
+			}
+		}
+	}
+}
+
+// returnedRows checks θ on the rows a predicate read returned: its own version must be the
+// one it wrote last and satisfy θ, another's version must satisfy θ too.
+func (x *expansion) returnedRows(po predOp, t *history.Txn, o history.Op, pr *history.Predicate, fi *fieldIndex) {
+	d := x.d
+	p := d.H.Pred(o)
+	for ri, row := range p.Rows {
+		if !row.Match {
+			continue
+		}
+		v, ok := x.own.get(row.Key)
+		switch {
+		case ok && row.Value != v:
+			d.predInternal(t, pr, row.Key, v, false)
+		case ok:
+			// Its own version, returned: the predicate must hold on it.
+			switch d.ownTruth(x.oc, po.txn, int(po.op), row.Key, v, pr, fi, x.vs) {
+			case history.TruthFalse:
+				d.predReturnedOwnFalse(t, pr, row.Key, v)
+			case history.TruthUnknown:
+				x.undecidable(pr, row.Key)
+			}
+		default:
+			// Another's version, returned: the predicate must hold on it too.
+			switch d.visibleTruth(po.txn, row.Key, row.Value, p.Src(ri), pr, fi, x.vs) {
+			case history.TruthFalse:
+				x.falseRows.add(d, t, pr, row)
+			case history.TruthUnknown:
+				x.undecidable(pr, row.Key)
+			}
+		}
+	}
+}
+
+// notReturned makes the reads of the rows op i (po) did not return: θ was false on the
+// version read. It fails once they need more than the bound.
+func (x *expansion) notReturned(i int, po predOp, pr *history.Predicate, fi *fieldIndex) error {
+	d := x.d
+	own, returned, gen := x.own, x.returned, x.gen
+	// The scratch is in locals for the loop below, handed back when it ends.
+	vt, cs := x.vt, x.cs
+	defer func() { x.vt, x.cs = vt, cs }()
+	x.keys = x.src.keys(i, pr, fi, x.keys[:0])
+	for _, k := range x.keys {
+		if own.at[k] == own.gen || returned[k] == gen {
+			continue
+		}
+		vt = x.src.reach(po.txn, k, pr, fi, vt[:0])
+		anyTrue, anyUnknown := false, false
+		for _, v := range vt {
+			anyTrue = anyTrue || v.t == history.TruthTrue
+			anyUnknown = anyUnknown || v.t == history.TruthUnknown
+		}
+		if !anyTrue && !anyUnknown {
+			continue // θ is false on every version the reader may see: any position reads one
+		}
+		if anyUnknown {
+			// Which version the predicate may have seen is not known: the row is not
+			// checked (no violation can come of it), and a pass proves nothing.
+			x.undecidable(pr, k)
+			continue
+		}
+		cs = d.predCands(cs[:0], k, x.vs, vt, history.TruthFalse)
+		if x.budget -= readWords + len(cs); x.budget < 0 {
+			return fmt.Errorf("%w: the predicate reads need more than %d MiB (%d rows not returned so far, by %d of %d predicate operations): every version of such a row in reach of the reader is a candidate, and without real time every version is in reach", ErrUnsupported, x.bound>>18, len(x.misses), i+1, len(d.predOps))
+		}
+		x.misses = append(x.misses, miss{po.txn, po.op, k, x.ar.clone(cs)})
+	}
+	return nil
+}
+
+// appendMisses appends the reads of rows not returned to d.Reads and d.ReadsOf, growing
+// d.Reads once.
+func (x *expansion) appendMisses() {
+	d, misses := x.d, x.misses
 	if len(d.Reads)+len(misses) > cap(d.Reads) {
 		rs := make([]Read, len(d.Reads), len(d.Reads)+len(misses))
 		copy(rs, d.Reads)
@@ -631,12 +730,6 @@ func (d *Deps) expandWith(ctx context.Context, vs *versions, src predSource) err
 		}
 		i = j
 	}
-	if undecided > 0 {
-		d.Partial = true
-		d.Undecided = fmt.Sprintf("%d predicate evaluations could not be decided (partial row images, or values that are not rows), e.g. %s: the versions they may have seen were taken either way, so a pass proves nothing", undecided, example)
-	}
-	falseRows.note(d)
-	return nil
 }
 
 // missFloor counts reads of rows a predicate did not return that expandWith must make
@@ -659,17 +752,7 @@ func (d *Deps) missFloor(ctx context.Context, vs *versions, limit int) (int, err
 		fi := d.field(vs, pr.Field.String())
 		fi.byValue()
 		gen++
-		for _, row := range p.Rows {
-			if row.Match {
-				seen[row.Key] = gen
-			}
-		}
-		for _, w := range d.Writes[po.txn] {
-			seen[w.Key] = gen
-		}
-		for _, k := range fi.other {
-			seen[k] = gen
-		}
+		d.markSettled(seen, gen, po, p, fi)
 		j, _ := slices.BinarySearchFunc(fi.sorted, pr.Lo, func(a keyVal, v int64) int { return cmp.Compare(a.v, v) })
 		for ; j < len(fi.sorted) && fi.sorted[j].v <= pr.Hi; j++ {
 			if k := fi.sorted[j].k; seen[k] != gen {
@@ -701,6 +784,23 @@ func (d *Deps) predWords() int {
 }
 
 const readWords = 32
+
+// markSettled marks in seen (with gen) the rows missFloor does not count for predicate op
+// po (payload p, on field fi): those it returned, those its transaction writes, and those
+// with a version that does not set the field or is not an image (fi.other).
+func (d *Deps) markSettled(seen []uint32, gen uint32, po predOp, p *history.PredOp, fi *fieldIndex) {
+	for _, row := range p.Rows {
+		if row.Match {
+			seen[row.Key] = gen
+		}
+	}
+	for _, w := range d.Writes[po.txn] {
+		seen[w.Key] = gen
+	}
+	for _, k := range fi.other {
+		seen[k] = gen
+	}
+}
 
 // arena hands out the candidate lists of the predicate reads from large blocks: millions of
 // short lists, one allocation per block instead of one each.

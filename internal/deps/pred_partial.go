@@ -120,23 +120,26 @@ func (d *Deps) fieldBack(vs *versions, fi *fieldIndex, parse func(history.Datum)
 			if fi.states[g] != fieldUnset {
 				continue
 			}
-			es := before(log, w.Key, w.Op)
-			for e := len(es) - 1; e >= 0; e-- {
-				var f fieldVal
-				switch es[e].kind {
-				case history.OpAppend:
-					f = fieldVal{state: fieldUnknown}
-				default:
-					f = parse(h.Value(es[e].v))
-				}
-				if f.state == fieldUnset {
-					continue
-				}
+			if f, ok := d.lastSetting(before(log, w.Key, w.Op), parse); ok {
 				fi.vals[g], fi.states[g] = f.v, f.state
-				break
 			}
 		}
 	}
+}
+
+// lastSetting returns the field as the last of the writes es that sets it leaves it (an
+// append leaves it unknown), if one does. parse is the field's reading of one value.
+func (d *Deps) lastSetting(es []logEntry, parse func(history.Datum) fieldVal) (fieldVal, bool) {
+	for e := len(es) - 1; e >= 0; e-- {
+		f := fieldVal{state: fieldUnknown}
+		if es[e].kind != history.OpAppend {
+			f = parse(d.H.Value(es[e].v))
+		}
+		if f.state != fieldUnset {
+			return f, true
+		}
+	}
+	return fieldVal{}, false
 }
 
 // ownCtx is what ownTruth keeps about the transaction whose predicate ops are expanded:
@@ -155,46 +158,73 @@ func (d *Deps) ownTruth(c *ownCtx, ti int32, i int, k history.Key, last history.
 	if tr := pr.Eval(h.Value(last)); tr != history.TruthUnset {
 		return tr
 	}
-	t := &h.Txns[ti]
-	if c.txn != ti || c.reads == nil {
-		c.txn = ti
-		c.log = d.writeLog(t.Ops, c.log)
-		c.reads = make(map[history.Key][]int32)
-		for _, ri := range d.ReadsOf[ti] {
-			c.reads[d.Reads[ri].Key] = append(c.reads[d.Reads[ri].Key], ri)
-		}
-	}
+	c.load(d, ti)
 	es := before(c.log, k, int32(i))
-	for e := len(es) - 1; e >= 0; e-- {
-		var tr history.Truth
-		switch es[e].kind {
-		case history.OpAppend:
-			tr = history.TruthUnknown
-		default:
-			tr = pr.Eval(h.Value(es[e].v))
-		}
-		if tr != history.TruthUnset {
-			return tr
-		}
+	if tr := d.logTruth(es, pr); tr != history.TruthUnset {
+		return tr
 	}
 	if len(es) == 0 {
 		return history.TruthUnknown // not a row it wrote: not for here
 	}
 	// No write of its own sets the field: it is the field of the version read before the
 	// first write (es[0].op). What the transaction learnt of that version decides.
-	first := es[0].op
-	res := history.TruthUnset
-	learn := func(tr history.Truth) {
-		switch {
-		case tr == history.TruthUnset:
-		case res == history.TruthUnset:
-			res = tr
-		case res != tr:
-			res = history.TruthUnknown
+	v := vote{history.TruthUnset}
+	d.learnSelected(&v, &h.Txns[ti], es[0].op, k, pr)
+	d.learnReads(&v, c, ti, k, pr, fi, vs)
+	if v.res == history.TruthUnset || v.res == history.TruthUnknown {
+		// The version read is some version of k, inheriting or setting the field.
+		return inheritTruth(pr, fi, k)
+	}
+	return v.res
+}
+
+// load makes c the context of transaction ti, unless it is already.
+func (c *ownCtx) load(d *Deps, ti int32) {
+	if c.txn == ti && c.reads != nil {
+		return
+	}
+	c.txn = ti
+	c.log = d.writeLog(d.H.Txns[ti].Ops, c.log)
+	c.reads = make(map[history.Key][]int32)
+	for _, ri := range d.ReadsOf[ti] {
+		c.reads[d.Reads[ri].Key] = append(c.reads[d.Reads[ri].Key], ri)
+	}
+}
+
+// logTruth is the predicate's truth on the row as the last of the writes es that sets the
+// field leaves it (an append leaves it unknown); TruthUnset when none sets it.
+func (d *Deps) logTruth(es []logEntry, pr *history.Predicate) history.Truth {
+	for e := len(es) - 1; e >= 0; e-- {
+		tr := history.TruthUnknown
+		if es[e].kind != history.OpAppend {
+			tr = pr.Eval(d.H.Value(es[e].v))
+		}
+		if tr != history.TruthUnset {
+			return tr
 		}
 	}
-	// Predicates on the same field up to the first write (an update that wrote the row
-	// first read it): the row was selected (value in [lo, hi]) or not (value outside).
+	return history.TruthUnset
+}
+
+// vote merges what several observations say of one version's truth: TruthUnset until one
+// says something (it starts so), TruthUnknown once two disagree.
+type vote struct{ res history.Truth }
+
+func (v *vote) learn(tr history.Truth) {
+	switch {
+	case tr == history.TruthUnset:
+	case v.res == history.TruthUnset:
+		v.res = tr
+	case v.res != tr:
+		v.res = history.TruthUnknown
+	}
+}
+
+// learnSelected learns from t's predicates on pr's field up to op first, its first write
+// of k (an update that wrote the row first read it): the row was selected (value in
+// [lo, hi]) or not (value outside).
+func (d *Deps) learnSelected(v *vote, t *history.Txn, first int32, k history.Key, pr *history.Predicate) {
+	h := d.H
 	for _, o := range t.Ops[:first+1] {
 		if o.Kind != history.OpPredRead && o.Kind != history.OpPredWrite {
 			continue
@@ -205,32 +235,39 @@ func (d *Deps) ownTruth(c *ownCtx, ti int32, i int, k history.Key, last history.
 			continue
 		}
 		in := slices.ContainsFunc(p.Rows, func(r history.Row) bool { return r.Match && r.Key == k })
-		switch {
-		case in && pr.Lo <= q.Lo && q.Hi <= pr.Hi:
-			learn(history.TruthTrue)
-		case in && (q.Hi < pr.Lo || pr.Hi < q.Lo):
-			learn(history.TruthFalse)
-		case !in && q.Lo <= pr.Lo && pr.Hi <= q.Hi:
-			learn(history.TruthFalse)
-		}
+		v.learn(selectionTruth(pr, q, in))
 	}
-	// Its external reads of k (all before its first write of k).
+}
+
+// selectionTruth is what range q on pr's field, having selected the row (in) or not, says
+// of pr on it: true when q's range lies within pr's and selected it, false when q's lies
+// outside pr's and selected it or contains pr's and did not; TruthUnset otherwise.
+func selectionTruth(pr, q *history.Predicate, in bool) history.Truth {
+	switch {
+	case in && pr.Lo <= q.Lo && q.Hi <= pr.Hi:
+		return history.TruthTrue
+	case in && (q.Hi < pr.Lo || pr.Hi < q.Lo):
+		return history.TruthFalse
+	case !in && q.Lo <= pr.Lo && pr.Hi <= q.Hi:
+		return history.TruthFalse
+	}
+	return history.TruthUnset
+}
+
+// learnReads learns from transaction ti's external reads of k (all before its first write
+// of k).
+func (d *Deps) learnReads(v *vote, c *ownCtx, ti int32, k history.Key, pr *history.Predicate, fi *fieldIndex, vs *versions) {
 	for _, ri := range c.reads[k] {
 		r := &d.Reads[ri]
 		switch {
 		case r.Kind == ReadPredMatch:
 			// Candidates set when the update was expanded (an earlier op).
-			learn(d.candTruth(k, r.Cands, pr, fi, vs))
+			v.learn(d.candTruth(k, r.Cands, pr, fi, vs))
 		case r.Kind == ReadPredMiss, r.Prefix != nil, r.Op < 0:
 		default:
-			learn(d.visibleTruth(ti, k, r.Value, r.Src, pr, fi, vs))
+			v.learn(d.visibleTruth(ti, k, r.Value, r.Src, pr, fi, vs))
 		}
 	}
-	if res == history.TruthUnset || res == history.TruthUnknown {
-		// The version read is some version of k, inheriting or setting the field.
-		return inheritTruth(pr, fi, k)
-	}
-	return res
 }
 
 // inheritTruth is the predicate's truth on a field a row inherits from some version of k:
@@ -318,15 +355,7 @@ func (d *Deps) visibleTruth(ti int32, k history.Key, v history.Value, src histor
 	}
 	switch src.Kind {
 	case history.SrcTxn:
-		w := int32(src.Txn)
-		if int(w) < d.N && w != ti && h.Txns[w].Outcome != history.OutcomeAborted && d.isFinal(w, k, src.Op, v) {
-			if g, ok := d.versionOf(vs, w, k); ok {
-				learn(g)
-			} else {
-				res = history.TruthUnknown
-			}
-		}
-		return res
+		return d.namedTruth(ti, k, v, src, pr, fi, vs)
 	case history.SrcInit, history.SrcNone:
 		learn(vs.base[k])
 		return res
@@ -343,6 +372,20 @@ func (d *Deps) visibleTruth(ti int32, k history.Key, v history.Value, src histor
 		learn(vs.base[k])
 	}
 	return res
+}
+
+// namedTruth is visibleTruth for a read whose source names writer src: the truth on that
+// writer's version, when it is the final write of k with value v by a transaction other
+// than ti that did not abort (TruthUnknown if it has no such version), else TruthUnset.
+func (d *Deps) namedTruth(ti int32, k history.Key, v history.Value, src history.Src, pr *history.Predicate, fi *fieldIndex, vs *versions) history.Truth {
+	w := int32(src.Txn)
+	if int(w) >= d.N || w == ti || d.H.Txns[w].Outcome == history.OutcomeAborted || !d.isFinal(w, k, src.Op, v) {
+		return history.TruthUnset
+	}
+	if g, ok := d.versionOf(vs, w, k); ok {
+		return fi.truthOf(pr, k, g)
+	}
+	return history.TruthUnknown
 }
 
 // predReturnedOwnFalse records a predicate read that returned a row the transaction had

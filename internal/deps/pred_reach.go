@@ -61,7 +61,6 @@ type reachSource struct {
 }
 
 func (d *Deps) newReachSource(ctx context.Context, vs *versions) *reachSource {
-	h := d.H
 	s := &reachSource{d: d, vs: vs, ctx: ctx, swept: make(map[string]bool)}
 	s.iv = d.timeIntervals()
 	nk := len(vs.byKey)
@@ -72,49 +71,58 @@ func (d *Deps) newReachSource(ctx context.Context, vs *versions) *reachSource {
 	s.maxLen = make([]int64, nk)
 	var com []int32 // committed writers by begin
 	var suf []int64 // suffix minimum of their ends
-	for k, ws := range vs.byKey {
-		com = com[:0]
-		var ml int64
-		for _, w := range ws {
-			if h.Txns[w].Outcome == history.OutcomeCommitted {
-				com = append(com, w)
-			}
-			ml = max(ml, length(s.iv[w]))
-		}
-		s.maxLen[k] = ml
-		slices.SortFunc(com, func(a, b int32) int { return cmp.Compare(s.iv[a].Begin, s.iv[b].Begin) })
-		suf = slices.Grow(suf[:0], len(com)+1)[:len(com)+1]
-		suf[len(com)] = math.MaxInt64
-		for i := len(com) - 1; i >= 0; i-- {
-			suf[i] = min(suf[i+1], s.iv[com[i]].End)
-		}
-		g0 := vs.base[k]
-		s.sup[g0] = suf[0]
-		lo, hi := vs.wrange(history.Key(k))
-		be := s.byEnd[lo:hi]
-		for i, w := range ws {
-			// The first committed writer that began after w ended.
-			e := s.iv[w].End
-			a, b := 0, len(com)
-			for a < b {
-				m := int(uint(a+b) >> 1)
-				if s.iv[com[m]].Begin <= e {
-					a = m + 1
-				} else {
-					b = m
-				}
-			}
-			s.sup[g0+1+int32(i)] = suf[a]
-			be[i] = int32(i)
-		}
-		slices.SortFunc(be, func(a, b int32) int { return cmp.Or(cmp.Compare(s.iv[ws[a]].End, s.iv[ws[b]].End), cmp.Compare(a, b)) })
-		se := s.supEnd[lo:hi]
-		for j, i := range be {
-			se[j] = s.sup[g0+1+i]
-		}
+	for k := range vs.byKey {
+		com, suf = s.indexKey(k, com[:0], suf)
 	}
 	s.opOff = make([]int32, len(d.predOps)+1)
 	return s
+}
+
+// indexKey fills the reach index of key k's versions: the longest writer interval, each
+// version's S (the least End of the committed writers that began after its writer ended)
+// and the versions by End with their S. com and suf are scratch, returned for reuse.
+func (s *reachSource) indexKey(k int, com []int32, suf []int64) ([]int32, []int64) {
+	h, vs := s.d.H, s.vs
+	ws := vs.byKey[k]
+	var ml int64
+	for _, w := range ws {
+		if h.Txns[w].Outcome == history.OutcomeCommitted {
+			com = append(com, w)
+		}
+		ml = max(ml, length(s.iv[w]))
+	}
+	s.maxLen[k] = ml
+	slices.SortFunc(com, func(a, b int32) int { return cmp.Compare(s.iv[a].Begin, s.iv[b].Begin) })
+	suf = slices.Grow(suf[:0], len(com)+1)[:len(com)+1]
+	suf[len(com)] = math.MaxInt64
+	for i := len(com) - 1; i >= 0; i-- {
+		suf[i] = min(suf[i+1], s.iv[com[i]].End)
+	}
+	g0 := vs.base[k]
+	s.sup[g0] = suf[0]
+	lo, hi := vs.wrange(history.Key(k))
+	be := s.byEnd[lo:hi]
+	for i, w := range ws {
+		// The first committed writer that began after w ended.
+		e := s.iv[w].End
+		a, b := 0, len(com)
+		for a < b {
+			m := int(uint(a+b) >> 1)
+			if s.iv[com[m]].Begin <= e {
+				a = m + 1
+			} else {
+				b = m
+			}
+		}
+		s.sup[g0+1+int32(i)] = suf[a]
+		be[i] = int32(i)
+	}
+	slices.SortFunc(be, func(a, b int32) int { return cmp.Or(cmp.Compare(s.iv[ws[a]].End, s.iv[ws[b]].End), cmp.Compare(a, b)) })
+	se := s.supEnd[lo:hi]
+	for j, i := range be {
+		se[j] = s.sup[g0+1+i]
+	}
+	return com, suf
 }
 
 // length is the length of an interval, +inf (math.MaxInt64) when it is unbounded or too
@@ -211,66 +219,11 @@ const (
 // (the runner's columns), else the distinct values, sorted.
 func ranks(fi *fieldIndex) (rank []int32, nb int, span func(lo, hi int64) (int, int)) {
 	rank = make([]int32, len(fi.vals))
-	set := func(g int) bool { return fi.states == nil || fi.states[g] == fieldSet }
-	var mn, mx int64
-	nset := 0
-	for g, v := range fi.vals {
-		if !set(g) {
-			continue
-		}
-		if nset == 0 || v < mn {
-			mn = v
-		}
-		if nset == 0 || v > mx {
-			mx = v
-		}
-		nset++
-	}
+	mn, mx, nset := fi.setRange()
 	if nset > 0 && uint64(mx)-uint64(mn) < uint64(2*nset+64) {
-		nb = int(uint64(mx)-uint64(mn)) + 1
-		for g, v := range fi.vals {
-			rank[g] = int32(v - mn)
-		}
-		span = func(lo, hi int64) (int, int) {
-			a, b := 0, nb
-			switch {
-			case lo > mx:
-				a = nb
-			case lo > mn:
-				a = int(lo - mn)
-			}
-			switch {
-			case hi < mn:
-				b = 0
-			case hi < mx:
-				b = int(hi-mn) + 1
-			}
-			return a, b
-		}
+		nb, span = offsetRanks(fi, rank, mn, mx)
 	} else {
-		vals := make([]int64, 0, nset)
-		for g, v := range fi.vals {
-			if set(g) {
-				vals = append(vals, v)
-			}
-		}
-		slices.Sort(vals)
-		vals = slices.Compact(vals)
-		nb = len(vals)
-		for g, v := range fi.vals {
-			if set(g) {
-				r, _ := slices.BinarySearch(vals, v)
-				rank[g] = int32(r)
-			}
-		}
-		span = func(lo, hi int64) (int, int) {
-			a, _ := slices.BinarySearch(vals, lo)
-			b, found := slices.BinarySearch(vals, hi)
-			if found {
-				b++
-			}
-			return a, b
-		}
+		nb, span = sortedRanks(fi, rank, nset)
 	}
 	if fi.states != nil {
 		for g, st := range fi.states {
@@ -285,40 +238,92 @@ func ranks(fi *fieldIndex) (rank []int32, nb int, span func(lo, hi int64) (int, 
 	return rank, nb, span
 }
 
+// isSet reports whether version g's image sets the field.
+func (fi *fieldIndex) isSet(g int) bool { return fi.states == nil || fi.states[g] == fieldSet }
+
+// setRange returns the least and greatest value of the versions that set the field, and
+// how many do.
+func (fi *fieldIndex) setRange() (mn, mx int64, nset int) {
+	for g, v := range fi.vals {
+		if !fi.isSet(g) {
+			continue
+		}
+		if nset == 0 || v < mn {
+			mn = v
+		}
+		if nset == 0 || v > mx {
+			mx = v
+		}
+		nset++
+	}
+	return mn, mx, nset
+}
+
+// offsetRanks ranks the versions by their values offset by mn (the values span
+// [mn, mx]), for ranks.
+func offsetRanks(fi *fieldIndex, rank []int32, mn, mx int64) (int, func(lo, hi int64) (int, int)) {
+	nb := int(uint64(mx)-uint64(mn)) + 1
+	for g, v := range fi.vals {
+		rank[g] = int32(v - mn)
+	}
+	span := func(lo, hi int64) (int, int) {
+		a, b := 0, nb
+		switch {
+		case lo > mx:
+			a = nb
+		case lo > mn:
+			a = int(lo - mn)
+		}
+		switch {
+		case hi < mn:
+			b = 0
+		case hi < mx:
+			b = int(hi-mn) + 1
+		}
+		return a, b
+	}
+	return nb, span
+}
+
+// sortedRanks ranks the versions that set the field (nset of them) by their place among
+// the distinct values, sorted, for ranks.
+func sortedRanks(fi *fieldIndex, rank []int32, nset int) (int, func(lo, hi int64) (int, int)) {
+	vals := make([]int64, 0, nset)
+	for g, v := range fi.vals {
+		if fi.isSet(g) {
+			vals = append(vals, v)
+		}
+	}
+	slices.Sort(vals)
+	vals = slices.Compact(vals)
+	for g, v := range fi.vals {
+		if fi.isSet(g) {
+			r, _ := slices.BinarySearch(vals, v)
+			rank[g] = int32(r)
+		}
+	}
+	span := func(lo, hi int64) (int, int) {
+		a, _ := slices.BinarySearch(vals, lo)
+		b, found := slices.BinarySearch(vals, hi)
+		if found {
+			b++
+		}
+		return a, b
+	}
+	return len(vals), span
+}
+
 // sweep finds, for every predicate op on field name, the rows with a version in reach on
 // which the predicate may hold (its value is in range, or not a plain value).
 func (s *reachSource) sweep(name string, fi *fieldIndex) {
 	d, h, vs := s.d, s.d.H, s.vs
-	// The ops on this field, by reader End.
-	var ops []int32
-	for i, po := range d.predOps {
-		o := h.Txns[po.txn].Ops[po.op]
-		if h.Pred(o).Pred.Field.String() == name {
-			ops = append(ops, int32(i))
-		}
-	}
+	ops := s.fieldOps(name)
 	if len(ops) == 0 {
 		return
 	}
-	end := func(i int32) int64 { return s.iv[d.predOps[i].txn].End }
-	slices.SortFunc(ops, func(a, b int32) int { return cmp.Or(cmp.Compare(end(a), end(b)), cmp.Compare(a, b)) })
-	// least[i]: the least Br among ops[i:].
-	least := make([]int64, len(ops))
-	m := int64(math.MaxInt64)
-	for i := len(ops) - 1; i >= 0; i-- {
-		m = min(m, s.iv[d.predOps[ops[i]].txn].Begin)
-		least[i] = m
-	}
+	least := s.leastBegins(ops)
 	rank, nb, span := ranks(fi)
-	// Every version enters the sweep at most once: a bucket holds at most the versions of
-	// its value.
-	caps := make([]int32, nb)
-	for _, r := range rank {
-		if r >= 0 {
-			caps[r]++
-		}
-	}
-	b := newBuckets(caps)
+	b := rankBuckets(rank, nb)
 	var other []entry // versions whose truth is not a plain comparison
 	add := func(e entry, r int32) {
 		switch {
@@ -332,14 +337,7 @@ func (s *reachSource) sweep(name string, fi *fieldIndex) {
 		g := vs.base[k]
 		add(entry{history.Key(k), -1, s.sup[g]}, rank[g])
 	}
-	// Writers by begin.
-	var writers []int32
-	for t := range h.Txns {
-		if h.Txns[t].Outcome != history.OutcomeAborted && len(d.Writes[t]) > 0 {
-			writers = append(writers, int32(t))
-		}
-	}
-	slices.SortFunc(writers, func(a, b int32) int { return cmp.Or(cmp.Compare(s.iv[a].Begin, s.iv[b].Begin), cmp.Compare(a, b)) })
+	writers := s.writersByBegin()
 	// The rows found, per op: buf[at[i]:at[i]+n[i]] for the ops on this field.
 	var buf []history.Key
 	at := make([]int32, len(d.predOps))
@@ -382,7 +380,65 @@ func (s *reachSource) sweep(name string, fi *fieldIndex) {
 		}
 		at[i], n[i], mine[i] = int32(start), int32(len(buf)-start), true
 	}
-	// Lay the rows out by op; ops on other fields keep what they had.
+	s.layOut(buf, at, n, mine)
+}
+
+// rankBuckets returns the buckets of the nb ranks, each sized to the versions of its rank
+// (rank: per version). Every version enters the sweep at most once: a bucket holds at most
+// the versions of its value.
+func rankBuckets(rank []int32, nb int) *buckets {
+	caps := make([]int32, nb)
+	for _, r := range rank {
+		if r >= 0 {
+			caps[r]++
+		}
+	}
+	return newBuckets(caps)
+}
+
+// fieldOps returns the predicate ops on field name, by reader End.
+func (s *reachSource) fieldOps(name string) []int32 {
+	d, h := s.d, s.d.H
+	var ops []int32
+	for i, po := range d.predOps {
+		o := h.Txns[po.txn].Ops[po.op]
+		if h.Pred(o).Pred.Field.String() == name {
+			ops = append(ops, int32(i))
+		}
+	}
+	end := func(i int32) int64 { return s.iv[d.predOps[i].txn].End }
+	slices.SortFunc(ops, func(a, b int32) int { return cmp.Or(cmp.Compare(end(a), end(b)), cmp.Compare(a, b)) })
+	return ops
+}
+
+// leastBegins returns, for each i, the least Br among the readers of ops[i:].
+func (s *reachSource) leastBegins(ops []int32) []int64 {
+	least := make([]int64, len(ops))
+	m := int64(math.MaxInt64)
+	for i := len(ops) - 1; i >= 0; i-- {
+		m = min(m, s.iv[s.d.predOps[ops[i]].txn].Begin)
+		least[i] = m
+	}
+	return least
+}
+
+// writersByBegin returns the transactions that did not abort and wrote, by Begin.
+func (s *reachSource) writersByBegin() []int32 {
+	d, h := s.d, s.d.H
+	var writers []int32
+	for t := range h.Txns {
+		if h.Txns[t].Outcome != history.OutcomeAborted && len(d.Writes[t]) > 0 {
+			writers = append(writers, int32(t))
+		}
+	}
+	slices.SortFunc(writers, func(a, b int32) int { return cmp.Or(cmp.Compare(s.iv[a].Begin, s.iv[b].Begin), cmp.Compare(a, b)) })
+	return writers
+}
+
+// layOut lays the rows the sweep found out by op (op i's, where mine[i], are
+// buf[at[i]:at[i]+n[i]]); ops on other fields keep what they had.
+func (s *reachSource) layOut(buf []history.Key, at, n []int32, mine []bool) {
+	d := s.d
 	total := 0
 	for i := range d.predOps {
 		if mine[i] {

@@ -136,6 +136,38 @@ func Explain(h *history.History, a report.Anomaly) Explanation {
 		e.keyDatum, e.hasKey = h.Key(a.Key), true
 		e.Key = e.keyDatum.String()
 	}
+	keys := map[history.Key]bool{a.Key: true}
+	for _, s := range a.Cycle {
+		keys[s.Key] = true
+	}
+	for _, t := range involved(a) {
+		e.Txns = append(e.Txns, explainTxn(h, n, t, keys))
+	}
+	e.Cycle = len(a.Cycle) >= 2 && a.Cycle[len(a.Cycle)-1].To == a.Cycle[0].From
+	e.Steps = steps(h, a.Cycle, e.Cycle)
+	if e.Cycle {
+		e.Contradiction = e.Steps[len(e.Steps)-1].Sentence
+	} else {
+		e.Contradiction = a.Message
+	}
+	return e
+}
+
+// steps explains each step of cyc; the last step of a cycle is the contradiction.
+func steps(h *history.History, cyc []report.Step, cycle bool) []Step {
+	var out []Step
+	for i, s := range cyc {
+		st := Pair(h, s)
+		if cycle && i == len(cyc)-1 {
+			st.Sentence = "However, " + st.Sentence + ": a contradiction!"
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// involved returns the transactions a names, then those of its steps, each once.
+func involved(a report.Anomaly) []history.TxnID {
 	var ids []history.TxnID
 	addID := func(t history.TxnID) {
 		if !slices.Contains(ids, t) {
@@ -149,27 +181,7 @@ func Explain(h *history.History, a report.Anomaly) Explanation {
 		addID(s.From)
 		addID(s.To)
 	}
-	keys := map[history.Key]bool{a.Key: true}
-	for _, s := range a.Cycle {
-		keys[s.Key] = true
-	}
-	for _, t := range ids {
-		e.Txns = append(e.Txns, explainTxn(h, n, t, keys))
-	}
-	e.Cycle = len(a.Cycle) >= 2 && a.Cycle[len(a.Cycle)-1].To == a.Cycle[0].From
-	for i, s := range a.Cycle {
-		st := Pair(h, s)
-		if e.Cycle && i == len(a.Cycle)-1 {
-			st.Sentence = "However, " + st.Sentence + ": a contradiction!"
-		}
-		e.Steps = append(e.Steps, st)
-	}
-	if e.Cycle {
-		e.Contradiction = e.Steps[len(e.Steps)-1].Sentence
-	} else {
-		e.Contradiction = a.Message
-	}
-	return e
+	return ids
 }
 
 // Pair explains one step on its own: "From < To, because <why>", with the step's Why when
@@ -209,15 +221,7 @@ func explainTxn(h *history.History, n namer, id history.TxnID, keys map[history.
 	t.tx = tx
 	t.Session = h.Sessions[tx.Session].Source.String()
 	t.Outcome = tx.Outcome.String()
-	if tx.HasTime {
-		t.Time = fmt.Sprintf("[%d,%d]", tx.Time.Begin, tx.Time.End)
-	}
-	if tx.HasTimestamps {
-		t.Timestamps = fmt.Sprintf("[%v,%v]", tx.Start, tx.Commit)
-		if sn, ok := h.Snapshots[id]; ok && h.DerivedTimestamps() {
-			t.Timestamps += " from snapshot " + sn.String()
-		}
-	}
+	t.Time, t.Timestamps = txnTimes(h, tx)
 	for _, o := range tx.Ops {
 		if len(tx.Ops) > maxOps && !keys[o.Key] {
 			t.Elided++
@@ -226,6 +230,21 @@ func explainTxn(h *history.History, n namer, id history.TxnID, keys map[history.
 		t.Ops = append(t.Ops, Op(h, o))
 	}
 	return t
+}
+
+// txnTimes renders tx's client interval and database timestamps ("" when it has none),
+// with the snapshot its timestamps were derived from.
+func txnTimes(h *history.History, tx *history.Txn) (interval, timestamps string) {
+	if tx.HasTime {
+		interval = fmt.Sprintf("[%d,%d]", tx.Time.Begin, tx.Time.End)
+	}
+	if tx.HasTimestamps {
+		timestamps = fmt.Sprintf("[%v,%v]", tx.Start, tx.Commit)
+		if sn, ok := h.Snapshots[tx.ID]; ok && h.DerivedTimestamps() {
+			timestamps += " from snapshot " + sn.String()
+		}
+	}
+	return interval, timestamps
 }
 
 // Op renders one operation with the source's keys and values: r(x,1), w(x,1), a(l,3),
@@ -238,14 +257,7 @@ func Op(h *history.History, o history.Op) string {
 	switch o.Kind {
 	case history.OpRead:
 		fmt.Fprintf(&b, "r(%s,%s)", k(), history.ShowValue(h.Value(o.Value)))
-		switch o.Src.Kind {
-		case history.SrcTxn:
-			b.WriteString("<-" + h.Name(o.Src.Txn))
-		case history.SrcInit:
-			b.WriteString("<-init")
-		case history.SrcNone:
-			b.WriteString("<-none")
-		}
+		b.WriteString(srcSuffix(h, o.Src))
 	case history.OpWrite:
 		fmt.Fprintf(&b, "w(%s,%s)", k(), history.ShowValue(h.Value(o.Value)))
 	case history.OpAppend:
@@ -266,6 +278,20 @@ func Op(h *history.History, o history.Op) string {
 		b.WriteByte('!')
 	}
 	return b.String()
+}
+
+// srcSuffix renders a read's explicit source: "<-T1", "<-init", "<-none", or "" when it has
+// none.
+func srcSuffix(h *history.History, src history.Src) string {
+	switch src.Kind {
+	case history.SrcTxn:
+		return "<-" + h.Name(src.Txn)
+	case history.SrcInit:
+		return "<-init"
+	case history.SrcNone:
+		return "<-none"
+	}
+	return ""
 }
 
 // List renders list values as [1 2 3], eliding the middle of lists longer than 8.
@@ -290,47 +316,100 @@ func List(h *history.History, vs []history.Value) string {
 
 // why makes the reason for a step from its relation (the lowest relation in the set).
 func why(h *history.History, n namer, s report.Step) string {
-	from, to := n.txn(s.From), n.txn(s.To)
-	kv := func(v history.Value) string { return history.KV(n.key(s.Key), n.value(v)) }
-	switch {
-	case s.Rel&report.WW != 0:
-		if s.Value2 != history.Nil {
-			return fmt.Sprintf("%s overwrote %s's write of %s with %s", to, from, kv(s.Value), kv(s.Value2))
+	t := stepText{h: h, n: n, s: s, from: n.txn(s.From), to: n.txn(s.To)}
+	for _, r := range reasons {
+		if s.Rel&r.rel != 0 {
+			return r.why(t)
 		}
-		return fmt.Sprintf("%s overwrote %s's write of %s", to, from, kv(s.Value))
-	case s.Rel&report.WR != 0:
-		return fmt.Sprintf("%s read %s, which %s wrote", to, kv(s.Value), from)
-	case s.Rel&report.RW != 0:
-		if s.Value2 != history.Nil {
-			return fmt.Sprintf("%s read %s, which %s overwrote with %s", from, kv(s.Value), to, kv(s.Value2))
-		}
-		return fmt.Sprintf("%s read %s, which %s overwrote", from, kv(s.Value), to)
-	case s.Rel&report.SO != 0:
-		sess := "the same session"
-		if h != nil && int(s.From) < len(h.Txns) && s.From >= 0 {
-			sess = "session " + h.Sessions[h.Txn(s.From).Session].Source.String()
-		}
-		return fmt.Sprintf("%s precedes %s in %s", from, to, sess)
-	case s.Rel&report.RT != 0:
-		if h != nil && validTxn(h, s.From) && validTxn(h, s.To) && h.Txn(s.From).HasTime && h.Txn(s.To).HasTime {
-			return fmt.Sprintf("%s ended (at %d) before %s began (at %d)", from, h.Txn(s.From).Time.End, to, h.Txn(s.To).Time.Begin)
-		}
-		return fmt.Sprintf("%s ended before %s began", from, to)
-	case s.Rel&report.TS != 0:
-		if h != nil && validTxn(h, s.From) && validTxn(h, s.To) && h.Txn(s.From).HasTimestamps && h.Txn(s.To).HasTimestamps {
-			return fmt.Sprintf("%s committed (at %v) before %s started (at %v)", from, h.Txn(s.From).Commit, to, h.Txn(s.To).Start)
-		}
-		return fmt.Sprintf("%s committed before %s started", from, to)
-	case s.Rel&report.PredWR != 0:
-		return fmt.Sprintf("%s's predicate read saw %s's write of %s", to, from, kv(s.Value))
-	case s.Rel&report.PredRW != 0:
-		v := s.Value2
-		if v == history.Nil {
-			v = s.Value
-		}
-		return fmt.Sprintf("%s's predicate read missed %s's write of %s", from, to, kv(v))
 	}
-	return fmt.Sprintf("%s must precede %s", from, to)
+	return fmt.Sprintf("%s must precede %s", t.from, t.to)
+}
+
+// reasons gives, in order of precedence, the reason a step of each relation has.
+var reasons = []struct {
+	rel report.Rel
+	why func(stepText) string
+}{
+	{report.WW, stepText.ww},
+	{report.WR, stepText.wr},
+	{report.RW, stepText.rw},
+	{report.SO, stepText.so},
+	{report.RT, stepText.rt},
+	{report.TS, stepText.ts},
+	{report.PredWR, stepText.predWR},
+	{report.PredRW, stepText.predRW},
+}
+
+// stepText is what why writes a step's reason from: the step, its history (or nil) and
+// the names of its ends.
+type stepText struct {
+	h        *history.History
+	n        namer
+	s        report.Step
+	from, to string
+}
+
+// kv renders the step's key holding v.
+func (t stepText) kv(v history.Value) string { return history.KV(t.n.key(t.s.Key), t.n.value(v)) }
+
+// both returns the step's two transactions when h has them both.
+func (t stepText) both() (from, to *history.Txn, ok bool) {
+	if t.h == nil || !validTxn(t.h, t.s.From) || !validTxn(t.h, t.s.To) {
+		return nil, nil, false
+	}
+	return t.h.Txn(t.s.From), t.h.Txn(t.s.To), true
+}
+
+func (t stepText) ww() string {
+	if t.s.Value2 != history.Nil {
+		return fmt.Sprintf("%s overwrote %s's write of %s with %s", t.to, t.from, t.kv(t.s.Value), t.kv(t.s.Value2))
+	}
+	return fmt.Sprintf("%s overwrote %s's write of %s", t.to, t.from, t.kv(t.s.Value))
+}
+
+func (t stepText) wr() string {
+	return fmt.Sprintf("%s read %s, which %s wrote", t.to, t.kv(t.s.Value), t.from)
+}
+
+func (t stepText) rw() string {
+	if t.s.Value2 != history.Nil {
+		return fmt.Sprintf("%s read %s, which %s overwrote with %s", t.from, t.kv(t.s.Value), t.to, t.kv(t.s.Value2))
+	}
+	return fmt.Sprintf("%s read %s, which %s overwrote", t.from, t.kv(t.s.Value), t.to)
+}
+
+func (t stepText) so() string {
+	sess := "the same session"
+	if t.h != nil && int(t.s.From) < len(t.h.Txns) && t.s.From >= 0 {
+		sess = "session " + t.h.Sessions[t.h.Txn(t.s.From).Session].Source.String()
+	}
+	return fmt.Sprintf("%s precedes %s in %s", t.from, t.to, sess)
+}
+
+func (t stepText) rt() string {
+	if a, b, ok := t.both(); ok && a.HasTime && b.HasTime {
+		return fmt.Sprintf("%s ended (at %d) before %s began (at %d)", t.from, a.Time.End, t.to, b.Time.Begin)
+	}
+	return fmt.Sprintf("%s ended before %s began", t.from, t.to)
+}
+
+func (t stepText) ts() string {
+	if a, b, ok := t.both(); ok && a.HasTimestamps && b.HasTimestamps {
+		return fmt.Sprintf("%s committed (at %v) before %s started (at %v)", t.from, a.Commit, t.to, b.Start)
+	}
+	return fmt.Sprintf("%s committed before %s started", t.from, t.to)
+}
+
+func (t stepText) predWR() string {
+	return fmt.Sprintf("%s's predicate read saw %s's write of %s", t.to, t.from, t.kv(t.s.Value))
+}
+
+func (t stepText) predRW() string {
+	v := t.s.Value2
+	if v == history.Nil {
+		v = t.s.Value
+	}
+	return fmt.Sprintf("%s's predicate read missed %s's write of %s", t.from, t.to, t.kv(v))
 }
 
 func validTxn(h *history.History, t history.TxnID) bool { return t >= 0 && int(t) < len(h.Txns) }

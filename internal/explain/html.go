@@ -113,38 +113,10 @@ const (
 // off the middle. The view box is fitted to what was drawn.
 func layout(e Explanation) svgGraph {
 	var g svgGraph
-	n := len(e.Txns)
-	if n == 0 {
+	if len(e.Txns) == 0 {
 		return g
 	}
-	widest, label := 0.0, 0.0
-	for _, t := range e.Txns {
-		widest = max(widest, boxWidth(t.Name))
-	}
-	for _, s := range e.Steps {
-		label = max(label, float64(len(stepLabel(s)))*charW)
-	}
-	ring := minRing
-	switch {
-	case n == 1:
-		ring = 0
-	case n == 2:
-		ring = max(ring, (widest+label)/2+16)
-	default:
-		// Neighbours at least a box and a label apart along the circle.
-		ring = max(ring, (widest+min(label, 3*widest)+40)/(2*math.Sin(math.Pi/float64(n))))
-	}
-	pos := make(map[history.TxnID]int, n)
-	for i, t := range e.Txns {
-		a := -math.Pi/2 + 2*math.Pi*float64(i)/float64(n)
-		if n == 2 {
-			a = math.Pi * float64(i) // side by side
-		}
-		x, y := ring*math.Cos(a), ring*math.Sin(a)
-		w := boxWidth(t.Name)
-		g.Nodes = append(g.Nodes, svgNode{X: x - w/2, Y: y - nodeH/2, W: w, H: nodeH, TX: x, TY: y + 5, Name: t.Name})
-		pos[t.ID] = i
-	}
+	pos := g.placeNodes(e.Txns, ringRadius(e))
 	seen := map[[2]int]int{}
 	marker := map[string]int{}
 	for _, s := range e.Steps {
@@ -155,31 +127,80 @@ func layout(e Explanation) svgGraph {
 		}
 		k := seen[[2]int{i, j}]
 		seen[[2]int{i, j}]++
-		a, b := g.Nodes[i], g.Nodes[j]
-		x1, y1 := a.X+a.W/2, a.Y+a.H/2
-		x2, y2 := b.X+b.W/2, b.Y+b.H/2
-		dx, dy := x2-x1, y2-y1
-		d := math.Hypot(dx, dy)
-		// Bend to the right of the direction of travel (outwards for a clockwise cycle);
-		// more for each repeated step.
-		bend := d * (0.2 + 0.15*float64(k))
-		qx, qy := (x1+x2)/2+dy/d*bend, (y1+y2)/2-dx/d*bend
-		sx, sy := clip(a, qx-x1, qy-y1)
-		ex, ey := clip(b, qx-x2, qy-y2)
-		color := relColor(s.Rel)
-		m, ok := marker[color]
-		if !ok {
-			m = len(g.Colors)
-			marker[color] = m
-			g.Colors = append(g.Colors, color)
-		}
-		g.Edges = append(g.Edges, svgEdge{
-			D:  fmt.Sprintf("M %.1f %.1f Q %.1f %.1f %.1f %.1f", sx, sy, qx, qy, ex, ey),
-			LX: 0.25*sx + 0.5*qx + 0.25*ex, LY: 0.25*sy + 0.5*qy + 0.25*ey + 5,
-			Label: stepLabel(s), Color: color, Marker: m,
-		})
+		g.addEdge(s, i, j, k, marker)
 	}
-	// Fit the view box to the boxes and labels.
+	g.fit()
+	return g
+}
+
+// ringRadius is the radius of the circle layout places e's transactions on: none for one,
+// room for a box and a label between two, and neighbours at least a box and a label apart
+// along the circle for more.
+func ringRadius(e Explanation) float64 {
+	n := len(e.Txns)
+	widest, label := 0.0, 0.0
+	for _, t := range e.Txns {
+		widest = max(widest, boxWidth(t.Name))
+	}
+	for _, s := range e.Steps {
+		label = max(label, float64(len(stepLabel(s)))*charW)
+	}
+	switch {
+	case n == 1:
+		return 0
+	case n == 2:
+		return max(minRing, (widest+label)/2+16)
+	}
+	return max(minRing, (widest+min(label, 3*widest)+40)/(2*math.Sin(math.Pi/float64(n))))
+}
+
+// placeNodes places the transactions clockwise on a circle of radius ring from the top
+// (two side by side) and returns each one's node index.
+func (g *svgGraph) placeNodes(txns []Txn, ring float64) map[history.TxnID]int {
+	n := len(txns)
+	pos := make(map[history.TxnID]int, n)
+	for i, t := range txns {
+		a := -math.Pi/2 + 2*math.Pi*float64(i)/float64(n)
+		if n == 2 {
+			a = math.Pi * float64(i) // side by side
+		}
+		x, y := ring*math.Cos(a), ring*math.Sin(a)
+		w := boxWidth(t.Name)
+		g.Nodes = append(g.Nodes, svgNode{X: x - w/2, Y: y - nodeH/2, W: w, H: nodeH, TX: x, TY: y + 5, Name: t.Name})
+		pos[t.ID] = i
+	}
+	return pos
+}
+
+// addEdge draws step s from node i to node j, the k-th such step, as a quadratic curve
+// bent to the right of the direction of travel (outwards for a clockwise cycle), more for
+// each repeated step. marker maps each colour to its arrowhead.
+func (g *svgGraph) addEdge(s Step, i, j, k int, marker map[string]int) {
+	a, b := g.Nodes[i], g.Nodes[j]
+	x1, y1 := a.X+a.W/2, a.Y+a.H/2
+	x2, y2 := b.X+b.W/2, b.Y+b.H/2
+	dx, dy := x2-x1, y2-y1
+	d := math.Hypot(dx, dy)
+	bend := d * (0.2 + 0.15*float64(k))
+	qx, qy := (x1+x2)/2+dy/d*bend, (y1+y2)/2-dx/d*bend
+	sx, sy := clip(a, qx-x1, qy-y1)
+	ex, ey := clip(b, qx-x2, qy-y2)
+	color := relColor(s.Rel)
+	m, ok := marker[color]
+	if !ok {
+		m = len(g.Colors)
+		marker[color] = m
+		g.Colors = append(g.Colors, color)
+	}
+	g.Edges = append(g.Edges, svgEdge{
+		D:  fmt.Sprintf("M %.1f %.1f Q %.1f %.1f %.1f %.1f", sx, sy, qx, qy, ex, ey),
+		LX: 0.25*sx + 0.5*qx + 0.25*ex, LY: 0.25*sy + 0.5*qy + 0.25*ey + 5,
+		Label: stepLabel(s), Color: color, Marker: m,
+	})
+}
+
+// fit fits the view box to the boxes and labels.
+func (g *svgGraph) fit() {
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	grow := func(ax, ay, bx, by float64) {
 		x0, y0, x1, y1 = min(x0, ax), min(y0, ay), max(x1, bx), max(y1, by)
@@ -194,7 +215,6 @@ func layout(e Explanation) svgGraph {
 	const pad = 16
 	g.X, g.Y = x0-pad, y0-pad
 	g.W, g.H = x1-x0+2*pad, y1-y0+2*pad
-	return g
 }
 
 func boxWidth(name string) float64 { return float64(len(name))*charW + 24 }

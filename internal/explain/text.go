@@ -86,40 +86,54 @@ func writeExplanation(w *bufio.Writer, e Explanation, indent string) {
 	if e.Message != "" {
 		fmt.Fprintf(w, "%s%s.\n", indent, strings.TrimSuffix(e.Message, "."))
 	}
-	var known []Txn // transactions the history describes
-	for _, t := range e.Txns {
-		if t.tx != nil {
-			known = append(known, t)
-		}
-	}
-	if len(known) > 0 {
-		fmt.Fprintf(w, "\n%sLet:\n", indent)
-		width := 0
-		for _, t := range known {
-			width = max(width, len(t.Name))
-		}
-		for _, t := range known {
-			fmt.Fprintf(w, "%s  %-*s = %s\n", indent, width, t.Name, txnText(t))
-		}
-	}
-	if len(e.Steps) > 0 {
-		fmt.Fprintf(w, "\n%sThen:\n", indent)
-		for i, s := range e.Steps {
-			end := ";"
-			if i == len(e.Steps)-1 && !e.Cycle {
-				end = "."
-			}
-			if e.Cycle && i == len(e.Steps)-1 {
-				end = ""
-			}
-			fmt.Fprintf(w, "%s  - %s%s\n", indent, s.Sentence, end)
-		}
-	}
+	writeLet(w, e.Txns, indent)
+	writeThen(w, e, indent)
 	if len(e.RuledOut) > 0 {
 		fmt.Fprintf(w, "\n%sRuled out:\n", indent)
 		for _, s := range e.RuledOut {
 			fmt.Fprintf(w, "%s  - %s\n", indent, s)
 		}
+	}
+}
+
+// writeLet writes the "Let:" section: the transactions the history describes, their names
+// aligned.
+func writeLet(w *bufio.Writer, txns []Txn, indent string) {
+	var known []Txn
+	for _, t := range txns {
+		if t.tx != nil {
+			known = append(known, t)
+		}
+	}
+	if len(known) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%sLet:\n", indent)
+	width := 0
+	for _, t := range known {
+		width = max(width, len(t.Name))
+	}
+	for _, t := range known {
+		fmt.Fprintf(w, "%s  %-*s = %s\n", indent, width, t.Name, txnText(t))
+	}
+}
+
+// writeThen writes the "Then:" section: the steps, separated by semicolons, the last ending
+// in a full stop (a cycle's last step, the contradiction, has its own ending).
+func writeThen(w *bufio.Writer, e Explanation, indent string) {
+	if len(e.Steps) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%sThen:\n", indent)
+	for i, s := range e.Steps {
+		end := ";"
+		if i == len(e.Steps)-1 && !e.Cycle {
+			end = "."
+		}
+		if e.Cycle && i == len(e.Steps)-1 {
+			end = ""
+		}
+		fmt.Fprintf(w, "%s  - %s%s\n", indent, s.Sentence, end)
 	}
 }
 

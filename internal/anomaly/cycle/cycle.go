@@ -89,22 +89,7 @@ func ShapeOf(cyc []report.Step) Shape {
 	var keys []int32
 	var seq []report.Rel // the data steps' relations, in order
 	for _, st := range cyc {
-		s.Forced = s.Forced || st.Forced
-		s.ForcedPred = s.ForcedPred || st.Forced && st.Pred != ""
-		switch {
-		case st.Rel.Has(report.WW):
-			s.WW++
-		case st.Rel.Has(report.WR):
-			s.WR++
-		case st.Rel.Has(report.RW):
-			s.RW++
-			s.PredRW = s.PredRW || st.Pred != ""
-		default:
-			s.Order++
-			if st.Rel.Has(report.SO) {
-				s.SO++
-			}
-			s.RT = s.RT || st.Rel.Has(report.RT)
+		if !s.add(st) {
 			continue
 		}
 		if !slices.Contains(keys, int32(st.Key)) {
@@ -115,6 +100,30 @@ func ShapeOf(cyc []report.Step) Shape {
 	s.Keys = len(keys)
 	s.Alternating = alternates(seq)
 	return s
+}
+
+// add counts step st in s and reports whether it is a data step (a write, read or
+// anti-dependency), not an order step.
+func (s *Shape) add(st report.Step) bool {
+	s.Forced = s.Forced || st.Forced
+	s.ForcedPred = s.ForcedPred || st.Forced && st.Pred != ""
+	switch {
+	case st.Rel.Has(report.WW):
+		s.WW++
+	case st.Rel.Has(report.WR):
+		s.WR++
+	case st.Rel.Has(report.RW):
+		s.RW++
+		s.PredRW = s.PredRW || st.Pred != ""
+	default:
+		s.Order++
+		if st.Rel.Has(report.SO) {
+			s.SO++
+		}
+		s.RT = s.RT || st.Rel.Has(report.RT)
+		return false
+	}
+	return true
 }
 
 // alternates reports whether the relations of a cycle's data steps are an even number of
@@ -155,6 +164,13 @@ func Classify(sc Scheme, s Shape) (anomaly.Kind, []anomaly.Kind) {
 			names = append(names, r.kind)
 		}
 	}
+	return compose(sc, class, names)
+}
+
+// compose returns the kind and other names of a cycle whose class is class and whose
+// further names are names, as scheme sc composes them: the class first, or the first
+// further name with the others and the class after it.
+func compose(sc Scheme, class anomaly.Kind, names []anomaly.Kind) (anomaly.Kind, []anomaly.Kind) {
 	if sc.classFirst() || len(names) == 0 {
 		return class, names
 	}
@@ -202,10 +218,18 @@ type rule struct {
 	rt, alternating, predRW, forced, forcedPred, axiom, indirect flag
 }
 
-func (r *rule) match(s *Shape) bool {
+// match reports whether shape s has every count and flag rule r requires.
+func (r *rule) match(s *Shape) bool { return r.countsMatch(s) && r.flagsMatch(s) }
+
+// countsMatch reports whether s's counts of steps and keys are within r's bounds.
+func (r *rule) countsMatch(s *Shape) bool {
 	return r.ww.allows(s.WW) && r.wr.allows(s.WR) && r.rw.allows(s.RW) && r.order.allows(s.Order) &&
-		r.so.allows(s.SO) && r.length.allows(s.Len) && r.keys.allows(s.Keys) &&
-		r.rt.allows(s.RT) && r.alternating.allows(s.Alternating) && r.predRW.allows(s.PredRW) &&
+		r.so.allows(s.SO) && r.length.allows(s.Len) && r.keys.allows(s.Keys)
+}
+
+// flagsMatch reports whether s has the properties r requires, and not those it excludes.
+func (r *rule) flagsMatch(s *Shape) bool {
+	return r.rt.allows(s.RT) && r.alternating.allows(s.Alternating) && r.predRW.allows(s.PredRW) &&
 		r.forced.allows(s.Forced) && r.forcedPred.allows(s.ForcedPred) && r.axiom.allows(s.Axiom) &&
 		r.indirect.allows(s.Indirect)
 }

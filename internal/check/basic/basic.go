@@ -81,9 +81,31 @@ func Check(ctx context.Context, h *history.History, o Options) (*Findings, error
 	c.failStamp = make([]uint32, nk)
 	c.lastW = make([]int32, nk)
 
+	writes := c.countStats()
+	c.idOrdered = idOrdered(h)
+	c.ix = newIndex(h.Values.Len(), writes)
+	if err := c.indexWrites(ctx); err != nil {
+		return c.f, err
+	}
+	if err := c.checkReads(ctx); err != nil {
+		return c.f, err
+	}
+	c.checkOrders()
+	c.notes()
+	if ctx.Err() != nil {
+		// Stopped while finishing: nothing was skipped, but a caller that cancelled gets
+		// no pass it could mistake for one decided in time.
+		return c.f, context.Cause(ctx)
+	}
+	return c.f, nil
+}
+
+// countStats fills the findings' counts of transactions, outcomes and ops, and returns an
+// upper bound of the writes (for the index).
+func (c *checker) countStats() (writes int) {
+	h := c.h
 	st := &c.f.Stats
-	st.Txns, st.Sessions, st.Keys = len(h.Txns), len(h.Sessions), nk
-	writes := 0
+	st.Txns, st.Sessions, st.Keys = len(h.Txns), len(h.Sessions), len(h.Keys)
 	for i := range h.Txns {
 		t := &h.Txns[i]
 		switch t.Outcome {
@@ -104,29 +126,20 @@ func Check(ctx context.Context, h *history.History, o Options) (*Findings, error
 			}
 		}
 	}
-	c.idOrdered = true
+	return writes
+}
+
+// idOrdered reports whether every session of h lists its transactions in increasing ID
+// order.
+func idOrdered(h *history.History) bool {
 	for _, s := range h.Sessions {
 		for i := 1; i < len(s.Txns); i++ {
 			if s.Txns[i] <= s.Txns[i-1] {
-				c.idOrdered = false
+				return false
 			}
 		}
 	}
-	c.ix = newIndex(h.Values.Len(), writes)
-	if err := c.indexWrites(ctx); err != nil {
-		return c.f, err
-	}
-	if err := c.checkReads(ctx); err != nil {
-		return c.f, err
-	}
-	c.checkOrders()
-	c.notes()
-	if ctx.Err() != nil {
-		// Stopped while finishing: nothing was skipped, but a caller that cancelled gets
-		// no pass it could mistake for one decided in time.
-		return c.f, context.Cause(ctx)
-	}
-	return c.f, nil
+	return true
 }
 
 func (c *checker) nextGen() {
@@ -225,46 +238,57 @@ func (c *checker) checkReads(ctx context.Context) error {
 		if i&1023 == 0 && ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
-		t := &h.Txns[i]
-		if t.Outcome != history.OutcomeCommitted {
-			continue
-		}
-		c.nextGen()
-		if cap(c.prevAppend) < len(t.Ops) {
-			c.prevAppend = make([]int32, len(t.Ops))
-		}
-		c.prevAppend = c.prevAppend[:len(t.Ops)]
-		for j, o := range t.Ops {
-			switch o.Kind {
-			case history.OpRead:
-				if !o.Failed() {
-					c.read(t, int32(j), o)
-				}
-			case history.OpListRead:
-				if !o.Failed() {
-					c.listRead(t, int32(j), o)
-				}
-			case history.OpPredWrite:
-				for _, r := range h.Pred(o).Rows {
-					if r.Match {
-						c.stamp[r.Key] = c.gen
-						c.lastW[r.Key] = int32(j)
-					}
-				}
-			case history.OpWrite, history.OpAppend, history.OpInsert, history.OpDelete:
-				c.prevAppend[j] = -1
-				if c.stamp[o.Key] == c.gen {
-					c.prevAppend[j] = c.lastW[o.Key]
-				}
-				c.stamp[o.Key] = c.gen
-				c.lastW[o.Key] = int32(j)
-				if o.Failed() {
-					c.failStamp[o.Key] = c.gen
-				}
-			}
+		if t := &h.Txns[i]; t.Outcome == history.OutcomeCommitted {
+			c.txnReads(t)
 		}
 	}
 	return nil
+}
+
+// txnReads checks the reads of committed transaction t, keeping track of its own writes
+// so far.
+func (c *checker) txnReads(t *history.Txn) {
+	h := c.h
+	c.nextGen()
+	if cap(c.prevAppend) < len(t.Ops) {
+		c.prevAppend = make([]int32, len(t.Ops))
+	}
+	c.prevAppend = c.prevAppend[:len(t.Ops)]
+	for j, o := range t.Ops {
+		switch o.Kind {
+		case history.OpRead:
+			if !o.Failed() {
+				c.read(t, int32(j), o)
+			}
+		case history.OpListRead:
+			if !o.Failed() {
+				c.listRead(t, int32(j), o)
+			}
+		case history.OpPredWrite:
+			for _, r := range h.Pred(o).Rows {
+				if r.Match {
+					c.stamp[r.Key] = c.gen
+					c.lastW[r.Key] = int32(j)
+				}
+			}
+		case history.OpWrite, history.OpAppend, history.OpInsert, history.OpDelete:
+			c.ownWriteOf(int32(j), o)
+		}
+	}
+}
+
+// ownWriteOf records write o, op j of the current transaction, as its last write of the
+// key (linked to the one before, for appends), and whether it failed.
+func (c *checker) ownWriteOf(j int32, o history.Op) {
+	c.prevAppend[j] = -1
+	if c.stamp[o.Key] == c.gen {
+		c.prevAppend[j] = c.lastW[o.Key]
+	}
+	c.stamp[o.Key] = c.gen
+	c.lastW[o.Key] = j
+	if o.Failed() {
+		c.failStamp[o.Key] = c.gen
+	}
 }
 
 // ownWrite returns the op index of t's last write of k before the current op, or -1, and
@@ -280,18 +304,8 @@ func (c *checker) read(t *history.Txn, j int32, o history.Op) {
 	h := c.h
 	k, v := o.Key, o.Value
 	if w, failed := c.ownWrite(k); w >= 0 {
-		if failed {
-			return
-		}
-		wo := t.Ops[w]
-		if wo.Kind == history.OpAppend {
-			return // an item read of a list key: nothing to compare
-		}
-		own := c.written(t, w, k)
-		if own != v || (o.Src.Kind == history.SrcTxn && o.Src.Txn != t.ID) || o.Src.Kind == history.SrcInit || o.Src.Kind == history.SrcNone {
-			c.add(anomaly.Internal, []history.TxnID{t.ID}, k, func() string {
-				return fmt.Sprintf("%s read %s after writing %s itself", h.Name(t.ID), h.KV(k, v), h.KV(k, own))
-			})
+		if !failed {
+			c.ownRead(t, o, w)
 		}
 		return
 	}
@@ -317,6 +331,40 @@ func (c *checker) read(t *history.Txn, j int32, o history.Op) {
 	c.external(t, o, r, false)
 }
 
+// abortedMsg says that t read (k, v) of r (an element of list read o, if list), which
+// only aborted transactions wrote.
+func (c *checker) abortedMsg(t *history.Txn, o history.Op, r *wrec, list bool) string {
+	h := c.h
+	k, v := r.k, r.v
+	if r.n > 1 {
+		who := fmt.Sprintf("%d transactions, all of which aborted (the first is %s)", r.n, h.Name(r.txn))
+		if list {
+			return fmt.Sprintf("%s read %v=%s, whose element %v was appended only by %s", h.Name(t.ID), h.Key(k), c.list(o), h.Value(v), who)
+		}
+		return fmt.Sprintf("%s read %s, which was written only by %s", h.Name(t.ID), h.KV(k, v), who)
+	}
+	if list {
+		return fmt.Sprintf("%s read %v=%s, whose element %v was appended only by %s, which aborted", h.Name(t.ID), h.Key(k), c.list(o), h.Value(v), h.Name(r.txn))
+	}
+	return fmt.Sprintf("%s read %s, which only %s wrote, and it aborted", h.Name(t.ID), h.KV(k, v), h.Name(r.txn))
+}
+
+// ownRead checks read o of t after t's own write of the key (op w): it must read what
+// that wrote, and name no other source (INT).
+func (c *checker) ownRead(t *history.Txn, o history.Op, w int32) {
+	h := c.h
+	k, v := o.Key, o.Value
+	if t.Ops[w].Kind == history.OpAppend {
+		return // an item read of a list key: nothing to compare
+	}
+	own := c.written(t, w, k)
+	if own != v || (o.Src.Kind == history.SrcTxn && o.Src.Txn != t.ID) || o.Src.Kind == history.SrcInit || o.Src.Kind == history.SrcNone {
+		c.add(anomaly.Internal, []history.TxnID{t.ID}, k, func() string {
+			return fmt.Sprintf("%s read %s after writing %s itself", h.Name(t.ID), h.KV(k, v), h.KV(k, own))
+		})
+	}
+}
+
 // external checks a read of (k, v) by t, which did not write k earlier, against the writers
 // of that pair. list says whether it is an element of a list read.
 func (c *checker) external(t *history.Txn, o history.Op, r *wrec, list bool) {
@@ -335,19 +383,7 @@ func (c *checker) external(t *history.Txn, o history.Op, r *wrec, list bool) {
 	switch {
 	case r.flags&(wFinal|wInter) == 0:
 		// Every writer aborted.
-		c.add(anomaly.AbortedRead, []history.TxnID{r.txn, t.ID}, k, func() string {
-			if r.n > 1 {
-				who := fmt.Sprintf("%d transactions, all of which aborted (the first is %s)", r.n, h.Name(r.txn))
-				if list {
-					return fmt.Sprintf("%s read %v=%s, whose element %v was appended only by %s", h.Name(t.ID), h.Key(k), c.list(o), h.Value(v), who)
-				}
-				return fmt.Sprintf("%s read %s, which was written only by %s", h.Name(t.ID), h.KV(k, v), who)
-			}
-			if list {
-				return fmt.Sprintf("%s read %v=%s, whose element %v was appended only by %s, which aborted", h.Name(t.ID), h.Key(k), c.list(o), h.Value(v), h.Name(r.txn))
-			}
-			return fmt.Sprintf("%s read %s, which only %s wrote, and it aborted", h.Name(t.ID), h.KV(k, v), h.Name(r.txn))
-		}, c.wrStep(r.txn, t.ID, o, v))
+		c.add(anomaly.AbortedRead, []history.TxnID{r.txn, t.ID}, k, func() string { return c.abortedMsg(t, o, r, list) }, c.wrStep(r.txn, t.ID, o, v))
 		return
 	case r.flags&wFinal == 0 && !list && r.txn != t.ID:
 		// Every committed or unknown writer overwrote it in the same transaction.
@@ -453,38 +489,58 @@ func (c *checker) wrStep(w, t history.TxnID, o history.Op, v history.Value) repo
 	return s
 }
 
+// listRead checks list read o (op j of t) and keeps it for the order check.
 func (c *checker) listRead(t *history.Txn, j int32, o history.Op) {
-	h := c.h
-	k := o.Key
-	l := h.List(o)
+	c.listOwnTail(t, o)
+	c.listDuplicates(t, o)
+	c.listElements(t, j, o)
+	c.listIntermediate(t, o)
 
-	// Internal: the list must end with the transaction's own appends, in order.
-	if w, failed := c.ownWrite(k); w >= 0 && !failed {
-		n := len(l)
-		ok := true
-		for a := w; a >= 0; a = c.prevAppend[a] {
-			if t.Ops[a].Kind != history.OpAppend {
-				break
-			}
-			n--
-			if n < 0 || l[n] != t.Ops[a].Value {
-				ok = false
-				break
-			}
+	// Remember for the order check.
+	k := o.Key
+	ref := opRef{t.ID, j}
+	c.listReads = append(c.listReads, ref)
+	if part := c.othersPart(ref); c.longest[k] == noRef || len(c.longPart[k]) < len(part) {
+		c.longest[k], c.longPart[k] = ref, part
+	}
+}
+
+// listOwnTail checks list read o of t internally: the list must end with the transaction's
+// own appends, in order.
+func (c *checker) listOwnTail(t *history.Txn, o history.Op) {
+	h, k, l := c.h, o.Key, c.h.List(o)
+	w, failed := c.ownWrite(k)
+	if w < 0 || failed {
+		return
+	}
+	n := len(l)
+	ok := true
+	for a := w; a >= 0; a = c.prevAppend[a] {
+		if t.Ops[a].Kind != history.OpAppend {
+			break
 		}
-		if !ok {
-			c.add(anomaly.Internal, []history.TxnID{t.ID}, k, func() string {
-				var own []history.Value
-				for a := w; a >= 0 && t.Ops[a].Kind == history.OpAppend; a = c.prevAppend[a] {
-					own = append(own, t.Ops[a].Value)
-				}
-				slices.Reverse(own)
-				return fmt.Sprintf("%s read %v=%s after appending %s itself, but the list does not end with them", h.Name(t.ID), h.Key(k), c.list(o), c.values(own))
-			})
+		n--
+		if n < 0 || l[n] != t.Ops[a].Value {
+			ok = false
+			break
 		}
 	}
+	if !ok {
+		c.add(anomaly.Internal, []history.TxnID{t.ID}, k, func() string {
+			var own []history.Value
+			for a := w; a >= 0 && t.Ops[a].Kind == history.OpAppend; a = c.prevAppend[a] {
+				own = append(own, t.Ops[a].Value)
+			}
+			slices.Reverse(own)
+			return fmt.Sprintf("%s read %v=%s after appending %s itself, but the list does not end with them", h.Name(t.ID), h.Key(k), c.list(o), c.values(own))
+		})
+	}
+}
 
-	// Duplicate elements.
+// listDuplicates reports the first element list read o of t holds more than once (more
+// often than it was appended).
+func (c *checker) listDuplicates(t *history.Txn, o history.Op) {
+	h, k, l := c.h, o.Key, c.h.List(o)
 	if c.seen == nil {
 		c.seen = make([]uint32, h.Values.Len())
 	}
@@ -503,9 +559,13 @@ func (c *checker) listRead(t *history.Txn, j int32, o history.Op) {
 		}
 		c.seen[e] = c.seenGen
 	}
+}
 
-	// Each element must have been appended, by someone who did not abort.
-	for _, e := range l {
+// listElements checks that each element of list read o (op j of t) was appended, by
+// someone who did not abort: reads of another's appends are external reads.
+func (c *checker) listElements(t *history.Txn, j int32, o history.Op) {
+	h, k := c.h, o.Key
+	for _, e := range h.List(o) {
 		r := c.ix.find(k, e)
 		if r == nil {
 			c.add(anomaly.ThinAirRead, []history.TxnID{t.ID}, k, func() string {
@@ -519,25 +579,26 @@ func (c *checker) listRead(t *history.Txn, j int32, o history.Op) {
 		c.futureElem = e
 		c.external(t, o, r, true)
 	}
+}
 
-	// G1b: the list ends with an element whose writer appended to the key again.
-	if n := len(l); n > 0 {
-		if r := c.ix.find(k, l[n-1]); r != nil && r.n == 1 && r.txn != t.ID && r.flags&wInter != 0 && r.flags&wFinal == 0 {
-			e := l[n-1]
-			c.add(anomaly.IntermediateRead, []history.TxnID{r.txn, t.ID}, k, func() string {
-				wt := h.Txn(r.txn)
-				next := wt.Ops[overwrite(wt, r.op)]
-				return fmt.Sprintf("%s read %v=%s, which ends with %v; %s appended %v and then %v to %v in the same transaction", h.Name(t.ID), h.Key(k), c.list(o), h.Value(e), h.Name(r.txn), h.Value(e), h.Value(next.Value), h.Key(k))
-			}, c.wrStep(r.txn, t.ID, o, e))
-		}
+// listIntermediate reports G1b: list read o of t ends with an element whose writer appended
+// to the key again.
+func (c *checker) listIntermediate(t *history.Txn, o history.Op) {
+	h, k, l := c.h, o.Key, c.h.List(o)
+	n := len(l)
+	if n == 0 {
+		return
 	}
-
-	// Remember for the order check.
-	ref := opRef{t.ID, j}
-	c.listReads = append(c.listReads, ref)
-	if part := c.othersPart(ref); c.longest[k] == noRef || len(c.longPart[k]) < len(part) {
-		c.longest[k], c.longPart[k] = ref, part
+	r := c.ix.find(k, l[n-1])
+	if r == nil || r.n != 1 || r.txn == t.ID || r.flags&wInter == 0 || r.flags&wFinal != 0 {
+		return
 	}
+	e := l[n-1]
+	c.add(anomaly.IntermediateRead, []history.TxnID{r.txn, t.ID}, k, func() string {
+		wt := h.Txn(r.txn)
+		next := wt.Ops[overwrite(wt, r.op)]
+		return fmt.Sprintf("%s read %v=%s, which ends with %v; %s appended %v and then %v to %v in the same transaction", h.Name(t.ID), h.Key(k), c.list(o), h.Value(e), h.Name(r.txn), h.Value(e), h.Value(next.Value), h.Key(k))
+	}, c.wrStep(r.txn, t.ID, o, e))
 }
 
 // othersPart returns the part of list read ref that other transactions' appends made: the
@@ -643,11 +704,31 @@ func (c *checker) overAppended(k history.Key, e history.Value, l []history.Value
 	return held > countAppends(c.h.Txns[r.txn].Ops, k, e)
 }
 
+// notes adds the findings' notes: failed operations, transactions of unknown outcome,
+// duplicate writes, and kinds with more findings than listed.
 func (c *checker) notes() {
-	h := c.h
 	f := c.f
-	var failedR, failedW, dupPairs, dupLists int
-	var dupExample *wrec
+	c.failedNote()
+	if f.Stats.Unknown > 0 {
+		f.Notes = append(f.Notes, fmt.Sprintf("%d transactions have an unknown outcome: their writes count as possibly committed, and their own reads were not checked", f.Stats.Unknown))
+	}
+	c.duplicateNotes()
+	kinds := make([]anomaly.Kind, 0, len(f.Counts))
+	for k := range f.Counts {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	for _, k := range kinds {
+		if n := f.Counts[k]; n > c.max {
+			f.Notes = append(f.Notes, fmt.Sprintf("%d %s findings; only the first %d are listed", n, k.Info().Title, c.max))
+		}
+	}
+}
+
+// failedNote says how failed reads and writes were taken, if there are any.
+func (c *checker) failedNote() {
+	h := c.h
+	var failedR, failedW int
 	for i := range h.Txns {
 		for _, o := range h.Txns[i].Ops {
 			if o.Failed() {
@@ -659,6 +740,24 @@ func (c *checker) notes() {
 			}
 		}
 	}
+	var failed []string
+	if failedR > 0 {
+		failed = append(failed, fmt.Sprintf("%d failed reads were not checked", failedR))
+	}
+	if failedW > 0 {
+		failed = append(failed, fmt.Sprintf("%d failed writes were treated as possibly done: their values count as written, and their transactions' later reads of those keys were not checked", failedW))
+	}
+	if len(failed) > 0 {
+		c.f.Notes = append(c.f.Notes, strings.Join(failed, "; "))
+	}
+}
+
+// duplicateNotes says how many (key, value) pairs and list elements more than one
+// transaction wrote, if any did.
+func (c *checker) duplicateNotes() {
+	h, f := c.h, c.f
+	var dupPairs, dupLists int
+	var dupExample *wrec
 	for i := range c.ix.recs {
 		r := &c.ix.recs[i]
 		if r.n > 1 {
@@ -672,34 +771,11 @@ func (c *checker) notes() {
 			}
 		}
 	}
-	var failed []string
-	if failedR > 0 {
-		failed = append(failed, fmt.Sprintf("%d failed reads were not checked", failedR))
-	}
-	if failedW > 0 {
-		failed = append(failed, fmt.Sprintf("%d failed writes were treated as possibly done: their values count as written, and their transactions' later reads of those keys were not checked", failedW))
-	}
-	if len(failed) > 0 {
-		f.Notes = append(f.Notes, strings.Join(failed, "; "))
-	}
-	if f.Stats.Unknown > 0 {
-		f.Notes = append(f.Notes, fmt.Sprintf("%d transactions have an unknown outcome: their writes count as possibly committed, and their own reads were not checked", f.Stats.Unknown))
-	}
 	if dupPairs > 0 {
 		f.Notes = append(f.Notes, fmt.Sprintf("%d (key, value) pairs were written by more than one transaction (e.g. %s by %s and others); reads of them are ambiguous, and a finding is reported only if every possible writer agrees", dupPairs, h.KV(dupExample.k, dupExample.v), h.Name(dupExample.txn)))
 	}
 	if dupLists > 0 {
 		f.Notes = append(f.Notes, fmt.Sprintf("%d list elements were appended to the same key by more than one transaction; list reads holding them are ambiguous", dupLists))
-	}
-	kinds := make([]anomaly.Kind, 0, len(f.Counts))
-	for k := range f.Counts {
-		kinds = append(kinds, k)
-	}
-	slices.Sort(kinds)
-	for _, k := range kinds {
-		if n := f.Counts[k]; n > c.max {
-			f.Notes = append(f.Notes, fmt.Sprintf("%d %s findings; only the first %d are listed", n, k.Info().Title, c.max))
-		}
 	}
 }
 

@@ -14,54 +14,97 @@ import (
 // that would read it so. Reads with an explicit source, failed reads, and reads after the
 // transaction's own write of the key are not counted, as in [Check].
 func InitialHint(h *history.History) string {
-	type pair struct {
-		k history.Key
-		v history.Value
+	c := thinAirs{h: h, written: writtenValues(h), zero: -1}
+	for i := range h.Txns {
+		if t := &h.Txns[i]; t.Committed() {
+			c.txn(t)
+		}
 	}
-	written := make(map[pair]bool)
+	return c.hint()
+}
+
+// keyValue is a value written to a key.
+type keyValue struct {
+	k history.Key
+	v history.Value
+}
+
+// writtenValues returns the values some write or insert of h wrote, by key.
+func writtenValues(h *history.History) map[keyValue]bool {
+	written := make(map[keyValue]bool)
 	for i := range h.Txns {
 		for _, o := range h.Txns[i].Ops {
 			if o.Kind == history.OpWrite || o.Kind == history.OpInsert {
-				written[pair{o.Key, o.Value}] = true
+				written[keyValue{o.Key, o.Value}] = true
 			}
 		}
 	}
-	zero, isZero := history.Value(-1), func(v history.Value) bool { d := h.Value(v); i, ok := d.Int(); return ok && i == 0 }
-	n, zeros, nils := 0, 0, 0
-	var own map[history.Key]bool
-	for i := range h.Txns {
-		t := &h.Txns[i]
-		if !t.Committed() {
-			continue
-		}
-		clear(own)
-		for _, o := range t.Ops {
-			switch {
-			case o.Kind == history.OpWrite || o.Kind == history.OpInsert || o.Kind == history.OpDelete:
-				if own == nil {
-					own = make(map[history.Key]bool)
-				}
-				own[o.Key] = true
-			case o.Kind != history.OpRead || o.Failed() || o.Src.Kind != history.SrcByValue || own[o.Key]:
-			case written[pair{o.Key, o.Value}] || o.Value == h.InitialValue(o.Key):
-			default:
-				n++
-				switch {
-				case o.Value == history.Nil:
-					nils++
-				case isZero(o.Value):
-					zeros++
-					zero = o.Value
-				}
+	return written
+}
+
+// thinAirs counts InitialHint's thin-air reads: all of them (n), those of nil, and those of
+// a zero (zero is the last such value).
+type thinAirs struct {
+	h              *history.History
+	written        map[keyValue]bool
+	own            map[history.Key]bool // the keys the current transaction wrote so far
+	n, zeros, nils int
+	zero           history.Value
+}
+
+// txn counts the thin-air reads of committed transaction t.
+func (c *thinAirs) txn(t *history.Txn) {
+	clear(c.own)
+	for _, o := range t.Ops {
+		switch {
+		case o.Kind == history.OpWrite || o.Kind == history.OpInsert || o.Kind == history.OpDelete:
+			if c.own == nil {
+				c.own = make(map[history.Key]bool)
 			}
+			c.own[o.Key] = true
+		case c.thinAir(o):
+			c.read(o.Value)
 		}
 	}
+}
+
+// thinAir reports whether o, not a write, is a thin-air read that counts: a read by value,
+// not failed, not after its transaction's own write of the key, of a value no transaction
+// wrote to the key and that is not its initial value.
+func (c *thinAirs) thinAir(o history.Op) bool {
+	if o.Kind != history.OpRead || o.Failed() || o.Src.Kind != history.SrcByValue || c.own[o.Key] {
+		return false
+	}
+	return !c.written[keyValue{o.Key, o.Value}] && o.Value != c.h.InitialValue(o.Key)
+}
+
+// read counts a thin-air read of v.
+func (c *thinAirs) read(v history.Value) {
+	c.n++
+	switch {
+	case v == history.Nil:
+		c.nils++
+	case isZero(c.h.Value(v)):
+		c.zeros++
+		c.zero = v
+	}
+}
+
+// isZero reports whether d is the integer 0.
+func isZero(d history.Datum) bool {
+	i, ok := d.Int()
+	return ok && i == 0
+}
+
+// hint is InitialHint's note on the reads counted.
+func (c *thinAirs) hint() string {
+	h, n := c.h, c.n
 	switch {
 	case n == 0:
 		return ""
-	case zeros == n:
-		return fmt.Sprintf("%s read %s, which no transaction wrote: the history probably starts with every key %s; check it with --initial-value %s", readsCount(n), h.Value(zero), h.Value(zero), h.Value(zero))
-	case nils == n:
+	case c.zeros == n:
+		return fmt.Sprintf("%s read %s, which no transaction wrote: the history probably starts with every key %s; check it with --initial-value %s", readsCount(n), h.Value(c.zero), h.Value(c.zero), h.Value(c.zero))
+	case c.nils == n:
 		return fmt.Sprintf("%s read nil, which no transaction wrote: the history probably starts with every key absent (null); check it with --initial-value null", readsCount(n))
 	}
 	return ""

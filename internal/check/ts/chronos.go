@@ -40,6 +40,10 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, opts Op
 		err = context.Cause(ctx) // a pass reached as ctx ended: the caller stopped waiting
 	}
 	if err != nil {
+		if report.StoppedBy(ctx, err) {
+			rep.Stopped(err)
+			report.Finish(rep)
+		}
 		return rep, err
 	}
 	rep.Stats = res.Stats
@@ -48,32 +52,9 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, opts Op
 		rep.Verdict = report.Fail
 	}
 	if m, _ := modeOf(level, opts.Session); m.ser && len(res.Violations) > 0 && h.DerivedTimestamps() {
-		// Snapshots fix which commits each transaction saw, not the order of commits that
-		// no snapshot tells apart: that order was chosen here, and commit-order
-		// serializability failing in it does not make the history unserializable. (A pass
-		// stands: the order is then a serial order every read agrees with.)
-		rep.AddCaveat(report.CaveatChosenOrder, fmt.Sprintf("the timestamps were derived from the database's snapshots, which do not say in which order concurrent transactions committed: the %s of serializability in the order isovet chose %s not reported, as another order may have none; the black-box checker decides (--method black-box)", violations(len(res.Violations)), map[bool]string{true: "is", false: "are"}[len(res.Violations) == 1]))
+		withdraw(rep, &res)
 	}
-	if rep.Undermined() {
-		res.Violations = nil // not violations of the history: Finish says why
-	}
-	counts := map[anomaly.Kind]int{}
-	for i := range res.Violations {
-		v := &res.Violations[i]
-		counts[v.Kind]++
-		if opts.MaxAnomalies > 0 && len(rep.Anomalies) >= opts.MaxAnomalies {
-			continue
-		}
-		rep.Anomalies = append(rep.Anomalies, v.Anomaly(h))
-	}
-	if len(rep.Anomalies) < len(res.Violations) {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d violations found, %d shown", len(res.Violations), len(rep.Anomalies)))
-	}
-	for _, k := range []anomaly.Kind{anomaly.ExtViolation, anomaly.Internal, anomaly.NoConflict, anomaly.SessionViolation, anomaly.TimestampOrder} {
-		if counts[k] > 0 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %d", k, counts[k]))
-		}
-	}
+	addViolations(rep, h, res.Violations, opts.MaxAnomalies)
 	if res.Skipped > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d transactions that did not commit (aborted or of unknown outcome) were not checked and their writes were taken as invisible", res.Skipped))
 	}
@@ -86,12 +67,50 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, opts Op
 	return rep, nil
 }
 
+// withdraw records that res's violations of serializability were found in an order of
+// commits derived from snapshots, and drops them: Finish makes the failure Unknown (a
+// chosen-order caveat). Snapshots fix which commits each transaction saw, not the order of
+// commits that no snapshot tells apart: that order was chosen here, and commit-order
+// serializability failing in it does not make the history unserializable. (A pass stands:
+// the order is then a serial order every read agrees with.)
+func withdraw(rep *report.Report, res *Result) {
+	n := len(res.Violations)
+	rep.AddCaveat(report.CaveatChosenOrder, fmt.Sprintf("the timestamps were derived from the database's snapshots, which do not say in which order concurrent transactions committed: the %s of serializability in the order isovet chose %s not reported, as another order may have none; the black-box checker decides (--method black-box)", violations(n), map[bool]string{true: "is", false: "are"}[n == 1]))
+	res.Violations = nil
+}
+
 // violations says n violations: "1 violation", "2 violations".
 func violations(n int) string {
 	if n == 1 {
 		return "1 violation"
 	}
 	return fmt.Sprintf("%d violations", n)
+}
+
+// checkedKinds are the kinds of violations Chronos finds, in the order the report counts
+// them.
+var checkedKinds = []anomaly.Kind{anomaly.ExtViolation, anomaly.Internal, anomaly.NoConflict, anomaly.SessionViolation, anomaly.TimestampOrder}
+
+// addViolations adds vs to rep as anomalies (at most maxAnomalies, if positive), and notes
+// how many were shown and how many there are of each kind.
+func addViolations(rep *report.Report, h *history.History, vs []Violation, maxAnomalies int) {
+	counts := map[anomaly.Kind]int{}
+	for i := range vs {
+		v := &vs[i]
+		counts[v.Kind]++
+		if maxAnomalies > 0 && len(rep.Anomalies) >= maxAnomalies {
+			continue
+		}
+		rep.Anomalies = append(rep.Anomalies, v.Anomaly(h))
+	}
+	if len(rep.Anomalies) < len(vs) {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d violations found, %d shown", len(vs), len(rep.Anomalies)))
+	}
+	for _, k := range checkedKinds {
+		if counts[k] > 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %d", k, counts[k]))
+		}
+	}
 }
 
 // Anomaly converts v into a report anomaly naming dense ids of h.
@@ -105,12 +124,7 @@ func (v *Violation) Anomaly(h *history.History) report.Anomaly {
 	}
 	var k history.Key = -1
 	if v.HasKey {
-		for i, d := range h.Keys {
-			if d == v.Key {
-				k = history.Key(i)
-				break
-			}
-		}
+		k = keyIndex(h, v.Key)
 		a.Key = k
 	}
 	if v.Kind == anomaly.ExtViolation && v.OtherID >= 0 && v.TxnID >= 0 {
@@ -120,6 +134,16 @@ func (v *Violation) Anomaly(h *history.History) report.Anomaly {
 		a.Cycle = []report.Step{{From: v.OtherID, To: v.TxnID, Rel: report.SO, Key: -1, Why: "session order"}}
 	}
 	return a
+}
+
+// keyIndex returns the dense key of h whose datum is key, or -1.
+func keyIndex(h *history.History, key history.Datum) history.Key {
+	for i, d := range h.Keys {
+		if d == key {
+			return history.Key(i)
+		}
+	}
+	return -1
 }
 
 // event is one replay event: a start, a commit or a point transaction.
@@ -358,12 +382,37 @@ func (c *chronos) classify(v *Violation, t history.TxnID, r xread) {
 	} else {
 		initial = val == h.InitialValue(r.k)
 	}
+	before, unc, after := c.writersOf(t, r.k, val)
+	pick := func(w history.TxnID, k ExtKind) {
+		v.Ext, v.OtherID = k, w
+		v.Other, v.OtherStart, v.OtherCommit = h.Name(w), h.Txns[w].Start, h.Txns[w].Commit
+	}
+	switch {
+	case before >= 0:
+		pick(before, ExtBefore)
+	case initial:
+		v.Ext, v.Other = ExtBefore, Initial
+	case unc >= 0:
+		pick(unc, ExtUncommitted)
+	case after >= 0:
+		pick(after, ExtAfter)
+	default:
+		v.Ext, v.Other = ExtNever, ""
+	}
+}
+
+// writersOf returns the transactions other than t that wrote val to k (a list: appended
+// it), or -1: the last one committed before t's snapshot, the first one committed after it
+// that started before it (uncommitted at the snapshot), and the first one that started
+// after it.
+func (c *chronos) writersOf(t history.TxnID, k history.Key, val history.Value) (before, unc, after history.TxnID) {
+	h := c.h
 	if !c.widxOK {
 		c.buildIndex()
 	}
 	_, rsnap := positions(h.Txns[t].Start, h.Txns[t].Commit, c.m.ser)
-	var before, unc, after history.TxnID = -1, -1, -1
-	for _, w := range c.widx[[2]int32{int32(r.k), int32(val)}] {
+	before, unc, after = -1, -1, -1
+	for _, w := range c.widx[[2]int32{int32(k), int32(val)}] {
 		if w == t {
 			continue
 		}
@@ -384,22 +433,7 @@ func (c *chronos) classify(v *Violation, t history.TxnID, r xread) {
 			}
 		}
 	}
-	pick := func(w history.TxnID, k ExtKind) {
-		v.Ext, v.OtherID = k, w
-		v.Other, v.OtherStart, v.OtherCommit = h.Name(w), h.Txns[w].Start, h.Txns[w].Commit
-	}
-	switch {
-	case before >= 0:
-		pick(before, ExtBefore)
-	case initial:
-		v.Ext, v.Other = ExtBefore, Initial
-	case unc >= 0:
-		pick(unc, ExtUncommitted)
-	case after >= 0:
-		pick(after, ExtAfter)
-	default:
-		v.Ext, v.Other = ExtNever, ""
-	}
+	return before, unc, after
 }
 
 func (c *chronos) less(a pos, at history.TxnID, b pos, bt history.TxnID) bool {
@@ -446,35 +480,10 @@ func (c *chronos) commit(t history.TxnID, x *xtxn) {
 	for _, w := range x.writes {
 		k := w.k
 		if !c.m.ser {
-			og := c.ongoing[k]
-			for i := 0; i < len(og); i++ {
-				if og[i] == t {
-					og = slices.Delete(og, i, i+1)
-					i--
-					continue
-				}
-			}
-			for _, o := range og {
-				v := c.viol(anomaly.NoConflict, t, o)
-				v.Key, v.HasKey = h.Key(k), true
-				c.out = append(c.out, v)
-			}
-			c.ongoing[k] = og
+			c.noConflict(t, k)
 		}
 		if p := c.fw[k]; p >= 0 && h.Txns[p].Commit == tt.Commit {
-			run := c.ties[k]
-			if len(run) == 0 || h.Txns[run[0]].Commit != tt.Commit {
-				run = append(run[:0], p)
-			}
-			for _, o := range run {
-				v := c.viol(anomaly.TimestampOrder, t, o)
-				v.Key, v.HasKey = h.Key(k), true
-				c.out = append(c.out, v)
-			}
-			if c.ties == nil {
-				c.ties = make(map[history.Key][]history.TxnID)
-			}
-			c.ties[k] = append(run, t)
+			c.tie(t, p, k)
 		}
 		c.fw[k] = t
 		if w.isL {
@@ -485,6 +494,46 @@ func (c *chronos) commit(t history.TxnID, x *xtxn) {
 	}
 	c.live[t] = nil
 	c.free = append(c.free, x)
+}
+
+// noConflict checks NOCONFLICT for t's write of k: t is no longer an ongoing writer of k,
+// and every writer of k still ongoing conflicts with it.
+func (c *chronos) noConflict(t history.TxnID, k history.Key) {
+	h := c.h
+	og := c.ongoing[k]
+	for i := 0; i < len(og); i++ {
+		if og[i] == t {
+			og = slices.Delete(og, i, i+1)
+			i--
+			continue
+		}
+	}
+	for _, o := range og {
+		v := c.viol(anomaly.NoConflict, t, o)
+		v.Key, v.HasKey = h.Key(k), true
+		c.out = append(c.out, v)
+	}
+	c.ongoing[k] = og
+}
+
+// tie reports t's write of k, which commits at the same timestamp as p, the last writer of
+// k, against every writer of k at that timestamp.
+func (c *chronos) tie(t, p history.TxnID, k history.Key) {
+	h := c.h
+	tt := &h.Txns[t]
+	run := c.ties[k]
+	if len(run) == 0 || h.Txns[run[0]].Commit != tt.Commit {
+		run = append(run[:0], p)
+	}
+	for _, o := range run {
+		v := c.viol(anomaly.TimestampOrder, t, o)
+		v.Key, v.HasKey = h.Key(k), true
+		c.out = append(c.out, v)
+	}
+	if c.ties == nil {
+		c.ties = make(map[history.Key][]history.TxnID)
+	}
+	c.ties[k] = append(run, t)
 }
 
 // sessions checks SESSION: consecutive committed transactions of a session.

@@ -112,23 +112,28 @@ func (m *idset) follow(i int64) {
 			}
 			continue
 		}
-		for j := m.base; j < newBase; {
-			w, b, _ := m.slot(j)
-			if j&63 == 0 && newBase-j >= 64 && m.win[w] == 0 {
-				j += 64
-				continue
-			}
-			if m.win[w]&b != 0 {
-				m.win[w] &^= b
-				if m.i == nil {
-					m.i = map[int64]struct{}{}
-				}
-				m.i[j] = struct{}{}
-			}
-			j++
-		}
+		m.evict(newBase)
 		m.base = newBase
 		return
+	}
+}
+
+// evict moves the ids of the window below newBase to the map, skipping empty words.
+func (m *idset) evict(newBase int64) {
+	for j := m.base; j < newBase; {
+		w, b, _ := m.slot(j)
+		if j&63 == 0 && newBase-j >= 64 && m.win[w] == 0 {
+			j += 64
+			continue
+		}
+		if m.win[w]&b != 0 {
+			m.win[w] &^= b
+			if m.i == nil {
+				m.i = map[int64]struct{}{}
+			}
+			m.i[j] = struct{}{}
+		}
+		j++
 	}
 }
 

@@ -401,33 +401,14 @@ func (o *Online) duplicate(id history.Datum) []Event {
 
 // observe applies c, whose id is new.
 func (o *Online) observe(c *Compiled) []Event {
-	var evs []Event
 	in := c.in
 	o.ids.add(in.ID)
 	t := c.t
 	o.seq++
 	t.arrived, t.seq = o.now, o.seq
-	if in.Commit.Less(in.Start) {
-		o.forget(in.ID)
-		if o.o.Shard > 0 {
-			return nil
-		}
-		return append(evs, Event{Kind: EventRejected, Violation: o.viol(anomaly.TimestampOrder, t)})
-	}
-	ck, snap := positions(in.Start, in.Commit, o.m.ser)
-	t.ck, t.snap = opos{ck, in.ID}, opos{snap, in.ID}
-	if o.hasHoriz && t.ck.cmp(o.horizon) < 0 {
-		o.st.Late++
-		o.forget(in.ID)
-		return append(evs, Event{Kind: EventLate, Txn: in.ID.String(), Message: fmt.Sprintf("transaction %v (commit %v) arrived after the versions around its commit were collected (horizon %v); not checked and not applied", in.ID, in.Commit, o.horizon.p.ts)})
-	}
-	// A transaction whose snapshot lies below the horizon (a late or very long one) still
-	// installs its writes, so that later readers are judged correctly, but its own reads
-	// cannot be verified any more.
-	lateReads := o.hasHoriz && t.snap.cmp(o.horizon) < 0
-	if lateReads {
-		o.st.Late++
-		evs = append(evs, Event{Kind: EventLate, Txn: in.ID.String(), Message: fmt.Sprintf("transaction %v (start %v) arrived after the versions its snapshot needs were collected (horizon %v); its writes are applied but its reads are not checked", in.ID, in.Start, o.horizon.p.ts)})
+	evs, lateReads, ok := o.admit(in, t)
+	if !ok {
+		return evs
 	}
 	o.st.Observed++
 	for _, f := range c.ints {
@@ -441,9 +422,51 @@ func (o *Online) observe(c *Compiled) []Event {
 	if lateReads {
 		t.reads = nil
 	}
-	// The transaction's keys are found first, in one loop of independent loads, so that
-	// the processor overlaps their cache misses (the checker is bound by them); the loops
-	// below then find each key's state in cache.
+	ks := o.loadKeys(c, t)
+	for i := range c.writes {
+		evs = o.write(evs, t, &c.writes[i], &c.nvs[i], ks[i])
+	}
+	o.addReads(t, ks[len(c.writes):])
+	o.fifo = append(o.fifo, t)
+	for n := len(o.minq); n > 0 && o.minq[n-1].snap.cmp(t.snap) >= 0; n-- {
+		o.minq = o.minq[:n-1]
+	}
+	o.minq = append(o.minq, t)
+	return evs
+}
+
+// admit places t (in, compiled) in the order and decides whether it is applied: not when
+// it commits before it starts (rejected) or below the horizon (late). Its reads are
+// checked (lateReads false) unless its snapshot lies below the horizon: a late or very
+// long transaction still installs its writes, so that later readers are judged correctly,
+// but its own reads cannot be verified any more.
+func (o *Online) admit(in *Txn, t *otxn) (evs []Event, lateReads, ok bool) {
+	if in.Commit.Less(in.Start) {
+		o.forget(in.ID)
+		if o.o.Shard > 0 {
+			return nil, false, false
+		}
+		return append(evs, Event{Kind: EventRejected, Violation: o.viol(anomaly.TimestampOrder, t)}), false, false
+	}
+	ck, snap := positions(in.Start, in.Commit, o.m.ser)
+	t.ck, t.snap = opos{ck, in.ID}, opos{snap, in.ID}
+	if o.hasHoriz && t.ck.cmp(o.horizon) < 0 {
+		o.st.Late++
+		o.forget(in.ID)
+		return append(evs, Event{Kind: EventLate, Txn: in.ID.String(), Message: fmt.Sprintf("transaction %v (commit %v) arrived after the versions around its commit were collected (horizon %v); not checked and not applied", in.ID, in.Commit, o.horizon.p.ts)}), false, false
+	}
+	lateReads = o.hasHoriz && t.snap.cmp(o.horizon) < 0
+	if lateReads {
+		o.st.Late++
+		evs = append(evs, Event{Kind: EventLate, Txn: in.ID.String(), Message: fmt.Sprintf("transaction %v (start %v) arrived after the versions its snapshot needs were collected (horizon %v); its writes are applied but its reads are not checked", in.ID, in.Start, o.horizon.p.ts)})
+	}
+	return evs, lateReads, true
+}
+
+// loadKeys returns the keys of c's writes, then of t's reads. They are found first, in one
+// loop of independent loads, so that the processor overlaps their cache misses (the
+// checker is bound by them); the loops after it then find each key's state in cache.
+func (o *Online) loadKeys(c *Compiled, t *otxn) []*okey {
 	ks := o.ks[:0]
 	touch := 0
 	for i := range c.writes {
@@ -457,12 +480,15 @@ func (o *Online) observe(c *Compiled) []Event {
 		ks = append(ks, key)
 	}
 	o.ks, o.touched = ks, o.touched+touch
-	for i := range c.writes {
-		evs = o.write(evs, t, &c.writes[i], &c.nvs[i], ks[i])
-	}
+	return ks
+}
+
+// addReads adds t's reads to their keys (ks[i] is the key of t.reads[i]) with their
+// provisional verdicts.
+func (o *Online) addReads(t *otxn, ks []*okey) {
 	for i := range t.reads {
 		r := &t.reads[i]
-		key := ks[len(c.writes)+i]
+		key := ks[i]
 		r.key = key
 		if r.isL {
 			key.isL = true
@@ -475,12 +501,6 @@ func (o *Online) observe(c *Compiled) []Event {
 		o.elems += int64(len(r.list))
 		r.ok = o.verdict(r)
 	}
-	o.fifo = append(o.fifo, t)
-	for n := len(o.minq); n > 0 && o.minq[n-1].snap.cmp(t.snap) >= 0; n-- {
-		o.minq = o.minq[:n-1]
-	}
-	o.minq = append(o.minq, t)
-	return evs
 }
 
 func (o *Online) forget(id history.Datum) {
@@ -504,16 +524,7 @@ func (o *Online) key(k history.Datum) *okey {
 				return key
 			}
 		} else if i >= 0 && i < denseMax {
-			o.dense = slices.Grow(o.dense, int(i)+1-len(o.dense))
-			o.dense = o.dense[:cap(o.dense)]
-			// Keys held in the map that the table now covers move into it.
-			for j, key := range o.ikeys {
-				if uint64(j) < uint64(len(o.dense)) {
-					o.dense[j] = key
-					o.nkeys++
-					delete(o.ikeys, j)
-				}
-			}
+			o.growDense(i)
 		}
 		if uint64(i) < uint64(len(o.dense)) {
 			key := o.newKey(k)
@@ -534,6 +545,20 @@ func (o *Online) key(k history.Datum) *okey {
 		o.keys[k] = key
 	}
 	return key
+}
+
+// growDense grows the dense table to hold key i; keys held in the map that the table then
+// covers move into it.
+func (o *Online) growDense(i int64) {
+	o.dense = slices.Grow(o.dense, int(i)+1-len(o.dense))
+	o.dense = o.dense[:cap(o.dense)]
+	for j, key := range o.ikeys {
+		if uint64(j) < uint64(len(o.dense)) {
+			o.dense[j] = key
+			o.nkeys++
+			delete(o.ikeys, j)
+		}
+	}
 }
 
 func (o *Online) newKey(k history.Datum) *okey {
@@ -700,16 +725,28 @@ func visible(key *okey, snap opos) []vent {
 // verdict reports whether r returns what its snapshot requires.
 func (o *Online) verdict(r *oread) bool {
 	if !r.isL {
-		key := r.key
-		switch i := key.vsIndex(r.t.snap); {
-		case i == 0:
-			return r.v == o.o.Initial
-		case i == len(key.vs):
-			return r.v == key.lastV
-		default:
-			return r.v == key.vs[i-1].v.v
-		}
+		return o.itemVerdict(r)
 	}
+	return listVerdict(r)
+}
+
+// itemVerdict is verdict for an item read: it read the last version before its snapshot
+// (the initial value if there is none).
+func (o *Online) itemVerdict(r *oread) bool {
+	key := r.key
+	switch i := key.vsIndex(r.t.snap); {
+	case i == 0:
+		return r.v == o.o.Initial
+	case i == len(key.vs):
+		return r.v == key.lastV
+	default:
+		return r.v == key.vs[i-1].v.v
+	}
+}
+
+// listVerdict is verdict for a list read: it read the base of the key's oldest version
+// held, then the appends of every version visible at its snapshot, and nothing more.
+func listVerdict(r *oread) bool {
 	vis := visible(r.key, r.t.snap)
 	obs := r.list
 	if len(vis) > 0 {
@@ -773,35 +810,43 @@ func (o *Online) Advance(now time.Time) []Event {
 	}
 	o.retire(n)
 	if o.o.MaxBytes > 0 && o.bytes() > o.o.MaxBytes {
-		dropped := 0
-		var first, last string
-		for o.settled < len(o.fifo) && o.bytes() > o.o.MaxBytes*9/10 {
-			t := o.fifo[o.settled]
-			if dropped == 0 {
-				first = t.id.String()
-			}
-			last = t.id.String()
-			evs = o.settle(evs, t, false)
-			o.settled++
-			dropped++
-			if dropped%64 == 0 || o.settled == len(o.fifo) {
-				// Collecting visits every key: do it after a few drops, not after each.
-				o.retire(o.settled)
-				o.collect(true)
-			}
-		}
-		if o.bytes() > o.o.MaxBytes*9/10 {
-			o.retire(o.settled)
-		}
-		if dropped > 0 {
-			o.st.Dropped += int64(dropped)
-			evs = append(evs, Event{Kind: EventDropped, Count: dropped, Message: fmt.Sprintf(
-				"memory bound %d bytes reached: %d transactions (%s … %s) were dropped before their reads were verified", o.o.MaxBytes, dropped, first, last)})
-		}
+		evs = o.dropOverBound(evs)
 	}
 	o.collect(false)
 	// Deduplication ids are kept for three settle+retain windows after they are forgotten.
 	o.ids.expire(o.now.Add(-3 * retire))
+	return evs
+}
+
+// dropOverBound enforces the memory bound, which the checker is over: it settles the
+// oldest pending transactions without verifying their reads, and forgets them, until it
+// is under nine tenths of the bound.
+func (o *Online) dropOverBound(evs []Event) []Event {
+	dropped := 0
+	var first, last string
+	for o.settled < len(o.fifo) && o.bytes() > o.o.MaxBytes*9/10 {
+		t := o.fifo[o.settled]
+		if dropped == 0 {
+			first = t.id.String()
+		}
+		last = t.id.String()
+		evs = o.settle(evs, t, false)
+		o.settled++
+		dropped++
+		if dropped%64 == 0 || o.settled == len(o.fifo) {
+			// Collecting visits every key: do it after a few drops, not after each.
+			o.retire(o.settled)
+			o.collect(true)
+		}
+	}
+	if o.bytes() > o.o.MaxBytes*9/10 {
+		o.retire(o.settled)
+	}
+	if dropped > 0 {
+		o.st.Dropped += int64(dropped)
+		evs = append(evs, Event{Kind: EventDropped, Count: dropped, Message: fmt.Sprintf(
+			"memory bound %d bytes reached: %d transactions (%s … %s) were dropped before their reads were verified", o.o.MaxBytes, dropped, first, last)})
+	}
 	return evs
 }
 
@@ -912,19 +957,8 @@ func (o *Online) prune(key *okey) {
 	if n <= 1 {
 		return
 	}
-	keep := vs[n-1].v
 	if key.isL {
-		var base []history.Datum
-		base = append(base, vs[0].v.base()...)
-		for _, e := range vs[:n-1] {
-			base = append(base, e.v.app()...)
-		}
-		keep.setBase(base)
-	}
-	if key.isL {
-		for _, e := range vs[:n-1] {
-			o.elems -= int64(len(e.v.app()))
-		}
+		o.foldBase(vs[:n])
 	}
 	o.st.Versions -= n - 1
 	if m := len(vs) - (n - 1); m <= 32 {
@@ -937,6 +971,21 @@ func (o *Online) prune(key *okey) {
 	// slice copies only what is live).
 	clear(vs[:n-1])
 	key.vs = vs[n-1:]
+}
+
+// foldBase makes the list before the last of vs (the versions a prune drops, then the one
+// it keeps) the kept version's base: the dropped ones' base and appends, in order.
+func (o *Online) foldBase(vs []vent) {
+	dropped := vs[:len(vs)-1]
+	var base []history.Datum
+	base = append(base, vs[0].v.base()...)
+	for _, e := range dropped {
+		base = append(base, e.v.app()...)
+	}
+	vs[len(vs)-1].v.setBase(base)
+	for _, e := range dropped {
+		o.elems -= int64(len(e.v.app()))
+	}
 }
 
 // extViolation builds the final EXT violation of r, classifying where its value came from.
@@ -957,7 +1006,31 @@ func (o *Online) extViolation(r *oread) Violation {
 		v.Observed = r.v.String()
 		initial = r.v == o.o.Initial
 	}
-	var before, unc, after *over
+	before, unc, after := o.writersOf(r, val)
+	pick := func(x *over, k ExtKind) {
+		v.Ext, v.Other, v.OtherStart, v.OtherCommit = k, x.id.String(), x.start, x.commit()
+	}
+	switch {
+	case before != nil:
+		pick(before, ExtBefore)
+	case initial:
+		v.Ext, v.Other = ExtBefore, Initial
+	case unc != nil:
+		pick(unc, ExtUncommitted)
+	case after != nil:
+		pick(after, ExtAfter)
+	default:
+		v.Ext = ExtNever
+	}
+	return v
+}
+
+// writersOf returns the versions of r's key, not its reader's, that hold val (a list: that
+// have it among their appends): the last one committed before the reader's snapshot, the
+// first one committed after it by a transaction that started before it (uncommitted at
+// the snapshot), and the first one that started after it.
+func (o *Online) writersOf(r *oread, val history.Datum) (before, unc, after *over) {
+	t := r.t
 	for _, e := range r.key.vs {
 		x := e.v
 		if x.id == t.id {
@@ -985,20 +1058,5 @@ func (o *Online) extViolation(r *oread) Violation {
 			}
 		}
 	}
-	pick := func(x *over, k ExtKind) {
-		v.Ext, v.Other, v.OtherStart, v.OtherCommit = k, x.id.String(), x.start, x.commit()
-	}
-	switch {
-	case before != nil:
-		pick(before, ExtBefore)
-	case initial:
-		v.Ext, v.Other = ExtBefore, Initial
-	case unc != nil:
-		pick(unc, ExtUncommitted)
-	case after != nil:
-		pick(after, ExtAfter)
-	default:
-		v.Ext = ExtNever
-	}
-	return v
+	return before, unc, after
 }

@@ -64,23 +64,6 @@ type oread struct {
 	maxBelow pos    // the highest snapshot of this read and of every earlier read of its key
 }
 
-// owrite is a transaction's final effect on one key.
-type owrite struct {
-	k   history.Datum
-	v   history.Datum
-	app []history.Datum
-	isL bool
-}
-
-type olocal struct {
-	k       history.Datum
-	v       history.Datum
-	read    bool
-	base    []history.Datum
-	extra   []history.Datum
-	written int
-}
-
 // ocompile derives t's external reads and final writes, on the keys of shard of shards;
 // INT findings go to ints.
 //
@@ -89,17 +72,8 @@ type olocal struct {
 // sc.kbuf, valid until the next batch (see [Compiler]); otherwise they are sc's scratch,
 // valid until the next call.
 func ocompile(t *Txn, sc *scratch, ints []intFinding2, shard, shards int, own bool) (reads []oread, rkeys []history.Datum, writes []owrite, _ []intFinding2) {
-	c := ocompiler{loc: sc.loc[:0], ints: ints}
-	nr, nw := countOps(t, shard, shards)
-	if nr > 0 {
-		c.reads = sc.reads.take(nr)
-	}
-	if !own {
-		c.writes, c.rkeys = sc.writes[:0], sc.rkeys[:0]
-	} else {
-		// nw and nr bound the keys written and read: appends stay in these.
-		c.writes, c.rkeys = bump(&sc.wbuf, nw), bump(&sc.kbuf, nr)
-	}
+	c := ocompiler{txnView: txnView[history.Datum, history.Datum]{loc: sc.loc[:0]}, ints: ints}
+	c.alloc(t, sc, shard, shards, own)
 	for oi := range t.Ops {
 		o := &t.Ops[oi]
 		if shards > 1 && KeyShard(o.Key, shards) != shard {
@@ -108,22 +82,37 @@ func ocompile(t *Txn, sc *scratch, ints []intFinding2, shard, shards int, own bo
 		switch o.Kind {
 		case history.OpRead:
 			c.read(o)
-		case history.OpWrite, history.OpInsert, history.OpDelete:
-			c.write(o)
+		case history.OpWrite, history.OpInsert:
+			c.write(o.Key, o.Value)
+		case history.OpDelete:
+			c.write(o.Key, history.NilDatum)
 		case history.OpAppend:
-			c.append(o)
+			c.append(o.Key, o.Value)
 		case history.OpListRead:
 			c.listRead(o)
 		}
 	}
-	for i := range c.loc {
-		c.loc[i].base, c.loc[i].extra = nil, nil
-	}
+	c.detach()
 	sc.loc = c.loc
 	if !own {
 		sc.writes, sc.rkeys = c.writes, c.rkeys
 	}
 	return c.reads, c.rkeys, c.writes, c.ints
+}
+
+// alloc gives c the memory for t's reads, read keys and writes on the keys of shard of
+// shards: carved from sc's batch buffers with own, else sc's scratch.
+func (c *ocompiler) alloc(t *Txn, sc *scratch, shard, shards int, own bool) {
+	nr, nw := countOps(t, shard, shards)
+	if nr > 0 {
+		c.reads = sc.reads.take(nr)
+	}
+	if !own {
+		c.writes, c.rkeys = sc.writes[:0], sc.rkeys[:0]
+		return
+	}
+	// nw and nr bound the keys written and read: appends stay in these.
+	c.writes, c.rkeys = bump(&sc.wbuf, nw), bump(&sc.kbuf, nr)
 }
 
 // countOps counts the reads and the writes of t's operations on keys of the shard.
@@ -145,113 +134,46 @@ func countOps(t *Txn, shard, shards int) (nr, nw int) {
 // ocompiler is the state of one [ocompile]: the transaction's view of each key so far, and
 // the external reads, writes and INT findings collected.
 type ocompiler struct {
-	loc    []olocal
-	reads  []oread
-	rkeys  []history.Datum
-	writes []owrite
-	ints   []intFinding2
-}
-
-// find returns the index of k's entry in c.loc, -1 if the transaction has not touched k.
-func (c *ocompiler) find(k history.Datum) int {
-	for i := range c.loc {
-		if c.loc[i].k == k {
-			return i
-		}
-	}
-	return -1
-}
-
-// local returns k's entry in c.loc, adding one if the transaction has not touched k.
-func (c *ocompiler) local(k history.Datum) *olocal {
-	i := c.find(k)
-	if i < 0 {
-		c.loc = append(c.loc, olocal{k: k, written: -1})
-		i = len(c.loc) - 1
-	}
-	return &c.loc[i]
+	txnView[history.Datum, history.Datum]
+	reads []oread
+	rkeys []history.Datum
+	ints  []intFinding2
 }
 
 // read is a register read: external the first time the key is seen, else checked against
 // the transaction's own view.
 func (c *ocompiler) read(o *Op) {
-	i := c.find(o.Key)
-	if i < 0 {
+	first, want, bad := c.txnView.read(o.Key, o.Value)
+	if first {
 		c.reads, c.rkeys = append(c.reads, oread{v: o.Value}), append(c.rkeys, o.Key)
-		c.loc = append(c.loc, olocal{k: o.Key, v: o.Value, read: true, written: -1})
-		return
 	}
-	l := &c.loc[i]
-	if l.v != o.Value {
-		c.ints = append(c.ints, intFinding2{o.Key, o.Value.String(), l.v.String()})
+	if bad {
+		c.ints = append(c.ints, intFinding2{o.Key, o.Value.String(), want.String()})
 	}
-	l.v, l.read = o.Value, true
-}
-
-// write is a write, insert or delete (which writes nil): the key's final value.
-func (c *ocompiler) write(o *Op) {
-	v := o.Value
-	if o.Kind == history.OpDelete {
-		v = history.NilDatum
-	}
-	l := c.local(o.Key)
-	l.v = v
-	if l.written < 0 {
-		l.written = len(c.writes)
-		c.writes = append(c.writes, owrite{k: o.Key})
-	}
-	c.writes[l.written].v = v
-}
-
-// append adds o's element to the key's list write.
-func (c *ocompiler) append(o *Op) {
-	l := c.local(o.Key)
-	l.extra = append(l.extra, o.Value)
-	if l.written < 0 {
-		l.written = len(c.writes)
-		c.writes = append(c.writes, owrite{k: o.Key, isL: true})
-	}
-	w := &c.writes[l.written]
-	w.isL = true
-	w.app = append(w.app, o.Value)
 }
 
 // listRead is a list read: external (less the transaction's own appends, which must end
 // it) the first time the key is read, else checked against the transaction's own view.
 func (c *ocompiler) listRead(o *Op) {
 	obs := o.List
-	i := c.find(o.Key)
-	if i < 0 || !c.loc[i].read {
-		var extra []history.Datum
-		if i >= 0 {
-			extra = c.loc[i].extra
+	ext, first, bad, want := c.txnView.listRead(o.Key, obs)
+	if bad {
+		expected := renderDatums(want)
+		if first {
+			expected = "… " + expected
 		}
-		n := len(obs) - len(extra)
-		if n < 0 || !slices.Equal(obs[max(n, 0):], extra) {
-			c.ints = append(c.ints, intFinding2{o.Key, renderDatums(obs), "… " + renderDatums(extra)})
-			n = max(n, 0)
-		}
-		c.reads, c.rkeys = append(c.reads, oread{list: obs[:n:n], isL: true}), append(c.rkeys, o.Key)
-		if i < 0 {
-			c.loc = append(c.loc, olocal{k: o.Key, read: true, written: -1})
-			i = len(c.loc) - 1
-		}
-	} else {
-		l := &c.loc[i]
-		if len(obs) != len(l.base)+len(l.extra) || !slices.Equal(obs[:len(l.base)], l.base) || !slices.Equal(obs[len(l.base):], l.extra) {
-			want := append(append([]history.Datum{}, l.base...), l.extra...)
-			c.ints = append(c.ints, intFinding2{o.Key, renderDatums(obs), renderDatums(want)})
-		}
+		c.ints = append(c.ints, intFinding2{o.Key, renderDatums(obs), expected})
 	}
-	l := &c.loc[i]
-	l.read, l.base, l.extra = true, obs, nil
+	if first {
+		c.reads, c.rkeys = append(c.reads, oread{list: ext, isL: true}), append(c.rkeys, o.Key)
+	}
 }
 
 // scratch is memory reused across [Online.Observe] calls: the compile-time view of keys
 // and the write list (dead once the versions are installed), and a slab for external reads
 // (which die in arrival order, so a chunk is freed once its transactions are forgotten).
 type scratch struct {
-	loc    []olocal
+	loc    []view[history.Datum, history.Datum]
 	writes []owrite
 	reads  slab[oread]
 	txns   slab[otxn]

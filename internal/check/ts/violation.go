@@ -128,17 +128,7 @@ func (v *Violation) ID() string {
 func (v *Violation) String() string {
 	switch v.Kind {
 	case anomaly.ExtViolation:
-		s := fmt.Sprintf("EXT (%s): %s [start %v, commit %v] read %v=%s, but the last write visible at its snapshot is %s",
-			v.Ext, v.Txn, v.TxnStart, v.TxnCommit, v.Key, v.Observed, v.Expected)
-		if v.Writer != "" {
-			s += " by " + v.Writer
-		}
-		if v.Other == Initial && v.Writer != Initial {
-			s += fmt.Sprintf("; %s is the initial value", v.Observed)
-		} else if v.Other != "" && v.Other != v.Writer {
-			s += fmt.Sprintf("; %s was written by %s [start %v, commit %v]", v.Observed, v.Other, v.OtherStart, v.OtherCommit)
-		}
-		return s
+		return v.extString()
 	case anomaly.Internal:
 		return fmt.Sprintf("INT: %s read %v=%s after it had read or written %s", v.Txn, v.Key, v.Observed, v.Expected)
 	case anomaly.NoConflict:
@@ -155,6 +145,22 @@ func (v *Violation) String() string {
 		return fmt.Sprintf("timestamp order: %s commits (%v) before it starts (%v)", v.Txn, v.TxnCommit, v.TxnStart)
 	}
 	return fmt.Sprintf("%v: %s", v.Kind, v.Txn)
+}
+
+// extString renders an EXT violation: what the reader read, the last write visible at its
+// snapshot, and where the value read came from.
+func (v *Violation) extString() string {
+	s := fmt.Sprintf("EXT (%s): %s [start %v, commit %v] read %v=%s, but the last write visible at its snapshot is %s",
+		v.Ext, v.Txn, v.TxnStart, v.TxnCommit, v.Key, v.Observed, v.Expected)
+	if v.Writer != "" {
+		s += " by " + v.Writer
+	}
+	if v.Other == Initial && v.Writer != Initial {
+		s += fmt.Sprintf("; %s is the initial value", v.Observed)
+	} else if v.Other != "" && v.Other != v.Writer {
+		s += fmt.Sprintf("; %s was written by %s [start %v, commit %v]", v.Observed, v.Other, v.OtherStart, v.OtherCommit)
+	}
+	return s
 }
 
 func renderList(h func(i int) history.Datum, n int) string {

@@ -79,12 +79,7 @@ func decide(ctx context.Context, h *history.History, level anomaly.Level, o Opti
 	if !slices.Contains(Levels, level) {
 		return nil, fmt.Errorf("weak: level %s is not read committed, read atomic or causal", level)
 	}
-	if o.MaxAnomalies <= 0 {
-		o.MaxAnomalies = 20
-	}
-	if o.MaxClockWords <= 0 {
-		o.MaxClockWords = 32 << 20
-	}
+	o = o.withDefaults()
 	rep, err := basic.Run(ctx, h, level, basic.Options{MaxAnomalies: o.MaxAnomalies})
 	if rep != nil {
 		rep.Checker = "weak"
@@ -93,38 +88,15 @@ func decide(ctx context.Context, h *history.History, level anomaly.Level, o Opti
 		return rep, err
 	}
 	if level != anomaly.ReadCommitted && hasPredicates(h) {
-		rep.AddCaveat(report.CaveatPartial, fmt.Sprintf("the history has predicate operations, whose dependencies the %s checker does not model yet: only the basic checks ran, and they found nothing", level))
-		report.Finish(rep)
+		basicOnly(rep, level)
 		return rep, nil
 	}
 	session := level.Info().Session
-	d, err := deps.BuildContext(ctx, h, deps.Options{Session: session})
-	if errors.Is(err, deps.ErrUnsupported) {
-		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, fmt.Sprintf("the %s checker cannot decide this history: %v", level, err))
-		return rep, nil
+	d, rep, err := buildDeps(ctx, h, level, rep)
+	if d == nil {
+		return rep, err
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			rep.Verdict = report.Unknown
-			rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+err.Error())
-			return rep, context.Cause(ctx)
-		}
-		return nil, err
-	}
-	rep.Notes = append(rep.Notes, d.Notes...)
-	if d.Undecided != "" {
-		rep.Notes = append(rep.Notes, d.Undecided)
-	}
-	// Every finding is a read no committed state explains (own writes, aborted,
-	// intermediate or thin-air versions, a predicate result no version gives), which every
-	// level forbids, whatever name it goes by.
-	for _, a := range d.Findings {
-		if len(rep.Anomalies) < o.MaxAnomalies {
-			rep.Anomalies = append(rep.Anomalies, a)
-		}
-	}
-	if len(rep.Anomalies) > 0 {
+	if addFindings(rep, d, o.MaxAnomalies) {
 		rep.Verdict = report.Fail
 		return rep, nil
 	}
@@ -134,49 +106,127 @@ func decide(ctx context.Context, h *history.History, level anomaly.Level, o Opti
 	c := newCheck(d, session)
 	choices := c.edges(level == anomaly.ReadCommitted)
 	if level != anomaly.ReadCommitted {
-		for _, certain := range []bool{true, false} {
-			ok, err := c.saturate(ctx, level, certain, o.MaxClockWords)
-			if err != nil {
-				rep.Verdict = report.Unknown
-				rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+err.Error())
-				return rep, err
-			}
-			if !ok {
-				rep.Verdict = report.Unknown
-				rep.Notes = append(rep.Notes, fmt.Sprintf("the causal check needs a vector clock per transaction and session: %d transactions times %d sessions is over its bound", d.N, len(h.Sessions)))
-				return rep, nil
-			}
+		if stop, err := c.saturateBoth(ctx, level, o.MaxClockWords, rep); stop {
+			return rep, err
 		}
 	}
+	c.judge(ctx, level, choices, rep)
+	return rep, nil
+}
+
+// basicOnly finishes rep, on whose history only the basic checks ran (and found nothing):
+// the dependencies of its predicate operations are not modelled at level.
+func basicOnly(rep *report.Report, level anomaly.Level) {
+	rep.AddCaveat(report.CaveatPartial, fmt.Sprintf("the history has predicate operations, whose dependencies the %s checker does not model yet: only the basic checks ran, and they found nothing", level))
+	report.Finish(rep)
+}
+
+// withDefaults returns o with its zero fields set to their defaults.
+func (o Options) withDefaults() Options {
+	if o.MaxAnomalies <= 0 {
+		o.MaxAnomalies = 20
+	}
+	if o.MaxClockWords <= 0 {
+		o.MaxClockWords = 32 << 20
+	}
+	return o
+}
+
+// buildDeps builds the dependencies of h. When it cannot, it returns no Deps but what
+// decide returns: rep made Unknown for a history deps does not support (with no error) or
+// for a build stopped by ctx (with its cause), else no report and the error.
+func buildDeps(ctx context.Context, h *history.History, level anomaly.Level, rep *report.Report) (*deps.Deps, *report.Report, error) {
+	d, err := deps.BuildContext(ctx, h, deps.Options{Session: level.Info().Session})
+	if errors.Is(err, deps.ErrUnsupported) {
+		rep.Verdict = report.Unknown
+		rep.Notes = append(rep.Notes, fmt.Sprintf("the %s checker cannot decide this history: %v", level, err))
+		return nil, rep, nil
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			rep.Verdict = report.Unknown
+			rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+err.Error())
+			return nil, rep, context.Cause(ctx)
+		}
+		return nil, nil, err
+	}
+	return d, rep, nil
+}
+
+// addFindings adds d's notes and findings to rep (at most maxAnomalies anomalies) and reports
+// whether rep then has an anomaly. Every finding is a read no committed state explains (own
+// writes, aborted, intermediate or thin-air versions, a predicate result no version gives),
+// which every level forbids, whatever name it goes by.
+func addFindings(rep *report.Report, d *deps.Deps, maxAnomalies int) bool {
+	rep.Notes = append(rep.Notes, d.Notes...)
+	if d.Undecided != "" {
+		rep.Notes = append(rep.Notes, d.Undecided)
+	}
+	for _, a := range d.Findings {
+		if len(rep.Anomalies) < maxAnomalies {
+			rep.Anomalies = append(rep.Anomalies, a)
+		}
+	}
+	return len(rep.Anomalies) > 0
+}
+
+// saturateBoth saturates the certain graph, then the possible one (read atomic, causal).
+// It reports whether decide must stop there, with rep made Unknown: stopped by ctx (with
+// the error) or past the vector clocks' bound.
+func (c *check) saturateBoth(ctx context.Context, level anomaly.Level, maxClockWords int, rep *report.Report) (bool, error) {
+	for _, certain := range []bool{true, false} {
+		ok, err := c.saturate(ctx, level, certain, maxClockWords)
+		if err != nil {
+			rep.Verdict = report.Unknown
+			rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+err.Error())
+			return true, err
+		}
+		if !ok {
+			rep.Verdict = report.Unknown
+			rep.Notes = append(rep.Notes, fmt.Sprintf("the causal check needs a vector clock per transaction and session: %d transactions times %d sessions is over its bound", c.d.N, len(c.d.H.Sessions)))
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// judge gives rep its verdict from the graphs: Fail on a cycle of certain edges, Unknown
+// when only some choices close one and none was found that does not, else Pass (with a
+// caveat for a partly modelled history) and the note that says why.
+func (c *check) judge(ctx context.Context, level anomaly.Level, choices int, rep *report.Report) {
 	if cyc := graph.FindCycle(c.certain); cyc != nil {
 		rep.Verdict = report.Fail
 		rep.Anomalies = append(rep.Anomalies, c.anomaly(level, cyc))
-		return rep, nil
+		return
 	}
 	ambiguous := graph.FindCycle(c.possible) != nil
 	chose := ambiguous && level == anomaly.ReadCommitted && c.choose(ctx)
 	if ambiguous && !chose {
 		rep.Verdict = report.Unknown
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d reads could have read from more than one transaction (repeated values, or writers of unknown outcome): some choices close a cycle and the certain ones do not, and the %s checker found no choice that does not (it tries a few, at read committed only)", choices, level))
-		return rep, nil
+		return
 	}
-	if d.Partial {
+	if c.d.Partial {
 		rep.AddCaveat(report.CaveatPartial, "predicate operations could only partly be checked (see the notes above): no violation was found, but that proves nothing")
 		report.Finish(rep)
-		return rep, nil
+		return
 	}
 	rep.Verdict = report.Pass
+	rep.Notes = append(rep.Notes, passNote(level, chose, choices))
+}
+
+// passNote says why level holds; chose: read committed held by a choice of writer for the
+// choices reads that had several.
+func passNote(level anomaly.Level, chose bool, choices int) string {
 	switch {
 	case level == anomaly.ReadCommitted && chose:
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d reads could have read from more than one transaction; with the transactions of unknown outcome taken as not committed, a choice of writer for each leaves the write-read dependencies acyclic, so ordering every key's versions by an order that follows them gives no G0 or G1c cycle", choices))
+		return fmt.Sprintf("%d reads could have read from more than one transaction; with the transactions of unknown outcome taken as not committed, a choice of writer for each leaves the write-read dependencies acyclic, so ordering every key's versions by an order that follows them gives no G0 or G1c cycle", choices)
 	case level == anomaly.ReadCommitted:
-		rep.Notes = append(rep.Notes, "no transaction read, directly or through others, from a transaction that read from it: the write-read dependencies are acyclic, so ordering every key's versions by an order that follows them gives no G0 or G1c cycle")
+		return "no transaction read, directly or through others, from a transaction that read from it: the write-read dependencies are acyclic, so ordering every key's versions by an order that follows them gives no G0 or G1c cycle"
 	case level == anomaly.ReadAtomic:
-		rep.Notes = append(rep.Notes, "an order of the transactions follows every write-read dependency and puts, for every read, each transaction the reader also read from and that wrote the key before the one it read from: every transaction saw all or none of each other's writes")
-	default:
-		rep.Notes = append(rep.Notes, "an order of the transactions follows session order and every write-read dependency and puts, for every read, each transaction in the reader's causal past that wrote the key before the one it read from: every transaction saw the causes of what it saw")
+		return "an order of the transactions follows every write-read dependency and puts, for every read, each transaction the reader also read from and that wrote the key before the one it read from: every transaction saw all or none of each other's writes"
 	}
-	return rep, nil
+	return "an order of the transactions follows session order and every write-read dependency and puts, for every read, each transaction in the reader's causal past that wrote the key before the one it read from: every transaction saw the causes of what it saw"
 }
 
 // check holds the graphs of one history and why each certain edge is there.
@@ -259,6 +309,13 @@ func (c *check) addCertain(e deps.Edge) {
 // (A row a predicate did not return is such a read whenever the predicate does not hold on
 // its initial state.)
 func (c *check) edges(initFree bool) int {
+	c.depEdges()
+	return c.readEdges(initFree)
+}
+
+// depEdges adds deps' edges among transactions that weak uses (write-read, write-write,
+// and with sessions session order; guarded ones as possible only), and the list orders.
+func (c *check) depEdges() {
 	d, n := c.d, c.n
 	keep := func(e deps.Edge) bool {
 		return e.From < n && e.To < n && (e.Rel == report.WR || e.Rel == report.WW || c.session && e.Rel == report.SO)
@@ -273,13 +330,27 @@ func (c *check) edges(initFree bool) int {
 			c.possible.AddEdge(e.From, e.To)
 		}
 	}
-	for _, le := range listEdges(d, true) {
+	c.listOrderEdges()
+}
+
+// listOrderEdges adds the write orders list reads show: those of committed readers and
+// writers as certain (with their reasons), those of every reader and writer that may have
+// committed as possible.
+func (c *check) listOrderEdges() {
+	for _, le := range listEdges(c.d, true) {
 		c.addCertain(le.Edge)
 		c.why[[2]int32{le.From, le.To}] = le.why
 	}
-	for _, le := range listEdges(d, false) {
+	for _, le := range listEdges(c.d, false) {
 		c.possible.AddEdge(le.From, le.To)
 	}
+}
+
+// readEdges adds a possible edge from every candidate writer of every read that counts
+// (with initFree, not of reads that may have read the initial state) and returns how many
+// of them have a choice of writer.
+func (c *check) readEdges(initFree bool) int {
+	d, n := c.d, c.n
 	choices := 0
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
@@ -315,31 +386,38 @@ const maxRepairs = 10
 // next candidate, for at most maxRepairs rounds. It reports whether it found one: the
 // graph of the certain edges and the chosen ones is then acyclic, which proves the level.
 func (c *check) choose(ctx context.Context) bool {
-	d, n := c.d, c.n
 	order, ok := graph.Topo(c.certain)
 	if !ok {
 		return false
 	}
-	pos := graph.Positions(order)
-	type pick struct {
-		reader int32
-		cands  []int32 // committed candidates, earliest first
-		at     int
+	picks, ok := c.firstPicks(graph.Positions(order))
+	if !ok {
+		return false
 	}
+	return repairPicks(ctx, c.certain, picks)
+}
+
+// pick is the choice of writer of one read of [check.choose].
+type pick struct {
+	reader int32
+	cands  []int32 // committed candidates, earliest first
+	at     int
+}
+
+// firstPicks returns choose's first choice for every read of a committed reader that may
+// not have read the initial state, with pos the position of each transaction in an order
+// of the certain graph. It reports false when a read has only writers of unknown outcome.
+func (c *check) firstPicks(pos []int32) ([]pick, bool) {
+	d := c.d
 	var picks []pick
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
 		if d.Status[r.Txn] != deps.Committed || slices.Contains(r.Cands, d.Init) {
 			continue
 		}
-		var cs []int32
-		for _, w := range r.Cands {
-			if w < n && w != r.Txn && d.Status[w] == deps.Committed {
-				cs = append(cs, w)
-			}
-		}
+		cs := c.committedCands(r)
 		if len(cs) == 0 {
-			return false // only writers of unknown outcome: not this choice
+			return nil, false // only writers of unknown outcome: not this choice
 		}
 		// Every read gets its edge here, one committed candidate or several: a read whose
 		// other candidates are of unknown outcome has no certain edge to stand for it. The
@@ -354,9 +432,28 @@ func (c *check) choose(ctx context.Context) bool {
 		}
 		picks = append(picks, pick{reader: r.Txn, cands: cs, at: at})
 	}
+	return picks, true
+}
+
+// committedCands returns r's candidates that are committed transactions other than its
+// reader.
+func (c *check) committedCands(r *deps.Read) []int32 {
+	var cs []int32
+	for _, w := range r.Cands {
+		if w < c.n && w != r.Txn && c.d.Status[w] == deps.Committed {
+			cs = append(cs, w)
+		}
+	}
+	return cs
+}
+
+// repairPicks adds the picks' edges to the certain graph and, while that has a cycle, moves
+// every pick on it with another candidate to its next one, for at most maxRepairs rounds.
+// It reports whether some round's graph was acyclic.
+func repairPicks(ctx context.Context, certain *graph.Digraph, picks []pick) bool {
 	chosen := make(map[[2]int32][]int) // edge -> picks choosing it
 	for round := 0; round < maxRepairs && ctx.Err() == nil; round++ {
-		g := c.certain.Clone()
+		g := certain.Clone()
 		clear(chosen)
 		for i := range picks {
 			p := &picks[i]
@@ -392,24 +489,27 @@ func (c *check) sources(certain bool) [][]int32 {
 	d := c.d
 	counts := counter(d, certain)
 	src := make([][]int32, d.N)
-	add := func(r, w int32) {
-		if w >= 0 && w < c.n && w != r && counts(w) && !slices.Contains(src[r], w) {
-			src[r] = append(src[r], w)
-		}
-	}
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
 		if r.Op < 0 || !counts(r.Txn) || certain && len(r.Cands) != 1 {
 			continue
 		}
 		for _, w := range r.Cands {
-			add(r.Txn, w)
+			c.addSource(src, counts, r.Txn, w)
 		}
 		for _, w := range r.Needs {
-			add(r.Txn, w)
+			c.addSource(src, counts, r.Txn, w)
 		}
 	}
 	return src
+}
+
+// addSource adds w to the sources of r in src, once, if it is a transaction other than r
+// that counts.
+func (c *check) addSource(src [][]int32, counts func(int32) bool, r, w int32) {
+	if w >= 0 && w < c.n && w != r && counts(w) && !slices.Contains(src[r], w) {
+		src[r] = append(src[r], w)
+	}
 }
 
 // saturate adds the edges the read-atomic or causal axiom forces (Biswas and Enea, OOPSLA
@@ -512,10 +612,18 @@ func (s *saturator) causal(ctx context.Context, maxWords int) (bool, error) {
 	if err != nil || !ok {
 		return true, err // !ok: a cycle of session order and reads; the graphs have it already
 	}
+	return true, s.forceCausal(ctx, clock, ns)
+}
+
+// forceCausal applies the causal axiom to every read that counts, with clock the vector
+// clocks (ns sessions a transaction): the latest writer of the key in each session of the
+// reader's causal past comes before the one it read from.
+func (s *saturator) forceCausal(ctx context.Context, clock []int32, ns int) error {
+	d := s.c.d
 	perKey := s.sessionWriters()
 	for ri := range d.Reads {
 		if ri%4096 == 0 && ctx.Err() != nil {
-			return true, context.Cause(ctx)
+			return context.Cause(ctx)
 		}
 		r := &d.Reads[ri]
 		if r.Op < 0 || !s.counts(r.Txn) {
@@ -530,7 +638,7 @@ func (s *saturator) causal(ctx context.Context, maxWords int) (bool, error) {
 			}
 		}
 	}
-	return true, nil
+	return nil
 }
 
 // vectorClocks returns, per transaction and session, the last seq of that session in the
@@ -627,7 +735,7 @@ func hasPredicates(h *history.History) bool {
 // when the reader had seen the writer only through others), a causality violation when
 // session order closes it, G1c when a read does, G0 when only write orders do.
 func (c *check) anomaly(level anomaly.Level, cyc []int32) report.Anomaly {
-	d, h := c.d, c.d.H
+	h := c.d.H
 	name := func(t int32) string {
 		if t == c.n {
 			return "the initial state"
@@ -648,46 +756,7 @@ func (c *check) anomaly(level anomaly.Level, cyc []int32) report.Anomaly {
 		if from == to {
 			key[1] = c.n // the step before the initial state
 		}
-		e, hasEdge := c.edgeOf[key]
-		st := report.Step{From: history.TxnID(from), To: history.TxnID(to), Rel: e.Rel, Key: e.Key, Value: e.Value, Value2: e.Value2}
-		f, isForced := c.forced[key]
-		why, hasWhy := c.why[key]
-		switch {
-		case isForced && !hasEdge:
-			sh.Axiom = true
-			st.Rel, st.Key, st.Value = report.WW, f.key, f.value
-			seen := fmt.Sprintf("%s had read from %s", name(f.reader), name(f.t1))
-			if level == anomaly.Causal {
-				if p := c.pathWhy(f.t1, f.reader); p != "" {
-					seen, sh.Indirect = fmt.Sprintf("%s precedes %s causally (%s)", name(f.t1), name(f.reader), p), true
-				}
-			}
-			st.Why = fmt.Sprintf("%s; %s wrote %v, and %s read %s from %s, so %s's version of %v comes before %s's", seen, name(f.t1), h.Key(f.key), name(f.reader), h.KV(f.key, f.value), name(f.t2), name(f.t1), h.Key(f.key), name(f.t2))
-			if f.t2 == c.n {
-				st.Why += ", which comes before every transaction"
-			}
-		case hasWhy:
-			sh.WW++ // a list order, or the initial state's
-			st.Why = why
-			if from == c.n {
-				st.Rel = report.WW
-			}
-		case e.Rel == report.SO:
-			sh.SO++
-			st.Key = -1
-			st.Why = fmt.Sprintf("%s precedes %s in their session", name(from), name(to))
-		case e.Rel == report.WR:
-			if ls, ok := d.AppendStep(st, e.Via, false); ok {
-				st = ls
-				sh.WW++
-			} else {
-				sh.WR++
-				st.Why = fmt.Sprintf("%s read %s, which %s wrote", name(to), h.KV(e.Key, e.Value), name(from))
-			}
-		default:
-			sh.WW++
-			st.Why = fmt.Sprintf("%s overwrote %s's %s with %s", name(to), name(from), h.KV(e.Key, e.Value), h.KV(e.Key, e.Value2))
-		}
+		st, f, isForced := c.step(level, from, to, key, name, &sh)
 		a.Cycle = append(a.Cycle, st)
 		if from != c.n && !slices.Contains(a.Txns, st.From) {
 			a.Txns = append(a.Txns, st.From)
@@ -703,6 +772,62 @@ func (c *check) anomaly(level anomaly.Level, cyc []int32) report.Anomaly {
 	a.Kind, a.Also = cycle.Classify(cycle.Weak, sh)
 	a.Message = fmt.Sprintf("%s; so %s, %s", strings.Join(whys, "; "), strings.Join(path, " "), what(level, a.Kind, sh))
 	return a
+}
+
+// step is the step from from to to of a cycle of the certain graph (key: the edge whose
+// reason it gives), with its reason, counted in sh by what it is; f is the forced edge it
+// is, if isForced.
+func (c *check) step(level anomaly.Level, from, to int32, key [2]int32, name func(int32) string, sh *cycle.Shape) (st report.Step, f forced, isForced bool) {
+	d, h := c.d, c.d.H
+	e, hasEdge := c.edgeOf[key]
+	st = report.Step{From: history.TxnID(from), To: history.TxnID(to), Rel: e.Rel, Key: e.Key, Value: e.Value, Value2: e.Value2}
+	f, isForced = c.forced[key]
+	why, hasWhy := c.why[key]
+	switch {
+	case isForced && !hasEdge:
+		sh.Axiom = true
+		st.Rel, st.Key, st.Value = report.WW, f.key, f.value
+		st.Why = c.forcedWhy(level, f, name, sh)
+	case hasWhy:
+		sh.WW++ // a list order, or the initial state's
+		st.Why = why
+		if from == c.n {
+			st.Rel = report.WW
+		}
+	case e.Rel == report.SO:
+		sh.SO++
+		st.Key = -1
+		st.Why = fmt.Sprintf("%s precedes %s in their session", name(from), name(to))
+	case e.Rel == report.WR:
+		if ls, ok := d.AppendStep(st, e.Via, false); ok {
+			st = ls
+			sh.WW++
+		} else {
+			sh.WR++
+			st.Why = fmt.Sprintf("%s read %s, which %s wrote", name(to), h.KV(e.Key, e.Value), name(from))
+		}
+	default:
+		sh.WW++
+		st.Why = fmt.Sprintf("%s overwrote %s's %s with %s", name(to), name(from), h.KV(e.Key, e.Value), h.KV(e.Key, e.Value2))
+	}
+	return st, f, isForced
+}
+
+// forcedWhy is the reason of an edge f the read atomic or causal axiom forced: what the
+// reader had seen (at causal, through others: sh.Indirect), and what it read.
+func (c *check) forcedWhy(level anomaly.Level, f forced, name func(int32) string, sh *cycle.Shape) string {
+	h := c.d.H
+	seen := fmt.Sprintf("%s had read from %s", name(f.reader), name(f.t1))
+	if level == anomaly.Causal {
+		if p := c.pathWhy(f.t1, f.reader); p != "" {
+			seen, sh.Indirect = fmt.Sprintf("%s precedes %s causally (%s)", name(f.t1), name(f.reader), p), true
+		}
+	}
+	why := fmt.Sprintf("%s; %s wrote %v, and %s read %s from %s, so %s's version of %v comes before %s's", seen, name(f.t1), h.Key(f.key), name(f.reader), h.KV(f.key, f.value), name(f.t2), name(f.t1), h.Key(f.key), name(f.t2))
+	if f.t2 == c.n {
+		why += ", which comes before every transaction"
+	}
+	return why
 }
 
 // what says, after a cycle's steps, what kind of cycle it is (kind, as [cycle.Classify]
@@ -757,7 +882,17 @@ type listEdge struct {
 // every transaction that may have committed.
 func listEdges(d *deps.Deps, certain bool) []listEdge {
 	counts := counter(d, certain)
-	longest := make(map[history.Key]int) // key: index into d.Reads
+	var out []listEdge
+	for k, ri := range longestListReads(d, counts) {
+		out = appendAfterLast(out, d, k, &d.Reads[ri], counts)
+	}
+	return out
+}
+
+// longestListReads returns, per key, the index in d.Reads of the longest list read that
+// counts, with a single candidate for its last element.
+func longestListReads(d *deps.Deps, counts func(int32) bool) map[history.Key]int {
+	longest := make(map[history.Key]int)
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
 		if r.Op < 0 || len(r.Prefix) == 0 || !counts(r.Txn) || len(r.Cands) != 1 || r.Cands[0] >= int32(d.N) {
@@ -767,28 +902,30 @@ func listEdges(d *deps.Deps, certain bool) []listEdge {
 			longest[r.Key] = ri
 		}
 	}
-	var out []listEdge
-	for k, ri := range longest {
-		r := &d.Reads[ri]
-		last := r.Cands[0]
-		if !counts(last) {
+	return longest
+}
+
+// appendAfterLast appends to out an edge from the last appender list read r of k shows to
+// every appender of k that counts and that r does not show: it appended after.
+func appendAfterLast(out []listEdge, d *deps.Deps, k history.Key, r *deps.Read, counts func(int32) bool) []listEdge {
+	last := r.Cands[0]
+	if !counts(last) {
+		return out
+	}
+	shown := map[int32]bool{last: true, r.Txn: true}
+	for _, w := range r.Needs {
+		shown[w] = true
+	}
+	name := func(t int32) string { return d.H.Name(history.TxnID(t)) }
+	for _, w := range d.Writers[k] {
+		if shown[w] || !counts(w) {
 			continue
 		}
-		shown := map[int32]bool{last: true, r.Txn: true}
-		for _, w := range r.Needs {
-			shown[w] = true
-		}
-		for _, w := range d.Writers[k] {
-			if shown[w] || !counts(w) {
-				continue
-			}
-			mine, _ := d.WriteOf(w, k)
-			e := deps.Edge{From: last, To: w, Rel: report.WW, Key: k, Value: r.Value, Value2: mine.Value, Via: -1}
-			name := func(t int32) string { return d.H.Name(history.TxnID(t)) }
-			why := fmt.Sprintf("%s appended %s after %s's %s (%s's read of %v ends with %s's append and does not show %s's)",
-				name(w), d.H.KV(k, mine.Value), name(last), d.H.KV(k, r.Value), name(r.Txn), d.H.Key(k), name(last), name(w))
-			out = append(out, listEdge{e, why})
-		}
+		mine, _ := d.WriteOf(w, k)
+		e := deps.Edge{From: last, To: w, Rel: report.WW, Key: k, Value: r.Value, Value2: mine.Value, Via: -1}
+		why := fmt.Sprintf("%s appended %s after %s's %s (%s's read of %v ends with %s's append and does not show %s's)",
+			name(w), d.H.KV(k, mine.Value), name(last), d.H.KV(k, r.Value), name(r.Txn), d.H.Key(k), name(last), name(w))
+		out = append(out, listEdge{e, why})
 	}
 	return out
 }
