@@ -67,8 +67,11 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	// reports no choice found): say that it was stopped rather than undecidable. A pass
 	// reached as ctx ended is not returned as one either: the caller stopped waiting.
 	if err == nil && rep != nil && rep.Verdict != report.Fail && ctx.Err() != nil {
-		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+context.Cause(ctx).Error())
+		err = context.Cause(ctx)
+	}
+	if rep != nil && report.StoppedBy(ctx, err) {
+		rep.Stopped(err)
+		report.Finish(rep)
 		return rep, context.Cause(ctx)
 	}
 	return rep, err
@@ -133,8 +136,8 @@ func (o Options) withDefaults() Options {
 }
 
 // buildDeps builds the dependencies of h. When it cannot, it returns no Deps but what
-// decide returns: rep made Unknown for a history deps does not support (with no error) or
-// for a build stopped by ctx (with its cause), else no report and the error.
+// decide returns: rep made Unknown for a history deps does not support (with no error), rep
+// and the error for a build stopped by ctx (Check says so), else no report and the error.
 func buildDeps(ctx context.Context, h *history.History, level anomaly.Level, rep *report.Report) (*deps.Deps, *report.Report, error) {
 	d, err := deps.BuildContext(ctx, h, deps.Options{Session: level.Info().Session})
 	if errors.Is(err, deps.ErrUnsupported) {
@@ -144,9 +147,7 @@ func buildDeps(ctx context.Context, h *history.History, level anomaly.Level, rep
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			rep.Verdict = report.Unknown
-			rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+err.Error())
-			return nil, rep, context.Cause(ctx)
+			return nil, rep, err // Check says it was stopped
 		}
 		return nil, nil, err
 	}
@@ -172,14 +173,12 @@ func addFindings(rep *report.Report, d *deps.Deps, maxAnomalies int) bool {
 
 // saturateBoth saturates the certain graph, then the possible one (read atomic, causal).
 // It reports whether decide must stop there, with rep made Unknown: stopped by ctx (with
-// the error) or past the vector clocks' bound.
+// the error, which Check turns into a stopped report) or past the vector clocks' bound.
 func (c *check) saturateBoth(ctx context.Context, level anomaly.Level, maxClockWords int, rep *report.Report) (bool, error) {
 	for _, certain := range []bool{true, false} {
 		ok, err := c.saturate(ctx, level, certain, maxClockWords)
 		if err != nil {
-			rep.Verdict = report.Unknown
-			rep.Notes = append(rep.Notes, "the check was stopped before it could decide: "+err.Error())
-			return true, err
+			return true, err // Check says it was stopped
 		}
 		if !ok {
 			rep.Verdict = report.Unknown
