@@ -840,16 +840,7 @@ func (d *Decoder) addOp(b *history.Builder, o *rawOp) int32 {
 		return d.addPredOp(b, o)
 	}
 	k := d.in.Key(o.key)
-	v := d.value(k, o.val)
-	switch o.kind {
-	case history.OpRead:
-		return b.ReadFrom(k, v, o.src)
-	case history.OpWrite:
-		return b.Write(k, v)
-	case history.OpAppend:
-		return b.Append(k, v)
-	}
-	return b.Insert(k, v)
+	return addItem(b, o.kind, k, d.value(k, o.val), o.src)
 }
 
 func (d *Decoder) addListRead(b *history.Builder, o *rawOp) int32 {
