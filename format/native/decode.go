@@ -61,20 +61,15 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	}
 	br := bufio.NewReaderSize(r, bufSize)
 	var long []byte
-	var off int64
-	start := d.mark(b)
+	p := progress{size: size, start: d.mark(b)}
 	for {
 		ln, err := readLine(br, &long)
 		if len(ln) > 0 {
-			d.line++
-			d.off = off
-			off += int64(len(ln))
+			d.nextLine(&p, len(ln))
 			if perr := d.decodeLine(ln, b); perr != nil {
 				return perr
 			}
-			if d.line == 2048 && size > off {
-				d.grow(b, start, size, off)
-			}
+			d.growOnce(b, &p)
 		}
 		if err == io.EOF {
 			return nil
@@ -110,6 +105,27 @@ func readLine(br *bufio.Reader, long *[]byte) ([]byte, error) {
 			*long = nil
 		}
 		return ln, err
+	}
+}
+
+// progress is how far a Decode has read its input of size bytes (-1: unknown): off is
+// the offset of the next line; start is what the builder held at the start, to grow it.
+type progress struct {
+	off, size int64
+	start     growMark
+}
+
+// nextLine counts the next line, of n bytes.
+func (d *Decoder) nextLine(p *progress, n int) {
+	d.line++
+	d.off = p.off
+	p.off += int64(n)
+}
+
+// growOnce grows the builder for the whole input after its first 2048 lines.
+func (d *Decoder) growOnce(b *history.Builder, p *progress) {
+	if d.line == 2048 && p.size > p.off {
+		d.grow(b, p.start, p.size, p.off)
 	}
 }
 
