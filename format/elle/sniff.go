@@ -1,6 +1,9 @@
 package elle
 
-import "bytes"
+import (
+	"bytes"
+	"slices"
+)
 
 // SniffEDN reports whether head (the first bytes of a file) looks like a Jepsen EDN history:
 // after comments and whitespace, a map whose first key is a keyword (optionally inside a
@@ -36,15 +39,18 @@ func SniffJSON(_ string, head []byte) bool {
 	if len(rest) == 0 || rest[0] != '"' {
 		return false
 	}
+	return slices.ContainsFunc(jsonTypes, func(t []byte) bool { return bytes.Contains(head, t) })
+}
+
+// jsonTypes are the "type" fields SniffJSON looks for, with and without a space.
+var jsonTypes = func() (ts [][]byte) {
 	for _, typ := range []string{"invoke", "ok", "fail", "info"} {
 		for _, sp := range []string{`"type":"`, `"type": "`} {
-			if bytes.Contains(head, []byte(sp+typ+`"`)) {
-				return true
-			}
+			ts = append(ts, []byte(sp+typ+`"`))
 		}
 	}
-	return false
-}
+	return ts
+}()
 
 // skipEDNSpace skips whitespace, commas and ; comments.
 func skipEDNSpace(b []byte) []byte {
