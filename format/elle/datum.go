@@ -237,7 +237,11 @@ func (d *Decoder) datumValue(v *edn.Value, b *history.Builder, what string) (his
 	c := classOther
 	switch v.Kind {
 	case edn.Int:
-		return d.intValue(v.Int, b), nil
+		e := &d.vals[uint64(v.Int)&uint64(len(d.vals)-1)]
+		if !e.ok || e.i != v.Int {
+			*e = valEntry{i: v.Int, v: b.IntValue(v.Int), ok: true}
+		}
+		return e.v, nil
 	case edn.Nil:
 		return 0, d.errorf(v.Pos, "expected the %s to be a value other than nil (nil is the absent value), found nil", what)
 	case edn.Keyword, edn.String, edn.Symbol:
@@ -258,13 +262,4 @@ func (d *Decoder) datumValue(v *edn.Value, b *history.Builder, what string) (his
 		return 0, d.errorf(v.Pos, "%w: value %s is %v, and %v earlier in the history renders as the same value: expected values that differ as text", ErrAmbiguousDatum, d.show(*v), c, prev)
 	}
 	return val, nil
-}
-
-// intValue interns the integer value i, through a small cache of the values last seen.
-func (d *Decoder) intValue(i int64, b *history.Builder) history.Value {
-	e := &d.vals[uint64(i)&uint64(len(d.vals)-1)]
-	if !e.ok || e.i != i {
-		*e = valEntry{i: i, v: b.IntValue(i), ok: true}
-	}
-	return e.v
 }

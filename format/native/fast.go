@@ -464,7 +464,7 @@ func fastSrc(ln []byte, i int) (history.Src, int, bool) {
 	case hasAt(ln, i, `"none"`):
 		return history.Src{Kind: history.SrcNone}, i + 6, true
 	}
-	t, o, j, ok := fastIntPair(ln, i)
+	t, o, j, ok := jsonscan.FastPair(ln, i)
 	if !ok || t < 0 || t > 1<<31-1 || o < 0 || o > 1<<31-1 {
 		return history.Src{}, i, false
 	}
@@ -523,21 +523,7 @@ func parseFastStr(ln []byte, i int) (fastDatum, int, bool) {
 
 // fastPair parses [a,b] at ln[i] and the ',' after it, for fastTxn.
 func fastPair(ln []byte, i int) (a, b int64, j int, ok bool) {
-	if a, b, j, ok = fastIntPair(ln, i); !ok || !isAt(ln, j, ',') {
-		return 0, 0, i, false
-	}
-	return a, b, j + 1, true
-}
-
-// fastIntPair parses [a,b] at ln[i] and returns the index after it.
-func fastIntPair(ln []byte, i int) (a, b int64, j int, ok bool) {
-	if !isAt(ln, i, '[') {
-		return 0, 0, i, false
-	}
-	if a, j, ok = intBefore(ln, i+1, ','); !ok {
-		return 0, 0, i, false
-	}
-	if b, j, ok = intBefore(ln, j+1, ']'); !ok {
+	if a, b, j, ok = jsonscan.FastPair(ln, i); !ok || !isAt(ln, j, ',') {
 		return 0, 0, i, false
 	}
 	return a, b, j + 1, true
