@@ -354,11 +354,7 @@ func (d *Decoder) op(v edn.Value, b *history.Builder) error {
 	d.at++
 	v = untag(v)
 	if v.Kind != edn.Map {
-		if d.refusal != nil {
-			d.refusal.seen = refusalScan
-			return nil
-		}
-		return d.errorf(v.Pos, "expected an operation map like %s, found a %v", d.example(), v.Kind)
+		return d.notAnOp(v)
 	}
 	fl := readFields(v)
 	procID, client, err := d.process(fl.process)
@@ -379,6 +375,22 @@ func (d *Decoder) op(v edn.Value, b *history.Builder) error {
 		d.refusal.add(fl.f, d)
 		return nil
 	}
+	return d.apply(pr, procID, typ, &fl, v.Pos, at, b)
+}
+
+// notAnOp handles a value v that is not an operation map: it ends the scan of a refused
+// history, and is an error otherwise.
+func (d *Decoder) notAnOp(v edn.Value) error {
+	if d.refusal != nil {
+		d.refusal.seen = refusalScan
+		return nil
+	}
+	return d.errorf(v.Pos, "expected an operation map like %s, found a %v", d.example(), v.Kind)
+}
+
+// apply applies the operation of type typ at p, the at-th, with fields fl, of the process
+// procID (pr, nil if new): an invoke or a completion.
+func (d *Decoder) apply(pr *proc, procID history.Datum, typ opType, fl *fields, p edn.Pos, at int64, b *history.Builder) error {
 	tm, hasTime, err := d.opTime(fl.time)
 	if err != nil {
 		return err
@@ -392,9 +404,9 @@ func (d *Decoder) op(v edn.Value, b *history.Builder) error {
 		d.procs[procID] = pr
 	}
 	if typ == tInvoke {
-		return d.invoke(pr, fl.value, v.Pos, at, src, tm, hasTime, b)
+		return d.invoke(pr, fl.value, p, at, src, tm, hasTime, b)
 	}
-	return d.complete(pr, typ, &fl, v.Pos, at, tm, hasTime, b)
+	return d.complete(pr, typ, fl, p, at, tm, hasTime, b)
 }
 
 // untag returns the map inside a tagged map (#jepsen.history.Op{...}), else v.
@@ -911,10 +923,7 @@ func (d *Decoder) session(b *history.Builder, pr *proc, l int) history.SessionID
 // add adds one transaction in lane l of pr: iv is its interval in :time (when timed), sp in
 // positions.
 func (d *Decoder) add(b *history.Builder, pr *proc, l int, src history.Datum, outcome history.Outcome, mops []mop, lists []history.Value, iv history.Interval, timed bool, sp span) history.TxnID {
-	if n := b.NumTxns(); n >= d.growAt {
-		b.Grow(max(n, 1024), max(d.nops, 4096))
-		d.growAt = 2 * max(n, 1024)
-	}
+	d.growAhead(b)
 	d.nops += len(mops)
 	s := d.session(b, pr, l)
 	t := b.BeginTxn(s, src, outcome)
@@ -945,6 +954,15 @@ func (d *Decoder) add(b *history.Builder, pr *proc, l int, src history.Datum, ou
 	}
 	b.EndTxn()
 	return t
+}
+
+// growAhead grows the builder when it is full: to twice its transactions (at least 1024),
+// unless growForSize sized it for the whole input.
+func (d *Decoder) growAhead(b *history.Builder) {
+	if n := b.NumTxns(); n >= d.growAt {
+		b.Grow(max(n, 1024), max(d.nops, 4096))
+		d.growAt = 2 * max(n, 1024)
+	}
 }
 
 // addNilRead adds to transaction t a committed read of nil from key k: an empty list read,

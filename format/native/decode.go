@@ -418,12 +418,12 @@ func (x *scratch) fastOp(s *jsonscan.Scanner) bool {
 	if !ok || kind == history.OpDelete { // a delete has no value: parseOp reads it
 		return false
 	}
-	k, j, ok := jsonscan.FastInt(b, i+5)
-	if !ok || j >= len(b) || b[j] != ',' {
+	k, j, ok := intBefore(b, i+5, ',')
+	if !ok {
 		return false
 	}
-	v, j, ok := jsonscan.FastInt(b, j+1)
-	if !ok || j >= len(b) || b[j] != ']' {
+	v, j, ok := intBefore(b, j+1, ']')
+	if !ok {
 		return false
 	}
 	x.ops = append(x.ops, rawOp{kind: kind, key: jsonscan.IntDatum(k), val: jsonscan.IntDatum(v)})

@@ -256,7 +256,8 @@ func appendHistOp(b []byte, h *history.History, o history.Op) ([]byte, bool) {
 	return b, false
 }
 
-// appendSep writes the ',' before element j of a list, if it is not the first.
+// appendSep writes the ',' before element j of a list, if it is not the first; with j the
+// bytes written since a list began, it writes one if some element came before.
 func appendSep(b []byte, j int) []byte {
 	if j > 0 {
 		return append(b, ',')
@@ -371,23 +372,15 @@ func appendOpHead(b []byte, k history.OpKind, key history.Datum) []byte {
 func appendPredHead(b []byte, k history.OpKind, p *history.Predicate) []byte {
 	b = append(b, opNames[k]...)
 	b = append(b, '{')
-	sep := false
+	n := len(b) // a ',' goes before each key but the first, after b[:n]
 	if p.Relation != "" {
 		b = jsonscan.AppendString(append(b, `"rel":`...), p.Relation)
-		sep = true
 	}
 	if p.Expr != "" {
-		if sep {
-			b = append(b, ',')
-		}
-		b = jsonscan.AppendString(append(b, `"expr":`...), p.Expr)
-		sep = true
+		b = jsonscan.AppendString(append(appendSep(b, len(b)-n), `"expr":`...), p.Expr)
 	}
 	if p.IsRange {
-		if sep {
-			b = append(b, ',')
-		}
-		b = jsonscan.AppendDatum(append(b, `"range":[`...), p.Field)
+		b = jsonscan.AppendDatum(append(appendSep(b, len(b)-n), `"range":[`...), p.Field)
 		b = append(strconv.AppendInt(append(b, ','), p.Lo, 10), ',')
 		b = append(strconv.AppendInt(b, p.Hi, 10), ']')
 	}
@@ -430,23 +423,15 @@ func appendOpTail(b []byte, src history.Src, failed bool, t *history.Interval) [
 		return append(b, ']')
 	}
 	b = append(b, ",{"...)
-	sep := false
+	n := len(b) // a ',' goes before each field but the first, after b[:n]
 	if src.Kind != history.SrcByValue {
 		b = appendSrc(b, src)
-		sep = true
 	}
 	if failed {
-		if sep {
-			b = append(b, ',')
-		}
-		b = append(b, `"failed":true`...)
-		sep = true
+		b = append(appendSep(b, len(b)-n), `"failed":true`...)
 	}
 	if t != nil {
-		if sep {
-			b = append(b, ',')
-		}
-		b = appendPair(append(b, `"t":`...), t.Begin, t.End)
+		b = appendPair(append(appendSep(b, len(b)-n), `"t":`...), t.Begin, t.End)
 	}
 	return append(b, "}]"...)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"isovet/internal/jsonscan"
@@ -903,16 +904,12 @@ func parseHex(hex []byte, neg bool) (Value, error) {
 func parseExact(sign string, body []byte, id int) (v Value, ok bool, err error) {
 	rest := body[id:]
 	switch {
-	case len(rest) == 1 && rest[0] == 'M':
+	case string(rest) == "M":
 		return Value{Kind: BigDec, Str: sign + string(body[:id])}, true, nil
-	case len(rest) == 0 || len(rest) == 1 && rest[0] == 'N':
-		s := sign + string(body[:id])
-		if len(rest) == 0 {
-			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-				return Value{Kind: Int, Int: i}, true, nil
-			}
-		}
-		return Value{Kind: BigInt, Str: canonBig(s)}, true, nil
+	case len(rest) == 0:
+		return integer(sign + string(body[:id])), true, nil
+	case string(rest) == "N":
+		return Value{Kind: BigInt, Str: canonBig(sign + string(body[:id]))}, true, nil
 	case rest[0] == '/':
 		dn := digits(rest[1:])
 		if dn == 0 || dn != len(rest)-1 {
@@ -921,6 +918,15 @@ func parseExact(sign string, body []byte, id int) (v Value, ok bool, err error) 
 		return Value{Kind: Ratio, Str: sign + string(body)}, true, nil
 	}
 	return Value{}, false, nil
+}
+
+// integer returns the integer of the decimal digits s (with a '-' if negative): an Int, or
+// a BigInt beyond 64 bits.
+func integer(s string) Value {
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return Value{Kind: Int, Int: i}
+	}
+	return Value{Kind: BigInt, Str: canonBig(s)}
 }
 
 // parseFloat parses a float: integer digits, then in rest a fraction and/or exponent, then
@@ -1108,17 +1114,23 @@ func (d *Decoder) escape(out, s []byte, i int, p Pos) ([]byte, int, error) {
 		}
 		return utf8.AppendRune(out, r), i + n, nil
 	case !d.opts.JSON && e >= '0' && e <= '7':
-		k := octalDigits(s[i:])
-		r := octal(s[i : i+k])
-		if r > 0377 {
-			return nil, i, d.Errorf(p, "octal escape \\%s out of range: expected \\0 to \\377", s[i:i+k])
-		}
-		return utf8.AppendRune(out, r), i + k - 1, nil
+		return d.octalEscape(out, s, i, p)
 	}
 	if e == '/' {
 		return nil, i, d.Errorf(p, "invalid escape \\%c in string: expected one of \\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX", e)
 	}
 	return nil, i, d.Errorf(p, "invalid escape %s in string: expected one of \\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX", strconv.Quote("\\"+string(e)))
+}
+
+// octalEscape appends the character of the octal escape whose first digit is s[i] and
+// returns the index of its last digit.
+func (d *Decoder) octalEscape(out, s []byte, i int, p Pos) ([]byte, int, error) {
+	k := octalDigits(s[i:])
+	r := octal(s[i : i+k])
+	if r > 0377 {
+		return nil, i, d.Errorf(p, "octal escape \\%s out of range: expected \\0 to \\377", s[i:i+k])
+	}
+	return utf8.AppendRune(out, r), i + k - 1, nil
 }
 
 // unicodeEscape decodes the four hex digits after \u, and a low surrogate's \uXXXX after a
@@ -1164,7 +1176,7 @@ func (d *Decoder) char(p Pos) (Value, error) {
 		return Value{}, d.truncated(p, "expected a character after '\\'")
 	}
 	c := d.buf[d.p+1]
-	if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' {
+	if strings.IndexByte(" \t\n\r,", c) >= 0 {
 		return Value{}, d.Errorf(p, "expected a character after '\\', found whitespace (write \\space, \\tab or \\newline)")
 	}
 	n := 1

@@ -245,10 +245,7 @@ func parseJSONNumber(tok []byte) (Value, error) {
 		return Value{}, errJSONNum
 	}
 	if frac == 0 && exp == 0 {
-		if n, err := strconv.ParseInt(string(tok), 10, 64); err == nil {
-			return Value{Kind: Int, Int: n}, nil
-		}
-		return Value{Kind: BigInt, Str: canonBig(string(tok))}, nil
+		return integer(string(tok)), nil
 	}
 	f, err := strconv.ParseFloat(string(tok), 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {

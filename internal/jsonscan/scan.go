@@ -223,18 +223,24 @@ func (s *Scanner) escape(out []byte, j int) ([]byte, int, bool) {
 	}
 	j += 4
 	if utf16.IsSurrogate(r) {
-		r2, ok := rune(-1), false
-		if j+6 <= len(s.B) && s.B[j] == '\\' && s.B[j+1] == 'u' {
-			r2, ok = Hex4(s.B[j+2:])
-		}
-		dec := utf16.DecodeRune(r, r2)
-		if !ok || dec == utf8.RuneError {
+		dec, ok := lowSurrogate(r, s.B[j:])
+		if !ok {
 			return nil, j, s.Failf(j-6, `unpaired surrogate \u%04x in string`, r)
 		}
-		r = dec
-		j += 6
+		r, j = dec, j+6
 	}
 	return utf8.AppendRune(out, r), j, true
+}
+
+// lowSurrogate decodes the surrogate r and the \uXXXX escape of its pair at the start of
+// b; false if b has no such escape or the two are not a pair.
+func lowSurrogate(r rune, b []byte) (rune, bool) {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return 0, false
+	}
+	r2, ok := Hex4(b[2:])
+	dec := utf16.DecodeRune(r, r2)
+	return dec, ok && dec != utf8.RuneError
 }
 
 // Hex4 parses the four hex digits at the start of b.
@@ -518,13 +524,12 @@ func (s *Scanner) failValue() bool {
 // closing; the opening bracket is at s.I.
 func (s *Scanner) skipItems(closing byte, keyed bool) bool {
 	s.I++
-	if s.Peek() == closing {
-		s.I++
+	if s.eat(closing) {
 		return true
 	}
 	for {
 		if keyed {
-			if _, ok := s.Str("a key (a quoted string)"); !ok || !s.Expect(':', "':' after key") {
+			if _, ok := s.key(); !ok {
 				return false
 			}
 		}
@@ -564,24 +569,34 @@ func (s *Scanner) Object(what string, f func(k []byte, kstart int) bool) bool {
 	if !s.Expect('{', what) {
 		return false
 	}
-	if s.Peek() == '}' {
-		s.I++
+	if s.eat('}') {
 		return true
 	}
 	for {
 		kstart := s.I
-		k, ok := s.Str("a key (a quoted string)")
-		if !ok || !s.Expect(':', "':' after key") || !f(k, kstart) {
+		k, ok := s.key()
+		if !ok || !f(k, kstart) {
 			return false
 		}
-		more, ok := s.More('}', "in object")
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
+		if more, ok := s.More('}', "in object"); !more || !ok {
+			return ok
 		}
 	}
+}
+
+// key parses an object's key and the ':' after it.
+func (s *Scanner) key() ([]byte, bool) {
+	k, ok := s.Str("a key (a quoted string)")
+	return k, ok && s.Expect(':', "':' after key")
+}
+
+// eat consumes c if it comes next, after white space, and reports whether it did.
+func (s *Scanner) eat(c byte) bool {
+	if s.Peek() == c {
+		s.I++
+		return true
+	}
+	return false
 }
 
 // Array parses [e, ...], calling elem with the scanner at each element; what names the
@@ -590,20 +605,15 @@ func (s *Scanner) Array(what, in string, elem func() bool) bool {
 	if !s.Expect('[', what) {
 		return false
 	}
-	if s.Peek() == ']' {
-		s.I++
+	if s.eat(']') {
 		return true
 	}
 	for {
 		if !elem() {
 			return false
 		}
-		more, ok := s.More(']', in)
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
+		if more, ok := s.More(']', in); !more || !ok {
+			return ok
 		}
 	}
 }
