@@ -3,6 +3,7 @@ package elle
 import (
 	"bytes"
 	"slices"
+	"strings"
 )
 
 // SniffEDN reports whether head (the first bytes of a file) looks like a Jepsen EDN history:
@@ -10,11 +11,11 @@ import (
 // vector or list, or as a #jepsen.history.Op record), and :type or :value somewhere in head.
 func SniffEDN(_ string, head []byte) bool {
 	rest := skipEDNSpace(head)
-	if len(rest) > 0 && (rest[0] == '[' || rest[0] == '(') {
+	if startsWith(rest, "[(") {
 		rest = skipEDNSpace(rest[1:])
 	}
 	rest, _ = bytes.CutPrefix(rest, []byte("#jepsen.history.Op"))
-	if len(rest) == 0 || rest[0] != '{' {
+	if !startsWith(rest, "{") {
 		return false
 	}
 	rest = skipEDNSpace(rest[1:])
@@ -29,14 +30,14 @@ func SniffEDN(_ string, head []byte) bool {
 // "info" in head.
 func SniffJSON(_ string, head []byte) bool {
 	rest := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	if len(rest) > 0 && rest[0] == '[' {
+	if startsWith(rest, "[") {
 		rest = bytes.TrimLeft(rest[1:], " \t\r\n")
 	}
-	if len(rest) == 0 || rest[0] != '{' {
+	if !startsWith(rest, "{") {
 		return false
 	}
 	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
-	if len(rest) == 0 || rest[0] != '"' {
+	if !startsWith(rest, `"`) {
 		return false
 	}
 	return slices.ContainsFunc(jsonTypes, func(t []byte) bool { return bytes.Contains(head, t) })
@@ -51,6 +52,11 @@ var jsonTypes = func() (ts [][]byte) {
 	}
 	return ts
 }()
+
+// startsWith reports whether b starts with one of the bytes of set.
+func startsWith(b []byte, set string) bool {
+	return len(b) > 0 && strings.IndexByte(set, b[0]) >= 0
+}
 
 // skipEDNSpace skips whitespace, commas and ; comments.
 func skipEDNSpace(b []byte) []byte {

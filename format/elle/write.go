@@ -52,29 +52,35 @@ var completionTypes = [...]string{
 
 // indexing decides how to write :index (see the package doc).
 func indexing(h *history.History) indexMode {
-	if len(h.Txns) == 0 {
+	switch {
+	case len(h.Txns) == 0:
 		return indexNone
-	}
-	mode := indexKeep
-	if h.Txns[0].Source.IsNil() {
-		mode = indexNone
-	}
-	prev := int64(-2)
-	for i := range h.Txns {
-		src := h.Txns[i].Source
-		if mode == indexNone {
-			if !src.IsNil() {
+	case h.Txns[0].Source.IsNil():
+		for i := range h.Txns {
+			if !h.Txns[i].Source.IsNil() {
 				return indexDense
 			}
-			continue
 		}
-		n, ok := src.Int()
+		return indexNone
+	case spacedSources(h):
+		return indexKeep
+	}
+	return indexDense
+}
+
+// spacedSources reports whether the transactions' source ids are non-negative integers,
+// each at least 2 more than the one before: ids for invokes, with room after each for its
+// completion.
+func spacedSources(h *history.History) bool {
+	prev := int64(-2)
+	for i := range h.Txns {
+		n, ok := h.Txns[i].Source.Int()
 		if !ok || n < 0 || n < prev+2 {
-			return indexDense
+			return false
 		}
 		prev = n
 	}
-	return mode
+	return true
 }
 
 // checkWorkload verifies that h holds one workload Elle can express.
@@ -227,20 +233,7 @@ func (w *writer) op(t *history.Txn, typ string, index, tm int64, withIndex, firs
 	if w.json && !first {
 		w.buf = append(w.buf, ",\n"...)
 	}
-	w.buf = append(w.buf, '{')
-	lead := true
-	if withIndex {
-		w.field("index", true)
-		w.buf = strconv.AppendInt(w.buf, index, 10)
-		lead = false
-	}
-	if t.HasTime {
-		w.field("time", lead)
-		w.buf = strconv.AppendInt(w.buf, tm, 10)
-		lead = false
-	}
-	w.field("type", lead)
-	w.word(typ)
+	w.opHead(t, typ, index, tm, withIndex)
 	if p := w.procs[t.Session]; !p.IsNil() {
 		w.field("process", false)
 		w.process(p)
@@ -259,6 +252,25 @@ func (w *writer) op(t *history.Txn, typ string, index, tm int64, withIndex, firs
 	if !w.json {
 		w.buf = append(w.buf, '\n')
 	}
+}
+
+// opHead opens an operation map of t and writes its :index (if withIndex), :time (if t
+// has a client interval) and :type.
+func (w *writer) opHead(t *history.Txn, typ string, index, tm int64, withIndex bool) {
+	w.buf = append(w.buf, '{')
+	lead := true
+	if withIndex {
+		w.field("index", true)
+		w.buf = strconv.AppendInt(w.buf, index, 10)
+		lead = false
+	}
+	if t.HasTime {
+		w.field("time", lead)
+		w.buf = strconv.AppendInt(w.buf, tm, 10)
+		lead = false
+	}
+	w.field("type", lead)
+	w.word(typ)
 }
 
 // process writes the process p, an integer or a string.

@@ -289,7 +289,7 @@ func (e *Encoder) EncodeTxn(t *Txn) error {
 
 // appendTxnOp writes op i of a Txn, o, without its options object and closing ']'.
 func appendTxnOp(b []byte, o *Op, i int) ([]byte, error) {
-	if o.Key.IsNil() && o.Kind != history.OpPredRead && o.Kind != history.OpPredWrite {
+	if o.Key.IsNil() && !isPredOp(o.Kind) {
 		return b, fmt.Errorf("%w: op %d has a nil key", ErrUnrepresentable, i)
 	}
 	switch o.Kind {

@@ -557,7 +557,7 @@ func (d *Decoder) commitFast(b *history.Builder, r *fastRec, f *fastBuf) {
 	ops := f.ops[r.ops0 : r.ops0+r.nops]
 	for i := range ops {
 		o := &ops[i]
-		if o.kind == history.OpPredRead || o.kind == history.OpPredWrite {
+		if isPredOp(o.kind) {
 			d.commitFastPred(b, r, o.kind, f, &f.preds[o.key])
 		} else {
 			d.commitFastItem(b, r, o)
@@ -619,6 +619,9 @@ func (d *Decoder) commitFastItem(b *history.Builder, r *fastRec, o *fastOp) {
 	}
 	addItem(b, o.kind, k, v, history.Src{})
 }
+
+// isPredOp reports whether ops of kind k are predicate ops.
+func isPredOp(k history.OpKind) bool { return k == history.OpPredRead || k == history.OpPredWrite }
 
 // addItem adds an item op of kind (a read, write, append or insert) to b's open
 // transaction and returns its index.

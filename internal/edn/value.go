@@ -78,10 +78,7 @@ func (v Value) String() string { return string(Append(nil, v)) }
 func Append(dst []byte, v Value) []byte {
 	switch v.Kind {
 	case Bool:
-		if v.Int != 0 {
-			return append(dst, "true"...)
-		}
-		return append(dst, "false"...)
+		return strconv.AppendBool(dst, v.Int != 0)
 	case Int:
 		return strconv.AppendInt(dst, v.Int, 10)
 	case BigInt, BigDec, Ratio, Keyword, Symbol:
