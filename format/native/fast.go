@@ -206,35 +206,39 @@ func fastOps(ln []byte, i int, f *fastBuf) (int, bool) {
 	if !hasAt(ln, i, `"ops":[`) {
 		return i, false
 	}
-	return fastArray(ln, i+7, func(i int) (int, bool) {
-		if hasAt(ln, i, `["p`) {
-			return fastPredOp(ln, i, f)
-		}
-		return fastItemOp(ln, i, &f.ops)
-	})
-}
-
-// fastArray parses the elements of an array at ln[i], just after its '[', with elem, which
-// parses the element at an index and returns the index after it, and returns the index
-// after the closing ']'.
-func fastArray(ln []byte, i int, elem func(i int) (int, bool)) (int, bool) {
+	i += 7
 	if isAt(ln, i, ']') {
 		return i + 1, true
 	}
-	var ok bool
+	var ok, closed bool
 	for {
-		if i, ok = elem(i); !ok || i >= len(ln) {
+		if hasAt(ln, i, `["p`) {
+			i, ok = fastPredOp(ln, i, f)
+		} else {
+			i, ok = fastItemOp(ln, i, &f.ops)
+		}
+		if !ok {
 			return i, false
 		}
-		c := ln[i]
-		i++
-		if c == ']' {
-			return i, true
-		}
-		if c != ',' {
-			return i, false
+		if i, closed, ok = fastNext(ln, i); !ok || closed {
+			return i, ok
 		}
 	}
+}
+
+// fastNext reads the ',' or the ']' after an element of an array at ln[i], and returns the
+// index after it; closed is set for the ']'.
+func fastNext(ln []byte, i int) (j int, closed, ok bool) {
+	if i >= len(ln) {
+		return i, false, false
+	}
+	switch ln[i] {
+	case ',':
+		return i + 1, false, true
+	case ']':
+		return i + 1, true, true
+	}
+	return i, false, false
 }
 
 // fastEnd checks the closing brace at ln[i] and the end of the line after it, and counts
@@ -372,24 +376,18 @@ func (p *fastPred) parseRange(ln []byte, i int) (int, bool) {
 }
 
 // fastRows parses the rows of a predicate op at ln[i], just after their '[', appending
-// them to f.rows, and returns the index after the closing ']'. It is fastArray with
-// fastRowAt called directly, for the thousands of rows of a range read.
+// them to f.rows, and returns the index after the closing ']'.
 func fastRows(ln []byte, i int, f *fastBuf) (int, bool) {
 	if isAt(ln, i, ']') {
 		return i + 1, true
 	}
-	var ok bool
+	var ok, closed bool
 	for {
-		if i, ok = fastRowAt(ln, i, f); !ok || i >= len(ln) {
+		if i, ok = fastRowAt(ln, i, f); !ok {
 			return i, false
 		}
-		c := ln[i]
-		i++
-		if c == ']' {
-			return i, true
-		}
-		if c != ',' {
-			return i, false
+		if i, closed, ok = fastNext(ln, i); !ok || closed {
+			return i, ok
 		}
 	}
 }
