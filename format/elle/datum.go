@@ -103,29 +103,47 @@ func appendCanon(dst []byte, v *edn.Value) ([]byte, *edn.Value, string) {
 	case edn.Float, edn.BigDec, edn.Ratio:
 		return dst, v, "a non-integer number"
 	case edn.List, edn.Vector:
-		dst = append(dst, '[')
-		for i := range v.Items {
-			if i > 0 {
-				dst = append(dst, ' ')
-			}
-			var bad *edn.Value
-			var why string
-			if dst, bad, why = appendCanon(dst, &v.Items[i]); bad != nil {
-				return dst, bad, why
-			}
-		}
-		return append(dst, ']'), nil, ""
+		return appendCanonItems(dst, v.Items)
 	case edn.Set:
-		parts, bad, why := canonParts(v.Items, 1)
-		if bad != nil {
+		return appendCanonColl(dst, v, 1, "a set with a repeated element")
+	case edn.Map:
+		return appendCanonColl(dst, v, 2, "a map with a repeated key")
+	}
+	return dst, v, "a tagged literal"
+}
+
+// appendCanonItems appends the canonical rendering of a list's or vector's items, as a
+// vector.
+func appendCanonItems(dst []byte, items []edn.Value) ([]byte, *edn.Value, string) {
+	dst = append(dst, '[')
+	for i := range items {
+		if i > 0 {
+			dst = append(dst, ' ')
+		}
+		var bad *edn.Value
+		var why string
+		if dst, bad, why = appendCanon(dst, &items[i]); bad != nil {
 			return dst, bad, why
 		}
-		slices.SortFunc(parts, func(a, b [][]byte) int { return bytes.Compare(a[0], b[0]) })
-		for i := 1; i < len(parts); i++ {
-			if bytes.Equal(parts[i-1][0], parts[i][0]) {
-				return dst, v, "a set with a repeated element"
-			}
+	}
+	return append(dst, ']'), nil, ""
+}
+
+// appendCanonColl appends the canonical rendering of a set (its elements, n = 1) or a map
+// (its entries, n = 2), sorted by their rendering; repeated says why one that repeats an
+// element or key is refused.
+func appendCanonColl(dst []byte, v *edn.Value, n int, repeated string) ([]byte, *edn.Value, string) {
+	parts, bad, why := canonParts(v.Items, n)
+	if bad != nil {
+		return dst, bad, why
+	}
+	slices.SortFunc(parts, func(a, b [][]byte) int { return bytes.Compare(a[0], b[0]) })
+	for i := 1; i < len(parts); i++ {
+		if bytes.Equal(parts[i-1][0], parts[i][0]) {
+			return dst, v, repeated
 		}
+	}
+	if n == 1 {
 		dst = append(dst, '#', '{')
 		for i, p := range parts {
 			if i > 0 {
@@ -134,27 +152,15 @@ func appendCanon(dst []byte, v *edn.Value) ([]byte, *edn.Value, string) {
 			dst = append(dst, p[0]...)
 		}
 		return append(dst, '}'), nil, ""
-	case edn.Map:
-		parts, bad, why := canonParts(v.Items, 2)
-		if bad != nil {
-			return dst, bad, why
-		}
-		slices.SortFunc(parts, func(a, b [][]byte) int { return bytes.Compare(a[0], b[0]) })
-		for i := 1; i < len(parts); i++ {
-			if bytes.Equal(parts[i-1][0], parts[i][0]) {
-				return dst, v, "a map with a repeated key"
-			}
-		}
-		dst = append(dst, '{')
-		for i, p := range parts {
-			if i > 0 {
-				dst = append(dst, ',', ' ')
-			}
-			dst = append(append(append(dst, p[0]...), ' '), p[1]...)
-		}
-		return append(dst, '}'), nil, ""
 	}
-	return dst, v, "a tagged literal"
+	dst = append(dst, '{')
+	for i, p := range parts {
+		if i > 0 {
+			dst = append(dst, ',', ' ')
+		}
+		dst = append(append(append(dst, p[0]...), ' '), p[1]...)
+	}
+	return append(dst, '}'), nil, ""
 }
 
 // canonParts renders items in groups of n (1 for set elements, 2 for map entries).
@@ -182,21 +188,7 @@ func (d *Decoder) datumKey(v *edn.Value, b *history.Builder) (history.Key, error
 	case edn.Int:
 		return b.IntKey(v.Int), nil
 	case edn.Keyword, edn.String, edn.Symbol:
-		c := classOf(v.Kind)
-		h := uint32(len(v.Str)) + uint32(c)
-		for i := 0; i < len(v.Str); i++ {
-			h = h*31 + uint32(v.Str[i])
-		}
-		e := &d.skeys[(h^h>>11)&uint32(len(d.skeys)-1)]
-		if e.ok && e.s == v.Str && e.c == c {
-			return e.k, nil
-		}
-		k := b.StrKey(v.Str)
-		if err := d.claimKey(k, c, v); err != nil {
-			return 0, err
-		}
-		*e = strKey{s: v.Str, k: k, c: c, ok: true}
-		return k, nil
+		return d.strKey(v, b)
 	}
 	if n, ok := bigInt(v); ok {
 		return b.IntKey(n), nil
@@ -209,6 +201,26 @@ func (d *Decoder) datumKey(v *edn.Value, b *history.Builder) (history.Key, error
 	}
 	k := b.BytesKey(d.canon)
 	return k, d.claimKey(k, classOther, v)
+}
+
+// strKey interns the key of a string, keyword or symbol, through a small cache of the
+// keys last seen.
+func (d *Decoder) strKey(v *edn.Value, b *history.Builder) (history.Key, error) {
+	c := classOf(v.Kind)
+	h := uint32(len(v.Str)) + uint32(c)
+	for i := 0; i < len(v.Str); i++ {
+		h = h*31 + uint32(v.Str[i])
+	}
+	e := &d.skeys[(h^h>>11)&uint32(len(d.skeys)-1)]
+	if e.ok && e.s == v.Str && e.c == c {
+		return e.k, nil
+	}
+	k := b.StrKey(v.Str)
+	if err := d.claimKey(k, c, v); err != nil {
+		return 0, err
+	}
+	*e = strKey{s: v.Str, k: k, c: c, ok: true}
+	return k, nil
 }
 
 func (d *Decoder) claimKey(k history.Key, c class, v *edn.Value) error {

@@ -225,35 +225,38 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 }
 
 func (d *Decoder) decode(b *history.Builder) error {
-	dec := d.dec
 	for {
-		c, err := dec.Peek()
+		c, err := d.dec.Peek()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
+		var done bool
 		if c == '[' || c == '(' {
-			if err := dec.Enter(); err != nil {
-				return err
-			}
-			for {
-				more, err := dec.More()
-				if err != nil {
-					return err
-				}
-				if !more {
-					break
-				}
-				if done, err := d.next(b); done || err != nil {
-					return err
-				}
-			}
-			continue
+			done, err = d.decodeArray(b)
+		} else {
+			done, err = d.next(b)
+		}
+		if done || err != nil {
+			return err
+		}
+	}
+}
+
+// decodeArray reads and applies the operations of a vector or list of them.
+func (d *Decoder) decodeArray(b *history.Builder) (done bool, err error) {
+	if err := d.dec.Enter(); err != nil {
+		return false, err
+	}
+	for {
+		more, err := d.dec.More()
+		if err != nil || !more {
+			return false, err
 		}
 		if done, err := d.next(b); done || err != nil {
-			return err
+			return done, err
 		}
 	}
 }
@@ -351,11 +354,7 @@ func (d *Decoder) op(v edn.Value, b *history.Builder) error {
 	d.at++
 	v = untag(v)
 	if v.Kind != edn.Map {
-		if d.refusal != nil {
-			d.refusal.seen = refusalScan
-			return nil
-		}
-		return d.errorf(v.Pos, "expected an operation map like %s, found a %v", d.example(), v.Kind)
+		return d.notAnOp(v)
 	}
 	fl := readFields(v)
 	procID, client, err := d.process(fl.process)
@@ -376,6 +375,22 @@ func (d *Decoder) op(v edn.Value, b *history.Builder) error {
 		d.refusal.add(fl.f, d)
 		return nil
 	}
+	return d.apply(pr, procID, typ, &fl, v.Pos, at, b)
+}
+
+// notAnOp handles a value v that is not an operation map: it ends the scan of a refused
+// history, and is an error otherwise.
+func (d *Decoder) notAnOp(v edn.Value) error {
+	if d.refusal != nil {
+		d.refusal.seen = refusalScan
+		return nil
+	}
+	return d.errorf(v.Pos, "expected an operation map like %s, found a %v", d.example(), v.Kind)
+}
+
+// apply applies the operation of type typ at p, the at-th, with fields fl, of the process
+// procID (pr, nil if new): an invoke or a completion.
+func (d *Decoder) apply(pr *proc, procID history.Datum, typ opType, fl *fields, p edn.Pos, at int64, b *history.Builder) error {
 	tm, hasTime, err := d.opTime(fl.time)
 	if err != nil {
 		return err
@@ -389,9 +404,9 @@ func (d *Decoder) op(v edn.Value, b *history.Builder) error {
 		d.procs[procID] = pr
 	}
 	if typ == tInvoke {
-		return d.invoke(pr, fl.value, v.Pos, at, src, tm, hasTime, b)
+		return d.invoke(pr, fl.value, p, at, src, tm, hasTime, b)
 	}
-	return d.complete(pr, typ, &fl, v.Pos, at, tm, hasTime, b)
+	return d.complete(pr, typ, fl, p, at, tm, hasTime, b)
 }
 
 // untag returns the map inside a tagged map (#jepsen.history.Op{...}), else v.
@@ -417,6 +432,9 @@ func readFields(v edn.Value) fields {
 	}
 	return fl
 }
+
+// noValue reports whether the operation has no :value (or a nil one).
+func (fl *fields) noValue() bool { return fl.value.Kind == edn.Invalid || fl.value.Kind == edn.Nil }
 
 // named returns the field with key k, or nil.
 func (fl *fields) named(k string) *edn.Value {
@@ -500,8 +518,7 @@ func (d *Decoder) acceptsF(fl *fields, typ opType, pr *proc) bool {
 	if fn, ok := name(fl.f); ok && fn == "txn" {
 		return true
 	}
-	noValue := fl.value.Kind == edn.Invalid || fl.value.Kind == edn.Nil
-	inherits := typ != tInvoke && pr != nil && len(pr.open) > 0 && noValue
+	inherits := typ != tInvoke && pr != nil && len(pr.open) > 0 && fl.noValue()
 	return inherits || looksLikeMops(fl.value)
 }
 
@@ -557,7 +574,7 @@ func (d *Decoder) invoke(pr *proc, value edn.Value, p edn.Pos, at int64, src his
 // pairing) and adds the transaction.
 func (d *Decoder) complete(pr *proc, typ opType, fl *fields, p edn.Pos, at, tm int64, hasTime bool, b *history.Builder) error {
 	mops, lists := d.mops[:0], d.lists[:0]
-	noValue := fl.value.Kind == edn.Invalid || fl.value.Kind == edn.Nil
+	noValue := fl.noValue()
 	if !noValue {
 		var err error
 		mops, lists, err = d.parseMops(fl.value, p, b, mops, lists)
@@ -570,47 +587,24 @@ func (d *Decoder) complete(pr *proc, typ opType, fl *fields, p edn.Pos, at, tm i
 	if err != nil {
 		return err
 	}
-	outcome := history.OutcomeCommitted
-	switch typ {
-	case tFail:
-		outcome = history.OutcomeAborted
-	case tInfo:
-		outcome = history.OutcomeUnknown
-	}
 	if i < 0 {
-		// A completion alone: its own transaction, with no interval, in the first free lane.
-		src := history.NilDatum
-		if fl.index.Kind == edn.Int {
-			src = history.Int(fl.index.Int)
-		}
-		l := pr.idleLane()
-		d.add(b, pr, l, src, outcome, mops, lists, history.Interval{}, false, span{-1, -1})
-		if typ == tInfo {
-			pr.lanes[l].dead = true
-		}
+		d.completeAlone(pr, typ, fl, mops, lists, b)
 		return nil
 	}
 	inv := &pr.open[i]
 	if noValue {
 		mops, lists = inv.mops, inv.lists
 	}
-	var iv history.Interval
-	timed := false
-	if inv.hasTime && hasTime {
-		if tm < inv.time && typ != tInfo {
-			return d.errorf(fl.time.Pos, "completion %s %d is before its invoke's %s %d (line %d): expected time to go forward within a process", d.key("time"), tm, d.key("time"), inv.time, inv.pos.Line)
-		}
-		iv, timed = history.Interval{Begin: inv.time, End: tm}, true
-	}
-	if !hasTime {
-		d.untimed = true
+	iv, timed, err := d.interval(inv, typ, fl, tm, hasTime)
+	if err != nil {
+		return err
 	}
 	sp := span{inv.at, at}
 	if typ == tInfo {
 		sp.end = -1
 	}
 	l := int(inv.lane)
-	t := d.add(b, pr, l, inv.src, outcome, mops, lists, iv, timed, sp)
+	t := d.add(b, pr, l, inv.src, outcomes[typ], mops, lists, iv, timed, sp)
 	pr.release(l)
 	if typ == tInfo {
 		pr.lanes[l].dead = true
@@ -618,12 +612,48 @@ func (d *Decoder) complete(pr *proc, typ opType, fl *fields, p edn.Pos, at, tm i
 			d.unknowns = append(d.unknowns, t)
 		}
 	}
-	// Remove open[i], keeping its buffers past the end for the next invoke.
+	pr.close(i)
+	return nil
+}
+
+// outcomes maps completion types to the outcomes of their transactions.
+var outcomes = [...]history.Outcome{tOK: history.OutcomeCommitted, tFail: history.OutcomeAborted, tInfo: history.OutcomeUnknown}
+
+// completeAlone adds a completion that pairs with no invoke as its own transaction, with no
+// interval, in the first free lane of pr.
+func (d *Decoder) completeAlone(pr *proc, typ opType, fl *fields, mops []mop, lists []history.Value, b *history.Builder) {
+	src := history.NilDatum
+	if fl.index.Kind == edn.Int {
+		src = history.Int(fl.index.Int)
+	}
+	l := pr.idleLane()
+	d.add(b, pr, l, src, outcomes[typ], mops, lists, history.Interval{}, false, span{-1, -1})
+	if typ == tInfo {
+		pr.lanes[l].dead = true
+	}
+}
+
+// interval returns the client interval of the transaction of inv completed (with typ) at
+// tm, if both give a time; a completion without one leaves the history untimed.
+func (d *Decoder) interval(inv *invoke, typ opType, fl *fields, tm int64, hasTime bool) (history.Interval, bool, error) {
+	if inv.hasTime && hasTime {
+		if tm < inv.time && typ != tInfo {
+			return history.Interval{}, false, d.errorf(fl.time.Pos, "completion %s %d is before its invoke's %s %d (line %d): expected time to go forward within a process", d.key("time"), tm, d.key("time"), inv.time, inv.pos.Line)
+		}
+		return history.Interval{Begin: inv.time, End: tm}, true, nil
+	}
+	if !hasTime {
+		d.untimed = true
+	}
+	return history.Interval{}, false, nil
+}
+
+// close removes pr's open invoke i, keeping its buffers past the end for the next invoke.
+func (pr *proc) close(i int) {
 	done := pr.open[i]
 	copy(pr.open[i:], pr.open[i+1:])
 	pr.open[len(pr.open)-1] = done
 	pr.open = pr.open[:len(pr.open)-1]
-	return nil
 }
 
 // pairing returns which of pr's open invokes a completion with micro-ops mops completes, or
@@ -645,12 +675,7 @@ func (d *Decoder) pairing(pr *proc, mops []mop, noValue bool, p edn.Pos) (int, e
 	case 1:
 		return 0, nil
 	}
-	var cands []int
-	for i := range pr.open {
-		if noValue || sameShape(pr.open[i].mops, mops) {
-			cands = append(cands, i)
-		}
-	}
+	cands := pr.candidates(mops, noValue)
 	if len(cands) == 0 {
 		return -1, d.errorf(p, "process %v has %d open invokes (lines %s) and this completion repeats the micro-ops of none of them: expected a completion with an invoke's functions, keys and written values", pr.id, len(pr.open), d.openLines(pr))
 	}
@@ -660,12 +685,30 @@ func (d *Decoder) pairing(pr *proc, mops []mop, noValue bool, p edn.Pos) (int, e
 		if noValue && !sameShape(first.mops, o.mops) {
 			return -1, d.errorf(p, "process %v has %d open invokes (lines %s) and this completion has no %s to tell which one it completes: expected the transaction's micro-ops", pr.id, len(pr.open), d.openLines(pr), d.key("value"))
 		}
-		o.at = min(o.at, first.at)
-		if o.hasTime && first.hasTime {
-			o.time = min(o.time, first.time)
-		}
+		o.moveBack(first)
 	}
 	return cands[0], nil
+}
+
+// candidates returns the open invokes of pr a completion with micro-ops mops (none if
+// noValue) may complete: those whose micro-ops it repeats, or all without micro-ops.
+func (pr *proc) candidates(mops []mop, noValue bool) []int {
+	var cands []int
+	for i := range pr.open {
+		if noValue || sameShape(pr.open[i].mops, mops) {
+			cands = append(cands, i)
+		}
+	}
+	return cands
+}
+
+// moveBack moves the beginning of o back to that of first, an invoke alike that a
+// completion was paired with.
+func (o *invoke) moveBack(first *invoke) {
+	o.at = min(o.at, first.at)
+	if o.hasTime && first.hasTime {
+		o.time = min(o.time, first.time)
+	}
 }
 
 func (d *Decoder) openLines(pr *proc) string {
@@ -743,90 +786,115 @@ func (d *Decoder) completions() string {
 
 // looksLikeMops reports whether v is a non-empty list of [f k v] micro-ops.
 func looksLikeMops(v edn.Value) bool {
-	if v.Kind != edn.Vector && v.Kind != edn.List || len(v.Items) == 0 {
+	if !isSeq(v.Kind) || len(v.Items) == 0 {
 		return false
 	}
-	for _, m := range v.Items {
-		if m.Kind != edn.Vector && m.Kind != edn.List || len(m.Items) != 3 {
+	for i := range v.Items {
+		m := &v.Items[i]
+		if !isMop(m) {
 			return false
 		}
-		switch f, _ := name(m.Items[0]); f {
-		case "append", "r", "w":
-		default:
+		if f, _ := name(m.Items[0]); f != "append" && f != "r" && f != "w" {
 			return false
 		}
 	}
 	return true
 }
 
+// isSeq reports whether values of kind k are sequences: vectors or lists.
+func isSeq(k edn.Kind) bool { return k == edn.Vector || k == edn.List }
+
+// isMop reports whether m has the shape of a micro-op, [f k v].
+func isMop(m *edn.Value) bool { return isSeq(m.Kind) && len(m.Items) == 3 }
+
 // parseMops converts a transaction's :value into micro-ops, appending to mops and lists.
 func (d *Decoder) parseMops(v edn.Value, at edn.Pos, b *history.Builder, mops []mop, lists []history.Value) ([]mop, []history.Value, error) {
-	if v.Kind != edn.Vector && v.Kind != edn.List {
+	if !isSeq(v.Kind) {
 		if v.Kind == edn.Invalid {
 			return nil, nil, d.errorf(at, "expected %s: a vector of micro-ops like %s", d.key("value"), d.mopExample())
 		}
 		return nil, nil, d.errorf(v.Pos, "expected %s to be a vector of micro-ops like %s, found %s", d.key("value"), d.mopExample(), d.show(v))
 	}
 	for i := range v.Items {
-		m := &v.Items[i] // by pointer: a Value is 80 bytes, and there are millions of these
-		if m.Kind != edn.Vector && m.Kind != edn.List || len(m.Items) != 3 {
-			return nil, nil, d.errorf(m.Pos, "expected a micro-op [f k v] like %s, found %s", d.mopExample(), d.show(*m))
-		}
-		f, _ := name(m.Items[0])
-		k, err := d.datumKey(&m.Items[1], b)
-		if err != nil {
-			return nil, nil, err
-		}
-		arg := &m.Items[2]
 		var o mop
-		o.key = k
-		var wl workload
-		switch f {
-		case "append", "w":
-			val, err := d.datumValue(arg, b, "written value")
-			if err != nil {
-				return nil, nil, err
-			}
-			o.val = val
-			if f == "append" {
-				o.kind, wl = mAppend, wlList
-			} else {
-				o.kind, wl = mWrite, wlRegister
-			}
-		case "r":
-			switch arg.Kind {
-			case edn.Nil:
-				o.kind = mNilRead
-			case edn.Vector, edn.List:
-				o.kind, wl = mListRead, wlList
-				o.lo = int32(len(lists))
-				for j := range arg.Items {
-					val, err := d.datumValue(&arg.Items[j], b, "element of a list read")
-					if err != nil {
-						return nil, nil, err
-					}
-					lists = append(lists, val)
-				}
-				o.n = int32(len(lists)) - o.lo
-			default:
-				val, err := d.datumValue(arg, b, "value read")
-				if err != nil {
-					return nil, nil, err
-				}
-				o.kind, o.val, wl = mRead, val, wlRegister
-			}
-		default:
-			return nil, nil, d.errorf(m.Items[0].Pos, "expected a micro-op function %s, found %s", d.mopFuncs(), d.show(m.Items[0]))
-		}
-		if wl != wlUnknown && wl != d.workload {
-			if d.workload != wlUnknown {
-				return nil, nil, d.errorf(m.Pos, "%w: %s is %v but the history is %v (since line %d, column %d): expected one workload per history", ErrMixedWorkloads, d.show(*m), wl, d.workload, d.firstWL.Line, d.firstWL.Col)
-			}
-			d.workload, d.firstWL = wl, m.Pos
+		var err error
+		// by pointer: a Value is 80 bytes, and there are millions of these
+		if o, lists, err = d.parseMop(&v.Items[i], b, lists); err != nil {
+			return nil, nil, err
 		}
 		mops = append(mops, o)
 	}
 	return mops, lists, nil
+}
+
+// parseMop converts one micro-op, appending the values of a list read to lists.
+func (d *Decoder) parseMop(m *edn.Value, b *history.Builder, lists []history.Value) (mop, []history.Value, error) {
+	if !isMop(m) {
+		return mop{}, lists, d.errorf(m.Pos, "expected a micro-op [f k v] like %s, found %s", d.mopExample(), d.show(*m))
+	}
+	f, _ := name(m.Items[0])
+	k, err := d.datumKey(&m.Items[1], b)
+	if err != nil {
+		return mop{}, lists, err
+	}
+	arg := &m.Items[2]
+	o := mop{key: k}
+	var wl workload
+	switch f {
+	case "append":
+		o.kind, wl = mAppend, wlList
+		o.val, err = d.datumValue(arg, b, "written value")
+	case "w":
+		o.kind, wl = mWrite, wlRegister
+		o.val, err = d.datumValue(arg, b, "written value")
+	case "r":
+		wl, lists, err = d.parseRead(arg, b, &o, lists)
+	default:
+		return mop{}, lists, d.errorf(m.Items[0].Pos, "expected a micro-op function %s, found %s", d.mopFuncs(), d.show(m.Items[0]))
+	}
+	if err != nil {
+		return mop{}, lists, err
+	}
+	return o, lists, d.noteWorkload(wl, m)
+}
+
+// parseRead converts the value of a read micro-op, arg, into o: nil (a read whose result
+// is unknown or nil), a list, or a register's value. It returns the workload the read
+// shows, if any.
+func (d *Decoder) parseRead(arg *edn.Value, b *history.Builder, o *mop, lists []history.Value) (workload, []history.Value, error) {
+	switch arg.Kind {
+	case edn.Nil:
+		o.kind = mNilRead
+		return wlUnknown, lists, nil
+	case edn.Vector, edn.List:
+		o.kind = mListRead
+		o.lo = int32(len(lists))
+		for j := range arg.Items {
+			val, err := d.datumValue(&arg.Items[j], b, "element of a list read")
+			if err != nil {
+				return wlUnknown, lists, err
+			}
+			lists = append(lists, val)
+		}
+		o.n = int32(len(lists)) - o.lo
+		return wlList, lists, nil
+	}
+	val, err := d.datumValue(arg, b, "value read")
+	o.kind, o.val = mRead, val
+	return wlRegister, lists, err
+}
+
+// noteWorkload notes that micro-op m shows the history is of workload wl (unless
+// wlUnknown), which must be the workload of every other micro-op.
+func (d *Decoder) noteWorkload(wl workload, m *edn.Value) error {
+	if wl == wlUnknown || wl == d.workload {
+		return nil
+	}
+	if d.workload != wlUnknown {
+		return d.errorf(m.Pos, "%w: %s is %v but the history is %v (since line %d, column %d): expected one workload per history", ErrMixedWorkloads, d.show(*m), wl, d.workload, d.firstWL.Line, d.firstWL.Col)
+	}
+	d.workload, d.firstWL = wl, m.Pos
+	return nil
 }
 
 func (d *Decoder) mopExample() string {
@@ -855,10 +923,7 @@ func (d *Decoder) session(b *history.Builder, pr *proc, l int) history.SessionID
 // add adds one transaction in lane l of pr: iv is its interval in :time (when timed), sp in
 // positions.
 func (d *Decoder) add(b *history.Builder, pr *proc, l int, src history.Datum, outcome history.Outcome, mops []mop, lists []history.Value, iv history.Interval, timed bool, sp span) history.TxnID {
-	if n := b.NumTxns(); n >= d.growAt {
-		b.Grow(max(n, 1024), max(d.nops, 4096))
-		d.growAt = 2 * max(n, 1024)
-	}
+	d.growAhead(b)
 	d.nops += len(mops)
 	s := d.session(b, pr, l)
 	t := b.BeginTxn(s, src, outcome)
@@ -866,7 +931,8 @@ func (d *Decoder) add(b *history.Builder, pr *proc, l int, src history.Datum, ou
 		d.first, d.added = t, true
 	}
 	d.spans = append(d.spans, sp)
-	for _, m := range mops {
+	for i := range mops {
+		m := &mops[i]
 		switch m.kind {
 		case mAppend:
 			b.Append(m.key, m.val)
@@ -877,17 +943,8 @@ func (d *Decoder) add(b *history.Builder, pr *proc, l int, src history.Datum, ou
 		case mListRead:
 			b.ReadList(m.key, lists[m.lo:m.lo+m.n])
 		case mNilRead:
-			if outcome != history.OutcomeCommitted {
-				continue // an unknown result, not a read of nil
-			}
-			switch d.workload {
-			case wlList:
-				b.ReadList(m.key, nil)
-			case wlRegister:
-				b.Read(m.key, history.Nil)
-			default:
-				i := b.Read(m.key, history.Nil)
-				d.undecided = append(d.undecided, nilRead{t: t, op: i, key: m.key})
+			if outcome == history.OutcomeCommitted { // else an unknown result, not a read of nil
+				d.addNilRead(b, t, m.key)
 			}
 		}
 	}
@@ -899,6 +956,30 @@ func (d *Decoder) add(b *history.Builder, pr *proc, l int, src history.Datum, ou
 	return t
 }
 
+// growAhead grows the builder when it is full: to twice its transactions (at least 1024),
+// unless growForSize sized it for the whole input.
+func (d *Decoder) growAhead(b *history.Builder) {
+	if n := b.NumTxns(); n >= d.growAt {
+		b.Grow(max(n, 1024), max(d.nops, 4096))
+		d.growAt = 2 * max(n, 1024)
+	}
+}
+
+// addNilRead adds to transaction t a committed read of nil from key k: an empty list read,
+// a read of the absent value, or (before the workload is known) a read of the absent value
+// to settle in Finish.
+func (d *Decoder) addNilRead(b *history.Builder, t history.TxnID, k history.Key) {
+	switch d.workload {
+	case wlList:
+		b.ReadList(k, nil)
+	case wlRegister:
+		b.Read(k, history.Nil)
+	default:
+		i := b.Read(k, history.Nil)
+		d.undecided = append(d.undecided, nilRead{t: t, op: i, key: k})
+	}
+}
+
 // PositionsNote is the note a history read without :time on every invoke and completion
 // carries ([history.History.Notes]).
 const PositionsNote = "the history does not give :time for every invoke and completion, so client intervals are positions in the file (the n-th operation is at n-1), as Elle's real-time order uses them: a transaction precedes another in real time when its completion comes before the other's invoke"
@@ -908,6 +989,31 @@ const PositionsNote = "the history does not give :time for every invoke and comp
 // anywhere), unknown transactions' intervals are extended to the end of the history, and
 // reads of nil made before the workload was known are settled.
 func (d *Decoder) Finish(b *history.Builder) error {
+	d.closeOpen(b)
+	if d.untimed {
+		d.positions(b)
+	} else {
+		for _, t := range d.unknowns {
+			tx := b.Txn(t)
+			tx.Time.End = max(d.maxTime, tx.Time.Begin)
+		}
+	}
+	d.unknowns = d.unknowns[:0]
+	d.spans = d.spans[:0]
+	d.added = false
+	if d.workload == wlList {
+		// An empty list needs no storage, so an item read becomes an empty list read in place.
+		for _, r := range d.undecided {
+			b.SetOp(r.t, r.op, history.Op{Kind: history.OpListRead, Key: r.key})
+		}
+	}
+	d.undecided = nil
+	return nil
+}
+
+// closeOpen adds the invokes still open, in the order they were read, as transactions
+// with an unknown outcome.
+func (d *Decoder) closeOpen(b *history.Builder) {
 	type openInv struct {
 		pr *proc
 		i  int
@@ -932,25 +1038,6 @@ func (d *Decoder) Finish(b *history.Builder) error {
 	for _, pr := range d.procs {
 		pr.open = pr.open[:0]
 	}
-	if d.untimed {
-		d.positions(b)
-	} else {
-		for _, t := range d.unknowns {
-			tx := b.Txn(t)
-			tx.Time.End = max(d.maxTime, tx.Time.Begin)
-		}
-	}
-	d.unknowns = d.unknowns[:0]
-	d.spans = d.spans[:0]
-	d.added = false
-	if d.workload == wlList {
-		// An empty list needs no storage, so an item read becomes an empty list read in place.
-		for _, r := range d.undecided {
-			b.SetOp(r.t, r.op, history.Op{Kind: history.OpListRead, Key: r.key})
-		}
-	}
-	d.undecided = nil
-	return nil
 }
 
 // positions sets every transaction's client interval from positions: [invoke's position,
@@ -1001,21 +1088,7 @@ func (d *Decoder) refusalError() error {
 	for _, s := range r.fs {
 		names[strings.Trim(strings.TrimPrefix(s, ":"), `"`)] = true
 	}
-	wl := ""
-	switch {
-	case names["transfer"] || r.maps && names["read"]:
-		wl = " (bank workload)"
-	case names["cas"]:
-		wl = " (cas-register workload)"
-	case names["acquire"] || names["release"]:
-		wl = " (mutex workload)"
-	case names["enqueue"] || names["dequeue"]:
-		wl = " (queue workload)"
-	case names["add"]:
-		wl = " (counter or set workload)"
-	case names["write"]:
-		wl = " (register workload)"
-	}
+	wl := guessWorkload(names, r.maps)
 	sep := " "
 	if d.json {
 		sep = ": "
@@ -1025,6 +1098,36 @@ func (d *Decoder) refusalError() error {
 		what = d.key("f") + sep + strings.Join(r.fs, ", ")
 	}
 	return d.errorf(r.pos, "%w: %s%s; expected %s%s%s with a vector of micro-ops (list-append or rw-register)", ErrNotTransactional, what, wl, d.key("f"), sep, d.txn())
+}
+
+// workloadGuesses name the workload of a refused history by the first of its :f names
+// found, in this order.
+var workloadGuesses = []struct {
+	fs []string
+	wl string
+}{
+	{[]string{"transfer"}, " (bank workload)"},
+	{[]string{"cas"}, " (cas-register workload)"},
+	{[]string{"acquire", "release"}, " (mutex workload)"},
+	{[]string{"enqueue", "dequeue"}, " (queue workload)"},
+	{[]string{"add"}, " (counter or set workload)"},
+	{[]string{"write"}, " (register workload)"},
+}
+
+// guessWorkload names the workload of a refused history with :f names names ("" if
+// none fits); maps says whether some :value was a map (a bank's read).
+func guessWorkload(names map[string]bool, maps bool) string {
+	if maps && names["read"] {
+		return workloadGuesses[0].wl
+	}
+	for _, g := range workloadGuesses {
+		for _, f := range g.fs {
+			if names[f] {
+				return g.wl
+			}
+		}
+	}
+	return ""
 }
 
 func (d *Decoder) txn() string {

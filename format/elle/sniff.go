@@ -1,17 +1,21 @@
 package elle
 
-import "bytes"
+import (
+	"bytes"
+	"slices"
+	"strings"
+)
 
 // SniffEDN reports whether head (the first bytes of a file) looks like a Jepsen EDN history:
 // after comments and whitespace, a map whose first key is a keyword (optionally inside a
 // vector or list, or as a #jepsen.history.Op record), and :type or :value somewhere in head.
 func SniffEDN(_ string, head []byte) bool {
 	rest := skipEDNSpace(head)
-	if len(rest) > 0 && (rest[0] == '[' || rest[0] == '(') {
+	if startsWith(rest, "[(") {
 		rest = skipEDNSpace(rest[1:])
 	}
 	rest, _ = bytes.CutPrefix(rest, []byte("#jepsen.history.Op"))
-	if len(rest) == 0 || rest[0] != '{' {
+	if !startsWith(rest, "{") {
 		return false
 	}
 	rest = skipEDNSpace(rest[1:])
@@ -26,24 +30,32 @@ func SniffEDN(_ string, head []byte) bool {
 // "info" in head.
 func SniffJSON(_ string, head []byte) bool {
 	rest := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	if len(rest) > 0 && rest[0] == '[' {
+	if startsWith(rest, "[") {
 		rest = bytes.TrimLeft(rest[1:], " \t\r\n")
 	}
-	if len(rest) == 0 || rest[0] != '{' {
+	if !startsWith(rest, "{") {
 		return false
 	}
 	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
-	if len(rest) == 0 || rest[0] != '"' {
+	if !startsWith(rest, `"`) {
 		return false
 	}
+	return slices.ContainsFunc(jsonTypes, func(t []byte) bool { return bytes.Contains(head, t) })
+}
+
+// jsonTypes are the "type" fields SniffJSON looks for, with and without a space.
+var jsonTypes = func() (ts [][]byte) {
 	for _, typ := range []string{"invoke", "ok", "fail", "info"} {
 		for _, sp := range []string{`"type":"`, `"type": "`} {
-			if bytes.Contains(head, []byte(sp+typ+`"`)) {
-				return true
-			}
+			ts = append(ts, []byte(sp+typ+`"`))
 		}
 	}
-	return false
+	return ts
+}()
+
+// startsWith reports whether b starts with one of the bytes of set.
+func startsWith(b []byte, set string) bool {
+	return len(b) > 0 && strings.IndexByte(set, b[0]) >= 0
 }
 
 // skipEDNSpace skips whitespace, commas and ; comments.

@@ -30,31 +30,57 @@ const (
 	indexDense                  // number the operations 0, 1, 2, ...
 )
 
+// indexes returns the :index of the invoke and of the completion of t, the ti-th
+// transaction.
+func (m indexMode) indexes(t *history.Txn, ti int) (inv, done int64) {
+	switch m {
+	case indexKeep:
+		inv, _ = t.Source.Int()
+		return inv, inv + 1
+	case indexDense:
+		return 2 * int64(ti), 2*int64(ti) + 1
+	}
+	return 0, 0
+}
+
+// completionTypes maps outcomes to the :type of their completions.
+var completionTypes = [...]string{
+	history.OutcomeCommitted: "ok",
+	history.OutcomeAborted:   "fail",
+	history.OutcomeUnknown:   "info",
+}
+
 // indexing decides how to write :index (see the package doc).
 func indexing(h *history.History) indexMode {
-	if len(h.Txns) == 0 {
+	switch {
+	case len(h.Txns) == 0:
 		return indexNone
-	}
-	mode := indexKeep
-	if h.Txns[0].Source.IsNil() {
-		mode = indexNone
-	}
-	prev := int64(-2)
-	for i := range h.Txns {
-		src := h.Txns[i].Source
-		if mode == indexNone {
-			if !src.IsNil() {
+	case h.Txns[0].Source.IsNil():
+		for i := range h.Txns {
+			if !h.Txns[i].Source.IsNil() {
 				return indexDense
 			}
-			continue
 		}
-		n, ok := src.Int()
+		return indexNone
+	case spacedSources(h):
+		return indexKeep
+	}
+	return indexDense
+}
+
+// spacedSources reports whether the transactions' source ids are non-negative integers,
+// each at least 2 more than the one before: ids for invokes, with room after each for its
+// completion.
+func spacedSources(h *history.History) bool {
+	prev := int64(-2)
+	for i := range h.Txns {
+		n, ok := h.Txns[i].Source.Int()
 		if !ok || n < 0 || n < prev+2 {
-			return indexDense
+			return false
 		}
 		prev = n
 	}
-	return mode
+	return true
 }
 
 // checkWorkload verifies that h holds one workload Elle can express.
@@ -110,27 +136,30 @@ func processes(h *history.History) []history.Datum {
 	}
 	last := map[history.Datum]history.SessionID{}
 	for i, s := range h.Sessions {
-		procs[i] = s.Source
-		if s.Source == history.Str("nemesis") {
+		if s.Source == history.Str("nemesis") || rejoins(h, last, &s) {
 			procs[i] = history.Int(fresh)
 			fresh++
 			continue
 		}
-		prev, seen := last[s.Source]
-		if seen && len(s.Txns) > 0 {
-			p := h.Sessions[prev].Txns
-			end := p[len(p)-1]
-			if end > s.Txns[0] || h.Txns[end].Outcome != history.OutcomeUnknown {
-				procs[i] = history.Int(fresh)
-				fresh++
-				continue
-			}
-		}
+		procs[i] = s.Source
 		if len(s.Txns) > 0 {
 			last[s.Source] = s.ID
 		}
 	}
 	return procs
+}
+
+// rejoins reports whether session s, written with its source id, would join on reading
+// back the last earlier session written with that id, last[s.Source]: unless that
+// session's last transaction comes before s's first and has an unknown outcome.
+func rejoins(h *history.History, last map[history.Datum]history.SessionID, s *history.Session) bool {
+	prev, seen := last[s.Source]
+	if !seen || len(s.Txns) == 0 {
+		return false
+	}
+	p := h.Sessions[prev].Txns
+	end := p[len(p)-1]
+	return end > s.Txns[0] || h.Txns[end].Outcome != history.OutcomeUnknown
 }
 
 func write(w io.Writer, h *history.History, json bool) error {
@@ -145,21 +174,8 @@ func write(w io.Writer, h *history.History, json bool) error {
 	}
 	for ti := range h.Txns {
 		t := &h.Txns[ti]
-		var inv, done int64
-		switch mode {
-		case indexKeep:
-			inv, _ = t.Source.Int()
-			done = inv + 1
-		case indexDense:
-			inv, done = 2*int64(ti), 2*int64(ti)+1
-		}
-		typ := "ok"
-		switch t.Outcome {
-		case history.OutcomeAborted:
-			typ = "fail"
-		case history.OutcomeUnknown:
-			typ = "info"
-		}
+		inv, done := mode.indexes(t, ti)
+		typ := completionTypes[t.Outcome]
 		if t.HasTime {
 			wr.op(t, "invoke", inv, t.Time.Begin, mode != indexNone, ti == 0)
 			wr.op(t, typ, done, t.Time.End, mode != indexNone, false)
@@ -217,6 +233,30 @@ func (w *writer) op(t *history.Txn, typ string, index, tm int64, withIndex, firs
 	if w.json && !first {
 		w.buf = append(w.buf, ",\n"...)
 	}
+	w.opHead(t, typ, index, tm, withIndex)
+	if p := w.procs[t.Session]; !p.IsNil() {
+		w.field("process", false)
+		w.process(p)
+	}
+	w.field("f", false)
+	w.word("txn")
+	w.field("value", false)
+	w.buf = append(w.buf, '[')
+	for i, o := range t.Ops {
+		if i > 0 {
+			w.sep()
+		}
+		w.mop(o, typ == "invoke")
+	}
+	w.buf = append(w.buf, ']', '}')
+	if !w.json {
+		w.buf = append(w.buf, '\n')
+	}
+}
+
+// opHead opens an operation map of t and writes its :index (if withIndex), :time (if t
+// has a client interval) and :type.
+func (w *writer) opHead(t *history.Txn, typ string, index, tm int64, withIndex bool) {
 	w.buf = append(w.buf, '{')
 	lead := true
 	if withIndex {
@@ -231,59 +271,55 @@ func (w *writer) op(t *history.Txn, typ string, index, tm int64, withIndex, firs
 	}
 	w.field("type", lead)
 	w.word(typ)
-	if p := w.procs[t.Session]; !p.IsNil() {
-		w.field("process", false)
-		if n, ok := p.Int(); ok {
-			w.buf = strconv.AppendInt(w.buf, n, 10)
-		} else {
-			s, _ := p.Str()
-			w.buf = edn.AppendString(w.buf, s)
-		}
+}
+
+// process writes the process p, an integer or a string.
+func (w *writer) process(p history.Datum) {
+	if n, ok := p.Int(); ok {
+		w.buf = strconv.AppendInt(w.buf, n, 10)
+	} else {
+		s, _ := p.Str()
+		w.buf = edn.AppendString(w.buf, s)
 	}
-	w.field("f", false)
-	w.word("txn")
-	w.field("value", false)
+}
+
+// mopFuncs maps op kinds to the functions of their micro-ops; the others are reads.
+var mopFuncs = [...]string{history.OpAppend: "append", history.OpWrite: "w"}
+
+// mop writes the micro-op of o, [f k v]; an invoke's reads carry nil.
+func (w *writer) mop(o history.Op, invoke bool) {
 	w.buf = append(w.buf, '[')
-	invoke := typ == "invoke"
-	for i, o := range t.Ops {
-		if i > 0 {
+	f := "r"
+	if int(o.Kind) < len(mopFuncs) && mopFuncs[o.Kind] != "" {
+		f = mopFuncs[o.Kind]
+	}
+	w.word(f)
+	w.sep()
+	w.datum(w.h.Key(o.Key))
+	w.sep()
+	switch {
+	case o.Kind == history.OpAppend || o.Kind == history.OpWrite:
+		w.datum(w.h.Value(o.Value))
+	case invoke:
+		w.null()
+	case o.Kind == history.OpListRead:
+		w.list(w.h.List(o))
+	default:
+		w.datum(w.h.Value(o.Value))
+	}
+	w.buf = append(w.buf, ']')
+}
+
+// list writes the values of a list read.
+func (w *writer) list(vs []history.Value) {
+	w.buf = append(w.buf, '[')
+	for j, v := range vs {
+		if j > 0 {
 			w.sep()
 		}
-		w.buf = append(w.buf, '[')
-		switch o.Kind {
-		case history.OpAppend:
-			w.word("append")
-		case history.OpWrite:
-			w.word("w")
-		default:
-			w.word("r")
-		}
-		w.sep()
-		w.datum(w.h.Key(o.Key))
-		w.sep()
-		switch {
-		case o.Kind == history.OpAppend || o.Kind == history.OpWrite:
-			w.datum(w.h.Value(o.Value))
-		case invoke:
-			w.null()
-		case o.Kind == history.OpListRead:
-			w.buf = append(w.buf, '[')
-			for j, v := range w.h.List(o) {
-				if j > 0 {
-					w.sep()
-				}
-				w.datum(w.h.Value(v))
-			}
-			w.buf = append(w.buf, ']')
-		default:
-			w.datum(w.h.Value(o.Value))
-		}
-		w.buf = append(w.buf, ']')
+		w.datum(w.h.Value(v))
 	}
-	w.buf = append(w.buf, ']', '}')
-	if !w.json {
-		w.buf = append(w.buf, '\n')
-	}
+	w.buf = append(w.buf, ']')
 }
 
 func (w *writer) sep() {
@@ -316,21 +352,28 @@ func (w *writer) datum(d history.Datum) {
 		w.buf = append(w.buf, s...)
 		return
 	}
-	if len(s) > 0 && (s[0] == '[' || s[0] == '{' || s[0] == '#') {
-		b, ok := w.bare[s]
-		if !ok {
-			b = bareForm(s, w.json)
-			if w.bare == nil {
-				w.bare = make(map[string][]byte)
-			}
-			w.bare[s] = b
-		}
-		if b != nil {
-			w.buf = append(w.buf, b...)
-			return
-		}
+	if b := w.bareOf(s); b != nil {
+		w.buf = append(w.buf, b...)
+		return
 	}
 	w.buf = edn.AppendString(w.buf, s)
+}
+
+// bareOf returns, from the cache, how to write the string datum s as the collection it
+// renders, or nil to write it as a string (see bareForm).
+func (w *writer) bareOf(s string) []byte {
+	if len(s) == 0 || s[0] != '[' && s[0] != '{' && s[0] != '#' {
+		return nil
+	}
+	b, ok := w.bare[s]
+	if !ok {
+		b = bareForm(s, w.json)
+		if w.bare == nil {
+			w.bare = make(map[string][]byte)
+		}
+		w.bare[s] = b
+	}
+	return b
 }
 
 // bareForm returns how to write the string datum s as the collection it renders (the reader
@@ -338,25 +381,33 @@ func (w *writer) datum(d history.Datum) {
 // to be written as a string: when it is not such a rendering, or (in JSON) when the
 // collection has no JSON form that reads back as s.
 func bareForm(s string, json bool) []byte {
-	vs, err := edn.ParseAll([]byte(s), edn.Options{})
-	if err != nil || len(vs) != 1 || !vs[0].Kind.IsColl() || vs[0].Kind == edn.Tagged || vs[0].Kind == edn.List {
-		return nil
-	}
-	if c, bad, _ := appendCanon(nil, &vs[0]); bad != nil || string(c) != s {
+	v, ok := parseOne([]byte(s), edn.Options{})
+	if !ok || !v.Kind.IsColl() || v.Kind == edn.Tagged || v.Kind == edn.List || !rendersAs(v, s) {
 		return nil
 	}
 	if !json {
 		return []byte(s)
 	}
-	j := appendJSONValue(nil, vs[0])
-	back, err := edn.ParseAll(j, edn.Options{JSON: true})
-	if err != nil || len(back) != 1 {
-		return nil
-	}
-	if c, bad, _ := appendCanon(nil, &back[0]); bad != nil || string(c) != s {
+	j := appendJSONValue(nil, *v)
+	if back, ok := parseOne(j, edn.Options{JSON: true}); !ok || !rendersAs(back, s) {
 		return nil
 	}
 	return j
+}
+
+// parseOne parses b, which must hold a single value.
+func parseOne(b []byte, opts edn.Options) (*edn.Value, bool) {
+	vs, err := edn.ParseAll(b, opts)
+	if err != nil || len(vs) != 1 {
+		return nil, false
+	}
+	return &vs[0], true
+}
+
+// rendersAs reports whether the canonical rendering of v is s.
+func rendersAs(v *edn.Value, s string) bool {
+	c, bad, _ := appendCanon(nil, v)
+	return bad == nil && string(c) == s
 }
 
 // isKeyword reports whether s reads back as the EDN keyword s.
@@ -365,16 +416,20 @@ func isKeyword(s string) bool {
 		return false
 	}
 	for i := 1; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case c == '.' || c == '*' || c == '+' || c == '!' || c == '-' || c == '_' || c == '?' || c == '$' || c == '%' || c == '&' || c == '=' || c == '<' || c == '>' || c == '/' || c == ':' || c == '\'':
-		default:
+		if !keywordByte[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// keywordByte marks the bytes isKeyword accepts in a keyword after its colon.
+var keywordByte = func() (t [256]bool) {
+	for _, c := range "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.*+!-_?$%&=<>/:'" {
+		t[c] = true
+	}
+	return t
+}()
 
 // appendJSONValue renders v in JSON syntax, for error messages about JSON input.
 func appendJSONValue(dst []byte, v edn.Value) []byte {
@@ -393,16 +448,21 @@ func appendJSONValue(dst []byte, v edn.Value) []byte {
 		}
 		return append(dst, ']')
 	case edn.Map:
-		dst = append(dst, '{')
-		for i := 0; i+1 < len(v.Items); i += 2 {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendJSONValue(dst, v.Items[i])
-			dst = append(dst, ':')
-			dst = appendJSONValue(dst, v.Items[i+1])
-		}
-		return append(dst, '}')
+		return appendJSONObject(dst, v.Items)
 	}
 	return edn.Append(dst, v)
+}
+
+// appendJSONObject renders a map's keys and values, items, as a JSON object.
+func appendJSONObject(dst []byte, items []edn.Value) []byte {
+	dst = append(dst, '{')
+	for i := 0; i+1 < len(items); i += 2 {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONValue(dst, items[i])
+		dst = append(dst, ':')
+		dst = appendJSONValue(dst, items[i+1])
+	}
+	return append(dst, '}')
 }

@@ -116,10 +116,7 @@ func (e *Encoder) EncodeHeader(hd Header) error {
 			if kv.Key.IsNil() {
 				return fmt.Errorf("%w: initial key %d is nil", ErrUnrepresentable, i)
 			}
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, '[')
+			b = append(appendSep(b, i), '[')
 			b = jsonscan.AppendDatum(b, kv.Key)
 			b = append(b, ',')
 			b = jsonscan.AppendDatum(b, kv.Value)
@@ -130,10 +127,7 @@ func (e *Encoder) EncodeHeader(hd Header) error {
 	if hd.Sessions != nil {
 		b = append(b, `,"sessions":[`...)
 		for i, s := range hd.Sessions {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonscan.AppendDatum(b, s)
+			b = jsonscan.AppendDatum(appendSep(b, i), s)
 		}
 		b = append(b, ']')
 	}
@@ -198,7 +192,30 @@ func (e *Encoder) prepare(h *history.History) {
 func (e *Encoder) Encode(h *history.History, t history.TxnID) error {
 	e.prepare(h)
 	tx := h.Txn(t)
-	b := append(e.buf[:0], `{"s":`...)
+	b := e.appendTxnHead(e.buf[:0], h, t)
+	for i, o := range tx.Ops {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var ok bool
+		if b, ok = appendHistOp(b, h, o); !ok {
+			e.buf = b[:0]
+			return fmt.Errorf("%w: txn %s op %d has kind %v", ErrUnrepresentable, h.Name(t), i, o.Kind)
+		}
+		var ot *history.Interval
+		if tx.OpTimes != nil {
+			ot = &tx.OpTimes[i]
+		}
+		b = appendOpTail(b, o.Src, o.Failed(), ot)
+	}
+	e.buf = append(b, "]}"...)
+	return e.flush()
+}
+
+// appendTxnHead writes transaction t of h up to its ops' '['.
+func (e *Encoder) appendTxnHead(b []byte, h *history.History, t history.TxnID) []byte {
+	tx := h.Txn(t)
+	b = append(b, `{"s":`...)
 	b = jsonscan.AppendDatum(b, h.Sessions[tx.Session].Source)
 	if e.needSI[tx.Session] {
 		b = append(b, `,"si":`...)
@@ -211,49 +228,41 @@ func (e *Encoder) Encode(h *history.History, t history.TxnID) error {
 	if h.DerivedTimestamps() {
 		hasTS, hasSnap = e.DerivedTimestamps && hasTS, hasSnap && !e.DerivedTimestamps
 	}
-	b = appendTxnFields(b, tx.Source, tx.Outcome, tx.Time, tx.HasTime, tx.Start, tx.Commit, hasTS, snap, hasSnap)
-	for i, o := range tx.Ops {
-		if i > 0 {
-			b = append(b, ',')
+	return appendTxnFields(b, tx.Source, tx.Outcome, tx.Time, tx.HasTime, tx.Start, tx.Commit, hasTS, snap, hasSnap)
+}
+
+// appendHistOp writes op o of h without its options object and closing ']'; false for a
+// kind the format has no form for.
+func appendHistOp(b []byte, h *history.History, o history.Op) ([]byte, bool) {
+	switch o.Kind {
+	case history.OpRead, history.OpWrite, history.OpAppend, history.OpInsert:
+		return jsonscan.AppendDatum(appendOpHead(b, o.Kind, h.Key(o.Key)), h.Value(o.Value)), true
+	case history.OpDelete:
+		return appendOpHead(b, o.Kind, h.Key(o.Key)), true
+	case history.OpListRead:
+		b = append(appendOpHead(b, o.Kind, h.Key(o.Key)), '[')
+		for j, v := range h.List(o) {
+			b = jsonscan.AppendDatum(appendSep(b, j), h.Value(v))
 		}
-		var ot *history.Interval
-		if tx.OpTimes != nil {
-			ot = &tx.OpTimes[i]
+		return append(b, ']'), true
+	case history.OpPredRead, history.OpPredWrite:
+		p := h.Pred(o)
+		b = appendPredHead(b, o.Kind, &p.Pred)
+		for j, r := range p.Rows {
+			b = appendRow(appendSep(b, j), h.Key(r.Key), h.Value(r.Value), r.Match, p.Src(j))
 		}
-		switch o.Kind {
-		case history.OpRead, history.OpWrite, history.OpAppend, history.OpInsert:
-			b = appendOpHead(b, o.Kind, h.Key(o.Key))
-			b = jsonscan.AppendDatum(b, h.Value(o.Value))
-		case history.OpDelete:
-			b = appendOpHead(b, o.Kind, h.Key(o.Key))
-		case history.OpListRead:
-			b = appendOpHead(b, o.Kind, h.Key(o.Key))
-			b = append(b, '[')
-			for j, v := range h.List(o) {
-				if j > 0 {
-					b = append(b, ',')
-				}
-				b = jsonscan.AppendDatum(b, h.Value(v))
-			}
-			b = append(b, ']')
-		case history.OpPredRead, history.OpPredWrite:
-			p := h.Pred(o)
-			b = appendPredHead(b, o.Kind, &p.Pred)
-			for j, r := range p.Rows {
-				if j > 0 {
-					b = append(b, ',')
-				}
-				b = appendRow(b, h.Key(r.Key), h.Value(r.Value), r.Match, p.Src(j))
-			}
-			b = append(b, ']')
-		default:
-			e.buf = b[:0]
-			return fmt.Errorf("%w: txn %s op %d has kind %v", ErrUnrepresentable, h.Name(t), i, o.Kind)
-		}
-		b = appendOpTail(b, o.Src, o.Failed(), ot)
+		return append(b, ']'), true
 	}
-	e.buf = append(b, "]}"...)
-	return e.flush()
+	return b, false
+}
+
+// appendSep writes the ',' before element j of a list, if it is not the first; with j the
+// bytes written since a list began, it writes one if some element came before.
+func appendSep(b []byte, j int) []byte {
+	if j > 0 {
+		return append(b, ',')
+	}
+	return b
 }
 
 // EncodeTxn writes t as one line.
@@ -263,49 +272,10 @@ func (e *Encoder) EncodeTxn(t *Txn) error {
 	b = appendTxnFields(b, t.ID, t.Outcome, t.Time, t.HasTime, t.Start, t.Commit, t.HasTimestamps, t.Snapshot, t.HasSnapshot)
 	for i := range t.Ops {
 		o := &t.Ops[i]
-		if i > 0 {
-			b = append(b, ',')
-		}
-		if o.Key.IsNil() && o.Kind != history.OpPredRead && o.Kind != history.OpPredWrite {
+		var err error
+		if b, err = appendTxnOp(appendSep(b, i), o, i); err != nil {
 			e.buf = b[:0]
-			return fmt.Errorf("%w: op %d has a nil key", ErrUnrepresentable, i)
-		}
-		switch o.Kind {
-		case history.OpRead, history.OpWrite, history.OpAppend, history.OpInsert:
-			b = appendOpHead(b, o.Kind, o.Key)
-			b = jsonscan.AppendDatum(b, o.Value)
-		case history.OpDelete:
-			b = appendOpHead(b, o.Kind, o.Key)
-		case history.OpListRead:
-			b = appendOpHead(b, o.Kind, o.Key)
-			b = append(b, '[')
-			for j, v := range o.List {
-				if j > 0 {
-					b = append(b, ',')
-				}
-				b = jsonscan.AppendDatum(b, v)
-			}
-			b = append(b, ']')
-		case history.OpPredRead, history.OpPredWrite:
-			if o.Pred == nil {
-				e.buf = b[:0]
-				return fmt.Errorf("%w: predicate op %d has no Pred", ErrUnrepresentable, i)
-			}
-			b = appendPredHead(b, o.Kind, &o.Pred.Pred)
-			for j, r := range o.Pred.Rows {
-				if r.Key.IsNil() {
-					e.buf = b[:0]
-					return fmt.Errorf("%w: op %d row %d has a nil key", ErrUnrepresentable, i, j)
-				}
-				if j > 0 {
-					b = append(b, ',')
-				}
-				b = appendRow(b, r.Key, r.Value, r.Match, r.Src)
-			}
-			b = append(b, ']')
-		default:
-			e.buf = b[:0]
-			return fmt.Errorf("%w: op %d has kind %v", ErrUnrepresentable, i, o.Kind)
+			return err
 		}
 		var ot *history.Interval
 		if o.HasTime {
@@ -315,6 +285,43 @@ func (e *Encoder) EncodeTxn(t *Txn) error {
 	}
 	e.buf = append(b, "]}"...)
 	return e.flush()
+}
+
+// appendTxnOp writes op i of a Txn, o, without its options object and closing ']'.
+func appendTxnOp(b []byte, o *Op, i int) ([]byte, error) {
+	if o.Key.IsNil() && !isPredOp(o.Kind) {
+		return b, fmt.Errorf("%w: op %d has a nil key", ErrUnrepresentable, i)
+	}
+	switch o.Kind {
+	case history.OpRead, history.OpWrite, history.OpAppend, history.OpInsert:
+		return jsonscan.AppendDatum(appendOpHead(b, o.Kind, o.Key), o.Value), nil
+	case history.OpDelete:
+		return appendOpHead(b, o.Kind, o.Key), nil
+	case history.OpListRead:
+		b = append(appendOpHead(b, o.Kind, o.Key), '[')
+		for j, v := range o.List {
+			b = jsonscan.AppendDatum(appendSep(b, j), v)
+		}
+		return append(b, ']'), nil
+	case history.OpPredRead, history.OpPredWrite:
+		return appendTxnPred(b, o, i)
+	}
+	return b, fmt.Errorf("%w: op %d has kind %v", ErrUnrepresentable, i, o.Kind)
+}
+
+// appendTxnPred writes predicate op i of a Txn, o, for appendTxnOp.
+func appendTxnPred(b []byte, o *Op, i int) ([]byte, error) {
+	if o.Pred == nil {
+		return b, fmt.Errorf("%w: predicate op %d has no Pred", ErrUnrepresentable, i)
+	}
+	b = appendPredHead(b, o.Kind, &o.Pred.Pred)
+	for j, r := range o.Pred.Rows {
+		if r.Key.IsNil() {
+			return b, fmt.Errorf("%w: op %d row %d has a nil key", ErrUnrepresentable, i, j)
+		}
+		b = appendRow(appendSep(b, j), r.Key, r.Value, r.Match, r.Src)
+	}
+	return append(b, ']'), nil
 }
 
 func appendTxnFields(b []byte, id history.Datum, oc history.Outcome, iv history.Interval, hasTime bool, st, ct history.Timestamp, hasTS bool, snap history.Snapshot, hasSnap bool) []byte {
@@ -365,23 +372,15 @@ func appendOpHead(b []byte, k history.OpKind, key history.Datum) []byte {
 func appendPredHead(b []byte, k history.OpKind, p *history.Predicate) []byte {
 	b = append(b, opNames[k]...)
 	b = append(b, '{')
-	sep := false
+	n := len(b) // a ',' goes before each key but the first, after b[:n]
 	if p.Relation != "" {
 		b = jsonscan.AppendString(append(b, `"rel":`...), p.Relation)
-		sep = true
 	}
 	if p.Expr != "" {
-		if sep {
-			b = append(b, ',')
-		}
-		b = jsonscan.AppendString(append(b, `"expr":`...), p.Expr)
-		sep = true
+		b = jsonscan.AppendString(append(appendSep(b, len(b)-n), `"expr":`...), p.Expr)
 	}
 	if p.IsRange {
-		if sep {
-			b = append(b, ',')
-		}
-		b = jsonscan.AppendDatum(append(b, `"range":[`...), p.Field)
+		b = jsonscan.AppendDatum(append(appendSep(b, len(b)-n), `"range":[`...), p.Field)
 		b = append(strconv.AppendInt(append(b, ','), p.Lo, 10), ',')
 		b = append(strconv.AppendInt(b, p.Hi, 10), ']')
 	}
@@ -424,23 +423,15 @@ func appendOpTail(b []byte, src history.Src, failed bool, t *history.Interval) [
 		return append(b, ']')
 	}
 	b = append(b, ",{"...)
-	sep := false
+	n := len(b) // a ',' goes before each field but the first, after b[:n]
 	if src.Kind != history.SrcByValue {
 		b = appendSrc(b, src)
-		sep = true
 	}
 	if failed {
-		if sep {
-			b = append(b, ',')
-		}
-		b = append(b, `"failed":true`...)
-		sep = true
+		b = append(appendSep(b, len(b)-n), `"failed":true`...)
 	}
 	if t != nil {
-		if sep {
-			b = append(b, ',')
-		}
-		b = appendPair(append(b, `"t":`...), t.Begin, t.End)
+		b = appendPair(append(appendSep(b, len(b)-n), `"t":`...), t.Begin, t.End)
 	}
 	return append(b, "}]"...)
 }

@@ -130,14 +130,14 @@ func parseFastTxn(ln []byte, r *fastRec, f *fastBuf) bool {
 // ',', for parseFastTxn.
 func (r *fastRec) fastIDs(ln []byte, i int) (int, bool) {
 	var ok bool
-	if r.sess, i, ok = parseFastDatum(ln, i); !ok || i >= len(ln) || ln[i] != ',' {
+	if r.sess, i, ok = parseFastDatum(ln, i); !ok || !isAt(ln, i, ',') {
 		return i, false
 	}
 	i++
 	if !hasAt(ln, i, `"id":`) {
 		return i, true
 	}
-	if r.id, i, ok = parseFastDatum(ln, i+5); !ok || i >= len(ln) || ln[i] != ',' {
+	if r.id, i, ok = parseFastDatum(ln, i+5); !ok || !isAt(ln, i, ',') {
 		return i, false
 	}
 	return i + 1, true
@@ -148,20 +148,12 @@ func (r *fastRec) fastOutcome(ln []byte, i int) (int, bool) {
 	if !hasAt(ln, i, `"o":"`) {
 		return i, true
 	}
-	if i+7 >= len(ln) || ln[i+6] != '"' || ln[i+7] != ',' {
+	if !hasAt(ln, i+6, `",`) {
 		return i, false
 	}
-	switch ln[i+5] {
-	case 'c':
-		r.outcome = history.OutcomeCommitted
-	case 'a':
-		r.outcome = history.OutcomeAborted
-	case 'u':
-		r.outcome = history.OutcomeUnknown
-	default:
-		return i, false
-	}
-	return i + 8, true
+	oc, ok := outcomes[string(ln[i+5:i+6])]
+	r.outcome = oc
+	return i + 8, ok
 }
 
 // fastTimes parses the optional client interval "t" and the optional database timestamps
@@ -215,46 +207,49 @@ func fastOps(ln []byte, i int, f *fastBuf) (int, bool) {
 		return i, false
 	}
 	i += 7
-	if i < len(ln) && ln[i] == ']' {
+	if isAt(ln, i, ']') {
 		return i + 1, true
 	}
-	var ok bool
+	var ok, closed bool
 	for {
 		if hasAt(ln, i, `["p`) {
 			i, ok = fastPredOp(ln, i, f)
 		} else {
 			i, ok = fastItemOp(ln, i, &f.ops)
 		}
-		if !ok || i >= len(ln) {
+		if !ok {
 			return i, false
 		}
-		c := ln[i]
-		i++
-		if c == ']' {
-			return i, true
-		}
-		if c != ',' {
-			return i, false
+		if i, closed, ok = fastNext(ln, i); !ok || closed {
+			return i, ok
 		}
 	}
+}
+
+// fastNext reads the ',' or the ']' after an element of an array at ln[i], and returns the
+// index after it; closed is set for the ']'.
+func fastNext(ln []byte, i int) (j int, closed, ok bool) {
+	if i >= len(ln) {
+		return i, false, false
+	}
+	switch ln[i] {
+	case ',':
+		return i + 1, false, true
+	case ']':
+		return i + 1, true, true
+	}
+	return i, false, false
 }
 
 // fastEnd checks the closing brace at ln[i] and the end of the line after it, and counts
 // the record's ops, for parseFastTxn.
 func (r *fastRec) fastEnd(ln []byte, i int, f *fastBuf) bool {
-	if i >= len(ln) || ln[i] != '}' || len(f.ops)-int(r.ops0) > 1<<30 {
+	if !isAt(ln, i, '}') || len(f.ops)-int(r.ops0) > 1<<30 {
 		return false
 	}
 	r.nops = int32(len(f.ops) - int(r.ops0))
-	switch rest := ln[i+1:]; len(rest) {
-	case 0:
-		return true
-	case 1:
-		return rest[0] == '\n'
-	case 2:
-		return rest[0] == '\r' && rest[1] == '\n'
-	}
-	return false
+	rest := ln[i+1:]
+	return len(rest) == 0 || string(rest) == "\n" || string(rest) == "\r\n"
 }
 
 // itemOpHead reads the head of a compact item op at b[i], `["r",` (one letter: r, w, a, i or
@@ -263,19 +258,13 @@ func itemOpHead(b []byte, i int) (history.OpKind, bool) {
 	if i+5 >= len(b) || b[i] != '[' || b[i+1] != '"' || b[i+3] != '"' || b[i+4] != ',' {
 		return 0, false
 	}
-	switch b[i+2] {
-	case 'r':
-		return history.OpRead, true
-	case 'w':
-		return history.OpWrite, true
-	case 'a':
-		return history.OpAppend, true
-	case 'i':
-		return history.OpInsert, true
-	case 'd':
-		return history.OpDelete, true
-	}
-	return 0, false
+	k := itemKinds[b[i+2]]
+	return k, k != history.OpInvalid
+}
+
+// itemKinds maps the letter of a compact item op to its kind, OpInvalid for other bytes.
+var itemKinds = [256]history.OpKind{
+	'r': history.OpRead, 'w': history.OpWrite, 'a': history.OpAppend, 'i': history.OpInsert, 'd': history.OpDelete,
 }
 
 // fastItemOp parses one item op at ln[i] for fastTxn and returns the index after it.
@@ -293,11 +282,11 @@ func fastItemOp(ln []byte, i int, ops *[]fastOp) (int, bool) {
 		if ln[i] != ',' {
 			return i, false
 		}
-		if v, i, ok = parseFastDatum(ln, i+1); !ok || i >= len(ln) {
+		if v, i, ok = parseFastDatum(ln, i+1); !ok {
 			return i, false // a list read's '[' fails here too
 		}
 	}
-	if ln[i] != ']' {
+	if !isAt(ln, i, ']') {
 		return i, false
 	}
 	*ops = append(*ops, fastOp{kind, k.kind, v.kind, k.i, v.i})
@@ -323,7 +312,7 @@ func fastPredOp(ln []byte, i int, f *fastBuf) (int, bool) {
 	if i, ok = p.parseObject(ln, i+7); !ok || !hasAt(ln, i, "},[") {
 		return i, false
 	}
-	if i, ok = fastRows(ln, i+3, f); !ok || i >= len(ln) || ln[i] != ']' {
+	if i, ok = fastRows(ln, i+3, f); !ok || !isAt(ln, i, ']') {
 		return i, false
 	}
 	p.nrows = int32(len(f.rows)) - p.rows0
@@ -335,17 +324,16 @@ func fastPredOp(ln []byte, i int, f *fastBuf) (int, bool) {
 // fastPredHead reads the head of a predicate op at b[i], `["pr",{` or `["pw",{`, and
 // returns its kind; the caller has checked `["p`, and the object's keys start at i+7.
 func fastPredHead(b []byte, i int) (history.OpKind, bool) {
-	if i+7 >= len(b) || b[i+4] != '"' || b[i+5] != ',' || b[i+6] != '{' {
+	if i+7 >= len(b) || !hasAt(b, i+4, `",{`) {
 		return 0, false
 	}
-	switch b[i+3] {
-	case 'r':
-		return history.OpPredRead, true
-	case 'w':
-		return history.OpPredWrite, true
-	}
-	return 0, false
+	k := predKinds[b[i+3]]
+	return k, k != history.OpInvalid
 }
+
+// predKinds maps the second letter of a compact predicate op to its kind, OpInvalid for
+// other bytes.
+var predKinds = [256]history.OpKind{'r': history.OpPredRead, 'w': history.OpPredWrite}
 
 // parseObject parses the keys of a predicate object at ln[i] for fastPredOp, "rel",
 // "expr" and "range", each optional but in that order, and returns the index after them.
@@ -374,13 +362,13 @@ func (p *fastPred) parseObject(ln []byte, i int) (int, bool) {
 // the index after it.
 func (p *fastPred) parseRange(ln []byte, i int) (int, bool) {
 	var ok bool
-	if p.field, i, ok = parseFastDatum(ln, i); !ok || i >= len(ln) || ln[i] != ',' {
+	if p.field, i, ok = parseFastDatum(ln, i); !ok || !isAt(ln, i, ',') {
 		return i, false
 	}
-	if p.lo, i, ok = jsonscan.FastInt(ln, i+1); !ok || i >= len(ln) || ln[i] != ',' {
+	if p.lo, i, ok = intBefore(ln, i+1, ','); !ok {
 		return i, false
 	}
-	if p.hi, i, ok = jsonscan.FastInt(ln, i+1); !ok || i >= len(ln) || ln[i] != ']' {
+	if p.hi, i, ok = intBefore(ln, i+1, ']'); !ok {
 		return i, false
 	}
 	p.isRange = true
@@ -390,21 +378,16 @@ func (p *fastPred) parseRange(ln []byte, i int) (int, bool) {
 // fastRows parses the rows of a predicate op at ln[i], just after their '[', appending
 // them to f.rows, and returns the index after the closing ']'.
 func fastRows(ln []byte, i int, f *fastBuf) (int, bool) {
-	if i < len(ln) && ln[i] == ']' {
+	if isAt(ln, i, ']') {
 		return i + 1, true
 	}
-	var ok bool
+	var ok, closed bool
 	for {
-		if i, ok = fastRowAt(ln, i, f); !ok || i >= len(ln) {
+		if i, ok = fastRowAt(ln, i, f); !ok {
 			return i, false
 		}
-		c := ln[i]
-		i++
-		if c == ']' {
-			return i, true
-		}
-		if c != ',' {
-			return i, false
+		if i, closed, ok = fastNext(ln, i); !ok || closed {
+			return i, ok
 		}
 	}
 }
@@ -412,49 +395,49 @@ func fastRows(ln []byte, i int, f *fastBuf) (int, bool) {
 // fastRowAt parses a row of a predicate op at ln[i] for fastPredOp, appends it to f.rows and
 // returns the index after it.
 func fastRowAt(ln []byte, i int, f *fastBuf) (int, bool) {
-	if i >= len(ln) || ln[i] != '[' {
+	if !isAt(ln, i, '[') {
 		return i, false
 	}
 	k, i, ok := parseFastDatum(ln, i+1)
-	if !ok || k.kind == history.DatumNil || i >= len(ln) || ln[i] != ',' {
+	if !ok || k.kind == history.DatumNil || !isAt(ln, i, ',') {
 		return i, false
 	}
 	v, i, ok := parseFastDatum(ln, i+1)
-	if !ok || i >= len(ln) {
+	if !ok {
 		return i, false
 	}
 	r := fastRow{keyKind: k.kind, vKind: v.kind, match: true, key: k.i, val: v.i}
-	if ln[i] == ',' {
-		// The options object: {"match":false}, {"src":S} or {"match":false,"src":S}.
-		i++
-		switch {
-		case hasAt(ln, i, `{"match":false`):
-			r.match = false
-			i += 14
-			if i < len(ln) && ln[i] == ',' {
-				if !hasAt(ln, i+1, `"src":`) {
-					return i, false
-				}
-				if r.src, i, ok = fastSrc(ln, i+7); !ok {
-					return i, false
-				}
-			}
-		case hasAt(ln, i, `{"src":`):
-			if r.src, i, ok = fastSrc(ln, i+7); !ok {
-				return i, false
-			}
-		default:
+	if isAt(ln, i, ',') {
+		if i, ok = r.parseOptions(ln, i+1); !ok {
 			return i, false
 		}
-		if i >= len(ln) || ln[i] != '}' {
-			return i, false
-		}
-		i++
 	}
-	if i >= len(ln) || ln[i] != ']' {
+	if !isAt(ln, i, ']') {
 		return i, false
 	}
 	f.rows = append(f.rows, r)
+	return i + 1, true
+}
+
+// parseOptions parses a row's options object at ln[i] for fastRowAt, {"match":false},
+// {"src":S} or {"match":false,"src":S}, and returns the index after it.
+func (r *fastRow) parseOptions(ln []byte, i int) (int, bool) {
+	switch {
+	case hasAt(ln, i, `{"match":false}`):
+		r.match = false
+		return i + 15, true
+	case hasAt(ln, i, `{"match":false,"src":`):
+		r.match = false
+		i += 21
+	case hasAt(ln, i, `{"src":`):
+		i += 7
+	default:
+		return i, false
+	}
+	var ok bool
+	if r.src, i, ok = fastSrc(ln, i); !ok || !isAt(ln, i, '}') {
+		return i, false
+	}
 	return i + 1, true
 }
 
@@ -462,7 +445,7 @@ func fastRowAt(ln []byte, i int, f *fastBuf) (int, bool) {
 // after it.
 func predKeyAt(ln []byte, i int, sep bool, key string) (int, bool) {
 	if sep {
-		if i >= len(ln) || ln[i] != ',' {
+		if !isAt(ln, i, ',') {
 			return i, false
 		}
 		i++
@@ -478,18 +461,12 @@ func fastSrc(ln []byte, i int) (history.Src, int, bool) {
 		return history.Src{Kind: history.SrcInit}, i + 6, true
 	case hasAt(ln, i, `"none"`):
 		return history.Src{Kind: history.SrcNone}, i + 6, true
-	case i < len(ln) && ln[i] == '[':
-		t, j, ok := jsonscan.FastInt(ln, i+1)
-		if !ok || j >= len(ln) || ln[j] != ',' || t < 0 || t > 1<<31-1 {
-			return history.Src{}, i, false
-		}
-		o, j, ok := jsonscan.FastInt(ln, j+1)
-		if !ok || j >= len(ln) || ln[j] != ']' || o < 0 || o > 1<<31-1 {
-			return history.Src{}, i, false
-		}
-		return history.Src{Kind: history.SrcTxn, Txn: history.TxnID(t), Op: int32(o)}, j + 1, true
 	}
-	return history.Src{}, i, false
+	t, o, j, ok := jsonscan.FastPair(ln, i)
+	if !ok || t < 0 || t > 1<<31-1 || o < 0 || o > 1<<31-1 {
+		return history.Src{}, i, false
+	}
+	return history.Src{Kind: history.SrcTxn, Txn: history.TxnID(t), Op: int32(o)}, j, true
 }
 
 // fastStr parses the rest of a plain string whose opening quote is at ln[i-1], for
@@ -502,59 +479,63 @@ func fastStr(ln []byte, i int) (int64, int, bool) {
 // parseFastDatum parses an integer, a plain string or null at ln[i], for fastTxn: it does
 // not look at what follows, which fastTxn checks.
 func parseFastDatum(ln []byte, i int) (fastDatum, int, bool) {
-	if i >= len(ln) {
-		return fastDatum{}, i, false
-	}
-	switch ln[i] {
-	case '"':
-		j := i + 1
-		// Eight bytes at a time while none of them ends the string or takes it off the
-		// fast path: a quote, a backslash, a control byte or a byte from 0x7f up. Each
-		// test below is nonzero iff some byte of w is such a byte (a false mark can only
-		// follow a true one); the loop after it then finds which.
-		for j+8 <= len(ln) {
-			w := binary.LittleEndian.Uint64(ln[j:])
-			q, bs := w^(ones*'"'), w^(ones*'\\')
-			if ((q-ones)&^q|(bs-ones)&^bs|(w-ones*0x20)&^w|(w+ones)|w)&highs != 0 {
-				break
-			}
-			j += 8
-		}
-		for ; j < len(ln); j++ {
-			switch c := ln[j]; {
-			case c == '"':
-				if j > 1<<31 {
-					return fastDatum{}, i, false
-				}
-				return fastDatum{history.DatumStr, int64(i+1)<<32 | int64(j-i-1)}, j + 1, true
-			case c == '\\' || c < 0x20 || c >= 0x7f:
-				return fastDatum{}, i, false
-			}
-		}
-		return fastDatum{}, i, false
-	case 'n':
-		if hasAt(ln, i, "null") {
-			return fastDatum{}, i + 4, true
-		}
-		return fastDatum{}, i, false
+	switch {
+	case isAt(ln, i, '"'):
+		return parseFastStr(ln, i)
+	case hasAt(ln, i, "null"):
+		return fastDatum{}, i + 4, true
 	}
 	v, j, ok := jsonscan.FastInt(ln, i)
 	return fastDatum{history.DatumInt, v}, j, ok
 }
 
+// parseFastStr parses the plain string whose opening quote is at ln[i], for
+// parseFastDatum.
+func parseFastStr(ln []byte, i int) (fastDatum, int, bool) {
+	j := i + 1
+	// Eight bytes at a time while none of them ends the string or takes it off the fast
+	// path: a quote, a backslash, a control byte or a byte from 0x7f up. Each test below is
+	// nonzero iff some byte of w is such a byte (a false mark can only follow a true one);
+	// the loop after it then finds which.
+	for j+8 <= len(ln) {
+		w := binary.LittleEndian.Uint64(ln[j:])
+		q, bs := w^(ones*'"'), w^(ones*'\\')
+		if ((q-ones)&^q|(bs-ones)&^bs|(w-ones*0x20)&^w|(w+ones)|w)&highs != 0 {
+			break
+		}
+		j += 8
+	}
+	for ; j < len(ln); j++ {
+		switch c := ln[j]; {
+		case c == '"':
+			if j > 1<<31 {
+				return fastDatum{}, i, false
+			}
+			return fastDatum{history.DatumStr, int64(i+1)<<32 | int64(j-i-1)}, j + 1, true
+		case c == '\\' || c < 0x20 || c >= 0x7f:
+			return fastDatum{}, i, false
+		}
+	}
+	return fastDatum{}, i, false
+}
+
 // fastPair parses [a,b] at ln[i] and the ',' after it, for fastTxn.
 func fastPair(ln []byte, i int) (a, b int64, j int, ok bool) {
-	if i >= len(ln) || ln[i] != '[' {
+	if a, b, j, ok = jsonscan.FastPair(ln, i); !ok || !isAt(ln, j, ',') {
 		return 0, 0, i, false
 	}
-	if a, j, ok = jsonscan.FastInt(ln, i+1); !ok || j >= len(ln) || ln[j] != ',' {
-		return 0, 0, i, false
-	}
-	if b, j, ok = jsonscan.FastInt(ln, j+1); !ok || j+1 >= len(ln) || ln[j] != ']' || ln[j+1] != ',' {
-		return 0, 0, i, false
-	}
-	return a, b, j + 2, true
+	return a, b, j + 1, true
 }
+
+// intBefore parses an integer at ln[i] that the byte c follows, and returns it with the
+// index of c.
+func intBefore(ln []byte, i int, c byte) (int64, int, bool) {
+	v, j, ok := jsonscan.FastInt(ln, i)
+	return v, j, ok && isAt(ln, j, c)
+}
+
+// isAt reports whether ln[i] is c.
+func isAt(ln []byte, i int, c byte) bool { return i < len(ln) && ln[i] == c }
 
 const (
 	ones  = 0x0101010101010101
@@ -570,80 +551,112 @@ func hasAt(ln []byte, i int, s string) bool {
 // sessions, keys and values in the same order as commit does, so both paths build the
 // same history.
 func (d *Decoder) commitFast(b *history.Builder, r *fastRec, f *fastBuf) {
-	var sid history.SessionID
-	if r.sess.kind == history.DatumInt {
-		sid = d.intSession(b, r.sess.i)
-	} else {
-		sid = b.Session(r.datum(r.sess))
-	}
-	in := &d.in
-	in.Reset(b)
-	d.vc.reset(b)
-	b.BeginTxn(sid, r.datum(r.id), r.outcome)
-	if r.hasTime || r.hasTS || r.hasSnap {
-		t := b.Current()
-		t.Time, t.HasTime = r.time, r.hasTime
-		if r.hasTS {
-			t.Start, t.Commit, t.HasTimestamps = r.sts, r.cts, true
-		}
-		if r.hasSnap {
-			b.SetSnapshot(t.ID, r.snap)
-		}
-	}
+	d.beginFast(b, r)
 	ops := f.ops[r.ops0 : r.ops0+r.nops]
 	for i := range ops {
 		o := &ops[i]
-		if o.kind == history.OpPredRead || o.kind == history.OpPredWrite {
+		if isPredOp(o.kind) {
 			d.commitFastPred(b, r, o.kind, f, &f.preds[o.key])
-			continue
-		}
-		var k history.Key
-		if o.keyKind == history.DatumInt {
-			k = b.IntKey(o.key)
 		} else {
-			k = b.BytesKey(r.bytes(o.key))
-		}
-		if o.kind == history.OpDelete {
-			b.Delete(k)
-			continue
-		}
-		v := history.Nil
-		switch o.vKind {
-		case history.DatumInt:
-			v = in.IntValue(k, o.val)
-		case history.DatumStr:
-			v = d.vc.value(k, r.bytes(o.val))
-		}
-		switch o.kind {
-		case history.OpRead:
-			b.Read(k, v)
-		case history.OpWrite:
-			b.Write(k, v)
-		case history.OpAppend:
-			b.Append(k, v)
-		default:
-			b.Insert(k, v)
+			d.commitFastItem(b, r, o)
 		}
 	}
 	b.EndTxn()
 	d.ops += len(ops)
 }
 
-// commitFastPred adds a predicate op parsed by fastPredOp to b's open transaction.
-func (d *Decoder) commitFastPred(b *history.Builder, r *fastRec, kind history.OpKind, f *fastBuf, p *fastPred) {
-	po := history.PredOp{Pred: history.Predicate{Lo: p.lo, Hi: p.hi, IsRange: p.isRange}}
+// beginFast opens in b the transaction parsed by fastTxn.
+func (d *Decoder) beginFast(b *history.Builder, r *fastRec) {
+	var sid history.SessionID
+	if r.sess.kind == history.DatumInt {
+		sid = d.intSession(b, r.sess.i)
+	} else {
+		sid = b.Session(r.datum(r.sess))
+	}
+	d.in.Reset(b)
+	d.vc.reset(b)
+	b.BeginTxn(sid, r.datum(r.id), r.outcome)
+	if r.hasTime || r.hasTS || r.hasSnap {
+		r.setTimes(b)
+	}
+}
+
+// setTimes sets the interval, timestamps and snapshot of b's open transaction.
+func (r *fastRec) setTimes(b *history.Builder) {
+	t := b.Current()
+	t.Time, t.HasTime = r.time, r.hasTime
+	if r.hasTS {
+		t.Start, t.Commit, t.HasTimestamps = r.sts, r.cts, true
+	}
+	if r.hasSnap {
+		b.SetSnapshot(t.ID, r.snap)
+	}
+}
+
+// key interns in b the key of kind kind held in i (packed as in fastDatum).
+func (r *fastRec) key(b *history.Builder, kind history.DatumKind, i int64) history.Key {
+	if kind == history.DatumInt {
+		return b.IntKey(i)
+	}
+	return b.BytesKey(r.bytes(i))
+}
+
+// commitFastItem adds an item op parsed by fastItemOp to b's open transaction.
+func (d *Decoder) commitFastItem(b *history.Builder, r *fastRec, o *fastOp) {
+	k := r.key(b, o.keyKind, o.key)
+	if o.kind == history.OpDelete {
+		b.Delete(k)
+		return
+	}
+	v := history.Nil
+	switch o.vKind {
+	case history.DatumInt:
+		v = d.in.IntValue(k, o.val)
+	case history.DatumStr:
+		v = d.vc.value(k, r.bytes(o.val))
+	}
+	addItem(b, o.kind, k, v, history.Src{})
+}
+
+// isPredOp reports whether ops of kind k are predicate ops.
+func isPredOp(k history.OpKind) bool { return k == history.OpPredRead || k == history.OpPredWrite }
+
+// addItem adds an item op of kind (a read, write, append or insert) to b's open
+// transaction and returns its index.
+func addItem(b *history.Builder, kind history.OpKind, k history.Key, v history.Value, src history.Src) int32 {
+	switch kind {
+	case history.OpRead:
+		return b.ReadFrom(k, v, src)
+	case history.OpWrite:
+		return b.Write(k, v)
+	case history.OpAppend:
+		return b.Append(k, v)
+	}
+	return b.Insert(k, v)
+}
+
+// predicate returns the predicate p parsed by fastPredOp, sharing its relation's and
+// field's strings with earlier ops.
+func (d *Decoder) predicate(r *fastRec, p *fastPred) history.Predicate {
+	pred := history.Predicate{Lo: p.lo, Hi: p.hi, IsRange: p.isRange}
 	if p.rel >= 0 {
-		po.Pred.Relation = d.strs.get(r.bytes(p.rel))
+		pred.Relation = d.strs.get(r.bytes(p.rel))
 	}
 	if p.expr >= 0 {
-		po.Pred.Expr = string(r.bytes(p.expr))
+		pred.Expr = string(r.bytes(p.expr))
 	}
 	switch p.field.kind {
 	case history.DatumInt:
-		po.Pred.Field = history.Int(p.field.i)
+		pred.Field = history.Int(p.field.i)
 	case history.DatumStr:
-		po.Pred.Field = history.Str(d.strs.get(r.bytes(p.field.i)))
+		pred.Field = history.Str(d.strs.get(r.bytes(p.field.i)))
 	}
+	return pred
+}
+
+// commitFastPred adds a predicate op parsed by fastPredOp to b's open transaction.
+func (d *Decoder) commitFastPred(b *history.Builder, r *fastRec, kind history.OpKind, f *fastBuf, p *fastPred) {
+	po := history.PredOp{Pred: d.predicate(r, p)}
 	po.Rows = d.rowSlab.take(int(p.nrows))
 	// An aborted transaction's predicate write installed no version, so its rows' images
 	// are interned but not cached: they would only push out versions that later reads see
@@ -653,36 +666,34 @@ func (d *Decoder) commitFastPred(b *history.Builder, r *fastRec, kind history.Op
 	// (history.Builder.BytesValues), before any integer value and at the end: the builder
 	// interns them in the order of the rows, as one at a time.
 	for i, fr := range f.rows[p.rows0 : p.rows0+p.nrows] {
-		var k history.Key
-		if fr.keyKind == history.DatumInt {
-			k = b.IntKey(fr.key)
-		} else {
-			k = b.BytesKey(r.bytes(fr.key))
-		}
+		k := r.key(b, fr.keyKind, fr.key)
 		v := history.Nil
 		switch fr.vKind {
 		case history.DatumInt:
 			d.pend.flush(b, &d.vc, po.Rows, cache)
 			v = b.IntValue(fr.val)
 		case history.DatumStr:
-			s := r.bytes(fr.val)
 			// A predicate write's matched row is the row's new image, which the cache
 			// has not seen as a rule: it goes to the batch without a look. The builder
 			// finds it if it is not new, so the ids are the same either way.
-			var ok bool
-			if kind == history.OpPredWrite && fr.match {
-				d.pend.add(s, i)
-			} else if v, ok = d.vc.lookup(k, s); !ok {
-				d.pend.add(s, i)
-			}
+			v = d.cachedOrPending(k, r.bytes(fr.val), i, kind == history.OpPredWrite && fr.match)
 		}
 		po.Rows[i] = history.Row{Key: k, Value: v, Match: fr.match}
 		po.SetSrc(i, fr.src)
 	}
 	d.pend.flush(b, &d.vc, po.Rows, cache)
-	if kind == history.OpPredRead {
-		b.PredRead(po)
-	} else {
-		b.PredWrite(po)
+	addPred(b, kind, po)
+}
+
+// cachedOrPending returns the id of row i's string value s of key k if the value cache
+// has it, and otherwise (or, if skip, without a look) adds it to the pending batch and
+// returns the nil value, which the batch replaces.
+func (d *Decoder) cachedOrPending(k history.Key, s []byte, i int, skip bool) history.Value {
+	if !skip {
+		if v, ok := d.vc.lookup(k, s); ok {
+			return v
+		}
 	}
+	d.pend.add(s, i)
+	return history.Nil
 }

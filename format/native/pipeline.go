@@ -68,24 +68,11 @@ func (d *Decoder) decodePipelined(r io.Reader, size int64, b *history.Builder) e
 		<-exited
 		return err
 	}
-	var off int64
-	start := d.mark(b)
+	p := progress{size: size, start: d.mark(b)}
 	for {
 		bt := <-full
-		for i := range bt.recs {
-			rec := &bt.recs[i]
-			d.line++
-			d.off = off
-			off += int64(len(rec.ln))
-			if rec.ops0 >= 0 {
-				d.records++
-				d.commitFast(b, rec, &bt.fb)
-			} else if err := d.decodeGeneral(rec.ln, b); err != nil {
-				return finish(err)
-			}
-			if d.line == 2048 && size > off {
-				d.grow(b, start, size, off)
-			}
+		if err := d.decodeBatch(b, bt, &p); err != nil {
+			return finish(err)
 		}
 		if bt.last {
 			<-exited
@@ -98,89 +85,133 @@ func (d *Decoder) decodePipelined(r io.Reader, size int64, b *history.Builder) e
 	}
 }
 
+// decodeBatch adds the lines of bt to b in order: those the parsing stage parsed, and the
+// others parsed the general way.
+func (d *Decoder) decodeBatch(b *history.Builder, bt *batch, p *progress) error {
+	for i := range bt.recs {
+		rec := &bt.recs[i]
+		d.nextLine(p, len(rec.ln))
+		if rec.ops0 >= 0 {
+			d.records++
+			d.commitFast(b, rec, &bt.fb)
+		} else if err := d.decodeGeneral(rec.ln, b); err != nil {
+			return err
+		}
+		d.growOnce(b, p)
+	}
+	return nil
+}
+
 // parseStage reads r in blocks of whole lines, parses them and sends them on full, until
 // the end of input, a read error, or stop.
 func parseStage(r io.Reader, block int, full, free chan *batch, stop chan struct{}) {
-	var carry []byte // the start of a line that continues in the next block
-	made := 0
-	eof := false
-	for !eof {
-		var bt *batch
-		select {
-		case bt = <-free:
-		case <-stop:
+	p := parser{r: r, block: block, free: free, stop: stop}
+	for !p.eof {
+		bt := p.batch()
+		if bt == nil {
 			return
-		default:
-			if made < pipelineBatches {
-				// Room for the lines and ops of a block of short lines, so that they
-				// rarely grow.
-				bt = &batch{buf: make([]byte, 0, block), recs: make([]fastRec, 0, block/128+1), fb: fastBuf{ops: make([]fastOp, 0, block/16+1)}}
-				made++
-			} else {
-				select {
-				case bt = <-free:
-				case <-stop:
-					return
-				}
-			}
 		}
 		select {
 		case <-stop:
 			return
 		default:
 		}
-		bt.buf = append(bt.buf[:0], carry...)
-		bt.recs, bt.err = bt.recs[:0], nil
-		bt.fb.reset()
-		// Read at least a block, and on to the end of a line.
-		scanned := 0
-		for {
-			if len(bt.buf) >= block {
-				if bytes.IndexByte(bt.buf[scanned:], '\n') >= 0 {
-					break
-				}
-				scanned = len(bt.buf)
-			}
-			if len(bt.buf) == cap(bt.buf) {
-				bt.buf = slices.Grow(bt.buf, max(block, len(bt.buf)))
-			}
-			n, err := r.Read(bt.buf[len(bt.buf):cap(bt.buf)])
-			bt.buf = bt.buf[:len(bt.buf)+n]
-			if err != nil {
-				eof = true
-				if err != io.EOF {
-					bt.err = err
-				}
-				break
-			}
-		}
-		// Whole lines go now; the rest waits for the next block (at the end of input, it
-		// is the last line).
-		lines := bt.buf
-		carry = carry[:0]
-		if !eof {
-			end := bytes.LastIndexByte(lines, '\n') + 1
-			carry = append(carry, lines[end:]...)
-			lines = lines[:end]
-		}
-		for len(lines) > 0 {
-			n := bytes.IndexByte(lines, '\n') + 1
-			if n == 0 {
-				n = len(lines)
-			}
-			ln := lines[:n:n]
-			lines = lines[n:]
-			bt.recs = append(bt.recs, fastRec{})
-			rec := &bt.recs[len(bt.recs)-1]
-			if !fastTxn(ln, rec, &bt.fb) {
-				*rec = fastRec{ln: ln, ops0: -1}
-			}
-		}
-		bt.last = eof
+		p.read(bt)
+		p.parse(bt)
 		select {
 		case full <- bt:
 		case <-stop:
 			return
 		}
 	}
+}
+
+// parser is the state of the parsing stage between blocks.
+type parser struct {
+	r     io.Reader
+	block int
+	free  chan *batch
+	stop  chan struct{}
+	carry []byte // the start of a line that continues in the next block
+	made  int    // the batches made
+	eof   bool
+}
+
+// batch returns a batch to fill: a free one, else a new one while fewer than
+// pipelineBatches exist, else the next one freed; nil on stop.
+func (p *parser) batch() *batch {
+	select {
+	case bt := <-p.free:
+		return bt
+	case <-p.stop:
+		return nil
+	default:
+	}
+	if p.made < pipelineBatches {
+		p.made++
+		// Room for the lines and ops of a block of short lines, so that they rarely grow.
+		return &batch{buf: make([]byte, 0, p.block), recs: make([]fastRec, 0, p.block/128+1), fb: fastBuf{ops: make([]fastOp, 0, p.block/16+1)}}
+	}
+	select {
+	case bt := <-p.free:
+		return bt
+	case <-p.stop:
+		return nil
+	}
+}
+
+// read fills bt with the carried start of a line and at least a block more, on to the end
+// of a line or of the input.
+func (p *parser) read(bt *batch) {
+	bt.buf = append(bt.buf[:0], p.carry...)
+	bt.recs, bt.err = bt.recs[:0], nil
+	bt.fb.reset()
+	scanned := 0
+	for {
+		if len(bt.buf) >= p.block {
+			if bytes.IndexByte(bt.buf[scanned:], '\n') >= 0 {
+				return
+			}
+			scanned = len(bt.buf)
+		}
+		if len(bt.buf) == cap(bt.buf) {
+			bt.buf = slices.Grow(bt.buf, max(p.block, len(bt.buf)))
+		}
+		n, err := p.r.Read(bt.buf[len(bt.buf):cap(bt.buf)])
+		bt.buf = bt.buf[:len(bt.buf)+n]
+		if err != nil {
+			p.eof = true
+			if err != io.EOF {
+				bt.err = err
+			}
+			return
+		}
+	}
+}
+
+// parse parses the whole lines of bt with fastTxn, marking the others for the general
+// parser, and carries the rest to the next block (at the end of input, it is the last
+// line).
+func (p *parser) parse(bt *batch) {
+	lines := bt.buf
+	p.carry = p.carry[:0]
+	if !p.eof {
+		end := bytes.LastIndexByte(lines, '\n') + 1
+		p.carry = append(p.carry, lines[end:]...)
+		lines = lines[:end]
+	}
+	for len(lines) > 0 {
+		n := bytes.IndexByte(lines, '\n') + 1
+		if n == 0 {
+			n = len(lines)
+		}
+		ln := lines[:n:n]
+		lines = lines[n:]
+		bt.recs = append(bt.recs, fastRec{})
+		rec := &bt.recs[len(bt.recs)-1]
+		if !fastTxn(ln, rec, &bt.fb) {
+			*rec = fastRec{ln: ln, ops0: -1}
+		}
+	}
+	bt.last = p.eof
 }

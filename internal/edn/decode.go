@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"isovet/internal/jsonscan"
@@ -480,16 +481,12 @@ func (d *Decoder) value(depth int) (Value, error) {
 		}
 		return Value{}, d.truncated(p, "expected a form")
 	}
-	switch c := d.buf[d.p]; c {
-	case '(':
+	c := d.buf[d.p]
+	if o := openers[c]; o.kind != Invalid {
 		d.p++
-		return d.coll(List, ')', p, depth)
-	case '[':
-		d.p++
-		return d.coll(Vector, ']', p, depth)
-	case '{':
-		d.p++
-		return d.coll(Map, '}', p, depth)
+		return d.coll(o.kind, o.closer, p, depth)
+	}
+	switch c {
 	case '"':
 		s, err := d.str(p)
 		return Value{Kind: String, Pos: p, Str: s}, err
@@ -506,6 +503,12 @@ func (d *Decoder) value(depth int) (Value, error) {
 	}
 }
 
+// openers maps the bytes that open a list, vector or map to its kind and closing byte.
+var openers = [256]struct {
+	kind   Kind
+	closer byte
+}{'(': {List, ')'}, '[': {Vector, ']'}, '{': {Map, '}'}}
+
 // keyword parses a keyword whose ':' is at d.p.
 func (d *Decoder) keyword(p Pos) (Value, error) {
 	n := d.token(1)
@@ -520,7 +523,7 @@ func (d *Decoder) keyword(p Pos) (Value, error) {
 
 // atom parses a number, a symbol, nil, true or false starting with c at d.p.
 func (d *Decoder) atom(p Pos, c byte) (Value, error) {
-	if isDigit(c) || (c == '+' || c == '-') && d.ensure(2) && isDigit(d.buf[d.p+1]) {
+	if d.startsNumber(c) {
 		return d.number(p)
 	}
 	if !isSym(c) || c == '\'' {
@@ -532,15 +535,20 @@ func (d *Decoder) atom(p Pos, c byte) (Value, error) {
 	n := d.token(0)
 	tok := d.buf[d.p : d.p+n]
 	d.p += n
-	switch string(tok) {
-	case "nil":
-		return Value{Kind: Nil, Pos: p}, nil
-	case "true":
-		return Value{Kind: Bool, Pos: p, Int: 1}, nil
-	case "false":
-		return Value{Kind: Bool, Pos: p}, nil
+	if v, ok := ednWords[string(tok)]; ok {
+		v.Pos = p
+		return v, nil
 	}
 	return Value{Kind: Symbol, Pos: p, Str: d.internBytes(tok)}, nil
+}
+
+// ednWords are the EDN literals that are not symbols.
+var ednWords = map[string]Value{"nil": {Kind: Nil}, "true": {Kind: Bool, Int: 1}, "false": {Kind: Bool}}
+
+// startsNumber reports whether the form at d.p, which starts with c, is a number: a digit,
+// or a sign and a digit.
+func (d *Decoder) startsNumber(c byte) bool {
+	return isDigit(c) || (c == '+' || c == '-') && d.ensure(2) && isDigit(d.buf[d.p+1])
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -599,6 +607,11 @@ func (d *Decoder) elems(kind Kind, closer byte, p Pos, depth, start int) (Value,
 			break
 		}
 	}
+	return d.collect(kind, p, start)
+}
+
+// collect returns the collection of kind, opened at p, whose items are d.stack[start:].
+func (d *Decoder) collect(kind Kind, p Pos, start int) (Value, error) {
 	n := len(d.stack) - start
 	if kind == Map && n%2 != 0 {
 		return Value{}, d.Errorf(p, "map has an odd number of forms (%d): expected a value after every key", n)
@@ -631,7 +644,7 @@ func (d *Decoder) fastElem(c byte, depth int) (done bool, err error) {
 		d.stack = append(d.stack, v)
 		return true, nil
 	case c == 'n' && !d.opts.JSON:
-		if d.p+3 < d.n && d.buf[d.p+1] == 'i' && d.buf[d.p+2] == 'l' && !isSym(d.buf[d.p+3]) {
+		if d.wordAt("nil") {
 			v := d.push()
 			v.Kind, v.Pos = Nil, d.Pos()
 			d.p += 3
@@ -639,6 +652,12 @@ func (d *Decoder) fastElem(c byte, depth int) (done bool, err error) {
 		}
 	}
 	return false, nil
+}
+
+// wordAt reports whether the word w is at d.p, and the byte after it, which ends it, is in
+// the buffer.
+func (d *Decoder) wordAt(w string) bool {
+	return d.p+len(w) < d.n && string(d.buf[d.p:d.p+len(w)]) == w && !isSym(d.buf[d.p+len(w)])
 }
 
 // elem parses the next element of a collection onto d.stack, or consumes its closer
@@ -742,43 +761,48 @@ func (d *Decoder) dispatch(p Pos, depth int) (Value, error) {
 		d.p += 2
 		return d.coll(Set, '}', p, depth)
 	case c == '#':
-		n := d.token(2)
-		tok := string(d.buf[d.p+2 : d.p+2+n])
-		var f float64
-		switch tok {
-		case "Inf":
-			f = math.Inf(1)
-		case "-Inf":
-			f = math.Inf(-1)
-		case "NaN":
-			f = math.NaN()
-		default:
-			return Value{}, d.Errorf(p, "expected ##Inf, ##-Inf or ##NaN")
-		}
-		d.p += 2 + n
-		return Value{Kind: Float, Pos: p, Float: f}, nil
+		return d.symbolicFloat(p)
 	case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-		n := d.token(1)
-		tag := d.internBytes(d.buf[d.p+1 : d.p+1+n])
-		d.p += 1 + n
-		if depth >= d.opts.MaxDepth {
-			return Value{}, d.Errorf(p, "forms nested deeper than %d", d.opts.MaxDepth)
-		}
-		if err := d.skip(depth); err != nil {
-			return Value{}, err
-		}
-		if d.p >= d.n && !d.fill() {
-			return Value{}, d.truncated(d.Pos(), "expected a form after the tag #%s", tag)
-		}
-		v, err := d.value(depth + 1)
-		if err != nil {
-			return Value{}, err
-		}
-		items := d.alloc(1)
-		items[0] = v
-		return Value{Kind: Tagged, Pos: p, Str: tag, Items: items}, nil
+		return d.tagged(p, depth)
 	}
 	return Value{}, d.Errorf(p, "unexpected %s after '#': expected '{' (set), '_' (discard), '#' (##Inf) or a tag", quoteByte(c))
+}
+
+// symbolicFloats are the values of ##Inf, ##-Inf and ##NaN.
+var symbolicFloats = map[string]float64{"Inf": math.Inf(1), "-Inf": math.Inf(-1), "NaN": math.NaN()}
+
+// symbolicFloat parses ##Inf, ##-Inf or ##NaN, whose first '#' is at d.p.
+func (d *Decoder) symbolicFloat(p Pos) (Value, error) {
+	n := d.token(2)
+	f, ok := symbolicFloats[string(d.buf[d.p+2:d.p+2+n])]
+	if !ok {
+		return Value{}, d.Errorf(p, "expected ##Inf, ##-Inf or ##NaN")
+	}
+	d.p += 2 + n
+	return Value{Kind: Float, Pos: p, Float: f}, nil
+}
+
+// tagged parses a tagged literal, #tag form, whose '#' is at d.p.
+func (d *Decoder) tagged(p Pos, depth int) (Value, error) {
+	n := d.token(1)
+	tag := d.internBytes(d.buf[d.p+1 : d.p+1+n])
+	d.p += 1 + n
+	if depth >= d.opts.MaxDepth {
+		return Value{}, d.Errorf(p, "forms nested deeper than %d", d.opts.MaxDepth)
+	}
+	if err := d.skip(depth); err != nil {
+		return Value{}, err
+	}
+	if d.p >= d.n && !d.fill() {
+		return Value{}, d.truncated(d.Pos(), "expected a form after the tag #%s", tag)
+	}
+	v, err := d.value(depth + 1)
+	if err != nil {
+		return Value{}, err
+	}
+	items := d.alloc(1)
+	items[0] = v
+	return Value{Kind: Tagged, Pos: p, Str: tag, Items: items}, nil
 }
 
 // number parses an EDN number token at d.p.
@@ -801,11 +825,7 @@ func (d *Decoder) number(p Pos) (Value, error) {
 // smallInt parses the common case, an optionally signed decimal of at most 18 digits
 // without leading zeros, without allocating.
 func smallInt(tok []byte) (int64, bool) {
-	neg := false
-	if len(tok) > 0 && (tok[0] == '-' || tok[0] == '+') {
-		neg = tok[0] == '-'
-		tok = tok[1:]
-	}
+	tok, neg := cutSign(tok)
 	if len(tok) == 0 || len(tok) > 18 || tok[0] == '0' && len(tok) > 1 {
 		return 0, false
 	}
@@ -884,16 +904,12 @@ func parseHex(hex []byte, neg bool) (Value, error) {
 func parseExact(sign string, body []byte, id int) (v Value, ok bool, err error) {
 	rest := body[id:]
 	switch {
-	case len(rest) == 1 && rest[0] == 'M':
+	case string(rest) == "M":
 		return Value{Kind: BigDec, Str: sign + string(body[:id])}, true, nil
-	case len(rest) == 0 || len(rest) == 1 && rest[0] == 'N':
-		s := sign + string(body[:id])
-		if len(rest) == 0 {
-			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-				return Value{Kind: Int, Int: i}, true, nil
-			}
-		}
-		return Value{Kind: BigInt, Str: canonBig(s)}, true, nil
+	case len(rest) == 0:
+		return integer(sign + string(body[:id])), true, nil
+	case string(rest) == "N":
+		return Value{Kind: BigInt, Str: canonBig(sign + string(body[:id]))}, true, nil
 	case rest[0] == '/':
 		dn := digits(rest[1:])
 		if dn == 0 || dn != len(rest)-1 {
@@ -902,6 +918,15 @@ func parseExact(sign string, body []byte, id int) (v Value, ok bool, err error) 
 		return Value{Kind: Ratio, Str: sign + string(body)}, true, nil
 	}
 	return Value{}, false, nil
+}
+
+// integer returns the integer of the decimal digits s (with a '-' if negative): an Int, or
+// a BigInt beyond 64 bits.
+func integer(s string) Value {
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return Value{Kind: Int, Int: i}
+	}
+	return Value{Kind: BigInt, Str: canonBig(s)}
 }
 
 // parseFloat parses a float: integer digits, then in rest a fraction and/or exponent, then
@@ -980,25 +1005,10 @@ func (d *Decoder) str(p Pos) (string, error) {
 			if j >= n {
 				break
 			}
-			c := d.buf[d.p+i]
-			if c == '"' {
-				var s string
-				if esc {
-					var err error
-					s, err = d.unescape(d.buf[d.p+1:d.p+i], p)
-					if err != nil {
-						return "", err
-					}
-				} else if i-1 <= 32 {
-					s = d.internBytes(d.buf[d.p+1 : d.p+i])
-				} else {
-					s = string(d.buf[d.p+1 : d.p+i])
-				}
-				d.p += i + 1
-				return s, nil
-			}
-			switch {
-			case c == '\\':
+			switch c := d.buf[d.p+i]; c {
+			case '"':
+				return d.strEnd(i, esc, p)
+			case '\\':
 				if d.p+i+1 >= d.n {
 					break scan // read the escaped byte before looking at it (it may be a newline)
 				}
@@ -1007,13 +1017,10 @@ func (d *Decoder) str(p Pos) (string, error) {
 				if d.buf[d.p+i] == '\n' {
 					d.newline(d.p + i)
 				}
-			case c == '\n':
-				if d.opts.JSON {
-					return "", d.Errorf(d.posAt(i), "unescaped newline in a string: expected '\"' to close the string opened at line %d, column %d", p.Line, p.Col)
+			default:
+				if err := d.strControl(c, i, p); err != nil {
+					return "", err
 				}
-				d.newline(d.p + i)
-			case c < ' ' && d.opts.JSON:
-				return "", d.Errorf(d.posAt(i), "control character 0x%02x in a string: expected it escaped", c)
 			}
 			i++
 		}
@@ -1024,6 +1031,40 @@ func (d *Decoder) str(p Pos) (string, error) {
 			return "", d.truncated(p, "expected '\"' to close the string opened here")
 		}
 	}
+}
+
+// strEnd returns the string opened at p whose closing quote is at d.p+i, which has
+// escapes if esc, and moves past it. Short strings are interned.
+func (d *Decoder) strEnd(i int, esc bool, p Pos) (string, error) {
+	var s string
+	if esc {
+		var err error
+		s, err = d.unescape(d.buf[d.p+1:d.p+i], p)
+		if err != nil {
+			return "", err
+		}
+	} else if i-1 <= 32 {
+		s = d.internBytes(d.buf[d.p+1 : d.p+i])
+	} else {
+		s = string(d.buf[d.p+1 : d.p+i])
+	}
+	d.p += i + 1
+	return s, nil
+}
+
+// strControl looks at the control character c at d.p+i inside the string opened at p: a
+// newline is counted (and refused in JSON), other control characters refused in JSON.
+func (d *Decoder) strControl(c byte, i int, p Pos) error {
+	switch {
+	case c == '\n':
+		if d.opts.JSON {
+			return d.Errorf(d.posAt(i), "unescaped newline in a string: expected '\"' to close the string opened at line %d, column %d", p.Line, p.Col)
+		}
+		d.newline(d.p + i)
+	case d.opts.JSON:
+		return d.Errorf(d.posAt(i), "control character 0x%02x in a string: expected it escaped", c)
+	}
+	return nil
 }
 
 func (d *Decoder) posAt(i int) Pos {
@@ -1073,17 +1114,23 @@ func (d *Decoder) escape(out, s []byte, i int, p Pos) ([]byte, int, error) {
 		}
 		return utf8.AppendRune(out, r), i + n, nil
 	case !d.opts.JSON && e >= '0' && e <= '7':
-		k := octalDigits(s[i:])
-		r := octal(s[i : i+k])
-		if r > 0377 {
-			return nil, i, d.Errorf(p, "octal escape \\%s out of range: expected \\0 to \\377", s[i:i+k])
-		}
-		return utf8.AppendRune(out, r), i + k - 1, nil
+		return d.octalEscape(out, s, i, p)
 	}
 	if e == '/' {
 		return nil, i, d.Errorf(p, "invalid escape \\%c in string: expected one of \\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX", e)
 	}
 	return nil, i, d.Errorf(p, "invalid escape %s in string: expected one of \\\" \\\\ \\n \\t \\r \\b \\f \\uXXXX", strconv.Quote("\\"+string(e)))
+}
+
+// octalEscape appends the character of the octal escape whose first digit is s[i] and
+// returns the index of its last digit.
+func (d *Decoder) octalEscape(out, s []byte, i int, p Pos) ([]byte, int, error) {
+	k := octalDigits(s[i:])
+	r := octal(s[i : i+k])
+	if r > 0377 {
+		return nil, i, d.Errorf(p, "octal escape \\%s out of range: expected \\0 to \\377", s[i:i+k])
+	}
+	return utf8.AppendRune(out, r), i + k - 1, nil
 }
 
 // unicodeEscape decodes the four hex digits after \u, and a low surrogate's \uXXXX after a
@@ -1129,7 +1176,7 @@ func (d *Decoder) char(p Pos) (Value, error) {
 		return Value{}, d.truncated(p, "expected a character after '\\'")
 	}
 	c := d.buf[d.p+1]
-	if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' {
+	if strings.IndexByte(" \t\n\r,", c) >= 0 {
 		return Value{}, d.Errorf(p, "expected a character after '\\', found whitespace (write \\space, \\tab or \\newline)")
 	}
 	n := 1
@@ -1166,6 +1213,12 @@ func charName(tok []byte) (rune, string) {
 	if r, ok := namedChars[name]; ok {
 		return r, ""
 	}
+	return charCode(tok, name)
+}
+
+// charCode decodes a character literal's token that gives the character's code, uXXXX or
+// oNNN (name is tok as a string).
+func charCode(tok []byte, name string) (rune, string) {
 	switch {
 	case len(tok) == 5 && tok[0] == 'u':
 		r, ok := jsonscan.Hex4(tok[1:])

@@ -27,37 +27,44 @@ func (d *Decoder) jsonValue(depth int) (Value, error) {
 		s, err := d.str(p)
 		return Value{Kind: String, Pos: p, Str: s}, err
 	case c == '-' || c >= '0' && c <= '9':
-		n := d.token(0)
-		tok := d.buf[d.p : d.p+n]
-		if i, ok := smallInt(tok); ok && tok[0] != '+' {
-			d.p += n
-			return Value{Kind: Int, Pos: p, Int: i}, nil
-		}
-		v, err := parseJSONNumber(tok)
-		if err != nil {
-			return Value{}, d.Errorf(p, "invalid number %q: %v", tok, err)
-		}
-		v.Pos = p
-		d.p += n
-		return v, nil
+		return d.jsonNumber(p)
 	case c >= 'a' && c <= 'z':
-		n := d.token(0)
-		tok := d.buf[d.p : d.p+n]
-		var v Value
-		switch string(tok) {
-		case "null":
-			v = Value{Kind: Nil, Pos: p}
-		case "true":
-			v = Value{Kind: Bool, Pos: p, Int: 1}
-		case "false":
-			v = Value{Kind: Bool, Pos: p}
-		default:
-			return Value{}, d.Errorf(p, "unexpected %q: expected a JSON value (object, array, string, number, true, false or null)", tok)
-		}
-		d.p += n
-		return v, nil
+		return d.jsonWord(p)
 	}
 	return Value{}, d.Errorf(p, "unexpected %s: expected a JSON value (object, array, string, number, true, false or null)", quoteByte(c))
+}
+
+// jsonWords are the JSON literals.
+var jsonWords = map[string]Value{"null": {Kind: Nil}, "true": {Kind: Bool, Int: 1}, "false": {Kind: Bool}}
+
+// jsonWord parses the word at d.p, a JSON literal.
+func (d *Decoder) jsonWord(p Pos) (Value, error) {
+	n := d.token(0)
+	tok := d.buf[d.p : d.p+n]
+	v, ok := jsonWords[string(tok)]
+	if !ok {
+		return Value{}, d.Errorf(p, "unexpected %q: expected a JSON value (object, array, string, number, true, false or null)", tok)
+	}
+	v.Pos = p
+	d.p += n
+	return v, nil
+}
+
+// jsonNumber parses the JSON number token at d.p.
+func (d *Decoder) jsonNumber(p Pos) (Value, error) {
+	n := d.token(0)
+	tok := d.buf[d.p : d.p+n]
+	if i, ok := smallInt(tok); ok && tok[0] != '+' {
+		d.p += n
+		return Value{Kind: Int, Pos: p, Int: i}, nil
+	}
+	v, err := parseJSONNumber(tok)
+	if err != nil {
+		return Value{}, d.Errorf(p, "invalid number %q: %v", tok, err)
+	}
+	v.Pos = p
+	d.p += n
+	return v, nil
 }
 
 func (d *Decoder) jsonPeek() (byte, bool) {
@@ -104,7 +111,7 @@ func (d *Decoder) jsonFast(c byte) (bool, error) {
 			return true, nil
 		}
 	case c == 'n':
-		if d.p+4 < d.n && string(d.buf[d.p:d.p+4]) == "null" && !isSym(d.buf[d.p+4]) {
+		if d.wordAt("null") {
 			v := d.push()
 			v.Kind, v.Pos = Nil, d.Pos()
 			d.p += 4
@@ -233,35 +240,38 @@ var errJSONNum = errors.New("expected -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]
 // parseJSONNumber parses a JSON number: integers become Int (BigInt beyond int64), the rest
 // Float.
 func parseJSONNumber(tok []byte) (Value, error) {
-	i := 0
-	if i < len(tok) && tok[i] == '-' {
-		i++
-	}
-	id := digits(tok[i:])
-	if id == 0 || id > 1 && tok[i] == '0' {
-		return Value{}, errJSONNum
-	}
-	i += id
-	frac, ok := jsonFraction(tok[i:])
+	frac, exp, ok := jsonNumberShape(tok)
 	if !ok {
 		return Value{}, errJSONNum
 	}
-	i += frac
-	exp, ok := jsonExponent(tok[i:])
-	if !ok || i+exp != len(tok) {
-		return Value{}, errJSONNum
-	}
 	if frac == 0 && exp == 0 {
-		if n, err := strconv.ParseInt(string(tok), 10, 64); err == nil {
-			return Value{Kind: Int, Int: n}, nil
-		}
-		return Value{Kind: BigInt, Str: canonBig(string(tok))}, nil
+		return integer(string(tok)), nil
 	}
 	f, err := strconv.ParseFloat(string(tok), 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return Value{}, errJSONNum
 	}
 	return Value{Kind: Float, Float: f}, nil
+}
+
+// jsonNumberShape checks that tok is a JSON number and returns the lengths of its
+// fraction and exponent (0 for none).
+func jsonNumberShape(tok []byte) (frac, exp int, ok bool) {
+	i := 0
+	if i < len(tok) && tok[i] == '-' {
+		i++
+	}
+	id := digits(tok[i:])
+	if id == 0 || id > 1 && tok[i] == '0' {
+		return 0, 0, false
+	}
+	i += id
+	if frac, ok = jsonFraction(tok[i:]); !ok {
+		return 0, 0, false
+	}
+	i += frac
+	exp, ok = jsonExponent(tok[i:])
+	return frac, exp, ok && i+exp == len(tok)
 }
 
 // jsonFraction returns the length of the fraction ('.' and digits) at the start of b, 0 if

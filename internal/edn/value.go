@@ -77,56 +77,60 @@ func (v Value) String() string { return string(Append(nil, v)) }
 // gives back v (positions aside; a float prints in the shortest form that reads back exactly).
 func Append(dst []byte, v Value) []byte {
 	switch v.Kind {
-	case Nil:
-		return append(dst, "nil"...)
 	case Bool:
-		if v.Int != 0 {
-			return append(dst, "true"...)
-		}
-		return append(dst, "false"...)
+		return strconv.AppendBool(dst, v.Int != 0)
 	case Int:
 		return strconv.AppendInt(dst, v.Int, 10)
-	case BigInt:
-		dst = append(dst, v.Str...)
-		return append(dst, 'N')
+	case BigInt, BigDec, Ratio, Keyword, Symbol:
+		return append(append(dst, v.Str...), textSuffixes[v.Kind]...)
 	case Float:
 		return appendFloat(dst, v.Float)
-	case BigDec:
-		dst = append(dst, v.Str...)
-		return append(dst, 'M')
-	case Ratio, Keyword, Symbol:
-		return append(dst, v.Str...)
 	case Char:
 		return appendChar(dst, rune(v.Int))
 	case String:
 		return AppendString(dst, v.Str)
-	case List:
-		return appendItems(append(dst, '('), v.Items, ' ', ')')
-	case Vector:
-		return appendItems(append(dst, '['), v.Items, ' ', ']')
-	case Set:
-		return appendItems(append(dst, '#', '{'), v.Items, ' ', '}')
+	case List, Vector, Set:
+		b := brackets[v.Kind]
+		return appendItems(append(dst, b.open...), v.Items, ' ', b.close)
 	case Map:
-		dst = append(dst, '{')
-		for i := 0; i+1 < len(v.Items); i += 2 {
-			if i > 0 {
-				dst = append(dst, ',', ' ')
-			}
-			dst = Append(dst, v.Items[i])
-			dst = append(dst, ' ')
-			dst = Append(dst, v.Items[i+1])
-		}
-		return append(dst, '}')
+		return appendMap(dst, v.Items)
 	case Tagged:
-		dst = append(dst, '#')
-		dst = append(dst, v.Str...)
-		dst = append(dst, ' ')
-		if len(v.Items) > 0 {
-			dst = Append(dst, v.Items[0])
-		} else {
-			dst = append(dst, "nil"...)
+		return appendTagged(dst, v)
+	}
+	return append(dst, "nil"...)
+}
+
+// textSuffixes are what follows the text (Str) of the kinds Append writes as text: N
+// after a big integer's digits, M after a big decimal's.
+var textSuffixes = [...]string{BigInt: "N", BigDec: "M", Ratio: "", Keyword: "", Symbol: ""}
+
+// brackets are the opening and closing brackets of the sequences and sets.
+var brackets = [...]struct {
+	open  string
+	close byte
+}{List: {"(", ')'}, Vector: {"[", ']'}, Set: {"#{", '}'}}
+
+// appendMap appends a map's keys and values, items.
+func appendMap(dst []byte, items []Value) []byte {
+	dst = append(dst, '{')
+	for i := 0; i+1 < len(items); i += 2 {
+		if i > 0 {
+			dst = append(dst, ',', ' ')
 		}
-		return dst
+		dst = Append(dst, items[i])
+		dst = append(dst, ' ')
+		dst = Append(dst, items[i+1])
+	}
+	return append(dst, '}')
+}
+
+// appendTagged appends a tagged literal, #tag value (nil if it has none).
+func appendTagged(dst []byte, v Value) []byte {
+	dst = append(dst, '#')
+	dst = append(dst, v.Str...)
+	dst = append(dst, ' ')
+	if len(v.Items) > 0 {
+		return Append(dst, v.Items[0])
 	}
 	return append(dst, "nil"...)
 }
@@ -189,22 +193,13 @@ func AppendString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= ' ' && c != '"' && c != '\\' && c != 0x7f {
+		if !escaped[c] {
 			continue
 		}
 		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		default:
+		if e := shortEscapes[c]; e != "" {
+			dst = append(dst, e...)
+		} else {
 			dst = appendU4(append(dst, '\\', 'u'), rune(c))
 		}
 		start = i + 1
@@ -212,3 +207,17 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// escaped marks the bytes AppendString escapes: the quote, the backslash and the control
+// characters.
+var escaped = func() (t [256]bool) {
+	for c := range ' ' {
+		t[c] = true
+	}
+	t['"'], t['\\'], t[0x7f] = true, true, true
+	return t
+}()
+
+// shortEscapes are the escapes of the bytes with a one-letter escape; the other escaped
+// bytes are written \uXXXX.
+var shortEscapes = [256]string{'"': `\"`, '\\': `\\`, '\n': `\n`, '\t': `\t`, '\r': `\r`}

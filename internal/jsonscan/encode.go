@@ -26,7 +26,7 @@ func AppendString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
+		if plain[c] {
 			i++
 			continue
 		}
@@ -36,28 +36,33 @@ func AppendString(b []byte, s string) []byte {
 				i += size
 				continue
 			}
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\r':
-			b = append(b, '\\', 'r')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+			b = append(append(b, s[start:i]...), `\ufffd`...)
+		} else {
+			b = appendEscape(append(b, s[start:i]...), c)
 		}
 		i++
 		start = i
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// plain marks the bytes AppendString copies as they are: printable ASCII but the quote and
+// the backslash.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// shortEscapes are the escapes of the bytes with a one-letter escape.
+var shortEscapes = [256]string{'"': `\"`, '\\': `\\`, '\n': `\n`, '\t': `\t`, '\r': `\r`}
+
+// appendEscape appends the escape of the ASCII byte c: a one-letter escape or \u00XX.
+func appendEscape(b []byte, c byte) []byte {
+	if e := shortEscapes[c]; e != "" {
+		return append(b, e...)
+	}
+	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
 }

@@ -55,31 +55,34 @@ func (s *Scanner) Failf(at int, format string, args ...any) bool {
 
 // Found describes the input at i for an error message ("a string", "end of line", ...).
 func (s *Scanner) Found(i int) string {
-	if i >= len(s.B) {
-		if s.End != "" {
-			return s.End
-		}
-		return "end of input"
+	if i < len(s.B) {
+		return found[s.B[i]]
 	}
-	c := s.B[i]
-	switch {
-	case c == '"':
-		return "a string"
-	case c == '{':
-		return "an object"
-	case c == '[':
-		return "an array"
-	case c == '-' || c >= '0' && c <= '9':
-		return "a number"
-	case c == 'n':
-		return "null"
-	case c == 't' || c == 'f':
-		return "a boolean"
-	case c >= 0x20 && c < 0x7f:
-		return fmt.Sprintf("%q", c)
+	if s.End != "" {
+		return s.End
 	}
-	return fmt.Sprintf("byte 0x%02x", c)
+	return "end of input"
 }
+
+// found describes each byte for Found: the kind of value it starts, else the byte.
+var found = func() (t [256]string) {
+	for c := range 256 {
+		switch {
+		case startsNumber(byte(c)):
+			t[c] = "a number"
+		case c >= 0x20 && c < 0x7f:
+			t[c] = fmt.Sprintf("%q", byte(c))
+		default:
+			t[c] = fmt.Sprintf("byte 0x%02x", byte(c))
+		}
+	}
+	t['"'], t['{'], t['['] = "a string", "an object", "an array"
+	t['n'], t['t'], t['f'] = "null", "a boolean", "a boolean"
+	return t
+}()
+
+// startsNumber reports whether c starts a JSON number: '-' or a digit.
+func startsNumber(c byte) bool { return c == '-' || c >= '0' && c <= '9' }
 
 // WS skips white space.
 func (s *Scanner) WS() {
@@ -220,18 +223,24 @@ func (s *Scanner) escape(out []byte, j int) ([]byte, int, bool) {
 	}
 	j += 4
 	if utf16.IsSurrogate(r) {
-		r2, ok := rune(-1), false
-		if j+6 <= len(s.B) && s.B[j] == '\\' && s.B[j+1] == 'u' {
-			r2, ok = Hex4(s.B[j+2:])
-		}
-		dec := utf16.DecodeRune(r, r2)
-		if !ok || dec == utf8.RuneError {
+		dec, ok := lowSurrogate(r, s.B[j:])
+		if !ok {
 			return nil, j, s.Failf(j-6, `unpaired surrogate \u%04x in string`, r)
 		}
-		r = dec
-		j += 6
+		r, j = dec, j+6
 	}
 	return utf8.AppendRune(out, r), j, true
+}
+
+// lowSurrogate decodes the surrogate r and the \uXXXX escape of its pair at the start of
+// b; false if b has no such escape or the two are not a pair.
+func lowSurrogate(r rune, b []byte) (rune, bool) {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return 0, false
+	}
+	r2, ok := Hex4(b[2:])
+	dec := utf16.DecodeRune(r, r2)
+	return dec, ok && dec != utf8.RuneError
 }
 
 // Hex4 parses the four hex digits at the start of b.
@@ -241,24 +250,32 @@ func Hex4(b []byte) (rune, bool) {
 	}
 	var r rune
 	for _, c := range b[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
+		v := hexValues[c]
+		if v < 0 {
 			return 0, false
 		}
+		r = r<<4 | rune(v)
 	}
 	return r, true
 }
 
+// hexValues maps hex digits to their values, other bytes to -1.
+var hexValues = func() (t [256]int8) {
+	for c := range t {
+		t[c] = -1
+	}
+	for i, c := range "0123456789abcdef" {
+		t[c] = int8(i)
+	}
+	for i, c := range "ABCDEF" {
+		t[c] = int8(10 + i)
+	}
+	return t
+}()
+
 // Int parses a JSON integer that fits in int64.
 func (s *Scanner) Int(what string) (int64, bool) {
-	c := s.Peek()
-	if c != '-' && (c < '0' || c > '9') {
+	if !startsNumber(s.Peek()) {
 		return 0, s.Failf(s.I, "expected %s, found %s", what, s.Found(s.I))
 	}
 	return s.Number(what)
@@ -267,37 +284,20 @@ func (s *Scanner) Int(what string) (int64, bool) {
 // Number parses an integer at I, which holds '-' or a digit.
 func (s *Scanner) Number(what string) (int64, bool) {
 	start := s.I
-	j := s.I
-	neg := false
-	if s.B[j] == '-' {
-		neg = true
-		j++
+	neg := s.B[start] == '-'
+	d0 := start
+	if neg {
+		d0++
 	}
-	d0 := j
-	var u uint64
-	for j < len(s.B) {
-		c := s.B[j]
-		if c < '0' || c > '9' {
-			break
-		}
-		if u > (1<<63)/10 {
-			return 0, s.Failf(start, "%s is out of the 64-bit integer range", what)
-		}
-		u = u*10 + uint64(c-'0')
-		j++
+	u, j, over := decimal(s.B, d0)
+	if over {
+		return 0, s.Failf(start, "%s is out of the 64-bit integer range", what)
 	}
 	if j == len(s.B) {
 		s.HitEnd = true
 	}
-	switch {
-	case j == d0:
-		return 0, s.Failf(start, "expected %s, found %s", what, s.Found(start))
-	case j-d0 > 1 && s.B[d0] == '0':
-		return 0, s.Failf(start, "expected %s without leading zeros", what)
-	case j < len(s.B) && (s.B[j] == '.' || s.B[j] == 'e' || s.B[j] == 'E'):
-		return 0, s.Failf(start, "expected %s (an integer), found a fraction or exponent", what)
-	case neg && u > 1<<63, !neg && u > 1<<63-1:
-		return 0, s.Failf(start, "%s is out of the 64-bit integer range", what)
+	if !s.checkNumber(start, d0, j, neg, u, what) {
+		return 0, false
 	}
 	s.I = j
 	if neg {
@@ -305,6 +305,37 @@ func (s *Scanner) Number(what string) (int64, bool) {
 	}
 	return int64(u), true
 }
+
+// decimal reads the digits at b[i:] and returns their value and the index after them;
+// over is set (and the reading stops) when the value would pass 1<<63.
+func decimal(b []byte, i int) (u uint64, j int, over bool) {
+	for j = i; j < len(b) && b[j] >= '0' && b[j] <= '9'; j++ {
+		if u > (1<<63)/10 {
+			return u, j, true
+		}
+		u = u*10 + uint64(b[j]-'0')
+	}
+	return u, j, false
+}
+
+// checkNumber checks the integer at B[start:j] with digits from d0 and value u (negative
+// if neg): it has digits, no leading zero, no fraction or exponent, and fits in int64.
+func (s *Scanner) checkNumber(start, d0, j int, neg bool, u uint64, what string) bool {
+	switch {
+	case j == d0:
+		return s.Failf(start, "expected %s, found %s", what, s.Found(start))
+	case j-d0 > 1 && s.B[d0] == '0':
+		return s.Failf(start, "expected %s without leading zeros", what)
+	case j < len(s.B) && fractionByte[s.B[j]]:
+		return s.Failf(start, "expected %s (an integer), found a fraction or exponent", what)
+	case neg && u > 1<<63, !neg && u > 1<<63-1:
+		return s.Failf(start, "%s is out of the 64-bit integer range", what)
+	}
+	return true
+}
+
+// fractionByte marks the bytes that start a number's fraction or exponent.
+var fractionByte = [256]bool{'.': true, 'e': true, 'E': true}
 
 // FastInt parses an integer at b[i:] that cannot overflow (at most 18 digits, or 19 with a
 // leading digit up to 8, as nanosecond timestamps have) and returns it with the index after
@@ -396,35 +427,47 @@ func (s *Scanner) Pair(what string) (a, b int64, ok bool) {
 	if s.Peek() != '[' {
 		return 0, 0, s.Expect('[', what+" ([a, b])")
 	}
-	// Fast path: the compact form [a,b].
-	if a, j, ok := FastInt(s.B, s.I+1); ok && j < len(s.B) && s.B[j] == ',' {
-		if b, j, ok := FastInt(s.B, j+1); ok && j < len(s.B) && s.B[j] == ']' {
-			s.I = j + 1
-			return a, b, true
-		}
+	if a, b, j, ok := FastPair(s.B, s.I); ok { // the compact form [a,b]
+		s.I = j
+		return a, b, true
 	}
 	s.I++
-	if c := s.Peek(); c != '-' && (c < '0' || c > '9') {
-		return 0, 0, s.Failf(s.I, "expected %s first element (an integer), found %s", what, s.Found(s.I))
+	if a, ok = s.pairElem(what, "first"); !ok {
+		return 0, 0, false
 	}
-	if a, ok = s.Number("an integer"); !ok {
-		return
+	if !s.Expect(',', "',' and a second element of "+what) {
+		return 0, 0, false
 	}
-	if s.Peek() != ',' {
-		return 0, 0, s.Expect(',', "',' and a second element of "+what)
+	if b, ok = s.pairElem(what, "second"); !ok {
+		return 0, 0, false
 	}
-	s.I++
-	if c := s.Peek(); c != '-' && (c < '0' || c > '9') {
-		return 0, 0, s.Failf(s.I, "expected %s second element (an integer), found %s", what, s.Found(s.I))
+	if !s.Expect(']', "']' closing "+what+" (two elements)") {
+		return 0, 0, false
 	}
-	if b, ok = s.Number("an integer"); !ok {
-		return
-	}
-	if s.Peek() != ']' {
-		return 0, 0, s.Expect(']', "']' closing "+what+" (two elements)")
-	}
-	s.I++
 	return a, b, true
+}
+
+// pairElem parses the nth element of the pair what.
+func (s *Scanner) pairElem(what, nth string) (int64, bool) {
+	if !startsNumber(s.Peek()) {
+		return 0, s.Failf(s.I, "expected %s %s element (an integer), found %s", what, nth, s.Found(s.I))
+	}
+	return s.Number("an integer")
+}
+
+// FastPair parses the compact pair [a,b] at b[i] with [FastInt] and returns the index
+// after it; it returns false for anything else.
+func FastPair(b []byte, i int) (x, y int64, j int, ok bool) {
+	if i >= len(b) || b[i] != '[' {
+		return 0, 0, i, false
+	}
+	if x, j, ok = FastInt(b, i+1); !ok || j >= len(b) || b[j] != ',' {
+		return 0, 0, i, false
+	}
+	if y, j, ok = FastInt(b, j+1); !ok || j >= len(b) || b[j] != ']' {
+		return 0, 0, i, false
+	}
+	return x, y, j + 1, true
 }
 
 // AtEnd reports whether only white space remains.
@@ -462,17 +505,16 @@ func (s *Scanner) Skip() bool {
 		return s.skipItems('}', true)
 	case c == '[':
 		return s.skipItems(']', false)
-	case c == '-' || c >= '0' && c <= '9':
+	case startsNumber(c):
 		return s.skipNumber()
-	case c == 't':
-		return s.Lit("true") || s.failValue()
-	case c == 'f':
-		return s.Lit("false") || s.failValue()
-	case c == 'n':
-		return s.Lit("null") || s.failValue()
+	case literals[c] != "":
+		return s.Lit(literals[c]) || s.failValue()
 	}
 	return s.failValue()
 }
+
+// literals are the JSON literals by their first byte.
+var literals = [256]string{'t': "true", 'f': "false", 'n': "null"}
 
 func (s *Scanner) failValue() bool {
 	return s.Failf(s.I, "expected a value, found %s", s.Found(s.I))
@@ -482,13 +524,12 @@ func (s *Scanner) failValue() bool {
 // closing; the opening bracket is at s.I.
 func (s *Scanner) skipItems(closing byte, keyed bool) bool {
 	s.I++
-	if s.Peek() == closing {
-		s.I++
+	if s.eat(closing) {
 		return true
 	}
 	for {
 		if keyed {
-			if _, ok := s.Str("a key (a quoted string)"); !ok || !s.Expect(':', "':' after key") {
+			if _, ok := s.key(); !ok {
 				return false
 			}
 		}
@@ -528,24 +569,34 @@ func (s *Scanner) Object(what string, f func(k []byte, kstart int) bool) bool {
 	if !s.Expect('{', what) {
 		return false
 	}
-	if s.Peek() == '}' {
-		s.I++
+	if s.eat('}') {
 		return true
 	}
 	for {
 		kstart := s.I
-		k, ok := s.Str("a key (a quoted string)")
-		if !ok || !s.Expect(':', "':' after key") || !f(k, kstart) {
+		k, ok := s.key()
+		if !ok || !f(k, kstart) {
 			return false
 		}
-		more, ok := s.More('}', "in object")
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
+		if more, ok := s.More('}', "in object"); !more || !ok {
+			return ok
 		}
 	}
+}
+
+// key parses an object's key and the ':' after it.
+func (s *Scanner) key() ([]byte, bool) {
+	k, ok := s.Str("a key (a quoted string)")
+	return k, ok && s.Expect(':', "':' after key")
+}
+
+// eat consumes c if it comes next, after white space, and reports whether it did.
+func (s *Scanner) eat(c byte) bool {
+	if s.Peek() == c {
+		s.I++
+		return true
+	}
+	return false
 }
 
 // Array parses [e, ...], calling elem with the scanner at each element; what names the
@@ -554,20 +605,15 @@ func (s *Scanner) Array(what, in string, elem func() bool) bool {
 	if !s.Expect('[', what) {
 		return false
 	}
-	if s.Peek() == ']' {
-		s.I++
+	if s.eat(']') {
 		return true
 	}
 	for {
 		if !elem() {
 			return false
 		}
-		more, ok := s.More(']', in)
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
+		if more, ok := s.More(']', in); !more || !ok {
+			return ok
 		}
 	}
 }
@@ -599,7 +645,7 @@ func (s *Scanner) Datum(what string) (Datum, bool) {
 	case c == '"':
 		b, ok := s.Str(what)
 		return Datum{Kind: history.DatumStr, S: b}, ok
-	case c == '-' || c >= '0' && c <= '9':
+	case startsNumber(c):
 		i, ok := s.Number(what)
 		return Datum{Kind: history.DatumInt, I: i}, ok
 	case c == 'n':
