@@ -160,6 +160,9 @@ const (
 	// history does not record one (timestamps derived from snapshots order concurrent
 	// commits arbitrarily), so another order may have none.
 	CaveatChosenOrder
+	// CaveatUncertainOutcome: the violations were found taking transactions of unknown
+	// outcome one way (committed or not) where the history does not say which.
+	CaveatUncertainOutcome
 )
 
 // caveatSpecs is the verdict policy, one row per kind: its name, and which verdicts a caveat
@@ -172,12 +175,13 @@ var caveatSpecs = [...]struct {
 	pass, fail, unknown bool
 }{
 	{name: "invalid"},
-	CaveatBasicOnly:    {name: "basic-only", pass: true},
-	CaveatPartial:      {name: "partial", pass: true},
-	CaveatUntimed:      {name: "untimed", pass: true},
-	CaveatPlaceholders: {name: "placeholders", pass: true},
-	CaveatStopped:      {name: "stopped", pass: true, fail: true, unknown: true},
-	CaveatChosenOrder:  {name: "chosen-order", fail: true},
+	CaveatBasicOnly:        {name: "basic-only", pass: true},
+	CaveatPartial:          {name: "partial", pass: true},
+	CaveatUntimed:          {name: "untimed", pass: true},
+	CaveatPlaceholders:     {name: "placeholders", pass: true},
+	CaveatStopped:          {name: "stopped", pass: true, fail: true, unknown: true},
+	CaveatChosenOrder:      {name: "chosen-order", fail: true},
+	CaveatUncertainOutcome: {name: "uncertain-outcome", fail: true},
 }
 
 func (k CaveatKind) String() string {

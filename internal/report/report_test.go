@@ -41,12 +41,13 @@ func TestByStronger(t *testing.T) {
 // changes nothing.
 func TestFinishPolicy(t *testing.T) {
 	undermines := map[CaveatKind][3]bool{ // pass, fail, unknown
-		CaveatBasicOnly:    {true, false, false},
-		CaveatPartial:      {true, false, false},
-		CaveatUntimed:      {true, false, false},
-		CaveatPlaceholders: {true, false, false},
-		CaveatStopped:      {true, true, true},
-		CaveatChosenOrder:  {false, true, false},
+		CaveatBasicOnly:        {true, false, false},
+		CaveatPartial:          {true, false, false},
+		CaveatUntimed:          {true, false, false},
+		CaveatPlaceholders:     {true, false, false},
+		CaveatStopped:          {true, true, true},
+		CaveatChosenOrder:      {false, true, false},
+		CaveatUncertainOutcome: {false, true, false},
 	}
 	if len(undermines) != len(caveatSpecs)-1 {
 		t.Fatalf("the test covers %d kinds, the policy has %d", len(undermines), len(caveatSpecs)-1)

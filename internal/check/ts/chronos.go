@@ -34,7 +34,8 @@ type Result struct {
 // Check checks h against level with Chronos and returns a report. Every transaction named
 // in an anomaly is a dense id of h.
 func Check(ctx context.Context, h *history.History, level anomaly.Level, opts Options) (*report.Report, error) {
-	res, err := Run(ctx, h, level, opts)
+	oc := settleOutcomes(h)
+	res, err := Run(ctx, withCommitted(h, oc.committed), level, opts)
 	rep := &report.Report{Level: level, Checker: "chronos", History: h}
 	if err == nil && len(res.Violations) == 0 && ctx.Err() != nil {
 		err = context.Cause(ctx) // a pass reached as ctx ended: the caller stopped waiting
@@ -51,8 +52,15 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, opts Op
 	if len(res.Violations) > 0 {
 		rep.Verdict = report.Fail
 	}
+	if n := oc.note(); n != "" {
+		rep.Notes = append(rep.Notes, n)
+	}
 	if m, _ := modeOf(level, opts.Session); m.ser && len(res.Violations) > 0 && h.DerivedTimestamps() {
 		withdraw(rep, &res)
+	}
+	if d := oc.doubt(); d != "" && len(res.Violations) > 0 {
+		rep.AddCaveat(report.CaveatUncertainOutcome, d)
+		res.Violations = nil // not proved violations of the history: Finish says why
 	}
 	addViolations(rep, h, res.Violations, opts.MaxAnomalies)
 	if res.Skipped > 0 {
