@@ -182,71 +182,98 @@ func (d *Decoder) Decode(rd io.Reader, name string, b *history.Builder) error {
 	if r.err != nil {
 		return r.err
 	}
-	// The header's counts size the builder, but they are untrusted: a hint never exceeds what
-	// the bytes that follow could hold (each transaction takes at least txnMin bytes, each
-	// event eventSize), so a lying header cannot make the reader allocate gigabytes.
-	if maxTxns, maxOps := uint64(len(data)/txnMin), uint64(len(data)/eventSize); h.Nodes <= maxTxns && h.TxnsPerNode <= maxTxns && h.Nodes*h.TxnsPerNode <= maxTxns {
-		txns := h.Nodes * h.TxnsPerNode
-		ops := maxOps
-		if h.EventsPerTxn <= maxOps && txns*h.EventsPerTxn <= maxOps {
-			ops = txns * h.EventsPerTxn
-		}
-		b.Grow(int(txns), int(ops))
-	}
+	growFromHeader(b, h, len(data))
 	b.SetInitial(b.IntValue(0))
 	init := initialSession(data[r.off:], nsess)
 	for si := range nsess {
 		if si == 0 && init != nil {
 			r.off += len(init)
-			for p := init[16:]; len(p) > 1; p = p[eventSize:] {
-				b.SetInitialKey(b.IntKey(int64(binary.LittleEndian.Uint64(p[1:]))), b.IntValue(int64(binary.LittleEndian.Uint64(p[9:]))))
-			}
-			b.Note("session 0 holds one transaction that writes every variable once: read as the initial state (PolySI's converter writes its initial transaction so), not as a transaction")
+			setInitialState(b, init)
 			continue
 		}
-		s := b.Session(history.Int(int64(si)))
-		ntxn := r.length("session transactions", txnMin)
-		for range ntxn {
-			nev := r.length("transaction events", eventSize)
-			if r.err != nil {
-				return r.err
-			}
-			b.BeginTxn(s, history.NilDatum, history.OutcomeCommitted)
-			le := binary.LittleEndian
-			for range nev {
-				// The length check above guarantees the bytes are there.
-				p := r.data[r.off : r.off+eventSize]
-				if p[0] > 1 || p[17] > 1 {
-					at := r.off
-					if p[0] <= 1 {
-						at += 17
-					}
-					r.fail(at, "expected a bool (byte 0 or 1) in an event, found 0x%02x", r.data[at])
-					return r.err
-				}
-				k := b.IntKey(int64(le.Uint64(p[1:])))
-				v := b.IntValue(int64(le.Uint64(p[9:])))
-				var i int32
-				if p[0] == 1 {
-					i = b.Write(k, v)
-				} else {
-					i = b.Read(k, v)
-				}
-				if p[17] == 0 {
-					b.SetOpFlags(i, history.OpFailed)
-				}
-				r.off += eventSize
-			}
-			if !r.bool("transaction success flag") {
-				b.Current().Outcome = history.OutcomeAborted
-			}
-		}
-		if r.err != nil {
+		if r.session(b, si) != nil {
 			return r.err
 		}
 	}
-	if r.err == nil && r.off != len(data) {
+	if r.off != len(data) {
 		r.fail(r.off, "expected the end of the history, found %d more bytes", len(data)-r.off)
+	}
+	return r.err
+}
+
+// growFromHeader sizes the builder from the header's counts, which are untrusted: a hint
+// never exceeds what the size bytes of the file could hold (each transaction takes at least
+// txnMin bytes, each event eventSize), so a lying header cannot make the reader allocate
+// gigabytes.
+func growFromHeader(b *history.Builder, h Header, size int) {
+	maxTxns, maxOps := uint64(size/txnMin), uint64(size/eventSize)
+	if h.Nodes > maxTxns || h.TxnsPerNode > maxTxns || h.Nodes*h.TxnsPerNode > maxTxns {
+		return
+	}
+	txns := h.Nodes * h.TxnsPerNode
+	ops := maxOps
+	if h.EventsPerTxn <= maxOps && txns*h.EventsPerTxn <= maxOps {
+		ops = txns * h.EventsPerTxn
+	}
+	b.Grow(int(txns), int(ops))
+}
+
+// setInitialState takes the writes of the initial session found by [initialSession] as the
+// variables' initial values.
+func setInitialState(b *history.Builder, init []byte) {
+	for p := init[16:]; len(p) > 1; p = p[eventSize:] {
+		b.SetInitialKey(b.IntKey(int64(binary.LittleEndian.Uint64(p[1:]))), b.IntValue(int64(binary.LittleEndian.Uint64(p[9:]))))
+	}
+	b.Note("session 0 holds one transaction that writes every variable once: read as the initial state (PolySI's converter writes its initial transaction so), not as a transaction")
+}
+
+// session reads session si. It returns r.err.
+func (r *reader) session(b *history.Builder, si int) error {
+	s := b.Session(history.Int(int64(si)))
+	ntxn := r.length("session transactions", txnMin)
+	for range ntxn {
+		if r.txn(b, s) != nil {
+			return r.err
+		}
+	}
+	return r.err
+}
+
+// txn reads one transaction of session s: its events, then its success flag. It returns
+// r.err.
+func (r *reader) txn(b *history.Builder, s history.SessionID) error {
+	nev := r.length("transaction events", eventSize)
+	if r.err != nil {
+		return r.err
+	}
+	b.BeginTxn(s, history.NilDatum, history.OutcomeCommitted)
+	le := binary.LittleEndian
+	for range nev {
+		// The length check above guarantees the bytes are there.
+		p := r.data[r.off : r.off+eventSize]
+		if p[0] > 1 || p[17] > 1 {
+			at := r.off
+			if p[0] <= 1 {
+				at += 17
+			}
+			r.fail(at, "expected a bool (byte 0 or 1) in an event, found 0x%02x", r.data[at])
+			return r.err
+		}
+		k := b.IntKey(int64(le.Uint64(p[1:])))
+		v := b.IntValue(int64(le.Uint64(p[9:])))
+		var i int32
+		if p[0] == 1 {
+			i = b.Write(k, v)
+		} else {
+			i = b.Read(k, v)
+		}
+		if p[17] == 0 {
+			b.SetOpFlags(i, history.OpFailed)
+		}
+		r.off += eventSize
+	}
+	if !r.bool("transaction success flag") {
+		b.Current().Outcome = history.OutcomeAborted
 	}
 	return r.err
 }
@@ -255,49 +282,75 @@ func (d *Decoder) Decode(rd io.Reader, name string, b *history.Builder) error {
 // written as one (see the package doc), else nil. sessions holds the encoded sessions, of
 // which there are nsess. It never fails: anything malformed is left to the decoder.
 func initialSession(sessions []byte, nsess int) []byte {
-	le := binary.LittleEndian
-	if nsess < 2 || len(sessions) < 16 || le.Uint64(sessions) != 1 {
+	if nsess < 2 {
 		return nil
 	}
-	nev := le.Uint64(sessions[8:])
-	end := 16 + nev*eventSize + 1
-	if nev == 0 || nev > uint64(len(sessions)) || uint64(len(sessions)) < end || sessions[end-1] != 1 {
+	init, end := initialWrites(sessions)
+	if init == nil {
 		return nil
-	}
-	init := make(map[uint64]uint64, nev)
-	for p := sessions[16 : end-1]; len(p) > 0; p = p[eventSize:] {
-		k := le.Uint64(p[1:])
-		if _, dup := init[k]; dup || p[0] != 1 || p[17] != 1 {
-			return nil
-		}
-		init[k] = le.Uint64(p[9:])
 	}
 	p := sessions[end:]
 	for range nsess - 1 {
-		if len(p) < 8 {
+		if p = sessionKeepsInitial(p, init); p == nil {
 			return nil
-		}
-		ntxn := le.Uint64(p)
-		p = p[8:]
-		for ; ntxn > 0; ntxn-- {
-			if len(p) < 8 {
-				return nil
-			}
-			n := le.Uint64(p)
-			if n > uint64(len(p))/eventSize || uint64(len(p)) < 8+n*eventSize+1 {
-				return nil
-			}
-			for q := p[8 : 8+n*eventSize]; len(q) > 0; q = q[eventSize:] {
-				k, v := le.Uint64(q[1:]), le.Uint64(q[9:])
-				iv, ok := init[k]
-				if !ok || v == iv && q[0] == 1 || v == 0 && q[0] == 0 {
-					return nil
-				}
-			}
-			p = p[8+n*eventSize+1:]
 		}
 	}
 	return sessions[:end]
+}
+
+// initialWrites reads the first session as an initial transaction: exactly one committed
+// transaction of successful writes, each to a different variable. It returns the written
+// values by variable and where the session ends, or nil when the session is not one.
+func initialWrites(sessions []byte) (init map[uint64]uint64, end uint64) {
+	le := binary.LittleEndian
+	if len(sessions) < 16 || le.Uint64(sessions) != 1 {
+		return nil, 0
+	}
+	nev := le.Uint64(sessions[8:])
+	end = 16 + nev*eventSize + 1
+	if nev == 0 || nev > uint64(len(sessions)) || uint64(len(sessions)) < end || sessions[end-1] != 1 {
+		return nil, 0
+	}
+	init = make(map[uint64]uint64, nev)
+	for p := sessions[16 : end-1]; len(p) > 0; p = p[eventSize:] {
+		k := le.Uint64(p[1:])
+		if _, dup := init[k]; dup || p[0] != 1 || p[17] != 1 {
+			return nil, 0
+		}
+		init[k] = le.Uint64(p[9:])
+	}
+	return init, end
+}
+
+// sessionKeepsInitial checks the session encoded at the start of p against the initial
+// writes: every event touches a variable written there, no write writes its initial value
+// again and no read reads 0. It returns the bytes after the session, or nil when the check
+// fails or the session is malformed.
+func sessionKeepsInitial(p []byte, init map[uint64]uint64) []byte {
+	le := binary.LittleEndian
+	if len(p) < 8 {
+		return nil
+	}
+	ntxn := le.Uint64(p)
+	p = p[8:]
+	for ; ntxn > 0; ntxn-- {
+		if len(p) < 8 {
+			return nil
+		}
+		n := le.Uint64(p)
+		if n > uint64(len(p))/eventSize || uint64(len(p)) < 8+n*eventSize+1 {
+			return nil
+		}
+		for q := p[8 : 8+n*eventSize]; len(q) > 0; q = q[eventSize:] {
+			k, v := le.Uint64(q[1:]), le.Uint64(q[9:])
+			iv, ok := init[k]
+			if !ok || v == iv && q[0] == 1 || v == 0 && q[0] == 0 {
+				return nil
+			}
+		}
+		p = p[8+n*eventSize+1:]
+	}
+	return p
 }
 
 // ReadHeader reads the header of a history.bincode file.
@@ -317,7 +370,7 @@ func Sniff(name string, head []byte) bool {
 	h.Variables = r.u64("")
 	h.TxnsPerNode = r.u64("")
 	h.EventsPerTxn = r.u64("")
-	if r.err != nil || h.Nodes == 0 || h.Nodes > 1<<20 || h.Variables > 1<<40 || h.TxnsPerNode > 1<<32 || h.EventsPerTxn > 1<<20 {
+	if r.err != nil || !h.plausible() {
 		return false
 	}
 	for range 3 {
@@ -328,14 +381,24 @@ func Sniff(name string, head []byte) bool {
 		if int(n) > len(head)-r.off {
 			return strings.HasSuffix(name, ".bincode")
 		}
-		s := head[r.off : r.off+int(n)]
-		if !utf8.Valid(s) || bytes.ContainsFunc(s, func(c rune) bool { return c < ' ' }) {
+		if !isText(head[r.off : r.off+int(n)]) {
 			return false
 		}
 		r.off += int(n)
 	}
 	n := r.u64("")
 	return r.err != nil || n == h.Nodes || (n > 0 && n <= 1<<20)
+}
+
+// plausible reports whether the header's counts are those of a real history: at least one
+// node and no count beyond what any dbcop run produces.
+func (h Header) plausible() bool {
+	return h.Nodes != 0 && h.Nodes <= 1<<20 && h.Variables <= 1<<40 && h.TxnsPerNode <= 1<<32 && h.EventsPerTxn <= 1<<20
+}
+
+// isText reports whether s is UTF-8 without control characters.
+func isText(s []byte) bool {
+	return utf8.Valid(s) && !bytes.ContainsFunc(s, func(c rune) bool { return c < ' ' })
 }
 
 // JSONDecoder decodes one dbcop JSON history. The zero value is ready to use.
@@ -368,75 +431,110 @@ func (d *JSONDecoder) Decode(rd io.Reader, name string, b *history.Builder) erro
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", name, err)
 	}
-	body := bytes.TrimLeft(data, " \t\r\n")
-	base := int64(len(data) - len(body))
-	if len(body) > 0 && body[0] == '{' {
-		var wrap struct {
-			Data json.RawMessage `json:"data"`
-		}
-		if err := json.Unmarshal(body, &wrap); err != nil {
-			return jsonError(name, data, base, err)
-		}
-		if wrap.Data == nil {
-			return parse.Errorf(jsonName, name, 1, 1, base, "expected an object with a \"data\" member holding the sessions")
-		}
-		// Locate data inside body for offsets: RawMessage is a subslice copy, so search.
-		if i := bytes.Index(body, wrap.Data); i >= 0 {
-			base += int64(i)
-		}
-		body = wrap.Data
+	body, base, err := jsonSessions(name, data)
+	if err != nil {
+		return err
 	}
 	var sessions [][]jsonTxn
 	if err := json.Unmarshal(body, &sessions); err != nil {
 		return jsonError(name, data, base, err)
 	}
 	b.SetInitial(history.Nil)
-	zeroWritten, nullRead := rootReads(sessions)
+	j := jsonReader{name: name, b: b}
+	j.zeroWritten, j.nullRead = rootReads(sessions)
 	for si, txns := range sessions {
 		s := b.Session(history.Int(int64(si)))
 		for ti, t := range txns {
-			where := fmt.Sprintf("session %d, transaction %d", si, ti)
-			if t.Committed == nil {
-				return parse.Errorf(jsonName, name, 0, 0, -1, "%s: expected a \"committed\" member", where)
-			}
-			outcome := history.OutcomeCommitted
-			if !*t.Committed {
-				outcome = history.OutcomeAborted
-			}
-			b.BeginTxn(s, history.NilDatum, outcome)
-			for ei, e := range t.Events {
-				a := e.Write
-				if (e.Write == nil) == (e.Read == nil) {
-					return parse.Errorf(jsonName, name, 0, 0, -1, "%s, event %d: expected exactly one of \"Write\" or \"Read\"", where, ei)
-				}
-				if a == nil {
-					a = e.Read
-				}
-				if a.Variable == nil {
-					return parse.Errorf(jsonName, name, 0, 0, -1, "%s, event %d: expected a \"variable\"", where, ei)
-				}
-				k := b.IntKey(*a.Variable)
-				v := history.Nil
-				if a.Version != nil {
-					v = b.IntValue(*a.Version)
-				} else if e.Write != nil {
-					return parse.Errorf(jsonName, name, 0, 0, -1, "%s, event %d: expected a written \"version\"", where, ei)
-				}
-				switch {
-				case e.Write != nil:
-					b.Write(k, v)
-				case a.Version != nil && *a.Version == 0 && !zeroWritten[*a.Variable]:
-					b.ReadFrom(k, v, history.Src{Kind: history.SrcInit})
-					if !nullRead[*a.Variable] {
-						b.SetInitialKey(k, v)
-					}
-				default:
-					b.Read(k, v)
-				}
+			if err := j.txn(s, fmt.Sprintf("session %d, transaction %d", si, ti), t); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
+}
+
+// jsonSessions returns the JSON text of the sessions in data, unwrapping the object form's
+// "data" member, and its offset in data.
+func jsonSessions(name string, data []byte) (body []byte, base int64, err error) {
+	body = bytes.TrimLeft(data, " \t\r\n")
+	base = int64(len(data) - len(body))
+	if len(body) == 0 || body[0] != '{' {
+		return body, base, nil
+	}
+	var wrap struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(body, &wrap); err != nil {
+		return nil, 0, jsonError(name, data, base, err)
+	}
+	if wrap.Data == nil {
+		return nil, 0, parse.Errorf(jsonName, name, 1, 1, base, "expected an object with a \"data\" member holding the sessions")
+	}
+	// Locate data inside body for offsets: RawMessage is a subslice copy, so search.
+	if i := bytes.Index(body, wrap.Data); i >= 0 {
+		base += int64(i)
+	}
+	return wrap.Data, base, nil
+}
+
+// jsonReader adds the transactions of a dbcop JSON history to a builder.
+type jsonReader struct {
+	name                  string
+	b                     *history.Builder
+	zeroWritten, nullRead map[int64]bool // see rootReads
+}
+
+// txn adds transaction t of session s; where names it in errors.
+func (j *jsonReader) txn(s history.SessionID, where string, t jsonTxn) error {
+	if t.Committed == nil {
+		return parse.Errorf(jsonName, j.name, 0, 0, -1, "%s: expected a \"committed\" member", where)
+	}
+	outcome := history.OutcomeCommitted
+	if !*t.Committed {
+		outcome = history.OutcomeAborted
+	}
+	j.b.BeginTxn(s, history.NilDatum, outcome)
+	for ei, e := range t.Events {
+		if problem := j.event(e); problem != "" {
+			return parse.Errorf(jsonName, j.name, 0, 0, -1, "%s, event %d: %s", where, ei, problem)
+		}
+	}
+	return nil
+}
+
+// event adds one event to the current transaction. It returns what was expected and not
+// found, or "" when the event is well formed.
+func (j *jsonReader) event(e jsonEvent) string {
+	b := j.b
+	a := e.Write
+	if (e.Write == nil) == (e.Read == nil) {
+		return `expected exactly one of "Write" or "Read"`
+	}
+	if a == nil {
+		a = e.Read
+	}
+	if a.Variable == nil {
+		return `expected a "variable"`
+	}
+	k := b.IntKey(*a.Variable)
+	v := history.Nil
+	if a.Version != nil {
+		v = b.IntValue(*a.Version)
+	} else if e.Write != nil {
+		return `expected a written "version"`
+	}
+	switch {
+	case e.Write != nil:
+		b.Write(k, v)
+	case a.Version != nil && *a.Version == 0 && !j.zeroWritten[*a.Variable]:
+		b.ReadFrom(k, v, history.Src{Kind: history.SrcInit})
+		if !j.nullRead[*a.Variable] {
+			b.SetInitialKey(k, v)
+		}
+	default:
+		b.Read(k, v)
+	}
+	return ""
 }
 
 // rootReads returns the variables some transaction writes version 0 to, and those some read
@@ -448,15 +546,25 @@ func rootReads(sessions [][]jsonTxn) (zeroWritten, nullRead map[int64]bool) {
 		for _, t := range txns {
 			for _, e := range t.Events {
 				switch {
-				case e.Write != nil && e.Read == nil && e.Write.Variable != nil && e.Write.Version != nil && *e.Write.Version == 0:
+				case e.writesZero():
 					zeroWritten[*e.Write.Variable] = true
-				case e.Read != nil && e.Write == nil && e.Read.Variable != nil && e.Read.Version == nil:
+				case e.readsNull():
 					nullRead[*e.Read.Variable] = true
 				}
 			}
 		}
 	}
 	return zeroWritten, nullRead
+}
+
+// writesZero reports whether e is a well-formed write of version 0.
+func (e jsonEvent) writesZero() bool {
+	return e.Write != nil && e.Read == nil && e.Write.Variable != nil && e.Write.Version != nil && *e.Write.Version == 0
+}
+
+// readsNull reports whether e is a well-formed read of version null.
+func (e jsonEvent) readsNull() bool {
+	return e.Read != nil && e.Write == nil && e.Read.Variable != nil && e.Read.Version == nil
 }
 
 // jsonError locates a JSON decoding error.
