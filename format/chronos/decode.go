@@ -73,10 +73,7 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	if !st.next(func() bool { return s.Expect('[', "'[' starting the JSON array of transactions") }) {
 		return d.fail(st.rerr)
 	}
-	if !st.next(func() bool {
-		s.Peek()
-		return s.I < len(s.B) || s.Failf(s.I, "expected a transaction object or ']', found end of input")
-	}) {
+	if !st.next(d.firstItem) {
 		return d.fail(st.rerr)
 	}
 	if st.buf[st.pos] == ']' {
@@ -84,14 +81,25 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	} else if !d.txns(st, b, size) {
 		return d.fail(st.rerr)
 	}
-	if !st.next(func() bool {
-		s.WS()
-		return s.I >= len(s.B) && st.eof || s.I < len(s.B) && s.Failf(s.I, "expected end of input after the array, found %s", s.Found(s.I))
-	}) {
+	if !st.next(func() bool { return d.atEnd(st.eof) }) {
 		return d.fail(st.rerr)
 	}
 	d.buf = st.buf[:0]
 	return nil
+}
+
+// firstItem checks that something follows the array's '[': a transaction or the closing ']'.
+func (d *Decoder) firstItem() bool {
+	s := &d.sc
+	s.Peek()
+	return s.I < len(s.B) || s.Failf(s.I, "expected a transaction object or ']', found end of input")
+}
+
+// atEnd checks that only white space follows the array; eof says all input is in s.B.
+func (d *Decoder) atEnd(eof bool) bool {
+	s := &d.sc
+	s.WS()
+	return s.I >= len(s.B) && eof || s.I < len(s.B) && s.Failf(s.I, "expected end of input after the array, found %s", s.Found(s.I))
 }
 
 // inputSize is the length of r if it says (a bytes.Reader, say), else -1.
@@ -298,15 +306,8 @@ func (x *scratch) parse(s *jsonscan.Scanner) bool {
 func hlc(s *jsonscan.Scanner, ts *history.Timestamp, what, objWhat string) bool {
 	s.WS()
 	at := s.I
-	// Fast path: the compact form {"p":1,"l":2}.
-	if b := s.B; at+6 < len(b) && string(b[at:at+5]) == `{"p":` {
-		if p, j, ok := jsonscan.FastInt(b, at+5); ok && j+5 < len(b) && string(b[j:j+5]) == `,"l":` {
-			if l, j, ok := jsonscan.FastInt(b, j+5); ok && j < len(b) && b[j] == '}' {
-				ts.Physical, ts.Logical = p, l
-				s.I = j + 1
-				return true
-			}
-		}
+	if fastHLC(s, ts) {
+		return true
 	}
 	seenP := false
 	ok := s.Object(objWhat, func(k []byte, kstart int) bool {
@@ -328,9 +329,32 @@ func hlc(s *jsonscan.Scanner, ts *history.Timestamp, what, objWhat string) bool 
 	return ok
 }
 
+// fastHLC parses the compact form {"p":1,"l":2} at s.I and reports whether it did; on
+// false nothing is consumed.
+func fastHLC(s *jsonscan.Scanner, ts *history.Timestamp) bool {
+	b, at := s.B, s.I
+	if at+6 >= len(b) || string(b[at:at+5]) != `{"p":` {
+		return false
+	}
+	p, j, ok := jsonscan.FastInt(b, at+5)
+	if !ok || j+5 >= len(b) || string(b[j:j+5]) != `,"l":` {
+		return false
+	}
+	l, j, ok := jsonscan.FastInt(b, j+5)
+	if !ok || j >= len(b) || b[j] != '}' {
+		return false
+	}
+	ts.Physical, ts.Logical = p, l
+	s.I = j + 1
+	return true
+}
+
 func (x *scratch) parseOps(s *jsonscan.Scanner) bool {
 	return s.Array(`"ops" array`, "in the ops array", func() bool { return x.fastOp(s) || x.parseOp(s) })
 }
+
+// fastKinds maps the letter of an operation type "t" to the kind of an item op.
+var fastKinds = [256]history.OpKind{'r': history.OpRead, 'w': history.OpWrite, 'a': history.OpAppend}
 
 // fastOp parses the compact form of an item op with integer key and value,
 // {"t":"w","k":1,"v":2}, and reports whether it did; on false nothing is consumed and
@@ -340,15 +364,8 @@ func (x *scratch) fastOp(s *jsonscan.Scanner) bool {
 	if i+12 >= len(b) || string(b[i:i+6]) != `{"t":"` || string(b[i+7:i+13]) != `","k":` {
 		return false
 	}
-	var kind history.OpKind
-	switch b[i+6] {
-	case 'r':
-		kind = history.OpRead
-	case 'w':
-		kind = history.OpWrite
-	case 'a':
-		kind = history.OpAppend
-	default:
+	kind := fastKinds[b[i+6]]
+	if kind == history.OpInvalid {
 		return false
 	}
 	k, j, ok := jsonscan.FastInt(b, i+13)
@@ -374,15 +391,7 @@ func (x *scratch) parseOp(s *jsonscan.Scanner) bool {
 		var ok bool
 		switch string(k) {
 		case "t":
-			s.WS()
-			tat := s.I
-			if kind, ok = s.Str(`operation type "t" ("r", "w" or "a")`); ok {
-				switch string(kind) {
-				case "r", "w", "a":
-				default:
-					return s.Failf(tat, `expected operation type "r", "w" or "a", found %q`, kind)
-				}
-			}
+			kind, ok = opType(s)
 		case "k":
 			o.key, ok = s.Key(`key "k"`)
 			seenK = true
@@ -408,22 +417,25 @@ func (x *scratch) parseOp(s *jsonscan.Scanner) bool {
 	case !seenV:
 		return s.Failf(at, `expected a value "v" in the operation object`)
 	}
-	switch kind[0] {
-	case 'r':
-		if o.kind != history.OpListRead {
-			o.kind = history.OpRead
-		}
-	case 'w', 'a':
-		if o.kind == history.OpListRead {
-			return s.Failf(at, `expected a single value "v" in a %q operation, found a list`, kind)
-		}
-		o.kind = history.OpWrite
-		if kind[0] == 'a' {
-			o.kind = history.OpAppend
-		}
+	if o.kind == history.OpListRead && kind[0] != 'r' {
+		return s.Failf(at, `expected a single value "v" in a %q operation, found a list`, kind)
+	}
+	if o.kind != history.OpListRead {
+		o.kind = fastKinds[kind[0]]
 	}
 	x.ops = append(x.ops, o)
 	return true
+}
+
+// opType parses an operation's type "t": "r", "w" or "a".
+func opType(s *jsonscan.Scanner) ([]byte, bool) {
+	s.WS()
+	at := s.I
+	kind, ok := s.Str(`operation type "t" ("r", "w" or "a")`)
+	if ok && (len(kind) != 1 || fastKinds[kind[0]] == history.OpInvalid) {
+		return kind, s.Failf(at, `expected operation type "r", "w" or "a", found %q`, kind)
+	}
+	return kind, ok
 }
 
 func (x *scratch) parseList(s *jsonscan.Scanner, o *rawOp) bool {
