@@ -62,25 +62,50 @@ func (d *dropper) keepTxn(t *history.Txn) bool {
 func (d *dropper) run(h *history.History) *history.History {
 	d.h = h
 	d.newOp = make(map[history.TxnID][]int32)
+	d.markLeftOut()
+	keep := d.place()
+	// Pass 2: the new transactions.
+	out := *h
+	out.Txns = make([]history.Txn, len(keep))
+	for i, k := range keep {
+		out.Txns[i] = d.txn(k.old, k.from, history.TxnID(i))
+	}
+	d.sessions(&out)
+	d.snapshots(&out)
+	d.preds(&out)
+	return &out
+}
+
+// markLeftOut marks the placeholder transactions to leave out and the aborted transactions
+// to merge into their session's first.
+func (d *dropper) markLeftOut() {
 	d.into = make(map[history.TxnID]history.TxnID)
 	d.placeholder = make(map[history.TxnID]bool)
 	if d.drop[Placeholders] {
-		for _, t := range h.Placeholders() {
+		for _, t := range d.h.Placeholders() {
 			d.placeholder[t] = true
 		}
 	}
 	if d.drop[AbortedMany] && !d.drop[Aborted] {
-		for _, ts := range abortedWithOps(h) {
+		for _, ts := range abortedWithOps(d.h) {
 			for _, t := range ts[min(1, len(ts)):] {
 				d.into[t] = ts[0]
 			}
 		}
 	}
-	// Pass 1: which transactions stay, and where their ops go.
-	type kept struct {
-		old  history.TxnID
-		from []history.TxnID // the transactions whose ops it holds, in order
-	}
+}
+
+// kept is a transaction of the new history: the old one it stands for, and the
+// transactions whose ops it holds, in order.
+type kept struct {
+	old  history.TxnID
+	from []history.TxnID
+}
+
+// place is pass 1: it decides which transactions stay (setting newID) and where their ops
+// go (newOp), and returns the transactions of the new history.
+func (d *dropper) place() []kept {
+	h := d.h
 	var keep []kept
 	d.newID = make([]history.TxnID, len(h.Txns))
 	merged := make(map[history.TxnID][]history.TxnID)
@@ -110,14 +135,13 @@ func (d *dropper) run(h *history.History) *history.History {
 		}
 		keep = append(keep, kept{id, from})
 	}
-	// Pass 2: the new transactions.
-	out := *h
-	out.Txns = make([]history.Txn, len(keep))
-	for i, k := range keep {
-		out.Txns[i] = d.txn(k.old, k.from, history.TxnID(i))
-	}
-	out.Sessions = make([]history.Session, len(h.Sessions))
-	for s, sess := range h.Sessions {
+	return keep
+}
+
+// sessions renumbers the sessions' transactions in out, whose transactions are made.
+func (d *dropper) sessions(out *history.History) {
+	out.Sessions = make([]history.Session, len(d.h.Sessions))
+	for s, sess := range d.h.Sessions {
 		ns := sess
 		ns.Txns = nil
 		for _, t := range sess.Txns {
@@ -128,9 +152,6 @@ func (d *dropper) run(h *history.History) *history.History {
 		}
 		out.Sessions[s] = ns
 	}
-	d.snapshots(&out)
-	d.preds(&out)
-	return &out
 }
 
 func (d *dropper) isMerged(t history.TxnID) bool { _, ok := d.into[t]; return ok }
@@ -144,10 +165,7 @@ func (d *dropper) placeOps(t history.TxnID, at int) int {
 	for i, o := range tx.Ops {
 		if !d.keepOp(tx, o) {
 			if pos == nil {
-				pos = make([]int32, len(tx.Ops))
-				for j := range i {
-					pos[j] = int32(at + j)
-				}
+				pos = shifted(len(tx.Ops), i, at)
 			}
 			pos[i] = -1
 			continue
@@ -158,10 +176,7 @@ func (d *dropper) placeOps(t history.TxnID, at int) int {
 		n++
 	}
 	if pos == nil && at > 0 {
-		pos = make([]int32, len(tx.Ops))
-		for j := range pos {
-			pos[j] = int32(at + j)
-		}
+		pos = shifted(len(tx.Ops), len(tx.Ops), at)
 	}
 	if pos != nil {
 		d.newOp[t] = pos
@@ -169,12 +184,21 @@ func (d *dropper) placeOps(t history.TxnID, at int) int {
 	return n
 }
 
+// shifted returns the new places of n ops whose first upto keep their order from index at.
+func shifted(n, upto, at int) []int32 {
+	pos := make([]int32, n)
+	for j := range upto {
+		pos[j] = int32(at + j)
+	}
+	return pos
+}
+
 // src maps a source to the new history (by value when its writer was left out).
 func (d *dropper) src(s history.Src) history.Src {
-	if d.drop[Sources] || s.Kind != history.SrcTxn {
-		if d.drop[Sources] {
-			return history.Src{}
-		}
+	if d.drop[Sources] {
+		return history.Src{}
+	}
+	if s.Kind != history.SrcTxn {
 		return s
 	}
 	n := d.newID[s.Txn]
