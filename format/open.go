@@ -84,12 +84,7 @@ func read(src io.Reader, p, name string, o Options) (*history.History, Format, e
 	if err != nil {
 		return nil, Format{}, err
 	}
-	size := int64(-1)
-	if s, ok := src.(interface{ Stat() (fs.FileInfo, error) }); ok {
-		if st, err := s.Stat(); err == nil && st.Mode().IsRegular() {
-			size = st.Size()
-		}
-	}
+	size := regularSize(src)
 	var pr *progress
 	if o.Progress != nil && size >= 0 {
 		// A stream of unknown size (a pipe) gets no progress: there is no total to show.
@@ -102,19 +97,11 @@ func read(src io.Reader, p, name string, o Options) (*history.History, Format, e
 		return nil, Format{}, fmt.Errorf("%s: %w", p, err)
 	}
 	if sniff {
-		head, err := r.Peek(sniffLen)
-		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-			return nil, Format{}, fmt.Errorf("%s: %w", p, err)
-		}
-		if f, err = sniffFile(p, head); err != nil {
+		if f, err = sniffReader(p, r); err != nil {
 			return nil, Format{}, err
 		}
 	}
-	in := &counter{r: r}
-	var dec io.Reader = in
-	if r == br && size >= 0 {
-		dec = &sizedReader{counter: in, size: size}
-	}
+	in, dec := decodeInput(r, br, size)
 	d := f.New(o)
 	b := history.NewBuilder()
 	if err := d.Decode(dec, p, b); err != nil {
@@ -124,10 +111,39 @@ func read(src io.Reader, p, name string, o Options) (*history.History, Format, e
 		return nil, f, &ParseError{Format: f.Name, File: p, Offset: in.n,
 			Err: fmt.Errorf("%w: expected at least one transaction, found none in %s", ErrEmpty, bytesText(in.n))}
 	}
-	if pr != nil {
-		pr.report(pr.total, pr.total)
-	}
+	pr.complete()
 	return finish(d, b, f, p, o)
+}
+
+// regularSize returns the size of src when it is a regular file, else -1.
+func regularSize(src io.Reader) int64 {
+	if s, ok := src.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if st, err := s.Stat(); err == nil && st.Mode().IsRegular() {
+			return st.Size()
+		}
+	}
+	return -1
+}
+
+// sniffReader returns the single-file format whose sniffer accepts the first bytes of r,
+// the content of file p, which it peeks at.
+func sniffReader(p string, r *bufio.Reader) (Format, error) {
+	head, err := r.Peek(sniffLen)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return Format{}, fmt.Errorf("%s: %w", p, err)
+	}
+	return sniffFile(p, head)
+}
+
+// decodeInput returns what a decoder reads of r, the content of a file read through br:
+// r counted by in, which also says, when r is br (not gunzipped) and the file's size is
+// known, how much is left.
+func decodeInput(r, br *bufio.Reader, size int64) (in *counter, dec io.Reader) {
+	in = &counter{r: r}
+	if r == br && size >= 0 {
+		return in, &sizedReader{counter: in, size: size}
+	}
+	return in, in
 }
 
 // member is one member file of a directory history, as read.
@@ -142,15 +158,7 @@ func openDir(p, name string, o Options) (*history.History, Format, error) {
 	if err != nil {
 		return nil, Format{}, err
 	}
-	var pr *progress
-	if o.Progress != nil {
-		pr = &progress{report: o.Progress}
-		for _, m := range members {
-			if st, err := os.Stat(m); err == nil {
-				pr.total += st.Size()
-			}
-		}
-	}
+	pr := membersProgress(o, members)
 	d := f.New(o)
 	b := history.NewBuilder()
 	got := make([]member, len(members))
@@ -161,13 +169,26 @@ func openDir(p, name string, o Options) (*history.History, Format, error) {
 		}
 		got[i] = member{m, n}
 	}
-	if pr != nil {
-		pr.report(pr.total, pr.total)
-	}
+	pr.complete()
 	if err := checkMembers(f, p, got, b, o); err != nil {
 		return nil, f, err
 	}
 	return finish(d, b, f, p, o)
+}
+
+// membersProgress returns the progress of reading the member files, nil when o asks for
+// none.
+func membersProgress(o Options, members []string) *progress {
+	if o.Progress == nil {
+		return nil
+	}
+	pr := &progress{report: o.Progress}
+	for _, m := range members {
+		if st, err := os.Stat(m); err == nil {
+			pr.total += st.Size()
+		}
+	}
+	return pr
 }
 
 // checkMembers refuses a directory history whose member files hold no transaction, and notes
@@ -252,6 +273,13 @@ type progress struct {
 	last        int64
 }
 
+// complete reports all input read; pr may be nil (no progress asked).
+func (pr *progress) complete() {
+	if pr != nil {
+		pr.report(pr.total, pr.total)
+	}
+}
+
 type countingReader struct {
 	r io.Reader
 	p *progress
@@ -290,11 +318,7 @@ func decodeFile(d Decoder, p string, b *history.Builder, pr *progress) (int64, e
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", p, err)
 	}
-	in := &counter{r: r}
-	var dec io.Reader = in
-	if r == br {
-		dec = &sizedReader{counter: in, size: st.Size()}
-	}
+	in, dec := decodeInput(r, br, st.Size())
 	if err := d.Decode(dec, p, b); err != nil {
 		return in.n, parse.WithFile(err, p)
 	}
@@ -453,28 +477,34 @@ func resolveDir(p, name string) (Format, []string, error) {
 // format is to be sniffed, the directory formats first, then those of a directory
 // holding one file of a file format.
 func dirCandidates(p, name string) ([]Format, error) {
-	if name != "" && name != Auto {
-		f, ok := Lookup(name)
-		if !ok {
-			return nil, unknown(name)
-		}
-		if !f.Dir && f.DirFile == "" {
-			return nil, fmt.Errorf("%s is a directory; format %s reads a single file", p, f.Name)
-		}
-		return []Format{f}, nil
+	if name == "" || name == Auto {
+		return dirFormats(), nil
 	}
-	var candidates []Format
+	f, ok := Lookup(name)
+	if !ok {
+		return nil, unknown(name)
+	}
+	if !f.Dir && f.DirFile == "" {
+		return nil, fmt.Errorf("%s is a directory; format %s reads a single file", p, f.Name)
+	}
+	return []Format{f}, nil
+}
+
+// dirFormats lists the formats that read a directory: the directory formats first, then
+// those of a directory holding one file of a file format.
+func dirFormats() []Format {
+	var out []Format
 	for _, f := range formats {
 		if f.Dir {
-			candidates = append(candidates, f)
+			out = append(out, f)
 		}
 	}
 	for _, f := range formats {
 		if !f.Dir && f.DirFile != "" {
-			candidates = append(candidates, f)
+			out = append(out, f)
 		}
 	}
-	return candidates, nil
+	return out
 }
 
 // sniffDir reports whether f's sniffer accepts its members in a directory, judging by the
@@ -548,13 +578,10 @@ func sniffMember(members []string) (string, []byte, error) {
 
 func dirNames() string {
 	var ns []string
-	for _, f := range formats {
+	for _, f := range dirFormats() {
 		if f.Dir {
 			ns = append(ns, f.Name+" ("+f.Members+")")
-		}
-	}
-	for _, f := range formats {
-		if !f.Dir && f.DirFile != "" {
+		} else {
 			ns = append(ns, f.Name+" (one "+f.DirFile+")")
 		}
 	}
