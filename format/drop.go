@@ -219,10 +219,7 @@ func (d *dropper) txn(old history.TxnID, from []history.TxnID, id history.TxnID)
 	t.ID = id
 	ops := make([]history.Op, 0, len(t.Ops))
 	var times []history.Interval
-	withTimes := !d.drop[OpTime]
-	for _, f := range from {
-		withTimes = withTimes && d.h.Txn(f).OpTimes != nil
-	}
+	withTimes := d.keepsOpTimes(from)
 	for _, f := range from {
 		ft := d.h.Txn(f)
 		for i, o := range ft.Ops {
@@ -244,6 +241,20 @@ func (d *dropper) txn(old history.TxnID, from []history.TxnID, id history.TxnID)
 		t.HasTimestamps, t.Start, t.Commit = false, history.Timestamp{}, history.Timestamp{}
 	}
 	return t
+}
+
+// keepsOpTimes reports whether the transaction made of from keeps its ops' times: they are
+// not dropped, and every transaction of from has them.
+func (d *dropper) keepsOpTimes(from []history.TxnID) bool {
+	if d.drop[OpTime] {
+		return false
+	}
+	for _, f := range from {
+		if d.h.Txn(f).OpTimes == nil {
+			return false
+		}
+	}
+	return true
 }
 
 func (d *dropper) snapshots(out *history.History) {

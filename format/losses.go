@@ -312,10 +312,7 @@ func initialReads(h *history.History, f Format, perKey bool) Loss {
 				continue
 			}
 			init := h.InitialValue(o.Key)
-			if init == o.Value && h.Value(init) == f.Initial {
-				continue
-			}
-			if o.Value == init || h.Value(o.Value) == f.Initial {
+			if readsEitherInitial(h, o, init, f.Initial) {
 				c.add(id, func() string {
 					hs := history.ShowValue(h.Value(init))
 					s := fmt.Sprintf("txn %s reads %s; %s starts at %s here, at %s in the format", h.Name(id), h.KV(o.Key, o.Value), h.Key(o.Key), hs, fs)
@@ -328,6 +325,15 @@ func initialReads(h *history.History, f Format, perKey bool) Loss {
 		}
 	}
 	return c.Loss
+}
+
+// readsEitherInitial reports whether read o sees the initial value of its key here (init)
+// or the format's (finit), but not both: a different initial value changes its writer.
+func readsEitherInitial(h *history.History, o history.Op, init history.Value, finit history.Datum) bool {
+	if init == o.Value && h.Value(init) == finit {
+		return false
+	}
+	return o.Value == init || h.Value(o.Value) == finit
 }
 
 // measureSharedSessions counts sessions (with transactions) whose source id an earlier

@@ -194,17 +194,8 @@ func membersProgress(o Options, members []string) *progress {
 // checkMembers refuses a directory history whose member files hold no transaction, and notes
 // the empty members of one that holds some.
 func checkMembers(f Format, p string, members []member, b *history.Builder, o Options) error {
-	var empty []string
-	for _, m := range members {
-		if m.size == 0 {
-			empty = append(empty, filepath.Base(m.path))
-		}
-	}
 	if b.NumTxns() > 0 || o.AllowEmpty {
-		if len(empty) > 0 && len(empty) < len(members) {
-			b.Note(fmt.Sprintf("%s of the %d member files %s empty (%s): read as clients that logged nothing; if a client's log was lost, reads of its writes have no writer",
-				count(len(empty), "", ""), len(members), isAre(len(empty)), listNames(empty)))
-		}
+		noteEmpty(members, b)
 		return nil
 	}
 	var sizes []string
@@ -214,6 +205,20 @@ func checkMembers(f Format, p string, members []member, b *history.Builder, o Op
 	first := members[0]
 	return &ParseError{Format: f.Name, File: first.path, Offset: first.size,
 		Err: fmt.Errorf("%w: expected at least one transaction in the %s of %s, found none (%s)", ErrEmpty, count(len(members), f.Members, " files"), p, listNames(sizes))}
+}
+
+// noteEmpty notes the empty member files, when some but not all are.
+func noteEmpty(members []member, b *history.Builder) {
+	var empty []string
+	for _, m := range members {
+		if m.size == 0 {
+			empty = append(empty, filepath.Base(m.path))
+		}
+	}
+	if len(empty) > 0 && len(empty) < len(members) {
+		b.Note(fmt.Sprintf("%s of the %d member files %s empty (%s): read as clients that logged nothing; if a client's log was lost, reads of its writes have no writer",
+			count(len(empty), "", ""), len(members), isAre(len(empty)), listNames(empty)))
+	}
 }
 
 // finish resolves what spans inputs and builds the history.
@@ -697,23 +702,28 @@ func Collection(p, name string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		sub := filepath.Join(p, e.Name())
-		if e.IsDir() {
-			if _, _, err := resolveDir(sub, name); err == nil {
-				out = append(out, e.Name())
-			}
-			continue
-		}
-		if !e.Type().IsRegular() {
-			continue
-		}
-		if _, err := resolveFile(sub, name); err == nil {
+		if isHistory(p, e, name) {
 			out = append(out, e.Name())
 		}
 	}
 	slices.SortFunc(out, naturalCompare)
 	return out
+}
+
+// isHistory reports whether entry e of directory p, not hidden, is a history in the named
+// format: a directory one reads, or a regular file.
+func isHistory(p string, e fs.DirEntry, name string) bool {
+	if strings.HasPrefix(e.Name(), ".") {
+		return false
+	}
+	sub := filepath.Join(p, e.Name())
+	if e.IsDir() {
+		_, _, err := resolveDir(sub, name)
+		return err == nil
+	}
+	if !e.Type().IsRegular() {
+		return false
+	}
+	_, err := resolveFile(sub, name)
+	return err == nil
 }
