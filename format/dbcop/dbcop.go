@@ -333,24 +333,30 @@ func sessionKeepsInitial(p []byte, init map[uint64]uint64) []byte {
 	}
 	ntxn := le.Uint64(p)
 	p = p[8:]
-	for ; ntxn > 0; ntxn-- {
-		if len(p) < 8 {
-			return nil
-		}
-		n := le.Uint64(p)
-		if n > uint64(len(p))/eventSize || uint64(len(p)) < 8+n*eventSize+1 {
-			return nil
-		}
-		for q := p[8 : 8+n*eventSize]; len(q) > 0; q = q[eventSize:] {
-			k, v := le.Uint64(q[1:]), le.Uint64(q[9:])
-			iv, ok := init[k]
-			if !ok || v == iv && q[0] == 1 || v == 0 && q[0] == 0 {
-				return nil
-			}
-		}
-		p = p[8+n*eventSize+1:]
+	for ; ntxn > 0 && p != nil; ntxn-- {
+		p = txnKeepsInitial(p, init)
 	}
 	return p
+}
+
+// txnKeepsInitial is sessionKeepsInitial for the transaction encoded at the start of p.
+func txnKeepsInitial(p []byte, init map[uint64]uint64) []byte {
+	le := binary.LittleEndian
+	if len(p) < 8 {
+		return nil
+	}
+	n := le.Uint64(p)
+	if n > uint64(len(p))/eventSize || uint64(len(p)) < 8+n*eventSize+1 {
+		return nil
+	}
+	for q := p[8 : 8+n*eventSize]; len(q) > 0; q = q[eventSize:] {
+		k, v := le.Uint64(q[1:]), le.Uint64(q[9:])
+		iv, ok := init[k]
+		if !ok || v == iv && q[0] == 1 || v == 0 && q[0] == 0 {
+			return nil
+		}
+	}
+	return p[8+n*eventSize+1:]
 }
 
 // ReadHeader reads the header of a history.bincode file.
@@ -506,12 +512,9 @@ func (j *jsonReader) txn(s history.SessionID, where string, t jsonTxn) error {
 // found, or "" when the event is well formed.
 func (j *jsonReader) event(e jsonEvent) string {
 	b := j.b
-	a := e.Write
-	if (e.Write == nil) == (e.Read == nil) {
-		return `expected exactly one of "Write" or "Read"`
-	}
+	a := e.access()
 	if a == nil {
-		a = e.Read
+		return `expected exactly one of "Write" or "Read"`
 	}
 	if a.Variable == nil {
 		return `expected a "variable"`
@@ -555,6 +558,17 @@ func rootReads(sessions [][]jsonTxn) (zeroWritten, nullRead map[int64]bool) {
 		}
 	}
 	return zeroWritten, nullRead
+}
+
+// access returns the event's write or read, nil unless it has exactly one.
+func (e jsonEvent) access() *jsonAccess {
+	switch {
+	case (e.Write == nil) == (e.Read == nil):
+		return nil
+	case e.Write != nil:
+		return e.Write
+	}
+	return e.Read
 }
 
 // writesZero reports whether e is a well-formed write of version 0.
