@@ -354,19 +354,24 @@ func initialLog(data []byte, ts bool, name string) (int64, bool) {
 	if id != InitID && (id != -1 || sessionID(name) != history.Int(-1)) {
 		return 0, false
 	}
+	return id, writesKeysOnce(data[sc : len(data)-sc])
+}
+
+// writesKeysOnce reports whether body, the records of one transaction, are writes, at least
+// one, each of a different key.
+func writesKeysOnce(body []byte) bool {
 	keys := make(map[int64]bool)
-	body := data[sc : len(data)-sc]
 	for ; len(body) > 0; body = body[1+sizeW:] {
 		if body[0] != 'W' {
-			return 0, false // a read, or a second transaction (scan checked the layout)
+			return false // a read, or a second transaction (scan checked the layout)
 		}
-		k := int64(be.Uint64(body[9:]))
+		k := int64(binary.BigEndian.Uint64(body[9:]))
 		if keys[k] {
-			return 0, false
+			return false
 		}
 		keys[k] = true
 	}
-	return id, len(keys) > 0
+	return len(keys) > 0
 }
 
 // initial takes the writes of the initial-state log data (see initialLog) as the initial
