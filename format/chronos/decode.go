@@ -251,6 +251,7 @@ type scratch struct {
 	tid, sid       jsonscan.Datum
 	sts, cts       history.Timestamp
 	hasSts, hasCts bool
+	seenOps        bool
 	objAt          int
 	ops            []rawOp
 	list           []jsonscan.Datum
@@ -268,38 +269,39 @@ func (x *scratch) parse(s *jsonscan.Scanner) bool {
 	*x = scratch{ops: ops, list: list}
 	s.WS()
 	x.objAt = s.I
-	seenOps := false
-	ok := s.Object("a transaction object", func(k []byte, kstart int) bool {
-		switch string(k) {
-		case "tid":
-			var ok bool
-			x.tid, ok = s.Datum(`transaction id "tid"`)
-			return ok
-		case "sid":
-			var ok bool
-			x.sid, ok = s.Datum(`session id "sid"`)
-			return ok
-		case "sts":
-			x.hasSts = true
-			return hlc(s, &x.sts, `start timestamp "sts"`, `start timestamp "sts" {"p": physical, "l": logical}`)
-		case "cts":
-			x.hasCts = true
-			return hlc(s, &x.cts, `commit timestamp "cts"`, `commit timestamp "cts" {"p": physical, "l": logical}`)
-		case "ops":
-			seenOps = true
-			return x.parseOps(s)
-		}
-		return s.Skip()
-	})
+	ok := s.Object("a transaction object", func(k []byte, _ int) bool { return x.member(s, k) })
 	switch {
 	case !ok:
 		return false
-	case !seenOps:
+	case !x.seenOps:
 		return s.Failf(x.objAt, `expected an "ops" array in the transaction object`)
 	case x.hasSts != x.hasCts:
 		return s.Failf(x.objAt, `expected both "sts" and "cts" in the transaction object, or neither`)
 	}
 	return true
+}
+
+// member parses the value of the transaction object's member named k.
+func (x *scratch) member(s *jsonscan.Scanner, k []byte) bool {
+	var ok bool
+	switch string(k) {
+	case "tid":
+		x.tid, ok = s.Datum(`transaction id "tid"`)
+	case "sid":
+		x.sid, ok = s.Datum(`session id "sid"`)
+	case "sts":
+		x.hasSts = true
+		ok = hlc(s, &x.sts, `start timestamp "sts"`, `start timestamp "sts" {"p": physical, "l": logical}`)
+	case "cts":
+		x.hasCts = true
+		ok = hlc(s, &x.cts, `commit timestamp "cts"`, `commit timestamp "cts" {"p": physical, "l": logical}`)
+	case "ops":
+		x.seenOps = true
+		ok = x.parseOps(s)
+	default:
+		ok = s.Skip()
+	}
+	return ok
 }
 
 // hlc parses {"p": physical, "l": logical}; objWhat is what followed by that shape.
@@ -384,39 +386,19 @@ func (x *scratch) fastOp(s *jsonscan.Scanner) bool {
 func (x *scratch) parseOp(s *jsonscan.Scanner) bool {
 	s.WS()
 	at := s.I
-	var o rawOp
-	var kind []byte
-	seenK, seenV := false, false
-	ok := s.Object(`an operation object {"t", "k", "v"}`, func(k []byte, kstart int) bool {
-		var ok bool
-		switch string(k) {
-		case "t":
-			kind, ok = opType(s)
-		case "k":
-			o.key, ok = s.Key(`key "k"`)
-			seenK = true
-		case "v":
-			seenV = true
-			if s.Peek() == '[' {
-				o.kind = history.OpListRead
-				return x.parseList(s, &o)
-			}
-			o.val, ok = s.Datum(`value "v"`)
-		default:
-			return s.Skip()
-		}
-		return ok
-	})
+	var m opMembers
+	ok := s.Object(`an operation object {"t", "k", "v"}`, func(k []byte, _ int) bool { return m.member(x, s, k) })
 	switch {
 	case !ok:
 		return false
-	case kind == nil:
+	case m.kind == nil:
 		return s.Failf(at, `expected an operation type "t" in the operation object`)
-	case !seenK:
+	case !m.seenK:
 		return s.Failf(at, `expected a key "k" in the operation object`)
-	case !seenV:
+	case !m.seenV:
 		return s.Failf(at, `expected a value "v" in the operation object`)
 	}
+	o, kind := m.o, m.kind
 	if o.kind == history.OpListRead && kind[0] != 'r' {
 		return s.Failf(at, `expected a single value "v" in a %q operation, found a list`, kind)
 	}
@@ -425,6 +407,36 @@ func (x *scratch) parseOp(s *jsonscan.Scanner) bool {
 	}
 	x.ops = append(x.ops, o)
 	return true
+}
+
+// opMembers is what parseOp has read of an operation object.
+type opMembers struct {
+	o            rawOp
+	kind         []byte // "t"
+	seenK, seenV bool
+}
+
+// member parses the value of the operation object's member named k (a list value into x's
+// list).
+func (m *opMembers) member(x *scratch, s *jsonscan.Scanner, k []byte) bool {
+	var ok bool
+	switch string(k) {
+	case "t":
+		m.kind, ok = opType(s)
+	case "k":
+		m.o.key, ok = s.Key(`key "k"`)
+		m.seenK = true
+	case "v":
+		m.seenV = true
+		if s.Peek() == '[' {
+			m.o.kind = history.OpListRead
+			return x.parseList(s, &m.o)
+		}
+		m.o.val, ok = s.Datum(`value "v"`)
+	default:
+		return s.Skip()
+	}
+	return ok
 }
 
 // opType parses an operation's type "t": "r", "w" or "a".
