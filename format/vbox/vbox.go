@@ -274,16 +274,26 @@ func (st *state) record(data []byte, i int) (int, error) {
 		return 0, st.errorf(i, "expected 'T' before '%c' record", tag)
 	}
 	if tag == 'P' {
-		rows := int(le.Uint32(p[sizeHead+16:]))
-		if need := sizeP + rows*rowP; len(data)-i-1 < need {
-			return 0, st.errorf(i, "%w: 'P' record with %d rows needs %d bytes after its tag, %d left", parse.ErrTruncated, rows, need, len(data)-i-1)
+		rows, err := st.predRows(data, i)
+		if err != nil {
+			return 0, err
 		}
-		n += rows * rowP
+		n += rows
 	}
 	if st.endsStatement(tag, id) {
 		st.flush()
 	}
 	return n, st.apply(tag, id, iv, p[:n], i)
+}
+
+// predRows returns the size of the rows of the 'P' record at data[i], whose fixed part is
+// there, once checked that they are there too.
+func (st *state) predRows(data []byte, i int) (int, error) {
+	rows := int(binary.LittleEndian.Uint32(data[i+1+sizeHead+16:]))
+	if need := sizeP + rows*rowP; len(data)-i-1 < need {
+		return 0, st.errorf(i, "%w: 'P' record with %d rows needs %d bytes after its tag, %d left", parse.ErrTruncated, rows, need, len(data)-i-1)
+	}
+	return rows * rowP, nil
 }
 
 // endsStatement reports whether a record with tag and id ends the buffered statement: it
