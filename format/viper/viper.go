@@ -166,16 +166,21 @@ func (lr *logReader) txn(ln, t []byte, line int, off int64) error {
 		}
 		lr.initLine = line
 	default:
-		b := lr.b
-		b.BeginTxn(lr.s, history.Str(lr.sessName+":"+strconv.Itoa(line)), history.OutcomeCommitted)
-		for _, o := range ops {
-			o.add(b)
-			lr.wrote = lr.wrote || o.kind != 'r'
-		}
-		b.EndTxn()
+		lr.add(ops, line)
 	}
 	lr.txns++
 	return nil
+}
+
+// add adds the transaction of ops on line number line, committed.
+func (lr *logReader) add(ops []mop, line int) {
+	b := lr.b
+	b.BeginTxn(lr.s, history.Str(lr.sessName+":"+strconv.Itoa(line)), history.OutcomeCommitted)
+	for _, o := range ops {
+		o.add(b)
+		lr.wrote = lr.wrote || o.kind != 'r'
+	}
+	b.EndTxn()
 }
 
 // setInitial makes the writes of the isInitial transaction the initial state. It says what
