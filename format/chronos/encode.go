@@ -32,16 +32,9 @@ func Write(w io.Writer, h *history.History) error {
 			b = append(b, ',')
 		}
 		b = appendTxnHead(append(b, "\n{"...), t, sids[t.Session])
-		b = append(b, `"ops":[`...)
-		for j, o := range t.Ops {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			prefix, ok := opPrefix[o.Kind]
-			if !ok {
-				return fmt.Errorf("%w: txn %s op %d is of kind %v (Chronos has reads, writes, appends and list reads)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
-			}
-			b = appendOp(append(b, prefix...), h, o)
+		var err error
+		if b, err = appendOps(append(b, `"ops":[`...), h, t); err != nil {
+			return err
 		}
 		b = append(b, "]}"...)
 		if len(b) > 1<<16 {
@@ -81,6 +74,21 @@ func appendTxnHead(b []byte, t *history.Txn, sid history.Datum) []byte {
 		b = append(appendHLC(append(b, `,"cts":`...), t.Commit), ',')
 	}
 	return b
+}
+
+// appendOps appends the objects of t's ops, separated by commas.
+func appendOps(b []byte, h *history.History, t *history.Txn) ([]byte, error) {
+	for j, o := range t.Ops {
+		if j > 0 {
+			b = append(b, ',')
+		}
+		prefix, ok := opPrefix[o.Kind]
+		if !ok {
+			return b, fmt.Errorf("%w: txn %s op %d is of kind %v (Chronos has reads, writes, appends and list reads)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
+		}
+		b = appendOp(append(b, prefix...), h, o)
+	}
+	return b, nil
 }
 
 // appendOp appends the key and value of o and closes its object.
