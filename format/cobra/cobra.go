@@ -183,15 +183,17 @@ func Sniff(name string, head []byte) bool {
 	if len(head) < 2+sizeSC || head[0] != 'S' {
 		return false
 	}
-	for _, ts := range []bool{false, true} {
-		off, err := scan(head, ts)
-		if err == nil || errors.Is(err, parse.ErrTruncated) {
-			if off >= 1+sizeSC+sizeTS || (off >= 1+sizeSC && !ts) {
-				return true
-			}
-		}
+	return parsesHead(head, false) || parsesHead(head, true)
+}
+
+// parsesHead reports whether head parses in the layout with or without timestamps (ts), up
+// to its end, past the first 'S' record and the tag of the next.
+func parsesHead(head []byte, ts bool) bool {
+	off, err := scan(head, ts)
+	if err != nil && !errors.Is(err, parse.ErrTruncated) {
+		return false
 	}
-	return false
+	return off >= 1+sizeSC+sizeTS || (off >= 1+sizeSC && !ts)
 }
 
 // layout guesses whether data carries timestamps from the byte after the first 'S' record's
