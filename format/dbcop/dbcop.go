@@ -252,12 +252,7 @@ func (r *reader) txn(b *history.Builder, s history.SessionID) error {
 		// The length check above guarantees the bytes are there.
 		p := r.data[r.off : r.off+eventSize]
 		if p[0] > 1 || p[17] > 1 {
-			at := r.off
-			if p[0] <= 1 {
-				at += 17
-			}
-			r.fail(at, "expected a bool (byte 0 or 1) in an event, found 0x%02x", r.data[at])
-			return r.err
+			return r.badFlag(p)
 		}
 		k := b.IntKey(int64(le.Uint64(p[1:])))
 		v := b.IntValue(int64(le.Uint64(p[9:])))
@@ -275,6 +270,17 @@ func (r *reader) txn(b *history.Builder, s history.SessionID) error {
 	if !r.bool("transaction success flag") {
 		b.Current().Outcome = history.OutcomeAborted
 	}
+	return r.err
+}
+
+// badFlag fails on the event p at r.off, whose write or success flag is not a bool, and
+// returns r.err.
+func (r *reader) badFlag(p []byte) error {
+	at := r.off
+	if p[0] <= 1 {
+		at += 17
+	}
+	r.fail(at, "expected a bool (byte 0 or 1) in an event, found 0x%02x", r.data[at])
 	return r.err
 }
 
