@@ -108,20 +108,13 @@ func (d *dropper) place() []kept {
 	h := d.h
 	var keep []kept
 	d.newID = make([]history.TxnID, len(h.Txns))
-	merged := make(map[history.TxnID][]history.TxnID)
-	for t, into := range d.into {
-		merged[into] = append(merged[into], t)
-	}
+	merged := d.merged()
 	for id, t := range h.All() {
 		d.newID[id] = -1
 		if !d.keepTxn(t) {
 			continue
 		}
-		from := []history.TxnID{id}
-		if m := merged[id]; len(m) > 0 {
-			slices.Sort(m)
-			from = append(from, m...)
-		}
+		from := append([]history.TxnID{id}, merged[id]...)
 		n := 0
 		for _, f := range from {
 			n += d.placeOps(f, n)
@@ -136,6 +129,18 @@ func (d *dropper) place() []kept {
 		keep = append(keep, kept{id, from})
 	}
 	return keep
+}
+
+// merged returns, per transaction that others are merged into, those others in id order.
+func (d *dropper) merged() map[history.TxnID][]history.TxnID {
+	merged := make(map[history.TxnID][]history.TxnID)
+	for t, into := range d.into {
+		merged[into] = append(merged[into], t)
+	}
+	for _, m := range merged {
+		slices.Sort(m)
+	}
+	return merged
 }
 
 // sessions renumbers the sessions' transactions in out, whose transactions are made.

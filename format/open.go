@@ -414,13 +414,7 @@ func lookupFile(p, name string) (f Format, sniff bool, err error) {
 // the file p.
 func sniffFile(p string, head []byte) (Format, error) {
 	if len(bytes.TrimSpace(head)) == 0 {
-		switch {
-		case len(head) == 0:
-			return Format{}, &ParseError{File: p, Offset: 0, Err: fmt.Errorf("%w: empty file: expected a history, found 0 bytes", ErrEmpty)}
-		case len(head) < sniffLen:
-			return Format{}, &ParseError{File: p, Offset: int64(len(head)), Err: fmt.Errorf("%w: blank file: expected a history, found only white space", ErrEmpty)}
-		}
-		return Format{}, fmt.Errorf("%s: %w: its first %d bytes are white space (name the format with --format)", p, ErrUnknownFormat, len(head))
+		return Format{}, blankHead(p, head)
 	}
 	base := filepath.Base(p)
 	for _, f := range formats {
@@ -429,6 +423,18 @@ func sniffFile(p string, head []byte) (Format, error) {
 		}
 	}
 	return Format{}, fmt.Errorf("%s: %w: no reader recognizes its content (supported: %s; name one with --format)", p, ErrUnknownFormat, strings.Join(Names(), ", "))
+}
+
+// blankHead says why a file p whose first bytes, head, are white space has no format: it is
+// empty, blank, or starts with more white space than sniffing looks at.
+func blankHead(p string, head []byte) error {
+	switch {
+	case len(head) == 0:
+		return &ParseError{File: p, Offset: 0, Err: fmt.Errorf("%w: empty file: expected a history, found 0 bytes", ErrEmpty)}
+	case len(head) < sniffLen:
+		return &ParseError{File: p, Offset: int64(len(head)), Err: fmt.Errorf("%w: blank file: expected a history, found only white space", ErrEmpty)}
+	}
+	return fmt.Errorf("%s: %w: its first %d bytes are white space (name the format with --format)", p, ErrUnknownFormat, len(head))
 }
 
 // resolveFile returns the format of the regular file p: the one named, or the one sniffing
@@ -625,11 +631,7 @@ func numericCompare(a, b string) int {
 	for a != "" && b != "" {
 		da, db := digitPrefix(a), digitPrefix(b)
 		if da > 0 && db > 0 {
-			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
-			if len(na) != len(nb) {
-				return len(na) - len(nb)
-			}
-			if c := strings.Compare(na, nb); c != 0 {
+			if c := compareNumbers(a[:da], b[:db]); c != 0 {
 				return c
 			}
 			a, b = a[da:], b[db:]
@@ -641,6 +643,15 @@ func numericCompare(a, b string) int {
 		a, b = a[1:], b[1:]
 	}
 	return len(a) - len(b)
+}
+
+// compareNumbers orders two runs of digits by numeric value.
+func compareNumbers(a, b string) int {
+	na, nb := strings.TrimLeft(a, "0"), strings.TrimLeft(b, "0")
+	if len(na) != len(nb) {
+		return len(na) - len(nb)
+	}
+	return strings.Compare(na, nb)
 }
 
 func digitPrefix(s string) int {
