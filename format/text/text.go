@@ -210,13 +210,10 @@ func zeroWrites(t *txn) map[int64]bool {
 func parseLine(ln []byte) (o op, sess, id int64, col int, msg string) {
 	l := lineScan{ln: ln}
 	l.ws()
-	switch {
-	case l.at('r'):
-	case l.at('w'):
-		o.write = true
-	default:
+	if !l.at('r') && !l.at('w') {
 		return o, 0, 0, l.i + 1, "expected r(key,value,session,txn) or w(...), found " + l.found()
 	}
+	o.write = l.at('w')
 	l.i++
 	l.ws()
 	if !l.at('(') {
