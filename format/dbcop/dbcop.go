@@ -188,14 +188,58 @@ func (d *Decoder) Decode(rd io.Reader, name string, b *history.Builder) error {
 	for si := range nsess {
 		if si == 0 && init != nil {
 			r.off += len(init)
-			setInitialState(b, init)
+			for p := init[16:]; len(p) > 1; p = p[eventSize:] {
+				b.SetInitialKey(b.IntKey(int64(binary.LittleEndian.Uint64(p[1:]))), b.IntValue(int64(binary.LittleEndian.Uint64(p[9:]))))
+			}
+			b.Note("session 0 holds one transaction that writes every variable once: read as the initial state (PolySI's converter writes its initial transaction so), not as a transaction")
 			continue
 		}
-		if r.session(b, si) != nil {
+		s := b.Session(history.Int(int64(si)))
+		ntxn := r.length("session transactions", txnMin)
+		for range ntxn {
+			nev := r.length("transaction events", eventSize)
+			if r.err != nil {
+				return r.err
+			}
+			b.BeginTxn(s, history.NilDatum, history.OutcomeCommitted)
+			le := binary.LittleEndian
+			// The loops over sessions, transactions and events stay in Decode as they are:
+			// as methods, with the events in a function, with the error built elsewhere or
+			// even with the initial state set by a call, they cost 1 to 2.5% more
+			// instructions (the compiler keeps less of the loop in registers).
+			for range nev {
+				// The length check above guarantees the bytes are there.
+				p := r.data[r.off : r.off+eventSize]
+				if p[0] > 1 || p[17] > 1 {
+					at := r.off
+					if p[0] <= 1 {
+						at += 17
+					}
+					r.fail(at, "expected a bool (byte 0 or 1) in an event, found 0x%02x", r.data[at])
+					return r.err
+				}
+				k := b.IntKey(int64(le.Uint64(p[1:])))
+				v := b.IntValue(int64(le.Uint64(p[9:])))
+				var i int32
+				if p[0] == 1 {
+					i = b.Write(k, v)
+				} else {
+					i = b.Read(k, v)
+				}
+				if p[17] == 0 {
+					b.SetOpFlags(i, history.OpFailed)
+				}
+				r.off += eventSize
+			}
+			if !r.bool("transaction success flag") {
+				b.Current().Outcome = history.OutcomeAborted
+			}
+		}
+		if r.err != nil {
 			return r.err
 		}
 	}
-	if r.off != len(data) {
+	if r.err == nil && r.off != len(data) {
 		r.fail(r.off, "expected the end of the history, found %d more bytes", len(data)-r.off)
 	}
 	return r.err
@@ -216,72 +260,6 @@ func growFromHeader(b *history.Builder, h Header, size int) {
 		ops = txns * h.EventsPerTxn
 	}
 	b.Grow(int(txns), int(ops))
-}
-
-// setInitialState takes the writes of the initial session found by [initialSession] as the
-// variables' initial values.
-func setInitialState(b *history.Builder, init []byte) {
-	for p := init[16:]; len(p) > 1; p = p[eventSize:] {
-		b.SetInitialKey(b.IntKey(int64(binary.LittleEndian.Uint64(p[1:]))), b.IntValue(int64(binary.LittleEndian.Uint64(p[9:]))))
-	}
-	b.Note("session 0 holds one transaction that writes every variable once: read as the initial state (PolySI's converter writes its initial transaction so), not as a transaction")
-}
-
-// session reads session si. It returns r.err.
-func (r *reader) session(b *history.Builder, si int) error {
-	s := b.Session(history.Int(int64(si)))
-	ntxn := r.length("session transactions", txnMin)
-	for range ntxn {
-		if r.txn(b, s) != nil {
-			return r.err
-		}
-	}
-	return r.err
-}
-
-// txn reads one transaction of session s: its events, then its success flag. It returns
-// r.err.
-func (r *reader) txn(b *history.Builder, s history.SessionID) error {
-	nev := r.length("transaction events", eventSize)
-	if r.err != nil {
-		return r.err
-	}
-	b.BeginTxn(s, history.NilDatum, history.OutcomeCommitted)
-	le := binary.LittleEndian
-	for range nev {
-		// The length check above guarantees the bytes are there.
-		p := r.data[r.off : r.off+eventSize]
-		if p[0] > 1 || p[17] > 1 {
-			return r.badFlag(p)
-		}
-		k := b.IntKey(int64(le.Uint64(p[1:])))
-		v := b.IntValue(int64(le.Uint64(p[9:])))
-		var i int32
-		if p[0] == 1 {
-			i = b.Write(k, v)
-		} else {
-			i = b.Read(k, v)
-		}
-		if p[17] == 0 {
-			b.SetOpFlags(i, history.OpFailed)
-		}
-		r.off += eventSize
-	}
-	if !r.bool("transaction success flag") {
-		b.Current().Outcome = history.OutcomeAborted
-	}
-	return r.err
-}
-
-// badFlag fails on the event p at r.off, whose write or success flag is not a bool, and
-// returns r.err.
-func (r *reader) badFlag(p []byte) error {
-	at := r.off
-	if p[0] <= 1 {
-		at += 17
-	}
-	r.fail(at, "expected a bool (byte 0 or 1) in an event, found 0x%02x", r.data[at])
-	return r.err
 }
 
 // initialSession returns the bytes of the first session when it is an initial transaction
