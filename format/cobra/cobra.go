@@ -213,80 +213,54 @@ func layout(data []byte) bool {
 // of the first problem.
 func scan(data []byte, ts bool) (int64, error) {
 	sc := startCommitSize(ts)
-	var x txnState
+	open := false
+	var cur, start int64
 	for i := 0; i < len(data); {
 		tag := data[i]
-		n := recordSize(tag, sc)
-		if n == 0 {
+		var n int
+		switch tag {
+		case 'S':
+			n = sc
+		case 'C':
+			n = sc
+		case 'W':
+			n = sizeW
+		case 'R':
+			n = sizeR
+		default:
 			return int64(i), fmt.Errorf("expected a record tag 'S', 'W', 'R' or 'C', found byte 0x%02x", tag)
 		}
 		if len(data)-i-1 < n {
 			return int64(i), fmt.Errorf("%w: '%c' record needs %d bytes after its tag, %d left", parse.ErrTruncated, tag, n, len(data)-i-1)
 		}
-		if err := x.next(tag, data[i+1:], ts); err != nil {
-			return int64(i), err
+		id := int64(binary.BigEndian.Uint64(data[i+1:]))
+		switch tag {
+		case 'S':
+			open, cur = true, id
+			if ts {
+				start = int64(binary.BigEndian.Uint64(data[i+9:]))
+			}
+		case 'C':
+			if !open {
+				return int64(i), fmt.Errorf("expected 'S' before 'C' of txn %d", id)
+			}
+			if id != cur {
+				return int64(i), fmt.Errorf("expected 'C' of txn %d, found 'C' of txn %d", cur, id)
+			}
+			if ts {
+				if end := int64(binary.BigEndian.Uint64(data[i+9:])); end < start {
+					return int64(i), fmt.Errorf("expected txn %d to commit (timestamp %d) no earlier than it started (%d)", id, end, start)
+				}
+			}
+			open = false
+		default:
+			if !open {
+				return int64(i), fmt.Errorf("expected 'S' before '%c' record", tag)
+			}
 		}
 		i += 1 + n
 	}
 	return int64(len(data)), nil
-}
-
-// recordSize returns the size after its tag of a record tagged tag, given that of 'S' and
-// 'C' records; 0 when tag is not a record tag.
-func recordSize(tag byte, sc int) int {
-	switch tag {
-	case 'S', 'C':
-		return sc
-	case 'W':
-		return sizeW
-	case 'R':
-		return sizeR
-	}
-	return 0
-}
-
-// txnState follows the open transaction through the records of a log, for [scan].
-type txnState struct {
-	open       bool
-	cur, start int64 // the open transaction's id and start timestamp
-}
-
-// next checks the record tagged tag, whose bytes after the tag are p, against the open
-// transaction: 'S' opens one, 'C' closes it, 'W' and 'R' need one.
-func (x *txnState) next(tag byte, p []byte, ts bool) error {
-	id := int64(binary.BigEndian.Uint64(p))
-	switch tag {
-	case 'S':
-		x.open, x.cur = true, id
-		if ts {
-			x.start = int64(binary.BigEndian.Uint64(p[8:]))
-		}
-	case 'C':
-		return x.commit(id, p, ts)
-	default:
-		if !x.open {
-			return fmt.Errorf("expected 'S' before '%c' record", tag)
-		}
-	}
-	return nil
-}
-
-// commit checks the 'C' record of transaction id, whose bytes after the tag are p: it closes
-// the open transaction, no earlier than it started.
-func (x *txnState) commit(id int64, p []byte, ts bool) error {
-	if !x.open {
-		return fmt.Errorf("expected 'S' before 'C' of txn %d", id)
-	}
-	if id != x.cur {
-		return fmt.Errorf("expected 'C' of txn %d, found 'C' of txn %d", x.cur, id)
-	}
-	if ts {
-		if end := int64(binary.BigEndian.Uint64(p[8:])); end < x.start {
-			return fmt.Errorf("expected txn %d to commit (timestamp %d) no earlier than it started (%d)", id, end, x.start)
-		}
-	}
-	x.open = false
-	return nil
 }
 
 // Decode reads one client log. A log whose client another file already holds (T20.log and
@@ -445,7 +419,20 @@ func (d *Decoder) emit(data []byte, ts bool, name string, b *history.Builder) er
 			}
 			i += 1 + sizeW
 		case 'R':
-			d.read(b, p, pendingRead{t: t, file: name, off: int64(i)})
+			writer, wid := int64(be.Uint64(p)), int64(be.Uint64(p[8:]))
+			key, val := int64(be.Uint64(p[16:])), int64(be.Uint64(p[24:]))
+			k := b.IntKey(key)
+			switch {
+			case writer == InitID:
+				d.readInit(b, k, wid, val)
+			case writer == NullID:
+				b.ReadFrom(k, history.Nil, history.Src{Kind: history.SrcNone})
+			case writer == UniversalID || wid == UniversalID:
+				b.Read(k, b.IntValue(val))
+			default:
+				op := b.Read(k, b.IntValue(val))
+				d.pending = parse.Push(d.pending, pendingRead{t: t, op: op, writer: writer, writeID: wid, file: name, off: int64(i), key: key, val: val})
+			}
 			i += 1 + sizeR
 		}
 	}
@@ -455,31 +442,16 @@ func (d *Decoder) emit(data []byte, ts bool, name string, b *history.Builder) er
 	return nil
 }
 
-// read adds the read record p (after its tag) to transaction at.t, by the writer it names:
-// the initial state, none, any by value, or a transaction, whose write Finish resolves (at
-// holds the read's transaction, file and offset for that).
-func (d *Decoder) read(b *history.Builder, p []byte, at pendingRead) {
-	be := binary.BigEndian
-	writer, wid := int64(be.Uint64(p)), int64(be.Uint64(p[8:]))
-	key, val := int64(be.Uint64(p[16:])), int64(be.Uint64(p[24:]))
-	k := b.IntKey(key)
-	switch {
-	case writer == InitID:
-		v := b.IntValue(val)
-		b.ReadFrom(k, v, history.Src{Kind: history.SrcInit})
-		d.growInitSet(k)
-		if wid == InitID && !d.initSet[k] {
-			d.initSet[k] = true
-			b.SetInitialKey(k, v)
-		}
-	case writer == NullID:
-		b.ReadFrom(k, history.Nil, history.Src{Kind: history.SrcNone})
-	case writer == UniversalID || wid == UniversalID:
-		b.Read(k, b.IntValue(val))
-	default:
-		at.op = b.Read(k, b.IntValue(val))
-		at.writer, at.writeID, at.key, at.val = writer, wid, key, val
-		d.pending = parse.Push(d.pending, at)
+// readInit adds a read of key k = val naming the initial state as its writer, with write id
+// wid; when wid names the initial state too, the first such read of k sets its initial
+// value.
+func (d *Decoder) readInit(b *history.Builder, k history.Key, wid, val int64) {
+	v := b.IntValue(val)
+	b.ReadFrom(k, v, history.Src{Kind: history.SrcInit})
+	d.growInitSet(k)
+	if wid == InitID && !d.initSet[k] {
+		d.initSet[k] = true
+		b.SetInitialKey(k, v)
 	}
 }
 
@@ -524,7 +496,8 @@ func (d *Decoder) Finish(b *history.Builder) error {
 		return err
 	}
 	var errs []error
-	for _, p := range d.pending {
+	for i := range d.pending {
+		p := &d.pending[i]
 		w, ok := d.write(p.writeID)
 		if !ok || w.dup {
 			what := "no write has that id"
@@ -547,7 +520,7 @@ func (d *Decoder) Finish(b *history.Builder) error {
 
 // resolve makes the pending read p read the write w its record names, once checked that w
 // belongs to the transaction the record names and writes the key read.
-func (d *Decoder) resolve(b *history.Builder, p pendingRead, w wref) error {
+func (d *Decoder) resolve(b *history.Builder, p *pendingRead, w wref) error {
 	if w.init {
 		return d.resolveInit(b, p, w)
 	}
@@ -567,7 +540,7 @@ func (d *Decoder) resolve(b *history.Builder, p pendingRead, w wref) error {
 
 // resolveInit is resolve for a write w of the initial state: the read reads the initial
 // state.
-func (d *Decoder) resolveInit(b *history.Builder, p pendingRead, w wref) error {
+func (d *Decoder) resolveInit(b *history.Builder, p *pendingRead, w wref) error {
 	if t, _ := d.txns.Get(p.writer); t != initTxn {
 		return parse.Errorf(formatName, p.file, 0, 0, p.off, "read of key %d names txn %d, write id %d, but that write belongs to the initial state", p.key, p.writer, p.writeID)
 	}
@@ -586,7 +559,7 @@ func (d *Decoder) placeholders(b *history.Builder) error {
 	var order []int64
 	byTxn := make(map[int64][]int)
 	for i, p := range d.pending {
-		if !d.writerAbsent(p) {
+		if !d.writerAbsent(p.writer, p.writeID) {
 			continue
 		}
 		if d.Strict {
@@ -603,14 +576,14 @@ func (d *Decoder) placeholders(b *history.Builder) error {
 	return nil
 }
 
-// writerAbsent reports whether the pending read p names a write no log holds, of a
-// transaction no log holds (when the transaction exists but lacks the write, Finish reports
-// it).
-func (d *Decoder) writerAbsent(p pendingRead) bool {
-	if _, ok := d.writes.Get(p.writeID); ok {
+// writerAbsent reports whether a read naming write id wid of transaction writer names a
+// write no log holds, of a transaction no log holds (when the transaction exists but lacks
+// the write, Finish reports it).
+func (d *Decoder) writerAbsent(writer, wid int64) bool {
+	if _, ok := d.writes.Get(wid); ok {
 		return false
 	}
-	t, ok := d.txns.Get(p.writer)
+	t, ok := d.txns.Get(writer)
 	return !ok || t == dupTxn
 }
 
