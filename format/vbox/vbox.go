@@ -274,26 +274,16 @@ func (st *state) record(data []byte, i int) (int, error) {
 		return 0, st.errorf(i, "expected 'T' before '%c' record", tag)
 	}
 	if tag == 'P' {
-		rows, err := st.predRows(data, i)
-		if err != nil {
-			return 0, err
+		rows := int(le.Uint32(p[sizeHead+16:]))
+		if need := sizeP + rows*rowP; len(data)-i-1 < need {
+			return 0, st.errorf(i, "%w: 'P' record with %d rows needs %d bytes after its tag, %d left", parse.ErrTruncated, rows, need, len(data)-i-1)
 		}
-		n += rows
+		n += rows * rowP
 	}
 	if st.endsStatement(tag, id) {
 		st.flush()
 	}
 	return n, st.apply(tag, id, iv, p[:n], i)
-}
-
-// predRows returns the size of the rows of the 'P' record at data[i], whose fixed part is
-// there, once checked that they are there too.
-func (st *state) predRows(data []byte, i int) (int, error) {
-	rows := int(binary.LittleEndian.Uint32(data[i+1+sizeHead+16:]))
-	if need := sizeP + rows*rowP; len(data)-i-1 < need {
-		return 0, st.errorf(i, "%w: 'P' record with %d rows needs %d bytes after its tag, %d left", parse.ErrTruncated, rows, need, len(data)-i-1)
-	}
-	return rows * rowP, nil
 }
 
 // endsStatement reports whether a record with tag and id ends the buffered statement: it
@@ -406,8 +396,27 @@ type keyValue struct {
 func (st *state) rowValues() []keyValue {
 	recs := st.recs
 	if len(recs) > 1 {
-		st.d.sorted = sortByRow(st.d.sorted[:0], recs)
-		recs = st.d.sorted
+		// Stable: rows in order of first appearance, fields ascending within a row.
+		var firstOf func(k uint64) int
+		if len(recs) <= 16 {
+			firstOf = func(k uint64) int { return slices.IndexFunc(recs, func(g grec) bool { return g.key == k }) }
+		} else {
+			first := make(map[uint64]int, len(recs))
+			for i, g := range recs {
+				if _, ok := first[g.key]; !ok {
+					first[g.key] = i
+				}
+			}
+			firstOf = func(k uint64) int { return first[k] }
+		}
+		sorted := append(st.d.sorted[:0], recs...)
+		slices.SortStableFunc(sorted, func(a, b grec) int {
+			if c := firstOf(a.key) - firstOf(b.key); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.field, b.field)
+		})
+		st.d.sorted, recs = sorted, sorted
 	}
 	out := st.d.kvs[:0]
 	for len(recs) > 0 {
@@ -416,51 +425,21 @@ func (st *state) rowValues() []keyValue {
 		for j < len(recs) && recs[j].key == k {
 			j++
 		}
-		st.d.buf = appendRowText(st.d.buf[:0], recs[:j])
-		out = append(out, keyValue{k, st.b.BytesValue(st.d.buf)})
+		buf := st.d.buf[:0]
+		for x, g := range recs[:j] {
+			if x > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendHex16(buf, g.field)
+			buf = append(buf, '=')
+			buf = strconv.AppendUint(buf, uint64(g.value), 10)
+		}
+		st.d.buf = buf
+		out = append(out, keyValue{k, st.b.BytesValue(buf)})
 		recs = recs[j:]
 	}
 	st.d.kvs = out
 	return out
-}
-
-// sortByRow appends recs to dst sorted stably by row, rows in order of first appearance in
-// recs, fields ascending within a row.
-func sortByRow(dst, recs []grec) []grec {
-	var firstOf func(k uint64) int
-	if len(recs) <= 16 {
-		firstOf = func(k uint64) int { return slices.IndexFunc(recs, func(g grec) bool { return g.key == k }) }
-	} else {
-		first := make(map[uint64]int, len(recs))
-		for i, g := range recs {
-			if _, ok := first[g.key]; !ok {
-				first[g.key] = i
-			}
-		}
-		firstOf = func(k uint64) int { return first[k] }
-	}
-	sorted := append(dst, recs...)
-	slices.SortStableFunc(sorted, func(a, b grec) int {
-		if c := firstOf(a.key) - firstOf(b.key); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.field, b.field)
-	})
-	return sorted
-}
-
-// appendRowText appends the value one row's write records write: "field=value", joined by
-// ",".
-func appendRowText(buf []byte, recs []grec) []byte {
-	for x, g := range recs {
-		if x > 0 {
-			buf = append(buf, ',')
-		}
-		buf = appendHex16(buf, g.field)
-		buf = append(buf, '=')
-		buf = strconv.AppendUint(buf, uint64(g.value), 10)
-	}
-	return buf
 }
 
 func appendHex16(buf []byte, x uint64) []byte {
@@ -633,23 +612,19 @@ resolve:
 			}
 			continue
 		}
-		d.resolve(b, p, &d.wrefs[found[i]])
+		w := &d.wrefs[found[i]]
+		src := history.Src{Kind: history.SrcTxn, Txn: w.t, Op: w.op}
+		if p.pred >= 0 {
+			po := &d.preds[p.pred]
+			po.Srcs[p.row], po.Rows[p.row].Value = src, w.value
+			continue
+		}
+		o := b.TxnOps(p.t)[p.op]
+		o.Src, o.Value = src, w.value
+		b.SetOp(p.t, p.op, o)
 	}
 	d.pending = nil
 	return errors.Join(errs...)
-}
-
-// resolve makes the pending read p (an item read or a predicate row) read write w.
-func (d *Decoder) resolve(b *history.Builder, p pendingRead, w *wref) {
-	src := history.Src{Kind: history.SrcTxn, Txn: w.t, Op: w.op}
-	if p.pred >= 0 {
-		po := &d.preds[p.pred]
-		po.Srcs[p.row], po.Rows[p.row].Value = src, w.value
-		return
-	}
-	o := b.TxnOps(p.t)[p.op]
-	o.Src, o.Value = src, w.value
-	b.SetOp(p.t, p.op, o)
 }
 
 // placeholders gives reads naming absent writers a placeholder writer, or reports them
