@@ -43,7 +43,7 @@ func (d *dropper) keepOp(t *history.Txn, o history.Op) bool {
 	case d.drop[Predicates] && (o.Kind == history.OpPredRead || o.Kind == history.OpPredWrite),
 		d.drop[InsertDelete] && (o.Kind == history.OpInsert || o.Kind == history.OpDelete),
 		d.drop[FailedOps] && o.Failed(),
-		d.drop[UnknownNilRead] && t.Outcome == history.OutcomeUnknown && o.Kind == history.OpRead && o.Value == history.Nil:
+		d.drop[UnknownNilRead] && t.Outcome == history.OutcomeUnknown && isNilRead(o):
 		return false
 	}
 	return true

@@ -264,6 +264,10 @@ func lastClientTime(h *history.History) int64 {
 	return last
 }
 
+// isNilRead reports whether o is an item read that found nil: from a transaction of
+// unknown outcome, it may be a read that never ran ([UnknownNilRead]).
+func isNilRead(o history.Op) bool { return o.Kind == history.OpRead && o.Value == history.Nil }
+
 func measureUnknownNilRead(h *history.History, _ Format) Loss {
 	c := newTally()
 	for id, t := range h.All() {
@@ -271,7 +275,7 @@ func measureUnknownNilRead(h *history.History, _ Format) Loss {
 			continue
 		}
 		for i, o := range t.Ops {
-			if o.Kind == history.OpRead && o.Value == history.Nil {
+			if isNilRead(o) {
 				c.add(id, func() string { return fmt.Sprintf("txn %s op %d reads %s", h.Name(id), i, h.KV(o.Key, o.Value)) })
 			}
 		}
