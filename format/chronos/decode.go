@@ -493,20 +493,28 @@ func (x *scratch) commit(b *history.Builder, in *jsonscan.Interner, vs *[]histor
 // Sniff reports whether head looks like a Chronos history: a JSON array whose first
 // object's first key is one of the transaction keys.
 func Sniff(_ string, head []byte) bool {
+	head, ok := past(head, '[')
+	if !ok {
+		return false
+	}
+	if head, ok = past(head, '{'); !ok {
+		return false
+	}
 	head = bytes.TrimLeft(head, " \t\r\n")
-	if len(head) == 0 || head[0] != '[' {
-		return false
-	}
-	head = bytes.TrimLeft(head[1:], " \t\r\n")
-	if len(head) == 0 || head[0] != '{' {
-		return false
-	}
-	head = bytes.TrimLeft(head[1:], " \t\r\n")
 	for _, k := range [...]string{`"tid"`, `"sid"`, `"sts"`, `"cts"`, `"ops"`} {
 		if rest, ok := bytes.CutPrefix(head, []byte(k)); ok {
-			rest = bytes.TrimLeft(rest, " \t\r\n")
-			return len(rest) > 0 && rest[0] == ':'
+			_, ok = past(rest, ':')
+			return ok
 		}
 	}
 	return false
+}
+
+// past returns what follows c in b, which is white space then c; false when b is not.
+func past(b []byte, c byte) ([]byte, bool) {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if len(b) == 0 || b[0] != c {
+		return nil, false
+	}
+	return b[1:], true
 }
