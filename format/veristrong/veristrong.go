@@ -275,7 +275,7 @@ func build(b *history.Builder, txns []*txn) {
 func Sniff(_ string, head []byte) bool {
 	w := words{head: head}
 	count := w.next()
-	if !isInt(count) || len(count) == 0 || count[0] == '-' {
+	if !isCount(count) {
 		return false
 	}
 	if n, _ := strconv.Atoi(string(count)); n == 0 {
@@ -308,6 +308,9 @@ func (w *words) skip(ws bool) {
 		}
 	}
 }
+
+// isCount reports whether tok is a non-negative integer.
+func isCount(tok []byte) bool { return isInt(tok) && tok[0] != '-' }
 
 func isInt(tok []byte) bool {
 	_, err := strconv.ParseInt(string(tok), 10, 64)
