@@ -298,17 +298,24 @@ func parseTxn(ln []byte, ops []mop) (_ []mop, isInitial bool, col int, msg strin
 	if t.Value == nil {
 		return ops, false, 1, `expected a "value" field holding the transaction's operations`
 	}
+	ops, col, msg = parseOps(ln, *t.Value, ops)
+	return ops, t.IsInitial != nil && *t.IsInitial, col, msg
+}
+
+// parseOps appends to ops the operations raws of line ln. On error, msg says what was
+// expected at the 1-based column col of the line.
+func parseOps(ln []byte, raws []json.RawMessage, ops []mop) (_ []mop, col int, msg string) {
 	from := 0
-	for n, raw := range *t.Value {
+	for n, raw := range raws {
 		at := from + bytes.Index(ln[from:], raw)
 		from = at + len(raw)
 		o, msg := parseOp(raw)
 		if msg != "" {
-			return ops, false, at + 1, fmt.Sprintf("operation %d: %s", n+1, msg)
+			return ops, at + 1, fmt.Sprintf("operation %d: %s", n+1, msg)
 		}
 		ops = append(ops, o)
 	}
-	return ops, t.IsInitial != nil && *t.IsInitial, 0, ""
+	return ops, 0, ""
 }
 
 // lineError says what was expected where a line's JSON failed to decode, at the 1-based
