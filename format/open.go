@@ -390,6 +390,10 @@ func readHead(p string) ([]byte, error) {
 	return head[:n], nil
 }
 
+// sniffed reports whether the format named name is to be sniffed from the content: it is
+// [Auto] or "".
+func sniffed(name string) bool { return name == "" || name == Auto }
+
 func unknown(name string) error {
 	return fmt.Errorf("%w %q (supported: %s)", ErrUnknownFormat, name, strings.Join(Names(), ", "))
 }
@@ -397,7 +401,7 @@ func unknown(name string) error {
 // lookupFile returns the single-file format named name, or sniff set when it is to be
 // sniffed from the content.
 func lookupFile(p, name string) (f Format, sniff bool, err error) {
-	if name == "" || name == Auto {
+	if sniffed(name) {
 		return Format{}, true, nil
 	}
 	f, ok := Lookup(name)
@@ -460,7 +464,7 @@ func resolveDir(p, name string) (Format, []string, error) {
 	if err != nil {
 		return Format{}, nil, err
 	}
-	sniff := name == "" || name == Auto
+	sniff := sniffed(name)
 	var blank []string // the members of a directory format's pattern, all empty
 	for _, f := range candidates {
 		members := dirMembers(f, p, entries)
@@ -488,7 +492,7 @@ func resolveDir(p, name string) (Format, []string, error) {
 // format is to be sniffed, the directory formats first, then those of a directory
 // holding one file of a file format.
 func dirCandidates(p, name string) ([]Format, error) {
-	if name == "" || name == Auto {
+	if sniffed(name) {
 		return dirFormats(), nil
 	}
 	f, ok := Lookup(name)
