@@ -152,15 +152,21 @@ func (r *reader) str(what string) string {
 }
 
 func (r *reader) header() Header {
+	h := r.counts()
+	h.Info = r.str("info string")
+	h.Start = r.str("start string")
+	h.End = r.str("end string")
+	return h
+}
+
+// counts reads the header's id and counts, before its strings.
+func (r *reader) counts() Header {
 	var h Header
 	h.ID = r.u64("history id")
 	h.Nodes = r.u64("n_node")
 	h.Variables = r.u64("n_variable")
 	h.TxnsPerNode = r.u64("n_transaction")
 	h.EventsPerTxn = r.u64("n_event")
-	h.Info = r.str("info string")
-	h.Start = r.str("start string")
-	h.End = r.str("end string")
 	return h
 }
 
@@ -354,12 +360,7 @@ func ReadHeader(data []byte) (Header, error) {
 // three strings are text.
 func Sniff(name string, head []byte) bool {
 	r := &reader{data: head}
-	var h Header
-	h.ID = r.u64("")
-	h.Nodes = r.u64("")
-	h.Variables = r.u64("")
-	h.TxnsPerNode = r.u64("")
-	h.EventsPerTxn = r.u64("")
+	h := r.counts()
 	if r.err != nil || !h.plausible() {
 		return false
 	}
