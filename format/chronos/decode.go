@@ -386,68 +386,63 @@ func (x *scratch) fastOp(s *jsonscan.Scanner) bool {
 func (x *scratch) parseOp(s *jsonscan.Scanner) bool {
 	s.WS()
 	at := s.I
-	var m opMembers
-	ok := s.Object(`an operation object {"t", "k", "v"}`, func(k []byte, _ int) bool { return m.member(x, s, k) })
+	var o rawOp
+	var kind []byte
+	seenK, seenV := false, false
+	ok := s.Object(`an operation object {"t", "k", "v"}`, func(k []byte, kstart int) bool {
+		var ok bool
+		switch string(k) {
+		case "t":
+			s.WS()
+			tat := s.I
+			if kind, ok = s.Str(`operation type "t" ("r", "w" or "a")`); ok {
+				switch string(kind) {
+				case "r", "w", "a":
+				default:
+					return s.Failf(tat, `expected operation type "r", "w" or "a", found %q`, kind)
+				}
+			}
+		case "k":
+			o.key, ok = s.Key(`key "k"`)
+			seenK = true
+		case "v":
+			seenV = true
+			if s.Peek() == '[' {
+				o.kind = history.OpListRead
+				return x.parseList(s, &o)
+			}
+			o.val, ok = s.Datum(`value "v"`)
+		default:
+			return s.Skip()
+		}
+		return ok
+	})
 	switch {
 	case !ok:
 		return false
-	case m.kind == nil:
+	case kind == nil:
 		return s.Failf(at, `expected an operation type "t" in the operation object`)
-	case !m.seenK:
+	case !seenK:
 		return s.Failf(at, `expected a key "k" in the operation object`)
-	case !m.seenV:
+	case !seenV:
 		return s.Failf(at, `expected a value "v" in the operation object`)
 	}
-	o, kind := m.o, m.kind
-	if o.kind == history.OpListRead && kind[0] != 'r' {
-		return s.Failf(at, `expected a single value "v" in a %q operation, found a list`, kind)
-	}
-	if o.kind != history.OpListRead {
-		o.kind = fastKinds[kind[0]]
+	switch kind[0] {
+	case 'r':
+		if o.kind != history.OpListRead {
+			o.kind = history.OpRead
+		}
+	case 'w', 'a':
+		if o.kind == history.OpListRead {
+			return s.Failf(at, `expected a single value "v" in a %q operation, found a list`, kind)
+		}
+		o.kind = history.OpWrite
+		if kind[0] == 'a' {
+			o.kind = history.OpAppend
+		}
 	}
 	x.ops = append(x.ops, o)
 	return true
-}
-
-// opMembers is what parseOp has read of an operation object.
-type opMembers struct {
-	o            rawOp
-	kind         []byte // "t"
-	seenK, seenV bool
-}
-
-// member parses the value of the operation object's member named k (a list value into x's
-// list).
-func (m *opMembers) member(x *scratch, s *jsonscan.Scanner, k []byte) bool {
-	var ok bool
-	switch string(k) {
-	case "t":
-		m.kind, ok = opType(s)
-	case "k":
-		m.o.key, ok = s.Key(`key "k"`)
-		m.seenK = true
-	case "v":
-		m.seenV = true
-		if s.Peek() == '[' {
-			m.o.kind = history.OpListRead
-			return x.parseList(s, &m.o)
-		}
-		m.o.val, ok = s.Datum(`value "v"`)
-	default:
-		return s.Skip()
-	}
-	return ok
-}
-
-// opType parses an operation's type "t": "r", "w" or "a".
-func opType(s *jsonscan.Scanner) ([]byte, bool) {
-	s.WS()
-	at := s.I
-	kind, ok := s.Str(`operation type "t" ("r", "w" or "a")`)
-	if ok && (len(kind) != 1 || fastKinds[kind[0]] == history.OpInvalid) {
-		return kind, s.Failf(at, `expected operation type "r", "w" or "a", found %q`, kind)
-	}
-	return kind, ok
 }
 
 func (x *scratch) parseList(s *jsonscan.Scanner, o *rawOp) bool {
