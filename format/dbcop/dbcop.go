@@ -340,13 +340,19 @@ func txnKeepsInitial(p []byte, init map[uint64]uint64) []byte {
 		return nil
 	}
 	for q := p[8 : 8+n*eventSize]; len(q) > 0; q = q[eventSize:] {
-		k, v := le.Uint64(q[1:]), le.Uint64(q[9:])
-		iv, ok := init[k]
-		if !ok || v == iv && q[0] == 1 || v == 0 && q[0] == 0 {
+		if !keepsInitial(q, init) {
 			return nil
 		}
 	}
 	return p[8+n*eventSize+1:]
+}
+
+// keepsInitial reports whether the event q agrees with the initial writes init: it touches
+// a variable they write, and neither writes its initial value again nor reads 0.
+func keepsInitial(q []byte, init map[uint64]uint64) bool {
+	k, v := binary.LittleEndian.Uint64(q[1:]), binary.LittleEndian.Uint64(q[9:])
+	iv, ok := init[k]
+	return ok && !(v == iv && q[0] == 1) && !(v == 0 && q[0] == 0)
 }
 
 // ReadHeader reads the header of a history.bincode file.
@@ -511,18 +517,27 @@ func (j *jsonReader) event(e jsonEvent) string {
 	} else if e.Write != nil {
 		return `expected a written "version"`
 	}
-	switch {
-	case e.Write != nil:
+	if e.Write != nil {
 		b.Write(k, v)
-	case a.Version != nil && *a.Version == 0 && !j.zeroWritten[*a.Variable]:
-		b.ReadFrom(k, v, history.Src{Kind: history.SrcInit})
-		if !j.nullRead[*a.Variable] {
-			b.SetInitialKey(k, v)
-		}
-	default:
-		b.Read(k, v)
+	} else {
+		j.read(a, k, v)
 	}
 	return ""
+}
+
+// read adds a read of a, variable k at version v: of the initial state when it reads version
+// 0 and no transaction writes 0 to the variable, which then starts at 0 unless some read
+// found it null.
+func (j *jsonReader) read(a *jsonAccess, k history.Key, v history.Value) {
+	b := j.b
+	if a.Version == nil || *a.Version != 0 || j.zeroWritten[*a.Variable] {
+		b.Read(k, v)
+		return
+	}
+	b.ReadFrom(k, v, history.Src{Kind: history.SrcInit})
+	if !j.nullRead[*a.Variable] {
+		b.SetInitialKey(k, v)
+	}
 }
 
 // rootReads returns the variables some transaction writes version 0 to, and those some read

@@ -181,10 +181,19 @@ func initialTxn(txns []*txn) bool {
 		return false
 	}
 	for _, t := range txns[1:] {
-		for _, o := range t.ops {
-			if !written[o.key] || o.write && o.val == 0 {
-				return false
-			}
+		if !keepsInitial(t, written) {
+			return false
+		}
+	}
+	return true
+}
+
+// keepsInitial reports whether t agrees with an initial transaction writing 0 to the keys
+// written: it touches only those keys, and writes 0 to none.
+func keepsInitial(t *txn, written map[int64]bool) bool {
+	for _, o := range t.ops {
+		if !written[o.key] || o.write && o.val == 0 {
+			return false
 		}
 	}
 	return true

@@ -400,19 +400,28 @@ func (w *writer) record(i, j int) error {
 		b = strconv.AppendInt(append(b, " A "...), k, 10)
 		b = strconv.AppendInt(append(b, ' '), v, 10)
 	} else {
-		l := h.List(o)
 		b = strconv.AppendInt(append(b, " R "...), k, 10)
-		b = strconv.AppendInt(append(b, ' '), int64(len(l)), 10)
-		for _, x := range l {
-			v, err := w.integer(h.Value(x), t, j)
-			if err != nil {
-				return err
-			}
-			b = strconv.AppendInt(append(b, ' '), v, 10)
+		if b, err = w.appendList(b, t, j); err != nil {
+			return err
 		}
 	}
 	w.b = append(b, '\n')
 	return nil
+}
+
+// appendList appends the length and elements of the list that op j of t, a list read,
+// read.
+func (w *writer) appendList(b []byte, t *history.Txn, j int) ([]byte, error) {
+	l := w.h.List(t.Ops[j])
+	b = strconv.AppendInt(append(b, ' '), int64(len(l)), 10)
+	for _, x := range l {
+		v, err := w.integer(w.h.Value(x), t, j)
+		if err != nil {
+			return b, err
+		}
+		b = strconv.AppendInt(append(b, ' '), v, 10)
+	}
+	return b, nil
 }
 
 // integer returns d, a key or value of op j of t, as an integer.
