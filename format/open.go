@@ -85,12 +85,7 @@ func read(src io.Reader, p, name string, o Options) (*history.History, Format, e
 		return nil, Format{}, err
 	}
 	size := regularSize(src)
-	var pr *progress
-	if o.Progress != nil && size >= 0 {
-		// A stream of unknown size (a pipe) gets no progress: there is no total to show.
-		pr = &progress{report: o.Progress, total: size}
-		src = &countingReader{r: src, p: pr}
-	}
+	pr, src := streamProgress(o, src, size)
 	br := bufio.NewReaderSize(src, 1<<16)
 	r, err := maybeGunzip(br)
 	if err != nil {
@@ -113,6 +108,17 @@ func read(src io.Reader, p, name string, o Options) (*history.History, Format, e
 	}
 	pr.complete()
 	return finish(d, b, f, p, o)
+}
+
+// streamProgress returns the progress of reading src, size bytes, and what to read src
+// through to count it; no progress when o asks for none or the size is unknown (a pipe:
+// there is no total to show).
+func streamProgress(o Options, src io.Reader, size int64) (*progress, io.Reader) {
+	if o.Progress == nil || size < 0 {
+		return nil, src
+	}
+	pr := &progress{report: o.Progress, total: size}
+	return pr, &countingReader{r: src, p: pr}
 }
 
 // regularSize returns the size of src when it is a regular file, else -1.
