@@ -43,7 +43,7 @@ func (d *dropper) keepOp(t *history.Txn, o history.Op) bool {
 	case d.drop[Predicates] && (o.Kind == history.OpPredRead || o.Kind == history.OpPredWrite),
 		d.drop[InsertDelete] && (o.Kind == history.OpInsert || o.Kind == history.OpDelete),
 		d.drop[FailedOps] && o.Failed(),
-		d.drop[UnknownNilRead] && t.Outcome == history.OutcomeUnknown && o.Kind == history.OpRead && o.Value == history.Nil:
+		d.drop[UnknownNilRead] && t.Outcome == history.OutcomeUnknown && isNilRead(o):
 		return false
 	}
 	return true
@@ -62,41 +62,59 @@ func (d *dropper) keepTxn(t *history.Txn) bool {
 func (d *dropper) run(h *history.History) *history.History {
 	d.h = h
 	d.newOp = make(map[history.TxnID][]int32)
+	d.markLeftOut()
+	keep := d.place()
+	// Pass 2: the new transactions.
+	out := *h
+	out.Txns = make([]history.Txn, len(keep))
+	for i, k := range keep {
+		out.Txns[i] = d.txn(k.old, k.from, history.TxnID(i))
+	}
+	d.sessions(&out)
+	d.snapshots(&out)
+	d.preds(&out)
+	return &out
+}
+
+// markLeftOut marks the placeholder transactions to leave out and the aborted transactions
+// to merge into their session's first.
+func (d *dropper) markLeftOut() {
 	d.into = make(map[history.TxnID]history.TxnID)
 	d.placeholder = make(map[history.TxnID]bool)
 	if d.drop[Placeholders] {
-		for _, t := range h.Placeholders() {
+		for _, t := range d.h.Placeholders() {
 			d.placeholder[t] = true
 		}
 	}
 	if d.drop[AbortedMany] && !d.drop[Aborted] {
-		for _, ts := range abortedWithOps(h) {
+		for _, ts := range abortedWithOps(d.h) {
 			for _, t := range ts[min(1, len(ts)):] {
 				d.into[t] = ts[0]
 			}
 		}
 	}
-	// Pass 1: which transactions stay, and where their ops go.
-	type kept struct {
-		old  history.TxnID
-		from []history.TxnID // the transactions whose ops it holds, in order
-	}
+}
+
+// kept is a transaction of the new history: the old one it stands for, and the
+// transactions whose ops it holds, in order.
+type kept struct {
+	old  history.TxnID
+	from []history.TxnID
+}
+
+// place is pass 1: it decides which transactions stay (setting newID) and where their ops
+// go (newOp), and returns the transactions of the new history.
+func (d *dropper) place() []kept {
+	h := d.h
 	var keep []kept
 	d.newID = make([]history.TxnID, len(h.Txns))
-	merged := make(map[history.TxnID][]history.TxnID)
-	for t, into := range d.into {
-		merged[into] = append(merged[into], t)
-	}
+	merged := d.merged()
 	for id, t := range h.All() {
 		d.newID[id] = -1
 		if !d.keepTxn(t) {
 			continue
 		}
-		from := []history.TxnID{id}
-		if m := merged[id]; len(m) > 0 {
-			slices.Sort(m)
-			from = append(from, m...)
-		}
+		from := append([]history.TxnID{id}, merged[id]...)
 		n := 0
 		for _, f := range from {
 			n += d.placeOps(f, n)
@@ -110,14 +128,25 @@ func (d *dropper) run(h *history.History) *history.History {
 		}
 		keep = append(keep, kept{id, from})
 	}
-	// Pass 2: the new transactions.
-	out := *h
-	out.Txns = make([]history.Txn, len(keep))
-	for i, k := range keep {
-		out.Txns[i] = d.txn(k.old, k.from, history.TxnID(i))
+	return keep
+}
+
+// merged returns, per transaction that others are merged into, those others in id order.
+func (d *dropper) merged() map[history.TxnID][]history.TxnID {
+	merged := make(map[history.TxnID][]history.TxnID)
+	for t, into := range d.into {
+		merged[into] = append(merged[into], t)
 	}
-	out.Sessions = make([]history.Session, len(h.Sessions))
-	for s, sess := range h.Sessions {
+	for _, m := range merged {
+		slices.Sort(m)
+	}
+	return merged
+}
+
+// sessions renumbers the sessions' transactions in out, whose transactions are made.
+func (d *dropper) sessions(out *history.History) {
+	out.Sessions = make([]history.Session, len(d.h.Sessions))
+	for s, sess := range d.h.Sessions {
 		ns := sess
 		ns.Txns = nil
 		for _, t := range sess.Txns {
@@ -128,9 +157,6 @@ func (d *dropper) run(h *history.History) *history.History {
 		}
 		out.Sessions[s] = ns
 	}
-	d.snapshots(&out)
-	d.preds(&out)
-	return &out
 }
 
 func (d *dropper) isMerged(t history.TxnID) bool { _, ok := d.into[t]; return ok }
@@ -144,10 +170,7 @@ func (d *dropper) placeOps(t history.TxnID, at int) int {
 	for i, o := range tx.Ops {
 		if !d.keepOp(tx, o) {
 			if pos == nil {
-				pos = make([]int32, len(tx.Ops))
-				for j := range i {
-					pos[j] = int32(at + j)
-				}
+				pos = shifted(len(tx.Ops), i, at)
 			}
 			pos[i] = -1
 			continue
@@ -158,10 +181,7 @@ func (d *dropper) placeOps(t history.TxnID, at int) int {
 		n++
 	}
 	if pos == nil && at > 0 {
-		pos = make([]int32, len(tx.Ops))
-		for j := range pos {
-			pos[j] = int32(at + j)
-		}
+		pos = shifted(len(tx.Ops), len(tx.Ops), at)
 	}
 	if pos != nil {
 		d.newOp[t] = pos
@@ -169,12 +189,21 @@ func (d *dropper) placeOps(t history.TxnID, at int) int {
 	return n
 }
 
+// shifted returns the new places of n ops whose first upto keep their order from index at.
+func shifted(n, upto, at int) []int32 {
+	pos := make([]int32, n)
+	for j := range upto {
+		pos[j] = int32(at + j)
+	}
+	return pos
+}
+
 // src maps a source to the new history (by value when its writer was left out).
 func (d *dropper) src(s history.Src) history.Src {
-	if d.drop[Sources] || s.Kind != history.SrcTxn {
-		if d.drop[Sources] {
-			return history.Src{}
-		}
+	if d.drop[Sources] {
+		return history.Src{}
+	}
+	if s.Kind != history.SrcTxn {
 		return s
 	}
 	n := d.newID[s.Txn]
@@ -195,10 +224,7 @@ func (d *dropper) txn(old history.TxnID, from []history.TxnID, id history.TxnID)
 	t.ID = id
 	ops := make([]history.Op, 0, len(t.Ops))
 	var times []history.Interval
-	withTimes := !d.drop[OpTime]
-	for _, f := range from {
-		withTimes = withTimes && d.h.Txn(f).OpTimes != nil
-	}
+	withTimes := d.keepsOpTimes(from)
 	for _, f := range from {
 		ft := d.h.Txn(f)
 		for i, o := range ft.Ops {
@@ -220,6 +246,20 @@ func (d *dropper) txn(old history.TxnID, from []history.TxnID, id history.TxnID)
 		t.HasTimestamps, t.Start, t.Commit = false, history.Timestamp{}, history.Timestamp{}
 	}
 	return t
+}
+
+// keepsOpTimes reports whether the transaction made of from keeps its ops' times: they are
+// not dropped, and every transaction of from has them.
+func (d *dropper) keepsOpTimes(from []history.TxnID) bool {
+	if d.drop[OpTime] {
+		return false
+	}
+	for _, f := range from {
+		if d.h.Txn(f).OpTimes == nil {
+			return false
+		}
+	}
+	return true
 }
 
 func (d *dropper) snapshots(out *history.History) {

@@ -104,27 +104,17 @@ func opsOfKind(kinds ...history.OpKind) func(*history.History, Format) Loss {
 
 func isList(k history.OpKind) bool { return k == history.OpAppend || k == history.OpListRead }
 
+func isItem(k history.OpKind) bool { return k == history.OpRead || k == history.OpWrite }
+
 // measureMixed counts the operations of the rarer workload when h has item and list ops.
 func measureMixed(h *history.History, _ Format) Loss {
-	var items, lists int
-	for _, t := range h.All() {
-		for _, o := range t.Ops {
-			switch {
-			case isList(o.Kind):
-				lists++
-			case o.Kind == history.OpRead || o.Kind == history.OpWrite:
-				items++
-			}
-		}
-	}
+	items, lists := countWorkloads(h)
 	if items == 0 || lists == 0 {
 		return Loss{}
 	}
-	rare := func(k history.OpKind) bool { return isList(k) }
-	what := "list"
+	rare, what := isList, "list"
 	if items < lists {
-		rare = func(k history.OpKind) bool { return k == history.OpRead || k == history.OpWrite }
-		what = "item"
+		rare, what = isItem, "item"
 	}
 	c := newTally()
 	for id, t := range h.All() {
@@ -139,36 +129,58 @@ func measureMixed(h *history.History, _ Format) Loss {
 	return c.Loss
 }
 
+// countWorkloads returns the number of item and of list operations in h.
+func countWorkloads(h *history.History) (items, lists int) {
+	for _, t := range h.All() {
+		for _, o := range t.Ops {
+			switch {
+			case isList(o.Kind):
+				lists++
+			case isItem(o.Kind):
+				items++
+			}
+		}
+	}
+	return items, lists
+}
+
 func measureNonInteger(h *history.History, _ Format) Loss {
-	isInt := func(d history.Datum) bool { _, ok := d.Int(); return ok }
 	c := newTally()
 	for id, t := range h.All() {
 		for i, o := range t.Ops {
-			bad := history.NilDatum
-			ok := true
-			switch o.Kind {
-			case history.OpRead, history.OpWrite, history.OpAppend, history.OpInsert:
-				if !isInt(h.Key(o.Key)) {
-					ok, bad = false, h.Key(o.Key)
-				} else if !isInt(h.Value(o.Value)) {
-					ok, bad = false, h.Value(o.Value)
-				}
-			case history.OpDelete:
-				ok, bad = isInt(h.Key(o.Key)), h.Key(o.Key)
-			case history.OpListRead:
-				ok, bad = isInt(h.Key(o.Key)), h.Key(o.Key)
-				for _, v := range h.List(o) {
-					if ok && !isInt(h.Value(v)) {
-						ok, bad = false, h.Value(v)
-					}
-				}
-			}
-			if !ok {
+			if bad, ok := nonInteger(h, o); ok {
 				c.add(id, func() string { return fmt.Sprintf("txn %s op %d holds %s", h.Name(id), i, history.ShowValue(bad)) })
 			}
 		}
 	}
 	return c.Loss
+}
+
+func isInt(d history.Datum) bool { _, ok := d.Int(); return ok }
+
+// nonInteger returns the first key or value of o that is not an integer, if one is.
+func nonInteger(h *history.History, o history.Op) (history.Datum, bool) {
+	switch o.Kind {
+	case history.OpRead, history.OpWrite, history.OpAppend, history.OpInsert:
+		if !isInt(h.Key(o.Key)) {
+			return h.Key(o.Key), true
+		}
+		if !isInt(h.Value(o.Value)) {
+			return h.Value(o.Value), true
+		}
+	case history.OpDelete:
+		return h.Key(o.Key), !isInt(h.Key(o.Key))
+	case history.OpListRead:
+		if !isInt(h.Key(o.Key)) {
+			return h.Key(o.Key), true
+		}
+		for _, v := range h.List(o) {
+			if !isInt(h.Value(v)) {
+				return h.Value(v), true
+			}
+		}
+	}
+	return history.NilDatum, false
 }
 
 func measureFailed(h *history.History, _ Format) Loss {
@@ -225,16 +237,7 @@ func measureUnknownThenMore(h *history.History, _ Format) Loss {
 }
 
 func measureUnknownEnd(h *history.History, _ Format) Loss {
-	var last int64
-	timed := false
-	for _, t := range h.All() {
-		if t.HasTime {
-			if !timed || t.Time.End > last {
-				last = t.Time.End
-			}
-			last, timed = max(last, t.Time.Begin), true
-		}
-	}
+	last := lastClientTime(h)
 	c := newTally()
 	for id, t := range h.All() {
 		if t.Outcome == history.OutcomeUnknown && t.HasTime && t.Time.End < last {
@@ -246,6 +249,25 @@ func measureUnknownEnd(h *history.History, _ Format) Loss {
 	return c.Loss
 }
 
+// lastClientTime returns the latest client time of h, 0 when no transaction has one.
+func lastClientTime(h *history.History) int64 {
+	var last int64
+	timed := false
+	for _, t := range h.All() {
+		if t.HasTime {
+			if !timed || t.Time.End > last {
+				last = t.Time.End
+			}
+			last, timed = max(last, t.Time.Begin), true
+		}
+	}
+	return last
+}
+
+// isNilRead reports whether o is an item read that found nil: from a transaction of
+// unknown outcome, it may be a read that never ran ([UnknownNilRead]).
+func isNilRead(o history.Op) bool { return o.Kind == history.OpRead && o.Value == history.Nil }
+
 func measureUnknownNilRead(h *history.History, _ Format) Loss {
 	c := newTally()
 	for id, t := range h.All() {
@@ -253,7 +275,7 @@ func measureUnknownNilRead(h *history.History, _ Format) Loss {
 			continue
 		}
 		for i, o := range t.Ops {
-			if o.Kind == history.OpRead && o.Value == history.Nil {
+			if isNilRead(o) {
 				c.add(id, func() string { return fmt.Sprintf("txn %s op %d reads %s", h.Name(id), i, h.KV(o.Key, o.Value)) })
 			}
 		}
@@ -294,10 +316,7 @@ func initialReads(h *history.History, f Format, perKey bool) Loss {
 				continue
 			}
 			init := h.InitialValue(o.Key)
-			if init == o.Value && h.Value(init) == f.Initial {
-				continue
-			}
-			if o.Value == init || h.Value(o.Value) == f.Initial {
+			if readsEitherInitial(h, o, init, f.Initial) {
 				c.add(id, func() string {
 					hs := history.ShowValue(h.Value(init))
 					s := fmt.Sprintf("txn %s reads %s; %s starts at %s here, at %s in the format", h.Name(id), h.KV(o.Key, o.Value), h.Key(o.Key), hs, fs)
@@ -310,6 +329,15 @@ func initialReads(h *history.History, f Format, perKey bool) Loss {
 		}
 	}
 	return c.Loss
+}
+
+// readsEitherInitial reports whether read o sees the initial value of its key here (init)
+// or the format's (finit), but not both: a different initial value changes its writer.
+func readsEitherInitial(h *history.History, o history.Op, init history.Value, finit history.Datum) bool {
+	if init == o.Value && h.Value(init) == finit {
+		return false
+	}
+	return o.Value == init || h.Value(o.Value) == finit
 }
 
 // measureSharedSessions counts sessions (with transactions) whose source id an earlier
@@ -337,37 +365,7 @@ func measureSharedSessions(h *history.History, _ Format) Loss {
 // transaction's write of v to k (whatever its outcome or position) and the initial state
 // if k starts at v; a read after the transaction's own write of k takes that write.
 func measureSources(h *history.History, _ Format) Loss {
-	type kv struct {
-		k history.Key
-		v history.Value
-	}
-	type writers struct {
-		n  int32
-		t  history.TxnID
-		op int32
-	}
-	var idx map[kv]writers
-	index := func() {
-		idx = make(map[kv]writers)
-		for id, t := range h.All() {
-			for i, o := range t.Ops {
-				v := o.Value
-				switch o.Kind {
-				case history.OpWrite, history.OpInsert:
-				case history.OpDelete:
-					v = history.Nil
-				default:
-					continue
-				}
-				w := idx[kv{o.Key, v}]
-				if w.n == 0 {
-					w.t, w.op = id, int32(i)
-				}
-				w.n++
-				idx[kv{o.Key, v}] = w
-			}
-		}
-	}
+	var idx valueWriters
 	c := newTally()
 	for id, t := range h.All() {
 		for i, o := range t.Ops {
@@ -382,22 +380,9 @@ func measureSources(h *history.History, _ Format) Loss {
 				continue
 			}
 			if idx == nil {
-				index()
+				idx = indexWriters(h)
 			}
-			var ok bool
-			if j := ownWrite(t.Ops[:i], o.Key); j >= 0 {
-				ok = o.Src.Kind == history.SrcTxn && o.Src.Txn == id && t.Ops[j].Value == o.Value
-			} else {
-				w := idx[kv{o.Key, o.Value}]
-				init := h.InitialValue(o.Key) == o.Value
-				switch o.Src.Kind {
-				case history.SrcTxn:
-					ok = !init && w.n == 1 && w.t == o.Src.Txn && w.op == o.Src.Op
-				default: // SrcInit, SrcNone
-					ok = init && w.n == 0
-				}
-			}
-			if !ok {
+			if !idx.matchAlone(h, id, t, i) {
 				w := idx[kv{o.Key, o.Value}]
 				c.add(id, func() string {
 					return fmt.Sprintf("txn %s reads %s from %s; %d writes of that value", h.Name(id), h.KV(o.Key, o.Value), srcName(h, o.Src), w.n)
@@ -406,6 +391,60 @@ func measureSources(h *history.History, _ Format) Loss {
 		}
 	}
 	return c.Loss
+}
+
+type kv struct {
+	k history.Key
+	v history.Value
+}
+
+// writers counts the writes of one value to one key and keeps the first.
+type writers struct {
+	n  int32
+	t  history.TxnID
+	op int32
+}
+
+// valueWriters holds, per key and value, the writes value matching finds for a read.
+type valueWriters map[kv]writers
+
+// indexWriters indexes the writes of h by key and value written (a delete writes nil).
+func indexWriters(h *history.History) valueWriters {
+	idx := make(valueWriters)
+	for id, t := range h.All() {
+		for i, o := range t.Ops {
+			v := o.Value
+			switch o.Kind {
+			case history.OpWrite, history.OpInsert:
+			case history.OpDelete:
+				v = history.Nil
+			default:
+				continue
+			}
+			w := idx[kv{o.Key, v}]
+			if w.n == 0 {
+				w.t, w.op = id, int32(i)
+			}
+			w.n++
+			idx[kv{o.Key, v}] = w
+		}
+	}
+	return idx
+}
+
+// matchAlone reports whether value matching finds, for read i of transaction t (id), the
+// source the read names and only it.
+func (idx valueWriters) matchAlone(h *history.History, id history.TxnID, t *history.Txn, i int) bool {
+	o := t.Ops[i]
+	if j := ownWrite(t.Ops[:i], o.Key); j >= 0 {
+		return o.Src.Kind == history.SrcTxn && o.Src.Txn == id && t.Ops[j].Value == o.Value
+	}
+	w := idx[kv{o.Key, o.Value}]
+	init := h.InitialValue(o.Key) == o.Value
+	if o.Src.Kind == history.SrcTxn {
+		return !init && w.n == 1 && w.t == o.Src.Txn && w.op == o.Src.Op
+	}
+	return init && w.n == 0 // SrcInit, SrcNone
 }
 
 // predSources counts a predicate op's rows that name their writer: no format that holds

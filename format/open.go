@@ -84,37 +84,19 @@ func read(src io.Reader, p, name string, o Options) (*history.History, Format, e
 	if err != nil {
 		return nil, Format{}, err
 	}
-	size := int64(-1)
-	if s, ok := src.(interface{ Stat() (fs.FileInfo, error) }); ok {
-		if st, err := s.Stat(); err == nil && st.Mode().IsRegular() {
-			size = st.Size()
-		}
-	}
-	var pr *progress
-	if o.Progress != nil && size >= 0 {
-		// A stream of unknown size (a pipe) gets no progress: there is no total to show.
-		pr = &progress{report: o.Progress, total: size}
-		src = &countingReader{r: src, p: pr}
-	}
+	size := regularSize(src)
+	pr, src := streamProgress(o, src, size)
 	br := bufio.NewReaderSize(src, 1<<16)
 	r, err := maybeGunzip(br)
 	if err != nil {
 		return nil, Format{}, fmt.Errorf("%s: %w", p, err)
 	}
 	if sniff {
-		head, err := r.Peek(sniffLen)
-		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-			return nil, Format{}, fmt.Errorf("%s: %w", p, err)
-		}
-		if f, err = sniffFile(p, head); err != nil {
+		if f, err = sniffReader(p, r); err != nil {
 			return nil, Format{}, err
 		}
 	}
-	in := &counter{r: r}
-	var dec io.Reader = in
-	if r == br && size >= 0 {
-		dec = &sizedReader{counter: in, size: size}
-	}
+	in, dec := decodeInput(r, br, size)
 	d := f.New(o)
 	b := history.NewBuilder()
 	if err := d.Decode(dec, p, b); err != nil {
@@ -124,10 +106,50 @@ func read(src io.Reader, p, name string, o Options) (*history.History, Format, e
 		return nil, f, &ParseError{Format: f.Name, File: p, Offset: in.n,
 			Err: fmt.Errorf("%w: expected at least one transaction, found none in %s", ErrEmpty, bytesText(in.n))}
 	}
-	if pr != nil {
-		pr.report(pr.total, pr.total)
-	}
+	pr.complete()
 	return finish(d, b, f, p, o)
+}
+
+// streamProgress returns the progress of reading src, size bytes, and what to read src
+// through to count it; no progress when o asks for none or the size is unknown (a pipe:
+// there is no total to show).
+func streamProgress(o Options, src io.Reader, size int64) (*progress, io.Reader) {
+	if o.Progress == nil || size < 0 {
+		return nil, src
+	}
+	pr := &progress{report: o.Progress, total: size}
+	return pr, &countingReader{r: src, p: pr}
+}
+
+// regularSize returns the size of src when it is a regular file, else -1.
+func regularSize(src io.Reader) int64 {
+	if s, ok := src.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if st, err := s.Stat(); err == nil && st.Mode().IsRegular() {
+			return st.Size()
+		}
+	}
+	return -1
+}
+
+// sniffReader returns the single-file format whose sniffer accepts the first bytes of r,
+// the content of file p, which it peeks at.
+func sniffReader(p string, r *bufio.Reader) (Format, error) {
+	head, err := r.Peek(sniffLen)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return Format{}, fmt.Errorf("%s: %w", p, err)
+	}
+	return sniffFile(p, head)
+}
+
+// decodeInput returns what a decoder reads of r, the content of a file read through br:
+// r counted by in, which also says, when r is br (not gunzipped) and the file's size is
+// known, how much is left.
+func decodeInput(r, br *bufio.Reader, size int64) (in *counter, dec io.Reader) {
+	in = &counter{r: r}
+	if r == br && size >= 0 {
+		return in, &sizedReader{counter: in, size: size}
+	}
+	return in, in
 }
 
 // member is one member file of a directory history, as read.
@@ -142,15 +164,7 @@ func openDir(p, name string, o Options) (*history.History, Format, error) {
 	if err != nil {
 		return nil, Format{}, err
 	}
-	var pr *progress
-	if o.Progress != nil {
-		pr = &progress{report: o.Progress}
-		for _, m := range members {
-			if st, err := os.Stat(m); err == nil {
-				pr.total += st.Size()
-			}
-		}
-	}
+	pr := membersProgress(o, members)
 	d := f.New(o)
 	b := history.NewBuilder()
 	got := make([]member, len(members))
@@ -161,29 +175,33 @@ func openDir(p, name string, o Options) (*history.History, Format, error) {
 		}
 		got[i] = member{m, n}
 	}
-	if pr != nil {
-		pr.report(pr.total, pr.total)
-	}
+	pr.complete()
 	if err := checkMembers(f, p, got, b, o); err != nil {
 		return nil, f, err
 	}
 	return finish(d, b, f, p, o)
 }
 
+// membersProgress returns the progress of reading the member files, nil when o asks for
+// none.
+func membersProgress(o Options, members []string) *progress {
+	if o.Progress == nil {
+		return nil
+	}
+	pr := &progress{report: o.Progress}
+	for _, m := range members {
+		if st, err := os.Stat(m); err == nil {
+			pr.total += st.Size()
+		}
+	}
+	return pr
+}
+
 // checkMembers refuses a directory history whose member files hold no transaction, and notes
 // the empty members of one that holds some.
 func checkMembers(f Format, p string, members []member, b *history.Builder, o Options) error {
-	var empty []string
-	for _, m := range members {
-		if m.size == 0 {
-			empty = append(empty, filepath.Base(m.path))
-		}
-	}
 	if b.NumTxns() > 0 || o.AllowEmpty {
-		if len(empty) > 0 && len(empty) < len(members) {
-			b.Note(fmt.Sprintf("%s of the %d member files %s empty (%s): read as clients that logged nothing; if a client's log was lost, reads of its writes have no writer",
-				count(len(empty), "", ""), len(members), isAre(len(empty)), listNames(empty)))
-		}
+		noteEmpty(members, b)
 		return nil
 	}
 	var sizes []string
@@ -193,6 +211,20 @@ func checkMembers(f Format, p string, members []member, b *history.Builder, o Op
 	first := members[0]
 	return &ParseError{Format: f.Name, File: first.path, Offset: first.size,
 		Err: fmt.Errorf("%w: expected at least one transaction in the %s of %s, found none (%s)", ErrEmpty, count(len(members), f.Members, " files"), p, listNames(sizes))}
+}
+
+// noteEmpty notes the empty member files, when some but not all are.
+func noteEmpty(members []member, b *history.Builder) {
+	var empty []string
+	for _, m := range members {
+		if m.size == 0 {
+			empty = append(empty, filepath.Base(m.path))
+		}
+	}
+	if len(empty) > 0 && len(empty) < len(members) {
+		b.Note(fmt.Sprintf("%s of the %d member files %s empty (%s): read as clients that logged nothing; if a client's log was lost, reads of its writes have no writer",
+			count(len(empty), "", ""), len(members), isAre(len(empty)), listNames(empty)))
+	}
 }
 
 // finish resolves what spans inputs and builds the history.
@@ -252,6 +284,13 @@ type progress struct {
 	last        int64
 }
 
+// complete reports all input read; pr may be nil (no progress asked).
+func (pr *progress) complete() {
+	if pr != nil {
+		pr.report(pr.total, pr.total)
+	}
+}
+
 type countingReader struct {
 	r io.Reader
 	p *progress
@@ -290,11 +329,7 @@ func decodeFile(d Decoder, p string, b *history.Builder, pr *progress) (int64, e
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", p, err)
 	}
-	in := &counter{r: r}
-	var dec io.Reader = in
-	if r == br {
-		dec = &sizedReader{counter: in, size: st.Size()}
-	}
+	in, dec := decodeInput(r, br, st.Size())
 	if err := d.Decode(dec, p, b); err != nil {
 		return in.n, parse.WithFile(err, p)
 	}
@@ -361,6 +396,10 @@ func readHead(p string) ([]byte, error) {
 	return head[:n], nil
 }
 
+// sniffed reports whether the format named name is to be sniffed from the content: it is
+// [Auto] or "".
+func sniffed(name string) bool { return name == "" || name == Auto }
+
 func unknown(name string) error {
 	return fmt.Errorf("%w %q (supported: %s)", ErrUnknownFormat, name, strings.Join(Names(), ", "))
 }
@@ -368,7 +407,7 @@ func unknown(name string) error {
 // lookupFile returns the single-file format named name, or sniff set when it is to be
 // sniffed from the content.
 func lookupFile(p, name string) (f Format, sniff bool, err error) {
-	if name == "" || name == Auto {
+	if sniffed(name) {
 		return Format{}, true, nil
 	}
 	f, ok := Lookup(name)
@@ -385,13 +424,7 @@ func lookupFile(p, name string) (f Format, sniff bool, err error) {
 // the file p.
 func sniffFile(p string, head []byte) (Format, error) {
 	if len(bytes.TrimSpace(head)) == 0 {
-		switch {
-		case len(head) == 0:
-			return Format{}, &ParseError{File: p, Offset: 0, Err: fmt.Errorf("%w: empty file: expected a history, found 0 bytes", ErrEmpty)}
-		case len(head) < sniffLen:
-			return Format{}, &ParseError{File: p, Offset: int64(len(head)), Err: fmt.Errorf("%w: blank file: expected a history, found only white space", ErrEmpty)}
-		}
-		return Format{}, fmt.Errorf("%s: %w: its first %d bytes are white space (name the format with --format)", p, ErrUnknownFormat, len(head))
+		return Format{}, blankHead(p, head)
 	}
 	base := filepath.Base(p)
 	for _, f := range formats {
@@ -400,6 +433,18 @@ func sniffFile(p string, head []byte) (Format, error) {
 		}
 	}
 	return Format{}, fmt.Errorf("%s: %w: no reader recognizes its content (supported: %s; name one with --format)", p, ErrUnknownFormat, strings.Join(Names(), ", "))
+}
+
+// blankHead says why a file p whose first bytes, head, are white space has no format: it is
+// empty, blank, or starts with more white space than sniffing looks at.
+func blankHead(p string, head []byte) error {
+	switch {
+	case len(head) == 0:
+		return &ParseError{File: p, Offset: 0, Err: fmt.Errorf("%w: empty file: expected a history, found 0 bytes", ErrEmpty)}
+	case len(head) < sniffLen:
+		return &ParseError{File: p, Offset: int64(len(head)), Err: fmt.Errorf("%w: blank file: expected a history, found only white space", ErrEmpty)}
+	}
+	return fmt.Errorf("%s: %w: its first %d bytes are white space (name the format with --format)", p, ErrUnknownFormat, len(head))
 }
 
 // resolveFile returns the format of the regular file p: the one named, or the one sniffing
@@ -425,7 +470,7 @@ func resolveDir(p, name string) (Format, []string, error) {
 	if err != nil {
 		return Format{}, nil, err
 	}
-	sniff := name == "" || name == Auto
+	sniff := sniffed(name)
 	var blank []string // the members of a directory format's pattern, all empty
 	for _, f := range candidates {
 		members := dirMembers(f, p, entries)
@@ -453,28 +498,34 @@ func resolveDir(p, name string) (Format, []string, error) {
 // format is to be sniffed, the directory formats first, then those of a directory
 // holding one file of a file format.
 func dirCandidates(p, name string) ([]Format, error) {
-	if name != "" && name != Auto {
-		f, ok := Lookup(name)
-		if !ok {
-			return nil, unknown(name)
-		}
-		if !f.Dir && f.DirFile == "" {
-			return nil, fmt.Errorf("%s is a directory; format %s reads a single file", p, f.Name)
-		}
-		return []Format{f}, nil
+	if sniffed(name) {
+		return dirFormats(), nil
 	}
-	var candidates []Format
+	f, ok := Lookup(name)
+	if !ok {
+		return nil, unknown(name)
+	}
+	if !f.Dir && f.DirFile == "" {
+		return nil, fmt.Errorf("%s is a directory; format %s reads a single file", p, f.Name)
+	}
+	return []Format{f}, nil
+}
+
+// dirFormats lists the formats that read a directory: the directory formats first, then
+// those of a directory holding one file of a file format.
+func dirFormats() []Format {
+	var out []Format
 	for _, f := range formats {
 		if f.Dir {
-			candidates = append(candidates, f)
+			out = append(out, f)
 		}
 	}
 	for _, f := range formats {
 		if !f.Dir && f.DirFile != "" {
-			candidates = append(candidates, f)
+			out = append(out, f)
 		}
 	}
-	return candidates, nil
+	return out
 }
 
 // sniffDir reports whether f's sniffer accepts its members in a directory, judging by the
@@ -548,13 +599,10 @@ func sniffMember(members []string) (string, []byte, error) {
 
 func dirNames() string {
 	var ns []string
-	for _, f := range formats {
+	for _, f := range dirFormats() {
 		if f.Dir {
 			ns = append(ns, f.Name+" ("+f.Members+")")
-		}
-	}
-	for _, f := range formats {
-		if !f.Dir && f.DirFile != "" {
+		} else {
 			ns = append(ns, f.Name+" (one "+f.DirFile+")")
 		}
 	}
@@ -593,11 +641,7 @@ func numericCompare(a, b string) int {
 	for a != "" && b != "" {
 		da, db := digitPrefix(a), digitPrefix(b)
 		if da > 0 && db > 0 {
-			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
-			if len(na) != len(nb) {
-				return len(na) - len(nb)
-			}
-			if c := strings.Compare(na, nb); c != 0 {
+			if c := compareNumbers(a[:da], b[:db]); c != 0 {
 				return c
 			}
 			a, b = a[da:], b[db:]
@@ -609,6 +653,15 @@ func numericCompare(a, b string) int {
 		a, b = a[1:], b[1:]
 	}
 	return len(a) - len(b)
+}
+
+// compareNumbers orders two runs of digits by numeric value.
+func compareNumbers(a, b string) int {
+	na, nb := strings.TrimLeft(a, "0"), strings.TrimLeft(b, "0")
+	if len(na) != len(nb) {
+		return len(na) - len(nb)
+	}
+	return strings.Compare(na, nb)
 }
 
 func digitPrefix(s string) int {
@@ -670,23 +723,28 @@ func Collection(p, name string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		sub := filepath.Join(p, e.Name())
-		if e.IsDir() {
-			if _, _, err := resolveDir(sub, name); err == nil {
-				out = append(out, e.Name())
-			}
-			continue
-		}
-		if !e.Type().IsRegular() {
-			continue
-		}
-		if _, err := resolveFile(sub, name); err == nil {
+		if isHistory(p, e, name) {
 			out = append(out, e.Name())
 		}
 	}
 	slices.SortFunc(out, naturalCompare)
 	return out
+}
+
+// isHistory reports whether entry e of directory p, not hidden, is a history in the named
+// format: a directory one reads, or a regular file.
+func isHistory(p string, e fs.DirEntry, name string) bool {
+	if strings.HasPrefix(e.Name(), ".") {
+		return false
+	}
+	sub := filepath.Join(p, e.Name())
+	if e.IsDir() {
+		_, _, err := resolveDir(sub, name)
+		return err == nil
+	}
+	if !e.Type().IsRegular() {
+		return false
+	}
+	_, err := resolveFile(sub, name)
+	return err == nil
 }

@@ -73,10 +73,7 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	if !st.next(func() bool { return s.Expect('[', "'[' starting the JSON array of transactions") }) {
 		return d.fail(st.rerr)
 	}
-	if !st.next(func() bool {
-		s.Peek()
-		return s.I < len(s.B) || s.Failf(s.I, "expected a transaction object or ']', found end of input")
-	}) {
+	if !st.next(d.firstItem) {
 		return d.fail(st.rerr)
 	}
 	if st.buf[st.pos] == ']' {
@@ -84,14 +81,25 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	} else if !d.txns(st, b, size) {
 		return d.fail(st.rerr)
 	}
-	if !st.next(func() bool {
-		s.WS()
-		return s.I >= len(s.B) && st.eof || s.I < len(s.B) && s.Failf(s.I, "expected end of input after the array, found %s", s.Found(s.I))
-	}) {
+	if !st.next(func() bool { return d.atEnd(st.eof) }) {
 		return d.fail(st.rerr)
 	}
 	d.buf = st.buf[:0]
 	return nil
+}
+
+// firstItem checks that something follows the array's '[': a transaction or the closing ']'.
+func (d *Decoder) firstItem() bool {
+	s := &d.sc
+	s.Peek()
+	return s.I < len(s.B) || s.Failf(s.I, "expected a transaction object or ']', found end of input")
+}
+
+// atEnd checks that only white space follows the array; eof says all input is in s.B.
+func (d *Decoder) atEnd(eof bool) bool {
+	s := &d.sc
+	s.WS()
+	return s.I >= len(s.B) && eof || s.I < len(s.B) && s.Failf(s.I, "expected end of input after the array, found %s", s.Found(s.I))
 }
 
 // inputSize is the length of r if it says (a bytes.Reader, say), else -1.
@@ -243,6 +251,7 @@ type scratch struct {
 	tid, sid       jsonscan.Datum
 	sts, cts       history.Timestamp
 	hasSts, hasCts bool
+	seenOps        bool
 	objAt          int
 	ops            []rawOp
 	list           []jsonscan.Datum
@@ -260,33 +269,11 @@ func (x *scratch) parse(s *jsonscan.Scanner) bool {
 	*x = scratch{ops: ops, list: list}
 	s.WS()
 	x.objAt = s.I
-	seenOps := false
-	ok := s.Object("a transaction object", func(k []byte, kstart int) bool {
-		switch string(k) {
-		case "tid":
-			var ok bool
-			x.tid, ok = s.Datum(`transaction id "tid"`)
-			return ok
-		case "sid":
-			var ok bool
-			x.sid, ok = s.Datum(`session id "sid"`)
-			return ok
-		case "sts":
-			x.hasSts = true
-			return hlc(s, &x.sts, `start timestamp "sts"`, `start timestamp "sts" {"p": physical, "l": logical}`)
-		case "cts":
-			x.hasCts = true
-			return hlc(s, &x.cts, `commit timestamp "cts"`, `commit timestamp "cts" {"p": physical, "l": logical}`)
-		case "ops":
-			seenOps = true
-			return x.parseOps(s)
-		}
-		return s.Skip()
-	})
+	ok := s.Object("a transaction object", func(k []byte, _ int) bool { return x.member(s, k) })
 	switch {
 	case !ok:
 		return false
-	case !seenOps:
+	case !x.seenOps:
 		return s.Failf(x.objAt, `expected an "ops" array in the transaction object`)
 	case x.hasSts != x.hasCts:
 		return s.Failf(x.objAt, `expected both "sts" and "cts" in the transaction object, or neither`)
@@ -294,19 +281,35 @@ func (x *scratch) parse(s *jsonscan.Scanner) bool {
 	return true
 }
 
+// member parses the value of the transaction object's member named k.
+func (x *scratch) member(s *jsonscan.Scanner, k []byte) bool {
+	var ok bool
+	switch string(k) {
+	case "tid":
+		x.tid, ok = s.Datum(`transaction id "tid"`)
+	case "sid":
+		x.sid, ok = s.Datum(`session id "sid"`)
+	case "sts":
+		x.hasSts = true
+		ok = hlc(s, &x.sts, `start timestamp "sts"`, `start timestamp "sts" {"p": physical, "l": logical}`)
+	case "cts":
+		x.hasCts = true
+		ok = hlc(s, &x.cts, `commit timestamp "cts"`, `commit timestamp "cts" {"p": physical, "l": logical}`)
+	case "ops":
+		x.seenOps = true
+		ok = x.parseOps(s)
+	default:
+		ok = s.Skip()
+	}
+	return ok
+}
+
 // hlc parses {"p": physical, "l": logical}; objWhat is what followed by that shape.
 func hlc(s *jsonscan.Scanner, ts *history.Timestamp, what, objWhat string) bool {
 	s.WS()
 	at := s.I
-	// Fast path: the compact form {"p":1,"l":2}.
-	if b := s.B; at+6 < len(b) && string(b[at:at+5]) == `{"p":` {
-		if p, j, ok := jsonscan.FastInt(b, at+5); ok && j+5 < len(b) && string(b[j:j+5]) == `,"l":` {
-			if l, j, ok := jsonscan.FastInt(b, j+5); ok && j < len(b) && b[j] == '}' {
-				ts.Physical, ts.Logical = p, l
-				s.I = j + 1
-				return true
-			}
-		}
+	if fastHLC(s, ts) {
+		return true
 	}
 	seenP := false
 	ok := s.Object(objWhat, func(k []byte, kstart int) bool {
@@ -328,9 +331,32 @@ func hlc(s *jsonscan.Scanner, ts *history.Timestamp, what, objWhat string) bool 
 	return ok
 }
 
+// fastHLC parses the compact form {"p":1,"l":2} at s.I and reports whether it did; on
+// false nothing is consumed.
+func fastHLC(s *jsonscan.Scanner, ts *history.Timestamp) bool {
+	b, at := s.B, s.I
+	if at+6 >= len(b) || string(b[at:at+5]) != `{"p":` {
+		return false
+	}
+	p, j, ok := jsonscan.FastInt(b, at+5)
+	if !ok || j+5 >= len(b) || string(b[j:j+5]) != `,"l":` {
+		return false
+	}
+	l, j, ok := jsonscan.FastInt(b, j+5)
+	if !ok || j >= len(b) || b[j] != '}' {
+		return false
+	}
+	ts.Physical, ts.Logical = p, l
+	s.I = j + 1
+	return true
+}
+
 func (x *scratch) parseOps(s *jsonscan.Scanner) bool {
 	return s.Array(`"ops" array`, "in the ops array", func() bool { return x.fastOp(s) || x.parseOp(s) })
 }
+
+// fastKinds maps the letter of an operation type "t" to the kind of an item op.
+var fastKinds = [256]history.OpKind{'r': history.OpRead, 'w': history.OpWrite, 'a': history.OpAppend}
 
 // fastOp parses the compact form of an item op with integer key and value,
 // {"t":"w","k":1,"v":2}, and reports whether it did; on false nothing is consumed and
@@ -340,15 +366,8 @@ func (x *scratch) fastOp(s *jsonscan.Scanner) bool {
 	if i+12 >= len(b) || string(b[i:i+6]) != `{"t":"` || string(b[i+7:i+13]) != `","k":` {
 		return false
 	}
-	var kind history.OpKind
-	switch b[i+6] {
-	case 'r':
-		kind = history.OpRead
-	case 'w':
-		kind = history.OpWrite
-	case 'a':
-		kind = history.OpAppend
-	default:
+	kind := fastKinds[b[i+6]]
+	if kind == history.OpInvalid {
 		return false
 	}
 	k, j, ok := jsonscan.FastInt(b, i+13)
@@ -469,20 +488,28 @@ func (x *scratch) commit(b *history.Builder, in *jsonscan.Interner, vs *[]histor
 // Sniff reports whether head looks like a Chronos history: a JSON array whose first
 // object's first key is one of the transaction keys.
 func Sniff(_ string, head []byte) bool {
+	head, ok := past(head, '[')
+	if !ok {
+		return false
+	}
+	if head, ok = past(head, '{'); !ok {
+		return false
+	}
 	head = bytes.TrimLeft(head, " \t\r\n")
-	if len(head) == 0 || head[0] != '[' {
-		return false
-	}
-	head = bytes.TrimLeft(head[1:], " \t\r\n")
-	if len(head) == 0 || head[0] != '{' {
-		return false
-	}
-	head = bytes.TrimLeft(head[1:], " \t\r\n")
 	for _, k := range [...]string{`"tid"`, `"sid"`, `"sts"`, `"cts"`, `"ops"`} {
 		if rest, ok := bytes.CutPrefix(head, []byte(k)); ok {
-			rest = bytes.TrimLeft(rest, " \t\r\n")
-			return len(rest) > 0 && rest[0] == ':'
+			_, ok = past(rest, ':')
+			return ok
 		}
 	}
 	return false
+}
+
+// past returns what follows c in b, which is white space then c; false when b is not.
+func past(b []byte, c byte) ([]byte, bool) {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if len(b) == 0 || b[0] != c {
+		return nil, false
+	}
+	return b[1:], true
 }

@@ -31,64 +31,10 @@ func Write(w io.Writer, h *history.History) error {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, "\n{"...)
-		sep := false
-		if !t.Source.IsNil() {
-			b = jsonscan.AppendDatum(append(b, `"tid":`...), t.Source)
-			sep = true
-		}
-		if s := sids[t.Session]; !s.IsNil() {
-			if sep {
-				b = append(b, ',')
-			}
-			b = jsonscan.AppendDatum(append(b, `"sid":`...), s)
-			sep = true
-		}
-		if t.HasTimestamps {
-			if sep {
-				b = append(b, ',')
-			}
-			b = appendHLC(append(b, `"sts":`...), t.Start)
-			b = appendHLC(append(b, `,"cts":`...), t.Commit)
-			sep = true
-		}
-		if sep {
-			b = append(b, ',')
-		}
-		b = append(b, `"ops":[`...)
-		for j, o := range t.Ops {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			switch o.Kind {
-			case history.OpRead:
-				b = append(b, `{"t":"r","k":`...)
-			case history.OpWrite:
-				b = append(b, `{"t":"w","k":`...)
-			case history.OpAppend, history.OpListRead:
-				if o.Kind == history.OpAppend {
-					b = append(b, `{"t":"a","k":`...)
-				} else {
-					b = append(b, `{"t":"r","k":`...)
-				}
-			default:
-				return fmt.Errorf("%w: txn %s op %d is of kind %v (Chronos has reads, writes, appends and list reads)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
-			}
-			b = jsonscan.AppendDatum(b, h.Key(o.Key))
-			b = append(b, `,"v":`...)
-			if o.Kind == history.OpListRead {
-				b = append(b, '[')
-				for n, v := range h.List(o) {
-					if n > 0 {
-						b = append(b, ',')
-					}
-					b = jsonscan.AppendDatum(b, h.Value(v))
-				}
-				b = append(b, ']')
-			} else {
-				b = jsonscan.AppendDatum(b, h.Value(o.Value))
-			}
-			b = append(b, '}')
+		b = appendTxnHead(append(b, "\n{"...), t, sids[t.Session])
+		var err error
+		if b, err = appendOps(append(b, `"ops":[`...), h, t); err != nil {
+			return err
 		}
 		b = append(b, "]}"...)
 		if len(b) > 1<<16 {
@@ -103,6 +49,63 @@ func Write(w io.Writer, h *history.History) error {
 		return err
 	}
 	return bw.Flush()
+}
+
+// opPrefix is the start of each kind of operation object the format holds, up to its key.
+var opPrefix = map[history.OpKind]string{
+	history.OpRead:     `{"t":"r","k":`,
+	history.OpWrite:    `{"t":"w","k":`,
+	history.OpAppend:   `{"t":"a","k":`,
+	history.OpListRead: `{"t":"r","k":`,
+}
+
+// appendTxnHead appends the members of t's object before "ops", each followed by a comma:
+// "tid" and "sid" when t has them (sid is its session's), "sts" and "cts" when it has
+// timestamps.
+func appendTxnHead(b []byte, t *history.Txn, sid history.Datum) []byte {
+	if !t.Source.IsNil() {
+		b = append(jsonscan.AppendDatum(append(b, `"tid":`...), t.Source), ',')
+	}
+	if !sid.IsNil() {
+		b = append(jsonscan.AppendDatum(append(b, `"sid":`...), sid), ',')
+	}
+	if t.HasTimestamps {
+		b = appendHLC(append(b, `"sts":`...), t.Start)
+		b = append(appendHLC(append(b, `,"cts":`...), t.Commit), ',')
+	}
+	return b
+}
+
+// appendOps appends the objects of t's ops, separated by commas.
+func appendOps(b []byte, h *history.History, t *history.Txn) ([]byte, error) {
+	for j, o := range t.Ops {
+		if j > 0 {
+			b = append(b, ',')
+		}
+		prefix, ok := opPrefix[o.Kind]
+		if !ok {
+			return b, fmt.Errorf("%w: txn %s op %d is of kind %v (Chronos has reads, writes, appends and list reads)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
+		}
+		b = appendOp(append(b, prefix...), h, o)
+	}
+	return b, nil
+}
+
+// appendOp appends the key and value of o and closes its object.
+func appendOp(b []byte, h *history.History, o history.Op) []byte {
+	b = jsonscan.AppendDatum(b, h.Key(o.Key))
+	b = append(b, `,"v":`...)
+	if o.Kind != history.OpListRead {
+		return append(jsonscan.AppendDatum(b, h.Value(o.Value)), '}')
+	}
+	b = append(b, '[')
+	for n, v := range h.List(o) {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = jsonscan.AppendDatum(b, h.Value(v))
+	}
+	return append(b, "]}"...)
 }
 
 func appendHLC(b []byte, t history.Timestamp) []byte {

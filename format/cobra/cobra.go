@@ -134,6 +134,31 @@ func (d *Decoder) addWrite(wid int64, w wref) {
 	d.wrefs = parse.Push(d.wrefs, w)
 }
 
+// logWrite records write w with id wid, marking the id dup when another write has it.
+func (d *Decoder) logWrite(wid int64, w wref) {
+	if i, ok := d.writes.Get(wid); ok {
+		d.wrefs[i].dup = true
+	} else {
+		d.addWrite(wid, w)
+	}
+}
+
+// logTxn records transaction id as t, marking the id dupTxn when another has it.
+func (d *Decoder) logTxn(id int64, t int32) {
+	if _, ok := d.txns.Get(id); ok {
+		d.txns.Set(id, dupTxn)
+	} else {
+		d.txns.Set(id, t)
+	}
+}
+
+// growInitSet makes initSet cover key k.
+func (d *Decoder) growInitSet(k history.Key) {
+	if int(k) >= len(d.initSet) {
+		d.initSet = append(d.initSet, make([]bool, int(k)+1-len(d.initSet))...)
+	}
+}
+
 // record sizes after the tag byte
 const (
 	sizeSC = 8
@@ -142,6 +167,15 @@ const (
 	sizeR  = 32
 )
 
+// startCommitSize returns the size of an 'S' or 'C' record after its tag in a layout with
+// or without timestamps.
+func startCommitSize(ts bool) int {
+	if ts {
+		return sizeSC + sizeTS
+	}
+	return sizeSC
+}
+
 // Sniff reports whether head (the first bytes of a member file) looks like a Cobra log: it
 // starts with an 'S' record followed by at least one more record, and its records parse, in
 // one of the two layouts, up to the end of head.
@@ -149,15 +183,17 @@ func Sniff(name string, head []byte) bool {
 	if len(head) < 2+sizeSC || head[0] != 'S' {
 		return false
 	}
-	for _, ts := range []bool{false, true} {
-		off, err := scan(head, ts)
-		if err == nil || errors.Is(err, parse.ErrTruncated) {
-			if off >= 1+sizeSC+sizeTS || (off >= 1+sizeSC && !ts) {
-				return true
-			}
-		}
+	return parsesHead(head, false) || parsesHead(head, true)
+}
+
+// parsesHead reports whether head parses in the layout with or without timestamps (ts), up
+// to its end, past the first 'S' record and the tag of the next.
+func parsesHead(head []byte, ts bool) bool {
+	off, err := scan(head, ts)
+	if err != nil && !errors.Is(err, parse.ErrTruncated) {
+		return false
 	}
-	return false
+	return off >= 1+sizeSC+sizeTS || (off >= 1+sizeSC && !ts)
 }
 
 // layout guesses whether data carries timestamps from the byte after the first 'S' record's
@@ -176,10 +212,7 @@ func layout(data []byte) bool {
 // scan checks the record structure of data in one layout. It returns the offset and cause
 // of the first problem.
 func scan(data []byte, ts bool) (int64, error) {
-	sc := sizeSC
-	if ts {
-		sc += sizeTS
-	}
+	sc := startCommitSize(ts)
 	open := false
 	var cur, start int64
 	for i := 0; i < len(data); {
@@ -234,27 +267,16 @@ func scan(data []byte, ts bool) (int64, error) {
 // T020.log), or which holds a transaction id another file holds, is refused
 // ([parse.ErrDuplicate]), as is a log that ends inside a transaction ([parse.ErrTruncated]).
 func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
-	client := sessionID(name)
-	if other, ok := d.clients[client]; ok {
-		return parse.Errorf(formatName, name, 0, 0, 0, "%w: %s and %s both hold the log of client %v (a copy?): a Cobra history holds one T<n>.log per client", parse.ErrDuplicate, other, name, client)
+	if err := d.claim(name); err != nil {
+		return err
 	}
-	if d.clients == nil {
-		d.clients, d.files = make(map[history.Datum]string), make(map[history.SessionID]string)
-	}
-	d.clients[client] = name
 	data, err := parse.ReadAll(r)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", name, err)
 	}
-	ts := layout(data)
-	if off, err := scan(data, ts); err != nil {
-		if _, err2 := scan(data, !ts); err2 != nil {
-			if ts {
-				err = fmt.Errorf("%w (reading with timestamps on 'S' and 'C')", err)
-			}
-			return parse.Errorf(formatName, name, 0, 0, off, "%w", err)
-		}
-		ts = !ts
+	ts, err := checkLayout(data, name)
+	if err != nil {
+		return err
 	}
 	if id, ok := initialLog(data, ts, name); ok {
 		d.initial(data, ts, id, name, b)
@@ -263,14 +285,43 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	return d.emit(data, ts, name, b)
 }
 
+// claim records that file name holds the log of its client, refusing a second file for the
+// same client.
+func (d *Decoder) claim(name string) error {
+	client := sessionID(name)
+	if other, ok := d.clients[client]; ok {
+		return parse.Errorf(formatName, name, 0, 0, 0, "%w: %s and %s both hold the log of client %v (a copy?): a Cobra history holds one T<n>.log per client", parse.ErrDuplicate, other, name, client)
+	}
+	if d.clients == nil {
+		d.clients, d.files = make(map[history.Datum]string), make(map[history.SessionID]string)
+	}
+	d.clients[client] = name
+	return nil
+}
+
+// checkLayout returns whether data, the log named name, carries timestamps: the layout
+// [layout] guesses if its records parse so, else the other one. When neither does, the
+// error is that of the guessed layout.
+func checkLayout(data []byte, name string) (ts bool, err error) {
+	ts = layout(data)
+	off, err := scan(data, ts)
+	if err == nil {
+		return ts, nil
+	}
+	if _, err2 := scan(data, !ts); err2 == nil {
+		return !ts, nil
+	}
+	if ts {
+		err = fmt.Errorf("%w (reading with timestamps on 'S' and 'C')", err)
+	}
+	return ts, parse.Errorf(formatName, name, 0, 0, off, "%w", err)
+}
+
 // initialLog reports whether data, which scan accepted, is a log of the initial state: one
 // committed transaction, with id InitID, or -1 in T-1.log, that holds only writes, each key
 // once. It returns the transaction's id.
 func initialLog(data []byte, ts bool, name string) (int64, bool) {
-	sc := 1 + sizeSC
-	if ts {
-		sc += sizeTS
-	}
+	sc := 1 + startCommitSize(ts)
 	be := binary.BigEndian
 	if len(data) < 2*sc || data[0] != 'S' || data[len(data)-sc] != 'C' {
 		return 0, false
@@ -279,49 +330,41 @@ func initialLog(data []byte, ts bool, name string) (int64, bool) {
 	if id != InitID && (id != -1 || sessionID(name) != history.Int(-1)) {
 		return 0, false
 	}
+	return id, writesKeysOnce(data[sc : len(data)-sc])
+}
+
+// writesKeysOnce reports whether body, the records of one transaction, are writes, at least
+// one, each of a different key.
+func writesKeysOnce(body []byte) bool {
 	keys := make(map[int64]bool)
-	body := data[sc : len(data)-sc]
 	for ; len(body) > 0; body = body[1+sizeW:] {
 		if body[0] != 'W' {
-			return 0, false // a read, or a second transaction (scan checked the layout)
+			return false // a read, or a second transaction (scan checked the layout)
 		}
-		k := int64(be.Uint64(body[9:]))
+		k := int64(binary.BigEndian.Uint64(body[9:]))
 		if keys[k] {
-			return 0, false
+			return false
 		}
 		keys[k] = true
 	}
-	return id, len(keys) > 0
+	return len(keys) > 0
 }
 
 // initial takes the writes of the initial-state log data (see initialLog) as the initial
 // state.
 func (d *Decoder) initial(data []byte, ts bool, id int64, name string, b *history.Builder) {
-	sc := 1 + sizeSC
-	if ts {
-		sc += sizeTS
-	}
+	sc := 1 + startCommitSize(ts)
 	be := binary.BigEndian
 	body := data[sc : len(data)-sc]
 	for ; len(body) > 0; body = body[1+sizeW:] {
 		wid := int64(be.Uint64(body[1:]))
 		k, v := b.IntKey(int64(be.Uint64(body[9:]))), b.IntValue(int64(be.Uint64(body[17:])))
 		b.SetInitialKey(k, v)
-		if int(k) >= len(d.initSet) {
-			d.initSet = append(d.initSet, make([]bool, int(k)+1-len(d.initSet))...)
-		}
+		d.growInitSet(k)
 		d.initSet[k] = true
-		if i, ok := d.writes.Get(wid); ok {
-			d.wrefs[i].dup = true
-		} else {
-			d.addWrite(wid, wref{op: int32(k), init: true})
-		}
+		d.logWrite(wid, wref{op: int32(k), init: true})
 	}
-	if _, ok := d.txns.Get(id); ok {
-		d.txns.Set(id, dupTxn)
-	} else {
-		d.txns.Set(id, initTxn)
-	}
+	d.logTxn(id, initTxn)
 	what := "PolySI's converter writes its initial transaction so"
 	if id == InitID {
 		what = "the id of Cobra's INIT writer"
@@ -338,10 +381,7 @@ func (d *Decoder) emit(data []byte, ts bool, name string, b *history.Builder) er
 	s := b.Session(sessionID(name))
 	d.files[s] = name
 	open, begun := int64(0), -1 // the open transaction's id and the offset of its 'S'
-	sc := sizeSC
-	if ts {
-		sc += sizeTS
-	}
+	sc := startCommitSize(ts)
 	be := binary.BigEndian
 	var start int64
 	var t history.TxnID
@@ -356,11 +396,7 @@ func (d *Decoder) emit(data []byte, ts bool, name string, b *history.Builder) er
 			}
 			open, begun = id, i
 			t = b.BeginTxn(s, history.Int(id), history.OutcomeUnknown)
-			if _, ok := d.txns.Get(id); ok {
-				d.txns.Set(id, dupTxn)
-			} else {
-				d.txns.Set(id, int32(t))
-			}
+			d.logTxn(id, int32(t))
 			if ts {
 				start = int64(be.Uint64(p[8:]))
 			}
@@ -379,11 +415,7 @@ func (d *Decoder) emit(data []byte, ts bool, name string, b *history.Builder) er
 			key, val := int64(be.Uint64(p[8:])), int64(be.Uint64(p[16:]))
 			op := b.Write(b.IntKey(key), b.IntValue(val))
 			if wid != UniversalID {
-				if i, ok := d.writes.Get(wid); ok {
-					d.wrefs[i].dup = true
-				} else {
-					d.addWrite(wid, wref{t: t, op: op})
-				}
+				d.logWrite(wid, wref{t: t, op: op})
 			}
 			i += 1 + sizeW
 		case 'R':
@@ -392,15 +424,7 @@ func (d *Decoder) emit(data []byte, ts bool, name string, b *history.Builder) er
 			k := b.IntKey(key)
 			switch {
 			case writer == InitID:
-				v := b.IntValue(val)
-				b.ReadFrom(k, v, history.Src{Kind: history.SrcInit})
-				if int(k) >= len(d.initSet) {
-					d.initSet = append(d.initSet, make([]bool, int(k)+1-len(d.initSet))...)
-				}
-				if wid == InitID && !d.initSet[k] {
-					d.initSet[k] = true
-					b.SetInitialKey(k, v)
-				}
+				d.readInit(b, k, wid, val)
 			case writer == NullID:
 				b.ReadFrom(k, history.Nil, history.Src{Kind: history.SrcNone})
 			case writer == UniversalID || wid == UniversalID:
@@ -416,6 +440,19 @@ func (d *Decoder) emit(data []byte, ts bool, name string, b *history.Builder) er
 		return parse.Errorf(formatName, name, 0, 0, int64(len(data)), "%w: expected the 'C' record of txn %d (begun at byte %d) before the end of the log: the log is cut (Cobra appends a transaction, its 'C' last, only after it committed)", parse.ErrTruncated, open, begun)
 	}
 	return nil
+}
+
+// readInit adds a read of key k = val naming the initial state as its writer, with write id
+// wid; when wid names the initial state too, the first such read of k sets its initial
+// value.
+func (d *Decoder) readInit(b *history.Builder, k history.Key, wid, val int64) {
+	v := b.IntValue(val)
+	b.ReadFrom(k, v, history.Src{Kind: history.SrcInit})
+	d.growInitSet(k)
+	if wid == InitID && !d.initSet[k] {
+		d.initSet[k] = true
+		b.SetInitialKey(k, v)
+	}
 }
 
 // sameTxn refuses txn id at offset off of file name (session s) when another file holds
@@ -459,7 +496,8 @@ func (d *Decoder) Finish(b *history.Builder) error {
 		return err
 	}
 	var errs []error
-	for _, p := range d.pending {
+	for i := range d.pending {
+		p := &d.pending[i]
 		w, ok := d.write(p.writeID)
 		if !ok || w.dup {
 			what := "no write has that id"
@@ -472,36 +510,47 @@ func (d *Decoder) Finish(b *history.Builder) error {
 			}
 			continue
 		}
-		if w.init {
-			if t, _ := d.txns.Get(p.writer); t != initTxn {
-				errs = append(errs, parse.Errorf(formatName, p.file, 0, 0, p.off, "read of key %d names txn %d, write id %d, but that write belongs to the initial state", p.key, p.writer, p.writeID))
-				continue
-			}
-			o := b.TxnOps(p.t)[p.op]
-			if history.Key(w.op) != o.Key {
-				errs = append(errs, parse.Errorf(formatName, p.file, 0, 0, p.off, "read of key %d names write id %d of the initial state, which writes a different key", p.key, p.writeID))
-				continue
-			}
-			o.Src = history.Src{Kind: history.SrcInit}
-			b.SetOp(p.t, p.op, o)
-			continue
+		if err := d.resolve(b, p, w); err != nil {
+			errs = append(errs, err)
 		}
-		wt := b.Txn(w.t)
-		if wt.Source != history.Int(p.writer) {
-			errs = append(errs, parse.Errorf(formatName, p.file, 0, 0, p.off, "read of key %d names txn %d, write id %d, but that write belongs to txn %v", p.key, p.writer, p.writeID, wt.Source))
-			continue
-		}
-		wo := b.TxnOps(w.t)[w.op]
-		o := b.TxnOps(p.t)[p.op]
-		if wo.Key != o.Key {
-			errs = append(errs, parse.Errorf(formatName, p.file, 0, 0, p.off, "read of key %d names write id %d of txn %d, which writes a different key", p.key, p.writeID, p.writer))
-			continue
-		}
-		o.Src = history.Src{Kind: history.SrcTxn, Txn: w.t, Op: w.op}
-		b.SetOp(p.t, p.op, o)
 	}
 	d.pending = nil
 	return errors.Join(errs...)
+}
+
+// resolve makes the pending read p read the write w its record names, once checked that w
+// belongs to the transaction the record names and writes the key read.
+func (d *Decoder) resolve(b *history.Builder, p *pendingRead, w wref) error {
+	if w.init {
+		return d.resolveInit(b, p, w)
+	}
+	wt := b.Txn(w.t)
+	if wt.Source != history.Int(p.writer) {
+		return parse.Errorf(formatName, p.file, 0, 0, p.off, "read of key %d names txn %d, write id %d, but that write belongs to txn %v", p.key, p.writer, p.writeID, wt.Source)
+	}
+	wo := b.TxnOps(w.t)[w.op]
+	o := b.TxnOps(p.t)[p.op]
+	if wo.Key != o.Key {
+		return parse.Errorf(formatName, p.file, 0, 0, p.off, "read of key %d names write id %d of txn %d, which writes a different key", p.key, p.writeID, p.writer)
+	}
+	o.Src = history.Src{Kind: history.SrcTxn, Txn: w.t, Op: w.op}
+	b.SetOp(p.t, p.op, o)
+	return nil
+}
+
+// resolveInit is resolve for a write w of the initial state: the read reads the initial
+// state.
+func (d *Decoder) resolveInit(b *history.Builder, p *pendingRead, w wref) error {
+	if t, _ := d.txns.Get(p.writer); t != initTxn {
+		return parse.Errorf(formatName, p.file, 0, 0, p.off, "read of key %d names txn %d, write id %d, but that write belongs to the initial state", p.key, p.writer, p.writeID)
+	}
+	o := b.TxnOps(p.t)[p.op]
+	if history.Key(w.op) != o.Key {
+		return parse.Errorf(formatName, p.file, 0, 0, p.off, "read of key %d names write id %d of the initial state, which writes a different key", p.key, p.writeID)
+	}
+	o.Src = history.Src{Kind: history.SrcInit}
+	b.SetOp(p.t, p.op, o)
+	return nil
 }
 
 // placeholders gives reads naming absent transactions a placeholder writer, or reports them
@@ -510,11 +559,8 @@ func (d *Decoder) placeholders(b *history.Builder) error {
 	var order []int64
 	byTxn := make(map[int64][]int)
 	for i, p := range d.pending {
-		if _, ok := d.writes.Get(p.writeID); ok {
+		if !d.writerAbsent(p.writer, p.writeID) {
 			continue
-		}
-		if t, ok := d.txns.Get(p.writer); ok && t != dupTxn {
-			continue // reported by Finish: the transaction exists but lacks the write
 		}
 		if d.Strict {
 			return parse.Errorf(formatName, p.file, 0, 0, p.off, "%w: read of key %d names txn %d, which no log file holds", ErrUnknownWriter, p.key, p.writer)
@@ -524,9 +570,26 @@ func (d *Decoder) placeholders(b *history.Builder) error {
 		}
 		byTxn[p.writer] = append(byTxn[p.writer], i)
 	}
-	if len(order) == 0 {
-		return nil
+	if len(order) > 0 {
+		d.addPlaceholders(b, order, byTxn)
 	}
+	return nil
+}
+
+// writerAbsent reports whether a read naming write id wid of transaction writer names a
+// write no log holds, of a transaction no log holds (when the transaction exists but lacks
+// the write, Finish reports it).
+func (d *Decoder) writerAbsent(writer, wid int64) bool {
+	if _, ok := d.writes.Get(wid); ok {
+		return false
+	}
+	t, ok := d.txns.Get(writer)
+	return !ok || t == dupTxn
+}
+
+// addPlaceholders adds, in a session of their own, an aborted placeholder transaction for
+// each absent writer of order, holding the writes that the pending reads byTxn lists name.
+func (d *Decoder) addPlaceholders(b *history.Builder, order []int64, byTxn map[int64][]int) {
 	s := b.NewSession(history.Str(history.PlaceholderSession))
 	for _, id := range order {
 		t := b.BeginTxn(s, history.Int(id), history.OutcomeAborted)
@@ -541,5 +604,4 @@ func (d *Decoder) placeholders(b *history.Builder) error {
 		}
 	}
 	b.EndTxn()
-	return nil
 }

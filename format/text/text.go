@@ -74,8 +74,7 @@ type txnKey struct {
 // Decode reads r into b. name is used in error messages.
 func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	br := bufio.NewReaderSize(r, 1<<16)
-	var txns []*txn
-	byID := make(map[txnKey]*txn)
+	g := gather{name: name, byID: make(map[txnKey]*txn)}
 	var off int64
 	for line := 1; ; line++ {
 		ln, err := br.ReadSlice('\n')
@@ -86,23 +85,9 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 			return fmt.Errorf("reading %s: %w", name, err)
 		}
 		if len(bytes.TrimSpace(ln)) > 0 {
-			o, sess, id, col, msg := parseLine(ln)
-			if msg != "" {
-				return parse.Errorf(Name, name, line, col, off+int64(col-1), "%s", msg)
+			if err := g.line(ln, line, off); err != nil {
+				return err
 			}
-			k := txnKey{id: id}
-			if id == Aborted {
-				k.sess = sess
-			}
-			t := byID[k]
-			if t == nil {
-				t = &txn{sess: sess, id: id, line: line}
-				byID[k] = t
-				txns = append(txns, t)
-			} else if t.sess != sess {
-				return parse.Errorf(Name, name, line, 1, off, "transaction %d is in session %d (line %d), not %d: expected one session per transaction", id, t.sess, t.line, sess)
-			}
-			t.ops = append(t.ops, o)
 		}
 		off += int64(len(ln))
 		if err == io.EOF {
@@ -111,16 +96,57 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	}
 	zero := b.IntValue(0)
 	b.SetInitial(zero)
+	txns := g.txns
 	if initialTxn(txns) {
-		t := txns[0]
+		setInitial(b, txns[0], zero)
 		txns = txns[1:]
-		// Per key, so that the file's own statement survives an override of the initial
-		// value for all keys (format.Options.Initial).
-		for _, o := range t.ops {
-			b.SetInitialKey(b.IntKey(o.key), zero)
-		}
-		b.Note(fmt.Sprintf("transaction %d (session %d) comes first and writes 0 to every key once, and nothing else: read as the initial state (every key 0), not as a transaction", t.id, t.sess))
 	}
+	build(b, txns)
+	return nil
+}
+
+// gather collects the operations of a file by transaction.
+type gather struct {
+	name string
+	txns []*txn // in order of first line
+	byID map[txnKey]*txn
+}
+
+// line adds the operation on line number line (not blank), which starts at offset off.
+func (g *gather) line(ln []byte, line int, off int64) error {
+	o, sess, id, col, msg := parseLine(ln)
+	if msg != "" {
+		return parse.Errorf(Name, g.name, line, col, off+int64(col-1), "%s", msg)
+	}
+	k := txnKey{id: id}
+	if id == Aborted {
+		k.sess = sess
+	}
+	t := g.byID[k]
+	if t == nil {
+		t = &txn{sess: sess, id: id, line: line}
+		g.byID[k] = t
+		g.txns = append(g.txns, t)
+	} else if t.sess != sess {
+		return parse.Errorf(Name, g.name, line, 1, off, "transaction %d is in session %d (line %d), not %d: expected one session per transaction", id, t.sess, t.line, sess)
+	}
+	t.ops = append(t.ops, o)
+	return nil
+}
+
+// setInitial takes the writes of t, the file's initial transaction (see initialTxn), as the
+// initial state: every key it writes starts at zero.
+func setInitial(b *history.Builder, t *txn, zero history.Value) {
+	// Per key, so that the file's own statement survives an override of the initial
+	// value for all keys (format.Options.Initial).
+	for _, o := range t.ops {
+		b.SetInitialKey(b.IntKey(o.key), zero)
+	}
+	b.Note(fmt.Sprintf("transaction %d (session %d) comes first and writes 0 to every key once, and nothing else: read as the initial state (every key 0), not as a transaction", t.id, t.sess))
+}
+
+// build adds txns to b: those of id Aborted aborted, the others committed.
+func build(b *history.Builder, txns []*txn) {
 	for _, t := range txns {
 		outcome := history.OutcomeCommitted
 		if t.id == Aborted {
@@ -136,7 +162,6 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 		}
 		b.EndTxn()
 	}
-	return nil
 }
 
 // initialTxn reports whether the file's first transaction is its initial state: it commits,
@@ -151,25 +176,43 @@ func initialTxn(txns []*txn) bool {
 	if len(txns) < 2 {
 		return false // a lone transaction is the history, not its initial state
 	}
-	t0 := txns[0]
-	if t0.id == Aborted {
+	written := zeroWrites(txns[0])
+	if written == nil {
 		return false
 	}
-	written := make(map[int64]bool, len(t0.ops))
-	for _, o := range t0.ops {
-		if !o.write || o.val != 0 || written[o.key] {
-			return false
-		}
-		written[o.key] = true
-	}
 	for _, t := range txns[1:] {
-		for _, o := range t.ops {
-			if !written[o.key] || o.write && o.val == 0 {
-				return false
-			}
+		if !keepsInitial(t, written) {
+			return false
 		}
 	}
 	return true
+}
+
+// keepsInitial reports whether t agrees with an initial transaction writing 0 to the keys
+// written: it touches only those keys, and writes 0 to none.
+func keepsInitial(t *txn, written map[int64]bool) bool {
+	for _, o := range t.ops {
+		if !written[o.key] || o.write && o.val == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// zeroWrites returns the keys t writes when it commits and only writes 0, each key once;
+// else nil.
+func zeroWrites(t *txn) map[int64]bool {
+	if t.id == Aborted {
+		return nil
+	}
+	written := make(map[int64]bool, len(t.ops))
+	for _, o := range t.ops {
+		if !o.write || o.val != 0 || written[o.key] {
+			return nil
+		}
+		written[o.key] = true
+	}
+	return written
 }
 
 // parseLine parses one operation. On error, msg says what was expected at 1-based col.
@@ -191,6 +234,7 @@ func parseLine(ln []byte) (o op, sess, id int64, col int, msg string) {
 	l.i++
 	var f [4]int64
 	for n := range f {
+		// Each field scanned here: as a call per field, the line costs 10% more.
 		l.ws()
 		start := l.i
 		if l.at('-') {
@@ -305,39 +349,14 @@ func Write(w io.Writer, h *history.History) error {
 	abortedIn := make(map[history.SessionID]bool)
 	for i := range h.Txns {
 		t := &h.Txns[i]
-		id := txnIDs[i]
-		switch t.Outcome {
-		case history.OutcomeCommitted:
-		case history.OutcomeAborted:
-			if abortedIn[t.Session] && len(t.Ops) > 0 {
-				return fmt.Errorf("%w: session %v has several aborted transactions (the text format keeps one per session)", ErrUnrepresentable, h.Sessions[t.Session].Source)
-			}
-			abortedIn[t.Session] = abortedIn[t.Session] || len(t.Ops) > 0
-			id = Aborted
-		default:
-			return fmt.Errorf("%w: txn %s is %v (the text format has committed and aborted transactions only)", ErrUnrepresentable, h.Name(t.ID), t.Outcome)
+		id, err := writtenID(h, t, txnIDs[i], abortedIn)
+		if err != nil {
+			return err
 		}
 		for j, o := range t.Ops {
-			var c byte
-			switch o.Kind {
-			case history.OpRead:
-				c = 'r'
-			case history.OpWrite:
-				c = 'w'
-			default:
-				return fmt.Errorf("%w: txn %s op %d is of kind %v (the text format has reads and writes)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
+			if b, err = appendLine(b, h, t, j, o, sessIDs[t.Session], id); err != nil {
+				return err
 			}
-			k, ok1 := h.Key(o.Key).Int()
-			v, ok2 := h.Value(o.Value).Int()
-			if !ok1 || !ok2 {
-				return fmt.Errorf("%w: txn %s op %d: key %#v and value %#v must be integers", ErrUnrepresentable, h.Name(t.ID), j, h.Key(o.Key), h.Value(o.Value))
-			}
-			b = append(b, c, '(')
-			b = strconv.AppendInt(b, k, 10)
-			b = strconv.AppendInt(append(b, ','), v, 10)
-			b = strconv.AppendInt(append(b, ','), sessIDs[t.Session], 10)
-			b = strconv.AppendInt(append(b, ','), id, 10)
-			b = append(b, ")\n"...)
 		}
 		if len(b) > 1<<15 {
 			if _, err := bw.Write(b); err != nil {
@@ -352,34 +371,74 @@ func Write(w io.Writer, h *history.History) error {
 	return bw.Flush()
 }
 
+// writtenID returns the id to write for t, whose source id is id: id itself when t commits,
+// Aborted when it aborts (unless its session already has an aborted transaction with
+// operations, abortedIn); other outcomes are an error.
+func writtenID(h *history.History, t *history.Txn, id int64, abortedIn map[history.SessionID]bool) (int64, error) {
+	switch t.Outcome {
+	case history.OutcomeCommitted:
+		return id, nil
+	case history.OutcomeAborted:
+		if abortedIn[t.Session] && len(t.Ops) > 0 {
+			return 0, fmt.Errorf("%w: session %v has several aborted transactions (the text format keeps one per session)", ErrUnrepresentable, h.Sessions[t.Session].Source)
+		}
+		abortedIn[t.Session] = abortedIn[t.Session] || len(t.Ops) > 0
+		return Aborted, nil
+	}
+	return 0, fmt.Errorf("%w: txn %s is %v (the text format has committed and aborted transactions only)", ErrUnrepresentable, h.Name(t.ID), t.Outcome)
+}
+
+// opLetter is the letter of each kind of operation the format holds.
+var opLetter = map[history.OpKind]byte{history.OpRead: 'r', history.OpWrite: 'w'}
+
+// appendLine appends the line of op j of t, o, in session sess and transaction id.
+func appendLine(b []byte, h *history.History, t *history.Txn, j int, o history.Op, sess, id int64) ([]byte, error) {
+	c, ok := opLetter[o.Kind]
+	if !ok {
+		return b, fmt.Errorf("%w: txn %s op %d is of kind %v (the text format has reads and writes)", ErrUnrepresentable, h.Name(t.ID), j, o.Kind)
+	}
+	k, ok1 := h.Key(o.Key).Int()
+	v, ok2 := h.Value(o.Value).Int()
+	if !ok1 || !ok2 {
+		return b, fmt.Errorf("%w: txn %s op %d: key %#v and value %#v must be integers", ErrUnrepresentable, h.Name(t.ID), j, h.Key(o.Key), h.Value(o.Value))
+	}
+	b = append(b, c, '(')
+	b = strconv.AppendInt(b, k, 10)
+	b = strconv.AppendInt(append(b, ','), v, 10)
+	b = strconv.AppendInt(append(b, ','), sess, 10)
+	b = strconv.AppendInt(append(b, ','), id, 10)
+	return append(b, ")\n"...), nil
+}
+
 // sourceIDs returns the ids to write for sessions and transactions: their sources when
 // these are distinct integers (and, for transactions, not -1), else dense ids.
 func sourceIDs(h *history.History) (sess, txns []int64) {
-	// ints returns src(i) for every i not skipped when those are distinct integers (and not
-	// -1 when reserved), else dense ids.
-	ints := func(n int, src func(int) history.Datum, skip func(int) bool, reserved bool) []int64 {
-		ids := make([]int64, n)
-		seen := make(map[int64]bool, n)
-		for i := range ids {
-			if skip(i) {
-				continue
-			}
-			v, ok := src(i).Int()
-			if !ok || reserved && v == Aborted || seen[v] {
-				for i := range ids {
-					ids[i] = int64(i)
-				}
-				return ids
-			}
-			seen[v] = true
-			ids[i] = v
-		}
-		return ids
-	}
 	never := func(int) bool { return false }
-	sess = ints(len(h.Sessions), func(i int) history.Datum { return h.Sessions[i].Source }, never, false)
+	sess = distinctInts(len(h.Sessions), func(i int) history.Datum { return h.Sessions[i].Source }, never, false)
 	// Aborted transactions are written as -1 whatever their id.
-	txns = ints(len(h.Txns), func(i int) history.Datum { return h.Txns[i].Source },
+	txns = distinctInts(len(h.Txns), func(i int) history.Datum { return h.Txns[i].Source },
 		func(i int) bool { return h.Txns[i].Outcome == history.OutcomeAborted }, true)
 	return sess, txns
+}
+
+// distinctInts returns src(i) for every i of n not skipped when those are distinct integers
+// (and not -1 when reserved), else dense ids.
+func distinctInts(n int, src func(int) history.Datum, skip func(int) bool, reserved bool) []int64 {
+	ids := make([]int64, n)
+	seen := make(map[int64]bool, n)
+	for i := range ids {
+		if skip(i) {
+			continue
+		}
+		v, ok := src(i).Int()
+		if !ok || reserved && v == Aborted || seen[v] {
+			for i := range ids {
+				ids[i] = int64(i)
+			}
+			return ids
+		}
+		seen[v] = true
+		ids[i] = v
+	}
+	return ids
 }

@@ -201,13 +201,9 @@ func (st *state) errorf(off int, msg string, args ...any) error {
 // ([parse.ErrDuplicate]).
 func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	client := sessionID(name)
-	if other, ok := d.clients[client]; ok {
-		return parse.Errorf(formatName, name, 0, 0, 0, "%w: %s and %s both hold the log of session %v (a copy?): a Vbox history holds one <n>.log per session", parse.ErrDuplicate, other, name, client)
+	if err := d.claim(name, client); err != nil {
+		return err
 	}
-	if d.clients == nil {
-		d.clients, d.firstT = make(map[history.Datum]string), make(map[tRecord]string)
-	}
-	d.clients[client] = name
 	data, err := parse.ReadAll(r)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", name, err)
@@ -225,6 +221,19 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 		i += 1 + n
 	}
 	st.flush()
+	return nil
+}
+
+// claim records that file name holds the log of session client, refusing a second file for
+// the same session.
+func (d *Decoder) claim(name string, client history.Datum) error {
+	if other, ok := d.clients[client]; ok {
+		return parse.Errorf(formatName, name, 0, 0, 0, "%w: %s and %s both hold the log of session %v (a copy?): a Vbox history holds one <n>.log per session", parse.ErrDuplicate, other, name, client)
+	}
+	if d.clients == nil {
+		d.clients, d.firstT = make(map[history.Datum]string), make(map[tRecord]string)
+	}
+	d.clients[client] = name
 	return nil
 }
 
@@ -477,10 +486,34 @@ func (d *Decoder) lookup(k wkey) int32 {
 // statement of the same oid.
 func (st *state) pred(off int, oid uint32, iv history.Interval, p []byte) error {
 	le := binary.LittleEndian
+	pr := predicate(p)
+	n := int(le.Uint32(p[sizeHead+16:]))
+	if st.kind == 0 || st.oid != oid {
+		if n != 0 {
+			return st.errorf(off, "expected the %d rows of predicate op %d as 'R' or 'W' records with that oid before its 'P' record", n, oid)
+		}
+		i := st.b.PredRead(history.PredOp{Pred: pr})
+		st.b.SetOpTime(i, iv)
+		return nil
+	}
+	if err := st.checkRows(off, oid, n, p[sizeP:]); err != nil {
+		return err
+	}
+	if st.kind == 'R' {
+		st.predRead(pr, n, iv)
+	} else {
+		st.predWrite(pr, oid, iv)
+	}
+	st.kind, st.recs = 0, st.recs[:0]
+	return nil
+}
+
+// predicate decodes the predicate of a 'P' record (p: its bytes after the tag): its field
+// in a range.
+func predicate(p []byte) history.Predicate {
+	le := binary.LittleEndian
 	field := le.Uint64(p[sizeHead:])
 	lo, hi := le.Uint32(p[sizeHead+8:]), le.Uint32(p[sizeHead+12:])
-	n := int(le.Uint32(p[sizeHead+16:]))
-	keys := p[sizeP:]
 	pr := history.Predicate{
 		Field:   history.Str(string(appendHex16(nil, field))),
 		Lo:      int64(lo),
@@ -488,16 +521,12 @@ func (st *state) pred(off int, oid uint32, iv history.Interval, p []byte) error 
 		IsRange: true,
 	}
 	pr.Expr = fmt.Sprintf("%s in [%d, %d]", pr.Field, lo, hi)
-	b := st.b
-	if st.kind == 0 || st.oid != oid {
-		if n != 0 {
-			return st.errorf(off, "expected the %d rows of predicate op %d as 'R' or 'W' records with that oid before its 'P' record", n, oid)
-		}
-		i := b.PredRead(history.PredOp{Pred: pr})
-		b.SetOpTime(i, iv)
-		return nil
-	}
-	// The buffered records must list the same keys, in order (one per row).
+	return pr
+}
+
+// checkRows checks that the n row keys of the 'P' record of op oid at offset off (keys: its
+// key array) are those of the buffered records, in order (one per row).
+func (st *state) checkRows(off int, oid uint32, n int, keys []byte) error {
 	var rowKeys []uint64
 	if st.kind == 'W' {
 		for _, kv := range st.rowValues() {
@@ -512,44 +541,50 @@ func (st *state) pred(off int, oid uint32, iv history.Interval, p []byte) error 
 		return st.errorf(off, "expected predicate op %d to list the %d rows of its '%c' records, found %d", oid, len(rowKeys), st.kind, n)
 	}
 	for j, k := range rowKeys {
-		if got := le.Uint64(keys[8*j:]); got != k {
+		if got := binary.LittleEndian.Uint64(keys[8*j:]); got != k {
 			return st.errorf(off+1+sizeP+8*j, "expected row %d of predicate op %d to be key %d (its '%c' record), found %d", j, oid, k, st.kind, got)
 		}
 	}
-	switch st.kind {
-	case 'R':
-		// Every row names its writer (or the initial state): Srcs is filled here for the
-		// initial state and in Finish for writers.
-		po := history.PredOp{Pred: pr, Rows: make([]history.Row, n), Srcs: make([]history.Src, n)}
-		for j, g := range st.recs {
-			po.Rows[j] = history.Row{Key: b.IntKey(int64(g.key)), Match: true}
-			if g.from == [2]uint32{} {
-				po.Srcs[j] = history.Src{Kind: history.SrcInit}
-			}
-		}
-		i := b.PredRead(po)
-		b.SetOpTime(i, iv)
-		st.d.preds = append(st.d.preds, po)
-		pi := int32(len(st.d.preds) - 1)
-		for j, g := range st.recs {
-			if g.from != [2]uint32{} {
-				st.d.pending = parse.Push(st.d.pending, pendingRead{t: st.t, op: i, pred: pi, row: int32(j), tid: g.from[0], oid: g.from[1], key: g.key, file: st.file, off: int64(g.off)})
-			}
-		}
-	case 'W':
-		kvs := st.rowValues()
-		rows := make([]history.Row, len(kvs))
-		for j, kv := range kvs {
-			rows[j] = history.Row{Key: b.IntKey(int64(kv.key)), Value: kv.value, Match: true}
-		}
-		i := b.PredWrite(history.PredOp{Pred: pr, Rows: rows})
-		b.SetOpTime(i, iv)
-		for _, kv := range kvs {
-			st.d.addWrite(wkey{st.tid, oid, kv.key}, wref{t: st.t, op: i, value: kv.value})
+	return nil
+}
+
+// predRead adds the predicate read pr over interval iv whose n rows are the buffered 'R'
+// records. Every row names its writer (or the initial state): Srcs is filled here for the
+// initial state and in Finish for writers.
+func (st *state) predRead(pr history.Predicate, n int, iv history.Interval) {
+	b := st.b
+	po := history.PredOp{Pred: pr, Rows: make([]history.Row, n), Srcs: make([]history.Src, n)}
+	for j, g := range st.recs {
+		po.Rows[j] = history.Row{Key: b.IntKey(int64(g.key)), Match: true}
+		if g.from == [2]uint32{} {
+			po.Srcs[j] = history.Src{Kind: history.SrcInit}
 		}
 	}
-	st.kind, st.recs = 0, st.recs[:0]
-	return nil
+	i := b.PredRead(po)
+	b.SetOpTime(i, iv)
+	st.d.preds = append(st.d.preds, po)
+	pi := int32(len(st.d.preds) - 1)
+	for j, g := range st.recs {
+		if g.from != [2]uint32{} {
+			st.d.pending = parse.Push(st.d.pending, pendingRead{t: st.t, op: i, pred: pi, row: int32(j), tid: g.from[0], oid: g.from[1], key: g.key, file: st.file, off: int64(g.off)})
+		}
+	}
+}
+
+// predWrite adds the predicate write pr of op oid over interval iv whose rows are those the
+// buffered 'W' records write.
+func (st *state) predWrite(pr history.Predicate, oid uint32, iv history.Interval) {
+	b := st.b
+	kvs := st.rowValues()
+	rows := make([]history.Row, len(kvs))
+	for j, kv := range kvs {
+		rows[j] = history.Row{Key: b.IntKey(int64(kv.key)), Value: kv.value, Match: true}
+	}
+	i := b.PredWrite(history.PredOp{Pred: pr, Rows: rows})
+	b.SetOpTime(i, iv)
+	for _, kv := range kvs {
+		st.d.addWrite(wkey{st.tid, oid, kv.key}, wref{t: st.t, op: i, value: kv.value})
+	}
 }
 
 // Finish resolves every read's named writer and fills in the value read.
@@ -611,10 +646,29 @@ func (d *Decoder) placeholders(b *history.Builder, missing []int, found []int32)
 	if len(order) == 0 {
 		return nil
 	}
-	// A read names its writer by transaction id and op id. When the id belongs to exactly one
-	// logged transaction that did not log the op, the placeholder takes that transaction's
-	// outcome: reads naming an aborted transaction are aborted reads whatever the op. An id
-	// logged by several transactions (runs mixed in one directory) or by none stays unknown.
+	outcomes := loggedOutcomes(b)
+	s := b.NewSession(history.Str(history.PlaceholderSession))
+	for _, tid := range order {
+		outcome, ok := outcomes[tid]
+		if !ok {
+			outcome = history.OutcomeUnknown
+		}
+		t := b.BeginTxn(s, history.Int(int64(tid)), outcome)
+		for _, i := range byTid[tid] {
+			d.placeholderWrite(b, t, i, found)
+		}
+	}
+	b.EndTxn()
+	return nil
+}
+
+// loggedOutcomes returns the outcome of each transaction id that exactly one logged
+// transaction has. A read names its writer by transaction id and op id. When the id belongs
+// to exactly one logged transaction that did not log the op, the placeholder takes that
+// transaction's outcome: reads naming an aborted transaction are aborted reads whatever the
+// op. An id logged by several transactions (runs mixed in one directory) or by none stays
+// unknown.
+func loggedOutcomes(b *history.Builder) map[uint32]history.Outcome {
 	outcomes := make(map[uint32]history.Outcome)
 	seen := make(map[uint32]int)
 	for i := range b.NumTxns() {
@@ -624,25 +678,24 @@ func (d *Decoder) placeholders(b *history.Builder, missing []int, found []int32)
 			outcomes[uint32(id)] = t.Outcome
 		}
 	}
-	s := b.NewSession(history.Str(history.PlaceholderSession))
-	for _, tid := range order {
-		outcome := history.OutcomeUnknown
-		if seen[tid] == 1 {
-			outcome = outcomes[tid]
-		}
-		t := b.BeginTxn(s, history.Int(int64(tid)), outcome)
-		for _, i := range byTid[tid] {
-			p := d.pending[i]
-			k := wkey{p.tid, p.oid, p.key}
-			if found[i] = d.lookup(k); found[i] != noWrite {
-				continue // an earlier read of the same write made it
-			}
-			v := b.StrValue("unknown:" + strconv.FormatUint(uint64(p.tid), 10) + "/" + strconv.FormatUint(uint64(p.oid), 10))
-			op := b.Write(b.IntKey(int64(p.key)), v)
-			d.addWrite(k, wref{t: t, op: op, value: v})
-			found[i] = d.lookup(k)
+	for id, n := range seen {
+		if n != 1 {
+			delete(outcomes, id)
 		}
 	}
-	b.EndTxn()
-	return nil
+	return outcomes
+}
+
+// placeholderWrite adds to placeholder t the write pending read i names, unless an earlier
+// read of the same write made it, and sets found[i].
+func (d *Decoder) placeholderWrite(b *history.Builder, t history.TxnID, i int, found []int32) {
+	p := d.pending[i]
+	k := wkey{p.tid, p.oid, p.key}
+	if found[i] = d.lookup(k); found[i] != noWrite {
+		return
+	}
+	v := b.StrValue("unknown:" + strconv.FormatUint(uint64(p.tid), 10) + "/" + strconv.FormatUint(uint64(p.oid), 10))
+	op := b.Write(b.IntKey(int64(p.key)), v)
+	d.addWrite(k, wref{t: t, op: op, value: v})
+	found[i] = d.lookup(k)
 }

@@ -93,20 +93,13 @@ type txnLine struct {
 // Decode reads one client's log r, named name, into b.
 func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	sessName, sess := session(name)
-	if other, ok := d.clients[sess]; ok {
-		return parse.Errorf(Name, name, 0, 0, 0, "%w: %s and %s both hold the log of client %v (a copy?): a Viper history holds one J<n>.log per client", parse.ErrDuplicate, other, name, sess)
+	if err := d.claim(name, sess); err != nil {
+		return err
 	}
-	if d.clients == nil {
-		d.clients, d.copies = make(map[history.Datum]string), make(map[[sha256.Size]byte]string)
-	}
-	d.clients[sess] = name
-	s := b.Session(sess)
+	lr := logReader{d: d, name: name, b: b, s: b.Session(sess), sessName: sessName}
 	sum := sha256.New()
 	br := bufio.NewReaderSize(io.TeeReader(r, sum), 1<<16)
 	var off int64
-	var ops []mop
-	txns, initLine := 0, 0
-	wrote := false
 	for line := 1; ; line++ {
 		ln, err := readLine(br)
 		if errors.Is(err, errLong) {
@@ -116,39 +109,78 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 			return fmt.Errorf("reading %s: %w", name, err)
 		}
 		if t := bytes.TrimSpace(ln); len(t) > 0 {
-			var col int
-			var msg string
-			var isInitial bool
-			ops, isInitial, col, msg = parseTxn(t, ops[:0])
-			if msg != "" {
-				lead := len(ln) - len(bytes.TrimLeft(ln, " \t"))
-				return parse.Errorf(Name, name, line, lead+col, off+int64(lead+col-1), "%s", msg)
+			if err := lr.txn(ln, t, line, off); err != nil {
+				return err
 			}
-			switch {
-			case initLine > 0:
-				return parse.Errorf(Name, name, line, 1, off, "expected no transaction after the isInitial one (line %d): Viper takes the initial state alone in its file", initLine)
-			case isInitial && txns > 0:
-				return parse.Errorf(Name, name, line, 1, off, "expected the isInitial transaction alone in its file, found it after %d others: Viper takes the initial state alone in its file", txns)
-			case isInitial:
-				if err := d.setInitial(ops, name, b); err != nil {
-					return parse.Errorf(Name, name, line, 1, off, "%s", err.Error())
-				}
-				initLine = line
-			default:
-				b.BeginTxn(s, history.Str(sessName+":"+strconv.Itoa(line)), history.OutcomeCommitted)
-				for _, o := range ops {
-					o.add(b)
-					wrote = wrote || o.kind != 'r'
-				}
-				b.EndTxn()
-			}
-			txns++
 		}
 		off += int64(len(ln))
 		if err == io.EOF {
-			return d.copied(name, sum, wrote)
+			return d.copied(name, sum, lr.wrote)
 		}
 	}
+}
+
+// claim records that file name holds the log of client sess, refusing a second file for
+// the same client.
+func (d *Decoder) claim(name string, sess history.Datum) error {
+	if other, ok := d.clients[sess]; ok {
+		return parse.Errorf(Name, name, 0, 0, 0, "%w: %s and %s both hold the log of client %v (a copy?): a Viper history holds one J<n>.log per client", parse.ErrDuplicate, other, name, sess)
+	}
+	if d.clients == nil {
+		d.clients, d.copies = make(map[history.Datum]string), make(map[[sha256.Size]byte]string)
+	}
+	d.clients[sess] = name
+	return nil
+}
+
+// logReader reads the transactions of one client's log.
+type logReader struct {
+	d        *Decoder
+	name     string
+	b        *history.Builder
+	s        history.SessionID
+	sessName string // transactions are named sessName:line
+	ops      []mop  // scratch
+	txns     int    // transactions read so far
+	initLine int    // the line of the isInitial transaction, 0 if none so far
+	wrote    bool   // whether a transaction wrote something
+}
+
+// txn reads the transaction on line number line, which starts at offset off: ln is the
+// line, t the line trimmed (not empty).
+func (lr *logReader) txn(ln, t []byte, line int, off int64) error {
+	ops, isInitial, col, msg := parseTxn(t, lr.ops[:0])
+	lr.ops = ops
+	if msg != "" {
+		lead := len(ln) - len(bytes.TrimLeft(ln, " \t"))
+		return parse.Errorf(Name, lr.name, line, lead+col, off+int64(lead+col-1), "%s", msg)
+	}
+	switch {
+	case lr.initLine > 0:
+		return parse.Errorf(Name, lr.name, line, 1, off, "expected no transaction after the isInitial one (line %d): Viper takes the initial state alone in its file", lr.initLine)
+	case isInitial && lr.txns > 0:
+		return parse.Errorf(Name, lr.name, line, 1, off, "expected the isInitial transaction alone in its file, found it after %d others: Viper takes the initial state alone in its file", lr.txns)
+	case isInitial:
+		if err := lr.d.setInitial(ops, lr.name, lr.b); err != nil {
+			return parse.Errorf(Name, lr.name, line, 1, off, "%s", err.Error())
+		}
+		lr.initLine = line
+	default:
+		lr.add(ops, line)
+	}
+	lr.txns++
+	return nil
+}
+
+// add adds the transaction of ops on line number line, committed.
+func (lr *logReader) add(ops []mop, line int) {
+	b := lr.b
+	b.BeginTxn(lr.s, history.Str(lr.sessName+":"+strconv.Itoa(line)), history.OutcomeCommitted)
+	for _, o := range ops {
+		o.add(b)
+		lr.wrote = lr.wrote || o.kind != 'r'
+	}
+	b.EndTxn()
 }
 
 // setInitial makes the writes of the isInitial transaction the initial state. It says what
@@ -260,30 +292,44 @@ func (o mop) add(b *history.Builder) {
 func parseTxn(ln []byte, ops []mop) (_ []mop, isInitial bool, col int, msg string) {
 	var t txnLine
 	if err := json.Unmarshal(ln, &t); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return ops, false, int(max(se.Offset, 1)), "expected one JSON object per line: " + se.Error()
-		}
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return ops, false, int(te.Offset) + 1, fmt.Sprintf(`expected {"value": [operations…]}, found a JSON %s where %s should be`, te.Value, fieldName(te.Field))
-		}
-		return ops, false, 1, "expected one JSON object per line: " + err.Error()
+		col, msg := lineError(err)
+		return ops, false, col, msg
 	}
 	if t.Value == nil {
 		return ops, false, 1, `expected a "value" field holding the transaction's operations`
 	}
+	ops, col, msg = parseOps(ln, *t.Value, ops)
+	return ops, t.IsInitial != nil && *t.IsInitial, col, msg
+}
+
+// parseOps appends to ops the operations raws of line ln. On error, msg says what was
+// expected at the 1-based column col of the line.
+func parseOps(ln []byte, raws []json.RawMessage, ops []mop) (_ []mop, col int, msg string) {
 	from := 0
-	for n, raw := range *t.Value {
+	for n, raw := range raws {
 		at := from + bytes.Index(ln[from:], raw)
 		from = at + len(raw)
 		o, msg := parseOp(raw)
 		if msg != "" {
-			return ops, false, at + 1, fmt.Sprintf("operation %d: %s", n+1, msg)
+			return ops, at + 1, fmt.Sprintf("operation %d: %s", n+1, msg)
 		}
 		ops = append(ops, o)
 	}
-	return ops, t.IsInitial != nil && *t.IsInitial, 0, ""
+	return ops, 0, ""
+}
+
+// lineError says what was expected where a line's JSON failed to decode, at the 1-based
+// column col.
+func lineError(err error) (col int, msg string) {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return int(max(se.Offset, 1)), "expected one JSON object per line: " + se.Error()
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return int(te.Offset) + 1, fmt.Sprintf(`expected {"value": [operations…]}, found a JSON %s where %s should be`, te.Value, fieldName(te.Field))
+	}
+	return 1, "expected one JSON object per line: " + err.Error()
 }
 
 func fieldName(f string) string {
@@ -306,19 +352,8 @@ func parseOp(raw json.RawMessage) (mop, string) {
 		return o, `expected an array ["r"|"w"|"i"|"d", key, value, …], found []`
 	}
 	kind, _ := xs[0].(string)
-	switch kind {
-	case "r", "w":
-		if len(xs) < 3 || len(xs) > 4 {
-			return o, fmt.Sprintf(`expected [%q, key, value, flag] (3 or 4 elements), found %d elements`, kind, len(xs))
-		}
-	case "i", "d":
-		if len(xs) < 4 {
-			return o, fmt.Sprintf(`expected [%q, key, value, readValue, isDead, succ, …], found %d elements`, kind, len(xs))
-		}
-	case "range":
-		return o, `a range query: isovet does not read Viper's range queries yet (their rows as item reads would drop which keys the query did not see, so a phantom would pass unseen); the "r", "w", "i" and "d" operations are read`
-	default:
-		return o, fmt.Sprintf(`expected the operation "r", "w", "i" or "d", found %s`, jsonText(xs[0]))
+	if msg := arity(kind, xs); msg != "" {
+		return o, msg
 	}
 	o.kind = kind[0]
 	var msg string
@@ -328,41 +363,63 @@ func parseOp(raw json.RawMessage) (mop, string) {
 	if o.value, msg = datum(xs[2], "value", kind == "r"); msg != "" {
 		return o, msg
 	}
-	flag := func(i int, what string) (bool, string) {
-		if i >= len(xs) {
-			return true, ""
-		}
-		v, ok := xs[i].(bool)
-		if !ok {
-			return false, fmt.Sprintf("expected %s (true or false) as element %d, found %s", what, i+1, jsonText(xs[i]))
-		}
-		return v, ""
-	}
+	return o, o.trailing(xs)
+}
+
+// arity checks the operation's name and its number of elements xs.
+func arity(kind string, xs []any) string {
 	switch kind {
-	case "r":
-		if _, msg := flag(3, "isDead"); msg != "" {
-			return o, msg
+	case "r", "w":
+		if len(xs) < 3 || len(xs) > 4 {
+			return fmt.Sprintf(`expected [%q, key, value, flag] (3 or 4 elements), found %d elements`, kind, len(xs))
 		}
-	case "w":
-		succ, msg := flag(3, "succ")
-		if msg != "" {
-			return o, msg
-		}
-		o.failed = !succ
 	case "i", "d":
+		if len(xs) < 4 {
+			return fmt.Sprintf(`expected [%q, key, value, readValue, isDead, succ, …], found %d elements`, kind, len(xs))
+		}
+	case "range":
+		return `a range query: isovet does not read Viper's range queries yet (their rows as item reads would drop which keys the query did not see, so a phantom would pass unseen); the "r", "w", "i" and "d" operations are read`
+	default:
+		return fmt.Sprintf(`expected the operation "r", "w", "i" or "d", found %s`, jsonText(xs[0]))
+	}
+	return ""
+}
+
+// trailing parses the elements after key and value: a read's isDead, a write's succ, and
+// an insert's or delete's read value, isDead and succ.
+func (o *mop) trailing(xs []any) string {
+	var msg string
+	switch o.kind {
+	case 'r':
+		_, msg = flag(xs, 3, "isDead")
+	case 'w':
+		var succ bool
+		succ, msg = flag(xs, 3, "succ")
+		o.failed = !succ
+	case 'i', 'd':
 		if o.read, msg = datum(xs[3], "read value", true); msg != "" {
-			return o, msg
+			return msg
 		}
-		if _, msg := flag(4, "isDead"); msg != "" {
-			return o, msg
+		if _, msg := flag(xs, 4, "isDead"); msg != "" {
+			return msg
 		}
-		succ, msg := flag(5, "succ")
-		if msg != "" {
-			return o, msg
-		}
+		var succ bool
+		succ, msg = flag(xs, 5, "succ")
 		o.failed = !succ
 	}
-	return o, ""
+	return msg
+}
+
+// flag returns element i of xs, a boolean named what, true when xs is shorter.
+func flag(xs []any, i int, what string) (bool, string) {
+	if i >= len(xs) {
+		return true, ""
+	}
+	v, ok := xs[i].(bool)
+	if !ok {
+		return false, fmt.Sprintf("expected %s (true or false) as element %d, found %s", what, i+1, jsonText(xs[i]))
+	}
+	return v, ""
 }
 
 // datum converts a JSON key or value: an integer or a string (or null when nullOK).
