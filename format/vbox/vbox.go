@@ -213,10 +213,72 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	}
 	d.files = append(d.files, name)
 	st := &state{d: d, b: b, name: name, file: int32(len(d.files) - 1), s: b.Session(client)}
+	// One loop over the records, its checks and cases inline: as steps (a call per record),
+	// reading blindw_wr_100000 took 5 % more instructions (cachegrind).
+	le := binary.LittleEndian
 	for i := 0; i < len(data); {
-		n, err := st.record(data, i)
-		if err != nil {
-			return err
+		tag := data[i]
+		var n int
+		switch tag {
+		case 'T', 'S', 'C', 'A':
+			n = sizeHead
+		case 'W':
+			n = sizeW
+		case 'R':
+			n = sizeR
+		case 'P':
+			n = sizeP
+		default:
+			return st.errorf(i, "expected a record tag 'T', 'S', 'C', 'A', 'W', 'R' or 'P', found byte 0x%02x", tag)
+		}
+		if len(data)-i-1 < n {
+			return st.errorf(i, "%w: '%c' record needs %d bytes after its tag, %d left", parse.ErrTruncated, tag, n, len(data)-i-1)
+		}
+		p := data[i+1:]
+		id := le.Uint32(p)
+		iv := history.Interval{Begin: int64(le.Uint64(p[4:])), End: int64(le.Uint64(p[12:]))}
+		if iv.Begin > iv.End {
+			return st.errorf(i, "'%c' record of %d ends (%d) before it begins (%d)", tag, id, iv.End, iv.Begin)
+		}
+		if tag != 'T' && !st.inTxn {
+			return st.errorf(i, "expected 'T' before '%c' record", tag)
+		}
+		if tag == 'P' {
+			rows := int(le.Uint32(p[sizeHead+16:]))
+			if need := sizeP + rows*rowP; len(data)-i-1 < need {
+				return st.errorf(i, "%w: 'P' record with %d rows needs %d bytes after its tag, %d left", parse.ErrTruncated, rows, need, len(data)-i-1)
+			}
+			n += rows * rowP
+		}
+		if (tag != 'R' && tag != 'W' && tag != 'P') || (st.kind != 0 && (st.kind != tag && tag != 'P' || st.oid != id)) {
+			st.flush()
+		}
+		switch tag {
+		case 'T':
+			st.t = b.BeginTxn(st.s, history.Int(int64(id)), history.OutcomeUnknown)
+			c := b.Current()
+			c.Time, c.HasTime = iv, true
+			st.inTxn, st.tid = true, id
+		case 'C', 'A':
+			if tag == 'C' {
+				b.Current().Outcome = history.OutcomeCommitted
+			} else {
+				b.Current().Outcome = history.OutcomeAborted
+			}
+			st.inTxn = false
+		case 'W', 'R':
+			st.kind, st.oid, st.iv = tag, id, iv
+			g := grec{key: le.Uint64(p[sizeHead:]), off: i}
+			if tag == 'W' {
+				g.field, g.value = le.Uint64(p[sizeHead+8:]), le.Uint32(p[sizeHead+16:])
+			} else {
+				g.from = [2]uint32{le.Uint32(p[sizeHead+8:]), le.Uint32(p[sizeHead+12:])}
+			}
+			st.recs = append(st.recs, g)
+		case 'P':
+			if err := st.pred(i, id, iv, p[:n]); err != nil {
+				return err
+			}
 		}
 		i += 1 + n
 	}
@@ -235,101 +297,6 @@ func (d *Decoder) claim(name string, client history.Datum) error {
 	}
 	d.clients[client] = name
 	return nil
-}
-
-// recordSize is the size after its tag of a record with that tag (of a 'P' record, without
-// its rows); false for an unknown tag.
-func recordSize(tag byte) (int, bool) {
-	switch tag {
-	case 'T', 'S', 'C', 'A':
-		return sizeHead, true
-	case 'W':
-		return sizeW, true
-	case 'R':
-		return sizeR, true
-	case 'P':
-		return sizeP, true
-	}
-	return 0, false
-}
-
-// record checks and applies the record at data[i] and returns its size after the tag.
-func (st *state) record(data []byte, i int) (int, error) {
-	tag := data[i]
-	n, ok := recordSize(tag)
-	if !ok {
-		return 0, st.errorf(i, "expected a record tag 'T', 'S', 'C', 'A', 'W', 'R' or 'P', found byte 0x%02x", tag)
-	}
-	if len(data)-i-1 < n {
-		return 0, st.errorf(i, "%w: '%c' record needs %d bytes after its tag, %d left", parse.ErrTruncated, tag, n, len(data)-i-1)
-	}
-	le := binary.LittleEndian
-	p := data[i+1:]
-	id := le.Uint32(p)
-	iv := history.Interval{Begin: int64(le.Uint64(p[4:])), End: int64(le.Uint64(p[12:]))}
-	if iv.Begin > iv.End {
-		return 0, st.errorf(i, "'%c' record of %d ends (%d) before it begins (%d)", tag, id, iv.End, iv.Begin)
-	}
-	if tag != 'T' && !st.inTxn {
-		return 0, st.errorf(i, "expected 'T' before '%c' record", tag)
-	}
-	if tag == 'P' {
-		rows := int(le.Uint32(p[sizeHead+16:]))
-		if need := sizeP + rows*rowP; len(data)-i-1 < need {
-			return 0, st.errorf(i, "%w: 'P' record with %d rows needs %d bytes after its tag, %d left", parse.ErrTruncated, rows, need, len(data)-i-1)
-		}
-		n += rows * rowP
-	}
-	if st.endsStatement(tag, id) {
-		st.flush()
-	}
-	return n, st.apply(tag, id, iv, p[:n], i)
-}
-
-// endsStatement reports whether a record with tag and id ends the buffered statement: it
-// is not a read, write or predicate record, or belongs to another statement.
-func (st *state) endsStatement(tag byte, id uint32) bool {
-	if tag != 'R' && tag != 'W' && tag != 'P' {
-		return true
-	}
-	return st.kind != 0 && (st.kind != tag && tag != 'P' || st.oid != id)
-}
-
-// apply applies a record with tag, id and interval iv, its bytes after the tag p, at
-// offset i.
-func (st *state) apply(tag byte, id uint32, iv history.Interval, p []byte, i int) error {
-	b := st.b
-	switch tag {
-	case 'T':
-		st.t = b.BeginTxn(st.s, history.Int(int64(id)), history.OutcomeUnknown)
-		c := b.Current()
-		c.Time, c.HasTime = iv, true
-		st.inTxn, st.tid = true, id
-	case 'C':
-		b.Current().Outcome = history.OutcomeCommitted
-		st.inTxn = false
-	case 'A':
-		b.Current().Outcome = history.OutcomeAborted
-		st.inTxn = false
-	case 'W', 'R':
-		st.kind, st.oid, st.iv = tag, id, iv
-		st.recs = append(st.recs, itemRec(tag, p, i))
-	case 'P':
-		return st.pred(i, id, iv, p)
-	}
-	return nil
-}
-
-// itemRec decodes the 'W' or 'R' record at offset i, its bytes after the tag p.
-func itemRec(tag byte, p []byte, i int) grec {
-	le := binary.LittleEndian
-	g := grec{key: le.Uint64(p[sizeHead:]), off: i}
-	if tag == 'W' {
-		g.field, g.value = le.Uint64(p[sizeHead+8:]), le.Uint32(p[sizeHead+16:])
-	} else {
-		g.from = [2]uint32{le.Uint32(p[sizeHead+8:]), le.Uint32(p[sizeHead+12:])}
-	}
-	return g
 }
 
 // copied refuses the log data, named name, when another file of the history begins with the
