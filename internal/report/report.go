@@ -236,6 +236,33 @@ func StoppedBy(ctx context.Context, err error) bool {
 	return err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil)
 }
 
+// Ended returns err, or ctx's cause when ctx ended and the check found no violation: a pass
+// reached as ctx ended is not returned as one (the caller stopped waiting).
+func Ended(ctx context.Context, r *Report, err error) error {
+	if err == nil && r != nil && r.Verdict != Fail && ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return err
+}
+
+// Settle ends a check whose report r ended with err under ctx: a stopped check records the
+// stopped caveat, and [Finish] applies the policy. It returns r and ctx's cause for a
+// stopped check, no report and err for another error, else r.
+func Settle(ctx context.Context, r *Report, err error) (*Report, error) {
+	stopped := StoppedBy(ctx, err)
+	if stopped {
+		r.Stopped(err)
+	}
+	Finish(r)
+	switch {
+	case stopped:
+		return r, context.Cause(ctx)
+	case err != nil:
+		return nil, err
+	}
+	return r, nil
+}
+
 // Finish applies the verdict policy, the one rule every route to a verdict goes through: a
 // verdict that rests on a caveat undermining it (caveatSpecs) is Unknown. A pass becomes
 // Unknown and loses its follow-up; a failure becomes Unknown and loses its anomalies; the

@@ -92,17 +92,10 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	c := &run{ctx: ctx, h: h, level: level, o: o, rep: rep}
 	c.t0 = c.now()
 	c.tp = c.t0
-	err := c.run()
-	if err == nil && rep.Verdict != report.Fail && ctx.Err() != nil {
-		err = context.Cause(ctx) // a pass reached as ctx ended: the caller stopped waiting
-	}
+	err := report.Ended(ctx, rep, c.run())
 	c.caveats(err)
-	if report.StoppedBy(ctx, err) {
-		rep.Stopped(err)
-	}
-	report.Finish(rep)
 	rep.Stats.Elapsed = c.now().Sub(c.t0)
-	return c.finish(err)
+	return report.Settle(ctx, rep, err)
 }
 
 // checkable rejects a level this package does not check and strict serializability on a
@@ -158,18 +151,6 @@ func (c *run) followup() {
 	if rt, ok := c.level.RealtimeCounterpart(); ok && c.rep.Proved() && c.timeCert {
 		c.rep.Followup = &report.Followup{Level: rt, Verdict: report.Pass, Why: "the serial order that passed this level respects client real time and session order"}
 	}
-}
-
-// finish returns the report, or err; a check stopped by ctx returns its (Unknown) report
-// with ctx's cause.
-func (c *run) finish(err error) (*report.Report, error) {
-	switch {
-	case report.StoppedBy(c.ctx, err):
-		return c.rep, context.Cause(c.ctx)
-	case err != nil:
-		return nil, err
-	}
-	return c.rep, nil
 }
 
 // sessionRoute reports whether Check tries passBySession first: at plain serializability

@@ -63,18 +63,12 @@ type Options struct {
 // it returns Verdict Unknown with context.Cause(ctx), or a violation proved before.
 func Check(ctx context.Context, h *history.History, level anomaly.Level, o Options) (*report.Report, error) {
 	rep, err := decide(ctx, h, level, o)
+	if rep == nil {
+		return nil, err
+	}
 	// A stage stopped by ctx gives up without a verdict (the repair of choices, for one,
-	// reports no choice found): say that it was stopped rather than undecidable. A pass
-	// reached as ctx ended is not returned as one either: the caller stopped waiting.
-	if err == nil && rep != nil && rep.Verdict != report.Fail && ctx.Err() != nil {
-		err = context.Cause(ctx)
-	}
-	if rep != nil && report.StoppedBy(ctx, err) {
-		rep.Stopped(err)
-		report.Finish(rep)
-		return rep, context.Cause(ctx)
-	}
-	return rep, err
+	// reports no choice found): Settle says that it was stopped rather than undecidable.
+	return report.Settle(ctx, rep, report.Ended(ctx, rep, err))
 }
 
 // decide is Check before it says whether ctx stopped it.
