@@ -664,8 +664,9 @@ func (c *listKeyCheck) initial() {
 	}
 }
 
-// plainUses says what an op of a single-value kind does to its key, for validateListKeys.
-var plainUses = map[OpKind]string{
+// plainUses says what an op of a single-value kind does to its key, for validateListKeys
+// ("" for the other kinds): a table indexed by kind, as it is read once per op.
+var plainUses = [...]string{
 	OpWrite:  "writes a single value",
 	OpInsert: "inserts a row",
 	OpDelete: "deletes a row",
@@ -675,8 +676,8 @@ var plainUses = map[OpKind]string{
 // there is no room for more problems.
 func (c *listKeyCheck) op(t *Txn, oi int, o Op) bool {
 	h := c.h
-	if what, ok := plainUses[o.Kind]; ok {
-		return c.misuse(t, oi, o.Key, what)
+	if int(o.Kind) < len(plainUses) && plainUses[o.Kind] != "" {
+		return c.misuse(t, oi, o.Key, plainUses[o.Kind])
 	}
 	switch o.Kind {
 	case OpRead:

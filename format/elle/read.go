@@ -356,7 +356,8 @@ func (d *Decoder) op(v edn.Value, b *history.Builder) error {
 	if v.Kind != edn.Map {
 		return d.notAnOp(v)
 	}
-	fl := readFields(v)
+	var fl fields
+	fl.read(v)
 	procID, client, err := d.process(fl.process)
 	if err != nil || !client {
 		return err // non-client operations (the nemesis) are skipped
@@ -417,10 +418,10 @@ func untag(v edn.Value) edn.Value {
 	return v
 }
 
-// readFields picks the fields an operation map holds by name; the last of a repeated key
-// wins and other keys are ignored.
-func readFields(v edn.Value) fields {
-	var fl fields
+// read picks the fields an operation map holds by name, in place (the fields are six
+// values: returned by value, per operation, they cost more than the reading); the last of a
+// repeated key wins and other keys are ignored.
+func (fl *fields) read(v edn.Value) {
 	for i := 0; i+1 < len(v.Items); i += 2 {
 		k, ok := name(v.Items[i])
 		if !ok {
@@ -430,7 +431,6 @@ func readFields(v edn.Value) fields {
 			*f = v.Items[i+1]
 		}
 	}
-	return fl
 }
 
 // noValue reports whether the operation has no :value (or a nil one).

@@ -566,10 +566,12 @@ func (d *Decoder) coll(kind Kind, closer byte, p Pos, depth int) (Value, error) 
 
 // elems parses a collection's elements onto d.stack[start:] and returns the collection.
 func (d *Decoder) elems(kind Kind, closer byte, p Pos, depth, start int) (Value, error) {
+	// One loop with its fast paths inline: split into steps (a string, vector or nil
+	// element; the slow element; the collection), reading Elle's histories took 4 % more
+	// instructions (cachegrind).
 	for {
 		// Fast paths for the common elements of Jepsen histories, taken only when the
 		// whole token and the byte after it are in the buffer.
-		// Separators, ints and keywords, the most frequent, stay in this loop.
 		if d.p < d.n {
 			switch c := d.buf[d.p]; {
 			case c == ' ' || c == ',':
@@ -589,29 +591,56 @@ func (d *Decoder) elems(kind Kind, closer byte, p Pos, depth, start int) (Value,
 					d.p += i
 					continue
 				}
-			default:
-				done, err := d.fastElem(c, depth)
+			case c == '"':
+				p := d.Pos()
+				str, err := d.str(p)
 				if err != nil {
 					return Value{}, err
 				}
-				if done {
+				v := d.push()
+				v.Kind, v.Pos, v.Str = String, p, str
+				continue
+			case c == '[' && depth+1 < d.opts.MaxDepth: // a nested vector, as value parses it
+				vp := d.Pos()
+				d.p++
+				v, err := d.coll(Vector, ']', vp, depth+1)
+				if err != nil {
+					return Value{}, err
+				}
+				d.stack = append(d.stack, v)
+				continue
+			case c == 'n' && !d.opts.JSON:
+				if d.p+3 < d.n && d.buf[d.p+1] == 'i' && d.buf[d.p+2] == 'l' && !isSym(d.buf[d.p+3]) {
+					v := d.push()
+					v.Kind, v.Pos = Nil, d.Pos()
+					d.p += 3
 					continue
 				}
 			}
 		}
-		closed, err := d.elem(kind, closer, p, depth)
+		if err := d.skip(depth); err != nil {
+			return Value{}, err
+		}
+		if d.p >= d.n && !d.fill() {
+			if err := d.readErr(); err != nil {
+				return Value{}, err
+			}
+			return Value{}, d.truncated(d.Pos(), "expected %q to close the %v opened at line %d, column %d", closer, kind, p.Line, p.Col)
+		}
+		c := d.buf[d.p]
+		if c == closer {
+			d.p++
+			break
+		}
+		if c == ')' || c == ']' || c == '}' {
+			return Value{}, d.Errorf(d.Pos(), "unexpected %q: expected %q to close the %v opened at line %d, column %d", c, closer, kind, p.Line, p.Col)
+		}
+		v, err := d.value(depth + 1)
 		if err != nil {
 			return Value{}, err
 		}
-		if closed {
-			break
-		}
+		d.stack = append(d.stack, v)
 	}
-	return d.collect(kind, p, start)
-}
-
-// collect returns the collection of kind, opened at p, whose items are d.stack[start:].
-func (d *Decoder) collect(kind Kind, p Pos, start int) (Value, error) {
 	n := len(d.stack) - start
 	if kind == Map && n%2 != 0 {
 		return Value{}, d.Errorf(p, "map has an odd number of forms (%d): expected a value after every key", n)
@@ -621,71 +650,10 @@ func (d *Decoder) collect(kind Kind, p Pos, start int) (Value, error) {
 	return Value{Kind: kind, Pos: p, Items: items}, nil
 }
 
-// fastElem pushes the element at d.p (d.p < d.n), which starts with c, if it is a string,
-// a vector or nil wholly in the buffer; done is false when it took no fast path.
-func (d *Decoder) fastElem(c byte, depth int) (done bool, err error) {
-	switch {
-	case c == '"':
-		p := d.Pos()
-		str, err := d.str(p)
-		if err != nil {
-			return false, err
-		}
-		v := d.push()
-		v.Kind, v.Pos, v.Str = String, p, str
-		return true, nil
-	case c == '[' && depth+1 < d.opts.MaxDepth: // a nested vector, as value parses it
-		vp := d.Pos()
-		d.p++
-		v, err := d.coll(Vector, ']', vp, depth+1)
-		if err != nil {
-			return false, err
-		}
-		d.stack = append(d.stack, v)
-		return true, nil
-	case c == 'n' && !d.opts.JSON:
-		if d.wordAt("nil") {
-			v := d.push()
-			v.Kind, v.Pos = Nil, d.Pos()
-			d.p += 3
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
 // wordAt reports whether the word w is at d.p, and the byte after it, which ends it, is in
 // the buffer.
 func (d *Decoder) wordAt(w string) bool {
 	return d.p+len(w) < d.n && string(d.buf[d.p:d.p+len(w)]) == w && !isSym(d.buf[d.p+len(w)])
-}
-
-// elem parses the next element of a collection onto d.stack, or consumes its closer
-// (closed is true), after any whitespace, comments and discarded forms.
-func (d *Decoder) elem(kind Kind, closer byte, p Pos, depth int) (closed bool, err error) {
-	if err := d.skip(depth); err != nil {
-		return false, err
-	}
-	if d.p >= d.n && !d.fill() {
-		if err := d.readErr(); err != nil {
-			return false, err
-		}
-		return false, d.truncated(d.Pos(), "expected %q to close the %v opened at line %d, column %d", closer, kind, p.Line, p.Col)
-	}
-	c := d.buf[d.p]
-	if c == closer {
-		d.p++
-		return true, nil
-	}
-	if c == ')' || c == ']' || c == '}' {
-		return false, d.Errorf(d.Pos(), "unexpected %q: expected %q to close the %v opened at line %d, column %d", c, closer, kind, p.Line, p.Col)
-	}
-	v, err := d.value(depth + 1)
-	if err != nil {
-		return false, err
-	}
-	d.stack = append(d.stack, v)
-	return false, nil
 }
 
 // push appends a zero value to d.stack and returns it, for filling in place: building a
