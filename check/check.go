@@ -102,7 +102,9 @@ type Options struct {
 	// Now, when set, lets checkers time their phases (Report.Stats.Phases). The core never
 	// reads the clock itself; the CLI passes time.Now.
 	Now func() time.Time
-	_   struct{}
+	// implied marks a check made to decide another level through implication (imply.go),
+	// which does not itself go through implication again.
+	implied bool
 }
 
 // Errors.
@@ -210,6 +212,9 @@ func Check(ctx context.Context, h *history.History, level Level, opts Options) (
 		rep, err = runBothOutcomes(ctx, c, recorded, level, opts, len(failed.Committed))
 	} else {
 		rep, err = c.Run(ctx, h, level, opts)
+	}
+	if rep != nil && err == nil && rep.Verdict == Unknown {
+		rep = byImplication(ctx, h, level, opts, rep)
 	}
 	if rep != nil {
 		finish(rep, c, level, recorded, h, failed)

@@ -1,0 +1,48 @@
+package check
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"isovet/internal/histtest"
+)
+
+// TestFailedThroughWeaker: a serializability or snapshot isolation check left Unknown (here
+// given as such) fails when a weak level it implies fails: T2's read of T1's aborted write
+// is an aborted read at read committed, which every stronger level forbids. The report is
+// labelled with the level asked and says why; the methods that answer for one checker
+// (timestamp, basic) and checks made through implication do not go on.
+func TestFailedThroughWeaker(t *testing.T) {
+	h := histtest.MustParse("init 0\ns1: T1 w(x,1) abort\ns2: T2 r(x,1)")
+	for _, level := range []Level{Serializable, StrongSessionSerializable, SnapshotIsolation, StrongSessionSI} {
+		unknown := &Report{Level: level, Verdict: Unknown, Notes: []string{"undecided"}}
+		rep := byImplication(context.Background(), h, level, Options{}, unknown)
+		if rep.Verdict != Fail || rep.Level != level || len(rep.Anomalies) == 0 {
+			t.Errorf("%s: %s at %s with %d anomalies", level, rep.Verdict, rep.Level, len(rep.Anomalies))
+			continue
+		}
+		if !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "which "+level.String()+" implies, fails") }) {
+			t.Errorf("%s: the report does not say why: %q", level, rep.Notes)
+		}
+		for _, o := range []Options{{Method: MethodTimestamp}, {Method: MethodBasic}, {implied: true}} {
+			u := &Report{Level: level, Verdict: Unknown}
+			if r := byImplication(context.Background(), h, level, o, u); r.Verdict != Unknown {
+				t.Errorf("%s with %+v: %s, want it left Unknown", level, o, r.Verdict)
+			}
+		}
+	}
+}
+
+// TestStrongerForImplies: every level tried to pass a weak level implies it, and every weak
+// level tried to fail a stronger one is implied by it.
+func TestStrongerForImplies(t *testing.T) {
+	for weak, ss := range strongerFor {
+		for _, s := range ss {
+			if !s.Implies(weak) || s == weak {
+				t.Errorf("%s is tried to pass %s but does not imply it", s, weak)
+			}
+		}
+	}
+}
