@@ -15,8 +15,9 @@ import (
 //   - a weak level (read committed, read atomic, causal) left Unknown passes when a stronger
 //     level that implies it, decided by a black-box checker that searches every choice of
 //     writers (snapshot isolation, serializability), passes;
-//   - a serializability or snapshot isolation level left Unknown fails when a weak level it
-//     implies fails: the anomaly found there is one here too.
+//   - any level left Unknown fails when a weak level it implies fails (read committed for
+//     read atomic, both for causal, all three for the serializability and snapshot isolation
+//     levels): the anomaly found there is one here too.
 //
 // Only the black-box route (MethodAuto, MethodBlackBox) does this: the timestamp and basic
 // methods answer for the checker the user chose.
@@ -30,7 +31,8 @@ var strongerFor = map[Level][]Level{
 	Causal:        {StrongSessionSI, StrongSessionSerializable},
 }
 
-// weakLevels are the levels tried, cheapest first, to fail a stronger level left Unknown.
+// weakLevels are the levels tried, cheapest first, to fail a level left Unknown that
+// implies them.
 var weakLevels = []Level{ReadCommitted, ReadAtomic, Causal}
 
 // byImplication tries to decide rep, an Unknown report of level on h (the history as
@@ -43,36 +45,33 @@ func byImplication(ctx context.Context, h *history.History, level Level, opts Op
 	sub := opts
 	sub.implied = true
 	var tried []string
-	if ss, weak := strongerFor[level]; weak {
-		for _, s := range ss {
-			r, err := Check(ctx, h, s, sub)
-			if ctx.Err() != nil {
-				return rep
-			}
-			if err != nil || r == nil {
-				tried = append(tried, fmt.Sprintf("%s: %v", s, err))
-				continue
-			}
-			if r.Proved() {
-				return passedThrough(level, s, r)
-			}
-			tried = append(tried, fmt.Sprintf("%s: %s", s, r.Verdict))
-			if r.Verdict == Fail {
-				break
-			}
+	for _, s := range strongerFor[level] {
+		r, err := Check(ctx, h, s, sub)
+		if ctx.Err() != nil {
+			return rep
 		}
-	} else {
-		for _, w := range weakLevels {
-			if w == level || !level.Implies(w) {
-				continue
-			}
-			r, err := Check(ctx, h, w, sub)
-			if ctx.Err() != nil {
-				return rep
-			}
-			if err == nil && r != nil && r.Verdict == Fail && len(r.Anomalies) > 0 {
-				return failedThrough(level, w, r)
-			}
+		if err != nil || r == nil {
+			tried = append(tried, fmt.Sprintf("%s: %v", s, err))
+			continue
+		}
+		if r.Proved() {
+			return passedThrough(level, s, r)
+		}
+		tried = append(tried, fmt.Sprintf("%s: %s", s, r.Verdict))
+		if r.Verdict == Fail {
+			break
+		}
+	}
+	for _, w := range weakLevels {
+		if w == level || !level.Implies(w) {
+			continue
+		}
+		r, err := Check(ctx, h, w, sub)
+		if ctx.Err() != nil {
+			return rep
+		}
+		if err == nil && r != nil && r.Verdict == Fail && len(r.Anomalies) > 0 {
+			return failedThrough(level, w, r)
 		}
 	}
 	if len(tried) > 0 {

@@ -9,14 +9,14 @@ import (
 	"isovet/internal/histtest"
 )
 
-// TestFailedThroughWeaker: a serializability or snapshot isolation check left Unknown (here
+// TestFailedThroughWeaker: a check of read atomic, causal, serializability or snapshot isolation left Unknown (here
 // given as such) fails when a weak level it implies fails: T2's read of T1's aborted write
 // is an aborted read at read committed, which every stronger level forbids. The report is
 // labelled with the level asked and says why; the methods that answer for one checker
 // (timestamp, basic) and checks made through implication do not go on.
 func TestFailedThroughWeaker(t *testing.T) {
 	h := histtest.MustParse("init 0\ns1: T1 w(x,1) abort\ns2: T2 r(x,1)")
-	for _, level := range []Level{Serializable, StrongSessionSerializable, SnapshotIsolation, StrongSessionSI} {
+	for _, level := range []Level{ReadAtomic, Causal, Serializable, StrongSessionSerializable, SnapshotIsolation, StrongSessionSI} {
 		unknown := &Report{Level: level, Verdict: Unknown, Notes: []string{"undecided"}}
 		rep := byImplication(context.Background(), h, level, Options{}, unknown)
 		if rep.Verdict != Fail || rep.Level != level || len(rep.Anomalies) == 0 {
