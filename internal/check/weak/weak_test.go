@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	checkpkg "isovet/check"
 	"isovet/format"
 	"isovet/history"
 	"isovet/internal/anomaly"
@@ -186,40 +187,63 @@ func permutations(xs []int) [][]int {
 }
 
 // oracleAt decides read committed, read atomic or causal consistency by brute force: some
-// set of the transactions of unknown outcome committed, and some order of the committed
-// transactions explains every read as [oracle] says, keeps session order (causal), and
-// puts, for every read of a key from t2 (or the initial state), each other transaction
-// that wrote the key and that the reader had seen before t2: seen means read from (read
-// atomic; a list read sees every appender it shows) or reached through reads and session
-// order (causal). Values must be unique (each read has one possible writer).
+// set of the transactions of unknown outcome committed, some choice of the writer each
+// external read read from (among the committed transactions whose last write of the key
+// wrote the value, or the initial state: repeated values give several), and some order of
+// the committed transactions explains every read as [oracle] says, puts each chosen writer
+// before its reader, keeps session order (causal), and puts, for every read of a key from
+// t2 (or the initial state), each other transaction that wrote the key and that the reader
+// had seen before t2: seen means read from (read atomic; a list read sees every appender it
+// shows) or reached through reads and session order (causal).
 func oracleAt(h *history.History, level anomaly.Level) bool {
 	if level == anomaly.ReadCommitted {
 		return oracle(h)
 	}
+	causal := level == anomaly.Causal
 	for in := range histtest.Worlds(h) {
-		reads, seen, ok := readSources(h, in, level == anomaly.Causal)
+		points, ok := readPoints(h, in)
 		if !ok {
 			continue
 		}
-		for _, order := range permutations(in) {
-			if explains(h, order) && axioms(h, order, reads, seen, level == anomaly.Causal) {
-				return true
+		orders := permutations(in)
+		found := false
+		eachChoice(points, func(reads []sourced) bool {
+			seen := seenBy(h, in, reads, causal)
+			for _, order := range orders {
+				if explains(h, order) && axioms(h, order, reads, seen, causal) {
+					found = true
+					return false
+				}
 			}
+			return true
+		})
+		if found {
+			return true
 		}
 	}
 	return false
 }
 
-// sourced is an external read of key by reader from writer (-1: the initial state).
+// sourced is an external read of key by reader from writer (-1: the initial state). A list
+// read is one per element it shows that the reader did not append, writer its appender; all
+// but the last are seenOnly: the version read is the last one's, the others are in it.
 type sourced struct {
 	reader, writer int
 	key            history.Key
+	seenOnly       bool
 }
 
-// readSources resolves every external read of the transactions in (unique values), and
-// what each transaction had seen: the transactions it read from, closed under session
-// order and reads with causal.
-func readSources(h *history.History, in []int, causal bool) ([]sourced, map[int]map[int]bool, bool) {
+// readPoint is an external read with the writers it may have read from (see sourced).
+type readPoint struct {
+	reader   int
+	key      history.Key
+	cands    []int // -1: the initial state
+	seenOnly bool
+}
+
+// readPoints lists every external read of the transactions in with its candidate writers;
+// false when some read has none.
+func readPoints(h *history.History, in []int) ([]readPoint, bool) {
 	lastWrite := func(t int, k history.Key) (history.Value, bool) {
 		v, ok := history.Nil, false
 		for _, o := range h.Txns[t].Ops {
@@ -229,20 +253,19 @@ func readSources(h *history.History, in []int, causal bool) ([]sourced, map[int]
 		}
 		return v, ok
 	}
-	appender := func(k history.Key, v history.Value) int {
+	appenders := func(t int, k history.Key, v history.Value) []int {
+		var ws []int
 		for _, w := range in {
-			for _, o := range h.Txns[w].Ops {
-				if o.Kind == history.OpAppend && o.Key == k && o.Value == v {
-					return w
-				}
+			if w != t && slices.ContainsFunc(h.Txns[w].Ops, func(o history.Op) bool {
+				return o.Kind == history.OpAppend && o.Key == k && o.Value == v
+			}) {
+				ws = append(ws, w)
 			}
 		}
-		return -2
+		return ws
 	}
-	var reads []sourced
-	seen := map[int]map[int]bool{}
+	var points []readPoint
 	for _, t := range in {
-		seen[t] = map[int]bool{}
 		own := map[history.Key]bool{}
 		ownList := map[history.Key]int{}
 		for _, o := range h.Txns[t].Ops {
@@ -255,72 +278,104 @@ func readSources(h *history.History, in []int, causal bool) ([]sourced, map[int]
 				if own[o.Key] {
 					continue
 				}
-				w := -2
+				var cands []int
 				for _, x := range in {
 					if v, ok := lastWrite(x, o.Key); ok && x != t && v == o.Value {
-						w = x
+						cands = append(cands, x)
 					}
 				}
-				if w == -2 && o.Value == h.InitialValue(o.Key) {
-					w = -1
+				if o.Value == h.InitialValue(o.Key) {
+					cands = append(cands, -1)
 				}
-				if w == -2 {
-					return nil, nil, false
+				if len(cands) == 0 {
+					return nil, false
 				}
-				reads = append(reads, sourced{t, w, o.Key})
-				if w >= 0 {
-					seen[t][w] = true
-				}
+				points = append(points, readPoint{t, o.Key, cands, false})
 			case history.OpListRead:
 				l := h.List(o)
 				if len(l) < ownList[o.Key] {
-					return nil, nil, false
+					return nil, false
 				}
 				ext := l[:len(l)-ownList[o.Key]]
-				w := -1
-				for _, v := range ext {
-					if w = appender(o.Key, v); w < 0 {
-						return nil, nil, false
-					}
-					if w != t {
-						seen[t][w] = true
-					}
+				if len(ext) == 0 { // the initial (empty) list
+					points = append(points, readPoint{t, o.Key, []int{-1}, false})
 				}
-				reads = append(reads, sourced{t, w, o.Key})
+				for i, v := range ext {
+					ws := appenders(t, o.Key, v)
+					if len(ws) == 0 {
+						return nil, false
+					}
+					points = append(points, readPoint{t, o.Key, ws, i < len(ext)-1})
+				}
 			}
 		}
 	}
-	if causal {
-		inSet := map[int]bool{}
+	return points, true
+}
+
+// eachChoice calls f with every choice of one candidate per point, until f returns false.
+func eachChoice(points []readPoint, f func([]sourced) bool) {
+	reads := make([]sourced, len(points))
+	var rec func(i int) bool
+	rec = func(i int) bool {
+		if i == len(points) {
+			return f(reads)
+		}
+		for _, w := range points[i].cands {
+			reads[i] = sourced{points[i].reader, w, points[i].key, points[i].seenOnly}
+			if !rec(i + 1) {
+				return false
+			}
+		}
+		return true
+	}
+	rec(0)
+}
+
+// seenBy returns what each transaction of in had seen under the chosen reads: the
+// transactions it read from, closed under session order and reads with causal.
+func seenBy(h *history.History, in []int, reads []sourced, causal bool) map[int]map[int]bool {
+	seen := map[int]map[int]bool{}
+	for _, t := range in {
+		seen[t] = map[int]bool{}
+	}
+	for _, r := range reads {
+		if r.writer >= 0 {
+			seen[r.reader][r.writer] = true
+		}
+	}
+	if !causal {
+		return seen
+	}
+	inSet := map[int]bool{}
+	for _, t := range in {
+		inSet[t] = true
+	}
+	for _, s := range h.Sessions {
+		var prev []int
+		for _, x := range s.Txns {
+			if !inSet[int(x)] {
+				continue
+			}
+			for _, p := range prev {
+				seen[int(x)][p] = true
+			}
+			prev = append(prev, int(x))
+		}
+	}
+	for changed := true; changed; {
+		changed = false
 		for _, t := range in {
-			inSet[t] = true
-		}
-		for _, s := range h.Sessions {
-			var prev []int
-			for _, x := range s.Txns {
-				if !inSet[int(x)] {
-					continue
-				}
-				for _, p := range prev {
-					seen[int(x)][p] = true
-				}
-				prev = append(prev, int(x))
-			}
-		}
-		for changed := true; changed; {
-			changed = false
-			for _, t := range in {
-				for u := range seen[t] {
-					for v := range seen[u] {
-						if !seen[t][v] {
-							seen[t][v], changed = true, true
-						}
+			for u := range seen[t] {
+				for v := range seen[u] {
+					if !seen[t][v] {
+						seen[t][v], changed = true, true
 					}
 				}
 			}
 		}
 	}
-	return reads, seen, true
+	return seen
 }
 
 // axioms checks the read atomic or causal axiom, and session order with causal, in order.
@@ -346,6 +401,12 @@ func axioms(h *history.History, order []int, reads []sourced, seen map[int]map[i
 		return slices.ContainsFunc(h.Txns[t].Ops, func(o history.Op) bool { return o.Kind.IsWrite() && o.Key == k })
 	}
 	for _, r := range reads {
+		if r.writer >= 0 && pos[r.writer] > pos[r.reader] {
+			return false // the version read would follow its reader
+		}
+		if r.seenOnly {
+			continue
+		}
 		for t1 := range seen[r.reader] {
 			if t1 == r.writer || t1 == r.reader || !writes(t1, r.key) {
 				continue
@@ -704,5 +765,45 @@ s3: T3 r(x,1) w(y,1) c
 	}
 	if rep := check(t, h); rep.Verdict == report.Pass {
 		t.Fatalf("verdict pass; notes %v", rep.Notes)
+	}
+}
+
+// TestRepeatedValuesAgreeWithOracle: read committed, read atomic and causal consistency as
+// check.Check decides them (the weak checker, then the levels that imply it or that it
+// implies), on random histories with repeated values, unknown outcomes and list appends,
+// against oracleAt, which tries every choice of writers: no verdict disagrees. The
+// Unknowns left are counted: a ratchet holds them at what is decided today (issue #24 asks
+// for none).
+func TestRepeatedValuesAgreeWithOracle(t *testing.T) {
+	t.Parallel()
+	n := uint64(20000)
+	if testing.Short() {
+		n = 2000
+	}
+	// The Unknowns of the full run today; a change that leaves more undecided fails here.
+	maxUnknown := map[anomaly.Level]int{anomaly.ReadCommitted: 1195, anomaly.ReadAtomic: 1282, anomaly.Causal: 1313}
+	for _, level := range []anomaly.Level{anomaly.ReadCommitted, anomaly.ReadAtomic, anomaly.Causal} {
+		var pass, fail, unknown int
+		for seed := range n {
+			o := histtest.GenOptions{Txns: 3 + int(seed%4), Sessions: 2 + int(seed%2), Keys: 2, OpsPerTxn: 2, Concurrency: 1 + int(seed%3), DupRatio: 0.3}
+			switch seed % 4 {
+			case 1:
+				o.Perturb = 0.3
+			case 2:
+				o.Perturb, o.AbortRatio, o.UnknownRatio = 0.2, 0.1, 0.2
+			case 3:
+				o.ListAppend, o.Txns, o.Perturb = true, 3+int(seed%3), 0.2
+			}
+			h := histtest.Gen(seed, o)
+			rep, err := checkpkg.Check(context.Background(), h, level, checkpkg.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			agree(t, seed, h, rep, oracleAt(h, level), &pass, &fail, &unknown)
+		}
+		t.Logf("%s: %d histories: %d pass, %d fail, %d unknown", level, n, pass, fail, unknown)
+		if !testing.Short() && unknown > maxUnknown[level] {
+			t.Errorf("%s: %d unknown, more than the %d decided before", level, unknown, maxUnknown[level])
+		}
 	}
 }
