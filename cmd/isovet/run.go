@@ -61,7 +61,7 @@ error, 3 unknown.`,
 			if o.Logger, err = newLogger(c.ErrOrStderr(), logLevel); err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
-			finish := func() {}
+			var finish func()
 			o.Progress, finish = runProgress(c.ErrOrStderr())
 			code, err := runner.RunCommand(c.Context(), o, c.OutOrStdout(), c.ErrOrStderr())
 			finish()

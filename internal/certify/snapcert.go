@@ -63,15 +63,10 @@ func (sc snapCert) Note() string {
 		"; the snapshots also follow session order")
 }
 
-// certifySnapshots tries to prove h snapshot isolated by replaying the execution its clocks
-// describe (see snapcert.go). ok says it found one; then h is snapshot isolated, and
-// strong-session or strong SI as the certificate says. It never refutes: !ok proves
-// nothing.
-func certifySnapshots(ctx context.Context, h *history.History, skew int64) (snapCert, bool) {
-	return newRowDB(h).certifySnapshots(ctx, skew)
-}
-
-// certifySnapshots is [certifySnapshots] on r's history and database.
+// certifySnapshots tries to prove r's history snapshot isolated by replaying the execution
+// its clocks describe (see snapcert.go). ok says it found one; then the history is snapshot
+// isolated, and strong-session or strong SI as the certificate says. It never refutes: !ok
+// proves nothing.
 func (r *rowDB) certifySnapshots(ctx context.Context, skew int64) (snapCert, bool) {
 	h := r.h
 	committed, dbts, client := snapClocks(h)

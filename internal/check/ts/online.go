@@ -253,13 +253,6 @@ func (key *okey) vsIndex(p opos) int {
 	return searchVS(key.vs, p)
 }
 
-// setVS and setRS replace the arrays, refreshing the caches.
-func (key *okey) setVS(vs []vent) {
-	key.vs = vs
-	if n := len(vs); n > 0 {
-		key.lastCk, key.lastV = vs[n-1].ck, vs[n-1].v.v
-	}
-}
 
 type osess struct {
 	next int64 // arrival sequence for Seq < 0

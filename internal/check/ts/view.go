@@ -33,11 +33,8 @@ type fwrite[K, V comparable] struct {
 	isL bool
 }
 
-// xwrite and owrite are the final writes of the offline and the online compiler.
-type (
-	xwrite = fwrite[history.Key, history.Value]
-	owrite = fwrite[history.Datum, history.Datum]
-)
+// owrite is a final write of the online compiler.
+type owrite = fwrite[history.Datum, history.Datum]
 
 // find returns the index of k's entry in w.loc, -1 if the transaction has not touched k.
 func (w *txnView[K, V]) find(k K) int {
