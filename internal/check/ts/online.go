@@ -253,7 +253,6 @@ func (key *okey) vsIndex(p opos) int {
 	return searchVS(key.vs, p)
 }
 
-
 type osess struct {
 	next int64 // arrival sequence for Seq < 0
 	m    map[int64]sessEntry
