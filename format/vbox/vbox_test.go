@@ -167,6 +167,39 @@ func TestDecode(t *testing.T) {
 			},
 		},
 		{
+			// One statement writing rows 9 and 7 with their fields out of order and
+			// interleaved: rows in order of first appearance, fields ascending in each.
+			name: "rows-interleaved",
+			files: map[string][]byte{
+				"1.log": new(logw).T(5).S(1).W(2, 9, f2, 92).W(2, 7, f2, 72).W(2, 9, f1, 91).W(2, 7, f1, 71).C(3).Bytes(),
+			},
+			want: []string{
+				"s1 5 committed w(9,0000000000001111=91,0000000000002222=92) w(7,0000000000001111=71,0000000000002222=72)",
+			},
+		},
+		{
+			// The same with more than 16 records (rowValues indexes first appearances in a
+			// map there): rows 30, 20, 10, each with six fields written from the last.
+			name: "rows-interleaved-many",
+			files: map[string][]byte{
+				"1.log": func() []byte {
+					w := new(logw).T(5).S(1)
+					for f := uint64(6); f >= 1; f-- {
+						for _, k := range []uint64{30, 20, 10} {
+							w.W(2, k, f, uint32(k+f))
+						}
+					}
+					return w.C(3).Bytes()
+				}(),
+			},
+			want: []string{
+				"s1 5 committed" +
+					" w(30,0000000000000001=31,0000000000000002=32,0000000000000003=33,0000000000000004=34,0000000000000005=35,0000000000000006=36)" +
+					" w(20,0000000000000001=21,0000000000000002=22,0000000000000003=23,0000000000000004=24,0000000000000005=25,0000000000000006=26)" +
+					" w(10,0000000000000001=11,0000000000000002=12,0000000000000003=13,0000000000000004=14,0000000000000005=15,0000000000000006=16)",
+			},
+		},
+		{
 			name: "placeholder",
 			files: map[string][]byte{
 				"0.log": new(logw).T(1).S(1).R(2, 4, 9, 3).C(3).Bytes(),
