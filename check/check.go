@@ -214,7 +214,7 @@ func Check(ctx context.Context, h *history.History, level Level, opts Options) (
 		rep, err = c.Run(ctx, h, level, opts)
 	}
 	if rep != nil && err == nil && rep.Verdict == Unknown {
-		rep = byImplication(ctx, h, level, opts, rep)
+		rep, err = byImplication(ctx, h, level, opts, rep)
 	}
 	if rep != nil {
 		finish(rep, c, level, recorded, h, failed)

@@ -37,10 +37,11 @@ var weakLevels = []Level{ReadCommitted, ReadAtomic, Causal}
 
 // byImplication tries to decide rep, an Unknown report of level on h (the history as
 // checked), at the levels that imply it or that it implies. It returns the deciding report,
-// labelled with level, or rep with a note on what was tried.
-func byImplication(ctx context.Context, h *history.History, level Level, opts Options, rep *Report) *Report {
+// labelled with level, or rep with a note on what was tried; when ctx ends on the way, rep
+// stopped and ctx's cause.
+func byImplication(ctx context.Context, h *history.History, level Level, opts Options, rep *Report) (*Report, error) {
 	if opts.Method != MethodAuto && opts.Method != MethodBlackBox || opts.implied {
-		return rep
+		return rep, nil
 	}
 	sub := opts
 	sub.implied = true
@@ -48,14 +49,14 @@ func byImplication(ctx context.Context, h *history.History, level Level, opts Op
 	for _, s := range strongerFor[level] {
 		r, err := Check(ctx, h, s, sub)
 		if ctx.Err() != nil {
-			return rep
+			return stopped(ctx, rep)
 		}
 		if err != nil || r == nil {
 			tried = append(tried, fmt.Sprintf("%s: %v", s, err))
 			continue
 		}
 		if r.Proved() {
-			return passedThrough(level, s, r)
+			return passedThrough(level, s, r), nil
 		}
 		tried = append(tried, fmt.Sprintf("%s: %s", s, r.Verdict))
 		if r.Verdict == Fail {
@@ -68,16 +69,23 @@ func byImplication(ctx context.Context, h *history.History, level Level, opts Op
 		}
 		r, err := Check(ctx, h, w, sub)
 		if ctx.Err() != nil {
-			return rep
+			return stopped(ctx, rep)
 		}
 		if err == nil && r != nil && r.Verdict == Fail && len(r.Anomalies) > 0 {
-			return failedThrough(level, w, r)
+			return failedThrough(level, w, r), nil
 		}
 	}
 	if len(tried) > 0 {
 		rep.Notes = append(rep.Notes, "the stronger levels that would imply it did not pass either ("+strings.Join(tried, "; ")+")")
 	}
-	return rep
+	return rep, nil
+}
+
+// stopped is rep of a check that ctx stopped while it was being decided through another
+// level, and ctx's cause.
+func stopped(ctx context.Context, rep *Report) (*Report, error) {
+	rep.Stopped(context.Cause(ctx))
+	return rep, context.Cause(ctx)
 }
 
 // passedThrough is the pass of level that r, a proved pass of the stronger level s, gives.

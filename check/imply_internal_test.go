@@ -18,8 +18,8 @@ func TestFailedThroughWeaker(t *testing.T) {
 	h := histtest.MustParse("init 0\ns1: T1 w(x,1) abort\ns2: T2 r(x,1)")
 	for _, level := range []Level{ReadAtomic, Causal, Serializable, StrongSessionSerializable, SnapshotIsolation, StrongSessionSI} {
 		unknown := &Report{Level: level, Verdict: Unknown, Notes: []string{"undecided"}}
-		rep := byImplication(context.Background(), h, level, Options{}, unknown)
-		if rep.Verdict != Fail || rep.Level != level || len(rep.Anomalies) == 0 {
+		rep, err := byImplication(context.Background(), h, level, Options{}, unknown)
+		if err != nil || rep.Verdict != Fail || rep.Level != level || len(rep.Anomalies) == 0 {
 			t.Errorf("%s: %s at %s with %d anomalies", level, rep.Verdict, rep.Level, len(rep.Anomalies))
 			continue
 		}
@@ -28,7 +28,7 @@ func TestFailedThroughWeaker(t *testing.T) {
 		}
 		for _, o := range []Options{{Method: MethodTimestamp}, {Method: MethodBasic}, {implied: true}} {
 			u := &Report{Level: level, Verdict: Unknown}
-			if r := byImplication(context.Background(), h, level, o, u); r.Verdict != Unknown {
+			if r, _ := byImplication(context.Background(), h, level, o, u); r.Verdict != Unknown {
 				t.Errorf("%s with %+v: %s, want it left Unknown", level, o, r.Verdict)
 			}
 		}
