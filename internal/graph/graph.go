@@ -176,6 +176,18 @@ func inDegrees(g *Digraph) []int32 {
 // which allow returns true (nil allows all), or nil if there is none. A path from s to s is
 // [s].
 func ShortestPath(g *Digraph, s, t int32, allow func(int32) bool) []int32 {
+	return shortestPath(g, nil, s, t, allow)
+}
+
+// ShortestPathWith is [ShortestPath] over g's edges and the extra edges u → adj[u], which g
+// does not hold (a witness's path through the edges a choice would add).
+func ShortestPathWith(g *Digraph, adj map[int32][]int32, s, t int32) []int32 {
+	return shortestPath(g, adj, s, t, nil)
+}
+
+// shortestPath is a breadth-first search from s to t over g's edges, then adj's, of each
+// node, through the nodes allow accepts (nil: all).
+func shortestPath(g *Digraph, adj map[int32][]int32, s, t int32, allow func(int32) bool) []int32 {
 	if s == t {
 		return []int32{s}
 	}
@@ -184,18 +196,20 @@ func ShortestPath(g *Digraph, s, t int32, allow func(int32) bool) []int32 {
 	for len(q) > 0 {
 		u := q[0]
 		q = q[1:]
-		for _, v := range g.out[u] {
-			if _, ok := prev[v]; ok {
-				continue
+		for _, out := range [2][]int32{g.out[u], adj[u]} {
+			for _, v := range out {
+				if _, ok := prev[v]; ok {
+					continue
+				}
+				if allow != nil && v != t && !allow(v) {
+					continue
+				}
+				prev[v] = u
+				if v == t {
+					return pathTo(prev, s, t)
+				}
+				q = append(q, v)
 			}
-			if allow != nil && v != t && !allow(v) {
-				continue
-			}
-			prev[v] = u
-			if v == t {
-				return pathTo(prev, s, t)
-			}
-			q = append(q, v)
 		}
 	}
 	return nil

@@ -32,8 +32,8 @@
 // SI graph) and takes from here what does not depend on the graph: the constraints (WW, WR,
 // Option, Alternative, Violation), pruning's passes and decisions (decide.go), the read
 // clauses, conjunctions, theory and minimal core of an encoding (theory.go), and a
-// witness's combinations of options and cycle search (witness.go: Enumerate, Selection,
-// ShortestPathWith).
+// witness's combinations of options (witness.go: Enumerate, Selection); both search a
+// witness's cycle with graph.ShortestPathWith.
 //
 // # Local names
 //

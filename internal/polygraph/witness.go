@@ -1,8 +1,6 @@
 package polygraph
 
 import (
-	"slices"
-
 	"isovet/internal/deps"
 	"isovet/internal/graph"
 	"isovet/internal/report"
@@ -254,7 +252,7 @@ func (p *Polygraph) shortestCycle(extra []deps.Edge) []deps.Edge {
 		if e.From == e.To {
 			continue
 		}
-		path := ShortestPathWith(p.G, adj, e.To, e.From)
+		path := graph.ShortestPathWith(p.G, adj, e.To, e.From)
 		if path == nil {
 			continue
 		}
@@ -276,46 +274,4 @@ func (p *Polygraph) edgeWith(reason map[uint64]deps.Edge, u, v int32) deps.Edge 
 		return e
 	}
 	return reason[edgeKey(u, v)]
-}
-
-// ShortestPathWith returns a shortest path from s to t (both included) in g plus the edges
-// adj, or nil if there is none; a path from s to s is [s]. Breadth-first, g's out-edges of
-// a node before adj's, so ties go the same way every time. Witnesses use it for the
-// shortest cycle a choice's edges close with a known graph, not yet holding them.
-func ShortestPathWith(g *graph.Digraph, adj map[int32][]int32, s, t int32) []int32 {
-	if s == t {
-		return []int32{s}
-	}
-	prev := map[int32]int32{s: s}
-	q := []int32{s}
-	for len(q) > 0 {
-		u := q[0]
-		q = q[1:]
-		for _, out := range [2][]int32{g.Out(u), adj[u]} {
-			for _, v := range out {
-				if _, ok := prev[v]; ok {
-					continue
-				}
-				prev[v] = u
-				if v == t {
-					return pathTo(prev, s, t)
-				}
-				q = append(q, v)
-			}
-		}
-	}
-	return nil
-}
-
-// pathTo follows prev back from t to s and returns the path s … t.
-func pathTo(prev map[int32]int32, s, t int32) []int32 {
-	var p []int32
-	for w := t; ; w = prev[w] {
-		p = append(p, w)
-		if w == s {
-			break
-		}
-	}
-	slices.Reverse(p)
-	return p
 }

@@ -49,8 +49,8 @@
 // WWViolation and WRViolation); the read choices' clauses, the folding of a conjunction to
 // at most two literals and the theory over the reduced known graph (ReadCandidate, ReadOne,
 // Ands.Fold, Attach); the minimal core (MinimalCore); the combinations of a core's options
-// (Enumerate, Selection) and the breadth-first search of a witness's cycle
-// (ShortestPathWith).
+// (Enumerate, Selection); the breadth-first search of a witness's cycle is
+// graph.ShortestPathWith.
 //
 // What stays here is what the composite edges of the induced graph change. An rw edge is
 // an edge only after a dep edge, so every question is asked on the split graph, whose

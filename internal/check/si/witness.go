@@ -8,6 +8,7 @@ import (
 	"isovet/history"
 	"isovet/internal/anomaly"
 	"isovet/internal/deps"
+	"isovet/internal/graph"
 	"isovet/internal/polygraph"
 	"isovet/internal/report"
 )
@@ -19,7 +20,7 @@ func (m *model) shortestCycle(extra []deps.Edge) []deps.Edge {
 	xwhy, adj, xs := m.splitExtra(extra)
 	var best []int32
 	for _, e := range xs {
-		path := polygraph.ShortestPathWith(g, adj, e[1], e[0]) // e[1] … e[0]
+		path := graph.ShortestPathWith(g, adj, e[1], e[0]) // e[1] … e[0]
 		if path == nil {
 			continue
 		}
