@@ -575,11 +575,7 @@ func (c *run) polygraph(d *deps.Deps) error {
 	st.KnownEdges = p.G.M()
 	c.phase("prune")
 	if v != nil {
-		var alts []polygraph.Alternative
-		for i := range v.Cycles {
-			alts = append(alts, polygraph.Alternative{Options: []polygraph.Option{v.Options[i]}, Cycle: v.Cycles[i]})
-		}
-		c.fail(w.anomaly(alts))
+		c.fail(w.anomaly(v.Alternatives()))
 		return nil
 	}
 	if nww+nwr == 0 {
