@@ -83,16 +83,21 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, opts Op
 // the order is then a serial order every read agrees with.)
 func withdraw(rep *report.Report, res *Result) {
 	n := len(res.Violations)
-	rep.AddCaveat(report.CaveatChosenOrder, fmt.Sprintf("the timestamps were derived from the database's snapshots, which do not say in which order concurrent transactions committed: the %s of serializability in the order isovet chose %s not reported, as another order may have none; the black-box checker decides (--method black-box)", violations(n), map[bool]string{true: "is", false: "are"}[n == 1]))
+	rep.AddCaveat(report.CaveatChosenOrder, fmt.Sprintf("the timestamps were derived from the database's snapshots, which do not say in which order concurrent transactions committed: the %s of serializability in the order isovet chose %s not reported, as another order may have none; the black-box checker decides (--method black-box)", count(n, "violation"), plural(n, "is", "are")))
 	res.Violations = nil
 }
 
-// violations says n violations: "1 violation", "2 violations".
-func violations(n int) string {
+// count says n things: "1 violation", "2 violations".
+func count(n int, thing string) string {
+	return fmt.Sprintf("%d %s", n, plural(n, thing, thing+"s"))
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
 	if n == 1 {
-		return "1 violation"
+		return one
 	}
-	return fmt.Sprintf("%d violations", n)
+	return many
 }
 
 // checkedKinds are the kinds of violations Chronos finds, in the order the report counts

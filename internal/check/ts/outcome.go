@@ -3,6 +3,7 @@ package ts
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"isovet/history"
 )
@@ -212,37 +213,20 @@ func (o outcomes) note() string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s of unknown outcome %s taken as committed: committed transactions read values only %s wrote", txns(n), map[bool]string{true: "was", false: "were"}[n == 1], map[bool]string{true: "it", false: "they"}[n == 1])
+	return fmt.Sprintf("%s of unknown outcome %s taken as committed: committed transactions read values only %s wrote", count(n, "transaction"), plural(n, "was", "were"), plural(n, "it", "they"))
 }
 
 // doubt says why a failure is not a proof, or "" when it is.
 func (o outcomes) doubt() string {
 	var why []string
 	if o.ambiguous > 0 {
-		why = append(why, fmt.Sprintf("%s of unknown outcome wrote values that committed transactions read but that other writers (or the initial state) gave too", txns(o.ambiguous)))
+		why = append(why, fmt.Sprintf("%s of unknown outcome wrote values that committed transactions read but that other writers (or the initial state) gave too", count(o.ambiguous, "transaction")))
 	}
 	if o.untimed > 0 {
-		why = append(why, fmt.Sprintf("%s of unknown outcome must have committed (committed transactions read what only they wrote) but have no timestamps to replay them by", txns(o.untimed)))
+		why = append(why, fmt.Sprintf("%s of unknown outcome must have committed (committed transactions read what only they wrote) but have no timestamps to replay them by", count(o.untimed, "transaction")))
 	}
 	if len(why) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s: the timestamp checker took each of them one way only, so the violations it found need not be violations of the history; the black-box checker decides (--method black-box)", joinSentences(why))
-}
-
-// txns says n transactions: "1 transaction", "2 transactions".
-func txns(n int) string {
-	if n == 1 {
-		return "1 transaction"
-	}
-	return fmt.Sprintf("%d transactions", n)
-}
-
-// joinSentences joins clauses with "; and ".
-func joinSentences(s []string) string {
-	out := s[0]
-	for _, x := range s[1:] {
-		out += "; and " + x
-	}
-	return out
+	return fmt.Sprintf("%s: the timestamp checker took each of them one way only, so the violations it found need not be violations of the history; the black-box checker decides (--method black-box)", strings.Join(why, "; and "))
 }
