@@ -122,6 +122,16 @@ for f in blindw_rh_10000 blindw_wh_10000 blindw_wr_10000 ctwitter_10000 blindw_w
 	done
 done
 
+echo "# the weak levels on VeriStrong's and Vbox's histories (issue #24)"
+for l in read-committed read-atomic causal; do
+	for n in RH BL WH HD; do
+		T "weak $l $n-10k" check --level "$l" "$B/veristrong-10k/$n-10k/hist-00000"
+	done
+	for f in blindw_rh_10000 blindw_wh_10000 blindw_wr_10000 ctwitter_10000 blindw_pred_100 blindw_pred_1000 blindw_wr_100000; do
+		T "weak $l $f" check --level "$l" "$B/vbox/$f"
+	done
+done
+
 echo "# BlindW-Pred, 10,000 transactions from memdb (issue #9)"
 for r in 10 100 1000; do
 	echo "pred 1-$r rows" | grep -qE "$only" || continue

@@ -107,8 +107,7 @@ func decide(ctx context.Context, h *history.History, level anomaly.Level, o Opti
 			return rep, err
 		}
 	}
-	c.judge(ctx, level, choices, rep)
-	return rep, nil
+	return rep, c.judge(ctx, level, choices, o.MaxClockWords, rep)
 }
 
 // basicOnly finishes rep, on whose history only the basic checks ran (and found nothing):
@@ -183,40 +182,47 @@ func (c *check) saturateBoth(ctx context.Context, level anomaly.Level, maxClockW
 	return false, nil
 }
 
-// judge gives rep its verdict from the graphs: Fail on a cycle of certain edges, Unknown
-// when only some choices close one and none was found that does not, else Pass (with a
-// caveat for a partly modelled history) and the note that says why.
-func (c *check) judge(ctx context.Context, level anomaly.Level, choices int, rep *report.Report) {
+// judge gives rep its verdict from the graphs: Fail on a cycle of certain edges, Pass when
+// no choice of writers can close one (with a caveat for a partly modelled history), and
+// otherwise the verdict of the search over the choices (search.go).
+func (c *check) judge(ctx context.Context, level anomaly.Level, choices, maxWords int, rep *report.Report) error {
 	if cyc := graph.FindCycle(c.certain); cyc != nil {
 		rep.Verdict = report.Fail
 		rep.Anomalies = append(rep.Anomalies, c.anomaly(level, cyc))
-		return
+		return nil
 	}
-	ambiguous := graph.FindCycle(c.possible) != nil
-	chose := ambiguous && level == anomaly.ReadCommitted && c.choose(ctx)
-	if ambiguous && !chose {
-		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d reads could have read from more than one transaction (repeated values, or writers of unknown outcome): some choices close a cycle and the certain ones do not, and the %s checker found no choice that does not (it tries a few, at read committed only)", choices, level))
-		return
+	note := passNote(level, choices)
+	if graph.FindCycle(c.possible) != nil {
+		var err error
+		if note, err = c.decideChoices(ctx, level, maxWords, rep); err != nil || note == "" {
+			return err
+		}
 	}
+	rep.Verdict = report.Pass
 	if c.d.Partial {
 		rep.AddCaveat(report.CaveatPartial, "predicate operations could only partly be checked (see the notes above): no violation was found, but that proves nothing")
 		report.Finish(rep)
-		return
+		return nil
 	}
-	rep.Verdict = report.Pass
-	rep.Notes = append(rep.Notes, passNote(level, chose, choices))
+	rep.Notes = append(rep.Notes, note)
+	return nil
 }
 
-// passNote says why level holds; chose: read committed held by a choice of writer for the
-// choices reads that had several.
-func passNote(level anomaly.Level, chose bool, choices int) string {
-	switch {
-	case level == anomaly.ReadCommitted && chose:
-		return fmt.Sprintf("%d reads could have read from more than one transaction; with the transactions of unknown outcome taken as not committed, a choice of writer for each leaves the write-read dependencies acyclic, so ordering every key's versions by an order that follows them gives no G0 or G1c cycle", choices)
-	case level == anomaly.ReadCommitted:
+// passNote says why level holds when no choice of writers (choices reads had several) can
+// close a cycle.
+func passNote(level anomaly.Level, choices int) string {
+	if choices > 0 && level == anomaly.ReadCommitted {
+		return fmt.Sprintf("%d reads could have read from more than one transaction, and no choice among them closes a cycle: %s", choices, passWhy(level))
+	}
+	return passWhy(level)
+}
+
+// passWhy says why level holds once every read has its writer.
+func passWhy(level anomaly.Level) string {
+	switch level {
+	case anomaly.ReadCommitted:
 		return "no transaction read, directly or through others, from a transaction that read from it: the write-read dependencies are acyclic, so ordering every key's versions by an order that follows them gives no G0 or G1c cycle"
-	case level == anomaly.ReadAtomic:
+	case anomaly.ReadAtomic:
 		return "an order of the transactions follows every write-read dependency and puts, for every read, each transaction the reader also read from and that wrote the key before the one it read from: every transaction saw all or none of each other's writes"
 	}
 	return "an order of the transactions follows session order and every write-read dependency and puts, for every read, each transaction in the reader's causal past that wrote the key before the one it read from: every transaction saw the causes of what it saw"
@@ -231,6 +237,10 @@ type check struct {
 	edgeOf            map[[2]int32]deps.Edge
 	why               map[[2]int32]string // a reason that overrides edgeOf's
 	forced            map[[2]int32]forced // saturation's edges
+	// alts are, for a history resolved by the search, the other writers each chosen read
+	// (writer, reader, key; key -1: any read of the reader from the writer) could have read
+	// from.
+	alts map[[3]int32][]int32
 	// src and past are the certain sources and causal graph (reads and session order), kept
 	// by the causal saturation for the witnesses' paths.
 	src  [][]int32
@@ -363,116 +373,6 @@ func (c *check) readEdges(initFree bool) int {
 		}
 	}
 	return choices
-}
-
-// maxRepairs bounds the rounds of [check.choose]: each rebuilds the graph and searches it
-// for a cycle (on VeriStrong's HD-10k, 20,679 ambiguous reads, about 65 ms a round, and no
-// round count tried up to 200 found a choice), so a history where no choice comes easily
-// costs under a second more before it is Unknown.
-const maxRepairs = 10
-
-// choose looks for one choice of writer per read, for read committed, that leaves the
-// graph acyclic: transactions of unknown outcome taken as not committed, reads that may
-// have read the initial state reading it, and every other read of a committed reader
-// reading from a committed candidate. It starts from the candidate earliest in an order
-// of the certain graph and, while the graph has a cycle, moves a read on the cycle to its
-// next candidate, for at most maxRepairs rounds. It reports whether it found one: the
-// graph of the certain edges and the chosen ones is then acyclic, which proves the level.
-func (c *check) choose(ctx context.Context) bool {
-	order, ok := graph.Topo(c.certain)
-	if !ok {
-		return false
-	}
-	picks, ok := c.firstPicks(graph.Positions(order))
-	if !ok {
-		return false
-	}
-	return repairPicks(ctx, c.certain, picks)
-}
-
-// pick is the choice of writer of one read of [check.choose].
-type pick struct {
-	reader int32
-	cands  []int32 // committed candidates, earliest first
-	at     int
-}
-
-// firstPicks returns choose's first choice for every read of a committed reader that may
-// not have read the initial state, with pos the position of each transaction in an order
-// of the certain graph. It reports false when a read has only writers of unknown outcome.
-func (c *check) firstPicks(pos []int32) ([]pick, bool) {
-	d := c.d
-	var picks []pick
-	for ri := range d.Reads {
-		r := &d.Reads[ri]
-		if d.Status[r.Txn] != deps.Committed || slices.Contains(r.Cands, d.Init) {
-			continue
-		}
-		cs := c.committedCands(r)
-		if len(cs) == 0 {
-			return nil, false // only writers of unknown outcome: not this choice
-		}
-		// Every read gets its edge here, one committed candidate or several: a read whose
-		// other candidates are of unknown outcome has no certain edge to stand for it. The
-		// first choice is the latest candidate before the reader in the order (an edge
-		// forward in it can close no cycle), else the earliest.
-		slices.SortFunc(cs, func(a, b int32) int { return int(pos[a]) - int(pos[b]) })
-		at := 0
-		for i, w := range cs {
-			if pos[w] < pos[r.Txn] {
-				at = i
-			}
-		}
-		picks = append(picks, pick{reader: r.Txn, cands: cs, at: at})
-	}
-	return picks, true
-}
-
-// committedCands returns r's candidates that are committed transactions other than its
-// reader.
-func (c *check) committedCands(r *deps.Read) []int32 {
-	var cs []int32
-	for _, w := range r.Cands {
-		if w < c.n && w != r.Txn && c.d.Status[w] == deps.Committed {
-			cs = append(cs, w)
-		}
-	}
-	return cs
-}
-
-// repairPicks adds the picks' edges to the certain graph and, while that has a cycle, moves
-// every pick on it with another candidate to its next one, for at most maxRepairs rounds.
-// It reports whether some round's graph was acyclic.
-func repairPicks(ctx context.Context, certain *graph.Digraph, picks []pick) bool {
-	chosen := make(map[[2]int32][]int) // edge -> picks choosing it
-	for round := 0; round < maxRepairs && ctx.Err() == nil; round++ {
-		g := certain.Clone()
-		clear(chosen)
-		for i := range picks {
-			p := &picks[i]
-			e := [2]int32{p.cands[p.at], p.reader}
-			g.AddEdge(e[0], e[1])
-			chosen[e] = append(chosen[e], i)
-		}
-		cyc := graph.FindCycle(g)
-		if cyc == nil {
-			return true
-		}
-		moved := false
-		for i, from := range cyc {
-			to := cyc[(i+1)%len(cyc)]
-			for _, pi := range chosen[[2]int32{from, to}] {
-				if p := &picks[pi]; len(p.cands) > 1 {
-					p.at = (p.at + 1) % len(p.cands)
-					moved = true
-				}
-			}
-		}
-		if !moved {
-			return false // the cycle is made of certain edges and exhausted choices
-		}
-	}
-	return false
 }
 
 // sources returns, per transaction, the transactions it read from: the writers of its
@@ -797,7 +697,7 @@ func (c *check) step(level anomaly.Level, from, to int32, key [2]int32, name fun
 			sh.WW++
 		} else {
 			sh.WR++
-			st.Why = fmt.Sprintf("%s read %s, which %s wrote", name(to), h.KV(e.Key, e.Value), name(from))
+			st.Why = fmt.Sprintf("%s read %s, which %s wrote%s", name(to), h.KV(e.Key, e.Value), name(from), c.alsoWrote(from, to, e.Key, name))
 		}
 	default:
 		sh.WW++
@@ -806,11 +706,28 @@ func (c *check) step(level anomaly.Level, from, to int32, key [2]int32, name fun
 	return st, f, isForced
 }
 
+// alsoWrote says, for a read the search chose the writer of, who else it could have read
+// from: " (T2 wrote that value too)"; else "".
+func (c *check) alsoWrote(from, to int32, k history.Key, name func(int32) string) string {
+	others := c.alts[[3]int32{from, to, int32(k)}]
+	if len(others) == 0 {
+		return ""
+	}
+	var names []string
+	for _, w := range others {
+		names = append(names, name(w))
+	}
+	if len(names) == 1 && others[0] == c.n {
+		return " (the initial state held that value too)"
+	}
+	return fmt.Sprintf(" (%s wrote that value too)", strings.Join(names, " and "))
+}
+
 // forcedWhy is the reason of an edge f the read atomic or causal axiom forced: what the
 // reader had seen (at causal, through others: sh.Indirect), and what it read.
 func (c *check) forcedWhy(level anomaly.Level, f forced, name func(int32) string, sh *cycle.Shape) string {
 	h := c.d.H
-	seen := fmt.Sprintf("%s had read from %s", name(f.reader), name(f.t1))
+	seen := fmt.Sprintf("%s had read from %s%s", name(f.reader), name(f.t1), c.alsoWrote(f.t1, f.reader, -1, name))
 	if level == anomaly.Causal {
 		if p := c.pathWhy(f.t1, f.reader); p != "" {
 			seen, sh.Indirect = fmt.Sprintf("%s precedes %s causally (%s)", name(f.t1), name(f.reader), p), true
@@ -869,33 +786,45 @@ type listEdge struct {
 	why string
 }
 
-// listEdges returns, for each list key, the edges from the appender of the last element of
-// its longest read to every appender that read does not show: a list read shows a prefix
-// of the version order. With certain, only committed readers and appenders count; else
-// every transaction that may have committed.
+// listEdges returns, for the list reads that stand for all ([shownListReads]), the edges
+// from the appender of the last element each shows to every appender it does not show: a
+// list read shows a prefix of the version order. With certain, only committed readers and
+// appenders count; else every transaction that may have committed.
 func listEdges(d *deps.Deps, certain bool) []listEdge {
 	counts := counter(d, certain)
 	var out []listEdge
-	for k, ri := range longestListReads(d, counts) {
-		out = appendAfterLast(out, d, k, &d.Reads[ri], counts)
+	for _, ri := range shownListReads(d, counts) {
+		out = appendAfterLast(out, d, d.Reads[ri].Key, &d.Reads[ri], counts)
 	}
 	return out
 }
 
-// longestListReads returns, per key, the index in d.Reads of the longest list read that
-// counts, with a single candidate for its last element.
-func longestListReads(d *deps.Deps, counts func(int32) bool) map[history.Key]int {
+// shownListReads returns the indexes in d.Reads of the list reads whose orders stand for
+// all (those that count, with a single candidate for the last element, in d.Reads order):
+// of the readers the history records as committed, the longest read of each key (the basic
+// checks found every other one a prefix of it, whose order its own reads fix); every read
+// of another reader (of unknown outcome, whose reads nothing compared).
+func shownListReads(d *deps.Deps, counts func(int32) bool) []int {
 	longest := make(map[history.Key]int)
+	var out []int
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
 		if r.Op < 0 || len(r.Prefix) == 0 || !counts(r.Txn) || len(r.Cands) != 1 || r.Cands[0] >= int32(d.N) {
+			continue
+		}
+		if d.H.Txns[r.Txn].Outcome != history.OutcomeCommitted {
+			out = append(out, ri)
 			continue
 		}
 		if li, ok := longest[r.Key]; !ok || len(d.Reads[li].Prefix) < len(r.Prefix) {
 			longest[r.Key] = ri
 		}
 	}
-	return longest
+	for _, ri := range longest {
+		out = append(out, ri)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // appendAfterLast appends to out an edge from the last appender list read r of k shows to
