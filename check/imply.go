@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"isovet/history"
@@ -74,6 +75,11 @@ func byImplication(ctx context.Context, h *history.History, level Level, opts Op
 		if err == nil && r != nil && r.Verdict == Fail && len(r.Anomalies) > 0 {
 			return failedThrough(level, w, r), nil
 		}
+	}
+	if slices.Contains(weakLevels, level) && rep.StoppedOnly() {
+		// The weak checker's first search was bounded: let it search to the end.
+		sub.unbounded = true
+		return Check(ctx, h, level, sub)
 	}
 	if len(tried) > 0 {
 		rep.Notes = append(rep.Notes, "the stronger levels that would imply it did not pass either ("+strings.Join(tried, "; ")+")")

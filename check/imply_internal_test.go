@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"isovet/internal/check/weak"
 	"isovet/internal/histtest"
 )
 
@@ -44,5 +45,44 @@ func TestStrongerForImplies(t *testing.T) {
 				t.Errorf("%s is tried to pass %s but does not imply it", s, weak)
 			}
 		}
+	}
+}
+
+// TestBoundedSearchRunsAgain: check.Check first bounds the weak checker's search over
+// choices of writers, so that a stronger level may decide a large history sooner; when none
+// does, the weak checker searches again without the bound. With a bound of one conflict,
+// some random histories with repeated values stop the first search; every one of them is
+// decided all the same.
+func TestBoundedSearchRunsAgain(t *testing.T) {
+	defer func(old int64) { firstSearchConflicts = old }(firstSearchConflicts)
+	firstSearchConflicts = 1
+	stopped, again := 0, 0
+	for seed := range uint64(3000) {
+		o := histtest.GenOptions{Txns: 4 + int(seed%3), Sessions: 2, Keys: 2, OpsPerTxn: 2, Concurrency: 1 + int(seed%3), DupRatio: 0.4, Perturb: 0.3}
+		h := histtest.Gen(seed, o)
+		for _, level := range []Level{ReadCommitted, ReadAtomic, Causal} {
+			first, err := weak.Check(context.Background(), h, level, weak.Options{SearchConflicts: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !first.StoppedOnly() {
+				continue
+			}
+			stopped++
+			rep, err := Check(context.Background(), h, level, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Verdict == Unknown {
+				t.Fatalf("seed %d at %s: unknown after the bounded search stopped; %v", seed, level, rep.Notes)
+			}
+			if rep.Checker == "weak" {
+				again++ // neither a stronger level nor a weaker one decided it
+			}
+		}
+	}
+	t.Logf("%d bounded searches stopped, %d decided by the search run again", stopped, again)
+	if again == 0 {
+		t.Error("no search ran again: the test tests nothing")
 	}
 }

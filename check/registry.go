@@ -32,7 +32,7 @@ var checkers = []Checker{
 		Levels:  weak.Levels,
 		Summary: "read committed (Adya PL-2), read atomic and causal consistency for item, row and list histories, in polynomial time: the basic checks, then a cycle search on the write-read (and, for causal, session) order with the version-order edges lists show and those the read atomic or causal axiom forces (Biswas and Enea's saturation)",
 		Run: func(ctx context.Context, h *history.History, l Level, o Options) (*Report, error) {
-			return weak.Check(ctx, h, l, weak.Options{MaxAnomalies: o.MaxAnomalies})
+			return weak.Check(ctx, h, l, weak.Options{MaxAnomalies: o.MaxAnomalies, SearchConflicts: o.weakConflicts()})
 		},
 	},
 	{

@@ -316,6 +316,14 @@ func (r *Report) Applied() []Caveat {
 	return out
 }
 
+// StoppedOnly reports whether r is Unknown only because its check was stopped: the stopped
+// caveat is the one Finish applied (a check run again without the bound that stopped it may
+// decide).
+func (r *Report) StoppedOnly() bool {
+	a := r.Applied()
+	return r.Verdict == Unknown && len(a) == 1 && a[0].Kind == CaveatStopped
+}
+
 // Proved reports whether r is a pass that rests on no caveat undermining it: the level holds.
 func (r *Report) Proved() bool { return r.Verdict == Pass && !r.Undermined() }
 

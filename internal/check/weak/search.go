@@ -1,6 +1,7 @@
 package weak
 
 import (
+	"errors"
 	"cmp"
 	"context"
 	"fmt"
@@ -50,6 +51,7 @@ type search struct {
 	ands    map[string]sat.Lit
 	added   map[[3]int32]bool // forced edges in the theory: t1, t2, justifying variable
 	open    int               // reads and transactions whose writer or outcome is a choice
+	budget  int64             // bound on the conflicts of every solve together (0: none)
 }
 
 // option is a writer a read may have read from (d.Init: the initial state) and the literal
@@ -69,14 +71,14 @@ type choice struct {
 
 // newSearch encodes d's choices at level; with order, the edges too (else only the choices,
 // for a witness's sake).
-func newSearch(d *deps.Deps, level anomaly.Level, session, order bool) (*search, error) {
-	se := &search{d: d, level: level, session: session, s: sat.New(sat.Options{}), ands: make(map[string]sat.Lit), added: make(map[[3]int32]bool)}
+func newSearch(d *deps.Deps, level anomaly.Level, session, order bool, budget int64) (*search, error) {
+	se := &search{d: d, level: level, session: session, s: sat.New(sat.Options{ConflictBudget: budget}), budget: budget, ands: make(map[string]sat.Lit), added: make(map[[3]int32]bool)}
 	se.tru = se.s.NewVar().Pos()
 	if err := se.s.AddClause(se.tru); err != nil {
 		return nil, err
 	}
 	if order {
-		se.g = acyclic.New(se.s, d.N+1, acyclic.Options{Propagate: true})
+		se.g = acyclic.New(se.s, d.N+1, acyclic.Options{})
 	}
 	se.commitVars()
 	steps := []func() error{se.readVars, se.needs, se.depEdges, se.listOrder, se.initFirst}
@@ -354,8 +356,7 @@ func (se *search) model() choice {
 // resolve returns d as it would be had every choice of ch been recorded: transactions of
 // unknown outcome committed or not, every read of a committed reader with its one writer
 // (the initial state, for a read committed read left open), and the edges that hold.
-func (se *search) resolve(ch choice) *deps.Deps {
-	d := se.d
+func resolve(d *deps.Deps, ch choice) *deps.Deps {
 	rd := *d
 	rd.Status = slices.Clone(d.Status)
 	for t := range d.N {
@@ -393,43 +394,67 @@ func (se *search) resolve(ch choice) *deps.Deps {
 	return &rd
 }
 
-// resolved is a choice's resolved history with its graphs checked: cyc is a cycle of them,
-// nil when the choice passes.
+// resolved is a choice's resolved history with its graphs checked: cyclic when the choice
+// fails.
 type resolved struct {
-	ch  choice
-	c   *check
-	cyc []int32
+	ch     choice
+	c      *check
+	cyclic bool
+	cyc    []int32 // a short cycle, once cycle found it
+}
+
+// cycle returns a short cycle of r's graph (nil when it has none).
+func (r *resolved) cycle() []int32 {
+	if r.cyclic && r.cyc == nil {
+		r.cyc = graph.FindCycle(r.c.certain)
+	}
+	return r.cyc
 }
 
 // verify checks choice ch exactly, as a history without choices is checked.
 func (se *search) verify(ctx context.Context, ch choice, maxWords int) (*resolved, bool, error) {
-	c := newCheck(se.resolve(ch), se.session)
-	c.edges(se.level == anomaly.ReadCommitted)
-	if se.level != anomaly.ReadCommitted {
-		ok, err := c.saturate(ctx, se.level, true, maxWords)
+	return verify(ctx, se.d, se.level, se.session, ch, maxWords)
+}
+
+// verify checks choice ch of d's choices exactly at level, as a history without choices is
+// checked: ok is false when the causal check's clocks are over maxWords.
+func verify(ctx context.Context, d *deps.Deps, level anomaly.Level, session bool, ch choice, maxWords int) (r *resolved, ok bool, err error) {
+	c := newCheck(resolve(d, ch), session)
+	c.edges(level == anomaly.ReadCommitted)
+	if ctx.Err() != nil {
+		return nil, false, context.Cause(ctx)
+	}
+	if level != anomaly.ReadCommitted {
+		ok, err := c.saturate(ctx, level, true, maxWords)
 		if err != nil || !ok {
 			return nil, ok, err
 		}
 	}
-	c.alts = se.alternatives(ch)
-	return &resolved{ch: ch, c: c, cyc: graph.FindCycle(c.certain)}, true, nil
+	if ctx.Err() != nil {
+		return nil, false, context.Cause(ctx)
+	}
+	c.alts = alternatives(d, ch)
+	_, acyclic := graph.Topo(c.certain)
+	return &resolved{ch: ch, c: c, cyclic: !acyclic}, true, nil
 }
 
-// alternatives returns, per read edge ch chose (writer, reader, key), the other writers the
-// read could have read from, for the witness's steps.
-func (se *search) alternatives(ch choice) map[[3]int32][]int32 {
+// alternatives returns, per read edge ch chose (writer, reader, key; and with key -1, per
+// writer and reader), the other writers the read could have read from, for the witness's
+// steps.
+func alternatives(d *deps.Deps, ch choice) map[[3]int32][]int32 {
 	alts := make(map[[3]int32][]int32)
-	any := func(k [3]int32) [3]int32 { return [3]int32{k[0], k[1], -1} }
-	for ri, opts := range se.options {
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
 		w := ch.writer[ri]
-		if len(opts) < 2 || w < 0 || w == se.d.Init {
+		if len(r.Cands) < 2 || w < 0 || w == d.Init {
 			continue
 		}
-		k := [3]int32{w, se.d.Reads[ri].Txn, int32(se.d.Reads[ri].Key)}
-		for _, o := range opts {
-			if o.w != w && !slices.Contains(alts[k], o.w) {
-				alts[k] = append(alts[k], o.w)
-				alts[any(k)] = append(alts[any(k)], o.w)
+		k := [3]int32{w, r.Txn, int32(r.Key)}
+		for _, o := range r.Cands {
+			if o != w && o != r.Txn && (o == d.Init || d.Status[o] != deps.Excluded) && !slices.Contains(alts[k], o) {
+				alts[k] = append(alts[k], o)
+				k2 := [3]int32{w, r.Txn, -1}
+				alts[k2] = append(alts[k2], o)
 			}
 		}
 	}
@@ -471,13 +496,19 @@ func (se *search) learn(r *resolved) error {
 		if err := se.edge(y, f.t1, f.t2); err != nil {
 			return err
 		}
-		learnt++
+		if learnt++; learnt == maxLearnt {
+			break
+		}
 	}
 	if learnt > 0 {
 		return nil
 	}
 	return se.s.AddClause(se.block(r.ch)...)
 }
+
+// maxLearnt bounds the forced edges one rejected choice adds: each needs the chain that
+// forces it (a breadth-first search at causal), and the next model shows which others matter.
+const maxLearnt = 256
 
 // block is the clause no choice that contains ch's choices satisfies.
 func (se *search) block(ch choice) []sat.Lit {
@@ -501,7 +532,7 @@ func (se *search) block(ch choice) []sat.Lit {
 // key from f.t2, and each step of the chain by which the reader had seen f.t1 (a read, a
 // list read showing it, or session order). ok is false when a step has no literal here.
 func (se *search) justify(r *resolved, f forced) ([]sat.Lit, bool) {
-	read, ok := se.readLit(r.ch, f.reader, f.t2, func(rd *deps.Read) bool { return rd.Op >= 0 && rd.Key == f.key && rd.Value == f.value })
+	read, ok := se.readLit(r.ch, f.reader, f.t2, func(rd *deps.Read) bool { return rd == &se.d.Reads[f.read] })
 	if !ok {
 		return nil, false
 	}
@@ -576,13 +607,16 @@ func (se *search) run(ctx context.Context, maxWords int) (outcome, error) {
 		if st == sat.Unsat {
 			return out, nil
 		}
+		if se.budget > 0 && se.s.Stats().Conflicts >= se.budget {
+			return out, sat.ErrBudget
+		}
 		out.tries++
 		r, ok, err := se.verify(ctx, se.model(), maxWords)
 		if err != nil || !ok {
 			return out, err // !ok: past the clocks' bound, which saturateBoth checked before
 		}
 		out.last = r
-		if r.cyc == nil {
+		if !r.cyclic {
 			out.pass = true
 			return out, nil
 		}
@@ -595,7 +629,7 @@ func (se *search) run(ctx context.Context, maxWords int) (outcome, error) {
 // anyChoice returns a choice that satisfies d's choices without regard to order: the witness
 // when the first search finds no choice at all.
 func anyChoice(ctx context.Context, d *deps.Deps, level anomaly.Level, session bool) (choice, error) {
-	se, err := newSearch(d, level, session, false)
+	se, err := newSearch(d, level, session, false, 0)
 	if err != nil {
 		return choice{}, err
 	}
@@ -609,15 +643,70 @@ func anyChoice(ctx context.Context, d *deps.Deps, level anomaly.Level, session b
 	return se.model(), nil
 }
 
+// maxGuesses bounds the rounds of [check.guess]. Each costs a pass over the history; on
+// VeriStrong's HD-10k read atomic needs 3 (8 ms each), causal (of which each round costs
+// more) ...
+const maxGuesses = 64
+
+// guess tries greedy's choice and, while verify finds a cycle, greedy again with the forced
+// edges that choice's order broke, for at most maxGuesses rounds. It returns the note of a
+// choice that passes, or "".
+func (c *check) guess(ctx context.Context, level anomaly.Level, maxWords int) (string, error) {
+	extra := make([][]int32, c.n)
+	for range maxGuesses {
+		if ctx.Err() != nil {
+			return "", context.Cause(ctx)
+		}
+		ch, pos, ok := c.greedy(level, extra)
+		if !ok {
+			return "", nil
+		}
+		r, ok, err := verify(ctx, c.d, level, c.session, ch, maxWords)
+		if err != nil || !ok {
+			return "", err
+		}
+		if !r.cyclic {
+			return greedyNote(c.d, level, ch), nil
+		}
+		added := false
+		cyc := r.cycle()
+		for i, t1 := range cyc {
+			t2 := cyc[(i+1)%len(cyc)]
+			if _, isForced := r.c.forced[[2]int32{t1, t2}]; isForced && t2 < c.n && pos[t1] > pos[t2] && !slices.Contains(extra[t1], t2) {
+				extra[t1] = append(extra[t1], t2)
+				added = true
+			}
+		}
+		if !added {
+			return "", nil
+		}
+	}
+	return "", nil
+}
+
 // decideChoices decides the level by the search when the graphs leave it open: on a pass,
 // it returns the note that says why; else it gives rep its verdict (Fail with the witness,
 // or Unknown) and returns "".
-func (c *check) decideChoices(ctx context.Context, level anomaly.Level, maxWords int, rep *report.Report) (string, error) {
-	se, err := newSearch(c.d, level, c.session, true)
+func (c *check) decideChoices(ctx context.Context, level anomaly.Level, o Options, rep *report.Report) (string, error) {
+	maxWords := o.MaxClockWords
+	if !o.SearchOnly {
+		if note, err := c.guess(ctx, level, maxWords); note != "" || err != nil {
+			return note, err
+		}
+	}
+	if ctx.Err() != nil {
+		return "", context.Cause(ctx)
+	}
+	se, err := newSearch(c.d, level, c.session, true, o.SearchConflicts)
 	if err != nil {
 		return "", err
 	}
 	out, err := se.run(ctx, maxWords)
+	if errors.Is(err, sat.ErrBudget) {
+		rep.Verdict = report.Unknown
+		rep.Stopped(fmt.Errorf("the search over the choices of writers of %s reached its bound of %d conflicts", openReads(se.open), o.SearchConflicts))
+		return "", nil
+	}
 	if err != nil {
 		return "", err
 	}
@@ -635,14 +724,14 @@ func (c *check) decideChoices(ctx context.Context, level anomaly.Level, maxWords
 			return "", err
 		}
 	}
-	if last.cyc == nil {
+	if !last.cyclic {
 		// The search says no choice passes, and this one does: a fault of the search,
 		// never a verdict.
 		rep.Verdict = report.Unknown
 		rep.Notes = append(rep.Notes, fmt.Sprintf("internal: the search over the choices of writers found none that passes, yet one it then resolved passes %s; please report this history", level))
 		return "", nil
 	}
-	a := last.c.anomaly(level, last.cyc)
+	a := last.c.anomaly(level, last.cycle())
 	a.Message = fmt.Sprintf("every choice of writer closes a cycle (%s could have read from more than one transaction, or from one of unknown outcome; a search over the choices proved it%s); under the %s: %s", openReads(se.open), tried(out.tries), which(out.tries), a.Message)
 	rep.Verdict = report.Fail
 	rep.Anomalies = append(rep.Anomalies, a)
@@ -674,6 +763,28 @@ func which(tries int) string {
 		return "first choice that fits the outcomes"
 	}
 	return "last choice it tried"
+}
+
+// greedyNote says why the choice greedy found proves the level.
+func greedyNote(d *deps.Deps, level anomaly.Level, ch choice) string {
+	open := 0
+	for ri := range d.Reads {
+		if w := ch.writer[ri]; w >= 0 && len(d.Reads[ri].Cands) > 1 {
+			open++
+		}
+	}
+	maybe := 0
+	for _, st := range d.Status {
+		if st == deps.Maybe {
+			maybe++
+		}
+	}
+	outcomes := ""
+	if maybe > 0 {
+		outcomes = fmt.Sprintf(" (the %d transactions of unknown outcome taken as not committed)", maybe)
+	}
+	subject := openReads(open)
+	return fmt.Sprintf("%s could have read from more than one transaction: reading, each, the latest of them in an order of the transactions that has one before it passes%s: %s", strings.ToUpper(subject[:1])+subject[1:], outcomes, passWhy(level))
 }
 
 // choiceNote says why a choice the search found proves the level.

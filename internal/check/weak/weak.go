@@ -57,6 +57,13 @@ type Options struct {
 	// MaxClockWords bounds the causal check's vector clocks (transactions times sessions;
 	// 0: 32 M words, 128 MB); beyond it causal is Unknown.
 	MaxClockWords int
+	// SearchConflicts bounds the conflicts of the search over choices of writers (0: no
+	// bound); past it the check stops, Unknown, with the stopped caveat. check.Check bounds a
+	// first attempt so that a stronger level may decide a large history sooner.
+	SearchConflicts int64
+	// SearchOnly skips the linear-time guess at a choice of writers (greedy.go), so that
+	// every history the graphs leave open goes to the search: for tests that pin it.
+	SearchOnly bool
 }
 
 // Check decides read committed, read atomic or causal consistency for h. Stopped by ctx,
@@ -84,10 +91,6 @@ func decide(ctx context.Context, h *history.History, level anomaly.Level, o Opti
 	if err != nil || rep.Verdict == report.Fail {
 		return rep, err
 	}
-	if level != anomaly.ReadCommitted && hasPredicates(h) {
-		basicOnly(rep, level)
-		return rep, nil
-	}
 	session := level.Info().Session
 	d, rep, err := buildDeps(ctx, h, level, rep)
 	if d == nil {
@@ -107,14 +110,7 @@ func decide(ctx context.Context, h *history.History, level anomaly.Level, o Opti
 			return rep, err
 		}
 	}
-	return rep, c.judge(ctx, level, choices, o.MaxClockWords, rep)
-}
-
-// basicOnly finishes rep, on whose history only the basic checks ran (and found nothing):
-// the dependencies of its predicate operations are not modelled at level.
-func basicOnly(rep *report.Report, level anomaly.Level) {
-	rep.AddCaveat(report.CaveatPartial, fmt.Sprintf("the history has predicate operations, whose dependencies the %s checker does not model yet: only the basic checks ran, and they found nothing", level))
-	report.Finish(rep)
+	return rep, c.judge(ctx, level, choices, o, rep)
 }
 
 // withDefaults returns o with its zero fields set to their defaults.
@@ -185,16 +181,16 @@ func (c *check) saturateBoth(ctx context.Context, level anomaly.Level, maxClockW
 // judge gives rep its verdict from the graphs: Fail on a cycle of certain edges, Pass when
 // no choice of writers can close one (with a caveat for a partly modelled history), and
 // otherwise the verdict of the search over the choices (search.go).
-func (c *check) judge(ctx context.Context, level anomaly.Level, choices, maxWords int, rep *report.Report) error {
+func (c *check) judge(ctx context.Context, level anomaly.Level, choices int, o Options, rep *report.Report) error {
 	if cyc := graph.FindCycle(c.certain); cyc != nil {
 		rep.Verdict = report.Fail
 		rep.Anomalies = append(rep.Anomalies, c.anomaly(level, cyc))
 		return nil
 	}
 	note := passNote(level, choices)
-	if graph.FindCycle(c.possible) != nil {
+	if _, acyclic := graph.Topo(c.possible); !acyclic {
 		var err error
-		if note, err = c.decideChoices(ctx, level, maxWords, rep); err != nil || note == "" {
+		if note, err = c.decideChoices(ctx, level, o, rep); err != nil || note == "" {
 			return err
 		}
 	}
@@ -280,12 +276,11 @@ func causalGraph(d *deps.Deps, src [][]int32, counts func(int32) bool) *graph.Di
 	return g
 }
 
-// forced is an edge a read atomic or causal axiom forces: t1's version of Key comes before
-// t2's, because reader read Key from t2 and t1 is in what reader had seen.
+// forced is an edge a read atomic or causal axiom forces: t1's version of the key comes
+// before t2's, because reader's read (index read in Reads) read it from t2 and t1 is in what
+// reader had seen.
 type forced struct {
-	t1, t2, reader int32
-	key            history.Key
-	value          history.Value // what reader read
+	t1, t2, reader, read int32
 }
 
 func newCheck(d *deps.Deps, session bool) *check {
@@ -427,9 +422,11 @@ type saturator struct {
 	counts  func(t int32) bool
 }
 
-// add forces t1 before t2, which reader read k=v from.
-func (s *saturator) add(t1, t2, reader int32, k history.Key, v history.Value) {
+// add forces t1 before t2, which read ri read from.
+func (s *saturator) add(t1, t2, ri int32) {
 	c := s.c
+	r := &c.d.Reads[ri]
+	reader := r.Txn
 	if t1 == t2 || t1 == reader {
 		return
 	}
@@ -444,7 +441,7 @@ func (s *saturator) add(t1, t2, reader int32, k history.Key, v history.Value) {
 	if _, ok := c.forced[key]; ok {
 		return
 	}
-	c.forced[key] = forced{t1, t2, reader, k, v}
+	c.forced[key] = forced{t1, t2, reader, ri}
 	c.certain.AddEdge(t1, t2)
 	c.possible.AddEdge(t1, t2)
 	if t2 == c.n { // before the initial state: the initial state precedes t1
@@ -481,7 +478,7 @@ func (s *saturator) readAtomic() {
 		for _, t2 := range s.readFrom(r) {
 			for _, t1 := range s.src[r.Txn] {
 				if _, wrote := d.WriteOf(t1, r.Key); wrote {
-					s.add(t1, t2, r.Txn, r.Key, r.Value)
+					s.add(t1, t2, int32(ri))
 				}
 			}
 		}
@@ -526,7 +523,7 @@ func (s *saturator) forceCausal(ctx context.Context, clock []int32, ns int) erro
 		for _, t2 := range s.readFrom(r) {
 			for _, sw := range perKey[r.Key] {
 				if t1, ok := sw.latestIn(cr); ok {
-					s.add(t1, t2, r.Txn, r.Key, r.Value)
+					s.add(t1, t2, int32(ri))
 				}
 			}
 		}
@@ -612,16 +609,6 @@ func (s *saturator) sessionWriters() [][]sessWriters {
 	return perKey
 }
 
-// hasPredicates reports whether h has predicate operations.
-func hasPredicates(h *history.History) bool {
-	for i := range h.Txns {
-		if slices.ContainsFunc(h.Txns[i].Ops, func(o history.Op) bool { return o.Kind == history.OpPredRead || o.Kind == history.OpPredWrite }) {
-			return true
-		}
-	}
-	return false
-}
-
 // anomaly reports the cycle cyc of the certain graph (a node list, each node's edge to the
 // next, the last's to the first) with each step's reason. Its kind: a fractured read or a
 // causality violation when a step is one the read atomic or causal axiom forced (causal:
@@ -679,7 +666,8 @@ func (c *check) step(level anomaly.Level, from, to int32, key [2]int32, name fun
 	switch {
 	case isForced && !hasEdge:
 		sh.Axiom = true
-		st.Rel, st.Key, st.Value = report.WW, f.key, f.value
+		r := &c.d.Reads[f.read]
+		st.Rel, st.Key, st.Value = report.WW, r.Key, r.Value
 		st.Why = c.forcedWhy(level, f, name, sh)
 	case hasWhy:
 		sh.WW++ // a list order, or the initial state's
@@ -733,11 +721,31 @@ func (c *check) forcedWhy(level anomaly.Level, f forced, name func(int32) string
 			seen, sh.Indirect = fmt.Sprintf("%s precedes %s causally (%s)", name(f.t1), name(f.reader), p), true
 		}
 	}
-	why := fmt.Sprintf("%s; %s wrote %v, and %s read %s from %s, so %s's version of %v comes before %s's", seen, name(f.t1), h.Key(f.key), name(f.reader), h.KV(f.key, f.value), name(f.t2), name(f.t1), h.Key(f.key), name(f.t2))
+	r := &c.d.Reads[f.read]
+	why := fmt.Sprintf("%s; %s wrote %v, and %s, so %s's version of %v comes before %s's", seen, name(f.t1), h.Key(r.Key), readFrom(h, r, name(f.reader), name(f.t2)), name(f.t1), h.Key(r.Key), name(f.t2))
 	if f.t2 == c.n {
 		why += ", which comes before every transaction"
 	}
 	return why
+}
+
+// readFrom says that reader read r's version from src: "T3 read x=1 from T2", or for a
+// row of a predicate operation, what the predicate made of it.
+func readFrom(h *history.History, r *deps.Read, reader, src string) string {
+	if r.Kind == deps.ReadItem {
+		return fmt.Sprintf("%s read %s from %s", reader, h.KV(r.Key, r.Value), src)
+	}
+	o := h.Txns[r.Txn].Ops[r.Op]
+	pred := h.Pred(o).Pred.Expr
+	switch {
+	case r.Kind == deps.ReadPredVisible:
+		return fmt.Sprintf("%s's predicate read %q returned %s from %s", reader, pred, h.KV(r.Key, r.Value), src)
+	case r.Kind == deps.ReadPredMatch:
+		return fmt.Sprintf("%s's update with predicate %q changed row %v, so it read a version on which the predicate holds, %s's", reader, pred, h.Key(r.Key), src)
+	case o.Kind == history.OpPredWrite:
+		return fmt.Sprintf("%s's update with predicate %q did not change row %v, so it read a version on which the predicate is false, %s's", reader, pred, h.Key(r.Key), src)
+	}
+	return fmt.Sprintf("%s's predicate read %q did not return row %v, so it read a version on which the predicate is false, %s's", reader, pred, h.Key(r.Key), src)
 }
 
 // what says, after a cycle's steps, what kind of cycle it is (kind, as [cycle.Classify]
