@@ -39,18 +39,41 @@ var weakLevels = []Level{ReadCommitted, ReadAtomic, Causal}
 // byImplication tries to decide rep, an Unknown report of level on h (the history as
 // checked), at the levels that imply it or that it implies. It returns the deciding report,
 // labelled with level, or rep with a note on what was tried; when ctx ends on the way, rep
-// stopped and ctx's cause.
+// stopped and ctx's cause. A weak level whose checker's bounded search stopped, and that no
+// other level decides, is checked again without the bound.
 func byImplication(ctx context.Context, h *history.History, level Level, opts Options, rep *Report) (*Report, error) {
 	if opts.Method != MethodAuto && opts.Method != MethodBlackBox || opts.implied {
 		return rep, nil
 	}
 	sub := opts
 	sub.implied = true
+	r, tried := throughStronger(ctx, h, level, sub)
+	if r == nil {
+		r = throughWeaker(ctx, h, level, sub)
+	}
+	switch {
+	case ctx.Err() != nil:
+		return stopped(ctx, rep)
+	case r != nil:
+		return r, nil
+	case slices.Contains(weakLevels, level) && rep.StoppedOnly():
+		sub.unbounded = true
+		return Check(ctx, h, level, sub)
+	}
+	if len(tried) > 0 {
+		rep.Notes = append(rep.Notes, "the stronger levels that would imply it did not pass either ("+strings.Join(tried, "; ")+")")
+	}
+	return rep, nil
+}
+
+// throughStronger returns the pass of level a stronger level gives (strongerFor), or nil
+// and what each level tried said.
+func throughStronger(ctx context.Context, h *history.History, level Level, sub Options) (*Report, []string) {
 	var tried []string
 	for _, s := range strongerFor[level] {
 		r, err := Check(ctx, h, s, sub)
 		if ctx.Err() != nil {
-			return stopped(ctx, rep)
+			return nil, tried
 		}
 		if err != nil || r == nil {
 			tried = append(tried, fmt.Sprintf("%s: %v", s, err))
@@ -64,27 +87,24 @@ func byImplication(ctx context.Context, h *history.History, level Level, opts Op
 			break
 		}
 	}
+	return nil, tried
+}
+
+// throughWeaker returns the failure of level a weaker level it implies gives, or nil.
+func throughWeaker(ctx context.Context, h *history.History, level Level, sub Options) *Report {
 	for _, w := range weakLevels {
 		if w == level || !level.Implies(w) {
 			continue
 		}
 		r, err := Check(ctx, h, w, sub)
 		if ctx.Err() != nil {
-			return stopped(ctx, rep)
+			return nil
 		}
 		if err == nil && r != nil && r.Verdict == Fail && len(r.Anomalies) > 0 {
-			return failedThrough(level, w, r), nil
+			return failedThrough(level, w, r)
 		}
 	}
-	if slices.Contains(weakLevels, level) && rep.StoppedOnly() {
-		// The weak checker's first search was bounded: let it search to the end.
-		sub.unbounded = true
-		return Check(ctx, h, level, sub)
-	}
-	if len(tried) > 0 {
-		rep.Notes = append(rep.Notes, "the stronger levels that would imply it did not pass either ("+strings.Join(tried, "; ")+")")
-	}
-	return rep, nil
+	return nil
 }
 
 // stopped is rep of a check that ctx stopped while it was being decided through another

@@ -22,8 +22,7 @@ import (
 func (c *check) greedy(level anomaly.Level, extra [][]int32) (ch choice, pos []int32, ok bool) {
 	d := c.d
 	ch = choice{writer: make([]int32, len(d.Reads)), committed: make([]bool, d.N)}
-	pending := make([]int32, d.N) // per transaction: reads with no placed candidate yet
-	byCand := make([][]int32, d.N)
+	p := newPlacer(c, extra)
 	var open []int32 // reads with a choice
 	for ri := range d.Reads {
 		ch.writer[ri] = -1
@@ -38,33 +37,32 @@ func (c *check) greedy(level anomaly.Level, extra [][]int32) (ch choice, pos []i
 		case len(r.Cands) == 1 && len(ws) == 1:
 			ch.writer[ri] = ws[0] // certain: its edge is in the graph
 			continue
-		case slices.Contains(ws, d.Init):
-			// the initial state is placed first
-		default:
-			pending[r.Txn]++
-			for _, w := range ws {
-				byCand[w] = append(byCand[w], int32(ri))
-			}
+		case !slices.Contains(ws, d.Init): // (the initial state is placed first)
+			p.await(int32(ri), ws)
 		}
 		open = append(open, int32(ri))
 	}
-	if pos, ok = c.place(pending, byCand, extra); !ok {
+	if pos, ok = p.run(); !ok {
 		return ch, nil, false
 	}
 	for t := range d.N {
 		ch.committed[t] = d.Status[t] == deps.Committed
 	}
 	for _, ri := range open {
-		r := &d.Reads[ri]
-		best := int32(-1)
-		for _, w := range committedOptions(d, r) {
-			if pos[w] < pos[r.Txn] && (best < 0 || pos[w] > pos[best]) {
-				best = w
-			}
-		}
-		ch.writer[ri] = best
+		ch.writer[ri] = latestBefore(pos, d.Reads[ri].Txn, committedOptions(d, &d.Reads[ri]))
 	}
 	return ch, pos, true
+}
+
+// latestBefore returns the writer of ws placed last before reader (-1: none).
+func latestBefore(pos []int32, reader int32, ws []int32) int32 {
+	best := int32(-1)
+	for _, w := range ws {
+		if pos[w] < pos[reader] && (best < 0 || pos[w] > pos[best]) {
+			best = w
+		}
+	}
+	return best
 }
 
 // committedOptions returns r's candidates that are committed transactions other than its
@@ -79,74 +77,97 @@ func committedOptions(d *deps.Deps, r *deps.Read) []int32 {
 	return ws
 }
 
-// place is greedy's placement (Kahn's algorithm, with reads as extra conditions): it returns
-// each node's position (the initial state's first) and whether every committed transaction
-// was placed. pending counts, per transaction, its reads with no placed candidate yet, and
-// byCand lists, per transaction, the reads it is a candidate of; extra, the nodes each
-// must come before besides its edges.
-func (c *check) place(pending []int32, byCand, extra [][]int32) ([]int32, bool) {
-	d, g := c.d, c.certain
-	n := int32(d.N)
-	indeg := make([]int32, n+1)
+// placer is greedy's placement: Kahn's algorithm on the certain graph and the extra
+// orders, with reads as further conditions.
+type placer struct {
+	c         *check
+	extra     [][]int32
+	indeg     []int32   // per node: edges from nodes not placed yet
+	pending   []int32   // per transaction: reads with no placed candidate yet
+	byCand    [][]int32 // per transaction: the reads it is a candidate of
+	satisfied []bool    // per read: a candidate is placed
+	queue     []int32
+}
+
+func newPlacer(c *check, extra [][]int32) *placer {
+	n := c.n
+	p := &placer{c: c, extra: extra, indeg: make([]int32, n+1), pending: make([]int32, n), byCand: make([][]int32, n), satisfied: make([]bool, len(c.d.Reads))}
 	for u := range n + 1 {
-		for _, v := range g.Out(u) {
-			indeg[v]++
+		for _, v := range c.certain.Out(u) {
+			p.indeg[v]++
 		}
 	}
 	for _, vs := range extra {
 		for _, v := range vs {
-			indeg[v]++
+			p.indeg[v]++
 		}
 	}
+	return p
+}
+
+// await makes read ri, of one of the candidates ws, a condition of placing its reader.
+func (p *placer) await(ri int32, ws []int32) {
+	p.pending[p.c.d.Reads[ri].Txn]++
+	for _, w := range ws {
+		p.byCand[w] = append(p.byCand[w], ri)
+	}
+}
+
+// ready reports whether transaction t can be placed now.
+func (p *placer) ready(t int32) bool {
+	return t < p.c.n && p.indeg[t] == 0 && p.pending[t] == 0 && p.c.d.Status[t] == deps.Committed
+}
+
+// run places what it can, the initial state first, and returns the positions and whether
+// every committed transaction was placed.
+func (p *placer) run() ([]int32, bool) {
+	n := p.c.n
 	pos := make([]int32, n+1)
 	for i := range pos {
 		pos[i] = -1
 	}
-	satisfied := make([]bool, len(d.Reads))
-	queue := []int32{n}
-	ready := func(t int32) bool { return t < n && indeg[t] == 0 && pending[t] == 0 && d.Status[t] == deps.Committed }
+	p.queue = append(p.queue, n)
 	for t := range n {
-		if ready(t) {
-			queue = append(queue, t)
+		if p.ready(t) {
+			p.queue = append(p.queue, t)
 		}
 	}
-	placed := int32(0)
-	for len(queue) > 0 {
-		u := queue[0]
-		queue = queue[1:]
-		pos[u] = placed
-		placed++
-		for _, v := range g.Out(u) {
-			if indeg[v]--; ready(v) {
-				queue = append(queue, v)
-			}
-		}
-		if u == n {
-			continue
-		}
-		for _, v := range extra[u] {
-			if indeg[v]--; ready(v) {
-				queue = append(queue, v)
-			}
-		}
-		if u == n {
-			continue
-		}
-		for _, ri := range byCand[u] {
-			if satisfied[ri] {
-				continue
-			}
-			satisfied[ri] = true
-			t := d.Reads[ri].Txn
-			if pending[t]--; ready(t) {
-				queue = append(queue, t)
-			}
-		}
+	for i := 0; i < len(p.queue); i++ {
+		u := p.queue[i]
+		pos[u] = int32(i)
+		p.release(u)
 	}
 	for t := range n {
-		if d.Status[t] == deps.Committed && pos[t] < 0 {
+		if p.c.d.Status[t] == deps.Committed && pos[t] < 0 {
 			return nil, false
 		}
 	}
 	return pos, true
+}
+
+// release counts u, just placed, as placed for its successors and for the reads it is a
+// candidate of, and queues those that become ready.
+func (p *placer) release(u int32) {
+	next := p.c.certain.Out(u)
+	if u < p.c.n {
+		next = slices.Concat(next, p.extra[u])
+	}
+	for _, v := range next {
+		if p.indeg[v]--; p.ready(v) {
+			p.queue = append(p.queue, v)
+		}
+	}
+	if u == p.c.n {
+		return
+	}
+	for _, ri := range p.byCand[u] {
+		if p.satisfied[ri] {
+			continue
+		}
+		p.satisfied[ri] = true
+		t := p.c.d.Reads[ri].Txn
+		if p.pending[t]--; p.ready(t) {
+			p.queue = append(p.queue, t)
+		}
+	}
 }

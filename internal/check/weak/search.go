@@ -370,18 +370,8 @@ func resolve(d *deps.Deps, ch choice) *deps.Deps {
 	rd.Known = slices.Clone(d.Known)
 	rd.Reads = slices.Clone(d.Reads)
 	for ri := range rd.Reads {
-		r := &rd.Reads[ri]
-		if rd.Status[r.Txn] != deps.Committed {
-			continue
-		}
-		w := ch.writer[ri]
-		if w < 0 {
-			w = d.Init // a read committed read that may have read the initial state
-		}
-		certain := len(r.Cands) == 1 && d.Status[r.Txn] == deps.Committed && (w == d.Init || d.Status[w] == deps.Committed)
-		r.Cands = []int32{w}
-		if !certain && w != d.Init {
-			rd.Known = append(rd.Known, deps.Edge{From: w, To: r.Txn, Rel: report.WR, Key: r.Key, Value: r.Value, Via: -1, Guards: [3]int32{-1, -1, -1}})
+		if rd.Status[rd.Reads[ri].Txn] == deps.Committed {
+			resolveRead(d, &rd, ri, ch.writer[ri])
 		}
 	}
 	for _, e := range d.Guarded {
@@ -392,6 +382,20 @@ func resolve(d *deps.Deps, ch choice) *deps.Deps {
 	}
 	rd.Guarded = nil
 	return &rd
+}
+
+// resolveRead gives read ri of rd (resolved from d) its one writer w (-1: the initial
+// state, for a read committed read left open), and its edge when d did not have it.
+func resolveRead(d, rd *deps.Deps, ri int, w int32) {
+	r := &rd.Reads[ri]
+	if w < 0 {
+		w = d.Init
+	}
+	certain := len(r.Cands) == 1 && d.Status[r.Txn] == deps.Committed && (w == d.Init || d.Status[w] == deps.Committed)
+	r.Cands = []int32{w}
+	if !certain && w != d.Init {
+		rd.Known = append(rd.Known, deps.Edge{From: w, To: r.Txn, Rel: report.WR, Key: r.Key, Value: r.Value, Via: -1, Guards: [3]int32{-1, -1, -1}})
+	}
 }
 
 // resolved is a choice's resolved history with its graphs checked: cyclic when the choice
@@ -713,29 +717,35 @@ func (c *check) decideChoices(ctx context.Context, level anomaly.Level, o Option
 	if out.pass {
 		return choiceNote(se, out), nil
 	}
+	return "", c.everyChoiceFails(ctx, se, out, maxWords, rep)
+}
+
+// everyChoiceFails gives rep the failure the search proved (no choice passes): the cycle of
+// the last choice it tried, or of one that fits the outcomes when it tried none.
+func (c *check) everyChoiceFails(ctx context.Context, se *search, out outcome, maxWords int, rep *report.Report) error {
 	last := out.last
 	if last == nil {
-		var ch choice
-		if ch, err = anyChoice(ctx, c.d, level, c.session); err != nil {
-			return "", err
+		ch, err := anyChoice(ctx, c.d, se.level, c.session)
+		if err != nil {
+			return err
 		}
 		var ok bool
 		if last, ok, err = se.verify(ctx, ch, maxWords); err != nil || !ok {
-			return "", err
+			return err
 		}
 	}
 	if !last.cyclic {
 		// The search says no choice passes, and this one does: a fault of the search,
 		// never a verdict.
 		rep.Verdict = report.Unknown
-		rep.Notes = append(rep.Notes, fmt.Sprintf("internal: the search over the choices of writers found none that passes, yet one it then resolved passes %s; please report this history", level))
-		return "", nil
+		rep.Notes = append(rep.Notes, fmt.Sprintf("internal: the search over the choices of writers found none that passes, yet one it then resolved passes %s; please report this history", se.level))
+		return nil
 	}
-	a := last.c.anomaly(level, last.cycle())
+	a := last.c.anomaly(se.level, last.cycle())
 	a.Message = fmt.Sprintf("every choice of writer closes a cycle (%s could have read from more than one transaction, or from one of unknown outcome; a search over the choices proved it%s); under the %s: %s", openReads(se.open), tried(out.tries), which(out.tries), a.Message)
 	rep.Verdict = report.Fail
 	rep.Anomalies = append(rep.Anomalies, a)
-	return "", nil
+	return nil
 }
 
 // openReads names the n reads whose writer (or writer's outcome) the search chose.

@@ -1,5 +1,6 @@
-// Package weak decides read committed in Adya's sense (PL-2: no G0, G1a, G1b or G1c) for
-// histories of item and row reads and writes.
+// Package weak decides read committed in Adya's sense (PL-2: no G0, G1a, G1b or G1c), read
+// atomic and causal consistency (Biswas and Enea's axioms) for histories of item, row, list
+// and predicate reads and writes.
 //
 // # Why it is a graph check
 //
@@ -11,14 +12,9 @@
 // versions by it; every write-write and write-read edge then goes forward, so there is no
 // G0 and no G1c. And when the write-read dependencies close a cycle, every version order
 // has it: G1c. So read committed holds exactly when the basic checks pass and the
-// write-read graph is acyclic (session order and anti-dependencies play no part).
-//
-// Reads are resolved as the black-box checkers resolve them ([deps.Build]): by explicit
-// source, or by value among the transactions whose last write of the key wrote it.
-// Transactions of unknown outcome count if they may have been read from. When a read may
-// have read from several transactions (duplicate values), the check uses the union of the
-// candidate edges to pass (every choice is then acyclic) and the certain edges to fail
-// (every choice has the cycle), and says Unknown in between.
+// write-read graph is acyclic (session order and anti-dependencies play no part). Read
+// atomic and causal add the edges their axioms force (saturation), which depend only on the
+// reads, so the same argument holds for the graph with them.
 //
 // List appends fix part of the version order: a list read shows the appends of its key in
 // order, so each appender in it directly follows the one before (write-write edges; deps
@@ -27,9 +23,20 @@
 // free is still free, so the argument above holds with them. Predicate operations add
 // dependencies: deps reduces each row a predicate read returned or did not return (and each
 // row a predicate write matched) to a read with several candidate versions, on which the
-// predicate holds or does not; read committed checks them like any read, and may always
-// choose the initial state. Read atomic and causal do not model them yet: for histories
-// with them they run the basic checks only.
+// predicate holds or does not; every level checks them like any read (a predicate operation
+// reads every row), and read committed may always choose the initial state.
+//
+// # Choices
+//
+// Reads are resolved as the black-box checkers resolve them ([deps.Build]): by explicit
+// source, or by value among the transactions whose last write of the key wrote it.
+// Transactions of unknown outcome count if they may have been read from. When a read may
+// have read from several transactions (repeated values) or from one of unknown outcome, the
+// level depends on the choice. The check uses the union of the candidate edges to pass
+// (every choice is then acyclic) and the certain edges to fail (every choice has the cycle);
+// in between, a linear-time guess (greedy.go) and then a SAT search over the choices with
+// the acyclicity theory (search.go) decide, each choice they propose checked exactly as a
+// history without choices.
 package weak
 
 import (
@@ -701,14 +708,21 @@ func (c *check) alsoWrote(from, to int32, k history.Key, name func(int32) string
 	if len(others) == 0 {
 		return ""
 	}
-	var names []string
-	for _, w := range others {
-		names = append(names, name(w))
-	}
-	if len(names) == 1 && others[0] == c.n {
+	if len(others) == 1 && others[0] == c.n {
 		return " (the initial state held that value too)"
 	}
-	return fmt.Sprintf(" (%s wrote that value too)", strings.Join(names, " and "))
+	var names []string
+	for _, w := range others[:min(len(others), 3)] {
+		names = append(names, name(w))
+	}
+	if len(others) > 3 {
+		names = append(names, fmt.Sprintf("%d others", len(others)-3))
+	}
+	list := names[len(names)-1]
+	if len(names) > 1 {
+		list = strings.Join(names[:len(names)-1], ", ") + " and " + list
+	}
+	return fmt.Sprintf(" (%s wrote that value too)", list)
 }
 
 // forcedWhy is the reason of an edge f the read atomic or causal axiom forced: what the
