@@ -40,10 +40,7 @@ func oracle(h *history.History) bool {
 // explains reports whether order (committed transactions, first first) explains every read
 // as oracle says.
 func explains(h *history.History, order []int) bool {
-	pos := map[int]int{}
-	for i, t := range order {
-		pos[t] = i
-	}
+	pos := positions(order)
 	lastWrite := func(t int, k history.Key) (history.Value, bool) { return lastWriteOf(h, t, k) }
 	// versionOK reports whether t, at its place in order, may have read a version of k
 	// accepted by ok: its own latest write if it wrote k, else the initial state's or the
@@ -194,6 +191,15 @@ func versions(h *history.History, in []int, t int, k history.Key, ok func(histor
 	return cands
 }
 
+// positions returns each transaction's index in order.
+func positions(order []int) map[int]int {
+	pos := map[int]int{}
+	for i, t := range order {
+		pos[t] = i
+	}
+	return pos
+}
+
 func permutations(xs []int) [][]int {
 	if len(xs) <= 1 {
 		return [][]int{slices.Clone(xs)}
@@ -236,10 +242,7 @@ func oracleAt(h *history.History, level anomaly.Level) bool {
 			if !explains(h, order) || level == anomaly.Causal && !sessionsKept(h, order) {
 				continue
 			}
-			c := &choices{h: h, causal: level == anomaly.Causal, order: order, pos: map[int]int{}, points: map[int][]readPoint{}, seen: map[int]txnSet{}}
-			for i, t := range order {
-				c.pos[t] = i
-			}
+			c := &choices{h: h, causal: level == anomaly.Causal, order: order, pos: positions(order), points: map[int][]readPoint{}, seen: map[int]txnSet{}}
 			for _, p := range points {
 				c.points[p.reader] = append(c.points[p.reader], p)
 			}
@@ -253,10 +256,7 @@ func oracleAt(h *history.History, level anomaly.Level) bool {
 
 // sessionsKept reports whether order keeps session order.
 func sessionsKept(h *history.History, order []int) bool {
-	pos := map[int]int{}
-	for i, t := range order {
-		pos[t] = i
-	}
+	pos := positions(order)
 	for _, s := range h.Sessions {
 		last := -1
 		for _, x := range s.Txns {
