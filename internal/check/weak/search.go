@@ -1,9 +1,9 @@
 package weak
 
 import (
-	"errors"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -46,8 +46,8 @@ type search struct {
 	s       *sat.Solver
 	g       *acyclic.Theory // nil: choices only, no order (witness only)
 	tru     sat.Lit
-	commit  []sat.Lit   // per transaction: it committed (tru: certainly; LitNull: it did not)
-	options [][]option  // per read: the writers it may have read from; nil: none to choose
+	commit  []sat.Lit  // per transaction: it committed (tru: certainly; LitNull: it did not)
+	options [][]option // per read: the writers it may have read from; nil: none to choose
 	ands    map[string]sat.Lit
 	added   map[[3]int32]bool // forced edges in the theory: t1, t2, justifying variable
 	open    int               // reads and transactions whose writer or outcome is a choice

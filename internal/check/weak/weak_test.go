@@ -932,7 +932,9 @@ s3: T3 r(x,[1]) c
 // searched reports whether the search over choices of writers decided rep.
 func searched(rep *report.Report) bool {
 	return slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, "a search over the choices found one") }) ||
-		slices.ContainsFunc(rep.Anomalies, func(a report.Anomaly) bool { return strings.HasPrefix(a.Message, "every choice of writer closes a cycle") })
+		slices.ContainsFunc(rep.Anomalies, func(a report.Anomaly) bool {
+			return strings.HasPrefix(a.Message, "every choice of writer closes a cycle")
+		})
 }
 
 func hasAppend(ops []history.Op) bool {
