@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"isovet/check"
-	"isovet/history"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // cancelHistories are large generated histories on few keys, each slow to check for some

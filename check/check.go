@@ -17,10 +17,10 @@ import (
 	"strings"
 	"time"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/check/basic"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/check/basic"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // Re-exported data types; see internal/report and internal/anomaly.

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/check"
-	"isovet/format"
-	"isovet/internal/explain"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/internal/explain"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // TestFollowRealtime checks the follow-up at the real-time counterpart of a passed level:

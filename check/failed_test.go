@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/check"
-	"isovet/history"
-	"isovet/internal/explain"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/explain"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // TestFailedStatements: a statement the source marked as failed never takes effect, and a

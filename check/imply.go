@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // Levels imply levels (Level.Implies): a history that satisfies a level satisfies every level

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/internal/check/weak"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/check/weak"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // TestFailedThroughWeaker: a check of read atomic, causal, serializability or snapshot isolation left Unknown (here

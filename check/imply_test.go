@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/check"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // TestImpliedByStronger: three transactions of one session write x=12 twice and read 12.

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 
-	"isovet/history"
-	"isovet/internal/check/basic"
-	"isovet/internal/check/ser"
-	"isovet/internal/check/si"
-	"isovet/internal/check/ts"
-	"isovet/internal/check/weak"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/check/basic"
+	"github.com/isovet/isovet/internal/check/ser"
+	"github.com/isovet/isovet/internal/check/si"
+	"github.com/isovet/isovet/internal/check/ts"
+	"github.com/isovet/isovet/internal/check/weak"
 )
 
 // checkers is the registry: which checker checks which levels, in preference order. The

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/check"
-	"isovet/format"
-	"isovet/history"
-	"isovet/internal/explain"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/explain"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // routeFixtures are histories that violate the levels listed with them, with client time and

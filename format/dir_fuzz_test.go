@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"isovet/format"
+	"github.com/isovet/isovet/format"
 )
 
 // memberNames are the names a directory fuzz input's files get, per format: the third is

@@ -3,7 +3,7 @@ package format
 import (
 	"slices"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // Drop returns h without the droppable features in ls (from [Losses]), as

@@ -3,8 +3,8 @@ package format_test
 import (
 	"fmt"
 
-	"isovet/format"
-	"isovet/history"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/history"
 )
 
 // Two transactions write x=1 and a third names the first as the writer it read: Elle's

@@ -23,8 +23,8 @@ package format
 import (
 	"io"
 
-	"isovet/history"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 // ParseError is a reader's error with its location (file, line, column, byte offset).

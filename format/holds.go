@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // Feature is something a history can say that a format may be unable to hold: writing the

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // Losses returns what h uses that format f cannot hold, in feature order: nil when

@@ -11,9 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"isovet/format"
-	"isovet/history"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 func mustFormat(t *testing.T, name string) format.Format {

@@ -14,8 +14,8 @@ import (
 	"slices"
 	"strings"
 
-	"isovet/history"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 // Auto asks [Open] to sniff the format.

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/format"
-	"isovet/format/chronos"
-	"isovet/format/native"
-	"isovet/format/text"
-	"isovet/format/veristrong"
-	"isovet/history"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/format/chronos"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/format/text"
+	"github.com/isovet/isovet/format/veristrong"
+	"github.com/isovet/isovet/history"
 )
 
 // shared is where the shared public histories live (ISOVET_SHARED_DATA overrides), with a

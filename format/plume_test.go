@@ -11,8 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"isovet/format"
-	"isovet/history"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/history"
 )
 
 func plumeDir(t *testing.T) string {

@@ -1,17 +1,17 @@
 package format
 
 import (
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 
-	"isovet/format/chronos"
-	"isovet/format/cobra"
-	"isovet/format/dbcop"
-	"isovet/format/elle"
-	"isovet/format/native"
-	"isovet/format/text"
-	"isovet/format/vbox"
-	"isovet/format/veristrong"
-	"isovet/format/viper"
+	"github.com/isovet/isovet/format/chronos"
+	"github.com/isovet/isovet/format/cobra"
+	"github.com/isovet/isovet/format/dbcop"
+	"github.com/isovet/isovet/format/elle"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/format/text"
+	"github.com/isovet/isovet/format/vbox"
+	"github.com/isovet/isovet/format/veristrong"
+	"github.com/isovet/isovet/format/viper"
 )
 
 // elleHolds is what a Jepsen history holds: either workload (one per history), outcomes

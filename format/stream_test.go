@@ -12,9 +12,9 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"isovet/format"
-	"isovet/history"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 // streamCases are single-file histories in several formats, small enough to inline.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"isovet/internal/hugepage"
+	"github.com/isovet/isovet/internal/hugepage"
 )
 
 // Builder assembles a [History] incrementally: readers and the runner stream transactions into

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // BenchmarkBuilder measures the builder alone (interning, op arena, validation) on a

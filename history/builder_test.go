@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 func TestBuilderBuildsWhatItWasGiven(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"iter"
 	"unsafe"
 
-	"isovet/internal/hugepage"
+	"github.com/isovet/isovet/internal/hugepage"
 )
 
 // Datums is a table of original values, indexed by [Value]: [History.Values]. It holds no Go

@@ -3,7 +3,7 @@ package history_test
 import (
 	"fmt"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // A reader that meets many string values at once sizes the value table for them and

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 func TestParseSnapshot(t *testing.T) {

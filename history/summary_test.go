@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // TestSummarizeCountsDuplicateWritesAsAMapWould builds random histories in which values

@@ -22,9 +22,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"isovet/check"
-	"isovet/format"
-	"isovet/history"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/history"
 )
 
 func main() {

@@ -28,7 +28,7 @@ import (
 	"strings"
 	"time"
 
-	"isovet/internal/sat/dimacs"
+	"github.com/isovet/isovet/internal/sat/dimacs"
 )
 
 func main() {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"isovet/internal/smtlib/solve"
-	"isovet/internal/static"
+	"github.com/isovet/isovet/internal/smtlib/solve"
+	"github.com/isovet/isovet/internal/static"
 )
 
 func init() { extraCommands = append(extraCommands, newAnalyzeCmd) }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/internal/smtlib/solve"
+	"github.com/isovet/isovet/internal/smtlib/solve"
 )
 
 // TestAnalyzeTxns runs analyze on a subset of the bank example's programs:

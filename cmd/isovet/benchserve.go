@@ -22,8 +22,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
-	"isovet/internal/cputime"
-	"isovet/internal/server"
+	"github.com/isovet/isovet/internal/cputime"
+	"github.com/isovet/isovet/internal/server"
 )
 
 func init() { extraCommands = append(extraCommands, newBenchServeCmd) }

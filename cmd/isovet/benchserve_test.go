@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"isovet/internal/cputime"
+	"github.com/isovet/isovet/internal/cputime"
 )
 
 // TestBenchServeAccounting: the per-process CPU and memory figures bench-serve reports come

@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"isovet/check"
-	"isovet/format"
-	"isovet/history"
-	"isovet/internal/explain"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/explain"
 )
 
 type checkFlags struct {

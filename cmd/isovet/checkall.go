@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"isovet/check"
+	"github.com/isovet/isovet/check"
 )
 
 // runCheckAll checks every history of a collection directory (format.Collection: a

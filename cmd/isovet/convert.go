@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"isovet/format"
-	"isovet/history"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/history"
 )
 
 func writableNames() []string {

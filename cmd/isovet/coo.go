@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"isovet/check"
-	"isovet/format/native"
-	"isovet/internal/runner/coo"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/internal/runner/coo"
 )
 
 func init() { extraCommands = append(extraCommands, newCooCmd) }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"isovet/internal/runner/coo"
+	"github.com/isovet/isovet/internal/runner/coo"
 )
 
 // cooServers returns the PostgreSQL and MariaDB URLs `isovet coo` tests use, after checking

@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"isovet/check"
-	"isovet/format"
-	"isovet/history"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/history"
 )
 
 // stdinName stands for standard input (the history argument "-") in reports and errors.

@@ -11,7 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"isovet/internal/hugepage"
+	"github.com/isovet/isovet/internal/hugepage"
 )
 
 func main() {

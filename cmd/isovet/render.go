@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"isovet/check"
-	"isovet/internal/explain"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/internal/explain"
 )
 
 // writeReportText prints the history's name, then the report as prose (internal/explain).

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"isovet/check"
-	"isovet/format"
-	"isovet/history"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/history"
 )
 
 // Limits of TestConvertRoundTripKeepsVerdicts, to keep its runtime modest on our 2-core

@@ -9,10 +9,10 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"isovet/check"
-	"isovet/internal/runner"
-	_ "isovet/internal/runner/all" // postgres://, mysql://, sqlite:// drivers
-	"isovet/internal/workload"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/internal/runner"
+	_ "github.com/isovet/isovet/internal/runner/all" // postgres://, mysql://, sqlite:// drivers
+	"github.com/isovet/isovet/internal/workload"
 )
 
 func init() { extraCommands = append(extraCommands, newRunCmd) }

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"isovet/internal/sat"
-	"isovet/internal/sat/dimacs"
+	"github.com/isovet/isovet/internal/sat"
+	"github.com/isovet/isovet/internal/sat/dimacs"
 )
 
 func init() { extraCommands = append(extraCommands, newSatCmd) }

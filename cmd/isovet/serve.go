@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"isovet/check"
-	"isovet/history"
-	"isovet/internal/server"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/server"
 )
 
 func init() { extraCommands = append(extraCommands, newServeCmd, newReplayCmd) }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 func newStatCmd() *cobra.Command {

@@ -15,11 +15,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"isovet/format/chronos"
-	"isovet/format/native"
-	"isovet/history"
-	"isovet/internal/cputime"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/format/chronos"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/cputime"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 // shared is where the shared public histories live (ISOVET_SHARED_DATA overrides), with a

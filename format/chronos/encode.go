@@ -7,8 +7,8 @@ import (
 	"io"
 	"strconv"
 
-	"isovet/history"
-	"isovet/internal/jsonscan"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/jsonscan"
 )
 
 // ErrUnrepresentable is wrapped by [Write] when a history holds what Chronos JSON cannot.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"isovet/format/chronos"
-	"isovet/history"
+	"github.com/isovet/isovet/format/chronos"
+	"github.com/isovet/isovet/history"
 )
 
 func ExampleDecoder_Decode() {

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"testing"
 
-	"isovet/history"
-	"isovet/internal/cputime"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/cputime"
 )
 
 // genLogs returns n transactions of a seeded workload as Cobra logs of the given number of

@@ -60,8 +60,8 @@ import (
 	"strconv"
 	"strings"
 
-	"isovet/history"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 // Magic writer and write ids.

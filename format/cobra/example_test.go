@@ -5,8 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"isovet/format/cobra"
-	"isovet/history"
+	"github.com/isovet/isovet/format/cobra"
+	"github.com/isovet/isovet/history"
 )
 
 // Example decodes two client logs: client 2's transaction reads what client 1's wrote.

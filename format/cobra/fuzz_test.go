@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"isovet/history"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 // FuzzReadCobra checks that no input panics, that every error is a located *parse.Error

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"testing"
 
-	"isovet/history"
-	"isovet/internal/cputime"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/cputime"
 )
 
 // genBincode returns n transactions of a seeded workload in sessions of equal size, four

@@ -51,8 +51,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"isovet/history"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 const (

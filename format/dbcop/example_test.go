@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"isovet/format/dbcop"
-	"isovet/history"
+	"github.com/isovet/isovet/format/dbcop"
+	"github.com/isovet/isovet/history"
 )
 
 // ExampleJSONDecoder decodes a two-session dbcop JSON history.

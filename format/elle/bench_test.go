@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"isovet/format/elle"
-	"isovet/history"
-	"isovet/internal/cputime"
+	"github.com/isovet/isovet/format/elle"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/cputime"
 )
 
 // genListAppend returns a seeded list-append history of n transactions in the shape of

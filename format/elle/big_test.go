@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // BenchmarkReadBig reads the large histories at $ISOVET_ELLE_BIG.elle-edn and .elle-json

@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"isovet/check"
-	"isovet/format/elle"
-	"isovet/history"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/format/elle"
+	"github.com/isovet/isovet/history"
 )
 
 // realtimePairs returns every pair "a<b" of transactions whose client intervals order a

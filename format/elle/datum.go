@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strconv"
 
-	"isovet/history"
-	"isovet/internal/edn"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/edn"
 )
 
 // ErrAmbiguousDatum: two keys (or two values) that Elle tells apart would be one datum in

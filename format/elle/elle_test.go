@@ -12,10 +12,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"isovet/format"
-	"isovet/format/elle"
-	"isovet/history"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/format/elle"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 const shared = "/work/shared/data"

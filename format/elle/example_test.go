@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"isovet/format/elle"
+	"github.com/isovet/isovet/format/elle"
 )
 
 func ExampleReadJSON() {

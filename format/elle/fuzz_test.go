@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"testing"
 
-	"isovet/format/elle"
-	"isovet/history"
+	"github.com/isovet/isovet/format/elle"
+	"github.com/isovet/isovet/history"
 )
 
 // fuzzRead checks a reader on arbitrary input: it must not panic, and whatever it reads must

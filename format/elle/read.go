@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"isovet/history"
-	"isovet/internal/edn"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/edn"
 )
 
 // Format names, as registered in package format.

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strconv"
 
-	"isovet/history"
-	"isovet/internal/edn"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/edn"
 )
 
 // WriteEDN writes h as a Jepsen EDN history: for each transaction, in id order, an :invoke

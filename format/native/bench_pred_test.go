@@ -7,9 +7,9 @@ import (
 	"os"
 	"testing"
 
-	"isovet/format/native"
-	"isovet/history"
-	"isovet/internal/cputime"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/cputime"
 )
 
 // eachPredTxn calls f with each of a seeded predicate workload shaped like the runner's

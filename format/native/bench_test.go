@@ -7,9 +7,9 @@ import (
 	"slices"
 	"testing"
 
-	"isovet/format/native"
-	"isovet/history"
-	"isovet/internal/cputime"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/cputime"
 )
 
 // eachTxn calls f with each of a seeded workload of n committed transactions in turn,

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 
-	"isovet/history"
-	"isovet/internal/jsonscan"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/jsonscan"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 // Name is the format's name in the registry.

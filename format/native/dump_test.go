@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // dump renders every part of h's model, independently of the native writer, so tests can

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strconv"
 
-	"isovet/history"
-	"isovet/internal/jsonscan"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/jsonscan"
 )
 
 // Header is the optional first line of a native stream.

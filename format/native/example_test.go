@@ -5,8 +5,8 @@ import (
 	"os"
 	"strings"
 
-	"isovet/format/native"
-	"isovet/history"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/history"
 )
 
 // A workload runner records each transaction as it finishes.

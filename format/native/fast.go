@@ -3,8 +3,8 @@ package native
 import (
 	"encoding/binary"
 
-	"isovet/history"
-	"isovet/internal/jsonscan"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/jsonscan"
 )
 
 // fastRec is a transaction line parsed by fastTxn, held until it is committed. Its ops are

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // TestParseFastDatumStrings checks the word-at-a-time string scan against a byte loop: a

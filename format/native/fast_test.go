@@ -11,8 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"isovet/format/native"
-	"isovet/history"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/history"
 )
 
 // readWith reads in with d and renders the outcome: the error, or the history with its

@@ -3,8 +3,8 @@ package native
 import (
 	"slices"
 
-	"isovet/history"
-	"isovet/internal/hugepage"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/hugepage"
 )
 
 // valueCache memoizes the builder's ids of short string values per key: the last

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // TestValueCacheAgreesWithBuilder interns a seeded stream of string values, with keys

@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"isovet/format/native"
-	"isovet/history"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 func read(t testing.TB, in string) (*history.History, error) {

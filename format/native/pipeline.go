@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"slices"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // Reading a large stream on a machine with two or more cores runs in two stages: a

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"isovet/format/text"
-	"isovet/history"
+	"github.com/isovet/isovet/format/text"
+	"github.com/isovet/isovet/history"
 )
 
 func ExampleDecoder_Decode() {

@@ -37,8 +37,8 @@ import (
 	"io"
 	"strconv"
 
-	"isovet/history"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 // Name is the format's name in the registry.

@@ -11,10 +11,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"isovet/format/native"
-	"isovet/format/text"
-	"isovet/history"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/format/text"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 // shared is where the shared public histories live (ISOVET_SHARED_DATA overrides), with a

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/history"
-	"isovet/internal/cputime"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/cputime"
 )
 
 // genLogs returns n transactions of a seeded workload as Vbox logs of the given number of

@@ -5,8 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"isovet/format/vbox"
-	"isovet/history"
+	"github.com/isovet/isovet/format/vbox"
+	"github.com/isovet/isovet/history"
 )
 
 // Example decodes one session: a transaction writes row 7, and a second one reads it.

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"isovet/format"
+	"github.com/isovet/isovet/format"
 )
 
 // TestOpenSniffs checks that format.Open tells the binary formats apart by content.

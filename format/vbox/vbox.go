@@ -71,8 +71,8 @@ import (
 	"strconv"
 	"strings"
 
-	"isovet/history"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 const formatName = "vbox"

@@ -14,8 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"isovet/history"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 // sharedData is where the shared public histories live (ISOVET_SHARED_DATA overrides).

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"isovet/format/veristrong"
-	"isovet/history"
+	"github.com/isovet/isovet/format/veristrong"
+	"github.com/isovet/isovet/history"
 )
 
 func ExampleDecoder_Decode() {

@@ -10,10 +10,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"isovet/format/native"
-	"isovet/format/veristrong"
-	"isovet/history"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/format/veristrong"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 func read(tb testing.TB, r io.Reader) (*history.History, error) {

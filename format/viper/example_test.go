@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"isovet/format/viper"
-	"isovet/history"
+	"github.com/isovet/isovet/format/viper"
+	"github.com/isovet/isovet/history"
 )
 
 // Example decodes two client logs: client 25's transaction reads what client 24's wrote.

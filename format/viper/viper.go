@@ -57,8 +57,8 @@ import (
 	"strconv"
 	"strings"
 
-	"isovet/history"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 // Name is the format's name in the registry.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"isovet/history"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 // decode reads files (name, content pairs, in order) as one Viper directory.

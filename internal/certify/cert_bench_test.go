@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"isovet/format"
-	"isovet/history"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/history"
 )
 
 // certBenchFiles are the shared histories the certificate benchmarks run on: predicate

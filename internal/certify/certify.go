@@ -52,9 +52,9 @@ package certify
 import (
 	"context"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/deps"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/deps"
 )
 
 // Skip turns off shortcuts (and the tested stages around them), one bit each; the zero

@@ -1,8 +1,8 @@
 package certify
 
 import (
-	"isovet/history"
-	"isovet/internal/deps"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/deps"
 )
 
 // maxRowChecks bounds the work of rowReplay: every predicate operation looks at every row,

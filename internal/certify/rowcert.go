@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 
-	"isovet/history"
-	"isovet/internal/hugepage"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/hugepage"
 )
 
 // The row certificate: a serial order guessed from the history's own clocks and replayed on

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // stampTimestamps gives every transaction of h database timestamps in the order it was

@@ -5,8 +5,8 @@ import (
 	"context"
 	"slices"
 
-	"isovet/history"
-	"isovet/internal/hugepage"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/hugepage"
 )
 
 // The row certificate's search. A database's clocks give a serial order only up to the

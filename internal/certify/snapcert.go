@@ -6,7 +6,7 @@ import (
 	"math/bits"
 	"slices"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // The snapshot certificate: snapshot isolation proved by replaying the execution the

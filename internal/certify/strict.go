@@ -6,9 +6,9 @@ import (
 	"errors"
 	"slices"
 
-	"isovet/history"
-	"isovet/internal/deps"
-	"isovet/internal/graph"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/graph"
 )
 
 // The strict fast path: when every transaction has a client interval, real time orders most

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"isovet/internal/deps"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // newPath builds the strict fast path's state for a history in the test DSL, with the

@@ -67,9 +67,9 @@ import (
 	"slices"
 	"strings"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // ErrUnsupported is returned for operations the black-box checkers do not handle yet.

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/history"
-	"isovet/internal/histtest"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/report"
 )
 
 func mustBuild(t *testing.T, src string, o Options) *Deps {

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"slices"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // # Predicates

@@ -6,9 +6,9 @@ import (
 	"runtime"
 	"testing"
 
-	"isovet/format"
-	"isovet/internal/cputime"
-	"isovet/internal/deps"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/internal/cputime"
+	"github.com/isovet/isovet/internal/deps"
 )
 
 // BenchmarkBuildFile measures deps.Build on the history file named by ISOVET_DEPS_FILE (for

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // TestPartialImagesExactly: a predicate on a partial row image takes the column from where

@@ -7,7 +7,7 @@ import (
 	"math/bits"
 	"slices"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // # Versions in reach (strict levels)

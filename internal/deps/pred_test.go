@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/history"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // extracted is a Deps as BuildContext has it just before expanding the predicates.

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"isovet/internal/jsonscan"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/internal/jsonscan"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 // Options configure a [Decoder]. The zero value reads EDN.

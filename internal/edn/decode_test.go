@@ -12,8 +12,8 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"isovet/internal/edn"
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/internal/edn"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 func parseOne(t *testing.T, src string, opts edn.Options) edn.Value {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"isovet/internal/edn"
+	"github.com/isovet/isovet/internal/edn"
 )
 
 func ExampleDecoder() {

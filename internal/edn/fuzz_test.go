@@ -6,7 +6,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"isovet/internal/edn"
+	"github.com/isovet/isovet/internal/edn"
 )
 
 // FuzzEDN (corpus: testdata/fuzz/FuzzEDN, copies of the shared Elle histories) checks that decoding never panics and that whatever decodes prints back to EDN

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"isovet/history"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // DOT writes r's anomalies as one Graphviz digraph, one cluster per anomaly: a node per

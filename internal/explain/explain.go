@@ -34,9 +34,9 @@ import (
 	"slices"
 	"strings"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // Explanation is one anomaly explained, as data. Renderers only format it.

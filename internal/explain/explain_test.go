@@ -15,12 +15,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/check/basic"
-	"isovet/internal/explain"
-	"isovet/internal/histtest"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/check/basic"
+	"github.com/isovet/isovet/internal/explain"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/report"
 )
 
 var update = flag.Bool("update", false, "update golden files")

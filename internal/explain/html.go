@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"isovet/history"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // HTML writes r as one self-contained web page (no scripts, no external files): the

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"io"
 
-	"isovet/history"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // JSON writes r as indented JSON in a stable shape that names transactions, keys and values

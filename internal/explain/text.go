@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"isovet/internal/report"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // Text writes r as prose: a header with the level, checker and verdict, then each anomaly

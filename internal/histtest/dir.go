@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // Fixture is one fixture file and what it expects.

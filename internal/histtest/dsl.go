@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 type tokKind uint8

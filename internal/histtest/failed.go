@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // FailedTally counts what [FailedDifferential] saw.

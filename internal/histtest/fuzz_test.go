@@ -3,7 +3,7 @@ package histtest_test
 import (
 	"testing"
 
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // FuzzParse: Parse never panics, and what it accepts prints and parses back to the same

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // FuzzSeeds returns seed histories, in the DSL, for fuzzing a checker against its oracle:

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // GenOptions shape a generated history. The zero value is usable: 20 transactions over 3

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/history"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // MVCCFaults are what the simulated database of [GenMVCC] may do wrong.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // GenPred returns a random small history with predicate reads and writes: a few

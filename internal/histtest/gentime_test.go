@@ -3,8 +3,8 @@ package histtest_test
 import (
 	"testing"
 
-	"isovet/history"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // TestGenTimeOptions: EarlyGiveUp and NoIntervalRatio change only the recorded intervals

@@ -1,6 +1,6 @@
 package histtest
 
-import "isovet/history"
+import "github.com/isovet/isovet/history"
 
 // Shrink returns a smallest-it-can-find sub-history of h on which fails still returns
 // true: it drops runs of transactions (halving the run length down to one, in the manner

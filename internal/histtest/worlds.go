@@ -4,7 +4,7 @@ import (
 	"iter"
 	"slices"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // Worlds yields, for a brute-force oracle, every set of transactions of h that may have

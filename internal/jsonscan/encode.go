@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // AppendDatum appends d as JSON: an integer, a string or null.

@@ -1,6 +1,6 @@
 package jsonscan
 
-import "isovet/history"
+import "github.com/isovet/isovet/history"
 
 // Key interns d as a key of b.
 func Key(b *history.Builder, d Datum) history.Key {

@@ -24,7 +24,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // Scanner scans one JSON record. B is the record and I the index of the next byte; readers

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/history"
-	"isovet/internal/jsonscan"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/jsonscan"
 )
 
 func TestScannerErrorsSayWhatAndWhere(t *testing.T) {

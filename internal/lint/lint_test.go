@@ -22,7 +22,7 @@ type pkg struct {
 
 func listPackages(t *testing.T) []pkg {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-json", "isovet/...").Output()
+	out, err := exec.Command("go", "list", "-json", "github.com/isovet/isovet/...").Output()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
 			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
@@ -44,29 +44,29 @@ func listPackages(t *testing.T) []pkg {
 // edge reports whether package path may do IO (open files, sockets, databases, log).
 func edge(path string) bool {
 	for _, prefix := range []string{
-		"isovet/cmd/", "isovet/internal/server", "isovet/internal/runner", "isovet/internal/smtlib/solve",
-		"isovet/internal/lint", "isovet/tools", "isovet/bench",
+		"github.com/isovet/isovet/cmd/", "github.com/isovet/isovet/internal/server", "github.com/isovet/isovet/internal/runner", "github.com/isovet/isovet/internal/smtlib/solve",
+		"github.com/isovet/isovet/internal/lint", "github.com/isovet/isovet/tools", "github.com/isovet/isovet/bench",
 	} {
 		if strings.HasPrefix(path, prefix) {
 			return true
 		}
 	}
 	// format.Open opens files and directories; the format subpackages read io.Readers only.
-	return path == "isovet/format"
+	return path == "github.com/isovet/isovet/format"
 }
 
 // leaves must import no other project package but the utility leaves: the assertion
 // package, and the one that asks the kernel for huge pages (itself a leaf).
-var leaves = map[string]bool{"isovet/history": true, "isovet/internal/graph": true, "isovet/internal/sat": true, "isovet/internal/hugepage": true}
+var leaves = map[string]bool{"github.com/isovet/isovet/history": true, "github.com/isovet/isovet/internal/graph": true, "github.com/isovet/isovet/internal/sat": true, "github.com/isovet/isovet/internal/hugepage": true}
 
-var utilityLeaves = map[string]bool{"isovet/internal/invariant": true, "isovet/internal/hugepage": true}
+var utilityLeaves = map[string]bool{"github.com/isovet/isovet/internal/invariant": true, "github.com/isovet/isovet/internal/hugepage": true}
 
 var forbiddenInCore = []string{"os", "net", "net/http", "database/sql", "log/slog", "os/exec"}
 
 func TestImportBoundaries(t *testing.T) {
 	for _, p := range listPackages(t) {
 		for _, imp := range p.Imports {
-			if leaves[p.ImportPath] && strings.HasPrefix(imp, "isovet/") && !utilityLeaves[imp] {
+			if leaves[p.ImportPath] && strings.HasPrefix(imp, "github.com/isovet/isovet/") && !utilityLeaves[imp] {
 				t.Errorf("%s imports %s, but it must import no other isovet package", p.ImportPath, imp)
 			}
 			if edge(p.ImportPath) {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"isovet/internal/cputime"
+	"github.com/isovet/isovet/internal/cputime"
 )
 
 func mustRead(t *testing.T, tx *Tx, k string) int64 {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"isovet/internal/parse"
+	"github.com/isovet/isovet/internal/parse"
 )
 
 func TestErrorNamesLocation(t *testing.T) {

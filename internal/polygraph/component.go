@@ -1,8 +1,8 @@
 package polygraph
 
 import (
-	"isovet/history"
-	"isovet/internal/deps"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/deps"
 )
 
 // Components partitions the transactions into groups that share no key and no session order

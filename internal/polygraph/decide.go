@@ -3,8 +3,8 @@ package polygraph
 import (
 	"context"
 
-	"isovet/internal/deps"
-	"isovet/internal/graph"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/graph"
 )
 
 // Pruning is the same procedure for every polygraph (PolySI Alg. 2; VeriStrong Alg. 5): each

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"slices"
 
-	"isovet/internal/deps"
-	"isovet/internal/graph"
-	"isovet/internal/report"
-	"isovet/internal/sat"
-	"isovet/internal/sat/acyclic"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/graph"
+	"github.com/isovet/isovet/internal/report"
+	"github.com/isovet/isovet/internal/sat"
+	"github.com/isovet/isovet/internal/sat/acyclic"
 )
 
 // Encoding is the remaining hyper-polygraph as a SAT problem over the acyclicity theory:

@@ -44,10 +44,10 @@ import (
 	"context"
 	"slices"
 
-	"isovet/history"
-	"isovet/internal/deps"
-	"isovet/internal/graph"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/graph"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // WW is a write-order choice between writers A < B of the keys Keys, or between two blocks

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"isovet/internal/deps"
-	"isovet/internal/histtest"
-	"isovet/internal/sat"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/sat"
 )
 
 func build(t *testing.T, src string, o deps.Options) *Polygraph {

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"isovet/format"
-	"isovet/internal/cputime"
-	"isovet/internal/deps"
-	"isovet/internal/polygraph"
-	"isovet/internal/sat"
-	"isovet/internal/sat/acyclic"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/internal/cputime"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/polygraph"
+	"github.com/isovet/isovet/internal/sat"
+	"github.com/isovet/isovet/internal/sat/acyclic"
 )
 
 // TestProfile runs the pipeline stages on ISOVET_PROF (an absolute path, or one under the

@@ -4,9 +4,9 @@ import (
 	"context"
 	"slices"
 
-	"isovet/internal/graph"
-	"isovet/internal/sat"
-	"isovet/internal/sat/acyclic"
+	"github.com/isovet/isovet/internal/graph"
+	"github.com/isovet/isovet/internal/sat"
+	"github.com/isovet/isovet/internal/sat/acyclic"
 )
 
 // The stages below are the same for every polygraph encoding over the acyclicity theory,

@@ -1,9 +1,9 @@
 package polygraph
 
 import (
-	"isovet/internal/deps"
-	"isovet/internal/graph"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/graph"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // Forced reports whether known edge u→v was added by pruning (the other option closed a

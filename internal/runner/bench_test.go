@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"testing"
 
-	"isovet/internal/cputime"
-	"isovet/internal/memdb"
-	"isovet/internal/workload"
+	"github.com/isovet/isovet/internal/cputime"
+	"github.com/isovet/isovet/internal/memdb"
+	"github.com/isovet/isovet/internal/workload"
 )
 
 // BenchmarkRunMemDB is the runner end to end on memdb: rw-register (BL, 8 ops per txn,

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"isovet/check"
-	"isovet/history"
-	"isovet/internal/explain"
-	"isovet/internal/workload"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/explain"
+	"github.com/isovet/isovet/internal/workload"
 )
 
 // Exit codes of `isovet run`, as `isovet check`.

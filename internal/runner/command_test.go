@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"isovet/format/native"
-	"isovet/history"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/history"
 )
 
 func runCmd(t *testing.T, o Options) (int, string, error) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"isovet/check"
+	"github.com/isovet/isovet/check"
 )
 
 // OpenOptions are what `isovet run` tells a driver.

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"isovet/check"
-	"isovet/internal/memdb"
-	"isovet/internal/runner"
-	"isovet/internal/workload"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/internal/memdb"
+	"github.com/isovet/isovet/internal/runner"
+	"github.com/isovet/isovet/internal/workload"
 )
 
 // Run a bank workload on memdb at serializability and check the recorded history.

@@ -9,9 +9,9 @@ import (
 	"runtime"
 	"strconv"
 
-	"isovet/check"
-	"isovet/history"
-	"isovet/internal/memdb"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/memdb"
 )
 
 // MemDB adapts the embedded reference database to [DB]. Transactions report memdb's logical

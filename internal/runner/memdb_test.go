@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"isovet/check"
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/memdb"
-	"isovet/internal/workload"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/memdb"
+	"github.com/isovet/isovet/internal/workload"
 )
 
 // runMem runs a generated workload on a fresh memdb and returns the history.

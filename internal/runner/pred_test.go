@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/check"
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/memdb"
-	"isovet/internal/runner/runnertest"
-	"isovet/internal/workload"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/memdb"
+	"github.com/isovet/isovet/internal/runner/runnertest"
+	"github.com/isovet/isovet/internal/workload"
 )
 
 func TestRowWorkloadsRecordMemDB(t *testing.T) {

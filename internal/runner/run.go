@@ -12,9 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"isovet/format/native"
-	"isovet/history"
-	"isovet/internal/workload"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/workload"
 )
 
 // RunOptions configure [Run]. The zero value is usable.

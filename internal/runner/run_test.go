@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"isovet/check"
-	"isovet/format/native"
-	"isovet/history"
-	"isovet/internal/memdb"
-	"isovet/internal/workload"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/memdb"
+	"github.com/isovet/isovet/internal/workload"
 )
 
 // flaky wraps memdb: successful commit number unknownAt reports a lost connection (after committing),

@@ -31,7 +31,7 @@ import (
 	"context"
 	"errors"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // DB is a database under test.

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"isovet/check"
+	"github.com/isovet/isovet/check"
 )
 
 // What the SQL drivers (pg, mysql, sqlite) share: naming their table, mapping isovet's

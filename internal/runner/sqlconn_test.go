@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/check"
+	"github.com/isovet/isovet/check"
 )
 
 func TestParseList(t *testing.T) {

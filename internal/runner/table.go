@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"isovet/format/native"
-	"isovet/history"
-	"isovet/internal/workload"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/workload"
 )
 
 // TableSchema describes a table of rows: an int64 primary key k and int64 columns.

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"isovet/format/native"
-	"isovet/history"
-	"isovet/internal/workload"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/workload"
 )
 
 // writer owns the on-disk history and the in-memory builder. Sessions hand it their finished

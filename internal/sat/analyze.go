@@ -3,7 +3,7 @@ package sat
 import (
 	"slices"
 
-	"isovet/internal/invariant"
+	"github.com/isovet/isovet/internal/invariant"
 )
 
 // reasonLits returns the reason clause of the assigned variable v (v's

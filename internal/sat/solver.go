@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"isovet/internal/invariant"
+	"github.com/isovet/isovet/internal/invariant"
 )
 
 // ErrBudget is returned with [Unknown] when [Options.ConflictBudget]

@@ -15,8 +15,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"isovet/history"
-	"isovet/internal/cputime"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/cputime"
 )
 
 // benchHistory is a snapshot-isolation history of n transactions: 24 sessions, 8 operations

@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"isovet/format/native"
-	"isovet/history"
-	"isovet/internal/check/ts"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/check/ts"
 )
 
 // inputError is bad input: it becomes a 4xx with a JSON body {error, code}.

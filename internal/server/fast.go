@@ -3,8 +3,8 @@ package server
 import (
 	"sync"
 
-	"isovet/history"
-	"isovet/internal/check/ts"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/check/ts"
 )
 
 // batchBuf is the memory of one decoded batch: its transactions and, in one array, their

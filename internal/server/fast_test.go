@@ -9,10 +9,10 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"isovet/format/native"
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/check/ts"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/check/ts"
 )
 
 var datumEq = gocmp.Options{gocmp.Comparer(func(a, b history.Datum) bool { return a == b }), cmpopts.EquateEmpty()}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // FuzzDecodeBatch: no input makes the decoder panic, and whatever it accepts the checker

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 func TestDefaultMaxMemory(t *testing.T) {

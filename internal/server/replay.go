@@ -18,8 +18,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"isovet/format/native"
-	"isovet/history"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/history"
 )
 
 // ReplayOptions configure [Replay]. History and To are required.

@@ -28,9 +28,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/check/ts"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/check/ts"
 )
 
 // Options configure the server. The zero value serves snapshot isolation on

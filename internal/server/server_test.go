@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/check/ts"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/check/ts"
 )
 
 // historyOf builds a history from decoded transactions (session order = slice order).

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"isovet/internal/smtlib"
+	"github.com/isovet/isovet/internal/smtlib"
 )
 
 // Verdict is the outcome of an analysis. The zero value is Inconclusive, so a

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"isovet/internal/smtlib"
+	"github.com/isovet/isovet/internal/smtlib"
 )
 
 // scriptedBackend answers each query by the first rule whose key is in the

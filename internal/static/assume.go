@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"isovet/internal/smtlib"
+	"github.com/isovet/isovet/internal/smtlib"
 )
 
 // String renders the assumption in the dialect's syntax (normalised spacing

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"isovet/internal/smtlib/solve"
+	"github.com/isovet/isovet/internal/smtlib/solve"
 )
 
 // BenchmarkAnalyze runs the example analyses too slow for TestExamples: the

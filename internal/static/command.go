@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"isovet/internal/smtlib"
+	"github.com/isovet/isovet/internal/smtlib"
 )
 
 // AnalyzeArgs are the inputs of the "isovet analyze" command. The caller

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strconv"
 
-	"isovet/internal/smtlib"
+	"github.com/isovet/isovet/internal/smtlib"
 )
 
 // EncodeOptions configure [Encode]. The zero value is usable: all

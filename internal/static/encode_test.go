@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"isovet/internal/smtlib"
-	"isovet/internal/smtlib/solve"
+	"github.com/isovet/isovet/internal/smtlib"
+	"github.com/isovet/isovet/internal/smtlib/solve"
 )
 
 var update = flag.Bool("update", false, "update golden files")

@@ -3,7 +3,7 @@ package static
 import (
 	"fmt"
 
-	"isovet/internal/smtlib"
+	"github.com/isovet/isovet/internal/smtlib"
 )
 
 // finite is a finite abstract execution over instances 0..n-1, against which

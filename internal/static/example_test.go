@@ -6,8 +6,8 @@ import (
 	"os"
 	"time"
 
-	"isovet/internal/smtlib"
-	"isovet/internal/static"
+	"github.com/isovet/isovet/internal/smtlib"
+	"github.com/isovet/isovet/internal/static"
 )
 
 // unsatBackend answers unsat to everything; real callers pass solve.Exec{}.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"isovet/internal/smtlib/solve"
+	"github.com/isovet/isovet/internal/smtlib/solve"
 )
 
 // want is one expectation from an example's header:

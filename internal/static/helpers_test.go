@@ -6,7 +6,7 @@ import (
 	"sort"
 	"testing"
 
-	"isovet/internal/smtlib/solve"
+	"github.com/isovet/isovet/internal/smtlib/solve"
 )
 
 const examplesDir = "../../examples/programs"

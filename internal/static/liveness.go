@@ -3,7 +3,7 @@ package static
 import (
 	"strconv"
 
-	"isovet/internal/smtlib"
+	"github.com/isovet/isovet/internal/smtlib"
 )
 
 // Liveness and counter facts for the inductive queries (φ_Inductive, over

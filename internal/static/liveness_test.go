@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"isovet/internal/smtlib"
-	"isovet/internal/smtlib/solve"
+	"github.com/isovet/isovet/internal/smtlib"
+	"github.com/isovet/isovet/internal/smtlib/solve"
 )
 
 const queueSizeSrc = `

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"isovet/internal/smtlib"
+	"github.com/isovet/isovet/internal/smtlib"
 )
 
 // Model is a consistency model: axioms over vis, ar, WR, WW, RW, D and typ in

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"isovet/internal/smtlib"
+	"github.com/isovet/isovet/internal/smtlib"
 )
 
 // QueryKind names the questions asked of the solver (§5 of the paper).

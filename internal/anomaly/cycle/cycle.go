@@ -40,8 +40,8 @@ package cycle
 import (
 	"slices"
 
-	"isovet/internal/anomaly"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // Scheme is how one family of checkers names cycles. A scheme is one bit; a rule's set of

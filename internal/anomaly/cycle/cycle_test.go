@@ -7,9 +7,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/report"
 )
 
 func step(rel report.Rel, key int) report.Step { return report.Step{Rel: rel, Key: history.Key(key)} }

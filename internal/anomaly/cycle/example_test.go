@@ -3,8 +3,8 @@ package cycle_test
 import (
 	"fmt"
 
-	"isovet/internal/anomaly/cycle"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/internal/anomaly/cycle"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // A lost update: T2 overwrote the version of x that T1 read, and T1 then overwrote T2's.

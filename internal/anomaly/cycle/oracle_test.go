@@ -3,8 +3,8 @@ package cycle
 import (
 	"slices"
 
-	"isovet/internal/anomaly"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // The classifiers of ser, si and weak as they were before the table, kept as test

@@ -6,14 +6,14 @@ import (
 	"slices"
 	"testing"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/anomaly/cycle"
-	"isovet/internal/certify"
-	"isovet/internal/check/ser"
-	"isovet/internal/check/si"
-	"isovet/internal/histtest"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/anomaly/cycle"
+	"github.com/isovet/isovet/internal/certify"
+	"github.com/isovet/isovet/internal/check/ser"
+	"github.com/isovet/isovet/internal/check/si"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // genHistory returns a small random history for seed: snapshot-isolated executions (so

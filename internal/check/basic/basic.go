@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // Options tune the basic checks. The zero value is usable.

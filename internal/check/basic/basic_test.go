@@ -10,12 +10,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/check/basic"
-	"isovet/internal/cputime"
-	"isovet/internal/histtest"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/check/basic"
+	"github.com/isovet/isovet/internal/cputime"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/report"
 )
 
 func run(t testing.TB, h *history.History, level anomaly.Level) *report.Report {

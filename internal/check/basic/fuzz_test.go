@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/internal/check/basic"
-	"isovet/internal/explain"
-	"isovet/internal/histtest"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/internal/check/basic"
+	"github.com/isovet/isovet/internal/explain"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // FuzzCheck: the basic checks never panic on any history the DSL accepts, every finding

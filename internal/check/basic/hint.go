@@ -3,7 +3,7 @@ package basic
 import (
 	"fmt"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // InitialHint returns a note for a known pitfall, or "" when there is none to give: every

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/internal/check/basic"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/check/basic"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 func TestInitialHint(t *testing.T) {

@@ -1,8 +1,8 @@
 package basic
 
 import (
-	"isovet/history"
-	"isovet/internal/hugepage"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/hugepage"
 )
 
 // Writer-record flags.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // Run is the basic checker's entry in the check registry: it runs [Check] and fails the

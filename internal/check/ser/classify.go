@@ -1,9 +1,9 @@
 package ser
 
 import (
-	"isovet/internal/anomaly"
-	"isovet/internal/anomaly/cycle"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/anomaly/cycle"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // classify names a cycle of steps as serializability does: the Adya class (G0, G1c,

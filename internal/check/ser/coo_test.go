@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"isovet/internal/anomaly"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // TestCoo runs the 29 Coo/3TS anomaly histories Vbox recorded on MySQL READ COMMITTED

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"isovet/format"
-	"isovet/internal/anomaly"
-	"isovet/internal/cputime"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/cputime"
+	"github.com/isovet/isovet/internal/report"
 )
 
 const shared = "/work/shared/data"

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"isovet/check"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // Through the public API: two transactions read x=0 and both overwrite it.

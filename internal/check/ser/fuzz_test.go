@@ -5,10 +5,10 @@ import (
 	"errors"
 	"testing"
 
-	"isovet/internal/anomaly"
-	"isovet/internal/deps"
-	"isovet/internal/histtest"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // FuzzCheck: on any small history the test DSL accepts (items, lists, predicates, inserts

@@ -1,9 +1,9 @@
 package ser
 
 import (
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // oracle decides a level by brute force (histtest.SerialOracle).

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/certify"
-	"isovet/internal/deps"
-	"isovet/internal/histtest"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/certify"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // TestRowReplayOracle: on random histories with partial row images, the fast path (whose

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/internal/anomaly"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // TestRowReplayVboxPred: Vbox's blindw_pred_100 (PostgreSQL SERIALIZABLE, partial row

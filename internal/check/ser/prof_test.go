@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"isovet/format"
-	"isovet/internal/anomaly"
-	"isovet/internal/deps"
-	"isovet/internal/polygraph"
-	"isovet/internal/sat"
-	"isovet/internal/sat/acyclic"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/polygraph"
+	"github.com/isovet/isovet/internal/sat"
+	"github.com/isovet/isovet/internal/sat/acyclic"
 )
 
 func TestProfPrune(t *testing.T) {

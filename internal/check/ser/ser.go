@@ -34,14 +34,14 @@ import (
 	"sync"
 	"time"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/certify"
-	"isovet/internal/check/basic"
-	"isovet/internal/deps"
-	"isovet/internal/polygraph"
-	"isovet/internal/report"
-	"isovet/internal/sat"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/certify"
+	"github.com/isovet/isovet/internal/check/basic"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/polygraph"
+	"github.com/isovet/isovet/internal/report"
+	"github.com/isovet/isovet/internal/sat"
 )
 
 // Levels are the levels this package checks.

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/certify"
-	"isovet/internal/histtest"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/certify"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/report"
 )
 
 var allLevels = []anomaly.Level{anomaly.Serializable, anomaly.StrongSessionSerializable, anomaly.StrictSerializable}

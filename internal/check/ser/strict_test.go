@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"isovet/format"
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/certify"
-	"isovet/internal/deps"
-	"isovet/internal/histtest"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/certify"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // fastPasses runs the strict fast path alone (no fallback) on h.

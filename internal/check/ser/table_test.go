@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/format"
-	"isovet/internal/anomaly"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // cell runs one level on h and summarizes it for docs/ser.md.

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/format"
-	"isovet/internal/anomaly"
-	"isovet/internal/certify"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/certify"
+	"github.com/isovet/isovet/internal/report"
 )
 
 const timeCertNote = "also respects the client intervals"

@@ -3,10 +3,10 @@ package ser
 import (
 	"testing"
 
-	"isovet/internal/anomaly"
-	"isovet/internal/certify"
-	"isovet/internal/histtest"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/certify"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // TestTimePredicateMissingInterval: T2's predicate did not return x, so it saw a version of

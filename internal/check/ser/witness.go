@@ -5,10 +5,10 @@ import (
 	"slices"
 	"strings"
 
-	"isovet/history"
-	"isovet/internal/deps"
-	"isovet/internal/polygraph"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/polygraph"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // witness turns graph cycles into report data.

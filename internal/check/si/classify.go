@@ -1,9 +1,9 @@
 package si
 
 import (
-	"isovet/internal/anomaly"
-	"isovet/internal/anomaly/cycle"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/anomaly/cycle"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // classify names a cycle of the induced graph as snapshot isolation does (PolySI's

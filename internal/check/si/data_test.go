@@ -11,14 +11,14 @@ import (
 	"testing"
 	"time"
 
-	"isovet/check"
-	"isovet/format"
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/check/si"
-	"isovet/internal/cputime"
-	"isovet/internal/report"
-	"isovet/internal/sat/acyclic"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/check/si"
+	"github.com/isovet/isovet/internal/cputime"
+	"github.com/isovet/isovet/internal/report"
+	"github.com/isovet/isovet/internal/sat/acyclic"
 )
 
 // sharedDir is the shared data directory (ISOVET_SHARED_DATA, else /work/shared/data).

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"slices"
 
-	"isovet/internal/deps"
-	"isovet/internal/graph"
-	"isovet/internal/polygraph"
-	"isovet/internal/report"
-	"isovet/internal/sat"
-	"isovet/internal/sat/acyclic"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/graph"
+	"github.com/isovet/isovet/internal/polygraph"
+	"github.com/isovet/isovet/internal/report"
+	"github.com/isovet/isovet/internal/sat"
+	"github.com/isovet/isovet/internal/sat/acyclic"
 )
 
 // encoding is the pruned model as a SAT problem over the acyclicity theory of the induced

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"isovet/internal/anomaly"
-	"isovet/internal/check/si"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/check/si"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // Two deposits read the same balance and both write it back: a lost update, which every

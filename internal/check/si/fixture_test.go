@@ -5,12 +5,12 @@ import (
 	"os"
 	"testing"
 
-	"isovet/check"
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/check/si"
-	"isovet/internal/histtest"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/check/si"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // TestFixtures checks testdata/histories/si at strong-session SI; each fixture's verdict

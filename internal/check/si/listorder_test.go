@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/check"
-	"isovet/internal/anomaly"
-	"isovet/internal/histtest"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // TestListOrderIsAWriteDependency: list reads that order two transactions' appends

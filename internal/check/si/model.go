@@ -4,12 +4,12 @@ import (
 	"context"
 	"slices"
 
-	"isovet/history"
-	"isovet/internal/deps"
-	"isovet/internal/graph"
-	"isovet/internal/invariant"
-	"isovet/internal/polygraph"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/graph"
+	"github.com/isovet/isovet/internal/invariant"
+	"github.com/isovet/isovet/internal/polygraph"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // kind is the role of a raw edge in the induced SI graph (SO ∪ WR ∪ WW) ; RW?.

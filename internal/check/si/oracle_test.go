@@ -3,9 +3,9 @@ package si_test
 import (
 	"slices"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // oracle decides an SI level by brute force, from the definition rather than the graph

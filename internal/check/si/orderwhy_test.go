@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/internal/anomaly"
-	"isovet/internal/histtest"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // TestOrderWhy: a step saying one transaction overwrote another's version says how the

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"isovet/internal/deps"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // TestPairsLeftOut: addPairs leaves out the pairs no witness needs, and only those.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"slices"
 
-	"isovet/history"
-	"isovet/internal/deps"
-	"isovet/internal/graph"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/graph"
 )
 
 // # Scheduling a witness

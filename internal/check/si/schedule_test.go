@@ -5,12 +5,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/certify"
-	"isovet/internal/check/si"
-	"isovet/internal/histtest"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/certify"
+	"github.com/isovet/isovet/internal/check/si"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // scheduled reports whether rep passed through the scheduled witness (schedule.go): its

@@ -5,10 +5,10 @@ import (
 	"slices"
 	"testing"
 
-	"isovet/internal/anomaly"
-	"isovet/internal/certify"
-	"isovet/internal/histtest"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/certify"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // TestExamples covers the PolySI digest's test histories (paper P1–P7, semantic M1–M7 and

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/format"
-	"isovet/internal/anomaly"
-	"isovet/internal/check/si"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/check/si"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // cell runs one level on the history at path and summarizes it for docs/si.md.

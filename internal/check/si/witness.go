@@ -5,12 +5,12 @@ import (
 	"slices"
 	"strings"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/deps"
-	"isovet/internal/graph"
-	"isovet/internal/polygraph"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/graph"
+	"github.com/isovet/isovet/internal/polygraph"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // shortestCycle returns the shortest cycle of the split graph (known edges plus the raw

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"isovet/check"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // TestBlackBoxAgrees: where Chronos says a timestamped history satisfies SI or SER, the

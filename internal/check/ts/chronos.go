@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strconv"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // Options tune a timestamp check. The zero value is usable.

@@ -1,7 +1,7 @@
 package ts
 
 import (
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // xread is an external read: the first read of a key in a transaction.

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/check/ts"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/check/ts"
 )
 
 // ExampleCheck checks a two-transaction history whose reader missed a committed write.

@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"time"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // idset knows every id the checker must recognise: the transactions it holds, and for a

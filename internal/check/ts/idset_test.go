@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // TestIDSet drives the id set and a map with the same random operations (ids rising with

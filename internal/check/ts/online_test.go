@@ -12,9 +12,9 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/cputime"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/cputime"
 )
 
 // deliver feeds h to a fresh Online in commit order, each transaction delayed by a random

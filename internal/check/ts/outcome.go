@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // Transactions of unknown outcome (Jepsen's :info, a commit whose reply was lost) may or may

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/check"
-	"isovet/history"
-	"isovet/internal/check/ts"
-	"isovet/internal/histtest"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/check/ts"
+	"github.com/isovet/isovet/internal/histtest"
 )
 
 // TestUnknownOutcomes: a transaction of unknown outcome ("?") is taken as committed when a

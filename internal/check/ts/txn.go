@@ -3,7 +3,7 @@ package ts
 import (
 	"slices"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // Txn is one committed transaction as the online checker receives it: self-contained, with

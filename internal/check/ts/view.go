@@ -3,7 +3,7 @@ package ts
 import (
 	"slices"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // txnView is a transaction's own view of the keys it touched while it is compiled, and the

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
 )
 
 // Errors.

@@ -4,10 +4,10 @@ import (
 	"context"
 	"testing"
 
-	"isovet/internal/anomaly"
-	"isovet/internal/check/weak"
-	"isovet/internal/histtest"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/check/weak"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // BenchmarkCheck checks a generated snapshot-isolated history of 100,000 transactions (8

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/internal/anomaly"
-	"isovet/internal/check/weak"
-	"isovet/internal/histtest"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/check/weak"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // refused reports whether rep is Unknown for a reason the search has no part in: deps

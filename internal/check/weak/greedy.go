@@ -3,8 +3,8 @@ package weak
 import (
 	"slices"
 
-	"isovet/internal/anomaly"
-	"isovet/internal/deps"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/deps"
 )
 
 // greedy looks for a choice of writers without a search, in linear time: it places the

@@ -8,12 +8,12 @@ import (
 	"slices"
 	"strings"
 
-	"isovet/internal/anomaly"
-	"isovet/internal/deps"
-	"isovet/internal/graph"
-	"isovet/internal/report"
-	"isovet/internal/sat"
-	"isovet/internal/sat/acyclic"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/graph"
+	"github.com/isovet/isovet/internal/report"
+	"github.com/isovet/isovet/internal/sat"
+	"github.com/isovet/isovet/internal/sat/acyclic"
 )
 
 // This file decides the histories the graphs alone leave open: some choice of writers closes

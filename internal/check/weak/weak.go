@@ -46,13 +46,13 @@ import (
 	"slices"
 	"strings"
 
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/anomaly/cycle"
-	"isovet/internal/check/basic"
-	"isovet/internal/deps"
-	"isovet/internal/graph"
-	"isovet/internal/report"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/anomaly/cycle"
+	"github.com/isovet/isovet/internal/check/basic"
+	"github.com/isovet/isovet/internal/deps"
+	"github.com/isovet/isovet/internal/graph"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // Levels are the levels this package decides.

@@ -9,13 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	checkpkg "isovet/check"
-	"isovet/format"
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/check/weak"
-	"isovet/internal/histtest"
-	"isovet/internal/report"
+	checkpkg "github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/check/weak"
+	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // oracle decides Adya's PL-2 by brute force, from an equivalent definition: some set of the

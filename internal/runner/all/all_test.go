@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"isovet/internal/runner"
-	_ "isovet/internal/runner/all"
+	"github.com/isovet/isovet/internal/runner"
+	_ "github.com/isovet/isovet/internal/runner/all"
 )
 
 func TestSchemesLinked(t *testing.T) {

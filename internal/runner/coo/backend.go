@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"isovet/internal/runner/mysql"
+	"github.com/isovet/isovet/internal/runner/mysql"
 )
 
 // Isolation levels, in isovet's words (as `isovet run --isolation` takes them).

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"isovet/internal/runner/coo"
+	"github.com/isovet/isovet/internal/runner/coo"
 )
 
 func ExampleParse() {

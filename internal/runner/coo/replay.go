@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"isovet/history"
+	"github.com/isovet/isovet/history"
 )
 
 // DB is a server the scenarios are replayed against. It is safe for concurrent use: replays

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"isovet/check"
+	"github.com/isovet/isovet/check"
 )
 
 // Levels are the levels every replayed history is checked against, when a complete checker

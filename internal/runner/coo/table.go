@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"isovet/check"
+	"github.com/isovet/isovet/check"
 )
 
 var isoShort = map[string]string{"read-uncommitted": "RU", "read-committed": "RC", "repeatable-read": "RR", "serializable": "SER"}

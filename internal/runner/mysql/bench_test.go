@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"isovet/internal/cputime"
-	"isovet/internal/runner"
-	"isovet/internal/runner/runnertest"
-	"isovet/internal/workload"
+	"github.com/isovet/isovet/internal/cputime"
+	"github.com/isovet/isovet/internal/runner"
+	"github.com/isovet/isovet/internal/runner/runnertest"
+	"github.com/isovet/isovet/internal/workload"
 )
 
 // BenchmarkOverhead compares the runner against a bare database/sql loop sending the same

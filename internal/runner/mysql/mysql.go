@@ -40,7 +40,7 @@ import (
 
 	driver "github.com/go-sql-driver/mysql"
 
-	"isovet/internal/runner"
+	"github.com/isovet/isovet/internal/runner"
 )
 
 func init() {

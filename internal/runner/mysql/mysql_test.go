@@ -16,12 +16,12 @@ import (
 
 	driver "github.com/go-sql-driver/mysql"
 
-	"isovet/check"
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/runner"
-	"isovet/internal/runner/runnertest"
-	"isovet/internal/workload"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/runner"
+	"github.com/isovet/isovet/internal/runner/runnertest"
+	"github.com/isovet/isovet/internal/workload"
 )
 
 const defaultDSN = "mysql://root@127.0.0.1:3306/test"

@@ -13,11 +13,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"isovet/format/native"
-	"isovet/history"
-	"isovet/internal/runner"
-	"isovet/internal/runner/runnertest"
-	"isovet/internal/workload"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/runner"
+	"github.com/isovet/isovet/internal/runner/runnertest"
+	"github.com/isovet/isovet/internal/workload"
 )
 
 // requireCommitTS fails (under ISOVET_REQUIRE_SERVICES=1) or skips when the server does not

@@ -44,9 +44,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"isovet/check"
-	"isovet/history"
-	"isovet/internal/runner"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/runner"
 )
 
 func init() {

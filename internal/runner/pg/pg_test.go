@@ -14,13 +14,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"isovet/check"
-	"isovet/format/native"
-	"isovet/history"
-	"isovet/internal/anomaly"
-	"isovet/internal/runner"
-	"isovet/internal/runner/runnertest"
-	"isovet/internal/workload"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/format/native"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/internal/runner"
+	"github.com/isovet/isovet/internal/runner/runnertest"
+	"github.com/isovet/isovet/internal/workload"
 )
 
 const defaultDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/history"
-	"isovet/internal/workload"
+	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/workload"
 )
 
 // Image parses a recorded row image "v1=1,v2=2,w=3" into its columns.

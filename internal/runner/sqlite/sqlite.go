@@ -18,8 +18,8 @@ import (
 
 	"modernc.org/sqlite"
 
-	"isovet/check"
-	"isovet/internal/runner"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/internal/runner"
 )
 
 func init() { runner.Register("sqlite", Open) }

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"isovet/check"
-	"isovet/internal/runner"
-	"isovet/internal/runner/runnertest"
-	"isovet/internal/workload"
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/internal/runner"
+	"github.com/isovet/isovet/internal/runner/runnertest"
+	"github.com/isovet/isovet/internal/workload"
 )
 
 func TestSerializablePasses(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"isovet/internal/cputime"
-	"isovet/internal/sat"
+	"github.com/isovet/isovet/internal/cputime"
+	"github.com/isovet/isovet/internal/sat"
 )
 
 // orderInstance builds a serializability-shaped instance: a hidden random

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"isovet/internal/sat"
+	"github.com/isovet/isovet/internal/sat"
 )
 
 // problem is a small acyclicity problem: clauses over vars plus edges

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"isovet/internal/sat"
-	"isovet/internal/sat/acyclic"
+	"github.com/isovet/isovet/internal/sat"
+	"github.com/isovet/isovet/internal/sat/acyclic"
 )
 
 // Example encodes VeriStrong's Fig. 3: T1 and T2 both write x=1, T3 reads

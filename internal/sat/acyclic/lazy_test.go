@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"isovet/internal/sat"
+	"github.com/isovet/isovet/internal/sat"
 )
 
 // lazySolve decides p without the theory: it solves the clauses alone,

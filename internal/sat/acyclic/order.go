@@ -3,7 +3,7 @@ package acyclic
 import (
 	"slices"
 
-	"isovet/internal/sat"
+	"github.com/isovet/isovet/internal/sat"
 )
 
 // insert puts edge e, about to be justified by j, into the graph, keeping

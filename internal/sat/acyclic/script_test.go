@@ -10,7 +10,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
-	"isovet/internal/sat"
+	"github.com/isovet/isovet/internal/sat"
 )
 
 // TestScript runs the datadriven scripts in testdata. Commands:

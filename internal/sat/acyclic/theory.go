@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"isovet/internal/invariant"
-	"isovet/internal/sat"
+	"github.com/isovet/isovet/internal/invariant"
+	"github.com/isovet/isovet/internal/sat"
 )
 
 // ErrNode is returned for a node outside [0, n).

@@ -8,7 +8,7 @@ import (
 	"io"
 	"strconv"
 
-	"isovet/internal/sat"
+	"github.com/isovet/isovet/internal/sat"
 )
 
 // CommandOptions configure [RunCommand]. The zero value is usable.

@@ -16,7 +16,7 @@ import (
 	"io"
 	"strconv"
 
-	"isovet/internal/sat"
+	"github.com/isovet/isovet/internal/sat"
 )
 
 // CNF is a formula in conjunctive normal form, with literals as DIMACS

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"isovet/internal/smtlib"
+	"github.com/isovet/isovet/internal/smtlib"
 )
 
 // ErrUnknownSolver is returned for a solver name other than z3 or cvc5.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"isovet/internal/smtlib"
+	"github.com/isovet/isovet/internal/smtlib"
 )
 
 // needSolver skips when the solver is missing, unless ISOVET_REQUIRE_SERVICES=1.
