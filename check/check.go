@@ -17,8 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/check/basic"
 	"github.com/isovet/isovet/internal/report"
 )

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/check"
 	"github.com/isovet/isovet/format/dbcop"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 )
 
 // TestDBCopVerdicts checks dbcop's own JSON test histories (testdata/json, see its README)

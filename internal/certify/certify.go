@@ -52,8 +52,8 @@ package certify
 import (
 	"context"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/deps"
 )
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/certify"
 	"github.com/isovet/isovet/internal/check/ser"
 	"github.com/isovet/isovet/internal/deps"

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/report"
 )
 

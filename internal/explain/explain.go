@@ -34,8 +34,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/report"
 )
 

@@ -1,8 +1,8 @@
 package histtest
 
 import (
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 )
 
 // SerialOracle decides a serializability level by brute force: it tries every subset of

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 )
 
 // Verdict is a check's outcome.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/anomaly"
 )
 
 // TestByStronger: a stronger level's pass is the weaker level's pass with the note first; its

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/check"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/memdb"
 	"github.com/isovet/isovet/internal/runner/runnertest"
 	"github.com/isovet/isovet/internal/workload"

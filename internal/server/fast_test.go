@@ -9,9 +9,9 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/format/native"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/check/ts"
 )
 

@@ -13,9 +13,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/format/native"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 )
 
 // natsURL returns the NATS server for tests, skipping (or failing under

@@ -28,8 +28,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/check/ts"
 )
 

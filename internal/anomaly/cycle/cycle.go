@@ -40,7 +40,7 @@ package cycle
 import (
 	"slices"
 
-	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/internal/report"
 )
 

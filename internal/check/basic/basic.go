@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/report"
 )
 

@@ -1,7 +1,7 @@
 package ser
 
 import (
-	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/internal/anomaly/cycle"
 	"github.com/isovet/isovet/internal/report"
 )

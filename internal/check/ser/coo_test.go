@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/internal/report"
 )
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/format"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/cputime"
 	"github.com/isovet/isovet/internal/report"
 )

@@ -1,8 +1,8 @@
 package ser
 
 import (
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/histtest"
 )
 

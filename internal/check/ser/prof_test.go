@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/format"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/deps"
 	"github.com/isovet/isovet/internal/polygraph"
 	"github.com/isovet/isovet/internal/sat"

@@ -34,8 +34,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/certify"
 	"github.com/isovet/isovet/internal/check/basic"
 	"github.com/isovet/isovet/internal/deps"

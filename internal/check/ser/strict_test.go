@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/format"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/certify"
 	"github.com/isovet/isovet/internal/deps"
 	"github.com/isovet/isovet/internal/histtest"

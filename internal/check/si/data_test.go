@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/check"
 	"github.com/isovet/isovet/format"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/check/si"
 	"github.com/isovet/isovet/internal/cputime"
 	"github.com/isovet/isovet/internal/report"

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/check"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/certify"
 	"github.com/isovet/isovet/internal/check/si"
 	"github.com/isovet/isovet/internal/histtest"

@@ -5,9 +5,9 @@ import (
 	"os"
 	"testing"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/check"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/check/si"
 	"github.com/isovet/isovet/internal/histtest"
 	"github.com/isovet/isovet/internal/report"

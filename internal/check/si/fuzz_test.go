@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/internal/check/si"
 	"github.com/isovet/isovet/internal/deps"
 	"github.com/isovet/isovet/internal/histtest"

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/check"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/histtest"
 	"github.com/isovet/isovet/internal/report"
 )

@@ -3,8 +3,8 @@ package si_test
 import (
 	"slices"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/histtest"
 )
 

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/internal/certify"
 	"github.com/isovet/isovet/internal/histtest"
 	"github.com/isovet/isovet/internal/report"

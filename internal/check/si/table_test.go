@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/format"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/check/si"
 	"github.com/isovet/isovet/internal/report"
 )

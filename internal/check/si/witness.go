@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/deps"
 	"github.com/isovet/isovet/internal/graph"
 	"github.com/isovet/isovet/internal/polygraph"

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 )
 
 const chronosDir = "/work/shared/data/chronos/"

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 )
 
 // tx is a test transaction: ops like "r x 1; w y 2; a l 3; rl l 1 2; rl l".

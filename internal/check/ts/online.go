@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 )
 
 // OnlineOptions configure an [Online] checker. The zero value checks snapshot isolation

@@ -12,8 +12,8 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/cputime"
 )
 

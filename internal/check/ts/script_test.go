@@ -9,8 +9,8 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 )
 
 // TestOnlineScript runs testdata/online/* scripts against [Online]:

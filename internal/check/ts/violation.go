@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 )
 
 // Errors.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/internal/check/weak"
 	"github.com/isovet/isovet/internal/histtest"
 	"github.com/isovet/isovet/internal/report"

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/isovet/isovet/internal/anomaly"
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/internal/deps"
 	"github.com/isovet/isovet/internal/graph"
 	"github.com/isovet/isovet/internal/report"

@@ -46,8 +46,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/anomaly/cycle"
 	"github.com/isovet/isovet/internal/check/basic"
 	"github.com/isovet/isovet/internal/deps"

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/isovet/isovet/anomaly"
 	checkpkg "github.com/isovet/isovet/check"
 	"github.com/isovet/isovet/format"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/check/weak"
 	"github.com/isovet/isovet/internal/histtest"
 	"github.com/isovet/isovet/internal/report"

@@ -16,9 +16,9 @@ import (
 
 	driver "github.com/go-sql-driver/mysql"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/check"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/runner"
 	"github.com/isovet/isovet/internal/runner/runnertest"
 	"github.com/isovet/isovet/internal/workload"

@@ -14,10 +14,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/check"
 	"github.com/isovet/isovet/format/native"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 	"github.com/isovet/isovet/internal/runner"
 	"github.com/isovet/isovet/internal/runner/runnertest"
 	"github.com/isovet/isovet/internal/workload"

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/check"
 	"github.com/isovet/isovet/history"
-	"github.com/isovet/isovet/internal/anomaly"
 )
 
 // Table names a table per test and per process, so that parallel tests and concurrent
