@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/isovet/isovet/anomaly"
+	"github.com/isovet/isovet/history"
 	"github.com/isovet/isovet/internal/deps"
 	"github.com/isovet/isovet/internal/graph"
 	"github.com/isovet/isovet/internal/report"
@@ -52,6 +53,7 @@ type search struct {
 	added   map[[3]int32]bool // forced edges in the theory: t1, t2, justifying variable
 	open    int               // reads and transactions whose writer or outcome is a choice
 	budget  int64             // bound on the conflicts of every solve together (0: none)
+	after   map[[2]int32]bool // (reader, writer): the writer certainly follows the reader
 }
 
 // option is a writer a read may have read from (d.Init: the initial state) and the literal
@@ -71,8 +73,10 @@ type choice struct {
 
 // newSearch encodes d's choices at level; with order, the edges too (else only the choices,
 // for a witness's sake).
-func newSearch(d *deps.Deps, level anomaly.Level, session, order bool, budget int64) (*search, error) {
-	se := &search{d: d, level: level, session: session, s: sat.New(sat.Options{ConflictBudget: budget}), budget: budget, ands: make(map[string]sat.Lit), added: make(map[[3]int32]bool)}
+// after holds the (reader, writer) pairs the certain graph orders writer after reader: such
+// a writer is no option (reading from it closes a cycle), and the search leaves it out.
+func newSearch(d *deps.Deps, level anomaly.Level, session, order bool, budget int64, after map[[2]int32]bool) (*search, error) {
+	se := &search{d: d, level: level, session: session, s: sat.New(sat.Options{ConflictBudget: budget}), budget: budget, after: after, ands: make(map[string]sat.Lit), added: make(map[[3]int32]bool)}
 	se.tru = se.s.NewVar().Pos()
 	if err := se.s.AddClause(se.tru); err != nil {
 		return nil, err
@@ -129,10 +133,18 @@ func (se *search) readVars() error {
 			continue
 		}
 		var ws []int32
+		n, open := 0, cr != se.tru
 		for _, w := range r.Cands {
 			if w == d.Init || w != r.Txn && se.commit[w] != sat.LitNull {
-				ws = append(ws, w)
+				n++
+				open = open || n > 1 || se.commitOf(w) != se.tru
+				if !se.after[[2]int32{r.Txn, w}] {
+					ws = append(ws, w)
+				}
 			}
+		}
+		if open {
+			se.open++
 		}
 		if err := se.readOptions(ri, cr, ws); err != nil {
 			return err
@@ -154,8 +166,8 @@ func (se *search) readOptions(ri int, cr sat.Lit, ws []int32) error {
 		lit := se.tru
 		switch {
 		case len(ws) == 1 && cw == se.tru:
-			lit = cr
-		case len(ws) > 1 || cr != se.tru:
+			lit = cr // read from w exactly when its reader committed
+		case len(ws) > 1 || cr != se.tru || cw != se.tru:
 			lit = se.s.NewVar().Pos()
 			for _, c := range []sat.Lit{cr, cw} {
 				if c != se.tru {
@@ -171,12 +183,9 @@ func (se *search) readOptions(ri int, cr sat.Lit, ws []int32) error {
 			return err
 		}
 	}
-	if len(ws) > 1 || opts[0].lit != se.tru {
-		se.open++
-	}
 	se.options[ri] = opts
-	if cr == se.tru && len(ws) == 1 {
-		return nil
+	if opts[0].lit == se.tru {
+		return nil // certain
 	}
 	return se.s.AddClause(alo...)
 }
@@ -353,6 +362,27 @@ func (se *search) model() choice {
 	return ch
 }
 
+// valid reports a choice that is not one: a committed reader that reads from nothing (except
+// at read committed, where an open read may read the initial state), or from a transaction
+// the choice does not commit. A search or guess that proposed one is wrong; checking it
+// would be checking another history.
+func (ch choice) valid(d *deps.Deps, level anomaly.Level) error {
+	committed := func(t int32) bool { return d.Status[t] == deps.Committed || d.Status[t] == deps.Maybe && ch.committed[t] }
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		w := ch.writer[ri]
+		switch {
+		case !committed(r.Txn):
+		case w < 0 && (level == anomaly.ReadCommitted && slices.Contains(r.Cands, d.Init) || len(r.Cands) == 1 && r.Cands[0] == d.Init):
+		case w == d.Init && slices.Contains(r.Cands, d.Init):
+		case w >= 0 && w != d.Init && committed(w) && slices.Contains(r.Cands, w):
+		default:
+			return fmt.Errorf("weak: internal error: a choice of writers has %s read %v from %d, which it cannot", d.H.Name(history.TxnID(r.Txn)), d.H.Key(r.Key), w)
+		}
+	}
+	return nil
+}
+
 // resolve returns d as it would be had every choice of ch been recorded: transactions of
 // unknown outcome committed or not, every read of a committed reader with its one writer
 // (the initial state, for a read committed read left open), and the edges that hold.
@@ -423,6 +453,9 @@ func (se *search) verify(ctx context.Context, ch choice, maxWords int) (*resolve
 // verify checks choice ch of d's choices exactly at level, as a history without choices is
 // checked: ok is false when the causal check's clocks are over maxWords.
 func verify(ctx context.Context, d *deps.Deps, level anomaly.Level, session bool, ch choice, maxWords int) (r *resolved, ok bool, err error) {
+	if err := ch.valid(d, level); err != nil {
+		return nil, false, err
+	}
 	c := newCheck(resolve(d, ch), session)
 	c.edges(level == anomaly.ReadCommitted)
 	if ctx.Err() != nil {
@@ -633,7 +666,7 @@ func (se *search) run(ctx context.Context, maxWords int) (outcome, error) {
 // anyChoice returns a choice that satisfies d's choices without regard to order: the witness
 // when the first search finds no choice at all.
 func anyChoice(ctx context.Context, d *deps.Deps, level anomaly.Level, session bool) (choice, error) {
-	se, err := newSearch(d, level, session, false, 0)
+	se, err := newSearch(d, level, session, false, 0, nil)
 	if err != nil {
 		return choice{}, err
 	}
@@ -645,6 +678,40 @@ func anyChoice(ctx context.Context, d *deps.Deps, level anomaly.Level, session b
 		return choice{}, fmt.Errorf("weak: the choices of writers have no assignment at all")
 	}
 	return se.model(), nil
+}
+
+// laterWriters returns the (reader, writer) pairs of open reads whose candidate writer the
+// certain graph orders after the reader (the reader reaches it): choosing it closes a cycle
+// in every world, so the search need not consider it.
+func (c *check) laterWriters(ctx context.Context, level anomaly.Level) (map[[2]int32]bool, error) {
+	order, ok := graph.Topo(c.certain)
+	if !ok {
+		return nil, nil
+	}
+	d := c.d
+	var qs []graph.Query
+	for ri := range d.Reads {
+		r := &d.Reads[ri]
+		if len(r.Cands) < 2 || d.Status[r.Txn] != deps.Committed || level == anomaly.ReadCommitted && slices.Contains(r.Cands, d.Init) {
+			continue
+		}
+		for _, w := range r.Cands {
+			if w != d.Init && w != r.Txn && d.Status[w] == deps.Committed {
+				qs = append(qs, graph.Query{From: r.Txn, To: w})
+			}
+		}
+	}
+	ans, err := graph.ReachBatch(ctx, c.certain, order, graph.Positions(order), qs)
+	if err != nil {
+		return nil, err
+	}
+	after := make(map[[2]int32]bool)
+	for i, q := range qs {
+		if ans[i] {
+			after[[2]int32{q.From, q.To}] = true
+		}
+	}
+	return after, nil
 }
 
 // maxGuesses bounds the rounds of [check.guess]. Each costs a pass over the history; on
@@ -701,7 +768,11 @@ func (c *check) decideChoices(ctx context.Context, level anomaly.Level, o Option
 	if ctx.Err() != nil {
 		return "", context.Cause(ctx)
 	}
-	se, err := newSearch(c.d, level, c.session, true, o.SearchConflicts)
+	after, err := c.laterWriters(ctx, level)
+	if err != nil {
+		return "", err
+	}
+	se, err := newSearch(c.d, level, c.session, true, o.SearchConflicts, after)
 	if err != nil {
 		return "", err
 	}
