@@ -367,7 +367,9 @@ func (se *search) model() choice {
 // the choice does not commit. A search or guess that proposed one is wrong; checking it
 // would be checking another history.
 func (ch choice) valid(d *deps.Deps, level anomaly.Level) error {
-	committed := func(t int32) bool { return d.Status[t] == deps.Committed || d.Status[t] == deps.Maybe && ch.committed[t] }
+	committed := func(t int32) bool {
+		return d.Status[t] == deps.Committed || d.Status[t] == deps.Maybe && ch.committed[t]
+	}
 	for ri := range d.Reads {
 		r := &d.Reads[ri]
 		w := ch.writer[ri]
