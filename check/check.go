@@ -23,23 +23,69 @@ import (
 	"github.com/isovet/isovet/internal/report"
 )
 
-// Re-exported data types; see internal/report and internal/anomaly.
+// The data a check returns. They are defined in an internal package that every checker
+// shares and are re-exported here, so a caller names them all through package check (and
+// the kinds and levels through package anomaly).
 type (
-	Report  = report.Report
+	// Report is the result of checking one history against one level: the Verdict, the
+	// Anomalies found with their evidence, Notes the caller should read, the Caveats the
+	// checker could not prove, Stats, and the checked History (for renderers).
+	Report = report.Report
+	// Anomaly is one violation with its evidence: its Kind, further names (Also), the
+	// transactions involved, the edges of its dependency cycle (Cycle) and a Message.
 	Anomaly = report.Anomaly
-	Step    = report.Step
-	Stats   = report.Stats
+	// Step is one edge of an anomaly's cycle: From must precede To because of Rel, on Key.
+	Step = report.Step
+	// Stats are counters a checker reports (transactions, constraints, solver work, time).
+	Stats = report.Stats
+	// Phase is the time one stage of a check took (Stats.Phases, with Options.Now).
+	Phase = report.Phase
+	// Verdict is a check's outcome: Pass, Fail or Unknown.
 	Verdict = report.Verdict
-	Rel     = report.Rel
-	Level   = anomaly.Level
-	Kind    = anomaly.Kind
+	// Rel is a set of dependency relations (WW, WR, RW, SO, RT, TS, PredWR, PredRW).
+	Rel = report.Rel
+	// Caveat is something a checker could not prove on its way to a verdict.
+	Caveat = report.Caveat
+	// CaveatKind says what kind of thing a [Caveat] could not prove.
+	CaveatKind = report.CaveatKind
+	// Followup is what is known of a level's real-time counterpart after a pass
+	// (Report.Followup, [FollowRealtime]).
+	Followup = report.Followup
+	// Level is an isolation level; see package anomaly.
+	Level = anomaly.Level
+	// Kind is an anomaly kind; see package anomaly.
+	Kind = anomaly.Kind
 )
 
 // Verdicts.
 const (
-	Unknown = report.Unknown
-	Pass    = report.Pass
-	Fail    = report.Fail
+	Unknown = report.Unknown // inconclusive: timeout, budget, cancellation, or a caveat
+	Pass    = report.Pass    // the history satisfies the level
+	Fail    = report.Fail    // the history violates the level; Report.Anomalies says how
+)
+
+// Dependency relations, the members of a [Rel].
+const (
+	WW     = report.WW     // write-write: To overwrote From's version
+	WR     = report.WR     // write-read: To read From's write
+	RW     = report.RW     // read-write (anti-dependency): To overwrote the version From read
+	SO     = report.SO     // session order
+	RT     = report.RT     // real time: From ended before To began
+	TS     = report.TS     // database timestamps: From committed before To started
+	PredWR = report.PredWR // predicate read-dependency
+	PredRW = report.PredRW // predicate anti-dependency
+)
+
+// Caveat kinds. A caveat of the first four kinds turns a pass into Unknown; one of the last
+// two turns a failure into Unknown; a stopped check is Unknown whatever it reached.
+const (
+	CaveatBasicOnly        = report.CaveatBasicOnly        // only the linear basic checks ran
+	CaveatPartial          = report.CaveatPartial          // part of the history was not modelled
+	CaveatUntimed          = report.CaveatUntimed          // transactions without a client interval
+	CaveatPlaceholders     = report.CaveatPlaceholders     // writers that no log holds
+	CaveatStopped          = report.CaveatStopped          // the check was stopped before it decided
+	CaveatChosenOrder      = report.CaveatChosenOrder      // violations found in an order the checker chose
+	CaveatUncertainOutcome = report.CaveatUncertainOutcome // violations found taking unknown outcomes one way
 )
 
 // Levels.
@@ -175,8 +221,15 @@ func (c *Checker) Supports(l Level) bool {
 	return false
 }
 
-// Checkers returns the registered checkers in preference order.
-func Checkers() []Checker { return checkers }
+// Checkers returns the registered checkers in preference order. The slice and each
+// checker's Levels are copies the caller owns: changing them changes no check.
+func Checkers() []Checker {
+	out := slices.Clone(checkers)
+	for i := range out {
+		out[i].Levels = slices.Clone(out[i].Levels)
+	}
+	return out
+}
 
 // Supported reports which checker would run for level l and method m, or an error saying why
 // none can (not implemented yet, or the method is unknown).

@@ -7,6 +7,7 @@ package report
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -104,6 +105,11 @@ type Anomaly struct {
 	// witnesses), one sentence each.
 	RuledOut []string
 }
+
+// Is reports whether the anomaly goes by kind k: its Kind, or one of its other names (Also).
+// A serializability check reports two transactions that both overwrote the version they
+// read as G2-item, also known as lost-update, so a test asserts a.Is(anomaly.LostUpdate).
+func (a Anomaly) Is(k anomaly.Kind) bool { return a.Kind == k || slices.Contains(a.Also, k) }
 
 // Name is the anomaly's kind with its other names: "G-single (read-skew, fractured-read)".
 func (a Anomaly) Name() string {

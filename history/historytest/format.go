@@ -1,4 +1,4 @@
-package histtest
+package historytest
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ var reserved = map[string]bool{
 	"c": true, "commit": true, "ok": true, "abort": true, "fail": true, "info": true, "unknown": true,
 }
 
-// Atom renders a datum as the DSL writes it: integers as digits, nil as nil, plain words
+// Atom renders a datum as the notation writes it: integers as digits, nil as nil, plain words
 // bare, anything else quoted.
 func Atom(d history.Datum) string {
 	if d.IsNil() {
@@ -35,7 +35,7 @@ func Atom(d history.Datum) string {
 	return s
 }
 
-// Format prints h in the DSL, one transaction per line with its session label, so that
+// Format prints h in the notation, one transaction per line with its session label, so that
 // Parse(Format(h)) rebuilds h. Transactions without a source id are printed as T<n> (with
 // "_" appended while that collides with a named transaction).
 // Explicit sources print as "<-T", which Parse resolves as the package documentation says.
@@ -131,7 +131,7 @@ func tsString(ts history.Timestamp) string {
 	return fmt.Sprintf("%d.%d", ts.Physical, ts.Logical)
 }
 
-// writeFuncs are the DSL names of the ops that write a value to a key.
+// writeFuncs are the notation's names of the ops that write a value to a key.
 var writeFuncs = map[history.OpKind]string{history.OpWrite: "w", history.OpAppend: "a", history.OpInsert: "ins"}
 
 func writeOp(b *strings.Builder, h *history.History, o history.Op, name func(history.TxnID) string) {

@@ -1,9 +1,9 @@
-package histtest_test
+package historytest_test
 
 import (
 	"testing"
 
-	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/history/historytest"
 )
 
 // FuzzParse: Parse never panics, and what it accepts prints and parses back to the same
@@ -19,16 +19,16 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		h, err := histtest.Parse(src)
+		h, err := historytest.Parse(src)
 		if err != nil {
 			return
 		}
-		text := histtest.Format(h)
-		h2, err := histtest.Parse(text)
+		text := historytest.Format(h)
+		h2, err := historytest.Parse(text)
 		if err != nil {
 			t.Fatalf("Parse(Format(Parse(%q))) = %v\n%s", src, err, text)
 		}
-		if text2 := histtest.Format(h2); text2 != text {
+		if text2 := historytest.Format(h2); text2 != text {
 			t.Fatalf("round trip of %q changed:\n%s\nvs\n%s", src, text, text2)
 		}
 	})

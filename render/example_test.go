@@ -1,0 +1,57 @@
+package render_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/history/historytest"
+	"github.com/isovet/isovet/render"
+)
+
+// A failed check rendered as prose: the anomaly, the transactions it involves, and the proof
+// that no order explains them.
+func ExampleText() {
+	h := historytest.MustParse(`
+		init x=0
+		s1: T1 r(x,0) w(x,1)
+		s2: T2 r(x,0) w(x,2)`)
+	rep, err := check.Check(context.Background(), h, check.Serializable, check.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	render.Text(os.Stdout, rep)
+	// Output:
+	// serializable, checked by ser: fail (1 anomaly)
+	//
+	// [1] G2-item: item anti-dependency cycle (G2-item)
+	//     Also known as: lost update.
+	//     T1 read the initial x=0, which T2 overwrote with x=2; T2 read the initial x=0, which T1 overwrote with x=1; so T1 -rw-> T2 -rw-> T1, a contradiction.
+	//
+	//     Let:
+	//       T1 = {r(x,0), w(x,1)} (session s1, committed)
+	//       T2 = {r(x,0), w(x,2)} (session s2, committed)
+	//
+	//     Then:
+	//       - T1 < T2, because T1 read the initial x=0, which T2 overwrote with x=2;
+	//       - However, T2 < T1, because T2 read the initial x=0, which T1 overwrote with x=1: a contradiction!
+}
+
+// One anomaly as a Graphviz digraph.
+func ExampleDOTAnomaly() {
+	h := historytest.MustParse("init x=0; s1: T1 r(x,0) w(x,1); s2: T2 r(x,0) w(x,2)")
+	rep, _ := check.Check(context.Background(), h, check.Serializable, check.Options{})
+	render.DOTAnomaly(os.Stdout, rep.History, rep.Anomalies[0])
+	// Output:
+	// digraph isovet {
+	//   node [shape=box, fontname="monospace"];
+	//   edge [fontname="monospace"];
+	//   label="G2-item: item anti-dependency cycle (G2-item)";
+	//   t0 [label="T1\nr(x,0) w(x,1)\ncommitted"];
+	//   t1 [label="T2\nr(x,0) w(x,2)\ncommitted"];
+	//   t0 -> t1 [label="rw x", color="#5B00C0", fontcolor="#5B00C0"];
+	//   t1 -> t0 [label="rw x", color="#5B00C0", fontcolor="#5B00C0"];
+	// }
+}
