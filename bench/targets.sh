@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/targets.sh: re-measures the checker and reader targets of the issues through the CLI,
-# on the public histories in ../shared/data/bench (docs/benchmarks.md, "Third session").
+# on the public histories in ../shared/data/bench (docs/benchmarks.md).
 # Each line: what, the load average before it, wall/CPU/peak RSS of the whole process
 # (reading included), and the verdict line. Run it on a quiet machine; CPU time is the fairer
 # figure when the machine is shared.
