@@ -119,6 +119,9 @@ func TestLevelsDocExamples(t *testing.T) {
 		}
 		for _, c := range ex.fails {
 			failedKinds[c.kind], levels[c.level] = true, true
+			if !c.level.Forbids(c.kind) && forbiddenSomewhere(c.kind) {
+				t.Errorf("%s: claims %s fails with %s, which the level does not forbid", where, c.level, c.kind)
+			}
 			rep, err := check.Check(context.Background(), h, c.level, check.Options{Method: ex.method})
 			if err != nil {
 				t.Errorf("%s: Check(%s): %v", where, c.level, err)
@@ -198,6 +201,17 @@ func TestLevelsDocForbidden(t *testing.T) {
 			t.Errorf("%s: no heading for %s", path, k)
 		}
 	}
+}
+
+// forbiddenSomewhere reports whether some level forbids k (timestamp-order, for one, is a
+// defect of the timestamps that no level lists).
+func forbiddenSomewhere(k anomaly.Kind) bool {
+	for _, l := range anomaly.Levels() {
+		if l.Forbids(k) {
+			return true
+		}
+	}
+	return false
 }
 
 func reportsKind(rep *check.Report, k anomaly.Kind) bool {
