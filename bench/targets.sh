@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # bench/targets.sh: re-measures the checker and reader targets of the issues through the CLI,
-# on the public histories in ../shared/data/bench (docs/benchmarks.md, "Third session").
+# on the public histories in SHARED_DATA_DIR/bench (docs/benchmarks.md).
 # Each line: what, the load average before it, wall/CPU/peak RSS of the whole process
 # (reading included), and the verdict line. Run it on a quiet machine; CPU time is the fairer
 # figure when the machine is shared.
 #
-#   bench/targets.sh [--against REV] [--only REGEX] [SHARED_DATA_DIR]   (default: ../shared/data)
+#   bench/targets.sh [--against REV] [--only REGEX] [SHARED_DATA_DIR]   (default: $ISOVET_SHARED_DATA)
+#
+# SHARED_DATA_DIR is the root of the public corpora (the README says how to get them); a
+# relative path is taken from the repository's root.
 #
 # --against REV measures this checkout ("new") and the commit REV ("old") side by side: every
 # line runs both binaries one after the other, alternating which goes first, and a last line
@@ -22,7 +25,11 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-data=${1:-../shared/data}
+data=${1:-${ISOVET_SHARED_DATA:-}}
+if [ -z "$data" ]; then
+	echo "bench/targets.sh: name the public corpora: SHARED_DATA_DIR, or set ISOVET_SHARED_DATA" >&2
+	exit 2
+fi
 B=$data/bench
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -47,13 +47,16 @@ end. A statement that has not completed after --wait and waits for a lock is dee
 and the replay goes on with the next step, as the 3TS tool does; serialization failures and deadlocks abort
 the transaction (recorded as aborted, never retried).
 
+--scenarios DIR (required) names the directory of the scenario scripts, one *.txt file per
+scenario; they are not part of isovet (Vbox's repository has them in data/coo_origin).
+
 With --out DIR the histories go to DIR/<database>/<isolation>/<scenario>.jsonl (native
 format, readable by isovet check) and the table to DIR/table.md.
 
 Exit codes: 0 every replay ran (anomalies are results, not failures), 2 usage, connection
 or replay error.`,
-		Example: `  isovet coo --scenarios ../shared/data/vbox/coo_origin --out coo-out
-  isovet coo --db postgres://postgres@127.0.0.1/test --isolation serializable --only wat_sda_lost_update_c1`,
+		Example: `  isovet coo --scenarios vbox/coo_origin --out coo-out
+  isovet coo --scenarios vbox/coo_origin --db postgres://postgres@127.0.0.1/test --isolation serializable --only wat_sda_lost_update_c1`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return f.run(c) },
 	}
@@ -61,7 +64,7 @@ or replay error.`,
 	fs.StringSliceVar(&f.dbs, "db", cooDefaultDBs, "database URLs, comma-separated (postgres://, mysql:// or mariadb://)")
 	fs.StringSliceVar(&f.isos, "isolation", coo.Isolations, "isolation levels to replay at: "+strings.Join(coo.AllIsolations, ", "))
 	fs.StringVar(&f.out, "out", "", "directory for the histories (DIR/<database>/<isolation>/<scenario>.jsonl) and table.md")
-	fs.StringVar(&f.dir, "scenarios", "", "directory of the scenario scripts (default: $ISOVET_SHARED_DATA/vbox/coo_origin or ../shared/data/vbox/coo_origin)")
+	fs.StringVar(&f.dir, "scenarios", "", "directory of the scenario scripts, one *.txt per scenario (required)")
 	fs.StringSliceVar(&f.only, "only", nil, "replay only these scenarios (names without .txt)")
 	fs.DurationVar(&f.o.Replay.Wait, "wait", 150*time.Millisecond, "how long a statement may run before the replay asks whether it waits for a lock (then it is blocked and the replay goes on)")
 	fs.DurationVar(&f.o.Replay.FinalWait, "final-wait", 15*time.Second, "how long to wait at the end for blocked statements before killing their connections")
@@ -116,15 +119,15 @@ func (f *cooFlags) run(c *cobra.Command) error {
 	return nil
 }
 
-// scripts loads the scenario scripts from --scenarios (or the default directory), keeps
-// those --only names, and checks that every --isolation is known.
+// errNoScenarios is the usage error of `isovet coo` without --scenarios.
+var errNoScenarios = errors.New("--scenarios DIR is required: the directory of the Coo/3TS scenario scripts (one *.txt per scenario, as in Vbox's data/coo_origin)")
+
+// scripts loads the scenario scripts from --scenarios, keeps those --only names, and checks
+// that every --isolation is known.
 func (f *cooFlags) scripts() ([]*coo.Script, error) {
 	dir := f.dir
 	if dir == "" {
-		var err error
-		if dir, err = cooScenarioDir(); err != nil {
-			return nil, err
-		}
+		return nil, errNoScenarios
 	}
 	scripts, err := coo.LoadDir(dir)
 	if err != nil {
@@ -175,21 +178,6 @@ func cooErrors(su *coo.Suite) []error {
 		}
 	}
 	return errs
-}
-
-// cooScenarioDir finds the scenario scripts when --scenarios is not given.
-func cooScenarioDir() (string, error) {
-	var tried []string
-	if d := os.Getenv("ISOVET_SHARED_DATA"); d != "" {
-		tried = append(tried, filepath.Join(d, "vbox", "coo_origin"))
-	}
-	tried = append(tried, filepath.Join("..", "shared", "data", "vbox", "coo_origin"))
-	for _, d := range tried {
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			return d, nil
-		}
-	}
-	return "", fmt.Errorf("no scenario scripts at %s; name their directory with --scenarios", strings.Join(tried, " or "))
 }
 
 // cooDBName is a URL without its user and password, as the table shows it.

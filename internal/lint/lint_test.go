@@ -1,5 +1,7 @@
 // Package lint enforces the house rules on the whole module as tests: the import boundaries
-// (pure core, IO at the edges) and the ban on reading the clock in the core.
+// (pure core, IO at the edges), the ban on reading the clock in the core, docs that are
+// reference rather than a log (no dated log entries, no paths outside the repository), and
+// docs/levels.md's example histories, each checked to give the verdict and anomaly it claims.
 package lint
 
 import (

@@ -1,7 +1,7 @@
 // Package static finds serializability violations in transactional SQL
 // programs without running them, after Nagar and Jagannathan, "Automated
 // Detection of Serializability Violations under Weak Consistency" (the ANODE
-// tool); see docs/static.md and the digest seed-003-nagar-static.md.
+// tool); see docs/static.md.
 //
 // # Pipeline
 //
@@ -14,14 +14,14 @@
 // never reads the clock; the solver runs behind [smtlib.Backend] (implemented
 // by smtlib/solve).
 //
-// # Encoding (paper §4, App. A), with the digest's corrections
+// # Encoding (paper §4, App. A), with corrections to the paper
 //
 //   - Sorts: T (instances), one record sort R.<table> per table, a datatype
 //     Ty of transaction types and F.<table> of the table's non-key fields plus
 //     Alive. Key fields are functions R.<table> → Int; non-key fields are not
 //     modelled (their values depend on the snapshot).
 //   - Record-level relations WR.<table>(r, f, a, b) etc. imply WR(a, b), and
-//     WR(a, b) implies some record-level WR (the link of digest §5.5).
+//     WR(a, b) implies some record-level WR (the link both ways).
 //   - Necessary conditions: for every pair of statements that can conflict on
 //     a field (the access table comes from App. B: UPDATE writes its SET
 //     fields of live matching rows and reads Alive, INSERT writes Alive and
@@ -78,7 +78,7 @@
 //     sets of rows are predicates. φ_aux relates them to the rows they were
 //     selected from, in both directions where exact.
 //   - Initial database: by default rows may exist initially (the literal
-//     φ_INSERT makes every query UNSAT, digest §5.6 pitfall 1); with
+//     φ_INSERT makes every query UNSAT); with
 //     EmptyInitialDB, a live row was inserted by a visible transaction.
 //
 // # Local names

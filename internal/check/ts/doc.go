@@ -1,7 +1,7 @@
 // Package ts checks snapshot isolation and serializability from the database's own start and
 // commit timestamps: Chronos offline ([Check], [Run]) and Aion online ([Online]), after Li,
 // Wei et al., "Online Timestamp-based Transactional Isolation Checking of Database Systems"
-// (ICDE 2025; digest in /work/shared/papers/digests/seed-002-chronos-aion.md).
+// (ICDE 2025).
 //
 // # What it computes
 //
