@@ -12,7 +12,7 @@ import (
 
 	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/check"
-	"github.com/isovet/isovet/internal/histtest"
+	"github.com/isovet/isovet/history/historytest"
 )
 
 // docExample is one ```history block of docs/levels.md: the history in the test notation,
@@ -112,7 +112,7 @@ func TestLevelsDocExamples(t *testing.T) {
 			t.Errorf("%s: example claims nothing (want a \"# fails LEVEL with KIND\" or \"# passes LEVEL\" line)", where)
 			continue
 		}
-		h, err := histtest.Parse(ex.src)
+		h, err := historytest.Parse(ex.src)
 		if err != nil {
 			t.Errorf("%s: %v", where, err)
 			continue
