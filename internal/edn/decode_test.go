@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/isovet/isovet/internal/corpus"
 	"github.com/isovet/isovet/internal/edn"
 	"github.com/isovet/isovet/internal/parse"
 )
@@ -173,11 +174,11 @@ func TestDepthLimit(t *testing.T) {
 // buffer refill) and checks that the result equals reading the whole file.
 func TestStreamingSmallReads(t *testing.T) {
 	t.Parallel()
-	files, _ := filepath.Glob("/work/shared/data/elle/elle/*.edn")
-	more, _ := filepath.Glob("/work/shared/data/elle/elle-cli/*/*.edn")
+	files, _ := filepath.Glob(filepath.Join(corpus.Path(t, "elle/elle"), "*.edn"))
+	more, _ := filepath.Glob(filepath.Join(corpus.Path(t, "elle/elle-cli"), "*", "*.edn"))
 	files = append(files, more...)
 	if len(files) == 0 {
-		t.Skip("shared data not present")
+		t.Fatal("no Elle histories in the public corpora")
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)

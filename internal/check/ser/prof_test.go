@@ -3,7 +3,6 @@ package ser
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -20,7 +19,7 @@ func TestProfPrune(t *testing.T) {
 	if path == "" {
 		t.Skip()
 	}
-	h, _, err := format.Open(filepath.Join(shared, path), format.Auto, format.Options{})
+	h, _, err := format.Open(sharedPath(t, path), format.Auto, format.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
