@@ -39,10 +39,9 @@ func (w *bin) boolean(v bool) *bin {
 }
 
 type ev struct {
-	write    bool
-	k, v     uint64
-	ok       bool
-	badBools bool
+	write bool
+	k, v  uint64
+	ok    bool
 }
 
 type txn struct {

@@ -278,12 +278,9 @@ func TestFloatPrintsBackExactly(t *testing.T) {
 func TestInternCache(t *testing.T) {
 	var want []string
 	for i := range 3000 {
-		for _, s := range []string{
+		want = append(want,
 			fmt.Sprintf("k%d", i), fmt.Sprintf("%07d", i), fmt.Sprintf("%08d", i),
-			fmt.Sprintf("key-%012d", i), fmt.Sprintf("p\u00e9%03d", i%1000), "",
-		} {
-			want = append(want, s)
-		}
+			fmt.Sprintf("key-%012d", i), fmt.Sprintf("p\u00e9%03d", i%1000), "")
 	}
 	for _, json := range []bool{false, true} {
 		var b strings.Builder
