@@ -159,7 +159,7 @@ if echo online | grep -qE "$only"; then
 	echo "# online service (issue #6)"
 	for bin in "$I" ${against:+"$work/isovet-old"}; do
 		[ -n "$against" ] && echo "[$([ "$bin" = "$I" ] && echo new || echo old)]"
-		"$bin" bench-serve --via http | grep -E 'via|applied|server|pipeline|lag'
-		"$bin" bench-serve --via nats | grep -E 'via|applied|server|pipeline|lag'
+		go run ./bench/serve -server-bin "$bin" -via http | grep -E 'via|applied|server|pipeline|lag'
+		go run ./bench/serve -server-bin "$bin" -via nats | grep -E 'via|applied|server|pipeline|lag'
 	done
 fi

@@ -10,6 +10,7 @@ import (
 
 	"github.com/isovet/isovet/check"
 	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/internal/corpus"
 	"github.com/isovet/isovet/internal/explain"
 	"github.com/isovet/isovet/internal/histtest"
 )
@@ -92,17 +93,10 @@ func TestFollowRealtimeNote(t *testing.T) {
 // serializability allows, by the follow-up at strict-serializable, which is what Vbox
 // itself checks.
 func TestCooFollowRealtime(t *testing.T) {
-	dir := os.Getenv("ISOVET_SHARED_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "data")
-	}
-	dir = filepath.Join(dir, "vbox", "coo")
+	dir := corpus.Path(t, "vbox/coo")
 	es, err := os.ReadDir(dir)
 	if err != nil {
-		if os.Getenv("ISOVET_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("shared histories: %v", err)
-		}
-		t.Skipf("shared histories not found: %v", err)
+		t.Fatal(err)
 	}
 	if len(es) != 29 {
 		t.Fatalf("%s holds %d cases, want 29", dir, len(es))
@@ -158,17 +152,7 @@ func TestInitialValueHint(t *testing.T) {
 // reads (with the reader's nil initial value; the basic checks count them) all read 0.
 func TestInitialValueHintChronos(t *testing.T) {
 	t.Parallel()
-	dir := os.Getenv("ISOVET_SHARED_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "data")
-	}
-	path := filepath.Join(dir, "chronos", "format-kv.json")
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("ISOVET_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("shared histories: %v", err)
-		}
-		t.Skipf("shared histories not found: %v", err)
-	}
+	path := corpus.Path(t, "chronos/format-kv.json")
 	h, _, err := format.Open(path, format.Auto, format.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -15,17 +15,8 @@ import (
 	"github.com/isovet/isovet/format/text"
 	"github.com/isovet/isovet/format/veristrong"
 	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/corpus"
 )
-
-// shared is where the shared public histories live (ISOVET_SHARED_DATA overrides), with a
-// trailing slash.
-var shared = func() string {
-	d := os.Getenv("ISOVET_SHARED_DATA")
-	if d == "" {
-		d = filepath.Join("..", "..", "shared", "data") // /work/shared/data from here
-	}
-	return filepath.Join(d, "") + "/"
-}()
 
 // TestOpenSniffsNativeChronosTextVeriStrong opens files of the native, chronos, text and
 // veristrong formats with format auto-detection.
@@ -47,15 +38,16 @@ func TestOpenSniffsNativeChronosTextVeriStrong(t *testing.T) {
 		}
 		return p
 	}
+	// A path starting with "corpus:" names a file in the public corpora.
 	tests := []struct {
 		path, want string
 		txns       int
 	}{
-		{shared + "chronos/format-kv.json", "chronos", 1000},
-		{shared + "chronos/format-list.json", "chronos", 1000},
-		{shared + "polysi/violations/galera/galera.txt", "text", 7},
-		{shared + "polysi/violations/yugabyte/yugabyte.txt", "text", 20},
-		{shared + "plume/testcase/text/tap-b.txt", "text", 2},
+		{"corpus:chronos/format-kv.json", "chronos", 1000},
+		{"corpus:chronos/format-list.json", "chronos", 1000},
+		{"corpus:polysi/violations/galera/galera.txt", "text", 7},
+		{"corpus:polysi/violations/yugabyte/yugabyte.txt", "text", 20},
+		{"corpus:plume/testcase/text/tap-b.txt", "text", 2},
 		{put("h.jsonl", "{\"isovet\":1}\n{\"s\":1,\"ops\":[[\"w\",1,1]]}\n", false), "native", 1},
 		{put("noheader.jsonl", "{\"s\":1,\"ops\":[[\"w\",1,1]]}\n", false), "native", 1},
 		{put("h.jsonl.gz", "{\"ops\":[]}\n{\"ops\":[]}\n", true), "native", 2},
@@ -65,15 +57,16 @@ func TestOpenSniffsNativeChronosTextVeriStrong(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.path), func(t *testing.T) {
 			t.Parallel()
-			if _, err := os.Stat(tt.path); err != nil {
-				t.Skipf("not available: %v", err)
+			p := tt.path
+			if rel, ok := strings.CutPrefix(p, "corpus:"); ok {
+				p = corpus.Path(t, rel)
 			}
-			h, f, err := format.Open(tt.path, format.Auto, format.Options{})
+			h, f, err := format.Open(p, format.Auto, format.Options{})
 			if err != nil {
-				t.Fatalf("Open(%s) = %v", tt.path, err)
+				t.Fatalf("Open(%s) = %v", p, err)
 			}
 			if f.Name != tt.want || len(h.Txns) != tt.txns {
-				t.Errorf("Open(%s) = %s with %d txns, want %s with %d", tt.path, f.Name, len(h.Txns), tt.want, tt.txns)
+				t.Errorf("Open(%s) = %s with %d txns, want %s with %d", p, f.Name, len(h.Txns), tt.want, tt.txns)
 			}
 		})
 	}
@@ -81,10 +74,7 @@ func TestOpenSniffsNativeChronosTextVeriStrong(t *testing.T) {
 
 func TestOpenChronosAppliesInitial(t *testing.T) {
 	t.Parallel()
-	p := shared + "chronos/format-kv.json"
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("not available: %v", err)
-	}
+	p := corpus.Path(t, "chronos/format-kv.json")
 	zero := history.Int(0)
 	h, _, err := format.Open(p, "chronos", format.Options{Initial: &zero})
 	if err != nil {
@@ -106,6 +96,7 @@ func TestOpenChronosAppliesInitial(t *testing.T) {
 // native, chronos, text and veristrong sniffers.
 func TestSniffersRejectOtherFormats(t *testing.T) {
 	t.Parallel()
+	shared := corpus.Dir(t) + string(filepath.Separator)
 	sniffers := map[string]func(string, []byte) bool{
 		"native": native.Sniff, "chronos": chronos.Sniff, "text": text.Sniff, "veristrong": veristrong.Sniff,
 	}
@@ -123,7 +114,7 @@ func TestSniffersRejectOtherFormats(t *testing.T) {
 		}
 	}
 	if len(files) == 0 {
-		t.Skip("shared data not available")
+		t.Fatalf("no histories of other formats in %s", shared)
 	}
 	own := map[string][]string{
 		"chronos": {shared + "chronos/format-kv.json", shared + "chronos/format-list.json"},
@@ -170,10 +161,10 @@ func head(t *testing.T, p string) []byte {
 // one history.bincode each, as that file.
 func TestOpenDirectoryHoldingDbcopHistory(t *testing.T) {
 	t.Parallel()
-	src := shared + "plume/testcase/dbcop/tap-a/history.bincode"
+	src := corpus.Path(t, "plume/testcase/dbcop/tap-a/history.bincode")
 	data, err := os.ReadFile(src)
 	if err != nil {
-		t.Skipf("not available: %v", err)
+		t.Fatal(err)
 	}
 	want, _, err := format.Open(src, format.Auto, format.Options{})
 	if err != nil {
@@ -197,12 +188,10 @@ func TestOpenDirectoryHoldingDbcopHistory(t *testing.T) {
 		}
 	}
 	// The shared VeriStrong benchmark directories are laid out this way.
-	vs := shared + "bench/veristrong-10k/HD-10k/hist-00000"
-	if _, err := os.Stat(vs); err == nil {
-		h, f, err := format.Open(vs, format.Auto, format.Options{})
-		if err != nil || f.Name != "dbcop" || len(h.Txns) == 0 {
-			t.Errorf("Open(%s) = %s, %v", vs, f.Name, err)
-		}
+	vs := corpus.Path(t, "bench/veristrong-10k/HD-10k/hist-00000")
+	h, f, err := format.Open(vs, format.Auto, format.Options{})
+	if err != nil || f.Name != "dbcop" || len(h.Txns) == 0 {
+		t.Errorf("Open(%s) = %s, %v", vs, f.Name, err)
 	}
 }
 

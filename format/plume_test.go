@@ -13,22 +13,12 @@ import (
 
 	"github.com/isovet/isovet/format"
 	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/corpus"
 )
 
 func plumeDir(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("ISOVET_SHARED_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "data")
-	}
-	dir = filepath.Join(dir, "plume", "testcase")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("ISOVET_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("Plume fixtures not found at %s (set ISOVET_SHARED_DATA): %v", dir, err)
-		}
-		t.Skipf("Plume fixtures not found at %s (set ISOVET_SHARED_DATA)", dir)
-	}
-	return dir
+	return corpus.Path(t, "plume/testcase")
 }
 
 // canonical renders h as a format-independent model: sessions of transactions with outcome

@@ -30,7 +30,7 @@ func ParseSnapshot(s string) (Snapshot, error) {
 	var sn Snapshot
 	parts := strings.Split(s, ":")
 	if len(parts) != 3 {
-		return sn, fmt.Errorf("snapshot %q: expected xmin:xmax:xip,xip,...", s)
+		return sn, fmt.Errorf("snapshot %q: expected xmin:xmax:xip (xip a comma-separated list, maybe empty)", s)
 	}
 	var err error
 	if sn.Xmin, err = strconv.ParseUint(parts[0], 10, 64); err != nil {

@@ -14,7 +14,7 @@ func TestReadmeMainCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?m)^go run \\./cmd/isovet (run .*)$").FindSubmatch(readme)
+	m := regexp.MustCompile(`(?m)^go run \./cmd/isovet (run .*)$`).FindSubmatch(readme)
 	if m == nil {
 		t.Fatal("README.md has no `go run ./cmd/isovet run ...` command")
 	}

@@ -11,26 +11,17 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/isovet/isovet/internal/corpus"
 )
 
 var update = flag.Bool("update", false, "update golden files")
 
-// sharedData returns ../shared/data beside the repository (or $ISOVET_SHARED_DATA). The
-// public histories are part of every checkout's environment; without them the test skips,
-// or fails when ISOVET_REQUIRE_SERVICES=1 (CI).
+// sharedData returns the public corpora's directory, or skips (fails under
+// ISOVET_REQUIRE_DATA=1) when they are missing.
 func sharedData(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("ISOVET_SHARED_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "data")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "MANIFEST.md")); err != nil {
-		if os.Getenv("ISOVET_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("shared histories not found at %s (set ISOVET_SHARED_DATA): %v", dir, err)
-		}
-		t.Skipf("shared histories not found at %s (set ISOVET_SHARED_DATA)", dir)
-	}
-	return dir
+	return filepath.Dir(corpus.Path(t, "MANIFEST.md"))
 }
 
 // notHistories are shared paths that are not histories isovet reads, with the reason.

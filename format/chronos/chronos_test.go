@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -18,19 +17,10 @@ import (
 	"github.com/isovet/isovet/format/chronos"
 	"github.com/isovet/isovet/format/native"
 	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/corpus"
 	"github.com/isovet/isovet/internal/cputime"
 	"github.com/isovet/isovet/internal/parse"
 )
-
-// shared is where the shared public histories live (ISOVET_SHARED_DATA overrides), with a
-// trailing slash.
-var shared = func() string {
-	d := os.Getenv("ISOVET_SHARED_DATA")
-	if d == "" {
-		d = filepath.Join("..", "..", "..", "shared", "data") // /work/shared/data from here
-	}
-	return filepath.Join(d, "chronos/") + "/"
-}()
 
 func read(tb testing.TB, r io.Reader) (*history.History, error) {
 	tb.Helper()
@@ -75,9 +65,9 @@ func TestReadSharedExamples(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			t.Parallel()
-			raw, err := os.ReadFile(shared + tt.file)
+			raw, err := os.ReadFile(corpus.Path(t, "chronos/"+tt.file))
 			if err != nil {
-				t.Skipf("shared data not available: %v", err)
+				t.Fatal(err)
 			}
 			h, err := read(t, bytes.NewReader(raw))
 			if err != nil {
@@ -271,9 +261,13 @@ func TestSniff(t *testing.T) {
 
 func FuzzRead(f *testing.F) {
 	for _, file := range []string{"format-kv.json", "format-list.json"} {
-		raw, err := os.ReadFile(shared + file)
-		if err != nil {
+		p, ok := corpus.Find("chronos/" + file)
+		if !ok {
 			continue
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
 		}
 		// The first two transactions of each shared example, as a complete array.
 		h, err := read(f, bytes.NewReader(raw))
@@ -354,11 +348,11 @@ func BenchmarkRead(b *testing.B) {
 			b.ReportMetric(float64(len(data))*float64(b.N)/float64(int64(cputime.Self())-cpu0)*1e3, "MB/cpu-s")
 		})
 	}
-	raw, err := os.ReadFile(shared + "format-kv.json")
-	if err != nil {
-		return
-	}
 	b.Run("chronos/format-kv.json", func(b *testing.B) {
+		raw, err := os.ReadFile(corpus.Path(b, "chronos/format-kv.json"))
+		if err != nil {
+			b.Fatal(err)
+		}
 		b.SetBytes(int64(len(raw)))
 		for b.Loop() {
 			if _, err := read(b, bytes.NewReader(raw)); err != nil {

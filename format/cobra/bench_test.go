@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/corpus"
 	"github.com/isovet/isovet/internal/cputime"
 )
 
@@ -91,10 +92,7 @@ func BenchmarkRead(b *testing.B) {
 func BenchmarkReadShared(b *testing.B) {
 	for _, dir := range []string{"cobra/ser-violation/fauna-page", "cobra/ser-violation/yuga-G2-a", "bench/veristrong-10k/twitter-10k"} {
 		b.Run(filepath.Base(dir), func(b *testing.B) {
-			names, _ := filepath.Glob(filepath.Join(sharedData, dir, "T*.log"))
-			if len(names) == 0 {
-				b.Skip("shared data not found")
-			}
+			names, _ := filepath.Glob(filepath.Join(corpus.Path(b, dir), "T*.log"))
 			slices.SortFunc(names, func(x, y string) int { return fileNum(x) - fileNum(y) })
 			var files [][]byte
 			for _, n := range names {

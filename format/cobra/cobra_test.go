@@ -15,16 +15,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/corpus"
 	"github.com/isovet/isovet/internal/parse"
 )
-
-// sharedData is where the shared public histories live (ISOVET_SHARED_DATA overrides).
-var sharedData = func() string {
-	if d := os.Getenv("ISOVET_SHARED_DATA"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "..", "shared", "data") // /work/shared/data from format/<pkg>
-}()
 
 // logw builds Cobra records.
 type logw struct {
@@ -396,6 +389,7 @@ func count(h *history.History) counts {
 // by its writer id (see the package's test notes in docs/formats.md).
 func TestSharedFiles(t *testing.T) {
 	t.Parallel()
+	sharedData := corpus.Dir(t)
 	tests := []struct {
 		dir  string
 		want counts
@@ -417,7 +411,7 @@ func TestSharedFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
 			t.Parallel()
-			h, err := readDir(t, filepath.Join(sharedData, tt.dir), NewDecoder())
+			h, err := readDir(t, corpus.Path(t, tt.dir), NewDecoder())
 			if err != nil {
 				t.Fatalf("reading %s: %v", tt.dir, err)
 			}
@@ -442,7 +436,7 @@ func TestSharedFiles(t *testing.T) {
 
 func TestStrictRejectsMissingWriters(t *testing.T) {
 	t.Parallel()
-	_, err := readDir(t, filepath.Join(sharedData, "cobra/ser-violation/cock-blog"), &Decoder{Strict: true})
+	_, err := readDir(t, corpus.Path(t, "cobra/ser-violation/cock-blog"), &Decoder{Strict: true})
 	if !errors.Is(err, ErrUnknownWriter) {
 		t.Fatalf("strict read of cock-blog = %v, want ErrUnknownWriter", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/corpus"
 	"github.com/isovet/isovet/internal/cputime"
 )
 
@@ -65,9 +66,9 @@ func BenchmarkRead(b *testing.B) {
 func BenchmarkReadShared(b *testing.B) {
 	for _, p := range []string{"bench/veristrong-10k/WH-10k/hist-00000/history.bincode", "polysi/violations/dgraph/history.bincode"} {
 		b.Run(filepath.Base(filepath.Dir(filepath.Dir(p))), func(b *testing.B) {
-			data, err := os.ReadFile(filepath.Join(sharedData, p))
+			data, err := os.ReadFile(corpus.Path(b, p))
 			if err != nil {
-				b.Skip(err)
+				b.Fatal(err)
 			}
 			bench(b, data)
 		})

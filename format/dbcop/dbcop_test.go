@@ -13,16 +13,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/corpus"
 	"github.com/isovet/isovet/internal/parse"
 )
-
-// sharedData is where the shared public histories live (ISOVET_SHARED_DATA overrides).
-var sharedData = func() string {
-	if d := os.Getenv("ISOVET_SHARED_DATA"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "..", "shared", "data") // /work/shared/data from format/<pkg>
-}()
 
 // bin builds bincode.
 type bin struct{ bytes.Buffer }
@@ -46,10 +39,9 @@ func (w *bin) boolean(v bool) *bin {
 }
 
 type ev struct {
-	write    bool
-	k, v     uint64
-	ok       bool
-	badBools bool
+	write bool
+	k, v  uint64
+	ok    bool
 }
 
 type txn struct {
@@ -271,6 +263,7 @@ func count(h *history.History) counts {
 // with a Python reader of the same layout.
 func TestSharedFiles(t *testing.T) {
 	t.Parallel()
+	sharedData := corpus.Dir(t)
 	tests := []struct {
 		path string
 		want counts
@@ -287,9 +280,9 @@ func TestSharedFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
 			t.Parallel()
-			data, err := os.ReadFile(filepath.Join(sharedData, tt.path))
+			data, err := os.ReadFile(corpus.Path(t, tt.path))
 			if err != nil {
-				t.Skip(err)
+				t.Fatal(err)
 			}
 			if !Sniff("history.bincode", data[:min(len(data), 4096)]) {
 				t.Errorf("Sniff(%s) = false", tt.path)

@@ -15,16 +15,16 @@ import (
 	"github.com/isovet/isovet/format"
 	"github.com/isovet/isovet/format/elle"
 	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/corpus"
 	"github.com/isovet/isovet/internal/parse"
 )
 
-const shared = "/work/shared/data"
-
-func needShared(t testing.TB) {
+// needShared returns the public corpora's directory, or skips t when they (or their Elle
+// histories) are missing.
+func needShared(t testing.TB) string {
 	t.Helper()
-	if _, err := os.Stat(shared + "/elle"); err != nil {
-		t.Skip("shared data not present: " + err.Error())
-	}
+	corpus.Path(t, "elle")
+	return corpus.Dir(t)
 }
 
 func read(name string, data []byte) (*history.History, error) {
@@ -112,7 +112,7 @@ func count(h *history.History) counts {
 // TestSharedFiles reads every shared Elle history. The counts were checked by hand (and,
 // for huge-scc.edn, by an independent line count of its :type and :process fields).
 func TestSharedFiles(t *testing.T) {
-	needShared(t)
+	shared := needShared(t)
 	t.Parallel()
 	tests := []struct {
 		path    string
@@ -190,7 +190,7 @@ func TestSharedFiles(t *testing.T) {
 
 // TestPaperExample pins the whole model of the Elle paper's example.
 func TestPaperExample(t *testing.T) {
-	needShared(t)
+	shared := needShared(t)
 	t.Parallel()
 	h, err := readFile(t, shared+"/elle/elle/paper-example.edn")
 	if err != nil {
@@ -212,7 +212,7 @@ T3 S0.3 committed src=6 time=[6,7]: append(250,10) r(253)=[1 3 4] r(255)=[2 3 4 
 func stripColons(s string) string { return strings.ReplaceAll(s, `":`, `"`) }
 
 func TestEDNAndJSONAgree(t *testing.T) {
-	needShared(t)
+	shared := needShared(t)
 	t.Parallel()
 	dir := shared + "/elle/elle-cli/"
 	for _, base := range []string{"elle/paper-example", "elle/rw-register", "jepsen/bank", "jepsen/counter", "jepsen/set_full", "knossos/cas-register/good/memstress3-9", "knossos/mutex/bad/etcd"} {
@@ -314,7 +314,7 @@ func roundTrip(t testing.TB, h *history.History) {
 }
 
 func TestRoundTripSharedFiles(t *testing.T) {
-	needShared(t)
+	shared := needShared(t)
 	t.Parallel()
 	var files []string
 	for _, g := range []string{"/elle/elle/*.edn", "/elle/elle-cli/elle/*", "/elle/elle-cli/jepsen/long-fork.edn", "/plume/testcase/elle/*.edn"} {
@@ -563,7 +563,7 @@ func ExampleReadEDN() {
 // TestOpenSniffs checks that format.Open finds the Elle formats by sniffing, and that the
 // Elle sniffers claim none of the other shared histories.
 func TestOpenSniffs(t *testing.T) {
-	needShared(t)
+	shared := needShared(t)
 	t.Parallel()
 	for _, tt := range []struct{ path, want string }{
 		{"elle/elle/huge-scc.edn", elle.EDN},

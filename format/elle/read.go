@@ -777,13 +777,6 @@ func (d *Decoder) types() string {
 	return ":invoke, :ok, :fail or :info"
 }
 
-func (d *Decoder) completions() string {
-	if d.json {
-		return `"ok", "fail" or "info"`
-	}
-	return ":ok, :fail or :info"
-}
-
 // looksLikeMops reports whether v is a non-empty list of [f k v] micro-ops.
 func looksLikeMops(v edn.Value) bool {
 	if !isSeq(v.Kind) || len(v.Items) == 0 {

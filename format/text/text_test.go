@@ -14,18 +14,9 @@ import (
 	"github.com/isovet/isovet/format/native"
 	"github.com/isovet/isovet/format/text"
 	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/corpus"
 	"github.com/isovet/isovet/internal/parse"
 )
-
-// shared is where the shared public histories live (ISOVET_SHARED_DATA overrides), with a
-// trailing slash.
-var shared = func() string {
-	d := os.Getenv("ISOVET_SHARED_DATA")
-	if d == "" {
-		d = filepath.Join("..", "..", "..", "shared", "data") // /work/shared/data from here
-	}
-	return filepath.Join(d, "") + "/"
-}()
 
 func read(tb testing.TB, in string) (*history.History, error) {
 	tb.Helper()
@@ -56,6 +47,7 @@ func write(tb testing.TB, h *history.History) string {
 
 func TestReadSharedFiles(t *testing.T) {
 	t.Parallel()
+	corpus.Dir(t) // skip once, not per file, without them
 	tests := []struct {
 		file                         string
 		ops, sessions, txns, aborted int
@@ -81,9 +73,9 @@ func TestReadSharedFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.file), func(t *testing.T) {
 			t.Parallel()
-			raw, err := os.ReadFile(shared + tt.file)
+			raw, err := os.ReadFile(corpus.Path(t, tt.file))
 			if err != nil {
-				t.Skipf("shared data not available: %v", err)
+				t.Fatal(err)
 			}
 			h, err := read(t, string(raw))
 			if err != nil {
@@ -128,9 +120,9 @@ func TestReadSharedFiles(t *testing.T) {
 
 func TestGaleraIsTheDigestsHistory(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile(shared + "polysi/violations/galera/galera.txt")
+	raw, err := os.ReadFile(corpus.Path(t, "polysi/violations/galera/galera.txt"))
 	if err != nil {
-		t.Skipf("shared data not available: %v", err)
+		t.Fatal(err)
 	}
 	h, err := read(t, string(raw))
 	if err != nil {
@@ -262,8 +254,10 @@ func TestSniff(t *testing.T) {
 
 func FuzzRead(f *testing.F) {
 	for _, p := range []string{"polysi/violations/galera/galera.txt", "plume/testcase/text/tap-b.txt", "plume/testcase/text/tap-n.txt"} {
-		if raw, err := os.ReadFile(shared + p); err == nil {
-			f.Add(raw)
+		if path, ok := corpus.Find(p); ok {
+			if raw, err := os.ReadFile(path); err == nil {
+				f.Add(raw)
+			}
 		}
 	}
 	f.Add([]byte("w(1,1,0,5)\nw(2,1,1,6)\nr(2,1,0,5)\nw(1,1,0,-1)\n"))

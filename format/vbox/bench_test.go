@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/corpus"
 	"github.com/isovet/isovet/internal/cputime"
 )
 
@@ -100,10 +101,7 @@ func BenchmarkRead(b *testing.B) {
 func BenchmarkReadShared(b *testing.B) {
 	for _, dir := range []string{"bench/vbox/blindw_wr_100000", "bench/vbox/blindw_pred_1000", "bench/vbox/ctwitter_10000"} {
 		b.Run(filepath.Base(dir), func(b *testing.B) {
-			names, _ := filepath.Glob(filepath.Join(sharedData, dir, "*.log"))
-			if len(names) == 0 {
-				b.Skip("shared data not found")
-			}
+			names, _ := filepath.Glob(filepath.Join(corpus.Path(b, dir), "*.log"))
 			num := func(p string) int { n, _ := strconv.Atoi(strings.TrimSuffix(filepath.Base(p), ".log")); return n }
 			slices.SortFunc(names, func(x, y string) int { return num(x) - num(y) })
 			var files [][]byte

@@ -1,20 +1,17 @@
 package vbox_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/internal/corpus"
 )
 
 // TestOpenSniffs checks that format.Open tells the binary formats apart by content.
 func TestOpenSniffs(t *testing.T) {
 	t.Parallel()
-	data := os.Getenv("ISOVET_SHARED_DATA")
-	if data == "" {
-		data = filepath.Join("..", "..", "..", "shared", "data")
-	}
+	data := corpus.Dir(t)
 	tests := []struct{ path, want string }{
 		{"vbox/coo/rat_sda_dirty_read", "vbox"},
 		{"bench/vbox/blindw_pred_100", "vbox"},
@@ -26,9 +23,6 @@ func TestOpenSniffs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p := filepath.Join(data, tt.path)
-		if _, err := os.Stat(p); err != nil {
-			t.Skip(err)
-		}
 		h, f, err := format.Open(p, format.Auto, format.Options{})
 		if err != nil {
 			t.Errorf("Open(%s) = %v", tt.path, err)

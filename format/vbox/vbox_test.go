@@ -15,16 +15,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/corpus"
 	"github.com/isovet/isovet/internal/parse"
 )
-
-// sharedData is where the shared public histories live (ISOVET_SHARED_DATA overrides).
-var sharedData = func() string {
-	if d := os.Getenv("ISOVET_SHARED_DATA"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "..", "shared", "data") // /work/shared/data from format/<pkg>
-}()
 
 // logw builds Vbox records. Every record gets the interval [at, at+1] from a counter.
 type logw struct {
@@ -355,6 +348,7 @@ func count(h *history.History) counts {
 // with a Python reader that applies the same statement grouping.
 func TestSharedFiles(t *testing.T) {
 	t.Parallel()
+	data := corpus.Dir(t)
 	tests := []struct {
 		dir  string
 		want counts
@@ -372,7 +366,7 @@ func TestSharedFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
 			t.Parallel()
-			h, err := readDir(t, filepath.Join(sharedData, tt.dir), NewDecoder())
+			h, err := readDir(t, filepath.Join(data, tt.dir), NewDecoder())
 			if err != nil {
 				t.Fatalf("reading %s: %v", tt.dir, err)
 			}
@@ -381,8 +375,8 @@ func TestSharedFiles(t *testing.T) {
 			}
 		})
 	}
-	dirs, _ := filepath.Glob(filepath.Join(sharedData, "vbox/coo/*"))
-	if len(dirs) > 0 && len(dirs) != 29 {
+	dirs, _ := filepath.Glob(filepath.Join(data, "vbox/coo/*"))
+	if len(dirs) != 29 {
 		t.Errorf("found %d Coo cases, want 29", len(dirs))
 	}
 	for _, dir := range dirs {

@@ -2,27 +2,20 @@ package certify
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/isovet/isovet/format"
 	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/corpus"
 )
 
 // certBenchFiles are the shared histories the certificate benchmarks run on: predicate
 // rows (newReplayDB's decoding), many item writes, and a mixed workload.
 var certBenchFiles = []string{"blindw_pred_1000", "blindw_wr_100000", "ctwitter_10000"}
 
-// shared is the shared test data (the same directory ser's tests read).
-const shared = "/work/shared/data"
-
 func openCertBench(b *testing.B, name string) *history.History {
 	b.Helper()
-	path := filepath.Join(shared, "bench/vbox", name)
-	if _, err := os.Stat(path); err != nil {
-		b.Skipf("shared data not available: %v", err)
-	}
+	path := corpus.Path(b, "bench/vbox/"+name)
 	h, _, err := format.Open(path, format.Auto, format.Options{})
 	if err != nil {
 		b.Fatalf("open %s: %v", path, err)

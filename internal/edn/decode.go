@@ -663,7 +663,8 @@ func (d *Decoder) push() *Value {
 	return &d.stack[len(d.stack)-1]
 }
 
-// scanInt scans what fastInt parses without building the value: the number and its length.
+// scanInt scans an unsigned decimal of at most 18 digits at d.p, if it and its delimiter are
+// in the buffer, without building a value: the number and its length.
 func (d *Decoder) scanInt() (int64, int, bool) {
 	b := d.buf[d.p:d.n]
 	var n int64
@@ -681,7 +682,8 @@ func (d *Decoder) scanInt() (int64, int, bool) {
 	return n, i, true
 }
 
-// scanKeyword scans what fastKeyword parses without building the value: its length.
+// scanKeyword scans a plain keyword at d.p, if it and its delimiter are in the buffer,
+// without building a value: its length.
 func (d *Decoder) scanKeyword() (int, bool) {
 	b := d.buf[d.p:d.n]
 	i := 1
@@ -692,30 +694,6 @@ func (d *Decoder) scanKeyword() (int, bool) {
 		return 0, false
 	}
 	return i, true
-}
-
-// fastInt parses an unsigned decimal of at most 18 digits at d.p if it and its delimiter
-// are in the buffer.
-func (d *Decoder) fastInt() (Value, bool) {
-	n, i, ok := d.scanInt()
-	if !ok {
-		return Value{}, false
-	}
-	p := d.Pos()
-	d.p += i
-	return Value{Kind: Int, Pos: p, Int: n}, true
-}
-
-// fastKeyword parses a plain keyword at d.p if it and its delimiter are in the buffer.
-func (d *Decoder) fastKeyword() (Value, bool) {
-	i, ok := d.scanKeyword()
-	if !ok {
-		return Value{}, false
-	}
-	p := d.Pos()
-	s := d.internBytes(d.buf[d.p : d.p+i])
-	d.p += i
-	return Value{Kind: Keyword, Pos: p, Str: s}, true
 }
 
 // dispatch parses what follows '#' (a set, a tag, or ##Inf/##-Inf/##NaN).

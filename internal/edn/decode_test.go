@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/isovet/isovet/internal/corpus"
 	"github.com/isovet/isovet/internal/edn"
 	"github.com/isovet/isovet/internal/parse"
 )
@@ -173,11 +174,11 @@ func TestDepthLimit(t *testing.T) {
 // buffer refill) and checks that the result equals reading the whole file.
 func TestStreamingSmallReads(t *testing.T) {
 	t.Parallel()
-	files, _ := filepath.Glob("/work/shared/data/elle/elle/*.edn")
-	more, _ := filepath.Glob("/work/shared/data/elle/elle-cli/*/*.edn")
+	files, _ := filepath.Glob(filepath.Join(corpus.Path(t, "elle/elle"), "*.edn"))
+	more, _ := filepath.Glob(filepath.Join(corpus.Path(t, "elle/elle-cli"), "*", "*.edn"))
 	files = append(files, more...)
 	if len(files) == 0 {
-		t.Skip("shared data not present")
+		t.Fatal("no Elle histories in the public corpora")
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -277,12 +278,9 @@ func TestFloatPrintsBackExactly(t *testing.T) {
 func TestInternCache(t *testing.T) {
 	var want []string
 	for i := range 3000 {
-		for _, s := range []string{
+		want = append(want,
 			fmt.Sprintf("k%d", i), fmt.Sprintf("%07d", i), fmt.Sprintf("%08d", i),
-			fmt.Sprintf("key-%012d", i), fmt.Sprintf("p\u00e9%03d", i%1000), "",
-		} {
-			want = append(want, s)
-		}
+			fmt.Sprintf("key-%012d", i), fmt.Sprintf("p\u00e9%03d", i%1000), "")
 	}
 	for _, json := range []bool{false, true} {
 		var b strings.Builder

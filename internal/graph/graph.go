@@ -262,7 +262,7 @@ func FindCycle(g *Digraph) []int32 {
 		}
 		bestCyc = shorterCycleAt(g, comp, int32(u), bestCyc)
 		tries++
-		if tries >= 32 || (bestCyc != nil && len(bestCyc) == 2) {
+		if tries >= 32 || len(bestCyc) == 2 {
 			break
 		}
 	}

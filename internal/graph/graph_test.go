@@ -80,18 +80,16 @@ func TestSCCAndCycles(t *testing.T) {
 		if acyclic != (cyc == nil) {
 			t.Fatalf("iteration %d: Topo acyclic=%v, FindCycle=%v", it, acyclic, cyc)
 		}
-		if cyc != nil {
-			for i, u := range cyc {
-				v := cyc[(i+1)%len(cyc)]
-				found := false
-				for _, w := range g.Out(u) {
-					if w == v {
-						found = true
-					}
+		for i, u := range cyc {
+			v := cyc[(i+1)%len(cyc)]
+			found := false
+			for _, w := range g.Out(u) {
+				if w == v {
+					found = true
 				}
-				if !found {
-					t.Fatalf("iteration %d: cycle %v lacks edge %d→%d", it, cyc, u, v)
-				}
+			}
+			if !found {
+				t.Fatalf("iteration %d: cycle %v lacks edge %d→%d", it, cyc, u, v)
 			}
 		}
 	}

@@ -47,7 +47,7 @@ func listPackages(t *testing.T) []pkg {
 func edge(path string) bool {
 	for _, prefix := range []string{
 		"github.com/isovet/isovet/cmd/", "github.com/isovet/isovet/internal/server", "github.com/isovet/isovet/internal/runner", "github.com/isovet/isovet/internal/smtlib/solve",
-		"github.com/isovet/isovet/internal/lint", "github.com/isovet/isovet/tools", "github.com/isovet/isovet/bench",
+		"github.com/isovet/isovet/internal/lint", "github.com/isovet/isovet/internal/corpus", "github.com/isovet/isovet/tools", "github.com/isovet/isovet/bench",
 	} {
 		if strings.HasPrefix(path, prefix) {
 			return true

@@ -440,15 +440,10 @@ func (p *Polygraph) keyOf(i, w int32) history.Key {
 	return -1 // not reached: every index comes from wid
 }
 
-// fromVersion returns the edges by which the readers of from's version of k anti-depend on
+// fromVersionX returns the edges by which the readers of from's version of k anti-depend on
 // to, when from's version directly precedes (or precedes) to's: ν(from,k)→to (or, when the
 // version has no node, the certain readers' direct edges) and the read-modify-write
-// readers' direct edges.
-func (p *Polygraph) fromVersion(from, to int32, k history.Key, dst []deps.Edge) []deps.Edge {
-	return p.fromVersionX(from, to, k, dst, false)
-}
-
-// fromVersionX is fromVersion; with expand, readers get direct edges instead of ν's (the
+// readers' direct edges. With expand, readers get direct edges instead of ν's (the
 // solver's theory is faster without the extra nodes).
 func (p *Polygraph) fromVersionX(from, to int32, k history.Key, dst []deps.Edge, expand bool) []deps.Edge {
 	wa, _ := p.D.WriteOf(from, k)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/internal/corpus"
 	"github.com/isovet/isovet/internal/cputime"
 	"github.com/isovet/isovet/internal/deps"
 	"github.com/isovet/isovet/internal/polygraph"
@@ -18,17 +19,17 @@ import (
 	"github.com/isovet/isovet/internal/sat/acyclic"
 )
 
-// TestProfile runs the pipeline stages on ISOVET_PROF (an absolute path, or one under the
-// shared data) and logs each stage's time and CPU time and the solver's and theory's
+// TestProfile runs the pipeline stages on ISOVET_PROF (an absolute path, or one in the
+// public corpora) and logs each stage's time and CPU time and the solver's and theory's
 // counters; ISOVET_STRICT=1 adds real time, ISOVET_PLAIN=1 drops session order,
 // ISOVET_SOLVE_TIMEOUT bounds the solver's wall time. Skipped without ISOVET_PROF.
 func TestProfile(t *testing.T) {
 	path := os.Getenv("ISOVET_PROF")
 	if path == "" {
-		t.Skip("set ISOVET_PROF to a history under /work/shared/data")
+		t.Skip("set ISOVET_PROF to a history (absolute, or relative to the public corpora)")
 	}
 	if !filepath.IsAbs(path) {
-		path = filepath.Join("/work/shared/data", path)
+		path = corpus.Path(t, path)
 	}
 	h, _, err := format.Open(path, format.Auto, format.Options{})
 	if err != nil {

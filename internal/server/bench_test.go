@@ -133,7 +133,7 @@ func waitIngested(b *testing.B, s *Server, n int64, timeout time.Duration) float
 // BenchmarkHTTPIngest sends a 200,000-transaction history over loopback HTTP in batches
 // of 1,000 (two, then four requests in flight) to a fresh server and waits until all are applied. The
 // client (encoding included) runs in the same process, so txns/cpu-s is the whole
-// pipeline's. The GC target is Serve's (400). `isovet bench-serve` is the fuller
+// pipeline's. The GC target is Serve's (400). `go run ./bench/serve` is the fuller
 // measurement (separate processes, the checker's own CPU, sustained for a window).
 func BenchmarkHTTPIngest(b *testing.B) {
 	const n = 200_000

@@ -17,6 +17,7 @@ import (
 	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
 	"github.com/isovet/isovet/internal/check/ts"
+	"github.com/isovet/isovet/internal/corpus"
 )
 
 // historyOf builds a history from decoded transactions (session order = slice order).
@@ -55,16 +56,9 @@ func historyOf(t testing.TB, txs []ts.Txn, initial history.Datum) *history.Histo
 
 func loadExample(t testing.TB, name string) *history.History {
 	t.Helper()
-	dir := os.Getenv("ISOVET_SHARED_DATA")
-	if dir == "" {
-		dir = "/work/shared/data"
-	}
-	data, err := os.ReadFile(dir + "/chronos/" + name)
+	data, err := os.ReadFile(corpus.Path(t, "chronos/"+name))
 	if err != nil {
-		if os.Getenv("ISOVET_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("shared example missing (set ISOVET_SHARED_DATA): %v", err)
-		}
-		t.Skipf("shared example missing (set ISOVET_SHARED_DATA): %v", err)
+		t.Fatal(err)
 	}
 	txs, err := decodeBatch(data)
 	if err != nil {

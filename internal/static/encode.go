@@ -487,14 +487,6 @@ func declFun(name string, args []smtlib.Term, ret smtlib.Term) smtlib.Term {
 	return smtlib.Cmd("declare-fun", smtlib.Sym(name), smtlib.List(args...), ret)
 }
 
-func rep(t smtlib.Term, n int) []smtlib.Term {
-	out := make([]smtlib.Term, n)
-	for i := range out {
-		out[i] = t
-	}
-	return out
-}
-
 // loopSorts returns the record sorts of the given loops' iterators.
 func loopSorts(txn *Txn, loops []*Foreach) []smtlib.Term {
 	out := make([]smtlib.Term, len(loops))

@@ -31,16 +31,6 @@ var modelSources = map[string]string{
 	"ser": "(assert (forall ((a T) (b T)) (= (vis a b) (ar a b))))",
 }
 
-var modelDescriptions = map[string]string{
-	"ec":        "eventual consistency: no axiom beyond atomic visibility",
-	"cc":        "causal consistency: vis is transitive",
-	"pc":        "prefix consistency: ar;vis ⊆ vis",
-	"psi":       "parallel snapshot isolation: WW ⊆ vis and vis transitive (causal)",
-	"psi-paper": "the paper's Eq. 12 alone: WW ⊆ vis, without causality",
-	"si":        "snapshot isolation: PSI ∧ PC",
-	"ser":       "serializability: vis = ar",
-}
-
 // ModelNames lists the built-in models.
 func ModelNames() []string {
 	var out []string

@@ -17,7 +17,7 @@ import (
 // only because a transaction that began after others ended read an older state (a stale
 // read), which plain serializability allows.
 func TestCoo(t *testing.T) {
-	dir := filepath.Join(shared, "vbox/coo")
+	dir := sharedPath(t, "vbox/coo")
 	// The ten cases that plain serializability accepts; every other one it rejects.
 	serializable := []string{
 		"iat_dda_read_skew_committed_pred", "iat_sda_lost_update_committed",
@@ -28,7 +28,7 @@ func TestCoo(t *testing.T) {
 	}
 	es, err := os.ReadDir(dir)
 	if err != nil {
-		t.Fatalf("shared data: %v", err)
+		t.Fatal(err)
 	}
 	if len(es) != 29 {
 		t.Fatalf("%s holds %d cases, want 29", dir, len(es))

@@ -3,7 +3,7 @@ package ser
 import (
 	"context"
 	"fmt"
-	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -12,11 +12,17 @@ import (
 
 	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/internal/corpus"
 	"github.com/isovet/isovet/internal/cputime"
 	"github.com/isovet/isovet/internal/report"
 )
 
-const shared = "/work/shared/data"
+// sharedPath returns the slash-separated path elem, joined, in the public corpora, or skips
+// t (fails it under ISOVET_REQUIRE_DATA=1) when it is missing.
+func sharedPath(t testing.TB, elem ...string) string {
+	t.Helper()
+	return corpus.Path(t, path.Join(elem...))
+}
 
 // runFile loads one history and checks it, logging time and heap.
 func runFile(t testing.TB, path string, level anomaly.Level) *report.Report {
@@ -27,9 +33,6 @@ func runFile(t testing.TB, path string, level anomaly.Level) *report.Report {
 // runFileWith is runFile with options (Now is set).
 func runFileWith(t testing.TB, path string, level anomaly.Level, o Options) *report.Report {
 	t.Helper()
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("shared data not available: %v", err)
-	}
 	h, _, err := format.Open(path, format.Auto, format.Options{})
 	if err != nil {
 		t.Fatalf("open %s: %v", path, err)
@@ -59,7 +62,7 @@ func runFileWith(t testing.TB, path string, level anomaly.Level, o Options) *rep
 func TestCobraViolations(t *testing.T) {
 	for _, name := range []string{"cock-G2", "cock-blog", "yuga-G2-a", "fauna-page", "yuga-G2-b", "yuga-G2-c"} {
 		t.Run(name, func(t *testing.T) {
-			rep := runFile(t, filepath.Join(shared, "cobra/ser-violation", name), anomaly.StrongSessionSerializable)
+			rep := runFile(t, sharedPath(t, "cobra/ser-violation", name), anomaly.StrongSessionSerializable)
 			if name == "cock-blog" {
 				// 8 reads name writers that are in no client log. Cobra logs every committed
 				// transaction and no aborted one, so those writers did not commit: G1a.
@@ -109,7 +112,7 @@ func TestBenchHistories(t *testing.T) {
 	for _, f := range benchFiles {
 		name := strings.TrimSuffix(strings.TrimSuffix(f.path, "/hist-00000/history.bincode"), "/")
 		t.Run(filepath.Base(name), func(t *testing.T) {
-			rep := runFile(t, filepath.Join(shared, f.path), f.level)
+			rep := runFile(t, sharedPath(t, f.path), f.level)
 			if rep.Verdict != f.want {
 				for _, a := range rep.Anomalies {
 					t.Logf("%s: %s", a.Kind, a.Message)
@@ -123,7 +126,7 @@ func TestBenchHistories(t *testing.T) {
 // TestBlindWPredAbortedRead: Vbox's blindw_pred_1000 holds aborted reads (reads naming
 // transactions whose only logged transaction aborted), which every level must report.
 func TestBlindWPredAbortedRead(t *testing.T) {
-	rep := runFile(t, filepath.Join(shared, "bench/vbox/blindw_pred_1000"), anomaly.StrongSessionSerializable)
+	rep := runFile(t, sharedPath(t, "bench/vbox/blindw_pred_1000"), anomaly.StrongSessionSerializable)
 	if rep.Verdict != report.Fail {
 		t.Fatalf("verdict %v, want fail; notes %v", rep.Verdict, rep.Notes)
 	}

@@ -1,7 +1,6 @@
 package ser
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,7 +13,7 @@ import (
 // images) was Unknown at every level; the row replay decides its 13 open evaluations.
 func TestRowReplayVboxPred(t *testing.T) {
 	for _, level := range []anomaly.Level{anomaly.StrictSerializable, anomaly.Serializable} {
-		rep := runFile(t, filepath.Join(shared, "bench/vbox/blindw_pred_100"), level)
+		rep := runFile(t, sharedPath(t, "bench/vbox/blindw_pred_100"), level)
 		if rep.Verdict != report.Pass {
 			t.Fatalf("%s: %s, want pass; notes %q", level, rep.Verdict, rep.Notes)
 		}

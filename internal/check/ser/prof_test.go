@@ -3,7 +3,6 @@ package ser
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -20,7 +19,7 @@ func TestProfPrune(t *testing.T) {
 	if path == "" {
 		t.Skip()
 	}
-	h, _, err := format.Open(filepath.Join(shared, path), format.Auto, format.Options{})
+	h, _, err := format.Open(sharedPath(t, path), format.Auto, format.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,11 +36,20 @@ func TestProfPrune(t *testing.T) {
 	p := polygraph.Build(d)
 	t2 := time.Now()
 	v, err := p.Prune(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 	t3 := time.Now()
 	ww, wr := p.Remaining()
 	t.Logf("deps %v build %v prune %v passes %d viol %v remaining ww %d wr %d known %d nodes %d WW %d WR %d", t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), p.Passes, v != nil, ww, wr, p.G.M(), p.G.N(), len(p.WW), len(p.WR))
 	en, err := p.Encode(context.Background(), polygraph.EncodeOptions{Theory: acyclic.Options{Propagate: os.Getenv("ISOVET_TPROP") != ""}, Solver: sat.Options{Restart: sat.RestartPolicy(len(os.Getenv("ISOVET_GLUCOSE")) % 2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t4 := time.Now()
 	st, err := en.Solve(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("encode %v solve %v %v %+v", t4.Sub(t3), time.Since(t4), st, en.S.Stats())
 }

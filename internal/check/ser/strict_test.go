@@ -3,7 +3,6 @@ package ser
 import (
 	"context"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -132,7 +131,7 @@ func TestStrictFastDifferential(t *testing.T) {
 // speed of issue #4).
 func TestStrictFastVbox(t *testing.T) {
 	for _, name := range []string{"blindw_wr_10000", "blindw_rh_10000", "blindw_wh_10000", "ctwitter_10000"} {
-		h, _, err := format.Open(filepath.Join(shared, "bench/vbox", name), format.Auto, format.Options{})
+		h, _, err := format.Open(sharedPath(t, "bench/vbox", name), format.Auto, format.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/format"
+	"github.com/isovet/isovet/internal/corpus"
 	"github.com/isovet/isovet/internal/report"
 )
 
@@ -39,9 +40,7 @@ func cell(t *testing.T, path string, level anomaly.Level) (report.Verdict, strin
 // table docs/ser.md holds (go test -run TestFixtureTable -v). It asserts the verdicts the
 // sources report: Elle's paper example is not serializable.
 func TestFixtureTable(t *testing.T) {
-	if _, err := os.Stat(shared); err != nil {
-		t.Skip("no shared data")
-	}
+	shared := corpus.Dir(t)
 	var paths []string
 	for _, dir := range []string{"plume/testcase/text", "plume/testcase/elle", "plume/testcase/dbcop", "plume/testcase/cobra", "elle/elle", "elle/elle-cli/elle", "elle/elle-cli/custom", "elle/elle-cli/jepsen"} {
 		es, err := os.ReadDir(filepath.Join(shared, dir))

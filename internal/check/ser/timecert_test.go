@@ -2,7 +2,6 @@ package ser
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -26,7 +25,7 @@ func hasTimeCert(rep *report.Report) bool {
 func TestTimeCertificate(t *testing.T) {
 	for _, name := range []string{"blindw_wr_10000", "blindw_wh_10000"} {
 		for _, level := range []anomaly.Level{anomaly.Serializable, anomaly.StrongSessionSerializable} {
-			rep := runFileWith(t, filepath.Join(shared, "bench/vbox", name), level, Options{Shortcuts: certify.SkipRows})
+			rep := runFileWith(t, sharedPath(t, "bench/vbox", name), level, Options{Shortcuts: certify.SkipRows})
 			if rep.Verdict != report.Pass || !hasTimeCert(rep) {
 				t.Errorf("%s at %s: verdict %s, notes %q; want a pass through the time certificate", name, level, rep.Verdict, rep.Notes)
 			}
@@ -39,11 +38,11 @@ func TestTimeCertificate(t *testing.T) {
 // overwritten writer ended) gets no certificate, and the general pipeline passes it; one that
 // is not serializable still fails.
 func TestTimeCertificateFallsBack(t *testing.T) {
-	rep := runFile(t, filepath.Join(shared, "vbox/coo/wat_sda_lost_update_c1"), anomaly.Serializable)
+	rep := runFile(t, sharedPath(t, "vbox/coo/wat_sda_lost_update_c1"), anomaly.Serializable)
 	if rep.Verdict != report.Pass || hasTimeCert(rep) {
 		t.Errorf("wat_sda_lost_update_c1: verdict %s, notes %q; want a pass by the general pipeline", rep.Verdict, rep.Notes)
 	}
-	rep = runFile(t, filepath.Join(shared, "vbox/coo/iat_dda_write_skew"), anomaly.Serializable)
+	rep = runFile(t, sharedPath(t, "vbox/coo/iat_dda_write_skew"), anomaly.Serializable)
 	if rep.Verdict != report.Fail {
 		t.Errorf("iat_dda_write_skew: verdict %s, want fail", rep.Verdict)
 	}
@@ -52,7 +51,7 @@ func TestTimeCertificateFallsBack(t *testing.T) {
 // TestTimeCertificateSameVerdict: with the certificate switched off, the general pipeline
 // reaches the same verdict on a file it decides quickly.
 func TestTimeCertificateSameVerdict(t *testing.T) {
-	h, _, err := format.Open(filepath.Join(shared, "bench/vbox/blindw_rh_10000"), format.Auto, format.Options{})
+	h, _, err := format.Open(sharedPath(t, "bench/vbox/blindw_rh_10000"), format.Auto, format.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +78,7 @@ const rowCertNote = "replayed on whole rows"
 func TestRowCertificateFiles(t *testing.T) {
 	for _, name := range []string{"blindw_wr_10000", "blindw_wh_10000", "blindw_rh_10000"} {
 		for _, level := range Levels {
-			rep := runFile(t, filepath.Join(shared, "bench/vbox", name), level)
+			rep := runFile(t, sharedPath(t, "bench/vbox", name), level)
 			if rep.Verdict != report.Pass || !slices.ContainsFunc(rep.Notes, func(n string) bool {
 				return strings.Contains(n, rowCertNote) && strings.Contains(n, "strict-serializable too")
 			}) {
@@ -87,7 +86,7 @@ func TestRowCertificateFiles(t *testing.T) {
 			}
 		}
 	}
-	h, _, err := format.Open(filepath.Join(shared, "bench/vbox/blindw_rh_10000"), format.Auto, format.Options{})
+	h, _, err := format.Open(sharedPath(t, "bench/vbox/blindw_rh_10000"), format.Auto, format.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

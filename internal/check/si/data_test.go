@@ -16,25 +16,15 @@ import (
 	"github.com/isovet/isovet/format"
 	"github.com/isovet/isovet/history"
 	"github.com/isovet/isovet/internal/check/si"
+	"github.com/isovet/isovet/internal/corpus"
 	"github.com/isovet/isovet/internal/cputime"
 	"github.com/isovet/isovet/internal/report"
 	"github.com/isovet/isovet/internal/sat/acyclic"
 )
 
-// sharedDir is the shared data directory (ISOVET_SHARED_DATA, else /work/shared/data).
-func sharedDir() string {
-	if d := os.Getenv("ISOVET_SHARED_DATA"); d != "" {
-		return d
-	}
-	return "/work/shared/data"
-}
-
 func open(t testing.TB, rel string) *history.History {
 	t.Helper()
-	path := filepath.Join(sharedDir(), rel)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("shared data not available: %v", err)
-	}
+	path := corpus.Path(t, rel)
 	h, _, err := format.Open(path, format.Auto, format.Options{})
 	if err != nil {
 		t.Fatalf("open %s: %v", path, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/format"
 	"github.com/isovet/isovet/internal/check/si"
+	"github.com/isovet/isovet/internal/corpus"
 	"github.com/isovet/isovet/internal/report"
 )
 
@@ -42,10 +43,7 @@ func cell(path string, level anomaly.Level) (report.Verdict, string) {
 // conversion of tap-e, which lost the offending operations.
 func TestFixtureTable(t *testing.T) {
 	t.Parallel()
-	shared := sharedDir()
-	if _, err := os.Stat(shared); err != nil {
-		t.Skip("no shared data")
-	}
+	shared := corpus.Dir(t)
 	var paths []string
 	for _, dir := range []string{"plume/testcase/text", "plume/testcase/elle", "plume/testcase/dbcop", "plume/testcase/cobra"} {
 		es, err := os.ReadDir(filepath.Join(shared, dir))

@@ -10,9 +10,8 @@ import (
 
 	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/corpus"
 )
-
-const chronosDir = "/work/shared/data/chronos/"
 
 // loadChronos reads an authors' example (a JSON array of {tid, sid, sts, cts, ops}) into a
 // history, with session order = array order. It is a test helper; format/chronos is the
@@ -20,9 +19,6 @@ const chronosDir = "/work/shared/data/chronos/"
 func loadChronos(t testing.TB, path string, initial *int64) *history.History {
 	t.Helper()
 	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		t.Skipf("shared example %s is missing", path)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +125,7 @@ func TestSharedExamples(t *testing.T) {
 	for _, tc := range tests {
 		name := fmt.Sprintf("%s/%s/init=%v", tc.file, tc.level, tc.initial != nil)
 		t.Run(name, func(t *testing.T) {
-			h := loadChronos(t, chronosDir+tc.file, tc.initial)
+			h := loadChronos(t, corpus.Path(t, "chronos/"+tc.file), tc.initial)
 			res, err := Run(context.Background(), h, tc.level, Options{})
 			if err != nil {
 				t.Fatal(err)

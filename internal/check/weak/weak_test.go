@@ -3,7 +3,6 @@ package weak_test
 import (
 	"context"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/isovet/isovet/format"
 	"github.com/isovet/isovet/history"
 	"github.com/isovet/isovet/internal/check/weak"
+	"github.com/isovet/isovet/internal/corpus"
 	"github.com/isovet/isovet/internal/histtest"
 	"github.com/isovet/isovet/internal/report"
 )
@@ -623,31 +623,19 @@ s2: T2 pr("v > 0", [x=1]) c`)
 	}
 }
 
+// plumeDir is Plume's text test cases in the public corpora; it skips t (fails it under
+// ISOVET_REQUIRE_DATA=1) when they are missing.
+func plumeDir(t *testing.T) string {
+	t.Helper()
+	return corpus.Path(t, "plume/testcase/text")
+}
+
 // TestPlumeFixtures: Plume's 14 anomaly patterns, as its text format writes them. The
 // first six (thin-air, aborted, future, not-my-own-write, not-my-last-write and
 // intermediate reads) and the non-repeatable read written as a read after the reader's own
 // write are not read committed here; the others are: Plume's RC also keeps session order
 // and monotonic views within a transaction (TAP-g to TAP-i), and TAP-j to TAP-n are read
 // atomic and causal patterns, which Adya's PL-2 allows.
-// plumeDir is Plume's text test cases in the public histories (ISOVET_SHARED_DATA, else
-// ../shared/data beside the repository). Without them the test skips, saying so, except
-// under ISOVET_REQUIRE_SERVICES=1 (CI), where it fails.
-func plumeDir(t *testing.T) string {
-	t.Helper()
-	data := os.Getenv("ISOVET_SHARED_DATA")
-	if data == "" {
-		data = filepath.Join("..", "..", "..", "..", "shared", "data")
-	}
-	dir := filepath.Join(data, "plume", "testcase", "text")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("ISOVET_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("the public histories are required here: %v", err)
-		}
-		t.Skipf("the public histories are not beside this clone (%v): set ISOVET_SHARED_DATA to test Plume's cases", err)
-	}
-	return dir
-}
-
 func TestPlumeFixtures(t *testing.T) {
 	t.Parallel()
 	dir := plumeDir(t)

@@ -2,12 +2,12 @@ package coo
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/isovet/isovet/internal/corpus"
 )
 
 const setup = "0-1-DROP TABLE IF EXISTS t1;\n0-1-CREATE TABLE t1 (k INT PRIMARY KEY, v INT);\n0-1-INSERT INTO t1 VALUES (0, 0);\n0-1-COMMIT;\n"
@@ -117,22 +117,11 @@ func TestParseLongLine(t *testing.T) {
 	}
 }
 
-// sharedScenarios returns the public scripts' directory, or skips (fails under
-// ISOVET_REQUIRE_SERVICES=1) when ../shared/data is not beside the repository.
+// sharedScenarios returns the public scripts' directory in the public corpora, or skips
+// (fails under ISOVET_REQUIRE_DATA=1) when they are missing.
 func sharedScenarios(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("ISOVET_SHARED_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "..", "shared", "data")
-	}
-	dir = filepath.Join(dir, "vbox", "coo_origin")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("ISOVET_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("the Coo scripts are required (ISOVET_REQUIRE_SERVICES=1) but not at %s (set ISOVET_SHARED_DATA): %v", dir, err)
-		}
-		t.Skipf("the Coo scripts are not at %s (set ISOVET_SHARED_DATA)", dir)
-	}
-	return dir
+	return corpus.Path(t, "vbox/coo_origin")
 }
 
 // TestLoadDirPublicScripts parses the 29 public scripts: 13 RAT, 9 WAT and 7 IAT, each with a

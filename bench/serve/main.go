@@ -1,3 +1,11 @@
+// Command serve measures isovet serve, the online checking service: its sustained ingest
+// throughput, CPU per transaction and lag on loopback, over HTTP or NATS JetStream.
+//
+//	go build -o /tmp/isovet ./cmd/isovet
+//	go run ./bench/serve -server-bin /tmp/isovet -via http
+//	go run ./bench/serve -server-bin /tmp/isovet -via nats
+//
+// -server-bin OLD measures another build; -json prints the report as JSON.
 package main
 
 import (
@@ -5,12 +13,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,15 +30,12 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/spf13/cobra"
 
 	"github.com/isovet/isovet/internal/cputime"
 	"github.com/isovet/isovet/internal/server"
 )
 
-func init() { extraCommands = append(extraCommands, newBenchServeCmd) }
-
-// benchServe is the configuration of `isovet bench-serve`.
+// benchServe is the configuration of one measurement.
 type benchServe struct {
 	via       string // http or nats
 	natsURL   string
@@ -45,7 +52,7 @@ type benchServe struct {
 	json      bool
 }
 
-// benchReport is what bench-serve measured. CPU figures are user+system seconds of each
+// benchReport is what bench/serve measured. CPU figures are user+system seconds of each
 // process over the measured window.
 type benchReport struct {
 	Via            string    `json:"via"`
@@ -79,39 +86,22 @@ type benchReport struct {
 	ServerArguments []string  `json:"server_args"`
 }
 
-func newBenchServeCmd() *cobra.Command {
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main without the process: it parses args, measures, prints the report and returns
+// the exit code (0 done, 1 the measurement failed, 2 a usage error).
+func run(args []string, stdout, stderr io.Writer) int {
 	var b benchServe
-	c := &cobra.Command{
-		Use:   "bench-serve",
-		Short: "Measure isovet serve's sustained ingest throughput, CPU per transaction and lag on loopback",
-		Long: `Start isovet serve as a child process on a loopback port, feed it a synthetic
-snapshot-isolation workload (24 sessions, 8 operations per transaction, 10,000 keys, in commit
-order) over HTTP or through NATS JetStream for --duration, and report the transactions the
-server applied per second, its CPU per transaction (and the client's and the NATS server's,
-all from the kernel's accounting), the largest checker lag and ingest backlog seen, and the
-load average. The transactions are generated and encoded before the clock starts; their
-encoding cost is reported separately.`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			if b.via != "http" && b.via != "nats" {
-				return &exitError{code: exitUsage, err: fmt.Errorf("--via must be http or nats, not %q", b.via)}
-			}
-			r, err := b.run(c.Context(), c.ErrOrStderr())
-			if err != nil {
-				return &exitError{code: exitUsage, err: err}
-			}
-			if b.json {
-				enc := json.NewEncoder(c.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(r)
-			}
-			printBench(c.OutOrStdout(), r)
-			return nil
-		},
+	f := flag.NewFlagSet("serve", flag.ContinueOnError)
+	f.SetOutput(stderr)
+	f.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		f.PrintDefaults()
 	}
-	f := c.Flags()
 	f.StringVar(&b.via, "via", "http", "http (POST /v1/txns) or nats (JetStream)")
-	f.StringVar(&b.natsURL, "nats", "nats://127.0.0.1:4222", "NATS server for --via nats (loopback only)")
+	f.StringVar(&b.natsURL, "nats", "nats://127.0.0.1:4222", "NATS server for -via nats (loopback only)")
 	f.DurationVar(&b.duration, "duration", 12*time.Second, "measured window")
 	f.IntVar(&b.txns, "txns", 3_000_000, "transactions generated before the run (the run stops early if they are all sent)")
 	f.IntVar(&b.batch, "batch", 1000, "transactions per request or message")
@@ -122,11 +112,53 @@ encoding cost is reported separately.`,
 	f.IntVar(&b.load.Sessions, "sessions", 24, "sessions")
 	f.IntVar(&b.load.Ops, "ops", 8, "operations per transaction (half reads, half writes)")
 	f.IntVar(&b.load.Keys, "keys", 10_000, "keys")
-	f.StringVar(&b.serverBin, "server-bin", "", "isovet binary to run as the server (default: this one)")
-	f.StringArrayVar(&b.extra, "server-arg", nil, "extra argument for isovet serve, e.g. --server-arg=--cpu-profile=serve.pprof (repeatable)")
+	f.StringVar(&b.serverBin, "server-bin", "isovet", "isovet binary to run as the server (a path, or a name looked up on PATH)")
+	f.Func("server-arg", "extra argument for isovet serve, e.g. -server-arg=--cpu-profile=serve.pprof (repeatable)", func(v string) error {
+		b.extra = append(b.extra, v)
+		return nil
+	})
 	f.BoolVar(&b.json, "json", false, "print the report as JSON")
-	return c
+	if err := f.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if f.NArg() > 0 || (b.via != "http" && b.via != "nats") {
+		fmt.Fprintf(stderr, "serve: -via must be http or nats (got %q), and no arguments are taken (got %q)\n", b.via, f.Args())
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	r, err := b.run(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "serve: %v\n", err)
+		return 1
+	}
+	if b.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(r); err != nil {
+			fmt.Fprintf(stderr, "serve: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	printBench(stdout, r)
+	return 0
 }
+
+const usage = `usage: go run ./bench/serve [flags]
+
+Start isovet serve (the -server-bin binary) as a child process on a loopback port, feed it
+a synthetic snapshot-isolation workload (24 sessions, 8 operations per transaction, 10,000
+keys, in commit order) over HTTP or through NATS JetStream for -duration, and report the
+transactions the server applied per second, its CPU per transaction (and the client's and
+the NATS server's, all from the kernel's accounting), the largest checker lag and ingest
+backlog seen, and the load average. The transactions are generated and encoded before the
+clock starts; their encoding cost is reported separately.
+
+`
 
 func (b *benchServe) run(ctx context.Context, logw io.Writer) (*benchReport, error) {
 	br := &benchRun{b: b, r: &benchReport{Via: b.via, GeneratedAt: time.Now().UTC()}}
@@ -170,15 +202,16 @@ func (b *benchServe) run(ctx context.Context, logw io.Writer) (*benchReport, err
 	return br.r, nil
 }
 
-// binary is the isovet binary to run as the server: --server-bin, or this one.
+// binary is the isovet binary to run as the server: -server-bin, as a path or found on PATH.
 func (b *benchServe) binary() (string, error) {
-	if b.serverBin != "" {
-		return b.serverBin, nil
+	p, err := exec.LookPath(b.serverBin)
+	if err != nil {
+		return "", fmt.Errorf("the isovet binary to serve (go build -o isovet ./cmd/isovet, then -server-bin ./isovet): %w", err)
 	}
-	return os.Executable()
+	return p, nil
 }
 
-// benchRun is the state of one bench-serve run, shared by its phases.
+// benchRun is the state of one bench/serve run, shared by its phases.
 type benchRun struct {
 	b      *benchServe
 	r      *benchReport
@@ -233,7 +266,7 @@ func (b *benchServe) serverArgs(addr string) []string {
 // function deletes the stream and closes the connection.
 func (br *benchRun) openNATS(ctx context.Context) (func(), error) {
 	url := br.b.natsURL
-	nc, err := nats.Connect(url, nats.Name("isovet bench-serve"))
+	nc, err := nats.Connect(url, nats.Name("isovet bench/serve"))
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", url, err)
 	}
@@ -473,7 +506,7 @@ func printBench(w io.Writer, r *benchReport) {
 	fmt.Fprintf(w, "lag       max %.3f s settle lag, max backlog %d txns, drained in %.2f s, %d violations\n", r.MaxLag, r.MaxBacklog, r.Drain, r.Violations)
 }
 
-// statusLite is the part of GET /v1/status bench-serve reads.
+// statusLite is the part of GET /v1/status bench/serve reads.
 type statusLite struct {
 	Ingested   int64   `json:"ingested"`
 	Duplicates int64   `json:"duplicates"`

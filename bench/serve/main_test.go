@@ -9,11 +9,11 @@ import (
 	"github.com/isovet/isovet/internal/cputime"
 )
 
-// TestBenchServeAccounting: the per-process CPU and memory figures bench-serve reports come
+// TestBenchServeAccounting: the per-process CPU and memory figures bench/serve reports come
 // from /proc and agree with the process's own accounting.
 func TestBenchServeAccounting(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("no /proc on this system: bench-serve reports no per-process figures here")
+		t.Skip("no /proc on this system: bench/serve reports no per-process figures here")
 	}
 	for cputime.Self() < 100*time.Millisecond { // enough CPU for /proc's 10 ms ticks to show
 		for x := 0; x < 1e5; x++ {
