@@ -16,8 +16,10 @@
 package corpus
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -85,7 +87,24 @@ func missing(t testing.TB, why string) {
 	if os.Getenv(RequireEnv) == "1" {
 		t.Fatalf("%s needs the public corpora (%s=1): %s (README: \"Tests and the public data\")", t.Name(), RequireEnv, why)
 	}
+	announce.Do(func() { tellTerminal(why) })
 	t.Skipf("%s needs the public corpora: %s (README: \"Tests and the public data\")", t.Name(), why)
+}
+
+var announce sync.Once
+
+// tellTerminal says once per test binary, on the terminal the tests run from, that some of
+// its tests skip for want of the corpora. go test shows nothing a passing package prints,
+// so without this a plain "go test ./..." would skip them silently; with no terminal (CI,
+// a pipe) it says nothing, and -v lists every skipped test.
+func tellTerminal(why string) {
+	tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
+	if err != nil {
+		return
+	}
+	defer tty.Close()
+	pkg := strings.TrimSuffix(filepath.Base(os.Args[0]), ".test")
+	fmt.Fprintf(tty, "isovet: %s: tests that need the public corpora skip (%s); list them with go test -v ./... | grep 'needs the public corpora'\n", pkg, why)
 }
 
 // Find returns the file or directory rel in the corpora and whether it is there, for uses
