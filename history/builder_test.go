@@ -32,8 +32,8 @@ func TestBuilderBuildsWhatItWasGiven(t *testing.T) {
 	if got := len(h.Txns); got != 2 {
 		t.Fatalf("len(Txns) = %d, want 2", got)
 	}
-	if got := h.Name(t1); got != "100" {
-		t.Errorf("Name(t1) = %q, want 100", got)
+	if got := h.Name(t1); got != "T100" {
+		t.Errorf("Name(t1) = %q, want T100", got)
 	}
 	if got := h.Name(t2); got != "T1" {
 		t.Errorf("Name(t2) = %q, want T1", got)

@@ -282,9 +282,18 @@ func (h *History) KV(k Key, v Value) string { return KV(h.Key(k), h.Value(v)) }
 // Name returns how reports name t: its source id when it has one, else "T<id>".
 func (h *History) Name(t TxnID) string {
 	if d := h.Txns[t].Source; !d.IsNil() {
-		return d.String()
+		return TxnName(d)
 	}
 	return "T" + strconv.Itoa(int(t))
+}
+
+// TxnName is how reports name a transaction whose source id is d: a number as "T7" (a bare
+// number would read like a key or a value), anything else as it stands.
+func TxnName(d Datum) string {
+	if i, ok := d.Int(); ok {
+		return "T" + strconv.FormatInt(i, 10)
+	}
+	return d.String()
 }
 
 // HasTime reports whether every transaction carries a client interval.

@@ -249,7 +249,7 @@ func TestStatSnapshots(t *testing.T) {
 	}
 	for _, tt := range []struct{ path, want string }{
 		{good, "db time     all txns have start/commit timestamps, derived from the snapshots"},
-		{bad, "db time     none (history: snapshots do not give timestamps: the snapshots are not nested: T2's snapshot 10:12:11 sees the commit of 10 (id 10), which T3's snapshot 10:12:10, seeing as many or more committed writers, does not)"},
+		{bad, "db time     none (history: snapshots do not give timestamps: the snapshots are not nested: T2's snapshot 10:12:11 sees the commit of T10 (id 10), which T3's snapshot 10:12:10, seeing as many or more committed writers, does not)"},
 	} {
 		code, out, stderr := runCLI(t, "stat", tt.path)
 		if code != 0 || !strings.Contains(out, "snapshots   all txns have a database snapshot\n") || !strings.Contains(out, tt.want+"\n") {

@@ -36,7 +36,7 @@ func TestCheckFailedStatements(t *testing.T) {
 		if code != tt.code {
 			t.Errorf("%s: exit %d, want %d\n%s%s", tt.reading, code, tt.code, out, stderr)
 		}
-		if !strings.Contains(out, "Failed statements: 1 transaction logged as committed contains a failed statement (1)") {
+		if !strings.Contains(out, "Failed statements: 1 transaction logged as committed contains a failed statement (T1)") {
 			t.Errorf("%s: the report does not name transaction 1:\n%s", tt.reading, out)
 		}
 	}

@@ -23,7 +23,7 @@ func ExampleDecoder_Decode() {
 	}
 	fmt.Println("initial", h.Value(h.Initial))
 	// Output:
-	// 1 5 9.1 1
-	// 2 10 11 1
+	// T1 5 9.1 1
+	// T2 10 11 1
 	// initial 0
 }

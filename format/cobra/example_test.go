@@ -38,5 +38,5 @@ func Example() {
 	}
 	r := h.Txns[1].Ops[0]
 	fmt.Printf("txn %s reads key %v = %v written by txn %s\n", h.Name(1), h.Key(r.Key), h.Value(r.Value), h.Name(r.Src.Txn))
-	// Output: txn 20 reads key 1 = 7 written by txn 10
+	// Output: txn T20 reads key 1 = 7 written by txn T10
 }

@@ -72,7 +72,7 @@ func positionPairs(in string) []string {
 	for a, ea := range evs {
 		for b, eb := range evs {
 			if ea.done >= 0 && ea.done < eb.inv {
-				out = append(out, a+"<"+b)
+				out = append(out, "T"+a+"<T"+b)
 			}
 		}
 	}

@@ -553,7 +553,7 @@ func ExampleReadEDN() {
 	_ = elle.WriteJSON(&out, h)
 	fmt.Print(out.String())
 	// Output:
-	// 0 committed {5 9} 2 :y
+	// T0 committed {5 9} 2 :y
 	// [
 	// {"index":0,"time":5,"type":"invoke","process":0,"f":"txn","value":[["append",":x",1],["r",":y",null]]},
 	// {"index":1,"time":9,"type":"ok","process":0,"f":"txn","value":[["append",":x",1],["r",":y",[7]]]}

@@ -20,6 +20,6 @@ func ExampleDecoder_Decode() {
 		fmt.Println(h.Name(t.ID), t.Outcome, len(t.Ops))
 	}
 	// Output:
-	// -1 aborted 2
-	// 1 committed 1
+	// T-1 aborted 2
+	// T1 committed 1
 }

@@ -85,7 +85,7 @@ func TestIsoVistaPGSerBug(t *testing.T) {
 			names = append(names, h.Name(x))
 		}
 		slices.Sort(names)
-		if a.Kind == anomaly.G2Item && slices.Equal(names, []string{"11", "17"}) {
+		if a.Kind == anomaly.G2Item && slices.Equal(names, []string{"T11", "T17"}) {
 			found = true
 		}
 	}

@@ -40,5 +40,5 @@ func Example() {
 	t := h.Txns[1]
 	r := t.Ops[0]
 	fmt.Printf("txn %s [%d,%d] reads row %v = %v from txn %s during %v\n", h.Name(1), t.Time.Begin, t.Time.End, h.Key(r.Key), h.Value(r.Value), h.Name(r.Src.Txn), t.OpTimes[0])
-	// Output: txn 2 [500,800] reads row 7 = 0000000000000abc=42 from txn 1 during {600 650}
+	// Output: txn T2 [500,800] reads row 7 = 0000000000000abc=42 from txn T1 during {600 650}
 }

@@ -20,6 +20,6 @@ func ExampleDecoder_Decode() {
 		fmt.Println(h.Name(t.ID), t.Ops[0].Kind, len(t.Ops))
 	}
 	// Output:
-	// 10 append 1
-	// 20 list-read 2
+	// T10 append 1
+	// T20 list-read 2
 }

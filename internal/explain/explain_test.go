@@ -75,12 +75,12 @@ func handReports() map[string]*report.Report {
 			Level: anomaly.Serializable, Checker: "ser-sat", Verdict: report.Fail, History: skew,
 			Anomalies: []report.Anomaly{{
 				Kind: anomaly.G2Item, Also: []anomaly.Kind{anomaly.WriteSkew}, Txns: []history.TxnID{0, 1}, Key: -1,
-				Message: "11 and 12 each read what the other overwrote",
+				Message: "T11 and T12 each read what the other overwrote",
 				Cycle: []report.Step{
 					{From: 0, To: 1, Rel: report.RW, Key: key(skew, "x"), Value: val(skew, 0), Value2: val(skew, 1)},
 					{From: 1, To: 0, Rel: report.RW, Key: key(skew, "y"), Value: val(skew, 0), Value2: val(skew, 1)},
 				},
-				RuledOut: []string{"11 before 12: then 12 would have read y=1", "12 before 11: then 11 would have read x=1"},
+				RuledOut: []string{"T11 before T12: then T12 would have read y=1", "T12 before T11: then T11 would have read x=1"},
 			}},
 		},
 		"g0": {

@@ -68,7 +68,7 @@ func TestMessages(t *testing.T) {
 		{"internal", "T0 w(x,2); T1 w(x,1) r(x,2)", []finding{{"internal", []string{"T1"}, "x", "T1 read x=2 after writing x=1 itself"}}},
 		{"internal list", "T1 a(l,1) a(l,2) r(l,[2,1])", []finding{{"internal", []string{"T1"}, "l", "T1 read l=[2 1] after appending [1 2] itself, but the list does not end with them"}}},
 		{"internal later", "T1 r(x,1) w(x,1)", []finding{{"internal", []string{"T1"}, "x", "T1 read x=1 before writing it itself"}}},
-		{"g1a", "s1: 101 w(x,1) abort; s2: 102 r(x,1)", []finding{{"G1a", []string{"101", "102"}, "x", "102 read x=1, which only 101 wrote, and it aborted"}}},
+		{"g1a", "s1: 101 w(x,1) abort; s2: 102 r(x,1)", []finding{{"G1a", []string{"T101", "T102"}, "x", "T102 read x=1, which only T101 wrote, and it aborted"}}},
 		{"g1a duplicates", "s1: A w(x,1) abort; B w(x,1) abort; s2: C r(x,1)", []finding{{"G1a", []string{"A", "C"}, "x", "C read x=1, which was written only by 2 transactions, all of which aborted (the first is A)"}}},
 		{"g1a source", "s1: A w(x,1) abort; s2: B r(x,1)<-A; C w(x,1)", []finding{{"G1a", []string{"A", "B"}, "x", "B read x=1 from A (the source names it), which aborted"}}},
 		{"g1a list", `s1: A a("k 1",x) abort; s2: B r("k 1",[x])`, []finding{{"G1a", []string{"A", "B"}, "k 1", "B read k 1=[x], whose element x was appended only by A, which aborted"}}},

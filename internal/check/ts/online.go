@@ -353,7 +353,7 @@ func (o *Online) bytes() int64 {
 }
 
 func (o *Online) viol(k anomaly.Kind, t *otxn) Violation {
-	return Violation{Kind: k, Txn: t.id.String(), TxnID: -1, OtherID: -1, TxnStart: t.start, TxnCommit: t.commit}
+	return Violation{Kind: k, Txn: history.TxnName(t.id), TxnID: -1, OtherID: -1, TxnStart: t.start, TxnCommit: t.commit}
 }
 
 // Observe applies one transaction and returns what can be said at once: INT, SESSION,
@@ -388,7 +388,7 @@ func (o *Online) duplicate(id history.Datum) []Event {
 	if o.o.Shard > 0 {
 		return nil
 	}
-	return []Event{{Kind: EventDuplicate, Txn: id.String()}}
+	return []Event{{Kind: EventDuplicate, Txn: history.TxnName(id)}}
 }
 
 // observe applies c, whose id is new.
@@ -445,12 +445,12 @@ func (o *Online) admit(in *Txn, t *otxn) (evs []Event, lateReads, ok bool) {
 	if o.hasHoriz && t.ck.cmp(o.horizon) < 0 {
 		o.st.Late++
 		o.forget(in.ID)
-		return append(evs, Event{Kind: EventLate, Txn: in.ID.String(), Message: fmt.Sprintf("transaction %v (commit %v) arrived after the versions around its commit were collected (horizon %v); not checked and not applied", in.ID, in.Commit, o.horizon.p.ts)}), false, false
+		return append(evs, Event{Kind: EventLate, Txn: history.TxnName(in.ID), Message: fmt.Sprintf("transaction %v (commit %v) arrived after the versions around its commit were collected (horizon %v); not checked and not applied", in.ID, in.Commit, o.horizon.p.ts)}), false, false
 	}
 	lateReads = o.hasHoriz && t.snap.cmp(o.horizon) < 0
 	if lateReads {
 		o.st.Late++
-		evs = append(evs, Event{Kind: EventLate, Txn: in.ID.String(), Message: fmt.Sprintf("transaction %v (start %v) arrived after the versions its snapshot needs were collected (horizon %v); its writes are applied but its reads are not checked", in.ID, in.Start, o.horizon.p.ts)})
+		evs = append(evs, Event{Kind: EventLate, Txn: history.TxnName(in.ID), Message: fmt.Sprintf("transaction %v (start %v) arrived after the versions its snapshot needs were collected (horizon %v); its writes are applied but its reads are not checked", in.ID, in.Start, o.horizon.p.ts)})
 	}
 	return evs, lateReads, true
 }
@@ -571,7 +571,7 @@ func (o *Online) session(evs []Event, in *Txn, t *otxn) []Event {
 		seq = s.next
 	}
 	s.next = max(s.next, seq+1)
-	e := sessEntry{name: t.id.String(), ck: t.ck, snap: t.snap, start: t.start, cm: t.commit}
+	e := sessEntry{name: history.TxnName(t.id), ck: t.ck, snap: t.snap, start: t.start, cm: t.commit}
 	check := func(prev, cur sessEntry) {
 		snap := cur.snap
 		if o.m.ser {
@@ -641,11 +641,11 @@ func (o *Online) noConflicts(evs []Event, t *otxn, w *owrite, key *okey) []Event
 		}
 		v := Violation{Kind: anomaly.NoConflict, Key: w.k, HasKey: true, TxnID: -1, OtherID: -1}
 		if x.ckO().cmp(t.ck) < 0 {
-			v.Txn, v.TxnStart, v.TxnCommit = x.id.String(), x.start, x.commit()
-			v.Other, v.OtherStart, v.OtherCommit = t.id.String(), t.start, t.commit
+			v.Txn, v.TxnStart, v.TxnCommit = history.TxnName(x.id), x.start, x.commit()
+			v.Other, v.OtherStart, v.OtherCommit = history.TxnName(t.id), t.start, t.commit
 		} else {
-			v.Txn, v.TxnStart, v.TxnCommit = t.id.String(), t.start, t.commit
-			v.Other, v.OtherStart, v.OtherCommit = x.id.String(), x.start, x.commit()
+			v.Txn, v.TxnStart, v.TxnCommit = history.TxnName(t.id), t.start, t.commit
+			v.Other, v.OtherStart, v.OtherCommit = history.TxnName(x.id), x.start, x.commit()
 		}
 		evs = o.emit(evs, v)
 	}
@@ -658,11 +658,11 @@ func (o *Online) ties(evs []Event, t *otxn, w *owrite, key *okey, i int) []Event
 	vs := key.vs
 	for j := i - 1; j >= 0 && (j < len(vs)-1 || key.lastCk.ts == t.commit) && vs[j].ck.ts == t.commit; j-- {
 		x := vs[j].v
-		evs = o.tie(evs, w.k, t.id.String(), t.start, t.commit, x.id.String(), x.start, x.commit())
+		evs = o.tie(evs, w.k, history.TxnName(t.id), t.start, t.commit, history.TxnName(x.id), x.start, x.commit())
 	}
 	for j := i; j < len(vs) && vs[j].ck.ts == t.commit; j++ {
 		x := vs[j].v
-		evs = o.tie(evs, w.k, x.id.String(), x.start, x.commit(), t.id.String(), t.start, t.commit)
+		evs = o.tie(evs, w.k, history.TxnName(x.id), x.start, x.commit(), history.TxnName(t.id), t.start, t.commit)
 	}
 	return evs
 }
@@ -767,7 +767,7 @@ func (o *Online) expected(r *oread) (string, string) {
 			return o.o.Initial.String(), Initial
 		}
 		x := vis[len(vis)-1].v
-		return x.v.String(), x.id.String()
+		return x.v.String(), history.TxnName(x.id)
 	}
 	var l []history.Datum
 	if len(r.key.vs) > 0 {
@@ -778,7 +778,7 @@ func (o *Online) expected(r *oread) (string, string) {
 	}
 	w := Initial
 	if len(vis) > 0 {
-		w = vis[len(vis)-1].v.id.String()
+		w = history.TxnName(vis[len(vis)-1].v.id)
 	}
 	return renderDatums(l), w
 }
@@ -819,9 +819,9 @@ func (o *Online) dropOverBound(evs []Event) []Event {
 	for o.settled < len(o.fifo) && o.bytes() > o.o.MaxBytes*9/10 {
 		t := o.fifo[o.settled]
 		if dropped == 0 {
-			first = t.id.String()
+			first = history.TxnName(t.id)
 		}
-		last = t.id.String()
+		last = history.TxnName(t.id)
 		evs = o.settle(evs, t, false)
 		o.settled++
 		dropped++
@@ -1000,7 +1000,7 @@ func (o *Online) extViolation(r *oread) Violation {
 	}
 	before, unc, after := o.writersOf(r, val)
 	pick := func(x *over, k ExtKind) {
-		v.Ext, v.Other, v.OtherStart, v.OtherCommit = k, x.id.String(), x.start, x.commit()
+		v.Ext, v.Other, v.OtherStart, v.OtherCommit = k, history.TxnName(x.id), x.start, x.commit()
 	}
 	switch {
 	case before != nil:
