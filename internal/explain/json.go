@@ -25,6 +25,10 @@ type Result struct {
 	Level anomaly.Level
 	// Err is why the history could not be checked (unreadable, refused); nil with a report.
 	Err error
+	// Database and Workload, for a history `isovet run` recorded, say which database it
+	// drove (its description, e.g. "PostgreSQL 16.2 at REPEATABLE READ") with which
+	// workload; "" otherwise.
+	Database, Workload string
 }
 
 // JSON writes r as the JSON document of one result with no file ([JSONResults]).
@@ -44,6 +48,8 @@ func JSON(w io.Writer, r *report.Report) error {
 //	  "results": [{
 //	  "file": "h.edn",                          // omitted when the history has no file
 //	  "format": "elle-edn",                     // omitted when unknown
+//	  "database": "memdb serializable",         // isovet run only: the database driven
+//	  "workload": "rw-register",                // isovet run only: the workload
 //	  "level": "serializable",
 //	  "verdict": "fail",                        // pass, fail, unknown, or error
 //	  "error": "unreadable: ...",               // only with verdict error, which has no more fields
@@ -104,7 +110,7 @@ func JSONResults(w io.Writer, results []Result) error {
 
 // resultJSON is res in the document's shape.
 func resultJSON(res Result) jsonResult {
-	out := jsonResult{File: res.File, Format: res.Format, Level: res.Level.String()}
+	out := jsonResult{File: res.File, Format: res.Format, Database: res.Database, Workload: res.Workload, Level: res.Level.String()}
 	r := res.Report
 	if r == nil {
 		out.Verdict = "error"
@@ -162,11 +168,13 @@ type jsonDocument struct {
 // jsonResult is one [Result]: its file, level and verdict, then the report's other fields
 // (none for an error).
 type jsonResult struct {
-	File    string `json:"file,omitempty"`
-	Format  string `json:"format,omitempty"`
-	Level   string `json:"level"`
-	Verdict string `json:"verdict"`
-	Error   string `json:"error,omitempty"`
+	File     string `json:"file,omitempty"`
+	Format   string `json:"format,omitempty"`
+	Database string `json:"database,omitempty"`
+	Workload string `json:"workload,omitempty"`
+	Level    string `json:"level"`
+	Verdict  string `json:"verdict"`
+	Error    string `json:"error,omitempty"`
 	*jsonReport
 }
 
