@@ -320,4 +320,17 @@ func TestCheckSeveral(t *testing.T) {
 	if code != exitViolation {
 		t.Errorf("check of a violation and a missing file: exit %d, want %d (a violation comes first)", code, exitViolation)
 	}
+
+	out2 := t.TempDir()
+	rel := filepath.Join("..", "pass.jsonl")
+	t.Chdir(sub)
+	code, _, stderr = runCLI(t, "check", "--out", out2, rel, "a.jsonl")
+	if code != exitOK {
+		t.Fatalf("check --out of two files: exit %d: %s", code, stderr)
+	}
+	for _, p := range []string{filepath.Join(out2, "__", "pass.jsonl", "report.json"), filepath.Join(out2, "a.jsonl", "report.html"), filepath.Join(out2, "index.html")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("check --out of several files: %v", err)
+		}
+	}
 }
