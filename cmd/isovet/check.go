@@ -70,7 +70,7 @@ else 0.
 	f.in.register(c)
 	c.Flags().StringVarP(&f.level, "level", "l", "serializable", "isolation level to check (see the list above)")
 	c.Flags().StringVar(&f.method, "method", "auto", "auto, black-box, timestamp (needs database timestamps) or basic (the linear checks only: they can find a violation, never prove a pass)")
-	c.Flags().BoolVar(&f.asJSON, "json", false, "print the report as JSON")
+	c.Flags().BoolVar(&f.asJSON, "json", false, "print the reports as one JSON document, a result per history (docs/report.schema.json)")
 	c.Flags().StringVar(&f.out, "out", "", "write the report (text, JSON, and a web page with each anomaly drawn), prose explanations and DOT graphs to this directory")
 	c.Flags().DurationVar(&f.timeout, "timeout", 0, "give up after this long with verdict unknown (exit 3); 0 means no limit")
 	c.Flags().DurationVar(&f.clockSkew, "clock-skew", 0, "widen every client interval by this much on both sides (strict levels)")
