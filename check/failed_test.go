@@ -88,7 +88,7 @@ func TestFailedStatementsReport(t *testing.T) {
 	if s := text.String(); !strings.Contains(s, "Failed statements: "+sentence) || strings.Index(s, sentence) > strings.Index(s, "[1]") {
 		t.Errorf("text report does not name T1 before the anomalies:\n%s", s)
 	}
-	for _, want := range []string{`"failed_statements": {`, `"reading": "uncertain"`, `"committed": [` + "\n      \"T1\"", `"ops": 1`} {
+	for _, want := range []string{`"failed_statements": {`, `"reading": "uncertain"`, `"committed": [`, `"T1"`, `"ops": 1`} {
 		if !strings.Contains(js.String(), want) {
 			t.Errorf("JSON report lacks %s:\n%s", want, js.String())
 		}

@@ -1,7 +1,9 @@
 package render_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 
@@ -54,4 +56,29 @@ func ExampleDOTAnomaly() {
 	//   t0 -> t1 [label="rw x", color="#5B00C0", fontcolor="#5B00C0"];
 	//   t1 -> t0 [label="rw x", color="#5B00C0", fontcolor="#5B00C0"];
 	// }
+}
+
+// The JSON document of one report: a schema version and one result; a program reads the
+// verdict, each anomaly's kind and its steps' keys (strings, as the history wrote them, even
+// when the history's key is the integer 7).
+func ExampleJSON() {
+	h := historytest.MustParse("init 0; s1: T1 r(7,0) w(7,1); s2: T2 r(7,0) w(7,2)")
+	rep, _ := check.Check(context.Background(), h, check.Serializable, check.Options{})
+	var b bytes.Buffer
+	render.JSON(&b, rep)
+	var doc struct {
+		Schema  int
+		Results []struct {
+			Level, Verdict string
+			Anomalies      []struct {
+				Kind  string
+				Steps []struct{ Key any }
+			}
+		}
+	}
+	json.Unmarshal(b.Bytes(), &doc)
+	r := doc.Results[0]
+	fmt.Printf("schema %d: %s %s, %s on key %q\n", doc.Schema, r.Level, r.Verdict, r.Anomalies[0].Kind, r.Anomalies[0].Steps[0].Key)
+	// Output:
+	// schema 1: serializable fail, G2-item on key "7"
 }

@@ -56,22 +56,27 @@ func DOTAnomaly(w io.Writer, h *history.History, a check.Anomaly) error {
 	return explain.DOTAnomaly(w, h, a)
 }
 
-// JSON writes rep as indented JSON, the shape `isovet check --json` prints. It names
-// transactions, keys and values as the source did, never by dense ids; keys and values keep
-// their type (numbers stay numbers, strings strings, nil is null):
+// JSON writes rep as indented JSON, the document `isovet check --json` prints for one
+// history, with one result and no file (docs/report.schema.json is its JSON Schema). It
+// names transactions, keys and values as the source did, never by dense ids; keys are
+// always strings as the source wrote them, values keep their type (numbers stay numbers,
+// strings strings, nil is null):
 //
 //	{
-//	  "level": "serializable", "checker": "ser", "verdict": "fail",   // pass, fail or unknown
-//	  "anomalies": [{
-//	    "kind": "G2-item", "title": "...", "also": ["lost-update"], "key": "x", "message": "...",
-//	    "txns": [{"name": "T1", "session": "s1", "outcome": "committed", "ops": ["r(x,0)", "w(x,1)"],
-//	              "time": {"begin": 1, "end": 5}}],
-//	    "steps": [{"from": "T1", "to": "T2", "rel": "rw", "key": "x", "value": 0, "value2": 2,
-//	               "why": "...", "sentence": "T1 < T2, because ..."}],
-//	    "cycle": true, "contradiction": "...", "ruled_out": ["..."]
-//	  }],
-//	  "notes": ["..."], "caveats": [{"kind": "partial", "note": "..."}],
-//	  "stats": {"txns": 2, ...}, "followup": {"level": "strict-serializable", "verdict": "fail", ...}
+//	  "schema": 1,
+//	  "results": [{
+//	    "level": "serializable", "verdict": "fail", "checker": "ser",   // pass, fail or unknown
+//	    "anomalies": [{
+//	      "kind": "G2-item", "title": "...", "also": ["lost-update"], "key": "x", "message": "...",
+//	      "txns": [{"name": "T1", "session": "s1", "outcome": "committed", "ops": ["r(x,0)", "w(x,1)"],
+//	                "time": {"begin": 1, "end": 5}}],
+//	      "steps": [{"from": "T1", "to": "T2", "rel": "rw", "key": "x", "value": 0, "value2": 2,
+//	                 "why": "...", "sentence": "T1 < T2, because ..."}],
+//	      "cycle": true, "contradiction": "...", "ruled_out": ["..."]
+//	    }],
+//	    "notes": ["..."], "caveats": [{"kind": "partial", "note": "..."}],
+//	    "stats": {"txns": 2, ...}, "followup": {"level": "strict-serializable", "verdict": "fail", ...}
+//	  }]
 //	}
 //
 // Fields that do not apply are left out; docs/reading-reports.md describes each.

@@ -50,24 +50,27 @@ func levelHelp() string {
 func newCheckCmd() *cobra.Command {
 	var f checkFlags
 	c := &cobra.Command{
-		Use:   "check HISTORY",
-		Short: "Check a history against an isolation level",
+		Use:   "check HISTORY...",
+		Short: "Check histories against an isolation level",
 		Long: `Check a history (a file, or a directory for Cobra, Vbox and Viper logs) against an isolation
 level. A directory that holds histories rather than being one (such as Vbox's coo/, one
-directory per case) has each of them checked, one line each, then a summary.
+directory per case) has each of them checked, one line each, then a summary; so do several
+arguments (files, history directories and such directories mixed, as a shell glob gives).
 Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input error, 3 unknown
-(timeout, cancellation, or no complete checker for the level yet).
+(timeout, cancellation, or no complete checker for the level yet). Over several histories:
+1 if any violates the level, else 2 if any could not be checked, else 3 if any is unknown,
+else 0.
 
 ` + levelHelp(),
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return f.profiled(func() error { return runCheck(c.Context(), c.OutOrStdout(), c.ErrOrStderr(), args[0], &f) })
+			return f.profiled(func() error { return runCheck(c.Context(), c.OutOrStdout(), c.ErrOrStderr(), args, &f) })
 		},
 	}
 	f.in.register(c)
 	c.Flags().StringVarP(&f.level, "level", "l", "serializable", "isolation level to check (see the list above)")
 	c.Flags().StringVar(&f.method, "method", "auto", "auto, black-box, timestamp (needs database timestamps) or basic (the linear checks only: they can find a violation, never prove a pass)")
-	c.Flags().BoolVar(&f.asJSON, "json", false, "print the report as JSON")
+	c.Flags().BoolVar(&f.asJSON, "json", false, "print the reports as one JSON document, a result per history (docs/report.schema.json)")
 	c.Flags().StringVar(&f.out, "out", "", "write the report (text, JSON, and a web page with each anomaly drawn), prose explanations and DOT graphs to this directory")
 	c.Flags().DurationVar(&f.timeout, "timeout", 0, "give up after this long with verdict unknown (exit 3); 0 means no limit")
 	c.Flags().DurationVar(&f.clockSkew, "clock-skew", 0, "widen every client interval by this much on both sides (strict levels)")
@@ -106,17 +109,29 @@ func (f *checkFlags) profiled(check func() error) error {
 	return err
 }
 
-func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *checkFlags) error {
+// runCheck checks the histories args name: one history alone gets its whole report;
+// several, or a directory of histories, get one line each and a summary (runCheckAll).
+func runCheck(ctx context.Context, stdout, stderr io.Writer, args []string, f *checkFlags) error {
 	level, opts, err := f.options()
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		if names := format.Collection(path, f.in.format); len(names) > 0 {
-			return runCheckAll(ctx, stdout, stderr, path, names, level, opts, f)
+	if len(args) > 1 {
+		var items []checkItem
+		for _, a := range args {
+			items = append(items, expandArg(a, f.in.format)...)
 		}
+		return runCheckAll(ctx, stdout, stderr, "", items, level, opts, f)
 	}
-	h, _, err := f.in.open(path)
+	path := args[0]
+	if names := collection(path, f.in.format); len(names) > 0 {
+		items := make([]checkItem, len(names))
+		for i, n := range names {
+			items[i] = checkItem{name: n, path: filepath.Join(path, n)}
+		}
+		return runCheckAll(ctx, stdout, stderr, path, items, level, opts, f)
+	}
+	h, ft, err := f.in.open(path)
 	if err != nil {
 		return err
 	}
@@ -128,7 +143,7 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *che
 	if err := f.in.vacuous(path, rep); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	if err := f.writeReport(stdout, path, rep); err != nil {
+	if err := f.writeReport(stdout, path, ft.Name, rep); err != nil {
 		return err
 	}
 	return verdictExit(rep.Verdict)
@@ -191,14 +206,14 @@ func noReportExit(ctx context.Context, path string, err error) error {
 
 // writeReport writes rep to the --out directory if one is given, then to stdout as text or,
 // with --json, as JSON.
-func (f *checkFlags) writeReport(stdout io.Writer, path string, rep *check.Report) error {
+func (f *checkFlags) writeReport(stdout io.Writer, path, formatName string, rep *check.Report) error {
 	if f.out != "" {
-		if err := writeReportDir(f.out, rep); err != nil {
+		if err := writeReportDir(f.out, path, formatName, rep); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
 	}
 	if f.asJSON {
-		return writeReportJSON(stdout, path, rep)
+		return writeReportJSON(stdout, []explain.Result{{File: path, Format: formatName, Report: rep}})
 	}
 	return writeReportText(stdout, path, rep)
 }
@@ -233,7 +248,33 @@ func checkAndFollow(cctx, fctx context.Context, stderr io.Writer, h *history.His
 	return rep, err
 }
 
-func writeReportDir(dir string, rep *check.Report) error {
+// collection returns the histories inside directory p when p is a directory that holds
+// histories rather than being one (format.Collection); nil otherwise.
+func collection(p, formatName string) []string {
+	if st, err := os.Stat(p); err != nil || !st.IsDir() {
+		return nil
+	}
+	return format.Collection(p, formatName)
+}
+
+// expandArg is what one of several history arguments names: the histories inside it when
+// it is a directory of histories, else itself.
+func expandArg(a, formatName string) []checkItem {
+	names := collection(a, formatName)
+	if len(names) == 0 {
+		return []checkItem{{name: displayName(a), path: a}}
+	}
+	items := make([]checkItem, len(names))
+	for i, n := range names {
+		p := filepath.Join(a, n)
+		items[i] = checkItem{name: p, path: p}
+	}
+	return items
+}
+
+// writeReportDir writes rep, the report of the history at path read as formatName, to
+// directory dir as text, JSON, a web page and DOT graphs.
+func writeReportDir(dir, path, formatName string, rep *check.Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -243,7 +284,8 @@ func writeReportDir(dir string, rep *check.Report) error {
 	if err := write("report.txt", func(w io.Writer) error { return writeReportText(w, "", rep) }); err != nil {
 		return err
 	}
-	if err := write("report.json", func(w io.Writer) error { return writeReportJSON(w, "", rep) }); err != nil {
+	result := []explain.Result{{File: path, Format: formatName, Report: rep}}
+	if err := write("report.json", func(w io.Writer) error { return writeReportJSON(w, result) }); err != nil {
 		return err
 	}
 	if err := write("report.html", func(w io.Writer) error { return explain.HTML(w, rep) }); err != nil {

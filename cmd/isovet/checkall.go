@@ -1,117 +1,119 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/isovet/isovet/check"
+	"github.com/isovet/isovet/internal/explain"
 )
 
-// runCheckAll checks every history of a collection directory (format.Collection: a
-// directory of history directories or files, such as Vbox's coo/ with its 29 cases) at
-// the same level: one line per history, then a summary; --json prints an array of
-// {"history", "report"}, --out DIR one report directory per history. The exit code is 1 if
-// any history violates the level, else 2 if any could not be read, else 3 if any is
-// unknown, else 0.
-func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, names []string, level check.Level, opts check.Options, f *checkFlags) error {
+// checkItem is one history runCheckAll checks: the name its line and summary show, and
+// its path.
+type checkItem struct{ name, path string }
+
+// runCheckAll checks several histories at the same level: those of a collection directory
+// dir (format.Collection: a directory of history directories or files, such as Vbox's coo/
+// with its 29 cases), or those the command line named (dir is then ""). It prints one line
+// per history, then a summary; --json prints one document with a result per history, --out
+// DIR one report directory per history and an index page. The exit code is 1 if any
+// history violates the level, else 2 if any could not be read, else 3 if any is unknown,
+// else 0.
+func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, items []checkItem, level check.Level, opts check.Options, f *checkFlags) error {
 	ca := &checkAll{stdout: stdout, stderr: stderr, dir: dir, level: level, opts: opts, f: f}
-	for _, n := range names {
-		ca.width = max(ca.width, len(n))
+	for _, it := range items {
+		ca.width = max(ca.width, len(it.name))
 	}
-	for _, name := range names {
-		if err := ca.one(ctx, name); err != nil {
+	for _, it := range items {
+		if err := ca.one(ctx, it); err != nil {
 			return err
 		}
 	}
 	if f.out != "" {
-		page := indexPage{Dir: dir, Level: level.String(), Rows: ca.index}
+		title := dir
+		if title == "" {
+			title = histories(len(items))
+		}
+		page := indexPage{Dir: title, Level: level.String(), Rows: ca.index}
+		if err := os.MkdirAll(f.out, 0o755); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
 		err := writeFile(filepath.Join(f.out, "index.html"), func(w io.Writer) error { return indexTmpl.Execute(w, page) })
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
 	}
 	if f.asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(ca.entries); err != nil {
+		if err := writeReportJSON(stdout, ca.results); err != nil {
 			return err
 		}
 	} else {
-		ca.summary(len(names))
+		ca.summary(len(items))
 	}
 	return ca.exit()
-}
-
-// checkAllEntry is one history's element of check-all's --json array.
-type checkAllEntry struct {
-	History string          `json:"history"`
-	Error   string          `json:"error,omitempty"`
-	Report  json.RawMessage `json:"report,omitempty"`
 }
 
 // checkAll is the state of one runCheckAll: its settings, and what it has found.
 type checkAll struct {
 	stdout, stderr io.Writer
-	dir            string
+	dir            string // the collection directory, or "" for histories named one by one
 	level          check.Level
 	opts           check.Options
 	f              *checkFlags
 	width          int // of the longest name
 
-	entries                                             []checkAllEntry
+	results                                             []explain.Result
 	index                                               []indexRow
 	pass, fail, unknown, unread, notRealtime, recording int
 }
 
 // bad records a history that could not be read or checked.
-func (ca *checkAll) bad(name, what string, err error) {
+func (ca *checkAll) bad(it checkItem, formatName, what string, err error) {
 	ca.unread++
-	ca.entries = append(ca.entries, checkAllEntry{History: name, Error: err.Error()})
-	ca.index = append(ca.index, indexRow{Name: name, Verdict: "error", Summary: what + ": " + err.Error()})
+	ca.results = append(ca.results, explain.Result{File: it.path, Format: formatName, Level: ca.level, Err: fmt.Errorf("%s: %w", what, err)})
+	ca.index = append(ca.index, indexRow{Name: it.name, Verdict: "error", Summary: what + ": " + err.Error()})
 	if !ca.f.asJSON {
-		fmt.Fprintf(ca.stdout, "%-*s  %s: %v\n", ca.width, name, what, err)
+		fmt.Fprintf(ca.stdout, "%-*s  %s: %v\n", ca.width, it.name, what, err)
 	}
 }
 
-// one reads, checks and reports the history name; an error ends the whole run.
-func (ca *checkAll) one(ctx context.Context, name string) error {
+// one reads, checks and reports the history it; an error ends the whole run.
+func (ca *checkAll) one(ctx context.Context, it checkItem) error {
 	f := ca.f
-	p := filepath.Join(ca.dir, name)
-	h, _, err := f.in.open(p)
+	p := it.path
+	h, ft, err := f.in.open(p)
 	if err != nil {
-		ca.bad(name, "unreadable", err)
+		ca.bad(it, "", "unreadable", err)
 		return nil
 	}
 	cctx, cancel := ctx, context.CancelFunc(func() {})
 	if f.timeout > 0 {
 		cctx, cancel = context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("timeout of %v reached", f.timeout))
 	}
-	rep, err := checkAndFollow(cctx, ctx, ca.stderr, h, ca.level, ca.opts, f.realtime, name)
+	rep, err := checkAndFollow(cctx, ctx, ca.stderr, h, ca.level, ca.opts, f.realtime, it.name)
 	cancel()
 	if rep == nil {
 		if ctx.Err() != nil {
 			return &exitError{code: exitUnknown, err: fmt.Errorf("stopped at %s: %w", p, err)}
 		}
 		if cctx.Err() == nil {
-			ca.bad(name, "cannot be checked", err)
+			ca.bad(it, ft.Name, "cannot be checked", err)
 			return nil
 		}
 		rep = &check.Report{Level: ca.level, Verdict: check.Unknown, History: h, Notes: []string{"stopped: " + err.Error()}}
 	}
 	if err := f.in.vacuous(p, rep); err != nil {
-		ca.bad(name, "refused", err)
+		ca.bad(it, ft.Name, "refused", err)
 		return nil
 	}
 	ca.tally(rep)
-	return ca.report(name, p, rep)
+	return ca.report(it, ft.Name, rep)
 }
 
 // tally counts rep's verdict.
@@ -132,30 +134,52 @@ func (ca *checkAll) tally(rep *check.Report) {
 	}
 }
 
-// report writes rep's report directory (--out) and its JSON entry (--json) or line.
-func (ca *checkAll) report(name, p string, rep *check.Report) error {
+// report writes rep's report directory (--out) and keeps its JSON result (--json), or
+// prints its line.
+func (ca *checkAll) report(it checkItem, formatName string, rep *check.Report) error {
 	if ca.f.out != "" {
-		if err := writeReportDir(filepath.Join(ca.f.out, name), rep); err != nil {
+		sub := outName(it.name)
+		if err := writeReportDir(filepath.Join(ca.f.out, sub), it.path, formatName, rep); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		ca.index = append(ca.index, indexRow{Name: name, Verdict: rep.Verdict.String(), Summary: summaryLine(rep), Link: name + "/report.html"})
+		ca.index = append(ca.index, indexRow{Name: it.name, Verdict: rep.Verdict.String(), Summary: summaryLine(rep), Link: filepath.ToSlash(sub) + "/report.html"})
 	}
 	if ca.f.asJSON {
-		var b bytes.Buffer
-		if err := writeReportJSON(&b, p, rep); err != nil {
-			return err
-		}
-		ca.entries = append(ca.entries, checkAllEntry{History: name, Report: json.RawMessage(bytes.TrimSpace(b.Bytes()))})
+		ca.results = append(ca.results, explain.Result{File: it.path, Format: formatName, Report: rep})
 		return nil
 	}
-	fmt.Fprintf(ca.stdout, "%-*s  %s\n", ca.width, name, summaryLine(rep))
+	fmt.Fprintf(ca.stdout, "%-*s  %s\n", ca.width, it.name, summaryLine(rep))
 	return nil
+}
+
+// outName is the directory under --out that holds the report of the history named name: the
+// name made relative, with no element that climbs out ("/a/../b.edn" is "a/__/b.edn").
+func outName(name string) string {
+	parts := strings.Split(filepath.ToSlash(filepath.Clean(name)), "/")
+	var keep []string
+	for _, p := range parts {
+		switch p {
+		case "", ".":
+		case "..":
+			keep = append(keep, "__")
+		default:
+			keep = append(keep, p)
+		}
+	}
+	if len(keep) == 0 {
+		return "_"
+	}
+	return filepath.Join(keep...)
 }
 
 // summary prints the counts of n histories.
 func (ca *checkAll) summary(n int) {
 	out := ca.stdout
-	fmt.Fprintf(out, "\n%d histories in %s at %s: %d pass", n, ca.dir, ca.level, ca.pass)
+	where := ""
+	if ca.dir != "" {
+		where = " in " + ca.dir
+	}
+	fmt.Fprintf(out, "\n%s%s at %s: %d pass", histories(n), where, ca.level, ca.pass)
 	if ca.notRealtime > 0 {
 		rt, _ := ca.level.RealtimeCounterpart()
 		fmt.Fprintf(out, " (%d of them not %s)", ca.notRealtime, rt)
@@ -255,6 +279,14 @@ th { background: #f4f4f4; }
 </body>
 </html>
 `))
+
+// histories says n histories: "1 history", "2 histories".
+func histories(n int) string {
+	if n == 1 {
+		return "1 history"
+	}
+	return fmt.Sprintf("%d histories", n)
+}
 
 // count says n things: "1 transaction", "2 transactions".
 func count(n int, thing string) string {

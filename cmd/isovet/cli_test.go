@@ -43,7 +43,7 @@ func TestUsageAndInputErrorsExit2(t *testing.T) {
 		{"stdin with a directory format", []string{"stat", "--format", "vbox", "-"}, "<stdin>: format: a directory format cannot read a stream: a vbox history is a directory of *.log files"},
 		{"unrecognized content", []string{"check", garbage}, "garbage.bin: format: unknown format: no reader recognizes its content (supported:"},
 		{"unknown format name", []string{"stat", "--format", "nosuch", garbage}, `format: unknown format "nosuch" (supported:`},
-		{"no args", []string{"check"}, "accepts 1 arg(s), received 0"},
+		{"no args", []string{"check"}, "requires at least 1 arg(s), only received 0"},
 		{"unknown failed-statement reading", []string{"check", "--failed-statements", "maybe", empty}, `unknown --failed-statements "maybe" (readings: uncertain, rolled-back, skipped)`},
 		{"convert to unwritable", []string{"convert", "--to", "nosuch", garbage}, `cannot write format "nosuch"`},
 	}
@@ -122,15 +122,22 @@ func TestCheckFollowsRealtime(t *testing.T) {
 		t.Errorf("check: exit %d, stdout:\n%s\nstderr: %s\nwant a pass that says strict-serializable does not hold (a stale read)", code, out, stderr)
 	}
 	code, out, _ = runCLI(t, "check", "--json", "--level", "serializable", p)
-	var rep struct {
-		Verdict  string
-		Followup struct {
-			Level, Verdict string
-			Anomaly        struct{ Kind string }
+	var doc struct {
+		Results []struct {
+			File     string
+			Verdict  string
+			Followup struct {
+				Level, Verdict string
+				Anomaly        struct{ Kind string }
+			}
 		}
 	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 0 {
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 0 || len(doc.Results) != 1 {
 		t.Fatalf("check --json: exit %d, %v:\n%s", code, err, out)
+	}
+	rep := doc.Results[0]
+	if rep.File != p {
+		t.Errorf("check --json: file %q, want %q", rep.File, p)
 	}
 	if rep.Verdict != "pass" || rep.Followup.Level != "strict-serializable" || rep.Followup.Verdict != "fail" || rep.Followup.Anomaly.Kind == "" {
 		t.Errorf("check --json: %+v, want a pass with a failed strict-serializable follow-up naming its anomaly", rep)
@@ -186,11 +193,13 @@ func TestCheckCollection(t *testing.T) {
 		t.Errorf("check coo/: exit %d, stderr %q, stdout:\n%s", code, stderr, out)
 	}
 	code, out, _ = runCLI(t, "check", "--json", "--level", "serializable", coo)
-	var entries []struct {
-		History string
-		Report  struct{ Verdict string }
+	var doc struct {
+		Schema  int
+		Results []struct{ File, Format, Verdict string }
 	}
-	if err := json.Unmarshal([]byte(out), &entries); err != nil || code != exitViolation || len(entries) != 29 || entries[0].History != "iat_dda_read_skew_committed" || entries[0].Report.Verdict != "fail" {
+	err := json.Unmarshal([]byte(out), &doc)
+	if entries := doc.Results; err != nil || code != exitViolation || doc.Schema != 1 || len(entries) != 29 ||
+		entries[0].File != filepath.Join(coo, "iat_dda_read_skew_committed") || entries[0].Format != "vbox" || entries[0].Verdict != "fail" {
 		t.Errorf("check --json coo/: exit %d, %v, %d entries:\n%.400s", code, err, len(entries), out)
 	}
 
@@ -263,5 +272,65 @@ func TestStatSnapshots(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &s); code != 0 || err != nil || s.Snapshots != 4 || !strings.Contains(s.SnapshotErr, "not nested") {
 		t.Errorf("stat --json: exit %d, %v, %+v", code, err, s)
+	}
+}
+
+// TestCheckSeveral: several arguments (files and a directory of histories, as a shell glob
+// gives) are all checked, one line each and a summary, with the worst exit: a violation
+// over an unknown over a pass; an unreadable argument is named without stopping the rest.
+func TestCheckSeveral(t *testing.T) {
+	data := sharedData(t)
+	paper := filepath.Join(data, "elle", "elle", "paper-example.edn")
+	sia := filepath.Join(data, "elle", "elle", "si-without-g-single.edn")
+	dir := t.TempDir()
+	pass := writeInput(t, dir, "pass.jsonl", `{"isovet":1}
+{"s":0,"ops":[["w",1,1]]}
+{"s":1,"ops":[["r",1,1]]}
+`)
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeInput(t, sub, "a.jsonl", `{"isovet":1}
+{"s":0,"ops":[["w",1,1]]}
+`)
+	writeInput(t, sub, "b.jsonl", `{"isovet":1}
+{"s":0,"ops":[["w",2,1]]}
+`)
+
+	code, out, stderr := runCLI(t, "check", "--level", "snapshot-isolation", paper, sia, pass, sub)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != exitViolation || len(lines) != 7 || !strings.HasPrefix(lines[0], paper+" ") || !strings.Contains(lines[0], "fail") ||
+		!strings.HasPrefix(lines[3], filepath.Join(sub, "a.jsonl")+" ") ||
+		!strings.Contains(out, "5 histories at snapshot-isolation: ") {
+		t.Errorf("check a.edn b.edn c.jsonl dir/: exit %d, stderr %q, stdout:\n%s", code, stderr, out)
+	}
+
+	code, out, _ = runCLI(t, "check", pass, filepath.Join(sub, "a.jsonl"))
+	if code != exitOK || !strings.Contains(out, "2 histories at serializable: 2 pass, 0 fail, 0 unknown") {
+		t.Errorf("check of two passing files: exit %d:\n%s", code, out)
+	}
+
+	missing := filepath.Join(dir, "missing.edn")
+	code, out, _ = runCLI(t, "check", pass, missing)
+	if code != exitUsage || !strings.Contains(out, "missing.edn  unreadable:") || !strings.Contains(out, "1 could not be checked") {
+		t.Errorf("check of a file and a missing one: exit %d, want %d:\n%s", code, exitUsage, out)
+	}
+	code, _, _ = runCLI(t, "check", "--level", "snapshot-isolation", paper, missing)
+	if code != exitViolation {
+		t.Errorf("check of a violation and a missing file: exit %d, want %d (a violation comes first)", code, exitViolation)
+	}
+
+	out2 := t.TempDir()
+	rel := filepath.Join("..", "pass.jsonl")
+	t.Chdir(sub)
+	code, _, stderr = runCLI(t, "check", "--out", out2, rel, "a.jsonl")
+	if code != exitOK {
+		t.Fatalf("check --out of two files: exit %d: %s", code, stderr)
+	}
+	for _, p := range []string{filepath.Join(out2, "__", "pass.jsonl", "report.json"), filepath.Join(out2, "a.jsonl", "report.html"), filepath.Join(out2, "index.html")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("check --out of several files: %v", err)
+		}
 	}
 }

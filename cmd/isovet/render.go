@@ -16,8 +16,11 @@ func writeReportText(w io.Writer, path string, rep *check.Report) error {
 	return explain.Text(w, rep)
 }
 
-// writeReportJSON prints the report as JSON with names, not dense ids.
-func writeReportJSON(w io.Writer, _ string, rep *check.Report) error { return explain.JSON(w, rep) }
+// writeReportJSON prints the results as one JSON document (docs/report.schema.json), with
+// names, not dense ids.
+func writeReportJSON(w io.Writer, results []explain.Result) error {
+	return explain.JSONResults(w, results)
+}
 
 // writeReportGraphs writes one DOT graph per anomaly and one of the whole report.
 func writeReportGraphs(dir string, rep *check.Report, write func(string, func(io.Writer) error) error) error {

@@ -429,3 +429,58 @@ func TestSnapshotTimestamps(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONResults: one document holds every result, each naming its file and format; a
+// history that could not be checked is a result with verdict error; an integer key is a
+// string, as the history wrote it.
+func TestJSONResults(t *testing.T) {
+	h := histtest.MustParse(`
+		s1: T1 w(7,1) abort
+		s2: T2 r(7,1) c
+	`)
+	rep, err := basic.Run(context.Background(), h, anomaly.Serializable, basic.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	err = explain.JSONResults(&b, []explain.Result{
+		{File: "a.edn", Format: "elle-edn", Report: rep},
+		{File: "b.edn", Level: anomaly.Serializable, Err: fmt.Errorf("unreadable: no such file")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Schema  int
+		Results []struct {
+			File, Format, Level, Verdict, Error string
+			Anomalies                           []struct {
+				Key   any
+				Steps []struct{ Key any }
+			}
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	if doc.Schema != explain.SchemaVersion || len(doc.Results) != 2 {
+		t.Fatalf("schema %d, %d results; want %d, 2:\n%s", doc.Schema, len(doc.Results), explain.SchemaVersion, b.String())
+	}
+	a, e := doc.Results[0], doc.Results[1]
+	if a.File != "a.edn" || a.Format != "elle-edn" || a.Verdict != "fail" || len(a.Anomalies) == 0 || a.Anomalies[0].Key != "7" {
+		t.Errorf("first result %+v, want a.edn's failure", a)
+	}
+	for _, an := range a.Anomalies {
+		if k, ok := an.Key.(string); an.Key != nil && (!ok || k != "7") {
+			t.Errorf("anomaly key %#v, want the string \"7\"", an.Key)
+		}
+		for _, s := range an.Steps {
+			if s.Key != nil && s.Key != "7" {
+				t.Errorf("step key %#v, want the string \"7\"", s.Key)
+			}
+		}
+	}
+	if e.File != "b.edn" || e.Verdict != "error" || e.Level != "serializable" || e.Error != "unreadable: no such file" {
+		t.Errorf("second result %+v, want b.edn's error at serializable", e)
+	}
+}

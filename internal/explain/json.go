@@ -4,19 +4,56 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
 	"github.com/isovet/isovet/internal/report"
 )
 
-// JSON writes r as indented JSON in a stable shape that names transactions, keys and values
-// as the source did (never by dense ids). Original keys and values keep their type: numbers
-// stay numbers, strings strings, nil is null. Fields marked "omitted" are left out when
-// empty.
+// SchemaVersion is the version of the JSON document [JSON] and [JSONResults] write (its
+// "schema" field, described by docs/report.schema.json). It changes only when a field is
+// removed or changes meaning; new fields may appear within a version.
+const SchemaVersion = 1
+
+// Result is one history's element of the JSON document: the file it was read from and its
+// format, and its report or the error that kept it from being checked.
+type Result struct {
+	File   string // the history's path as given ("" when it has none, e.g. a library caller)
+	Format string // the format it was read in ("" when unknown)
+	// Report is the check's report; nil when Err is set.
+	Report *report.Report
+	// Level is the level asked for, used when Report is nil.
+	Level anomaly.Level
+	// Err is why the history could not be checked (unreadable, refused); nil with a report.
+	Err error
+	// Database and Workload, for a history `isovet run` recorded, say which database it
+	// drove (its description, e.g. "PostgreSQL 16.2 at REPEATABLE READ") with which
+	// workload; "" otherwise.
+	Database, Workload string
+}
+
+// JSON writes r as the JSON document of one result with no file ([JSONResults]).
+func JSON(w io.Writer, r *report.Report) error {
+	return JSONResults(w, []Result{{Report: r}})
+}
+
+// JSONResults writes one JSON document holding results, the same shape for one history or
+// many, indented, in a stable order that names transactions, keys and values as the source
+// did (never by dense ids). Keys are always strings, as the source wrote them (an integer
+// key 255 is "255"); values keep their type: numbers stay numbers, strings strings, nil is
+// null. Fields marked "omitted" are left out when empty. docs/report.schema.json is its
+// JSON Schema.
 //
 //	{
+//	  "schema": 1,                              // SchemaVersion
+//	  "results": [{
+//	  "file": "h.edn",                          // omitted when the history has no file
+//	  "format": "elle-edn",                     // omitted when unknown
+//	  "database": "memdb serializable",         // isovet run only: the database driven
+//	  "workload": "rw-register",                // isovet run only: the workload
 //	  "level": "serializable",
+//	  "verdict": "fail",                        // pass, fail, unknown, or error
+//	  "error": "unreadable: ...",               // only with verdict error, which has no more fields
 //	  "checker": "basic",
-//	  "verdict": "fail",                        // pass, fail or unknown
 //	  "failed_statements": {                    // omitted when the source marks none failed
 //	    "reading": "uncertain",                 // uncertain, rolled-back or skipped
 //	    "committed": ["7"],                     // logged committed, containing a failed statement
@@ -48,7 +85,7 @@ import (
 //	  "notes": ["..."],
 //	  "caveats": [{                             // omitted when none made the verdict unknown
 //	    "kind": "partial",                      // basic-only, partial, untimed, placeholders,
-//	                                            // stopped, chosen-order
+//	                                            // stopped, chosen-order, uncertain-outcome
 //	    "note": "..."                           // the sentence, also among "notes"
 //	  }],
 //	  "stats": {"txns": 2, "committed": 1, ..., "elapsed_ns": 0, "phases": [{"name": "...", "elapsed_ns": 0}]},
@@ -58,12 +95,40 @@ import (
 //	    "why": "...",                           // omitted
 //	    "anomaly": {...}                        // omitted; as in "anomalies"
 //	  }
+//	  }]
 //	}
-func JSON(w io.Writer, r *report.Report) error {
-	out := jsonReport{
-		Level:     r.Level.String(),
+func JSONResults(w io.Writer, results []Result) error {
+	doc := jsonDocument{Schema: SchemaVersion, Results: make([]jsonResult, len(results))}
+	for i, res := range results {
+		doc.Results[i] = resultJSON(res)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(doc)
+}
+
+// resultJSON is res in the document's shape.
+func resultJSON(res Result) jsonResult {
+	out := jsonResult{File: res.File, Format: res.Format, Database: res.Database, Workload: res.Workload, Level: res.Level.String()}
+	r := res.Report
+	if r == nil {
+		out.Verdict = "error"
+		out.Error = "no report"
+		if res.Err != nil {
+			out.Error = res.Err.Error()
+		}
+		return out
+	}
+	out.Level, out.Verdict = r.Level.String(), r.Verdict.String()
+	out.jsonReport = reportJSON(r)
+	return out
+}
+
+// reportJSON is r's fields in the document's shape, beside its level and verdict.
+func reportJSON(r *report.Report) *jsonReport {
+	out := &jsonReport{
 		Checker:   r.Checker,
-		Verdict:   r.Verdict.String(),
 		Anomalies: []jsonAnomaly{},
 		Notes:     Notes(r),
 		Stats:     statsJSON(r.Stats),
@@ -92,16 +157,29 @@ func JSON(w io.Writer, r *report.Report) error {
 			out.Followup.Anomaly = &a
 		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
+	return out
+}
+
+type jsonDocument struct {
+	Schema  int          `json:"schema"`
+	Results []jsonResult `json:"results"`
+}
+
+// jsonResult is one [Result]: its file, level and verdict, then the report's other fields
+// (none for an error).
+type jsonResult struct {
+	File     string `json:"file,omitempty"`
+	Format   string `json:"format,omitempty"`
+	Database string `json:"database,omitempty"`
+	Workload string `json:"workload,omitempty"`
+	Level    string `json:"level"`
+	Verdict  string `json:"verdict"`
+	Error    string `json:"error,omitempty"`
+	*jsonReport
 }
 
 type jsonReport struct {
-	Level     string        `json:"level"`
 	Checker   string        `json:"checker"`
-	Verdict   string        `json:"verdict"`
 	Failed    *jsonFailed   `json:"failed_statements,omitempty"`
 	Anomalies []jsonAnomaly `json:"anomalies"`
 	Notes     []string      `json:"notes"`
@@ -137,7 +215,7 @@ type jsonAnomaly struct {
 	Kind          string     `json:"kind"`
 	Title         string     `json:"title"`
 	Also          []string   `json:"also,omitempty"`
-	Key           *jsonDatum `json:"key,omitempty"`
+	Key           *jsonKey   `json:"key,omitempty"`
 	Message       string     `json:"message"`
 	Txns          []jsonTxn  `json:"txns"`
 	Steps         []jsonStep `json:"steps"`
@@ -170,7 +248,7 @@ type jsonStep struct {
 	From     string     `json:"from"`
 	To       string     `json:"to"`
 	Rel      string     `json:"rel"`
-	Key      *jsonDatum `json:"key,omitempty"`
+	Key      *jsonKey   `json:"key,omitempty"`
 	Value    *jsonDatum `json:"value,omitempty"`
 	Value2   *jsonDatum `json:"value2,omitempty"`
 	Why      string     `json:"why"`
@@ -216,6 +294,19 @@ func (j jsonDatum) MarshalJSON() ([]byte, error) {
 	return []byte("null"), nil
 }
 
+// jsonKey is an original key, always a JSON string: its text as the source wrote it (the
+// integer key 255 is "255"), so a key has one type whatever the input format.
+type jsonKey string
+
+// key is the key d, or nil when !ok.
+func key(d history.Datum, ok bool) *jsonKey {
+	if !ok {
+		return nil
+	}
+	k := jsonKey(d.String())
+	return &k
+}
+
 func datum(d history.Datum, ok bool) *jsonDatum {
 	if !ok {
 		return nil
@@ -228,7 +319,7 @@ func anomalyJSON(e Explanation) jsonAnomaly {
 	a := jsonAnomaly{
 		Kind:          info.Name,
 		Title:         info.Title,
-		Key:           datum(e.keyDatum, e.hasKey),
+		Key:           key(e.keyDatum, e.hasKey),
 		Message:       e.Message,
 		Txns:          []jsonTxn{},
 		Steps:         []jsonStep{},
@@ -257,7 +348,7 @@ func anomalyJSON(e Explanation) jsonAnomaly {
 	for _, s := range e.Steps {
 		a.Steps = append(a.Steps, jsonStep{
 			From: s.From, To: s.To, Rel: s.Rel.String(),
-			Key:   datum(s.keyDatum, s.hasKey),
+			Key:   key(s.keyDatum, s.hasKey),
 			Value: datum(s.valDatum, s.hasVal), Value2: datum(s.val2Datum, s.hasVal2),
 			Why: s.Why, Sentence: s.Sentence,
 		})

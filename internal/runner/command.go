@@ -41,9 +41,13 @@ type Options struct {
 	// Gen tunes the generator (keys, mix, distribution, duplicates); Seed, Sessions and the
 	// per-session count are set from the fields above.
 	Gen workload.Options
-	// Out is a directory for history.jsonl, the database sidecar and one report per level
-	// (report-LEVEL.txt); empty: nothing is written to disk.
+	// Out is a directory for history.jsonl, the database sidecar, one report per level
+	// (report-LEVEL.txt, report-LEVEL.html) and report.json, every level's report as one
+	// JSON document (explain.JSONResults); empty: nothing is written to disk.
 	Out string
+	// JSON prints the reports to stdout as that JSON document instead of prose; what the
+	// run recorded then goes to stderr.
+	JSON bool
 	// Check lists levels to check; empty: the level the database claims.
 	Check []string
 	// Method picks the checker (default auto).
@@ -90,7 +94,10 @@ func RunCommand(ctx context.Context, o Options, stdout, stderr io.Writer) (int, 
 		}
 		levels = []check.Level{target.Claim}
 	}
-	c := &command{o: &o, stdout: stdout, stderr: stderr}
+	c := &command{o: &o, stdout: stdout, stderr: stderr, prose: stdout, target: target}
+	if o.JSON {
+		c.prose = stderr
+	}
 	res, err := c.record(ctx, db, target, w)
 	if err != nil {
 		return ExitError, err
@@ -103,7 +110,27 @@ func RunCommand(ctx context.Context, o Options, stdout, stderr io.Writer) (int, 
 		}
 		code = worse(code, lc)
 	}
+	if err := c.writeJSON(); err != nil {
+		return ExitError, err
+	}
 	return code, nil
+}
+
+// writeJSON writes every level's report as one JSON document to Out/report.json, when
+// there is an output directory, and to stdout with JSON.
+func (c *command) writeJSON() error {
+	if c.o.Out != "" {
+		err := writeReport(filepath.Join(c.o.Out, "report.json"), nil, func(w io.Writer, _ *check.Report) error {
+			return explain.JSONResults(w, c.results)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if c.o.JSON {
+		return explain.JSONResults(c.stdout, c.results)
+	}
+	return nil
 }
 
 // ensureDefaults fills in the defaults of the zero fields of o.
@@ -148,6 +175,9 @@ func parseLevels(args []string) ([]check.Level, error) {
 type command struct {
 	o              *Options
 	stdout, stderr io.Writer
+	prose          io.Writer // where what was recorded and the text reports go: stdout, or stderr with JSON
+	target         Target
+	results        []explain.Result // one per level checked, for the JSON document
 }
 
 // record drives the workload through db, streaming the history to the output directory
@@ -165,7 +195,7 @@ func (c *command) record(ctx context.Context, db DB, target Target, w *workload.
 		side = &lazyFile{path: filepath.Join(o.Out, "db-timestamps.jsonl")}
 		ro.Out, ro.Sidecar = hist, side
 	}
-	fmt.Fprintf(c.stdout, "running %s (%d transactions, %d sessions, seed %d) on %s\n", o.Workload, w.NumTxns(), o.Sessions, o.Seed, target.Description)
+	fmt.Fprintf(c.prose, "running %s (%d transactions, %d sessions, seed %d) on %s\n", o.Workload, w.NumTxns(), o.Sessions, o.Seed, target.Description)
 	res, runErr := Run(ctx, db, w, ro)
 	closeErr := errors.Join(hist.Close(), side.Close())
 	c.cleanup(ctx, db)
@@ -201,7 +231,7 @@ func (c *command) cleanup(ctx context.Context, db DB) {
 // summarize prints what the run recorded, where the history is (when written), and the
 // bank invariant of a bank workload.
 func (c *command) summarize(res *Result, w *workload.Workload, written bool, hist *lazyFile) {
-	out := c.stdout
+	out := c.prose
 	fmt.Fprintf(out, "recorded %d transactions (%d committed, %d aborted and retried, %d unknown) in %v: %.0f txns/s\n",
 		len(res.History.Txns), res.Committed, res.Aborted, res.Unknown, res.Elapsed.Round(time.Millisecond), float64(len(res.History.Txns))/res.Elapsed.Seconds())
 	if written {
@@ -226,7 +256,8 @@ func (c *command) checkLevel(ctx context.Context, h *history.History, l check.Le
 		if err != nil && !stopped {
 			return ExitError, fmt.Errorf("checking %s: %w", l, err)
 		}
-		fmt.Fprintf(c.stdout, "\n%s: unknown (%v)\n", l, err)
+		fmt.Fprintf(c.prose, "\n%s: unknown (%v)\n", l, err)
+		c.keep(&check.Report{Level: l, Verdict: check.Unknown, History: h, Notes: []string{"stopped: " + err.Error()}})
 		return ExitUnknown, nil
 	}
 	if err != nil {
@@ -268,9 +299,12 @@ func (c *command) check(ctx context.Context, h *history.History, l check.Level) 
 // report prints rep to stdout and writes it, as text and HTML, to the output directory if
 // there is one.
 func (c *command) report(rep *check.Report, l check.Level) error {
-	fmt.Fprintln(c.stdout)
-	if err := explain.Text(c.stdout, rep); err != nil {
-		return err
+	c.keep(rep)
+	if !c.o.JSON {
+		fmt.Fprintln(c.stdout)
+		if err := explain.Text(c.stdout, rep); err != nil {
+			return err
+		}
 	}
 	if c.o.Out == "" {
 		return nil
@@ -279,6 +313,16 @@ func (c *command) report(rep *check.Report, l check.Level) error {
 		return err
 	}
 	return writeReport(filepath.Join(c.o.Out, "report-"+l.String()+".html"), rep, explain.HTML)
+}
+
+// keep adds rep to the results of the JSON document, naming the history file (when the run
+// writes one), the database and the workload.
+func (c *command) keep(rep *check.Report) {
+	r := explain.Result{Report: rep, Database: c.target.Description, Workload: c.o.Workload}
+	if c.o.Out != "" {
+		r.File, r.Format = filepath.Join(c.o.Out, "history.jsonl"), "native"
+	}
+	c.results = append(c.results, r)
 }
 
 // worse orders exit codes: violation > unknown > ok.

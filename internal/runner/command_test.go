@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,10 +84,38 @@ func TestRunCommandDefaultPassesAndStreams(t *testing.T) {
 	if !h.HasTime() || !h.HasTimestamps() {
 		t.Errorf("streamed history lacks client intervals or memdb timestamps")
 	}
-	for _, name := range []string{"report-snapshot-isolation.txt", "report-snapshot-isolation.html"} {
+	for _, name := range []string{"report-snapshot-isolation.txt", "report-snapshot-isolation.html", "report.json"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Errorf("no report file: %v", err)
 		}
+	}
+}
+
+// TestRunCommandJSON: with JSON, stdout holds only the JSON document, one result per level
+// checked, naming the database and the workload; what was recorded goes to stderr.
+func TestRunCommandJSON(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	o := Options{DB: "memdb://serializable?fault=lost-update", Workload: "rmw", Txns: 400, Seed: 1, JSON: true, Check: []string{"serializable", "read-committed"}}
+	code, err := RunCommand(ctx, o, &out, &errb)
+	if err != nil || code != ExitViolation {
+		t.Fatalf("RunCommand = %d, %v; want 1:\n%s", code, err, errb.String())
+	}
+	var doc struct {
+		Schema  int
+		Results []struct{ File, Database, Workload, Level, Verdict string }
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out.String())
+	}
+	if doc.Schema != 1 || len(doc.Results) != 2 || doc.Results[0].Level != "serializable" || doc.Results[0].Verdict != "fail" ||
+		doc.Results[1].Level != "read-committed" || doc.Results[0].Workload != "rmw" || !strings.Contains(doc.Results[0].Database, "memdb") || doc.Results[0].File != "" {
+		t.Errorf("document %+v, want a failed serializable and a read-committed result on memdb with rmw and no file", doc)
+	}
+	if !strings.Contains(errb.String(), "recorded ") {
+		t.Errorf("stderr does not say what was recorded:\n%s", errb.String())
 	}
 }
 
