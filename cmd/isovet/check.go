@@ -35,12 +35,20 @@ type checkFlags struct {
 
 func levelHelp() string {
 	var b strings.Builder
-	b.WriteString("Levels (--level), weakest first; status says whether a complete checker has landed:\n")
+	b.WriteString(`Levels (--level), weakest first, with their aliases; status says whether a complete checker
+has landed. Case does not matter, and underscores or spaces may stand for hyphens
+(Serializable, SNAPSHOT_ISOLATION). A name databases use for different levels
+(repeatable-read, read-uncommitted) is refused with what it means on each and which level
+to check there.
+`)
 	for _, l := range check.Levels() {
 		info := l.Info()
 		status := "basic checks only (a clean result is reported as unknown)"
 		if c, err := check.Supported(nil, l, check.MethodAuto); err == nil {
 			status = "checked by " + c.Name
+		}
+		if len(info.Aliases) > 0 {
+			status = "aliases " + strings.Join(info.Aliases, ", ") + "; " + status
 		}
 		fmt.Fprintf(&b, "  %-36s %s\n  %-36s [%s]\n", info.Name, info.Summary, "", status)
 	}
