@@ -31,6 +31,7 @@ type checkFlags struct {
 	cpuProfile   string
 	memProfile   string
 	failed       string
+	strictExit   bool
 }
 
 func levelHelp() string {
@@ -64,7 +65,11 @@ func newCheckCmd() *cobra.Command {
 level. A directory that holds histories rather than being one (such as Vbox's coo/, one
 directory per case) has each of them checked, one line each, then a summary.
 Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input error, 3 unknown
-(timeout, cancellation, or no complete checker for the level yet).
+(timeout, cancellation, or no complete checker for the level yet). After a pass of a level
+that ignores client time, the report follows up with its real-time counterpart
+(--realtime-budget); that follow-up's failure is reported but leaves the exit at 0, unless
+--strict-exit makes it 1, for a CI job that should fail on it (or check the real-time level
+itself with --level). A follow-up that ends unknown leaves the exit as it is.
 
 ` + levelHelp(),
 		Args: cobra.ExactArgs(1),
@@ -82,6 +87,7 @@ Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input error, 
 	c.Flags().IntVar(&f.maxAnomalies, "max-anomalies", 20, "report at most this many anomalies")
 	c.Flags().DurationVar(&f.realtime, "realtime-budget", 2*time.Second, "after a pass of a level that ignores the client time the history records, spend at most this long checking its real-time counterpart (strict-serializable, strong-snapshot-isolation) and say whether it holds; 0 skips it")
 	c.Flags().StringVar(&f.failed, "failed-statements", history.FailedUncertain.String(), "how to read a transaction logged as committed that contains a failed statement (which never takes effect): uncertain (committed without it, or rolled back: sound for every database), rolled-back (PostgreSQL, CockroachDB) or skipped (committed without it: MySQL, Galera)")
+	c.Flags().BoolVar(&f.strictExit, "strict-exit", false, "exit 1 when the level holds but its real-time follow-up (see --realtime-budget) fails")
 	c.Flags().StringVar(&f.cpuProfile, "cpu-profile", "", "write a CPU profile of the whole check (reading included) to this file, for go tool pprof")
 	c.Flags().StringVar(&f.memProfile, "mem-profile", "", "write a profile of the memory the check allocated (reading included) to this file, for go tool pprof")
 	return c
@@ -139,7 +145,15 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, path string, f *che
 	if err := f.writeReport(stdout, path, rep); err != nil {
 		return err
 	}
+	if f.strictExit && followupFailed(rep) {
+		return &exitError{code: exitViolation, err: fmt.Errorf("%s holds but %s does not, and --strict-exit counts that as a violation", rep.Level, rep.Followup.Level)}
+	}
 	return verdictExit(rep.Verdict)
+}
+
+// followupFailed reports whether rep passed its level and failed its real-time follow-up.
+func followupFailed(rep *check.Report) bool {
+	return rep.Verdict == check.Pass && rep.Followup != nil && rep.Followup.Verdict == check.Fail
 }
 
 // options parses the level, method and failed-statement reading the flags name into the

@@ -18,8 +18,8 @@ import (
 // directory of history directories or files, such as Vbox's coo/ with its 29 cases) at
 // the same level: one line per history, then a summary; --json prints an array of
 // {"history", "report"}, --out DIR one report directory per history. The exit code is 1 if
-// any history violates the level, else 2 if any could not be read, else 3 if any is
-// unknown, else 0.
+// any history violates the level (or, with --strict-exit, fails its real-time follow-up),
+// else 2 if any could not be read, else 3 if any is unknown, else 0.
 func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, names []string, level check.Level, opts check.Options, f *checkFlags) error {
 	ca := &checkAll{stdout: stdout, stderr: stderr, dir: dir, level: level, opts: opts, f: f}
 	for _, n := range names {
@@ -119,7 +119,7 @@ func (ca *checkAll) tally(rep *check.Report) {
 	switch rep.Verdict {
 	case check.Pass:
 		ca.pass++
-		if fu := rep.Followup; fu != nil && fu.Verdict == check.Fail {
+		if followupFailed(rep) {
 			ca.notRealtime++
 		}
 	case check.Fail:
@@ -174,7 +174,7 @@ func (ca *checkAll) summary(n int) {
 // could not be read, else 3 if any is unknown, else 0.
 func (ca *checkAll) exit() error {
 	switch {
-	case ca.fail > 0:
+	case ca.fail > 0, ca.f.strictExit && ca.notRealtime > 0:
 		return &exitError{code: exitViolation}
 	case ca.unread > 0:
 		return &exitError{code: exitUsage, err: errors.New("some histories could not be checked (see above)")}

@@ -39,7 +39,8 @@ logged loader transactions, and record predicate reads and writes with the rows 
 returned or updated; --keys sets the rows (blindw-pred) or the ranges (pred-write-skew).
 
 Exit codes: 0 every checked level holds, 1 a violation, 2 usage, connection or database
-error, 3 unknown.`,
+error, 3 unknown. A passed level's real-time follow-up (--realtime-budget) that fails is
+reported and leaves the exit at 0, unless --strict-exit makes it 1.`,
 		Example: `  isovet run --workload write-skew --db memdb://snapshot-isolation --check serializable
   isovet run --workload pred-write-skew --db 'memdb://serializable?fault=phantom'
   isovet run --db postgres://postgres@127.0.0.1/test --isolation repeatable-read --workload write-skew --check snapshot-isolation,serializable`,
@@ -88,6 +89,7 @@ error, 3 unknown.`,
 	f.StringVar(&method, "method", "auto", "checker method: auto, black-box, timestamp or basic")
 	f.DurationVar(&o.CheckTimeout, "check-timeout", 0, "give up on a check after this long (verdict unknown)")
 	f.DurationVar(&o.RealtimeBudget, "realtime-budget", 2*time.Second, "after a pass of a level that ignores client time, spend at most this long checking its real-time counterpart (strict-serializable, strong-snapshot-isolation) and say whether it holds; 0 skips it")
+	f.BoolVar(&o.StrictExit, "strict-exit", false, "exit 1 when a checked level holds but its real-time follow-up fails")
 	f.StringVar(&o.Table, "table", "", "table the SQL drivers create (default isovet_kv)")
 	f.BoolVar(&o.Keep, "keep", false, "leave the table in place after the run")
 	f.StringVar(&logLevel, "log-level", "warn", "debug, info, warn or error")

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isovet/isovet/check"
 	"github.com/isovet/isovet/format/native"
 	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/history/historytest"
 )
 
 func runCmd(t *testing.T, o Options) (int, string, error) {
@@ -128,5 +130,26 @@ func TestRunCommandErrors(t *testing.T) {
 func TestWorse(t *testing.T) {
 	if worse(ExitOK, ExitUnknown) != ExitUnknown || worse(ExitViolation, ExitUnknown) != ExitViolation || worse(ExitUnknown, ExitViolation) != ExitViolation {
 		t.Error("worse orders exit codes wrongly")
+	}
+}
+
+// TestCheckLevelStrictExit: a stale read passes serializable and fails its real-time
+// follow-up; that exits 0, and 1 with StrictExit.
+func TestCheckLevelStrictExit(t *testing.T) {
+	t.Parallel()
+	h := historytest.MustParse("init 0\ns1: T1 @[0,10] w(x,1)\ns2: T2 @[20,30] r(x,0)\n")
+	for _, strict := range []bool{false, true} {
+		o := Options{RealtimeBudget: 10 * time.Second, StrictExit: strict}
+		o.ensureDefaults()
+		var out bytes.Buffer
+		c := &command{o: &o, stdout: &out, stderr: &out}
+		code, err := c.checkLevel(context.Background(), h, check.Serializable)
+		want, say := ExitOK, "strict-serializable does not hold"
+		if strict {
+			want, say = ExitViolation, "serializable holds but strict-serializable does not, and --strict-exit counts that as a violation"
+		}
+		if err != nil || code != want || !strings.Contains(out.String(), say) {
+			t.Errorf("checkLevel with StrictExit %v = %d, %v; want %d saying %q:\n%s", strict, code, err, want, say, out.String())
+		}
 	}
 }
