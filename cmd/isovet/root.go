@@ -69,7 +69,10 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 anomalies such as lost updates, write skew, long forks and stale reads, and explains each
 one as a cycle of dependencies between the database's own transactions.
 
---version prints the module version and the commit the binary was built from.`,
+--version prints the module version and the commit the binary was built from. Shell
+completion (isovet completion bash|zsh|fish|powershell --help says how to load it)
+completes commands, flags, and the values of --level, --check, --format, --to, --method,
+--workload, --db and the other flags that take a name from a fixed list.`,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -84,6 +87,7 @@ one as a cycle of dependencies between the database's own transactions.
 	for _, add := range extraCommands {
 		root.AddCommand(add())
 	}
+	registerCompletions(root)
 	return root
 }
 

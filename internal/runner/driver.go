@@ -48,6 +48,18 @@ func Register(scheme string, open Opener) {
 	drivers[scheme] = open
 }
 
+// Schemes returns the URL schemes of the linked drivers, sorted.
+func Schemes() []string {
+	driversMu.Lock()
+	defer driversMu.Unlock()
+	names := make([]string, 0, len(drivers))
+	for n := range drivers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
 // Open opens the database the URL names: memdb://MODE[?fault=...], postgres://...,
 // mysql://..., sqlite://FILE.
 func Open(ctx context.Context, dsn string, o OpenOptions) (DB, Target, error) {
