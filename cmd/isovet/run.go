@@ -32,7 +32,10 @@ Databases (--db): memdb://MODE[?fault=FAULT], the embedded reference database (t
 memdb://snapshot-isolation; modes serializable, snapshot-isolation, read-committed,
 read-uncommitted; faults lost-update, stale-read, fractured-read, long-fork, aborted-read,
 intermediate-read, phantom), postgres://user@host/db, mysql://user@host:port/db (or
-mysql:// followed by the driver's user@tcp(host:port)/db), sqlite://FILE.
+mysql:// followed by the driver's user@tcp(host:port)/db), sqlite://FILE. A database that
+cannot run at the --isolation asked for refuses it (exit 2) rather than ignore it: memdb
+runs at its URL's mode (memdb:// with no mode takes --isolation), SQLite always
+serializable.
 
 Row workloads (blindw-pred, pred-write-skew) create a table (k, v1, v2, w), fill it with
 logged loader transactions, and record predicate reads and writes with the rows they
@@ -75,7 +78,7 @@ reported and leaves the exit at 0, unless --strict-exit makes it 1.`,
 	f := c.Flags()
 	f.StringVar(&o.DB, "db", runner.DefaultDB, "database URL (see above)")
 	f.StringVarP(&o.Workload, "workload", "w", "rw-register", "workload: "+strings.Join(workload.Names(), ", "))
-	f.StringVar(&o.Isolation, "isolation", "", "isolation level to ask a server for (default serializable; memdb: the URL's mode)")
+	f.StringVar(&o.Isolation, "isolation", "", "isolation level to ask a server for: serializable (the default), repeatable-read, read-committed or read-uncommitted; memdb takes its mode from the URL and refuses an --isolation that disagrees; sqlite takes only serializable")
 	f.IntVarP(&o.Txns, "txns", "n", 1000, "transactions to run")
 	f.IntVar(&o.Sessions, "sessions", 8, "concurrent sessions")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the workload generator")

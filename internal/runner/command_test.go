@@ -117,6 +117,8 @@ func TestRunCommandErrors(t *testing.T) {
 		{"workload", Options{Workload: "nope"}, "unknown workload"},
 		{"level", Options{Check: []string{"nope"}}, "unknown level"},
 		{"no claim", Options{DB: "memdb://read-uncommitted"}, "--check"},
+		{"isolation against the URL's mode", Options{DB: "memdb://serializable", Isolation: "read-committed"}, "memdb://serializable runs at serializable, and memdb takes its mode from the URL, not --isolation read-committed: drop --isolation, or run memdb://read-committed"},
+		{"isolation memdb lacks", Options{DB: "memdb://si?fault=lost-update", Isolation: "repeatable-read"}, "not --isolation repeatable-read, which is no memdb mode: drop --isolation"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, err := runCmd(t, tc.o)
@@ -130,6 +132,24 @@ func TestRunCommandErrors(t *testing.T) {
 func TestWorse(t *testing.T) {
 	if worse(ExitOK, ExitUnknown) != ExitUnknown || worse(ExitViolation, ExitUnknown) != ExitViolation || worse(ExitUnknown, ExitViolation) != ExitViolation {
 		t.Error("worse orders exit codes wrongly")
+	}
+}
+
+// TestMemDBIsolation: --isolation is taken where the memdb URL names no mode, and agrees
+// with a URL's mode in any of its spellings.
+func TestMemDBIsolation(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ db, iso, want string }{
+		{"memdb://", "read-committed", "on memdb read-committed"},
+		{"memdb://serializable", "serializable", "on memdb serializable"},
+		{"memdb://serializable", "ser", "on memdb serializable"},
+		{"memdb://si", "snapshot-isolation", "on memdb snapshot-isolation"},
+		{"memdb://si", "", "on memdb snapshot-isolation"},
+	} {
+		code, out, err := runCmd(t, Options{DB: tc.db, Isolation: tc.iso, Txns: 16})
+		if err != nil || code != ExitOK || !strings.Contains(out, tc.want) {
+			t.Errorf("run --db %s --isolation %q = %d, %v; want 0 %s:\n%s", tc.db, tc.iso, code, err, tc.want, out)
+		}
 	}
 }
 
