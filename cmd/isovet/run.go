@@ -78,7 +78,7 @@ reported and leaves the exit at 0, unless --strict-exit makes it 1.`,
 	f := c.Flags()
 	f.StringVar(&o.DB, "db", runner.DefaultDB, "database URL (see above)")
 	f.StringVarP(&o.Workload, "workload", "w", "rw-register", "workload: "+strings.Join(workload.Names(), ", "))
-	f.StringVar(&o.Isolation, "isolation", "", "isolation level to ask a server for: serializable (the default), repeatable-read, read-committed or read-uncommitted; memdb takes its mode from the URL and refuses an --isolation that disagrees; sqlite takes only serializable")
+	f.StringVar(&o.Isolation, "isolation", "", "isolation level to ask a server for, in any case: serializable (the default), repeatable-read, read-committed or read-uncommitted; memdb takes its mode from the URL and refuses an --isolation that disagrees; sqlite takes only serializable")
 	f.IntVarP(&o.Txns, "txns", "n", 1000, "transactions to run")
 	f.IntVar(&o.Sessions, "sessions", 8, "concurrent sessions")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the workload generator")

@@ -143,6 +143,9 @@ func TestMemDBIsolation(t *testing.T) {
 		{"memdb://", "read-committed", "on memdb read-committed"},
 		{"memdb://serializable", "serializable", "on memdb serializable"},
 		{"memdb://serializable", "ser", "on memdb serializable"},
+		{"memdb://serializable", "SERIALIZABLE", "on memdb serializable"},
+		{"memdb://", "READ_COMMITTED", "on memdb read-committed"},
+		{"memdb://", "Read Committed", "on memdb read-committed"},
 		{"memdb://si", "snapshot-isolation", "on memdb snapshot-isolation"},
 		{"memdb://si", "", "on memdb snapshot-isolation"},
 	} {

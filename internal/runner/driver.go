@@ -87,5 +87,13 @@ func Open(ctx context.Context, dsn string, o OpenOptions) (DB, Target, error) {
 		slices.Sort(names)
 		return nil, Target{}, fmt.Errorf("database %q: no driver for %q is linked (linked: %s; import isovet/internal/runner/all)", dsn, scheme, strings.Join(names, ", "))
 	}
+	o.Isolation = isolationName(o.Isolation)
 	return open(ctx, dsn, o)
+}
+
+// isolationName writes an --isolation value as the drivers expect it: lower case, with
+// hyphens for underscores and spaces ("REPEATABLE READ" is repeatable-read).
+func isolationName(iso string) string {
+	iso = strings.ToLower(strings.TrimSpace(iso))
+	return strings.NewReplacer("_", "-", " ", "-").Replace(iso)
 }
