@@ -79,3 +79,15 @@ func TestStrictExit(t *testing.T) {
 		})
 	}
 }
+
+// TestLevelSpellingsCheck: --level in another case, or with underscores, checks the level.
+func TestLevelSpellingsCheck(t *testing.T) {
+	t.Parallel()
+	path := writeNative(t, t.TempDir(), "ok.jsonl", "init 0\ns1: T1 @[0,10] w(x,1)\ns2: T2 @[20,30] r(x,1)\n")
+	for _, spelling := range []string{"Serializable", "SERIALIZABLE", "Strict_Serializable", "SNAPSHOT-ISOLATION", "PL-3"} {
+		code, out, stderr := runCLI(t, "check", "--level", spelling, path)
+		if code != exitOK || !strings.Contains(out, ": pass") {
+			t.Errorf("check --level %s: exit %d, want 0 and a pass\nstdout:\n%s\nstderr:\n%s", spelling, code, out, stderr)
+		}
+	}
+}
