@@ -181,9 +181,14 @@ var (
 	ErrNeedsTime = errors.New("check: history lacks the time data this check needs")
 )
 
-// ParseLevel parses a level name or alias.
+// ParseLevel parses a level name or alias, in any case ([anomaly.ParseLevel]). For a name
+// databases use for different levels (repeatable-read, read-uncommitted) the error says
+// what it means on each and which level to check instead.
 func ParseLevel(name string) (Level, error) {
 	l, ok := anomaly.ParseLevel(name)
+	if d, amb := anomaly.LookupDatabaseName(name); !ok && amb {
+		return 0, errors.New(d.String())
+	}
 	if !ok {
 		var names []string
 		for _, l := range anomaly.Levels() {

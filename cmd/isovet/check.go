@@ -31,16 +31,25 @@ type checkFlags struct {
 	cpuProfile   string
 	memProfile   string
 	failed       string
+	strictExit   bool
 }
 
 func levelHelp() string {
 	var b strings.Builder
-	b.WriteString("Levels (--level), weakest first; status says whether a complete checker has landed:\n")
+	b.WriteString(`Levels (--level), weakest first, with their aliases; status says whether a complete checker
+has landed. Case does not matter, and underscores or spaces may stand for hyphens
+(Serializable, SNAPSHOT_ISOLATION). A name databases use for different levels
+(repeatable-read, read-uncommitted) is refused with what it means on each and which level
+to check there.
+`)
 	for _, l := range check.Levels() {
 		info := l.Info()
 		status := "basic checks only (a clean result is reported as unknown)"
 		if c, err := check.Supported(nil, l, check.MethodAuto); err == nil {
 			status = "checked by " + c.Name
+		}
+		if len(info.Aliases) > 0 {
+			status = "aliases " + strings.Join(info.Aliases, ", ") + "; " + status
 		}
 		fmt.Fprintf(&b, "  %-36s %s\n  %-36s [%s]\n", info.Name, info.Summary, "", status)
 	}
@@ -59,7 +68,11 @@ arguments (files, history directories and such directories mixed, as a shell glo
 Exit codes: 0 the level holds, 1 a violation was found, 2 usage or input error, 3 unknown
 (timeout, cancellation, or no complete checker for the level yet). Over several histories:
 1 if any violates the level, else 2 if any could not be checked, else 3 if any is unknown,
-else 0.
+else 0. After a pass of a level that ignores client time, the report follows up with its
+real-time counterpart (--realtime-budget); that follow-up's failure is reported but leaves
+the exit at 0, unless --strict-exit makes it 1, for a CI job that should fail on it (or
+check the real-time level itself with --level). A follow-up that ends unknown leaves the
+exit as it is.
 
 ` + levelHelp(),
 		Args: cobra.MinimumNArgs(1),
@@ -77,6 +90,7 @@ else 0.
 	c.Flags().IntVar(&f.maxAnomalies, "max-anomalies", 20, "report at most this many anomalies")
 	c.Flags().DurationVar(&f.realtime, "realtime-budget", 2*time.Second, "after a pass of a level that ignores the client time the history records, spend at most this long checking its real-time counterpart (strict-serializable, strong-snapshot-isolation) and say whether it holds; 0 skips it")
 	c.Flags().StringVar(&f.failed, "failed-statements", history.FailedUncertain.String(), "how to read a transaction logged as committed that contains a failed statement (which never takes effect): uncertain (committed without it, or rolled back: sound for every database), rolled-back (PostgreSQL, CockroachDB) or skipped (committed without it: MySQL, Galera)")
+	c.Flags().BoolVar(&f.strictExit, "strict-exit", false, "exit 1 when the level holds but its real-time follow-up (see --realtime-budget) fails")
 	c.Flags().StringVar(&f.cpuProfile, "cpu-profile", "", "write a CPU profile of the whole check (reading included) to this file, for go tool pprof")
 	c.Flags().StringVar(&f.memProfile, "mem-profile", "", "write a profile of the memory the check allocated (reading included) to this file, for go tool pprof")
 	return c
@@ -146,7 +160,15 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, args []string, f *c
 	if err := f.writeReport(stdout, path, ft.Name, rep); err != nil {
 		return err
 	}
+	if f.strictExit && followupFailed(rep) {
+		return &exitError{code: exitViolation, err: fmt.Errorf("%s holds but %s does not, and --strict-exit counts that as a violation", rep.Level, rep.Followup.Level)}
+	}
 	return verdictExit(rep.Verdict)
+}
+
+// followupFailed reports whether rep passed its level and failed its real-time follow-up.
+func followupFailed(rep *check.Report) bool {
+	return rep.Verdict == check.Pass && rep.Followup != nil && rep.Followup.Verdict == check.Fail
 }
 
 // options parses the level, method and failed-statement reading the flags name into the

@@ -23,8 +23,8 @@ type checkItem struct{ name, path string }
 // with its 29 cases), or those the command line named (dir is then ""). It prints one line
 // per history, then a summary; --json prints one document with a result per history, --out
 // DIR one report directory per history and an index page. The exit code is 1 if any
-// history violates the level, else 2 if any could not be read, else 3 if any is unknown,
-// else 0.
+// history violates the level (or, with --strict-exit, fails its real-time follow-up), else
+// 2 if any could not be read, else 3 if any is unknown, else 0.
 func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, items []checkItem, level check.Level, opts check.Options, f *checkFlags) error {
 	ca := &checkAll{stdout: stdout, stderr: stderr, dir: dir, level: level, opts: opts, f: f}
 	for _, it := range items {
@@ -121,7 +121,7 @@ func (ca *checkAll) tally(rep *check.Report) {
 	switch rep.Verdict {
 	case check.Pass:
 		ca.pass++
-		if fu := rep.Followup; fu != nil && fu.Verdict == check.Fail {
+		if followupFailed(rep) {
 			ca.notRealtime++
 		}
 	case check.Fail:
@@ -198,7 +198,7 @@ func (ca *checkAll) summary(n int) {
 // could not be read, else 3 if any is unknown, else 0.
 func (ca *checkAll) exit() error {
 	switch {
-	case ca.fail > 0:
+	case ca.fail > 0, ca.f.strictExit && ca.notRealtime > 0:
 		return &exitError{code: exitViolation}
 	case ca.unread > 0:
 		return &exitError{code: exitUsage, err: errors.New("some histories could not be checked (see above)")}

@@ -35,6 +35,9 @@ func TestUsageAndInputErrorsExit2(t *testing.T) {
 		wantErr string
 	}{
 		{"unknown level", []string{"check", "--level", "bogus", empty}, `unknown level "bogus" (levels: read-committed,`},
+		{"ambiguous level", []string{"check", "--level", "Repeatable-Read", empty}, `"repeatable-read" means different levels on different databases, so isovet does not pick one: on PostgreSQL it is snapshot isolation: check --level snapshot-isolation; on MySQL/InnoDB it is weaker`},
+		{"read-uncommitted", []string{"check", "--level", "read_uncommitted", empty}, `check --level read-committed`},
+		{"isolation memdb cannot honour", []string{"run", "--db", "memdb://serializable", "--isolation", "read-committed"}, "memdb takes its mode from the URL, not --isolation read-committed: drop --isolation, or run memdb://read-committed"},
 		{"unknown method", []string{"check", "--method", "magic", empty}, `unknown method "magic"`},
 		{"unknown flag", []string{"check", "--bogus", empty}, "unknown flag: --bogus (see isovet check --help)"},
 		{"missing file", []string{"stat", filepath.Join(dir, "nope.edn")}, "no such file or directory"},

@@ -67,10 +67,17 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		Long: `isovet checks transaction histories recorded from databases against isolation levels
 (serializability, snapshot isolation and their session and real-time variants), finds
 anomalies such as lost updates, write skew, long forks and stale reads, and explains each
-one as a cycle of dependencies between the database's own transactions.`,
+one as a cycle of dependencies between the database's own transactions.
+
+--version prints the module version and the commit the binary was built from. Shell
+completion (isovet completion bash|zsh|fish|powershell --help says how to load it)
+completes commands, flags, and the values of --level, --check, --format, --to, --method,
+--workload, --db and the other flags that take a name from a fixed list.`,
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("isovet {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
@@ -80,6 +87,7 @@ one as a cycle of dependencies between the database's own transactions.`,
 	for _, add := range extraCommands {
 		root.AddCommand(add())
 	}
+	registerCompletions(root)
 	return root
 }
 

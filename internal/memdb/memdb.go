@@ -31,6 +31,15 @@ func (m Mode) String() string {
 	return "invalid"
 }
 
+// Modes returns every valid mode, strongest first.
+func Modes() []Mode {
+	ms := make([]Mode, 0, len(modeNames)-1)
+	for i := 1; i < len(modeNames); i++ {
+		ms = append(ms, Mode(i))
+	}
+	return ms
+}
+
 // ParseMode parses a mode name (also "ser", "si", "rc", "ru").
 func ParseMode(s string) (Mode, error) {
 	switch s {

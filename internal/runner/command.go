@@ -57,6 +57,8 @@ type Options struct {
 	// RealtimeBudget bounds the follow-up at a passed level's real-time counterpart
 	// (check.FollowRealtime); 0 skips it.
 	RealtimeBudget time.Duration
+	// StrictExit counts a pass whose real-time follow-up fails as a violation (ExitViolation).
+	StrictExit bool
 	// Table is the table SQL drivers create (default isovet_kv); Keep leaves it in place.
 	Table string
 	Keep  bool
@@ -272,6 +274,10 @@ func (c *command) checkLevel(ctx context.Context, h *history.History, l check.Le
 		return ExitError, err
 	}
 	o.Logger.Info("checked", "level", l.String(), "verdict", rep.Verdict.String(), "checker", rep.Checker, "elapsed", rep.Stats.Elapsed)
+	if fu := rep.Followup; o.StrictExit && rep.Verdict == check.Pass && fu != nil && fu.Verdict == check.Fail {
+		fmt.Fprintf(c.stdout, "%s holds but %s does not, and --strict-exit counts that as a violation\n", l, fu.Level)
+		return ExitViolation, nil
+	}
 	return verdictExits[rep.Verdict], nil
 }
 

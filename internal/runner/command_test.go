@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isovet/isovet/check"
 	"github.com/isovet/isovet/format/native"
 	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/history/historytest"
 )
 
 func runCmd(t *testing.T, o Options) (int, string, error) {
@@ -144,6 +146,8 @@ func TestRunCommandErrors(t *testing.T) {
 		{"workload", Options{Workload: "nope"}, "unknown workload"},
 		{"level", Options{Check: []string{"nope"}}, "unknown level"},
 		{"no claim", Options{DB: "memdb://read-uncommitted"}, "--check"},
+		{"isolation against the URL's mode", Options{DB: "memdb://serializable", Isolation: "read-committed"}, "memdb://serializable runs at serializable, and memdb takes its mode from the URL, not --isolation read-committed: drop --isolation, or run memdb://read-committed"},
+		{"isolation memdb lacks", Options{DB: "memdb://si?fault=lost-update", Isolation: "repeatable-read"}, "not --isolation repeatable-read, which is no memdb mode: drop --isolation"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, err := runCmd(t, tc.o)
@@ -157,5 +161,47 @@ func TestRunCommandErrors(t *testing.T) {
 func TestWorse(t *testing.T) {
 	if worse(ExitOK, ExitUnknown) != ExitUnknown || worse(ExitViolation, ExitUnknown) != ExitViolation || worse(ExitUnknown, ExitViolation) != ExitViolation {
 		t.Error("worse orders exit codes wrongly")
+	}
+}
+
+// TestMemDBIsolation: --isolation is taken where the memdb URL names no mode, and agrees
+// with a URL's mode in any of its spellings.
+func TestMemDBIsolation(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ db, iso, want string }{
+		{"memdb://", "read-committed", "on memdb read-committed"},
+		{"memdb://serializable", "serializable", "on memdb serializable"},
+		{"memdb://serializable", "ser", "on memdb serializable"},
+		{"memdb://serializable", "SERIALIZABLE", "on memdb serializable"},
+		{"memdb://", "READ_COMMITTED", "on memdb read-committed"},
+		{"memdb://", "Read Committed", "on memdb read-committed"},
+		{"memdb://si", "snapshot-isolation", "on memdb snapshot-isolation"},
+		{"memdb://si", "", "on memdb snapshot-isolation"},
+	} {
+		code, out, err := runCmd(t, Options{DB: tc.db, Isolation: tc.iso, Txns: 16})
+		if err != nil || code != ExitOK || !strings.Contains(out, tc.want) {
+			t.Errorf("run --db %s --isolation %q = %d, %v; want 0 %s:\n%s", tc.db, tc.iso, code, err, tc.want, out)
+		}
+	}
+}
+
+// TestCheckLevelStrictExit: a stale read passes serializable and fails its real-time
+// follow-up; that exits 0, and 1 with StrictExit.
+func TestCheckLevelStrictExit(t *testing.T) {
+	t.Parallel()
+	h := historytest.MustParse("init 0\ns1: T1 @[0,10] w(x,1)\ns2: T2 @[20,30] r(x,0)\n")
+	for _, strict := range []bool{false, true} {
+		o := Options{RealtimeBudget: 10 * time.Second, StrictExit: strict}
+		o.ensureDefaults()
+		var out bytes.Buffer
+		c := &command{o: &o, stdout: &out, stderr: &out}
+		code, err := c.checkLevel(context.Background(), h, check.Serializable)
+		want, say := ExitOK, "strict-serializable does not hold"
+		if strict {
+			want, say = ExitViolation, "serializable holds but strict-serializable does not, and --strict-exit counts that as a violation"
+		}
+		if err != nil || code != want || !strings.Contains(out.String(), say) {
+			t.Errorf("checkLevel with StrictExit %v = %d, %v; want %d saying %q:\n%s", strict, code, err, want, say, out.String())
+		}
 	}
 }

@@ -48,6 +48,18 @@ func Register(scheme string, open Opener) {
 	drivers[scheme] = open
 }
 
+// Schemes returns the URL schemes of the linked drivers, sorted.
+func Schemes() []string {
+	driversMu.Lock()
+	defer driversMu.Unlock()
+	names := make([]string, 0, len(drivers))
+	for n := range drivers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
 // Open opens the database the URL names: memdb://MODE[?fault=...], postgres://...,
 // mysql://..., sqlite://FILE.
 func Open(ctx context.Context, dsn string, o OpenOptions) (DB, Target, error) {
@@ -75,5 +87,13 @@ func Open(ctx context.Context, dsn string, o OpenOptions) (DB, Target, error) {
 		slices.Sort(names)
 		return nil, Target{}, fmt.Errorf("database %q: no driver for %q is linked (linked: %s; import isovet/internal/runner/all)", dsn, scheme, strings.Join(names, ", "))
 	}
+	o.Isolation = isolationName(o.Isolation)
 	return open(ctx, dsn, o)
+}
+
+// isolationName writes an --isolation value as the drivers expect it: lower case, with
+// hyphens for underscores and spaces ("REPEATABLE READ" is repeatable-read).
+func isolationName(iso string) string {
+	iso = strings.ToLower(strings.TrimSpace(iso))
+	return strings.NewReplacer("_", "-", " ", "-").Replace(iso)
 }

@@ -39,7 +39,7 @@ func openMemDB(_ context.Context, dsn string, o OpenOptions) (DB, Target, error)
 	if err != nil {
 		return nil, Target{}, fmt.Errorf("parsing %q: %w", dsn, err)
 	}
-	mode, err := memdb.ParseMode(cmp.Or(u.Host+u.Opaque, o.Isolation, "snapshot-isolation"))
+	mode, err := memdbMode(u.Host+u.Opaque, o.Isolation)
 	if err != nil {
 		return nil, Target{}, err
 	}
@@ -52,6 +52,24 @@ func openMemDB(_ context.Context, dsn string, o OpenOptions) (DB, Target, error)
 		desc += " with fault " + m.Opts.Faults.String()
 	}
 	return m, Target{Claim: LevelOf(mode), Description: desc}, nil
+}
+
+// memdbMode is the mode of a memdb URL whose mode part is inURL, run with --isolation iso:
+// the URL's mode, else iso, else snapshot isolation. An iso that names another mode than
+// the URL's is an error: memdb cannot be asked for a level apart from its URL.
+func memdbMode(inURL, iso string) (memdb.Mode, error) {
+	mode, err := memdb.ParseMode(cmp.Or(inURL, iso, "snapshot-isolation"))
+	if err != nil || inURL == "" || iso == "" {
+		return mode, err
+	}
+	m, err := memdb.ParseMode(iso)
+	if err != nil {
+		return 0, fmt.Errorf("memdb://%s runs at %s, and memdb takes its mode from the URL, not --isolation %s, which is no memdb mode: drop --isolation (%w)", inURL, mode, iso, err)
+	}
+	if m != mode {
+		return 0, fmt.Errorf("memdb://%s runs at %s, and memdb takes its mode from the URL, not --isolation %s: drop --isolation, or run memdb://%s", inURL, mode, iso, m)
+	}
+	return mode, nil
 }
 
 // options reads the URL's query: fault=F,G, seed=N and timestamps=off.
