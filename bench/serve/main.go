@@ -389,7 +389,7 @@ func (br *benchRun) sendHTTP(ctx context.Context, deadline time.Time) {
 		if i >= int64(len(br.bodies)) {
 			return
 		}
-		if err := postBody(ctx, br.client, br.base+"/v1/txns", br.bodies[i]); err != nil {
+		if err := server.PostBatch(ctx, br.client, br.base+"/v1/txns", br.bodies[i]); err != nil {
 			br.fail(err)
 			return
 		}
@@ -529,24 +529,6 @@ func fetchStatus(c *http.Client, base string) (statusLite, error) {
 		return st, errors.New("status: " + resp.Status)
 	}
 	return st, json.NewDecoder(resp.Body).Decode(&st)
-}
-
-func postBody(ctx context.Context, c *http.Client, url string, body []byte) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/x-ndjson")
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("server refused a batch: %s: %s", resp.Status, bytes.TrimSpace(msg))
-	}
-	return nil
 }
 
 // procCPU is process pid's user+system CPU time from /proc (0 if unknown).

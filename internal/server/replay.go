@@ -129,7 +129,7 @@ func (o *ReplayOptions) sender(ctx context.Context) (send func(context.Context, 
 	case strings.HasPrefix(o.To, "http://") || strings.HasPrefix(o.To, "https://"):
 		client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: o.Parallel + 1}}
 		url := strings.TrimSuffix(o.To, "/") + "/v1/txns"
-		return func(ctx context.Context, body []byte) error { return postBatch(ctx, client, url, body) }, func() {}, nil
+		return func(ctx context.Context, body []byte) error { return PostBatch(ctx, client, url, body) }, func() {}, nil
 	case strings.HasPrefix(o.To, "nats://"):
 		return o.natsSender(ctx)
 	default:
@@ -268,7 +268,9 @@ func schedule(h *history.History, o ReplayOptions) ([]history.TxnID, []time.Dura
 	return order, at
 }
 
-func postBatch(ctx context.Context, c *http.Client, url string, body []byte) error {
+// PostBatch posts one batch of transactions (JSON lines) to the service's url with c, and
+// returns the server's refusal, with its reason, as an error.
+func PostBatch(ctx context.Context, c *http.Client, url string, body []byte) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return err
