@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/check"
 	"github.com/isovet/isovet/internal/explain"
 )
@@ -217,7 +218,7 @@ func summaryLine(rep *check.Report) string {
 		b.WriteString(" (vacuously: no committed transaction)")
 	}
 	if len(rep.Anomalies) > 0 {
-		fmt.Fprintf(&b, ": %s", rep.Anomalies[0].Name())
+		fmt.Fprintf(&b, ": %s", summaryName(rep.Anomalies[0]))
 		if n := len(rep.Anomalies); n > 1 {
 			fmt.Fprintf(&b, " (and %d more)", n-1)
 		}
@@ -229,6 +230,15 @@ func summaryLine(rep *check.Report) string {
 		fmt.Fprintf(&b, "; %s logged as committed with a failed statement, read as %s", count(len(f.Committed), "transaction"), f.Reading)
 	}
 	return b.String()
+}
+
+// summaryName names anomaly a in a one-line summary: by its names, and for an internal
+// inconsistency, whose name alone reads like a fault of isovet, by its title too.
+func summaryName(a check.Anomaly) string {
+	if a.Kind == anomaly.Internal {
+		return a.Name() + " (a read did not return the transaction's own write)"
+	}
+	return a.Name()
 }
 
 // followupText is what the real-time follow-up of rep, a pass, found, as summaryLine
