@@ -31,8 +31,11 @@ package explain
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
@@ -236,7 +239,7 @@ func explainTxn(h *history.History, n namer, id history.TxnID, keys map[history.
 // with the snapshot its timestamps were derived from.
 func txnTimes(h *history.History, tx *history.Txn) (interval, timestamps string) {
 	if tx.HasTime {
-		interval = fmt.Sprintf("[%d,%d]", tx.Time.Begin, tx.Time.End)
+		interval = fmt.Sprintf("[%s, %s]", sinceStart(h, tx.Time.Begin), sinceStart(h, tx.Time.End))
 	}
 	if tx.HasTimestamps {
 		timestamps = fmt.Sprintf("[%v,%v]", tx.Start, tx.Commit)
@@ -245,6 +248,29 @@ func txnTimes(h *history.History, tx *history.Txn) (interval, timestamps string)
 		}
 	}
 	return interval, timestamps
+}
+
+// origins caches, per history, the earliest client time of its transactions: client
+// times are shown as durations since it.
+var origins sync.Map // *history.History -> int64
+
+// sinceStart renders client time ns (nanoseconds, as histories record it) as the duration
+// since the history's earliest client time: "+1.2ms", "+0s".
+func sinceStart(h *history.History, ns int64) string {
+	o, ok := origins.Load(h)
+	if !ok {
+		start := int64(math.MaxInt64)
+		for i := range h.Txns {
+			if h.Txns[i].HasTime {
+				start = min(start, h.Txns[i].Time.Begin)
+			}
+		}
+		o, _ = origins.LoadOrStore(h, start)
+	}
+	if ns == math.MaxInt64 {
+		return "never"
+	}
+	return "+" + time.Duration(ns-o.(int64)).String()
 }
 
 // Op renders one operation with the source's keys and values: r(x,1), w(x,1), a(l,3),
@@ -388,7 +414,7 @@ func (t stepText) so() string {
 
 func (t stepText) rt() string {
 	if a, b, ok := t.both(); ok && a.HasTime && b.HasTime {
-		return fmt.Sprintf("%s ended (at %d) before %s began (at %d)", t.from, a.Time.End, t.to, b.Time.Begin)
+		return fmt.Sprintf("%s ended (at %s) before %s began (at %s)", t.from, sinceStart(t.h, a.Time.End), t.to, sinceStart(t.h, b.Time.Begin))
 	}
 	return fmt.Sprintf("%s ended before %s began", t.from, t.to)
 }
