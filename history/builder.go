@@ -475,7 +475,19 @@ func (b *Builder) Build() (*History, error) {
 	if len(h.Snapshots) > 0 {
 		_, h.SnapshotErr = DeriveTimestamps(h)
 	}
+	h.timeOrigin = timeOrigin(h.Txns)
 	return h, nil
+}
+
+// timeOrigin returns the earliest client begin time of txns, 0 when none has one.
+func timeOrigin(txns []Txn) int64 {
+	origin, found := int64(0), false
+	for i := range txns {
+		if t := &txns[i]; t.HasTime && (!found || t.Time.Begin < origin) {
+			origin, found = t.Time.Begin, true
+		}
+	}
+	return origin
 }
 
 // SetSnapshot records the database snapshot of transaction t ([History.Snapshots]).

@@ -235,8 +235,13 @@ type History struct {
 	// transaction it took as the initial state), one sentence each. Reports show them first.
 	Notes []string
 
-	lists []Value
+	lists      []Value
+	timeOrigin int64 // the earliest client begin time ([History.TimeOrigin])
 }
+
+// TimeOrigin returns the earliest client begin time of the history's transactions (0 when
+// none has a client interval): reports show client times as durations since it.
+func (h *History) TimeOrigin() int64 { return h.timeOrigin }
 
 // InitialValue returns the value k holds in the initial state.
 func (h *History) InitialValue(k Key) Value {

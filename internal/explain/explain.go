@@ -34,7 +34,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/isovet/isovet/anomaly"
@@ -250,27 +249,13 @@ func txnTimes(h *history.History, tx *history.Txn) (interval, timestamps string)
 	return interval, timestamps
 }
 
-// origins caches, per history, the earliest client time of its transactions: client
-// times are shown as durations since it.
-var origins sync.Map // *history.History -> int64
-
 // sinceStart renders client time ns (nanoseconds, as histories record it) as the duration
 // since the history's earliest client time: "+1.2ms", "+0s".
 func sinceStart(h *history.History, ns int64) string {
-	o, ok := origins.Load(h)
-	if !ok {
-		start := int64(math.MaxInt64)
-		for i := range h.Txns {
-			if h.Txns[i].HasTime {
-				start = min(start, h.Txns[i].Time.Begin)
-			}
-		}
-		o, _ = origins.LoadOrStore(h, start)
-	}
 	if ns == math.MaxInt64 {
 		return "never"
 	}
-	return "+" + time.Duration(ns-o.(int64)).String()
+	return "+" + time.Duration(ns-h.TimeOrigin()).String()
 }
 
 // Op renders one operation with the source's keys and values: r(x,1), w(x,1), a(l,3),
