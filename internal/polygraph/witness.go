@@ -23,6 +23,22 @@ type Alternative struct {
 	SelfContradictory bool
 }
 
+// Useful drops the alternatives whose write orders alone are cyclic: they explain nothing
+// (no execution chooses them), so they are kept only if the enumeration, which is capped,
+// found nothing else.
+func Useful(alts []Alternative) []Alternative {
+	var useful []Alternative
+	for _, alt := range alts {
+		if !alt.SelfContradictory {
+			useful = append(useful, alt)
+		}
+	}
+	if len(useful) > 0 {
+		return useful
+	}
+	return alts
+}
+
 // MaxAlternatives caps the combinations [Enumerate] lists.
 const MaxAlternatives = 64
 

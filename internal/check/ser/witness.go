@@ -284,7 +284,7 @@ func (w *witness) cycleText(st []report.Step) string {
 
 // anomaly builds the report entry for a set of alternatives, each closing its cycle.
 func (w *witness) anomaly(alts []polygraph.Alternative) report.Anomaly {
-	alts = useful(alts)
+	alts = polygraph.Useful(alts)
 	best := -1
 	var bestSteps []report.Step
 	var ruled []string
@@ -310,22 +310,6 @@ func (w *witness) anomaly(alts []polygraph.Alternative) report.Anomaly {
 		a.Message = fmt.Sprintf("no serial order of %d transactions explains what they read: each of the %d alternatives below closes a cycle, e.g. %s", len(txns.list), len(alts), w.cycleText(bestSteps))
 	}
 	return a
-}
-
-// useful drops the alternatives whose write orders alone are cyclic: they explain nothing
-// (no execution chooses them), so they are kept only if the enumeration, which is capped,
-// found nothing else.
-func useful(alts []polygraph.Alternative) []polygraph.Alternative {
-	var useful []polygraph.Alternative
-	for _, alt := range alts {
-		if !alt.SelfContradictory {
-			useful = append(useful, alt)
-		}
-	}
-	if len(useful) > 0 {
-		return useful
-	}
-	return alts
 }
 
 // ruledOut is the RuledOut sentence of alt, whose cycle is st: its choices, and the cycle

@@ -246,7 +246,7 @@ func (w *witness) option(o polygraph.Option) string {
 // shortest cycle is the anomaly's; every alternative is a RuledOut sentence; the
 // transactions of all of them are the anomaly's.
 func (w *witness) anomaly(alts []polygraph.Alternative) report.Anomaly {
-	alts = usefulAlternatives(alts)
+	alts = polygraph.Useful(alts)
 	best := w.bestCycle(alts)
 	if best < 0 {
 		return report.Anomaly{Kind: anomaly.GSingle, Key: -1, Message: "no snapshot-isolated execution explains every read (no cycle was extracted)"}
@@ -270,21 +270,6 @@ func (w *witness) anomaly(alts []polygraph.Alternative) report.Anomaly {
 		}
 	}
 	return a
-}
-
-// usefulAlternatives keeps alternatives whose write orders contradict themselves only if
-// the enumeration, which is capped, found nothing else.
-func usefulAlternatives(alts []polygraph.Alternative) []polygraph.Alternative {
-	var useful []polygraph.Alternative
-	for _, a := range alts {
-		if !a.SelfContradictory {
-			useful = append(useful, a)
-		}
-	}
-	if len(useful) > 0 {
-		return useful
-	}
-	return alts
 }
 
 // bestCycle is the index of the alternative whose cycle the anomaly shows, or -1 if none
