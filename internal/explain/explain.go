@@ -43,8 +43,11 @@ import (
 
 // Explanation is one anomaly explained, as data. Renderers only format it.
 type Explanation struct {
-	Kind    anomaly.Kind
-	Also    []anomaly.Kind
+	Kind anomaly.Kind
+	Also []anomaly.Kind
+	// Lead is the one plain sentence an anomaly opens with: what went wrong, in the words of
+	// the level's definition, from the kind's entry in the words table.
+	Lead    string
 	Message string // the checker's one- or two-sentence summary
 	Key     string // the key for single-key findings, else ""
 	// Txns are the transactions involved: the anomaly's own list, then any other endpoint
@@ -133,7 +136,7 @@ func (n namer) value(v history.Value) history.Datum {
 // their ops are not shown).
 func Explain(h *history.History, a report.Anomaly) Explanation {
 	n := namer{h}
-	e := Explanation{Kind: a.Kind, Also: a.Also, Message: a.Message, RuledOut: a.RuledOut}
+	e := Explanation{Kind: a.Kind, Also: a.Also, Lead: lead(a.Kind), Message: a.Message, RuledOut: a.RuledOut}
 	if a.Key >= 0 && h != nil && int(a.Key) < len(h.Keys) {
 		e.keyDatum, e.hasKey = h.Key(a.Key), true
 		e.Key = e.keyDatum.String()
@@ -424,3 +427,12 @@ func (t stepText) predRW() string {
 }
 
 func validTxn(h *history.History, t history.TxnID) bool { return t >= 0 && int(t) < len(h.Txns) }
+
+// lead is the sentence an anomaly of kind k opens with: its meaning, as a sentence.
+func lead(k anomaly.Kind) string {
+	m := k.Info().Meaning
+	if m == "" {
+		return ""
+	}
+	return strings.ToUpper(m[:1]) + m[1:] + "."
+}
