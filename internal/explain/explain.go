@@ -46,9 +46,13 @@ type Explanation struct {
 	Kind anomaly.Kind
 	Also []anomaly.Kind
 	// Lead is the one plain sentence an anomaly opens with: what went wrong, in the words of
-	// the level's definition, from the kind's entry in the words table.
-	Lead    string
-	Message string // the checker's one- or two-sentence summary
+	// the level's definition, filled with the anomaly's transactions and keys from the words
+	// table ([anomaly.Kind.Words]), or the kind's meaning when its evidence does not give
+	// the facts any template needs.
+	Lead string
+	// Message is the checker's one- or two-sentence summary, its steps' reasons said as the
+	// steps say them.
+	Message string
 	Key     string // the key for single-key findings, else ""
 	// Txns are the transactions involved: the anomaly's own list, then any other endpoint
 	// of a step, in order of first appearance.
@@ -62,8 +66,9 @@ type Explanation struct {
 	Contradiction string
 	RuledOut      []string
 
-	keyDatum history.Datum
-	hasKey   bool
+	keyDatum   history.Datum
+	hasKey     bool
+	leadFilled bool // Lead was filled from a template, not the kind's meaning
 }
 
 // Txn is a transaction as an explanation shows it.
@@ -94,6 +99,7 @@ type Step struct {
 	Value2    string // for ww and rw: the overwriting value ("" if none)
 	Why       string // "T2 read x=3, which T1 wrote"
 	Sentence  string // "T1 < T2, because T2 read x=3, which T1 wrote"
+	rawWhy    string // the checker's reason, as it gave it ("" if none)
 	keyDatum  history.Datum
 	valDatum  history.Datum
 	val2Datum history.Datum
@@ -136,7 +142,8 @@ func (n namer) value(v history.Value) history.Datum {
 // their ops are not shown).
 func Explain(h *history.History, a report.Anomaly) Explanation {
 	n := namer{h}
-	e := Explanation{Kind: a.Kind, Also: a.Also, Lead: lead(a.Kind), Message: a.Message, RuledOut: a.RuledOut}
+	e := Explanation{Kind: a.Kind, Also: a.Also, Message: a.Message}
+	e.Lead, e.leadFilled = lead(h, a)
 	if a.Key >= 0 && h != nil && int(a.Key) < len(h.Keys) {
 		e.keyDatum, e.hasKey = h.Key(a.Key), true
 		e.Key = e.keyDatum.String()
@@ -150,6 +157,10 @@ func Explain(h *history.History, a report.Anomaly) Explanation {
 	}
 	e.Cycle = len(a.Cycle) >= 2 && a.Cycle[len(a.Cycle)-1].To == a.Cycle[0].From
 	e.Steps = steps(h, a.Cycle, e.Cycle)
+	e.Message = restateIn(a.Message, e.Steps)
+	for _, r := range a.RuledOut {
+		e.RuledOut = append(e.RuledOut, restateIn(r, e.Steps))
+	}
 	if e.Cycle {
 		e.Contradiction = e.Steps[len(e.Steps)-1].Sentence
 	} else {
@@ -204,9 +215,11 @@ func Pair(h *history.History, s report.Step) Step {
 			st.Value2 = st.val2Datum.String()
 		}
 	}
-	st.Why = s.Why
-	if st.Why == "" {
+	st.rawWhy = s.Why
+	if s.Why == "" {
 		st.Why = why(h, n, s)
+	} else {
+		st.Why = newStepText(h, n, s).restate(s.Why)
 	}
 	st.Sentence = fmt.Sprintf("%s < %s, because %s", st.From, st.To, st.Why)
 	return st
@@ -330,7 +343,7 @@ func List(h *history.History, vs []history.Value) string {
 
 // why makes the reason for a step from its relation (the lowest relation in the set).
 func why(h *history.History, n namer, s report.Step) string {
-	t := stepText{h: h, n: n, s: s, from: n.txn(s.From), to: n.txn(s.To)}
+	t := newStepText(h, n, s)
 	for _, r := range reasons {
 		if s.Rel&r.rel != 0 {
 			return r.why(t)
@@ -363,6 +376,10 @@ type stepText struct {
 	from, to string
 }
 
+func newStepText(h *history.History, n namer, s report.Step) stepText {
+	return stepText{h: h, n: n, s: s, from: n.txn(s.From), to: n.txn(s.To)}
+}
+
 // kv renders the step's key holding v.
 func (t stepText) kv(v history.Value) string { return history.KV(t.n.key(t.s.Key), t.n.value(v)) }
 
@@ -375,6 +392,9 @@ func (t stepText) both() (from, to *history.Txn, ok bool) {
 }
 
 func (t stepText) ww() string {
+	if c, ok := t.listWW(); ok {
+		return c
+	}
 	if t.s.Value2 != history.Nil {
 		return fmt.Sprintf("%s overwrote %s's write of %s with %s", t.to, t.from, t.kv(t.s.Value), t.kv(t.s.Value2))
 	}
@@ -382,10 +402,19 @@ func (t stepText) ww() string {
 }
 
 func (t stepText) wr() string {
+	if c, ok := t.listWR(); ok {
+		return c
+	}
 	return fmt.Sprintf("%s read %s, which %s wrote", t.to, t.kv(t.s.Value), t.from)
 }
 
 func (t stepText) rw() string {
+	if c, ok := t.listRW(); ok {
+		return c
+	}
+	if w := t.readWriter(); w != "" && t.sameRender() {
+		return t.namedRW(w)
+	}
 	if t.s.Value2 != history.Nil {
 		return fmt.Sprintf("%s read %s, which %s overwrote with %s", t.from, t.kv(t.s.Value), t.to, t.kv(t.s.Value2))
 	}
@@ -427,12 +456,3 @@ func (t stepText) predRW() string {
 }
 
 func validTxn(h *history.History, t history.TxnID) bool { return t >= 0 && int(t) < len(h.Txns) }
-
-// lead is the sentence an anomaly of kind k opens with: its meaning, as a sentence.
-func lead(k anomaly.Kind) string {
-	m := k.Info().Meaning
-	if m == "" {
-		return ""
-	}
-	return strings.ToUpper(m[:1]) + m[1:] + "."
-}

@@ -58,6 +58,7 @@ type htmlAnomaly struct {
 	N           int
 	Name, Title string
 	Also        []string
+	Lead        string
 	Message     string
 	Graph       svgGraph
 	Txns        []Txn
@@ -71,7 +72,7 @@ type htmlAnomaly struct {
 func htmlAnomalyOf(e Explanation, n int) htmlAnomaly {
 	info := e.Kind.Info()
 	return htmlAnomaly{
-		N: n, Name: info.Name, Title: info.Title, Also: alsoNames(e), Message: strings.TrimSuffix(e.Message, "."),
+		N: n, Name: info.Name, Title: info.Title, Also: alsoNames(e), Lead: e.Lead, Message: strings.TrimSuffix(e.Message, "."),
 		Graph: layout(e), Txns: e.Txns, Steps: e.Steps, Cycle: e.Cycle,
 		RuledOut: e.RuledOut,
 		HasTime:  slices.ContainsFunc(e.Txns, func(t Txn) bool { return t.Time != "" }),
@@ -295,6 +296,7 @@ svg text { font-size: 14px; }
 </html>
 {{define "anomaly"}}<section class="anomaly">
 <h2>{{if .N}}[{{.N}}] {{end}}{{.Name}}: {{.Title}}</h2>
+{{if .Lead}}<p class="lead">{{.Lead}}</p>{{end}}
 {{if .Also}}<p>Also known as: {{range $i, $a := .Also}}{{if $i}}, {{end}}{{$a}}{{end}}.</p>{{end}}
 {{if .Message}}<p>{{.Message}}.</p>{{end}}
 {{with .Graph}}{{if .Nodes}}<svg xmlns="http://www.w3.org/2000/svg" width="{{f .W}}" height="{{f .H}}" viewBox="{{f .X}} {{f .Y}} {{f .W}} {{f .H}}" role="img">

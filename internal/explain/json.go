@@ -64,7 +64,8 @@ func JSON(w io.Writer, r *report.Report) error {
 //	    "title": "aborted read (G1a)",
 //	    "also": ["read-skew"],                  // omitted
 //	    "key": "x",                             // omitted when not a one-key finding
-//	    "message": "102 read x=1, which only 101 wrote, and it aborted",
+//	    "lead": "T102 read x=1, which T101 wrote before it aborted.",  // what went wrong, plainly
+//	    "message": "T102 read x=1, which only T101 wrote, and it aborted",
 //	    "txns": [{
 //	      "name": "101", "session": "s1", "outcome": "aborted",
 //	      "ops": ["w(x,1)"],
@@ -216,6 +217,7 @@ type jsonAnomaly struct {
 	Title         string     `json:"title"`
 	Also          []string   `json:"also,omitempty"`
 	Key           *jsonKey   `json:"key,omitempty"`
+	Lead          string     `json:"lead"`
 	Message       string     `json:"message"`
 	Txns          []jsonTxn  `json:"txns"`
 	Steps         []jsonStep `json:"steps"`
@@ -320,6 +322,7 @@ func anomalyJSON(e Explanation) jsonAnomaly {
 		Kind:          info.Name,
 		Title:         info.Title,
 		Key:           key(e.keyDatum, e.hasKey),
+		Lead:          e.Lead,
 		Message:       e.Message,
 		Txns:          []jsonTxn{},
 		Steps:         []jsonStep{},
