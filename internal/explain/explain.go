@@ -10,17 +10,35 @@
 //
 // # Sentences
 //
-// A step From -> To with relation rel reads "From < To, because <why>", where why is the
-// step's own Why when the checker gave one, else a sentence made from the relation:
+// Each anomaly opens with its lead ([Explanation.Lead]): one plain sentence saying what went
+// wrong in the words of the level's definition, the first template of the words table
+// ([anomaly.Kind.Words]) that the anomaly's evidence fills, for its most specific name ("T3
+// and T5 both read x=1 and both overwrote it, so one of the updates is lost."), else the
+// kind's meaning.
+//
+// A step From -> To with relation rel reads "From < To, because <why>", where why is a
+// sentence made from the relation:
 //
 //	wr   T2 read x=3, which T1 wrote
+//	     T2 read l=[1 2 *3*], which ends with T1's append of 3      (a list, its element marked)
 //	ww   T2 overwrote T1's write of x=1 with x=2
+//	     T2 appended 3 to l after T1's append of 2
 //	rw   T1 read x=1, which T2 overwrote with x=2
+//	     T1 read l=[1 2] and did not observe T2's append of 3
+//	     T3 read x=1 written by T1, which T2 overwrote with x=1     (values that print alike)
 //	so   T1 precedes T2 in session s1
-//	rt   T1 ended (at 9) before T2 began (at 12)
+//	rt   T1 ended (at +9ns) before T2 began (at +12ns)            (since the history's start)
 //	ts   T1 committed (at 7) before T2 started (at 8)
 //	pwr  T2's predicate read saw T1's write of x=3
 //	prw  T1's predicate read missed T2's write of x=4
+//
+// When the checker gave the step a reason of its own (Why), that reason is kept, but its
+// opening clause, when it is one of the register-style clauses above as the checkers write
+// them ("T2 read l=3, which T1 wrote", "T3 read x=1 (written by T1), which T2 overwrote with
+// x=1", "T1 ended before T2 began (real time)"), is restated as here: lists as lists, the
+// writer of a read that prints like its overwrite, real time with its times. The checker's
+// message and ruled-out alternatives, which repeat the reasons, are restated alike. Lists
+// of more than 8 elements show their ends and the marked element, eliding the rest.
 //
 // The last step of a closed cycle begins with "However," and ends with ": a contradiction!".
 //

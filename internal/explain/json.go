@@ -56,7 +56,7 @@ func JSON(w io.Writer, r *report.Report) error {
 //	  "checker": "basic",
 //	  "failed_statements": {                    // omitted when the source marks none failed
 //	    "reading": "uncertain",                 // uncertain, rolled-back or skipped
-//	    "committed": ["7"],                     // logged committed, containing a failed statement
+//	    "committed": ["T7"],                    // logged committed, containing a failed statement
 //	    "ops": 1, "message": "..."
 //	  },
 //	  "anomalies": [{
@@ -67,17 +67,17 @@ func JSON(w io.Writer, r *report.Report) error {
 //	    "lead": "T102 read x=1, which T101 wrote before it aborted.",  // what went wrong, plainly
 //	    "message": "T102 read x=1, which only T101 wrote, and it aborted",
 //	    "txns": [{
-//	      "name": "101", "session": "s1", "outcome": "aborted",
+//	      "name": "T101", "session": "s1", "outcome": "aborted",
 //	      "ops": ["w(x,1)"],
 //	      "elided_ops": 3,                      // omitted
 //	      "time": {"begin": 1, "end": 5},       // client interval, ns; omitted
 //	      "timestamps": {"start": "3", "commit": "7.1"}   // omitted
 //	    }],
 //	    "steps": [{
-//	      "from": "101", "to": "102", "rel": "wr",   // rel: ww, wr, rw, so, rt, ts, pwr, prw joined by "+"
+//	      "from": "T101", "to": "T102", "rel": "wr",   // rel: ww, wr, rw, so, rt, ts, pwr, prw joined by "+"
 //	      "key": "x", "value": 1, "value2": 2,       // omitted when not about a key / absent
-//	      "why": "102 read x=1, which 101 wrote",
-//	      "sentence": "101 < 102, because 102 read x=1, which 101 wrote"
+//	      "why": "T102 read x=1, which T101 wrote",
+//	      "sentence": "T101 < T102, because T102 read x=1, which T101 wrote"
 //	    }],
 //	    "cycle": false,
 //	    "contradiction": "...",
