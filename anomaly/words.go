@@ -10,6 +10,7 @@ import "slices"
 // not a proof). The placeholders, all listed by [Placeholders], are:
 //
 //	{txns}                  the anomaly's transactions, "T1, T2 and T3"
+//	{writers}               the same, when every step of its cycle is a write dependency
 //	{a} {b}                 its first and second transaction
 //	{reader} {writer}       the first anti-dependency: {reader} read a version {writer} overwrote
 //	{key} {read} {missed}   ... its key; what {reader} read ("x=1", "l=[1 2]"); and the write
@@ -36,7 +37,7 @@ func (k Kind) Words() []string {
 func Placeholders() []string { return slices.Clone(placeholders) }
 
 var placeholders = []string{
-	"txns", "a", "b",
+	"txns", "writers", "a", "b",
 	"reader", "writer", "key", "read", "missed",
 	"reader2", "writer2", "key2", "both",
 	"observer", "source", "seen", "skey",
@@ -50,11 +51,11 @@ var words = [numKinds][]string{
 	AbortedRead:      {"{observer} read {seen}, which {source} wrote before it aborted."},
 	IntermediateRead: {"{observer} read {seen}, an intermediate state of {source}, which wrote {skey} again before it committed."},
 	FutureRead:       {"{observer} read {seen}, which {source} wrote only later in the same session."},
-	G0:               {"{txns} overwrote one another's writes in a cycle, so no order of the transactions explains the order of their versions."},
-	G1c:              {"{txns} each saw or followed another's writes, in a cycle, so none of them can have come first."},
+	G0:               {"{writers} overwrote one another's writes in a cycle, so no order of the transactions explains the order of their versions.", "{txns} follow one another in a cycle, so none of them can have come first."},
+	G1c:              {"{txns} each saw, overwrote or followed another, in a cycle, so none of them can have come first."},
 	GSingle:          {"{reader} did not observe {missed}, though the rest of the cycle puts {writer} before {reader}."},
-	G2Item:           {"{txns} each read a version another of them overwrote, in a cycle, so no serial order explains what they read."},
-	G2:               {"{txns} each missed another's writes (some through predicate reads), in a cycle, so no serial order explains what they read."},
+	G2Item:           {"{txns} depend on one another in a cycle with two or more anti-dependencies (reads of versions another of them overwrote), so no serial order explains what they read."},
+	G2:               {"{txns} depend on one another in a cycle, so none of them can come first in a serial order."},
 	LostUpdate: {
 		"{reader} and {writer} both read {both} and both overwrote it, so one of the updates is lost.",
 		"{reader} read {read} and overwrote it after {lost} did, without seeing {lost}'s write, so {lost}'s update is lost.",

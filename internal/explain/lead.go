@@ -90,6 +90,9 @@ func factsOf(h *history.History, a report.Anomaly) facts {
 		names = append(names, n.txn(t))
 	}
 	f["txns"] = joinAnd(names)
+	if len(a.Cycle) > 0 && !slices.ContainsFunc(a.Cycle, func(s report.Step) bool { return s.Rel&report.WW == 0 }) {
+		f["writers"] = f["txns"]
+	}
 	if len(a.Txns) > 0 {
 		f["a"] = n.txn(a.Txns[0])
 	}
