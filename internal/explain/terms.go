@@ -257,7 +257,13 @@ func (t stepText) restateRW(why string) (string, bool) {
 	if c, ok := t.listRW(); ok {
 		return c + rest, true
 	}
-	if writer == "" || initial || !t.sameRender() {
+	if initial || !t.sameRender() {
+		return "", false
+	}
+	if writer == "" {
+		writer = t.readWriter()
+	}
+	if writer == "" {
 		return "", false
 	}
 	return t.namedRW(writer) + rest, true
