@@ -219,7 +219,8 @@ func involved(a report.Anomaly) []history.TxnID {
 }
 
 // Pair explains one step on its own: "From < To, because <why>", with the step's Why when
-// it has one, else a sentence made from its relation (see the package documentation).
+// it has one (its opening clause restated in the reader's terms), else a sentence made from
+// its relation (see the package documentation).
 func Pair(h *history.History, s report.Step) Step {
 	n := namer{h}
 	st := Step{From: n.txn(s.From), To: n.txn(s.To), FromID: s.From, ToID: s.To, Rel: s.Rel}
@@ -340,24 +341,7 @@ func srcSuffix(h *history.History, src history.Src) string {
 }
 
 // List renders list values as [1 2 3], eliding the middle of lists longer than 8.
-func List(h *history.History, vs []history.Value) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, v := range vs {
-		if len(vs) > maxList && i == maxList/2 {
-			fmt.Fprintf(&b, " ... (%d more) ...", len(vs)-maxList)
-		}
-		if len(vs) > maxList && i >= maxList/2 && i < len(vs)-maxList/2 {
-			continue
-		}
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(h.Value(v).String())
-	}
-	b.WriteByte(']')
-	return b.String()
-}
+func List(h *history.History, vs []history.Value) string { return markedList(h, vs, -1) }
 
 // why makes the reason for a step from its relation (the lowest relation in the set).
 func why(h *history.History, n namer, s report.Step) string {

@@ -50,9 +50,6 @@ func TestMarkedList(t *testing.T) {
 			t.Errorf("markedList(%d elements, mark %d) = %q, want %q", len(tt.vs), tt.mark, got, tt.want)
 		}
 	}
-	if got, want := List(h, all), markedList(h, all, -1); got != want {
-		t.Errorf("List = %q, markedList unmarked = %q: they should agree", got, want)
-	}
 }
 
 // TestStepsInReaderTerms: the sentences explain makes itself (a step with no reason from its
