@@ -35,7 +35,7 @@ func TestConvertRoundTripKeepsVerdicts(t *testing.T) {
 	dir := sharedData(t)
 	var writable []format.Format
 	for _, f := range format.Formats() {
-		if f.Write != nil {
+		if f.Writable() {
 			writable = append(writable, f)
 		}
 	}
@@ -140,7 +140,13 @@ func (v *verdicts) get(t *testing.T, l check.Level) (check.Verdict, string) {
 func writeAndRead(t *testing.T, f format.Format, h *history.History) *history.History {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "h")
-	if err := writeOutput(nil, p, func(w io.Writer) error { return f.Write(w, h) }); err != nil {
+	write := func() error { return writeOutput(nil, p, func(w io.Writer) error { return f.Write(w, h) }) }
+	if f.WriteDir != nil {
+		write = func() error {
+			return writeDirOutput(p, func(create func(string) (io.Writer, error)) error { return f.WriteDir(h, create) })
+		}
+	}
+	if err := write(); err != nil {
 		t.Errorf("%s: writing: %v", f.Name, err)
 		return nil
 	}

@@ -2,6 +2,7 @@ package dbcop
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -28,29 +29,22 @@ const Epoch = "1970-01-01T00:00:00+00:00"
 // writer. When some key starts at a value other than 0 (the format's initial value), the
 // initial state is written as a first session of one transaction writing every key once, as
 // PolySI's converter does, if the reader would take it back for the initial state
-// ([HoldsInitial]); otherwise the initial state is not written. format.Losses says, before
-// writing, what a history would lose.
+// ([HoldsInitial]); otherwise the initial state is not written. When the first session
+// would read back as such an initial session without being one (one transaction writing
+// every key once, nobody reading 0), an empty session is written before it. format.Losses
+// says, before writing, what a history would lose.
 func Write(w io.Writer, h *history.History) error { return WriteHeader(w, h, HeaderOf(h)) }
 
 // WriteHeader is [Write] with the header hd: a header [ReadHeader] read from the file h was
 // read from writes that file again byte for byte.
 func WriteHeader(w io.Writer, h *history.History, hd Header) error {
-	e := encoder{h: h, bw: bufio.NewWriterSize(w, 1<<16)}
-	if err := e.check(); err != nil {
+	l, err := layOut(h)
+	if err != nil {
 		return err
 	}
+	e := encoder{h: h, bw: bufio.NewWriterSize(w, 1<<16)}
 	e.header(hd)
-	init := initialKeys(h)
-	e.u64(uint64(len(h.Sessions) + min(len(init), 1)))
-	if len(init) > 0 {
-		e.initial(init)
-	}
-	for _, s := range h.Sessions {
-		e.u64(uint64(len(s.Txns)))
-		for _, t := range s.Txns {
-			e.txn(h.Txn(t))
-		}
-	}
+	e.write(l.sessions)
 	if e.err != nil {
 		return e.err
 	}
@@ -61,11 +55,14 @@ func WriteHeader(w io.Writer, h *history.History, hd Header) error {
 // the initial one, if written), the number of keys, the most transactions of a session, the
 // most operations of a transaction, info "isovet" and [Epoch] as both dates.
 func HeaderOf(h *history.History) Header {
-	hd := Header{Nodes: uint64(len(h.Sessions)), Info: "isovet", Start: Epoch, End: Epoch}
-	init := initialKeys(h)
-	if len(init) > 0 {
-		hd.Nodes++
-		hd.TxnsPerNode, hd.EventsPerTxn = 1, uint64(len(init))
+	hd := Header{Info: "isovet", Start: Epoch, End: Epoch}
+	l, err := layOut(h)
+	if err != nil {
+		return hd // Write refuses h
+	}
+	hd.Nodes = uint64(l.nsess)
+	if len(l.init) > 0 {
+		hd.TxnsPerNode, hd.EventsPerTxn = 1, uint64(len(l.init))
 	}
 	hd.Variables = uint64(len(usedKeys(h)))
 	for _, s := range h.Sessions {
@@ -75,6 +72,59 @@ func HeaderOf(h *history.History) Header {
 		hd.EventsPerTxn = max(hd.EventsPerTxn, uint64(len(t.Ops)))
 	}
 	return hd
+}
+
+// layout is the encoded sessions of a history and how they were laid out.
+type layout struct {
+	sessions []byte        // the sessions vector, its length first
+	nsess    int           // its length
+	init     []history.Key // the keys of the initial session (nil: none)
+	// padded says an empty session comes first: the first session of h would otherwise
+	// read back as the initial state (see the package documentation), which it is not.
+	padded bool
+}
+
+// layOut encodes h's sessions, with the initial session when it writes one, and an empty
+// session first when the reader would take h's first session for the initial state.
+func layOut(h *history.History) (layout, error) {
+	e := encoder{h: h}
+	if err := e.check(); err != nil {
+		return layout{}, err
+	}
+	l := layout{init: initialKeys(h)}
+	var body bytes.Buffer
+	e.bw = bufio.NewWriter(&body)
+	if len(l.init) > 0 {
+		e.initial(l.init)
+	}
+	for _, s := range h.Sessions {
+		e.u64(uint64(len(s.Txns)))
+		for _, t := range s.Txns {
+			e.txn(h.Txn(t))
+		}
+	}
+	if err := e.bw.Flush(); err != nil {
+		return layout{}, err
+	}
+	l.nsess = len(h.Sessions) + min(len(l.init), 1)
+	taken := initialSession(body.Bytes(), l.nsess) != nil
+	switch {
+	case taken && len(l.init) == 0:
+		l.padded = true
+		l.nsess++
+	case !taken && len(l.init) > 0:
+		return layout{}, fmt.Errorf("dbcop: the initial session written would not read back as the initial state (a bug)")
+	}
+	var out bytes.Buffer
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(l.nsess))
+	out.Write(n[:])
+	if l.padded {
+		out.Write(make([]byte, 8)) // an empty session: no transactions
+	}
+	out.Write(body.Bytes())
+	l.sessions = out.Bytes()
+	return l, nil
 }
 
 // HoldsInitial reports whether [Write] keeps h's initial state: every key h's operations

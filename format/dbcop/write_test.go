@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/isovet/isovet/format/dbcop"
@@ -74,6 +75,47 @@ func TestWriteRefuses(t *testing.T) {
 	} {
 		if err := dbcop.Write(&bytes.Buffer{}, h); !errors.Is(err, dbcop.ErrUnrepresentable) {
 			t.Errorf("%s: Write = %v, want ErrUnrepresentable", name, err)
+		}
+	}
+}
+
+// TestWriteKeepsFirstSessionATransaction: a first session of one transaction writing every
+// key once, in a history where nobody reads 0, is what PolySI's initial session looks like;
+// Write puts an empty session before it so that it reads back as the transaction it is.
+// A history whose keys start elsewhere than 0 gets a real initial session, read back as
+// the initial state.
+func TestWriteKeepsFirstSessionATransaction(t *testing.T) {
+	t.Parallel()
+	build := func(initial int64) *history.History {
+		b := history.NewBuilder()
+		if initial != 0 {
+			b.SetInitial(b.IntValue(initial))
+		}
+		b.BeginTxn(b.Session(history.Int(0)), history.NilDatum, history.OutcomeCommitted)
+		b.Write(b.IntKey(1), b.IntValue(5))
+		b.BeginTxn(b.Session(history.Int(1)), history.NilDatum, history.OutcomeCommitted)
+		b.Read(b.IntKey(1), b.IntValue(5))
+		b.Read(b.IntKey(2), b.IntValue(initial))
+		h, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	for _, initial := range []int64{0, 9} {
+		var buf bytes.Buffer
+		if err := dbcop.Write(&buf, build(initial)); err != nil {
+			t.Fatal(err)
+		}
+		back := readBincode(t, buf.Bytes())
+		if len(back.Txns) != 2 || back.Txns[0].Ops[0].Kind != history.OpWrite {
+			t.Errorf("initial %d: read back %d transactions, want the 2 written (notes %q)", initial, len(back.Txns), back.Notes)
+		}
+		for _, k := range []int64{1, 2} {
+			key := slices.Index(back.Keys, history.Int(k))
+			if got := back.Value(back.InitialValue(history.Key(key))); got != history.Int(initial) {
+				t.Errorf("initial %d: key %d reads back starting at %v", initial, k, got)
+			}
 		}
 	}
 }
