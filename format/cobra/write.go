@@ -283,7 +283,9 @@ func usedKeys(h *history.History) []history.Key {
 	used := make([]bool, len(h.Keys))
 	for _, t := range h.Txns {
 		for _, o := range t.Ops {
-			used[o.Key] = true
+			if o.Kind != history.OpPredRead && o.Kind != history.OpPredWrite { // these have no key
+				used[o.Key] = true
+			}
 		}
 	}
 	var ks []history.Key

@@ -128,7 +128,7 @@ func layOut(h *history.History) (layout, error) {
 }
 
 // HoldsInitial reports whether [Write] keeps h's initial state: every key h's operations
-// use starts at 0 (the format's initial value), or the initial values can be written as a
+// use (or that has an initial value of its own) starts at 0 (the format's initial value), or the initial values can be written as a
 // first session the reader takes for the initial state (see the package documentation:
 // every value an integer, at least one other session, no write of a key's initial value and
 // no read of 0).
@@ -145,15 +145,20 @@ func initialKeys(h *history.History) []history.Key {
 	return usedKeys(h)
 }
 
-// usedKeys returns the keys of h's item reads and writes, in key order.
+// usedKeys returns, in key order, the keys of h's operations and those with an initial value
+// of their own (a history read from a file with an initial session has one for each key it
+// wrote, used elsewhere or not).
 func usedKeys(h *history.History) []history.Key {
 	used := make([]bool, len(h.Keys))
 	for _, t := range h.Txns {
 		for _, o := range t.Ops {
-			if o.Kind == history.OpRead || o.Kind == history.OpWrite {
+			if o.Kind != history.OpPredRead && o.Kind != history.OpPredWrite { // these have no key
 				used[o.Key] = true
 			}
 		}
+	}
+	for k := range h.InitialByKey {
+		used[k] = true
 	}
 	var ks []history.Key
 	for k, u := range used {
@@ -164,7 +169,7 @@ func usedKeys(h *history.History) []history.Key {
 	return ks
 }
 
-// needsInitial reports whether some key h's operations use starts at a value other than 0.
+// needsInitial reports whether some key starts at a value other than 0 (see usedKeys).
 func needsInitial(h *history.History) bool {
 	for _, k := range usedKeys(h) {
 		if h.Value(h.InitialValue(k)) != history.Int(0) {

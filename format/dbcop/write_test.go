@@ -3,13 +3,16 @@ package dbcop_test
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/isovet/isovet/format/dbcop"
 	"github.com/isovet/isovet/history"
+	"github.com/isovet/isovet/internal/corpus"
 )
 
 // readBincode reads a history.bincode image.
@@ -116,6 +119,50 @@ func TestWriteKeepsFirstSessionATransaction(t *testing.T) {
 			if got := back.Value(back.InitialValue(history.Key(key))); got != history.Int(initial) {
 				t.Errorf("initial %d: key %d reads back starting at %v", initial, k, got)
 			}
+		}
+	}
+}
+
+// TestWriteReproducesShared: every public history.bincode (Plume's fixtures, whose first
+// session is PolySI's initial transaction; PolySI's Dgraph history, with aborted
+// transactions; VeriStrong's 10,000-transaction histories, with repeated values), read and
+// written again with its own header, is the same file byte for byte.
+func TestWriteReproducesShared(t *testing.T) {
+	t.Parallel()
+	root := corpus.Dir(t)
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".bincode") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 19 {
+		t.Fatalf("found %d bincode files in the corpora, want the 19 the manifest lists", len(files))
+	}
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hd, err := dbcop.ReadHeader(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := dbcop.WriteHeader(&buf, readBincode(t, data), hd); err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		if !bytes.Equal(buf.Bytes(), data) {
+			i := 0
+			for i < min(buf.Len(), len(data)) && buf.Bytes()[i] == data[i] {
+				i++
+			}
+			t.Errorf("%s: written %d bytes, the file %d; first difference at byte %d", p, buf.Len(), len(data), i)
 		}
 	}
 }
