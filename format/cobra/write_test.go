@@ -203,10 +203,10 @@ func TestWriteDirRoundTrip(t *testing.T) {
 	}
 }
 
-// TestWriteDirInitialState: initial values that reads carry are written as reads naming
+// TestWriteDirRoundTripInitialState: initial values that reads carry are written as reads naming
 // INIT (Cobra's convention); one that no read carries puts every initial value in
 // T-1.log, which reads of the initial state name (PolySI's convention).
-func TestWriteDirInitialState(t *testing.T) {
+func TestWriteDirRoundTripInitialState(t *testing.T) {
 	t.Parallel()
 	var w1, w2 logw
 	w1.S(1, 0).R(InitID, InitID, 100, 7).W(1, 100, 1).C(1, 0) // write id = value, as WriteDir picks
@@ -294,10 +294,10 @@ func TestWriteDirRefuses(t *testing.T) {
 	}
 }
 
-// TestWriteDirReproducesShared: the public Cobra logs read and written again: Plume's
+// TestWriteDirRoundTripShared: the public Cobra logs read and written again: Plume's
 // fixtures (written by PolySI's converter, write ids equal to values) byte for byte; the
 // others, whose write ids Cobra drew from a counter isovet cannot know, as the same history.
-func TestWriteDirReproducesShared(t *testing.T) {
+func TestWriteDirRoundTripShared(t *testing.T) {
 	t.Parallel()
 	plume, err := filepath.Glob(filepath.Join(corpus.Path(t, "plume/testcase/cobra"), "tap-*"))
 	if err != nil || len(plume) == 0 {

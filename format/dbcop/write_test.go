@@ -29,9 +29,9 @@ func readBincode(t *testing.T, data []byte) *history.History {
 	return h
 }
 
-// TestWriteReproducesFixture: the repository's dbcop fixture, read and written again with
+// TestRoundTripFixtureBytes: the repository's dbcop fixture, read and written again with
 // its own header, is the same file byte for byte.
-func TestWriteReproducesFixture(t *testing.T) {
+func TestRoundTripFixtureBytes(t *testing.T) {
 	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "readers", "dbcop-write-skew", "history.bincode"))
 	if err != nil {
@@ -82,12 +82,12 @@ func TestWriteRefuses(t *testing.T) {
 	}
 }
 
-// TestWriteKeepsFirstSessionATransaction: a first session of one transaction writing every
+// TestRoundTripFirstSessionStaysATransaction: a first session of one transaction writing every
 // key once, in a history where nobody reads 0, is what PolySI's initial session looks like;
 // Write puts an empty session before it so that it reads back as the transaction it is.
 // A history whose keys start elsewhere than 0 gets a real initial session, read back as
 // the initial state.
-func TestWriteKeepsFirstSessionATransaction(t *testing.T) {
+func TestRoundTripFirstSessionStaysATransaction(t *testing.T) {
 	t.Parallel()
 	build := func(initial int64) *history.History {
 		b := history.NewBuilder()
@@ -123,11 +123,11 @@ func TestWriteKeepsFirstSessionATransaction(t *testing.T) {
 	}
 }
 
-// TestWriteReproducesShared: every public history.bincode (Plume's fixtures, whose first
+// TestRoundTripSharedBytes: every public history.bincode (Plume's fixtures, whose first
 // session is PolySI's initial transaction; PolySI's Dgraph history, with aborted
 // transactions; VeriStrong's 10,000-transaction histories, with repeated values), read and
 // written again with its own header, is the same file byte for byte.
-func TestWriteReproducesShared(t *testing.T) {
+func TestRoundTripSharedBytes(t *testing.T) {
 	t.Parallel()
 	root := corpus.Dir(t)
 	var files []string
