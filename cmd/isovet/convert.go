@@ -17,7 +17,7 @@ import (
 func writableNames() []string {
 	var ns []string
 	for _, f := range format.Formats() {
-		if f.Write != nil {
+		if f.Writable() {
 			ns = append(ns, f.Name)
 		}
 	}
@@ -29,8 +29,8 @@ func newConvertCmd() *cobra.Command {
 	var to, out string
 	var lossy bool
 	c := &cobra.Command{
-		Use:   "convert HISTORY --to FORMAT [-o FILE] [--lossy]",
-		Short: "Convert a history to another format (native jsonl, elle-edn, elle-json, text, chronos, veristrong)",
+		Use:   "convert HISTORY --to FORMAT [-o FILE|DIR] [--lossy]",
+		Short: "Convert a history to another format (native jsonl, elle-edn, elle-json, text, chronos, veristrong, dbcop, cobra)",
 		Long: `Convert a history to another format.
 
 Before writing, convert compares what the history says with what the target format can
@@ -38,12 +38,19 @@ hold (docs/formats.md, "What each format holds"). If something would be lost (ex
 read sources that value matching cannot recover, outcomes, failed flags, predicates, times,
 timestamps, snapshots, the initial state, ...), it writes nothing, says what and how much,
 and exits 2; with --lossy it writes the history without it and says on stderr what was
-dropped. An output file is written whole or not at all.`,
+dropped. An output file is written whole or not at all.
+
+Cobra logs are a directory, one T<n>.log per session: --to cobra needs -o DIR, a directory
+that does not exist yet or is empty, which is written whole or not at all. --to dbcop writes
+history.bincode, the file dbcop, PolySI and VeriStrong read.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			f, ok := format.Lookup(to)
-			if !ok || f.Write == nil {
+			if !ok || !f.Writable() {
 				return &exitError{code: exitUsage, err: fmt.Errorf("cannot write format %q (writable: %s)", to, strings.Join(writableNames(), ", "))}
+			}
+			if f.WriteDir != nil && (out == "" || out == "-") {
+				return &exitError{code: exitUsage, err: fmt.Errorf("%s is a directory of files: give the directory to write with -o DIR", f.Name)}
 			}
 			h, _, err := in.open(args[0])
 			if err != nil {
@@ -52,6 +59,14 @@ dropped. An output file is written whole or not at all.`,
 			h, err = fitTo(c.ErrOrStderr(), h, f, args[0], lossy)
 			if err != nil {
 				return err
+			}
+			if f.WriteDir != nil {
+				return writeDirOutput(out, func(create func(string) (io.Writer, error)) error {
+					if err := f.WriteDir(h, create); err != nil {
+						return fmt.Errorf("writing %s: %w", f.Name, err)
+					}
+					return nil
+				})
 			}
 			return writeOutput(c.OutOrStdout(), out, func(w io.Writer) error {
 				if err := f.Write(w, h); err != nil {
@@ -63,7 +78,7 @@ dropped. An output file is written whole or not at all.`,
 	}
 	in.register(c)
 	c.Flags().StringVar(&to, "to", "", "output format: "+strings.Join(writableNames(), ", ")+" (required)")
-	c.Flags().StringVarP(&out, "output", "o", "", "output file (default: stdout)")
+	c.Flags().StringVarP(&out, "output", "o", "", "output file (default: stdout), or directory for a directory format (cobra)")
 	c.Flags().BoolVar(&lossy, "lossy", false, "write even when the format cannot hold everything the history says, dropping it (stderr says what)")
 	_ = c.MarkFlagRequired("to")
 	return c
@@ -164,6 +179,105 @@ func outputMode(path string) (mode os.FileMode, direct bool, err error) {
 	return st.Mode().Perm(), false, nil
 }
 
+// writeDirOutput writes the member files render creates into the directory path, which
+// must not exist or be empty. The files go to a temporary directory next to path, renamed
+// to path when complete and removed on failure, so path is written whole or not at all.
+func writeDirOutput(path string, render func(create func(string) (io.Writer, error)) error) (err error) {
+	if err := emptyOrAbsent(path); err != nil {
+		return err
+	}
+	parent, base := filepath.Split(filepath.Clean(path))
+	if parent == "" {
+		parent = "."
+	}
+	tmp, err := os.MkdirTemp(parent, "."+base+".*.tmp")
+	if err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("writing %s: %w", path, err)}
+	}
+	var open *dirMember
+	defer func() {
+		if open != nil {
+			if cerr := open.close(); err == nil {
+				err = cerr
+			}
+		}
+		if err == nil {
+			err = placeDir(tmp, path)
+		}
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
+	return render(func(name string) (io.Writer, error) {
+		if open != nil {
+			if err := open.close(); err != nil {
+				return nil, err
+			}
+			open = nil
+		}
+		if name != filepath.Base(name) || name == "." || name == ".." {
+			return nil, fmt.Errorf("writing %s: member name %q is not a file name", path, name)
+		}
+		fh, err := os.OpenFile(filepath.Join(tmp, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("writing %s: %w", path, err)
+		}
+		open = &dirMember{fh: fh, bw: bufio.NewWriterSize(fh, 1<<16)}
+		return open.bw, nil
+	})
+}
+
+// dirMember is a member file being written, through a buffer.
+type dirMember struct {
+	fh *os.File
+	bw *bufio.Writer
+}
+
+func (m *dirMember) close() error {
+	err := m.bw.Flush()
+	if cerr := m.fh.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", m.fh.Name(), err)
+	}
+	return nil
+}
+
+// emptyOrAbsent refuses (exit 2) a path that exists and is not an empty directory.
+func emptyOrAbsent(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	if !st.IsDir() {
+		return &exitError{code: exitUsage, err: fmt.Errorf("writing %s: exists and is not a directory", path)}
+	}
+	es, err := os.ReadDir(path)
+	if err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("writing %s: %w", path, err)}
+	}
+	if len(es) > 0 {
+		return &exitError{code: exitUsage, err: fmt.Errorf("writing %s: the directory is not empty (convert writes a new directory, or fills an empty one)", path)}
+	}
+	return nil
+}
+
+// placeDir gives the complete directory tmp the usual permissions and renames it to path,
+// replacing path if it is an empty directory.
+func placeDir(tmp, path string) error {
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
 // plural says n things: "1 kind", "2 kinds".
 func plural(n int, one, many string) string {
 	if n == 1 {
@@ -189,7 +303,7 @@ func newFormatsCmd() *cobra.Command {
 			w := c.OutOrStdout()
 			for _, f := range format.Formats() {
 				rw := "read"
-				if f.Write != nil {
+				if f.Writable() {
 					rw = "read/write"
 				}
 				kind := "file"
