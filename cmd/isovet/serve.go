@@ -146,7 +146,7 @@ func newReplayCmd() *cobra.Command {
 and say how many transactions went in how many batches and how fast. With --json that is
 one JSON document, {"schema": 1, "kind": "replay", "results": [...]}, with one result naming
 the file (docs/json.md).`,
-		Args:  cobra.ExactArgs(1),
+		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.To == "" {
 				return &exitError{code: exitUsage, err: fmt.Errorf("--to is required (http://127.0.0.1:7474 or nats://127.0.0.1:4222)")}
