@@ -501,7 +501,7 @@ func (s *Server) handle(evs []ts.Event, flush bool) {
 			s.report(&e.Violation)
 		case ts.EventDropped, ts.EventLate:
 			s.log.Warn("transactions not checked", "event", e.Kind.String(), "count", e.Count, "txn_id", e.Txn, "message", e.Message)
-			line, _ := json.Marshal(map[string]any{"schema": SchemaVersion, "kind": "warning", "event": e.Kind.String(), "count": e.Count, "txn": e.Txn, "message": e.Message})
+			line, _ := json.Marshal(warningJSON{Schema: SchemaVersion, Kind: "warning", Event: e.Kind.String(), Count: e.Count, Txn: e.Txn, Message: e.Message})
 			s.hub.publish("", line)
 		}
 	}
@@ -662,9 +662,27 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
+// errorJSON is the answer to a request the server refuses.
+type errorJSON struct {
+	Schema int    `json:"schema"` // SchemaVersion
+	Kind   string `json:"kind"`   // "error"
+	Error  string `json:"error"`
+	Code   string `json:"code"`
+}
+
+// warningJSON is a line of the violations stream saying transactions went unchecked.
+type warningJSON struct {
+	Schema  int    `json:"schema"` // SchemaVersion
+	Kind    string `json:"kind"`   // "warning"
+	Event   string `json:"event"`
+	Count   int    `json:"count"`
+	Txn     string `json:"txn"`
+	Message string `json:"message"`
+}
+
 func (s *Server) fail(w http.ResponseWriter, status int, code string, err error) {
 	s.badRequests.Add(1)
-	writeJSON(w, status, map[string]any{"schema": SchemaVersion, "kind": "error", "error": err.Error(), "code": code})
+	writeJSON(w, status, errorJSON{Schema: SchemaVersion, Kind: "error", Error: err.Error(), Code: code})
 }
 
 func (s *Server) postTxns(w http.ResponseWriter, r *http.Request) {
