@@ -124,6 +124,7 @@ type satStats struct {
 	DeletedLearnts int64 `json:"deleted_learnts"`
 }
 
+// satStatsOf is st as the sat document names its counters.
 func satStatsOf(st sat.Stats) satStats {
 	return satStats{st.Conflicts, st.Decisions, st.Propagations, st.Restarts, st.Reductions, st.Learnts, st.LearntLits, st.MinimizedLits, st.DeletedLearnts}
 }
