@@ -394,10 +394,13 @@ func TestConvertToDBCopAndCobraRefuses(t *testing.T) {
 			t.Errorf("--to %s --lossy: exit %d, stderr %q", tc.to, code, stderr)
 		}
 		code, stdout, _ := runCLI(t, "stat", "--json", out)
-		var st struct{ Txns, Committed, Aborted, Unknown int }
-		if err := json.Unmarshal([]byte(stdout), &st); code != 0 || err != nil {
+		var doc struct {
+			Results []struct{ Txns, Committed, Aborted, Unknown int }
+		}
+		if err := json.Unmarshal([]byte(stdout), &doc); code != 0 || err != nil || len(doc.Results) != 1 {
 			t.Fatalf("stat of the --to %s copy: exit %d, %v\n%s", tc.to, code, err, stdout)
 		}
+		st := doc.Results[0]
 		// Transactions 1 and 4 commit; dbcop keeps the aborted 2; neither writes 3.
 		want := struct{ Txns, Committed, Aborted, Unknown int }{3, 2, 1, 0}
 		if tc.to == "cobra" {

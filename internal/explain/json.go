@@ -14,6 +14,11 @@ import (
 // removed or changes meaning; new fields may appear within a version.
 const SchemaVersion = 1
 
+// ReportKind is the "kind" of the document [JSON] and [JSONResults] write. Every JSON
+// document isovet prints names its kind (report, stat, analyze, ...; docs/json.md), so a
+// program reading one dispatches on that field.
+const ReportKind = "report"
+
 // Result is one history's element of the JSON document: the file it was read from and its
 // format, and its report or the error that kept it from being checked.
 type Result struct {
@@ -45,6 +50,7 @@ func JSON(w io.Writer, r *report.Report) error {
 //
 //	{
 //	  "schema": 1,                              // SchemaVersion
+//	  "kind": "report",                         // ReportKind
 //	  "results": [{
 //	  "file": "h.edn",                          // omitted when the history has no file
 //	  "format": "elle-edn",                     // omitted when unknown
@@ -99,7 +105,7 @@ func JSON(w io.Writer, r *report.Report) error {
 //	  }]
 //	}
 func JSONResults(w io.Writer, results []Result) error {
-	doc := jsonDocument{Schema: SchemaVersion, Results: make([]jsonResult, len(results))}
+	doc := jsonDocument{Schema: SchemaVersion, Kind: ReportKind, Results: make([]jsonResult, len(results))}
 	for i, res := range results {
 		doc.Results[i] = resultJSON(res)
 	}
@@ -163,6 +169,7 @@ func reportJSON(r *report.Report) *jsonReport {
 
 type jsonDocument struct {
 	Schema  int          `json:"schema"`
+	Kind    string       `json:"kind"`
 	Results []jsonResult `json:"results"`
 }
 
