@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/isovet/isovet/check"
@@ -45,4 +46,17 @@ func benchCheck(b *testing.B, opts check.Options) {
 			})
 		}
 	}
+}
+
+// BenchmarkCheckProgress is BenchmarkCheck with a progress callback that keeps the last
+// value, as the CLI's does: the cost of reporting progress.
+func BenchmarkCheckProgress(b *testing.B) {
+	var mu sync.Mutex
+	var last check.Progress
+	benchCheck(b, check.Options{Progress: func(p check.Progress) {
+		mu.Lock()
+		last = p
+		mu.Unlock()
+	}})
+	_ = last
 }
