@@ -173,8 +173,9 @@ type Options struct {
 	// what the check has done so far. Calls come one at a time, from the goroutine running
 	// Check or from goroutines it started, never after Check returns; f should return
 	// quickly (store the value and draw it elsewhere). A check decided through other levels
-	// (see byImplication) reports their stages too, each Progress naming its Level. It
-	// never changes a verdict; nil costs nothing.
+	// (a weak level through snapshot isolation, a level through its session variant)
+	// reports their stages too, each Progress naming its Level. It never changes a
+	// verdict; nil costs nothing.
 	Progress func(Progress)
 	// implied marks a check made to decide another level through implication (imply.go),
 	// which does not itself go through implication again.
