@@ -55,6 +55,26 @@ type (
 	Level = anomaly.Level
 	// Kind is an anomaly kind; see package anomaly.
 	Kind = anomaly.Kind
+	// Progress is what a check has done so far, given to Options.Progress: the level and
+	// checker under way, the Stage (Ended when it has just ended) and its counts.
+	Progress = report.Progress
+	// Stage is a part of a check (basic checks, dependencies, pruning, solving, ...).
+	Stage = report.Stage
+)
+
+// Stages of a check, as Options.Progress is told of them. A checker passes through the
+// ones its pipeline has and stops at the first that decides.
+const (
+	StageBasic        = report.StageBasic        // the linear basic checks, with the proofs that need nothing built
+	StageDependencies = report.StageDependencies // which writer each read read, and the edges that are certain
+	StageCertifying   = report.StageCertifying   // a proof from the history's clocks on the dependencies
+	StageConstructing = report.StageConstructing // building the constraints: write orders, choices of writers
+	StagePruning      = report.StagePruning      // deciding the constraints one option of which closes a cycle
+	StageSolving      = report.StageSolving      // the SAT solver over the constraints left
+	StageExplaining   = report.StageExplaining   // a minimal set of choices, and the cycle of a violation
+	StageSaturating   = report.StageSaturating   // weak levels: the edges the read atomic or causal axioms force
+	StageSearching    = report.StageSearching    // weak levels: the search over the choices of writers
+	StageReplaying    = report.StageReplaying    // timestamp checker: the history replayed in timestamp order
 )
 
 // Verdicts.
@@ -148,6 +168,15 @@ type Options struct {
 	// Now, when set, lets checkers time their phases (Report.Stats.Phases). The core never
 	// reads the clock itself; the CLI passes time.Now.
 	Now func() time.Time
+	// Progress, when set, is called as each stage of the check starts and ends, and during
+	// the long ones every few hundred solver conflicts (or thousand events replayed), with
+	// what the check has done so far. Calls come one at a time, from the goroutine running
+	// Check or from goroutines it started, never after Check returns; f should return
+	// quickly (store the value and draw it elsewhere). A check decided through other levels
+	// (a weak level through snapshot isolation, a level through its session variant)
+	// reports their stages too, each Progress naming its Level. It never changes a
+	// verdict; nil costs nothing.
+	Progress func(Progress)
 	// implied marks a check made to decide another level through implication (imply.go),
 	// which does not itself go through implication again.
 	implied bool

@@ -199,7 +199,7 @@ func checkOne(ctx context.Context, stderr io.Writer, path string, h *history.His
 		defer cancel()
 	}
 	start := time.Now()
-	rep, err := checkAndFollow(ctx, ctx, stderr, h, level, opts, f.realtime, level.String())
+	rep, err := checkAndFollow(ctx, ctx, stderr, h, level, opts, f.realtime, "")
 	if rep == nil {
 		return nil, noReportExit(ctx, path, err)
 	}
@@ -254,18 +254,21 @@ func verdictExit(v check.Verdict) error {
 }
 
 // checkAndFollow checks h at level with opts under cctx and, after a pass, spends up to
-// budget (under fctx) on the level's real-time counterpart (check.FollowRealtime), with a
-// spinner naming what on stderr while each runs.
-func checkAndFollow(cctx, fctx context.Context, stderr io.Writer, h *history.History, level check.Level, opts check.Options, budget time.Duration, what string) (*check.Report, error) {
-	stop := spinner(stderr, "checking "+what)
+// budget (under fctx) on the level's real-time counterpart (check.FollowRealtime). While
+// each runs, a terminal stderr shows which stage it is in (the stage line, after prefix,
+// which names the history among several), cleared before returning.
+func checkAndFollow(cctx, fctx context.Context, stderr io.Writer, h *history.History, level check.Level, opts check.Options, budget time.Duration, prefix string) (*check.Report, error) {
+	line := startStageLine(stderr, prefix, level)
+	defer line.stop()
+	opts.Progress = line.progress()
 	rep, err := check.Check(cctx, h, level, opts)
-	stop()
 	if rep != nil && err == nil && rep.Verdict == check.Pass && budget > 0 {
 		ctx, cancel := context.WithTimeout(fctx, budget)
 		defer cancel()
-		stop := spinner(stderr, "checking the real-time counterpart")
+		if rt, ok := rep.Level.RealtimeCounterpart(); ok {
+			line.follow(rt)
+		}
 		check.FollowRealtime(ctx, h, rep, opts)
-		stop()
 	}
 	return rep, err
 }

@@ -31,7 +31,8 @@ func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, item
 	for _, it := range items {
 		ca.width = max(ca.width, len(it.name))
 	}
-	for _, it := range items {
+	for i, it := range items {
+		ca.prefix = fmt.Sprintf("[%d/%d] %s: ", i+1, len(items), it.name)
 		if err := ca.one(ctx, it); err != nil {
 			return err
 		}
@@ -67,7 +68,8 @@ type checkAll struct {
 	level          check.Level
 	opts           check.Options
 	f              *checkFlags
-	width          int // of the longest name
+	width          int    // of the longest name
+	prefix         string // "[2/7] a.edn: ": which history the progress on stderr is of
 
 	results                                             []explain.Result
 	index                                               []indexRow
@@ -88,7 +90,7 @@ func (ca *checkAll) bad(it checkItem, formatName, what string, err error) {
 func (ca *checkAll) one(ctx context.Context, it checkItem) error {
 	f := ca.f
 	p := it.path
-	h, ft, err := f.in.open(p)
+	h, ft, err := f.in.openAs(p, ca.prefix+"reading")
 	if err != nil {
 		ca.bad(it, "", "unreadable", err)
 		return nil
@@ -97,7 +99,7 @@ func (ca *checkAll) one(ctx context.Context, it checkItem) error {
 	if f.timeout > 0 {
 		cctx, cancel = context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("timeout of %v reached", f.timeout))
 	}
-	rep, err := checkAndFollow(cctx, ctx, ca.stderr, h, ca.level, ca.opts, f.realtime, it.name)
+	rep, err := checkAndFollow(cctx, ctx, ca.stderr, h, ca.level, ca.opts, f.realtime, ca.prefix)
 	cancel()
 	if rep == nil {
 		if ctx.Err() != nil {

@@ -171,17 +171,6 @@ func TestCheckOutWritesReports(t *testing.T) {
 	}
 }
 
-// TestSpinnerSilentOffTerminal: the check's spinner draws nothing when stderr is not a
-// terminal (scripts and CI logs never see control characters), and stops at once.
-func TestSpinnerSilentOffTerminal(t *testing.T) {
-	var b bytes.Buffer
-	stop := spinner(&b, "checking serializable")
-	stop()
-	if b.Len() != 0 {
-		t.Errorf("spinner wrote %q to a buffer", b.String())
-	}
-}
-
 // TestCheckCollection: a directory of histories (Vbox's coo/, a directory per case; Plume's
 // text fixtures, a file per case) is checked history by history, with a summary, in text
 // and JSON, and an unreadable member is reported without stopping the others.

@@ -69,6 +69,11 @@ reported and leaves the exit at 0, unless --strict-exit makes it 1.`,
 			}
 			var finish func()
 			o.Progress, finish = runProgress(c.ErrOrStderr())
+			o.Recorded = finish
+			o.Checking = func(l check.Level) (func(check.Progress), func()) {
+				line := startStageLine(c.ErrOrStderr(), "", l)
+				return line.progress(), line.stop
+			}
 			code, err := runner.RunCommand(c.Context(), o, c.OutOrStdout(), c.ErrOrStderr())
 			finish()
 			if code != 0 || err != nil {
@@ -102,24 +107,31 @@ reported and leaves the exit at 0, unless --strict-exit makes it 1.`,
 	return c
 }
 
-// runProgress draws transactions, rate and aborts on a terminal.
-func runProgress(w io.Writer) (func(done, aborted, total int, elapsed time.Duration), func()) {
+// runProgress draws, on a terminal, the workload's templates done of all, their rate and
+// the aborts so far; finish takes the bar to its end, which clears it, so that what is
+// printed next starts on a line of its own. finish may be called more than once.
+func runProgress(w io.Writer) (report func(done, aborted, total int, elapsed time.Duration), finish func()) {
 	if !isTerminal(w) {
 		return nil, func() {}
 	}
 	var bar *progressbar.ProgressBar
-	report := func(done, aborted, total int, elapsed time.Duration) {
+	report = func(done, aborted, total int, elapsed time.Duration) {
 		if bar == nil {
 			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("running"),
 				progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("txn"),
 				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish(), progressbar.OptionSetWidth(30))
 		}
 		bar.Describe(fmt.Sprintf("running (%d aborted)", aborted))
-		_ = bar.Set(done)
+		// done counts every transaction recorded, retries of aborted ones too: the templates
+		// finished are those that did not abort (a template that gave up is finished too,
+		// and the bar's end counts it).
+		_ = bar.Set(min(done-aborted, total))
 	}
-	return report, func() {
+	finish = func() {
 		if bar != nil {
 			_ = bar.Finish()
+			bar = nil
 		}
 	}
+	return report, finish
 }
