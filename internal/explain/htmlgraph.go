@@ -243,8 +243,8 @@ func (g *svgGraph) loop(i, k int) curve {
 var labelTs = []float64{0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8}
 
 // placeLabels puts each edge's label on its curve at the first place (labelTs) where its
-// box overlaps no transaction's box and no label placed before it; where there is none,
-// beside the curve's middle, moved outwards until it is clear.
+// box overlaps no transaction's box and no label placed before it (a loop's just outside
+// the loop); where there is none, at the clear place nearest the curve's middle.
 func (g *svgGraph) placeLabels(curves []curve) {
 	var taken []rect
 	for _, n := range g.Nodes {
@@ -261,21 +261,11 @@ func (g *svgGraph) placeLabels(curves []curve) {
 	for i := range g.Edges {
 		ed := &g.Edges[i]
 		box := func(p point) rect { return rect{p.x - ed.LW/2, p.y - ed.LH/2, ed.LW, ed.LH} }
-		at, found := curves[i].at(0.5), false
+		var at point
 		if len(curves[i]) == 4 { // a loop: the label goes just outside its far end
-			at, found = beyond(curves[i], ed.LW, ed.LH), true
-		}
-		for _, t := range labelTs {
-			if found {
-				break
-			}
-			if p := curves[i].at(t); clear(box(p)) {
-				at, found = p, true
-				break
-			}
-		}
-		if !found {
-			at = g.clearOutwards(curves[i].at(0.5), box, clear)
+			at = nearestClear(beyond(curves[i], ed.LW, ed.LH), box, clear)
+		} else {
+			at = placeOnCurve(curves[i], box, clear)
 		}
 		ed.LX, ed.LY = at.x, at.y
 		taken = append(taken, box(at))
@@ -295,19 +285,31 @@ func beyond(c curve, w, h float64) point {
 	return point{p.x + ux*off, p.y + uy*off}
 }
 
-// clearOutwards moves p away from the graph's centre, a label's height at a time, until
-// its box is clear (or ten steps, then stays there).
-func (g *svgGraph) clearOutwards(p point, box func(point) rect, clear func(rect) bool) point {
-	ux, uy := p.x, p.y
-	if d := math.Hypot(ux, uy); d > 1e-9 {
-		ux, uy = ux/d, uy/d
-	} else {
-		ux, uy = 0, -1
+// placeOnCurve is the first place along c (labelTs) where a label's box is clear, or
+// the clear place nearest c's middle.
+func placeOnCurve(c curve, box func(point) rect, clear func(rect) bool) point {
+	for _, t := range labelTs {
+		if p := c.at(t); clear(box(p)) {
+			return p
+		}
 	}
-	for range 10 {
-		p = point{p.x + ux*labelH, p.y + uy*labelH}
-		if clear(box(p)) {
-			break
+	return nearestClear(c.at(0.5), box, clear)
+}
+
+// nearestClear is p if a label's box there is clear, else the first clear place on
+// circles around p, a quarter of a label's height wider each time, twelve places on each;
+// if none is clear within fifty circles, p.
+func nearestClear(p point, box func(point) rect, clear func(rect) bool) point {
+	if clear(box(p)) {
+		return p
+	}
+	for k := 1; k <= 50; k++ {
+		r := float64(k) * labelH / 4
+		for i := range 12 {
+			a := 2 * math.Pi * float64(i) / 12
+			if q := (point{p.x + r*math.Cos(a), p.y + r*math.Sin(a)}); clear(box(q)) {
+				return q
+			}
 		}
 	}
 	return p
