@@ -138,12 +138,14 @@ func TestReportsInBrowser(t *testing.T) {
 	started := make(chan *browser, 1)
 	go func() { started <- newBrowser(t, chromium) }() // it starts while the reports are written
 	dir := t.TempDir()
+	t.Chdir(filepath.Join("..", "..")) // so that pages name the fixtures as testdata/readers/...
 	ext := filepath.Join(dir, "ext-chronos.json")
 	if err := os.WriteFile(ext, []byte(extHistory), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := filepath.Join("..", "..", "testdata", "readers")
+	r := filepath.Join("testdata", "readers")
 	pages := []browserPage{
+		// The si page is the documentation's screenshot of a report (-screenshots).
 		{name: "ser", args: []string{"check", filepath.Join(r, "write-skew.edn")}, page: "report.html", file: "write-skew.edn", level: "serializable", kind: "G2-item", cycle: 2, marked: true},
 		{name: "si", args: []string{"check", "--level", "snapshot-isolation", filepath.Join(r, "lost-update.jsonl")}, page: "report.html", file: "lost-update.jsonl", level: "snapshot-isolation", kind: "lost-update", cycle: 2, marked: true},
 		{name: "weak", args: []string{"check", "--level", "causal", filepath.Join(r, "causal-violation.txt")}, page: "report.html", file: "causal-violation.txt", level: "causal", kind: "causality-violation", cycle: 1, marked: true},

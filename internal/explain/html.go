@@ -295,12 +295,13 @@ svg .note { fill: #666; }
 {{if .Lead}}<p class="lead">{{.Lead}}</p>{{end}}
 {{if .Also}}<p>Also known as: {{range $i, $a := .Also}}{{if $i}}, {{end}}{{$a}}{{end}}.</p>{{end}}
 {{if .Message}}<p>{{.Message}}.</p>{{end}}
-{{with .Graph}}{{if .Nodes}}<h3>The cycle</h3>
+{{if .Graph.Nodes}}<h3>{{if .Cycle}}The cycle{{else}}The dependencies{{end}}</h3>{{end}}
+{{with .Graph}}{{if .Nodes}}
 <div class="figure"><svg class="cycle" xmlns="http://www.w3.org/2000/svg" width="{{f .W}}" height="{{f .H}}" viewBox="{{f .X}} {{f .Y}} {{f .W}} {{f .H}}" role="img" aria-label="dependency cycle">
 <defs>{{range $i, $c := .Colors}}<marker id="arrow-{{$.N}}-{{$i}}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="{{$c}}"/></marker>{{end}}</defs>
 {{range .Edges}}<path class="edge" d="{{.D}}" fill="none" stroke="{{.Color}}" stroke-width="2" marker-end="url(#arrow-{{$.N}}-{{.Marker}})"><title>{{.Title}}</title></path>
 {{end}}{{range .Edges}}<g class="label"><title>{{.Title}}</title><rect x="{{f (sub .LX (half .LW))}}" y="{{f (sub .LY (half .LH))}}" width="{{f .LW}}" height="{{f .LH}}" rx="4" fill="#ffffff" stroke="{{.Color}}" stroke-width="1"/><text x="{{f .LX}}" y="{{f .LY}}" fill="{{.Color}}" text-anchor="middle" dominant-baseline="central">{{.Label}}</text></g>
-{{end}}{{range .Nodes}}<g class="node"><title>{{.Title}}</title><rect x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}" rx="6" fill="#ffffff" stroke="#333" stroke-width="1.5"/><text x="{{f .TX}}" y="{{f .TY}}" text-anchor="middle" dominant-baseline="central" font-weight="bold">{{.Name}}</text></g>
+{{end}}{{range .Nodes}}<g class="node"><title>{{.Title}}</title><rect x="{{f .X}}" y="{{f .Y}}" width="{{f .W}}" height="{{f .H}}" rx="6" fill="#ffffff" stroke="#333" stroke-width="1.5"{{if .Dashed}} stroke-dasharray="5 3"{{end}}/><text x="{{f .TX}}" y="{{f .TY}}" text-anchor="middle" dominant-baseline="central" font-weight="bold">{{.Name}}</text></g>
 {{end}}</svg></div>{{end}}{{end}}
 {{with .Timeline}}{{if .Boxes}}<h3>Timeline</h3>
 <p class="axis">{{.Axis}} Marked operations make the steps of the proof below (their numbers follow them); arrows run from each step's first transaction to its second.</p>

@@ -21,6 +21,7 @@ type svgNode struct {
 	TX, TY     float64 // the centre, where the name is written
 	Name       string
 	Title      string // the tooltip: the transaction's operations
+	Dashed     bool   // the transaction did not commit (aborted, or of unknown outcome)
 }
 
 type svgEdge struct {
@@ -156,15 +157,16 @@ func (g *svgGraph) placeNodes(txns []Txn, ring float64) map[history.TxnID]int {
 		}
 		x, y := ring*math.Cos(a), ring*math.Sin(a)
 		w := boxWidth(t.Name)
-		g.Nodes = append(g.Nodes, svgNode{X: x - w/2, Y: y - nodeH/2, W: w, H: nodeH, TX: x, TY: y, Name: t.Name, Title: txnTitle(t)})
+		g.Nodes = append(g.Nodes, svgNode{X: x - w/2, Y: y - nodeH/2, W: w, H: nodeH, TX: x, TY: y, Name: t.Name, Title: txnTitle(t), Dashed: t.Outcome != "" && t.Outcome != "committed"})
 		pos[t.ID] = i
 	}
 	return pos
 }
 
-// txnTitle is a transaction's tooltip: its name and operations.
+// txnTitle is a transaction's tooltip: its name, outcome when it did not commit, and
+// operations.
 func txnTitle(t Txn) string {
-	s := t.Name
+	s := boxName(t)
 	for i, o := range t.Ops {
 		if i == 0 {
 			s += ":"
