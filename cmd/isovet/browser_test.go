@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -135,8 +136,7 @@ const extHistory = `[
 // Without Chromium it skips, unless CI or ISOVET_REQUIRE_BROWSER=1 is set: then it fails.
 func TestReportsInBrowser(t *testing.T) {
 	chromium := findChromium(t)
-	started := make(chan *browser, 1)
-	go func() { started <- newBrowser(t, chromium) }() // it starts while the reports are written
+	b, started := newBrowser(t, chromium) // it starts while the reports are written
 	dir := t.TempDir()
 	t.Chdir(filepath.Join("..", "..")) // so that pages name the fixtures as testdata/readers/...
 	ext := filepath.Join(dir, "ext-chronos.json")
@@ -167,9 +167,8 @@ func TestReportsInBrowser(t *testing.T) {
 		t.Fatalf("isovet check --out of several histories: exit %d\n%s", code, stderr)
 	}
 
-	b := <-started
-	if b == nil {
-		t.FailNow()
+	if err := <-started; err != nil {
+		t.Fatalf("starting %s: %v", chromium, err)
 	}
 	t.Run("broken page", func(t *testing.T) { // the checks below can fail
 		page := filepath.Join(dir, "broken.html")
@@ -222,19 +221,18 @@ func findChromium(t *testing.T) string {
 // browser is one headless Chromium, shared by the pages of a test.
 type browser struct{ ctx context.Context }
 
-// newBrowser starts Chromium at path, or reports why it could not and returns nil.
-func newBrowser(t *testing.T, path string) *browser {
+// newBrowser starts Chromium at path; the channel says when it has started, or why it
+// could not.
+func newBrowser(t *testing.T, path string) (*browser, <-chan error) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
 		chromedp.Flag("disable-gpu", true), chromedp.WindowSize(1200, 900))
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancel)
 	ctx, cancel2 := chromedp.NewContext(actx)
 	t.Cleanup(cancel2)
-	if err := chromedp.Do(ctx); err != nil { // start the browser
-		t.Errorf("starting %s: %v", path, err)
-		return nil
-	}
-	return &browser{ctx: ctx}
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(ctx) }()
+	return &browser{ctx: ctx}, started
 }
 
 // load opens the page at path in a new tab, waits for it to load, and returns what it
@@ -408,8 +406,19 @@ func checkIndexPage(t *testing.T, path string, f pageFacts, n int) {
 		t.Errorf("the first row does not give the format, verdict and anomaly: %q", f.Rows[0])
 	}
 	for _, l := range f.Links {
-		if _, err := os.Stat(filepath.Join(filepath.Dir(path), filepath.FromSlash(l))); err != nil {
+		report := filepath.Join(filepath.Dir(path), filepath.FromSlash(l))
+		page, err := os.ReadFile(report)
+		if err != nil {
 			t.Errorf("link %s: %v", l, err)
+			continue
+		}
+		// The report links back to the summary page.
+		m := backLink.FindSubmatch(page)
+		if m == nil || filepath.Join(filepath.Dir(report), filepath.FromSlash(string(m[1]))) != path {
+			t.Errorf("%s does not link back to %s (%q)", l, path, m)
 		}
 	}
 }
+
+// backLink finds a report page's link to the summary page.
+var backLink = regexp.MustCompile(`<a href="([^"]*)">All histories checked with this one</a>`)
