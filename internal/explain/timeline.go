@@ -78,7 +78,7 @@ const (
 	tlLineH    = 16.0
 	tlPad      = 6.0
 	tlGap      = 14.0 // between a row's edge and its boxes
-	tlMinTick  = 36.0 // the least distance between two ticks
+	tlMinTick  = 56.0 // the least distance between two ticks
 	tlMaxOps   = 8    // operations a box shows; the rest are counted
 	tlMaxChars = 42   // characters of an operation a box shows; the rest is in its tooltip
 	tlTickH    = 16.0 // the height of one line of tick labels
@@ -121,7 +121,7 @@ func layoutTimeline(h *history.History, e Explanation) timeline {
 	}
 	xs := tl.placeTicks(txns)
 	tl.placeRows(h, txns, xs)
-	around := tl.drawArrows(e, txns, marks)
+	around := tl.drawArrows(e, txns)
 	tl.W += 24 + 12*float64(around) // room for the arrows drawn around the right
 	return tl
 }
@@ -563,7 +563,7 @@ func box(x *tlTxn, bx, by, bw float64) tlBox {
 // drawArrows draws each step from the operation of its first transaction that makes it
 // (its box, for an order relation) to that of its second, and returns how many it drew
 // around the right of overlapping boxes.
-func (tl *timeline) drawArrows(e Explanation, txns []*tlTxn, marks map[history.TxnID]map[int][]opMark) int {
+func (tl *timeline) drawArrows(e Explanation, txns []*tlTxn) int {
 	boxes := map[history.TxnID]*tlBox{}
 	for i, x := range txns {
 		boxes[x.t.ID] = &tl.Boxes[i]
@@ -582,20 +582,21 @@ func (tl *timeline) drawArrows(e Explanation, txns []*tlTxn, marks map[history.T
 			marker[color] = m
 			tl.Colors = append(tl.Colors, color)
 		}
-		ya, yb := markedY(a, marks[s.FromID], i+1), markedY(b, marks[s.ToID], i+1)
+		ya, yb := markedY(a, i+1), markedY(b, i+1)
 		tl.Arrows = append(tl.Arrows, tlArrow{D: arrowPath(a, b, ya, yb, &around), Color: color, Marker: m, Title: fmt.Sprintf("step %d: %s", i+1, s.Sentence)})
 	}
 	return around
 }
 
-// markedY is the height of the line of box b marked with step n, or of the box's middle.
-func markedY(b *tlBox, marks map[int][]opMark, n int) float64 {
+// markedY is the height of the line of box b marked with step n, or of its name (a step
+// no one operation makes, such as real time, joins the transactions as wholes).
+func markedY(b *tlBox, n int) float64 {
 	for _, l := range b.Lines {
 		if strings.Contains(", "+l.Steps+", ", ", "+fmt.Sprint(n)+", ") {
 			return l.HY + l.HH/2
 		}
 	}
-	return b.Y + b.H/2
+	return b.NY - 4
 }
 
 // arrowPath is a curve from box a at height ya to box b at height yb: from a's right side
