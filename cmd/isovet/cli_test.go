@@ -269,12 +269,14 @@ func TestStatSnapshots(t *testing.T) {
 		}
 	}
 	code, out, _ := runCLI(t, "stat", "--json", bad)
-	var s struct {
-		Snapshots   int    `json:"txns_with_db_snapshots"`
-		SnapshotErr string `json:"snapshots_gave_no_timestamps"`
+	var doc struct {
+		Results []struct {
+			Snapshots   int    `json:"txns_with_db_snapshots"`
+			SnapshotErr string `json:"snapshots_gave_no_timestamps"`
+		}
 	}
-	if err := json.Unmarshal([]byte(out), &s); code != 0 || err != nil || s.Snapshots != 4 || !strings.Contains(s.SnapshotErr, "not nested") {
-		t.Errorf("stat --json: exit %d, %v, %+v", code, err, s)
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || len(doc.Results) != 1 || doc.Results[0].Snapshots != 4 || !strings.Contains(doc.Results[0].SnapshotErr, "not nested") {
+		t.Errorf("stat --json: exit %d, %v, %+v", code, err, doc)
 	}
 }
 

@@ -33,9 +33,11 @@ memdb://snapshot-isolation; modes serializable, snapshot-isolation, read-committ
 read-uncommitted; faults lost-update, stale-read, fractured-read, long-fork, aborted-read,
 intermediate-read, phantom), postgres://user@host/db, mysql://user@host:port/db (or
 mysql:// followed by the driver's user@tcp(host:port)/db), sqlite://FILE. A database that
-cannot run at the --isolation asked for refuses it (exit 2) rather than ignore it: memdb
-runs at its URL's mode (memdb:// with no mode takes --isolation), SQLite always
-serializable.
+cannot run at exactly the --isolation asked for refuses it (exit 2), saying what it
+offers, rather than run another level: memdb runs at its URL's mode (memdb:// with no mode
+takes --isolation); MySQL and MariaDB have no snapshot-isolation (their REPEATABLE READ
+loses updates); PostgreSQL runs READ UNCOMMITTED as READ COMMITTED, so it refuses
+read-uncommitted; SQLite is always serializable (docs/runner.md, "Isolation levels").
 
 Row workloads (blindw-pred, pred-write-skew) create a table (k, v1, v2, w), fill it with
 logged loader transactions, and record predicate reads and writes with the rows they
@@ -78,7 +80,7 @@ reported and leaves the exit at 0, unless --strict-exit makes it 1.`,
 	f := c.Flags()
 	f.StringVar(&o.DB, "db", runner.DefaultDB, "database URL (see above)")
 	f.StringVarP(&o.Workload, "workload", "w", "rw-register", "workload: "+strings.Join(workload.Names(), ", "))
-	f.StringVar(&o.Isolation, "isolation", "", "isolation level to ask a server for, in any case: serializable (the default), repeatable-read, read-committed or read-uncommitted; memdb takes its mode from the URL and refuses an --isolation that disagrees; sqlite takes only serializable")
+	f.StringVar(&o.Isolation, "isolation", "", "isolation level to ask a server for, in any case: serializable (the default), repeatable-read, snapshot-isolation (PostgreSQL only), read-committed or read-uncommitted (MySQL and MariaDB only); a level the database does not have exactly is refused; memdb takes its mode from the URL and refuses an --isolation that disagrees; sqlite takes only serializable")
 	f.IntVarP(&o.Txns, "txns", "n", 1000, "transactions to run")
 	f.IntVar(&o.Sessions, "sessions", 8, "concurrent sessions")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the workload generator")

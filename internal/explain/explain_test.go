@@ -271,7 +271,7 @@ func ExampleText() {
 	// read-committed, checked by basic: fail (1 anomaly)
 	//
 	// [1] G1a: aborted read (G1a)
-	//     T2 read x=1, which only T1 wrote, and it aborted.
+	//     T2 read x=1, which T1 wrote before it aborted.
 	//
 	//     Let:
 	//       T1 = {w(x,1)} (session s1, aborted)
