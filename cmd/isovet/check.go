@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -230,7 +231,7 @@ func noReportExit(ctx context.Context, path string, err error) error {
 // with --json, as JSON.
 func (f *checkFlags) writeReport(stdout io.Writer, path, formatName string, rep *check.Report) error {
 	if f.out != "" {
-		if err := writeReportDir(f.out, path, formatName, rep); err != nil {
+		if err := writeReportDir(f.out, path, formatName, "", rep); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
 	}
@@ -298,8 +299,9 @@ func expandArg(a, formatName string) []checkItem {
 }
 
 // writeReportDir writes rep, the report of the history at path read as formatName, to
-// directory dir as text, JSON, a web page and DOT graphs.
-func writeReportDir(dir, path, formatName string, rep *check.Report) error {
+// directory dir as text, JSON, a web page and DOT graphs. index, when not "", is the
+// summary page of the histories checked with it, relative to dir; the web page links to it.
+func writeReportDir(dir, path, formatName, index string, rep *check.Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -313,10 +315,41 @@ func writeReportDir(dir, path, formatName string, rep *check.Report) error {
 	if err := write("report.json", func(w io.Writer) error { return writeReportJSON(w, result) }); err != nil {
 		return err
 	}
-	if err := write("report.html", func(w io.Writer) error { return explain.HTML(w, rep) }); err != nil {
+	page := pageOptions(path, formatName)
+	page.Index = index
+	if err := write("report.html", func(w io.Writer) error { return explain.HTMLWith(w, rep, page) }); err != nil {
 		return err
 	}
 	return writeReportGraphs(dir, rep, write)
+}
+
+// pageOptions is what the web page of the report of the history at path, read as
+// formatName, says about where it came from: the file, its format and size, isovet's
+// version and the time now.
+func pageOptions(path, formatName string) explain.HTMLOptions {
+	return explain.HTMLOptions{File: path, Format: formatName, Bytes: historyBytes(path), Version: version(), Date: time.Now()}
+}
+
+// historyBytes is the size of the history at path: of the file, or of every file in the
+// directory (a log directory); 0 for standard input or what cannot be read.
+func historyBytes(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil || path == stdinName {
+		return 0
+	}
+	if !st.IsDir() {
+		return st.Size()
+	}
+	var n int64
+	_ = filepath.WalkDir(path, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 // writeFile creates the file at path and writes it through render, buffered.

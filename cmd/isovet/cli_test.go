@@ -218,7 +218,7 @@ func TestCheckCollection(t *testing.T) {
 		t.Errorf("--out wrote no report per history: %v", err)
 	}
 	index, err := os.ReadFile(filepath.Join(out2, "index.html"))
-	if err != nil || !bytes.Contains(index, []byte(`<a href="tap-n.txt/report.html">tap-n.txt</a>`)) || !bytes.Contains(index, []byte("unreadable:")) {
+	if err != nil || !bytes.Contains(index, []byte(`<a href="tap-n.txt/report.html"><code>tap-n.txt</code></a>`)) || !bytes.Contains(index, []byte("unreadable:")) {
 		t.Errorf("--out index.html (%v) does not link each report and name the unreadable file:\n%s", err, index)
 	}
 }

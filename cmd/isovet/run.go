@@ -55,7 +55,7 @@ reported and leaves the exit at 0, unless --strict-exit makes it 1.`,
 			if !ok {
 				return &exitError{code: exitUsage, err: fmt.Errorf("unknown method %q (methods: auto, black-box, timestamp, basic)", method)}
 			}
-			o.Method, o.Check = m, checks
+			o.Method, o.Check, o.Version = m, checks, version()
 			if dist != "" {
 				d, err := workload.ParseDist(dist)
 				if err != nil {

@@ -72,7 +72,9 @@ type Options struct {
 	// called before its report is printed.
 	Checking func(l check.Level) (progress func(check.Progress), done func())
 	Logger   *slog.Logger
-	_        struct{}
+	// Version is isovet's version, for the header of the reports' web pages.
+	Version string
+	_       struct{}
 }
 
 // RunCommand runs `isovet run`: it generates the workload, drives the database, streams the
@@ -343,7 +345,28 @@ func (c *command) report(rep *check.Report, l check.Level) error {
 	if err := writeReport(filepath.Join(c.o.Out, "report-"+l.String()+".txt"), rep, explain.Text); err != nil {
 		return err
 	}
-	return writeReport(filepath.Join(c.o.Out, "report-"+l.String()+".html"), rep, explain.HTML)
+	return writeReport(filepath.Join(c.o.Out, "report-"+l.String()+".html"), rep, func(w io.Writer, rep *check.Report) error {
+		return explain.HTMLWith(w, rep, c.page())
+	})
+}
+
+// page is what the web page of a level's report says about the run: the history file, the
+// database with its version (as the driver described it), the isolation asked, the
+// workload, isovet's version and the time now.
+func (c *command) page() explain.HTMLOptions {
+	o := c.o
+	p := explain.HTMLOptions{
+		Format: "native", Version: o.Version, Date: time.Now(),
+		Database: c.target.Description, Isolation: o.Isolation,
+		Workload: fmt.Sprintf("%s: %d transactions in %d sessions, seed %d", o.Workload, o.Txns, o.Sessions, o.Seed),
+	}
+	if o.Out != "" {
+		p.File = filepath.Join(o.Out, "history.jsonl")
+		if st, err := os.Stat(p.File); err == nil {
+			p.Bytes = st.Size()
+		}
+	}
+	return p
 }
 
 // keep adds rep to the results of the JSON document, naming the history file (when the run
