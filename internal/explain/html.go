@@ -193,9 +193,13 @@ type htmlStep struct {
 
 func htmlAnomalyOf(h *history.History, e Explanation, n int) htmlAnomaly {
 	info := e.Kind.Info()
+	var msg string
+	if e.showsMessage() {
+		msg = strings.TrimSuffix(e.Message, ".")
+	}
 	a := htmlAnomaly{
 		N: n, Name: info.Name, Title: info.Title, Also: alsoNames(e), Lead: e.Lead,
-		Message: strings.TrimSuffix(e.Message, "."),
+		Message: msg,
 		Graph:   layout(e), Timeline: layoutTimeline(h, e), Cycle: e.Cycle,
 		RuledOut: e.RuledOut,
 		HasTime:  slices.ContainsFunc(e.Txns, func(t Txn) bool { return t.Time != "" }),

@@ -85,10 +85,17 @@ func opening(e Explanation) []string {
 	if e.Lead != "" {
 		lines = append(lines, e.Lead)
 	}
-	if e.Message != "" && (!e.leadFilled || len(e.Steps) == 0) {
+	if e.showsMessage() {
 		lines = append(lines, strings.TrimSuffix(e.Message, ".")+".")
 	}
 	return lines
+}
+
+// showsMessage reports whether the checker's message is shown after the lead: when the
+// lead is only the kind's meaning, or no step of a proof follows (the message is then the
+// evidence). Text and HTML share the rule.
+func (e Explanation) showsMessage() bool {
+	return e.Message != "" && (!e.leadFilled || len(e.Steps) == 0)
 }
 
 func writeExplanation(w *bufio.Writer, e Explanation, indent string) {
