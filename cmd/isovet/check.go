@@ -148,15 +148,15 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, args []string, f *c
 	}
 	h, ft, err := f.in.open(path)
 	if err != nil {
-		return err
+		return f.failedJSON(stdout, displayName(path), "", level, "unreadable", err)
 	}
 	path = displayName(path)
 	rep, err := checkOne(ctx, stderr, path, h, level, opts, f)
 	if err != nil {
-		return err
+		return f.failedJSON(stdout, path, ft.Name, level, "cannot be checked", err)
 	}
 	if err := f.in.vacuous(path, rep); err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return f.failedJSON(stdout, path, ft.Name, level, "refused", &exitError{code: exitUsage, err: err})
 	}
 	if err := f.writeReport(stdout, path, ft.Name, rep); err != nil {
 		return err
@@ -165,6 +165,20 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, args []string, f *c
 		return &exitError{code: exitViolation, err: fmt.Errorf("%s holds but %s does not, and --strict-exit counts that as a violation", rep.Level, rep.Followup.Level)}
 	}
 	return verdictExit(rep.Verdict)
+}
+
+// failedJSON returns err, the reason the history at path was not checked; with --json it
+// first prints the one document every check prints, its one result naming the error (as
+// for each of several histories), so a consumer always gets the same shape.
+func (f *checkFlags) failedJSON(stdout io.Writer, path, formatName string, level check.Level, what string, err error) error {
+	if !f.asJSON {
+		return err
+	}
+	res := explain.Result{File: path, Format: formatName, Level: level, Err: fmt.Errorf("%s: %w", what, err)}
+	if jerr := writeReportJSON(stdout, []explain.Result{res}); jerr != nil {
+		return jerr
+	}
+	return err
 }
 
 // followupFailed reports whether rep passed its level and failed its real-time follow-up.

@@ -82,6 +82,8 @@ func TestEveryCommandsJSON(t *testing.T) {
 	cases := []jsonCase{
 		{name: "stat", args: []string{"stat", "--json", plain}, kind: "stat"},
 		{name: "stat several, one missing", args: []string{"stat", "--json", plain, timed, lists, missing}, kind: "stat", code: exitUsage},
+		{name: "check one missing", args: []string{"check", "--json", missing}, kind: "report", code: exitUsage},
+		{name: "check one unreadable", args: []string{"check", "--json", cnf("bad.edn", "{:type")}, kind: "report", code: exitUsage},
 		{name: "sat satisfiable", args: []string{"sat", "--json", satF}, kind: "sat", code: 10},
 		{name: "sat unsatisfiable", args: []string{"sat", "--json", unsatF}, kind: "sat", code: 20},
 		{name: "sat unknown", args: []string{"sat", "--json", "--conflicts", "1", php}, kind: "sat", code: 0},
