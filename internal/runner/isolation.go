@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/isovet/isovet/check"
@@ -86,6 +87,20 @@ const (
 	mysqlRR    = "not snapshot isolation: it loses updates"
 	sqliteOnly = "SQLite transactions are always serializable. Ask for serializable"
 )
+
+// IsolationNames are the --isolation values some database honours exactly, in the order
+// the tables list them: what shell completion offers.
+func IsolationNames() []string {
+	var names []string
+	for _, tb := range []IsolationTable{PostgresIsolation, MySQLIsolation, SQLiteIsolation} {
+		for _, l := range tb.Levels {
+			if !slices.Contains(names, l.Name) {
+				names = append(names, l.Name)
+			}
+		}
+	}
+	return names
+}
 
 // Lookup returns how the database runs --isolation iso (isovet's name, as [Open] writes
 // it; "" is the table's default). A value it has no exact level for is an error naming
