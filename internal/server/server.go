@@ -11,7 +11,6 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -62,8 +61,21 @@ type Options struct {
 	Durable string // durable consumer name (default "isovet-checker")
 	// NoRebuild skips re-reading the already acknowledged part of the stream at start.
 	NoRebuild bool
-	// MaxBody bounds a POST body (default 64 MiB).
+	// MaxBody bounds a POST body (default 64 MiB, and at most the bodies' budget: an
+	// eighth of MaxMemory, at least 4 MiB). Bodies are charged against that budget as
+	// their bytes arrive; a request that would pass it is refused (503, code "busy").
 	MaxBody int64
+	// Token, if set, is required of every request (Authorization: Bearer TOKEN, or
+	// ?token=TOKEN). [Serve] refuses to listen beyond the loopback interface without one,
+	// unless Insecure is set (then it logs a warning). Without a token, requests must
+	// name a loopback host (Host header), unless Insecure is set.
+	Token    string
+	Insecure bool
+	// ReadHeaderTimeout bounds reading a request's header (default 10 s), ReadTimeout the
+	// whole request, body included (default 1 min: a 64 MiB body needs about 1 MB/s), and
+	// IdleTimeout how long a kept-alive connection waits for its next request (default
+	// 2 min).
+	ReadHeaderTimeout, ReadTimeout, IdleTimeout time.Duration
 	// Tick is how often time advances in the checker (default 50 ms).
 	Tick time.Duration
 	// Shards splits the checker by key over this many goroutines (default 1). Each batch
@@ -94,6 +106,9 @@ func (o *Options) ensureDefaults() {
 	if o.MaxBody <= 0 {
 		o.MaxBody = 64 << 20
 	}
+	o.ReadHeaderTimeout = cmp.Or(o.ReadHeaderTimeout, defaultReadHeaderTimeout)
+	o.ReadTimeout = cmp.Or(o.ReadTimeout, defaultReadTimeout)
+	o.IdleTimeout = cmp.Or(o.IdleTimeout, defaultIdleTimeout)
 	if o.Tick <= 0 {
 		o.Tick = 50 * time.Millisecond
 	}
@@ -140,6 +155,11 @@ type Server struct {
 	// checkerCPU and checkerBusy are the checker goroutine's own CPU time (its thread's,
 	// where the system reports it, else zero) and the wall time it spent working, in ns.
 	checkerCPU, checkerBusy atomic.Int64
+
+	// bodies is the budget of request bodies held at once, maxBody the largest accepted
+	// (Options.MaxBody, at most the budget).
+	bodies  budget
+	maxBody int64
 
 	requests, badRequests  atomic.Int64
 	natsMsgs, natsBad      atomic.Int64
@@ -232,6 +252,11 @@ func New(opts Options) (*Server, error) {
 		s.shards = append(s.shards, on)
 	}
 	s.on = s.shards[0]
+	s.bodies.limit = bodyBudget(opts.MaxMemory)
+	s.maxBody = opts.MaxBody
+	if s.bodies.limit > 0 {
+		s.maxBody = min(s.maxBody, s.bodies.limit)
+	}
 	s.hub.init()
 	if opts.ViolationsFile != "" {
 		if err := s.openViolations(opts.ViolationsFile); err != nil {
@@ -653,7 +678,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/status", s.getStatus)
 	mux.HandleFunc("GET /metrics", s.getMetrics)
 	mux.HandleFunc("GET /{$}", s.getIndex)
-	return mux
+	return s.guard(mux)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -687,25 +712,24 @@ func (s *Server) fail(w http.ResponseWriter, status int, code string, err error)
 
 func (s *Server) postTxns(w http.ResponseWriter, r *http.Request) {
 	s.requests.Add(1)
-	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
-	defer cancel()
-	bodyBuf := bodyPool.Get().(*bytes.Buffer)
-	defer bodyPool.Put(bodyBuf)
-	bodyBuf.Reset()
-	if n := r.ContentLength; n > 0 && n <= s.opts.MaxBody {
-		bodyBuf.Grow(int(n) + 1)
-	}
-	_, err := bodyBuf.ReadFrom(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			s.fail(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Errorf("body larger than %d bytes; send smaller batches", mbe.Limit))
-			return
-		}
-		s.fail(w, http.StatusBadRequest, "bad_body", fmt.Errorf("reading body: %w", err))
+	if err := checkIngestType(r); err != nil {
+		w.Header().Set("Connection", "close")
+		s.fail(w, http.StatusUnsupportedMediaType, "bad_content_type", err)
 		return
 	}
-	buf, err := decodeBuf(bodyBuf.Bytes())
+	if r.ContentLength > s.maxBody {
+		s.failBody(w, errTooLarge)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+	defer cancel()
+	bd, err := readBody(r.Body, s.maxBody, r.ContentLength, &s.bodies)
+	defer bd.release()
+	if err != nil {
+		s.failBody(w, err)
+		return
+	}
+	buf, err := decodeBuf(bd.b)
 	if err != nil {
 		var ie *inputError
 		if errors.As(err, &ie) {
@@ -740,9 +764,6 @@ func (s *Server) compile(buf *batchBuf) [][]ts.Compiled {
 	return buf.comp[:n]
 }
 
-// bodyPool recycles request bodies; nothing decoded from a body refers into it.
-var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
 func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.Status())
 }
@@ -756,6 +777,9 @@ func (s *Server) getViolations(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusInternalServerError, "no_streaming", errors.New("streaming unsupported"))
 		return
 	}
+	// A stream outlives the request's read deadline: without clearing it, the server's
+	// read of the connection (watching for the client to leave) would end the stream.
+	http.NewResponseController(w).SetReadDeadline(time.Time{})
 	ch, backlog := s.hub.subscribe(r.URL.Query().Get("replay") == "1")
 	defer s.hub.unsubscribe(ch)
 	vs := violationStream{sse: r.URL.Query().Get("format") == "sse" || acceptsSSE(r.Header.Get("Accept")), fl: fl}
@@ -837,6 +861,10 @@ func Serve(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	if err := s.checkExposure(s.opts.Addr); err != nil {
+		s.Close()
+		return err
+	}
 	defer s.tuneRuntime()()
 	ln, err := net.Listen("tcp", s.opts.Addr)
 	if err != nil {
@@ -872,7 +900,7 @@ func (s *Server) tuneRuntime() (restore func()) {
 
 func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	s.Start(context.WithoutCancel(ctx))
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	srv := s.httpServer()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	s.log.Info("serving", "addr", ln.Addr().String(), "level", s.opts.Level.String(), "settle", s.opts.Settle)
@@ -903,6 +931,14 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	defer cancel()
 	shErr := srv.Shutdown(shCtx)
 	return errors.Join(runErr, shErr, s.Close())
+}
+
+// httpServer is the HTTP server of the API, with the timeouts of the options: a client
+// cannot hold a connection by sending its request slowly, nor idle forever between
+// requests.
+func (s *Server) httpServer() *http.Server {
+	return &http.Server{Handler: s.Handler(), ReadHeaderTimeout: s.opts.ReadHeaderTimeout, ReadTimeout: s.opts.ReadTimeout,
+		IdleTimeout: s.opts.IdleTimeout, MaxHeaderBytes: maxHeaderBytes, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 }
 
 func (s *Server) closeStreams() {
