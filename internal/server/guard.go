@@ -168,7 +168,7 @@ func checkIngestType(r *http.Request) error {
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil || !ingestTypes[mt] {
-		return fmt.Errorf("Content-Type %q: send application/json (a Chronos JSON array or native JSON lines; application/x-ndjson is accepted too)", ct)
+		return fmt.Errorf("the Content-Type %q is not JSON: send application/json (a Chronos JSON array or native JSON lines; application/x-ndjson is accepted too)", ct)
 	}
 	return nil
 }
@@ -188,11 +188,11 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				return
 			}
 		} else if !s.opts.Insecure && !loopbackHost(r.Host) {
-			s.fail(w, http.StatusForbidden, "bad_host", fmt.Errorf("Host %q is not a loopback address: without a token the server answers only requests to 127.0.0.1, ::1 or localhost", r.Host))
+			s.fail(w, http.StatusForbidden, "bad_host", fmt.Errorf("the Host %q is not a loopback address: without a token the server answers only requests to 127.0.0.1, ::1 or localhost", r.Host))
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
-			s.fail(w, http.StatusForbidden, "cross_origin", fmt.Errorf("Origin %q is not this server's: cross-origin requests are refused", o))
+			s.fail(w, http.StatusForbidden, "cross_origin", fmt.Errorf("the Origin %q is not this server's: cross-origin requests are refused", o))
 			return
 		}
 		next.ServeHTTP(w, r)
