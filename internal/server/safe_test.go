@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -352,6 +354,50 @@ func TestServeExposure(t *testing.T) {
 	for addr, want := range map[string]bool{"127.0.0.1:1": true, "[::1]:1": true, "localhost:1": true, "0.0.0.0:1": false, ":1": false, "192.168.1.2:1": false, "[::]:1": false} {
 		if got := loopbackAddr(addr); got != want {
 			t.Errorf("loopbackAddr(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+// TestServeViolationsFileRepair: a violations file whose last line was torn (the server was
+// killed while writing it) is cut back to its last complete line at start, with a warning
+// naming the bytes dropped; the violations of the complete lines are not reported again,
+// and new ones are appended as whole lines.
+func TestServeViolationsFileRepair(t *testing.T) {
+	file := t.TempDir() + "/violations.jsonl"
+	good := `{"schema":1,"kind":"violation","id":"EXT:x","anomaly":"EXT"}` + "\n" + `{"schema":1,"kind":"violation","id":"EXT:y","anomaly":"EXT"}` + "\n"
+	torn := `{"schema":1,"kind":"violation","id":"EXT:z","ano`
+	if err := os.WriteFile(file, []byte(good+torn), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	s, hs := newTestServer(t, Options{Initial: history.Int(0), Settle: 50 * time.Millisecond, Tick: 10 * time.Millisecond, ViolationsFile: file,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if data, _ := os.ReadFile(file); string(data) != good {
+		t.Errorf("after repair the file holds %q, want its two complete lines", data)
+	}
+	if want := fmt.Sprintf("bytes_dropped=%d", len(torn)); !strings.Contains(logs.String(), want) {
+		t.Errorf("no warning with %s in the logs: %s", want, logs.String())
+	}
+	if st := s.Status(); st.Previous != 2 {
+		t.Errorf("%d violations read back, want 2", st.Previous)
+	}
+	// A stale read: an EXT violation, appended after the repaired lines.
+	post(t, hs.URL, `[{"tid":"w","sid":1,"sts":{"p":1,"l":0},"cts":{"p":2,"l":0},"ops":[{"t":"w","k":1,"v":5}]},`+
+		`{"tid":"r","sid":2,"sts":{"p":3,"l":0},"cts":{"p":4,"l":0},"ops":[{"t":"r","k":1,"v":0}]}]`)
+	waitViolations(s, 1)
+	s.Close()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) != 3 || !strings.HasSuffix(string(data), "\n") {
+		t.Fatalf("file after a new violation: %q, want three whole lines", data)
+	}
+	for i, l := range lines {
+		var v struct{ ID string }
+		if err := json.Unmarshal([]byte(l), &v); err != nil || v.ID == "" {
+			t.Errorf("line %d does not parse: %q", i+1, l)
 		}
 	}
 }

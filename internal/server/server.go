@@ -51,9 +51,13 @@ type Options struct {
 	// half, the checker drops the oldest unsettled transactions unchecked and says so (a
 	// warning event, isovet_txns_dropped_total).
 	MaxMemory int64
-	// ViolationsFile, if set, receives every violation as a JSON line. Violations already in
-	// it (from before a restart) are not reported again.
+	// ViolationsFile, if set, receives every violation as a JSON line, written whole
+	// before the batch that found it is answered. Violations already in it (from before a
+	// restart) are not reported again; a torn last line (the process was killed while
+	// writing) is cut off at start, with a warning. SyncViolations syncs the file after
+	// each write, so that a crash of the machine loses nothing written either.
 	ViolationsFile string
+	SyncViolations bool
 	// NATS is a server URL (nats://127.0.0.1:4222); empty disables the consumer.
 	NATS    string
 	Subject string // default "isovet.txns"
@@ -142,8 +146,7 @@ type Server struct {
 	hub     hub
 	status  atomic.Pointer[Status]
 
-	file     *os.File
-	fileW    *bufio.Writer
+	vfile    *violationsFile // nil without Options.ViolationsFile
 	reported map[string]struct{} // owned by the checker goroutine
 	previous int                 // violations read back from the file at start
 	// never counts the EXT NEVER violations reported since start (reads of a value no
@@ -268,27 +271,17 @@ func New(opts Options) (*Server, error) {
 }
 
 func (s *Server) openViolations(path string) error {
-	if f, err := os.Open(path); err == nil {
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for sc.Scan() {
-			var v struct {
-				ID string `json:"id"`
-			}
-			if json.Unmarshal(sc.Bytes(), &v) == nil && v.ID != "" {
-				s.reported[v.ID] = struct{}{}
-			}
-		}
-		f.Close()
-		if err := sc.Err(); err != nil {
-			return fmt.Errorf("reading violations file %s: %w", path, err)
-		}
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	vf, cut, bad, err := openViolationsFile(path, s.opts.SyncViolations, func(id string) { s.reported[id] = struct{}{} })
 	if err != nil {
-		return fmt.Errorf("opening violations file: %w", err)
+		return err
 	}
-	s.file, s.fileW = f, bufio.NewWriter(f)
+	s.vfile = vf
+	if cut > 0 {
+		s.log.Warn("violations file ended in a torn line (the server was killed while writing it): cut it off", "file", path, "bytes_dropped", cut)
+	}
+	if bad > 0 {
+		s.log.Warn("violations file holds lines that are not violations; left as they are", "file", path, "lines", bad)
+	}
 	s.previous = len(s.reported)
 	if len(s.reported) > 0 {
 		s.log.Info("violations already reported", "file", path, "count", len(s.reported))
@@ -312,8 +305,8 @@ func (s *Server) Close() error {
 			s.cancel()
 			<-s.stopped
 		}
-		if s.file != nil {
-			err = errors.Join(s.fileW.Flush(), s.file.Sync(), s.file.Close())
+		if s.vfile != nil {
+			err = s.vfile.close()
 		}
 	})
 	return err
@@ -438,7 +431,7 @@ func (s *Server) apply(b *batch, cpu cpuClock) {
 	if b.rebuild {
 		s.rebuilt.Add(int64(len(b.txs) - a.Duplicates))
 	}
-	s.handle(evs, false)
+	s.handle(evs)
 	a.Accepted = len(b.txs) - a.Duplicates - a.Late
 	b.reply <- a
 	s.record(w0, cpu)
@@ -458,7 +451,7 @@ func countViolations(evs []ts.Event) int {
 func (s *Server) advanceIdle(cpu cpuClock) {
 	w0 := time.Now()
 	now := s.opts.Now()
-	s.handle(s.each(func(_ int, on *ts.Online, evs []ts.Event) []ts.Event { return append(evs, on.Advance(now)...) }), true)
+	s.handle(s.each(func(_ int, on *ts.Online, evs []ts.Event) []ts.Event { return append(evs, on.Advance(now)...) }))
 	s.record(w0, cpu)
 }
 
@@ -518,7 +511,7 @@ func (s *Server) stats() ts.OnlineStats {
 }
 
 // handle reports events: violations not reported before go to the file and subscribers.
-func (s *Server) handle(evs []ts.Event, flush bool) {
+func (s *Server) handle(evs []ts.Event) {
 	for i := range evs {
 		e := &evs[i]
 		switch e.Kind {
@@ -530,8 +523,9 @@ func (s *Server) handle(evs []ts.Event, flush bool) {
 			s.hub.publish("", line)
 		}
 	}
-	if s.fileW != nil && (flush || s.fileW.Buffered() > 32<<10) {
-		if err := s.fileW.Flush(); err != nil {
+	// Written before the batch is answered or acknowledged: see [violationsFile].
+	if s.vfile != nil {
+		if err := s.vfile.write(); err != nil {
 			s.log.Error("writing violations file", "err", err)
 		}
 	}
@@ -547,9 +541,8 @@ func (s *Server) report(v *ts.Violation) {
 	s.reported[id] = struct{}{}
 	s.never.count(v)
 	line := violationLine(v, s.opts.Now())
-	if s.fileW != nil {
-		s.fileW.Write(line)
-		s.fileW.WriteByte('\n')
+	if s.vfile != nil {
+		s.vfile.add(line)
 	}
 	s.hub.publish(v.Kind.String(), line)
 }
