@@ -213,4 +213,3 @@ func fileViolationIDs(t *testing.T, path string) []string {
 	slices.Sort(ids)
 	return ids
 }
-

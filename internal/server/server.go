@@ -146,7 +146,7 @@ type Server struct {
 	hub     hub
 	status  atomic.Pointer[Status]
 
-	vfile    *violationsFile // nil without Options.ViolationsFile
+	vfile    *violationsFile     // nil without Options.ViolationsFile
 	reported map[string]struct{} // owned by the checker goroutine
 	previous int                 // violations read back from the file at start
 	// never counts the EXT NEVER violations reported since start (reads of a value no
