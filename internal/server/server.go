@@ -65,6 +65,9 @@ type Options struct {
 	Durable string // durable consumer name (default "isovet-checker")
 	// NoRebuild skips re-reading the already acknowledged part of the stream at start.
 	NoRebuild bool
+	// AckWait is how long JetStream waits for a message's acknowledgement before it
+	// delivers it again (default 2 min).
+	AckWait time.Duration
 	// MaxBody bounds a POST body (default 64 MiB, and at most the bodies' budget: an
 	// eighth of MaxMemory, at least 4 MiB). Bodies are charged against that budget as
 	// their bytes arrive; a request that would pass it is refused (503, code "busy").
@@ -113,6 +116,7 @@ func (o *Options) ensureDefaults() {
 	o.ReadHeaderTimeout = cmp.Or(o.ReadHeaderTimeout, defaultReadHeaderTimeout)
 	o.ReadTimeout = cmp.Or(o.ReadTimeout, defaultReadTimeout)
 	o.IdleTimeout = cmp.Or(o.IdleTimeout, defaultIdleTimeout)
+	o.AckWait = cmp.Or(o.AckWait, 2*time.Minute)
 	if o.Tick <= 0 {
 		o.Tick = 50 * time.Millisecond
 	}
@@ -166,6 +170,8 @@ type Server struct {
 
 	requests, badRequests  atomic.Int64
 	natsMsgs, natsBad      atomic.Int64
+	natsRedelivered        atomic.Int64
+	redelivered            redeliveries
 	rebuilt                atomic.Int64
 	started                time.Time
 	closeOnce, streamsOnce sync.Once
@@ -233,7 +239,14 @@ type Status struct {
 	BadRequests  int64   `json:"http_bad_requests"`
 	NATSMessages int64   `json:"nats_messages"`
 	NATSBad      int64   `json:"nats_bad_messages"`
-	Subscribers  int     `json:"subscribers"`
+	// NATSRedelivered counts JetStream redeliveries of messages already applied,
+	// acknowledged without being applied again.
+	NATSRedelivered int64 `json:"nats_redelivered"`
+	// Durable says whether what was ingested survives a restart: false with HTTP ingest
+	// only; Durability says so in words.
+	Durable     bool   `json:"durable"`
+	Durability  string `json:"durability"`
+	Subscribers int    `json:"subscribers"`
 	// Hint names a known pitfall the violations point to: every read of a value that no
 	// transaction wrote read 0 (the server was started with another initial value than 0),
 	// or every one read nil. Empty when there is none.
@@ -651,7 +664,8 @@ func (s *Server) publishStatus(delay time.Duration, queue int) {
 		Duplicates: st.Duplicates, Late: st.Late, Dropped: st.Dropped, Flips: st.Flips, Violations: sum(by), Previous: s.previous,
 		ByKind: by, MemoryEstimate: st.Bytes, MemoryBound: max(s.opts.MaxMemory, 0), LagSeconds: lag, QueueDelay: delay.Seconds(), Queue: queue,
 		Rebuilt: s.rebuilt.Load(), CheckerCPU: time.Duration(s.checkerCPU.Load()).Seconds(), CheckerBusy: time.Duration(s.checkerBusy.Load()).Seconds(), Requests: s.requests.Load(), BadRequests: s.badRequests.Load(),
-		NATSMessages: s.natsMsgs.Load(), NATSBad: s.natsBad.Load(), Subscribers: s.hub.count(), Hint: hint,
+		NATSMessages: s.natsMsgs.Load(), NATSBad: s.natsBad.Load(), NATSRedelivered: s.natsRedelivered.Load(), Subscribers: s.hub.count(), Hint: hint,
+		Durable: s.opts.NATS != "", Durability: s.durability(),
 	})
 }
 
@@ -897,6 +911,7 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	s.log.Info("serving", "addr", ln.Addr().String(), "level", s.opts.Level.String(), "settle", s.opts.Settle)
+	s.log.Warn(s.durability())
 	natsCtx, stopNATS := context.WithCancel(ctx)
 	defer stopNATS()
 	var natsDone chan error
@@ -932,6 +947,14 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 func (s *Server) httpServer() *http.Server {
 	return &http.Server{Handler: s.Handler(), ReadHeaderTimeout: s.opts.ReadHeaderTimeout, ReadTimeout: s.opts.ReadTimeout,
 		IdleTimeout: s.opts.IdleTimeout, MaxHeaderBytes: maxHeaderBytes, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+}
+
+// durability says in words what survives a restart of the server.
+func (s *Server) durability() string {
+	if s.opts.NATS == "" {
+		return "HTTP ingest is not durable: a restart starts from nothing (the checker's state is in memory); send the history again after a restart, or ingest through NATS JetStream. Violations already in the violations file are not reported twice"
+	}
+	return "NATS ingest is durable: at start the stream is re-read to rebuild the checker's state, and messages are acknowledged only once applied; transactions posted over HTTP are not kept"
 }
 
 func (s *Server) closeStreams() {
