@@ -127,8 +127,11 @@ func (p *serveProcess) status(t *testing.T) server.Status {
 // TestServeKillDuringViolations kills isovet serve with SIGKILL at random points while it
 // writes violations, five times, restarting it on the same violations file and sending the
 // whole history again each time (HTTP ingest is not durable: the client resends); the
-// last run goes to the end. Every line of the file must parse, no violation may be
-// written twice, and the violations must be exactly the offline check's.
+// last run goes to the end. A kill lands in the middle of a write only by chance (a write
+// takes microseconds), so after each kill the test also cuts the file inside its last line,
+// as such a kill would leave it, and each restart must report the repair. Every line of the
+// file must parse, no violation may be written twice, and the violations must be exactly
+// the offline check's.
 func TestServeKillDuringViolations(t *testing.T) {
 	h := staleReads(t, 6000)
 	res, err := ts.Run(context.Background(), h, anomaly.SnapshotIsolation, ts.Options{})
@@ -146,22 +149,33 @@ func TestServeKillDuringViolations(t *testing.T) {
 	file := t.TempDir() + "/violations.jsonl"
 	args := []string{"--violations-file", file, "--settle", "200ms", "--initial-value", "0", "--max-memory", "none"}
 	rng := rand.New(rand.NewPCG(29, 5))
-	var warned int
+	var torn, repaired int
 	for round := range 6 {
 		p := startServeProcess(t, args...)
+		if strings.Contains(p.logs.String(), "torn line") {
+			repaired++
+		}
 		ctx, cancel := context.WithCancel(context.Background())
 		sent := make(chan error, 1)
 		go func() {
-			_, err := server.Replay(ctx, server.ReplayOptions{History: h, To: "http://" + p.addr, Batch: 40, Rate: 20000})
+			_, err := server.Replay(ctx, server.ReplayOptions{History: h, To: "http://" + p.addr, Batch: 40, Rate: 10000})
 			sent <- err
 		}()
 		if round < 5 {
-			time.Sleep(time.Duration(20+rng.IntN(280)) * time.Millisecond)
+			// Kill it while it writes violations: once the file grows, within the next
+			// 400 ms (the replay takes 600 ms, and violations are written as their
+			// transactions settle, 200 ms after they arrive).
+			size0 := fileSize(file)
+			for t0 := time.Now(); fileSize(file) == size0 && time.Since(t0) < 5*time.Second; {
+				time.Sleep(time.Millisecond)
+			}
+			time.Sleep(time.Duration(rng.IntN(400)) * time.Millisecond)
 			p.kill()
 			cancel()
 			<-sent
-			if strings.Contains(p.logs.String(), "torn line") {
-				warned++
+			t.Logf("kill %d: violations file %d bytes", round+1, fileSize(file))
+			if tearLastLine(t, file, rng) {
+				torn++
 			}
 			continue
 		}
@@ -187,7 +201,35 @@ func TestServeKillDuringViolations(t *testing.T) {
 	if !slices.Equal(distinct, want) {
 		t.Errorf("the violations file holds %d violations, the offline check finds %d", len(distinct), len(want))
 	}
-	t.Logf("%d violations after 5 kills and a full run; %d restarts repaired a torn line", len(distinct), warned)
+	if repaired != torn {
+		t.Errorf("the last line was torn %d times, and %d restarts reported a repair", torn, repaired)
+	}
+	t.Logf("%d violations after 5 kills (%d torn lines repaired) and a full run", len(distinct), repaired)
+}
+
+// fileSize is the size of the file at path (0 if it cannot be read).
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// tearLastLine cuts the file at a random byte inside its last line, as a process killed
+// while writing it leaves it; false if the file has no line.
+func tearLastLine(t *testing.T, path string, rng *rand.Rand) bool {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) < 2 {
+		return false
+	}
+	start := strings.LastIndexByte(string(data[:len(data)-1]), '\n') + 1
+	cut := start + 1 + rng.IntN(len(data)-1-start)
+	if err := os.Truncate(path, int64(cut)); err != nil {
+		t.Fatal(err)
+	}
+	return true
 }
 
 // fileViolationIDs reads a violations file, failing the test at a line that does not parse.
