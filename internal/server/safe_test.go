@@ -401,3 +401,33 @@ func TestServeViolationsFileRepair(t *testing.T) {
 		}
 	}
 }
+
+// TestServeStreamOutlivesReadTimeout: the read timeout bounds reading a request, not a
+// violation stream, which must keep delivering after it.
+func TestServeStreamOutlivesReadTimeout(t *testing.T) {
+	s, addr := startServe(t, Options{Initial: history.Int(0), Settle: 50 * time.Millisecond, Tick: 10 * time.Millisecond, ReadTimeout: 300 * time.Millisecond, MaxMemory: -1, GCPercent: -1})
+	resp, err := http.Get("http://" + addr + "/v1/violations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	time.Sleep(time.Second)
+	status, m := post(t, "http://"+addr, `[{"tid":"r1","sid":2,"sts":{"p":10,"l":0},"cts":{"p":11,"l":0},"ops":[{"t":"r","k":99,"v":42}]}]`)
+	if status != http.StatusOK {
+		t.Fatalf("POST: %d %v", status, m)
+	}
+	waitViolations(s, 1)
+	line := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(resp.Body).ReadString('\n')
+		line <- l
+	}()
+	select {
+	case l := <-line:
+		if !strings.Contains(l, `"kind":"violation"`) {
+			t.Errorf("stream after the read timeout sent %q, want a violation", l)
+		}
+	case <-time.After(5 * time.Second):
+		t.Errorf("no violation on a stream opened before the read timeout")
+	}
+}
