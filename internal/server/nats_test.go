@@ -165,14 +165,14 @@ func testNATSRestart(t *testing.T, url string, shards int) {
 	}
 }
 
-// TestNATSRedeliveryAfterRestart is what a kill -9 leaves: messages the durable consumer
+// TestServeNATSRedeliveryAfterRestart is what a kill -9 leaves: messages the durable consumer
 // delivered and nobody acknowledged. The restarted server re-reads them at start, and
 // JetStream delivers them again an ack-wait later, after the checker has forgotten their
 // transactions' ids (the ack wait here, 3 s, is past four settle windows, as the default two
 // minutes are past the default settle's). Each redelivery must be recognised by its stream
 // sequence and acknowledged, not applied again (it used to come back as late, unchecked
 // transactions), and the violations must stay the offline check's.
-func TestNATSRedeliveryAfterRestart(t *testing.T) {
+func TestServeNATSRedeliveryAfterRestart(t *testing.T) {
 	url := natsURL(t)
 	h := loadExample(t, "format-kv.json")
 	want := offlineIDs(t, h, anomaly.Serializable)

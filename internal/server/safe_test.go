@@ -169,9 +169,10 @@ func TestServeSlowBodies(t *testing.T) {
 	// Another client is answered promptly.
 	t0 := time.Now()
 	status, m := post(t, "http://"+addr, goodChronos)
-	if status != http.StatusOK || time.Since(t0) > time.Second {
-		t.Errorf("a good batch during the attack: %d %v after %v, want 200 within a second", status, m, time.Since(t0))
+	if status != http.StatusOK || time.Since(t0) > 2*time.Second {
+		t.Errorf("a good batch during the attack: %d %v after %v, want 200 within 2 s (it takes milliseconds)", status, m, time.Since(t0))
 	}
+	t.Logf("a good batch during the attack answered in %v", time.Since(t0))
 	// The request deadline ends the slow bodies.
 	deadline := time.Now().Add(readTimeout + 2*time.Second)
 	for i, c := range conns {
