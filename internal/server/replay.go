@@ -41,8 +41,10 @@ type ReplayOptions struct {
 	// Parallel is the number of requests in flight over HTTP (default 1, which keeps
 	// session order within the reordering chosen).
 	Parallel int
-	Logger   *slog.Logger
-	_        struct{}
+	// Token is sent to a server that requires one (Authorization: Bearer).
+	Token  string
+	Logger *slog.Logger
+	_      struct{}
 }
 
 // ReplayStats say what a replay sent.
@@ -129,7 +131,7 @@ func (o *ReplayOptions) sender(ctx context.Context) (send func(context.Context, 
 	case strings.HasPrefix(o.To, "http://") || strings.HasPrefix(o.To, "https://"):
 		client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: o.Parallel + 1}}
 		url := strings.TrimSuffix(o.To, "/") + "/v1/txns"
-		return func(ctx context.Context, body []byte) error { return PostBatch(ctx, client, url, body) }, func() {}, nil
+		return func(ctx context.Context, body []byte) error { return PostBatchToken(ctx, client, url, o.Token, body) }, func() {}, nil
 	case strings.HasPrefix(o.To, "nats://"):
 		return o.natsSender(ctx)
 	default:
@@ -271,11 +273,19 @@ func schedule(h *history.History, o ReplayOptions) ([]history.TxnID, []time.Dura
 // PostBatch posts one batch of transactions (JSON lines) to the service's url with c, and
 // returns the server's refusal, with its reason, as an error.
 func PostBatch(ctx context.Context, c *http.Client, url string, body []byte) error {
+	return PostBatchToken(ctx, c, url, "", body)
+}
+
+// PostBatchToken is [PostBatch] to a server that requires a token (none if empty).
+func PostBatchToken(ctx context.Context, c *http.Client, url, token string, body []byte) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/x-ndjson")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := c.Do(req)
 	if err != nil {
 		return err
