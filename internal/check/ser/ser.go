@@ -210,7 +210,7 @@ func placeholderCaveat(h *history.History, rep *report.Report) {
 func placeholderNote(h *history.History, t history.TxnID) string {
 	note := fmt.Sprintf("a witness involves %s, a placeholder the reader made for a writer no log holds: its writes are inferred from the reads that name it", h.Name(t))
 	if h.Txns[t].Outcome == history.OutcomeAborted {
-		note += "; it is taken as aborted, as the format's contract says (Cobra logs every committed transaction and no aborted one; a Vbox transaction id logged once, by an aborted transaction, names that transaction): if log files were lost or two runs were mixed in one directory, this is where to look"
+		note += "; it is taken as aborted, as the format's contract says (Cobra logs every committed transaction and no aborted one; a Vbox transaction id logged once, by a transaction that aborted and had begun before the reads ended, names that transaction): if log files were lost or two runs were mixed in one directory, this is where to look"
 	}
 	return note
 }
