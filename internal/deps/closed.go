@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/isovet/isovet/anomaly"
@@ -88,15 +89,30 @@ func (c *closure) largest(s []int32) []int32 {
 		parent[x] = r
 		return r
 	}
+	// Tie each group's writers in the set together, once per group, then each reader to
+	// its groups.
+	rep := make(map[int32]int32) // group -> a writer of it in the set, or -1
 	for i, ri := range c.reads {
-		t := d.Reads[ri].Txn
+		t, g := d.Reads[ri].Txn, c.group[i]
 		if !in[t] {
 			continue
 		}
-		for j := c.group[i]; j < c.gend[i]; j++ {
-			if w := fin[j].w; in[w] {
-				parent[find(w)] = find(t)
+		w, done := rep[g]
+		if !done {
+			w = -1
+			for j := g; j < c.gend[i]; j++ {
+				if x := fin[j].w; in[x] {
+					if w >= 0 {
+						parent[find(x)] = find(w)
+					} else {
+						w = x
+					}
+				}
 			}
+			rep[g] = w
+		}
+		if w >= 0 {
+			parent[find(t)] = find(w)
 		}
 	}
 	size := make(map[int32]int, len(s))
@@ -142,8 +158,8 @@ func newClosure(d *Deps, finals *finalIndex, aborted []bool) *closure {
 		}
 		lo, hi := finals.span(r.Key, r.Value)
 		n := hi - lo
-		if slices.ContainsFunc(finals.fin[lo:hi], func(x valueWriter) bool { return x.w == r.Txn }) {
-			n--
+		if _, self := slices.BinarySearchFunc(finals.fin[lo:hi], r.Txn, func(x valueWriter, t int32) int { return cmp.Compare(x.w, t) }); self {
+			n-- // a group is in writer order (finalIndex.build)
 		}
 		if n == 0 {
 			continue
@@ -260,10 +276,13 @@ func (c *closure) finding(s []int32) report.Anomaly {
 	key := history.Key(-1)
 	for i, ri := range c.reads {
 		r := &d.Reads[ri]
-		if !in[r.Txn] || seen[c.group[i]] || slices.ContainsFunc(c.finals.fin[c.group[i]:c.gend[i]], func(x valueWriter) bool { return !in[x.w] }) {
+		if !in[r.Txn] || seen[c.group[i]] {
 			continue
 		}
 		seen[c.group[i]] = true
+		if slices.ContainsFunc(c.finals.fin[c.group[i]:c.gend[i]], func(x valueWriter) bool { return !in[x.w] }) {
+			continue // a read that does not tie its reader to the set
+		}
 		if len(kvs) == 0 {
 			key = r.Key
 		} else if r.Key != key {
@@ -302,9 +321,6 @@ func (f *finalIndex) span(k history.Key, v history.Value) (lo, hi int32) {
 	}
 	run := f.fin[f.off[k]:f.off[k+1]]
 	i, _ := slices.BinarySearchFunc(run, v, func(x valueWriter, v history.Value) int { return cmp.Compare(x.v, v) })
-	j := i
-	for j < len(run) && run[j].v == v {
-		j++
-	}
+	j := i + sort.Search(len(run)-i, func(n int) bool { return run[i+n].v != v })
 	return f.off[k] + int32(i), f.off[k] + int32(j)
 }
