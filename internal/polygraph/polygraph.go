@@ -7,7 +7,8 @@
 //
 //   - WW: one choice per unordered pair of writers sharing a key, merged across the keys they
 //     share (the artifact's merge; sound because opposite orders on two keys form a 2-cycle).
-//     Pairs whose order real time fixes (strict level, both committed) get none.
+//     Pairs whose order real time fixes (strict level, both committed) get none, and so
+//     does a key no read may read (see unread).
 //   - WR: one choice per read that has several candidate writers (values repeat), or whose
 //     reader or only writer is of unknown outcome.
 //   - Unknown outcome: a transaction of unknown outcome that someone may read from is a
