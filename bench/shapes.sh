@@ -31,7 +31,7 @@ fi
 # gen SHAPE SIZE: transactions of SHAPE until the output holds SIZE bytes.
 gen() {
 	awk -v shape="$1" -v size="$2" 'BEGIN {
-		for (t = 1; n < size; t++) {
+		for (t = 1; n < size || (t - 1) % 10 != 0; t++) { # whole groups of 10 (ten-identical)
 			if (shape == "blind-writes") s = sprintf("w(1,1,%d,%d)\n", t % 8, t)
 			else if (shape == "read-write-back") s = sprintf("r(1,1,%d,%d)\nw(1,1,%d,%d)\n", t % 8, t, t % 8, t)
 			else { g = int((t - 1) / 10) + 1; s = sprintf("r(%d,1,%d,%d)\nw(%d,1,%d,%d)\n", g, t, t, g, t, t) }

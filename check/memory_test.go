@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/check"
 	"github.com/isovet/isovet/format"
 	"github.com/isovet/isovet/history"
@@ -37,11 +38,13 @@ var shapes = []struct {
 	}, check.Fail},
 }
 
-// writeShape writes transactions of a shape until the file holds about size bytes.
+// writeShape writes transactions of a shape until the file holds about size bytes, in
+// whole groups of 10 (a lone last member of the ten-identical shape would read a value no
+// one else wrote, a thin-air read that fails the history without the shape's reason).
 func writeShape(t *testing.T, line func(int) string, size int) string {
 	t.Helper()
 	var b strings.Builder
-	for i := 1; b.Len() < size; i++ {
+	for i := 1; b.Len() < size || (i-1)%10 != 0; i++ {
 		b.WriteString(line(i))
 	}
 	p := filepath.Join(t.TempDir(), "h.txt")
@@ -104,6 +107,9 @@ func TestCheckMemoryShapes(t *testing.T) {
 				cancel()
 				if err != nil || rep.Verdict != sh.want {
 					t.Fatalf("%d bytes: Check = %v, %v; want %v", size, rep.Verdict, err, sh.want)
+				}
+				if sh.want == check.Fail && (len(rep.Anomalies) == 0 || rep.Anomalies[0].Kind != anomaly.G1c) {
+					t.Fatalf("%d bytes: anomalies %v; want the cycle of write-read dependencies every choice closes (G1c)", size, rep.Anomalies)
 				}
 				t.Logf("%d bytes, %d transactions: %v, peak heap %s (%.1f bytes per input byte)", size, len(h.Txns), rep.Verdict, memguard.Bytes(peak), float64(peak)/float64(size))
 				if i > 0 {
