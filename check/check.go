@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/isovet/isovet/anomaly"
@@ -56,6 +57,26 @@ type (
 	Level = anomaly.Level
 	// Kind is an anomaly kind; see package anomaly.
 	Kind = anomaly.Kind
+	// Progress is what a check has done so far, given to Options.Progress: the level and
+	// checker under way, the Stage (Ended when it has just ended) and its counts.
+	Progress = report.Progress
+	// Stage is a part of a check (basic checks, dependencies, pruning, solving, ...).
+	Stage = report.Stage
+)
+
+// Stages of a check, as Options.Progress is told of them. A checker passes through the
+// ones its pipeline has and stops at the first that decides.
+const (
+	StageBasic        = report.StageBasic        // the linear basic checks, with the proofs that need nothing built
+	StageDependencies = report.StageDependencies // which writer each read read, and the edges that are certain
+	StageCertifying   = report.StageCertifying   // a proof from the history's clocks on the dependencies
+	StageConstructing = report.StageConstructing // building the constraints: write orders, choices of writers
+	StagePruning      = report.StagePruning      // deciding the constraints one option of which closes a cycle
+	StageSolving      = report.StageSolving      // the SAT solver over the constraints left
+	StageExplaining   = report.StageExplaining   // a minimal set of choices, and the cycle of a violation
+	StageSaturating   = report.StageSaturating   // weak levels: the edges the read atomic or causal axioms force
+	StageSearching    = report.StageSearching    // weak levels: the search over the choices of writers
+	StageReplaying    = report.StageReplaying    // timestamp checker: the history replayed in timestamp order
 )
 
 // Verdicts.
@@ -149,6 +170,15 @@ type Options struct {
 	// Now, when set, lets checkers time their phases (Report.Stats.Phases). The core never
 	// reads the clock itself; the CLI passes time.Now.
 	Now func() time.Time
+	// Progress, when set, is called as each stage of the check starts and ends, and during
+	// the long ones every few hundred solver conflicts (or thousand events replayed), with
+	// what the check has done so far. Calls come one at a time, from the goroutine running
+	// Check or from goroutines it started, never after Check returns; f should return
+	// quickly (store the value and draw it elsewhere). A check decided through other levels
+	// (a weak level through snapshot isolation, a level through its session variant)
+	// reports their stages too, each Progress naming its Level. It never changes a
+	// verdict; nil costs nothing.
+	Progress func(Progress)
 	// MaxMemory bounds, in bytes, the Go heap the check may hold: a watchdog samples the
 	// heap every 50 ms and, once it holds more, stops the check, which answers Unknown
 	// with [ErrMemoryLimit] (its sentence names the limit, and a note says which stages
@@ -295,8 +325,10 @@ func Check(ctx context.Context, h *history.History, level Level, opts Options) (
 		wctx, stop := memguard.Watch(ctx, limit)
 		defer stop()
 		opts.watched = true
+		var stage stageTracker
+		opts.Progress = stage.wrap(opts.Progress)
 		rep, err := Check(wctx, h, level, opts)
-		return rep, memoryStopped(rep, err)
+		return rep, memoryStopped(rep, err, stage.last())
 	}
 	recorded := h
 	h, failed, err := history.ResolveFailed(h, opts.FailedStatements)
@@ -333,9 +365,42 @@ func (o Options) memoryLimit() uint64 {
 	return memguard.RuntimeLimit()
 }
 
-// memoryStopped completes the report of a check the memory watchdog stopped (err says so):
-// which stages had finished, so that the reader knows how far it got. It returns err.
-func memoryStopped(rep *Report, err error) error {
+// stageTracker remembers the stage a check last started, from its Progress calls.
+type stageTracker struct {
+	mu    sync.Mutex
+	stage Stage
+	level Level
+}
+
+// wrap returns a Progress function that records each stage started and then calls f (if
+// not nil).
+func (s *stageTracker) wrap(f func(Progress)) func(Progress) {
+	return func(p Progress) {
+		if !p.Ended {
+			s.mu.Lock()
+			s.stage, s.level = p.Stage, p.Level
+			s.mu.Unlock()
+		}
+		if f != nil {
+			f(p)
+		}
+	}
+}
+
+// last returns what the tracker knows of the stage under way: "" if none started.
+func (s *stageTracker) last() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stage == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s stage of the %s check", s.stage, s.level)
+}
+
+// memoryStopped completes the report of a check the memory watchdog stopped (err says so)
+// during stage (see stageTracker): where it stopped and which stages had finished, so that
+// the reader knows how far it got. It returns err.
+func memoryStopped(rep *Report, err error, stage string) error {
 	if rep == nil || !memguard.IsLimit(err) {
 		return err
 	}
@@ -346,6 +411,9 @@ func memoryStopped(rep *Report, err error) error {
 	what := "no stage had finished"
 	if len(done) > 0 {
 		what = "the stages that had finished: " + strings.Join(done, ", ")
+	}
+	if stage != "" {
+		what = "in the " + stage + "; " + what
 	}
 	rep.Notes = append(rep.Notes, fmt.Sprintf("stopped by the memory limit before any verdict (%s); a larger limit (--max-memory) lets it go further", what))
 	return err

@@ -11,6 +11,7 @@ import (
 	"github.com/isovet/isovet/internal/check/si"
 	"github.com/isovet/isovet/internal/check/ts"
 	"github.com/isovet/isovet/internal/check/weak"
+	"github.com/isovet/isovet/internal/report"
 )
 
 // checkers is the registry: which checker checks which levels, in preference order. The
@@ -22,7 +23,14 @@ var checkers = []Checker{
 		Levels:  Levels(),
 		Summary: "linear checks: internal consistency, aborted (G1a), intermediate (G1b) and thin-air reads, duplicate list elements, incompatible list orders, future reads",
 		Run: func(ctx context.Context, h *history.History, l Level, o Options) (*Report, error) {
-			return basic.Run(ctx, h, l, basic.Options{MaxAnomalies: o.MaxAnomalies})
+			m := report.NewMeter(o.Progress, l, "basic", len(h.Txns))
+			m.Start(report.StageBasic)
+			rep, err := basic.Run(ctx, h, l, basic.Options{MaxAnomalies: o.MaxAnomalies})
+			if rep != nil {
+				m.Update(func(p *report.Progress) { p.Anomalies = len(rep.Anomalies) })
+			}
+			m.End()
+			return rep, err
 		},
 	},
 	{
@@ -32,7 +40,7 @@ var checkers = []Checker{
 		Levels:  weak.Levels,
 		Summary: "read committed (Adya PL-2), read atomic and causal consistency for item, row and list histories, in polynomial time: the basic checks, then a cycle search on the write-read (and, for causal, session) order with the version-order edges lists show and those the read atomic or causal axiom forces (Biswas and Enea's saturation)",
 		Run: func(ctx context.Context, h *history.History, l Level, o Options) (*Report, error) {
-			return weak.Check(ctx, h, l, weak.Options{MaxAnomalies: o.MaxAnomalies, SearchConflicts: o.weakConflicts()})
+			return weak.Check(ctx, h, l, weak.Options{MaxAnomalies: o.MaxAnomalies, SearchConflicts: o.weakConflicts(), Progress: o.Progress})
 		},
 	},
 	{
@@ -42,7 +50,7 @@ var checkers = []Checker{
 		Levels:  ser.Levels,
 		Summary: "black-box serializability (plain, strong-session, strict): hyper-polygraph with pruning and a SAT solver over an acyclicity theory; every violation comes with a cycle",
 		Run: func(ctx context.Context, h *history.History, l Level, o Options) (*Report, error) {
-			rep, err := ser.Check(ctx, h, l, ser.Options{ClockSkew: o.ClockSkew, MaxAnomalies: o.MaxAnomalies, Parallelism: o.Parallelism, Now: o.Now})
+			rep, err := ser.Check(ctx, h, l, ser.Options{ClockSkew: o.ClockSkew, MaxAnomalies: o.MaxAnomalies, Parallelism: o.Parallelism, Now: o.Now, Progress: o.Progress})
 			if errors.Is(err, ser.ErrNeedsTime) {
 				return nil, fmt.Errorf("%w: %w", ErrNeedsTime, err)
 			}
@@ -56,7 +64,7 @@ var checkers = []Checker{
 		Levels:  si.Levels,
 		Summary: "black-box snapshot isolation (plain, strong-session, strong): generalized polygraph over the induced graph (SO ∪ WR ∪ WW) ; RW?, pruning and a SAT solver over an acyclicity theory with composite edges; every violation comes with a named cycle",
 		Run: func(ctx context.Context, h *history.History, l Level, o Options) (*Report, error) {
-			rep, err := si.Check(ctx, h, l, si.Options{MaxAnomalies: o.MaxAnomalies, Now: o.Now})
+			rep, err := si.Check(ctx, h, l, si.Options{MaxAnomalies: o.MaxAnomalies, Now: o.Now, Progress: o.Progress})
 			if errors.Is(err, si.ErrNeedsTime) {
 				return nil, fmt.Errorf("%w: %w", ErrNeedsTime, err)
 			}
@@ -70,7 +78,7 @@ var checkers = []Checker{
 		Levels:  ts.Levels,
 		Summary: "Chronos: snapshot isolation and serializability from the database's start and commit timestamps (SESSION, INT, EXT, NOCONFLICT), near-linear time",
 		Run: func(ctx context.Context, h *history.History, l Level, o Options) (*Report, error) {
-			rep, err := ts.Check(ctx, h, l, ts.Options{MaxAnomalies: o.MaxAnomalies})
+			rep, err := ts.Check(ctx, h, l, ts.Options{MaxAnomalies: o.MaxAnomalies, Progress: o.Progress})
 			if errors.Is(err, ts.ErrNoTimestamps) {
 				return nil, fmt.Errorf("%w: %w", ErrNeedsTime, err)
 			}

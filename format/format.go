@@ -72,12 +72,28 @@ type Format struct {
 	Sniff func(name string, head []byte) bool
 	// New returns a fresh decoder.
 	New func(o Options) Decoder
-	// Write writes h in this format, or is nil when isovet does not write it.
+	// Write writes h in this format, or is nil when isovet does not write it (or writes it
+	// as a directory: WriteDir).
 	Write func(w io.Writer, h *history.History) error
+	// WriteDir writes h as the member files of a directory format, calling create once per
+	// file, in order, with its base name (T0.log), and writing the file to the writer it
+	// returns; nil when isovet does not write the format so. Opening, closing and placing
+	// the files is the caller's: the writer never touches the file system.
+	WriteDir func(h *history.History, create func(name string) (io.Writer, error)) error
 	// Holds lists what a written history of this format can say ([Feature]); [Losses]
 	// compares a history with it before writing.
 	Holds Features
+	// HoldsIn lists features the format holds in some histories only (dbcop holds per-key
+	// initial values when it can write them as an initial transaction its reader takes for
+	// the initial state): for a feature not in Holds, HoldsIn[ft](h) reports whether
+	// writing h keeps it. Where it says false, [Losses] measures the feature as for a
+	// format that lacks it.
+	HoldsIn map[Feature]func(h *history.History) bool
 	// Initial is the value every key starts with when a reader of this format reads it
 	// (nil for most formats; 0 for the text format).
 	Initial history.Datum
 }
+
+// Writable reports whether isovet writes the format, as a file (Write) or as a directory
+// (WriteDir).
+func (f Format) Writable() bool { return f.Write != nil || f.WriteDir != nil }

@@ -8,13 +8,17 @@ import (
 )
 
 // Losses returns what h uses that format f cannot hold, in feature order: nil when
-// writing h in f keeps everything it says. A read that names its writer is a loss only
-// when value matching would not find that writer alone; see docs/formats.md for every
-// feature's rule.
+// writing h in f keeps everything it says. A feature f holds in some histories only
+// ([Format.HoldsIn]) is measured when f does not hold it in h. A read that names its
+// writer is a loss only when value matching would not find that writer alone; see
+// docs/formats.md for every feature's rule.
 func Losses(h *history.History, f Format) []Loss {
 	var ls []Loss
 	for _, ft := range AllFeatures() {
 		if f.Holds.Has(ft) || slices.ContainsFunc(ft.Info().Under, func(u Feature) bool { return !f.Holds.Has(u) }) {
+			continue
+		}
+		if in := f.HoldsIn[ft]; in != nil && in(h) {
 			continue
 		}
 		if l := measures[ft](h, f); l.Count > 0 {

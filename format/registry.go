@@ -28,6 +28,12 @@ var formats = []Format{
 		DirFile: "history.bincode",
 		Sniff:   dbcop.Sniff,
 		New:     func(Options) Decoder { return dbcop.NewDecoder() },
+		Write:   dbcop.Write,
+		Holds:   Holding(Registers, FailedOps, Aborted, AbortedMany, SharedSessionIDs, EmptyTxns),
+		// Initial values other than 0 are written as PolySI's initial session where the
+		// reader takes it back for the initial state.
+		HoldsIn: map[Feature]func(*history.History) bool{Initial: dbcop.HoldsInitial, InitialPerKey: dbcop.HoldsInitial},
+		Initial: history.Int(0),
 	},
 	{
 		Name:    "dbcop-json",
@@ -55,8 +61,16 @@ var formats = []Format{
 		Name:    "cobra",
 		Summary: "Cobra binary client logs: a directory of T*.log",
 		Dir:     true, Members: "T*.log",
-		Sniff: cobra.Sniff,
-		New:   func(Options) Decoder { return cobra.NewDecoder() },
+		Sniff:    cobra.Sniff,
+		New:      func(Options) Decoder { return cobra.NewDecoder() },
+		WriteDir: cobra.WriteDir,
+		Holds:    Holding(Registers, Sources, SharedSessionIDs, EmptyTxns),
+		// Reads of nothing are nil (NULL); aborted transactions only as placeholders, which
+		// reads name; client times per log, on all its transactions or none.
+		HoldsIn: map[Feature]func(*history.History) bool{
+			NonInteger: cobra.HoldsValues, Aborted: cobra.HoldsAborted, ClientTime: cobra.HoldsTimes,
+			Initial: cobra.HoldsInitial, InitialPerKey: cobra.HoldsInitial, Placeholders: cobra.HoldsPlaceholders,
+		},
 	},
 	{
 		Name:    "viper",

@@ -29,8 +29,8 @@ func ExampleText() {
 	// serializable, checked by ser: fail (1 anomaly)
 	//
 	// [1] G2-item: item anti-dependency cycle (G2-item)
+	//     T1 and T2 both read x=0 and both overwrote it, so one of the updates is lost.
 	//     Also known as: lost update.
-	//     T1 read the initial x=0, which T2 overwrote with x=2; T2 read the initial x=0, which T1 overwrote with x=1; so T1 -rw-> T2 -rw-> T1, a contradiction.
 	//
 	//     Let:
 	//       T1 = {r(x,0), w(x,1)} (session s1, committed)

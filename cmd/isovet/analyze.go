@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -34,6 +35,8 @@ axioms. Exit codes: 0 no anomaly up to the bound (or proven serializable), 1 an 
 				return &exitError{code: exitUsage, err: err}
 			}
 			args.Backend = solve.Exec{}
+			file := pos[0]
+			args.WriteJSON = func(w io.Writer, res *static.Result) error { return analyzeJSON(w, file, res) }
 			if emit != "" {
 				fh, err := createEmit(emit)
 				if err != nil {
@@ -55,7 +58,7 @@ axioms. Exit codes: 0 no anomaly up to the bound (or proven serializable), 1 an 
 	c.Flags().DurationVar(&args.Timeout, "timeout", 60*time.Second, "time limit per solver query")
 	c.Flags().DurationVar(&args.UnboundedTimeout, "unbounded-timeout", 10*time.Second, "time limit per query of the unbounded proofs, which only strengthen the bounded answer (0: --timeout)")
 	c.Flags().BoolVar(&args.EmptyInitialDB, "empty-initial-db", false, "assume every table starts empty")
-	c.Flags().BoolVar(&args.JSON, "json", false, "print the result as JSON")
+	c.Flags().BoolVar(&args.JSON, "json", false, `print the result as one JSON document, {"schema": 1, "kind": "analyze", "results": [...]} (docs/json.md)`)
 	c.Flags().BoolVar(&args.NoUnbounded, "no-unbounded", false, "skip the unbounded serializability proofs")
 	c.Flags().BoolVar(&args.IgnoreAssumptions, "ignore-assumptions", false, "ignore the program's ASSUME INITIALLY conditions on the initial database")
 	c.Flags().StringSliceVar(&args.Txns, "txns", nil, "analyze only these transaction programs (comma-separated names)")
@@ -87,4 +90,31 @@ func createEmit(emit string) (*os.File, error) {
 		return nil, err
 	}
 	return os.Create(emit)
+}
+
+// analyzeResult is the analyze document's result: the program's file, then the analysis.
+type analyzeResult struct {
+	File string `json:"file"`
+	*static.Result
+}
+
+// analyzeJSON prints the analyze document of res, the analysis of the program in file.
+func analyzeJSON(w io.Writer, file string, res *static.Result) error {
+	if wt := res.Witness; wt != nil { // lists are lists even when empty
+		wt.Instances, wt.Order, wt.Vis, wt.ModelEdges = nonNil(wt.Instances), nonNil(wt.Order), nonNil(wt.Vis), nonNil(wt.ModelEdges)
+	}
+	res.Queries = nonNil(res.Queries)
+	doc := struct {
+		jsonHead
+		Results []analyzeResult `json:"results"`
+	}{newHead("analyze"), []analyzeResult{{File: file, Result: res}}}
+	return writeJSONDoc(w, doc)
+}
+
+// nonNil is xs, or an empty slice for nil, which JSON writes as [] rather than null.
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
 }

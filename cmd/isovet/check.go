@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,15 +150,15 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, args []string, f *c
 	}
 	h, ft, err := f.in.open(path)
 	if err != nil {
-		return err
+		return f.failedJSON(stdout, displayName(path), "", level, "unreadable", err)
 	}
 	path = displayName(path)
 	rep, err := checkOne(ctx, stderr, path, h, level, opts, f)
 	if err != nil {
-		return err
+		return f.failedJSON(stdout, path, ft.Name, level, "cannot be checked", err)
 	}
 	if err := f.in.vacuous(path, rep); err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return f.failedJSON(stdout, path, ft.Name, level, "refused", &exitError{code: exitUsage, err: err})
 	}
 	if err := f.writeReport(stdout, path, ft.Name, rep); err != nil {
 		return err
@@ -166,6 +167,20 @@ func runCheck(ctx context.Context, stdout, stderr io.Writer, args []string, f *c
 		return &exitError{code: exitViolation, err: fmt.Errorf("%s holds but %s does not, and --strict-exit counts that as a violation", rep.Level, rep.Followup.Level)}
 	}
 	return verdictExit(rep.Verdict)
+}
+
+// failedJSON returns err, the reason the history at path was not checked; with --json it
+// first prints the one document every check prints, its one result naming the error (as
+// for each of several histories), so a consumer always gets the same shape.
+func (f *checkFlags) failedJSON(stdout io.Writer, path, formatName string, level check.Level, what string, err error) error {
+	if !f.asJSON {
+		return err
+	}
+	res := explain.Result{File: path, Format: formatName, Level: level, Err: fmt.Errorf("%s: %w", what, err)}
+	if jerr := writeReportJSON(stdout, []explain.Result{res}); jerr != nil {
+		return jerr
+	}
+	return err
 }
 
 // followupFailed reports whether rep passed its level and failed its real-time follow-up.
@@ -205,7 +220,7 @@ func checkOne(ctx context.Context, stderr io.Writer, path string, h *history.His
 		defer cancel()
 	}
 	start := time.Now()
-	rep, err := checkAndFollow(ctx, ctx, stderr, h, level, opts, f.realtime, level.String())
+	rep, err := checkAndFollow(ctx, ctx, stderr, h, level, opts, f.realtime, "")
 	if rep == nil {
 		return nil, noReportExit(ctx, path, err)
 	}
@@ -236,7 +251,7 @@ func noReportExit(ctx context.Context, path string, err error) error {
 // with --json, as JSON.
 func (f *checkFlags) writeReport(stdout io.Writer, path, formatName string, rep *check.Report) error {
 	if f.out != "" {
-		if err := writeReportDir(f.out, path, formatName, rep); err != nil {
+		if err := writeReportDir(f.out, path, formatName, "", rep); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
 	}
@@ -260,18 +275,21 @@ func verdictExit(v check.Verdict) error {
 }
 
 // checkAndFollow checks h at level with opts under cctx and, after a pass, spends up to
-// budget (under fctx) on the level's real-time counterpart (check.FollowRealtime), with a
-// spinner naming what on stderr while each runs.
-func checkAndFollow(cctx, fctx context.Context, stderr io.Writer, h *history.History, level check.Level, opts check.Options, budget time.Duration, what string) (*check.Report, error) {
-	stop := spinner(stderr, "checking "+what)
+// budget (under fctx) on the level's real-time counterpart (check.FollowRealtime). While
+// each runs, a terminal stderr shows which stage it is in (the stage line, after prefix,
+// which names the history among several), cleared before returning.
+func checkAndFollow(cctx, fctx context.Context, stderr io.Writer, h *history.History, level check.Level, opts check.Options, budget time.Duration, prefix string) (*check.Report, error) {
+	line := startStageLine(stderr, prefix, level)
+	defer line.stop()
+	opts.Progress = line.progress()
 	rep, err := check.Check(cctx, h, level, opts)
-	stop()
 	if rep != nil && err == nil && rep.Verdict == check.Pass && budget > 0 {
 		ctx, cancel := context.WithTimeout(fctx, budget)
 		defer cancel()
-		stop := spinner(stderr, "checking the real-time counterpart")
+		if rt, ok := rep.Level.RealtimeCounterpart(); ok {
+			line.follow(rt)
+		}
 		check.FollowRealtime(ctx, h, rep, opts)
-		stop()
 	}
 	return rep, err
 }
@@ -301,8 +319,9 @@ func expandArg(a, formatName string) []checkItem {
 }
 
 // writeReportDir writes rep, the report of the history at path read as formatName, to
-// directory dir as text, JSON, a web page and DOT graphs.
-func writeReportDir(dir, path, formatName string, rep *check.Report) error {
+// directory dir as text, JSON, a web page and DOT graphs. index, when not "", is the
+// summary page of the histories checked with it, relative to dir; the web page links to it.
+func writeReportDir(dir, path, formatName, index string, rep *check.Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -316,10 +335,41 @@ func writeReportDir(dir, path, formatName string, rep *check.Report) error {
 	if err := write("report.json", func(w io.Writer) error { return writeReportJSON(w, result) }); err != nil {
 		return err
 	}
-	if err := write("report.html", func(w io.Writer) error { return explain.HTML(w, rep) }); err != nil {
+	page := pageOptions(path, formatName)
+	page.Index = index
+	if err := write("report.html", func(w io.Writer) error { return explain.HTMLWith(w, rep, page) }); err != nil {
 		return err
 	}
 	return writeReportGraphs(dir, rep, write)
+}
+
+// pageOptions is what the web page of the report of the history at path, read as
+// formatName, says about where it came from: the file, its format and size, isovet's
+// version and the time now.
+func pageOptions(path, formatName string) explain.HTMLOptions {
+	return explain.HTMLOptions{File: path, Format: formatName, Bytes: historyBytes(path), Version: version(), Date: time.Now()}
+}
+
+// historyBytes is the size of the history at path: of the file, or of every file in the
+// directory (a log directory); 0 for standard input or what cannot be read.
+func historyBytes(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil || path == stdinName {
+		return 0
+	}
+	if !st.IsDir() {
+		return st.Size()
+	}
+	var n int64
+	_ = filepath.WalkDir(path, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 // writeFile creates the file at path and writes it through render, buffered.

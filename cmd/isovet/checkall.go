@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/check"
@@ -31,22 +33,14 @@ func runCheckAll(ctx context.Context, stdout, stderr io.Writer, dir string, item
 	for _, it := range items {
 		ca.width = max(ca.width, len(it.name))
 	}
-	for _, it := range items {
+	for i, it := range items {
+		ca.prefix = fmt.Sprintf("[%d/%d] %s: ", i+1, len(items), it.name)
 		if err := ca.one(ctx, it); err != nil {
 			return err
 		}
 	}
 	if f.out != "" {
-		title := dir
-		if title == "" {
-			title = histories(len(items))
-		}
-		page := indexPage{Dir: title, Level: level.String(), Rows: ca.index}
-		if err := os.MkdirAll(f.out, 0o755); err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-		err := writeFile(filepath.Join(f.out, "index.html"), func(w io.Writer) error { return indexTmpl.Execute(w, page) })
-		if err != nil {
+		if err := ca.writeIndex(f.out, dir, len(items)); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
 	}
@@ -67,7 +61,8 @@ type checkAll struct {
 	level          check.Level
 	opts           check.Options
 	f              *checkFlags
-	width          int // of the longest name
+	width          int    // of the longest name
+	prefix         string // "[2/7] a.edn: ": which history the progress on stderr is of
 
 	results                                             []explain.Result
 	index                                               []indexRow
@@ -78,7 +73,7 @@ type checkAll struct {
 func (ca *checkAll) bad(it checkItem, formatName, what string, err error) {
 	ca.unread++
 	ca.results = append(ca.results, explain.Result{File: it.path, Format: formatName, Level: ca.level, Err: fmt.Errorf("%s: %w", what, err)})
-	ca.index = append(ca.index, indexRow{Name: it.name, Verdict: "error", Summary: what + ": " + err.Error()})
+	ca.index = append(ca.index, indexRow{Name: it.name, Format: formatName, Verdict: "error", Summary: what + ": " + err.Error()})
 	if !ca.f.asJSON {
 		fmt.Fprintf(ca.stdout, "%-*s  %s: %v\n", ca.width, it.name, what, err)
 	}
@@ -88,7 +83,7 @@ func (ca *checkAll) bad(it checkItem, formatName, what string, err error) {
 func (ca *checkAll) one(ctx context.Context, it checkItem) error {
 	f := ca.f
 	p := it.path
-	h, ft, err := f.in.open(p)
+	h, ft, err := f.in.openAs(p, ca.prefix+"reading")
 	if err != nil {
 		ca.bad(it, "", "unreadable", err)
 		return nil
@@ -97,7 +92,7 @@ func (ca *checkAll) one(ctx context.Context, it checkItem) error {
 	if f.timeout > 0 {
 		cctx, cancel = context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("timeout of %v reached", f.timeout))
 	}
-	rep, err := checkAndFollow(cctx, ctx, ca.stderr, h, ca.level, ca.opts, f.realtime, it.name)
+	rep, err := checkAndFollow(cctx, ctx, ca.stderr, h, ca.level, ca.opts, f.realtime, ca.prefix)
 	cancel()
 	if rep == nil {
 		if ctx.Err() != nil {
@@ -140,10 +135,11 @@ func (ca *checkAll) tally(rep *check.Report) {
 func (ca *checkAll) report(it checkItem, formatName string, rep *check.Report) error {
 	if ca.f.out != "" {
 		sub := outName(it.name)
-		if err := writeReportDir(filepath.Join(ca.f.out, sub), it.path, formatName, rep); err != nil {
+		up := strings.Repeat("../", strings.Count(filepath.ToSlash(sub), "/")+1) + "index.html"
+		if err := writeReportDir(filepath.Join(ca.f.out, sub), it.path, formatName, up, rep); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		ca.index = append(ca.index, indexRow{Name: it.name, Verdict: rep.Verdict.String(), Summary: summaryLine(rep), Link: filepath.ToSlash(sub) + "/report.html"})
+		ca.index = append(ca.index, indexOf(it, formatName, filepath.ToSlash(sub)+"/report.html", rep))
 	}
 	if ca.f.asJSON {
 		ca.results = append(ca.results, explain.Result{File: it.path, Format: formatName, Report: rep})
@@ -255,36 +251,109 @@ func followupText(rep *check.Report) string {
 	}
 }
 
-// indexRow is one history on a collection's index page.
+// indexRow is one history on the summary page of many: its name, format, size and
+// verdict, the kinds of anomaly found, what the one-line summary says, and its report.
 type indexRow struct {
-	Name, Verdict, Summary, Link string
+	Name, Format, Verdict, Summary, Link string
+	Txns                                 int
+	Kinds                                []string
 }
 
+// indexOf is the summary page's row of the history it, read as formatName, whose report
+// rep is at link.
+func indexOf(it checkItem, formatName, link string, rep *check.Report) indexRow {
+	row := indexRow{Name: it.name, Format: formatName, Verdict: rep.Verdict.String(), Summary: summaryLine(rep), Link: link}
+	if h := rep.History; h != nil {
+		row.Txns = len(h.Txns)
+	}
+	for _, a := range rep.Anomalies {
+		if k := a.Kind.Info().Name; !slices.Contains(row.Kinds, k) {
+			row.Kinds = append(row.Kinds, k)
+		}
+	}
+	if fu := rep.Followup; fu != nil && rep.Verdict == check.Pass && fu.Verdict == check.Fail && fu.Anomaly != nil {
+		row.Kinds = append(row.Kinds, fu.Anomaly.Kind.Info().Name+" (not "+fu.Level.String()+")")
+	}
+	return row
+}
+
+// verdictRank orders the summary page's rows: failures first, then what could not be
+// checked, then unknowns, then passes.
+var verdictRank = map[string]int{"fail": 0, "error": 1, "unknown": 2, "pass": 3}
+
+// indexPage is the summary page of many histories checked at one level.
 type indexPage struct {
-	Dir, Level string
-	Rows       []indexRow
+	Title, Level, Version, Date string
+	Counts                      []indexCount
+	Rows                        []indexRow
 }
 
-// indexTmpl is the page --out writes for a collection: one row per history, linking to its
-// report.
+// indexCount is how many histories got one verdict.
+type indexCount struct {
+	Verdict, Label string
+	N              int
+}
+
+// writeIndex writes the summary page of the n histories checked so far, dir being the
+// collection directory they came from ("" if they were named one by one), to out/index.html.
+func (ca *checkAll) writeIndex(out, dir string, n int) error {
+	title := dir
+	if title == "" {
+		title = histories(n)
+	}
+	rows := slices.Clone(ca.index)
+	slices.SortStableFunc(rows, func(a, b indexRow) int { return verdictRank[a.Verdict] - verdictRank[b.Verdict] })
+	page := indexPage{
+		Title: title, Level: ca.level.String(), Version: version(), Date: time.Now().UTC().Format("2006-01-02 15:04:05 UTC"), Rows: rows,
+		Counts: []indexCount{{"fail", "fail", ca.fail}, {"error", "could not be checked", ca.unread}, {"unknown", "unknown", ca.unknown}, {"pass", "pass", ca.pass}},
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(out, "index.html"), func(w io.Writer) error { return indexTmpl.Execute(w, page) })
+}
+
+// indexTmpl is the page --out writes for many histories: the counts of each verdict, then
+// one row per history, failures first, linking to its report.
 var indexTmpl = template.Must(template.New("index").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>isovet: {{.Dir}} at {{.Level}}</title>
+<title>isovet: {{.Title}} at {{.Level}}</title>
 <style>
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em; padding: 0 1em; }
-table { border-collapse: collapse; width: 100%; }
-td, th { border: 1px solid #ddd; padding: 0.3em 0.6em; text-align: left; }
+body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 76em; padding: 0 1em; color: #1a1a1a; line-height: 1.4; }
+code { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; }
+h1 { font-size: 1.5em; margin: 0 0 0.4em; }
+table { border-collapse: collapse; width: 100%; margin: 0.6em 0; }
+td, th { border: 1px solid #ddd; padding: 0.3em 0.6em; text-align: left; vertical-align: top; }
 th { background: #f4f4f4; }
+td.num { text-align: right; } td.format { white-space: nowrap; }
 .pass { color: #006b1b; } .fail { color: #b00020; } .unknown, .error { color: #8a5a00; }
+td.verdict { font-weight: bold; }
+tr.row-fail td:first-child { border-left: 4px solid #b00020; }
+tr.row-error td:first-child, tr.row-unknown td:first-child { border-left: 4px solid #8a5a00; }
+tr.row-pass td:first-child { border-left: 4px solid #006b1b; }
+.counts { display: flex; gap: 1em; margin: 0.8em 0; padding: 0; list-style: none; }
+.counts li { border: 1px solid #ddd; border-radius: 6px; padding: 0.4em 1em; min-width: 6em; }
+.counts b { display: block; font-size: 1.6em; }
+table.meta, table.meta td, table.meta th { border: none; width: auto; background: none; padding: 0.1em 1em 0.1em 0; }
+table.meta th { color: #555; font-weight: normal; }
+.summary { color: #444; font-size: 0.92em; }
 </style>
 </head>
 <body>
-<h1>isovet: {{.Dir}} at {{.Level}}</h1>
-<table>
-<tr><th>history</th><th>verdict</th><th>what was found</th></tr>
-{{range .Rows}}<tr><td>{{if .Link}}<a href="{{.Link}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}</td><td class="{{.Verdict}}">{{.Verdict}}</td><td>{{.Summary}}</td></tr>
+<header>
+<h1>isovet: {{.Title}} at {{.Level}}</h1>
+<ul class="counts">{{range .Counts}}<li class="{{.Verdict}}"><b>{{.N}}</b>{{.Label}}</li>{{end}}</ul>
+<table class="meta">
+<tr><th>level</th><td>{{.Level}}</td></tr>
+<tr><th>isovet</th><td>{{.Version}}</td></tr>
+<tr><th>date</th><td>{{.Date}}</td></tr>
+</table>
+</header>
+<table class="histories">
+<tr><th>history</th><th>format</th><th>transactions</th><th>verdict</th><th>anomalies found</th><th>what was found</th></tr>
+{{range .Rows}}<tr class="row-{{.Verdict}}"><td>{{if .Link}}<a href="{{.Link}}"><code>{{.Name}}</code></a>{{else}}<code>{{.Name}}</code>{{end}}</td><td class="format">{{.Format}}</td><td class="num">{{if .Txns}}{{.Txns}}{{end}}</td><td class="verdict {{.Verdict}}">{{.Verdict}}</td><td>{{range $i, $k := .Kinds}}{{if $i}}, {{end}}{{$k}}{{end}}</td><td class="summary">{{.Summary}}</td></tr>
 {{end}}</table>
 </body>
 </html>

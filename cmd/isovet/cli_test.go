@@ -171,17 +171,6 @@ func TestCheckOutWritesReports(t *testing.T) {
 	}
 }
 
-// TestSpinnerSilentOffTerminal: the check's spinner draws nothing when stderr is not a
-// terminal (scripts and CI logs never see control characters), and stops at once.
-func TestSpinnerSilentOffTerminal(t *testing.T) {
-	var b bytes.Buffer
-	stop := spinner(&b, "checking serializable")
-	stop()
-	if b.Len() != 0 {
-		t.Errorf("spinner wrote %q to a buffer", b.String())
-	}
-}
-
 // TestCheckCollection: a directory of histories (Vbox's coo/, a directory per case; Plume's
 // text fixtures, a file per case) is checked history by history, with a summary, in text
 // and JSON, and an unreadable member is reported without stopping the others.
@@ -229,7 +218,7 @@ func TestCheckCollection(t *testing.T) {
 		t.Errorf("--out wrote no report per history: %v", err)
 	}
 	index, err := os.ReadFile(filepath.Join(out2, "index.html"))
-	if err != nil || !bytes.Contains(index, []byte(`<a href="tap-n.txt/report.html">tap-n.txt</a>`)) || !bytes.Contains(index, []byte("unreadable:")) {
+	if err != nil || !bytes.Contains(index, []byte(`<a href="tap-n.txt/report.html"><code>tap-n.txt</code></a>`)) || !bytes.Contains(index, []byte("unreadable:")) {
 		t.Errorf("--out index.html (%v) does not link each report and name the unreadable file:\n%s", err, index)
 	}
 }
@@ -269,12 +258,14 @@ func TestStatSnapshots(t *testing.T) {
 		}
 	}
 	code, out, _ := runCLI(t, "stat", "--json", bad)
-	var s struct {
-		Snapshots   int    `json:"txns_with_db_snapshots"`
-		SnapshotErr string `json:"snapshots_gave_no_timestamps"`
+	var doc struct {
+		Results []struct {
+			Snapshots   int    `json:"txns_with_db_snapshots"`
+			SnapshotErr string `json:"snapshots_gave_no_timestamps"`
+		}
 	}
-	if err := json.Unmarshal([]byte(out), &s); code != 0 || err != nil || s.Snapshots != 4 || !strings.Contains(s.SnapshotErr, "not nested") {
-		t.Errorf("stat --json: exit %d, %v, %+v", code, err, s)
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || len(doc.Results) != 1 || doc.Results[0].Snapshots != 4 || !strings.Contains(doc.Results[0].SnapshotErr, "not nested") {
+		t.Errorf("stat --json: exit %d, %v, %+v", code, err, doc)
 	}
 }
 

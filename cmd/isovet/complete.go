@@ -10,6 +10,7 @@ import (
 	"github.com/isovet/isovet/history"
 	"github.com/isovet/isovet/internal/memdb"
 	"github.com/isovet/isovet/internal/runner"
+	"github.com/isovet/isovet/internal/runner/coo"
 	"github.com/isovet/isovet/internal/workload"
 )
 
@@ -69,6 +70,12 @@ func registerCompletions(c *cobra.Command) {
 	}
 	if c.Name() == "convert" && c.Flags().Lookup("to") != nil {
 		_ = c.RegisterFlagCompletionFunc("to", completeValues(writableNames, false, false))
+	}
+	if c.Name() == "run" && c.Flags().Lookup("isolation") != nil {
+		_ = c.RegisterFlagCompletionFunc("isolation", completeValues(runner.IsolationNames, false, false))
+	}
+	if c.Name() == "coo" && c.Flags().Lookup("isolation") != nil {
+		_ = c.RegisterFlagCompletionFunc("isolation", completeValues(func() []string { return coo.AllIsolations }, true, false))
 	}
 }
 

@@ -20,6 +20,8 @@ func TestCompleteFlagValues(t *testing.T) {
 		{[]string{"run", "--check", "si,strong-s"}, []string{"si,strong-session-snapshot-isolation", "si,strong-snapshot-isolation", "si,strong-session-serializable", ":4"}},
 		{[]string{"check", "--method", ""}, []string{"auto", "black-box", "timestamp", "basic", ":4"}},
 		{[]string{"run", "--method", "b"}, []string{"black-box", "basic", ":4"}},
+		{[]string{"run", "--isolation", "re"}, []string{"repeatable-read", "read-committed", "read-uncommitted", ":4"}},
+		{[]string{"coo", "--isolation", "serializable,read-"}, []string{"serializable,read-uncommitted", "serializable,read-committed", ":4"}},
 		{[]string{"run", "--db", "memdb://s"}, []string{"memdb://serializable", "memdb://snapshot-isolation", ":6"}},
 		{[]string{"run", "--db", "p"}, []string{"postgres://", "postgresql://", ":6"}},
 		{[]string{"run", "--workload", "list"}, []string{"list-append", ":4"}},

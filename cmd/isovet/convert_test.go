@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/isovet/isovet/format/dbcop"
 )
 
 // dirEntries lists the names in dir.
@@ -256,5 +261,153 @@ func TestConvertOutputTargets(t *testing.T) {
 	}
 	if got := dirEntries(t, dir); len(got) != 3 {
 		t.Errorf("the directory holds %v, want in.jsonl, link.jsonl, target.jsonl", got)
+	}
+}
+
+// TestConvertToDBCopAndCobra converts the write skew (dbcop) to Cobra logs and the lost
+// update (Cobra) to dbcop and back, and checks that each copy gives the original's verdict
+// at a level it fails and at one it passes.
+func TestConvertToDBCopAndCobra(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tests := []struct {
+		in, to, out  string
+		fails, holds string // levels
+	}{
+		{"dbcop-write-skew", "cobra", "skew-cobra", "serializable", "snapshot-isolation"},
+		{"cobra-lost-update", "dbcop", "lost.bincode", "snapshot-isolation", "read-committed"},
+		{"cobra-lost-update", "cobra", "lost-cobra", "snapshot-isolation", "read-committed"},
+		{"dbcop-write-skew", "dbcop", "skew.bincode", "serializable", "snapshot-isolation"},
+	}
+	for _, tc := range tests {
+		in := filepath.Join("..", "..", "testdata", "readers", tc.in)
+		out := filepath.Join(dir, tc.out)
+		code, stdout, stderr := runCLI(t, "convert", in, "--to", tc.to, "-o", out)
+		if code != 0 || stdout != "" || stderr != "" {
+			t.Errorf("convert %s --to %s: exit %d, stdout %q, stderr %q; want 0 and silence", tc.in, tc.to, code, stdout, stderr)
+			continue
+		}
+		for _, p := range []string{in, out} {
+			if code, stdout, _ := runCLI(t, "check", "--level", tc.fails, p); code != exitViolation {
+				t.Errorf("check --level %s %s: exit %d, want 1\n%s", tc.fails, p, code, stdout)
+			}
+			if code, stdout, _ := runCLI(t, "check", "--level", tc.holds, p); code != exitOK {
+				t.Errorf("check --level %s %s: exit %d, want 0\n%s", tc.holds, p, code, stdout)
+			}
+		}
+	}
+	if got := dirEntries(t, filepath.Join(dir, "skew-cobra")); !slices.Equal(got, []string{"T0.log", "T1.log"}) {
+		t.Errorf("the Cobra copy of the write skew holds %v, want T0.log and T1.log (one per session)", got)
+	}
+	// The dbcop copy of the dbcop fixture is the fixture but for its header.
+	orig, err := os.ReadFile(filepath.Join("..", "..", "testdata", "readers", "dbcop-write-skew", "history.bincode"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := os.ReadFile(filepath.Join(dir, "skew.bincode"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if oh, ch := headerSize(t, orig), headerSize(t, cp); !bytes.Equal(orig[oh:], cp[ch:]) {
+		t.Errorf("the dbcop copy's sessions differ from the fixture's:\n% x\nwant\n% x", cp[ch:], orig[oh:])
+	}
+}
+
+// headerSize is the size of a history.bincode's header.
+func headerSize(t *testing.T, data []byte) int {
+	t.Helper()
+	h, err := dbcop.ReadHeader(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 5*8 + 3*8 + len(h.Info) + len(h.Start) + len(h.End)
+}
+
+// TestConvertToCobraOutput: Cobra logs need -o DIR, a new or empty directory; anything
+// else is refused (exit 2) and leaves nothing behind.
+func TestConvertToCobraOutput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := writeInput(t, dir, "in.jsonl", `{"isovet":1,"initial":0}
+{"s":1,"id":5,"ops":[["r",1,0],["w",1,5]]}
+{"s":2,"id":6,"ops":[["r",1,5],["w",2,9]]}
+`)
+	if code, stdout, stderr := runCLI(t, "convert", in, "--to", "cobra"); code != exitUsage || stdout != "" || !strings.Contains(stderr, "-o DIR") {
+		t.Errorf("to stdout: exit %d, stdout %q, stderr %q; want 2 asking for -o DIR", code, stdout, stderr)
+	}
+	full := filepath.Join(dir, "full")
+	if err := os.Mkdir(full, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeInput(t, full, "T9.log", "old")
+	if code, _, stderr := runCLI(t, "convert", in, "--to", "cobra", "-o", full); code != exitUsage || !strings.Contains(stderr, "not empty") {
+		t.Errorf("into a non-empty directory: exit %d, stderr %q; want 2", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "convert", in, "--to", "cobra", "-o", in); code != exitUsage || !strings.Contains(stderr, "not a directory") {
+		t.Errorf("onto a file: exit %d, stderr %q; want 2", code, stderr)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{empty, filepath.Join(dir, "new")} {
+		if code, _, stderr := runCLI(t, "convert", in, "--to", "cobra", "-o", out); code != 0 {
+			t.Errorf("into %s: exit %d: %s", out, code, stderr)
+		}
+		if got := dirEntries(t, out); !slices.Equal(got, []string{"T-1.log", "T1.log", "T2.log"}) {
+			t.Errorf("%s holds %v, want T-1.log (key 2 starts at 0, which no read says), T1.log, T2.log", out, got)
+		}
+		if code, stdout, _ := runCLI(t, "check", "--level", "serializable", out); code != exitOK {
+			t.Errorf("check of %s: exit %d\n%s", out, code, stdout)
+		}
+	}
+	if got := dirEntries(t, dir); !slices.Equal(got, []string{"empty", "full", "in.jsonl", "new"}) {
+		t.Errorf("after the conversions the directory holds %v (a temporary directory left?)", got)
+	}
+}
+
+// TestConvertToDBCopAndCobraRefuses: what dbcop or Cobra cannot hold refuses, naming it;
+// with --lossy the copy leaves it out, and an aborted or unknown-outcome transaction is
+// never written as committed.
+func TestConvertToDBCopAndCobraRefuses(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := writeInput(t, dir, "in.jsonl", `{"isovet":1,"initial":0}
+{"s":1,"id":1,"ops":[["w",1,5]]}
+{"s":2,"id":2,"o":"a","ops":[["w",1,6]]}
+{"s":3,"id":3,"o":"u","ops":[["w",1,7]]}
+{"s":4,"id":4,"ops":[["r",1,5]]}
+`)
+	for _, tc := range []struct{ to, out, says string }{
+		{"dbcop", "h.bincode", "unknown-outcome: 1 transactions"},
+		{"cobra", "logs", "aborted: 1 transactions"},
+	} {
+		out := filepath.Join(dir, tc.out)
+		code, _, stderr := runCLI(t, "convert", in, "--to", tc.to, "-o", out)
+		if code != exitUsage || !strings.Contains(stderr, tc.says) || !strings.Contains(stderr, "nothing was written") {
+			t.Errorf("--to %s: exit %d, stderr %q; want 2 saying %q", tc.to, code, stderr, tc.says)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("--to %s refused but wrote %s", tc.to, out)
+		}
+		if code, _, stderr := runCLI(t, "convert", in, "--to", tc.to, "-o", out, "--lossy"); code != 0 || !strings.Contains(stderr, "left out") {
+			t.Errorf("--to %s --lossy: exit %d, stderr %q", tc.to, code, stderr)
+		}
+		code, stdout, _ := runCLI(t, "stat", "--json", out)
+		var doc struct {
+			Results []struct{ Txns, Committed, Aborted, Unknown int }
+		}
+		if err := json.Unmarshal([]byte(stdout), &doc); code != 0 || err != nil || len(doc.Results) != 1 {
+			t.Fatalf("stat of the --to %s copy: exit %d, %v\n%s", tc.to, code, err, stdout)
+		}
+		st := doc.Results[0]
+		// Transactions 1 and 4 commit; dbcop keeps the aborted 2; neither writes 3.
+		want := struct{ Txns, Committed, Aborted, Unknown int }{3, 2, 1, 0}
+		if tc.to == "cobra" {
+			want = struct{ Txns, Committed, Aborted, Unknown int }{2, 2, 0, 0}
+		}
+		if st != want {
+			t.Errorf("the --to %s copy holds %+v, want %+v", tc.to, st, want)
+		}
 	}
 }

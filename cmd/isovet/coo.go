@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -70,7 +69,7 @@ or replay error.`,
 	fs.DurationVar(&f.o.Replay.FinalWait, "final-wait", 15*time.Second, "how long to wait at the end for blocked statements before killing their connections")
 	fs.IntVar(&f.o.Parallel, "parallel", 4, "concurrent replays per database")
 	fs.BoolVar(&f.o.Replay.Keep, "keep", false, "keep each replay's table")
-	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per replay (its counts, notes and verdicts) instead of the table")
+	fs.BoolVar(&f.asJSON, "json", false, `print one JSON document instead of the table, {"schema": 1, "kind": "coo", "servers": [...], "results": [...]}: a result per replay with its counts, notes and verdicts (docs/json.md)`)
 	fs.BoolVar(&f.o.Replay.SetupAsInitial, "setup-as-initial", false, "record the setup's rows as the initial state rather than as a loader transaction")
 	return c
 }
@@ -151,9 +150,7 @@ func (f *cooFlags) scripts() ([]*coo.Script, error) {
 // and the table.
 func (f *cooFlags) print(w io.Writer, su *coo.Suite, table string) error {
 	if f.asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(cooJSON(su))
+		return writeJSONDoc(w, cooDocument(su, f.out))
 	}
 	for _, srv := range su.Servers {
 		fmt.Fprintf(w, "%s %s at %s\n", srv.Name, srv.Version, cooDBName(srv.URL))
@@ -222,9 +219,24 @@ func writeCooOut(dir string, su *coo.Suite, table string) error {
 	return os.WriteFile(filepath.Join(dir, "table.md"), []byte(table), 0o644)
 }
 
+// cooDoc is the coo document: the servers replayed against, then a result per replay.
+type cooDoc struct {
+	jsonHead
+	Servers []cooServer `json:"servers"`
+	Results []cooCell   `json:"results"`
+}
+
+// cooServer is one database of the suite.
+type cooServer struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	URL     string `json:"url"` // without user and password
+}
+
 // cooCell is the JSON form of one replay.
 type cooCell struct {
 	Scenario    string       `json:"scenario"`
+	File        string       `json:"file,omitempty"` // the history's file under --out
 	Database    string       `json:"database"`
 	Version     string       `json:"version"`
 	Isolation   string       `json:"isolation"`
@@ -234,33 +246,44 @@ type cooCell struct {
 	Unknown     int          `json:"unknown"`
 	Blocked     int          `json:"blocked"`
 	Skipped     int          `json:"skipped"`
-	Notes       []string     `json:"notes,omitempty"`
+	Notes       []string     `json:"notes"`
 	Verdicts    []cooVerdict `json:"verdicts"`
 	Error       string       `json:"error,omitempty"`
 }
 
+// cooVerdict is one level checked of a replay's history.
 type cooVerdict struct {
 	Level   string   `json:"level"`
 	Checker string   `json:"checker,omitempty"`
 	Verdict string   `json:"verdict"`
-	Kinds   []string `json:"kinds,omitempty"`
+	Kinds   []string `json:"kinds"`
 	Error   string   `json:"error,omitempty"`
 }
 
-func cooJSON(su *coo.Suite) []cooCell {
-	out := make([]cooCell, 0, len(su.Cells))
+// cooDocument is the suite as the coo document; out is --out ("" without), under which
+// each replay's history was written.
+func cooDocument(su *coo.Suite, out string) cooDoc {
+	doc := cooDoc{jsonHead: newHead("coo"), Servers: []cooServer{}, Results: make([]cooCell, 0, len(su.Cells))}
+	names := make(map[string]string)
+	for _, srv := range su.Servers {
+		doc.Servers = append(doc.Servers, cooServer{Name: srv.Name, Version: srv.Version, URL: cooDBName(srv.URL)})
+		names[srv.URL] = strings.ToLower(srv.Name)
+	}
 	for _, c := range su.Cells {
-		j := cooCell{Scenario: c.Script, Database: cooDBName(c.DB), Isolation: c.Isolation, Verdicts: []cooVerdict{}}
+		j := cooCell{Scenario: c.Script, Database: cooDBName(c.DB), Isolation: c.Isolation, Notes: []string{}, Verdicts: []cooVerdict{}}
 		if c.Err != nil {
 			j.Error = c.Err.Error()
 		}
 		if r := c.Result; r != nil {
 			j.Database, j.Version = r.DB, r.Version
 			j.Committed, j.Aborted, j.AbortedByDB, j.Unknown = r.Committed, r.Aborted, r.AbortedByDB, r.Unknown
-			j.Blocked, j.Skipped, j.Notes = r.Blocked, r.Skipped, r.Notes
+			j.Blocked, j.Skipped, j.Notes = r.Blocked, r.Skipped, nonNil(r.Notes)
+			if out != "" && r.History != nil {
+				j.File = filepath.Join(out, names[c.DB], c.Isolation, c.Script+".jsonl")
+			}
 		}
 		for _, v := range c.Verdicts {
-			jv := cooVerdict{Level: v.Level.String(), Checker: v.Checker, Verdict: v.Verdict.String()}
+			jv := cooVerdict{Level: v.Level.String(), Checker: v.Checker, Verdict: v.Verdict.String(), Kinds: []string{}}
 			for _, k := range v.Kinds {
 				jv.Kinds = append(jv.Kinds, k.String())
 			}
@@ -269,7 +292,7 @@ func cooJSON(su *coo.Suite) []cooCell {
 			}
 			j.Verdicts = append(j.Verdicts, jv)
 		}
-		out = append(out, j)
+		doc.Results = append(doc.Results, j)
 	}
-	return out
+	return doc
 }

@@ -136,7 +136,8 @@ func TestCooReplaysAndWrites(t *testing.T) {
 	}
 }
 
-// TestCooJSON: --json prints one object per replay with its counts and verdicts.
+// TestCooJSON: --json prints one document, valid against the schema, naming the server and
+// holding a result per replay with its counts and verdicts.
 func TestCooJSON(t *testing.T) {
 	t.Parallel()
 	urls := cooServers(t)
@@ -145,10 +146,15 @@ func TestCooJSON(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("isovet coo --json: exit %d\n%s", code, stderr)
 	}
-	var cells []cooCell
-	if err := json.Unmarshal([]byte(stdout), &cells); err != nil {
+	var doc cooDoc
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatalf("isovet coo --json: %v\n%s", err, stdout)
 	}
+	validReport(t, reportSchema(t), "isovet coo --json", []byte(stdout))
+	if doc.Kind != "coo" || len(doc.Servers) != 1 || doc.Servers[0].Name != "MariaDB" {
+		t.Errorf("isovet coo --json: kind %q, servers %+v; want coo and MariaDB", doc.Kind, doc.Servers)
+	}
+	cells := doc.Results
 	if len(cells) != 1 {
 		t.Fatalf("isovet coo --json: %d cells, want 1", len(cells))
 	}

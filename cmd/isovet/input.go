@@ -75,13 +75,19 @@ func (f *inputFlags) options() (format.Options, error) {
 
 // open reads the history at path; every failure is an input error (exit 2).
 func (f *inputFlags) open(path string) (*history.History, format.Format, error) {
+	return f.openAs(path, "reading")
+}
+
+// openAs is open with what the reading bar (on a terminal, for a large file) says it does.
+// The bar is finished, and cleared, before openAs returns.
+func (f *inputFlags) openAs(path, what string) (*history.History, format.Format, error) {
 	o, err := f.options()
 	if err != nil {
 		return nil, format.Format{}, &exitError{code: exitUsage, err: err}
 	}
 	if f.cmd != nil {
 		var finish func()
-		o.Progress, finish = progressBar(f.cmd.ErrOrStderr(), "reading", 8<<20)
+		o.Progress, finish = progressBar(f.cmd.ErrOrStderr(), what, 8<<20)
 		defer finish()
 	}
 	o.AllowEmpty = f.allowEmpty

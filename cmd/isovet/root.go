@@ -93,13 +93,3 @@ completes commands, flags, and the values of --level, --check, --format, --to, -
 
 // extraCommands are added by the files that wire other subsystems (sat, analyze, serve, run).
 var extraCommands []func() *cobra.Command
-
-// isTerminal reports whether w is a terminal, for progress bars.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}

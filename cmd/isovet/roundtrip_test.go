@@ -35,7 +35,7 @@ func TestConvertRoundTripKeepsVerdicts(t *testing.T) {
 	dir := sharedData(t)
 	var writable []format.Format
 	for _, f := range format.Formats() {
-		if f.Write != nil {
+		if f.Writable() {
 			writable = append(writable, f)
 		}
 	}
@@ -140,7 +140,13 @@ func (v *verdicts) get(t *testing.T, l check.Level) (check.Verdict, string) {
 func writeAndRead(t *testing.T, f format.Format, h *history.History) *history.History {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "h")
-	if err := writeOutput(nil, p, func(w io.Writer) error { return f.Write(w, h) }); err != nil {
+	write := func() error { return writeOutput(nil, p, func(w io.Writer) error { return f.Write(w, h) }) }
+	if f.WriteDir != nil {
+		write = func() error {
+			return writeDirOutput(p, func(create func(string) (io.Writer, error)) error { return f.WriteDir(h, create) })
+		}
+	}
+	if err := write(); err != nil {
 		t.Errorf("%s: writing: %v", f.Name, err)
 		return nil
 	}
@@ -166,4 +172,54 @@ func diskSize(t *testing.T, p string) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestConvertReaderFixturesToDBCopAndCobra converts every reader fixture of the repository
+// to dbcop and to Cobra logs. Each conversion either refuses (format.Losses names what the
+// format cannot hold), or, written and read back, gives the original's verdict at every
+// level where that is Pass or Fail.
+func TestConvertReaderFixturesToDBCopAndCobra(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join("..", "..", "testdata", "readers")
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compared := 0
+	for _, e := range es {
+		if e.Name() == "README.md" {
+			continue
+		}
+		h, _, err := format.Open(filepath.Join(dir, e.Name()), format.Auto, format.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name(), err)
+		}
+		orig := verdicts{h: h, levels: check.Levels()}
+		for _, name := range []string{"dbcop", "cobra"} {
+			f, _ := format.Lookup(name)
+			if ls := format.Losses(h, f); len(ls) > 0 {
+				t.Logf("%s to %s: refused (%v)", e.Name(), name, ls[0])
+				continue
+			}
+			back := writeAndRead(t, f, h)
+			if back == nil {
+				continue
+			}
+			got := verdicts{h: back, levels: check.Levels()}
+			for _, l := range check.Levels() {
+				want, why := orig.get(t, l)
+				if why != "" {
+					continue
+				}
+				if v, why := got.get(t, l); why != "" || v != want {
+					t.Errorf("%s to %s at %v: the copy gives %v%s, the original %v", e.Name(), name, l, v, why, want)
+				}
+				compared++
+			}
+		}
+	}
+	if compared == 0 {
+		t.Error("no verdict was compared")
+	}
+	t.Logf("%d verdicts compared", compared)
 }

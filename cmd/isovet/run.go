@@ -33,9 +33,11 @@ memdb://snapshot-isolation; modes serializable, snapshot-isolation, read-committ
 read-uncommitted; faults lost-update, stale-read, fractured-read, long-fork, aborted-read,
 intermediate-read, phantom), postgres://user@host/db, mysql://user@host:port/db (or
 mysql:// followed by the driver's user@tcp(host:port)/db), sqlite://FILE. A database that
-cannot run at the --isolation asked for refuses it (exit 2) rather than ignore it: memdb
-runs at its URL's mode (memdb:// with no mode takes --isolation), SQLite always
-serializable.
+cannot run at exactly the --isolation asked for refuses it (exit 2), saying what it
+offers, rather than run another level: memdb runs at its URL's mode (memdb:// with no mode
+takes --isolation); MySQL and MariaDB have no snapshot-isolation (their REPEATABLE READ
+loses updates); PostgreSQL runs READ UNCOMMITTED as READ COMMITTED, so it refuses
+read-uncommitted; SQLite is always serializable (docs/runner.md, "Isolation levels").
 
 Row workloads (blindw-pred, pred-write-skew) create a table (k, v1, v2, w), fill it with
 logged loader transactions, and record predicate reads and writes with the rows they
@@ -53,7 +55,7 @@ reported and leaves the exit at 0, unless --strict-exit makes it 1.`,
 			if !ok {
 				return &exitError{code: exitUsage, err: fmt.Errorf("unknown method %q (methods: auto, black-box, timestamp, basic)", method)}
 			}
-			o.Method, o.Check = m, checks
+			o.Method, o.Check, o.Version = m, checks, version()
 			if dist != "" {
 				d, err := workload.ParseDist(dist)
 				if err != nil {
@@ -67,6 +69,11 @@ reported and leaves the exit at 0, unless --strict-exit makes it 1.`,
 			}
 			var finish func()
 			o.Progress, finish = runProgress(c.ErrOrStderr())
+			o.Recorded = finish
+			o.Checking = func(l check.Level) (func(check.Progress), func()) {
+				line := startStageLine(c.ErrOrStderr(), "", l)
+				return line.progress(), line.stop
+			}
 			code, err := runner.RunCommand(c.Context(), o, c.OutOrStdout(), c.ErrOrStderr())
 			finish()
 			if code != 0 || err != nil {
@@ -78,7 +85,7 @@ reported and leaves the exit at 0, unless --strict-exit makes it 1.`,
 	f := c.Flags()
 	f.StringVar(&o.DB, "db", runner.DefaultDB, "database URL (see above)")
 	f.StringVarP(&o.Workload, "workload", "w", "rw-register", "workload: "+strings.Join(workload.Names(), ", "))
-	f.StringVar(&o.Isolation, "isolation", "", "isolation level to ask a server for, in any case: serializable (the default), repeatable-read, read-committed or read-uncommitted; memdb takes its mode from the URL and refuses an --isolation that disagrees; sqlite takes only serializable")
+	f.StringVar(&o.Isolation, "isolation", "", "isolation level to ask a server for, in any case: serializable (the default), repeatable-read, snapshot-isolation (PostgreSQL only), read-committed or read-uncommitted (MySQL and MariaDB only); a level the database does not have exactly is refused; memdb takes its mode from the URL and refuses an --isolation that disagrees; sqlite takes only serializable")
 	f.IntVarP(&o.Txns, "txns", "n", 1000, "transactions to run")
 	f.IntVar(&o.Sessions, "sessions", 8, "concurrent sessions")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the workload generator")
@@ -100,24 +107,31 @@ reported and leaves the exit at 0, unless --strict-exit makes it 1.`,
 	return c
 }
 
-// runProgress draws transactions, rate and aborts on a terminal.
-func runProgress(w io.Writer) (func(done, aborted, total int, elapsed time.Duration), func()) {
+// runProgress draws, on a terminal, the workload's templates done of all, their rate and
+// the aborts so far; finish takes the bar to its end, which clears it, so that what is
+// printed next starts on a line of its own. finish may be called more than once.
+func runProgress(w io.Writer) (report func(done, aborted, total int, elapsed time.Duration), finish func()) {
 	if !isTerminal(w) {
 		return nil, func() {}
 	}
 	var bar *progressbar.ProgressBar
-	report := func(done, aborted, total int, elapsed time.Duration) {
+	report = func(done, aborted, total int, elapsed time.Duration) {
 		if bar == nil {
 			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("running"),
 				progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("txn"),
 				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish(), progressbar.OptionSetWidth(30))
 		}
 		bar.Describe(fmt.Sprintf("running (%d aborted)", aborted))
-		_ = bar.Set(done)
+		// done counts every transaction recorded, retries of aborted ones too: the templates
+		// finished are those that did not abort (a template that gave up is finished too,
+		// and the bar's end counts it).
+		_ = bar.Set(min(done-aborted, total))
 	}
-	return report, func() {
+	finish = func() {
 		if bar != nil {
 			_ = bar.Finish()
+			bar = nil
 		}
 	}
+	return report, finish
 }

@@ -99,16 +99,24 @@ func TestJSONValidatesAgainstSchema(t *testing.T) {
 	}
 }
 
-// TestSchemaRejects: the schema is not vacuous: a report without its version, with an
-// integer key, or with an unknown verdict fails it.
+// TestSchemaRejects: the schema is not vacuous: a document without its version or kind,
+// of an unknown kind, a report with an integer key or an unknown verdict, a stat result
+// with neither counts nor error, a single result where a list belongs, a violation line
+// with an integer key fail it.
 func TestSchemaRejects(t *testing.T) {
 	sch := reportSchema(t)
 	for _, doc := range []string{
-		`{"results": []}`,
-		`{"schema": 2, "results": []}`,
-		`{"schema": 1, "results": [{"level": "serializable", "verdict": "maybe"}]}`,
-		`{"schema": 1, "results": [{"level": "serializable", "verdict": "error"}]}`,
-		`{"schema": 1, "results": [{"level": "serializable", "verdict": "pass"}]}`,
+		`{"kind": "report", "results": []}`,
+		`{"schema": 2, "kind": "report", "results": []}`,
+		`{"schema": 1, "results": []}`,
+		`{"schema": 1, "kind": "nope", "results": []}`,
+		`{"schema": 1, "kind": "report", "results": [{"level": "serializable", "verdict": "maybe"}]}`,
+		`{"schema": 1, "kind": "report", "results": [{"level": "serializable", "verdict": "error"}]}`,
+		`{"schema": 1, "kind": "report", "results": [{"level": "serializable", "verdict": "pass"}]}`,
+		`{"schema": 1, "kind": "stat", "results": [{"file": "h.edn"}]}`,
+		`{"schema": 1, "kind": "stat", "results": {"file": "h.edn", "error": "unreadable"}}`,
+		`{"schema": 1, "kind": "sat", "results": [{"file": "f.cnf", "status": "SATISFIABLE", "vars": 0, "clauses": 0, "stats": {}}]}`,
+		`{"schema": 1, "kind": "violation", "id": "v", "anomaly": "EXT", "txn": "T1", "key": 99, "txn_start": [1, 0], "txn_commit": [2, 0], "message": "m", "at": "t"}`,
 		intKey(t),
 	} {
 		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(doc)))

@@ -138,10 +138,15 @@ func newReplayCmd() *cobra.Command {
 	var in inputFlags
 	var o server.ReplayOptions
 	var logLevel string
+	var asJSON bool
 	c := &cobra.Command{
 		Use:   "replay HISTORY --to URL",
 		Short: "Send a recorded history to a running isovet serve over HTTP or NATS, at a chosen rate",
-		Args:  cobra.ExactArgs(1),
+		Long: `Send a recorded history to a running isovet serve over HTTP or NATS, at a chosen rate,
+and say how many transactions went in how many batches and how fast. With --json that is
+one JSON document, {"schema": 1, "kind": "replay", "results": [...]}, with one result naming
+the file (docs/json.md).`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.To == "" {
 				return &exitError{code: exitUsage, err: fmt.Errorf("--to is required (http://127.0.0.1:7474 or nats://127.0.0.1:4222)")}
@@ -158,6 +163,9 @@ func newReplayCmd() *cobra.Command {
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
+			if asJSON {
+				return replayJSON(c.OutOrStdout(), displayName(args[0]), o.To, st)
+			}
 			fmt.Fprintf(c.OutOrStdout(), "sent %d transactions in %d batches in %v (%.0f txns/s)\n", st.Txns, st.Batches, st.Elapsed.Round(1e6), st.Rate())
 			return nil
 		},
@@ -172,5 +180,25 @@ func newReplayCmd() *cobra.Command {
 	f.IntVar(&o.Batch, "batch", 500, "transactions per request or message")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed for shuffling and delays")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
+	f.BoolVar(&asJSON, "json", false, `print what was sent as one JSON document, {"schema": 1, "kind": "replay", "results": [...]} (docs/json.md)`)
 	return c
+}
+
+// replayResult is the replay document's result: the history sent, where, and how fast.
+type replayResult struct {
+	File      string  `json:"file"`
+	To        string  `json:"to"`
+	Txns      int     `json:"txns"`
+	Batches   int     `json:"batches"`
+	ElapsedNS int64   `json:"elapsed_ns"`
+	Rate      float64 `json:"txns_per_second"`
+}
+
+// replayJSON prints the replay document of st, the replay of file to the server at to.
+func replayJSON(w io.Writer, file, to string, st server.ReplayStats) error {
+	doc := struct {
+		jsonHead
+		Results []replayResult `json:"results"`
+	}{newHead("replay"), []replayResult{{File: file, To: to, Txns: st.Txns, Batches: st.Batches, ElapsedNS: st.Elapsed.Nanoseconds(), Rate: st.Rate()}}}
+	return writeJSONDoc(w, doc)
 }

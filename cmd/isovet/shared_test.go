@@ -101,19 +101,22 @@ func TestStatOnEverySharedHistory(t *testing.T) {
 			t.Errorf("stat %s: exit %d: %s", rel, code, stderr)
 			continue
 		}
-		var s struct {
-			Format                                                 string
-			Sessions, Txns, Committed, Aborted, Unknown, Ops, Keys int
-			Values                                                 int
-			UniqueWrites                                           bool           `json:"unique_writes"`
-			FailedOps                                              int            `json:"failed_ops"`
-			Timed                                                  int            `json:"txns_with_client_time"`
-			Timestamped                                            int            `json:"txns_with_db_timestamps"`
-			OpsByKind                                              map[string]int `json:"ops_by_kind"`
+		var doc struct {
+			Results []struct {
+				Format                                                 string
+				Sessions, Txns, Committed, Aborted, Unknown, Ops, Keys int
+				Values                                                 int
+				UniqueWrites                                           bool           `json:"unique_writes"`
+				FailedOps                                              int            `json:"failed_ops"`
+				Timed                                                  int            `json:"txns_with_client_time"`
+				Timestamped                                            int            `json:"txns_with_db_timestamps"`
+				OpsByKind                                              map[string]int `json:"ops_by_kind"`
+			}
 		}
-		if err := json.Unmarshal([]byte(out), &s); err != nil {
-			t.Fatalf("stat --json %s: %v\n%s", rel, err, out)
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Results) != 1 {
+			t.Fatalf("stat --json %s: %v, want one result\n%s", rel, err, out)
 		}
+		s := doc.Results[0]
 		var kinds []string
 		for k, n := range s.OpsByKind {
 			kinds = append(kinds, fmt.Sprintf("%s=%d", k, n))

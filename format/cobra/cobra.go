@@ -1,4 +1,5 @@
-// Package cobra reads Cobra binary client logs (Tan et al., OSDI'20; DBCobra/CobraLogs).
+// Package cobra reads and writes ([WriteDir]) Cobra binary client logs (Tan et al.,
+// OSDI'20; DBCobra/CobraLogs).
 //
 // A Cobra history is a directory of T<n>.log files, one per client session. Each file is a
 // sequence of big-endian records written by Java's DataOutputStream:

@@ -3,6 +3,8 @@ package cobra
 import (
 	"bytes"
 	"errors"
+	"io"
+	"maps"
 	"testing"
 
 	"github.com/isovet/isovet/history"
@@ -34,10 +36,43 @@ func FuzzReadCobra(f *testing.F) {
 			}
 			return
 		}
-		if _, err := b.Build(); err != nil {
+		h, err := b.Build()
+		if err != nil {
 			t.Fatalf("accepted input builds an invalid history: %v", err)
 		}
+		roundTripsOrRefuses(t, h)
 	})
+}
+
+// roundTripsOrRefuses checks that WriteDir either refuses h as unrepresentable or writes
+// logs that read back as h (canonical), and that writing those again gives the same logs.
+func roundTripsOrRefuses(t *testing.T, h *history.History) {
+	t.Helper()
+	files := make(map[string]*bytes.Buffer)
+	err := WriteDir(h, func(name string) (io.Writer, error) {
+		files[name] = &bytes.Buffer{}
+		return files[name], nil
+	})
+	if errors.Is(err, ErrUnrepresentable) {
+		return
+	}
+	if err != nil {
+		t.Fatalf("WriteDir: %v", err)
+	}
+	written := make(map[string][]byte)
+	for n, b := range files {
+		written[n] = b.Bytes()
+	}
+	back, err := decodeNatural(written)
+	if err != nil {
+		t.Fatalf("reading back what WriteDir wrote: %v", err)
+	}
+	if g, w := canonical(back), canonical(h); g != w {
+		t.Fatalf("read back differs:\n%s\nwant\n%s", g, w)
+	}
+	if again := writeFiles(t, back); !maps.EqualFunc(again, written, bytes.Equal) {
+		t.Fatalf("writing what was read back gives other logs")
+	}
 }
 
 func checkError(t *testing.T, err error, name string, size int) {

@@ -1,5 +1,6 @@
 // Package dbcop reads dbcop histories (Biswas and Enea, OOPSLA'19; rnbguy/dbcop): the
-// original bincode file history.bincode and the JSON of the 2025 rewrite.
+// original bincode file history.bincode and the JSON of the 2025 rewrite. It writes the
+// bincode file ([Write]).
 //
 // # Bincode
 //

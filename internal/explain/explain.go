@@ -10,17 +10,35 @@
 //
 // # Sentences
 //
-// A step From -> To with relation rel reads "From < To, because <why>", where why is the
-// step's own Why when the checker gave one, else a sentence made from the relation:
+// Each anomaly opens with its lead ([Explanation.Lead]): one plain sentence saying what went
+// wrong in the words of the level's definition, the first template of the words table
+// ([anomaly.Kind.Words]) that the anomaly's evidence fills, for its most specific name ("T3
+// and T5 both read x=1 and both overwrote it, so one of the updates is lost."), else the
+// kind's meaning.
+//
+// A step From -> To with relation rel reads "From < To, because <why>", where why is a
+// sentence made from the relation:
 //
 //	wr   T2 read x=3, which T1 wrote
+//	     T2 read l=[1 2 *3*], which ends with T1's append of 3      (a list, its element marked)
 //	ww   T2 overwrote T1's write of x=1 with x=2
+//	     T2 appended 3 to l after T1's append of 2
 //	rw   T1 read x=1, which T2 overwrote with x=2
+//	     T1 read l=[1 2] and did not observe T2's append of 3
+//	     T3 read x=1 written by T1, which T2 overwrote with x=1     (values that print alike)
 //	so   T1 precedes T2 in session s1
-//	rt   T1 ended (at 9) before T2 began (at 12)
+//	rt   T1 ended (at +9ns) before T2 began (at +12ns)            (since the history's start)
 //	ts   T1 committed (at 7) before T2 started (at 8)
 //	pwr  T2's predicate read saw T1's write of x=3
 //	prw  T1's predicate read missed T2's write of x=4
+//
+// When the checker gave the step a reason of its own (Why), that reason is kept, but its
+// opening clause, when it is one of the register-style clauses above as the checkers write
+// them ("T2 read l=3, which T1 wrote", "T3 read x=1 (written by T1), which T2 overwrote with
+// x=1", "T1 ended before T2 began (real time)"), is restated as here: lists as lists, the
+// writer of a read that prints like its overwrite, real time with its times. The checker's
+// message and ruled-out alternatives, which repeat the reasons, are restated alike. Lists
+// of more than 8 elements show their ends and the marked element, eliding the rest.
 //
 // The last step of a closed cycle begins with "However," and ends with ": a contradiction!".
 //
@@ -46,9 +64,13 @@ type Explanation struct {
 	Kind anomaly.Kind
 	Also []anomaly.Kind
 	// Lead is the one plain sentence an anomaly opens with: what went wrong, in the words of
-	// the level's definition, from the kind's entry in the words table.
-	Lead    string
-	Message string // the checker's one- or two-sentence summary
+	// the level's definition, filled with the anomaly's transactions and keys from the words
+	// table ([anomaly.Kind.Words]), or the kind's meaning when its evidence does not give
+	// the facts any template needs.
+	Lead string
+	// Message is the checker's one- or two-sentence summary, its steps' reasons said as the
+	// steps say them.
+	Message string
 	Key     string // the key for single-key findings, else ""
 	// Txns are the transactions involved: the anomaly's own list, then any other endpoint
 	// of a step, in order of first appearance.
@@ -62,8 +84,9 @@ type Explanation struct {
 	Contradiction string
 	RuledOut      []string
 
-	keyDatum history.Datum
-	hasKey   bool
+	keyDatum   history.Datum
+	hasKey     bool
+	leadFilled bool // Lead was filled from a template, not the kind's meaning
 }
 
 // Txn is a transaction as an explanation shows it.
@@ -94,6 +117,7 @@ type Step struct {
 	Value2    string // for ww and rw: the overwriting value ("" if none)
 	Why       string // "T2 read x=3, which T1 wrote"
 	Sentence  string // "T1 < T2, because T2 read x=3, which T1 wrote"
+	rawWhy    string // the checker's reason, as it gave it ("" if none)
 	keyDatum  history.Datum
 	valDatum  history.Datum
 	val2Datum history.Datum
@@ -136,7 +160,8 @@ func (n namer) value(v history.Value) history.Datum {
 // their ops are not shown).
 func Explain(h *history.History, a report.Anomaly) Explanation {
 	n := namer{h}
-	e := Explanation{Kind: a.Kind, Also: a.Also, Lead: lead(a.Kind), Message: a.Message, RuledOut: a.RuledOut}
+	e := Explanation{Kind: a.Kind, Also: a.Also, Message: a.Message}
+	e.Lead, e.leadFilled = lead(h, a)
 	if a.Key >= 0 && h != nil && int(a.Key) < len(h.Keys) {
 		e.keyDatum, e.hasKey = h.Key(a.Key), true
 		e.Key = e.keyDatum.String()
@@ -150,6 +175,10 @@ func Explain(h *history.History, a report.Anomaly) Explanation {
 	}
 	e.Cycle = len(a.Cycle) >= 2 && a.Cycle[len(a.Cycle)-1].To == a.Cycle[0].From
 	e.Steps = steps(h, a.Cycle, e.Cycle)
+	e.Message = restateIn(a.Message, e.Steps)
+	for _, r := range a.RuledOut {
+		e.RuledOut = append(e.RuledOut, restateIn(r, e.Steps))
+	}
 	if e.Cycle {
 		e.Contradiction = e.Steps[len(e.Steps)-1].Sentence
 	} else {
@@ -190,7 +219,8 @@ func involved(a report.Anomaly) []history.TxnID {
 }
 
 // Pair explains one step on its own: "From < To, because <why>", with the step's Why when
-// it has one, else a sentence made from its relation (see the package documentation).
+// it has one (its opening clause restated in the reader's terms), else a sentence made from
+// its relation (see the package documentation).
 func Pair(h *history.History, s report.Step) Step {
 	n := namer{h}
 	st := Step{From: n.txn(s.From), To: n.txn(s.To), FromID: s.From, ToID: s.To, Rel: s.Rel}
@@ -204,9 +234,11 @@ func Pair(h *history.History, s report.Step) Step {
 			st.Value2 = st.val2Datum.String()
 		}
 	}
-	st.Why = s.Why
-	if st.Why == "" {
+	st.rawWhy = s.Why
+	if s.Why == "" {
 		st.Why = why(h, n, s)
+	} else {
+		st.Why = newStepText(h, n, s).restate(s.Why)
 	}
 	st.Sentence = fmt.Sprintf("%s < %s, because %s", st.From, st.To, st.Why)
 	return st
@@ -309,28 +341,11 @@ func srcSuffix(h *history.History, src history.Src) string {
 }
 
 // List renders list values as [1 2 3], eliding the middle of lists longer than 8.
-func List(h *history.History, vs []history.Value) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, v := range vs {
-		if len(vs) > maxList && i == maxList/2 {
-			fmt.Fprintf(&b, " ... (%d more) ...", len(vs)-maxList)
-		}
-		if len(vs) > maxList && i >= maxList/2 && i < len(vs)-maxList/2 {
-			continue
-		}
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(h.Value(v).String())
-	}
-	b.WriteByte(']')
-	return b.String()
-}
+func List(h *history.History, vs []history.Value) string { return markedList(h, vs, -1) }
 
 // why makes the reason for a step from its relation (the lowest relation in the set).
 func why(h *history.History, n namer, s report.Step) string {
-	t := stepText{h: h, n: n, s: s, from: n.txn(s.From), to: n.txn(s.To)}
+	t := newStepText(h, n, s)
 	for _, r := range reasons {
 		if s.Rel&r.rel != 0 {
 			return r.why(t)
@@ -363,6 +378,10 @@ type stepText struct {
 	from, to string
 }
 
+func newStepText(h *history.History, n namer, s report.Step) stepText {
+	return stepText{h: h, n: n, s: s, from: n.txn(s.From), to: n.txn(s.To)}
+}
+
 // kv renders the step's key holding v.
 func (t stepText) kv(v history.Value) string { return history.KV(t.n.key(t.s.Key), t.n.value(v)) }
 
@@ -375,6 +394,9 @@ func (t stepText) both() (from, to *history.Txn, ok bool) {
 }
 
 func (t stepText) ww() string {
+	if c, ok := t.listWW(); ok {
+		return c
+	}
 	if t.s.Value2 != history.Nil {
 		return fmt.Sprintf("%s overwrote %s's write of %s with %s", t.to, t.from, t.kv(t.s.Value), t.kv(t.s.Value2))
 	}
@@ -382,10 +404,19 @@ func (t stepText) ww() string {
 }
 
 func (t stepText) wr() string {
+	if c, ok := t.listWR(); ok {
+		return c
+	}
 	return fmt.Sprintf("%s read %s, which %s wrote", t.to, t.kv(t.s.Value), t.from)
 }
 
 func (t stepText) rw() string {
+	if c, ok := t.listRW(); ok {
+		return c
+	}
+	if w := t.readWriter(); w != "" && t.sameRender() {
+		return t.namedRW(w)
+	}
 	if t.s.Value2 != history.Nil {
 		return fmt.Sprintf("%s read %s, which %s overwrote with %s", t.from, t.kv(t.s.Value), t.to, t.kv(t.s.Value2))
 	}
@@ -427,12 +458,3 @@ func (t stepText) predRW() string {
 }
 
 func validTxn(h *history.History, t history.TxnID) bool { return t >= 0 && int(t) < len(h.Txns) }
-
-// lead is the sentence an anomaly of kind k opens with: its meaning, as a sentence.
-func lead(k anomaly.Kind) string {
-	m := k.Info().Meaning
-	if m == "" {
-		return ""
-	}
-	return strings.ToUpper(m[:1]) + m[1:] + "."
-}

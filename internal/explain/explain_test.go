@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -147,6 +148,12 @@ func unproved() *report.Report {
 	return r
 }
 
+// goldenPage is what the golden pages say about where their reports came from.
+var goldenPage = explain.HTMLOptions{
+	File: "history.txt", Format: "histtest", Bytes: 1234, Version: "v0.0.0-golden",
+	Date: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+}
+
 func TestGolden(t *testing.T) {
 	t.Parallel()
 	reps := handReports()
@@ -160,7 +167,7 @@ func TestGolden(t *testing.T) {
 		{"txt", func(b *bytes.Buffer, r *report.Report) error { return explain.Text(b, r) }},
 		{"dot", func(b *bytes.Buffer, r *report.Report) error { return explain.DOT(b, r) }},
 		{"json", func(b *bytes.Buffer, r *report.Report) error { return explain.JSON(b, r) }},
-		{"html", func(b *bytes.Buffer, r *report.Report) error { return explain.HTML(b, r) }},
+		{"html", func(b *bytes.Buffer, r *report.Report) error { return explain.HTMLWith(b, r, goldenPage) }},
 	}
 	for name, r := range reps {
 		for _, rd := range renderers {
@@ -264,7 +271,7 @@ func ExampleText() {
 	// read-committed, checked by basic: fail (1 anomaly)
 	//
 	// [1] G1a: aborted read (G1a)
-	//     T2 read x=1, which only T1 wrote, and it aborted.
+	//     T2 read x=1, which T1 wrote before it aborted.
 	//
 	//     Let:
 	//       T1 = {w(x,1)} (session s1, aborted)
@@ -320,7 +327,7 @@ func checkHTML(t *testing.T, page []byte, anomalies int) {
 	d.AutoClose = append(xml.HTMLAutoClose, "meta")
 	d.Entity = xml.HTMLEntity
 	var open []string
-	svgs, sections := 0, 0
+	svgs, timelines, sections := 0, 0, 0
 	for {
 		tok, err := d.Token()
 		if err == io.EOF {
@@ -333,7 +340,14 @@ func checkHTML(t *testing.T, page []byte, anomalies int) {
 		case xml.StartElement:
 			open = append(open, x.Name.Local)
 			if x.Name.Local == "svg" {
-				svgs++
+				switch class(x) {
+				case "cycle":
+					svgs++
+				case "timeline":
+					timelines++
+				default:
+					t.Errorf("an svg of class %q", class(x))
+				}
 			}
 			if x.Name.Local == "section" {
 				sections++
@@ -348,9 +362,19 @@ func checkHTML(t *testing.T, page []byte, anomalies int) {
 	if len(open) != 0 {
 		t.Errorf("elements left open: %v", open)
 	}
-	if sections != anomalies || svgs > anomalies {
-		t.Errorf("%d anomaly sections and %d graphs for %d anomalies", sections, svgs, anomalies)
+	if sections != anomalies || svgs > anomalies || timelines > anomalies {
+		t.Errorf("%d anomaly sections, %d graphs and %d timelines for %d anomalies", sections, svgs, timelines, anomalies)
 	}
+}
+
+// class is the class attribute of element x.
+func class(x xml.StartElement) string {
+	for _, a := range x.Attr {
+		if a.Name.Local == "class" {
+			return a.Value
+		}
+	}
+	return ""
 }
 
 // TestHTMLEscapesAndDraws: names from the history are escaped, and a cycle of three
@@ -396,11 +420,16 @@ func TestHTMLEscapesAndDraws(t *testing.T) {
 	if !strings.Contains(page, "&lt;b&gt;x&lt;/b&gt;") {
 		t.Errorf("the escaped key is missing:\n%s", page)
 	}
-	if n := strings.Count(page, "<rect "); n != 3 {
-		t.Errorf("%d transaction boxes, want 3", n)
-	}
-	if n := strings.Count(page, "marker-end="); n != 3 {
-		t.Errorf("%d arrows, want 3", n)
+	for what, want := range map[string]int{
+		`<g class="node">`:   3, // the cycle's transactions
+		`<path class="edge"`: 3, // its steps
+		`<g class="label">`:  3, // their labels
+		`<g class="txn">`:    3, // the timeline's transactions
+		`<path class="step"`: 3, // its steps
+	} {
+		if n := strings.Count(page, what); n != want {
+			t.Errorf("%d of %s, want %d", n, what, want)
+		}
 	}
 	checkHTML(t, b.Bytes(), 1)
 }

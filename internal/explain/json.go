@@ -14,6 +14,11 @@ import (
 // removed or changes meaning; new fields may appear within a version.
 const SchemaVersion = 1
 
+// ReportKind is the "kind" of the document [JSON] and [JSONResults] write. Every JSON
+// document isovet prints names its kind (report, stat, analyze, ...; docs/json.md), so a
+// program reading one dispatches on that field.
+const ReportKind = "report"
+
 // Result is one history's element of the JSON document: the file it was read from and its
 // format, and its report or the error that kept it from being checked.
 type Result struct {
@@ -45,6 +50,7 @@ func JSON(w io.Writer, r *report.Report) error {
 //
 //	{
 //	  "schema": 1,                              // SchemaVersion
+//	  "kind": "report",                         // ReportKind
 //	  "results": [{
 //	  "file": "h.edn",                          // omitted when the history has no file
 //	  "format": "elle-edn",                     // omitted when unknown
@@ -56,7 +62,7 @@ func JSON(w io.Writer, r *report.Report) error {
 //	  "checker": "basic",
 //	  "failed_statements": {                    // omitted when the source marks none failed
 //	    "reading": "uncertain",                 // uncertain, rolled-back or skipped
-//	    "committed": ["7"],                     // logged committed, containing a failed statement
+//	    "committed": ["T7"],                    // logged committed, containing a failed statement
 //	    "ops": 1, "message": "..."
 //	  },
 //	  "anomalies": [{
@@ -64,19 +70,20 @@ func JSON(w io.Writer, r *report.Report) error {
 //	    "title": "aborted read (G1a)",
 //	    "also": ["read-skew"],                  // omitted
 //	    "key": "x",                             // omitted when not a one-key finding
-//	    "message": "102 read x=1, which only 101 wrote, and it aborted",
+//	    "lead": "T102 read x=1, which T101 wrote before it aborted.",  // what went wrong, plainly
+//	    "message": "T102 read x=1, which only T101 wrote, and it aborted",
 //	    "txns": [{
-//	      "name": "101", "session": "s1", "outcome": "aborted",
+//	      "name": "T101", "session": "s1", "outcome": "aborted",
 //	      "ops": ["w(x,1)"],
 //	      "elided_ops": 3,                      // omitted
 //	      "time": {"begin": 1, "end": 5},       // client interval, ns; omitted
 //	      "timestamps": {"start": "3", "commit": "7.1"}   // omitted
 //	    }],
 //	    "steps": [{
-//	      "from": "101", "to": "102", "rel": "wr",   // rel: ww, wr, rw, so, rt, ts, pwr, prw joined by "+"
+//	      "from": "T101", "to": "T102", "rel": "wr",   // rel: ww, wr, rw, so, rt, ts, pwr, prw joined by "+"
 //	      "key": "x", "value": 1, "value2": 2,       // omitted when not about a key / absent
-//	      "why": "102 read x=1, which 101 wrote",
-//	      "sentence": "101 < 102, because 102 read x=1, which 101 wrote"
+//	      "why": "T102 read x=1, which T101 wrote",
+//	      "sentence": "T101 < T102, because T102 read x=1, which T101 wrote"
 //	    }],
 //	    "cycle": false,
 //	    "contradiction": "...",
@@ -98,7 +105,7 @@ func JSON(w io.Writer, r *report.Report) error {
 //	  }]
 //	}
 func JSONResults(w io.Writer, results []Result) error {
-	doc := jsonDocument{Schema: SchemaVersion, Results: make([]jsonResult, len(results))}
+	doc := jsonDocument{Schema: SchemaVersion, Kind: ReportKind, Results: make([]jsonResult, len(results))}
 	for i, res := range results {
 		doc.Results[i] = resultJSON(res)
 	}
@@ -162,6 +169,7 @@ func reportJSON(r *report.Report) *jsonReport {
 
 type jsonDocument struct {
 	Schema  int          `json:"schema"`
+	Kind    string       `json:"kind"`
 	Results []jsonResult `json:"results"`
 }
 
@@ -216,6 +224,7 @@ type jsonAnomaly struct {
 	Title         string     `json:"title"`
 	Also          []string   `json:"also,omitempty"`
 	Key           *jsonKey   `json:"key,omitempty"`
+	Lead          string     `json:"lead"`
 	Message       string     `json:"message"`
 	Txns          []jsonTxn  `json:"txns"`
 	Steps         []jsonStep `json:"steps"`
@@ -320,6 +329,7 @@ func anomalyJSON(e Explanation) jsonAnomaly {
 		Kind:          info.Name,
 		Title:         info.Title,
 		Key:           key(e.keyDatum, e.hasKey),
+		Lead:          e.Lead,
 		Message:       e.Message,
 		Txns:          []jsonTxn{},
 		Steps:         []jsonStep{},

@@ -55,8 +55,8 @@ func writeFollowup(w *bufio.Writer, r *report.Report) {
 			fmt.Fprintf(w, ", also known as %s", strings.Join(names, ", "))
 		}
 		w.WriteString("\n")
-		if e.Message != "" {
-			fmt.Fprintf(w, "    %s.\n", strings.TrimSuffix(e.Message, "."))
+		for _, line := range opening(e) {
+			fmt.Fprintf(w, "    %s\n", line)
 		}
 	default:
 		fmt.Fprintf(w, "%s: unknown (%s)\n", f.Level, f.Why)
@@ -77,14 +77,40 @@ func checkerName(r *report.Report) string {
 	return r.Checker
 }
 
+// opening is what an anomaly opens with: its lead, then the checker's message when the
+// lead is only the kind's meaning or no step of a proof follows (the message is then the
+// evidence). A lead filled from the words table says what the message would say again.
+func opening(e Explanation) []string {
+	var lines []string
+	if e.Lead != "" {
+		lines = append(lines, e.Lead)
+	}
+	if e.showsMessage() {
+		lines = append(lines, strings.TrimSuffix(e.Message, ".")+".")
+	}
+	return lines
+}
+
+// showsMessage reports whether the checker's message is shown after the lead: when the
+// lead is only the kind's meaning, or no step of a proof follows (the message is then the
+// evidence). Text and HTML share the rule.
+func (e Explanation) showsMessage() bool {
+	return e.Message != "" && (!e.leadFilled || len(e.Steps) == 0)
+}
+
 func writeExplanation(w *bufio.Writer, e Explanation, indent string) {
 	info := e.Kind.Info()
 	fmt.Fprintf(w, "%s: %s\n", info.Name, info.Title)
+	lines := opening(e)
+	if len(lines) > 0 {
+		fmt.Fprintf(w, "%s%s\n", indent, lines[0])
+		lines = lines[1:]
+	}
 	if names := alsoNames(e); len(names) > 0 {
 		fmt.Fprintf(w, "%sAlso known as: %s.\n", indent, strings.Join(names, ", "))
 	}
-	if e.Message != "" {
-		fmt.Fprintf(w, "%s%s.\n", indent, strings.TrimSuffix(e.Message, "."))
+	for _, line := range lines {
+		fmt.Fprintf(w, "%s%s\n", indent, line)
 	}
 	writeLet(w, e.Txns, indent)
 	writeThen(w, e, indent)

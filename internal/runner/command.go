@@ -64,8 +64,17 @@ type Options struct {
 	Keep  bool
 	// Progress, when set, is called while the workload runs (see RunOptions.Progress).
 	Progress func(done, aborted, total int, elapsed time.Duration)
+	// Recorded, when set, is called once the workload has stopped, before anything about
+	// the run is printed: a progress display ends there.
+	Recorded func()
+	// Checking, when set, is called as the check of each level begins: progress is given
+	// to that check and its follow-up (check.Options.Progress; nil: none), and done is
+	// called before its report is printed.
+	Checking func(l check.Level) (progress func(check.Progress), done func())
 	Logger   *slog.Logger
-	_        struct{}
+	// Version is isovet's version, for the header of the reports' web pages.
+	Version string
+	_       struct{}
 }
 
 // RunCommand runs `isovet run`: it generates the workload, drives the database, streams the
@@ -199,6 +208,9 @@ func (c *command) record(ctx context.Context, db DB, target Target, w *workload.
 	}
 	fmt.Fprintf(c.prose, "running %s (%d transactions, %d sessions, seed %d) on %s\n", o.Workload, w.NumTxns(), o.Sessions, o.Seed, target.Description)
 	res, runErr := Run(ctx, db, w, ro)
+	if o.Recorded != nil {
+		o.Recorded()
+	}
 	closeErr := errors.Join(hist.Close(), side.Close())
 	c.cleanup(ctx, db)
 	if res == nil {
@@ -253,8 +265,10 @@ func (c *command) summarize(res *Result, w *workload.Workload, written bool, his
 // failed for a reason other than running out of time, or a report could not be written.
 func (c *command) checkLevel(ctx context.Context, h *history.History, l check.Level) (int, error) {
 	o := c.o
-	rep, stopped, err := c.check(ctx, h, l)
+	progress, done := c.checking(l)
+	rep, stopped, err := c.check(ctx, h, l, progress)
 	if rep == nil {
+		done()
 		if err != nil && !stopped {
 			return ExitError, fmt.Errorf("checking %s: %w", l, err)
 		}
@@ -267,9 +281,10 @@ func (c *command) checkLevel(ctx context.Context, h *history.History, l check.Le
 	}
 	if o.RealtimeBudget > 0 && rep.Verdict == check.Pass {
 		fctx, cancel := context.WithTimeout(ctx, o.RealtimeBudget)
-		check.FollowRealtime(fctx, h, rep, check.Options{Method: o.Method})
+		check.FollowRealtime(fctx, h, rep, check.Options{Method: o.Method, Progress: progress})
 		cancel()
 	}
+	done()
 	if err := c.report(rep, l); err != nil {
 		return ExitError, err
 	}
@@ -281,6 +296,18 @@ func (c *command) checkLevel(ctx context.Context, h *history.History, l check.Le
 	return verdictExits[rep.Verdict], nil
 }
 
+// checking is Options.Checking for level l, or no progress and a done that does nothing.
+func (c *command) checking(l check.Level) (progress func(check.Progress), done func()) {
+	if c.o.Checking == nil {
+		return nil, func() {}
+	}
+	progress, done = c.o.Checking(l)
+	if done == nil {
+		done = func() {}
+	}
+	return progress, done
+}
+
 // verdictExits are the exit codes of the verdicts other than a pass (ExitOK).
 var verdictExits = map[check.Verdict]int{check.Fail: ExitViolation, check.Unknown: ExitUnknown}
 
@@ -288,13 +315,13 @@ var verdictExits = map[check.Verdict]int{check.Fail: ExitViolation, check.Unknow
 // [check.Check], the report's elapsed time filled in. stopped says whether ctx or the
 // check's own context has ended; with --check-timeout the latter is cancelled once the
 // check returns, so a report-less error then counts as unknown too.
-func (c *command) check(ctx context.Context, h *history.History, l check.Level) (rep *check.Report, stopped bool, err error) {
+func (c *command) check(ctx context.Context, h *history.History, l check.Level, progress func(check.Progress)) (rep *check.Report, stopped bool, err error) {
 	cctx, cancel := ctx, context.CancelFunc(func() {})
 	if c.o.CheckTimeout > 0 {
 		cctx, cancel = context.WithTimeoutCause(ctx, c.o.CheckTimeout, fmt.Errorf("check timeout of %v reached", c.o.CheckTimeout))
 	}
 	start := time.Now()
-	rep, err = check.Check(cctx, h, l, check.Options{Method: c.o.Method, Now: time.Now})
+	rep, err = check.Check(cctx, h, l, check.Options{Method: c.o.Method, Now: time.Now, Progress: progress})
 	cancel()
 	if rep != nil && rep.Stats.Elapsed == 0 {
 		rep.Stats.Elapsed = time.Since(start)
@@ -318,7 +345,28 @@ func (c *command) report(rep *check.Report, l check.Level) error {
 	if err := writeReport(filepath.Join(c.o.Out, "report-"+l.String()+".txt"), rep, explain.Text); err != nil {
 		return err
 	}
-	return writeReport(filepath.Join(c.o.Out, "report-"+l.String()+".html"), rep, explain.HTML)
+	return writeReport(filepath.Join(c.o.Out, "report-"+l.String()+".html"), rep, func(w io.Writer, rep *check.Report) error {
+		return explain.HTMLWith(w, rep, c.page())
+	})
+}
+
+// page is what the web page of a level's report says about the run: the history file, the
+// database with its version (as the driver described it), the isolation asked, the
+// workload, isovet's version and the time now.
+func (c *command) page() explain.HTMLOptions {
+	o := c.o
+	p := explain.HTMLOptions{
+		Format: "native", Version: o.Version, Date: time.Now(),
+		Database: c.target.Description, Isolation: o.Isolation,
+		Workload: fmt.Sprintf("%s: %d transactions in %d sessions, seed %d", o.Workload, o.Txns, o.Sessions, o.Seed),
+	}
+	if o.Out != "" {
+		p.File = filepath.Join(o.Out, "history.jsonl")
+		if st, err := os.Stat(p.File); err == nil {
+			p.Bytes = st.Size()
+		}
+	}
+	return p
 }
 
 // keep adds rep to the results of the JSON document, naming the history file (when the run

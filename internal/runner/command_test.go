@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -203,5 +204,47 @@ func TestCheckLevelStrictExit(t *testing.T) {
 		if err != nil || code != want || !strings.Contains(out.String(), say) {
 			t.Errorf("checkLevel with StrictExit %v = %d, %v; want %d saying %q:\n%s", strict, code, err, want, say, out.String())
 		}
+	}
+}
+
+// TestRunCommandProgressHooks: Recorded is called once the workload stops and before the
+// run's summary is printed, and each level's check gets its progress callback, which is
+// told of the check's stages at that level, and is done before its report is printed: a
+// terminal's bar and stage line are gone before the text they would be glued to.
+func TestRunCommandProgressHooks(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	var stages []string
+	o := Options{Txns: 300, Seed: 3, Check: []string{"serializable", "snapshot-isolation"},
+		Progress: func(done, aborted, total int, _ time.Duration) {},
+		Recorded: func() { out.WriteString("<recorded>\n") },
+		Checking: func(l check.Level) (func(check.Progress), func()) {
+			fmt.Fprintf(&out, "<checking %s>\n", l)
+			return func(p check.Progress) {
+					if !p.Ended {
+						stages = append(stages, l.String()+" "+p.Stage.String())
+					}
+				}, func() {
+					fmt.Fprintf(&out, "<checked %s>\n", l)
+				}
+		}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	code, err := RunCommand(ctx, o, &out, &out)
+	if err != nil || code == ExitError {
+		t.Fatalf("RunCommand = %d, %v:\n%s", code, err, out.String())
+	}
+	s := out.String()
+	order := []string{"<recorded>", "recorded ", "<checking serializable>", "<checked serializable>", "serializable, checked by", "<checking snapshot-isolation>", "<checked snapshot-isolation>", "snapshot-isolation, checked by"}
+	at := 0
+	for _, want := range order {
+		i := strings.Index(s[at:], want)
+		if i < 0 {
+			t.Fatalf("%q is not where it should be (after %q) in:\n%s", want, s[:at], s)
+		}
+		at += i + len(want)
+	}
+	if len(stages) == 0 || !strings.HasPrefix(stages[0], "serializable basic checks") {
+		t.Errorf("stages the checks reported: %q", stages)
 	}
 }

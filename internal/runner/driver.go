@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/check"
 )
 
@@ -92,8 +93,13 @@ func Open(ctx context.Context, dsn string, o OpenOptions) (DB, Target, error) {
 }
 
 // isolationName writes an --isolation value as the drivers expect it: lower case, with
-// hyphens for underscores and spaces ("REPEATABLE READ" is repeatable-read).
+// hyphens for underscores and spaces ("REPEATABLE READ" is repeatable-read), and a level's
+// alias as the level's name (si is snapshot-isolation, ser serializable).
 func isolationName(iso string) string {
 	iso = strings.ToLower(strings.TrimSpace(iso))
-	return strings.NewReplacer("_", "-", " ", "-").Replace(iso)
+	iso = strings.NewReplacer("_", "-", " ", "-").Replace(iso)
+	if l, ok := anomaly.ParseLevel(iso); ok {
+		return l.String()
+	}
+	return iso
 }

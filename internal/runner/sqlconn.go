@@ -8,12 +8,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/isovet/isovet/check"
 )
 
-// What the SQL drivers (pg, mysql, sqlite) share: naming their table, mapping isovet's
-// isolation names to SQL's, parsing list columns, and, for the database/sql drivers
+// What the SQL drivers (pg, mysql, sqlite) share: naming their table (their isolation
+// tables are in isolation.go), parsing list columns, and, for the database/sql drivers
 // (mysql, sqlite), the statements of a transaction ([ConnTx]).
 
 var tableName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
@@ -29,25 +27,6 @@ func (o OpenOptions) TableName() (string, error) {
 		return "", fmt.Errorf("table name %q: want lower-case letters, digits and _", t)
 	}
 	return t, nil
-}
-
-// SQLIsolation maps an isolation name in isovet's words (empty: serializable) to SQL's
-// (SERIALIZABLE, REPEATABLE READ, READ COMMITTED, READ UNCOMMITTED) and the level a
-// database claims at it: serializable, snapshot isolation (what users take REPEATABLE READ
-// to be; snapshot-isolation is an alias), read committed, and none for read uncommitted.
-// Drivers whose database gives more at a level say so themselves.
-func SQLIsolation(iso string) (stmt string, claim check.Level, err error) {
-	switch iso {
-	case "", "serializable":
-		return "SERIALIZABLE", check.Serializable, nil
-	case "repeatable-read", "snapshot-isolation":
-		return "REPEATABLE READ", check.SnapshotIsolation, nil
-	case "read-committed":
-		return "READ COMMITTED", check.ReadCommitted, nil
-	case "read-uncommitted":
-		return "READ UNCOMMITTED", 0, nil
-	}
-	return "", 0, fmt.Errorf("isolation %q not known (serializable, repeatable-read, read-committed, read-uncommitted)", iso)
 }
 
 // ParseList parses the ",1,2,3" text the SQL drivers keep a list in (each append adds

@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/isovet/isovet/check"
 )
 
 func TestParseList(t *testing.T) {
@@ -31,29 +29,6 @@ func TestParseList(t *testing.T) {
 		if err != nil || !slices.Equal(got, tc.want) {
 			t.Errorf("ParseList(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 		}
-	}
-}
-
-func TestSQLIsolation(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		iso, stmt string
-		claim     check.Level
-	}{
-		{"", "SERIALIZABLE", check.Serializable},
-		{"serializable", "SERIALIZABLE", check.Serializable},
-		{"repeatable-read", "REPEATABLE READ", check.SnapshotIsolation},
-		{"snapshot-isolation", "REPEATABLE READ", check.SnapshotIsolation},
-		{"read-committed", "READ COMMITTED", check.ReadCommitted},
-		{"read-uncommitted", "READ UNCOMMITTED", 0},
-	} {
-		stmt, claim, err := SQLIsolation(tc.iso)
-		if err != nil || stmt != tc.stmt || claim != tc.claim {
-			t.Errorf("SQLIsolation(%q) = %q, %v, %v; want %q, %v", tc.iso, stmt, claim, err, tc.stmt, tc.claim)
-		}
-	}
-	if _, _, err := SQLIsolation("chaos"); err == nil || !strings.Contains(err.Error(), `"chaos" not known`) {
-		t.Errorf("SQLIsolation(chaos) error = %v, want it not known", err)
 	}
 }
 

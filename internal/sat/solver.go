@@ -159,6 +159,8 @@ type Solver struct {
 
 	stats Stats
 	orig  [][]Lit // every added clause, kept only under invariants
+	// observe, when set, is called every observeEvery conflicts ([Solver.Observe]).
+	observe func(Stats)
 }
 
 // New returns an empty solver.
@@ -308,6 +310,15 @@ func (s *Solver) Stats() Stats {
 	return st
 }
 
+// observeEvery is how many conflicts pass between two calls of an observer
+// ([Solver.Observe]) and two polls of the context: a power of two.
+const observeEvery = 256
+
+// Observe makes Solve call f with the solver's counters every 256 conflicts, on the
+// solving goroutine (nil: never), so that a long search can show its progress. f must be
+// quick; it must not call the solver.
+func (s *Solver) Observe(f func(Stats)) { s.observe = f }
+
 // Solve decides the clauses added so far under the assumptions, which hold
 // for this call only. It returns Sat (read the model with [Solver.Value] or
 // [Solver.Model]), Unsat (read [Solver.Failed]), or Unknown with the cause:
@@ -370,8 +381,13 @@ func (s *Solver) search(ctx context.Context) (Status, error) {
 			if !s.resolveConflict(confl) {
 				return Unsat, nil
 			}
-			if s.stats.Conflicts&255 == 0 && ctx.Err() != nil {
-				return Unknown, context.Cause(ctx)
+			if s.stats.Conflicts&(observeEvery-1) == 0 {
+				if s.observe != nil {
+					s.observe(s.Stats())
+				}
+				if ctx.Err() != nil {
+					return Unknown, context.Cause(ctx)
+				}
 			}
 			continue
 		}

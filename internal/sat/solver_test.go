@@ -241,3 +241,26 @@ func ExampleSolver() {
 	// SATISFIABLE true
 	// UNSATISFIABLE [-2]
 }
+
+// TestObserve: an observer set with Observe is called every 256 conflicts with the
+// solver's counters, which only grow, and does not change the answer.
+func TestObserve(t *testing.T) {
+	plain := load(7*8, pigeonhole(7), Options{})
+	want, _ := plain.Solve(context.Background())
+	s := load(7*8, pigeonhole(7), Options{})
+	var seen []Stats
+	s.Observe(func(st Stats) { seen = append(seen, st) })
+	got, err := s.Solve(context.Background())
+	if err != nil || got != want || got != Unsat {
+		t.Fatalf("Solve with an observer = %v, %v; without, %v; want unsat", got, err, want)
+	}
+	total := s.Stats().Conflicts
+	if min := int(total / 256 / 2); len(seen) < min || len(seen) == 0 {
+		t.Fatalf("%d observations for %d conflicts, want at least %d", len(seen), total, min)
+	}
+	for i, st := range seen {
+		if st.Conflicts%256 != 0 || (i > 0 && st.Conflicts <= seen[i-1].Conflicts) || st.Conflicts > total {
+			t.Fatalf("observation %d at %d conflicts (previous %d, total %d)", i, st.Conflicts, seen[max(i-1, 0)].Conflicts, total)
+		}
+	}
+}

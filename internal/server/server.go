@@ -23,6 +23,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -159,14 +160,24 @@ type batch struct {
 
 // applied is what became of a batch.
 type applied struct {
-	Accepted   int `json:"accepted"`
-	Duplicates int `json:"duplicates"`
-	Late       int `json:"late"`
-	Violations int `json:"violations"`
+	Schema     int    `json:"schema"` // SchemaVersion
+	Kind       string `json:"kind"`   // "accepted"
+	Accepted   int    `json:"accepted"`
+	Duplicates int    `json:"duplicates"`
+	Late       int    `json:"late"`
+	Violations int    `json:"violations"`
 }
+
+// SchemaVersion is the version of docs/report.schema.json the API's JSON follows (the
+// "schema" field of every answer and violation line), the same as the reports'
+// (explain.SchemaVersion; a cmd/isovet test keeps the two equal). Each names its kind:
+// status, accepted, error, violation or warning.
+const SchemaVersion = 1
 
 // Status is the server's state, as GET /v1/status returns it.
 type Status struct {
+	Schema         int              `json:"schema"` // SchemaVersion
+	Kind           string           `json:"kind"`   // "status"
 	Level          string           `json:"level"`
 	Uptime         float64          `json:"uptime_seconds"`
 	Ingested       int64            `json:"ingested"`
@@ -490,7 +501,7 @@ func (s *Server) handle(evs []ts.Event, flush bool) {
 			s.report(&e.Violation)
 		case ts.EventDropped, ts.EventLate:
 			s.log.Warn("transactions not checked", "event", e.Kind.String(), "count", e.Count, "txn_id", e.Txn, "message", e.Message)
-			line, _ := json.Marshal(map[string]any{"kind": "warning", "event": e.Kind.String(), "count": e.Count, "txn": e.Txn, "message": e.Message})
+			line, _ := json.Marshal(warningJSON{Schema: SchemaVersion, Kind: "warning", Event: e.Kind.String(), Count: e.Count, Txn: e.Txn, Message: e.Message})
 			s.hub.publish("", line)
 		}
 	}
@@ -518,13 +529,16 @@ func (s *Server) report(v *ts.Violation) {
 	s.hub.publish(v.Kind.String(), line)
 }
 
+// violationJSON is a violation line: the document kind "violation", then the anomaly.
 type violationJSON struct {
+	Schema      int     `json:"schema"` // SchemaVersion
+	Kind        string  `json:"kind"`   // "violation"
 	ID          string  `json:"id"`
-	Kind        string  `json:"kind"`
+	Anomaly     string  `json:"anomaly"`
 	Ext         string  `json:"ext,omitempty"`
 	Txn         string  `json:"txn"`
 	Other       string  `json:"other,omitempty"`
-	Key         any     `json:"key,omitempty"`
+	Key         *string `json:"key,omitempty"` // the key's text, as the history wrote it`
 	Observed    string  `json:"observed,omitempty"`
 	Expected    string  `json:"expected,omitempty"`
 	Writer      string  `json:"writer,omitempty"`
@@ -538,24 +552,27 @@ type violationJSON struct {
 
 func tsJSON(t history.Timestamp) []int64 { return []int64{t.Physical, t.Logical} }
 
-func datumJSON(d history.Datum) any {
+// keyText is a key as the JSON documents write every key: its text, as the history wrote
+// it (the integer key 99 is "99").
+func keyText(d history.Datum) string {
 	if i, ok := d.Int(); ok {
-		return i
+		return strconv.FormatInt(i, 10)
 	}
 	if s, ok := d.Str(); ok {
 		return s
 	}
-	return nil
+	return d.String()
 }
 
 func violationLine(v *ts.Violation, at time.Time) []byte {
-	j := violationJSON{ID: v.ID(), Kind: v.Kind.String(), Txn: v.Txn, Other: v.Other, Observed: v.Observed, Expected: v.Expected,
+	j := violationJSON{Schema: SchemaVersion, Kind: "violation", ID: v.ID(), Anomaly: v.Kind.String(), Txn: v.Txn, Other: v.Other, Observed: v.Observed, Expected: v.Expected,
 		Writer: v.Writer, TxnStart: tsJSON(v.TxnStart), TxnCommit: tsJSON(v.TxnCommit), Message: v.String(), At: at.UTC().Format(time.RFC3339Nano)}
 	if v.Ext != ts.ExtNone {
 		j.Ext = v.Ext.String()
 	}
 	if v.HasKey {
-		j.Key = datumJSON(v.Key)
+		k := keyText(v.Key)
+		j.Key = &k
 	}
 	if v.Other != "" && v.Other != ts.Initial {
 		j.OtherStart, j.OtherCommit = tsJSON(v.OtherStart), tsJSON(v.OtherCommit)
@@ -611,7 +628,7 @@ func (s *Server) publishStatus(delay time.Duration, queue int) {
 		lag = max(0, now.Sub(st.OldestPending).Seconds()-s.opts.Settle.Seconds())
 	}
 	s.status.Store(&Status{
-		Level: s.opts.Level.String(), Uptime: now.Sub(s.started).Seconds(),
+		Schema: SchemaVersion, Kind: "status", Level: s.opts.Level.String(), Uptime: now.Sub(s.started).Seconds(),
 		Ingested: st.Observed, Checked: st.Settled, Pending: st.Pending, InMemory: st.InMemory, Keys: st.Keys, Versions: st.Versions,
 		Duplicates: st.Duplicates, Late: st.Late, Dropped: st.Dropped, Flips: st.Flips, Violations: sum(by), Previous: s.previous,
 		ByKind: by, MemoryEstimate: st.Bytes, MemoryBound: max(s.opts.MaxMemory, 0), LagSeconds: lag, QueueDelay: delay.Seconds(), Queue: queue,
@@ -645,9 +662,27 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
+// errorJSON is the answer to a request the server refuses.
+type errorJSON struct {
+	Schema int    `json:"schema"` // SchemaVersion
+	Kind   string `json:"kind"`   // "error"
+	Error  string `json:"error"`
+	Code   string `json:"code"`
+}
+
+// warningJSON is a line of the violations stream saying transactions went unchecked.
+type warningJSON struct {
+	Schema  int    `json:"schema"` // SchemaVersion
+	Kind    string `json:"kind"`   // "warning"
+	Event   string `json:"event"`
+	Count   int    `json:"count"`
+	Txn     string `json:"txn"`
+	Message string `json:"message"`
+}
+
 func (s *Server) fail(w http.ResponseWriter, status int, code string, err error) {
 	s.badRequests.Add(1)
-	writeJSON(w, status, map[string]string{"error": err.Error(), "code": code})
+	writeJSON(w, status, errorJSON{Schema: SchemaVersion, Kind: "error", Error: err.Error(), Code: code})
 }
 
 func (s *Server) postTxns(w http.ResponseWriter, r *http.Request) {
@@ -687,6 +722,7 @@ func (s *Server) postTxns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	buf.release()
+	a.Schema, a.Kind = SchemaVersion, "accepted"
 	writeJSON(w, http.StatusOK, a)
 }
 

@@ -225,7 +225,7 @@ func TestViolationStreams(t *testing.T) {
 				t.Fatalf("POST = %d %v", status, m)
 			}
 			got := <-done
-			if len(got) != 1 || got[0]["kind"] != "EXT" || got[0]["ext"] != "NEVER" || got[0]["key"] != float64(99) {
+			if len(got) != 1 || got[0]["kind"] != "violation" || got[0]["anomaly"] != "EXT" || got[0]["ext"] != "NEVER" || got[0]["key"] != "99" {
 				t.Fatalf("stream = %v, want one EXT NEVER on key 99", got)
 			}
 		})

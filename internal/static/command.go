@@ -37,8 +37,10 @@ type AnalyzeArgs struct {
 	EmptyInitialDB bool
 	// EmitSMT, when non-nil, receives every SMT-LIB script sent to the solver.
 	EmitSMT io.Writer
-	// JSON prints the [Result] as JSON instead of text.
-	JSON bool
+	// JSON prints the [Result] as JSON instead of text: through WriteJSON when it is set
+	// (the isovet command wraps it in its JSON document), else as the bare Result.
+	JSON      bool
+	WriteJSON func(w io.Writer, res *Result) error
 	// NoUnbounded skips the unbounded proofs.
 	NoUnbounded bool
 	// Txns restricts the analysis to these transaction programs (nil: all).
@@ -87,9 +89,11 @@ func RunCommand(ctx context.Context, args AnalyzeArgs, stdout, stderr io.Writer)
 		return ExitInconclusive, err
 	}
 	if args.JSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		write := args.WriteJSON
+		if write == nil {
+			write = writeResultJSON
+		}
+		if err := write(stdout, res); err != nil {
 			return ExitInconclusive, err
 		}
 	} else {
@@ -99,6 +103,13 @@ func RunCommand(ctx context.Context, args AnalyzeArgs, stdout, stderr io.Writer)
 		return code, nil
 	}
 	return ExitInconclusive, nil
+}
+
+// writeResultJSON writes res as indented JSON.
+func writeResultJSON(w io.Writer, res *Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
 }
 
 // verdictExits are the exit codes of the conclusive verdicts; any other is

@@ -74,9 +74,9 @@ type Execution struct {
 
 // Row is an initial row: its key values and some non-key field values.
 type Row struct {
-	Key    []int64
-	Values map[string]int64
-	Dead   bool // exists as a deleted row: not live, but with field values
+	Key    []int64          `json:"key"`
+	Values map[string]int64 `json:"values"`
+	Dead   bool             `json:"dead"` // exists as a deleted row: not live, but with field values
 }
 
 // ReplayResult is the dependency graph of a replayed execution.

@@ -66,7 +66,10 @@ type Options struct {
 	// PredWords bounds the memory of the predicate reads' expansion (deps.Options.PredWords;
 	// 0: 1 GiB); tests lower it.
 	PredWords int
-	_         struct{}
+	// Progress, when set, is told of each stage as it starts and ends, and of the solver's
+	// work every few hundred conflicts (report.Meter); it never changes the verdict.
+	Progress func(report.Progress)
+	_        struct{}
 }
 
 // errBasicFailed cancels the dependency analysis when the basic checks failed the history.
@@ -89,12 +92,14 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 		}
 	}
 	rep := &report.Report{Level: level, Checker: "ser", History: h}
-	c := &run{ctx: ctx, h: h, level: level, o: o, rep: rep}
+	c := &run{ctx: ctx, h: h, level: level, o: o, rep: rep, meter: report.NewMeter(o.Progress, level, "ser", len(h.Txns))}
 	c.t0 = c.now()
 	c.tp = c.t0
 	err := report.Ended(ctx, rep, c.run())
 	c.caveats(err)
 	rep.Stats.Elapsed = c.now().Sub(c.t0)
+	c.meter.Update(func(p *report.Progress) { p.Anomalies = len(rep.Anomalies) })
+	c.meter.End()
 	return report.Settle(ctx, rep, err)
 }
 
@@ -218,6 +223,7 @@ type run struct {
 	rep   *report.Report
 	t0    time.Time
 	tp    time.Time
+	meter *report.Meter // nil without Options.Progress
 
 	partial  bool
 	untimed  int           // counted transactions without a client interval (deps.Deps.Untimed)
@@ -319,6 +325,7 @@ func (c *run) run() error {
 	// when every transaction has one (with some missing, the general pipeline treats them
 	// as unbounded, and a pass becomes Unknown anyway).
 	fast := info.Realtime && !c.o.Shortcuts.Has(certify.SkipFastPath) && c.h.HasTime()
+	c.meter.Start(report.StageBasic)
 	b := c.startBasic()
 	defer b.cancel(nil)
 	if done, err := c.certificates(b); done || err != nil {
@@ -345,6 +352,7 @@ func (c *run) decide(a analysis, fast bool) error {
 		return err
 	}
 	if fast {
+		c.meter.Start(report.StageDependencies)
 		if err := a.d.BuildEdgesContext(c.ctx); err != nil {
 			return err
 		}
@@ -368,9 +376,11 @@ type analysis struct {
 func (c *run) analyze(b *basicRun, fast bool) analysis {
 	info := c.level.Info()
 	a := analysis{do: deps.Options{Session: info.Session, Realtime: info.Realtime, Skew: int64(c.o.ClockSkew), NoEdges: fast, PredWords: c.o.PredWords}}
+	c.meter.Start(report.StageDependencies)
 	a.d, a.err = deps.BuildContext(b.ctx, c.h, a.do)
 	c.phase("deps")
 	if a.err == nil && fast && len(a.d.Findings) == 0 {
+		c.meter.Start(report.StageCertifying)
 		a.fp, a.fastOK, a.ferr = certify.Strict(b.ctx, a.d)
 		c.phase(a.fp.Route.String())
 	}
@@ -523,6 +533,7 @@ func (c *run) analyzed(a analysis) (done bool, err error) {
 		c.keepUndecided()
 		return false, nil
 	}
+	c.meter.Start(report.StageCertifying)
 	p, ok, err := certify.Time(c.ctx, c.h)
 	if err != nil || !ok {
 		c.keepUndecided()
@@ -558,6 +569,7 @@ func (c *run) timeApplies(d *deps.Deps) bool {
 // components with undecided constraints solved separately.
 func (c *run) polygraph(d *deps.Deps) error {
 	st := &c.rep.Stats
+	c.meter.Start(report.StageConstructing)
 	p, err := polygraph.BuildContext(c.ctx, d)
 	if err != nil {
 		return err
@@ -565,6 +577,8 @@ func (c *run) polygraph(d *deps.Deps) error {
 	st.KnownEdges = p.G.M()
 	st.Constraints = len(p.WW) + len(p.WR)
 	c.phase("construct")
+	c.meter.Update(func(pr *report.Progress) { pr.Edges, pr.Constraints = st.KnownEdges, st.Constraints })
+	c.meter.Start(report.StagePruning)
 	w := &witness{p: p, d: d, h: c.h}
 	v, err := p.Prune(c.ctx)
 	if err != nil {
@@ -574,7 +588,9 @@ func (c *run) polygraph(d *deps.Deps) error {
 	st.PrunedConstraints = st.Constraints - nww - nwr
 	st.KnownEdges = p.G.M()
 	c.phase("prune")
+	c.meter.Update(func(pr *report.Progress) { pr.Edges, pr.Pruned = st.KnownEdges, st.PrunedConstraints })
 	if v != nil {
+		c.meter.Start(report.StageExplaining)
 		c.fail(w.anomaly(v.Alternatives()))
 		return nil
 	}
@@ -625,11 +641,12 @@ func (c *run) solve(p *polygraph.Polygraph, d *deps.Deps, w *witness) error {
 	defer cancel(nil)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(1, c.o.Parallelism))
+	c.meter.Start(report.StageSolving)
 	for i, id := range todo {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i] = solveComponent(ctx, cancel, p, comp, id)
+			results[i] = solveComponent(ctx, cancel, p, comp, id, c.meter.Solver())
 		})
 	}
 	wg.Wait()
@@ -654,14 +671,19 @@ func (c *run) solve(p *polygraph.Polygraph, d *deps.Deps, w *witness) error {
 var errFailed = errors.New("ser: another component failed")
 
 // solveComponent encodes and solves component id (comp gives every transaction's) under
-// ctx, and cancels the others (cancel) when it has no acyclic choice.
-func solveComponent(ctx context.Context, cancel context.CancelCauseFunc, p *polygraph.Polygraph, comp []int32, id int32) solved {
+// ctx, and cancels the others (cancel) when it has no acyclic choice. observe, when not
+// nil, is told of the solver's work as it goes (report.Meter.Solver).
+func solveComponent(ctx context.Context, cancel context.CancelCauseFunc, p *polygraph.Polygraph, comp []int32, id int32, observe func(conflicts, decisions int64)) solved {
 	if ctx.Err() != nil {
 		return solved{err: context.Cause(ctx)}
 	}
 	en, err := p.Encode(ctx, polygraph.EncodeOptions{Comp: comp, Only: id})
 	if err != nil {
 		return solved{err: err}
+	}
+	if observe != nil {
+		en.S.Observe(func(st sat.Stats) { observe(st.Conflicts, st.Decisions) })
+		defer func() { st := en.S.Stats(); observe(st.Conflicts, st.Decisions) }()
 	}
 	stt, err := en.Solve(ctx)
 	if stt == sat.Unsat {
@@ -696,6 +718,7 @@ func (c *run) tally(results []solved, todo []int32) (failed int32, unknown bool,
 // explain fails the history on component failed, which has no acyclic choice: it finds a
 // minimal set of the component's choices and explains it.
 func (c *run) explain(p *polygraph.Polygraph, w *witness, comp []int32, failed int32) error {
+	c.meter.Start(report.StageExplaining)
 	c.rep.Verdict = report.Fail
 	ens, err := p.Encode(c.ctx, polygraph.EncodeOptions{Selectors: true, Comp: comp, Only: failed})
 	if err != nil {

@@ -114,7 +114,10 @@ type Options struct {
 	// 0: deps' default) at this level; a strong-SI check made on the way keeps the default.
 	// Tests set it to reach the bound on small histories.
 	PredWords int
-	_         struct{}
+	// Progress, when set, is told of each stage as it starts and ends, and of the solver's
+	// work every few hundred conflicts (report.Meter); it never changes the verdict.
+	Progress func(report.Progress)
+	_        struct{}
 }
 
 // ErrNeedsTime is returned for strong snapshot isolation on a history in which no
@@ -134,12 +137,14 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 		}
 	}
 	rep := &report.Report{Level: level, Checker: "si", History: h}
-	c := &run{ctx: ctx, h: h, level: level, o: o, rep: rep}
+	c := &run{ctx: ctx, h: h, level: level, o: o, rep: rep, meter: report.NewMeter(o.Progress, level, "si", len(h.Txns))}
 	c.t0 = c.now()
 	c.tp = c.t0
 	err := report.Ended(ctx, rep, c.run())
 	c.caveats()
 	rep.Stats.Elapsed = c.now().Sub(c.t0)
+	c.meter.Update(func(p *report.Progress) { p.Anomalies = len(rep.Anomalies) })
+	c.meter.End()
 	return report.Settle(ctx, rep, err)
 }
 
@@ -205,6 +210,7 @@ type run struct {
 	o      Options
 	rep    *report.Report
 	t0, tp time.Time
+	meter  *report.Meter // nil without Options.Progress
 	// partial: deps modelled some operations only in part (predicates); a pass proves
 	// nothing.
 	partial bool
@@ -298,6 +304,7 @@ func (c *run) shortcuts() (done bool, err error) {
 	)
 	pctx, cancel := context.WithCancel(c.ctx)
 	defer cancel()
+	c.meter.Start(report.StageBasic)
 	wait.Go(func() { p, ok, perr = certify.Try(pctx, c.h, c.level, 0, c.o.Shortcuts) })
 	if !c.o.Shortcuts.Has(certify.SkipBasic) {
 		if done, err := c.basic(); done || err != nil {
@@ -350,6 +357,7 @@ func (c *run) basic() (done bool, err error) {
 // error) says the report is decided.
 func (c *run) buildDeps(info anomaly.LevelInfo) (*deps.Deps, error) {
 	do := deps.Options{Session: info.Session, Realtime: info.Realtime, PredWords: c.o.PredWords}
+	c.meter.Start(report.StageDependencies)
 	d, err := deps.BuildContext(c.ctx, c.h, do)
 	if errors.Is(err, deps.ErrUnsupported) {
 		return nil, c.refused(err, do)
@@ -394,6 +402,7 @@ func (c *run) refused(err error, do deps.Options) error {
 // decide runs the model's phases on the dependencies: the schedule, the pairs and
 // pruning, the solver, and the explanation of a violation.
 func (c *run) decide(d *deps.Deps, info anomaly.LevelInfo) error {
+	c.meter.Start(report.StageConstructing)
 	m := buildBase(d)
 	c.phase("construct")
 	passed, ck, err := c.schedule(m, info.Session)
@@ -440,6 +449,8 @@ func (c *run) prune(m *model, ck *clocks, w *witness) (open bool, err error) {
 	}
 	st.Constraints = len(m.ww) + len(m.wr) + m.clockDecided
 	c.phase("pairs")
+	c.meter.Update(func(p *report.Progress) { p.Edges, p.Constraints = len(m.why)+m.clockEdges, st.Constraints })
+	c.meter.Start(report.StagePruning)
 	v, err := m.prune(c.ctx)
 	if err != nil {
 		return false, err
@@ -448,7 +459,9 @@ func (c *run) prune(m *model, ck *clocks, w *witness) (open bool, err error) {
 	st.PrunedConstraints = st.Constraints - nww - nwr
 	st.KnownEdges = len(m.why) + m.clockEdges
 	c.phase("prune")
+	c.meter.Update(func(p *report.Progress) { p.Edges, p.Pruned = st.KnownEdges, st.PrunedConstraints })
 	if v != nil {
+		c.meter.Start(report.StageExplaining)
 		c.fail(w.anomaly(v.Alternatives()))
 		return false, nil
 	}
@@ -463,13 +476,22 @@ func (c *run) prune(m *model, ck *clocks, w *witness) (open bool, err error) {
 // exists (the verdict is then Fail, to be explained).
 func (c *run) solve(m *model) (unsat bool, err error) {
 	st := &c.rep.Stats
+	c.meter.Start(report.StageSolving)
 	en, err := m.encode(c.ctx, false, c.o.Theory)
 	if err != nil {
 		return false, err
 	}
 	c.phase("encode")
+	observe := c.meter.Solver()
+	if observe != nil {
+		en.s.Observe(func(st sat.Stats) { observe(st.Conflicts, st.Decisions) })
+	}
 	status, err := en.s.Solve(c.ctx)
 	polygraph.AddSolverStats(st, en.s.Stats())
+	if observe != nil {
+		sst := en.s.Stats()
+		observe(sst.Conflicts, sst.Decisions)
+	}
 	c.phase("solve")
 	if err != nil {
 		return false, err
@@ -489,6 +511,7 @@ func (c *run) solve(m *model) (unsat bool, err error) {
 // explainCore extracts a small unsatisfiable core and reports the cycles its options
 // close.
 func (c *run) explainCore(m *model, w *witness) error {
+	c.meter.Start(report.StageExplaining)
 	ens, err := m.encode(c.ctx, true, c.o.Theory)
 	if err != nil {
 		return err

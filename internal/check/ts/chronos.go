@@ -19,7 +19,10 @@ type Options struct {
 	// MaxAnomalies caps the anomalies put in a [report.Report] (0: all). [Run] returns
 	// every violation regardless.
 	MaxAnomalies int
-	_            struct{}
+	// Progress, when set, is told of the replay as it starts, every few thousand events,
+	// and as it ends (report.Meter); it never changes the verdict.
+	Progress func(report.Progress)
+	_        struct{}
 }
 
 // Result is what [Run] found.
@@ -200,20 +203,28 @@ func Run(ctx context.Context, h *history.History, level anomaly.Level, opts Opti
 	if missing > 0 {
 		return res, fmt.Errorf("%w: %d of %d committed transactions have no start and commit timestamps", ErrNoTimestamps, missing, len(h.Txns)-res.Skipped+missing)
 	}
+	meter := report.NewMeter(opts.Progress, level, "chronos", len(h.Txns))
+	defer meter.End()
+	meter.Update(func(p *report.Progress) { p.Events = len(evs) })
+	meter.Start(report.StageReplaying)
 	slices.SortFunc(evs, c.cmpEvent)
 	if ctx.Err() != nil {
 		return res, context.Cause(ctx)
 	}
 	c.initKeys()
 	for i, e := range evs {
-		if i&4095 == 0 && ctx.Err() != nil {
-			return res, context.Cause(ctx)
+		if i&4095 == 0 {
+			if ctx.Err() != nil {
+				return res, context.Cause(ctx)
+			}
+			meter.Update(func(p *report.Progress) { p.Replayed, p.Anomalies = i, len(c.out) })
 		}
 		c.replay(e)
 	}
 	if m.session {
 		c.sessions()
 	}
+	meter.Update(func(p *report.Progress) { p.Replayed, p.Anomalies = len(evs), len(c.out) })
 	res.Violations = c.out
 	nk := len(h.Keys)
 	res.Stats = report.Stats{Txns: len(h.Txns), Committed: len(h.Txns) - res.Skipped, Sessions: len(h.Sessions), Keys: nk}

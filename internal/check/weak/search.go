@@ -54,6 +54,8 @@ type search struct {
 	open    int               // reads and transactions whose writer or outcome is a choice
 	budget  int64             // bound on the conflicts of every solve together (0: none)
 	after   map[[2]int32]bool // (reader, writer): the writer certainly follows the reader
+	// report, when set, reports the solver's work and the choices tried so far (observe).
+	report func(tries int)
 }
 
 // option is a writer a read may have read from (d.Init: the initial state) and the literal
@@ -650,6 +652,9 @@ func (se *search) run(ctx context.Context, maxWords int) (outcome, error) {
 			return out, sat.ErrBudget
 		}
 		out.tries++
+		if se.report != nil {
+			se.report(out.tries)
+		}
 		r, ok, err := se.verify(ctx, se.model(), maxWords)
 		if err != nil || !ok {
 			return out, err // !ok: past the clocks' bound, which saturateBoth checked before
@@ -662,6 +667,20 @@ func (se *search) run(ctx context.Context, maxWords int) (outcome, error) {
 		if err := se.learn(r); err != nil {
 			return out, err
 		}
+	}
+}
+
+// observe tells m (when not nil) of the search's solver work and of the choices it tries.
+func (se *search) observe(m *report.Meter) {
+	if m == nil {
+		return
+	}
+	hook := m.Solver()
+	se.s.Observe(func(st sat.Stats) { hook(st.Conflicts, st.Decisions) })
+	se.report = func(n int) {
+		st := se.s.Stats()
+		hook(st.Conflicts, st.Decisions)
+		m.Update(func(p *report.Progress) { p.Tries = n })
 	}
 }
 
@@ -762,6 +781,7 @@ func (c *check) guess(ctx context.Context, level anomaly.Level, maxWords int) (s
 // or Unknown) and returns "".
 func (c *check) decideChoices(ctx context.Context, level anomaly.Level, o Options, rep *report.Report) (string, error) {
 	maxWords := o.MaxClockWords
+	c.meter.Start(report.StageSearching)
 	if !o.SearchOnly {
 		if note, err := c.guess(ctx, level, maxWords); note != "" || err != nil {
 			return note, err
@@ -778,7 +798,11 @@ func (c *check) decideChoices(ctx context.Context, level anomaly.Level, o Option
 	if err != nil {
 		return "", err
 	}
+	se.observe(c.meter)
 	out, err := se.run(ctx, maxWords)
+	if se.report != nil {
+		se.report(out.tries)
+	}
 	if errors.Is(err, sat.ErrBudget) {
 		rep.Verdict = report.Unknown
 		rep.Stopped(fmt.Errorf("the search over the choices of writers of %s reached its bound of %d conflicts", openReads(se.open), o.SearchConflicts))

@@ -71,12 +71,20 @@ type Options struct {
 	// SearchOnly skips the linear-time guess at a choice of writers (greedy.go), so that
 	// every history the graphs leave open goes to the search: for tests that pin it.
 	SearchOnly bool
+	// Progress, when set, is told of each stage as it starts and ends, and of the search's
+	// work as it goes (report.Meter); it never changes the verdict.
+	Progress func(report.Progress)
 }
 
 // Check decides read committed, read atomic or causal consistency for h. Stopped by ctx,
 // it returns Verdict Unknown with context.Cause(ctx), or a violation proved before.
 func Check(ctx context.Context, h *history.History, level anomaly.Level, o Options) (*report.Report, error) {
-	rep, err := decide(ctx, h, level, o)
+	m := report.NewMeter(o.Progress, level, "weak", len(h.Txns))
+	rep, err := decide(ctx, h, level, o, m)
+	if rep != nil {
+		m.Update(func(p *report.Progress) { p.Anomalies = len(rep.Anomalies) })
+	}
+	m.End()
 	if rep == nil {
 		return nil, err
 	}
@@ -85,12 +93,13 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 	return report.Settle(ctx, rep, report.Ended(ctx, rep, err))
 }
 
-// decide is Check before it says whether ctx stopped it.
-func decide(ctx context.Context, h *history.History, level anomaly.Level, o Options) (*report.Report, error) {
+// decide is Check before it says whether ctx stopped it; m is told of its stages.
+func decide(ctx context.Context, h *history.History, level anomaly.Level, o Options, m *report.Meter) (*report.Report, error) {
 	if !slices.Contains(Levels, level) {
 		return nil, fmt.Errorf("weak: level %s is not read committed, read atomic or causal", level)
 	}
 	o = o.withDefaults()
+	m.Start(report.StageBasic)
 	rep, err := basic.Run(ctx, h, level, basic.Options{MaxAnomalies: o.MaxAnomalies})
 	if rep != nil {
 		rep.Checker = "weak"
@@ -99,6 +108,7 @@ func decide(ctx context.Context, h *history.History, level anomaly.Level, o Opti
 		return rep, err
 	}
 	session := level.Info().Session
+	m.Start(report.StageDependencies)
 	d, rep, err := buildDeps(ctx, h, level, rep)
 	if d == nil {
 		return rep, err
@@ -111,8 +121,11 @@ func decide(ctx context.Context, h *history.History, level anomaly.Level, o Opti
 	// The graphs: certain edges, and every edge some choice of writers could give. Node
 	// d.Init (= d.N) is the initial state, before every transaction.
 	c := newCheck(d, session)
+	c.meter = m
 	choices := c.edges(level == anomaly.ReadCommitted)
+	m.Update(func(p *report.Progress) { p.Edges = c.certain.M() })
 	if level != anomaly.ReadCommitted {
+		m.Start(report.StageSaturating)
 		if stop, err := c.saturateBoth(ctx, level, o.MaxClockWords, rep); stop {
 			return rep, err
 		}
@@ -248,6 +261,8 @@ type check struct {
 	// by the causal saturation for the witnesses' paths.
 	src  [][]int32
 	past *graph.Digraph
+	// meter is told of the search's progress (nil: not).
+	meter *report.Meter
 }
 
 // counter returns whether a transaction counts: with certain, only committed ones; else

@@ -123,7 +123,7 @@ func settle(cfg *driver.Config) *driver.Config {
 
 // Open connects once to check the server.
 func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, runner.Target, error) {
-	stmt, claim, err := runner.SQLIsolation(o.Isolation)
+	iso, err := runner.MySQLIsolation.Lookup(o.Isolation)
 	if err != nil {
 		return nil, runner.Target{}, fmt.Errorf("mysql: %w", err)
 	}
@@ -153,8 +153,8 @@ func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, run
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	db := &DB{db: sdb, cfg: cfg, log: log, iso: stmt, table: table}
-	return db, runner.Target{Claim: claim, Description: fmt.Sprintf("%s %s at %s, %s", name, version, cfg.Addr, stmt)}, nil
+	db := &DB{db: sdb, cfg: cfg, log: log, iso: iso.SQL, table: table}
+	return db, runner.Target{Claim: iso.Claim, Description: fmt.Sprintf("%s %s at %s, %s", name, version, cfg.Addr, iso.Describe())}, nil
 }
 
 // Prepare creates the table if needed, empties it and loads every key.

@@ -134,6 +134,41 @@ func TestRunCommandErrors(t *testing.T) {
 	}
 }
 
+// TestIsolationOnServer: `isovet run` on a real MySQL/MariaDB server refuses --isolation
+// snapshot-isolation (the server has no such level: its REPEATABLE READ loses updates),
+// writing nothing, and runs --isolation repeatable-read saying REPEATABLE READ is not
+// snapshot isolation, checking snapshot isolation by default.
+func TestIsolationOnServer(t *testing.T) {
+	t.Parallel()
+	d := dsn(t)
+	dir := t.TempDir()
+	var out bytes.Buffer
+	code, err := runner.RunCommand(context.Background(), runner.Options{DB: d, Isolation: "snapshot-isolation", Txns: 10, Out: dir, Table: runnertest.Table(t)}, &out, &out)
+	if code != runner.ExitError || err == nil {
+		t.Fatalf("run --isolation snapshot-isolation = %d, %v; want it refused (exit 2)\n%s", code, err, out.String())
+	}
+	for _, want := range []string{"no snapshot isolation level", "REPEATABLE READ, which is not snapshot isolation there", "loses updates", "offer serializable (SERIALIZABLE), repeatable-read"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not say %q", err, want)
+		}
+	}
+	if _, serr := os.Stat(filepath.Join(dir, "history.jsonl")); serr == nil {
+		t.Error("a history file was written although the run was refused")
+	}
+	t.Logf("refused: %v", err)
+
+	out.Reset()
+	code, err = runner.RunCommand(context.Background(), runner.Options{DB: d, Isolation: "repeatable-read", Workload: "rmw", Txns: 40, Sessions: 4, Table: runnertest.Table(t)}, &out, &out)
+	if err != nil || code == runner.ExitError {
+		t.Fatalf("run --isolation repeatable-read = %d, %v\n%s", code, err, out.String())
+	}
+	for _, want := range []string{"REPEATABLE READ (not snapshot isolation: it loses updates)", "snapshot-isolation, checked by"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("run --isolation repeatable-read does not say %q:\n%s", want, out.String())
+		}
+	}
+}
+
 // TestRowWorkloadsRecord: predicate reads and writes (UPDATE, then the rows carrying the
 // update's tag), inserts and deletes on MySQL/MariaDB are recorded as the predicate checker
 // expects (runnertest.CheckRowHistory).

@@ -2,9 +2,9 @@
 // postgres:// and postgresql:// schemes with [runner.Register].
 //
 // Each session is one connection. A transaction is BEGIN ISOLATION LEVEL ... (isovet's
-// serializable, repeatable-read or snapshot-isolation, read-committed and read-uncommitted
-// map to PostgreSQL's statements; PostgreSQL's REPEATABLE READ is snapshot isolation, its
-// READ UNCOMMITTED is READ COMMITTED), then one statement per operation on a table of
+// serializable, repeatable-read or snapshot-isolation, and read-committed map to
+// PostgreSQL's levels, [runner.PostgresIsolation]; its REPEATABLE READ is snapshot
+// isolation; read-uncommitted is refused, PostgreSQL runs it as READ COMMITTED), then one statement per operation on a table of
 // (k text primary key, v bigint, l text) rows, then COMMIT.
 //
 // Errors: SQLSTATE 40001 (serialization failure), 40P01 (deadlock) and 23505 (a unique
@@ -44,7 +44,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/isovet/isovet/check"
 	"github.com/isovet/isovet/history"
 	"github.com/isovet/isovet/internal/runner"
 )
@@ -71,13 +70,11 @@ type DB struct {
 
 // Open connects once to check the server and the isolation level.
 func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, runner.Target, error) {
-	stmt, claim, err := runner.SQLIsolation(o.Isolation)
+	iso, err := runner.PostgresIsolation.Lookup(o.Isolation)
 	if err != nil {
 		return nil, runner.Target{}, fmt.Errorf("postgres: %w", err)
 	}
-	if stmt == "READ UNCOMMITTED" {
-		claim = check.ReadCommitted // PostgreSQL's READ UNCOMMITTED is READ COMMITTED
-	}
+	stmt := iso.SQL
 	table, err := o.TableName()
 	if err != nil {
 		return nil, runner.Target{}, fmt.Errorf("postgres: %w", err)
@@ -97,8 +94,8 @@ func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, run
 	if err != nil {
 		return nil, runner.Target{}, err
 	}
-	desc := fmt.Sprintf("PostgreSQL %s at %s:%d, %s", version, cfg.Host, cfg.Port, stmt)
-	return db, runner.Target{Claim: claim, Description: desc}, nil
+	desc := fmt.Sprintf("PostgreSQL %s at %s:%d, %s", version, cfg.Host, cfg.Port, iso.Describe())
+	return db, runner.Target{Claim: iso.Claim, Description: desc}, nil
 }
 
 // ownOptions reads isovet's own options off dsn's query (isovet_txid=off: record no

@@ -18,7 +18,6 @@ import (
 
 	"modernc.org/sqlite"
 
-	"github.com/isovet/isovet/check"
 	"github.com/isovet/isovet/internal/runner"
 )
 
@@ -34,8 +33,9 @@ type DB struct {
 
 // Open opens (creating if needed) the database file.
 func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, runner.Target, error) {
-	if o.Isolation != "" && o.Isolation != "serializable" {
-		return nil, runner.Target{}, fmt.Errorf("sqlite: isolation %q: SQLite transactions are always serializable", o.Isolation)
+	iso, err := runner.SQLiteIsolation.Lookup(o.Isolation)
+	if err != nil {
+		return nil, runner.Target{}, fmt.Errorf("sqlite: %w", err)
 	}
 	file := strings.TrimPrefix(dsn, "sqlite://")
 	file, _, _ = strings.Cut(file, "?")
@@ -56,7 +56,7 @@ func Open(ctx context.Context, dsn string, o runner.OpenOptions) (runner.DB, run
 		sdb.Close()
 		return nil, runner.Target{}, fmt.Errorf("sqlite: opening %s: %w", file, err)
 	}
-	return &DB{db: sdb, file: file, table: table}, runner.Target{Claim: check.Serializable, Description: fmt.Sprintf("SQLite %s, file %s (serializable)", version, file)}, nil
+	return &DB{db: sdb, file: file, table: table}, runner.Target{Claim: iso.Claim, Description: fmt.Sprintf("SQLite %s, file %s (serializable)", version, file)}, nil
 }
 
 // Prepare creates the table if needed, empties it and loads every key.

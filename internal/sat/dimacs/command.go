@@ -49,29 +49,79 @@ const (
 // lines follow the answer. RunCommand does not read the clock: the caller
 // times it if wanted.
 func RunCommand(ctx context.Context, r io.Reader, stdout io.Writer, opts CommandOptions) (exitCode int, err error) {
-	in, closeIn, err := decompressed(r)
+	ans, err := Solve(ctx, r, opts.Solver)
 	if err != nil {
 		return ExitError, err
 	}
-	defer closeIn()
-	cnf, err := Read(in)
-	if err != nil {
-		return ExitError, err
-	}
-	s := sat.New(opts.Solver)
-	if err := Load(s, cnf); err != nil {
-		return ExitError, err
-	}
-	st, cause := s.Solve(ctx)
 	w := bufio.NewWriter(stdout)
-	code := writeAnswer(w, s, st, cause, cnf.Vars, opts.NoModel)
+	code := writeAnswer(w, ans, opts.NoModel)
 	if opts.Stats {
-		writeStats(w, s.Stats(), len(cnf.Clauses))
+		writeStats(w, ans.Stats, ans.Clauses)
 	}
 	if err := w.Flush(); err != nil {
 		return ExitError, fmt.Errorf("sat: writing answer: %w", err)
 	}
 	return code, nil
+}
+
+// Answer is what solving a formula found.
+type Answer struct {
+	Status sat.Status
+	// Cause is why the status is unknown (the context's cause, the conflict budget); nil
+	// otherwise.
+	Cause error
+	// Vars and Clauses are the formula's sizes, as its header gives them.
+	Vars, Clauses int
+	// Model is, for a satisfiable formula, every variable 1..Vars as v (true) or -v
+	// (false); nil otherwise.
+	Model []int
+	Stats sat.Stats
+	_     struct{}
+}
+
+// Exit is the exit code of the answer, as SAT competition solvers use them: 10 SAT,
+// 20 UNSAT, 0 UNKNOWN.
+func (a *Answer) Exit() int {
+	switch a.Status {
+	case sat.Sat:
+		return ExitSat
+	case sat.Unsat:
+		return ExitUnsat
+	}
+	return ExitUnknown
+}
+
+// Solve reads a DIMACS CNF formula from r, plain or gzip-compressed, and solves it with
+// options o. The error is a [*ParseError] for malformed input, or a reading error.
+func Solve(ctx context.Context, r io.Reader, o sat.Options) (*Answer, error) {
+	in, closeIn, err := decompressed(r)
+	if err != nil {
+		return nil, err
+	}
+	defer closeIn()
+	cnf, err := Read(in)
+	if err != nil {
+		return nil, err
+	}
+	s := sat.New(o)
+	if err := Load(s, cnf); err != nil {
+		return nil, err
+	}
+	st, cause := s.Solve(ctx)
+	a := &Answer{Status: st, Vars: cnf.Vars, Clauses: len(cnf.Clauses), Stats: s.Stats()}
+	switch st {
+	case sat.Sat:
+		a.Model = make([]int, cnf.Vars)
+		for v := 1; v <= cnf.Vars; v++ {
+			a.Model[v-1] = v
+			if !s.Value(sat.Var(v).Pos()) {
+				a.Model[v-1] = -v
+			}
+		}
+	case sat.Unknown:
+		a.Cause = cause
+	}
+	return a, nil
 }
 
 // decompressed reads r through gzip when it starts with the gzip magic
@@ -88,35 +138,30 @@ func decompressed(r io.Reader) (in io.Reader, closeIn func(), err error) {
 	return br, func() {}, nil
 }
 
-// writeAnswer writes the "s" line of st (with the model unless noModel, or
-// the cause of an unknown) and returns the exit code.
-func writeAnswer(w *bufio.Writer, s *sat.Solver, st sat.Status, cause error, vars int, noModel bool) int {
-	switch st {
+// writeAnswer writes the "s" line of a (with the model unless noModel, or the cause of
+// an unknown) and returns the exit code.
+func writeAnswer(w *bufio.Writer, a *Answer, noModel bool) int {
+	switch a.Status {
 	case sat.Sat:
 		fmt.Fprintln(w, "s SATISFIABLE")
 		if !noModel {
-			writeModel(w, s, vars)
+			writeModel(w, a.Model)
 		}
-		return ExitSat
 	case sat.Unsat:
 		fmt.Fprintln(w, "s UNSATISFIABLE")
-		return ExitUnsat
+	default:
+		fmt.Fprintln(w, "s UNKNOWN")
+		if a.Cause != nil {
+			fmt.Fprintf(w, "c reason: %v\n", a.Cause)
+		}
 	}
-	fmt.Fprintln(w, "s UNKNOWN")
-	if cause != nil {
-		fmt.Fprintf(w, "c reason: %v\n", cause)
-	}
-	return ExitUnknown
+	return a.Exit()
 }
 
 // writeModel prints "v" lines of at most about 78 characters.
-func writeModel(w *bufio.Writer, s *sat.Solver, vars int) {
+func writeModel(w *bufio.Writer, model []int) {
 	line := []byte("v")
-	for v := 1; v <= vars; v++ {
-		x := v
-		if !s.Value(sat.Var(v).Pos()) {
-			x = -v
-		}
+	for _, x := range model {
 		tok := strconv.Itoa(x)
 		if len(line)+1+len(tok) > 78 {
 			w.Write(append(line, '\n'))
