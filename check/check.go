@@ -15,11 +15,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
 	"github.com/isovet/isovet/internal/check/basic"
+	"github.com/isovet/isovet/internal/memguard"
 	"github.com/isovet/isovet/internal/report"
 )
 
@@ -177,6 +179,17 @@ type Options struct {
 	// reports their stages too, each Progress naming its Level. It never changes a
 	// verdict; nil costs nothing.
 	Progress func(Progress)
+	// MaxMemory bounds, in bytes, the Go heap the check may hold: a watchdog samples the
+	// heap every 50 ms and, once it holds more, stops the check, which answers Unknown
+	// with [ErrMemoryLimit] (its sentence names the limit, and a note says which stages
+	// had finished) instead of the process dying out of memory. While the check runs, the
+	// runtime's soft memory limit is lowered to 90% of it, so the garbage collector works
+	// hard first. 0 takes the runtime's soft limit if one is set (GOMEMLIMIT), else no
+	// limit; a negative value sets none. The isovet command passes half of the machine's
+	// memory, or of its cgroup's limit if lower, unless --max-memory says otherwise.
+	MaxMemory int64
+	// watched marks a check running under the watchdog of an enclosing one.
+	watched bool
 	// implied marks a check made to decide another level through implication (imply.go),
 	// which does not itself go through implication again.
 	implied bool
@@ -208,6 +221,9 @@ var (
 	ErrNotImplemented = errors.New("check: not implemented yet")
 	// ErrNeedsTime is returned when a level or method needs time data the history lacks.
 	ErrNeedsTime = errors.New("check: history lacks the time data this check needs")
+	// ErrMemoryLimit is matched (errors.Is) by the error of a check stopped at
+	// [Options.MaxMemory]; the report's verdict is Unknown.
+	ErrMemoryLimit = memguard.ErrLimit
 )
 
 // ParseLevel parses a level name or alias, in any case ([anomaly.ParseLevel]). For a name
@@ -305,6 +321,15 @@ func Check(ctx context.Context, h *history.History, level Level, opts Options) (
 	if opts.MaxAnomalies == 0 {
 		opts.MaxAnomalies = 20
 	}
+	if limit := opts.memoryLimit(); limit > 0 && !opts.watched {
+		wctx, stop := memguard.Watch(ctx, limit)
+		defer stop()
+		opts.watched = true
+		var stage stageTracker
+		opts.Progress = stage.wrap(opts.Progress)
+		rep, err := Check(wctx, h, level, opts)
+		return rep, memoryStopped(rep, err, stage.last())
+	}
 	recorded := h
 	h, failed, err := history.ResolveFailed(h, opts.FailedStatements)
 	if err != nil {
@@ -327,6 +352,71 @@ func Check(ctx context.Context, h *history.History, level Level, opts Options) (
 		finish(rep, c, level, recorded, h, failed)
 	}
 	return rep, err
+}
+
+// memoryLimit is the heap bound o asks for, in bytes (0: none).
+func (o Options) memoryLimit() uint64 {
+	switch {
+	case o.MaxMemory > 0:
+		return uint64(o.MaxMemory)
+	case o.MaxMemory < 0:
+		return 0
+	}
+	return memguard.RuntimeLimit()
+}
+
+// stageTracker remembers the stage a check last started, from its Progress calls.
+type stageTracker struct {
+	mu    sync.Mutex
+	stage Stage
+	level Level
+}
+
+// wrap returns a Progress function that records each stage started and then calls f (if
+// not nil).
+func (s *stageTracker) wrap(f func(Progress)) func(Progress) {
+	return func(p Progress) {
+		if !p.Ended {
+			s.mu.Lock()
+			s.stage, s.level = p.Stage, p.Level
+			s.mu.Unlock()
+		}
+		if f != nil {
+			f(p)
+		}
+	}
+}
+
+// last returns what the tracker knows of the stage under way: "" if none started.
+func (s *stageTracker) last() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stage == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s stage of the %s check", s.stage, s.level)
+}
+
+// memoryStopped completes the report of a check the memory watchdog stopped (err says so)
+// during stage (see stageTracker): where it stopped and which stages had finished, so that
+// the reader knows how far it got. It returns err.
+func memoryStopped(rep *Report, err error, stage string) error {
+	if rep == nil || !memguard.IsLimit(err) {
+		return err
+	}
+	var done []string
+	for _, p := range rep.Stats.Phases {
+		done = append(done, p.Name)
+	}
+	what := "no stage had finished"
+	if len(done) > 0 {
+		what = "the stages that had finished: " + strings.Join(done, ", ")
+	}
+	if stage != "" {
+		what = "in the " + stage + "; " + what
+	}
+	rep.Notes = append(rep.Notes, fmt.Sprintf("stopped by the memory limit before any verdict (%s); a larger limit (--max-memory) lets it go further", what))
+	return err
 }
 
 // route returns the checker for level and method m. With MethodAuto and no checker that

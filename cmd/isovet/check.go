@@ -33,6 +33,7 @@ type checkFlags struct {
 	memProfile   string
 	failed       string
 	strictExit   bool
+	maxMemory    string
 }
 
 func levelHelp() string {
@@ -92,6 +93,7 @@ exit as it is.
 	c.Flags().DurationVar(&f.realtime, "realtime-budget", 2*time.Second, "after a pass of a level that ignores the client time the history records, spend at most this long checking its real-time counterpart (strict-serializable, strong-snapshot-isolation) and say whether it holds; 0 skips it")
 	c.Flags().StringVar(&f.failed, "failed-statements", history.FailedUncertain.String(), "how to read a transaction logged as committed that contains a failed statement (which never takes effect): uncertain (committed without it, or rolled back: sound for every database), rolled-back (PostgreSQL, CockroachDB) or skipped (committed without it: MySQL, Galera)")
 	c.Flags().BoolVar(&f.strictExit, "strict-exit", false, "exit 1 when the level holds but its real-time follow-up (see --realtime-budget) fails")
+	c.Flags().StringVar(&f.maxMemory, "max-memory", "", "stop a check whose Go heap passes this size (64MiB, 2GiB, 500MB) with verdict unknown (exit 3) and a sentence saying so, instead of running out of memory; default: half of the machine's memory, or of its cgroup's limit if lower; 0 means no limit")
 	c.Flags().StringVar(&f.cpuProfile, "cpu-profile", "", "write a CPU profile of the whole check (reading included) to this file, for go tool pprof")
 	c.Flags().StringVar(&f.memProfile, "mem-profile", "", "write a profile of the memory the check allocated (reading included) to this file, for go tool pprof")
 	return c
@@ -201,7 +203,11 @@ func (f *checkFlags) options() (check.Level, check.Options, error) {
 	if !ok {
 		return level, check.Options{}, fmt.Errorf("unknown --failed-statements %q (readings: %s)", f.failed, strings.Join(history.FailedReadings(), ", "))
 	}
-	return level, check.Options{Method: method, ClockSkew: f.clockSkew, MaxAnomalies: f.maxAnomalies, FailedStatements: reading, Now: time.Now}, nil
+	mem, err := maxMemory(f.maxMemory)
+	if err != nil {
+		return level, check.Options{}, err
+	}
+	return level, check.Options{Method: method, ClockSkew: f.clockSkew, MaxAnomalies: f.maxAnomalies, FailedStatements: reading, Now: time.Now, MaxMemory: mem}, nil
 }
 
 // checkOne checks the history h read from path under the --timeout and follows a pass with

@@ -21,7 +21,10 @@ import (
 // a process of its own: a history read from the process's standard input as /dev/stdin.
 func init() {
 	if os.Getenv("ISOVET_TEST_AS_CLI") == "1" {
-		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+		ctx, stop := interruptible(context.Background()) // as main does
+		code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
 	}
 }
 

@@ -291,7 +291,9 @@ func BuildContext(ctx context.Context, h *history.History, o Options) (*Deps, er
 		return nil, ErrNoTime
 	}
 	d := newDeps(h, o)
-	if err := d.buildReads(ctx); err != nil {
+	if err := d.buildReads(ctx); errors.Is(err, errClosed) {
+		return d, nil // Findings fail the history; callers build nothing on d
+	} else if err != nil {
 		return nil, err
 	}
 	if err := d.buildCounted(ctx); err != nil {
@@ -326,8 +328,17 @@ func (d *Deps) buildReads(ctx context.Context) error {
 			return err
 		}
 	}
-	return d.resolveCandidates(ctx, &finalIndex{d: d, aborted: aborted}, aborted)
+	finals := &finalIndex{d: d, aborted: aborted}
+	if d.closedReads(finals, aborted) {
+		return errClosed
+	}
+	return d.resolveCandidates(ctx, finals, aborted)
 }
+
+// errClosed stops BuildContext after buildReads found a closed set of reads (closed.go):
+// the finding fails the history at every level, and the candidate lists it would make next
+// may be quadratic in the transactions.
+var errClosed = errors.New("deps: a closed set of reads fails the history")
 
 // buildCounted is BuildContext's second half: which transactions count, the findings of
 // reads left with no candidate, the writers per key, and the reads list reads imply.

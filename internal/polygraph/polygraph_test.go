@@ -155,3 +155,23 @@ func TestPruneWorkGraph(t *testing.T) {
 		t.Errorf("the working graph was built only %d times", used)
 	}
 }
+
+// TestCheckUnreadKeys: a key no read may read gets no write-order constraint, whoever its
+// writers are; once one of its versions may be read, its writers' pairs are back. (The
+// argument is in unread's comment; ser's TestCheckShapesOracle pins it to the oracle.)
+func TestCheckUnreadKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		ww        int
+	}{
+		{"blind writes", "s1: T1 w(x,1)\ns2: T2 w(x,2)\ns3: T3 w(x,3) r(y,0)", 0},
+		{"blind writes of one value", "s1: T1 w(x,1)\ns2: T2 w(x,1)\ns3: T3 w(x,1)", 0},
+		{"the initial version read", "init 0\ns1: T1 w(x,1)\ns2: T2 w(x,2)\ns3: T3 r(x,0)", 0},
+		{"a version read", "s1: T1 w(x,1)\ns2: T2 w(x,2)\ns3: T3 w(x,3)\ns4: T4 r(x,2)", 3},
+	} {
+		p := build(t, tc.src, deps.Options{})
+		if len(p.WW) != tc.ww {
+			t.Errorf("%s: %d write-order constraints, want %d", tc.name, len(p.WW), tc.ww)
+		}
+	}
+}
