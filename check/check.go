@@ -105,6 +105,7 @@ const (
 	CaveatPartial          = report.CaveatPartial          // part of the history was not modelled
 	CaveatUntimed          = report.CaveatUntimed          // transactions without a client interval
 	CaveatPlaceholders     = report.CaveatPlaceholders     // writers that no log holds
+	CaveatUnloggedWriters  = report.CaveatUnloggedWriters  // thin-air reads in a log that misses writers
 	CaveatStopped          = report.CaveatStopped          // the check was stopped before it decided
 	CaveatChosenOrder      = report.CaveatChosenOrder      // violations found in an order the checker chose
 	CaveatUncertainOutcome = report.CaveatUncertainOutcome // violations found taking unknown outcomes one way
@@ -446,6 +447,7 @@ func finish(rep *Report, c *Checker, level Level, recorded, h *history.History, 
 		rep.AddCaveat(report.CaveatBasicOnly, fmt.Sprintf("only the basic checks ran (aborted, intermediate and thin-air reads, internal consistency, list orders): they find no dependency cycle, so finding nothing does not show that %s holds", level))
 	}
 	placeholderCaveat(rep, h)
+	unloggedThinAir(rep, h)
 	report.Finish(rep)
 	addHistoryNotes(rep, h)
 	placeholdersLast(rep, h)
@@ -467,6 +469,35 @@ func placeholderCaveat(rep *Report, h *history.History) {
 		return
 	}
 	rep.AddCaveat(CaveatPlaceholders, report.PlaceholderFinding(h))
+}
+
+// unloggedThinAir sets aside the thin-air reads rep found when h's log misses writers that
+// may have committed (placeholders of unknown outcome, as when a Vbox log holds reads of
+// another run's writes): any writer the log misses may have written the value, so such a
+// read proves nothing. The other anomalies stand; when none is left, the failure rests on
+// nothing the log vouches for and the caveat unlogged-writers makes it Unknown.
+func unloggedThinAir(rep *Report, h *history.History) {
+	if rep.Verdict != Fail || !missesCommittable(h) {
+		return
+	}
+	kept := slices.DeleteFunc(slices.Clone(rep.Anomalies), func(a Anomaly) bool { return a.Kind == anomaly.ThinAirRead })
+	n := len(rep.Anomalies) - len(kept)
+	if n == 0 {
+		return
+	}
+	note := fmt.Sprintf("the %s reported (a value no logged transaction wrote, read or changed by a predicate update) are not counted as violations: the log misses writers that may have committed (the reads of placeholders above), and any of them may have written it", count(n, "thin-air read"))
+	if len(kept) == 0 {
+		rep.AddCaveat(CaveatUnloggedWriters, note)
+		return
+	}
+	rep.Anomalies = kept
+	rep.Notes = append(rep.Notes, note)
+}
+
+// missesCommittable reports whether h's log misses a writer that may have committed: a
+// placeholder of unknown outcome.
+func missesCommittable(h *history.History) bool {
+	return slices.ContainsFunc(h.Placeholders(), func(t history.TxnID) bool { return h.Txn(t).Outcome == history.OutcomeUnknown })
 }
 
 // placeholdersLast lists rep's anomalies among recorded transactions before those through

@@ -206,3 +206,63 @@ func countPlaceholderReads(h *history.History) int {
 	}
 	return n
 }
+
+// unloggedHistory is a history whose log misses a writer that may have committed (a
+// placeholder of unknown outcome, read by T1) and in which T2 reads x=7, which no logged
+// transaction wrote; with aborted, T3 also reads y=1 from T4, which aborted.
+func unloggedHistory(t *testing.T, aborted bool) *history.History {
+	t.Helper()
+	b := history.NewBuilder()
+	kx, ky := b.StrKey("x"), b.StrKey("y")
+	ph := b.BeginTxn(b.NewSession(history.Str(history.PlaceholderSession)), history.Int(90), history.OutcomeUnknown)
+	w := b.Write(kx, b.IntValue(5))
+	b.BeginTxn(b.Session(history.Int(1)), history.Int(1), history.OutcomeCommitted)
+	b.ReadFrom(kx, b.IntValue(5), history.Src{Kind: history.SrcTxn, Txn: ph, Op: w})
+	b.BeginTxn(b.Session(history.Int(2)), history.Int(2), history.OutcomeCommitted)
+	b.Read(kx, b.IntValue(7))
+	if aborted {
+		b.BeginTxn(b.Session(history.Int(3)), history.Int(4), history.OutcomeAborted)
+		b.Write(ky, b.IntValue(1))
+		b.BeginTxn(b.Session(history.Int(4)), history.Int(3), history.OutcomeCommitted)
+		b.Read(ky, b.IntValue(1))
+	}
+	h, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestThinAirInUnloggedHistory: in a log that misses writers that may have committed, a
+// thin-air read proves nothing (a missing writer may have written the value): alone it
+// leaves the verdict Unknown under the caveat unlogged-writers, never Fail; beside a real
+// violation among recorded transactions it is set aside in a note and the violation stands.
+func TestThinAirInUnloggedHistory(t *testing.T) {
+	for _, level := range []check.Level{check.ReadCommitted, check.Causal, check.SnapshotIsolation, check.Serializable} {
+		rep, err := check.Check(context.Background(), unloggedHistory(t, false), level, check.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Verdict != check.Unknown || len(rep.Anomalies) != 0 {
+			t.Errorf("%v, thin-air read only: %v with %d anomalies, want unknown with none", level, rep.Verdict, len(rep.Anomalies))
+		}
+		if !slices.ContainsFunc(rep.Applied(), func(c check.Caveat) bool { return c.Kind == check.CaveatUnloggedWriters }) {
+			t.Errorf("%v, thin-air read only: caveats %v, want unlogged-writers applied", level, rep.Applied())
+		}
+		rep, err = check.Check(context.Background(), unloggedHistory(t, true), level, check.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Verdict != check.Fail || len(rep.Anomalies) == 0 || rep.Anomalies[0].Kind != anomaly.AbortedRead {
+			t.Errorf("%v, with an aborted read: %v %v, want fail with the aborted read first", level, rep.Verdict, rep.Anomalies)
+		}
+		for _, a := range rep.Anomalies {
+			if a.Kind == anomaly.ThinAirRead {
+				t.Errorf("%v: the thin-air read is still counted: %s", level, a.Message)
+			}
+		}
+		if !hasNote(rep, "thin-air read", "not counted") {
+			t.Errorf("%v: no note on the thin-air read set aside: %q", level, rep.Notes)
+		}
+	}
+}

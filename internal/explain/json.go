@@ -92,7 +92,8 @@ func JSON(w io.Writer, r *report.Report) error {
 //	  "notes": ["..."],
 //	  "caveats": [{                             // omitted when none made the verdict unknown
 //	    "kind": "partial",                      // basic-only, partial, untimed, placeholders,
-//	                                            // stopped, chosen-order, uncertain-outcome
+//	                                            // stopped, chosen-order, uncertain-outcome,
+//	                                            // unlogged-writers
 //	    "note": "..."                           // the sentence, also among "notes"
 //	  }],
 //	  "stats": {"txns": 2, "committed": 1, ..., "elapsed_ns": 0, "phases": [{"name": "...", "elapsed_ns": 0}]},

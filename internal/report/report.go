@@ -169,6 +169,10 @@ const (
 	// CaveatUncertainOutcome: the violations were found taking transactions of unknown
 	// outcome one way (committed or not) where the history does not say which.
 	CaveatUncertainOutcome
+	// CaveatUnloggedWriters: the only violations found were thin-air reads, in a history
+	// whose log misses writers that may have committed (placeholders of unknown outcome):
+	// any of them may have written the value.
+	CaveatUnloggedWriters
 )
 
 // caveatSpecs is the verdict policy, one row per kind: its name, and which verdicts a caveat
@@ -188,6 +192,7 @@ var caveatSpecs = [...]struct {
 	CaveatStopped:          {name: "stopped", pass: true, fail: true, unknown: true},
 	CaveatChosenOrder:      {name: "chosen-order", fail: true},
 	CaveatUncertainOutcome: {name: "uncertain-outcome", fail: true},
+	CaveatUnloggedWriters:  {name: "unlogged-writers", pass: true, fail: true},
 }
 
 func (k CaveatKind) String() string {

@@ -48,6 +48,7 @@ func TestFinishPolicy(t *testing.T) {
 		CaveatStopped:          {true, true, true},
 		CaveatChosenOrder:      {false, true, false},
 		CaveatUncertainOutcome: {false, true, false},
+		CaveatUnloggedWriters:  {true, true, false},
 	}
 	if len(undermines) != len(caveatSpecs)-1 {
 		t.Fatalf("the test covers %d kinds, the policy has %d", len(undermines), len(caveatSpecs)-1)
