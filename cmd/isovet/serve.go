@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -161,12 +162,12 @@ the file (docs/json.md).`,
 			}
 			st, err := server.Replay(c.Context(), o)
 			if err != nil {
-				return &exitError{code: exitUsage, err: err}
+				return &exitError{code: exitUsage, err: replayError(args[0], st, err)}
 			}
 			if asJSON {
 				return replayJSON(c.OutOrStdout(), displayName(args[0]), o.To, st)
 			}
-			fmt.Fprintf(c.OutOrStdout(), "sent %d transactions in %d batches in %v (%.0f txns/s)\n", st.Txns, st.Batches, st.Elapsed.Round(1e6), st.Rate())
+			fmt.Fprintf(c.OutOrStdout(), "sent %d transactions in %d batches in %v (%.0f txns/s)%s\n", st.Txns, st.Batches, st.Elapsed.Round(1e6), st.Rate(), replayNotes(st))
 			return nil
 		},
 	}
@@ -174,6 +175,7 @@ the file (docs/json.md).`,
 	f := c.Flags()
 	f.StringVar(&o.To, "to", "", "http://host:port of isovet serve, or nats://host:port")
 	f.StringVar(&o.Subject, "subject", "isovet.txns", "NATS subject to publish to")
+	f.StringVar(&o.Stream, "stream", "ISOVET", "JetStream stream: used if it exists and takes --subject, created if no stream does")
 	f.Float64Var(&o.Rate, "rate", 0, "transactions per second (0: as fast as possible)")
 	f.BoolVar(&o.Shuffle, "shuffle", false, "send the transactions in a random order")
 	f.DurationVar(&o.Delay, "delay", 0, "hold each transaction back by a random delay up to this (bounded reordering)")
@@ -182,6 +184,35 @@ the file (docs/json.md).`,
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.BoolVar(&asJSON, "json", false, `print what was sent as one JSON document, {"schema": 1, "kind": "replay", "results": [...]} (docs/json.md)`)
 	return c
+}
+
+// replayError says why the replay of file stopped: refused up front (nothing sent), or
+// by the service after it accepted what st counts.
+func replayError(file string, st server.ReplayStats, err error) error {
+	var ref *server.RefusedError
+	if errors.As(err, &ref) {
+		return fmt.Errorf("%s: replay stopped: %w (it accepted %d transactions in %d batches before)", displayName(file), err, st.Txns, st.Batches)
+	}
+	if st.Txns > 0 {
+		return fmt.Errorf("%s: replay stopped after %d transactions were accepted: %w", displayName(file), st.Txns, err)
+	}
+	return fmt.Errorf("%s: nothing was sent: %w", displayName(file), err)
+}
+
+// replayNotes says what a replay left out, and over NATS which stream took it.
+func replayNotes(st server.ReplayStats) string {
+	var s string
+	if st.NotSent > 0 {
+		s += fmt.Sprintf("; %d aborted transactions not sent (the online checker takes committed ones)", st.NotSent)
+	}
+	if st.Stream != "" {
+		how := "existing stream"
+		if st.CreatedStream {
+			how = "created stream"
+		}
+		s += fmt.Sprintf("; %s %s", how, st.Stream)
+	}
+	return s
 }
 
 // replayResult is the replay document's result: the history sent, where, and how fast.

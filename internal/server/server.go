@@ -32,6 +32,7 @@ import (
 	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
 	"github.com/isovet/isovet/internal/check/ts"
+	"github.com/isovet/isovet/internal/jsonscan"
 )
 
 // Options configure the server. The zero value serves snapshot isolation on
@@ -215,6 +216,9 @@ type Status struct {
 	// transaction wrote read 0 (the server was started with another initial value than 0),
 	// or every one read nil. Empty when there is none.
 	Hint string `json:"hint,omitempty"`
+	// Initial is every key's initial value (--initial-value) as JSON: 0, null, "x".
+	// Clients compare it with the history they send.
+	Initial json.RawMessage `json:"initial_value"`
 }
 
 // New prepares a server: the checker, and the violations file (read for violations
@@ -634,6 +638,7 @@ func (s *Server) publishStatus(delay time.Duration, queue int) {
 		ByKind: by, MemoryEstimate: st.Bytes, MemoryBound: max(s.opts.MaxMemory, 0), LagSeconds: lag, QueueDelay: delay.Seconds(), Queue: queue,
 		Rebuilt: s.rebuilt.Load(), CheckerCPU: time.Duration(s.checkerCPU.Load()).Seconds(), CheckerBusy: time.Duration(s.checkerBusy.Load()).Seconds(), Requests: s.requests.Load(), BadRequests: s.badRequests.Load(),
 		NATSMessages: s.natsMsgs.Load(), NATSBad: s.natsBad.Load(), Subscribers: s.hub.count(), Hint: hint,
+		Initial: jsonscan.AppendDatum(nil, s.opts.Initial),
 	})
 }
 
