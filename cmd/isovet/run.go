@@ -13,8 +13,8 @@ import (
 
 	"github.com/isovet/isovet/check"
 	"github.com/isovet/isovet/internal/runner"
-	"github.com/isovet/isovet/internal/server"
 	_ "github.com/isovet/isovet/internal/runner/all" // postgres://, mysql://, sqlite:// drivers
+	"github.com/isovet/isovet/internal/server"
 	"github.com/isovet/isovet/internal/workload"
 )
 
