@@ -157,7 +157,11 @@ func agreeInitial(ctx context.Context, c *http.Client, base string, want history
 		return nil
 	}
 	if w := string(jsonscan.AppendDatum(nil, want)); got != w {
-		return fmt.Errorf("the history starts every key at %s, the service at %s: every read of an untouched key would be reported as a violation; restart isovet serve with --initial-value %s", w, got, want.String())
+		flag := w
+		if str, ok := want.Str(); ok {
+			flag = strconv.Quote(str)
+		}
+		return fmt.Errorf("the history starts every key at %s, the service at %s: reads of untouched keys would be judged against the wrong value; restart isovet serve with --initial-value %s", w, got, flag)
 	}
 	return nil
 }
