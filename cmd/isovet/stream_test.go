@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -328,5 +331,129 @@ func TestRunServeRefusesUntimedDatabases(t *testing.T) {
 	code, _, stderr = runCLI(t, "run", "--db", "sqlite://"+filepath.Join(t.TempDir(), "db"), "--workload", "write-skew", "-n", "20", "--serve", "http://127.0.0.1:1")
 	if code != exitUsage || !strings.Contains(stderr, "gives no start and commit timestamps") {
 		t.Fatalf("run --serve on SQLite: exit %d, %s", code, stderr)
+	}
+}
+
+// refusingService answers its status as a service checking serializability from 0, takes
+// the first accept batches and refuses every later one with reason.
+func refusingService(t *testing.T, accept int, reason string) string {
+	t.Helper()
+	var mu sync.Mutex
+	posts := 0
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodGet && r.URL.Path == "/v1/status":
+			fmt.Fprint(w, `{"schema":1,"kind":"status","level":"serializable","initial_value":0}`)
+		case r.Method == http.MethodPost && r.URL.Path == "/v1/txns":
+			mu.Lock()
+			posts++
+			n := posts
+			mu.Unlock()
+			if n > accept {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				fmt.Fprintf(w, `{"schema":1,"kind":"error","error":%q,"code":"overloaded"}`, reason)
+				return
+			}
+			fmt.Fprint(w, `{"schema":1,"kind":"accepted"}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+// TestReplayStopsAtRefusal: a refusal after some batches were accepted stops replay with
+// the service's reason, what it accepted before, and exit 2.
+func TestReplayStopsAtRefusal(t *testing.T) {
+	out := t.TempDir()
+	if code, stdout, stderr := runCLI(t, "run", "--db", "memdb://si", "--workload", "write-skew", "-n", "100", "--check", "snapshot-isolation", "--out", out); code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	url := refusingService(t, 2, "the checker is full")
+	code, stdout, stderr := runCLI(t, "replay", filepath.Join(out, "history.jsonl"), "--to", url, "--batch", "10")
+	if code != exitUsage || !strings.Contains(stderr, "503 Service Unavailable") || !strings.Contains(stderr, "the checker is full") ||
+		!strings.Contains(stderr, "accepted 20 transactions in 2 batches") || strings.Contains(stdout, "sent ") {
+		t.Fatalf("replay refused after two batches: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}
+
+// TestRunServeFailureKeepsRecording: when the service refuses what run streams, the run
+// still records the whole history and checks it, then fails (exit 2) saying so.
+func TestRunServeFailureKeepsRecording(t *testing.T) {
+	url := refusingService(t, 0, "no room")
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "run", "--db", "memdb://si", "--workload", "write-skew", "-n", "200", "--check", "snapshot-isolation", "--out", out, "--serve", url)
+	if code != exitUsage || !strings.Contains(stderr, "streaming to "+url+" failed after it accepted 0 transactions") || !strings.Contains(stderr, "no room") {
+		t.Fatalf("run --serve to a refusing service: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "snapshot-isolation, checked by") {
+		t.Fatalf("the run did not check its history: %s", stdout)
+	}
+	h, _, err := format.Open(filepath.Join(out, "history.jsonl"), "", format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("recorded %d transactions", len(h.Txns)); !strings.Contains(stdout, want) || committedOf(h) < 200 {
+		t.Fatalf("the recording holds %d transactions (%d committed); the run said: %s", len(h.Txns), committedOf(h), stdout)
+	}
+}
+
+// pgTestDSN returns the PostgreSQL server for tests, skipping visibly (failing under
+// ISOVET_REQUIRE_SERVICES=1) when none answers.
+func pgTestDSN(t *testing.T) string {
+	t.Helper()
+	d := os.Getenv("ISOVET_PG_DSN")
+	if d == "" {
+		d = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+	}
+	u, err := neturl.Parse(d)
+	if err == nil {
+		var c net.Conn
+		if c, err = net.DialTimeout("tcp", u.Host, 2*time.Second); err == nil {
+			c.Close()
+		}
+	}
+	if err != nil {
+		msg := fmt.Sprintf("PostgreSQL not reachable at %s (set ISOVET_PG_DSN): %v", d, err)
+		if os.Getenv("ISOVET_REQUIRE_SERVICES") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return d
+}
+
+// TestRunServePostgresAndReplay: a PostgreSQL run is not streamed (its timestamps come from the whole
+// history's snapshots), and says so before it runs; its recording, replayed, is refused by
+// a service checking serializability (whose verdict would rest on a commit order isovet
+// chose) and accepted whole by one checking snapshot isolation, with the offline
+// timestamp check's violations.
+func TestRunServePostgresAndReplay(t *testing.T) {
+	dsn := pgTestDSN(t)
+	table := fmt.Sprintf("isovet_stream_%d", time.Now().UnixNano()%1_000_000)
+	svc := startService(t, server.Options{Level: anomaly.SnapshotIsolation, Initial: history.Int(0)})
+	code, _, stderr := runCLI(t, "run", "--db", dsn, "--isolation", "repeatable-read", "--workload", "write-skew", "-n", "20", "--table", table, "--serve", svc.url)
+	if code != exitUsage || !strings.Contains(stderr, "PostgreSQL gives snapshots") || !strings.Contains(stderr, "isovet replay") {
+		t.Fatalf("run --serve on PostgreSQL: exit %d, %s", code, stderr)
+	}
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "run", "--db", dsn, "--isolation", "repeatable-read", "--workload", "write-skew", "-n", "200", "--check", "snapshot-isolation", "--table", table, "--out", out)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	hist := filepath.Join(out, "history.jsonl")
+	ser := startService(t, server.Options{Level: anomaly.Serializable, Initial: history.Int(0)})
+	code, _, stderr = runCLI(t, "replay", hist, "--to", ser.url)
+	if code != exitUsage || !strings.Contains(stderr, "derived from the database's snapshots") {
+		t.Fatalf("replay of derived timestamps to a serializable service: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "replay", hist, "--to", svc.url)
+	h, want := offline(t, hist, anomaly.SnapshotIsolation)
+	if code != 0 || !strings.Contains(stdout, fmt.Sprintf("sent %d transactions", committedOf(h))) {
+		t.Fatalf("replay: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if got := svc.violations(t, committedOf(h)); !slices.Equal(got, want) {
+		t.Fatalf("online %v, offline %v", got, want)
 	}
 }

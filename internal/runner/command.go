@@ -231,6 +231,9 @@ func (c *command) record(ctx context.Context, db DB, target Target, w *workload.
 	}
 	if o.Sink != nil {
 		c.sinkErr = o.Sink.Close()
+		if res != nil && res.Unknown > 0 {
+			fmt.Fprintf(c.stderr, "note: %d transactions of unknown outcome were streamed as such: the online checker takes them as not committed, the offline check as committed when a read saw what only they wrote, so an online violation through one may be a false alarm; the verdicts below are the offline check's\n", res.Unknown)
+		}
 	}
 	closeErr := errors.Join(hist.Close(), side.Close())
 	c.cleanup(ctx, db)

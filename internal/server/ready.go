@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
 	"github.com/isovet/isovet/internal/jsonscan"
 )
@@ -143,52 +144,71 @@ func WithIDs(h *history.History) (*history.History, error) {
 // n its position in the history, which is how reports name it.
 func AssignedID(n int) history.Datum { return history.Str("T" + strconv.Itoa(n)) }
 
-// agreeInitial asks the service at base for its initial value and fails, before anything
-// is sent, when it is not want, the one every key of the history starts at: every read of an untouched
-// key would be reported as a violation. A service that does not say is trusted, with a
-// warning.
-func agreeInitial(ctx context.Context, c *http.Client, base string, want history.Datum, log *slog.Logger) error {
-	got, ok, err := serviceInitial(ctx, c, base)
+// agree asks the service at base for its initial value and level and fails, before
+// anything is sent, when the service would judge the history otherwise than the offline
+// check: it starts keys at another value than want, the history's (every read of an
+// untouched key would be judged against the wrong value), or, with derived timestamps,
+// it checks serializability ([orderChosen]). A service that does not say is trusted,
+// with a warning.
+func agree(ctx context.Context, c *http.Client, base string, want history.Datum, derived bool, log *slog.Logger) error {
+	st, err := serviceStatus(ctx, c, base)
 	if err != nil {
 		return err
 	}
-	if !ok {
+	if derived && orderChosen(st.Level) {
+		return errDerivedSer(st.Level)
+	}
+	if len(st.Initial) == 0 {
 		log.Warn("the service does not say its initial value; it must be this one", "initial_value", want.String())
 		return nil
 	}
-	if w := string(jsonscan.AppendDatum(nil, want)); got != w {
+	if w := string(jsonscan.AppendDatum(nil, want)); string(st.Initial) != w {
 		flag := w
 		if str, ok := want.Str(); ok {
 			flag = strconv.Quote(str)
 		}
-		return fmt.Errorf("the history starts every key at %s, the service at %s: reads of untouched keys would be judged against the wrong value; restart isovet serve with --initial-value %s", w, got, flag)
+		return fmt.Errorf("the history starts every key at %s, the service at %s: reads of untouched keys would be judged against the wrong value; restart isovet serve with --initial-value %s", w, st.Initial, flag)
 	}
 	return nil
 }
 
-// serviceInitial reads the initial value the service at base checks with, from its status
-// (JSON text: 0, null, "x"); ok is false when the status does not say.
-func serviceInitial(ctx context.Context, c *http.Client, base string) (string, bool, error) {
+// orderChosen reports whether the service's level judges transactions by their commit
+// order among concurrent ones (serializability: each reads at its commit), which
+// timestamps derived from snapshots do not give: isovet chose it.
+func orderChosen(level string) bool {
+	l, ok := anomaly.ParseLevel(level)
+	return ok && (l == anomaly.Serializable || l == anomaly.StrongSessionSerializable)
+}
+
+// errDerivedSer is the refusal of a history with derived timestamps by a service checking
+// level, a serializable one.
+func errDerivedSer(level string) error {
+	return fmt.Errorf("the history's timestamps were derived from the database's snapshots, which do not say in which order concurrent transactions committed, and the service checks %s, which judges that order: it would report violations of the order isovet chose, which the offline check withdraws; serve at snapshot-isolation, or check serializability offline (isovet check --method black-box)", level)
+}
+
+// serviceState is what the service at base says of itself that replay needs.
+type serviceState struct {
+	Level   string          `json:"level"`
+	Initial json.RawMessage `json:"initial_value"` // "null" when null, empty when absent
+}
+
+// serviceStatus reads the service's level and initial value from its status.
+func serviceStatus(ctx context.Context, c *http.Client, base string) (serviceState, error) {
+	var st serviceState
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/status", nil)
 	if err != nil {
-		return "", false, err
+		return st, err
 	}
 	resp, err := c.Do(req)
 	if err != nil {
-		return "", false, fmt.Errorf("asking the service at %s for its status: %w", base, err)
+		return st, fmt.Errorf("asking the service at %s for its status: %w", base, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return "", false, fmt.Errorf("asking the service at %s for its status: %s", base, resp.Status)
-	}
-	var st struct {
-		Initial json.RawMessage `json:"initial_value"` // "null" when null, empty when absent
+		return st, fmt.Errorf("asking the service at %s for its status: %s", base, resp.Status)
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return "", false, fmt.Errorf("reading the status of the service at %s: %w", base, err)
+		return st, fmt.Errorf("reading the status of the service at %s: %w", base, err)
 	}
-	if len(st.Initial) == 0 {
-		return "", false, nil
-	}
-	return string(st.Initial), true, nil
+	return st, nil
 }

@@ -171,7 +171,7 @@ func (o *ReplayOptions) sender(ctx context.Context) (*sender, error) {
 			send: func(ctx context.Context, body []byte) error { return PostBatch(ctx, client, base+"/v1/txns", body) },
 			agree: func(ctx context.Context, h *history.History) error {
 				want, _ := uniformInitial(h)
-				return agreeInitial(ctx, client, base, want, o.Logger)
+				return agree(ctx, client, base, want, h.DerivedTimestamps(), o.Logger)
 			},
 			done: func() error { return nil },
 		}, nil
@@ -220,8 +220,11 @@ func (o *ReplayOptions) natsSender(ctx context.Context) (*sender, error) {
 		_, err := js.PublishAsync(o.Subject, body)
 		return err
 	}
-	s.agree = func(context.Context, *history.History) error {
-		if d, ok := uniformInitial(o.History); ok {
+	s.agree = func(_ context.Context, h *history.History) error {
+		if h.DerivedTimestamps() {
+			return errors.New("the history's timestamps were derived from the database's snapshots, which do not say in which order concurrent transactions committed: a service checking serializability would report violations of the order isovet chose, which the offline check withdraws, and over NATS replay cannot ask the service's level; replay it over HTTP (--to http://...), where replay asks, to a service at snapshot-isolation")
+		}
+		if d, ok := uniformInitial(h); ok {
 			o.Logger.Info("the service must run with this --initial-value (over NATS replay cannot ask it)", "initial_value", d.String())
 		}
 		return nil

@@ -53,8 +53,11 @@ type Streamer struct {
 	stop chan struct{} // closed by Close: send what is left, then end
 	end  chan struct{} // closed when the sending goroutine has ended
 
-	mu      sync.Mutex
-	lines   [][]byte
+	cancel context.CancelFunc // ends a send in progress when Close gives up
+
+	mu       sync.Mutex
+	progress time.Time // when the service last accepted a batch (or the stream opened)
+	lines    [][]byte
 	bytes   int
 	err     error
 	stats   StreamStats
@@ -90,7 +93,7 @@ func (s *Streamer) Open(ctx context.Context, initial history.Datum) error {
 	}
 	if strings.HasPrefix(s.o.To, "http") {
 		client := &http.Client{Timeout: 10 * time.Second}
-		if err := agreeInitial(ctx, client, strings.TrimSuffix(s.o.To, "/"), initial, s.o.Logger); err != nil {
+		if err := agree(ctx, client, strings.TrimSuffix(s.o.To, "/"), initial, false, s.o.Logger); err != nil {
 			snd.done()
 			return err
 		}
@@ -100,7 +103,10 @@ func (s *Streamer) Open(ctx context.Context, initial history.Datum) error {
 	s.snd = snd
 	s.stats.Stream, s.stats.Created = snd.stream, snd.created
 	s.started = true
-	go s.loop(context.WithoutCancel(ctx))
+	s.progress = time.Now()
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.cancel = cancel
+	go s.loop(lctx)
 	return nil
 }
 
@@ -156,13 +162,16 @@ func (s *Streamer) loop(ctx context.Context) {
 		err := s.snd.send(ctx, body)
 		s.mu.Lock()
 		if err != nil {
-			s.err = err
+			if s.err == nil {
+				s.err = err
+			}
 			s.stats.NotSent += n
 			s.drop()
 			s.mu.Unlock()
 			return
 		}
 		s.stats.Sent += n
+		s.progress = time.Now()
 		s.mu.Unlock()
 	}
 }
@@ -180,6 +189,35 @@ func (s *Streamer) take() (body []byte, n int) {
 	return body, n
 }
 
+// drain waits for the sending goroutine to send what is queued and end, as long as the
+// service keeps accepting batches: once it has accepted none for StreamOptions.Wait, the
+// send in progress is cancelled and what is left is not sent.
+func (s *Streamer) drain() {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.end:
+			return
+		case <-tick.C:
+		}
+		s.mu.Lock()
+		stalled := time.Since(s.progress) > s.o.Wait
+		if stalled && s.err == nil {
+			s.err = fmt.Errorf("the service accepted nothing for %v", s.o.Wait)
+		}
+		s.mu.Unlock()
+		if stalled {
+			s.cancel()
+			<-s.end
+			s.mu.Lock()
+			s.drop()
+			s.mu.Unlock()
+			return
+		}
+	}
+}
+
 // Close sends what is queued, waits for the service (over NATS, for the stream to confirm
 // the messages) and disconnects; it returns what was sent and the first failure.
 func (s *Streamer) Close() (StreamStats, error) {
@@ -187,8 +225,9 @@ func (s *Streamer) Close() (StreamStats, error) {
 		return s.stats, nil
 	}
 	close(s.stop)
-	<-s.end
+	s.drain()
 	derr := s.snd.done()
+	s.cancel()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	err := s.err
