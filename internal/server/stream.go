@@ -58,10 +58,10 @@ type Streamer struct {
 	mu       sync.Mutex
 	progress time.Time // when the service last accepted a batch (or the stream opened)
 	lines    [][]byte
-	bytes   int
-	err     error
-	stats   StreamStats
-	started bool
+	bytes    int
+	err      error
+	stats    StreamStats
+	started  bool
 }
 
 // NewStreamer returns a streamer to o.To; [Streamer.Open] connects it.
