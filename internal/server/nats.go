@@ -73,9 +73,14 @@ func (s *Server) fetch(ctx context.Context, cons jetstream.Consumer, a *natsAcke
 // openConsumer creates (or updates) the durable consumer on the stream, creating the stream
 // if missing, and rebuilds the checker's state from what it has already delivered.
 func (s *Server) openConsumer(ctx context.Context, js jetstream.JetStream) (jetstream.Consumer, error) {
-	stream, err := ensureStream(ctx, js, s.opts.Stream, s.opts.Subject)
+	stream, created, err := OpenStream(ctx, js, s.opts.Stream, s.opts.Subject)
 	if err != nil {
 		return nil, err
+	}
+	if created {
+		s.log.Info("created stream", "stream", s.opts.Stream, "subject", s.opts.Subject)
+	} else {
+		s.log.Info("using existing stream", "stream", s.opts.Stream, "subject", s.opts.Subject)
 	}
 	cons, err := stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
 		Durable: s.opts.Durable, AckPolicy: jetstream.AckExplicitPolicy, FilterSubject: s.opts.Subject,
