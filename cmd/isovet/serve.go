@@ -146,7 +146,16 @@ func newReplayCmd() *cobra.Command {
 		Long: `Send a recorded history to a running isovet serve over HTTP or NATS, at a chosen rate,
 and say how many transactions went in how many batches and how fast. With --json that is
 one JSON document, {"schema": 1, "kind": "replay", "results": [...]}, with one result naming
-the file (docs/json.md).`,
+the file (docs/json.md).
+
+Every format isovet check reads is taken. A transaction without an id is sent as "T<n>",
+n its position in the history (how reports name it). The committed transactions are sent
+with their database timestamps; a history the online checker cannot judge as the offline
+check does (no timestamps, outcomes unknown, predicates, keys starting at different
+values, a service with another --initial-value) is refused before anything is sent, saying
+why. A batch the service refuses stops the replay with the service's reason and exit 2.
+Over NATS, --stream names the JetStream stream: used if it exists and takes --subject,
+created if no stream does (docs/timestamp.md, "Recipes").`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.To == "" {

@@ -216,6 +216,22 @@ func TestReplayRefusals(t *testing.T) {
 		t.Fatalf("replay of an Elle history: exit %d, %s", code, stderr)
 	}
 
+	uneven := writeInput(t, t.TempDir(), "uneven.jsonl", `{"isovet":1,"initial":0,"initial_keys":[["a",1]]}
+{"s":0,"sts":[1,0],"cts":[2,0],"ops":[["r","a",1],["w","b",5]]}
+`)
+	code, _, stderr = runCLI(t, "replay", uneven, "--to", svc.url)
+	if code != exitUsage || !strings.Contains(stderr, "start at different values") {
+		t.Fatalf("replay of a history whose keys start at different values: exit %d, %s", code, stderr)
+	}
+	unknown := writeInput(t, t.TempDir(), "unknown.jsonl", `{"isovet":1,"initial":0}
+{"s":0,"o":"u","sts":[1,0],"cts":[2,0],"ops":[["w","b",5]]}
+{"s":1,"sts":[3,0],"cts":[4,0],"ops":[["r","b",5]]}
+`)
+	code, _, stderr = runCLI(t, "replay", unknown, "--to", svc.url)
+	if code != exitUsage || !strings.Contains(stderr, "unknown outcome") {
+		t.Fatalf("replay of a history with an unknown outcome: exit %d, %s", code, stderr)
+	}
+
 	out := t.TempDir()
 	if code, stdout, stderr := runCLI(t, "run", "--db", "memdb://si", "--workload", "write-skew", "-n", "100", "--check", "snapshot-isolation", "--out", out); code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
@@ -332,6 +348,11 @@ func TestRunServeRefusesUntimedDatabases(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "gives no start and commit timestamps") {
 		t.Fatalf("run --serve on SQLite: exit %d, %s", code, stderr)
 	}
+	code, _, stderr = runCLI(t, "run", "--db", "memdb://si", "--workload", "pred-write-skew", "-n", "20", "--serve", "http://127.0.0.1:1")
+	if code != exitUsage || !strings.Contains(stderr, "predicate reads and writes") {
+		t.Fatalf("run --serve of a row workload: exit %d, %s", code, stderr)
+	}
+
 }
 
 // refusingService answers its status as a service checking serializability from 0, takes

@@ -98,7 +98,7 @@ func (s *Streamer) Open(ctx context.Context, initial history.Datum) error {
 			return err
 		}
 	} else {
-		s.o.Logger.Info("the service must run with this --initial-value (over NATS it cannot be asked)", "initial_value", initial.String())
+		s.o.Logger.Warn("over NATS the service cannot be asked its initial value: it must run with this --initial-value", "initial_value", initial.String())
 	}
 	s.snd = snd
 	s.stats.Stream, s.stats.Created = snd.stream, snd.created
