@@ -81,6 +81,9 @@ func Replay(ctx context.Context, o ReplayOptions) (ReplayStats, error) {
 	if err != nil {
 		return ReplayStats{}, err
 	}
+	if strings.HasPrefix(o.To, "nats://") && h.DerivedTimestamps() {
+		return ReplayStats{}, errors.New("the history's timestamps were derived from the database's snapshots, which do not say in which order concurrent transactions committed: a service checking serializability would report violations of the order isovet chose, which the offline check withdraws, and over NATS replay cannot ask the service's level; replay it over HTTP (--to http://...), where replay asks, to a service at snapshot-isolation")
+	}
 	order, at := schedule(h, o)
 	// Encode batches up front so that sending measures the receiver, not the encoder.
 	bodies, sizes, starts, err := encodeBatches(h, order, at, o.Batch)
@@ -221,9 +224,6 @@ func (o *ReplayOptions) natsSender(ctx context.Context) (*sender, error) {
 		return err
 	}
 	s.agree = func(_ context.Context, h *history.History) error {
-		if h.DerivedTimestamps() {
-			return errors.New("the history's timestamps were derived from the database's snapshots, which do not say in which order concurrent transactions committed: a service checking serializability would report violations of the order isovet chose, which the offline check withdraws, and over NATS replay cannot ask the service's level; replay it over HTTP (--to http://...), where replay asks, to a service at snapshot-isolation")
-		}
 		if d, ok := uniformInitial(h); ok {
 			o.Logger.Info("the service must run with this --initial-value (over NATS replay cannot ask it)", "initial_value", d.String())
 		}
