@@ -355,8 +355,10 @@ func finish(rep *Report, c *Checker, level Level, recorded, h *history.History, 
 	if !c.Decides {
 		rep.AddCaveat(report.CaveatBasicOnly, fmt.Sprintf("only the basic checks ran (aborted, intermediate and thin-air reads, internal consistency, list orders): they find no dependency cycle, so finding nothing does not show that %s holds", level))
 	}
+	placeholderCaveat(rep, h)
 	report.Finish(rep)
 	addHistoryNotes(rep, h)
+	placeholdersLast(rep, h)
 	if failed.Ops > 0 {
 		rep.Failed = &failed
 	}
@@ -364,6 +366,30 @@ func finish(rep *Report, c *Checker, level Level, recorded, h *history.History, 
 	rep.Level = level
 	if rep.Checker == "" {
 		rep.Checker = c.Name
+	}
+}
+
+// placeholderCaveat records, for a checker that did not, that h holds placeholder writers:
+// their other operations were never recorded (a read, a write the recorded transactions
+// would conflict with), so no pass at any level can rest on them.
+func placeholderCaveat(rep *Report, h *history.History) {
+	if len(h.Placeholders()) == 0 || slices.ContainsFunc(rep.Caveats, func(c Caveat) bool { return c.Kind == CaveatPlaceholders }) {
+		return
+	}
+	rep.AddCaveat(CaveatPlaceholders, report.PlaceholderFinding(h))
+}
+
+// placeholdersLast lists rep's anomalies among recorded transactions before those through
+// placeholders (writers no log holds, [history.PlaceholderSession]), and adds the one finding
+// on the reads of placeholders (report.PlaceholderFinding), unless a caveat already gave it.
+func placeholdersLast(rep *Report, h *history.History) {
+	ph := report.PlaceholdersOf(h)
+	if ph.Len() == 0 {
+		return
+	}
+	ph.Last(rep.Anomalies)
+	if f := report.PlaceholderFinding(h); !slices.Contains(rep.Notes, f) {
+		rep.Notes = append(rep.Notes, f)
 	}
 }
 

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -116,6 +118,7 @@ reported and leaves the exit at 0, unless --strict-exit makes it 1.`,
 	f.StringVar(&natsURL, "nats", "", "stream every transaction as it completes to this NATS JetStream server, e.g. nats://127.0.0.1:4222, for isovet serve --nats")
 	f.StringVar(&so.Stream, "stream", "ISOVET", "with --nats: the JetStream stream, used if it exists and takes --subject, created if no stream does")
 	f.StringVar(&so.Subject, "subject", "isovet.txns", "with --nats: the subject to publish to")
+	f.StringVar(&so.Token, "token", "", "with --serve: the token of a service that requires one (default $ISOVET_TOKEN)")
 	return c
 }
 
@@ -146,6 +149,7 @@ func newRunSink(o server.StreamOptions, serveURL, natsURL string, log *slog.Logg
 		return nil, nil
 	}
 	o.Logger = log
+	o.Token = cmp.Or(o.Token, os.Getenv("ISOVET_TOKEN"))
 	return &runSink{Streamer: server.NewStreamer(o), to: o.To, stderr: stderr}, nil
 }
 

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -41,7 +44,7 @@ func parseDatum(s string) history.Datum {
 func newServeCmd() *cobra.Command {
 	var o server.Options
 	var level, initial, logLevel string
-	var maxMemory, cpuProfile string
+	var maxMemory, maxBody, cpuProfile string
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Check a live database online from its start/commit timestamps (Aion), over HTTP and NATS",
@@ -50,7 +53,12 @@ database's start and commit timestamps (POST /v1/txns, native JSONL or Chronos J
 publish them to a NATS JetStream subject; violations stream from GET /v1/violations and to
 --violations-file; GET /metrics exposes Prometheus counters and GET / a live status page.
 Late and out-of-order transactions are re-checked; a read's verdict is provisional for
---settle.`,
+--settle.
+
+Safe by default: it listens on loopback; beyond it, it needs --token (or ISOVET_TOKEN) or an
+explicit --insecure. Ingest takes JSON content types only and refuses other origins. Bodies
+are charged against the memory bound as they arrive, and requests must arrive within
+--read-timeout. HTTP ingest is not durable (a restart starts from nothing); NATS ingest is.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			l, err := check.ParseLevel(level)
@@ -59,6 +67,10 @@ Late and out-of-order transactions are re-checked; a read's verdict is provision
 			}
 			o.Level = l
 			o.Initial = parseDatum(initial)
+			o.Token = cmp.Or(o.Token, os.Getenv("ISOVET_TOKEN"))
+			if o.MaxBody, err = parseBytes(maxBody); err != nil {
+				return &exitError{code: exitUsage, err: fmt.Errorf("--max-body: %w", err)}
+			}
 			if o.MaxMemory, err = parseMaxMemory(maxMemory); err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
@@ -79,12 +91,19 @@ Late and out-of-order transactions are re-checked; a read's verdict is provision
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&o.Addr, "addr", "127.0.0.1:7474", "HTTP listen address")
+	f.StringVar(&o.Addr, "addr", "127.0.0.1:7474", "HTTP listen address; beyond the loopback interface it needs --token (or --insecure)")
+	f.StringVar(&o.Token, "token", "", "require this token of every request (Authorization: Bearer TOKEN, or ?token= for the status page); default $ISOVET_TOKEN")
+	f.BoolVar(&o.Insecure, "insecure", false, "serve beyond the loopback interface without a token (anyone who can connect may post transactions); logs a warning")
+	f.StringVar(&maxBody, "max-body", "64MiB", "largest POST body; at most the bodies' budget, an eighth of --max-memory (bodies are charged as their bytes arrive, and refused with 503 past the budget)")
+	f.DurationVar(&o.ReadHeaderTimeout, "read-header-timeout", 10*time.Second, "time allowed to read a request's header")
+	f.DurationVar(&o.ReadTimeout, "read-timeout", time.Minute, "time allowed to read a whole request, body included (a 64 MiB body needs about 1 MB/s)")
+	f.DurationVar(&o.IdleTimeout, "idle-timeout", 2*time.Minute, "how long a kept-alive connection may wait for its next request")
 	f.StringVarP(&level, "level", "l", "snapshot-isolation", "level to check: snapshot-isolation, strong-session-snapshot-isolation, serializable, strong-session-serializable")
 	f.StringVar(&initial, "initial-value", "null", "every key's initial value: null, an integer or a string")
 	f.DurationVar(&o.Settle, "settle", 0, "how long a read's verdict stays provisional (default 5s)")
 	f.StringVar(&maxMemory, "max-memory", "auto", "bound on the server's memory, e.g. 2GiB; auto: a quarter of the machine's or cgroup's memory, 256MiB to 3GiB; none: unbounded. The checker keeps under half of it and drops old unsettled transactions unchecked, with a warning, beyond")
-	f.StringVar(&o.ViolationsFile, "violations-file", "", "append every violation as a JSON line to this file")
+	f.StringVar(&o.ViolationsFile, "violations-file", "", "append every violation as a JSON line to this file (whole lines, written before the batch is answered; a torn last line is cut off at start)")
+	f.BoolVar(&o.SyncViolations, "violations-fsync", false, "sync the violations file after each write, so that a crash of the machine loses nothing written either")
 	f.StringVar(&o.NATS, "nats", "", "consume transactions from this NATS JetStream server, e.g. nats://127.0.0.1:4222")
 	f.StringVar(&o.Subject, "subject", "isovet.txns", "NATS subject to consume")
 	f.StringVar(&o.Stream, "stream", "ISOVET", "JetStream stream name")
@@ -166,6 +185,7 @@ created if no stream does (docs/timestamp.md, "Recipes").`,
 				return err
 			}
 			o.History = h
+			o.Token = cmp.Or(o.Token, os.Getenv("ISOVET_TOKEN"))
 			if o.Logger, err = newLogger(c.ErrOrStderr(), logLevel); err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
@@ -185,6 +205,7 @@ created if no stream does (docs/timestamp.md, "Recipes").`,
 	f.StringVar(&o.To, "to", "", "http://host:port of isovet serve, or nats://host:port")
 	f.StringVar(&o.Subject, "subject", "isovet.txns", "NATS subject to publish to")
 	f.StringVar(&o.Stream, "stream", "ISOVET", "JetStream stream: used if it exists and takes --subject, created if no stream does")
+	f.StringVar(&o.Token, "token", "", "token of a server that requires one (default $ISOVET_TOKEN)")
 	f.Float64Var(&o.Rate, "rate", 0, "transactions per second (0: as fast as possible)")
 	f.BoolVar(&o.Shuffle, "shuffle", false, "send the transactions in a random order")
 	f.DurationVar(&o.Delay, "delay", 0, "hold each transaction back by a random delay up to this (bounded reordering)")

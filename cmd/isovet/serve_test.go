@@ -1,6 +1,11 @@
 package main
 
-import "testing"
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
 
 func TestParseBytes(t *testing.T) {
 	t.Parallel()
@@ -34,5 +39,16 @@ func TestParseMaxMemory(t *testing.T) {
 		if (err != nil) != tt.wantErr || got != tt.want {
 			t.Errorf("parseMaxMemory(%q) = %d, %v; want %d, error %v", tt.in, got, err, tt.want, tt.wantErr)
 		}
+	}
+}
+
+// TestServeRefusesExposure: serve beyond the loopback interface without a token exits with
+// a usage error naming the token, before listening.
+func TestServeRefusesExposure(t *testing.T) {
+	t.Setenv("ISOVET_TOKEN", "")
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"serve", "--addr", "0.0.0.0:0", "--max-memory", "none"}, &out, &errOut)
+	if code != exitUsage || !strings.Contains(errOut.String(), "--token") {
+		t.Errorf("serve --addr 0.0.0.0:0 without a token: exit %d, stderr %q; want exit %d naming --token", code, errOut.String(), exitUsage)
 	}
 }

@@ -29,7 +29,7 @@ import (
 
 // service is an isovet serve run in-process on a loopback port for a test.
 type service struct {
-	url, file string
+	url, file, token string
 	cancel    func()
 	done      chan error
 }
@@ -47,7 +47,7 @@ func startService(t *testing.T, o server.Options) *service {
 	o.ViolationsFile = filepath.Join(t.TempDir(), "violations.jsonl")
 	o.Settle, o.Tick, o.MaxMemory, o.GCPercent = 200*time.Millisecond, 10*time.Millisecond, -1, -1
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &service{url: "http://" + o.Addr, file: o.ViolationsFile, cancel: cancel, done: make(chan error, 1)}
+	s := &service{url: "http://" + o.Addr, file: o.ViolationsFile, token: o.Token, cancel: cancel, done: make(chan error, 1)}
 	go func() { s.done <- server.Serve(ctx, o) }()
 	t.Cleanup(s.stop)
 	deadline := time.Now().Add(10 * time.Second)
@@ -73,11 +73,21 @@ func (s *service) stop() {
 
 func (s *service) status() (server.Status, error) {
 	var st server.Status
-	resp, err := http.Get(s.url + "/v1/status")
+	req, err := http.NewRequest(http.MethodGet, s.url+"/v1/status", nil)
+	if err != nil {
+		return st, err
+	}
+	if s.token != "" {
+		req.Header.Set("Authorization", "Bearer "+s.token)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return st, err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return st, fmt.Errorf("status: %s", resp.Status)
+	}
 	return st, json.NewDecoder(resp.Body).Decode(&st)
 }
 
@@ -483,4 +493,25 @@ func TestRunServePostgresAndReplay(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("online %v, offline %v", got, want)
 	}
+}
+
+// TestRunServeAndReplayWithToken: a service that requires a token takes what run --serve
+// and replay send with it, and refuses them without it before anything is sent.
+func TestRunServeAndReplayWithToken(t *testing.T) {
+	svc := startService(t, server.Options{Level: anomaly.Serializable, Initial: history.Int(0), Token: "s3cret"})
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, "run", "--db", "memdb://si", "--workload", "write-skew", "-n", "50", "--check", "serializable", "--out", out, "--serve", svc.url)
+	if code != exitUsage || !strings.Contains(stderr, "401") || !strings.Contains(stderr, "nothing was run") {
+		t.Fatalf("run --serve without the token: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, "run", "--db", "memdb://si", "--workload", "write-skew", "-n", "200", "--check", "serializable", "--out", out, "--serve", svc.url, "--token", "s3cret")
+	if code != 1 || !strings.Contains(stderr, "streamed ") {
+		t.Fatalf("run --serve with the token: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	hist := filepath.Join(out, "history.jsonl")
+	if code, _, stderr := runCLI(t, "replay", hist, "--to", svc.url); code != exitUsage || !strings.Contains(stderr, "401") {
+		t.Fatalf("replay without the token: exit %d, %s", code, stderr)
+	}
+	h, want := offline(t, hist, anomaly.Serializable)
+	sameViolations(t, svc.violations(t, committedOf(h)), want)
 }

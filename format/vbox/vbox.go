@@ -54,11 +54,17 @@
 //     writer: a transaction with that tid in a session named "missing-writers", writing a
 //     value "unknown:<tid>/<oid>". A Vbox log identifies a transaction by its tid, so when
 //     exactly one logged transaction has that tid the placeholder takes its outcome (reads
-//     naming an aborted transaction are aborted reads, whichever op they name); otherwise the
-//     outcome is unknown. (bench/vbox/blindw_pred_1000 mixes sessions of two runs whose tids
-//     overlap: 26,267 of its reads name ops of tids whose logged transaction never issued
-//     them; where that transaction aborted, as tid 9 in 5.log did, the checkers report
-//     aborted reads, as Vbox's own verifier does.)
+//     naming an aborted transaction are aborted reads, whichever op they name), unless real
+//     time rules the identification out: a read naming the tid ended before the logged
+//     transaction began, so it cannot have seen its writes, and the tid names another
+//     transaction (the logs of two runs in one directory, whose tids restart); the history
+//     then gets a note naming those tids and one such read. Otherwise (no logged transaction
+//     has the tid, several do, or real time rules it out) the outcome is unknown.
+//     (bench/vbox/blindw_pred_1000 mixes sessions of two runs, four hours apart, whose tids
+//     overlap: 26,267 of its reads name ops of 23 tids that no file holds. Tid 9 is logged
+//     once, by an aborted transaction of 5.log in the later run that no read names by its
+//     op, while the reads naming tid 9 all ended hours before it began; a verifier matching
+//     writers by tid alone reports them as aborted reads.)
 package vbox
 
 import (
@@ -70,6 +76,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/isovet/isovet/history"
 	"github.com/isovet/isovet/internal/parse"
@@ -101,8 +108,9 @@ type Decoder struct {
 	pending []pendingRead
 	preds   []history.PredOp // predicate reads (their rows and sources are the builder's), for pendingRead.pred
 	files   []string
-	clients map[history.Datum]string // client (session source id) -> the file holding its log
-	firstT  map[tRecord]string       // each file's first 'T' record -> the file
+	clients map[history.Datum]string     // client (session source id) -> the file holding its log
+	firstT  map[tRecord]string           // each file's first 'T' record -> the file
+	byS     map[history.SessionID]string // each session -> the file holding its log
 	buf     []byte
 	kvs     []keyValue // rowValues' result, reused
 	sorted  []grec     // rowValues' scratch, reused
@@ -213,6 +221,10 @@ func (d *Decoder) Decode(r io.Reader, name string, b *history.Builder) error {
 	}
 	d.files = append(d.files, name)
 	st := &state{d: d, b: b, name: name, file: int32(len(d.files) - 1), s: b.Session(client)}
+	if d.byS == nil {
+		d.byS = make(map[history.SessionID]string)
+	}
+	d.byS[st.s] = name
 	// One loop over the records, its checks and cases inline: as steps (a call per record),
 	// reading blindw_wr_100000 took 5 % more instructions (cachegrind).
 	le := binary.LittleEndian
@@ -613,12 +625,17 @@ func (d *Decoder) placeholders(b *history.Builder, missing []int, found []int32)
 	if len(order) == 0 {
 		return nil
 	}
-	outcomes := loggedOutcomes(b)
+	logged := loggedTxns(b)
+	var refuted []refutal
 	s := b.NewSession(history.Str(history.PlaceholderSession))
 	for _, tid := range order {
-		outcome, ok := outcomes[tid]
-		if !ok {
-			outcome = history.OutcomeUnknown
+		outcome := history.OutcomeUnknown
+		if lt, ok := logged[tid]; ok {
+			if r, early := d.readBefore(b, byTid[tid], lt); early {
+				refuted = append(refuted, refutal{tid: tid, logged: lt, read: r})
+			} else {
+				outcome = b.Txn(lt).Outcome
+			}
 		}
 		t := b.BeginTxn(s, history.Int(int64(tid)), outcome)
 		for _, i := range byTid[tid] {
@@ -626,31 +643,95 @@ func (d *Decoder) placeholders(b *history.Builder, missing []int, found []int32)
 		}
 	}
 	b.EndTxn()
+	d.noteRefuted(b, refuted)
 	return nil
 }
 
-// loggedOutcomes returns the outcome of each transaction id that exactly one logged
-// transaction has. A read names its writer by transaction id and op id. When the id belongs
-// to exactly one logged transaction that did not log the op, the placeholder takes that
+// loggedTxns returns, for each transaction id that exactly one logged transaction has, that
+// transaction. A read names its writer by transaction id and op id. When the id belongs to
+// exactly one logged transaction that did not log the op, the placeholder takes that
 // transaction's outcome: reads naming an aborted transaction are aborted reads whatever the
 // op. An id logged by several transactions (runs mixed in one directory) or by none stays
-// unknown.
-func loggedOutcomes(b *history.Builder) map[uint32]history.Outcome {
-	outcomes := make(map[uint32]history.Outcome)
+// unknown, and so does one whose reads cannot be of that transaction ([Decoder.readBefore]).
+func loggedTxns(b *history.Builder) map[uint32]history.TxnID {
+	logged := make(map[uint32]history.TxnID)
 	seen := make(map[uint32]int)
 	for i := range b.NumTxns() {
 		t := b.Txn(history.TxnID(i))
 		if id, ok := t.Source.Int(); ok && id >= 0 && id <= 1<<32-1 {
 			seen[uint32(id)]++
-			outcomes[uint32(id)] = t.Outcome
+			logged[uint32(id)] = t.ID
 		}
 	}
 	for id, n := range seen {
 		if n != 1 {
-			delete(outcomes, id)
+			delete(logged, id)
 		}
 	}
-	return outcomes
+	return logged
+}
+
+// refutal is a transaction id whose placeholder does not take the outcome of the logged
+// transaction with that id: read, one of the reads naming it, ended before logged began.
+type refutal struct {
+	tid    uint32
+	logged history.TxnID
+	read   int // index into pending
+}
+
+// readBefore returns a read among reads (indexes into pending) whose transaction ended
+// before transaction lt began, by their client intervals. Such a read cannot have seen a
+// write of lt: the op it names belongs to another transaction with the same id (logs of
+// two runs in one directory, whose ids restart), so lt's outcome says nothing about it.
+func (d *Decoder) readBefore(b *history.Builder, reads []int, lt history.TxnID) (int, bool) {
+	w := b.Txn(lt)
+	if !w.HasTime {
+		return 0, false
+	}
+	for _, i := range reads {
+		if r := b.Txn(d.pending[i].t); r.HasTime && r.Time.Before(w.Time) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// noteRefuted adds to the history a note on the transaction ids whose placeholders did not
+// take the outcome of the logged transaction with that id, with one read in full, and names
+// those logged transactions that aborted.
+func (d *Decoder) noteRefuted(b *history.Builder, refuted []refutal) {
+	if len(refuted) == 0 {
+		return
+	}
+	slices.SortFunc(refuted, func(a, b refutal) int { return cmp.Compare(a.tid, b.tid) })
+	ids := make([]string, len(refuted))
+	var aborted []string
+	for i, x := range refuted {
+		ids[i] = strconv.FormatUint(uint64(x.tid), 10)
+		if b.Txn(x.logged).Outcome == history.OutcomeAborted {
+			aborted = append(aborted, fmt.Sprintf("transaction %d of %s", x.tid, baseName(d.byS[b.Txn(x.logged).Session])))
+		}
+	}
+	r := refuted[0]
+	p := d.pending[r.read]
+	lt, reader := b.Txn(r.logged), b.Txn(p.t)
+	note := fmt.Sprintf("reads name ops of transaction id%s %s that no log holds, while the one logged transaction with that id began after some of those reads ended (e.g. the read of key %d by transaction %v of %s ended %v before transaction %d of %s began): they name other transactions with the same ids (logs of two runs in one directory?), so their placeholders' outcomes are unknown, not the logged transactions'",
+		plural(len(ids)), strings.Join(ids, ", "), p.key, reader.Source, baseName(d.files[p.file]), time.Duration(lt.Time.Begin-reader.Time.End), r.tid, baseName(d.byS[lt.Session]))
+	if len(aborted) > 0 {
+		note += fmt.Sprintf("; of those logged transactions, %s aborted, and a checker that matches writers by id alone reports these reads as aborted reads of them", strings.Join(aborted, ", "))
+	}
+	b.Note(note)
+}
+
+// baseName is name without its directories.
+func baseName(name string) string { return name[strings.LastIndexAny(name, `/\`)+1:] }
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // placeholderWrite adds to placeholder t the write pending read i names, unless an earlier

@@ -385,3 +385,47 @@ func TestSharedFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceholderOutcome: a placeholder takes the outcome of the one logged transaction with
+// its tid, unless a read naming it ended before that transaction began (the tid then names
+// another transaction, as in logs of two runs mixed in one directory): its outcome is
+// unknown, and a note names the tid and the logged transaction.
+func TestPlaceholderOutcome(t *testing.T) {
+	t.Parallel()
+	reader := func() []byte { return new(logw).T(1).S(1).R(2, 4, 9, 3).C(3).Bytes() } // intervals 10..41
+	later := new(logw)
+	later.at = 1000
+	early := new(logw)
+	tests := []struct {
+		name   string
+		logged []byte
+		want   history.Outcome
+		note   string
+	}{
+		{"began-after-the-read", later.T(9).S(20).W(21, 5, 1, 1).A(22).Bytes(), history.OutcomeUnknown, "transaction 9 of 1.log began): they name other transactions with the same ids"},
+		{"running-during-the-read", early.T(9).S(20).W(21, 5, 1, 1).A(22).Bytes(), history.OutcomeAborted, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h, err := decodeFiles(NewDecoder(), map[string][]byte{"0.log": reader(), "1.log": tt.logged})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ph := h.Placeholders()
+			if len(ph) != 1 {
+				t.Fatalf("%d placeholders, want 1", len(ph))
+			}
+			if got := h.Txns[ph[0]].Outcome; got != tt.want {
+				t.Errorf("placeholder outcome %v, want %v", got, tt.want)
+			}
+			notes := strings.Join(h.Notes, "\n")
+			if tt.note == "" && strings.Contains(notes, "same ids") || tt.note != "" && !strings.Contains(notes, tt.note) {
+				t.Errorf("notes %q, want one containing %q", notes, tt.note)
+			}
+			if tt.note != "" && !strings.Contains(notes, "transaction 9 of 1.log aborted") {
+				t.Errorf("notes %q do not name the aborted logged transaction", notes)
+			}
+		})
+	}
+}

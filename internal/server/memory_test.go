@@ -115,7 +115,8 @@ func TestMemoryBoundHolds(t *testing.T) {
 	const total, batch = 250_000, 1000
 	for n := 0; n < total; n += batch {
 		body = g.Append(body[:0], batch)
-		req := httptest.NewRequest(http.MethodPost, "/v1/txns", bytes.NewReader(body))
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/v1/txns", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/x-ndjson")
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		if rec.Code != http.StatusOK {

@@ -50,6 +50,7 @@ func (s *Server) getMetrics(w http.ResponseWriter, r *http.Request) {
 	metric("isovet_http_bad_requests_total", "counter", "Requests refused as bad input.", st.BadRequests)
 	metric("isovet_nats_messages_total", "counter", "JetStream messages applied.", st.NATSMessages)
 	metric("isovet_nats_bad_messages_total", "counter", "JetStream messages refused as bad input.", st.NATSBad)
+	metric("isovet_nats_redelivered_total", "counter", "JetStream redeliveries of messages already applied, acknowledged without applying them again.", st.NATSRedelivered)
 	metric("isovet_subscribers", "gauge", "Clients streaming violations.", st.Subscribers)
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	w.Write([]byte(b.String()))
@@ -63,12 +64,13 @@ td{padding:2px 12px 2px 0}pre{background:#f4f4f4;padding:8px;white-space:pre-wra
 <table id="st"></table>
 <h2>Violations</h2><pre id="v">waiting…</pre>
 <script>
-const rows=["level","uptime_seconds","ingested","checked","pending","in_memory","violations","violations_by_kind","duplicates","late","dropped","flips","lag_seconds","memory_estimate_bytes","memory_bound_bytes","nats_messages","http_requests","http_bad_requests","hint"];
-async function tick(){try{const s=await (await fetch("/v1/status")).json();
+const tok=new URLSearchParams(location.search).get("token"),q=tok?"token="+encodeURIComponent(tok):"";
+const rows=["level","durability","uptime_seconds","ingested","checked","pending","in_memory","violations","violations_by_kind","duplicates","late","dropped","flips","lag_seconds","memory_estimate_bytes","memory_bound_bytes","nats_messages","http_requests","http_bad_requests","nats_redelivered","hint"];
+async function tick(){try{const s=await (await fetch("/v1/status"+(q?"?"+q:""))).json();
 document.getElementById("st").innerHTML=rows.map(k=>"<tr><td>"+k+"</td><td>"+JSON.stringify(s[k])+"</td></tr>").join("");}catch(e){}}
 setInterval(tick,1000);tick();
 const v=document.getElementById("v");let first=true;
-const es=new EventSource("/v1/violations?format=sse&replay=1");
+const es=new EventSource("/v1/violations?format=sse&replay=1"+(q?"&"+q:""));
 es.onmessage=e=>{const j=JSON.parse(e.data);if(first){v.textContent="";first=false}
 v.textContent=(j.message||JSON.stringify(j))+"\n"+v.textContent.slice(0,100000)};
 </script></body></html>

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -82,9 +83,12 @@ func (s *Server) openConsumer(ctx context.Context, js jetstream.JetStream) (jets
 	} else {
 		s.log.Info("using existing stream", "stream", s.opts.Stream, "subject", s.opts.Subject)
 	}
+	// MaxDeliver is left unlimited: a message is redelivered until it is acknowledged, and
+	// a redelivery of one already applied is recognised by its stream sequence (see
+	// [redeliveries]), however long after.
 	cons, err := stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
 		Durable: s.opts.Durable, AckPolicy: jetstream.AckExplicitPolicy, FilterSubject: s.opts.Subject,
-		DeliverPolicy: jetstream.DeliverAllPolicy, MaxAckPending: 20000, AckWait: 2 * time.Minute,
+		DeliverPolicy: jetstream.DeliverAllPolicy, MaxAckPending: 20000, AckWait: s.opts.AckWait, MaxDeliver: -1,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating consumer %s: %w", s.opts.Durable, err)
@@ -97,6 +101,7 @@ func (s *Server) openConsumer(ctx context.Context, js jetstream.JetStream) (jets
 		if err := s.rebuild(ctx, js, info.Delivered.Stream); err != nil {
 			return nil, err
 		}
+		s.redelivered.rebuilt(info.Delivered.Stream)
 	}
 	s.log.Info("consuming", "stream", s.opts.Stream, "subject", s.opts.Subject, "durable", s.opts.Durable, "ack_floor", info.AckFloor.Stream)
 	return cons, nil
@@ -105,8 +110,54 @@ func (s *Server) openConsumer(ctx context.Context, js jetstream.JetStream) (jets
 // pendingMsg is a message handed to the checker, waiting for its batch to be applied.
 type pendingMsg struct {
 	msg   jetstream.Msg
+	seq   uint64 // stream sequence (0 if unknown)
 	reply chan applied
 	buf   *batchBuf
+}
+
+// redeliveries knows which messages JetStream may deliver again after they were applied:
+// those up to the stream sequence the durable consumer had delivered when the server
+// started (re-read and applied at start, see [Server.rebuild]; the previous process may
+// have died before acknowledging them, and JetStream redelivers them an ack-wait after it
+// delivered them, two minutes by default), and those whose acknowledgement failed. A
+// redelivery of one of these is acknowledged without being applied again: recognising it
+// by its transactions' ids would only work while the checker still remembers them (a few
+// settle windows), which is shorter than the ack wait.
+type redeliveries struct {
+	mu       sync.Mutex
+	upTo     uint64
+	ackFails map[uint64]struct{}
+}
+
+func (r *redeliveries) rebuilt(upTo uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.upTo = upTo
+}
+
+func (r *redeliveries) ackFailed(seq uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ackFails == nil {
+		r.ackFails = map[uint64]struct{}{}
+	}
+	r.ackFails[seq] = struct{}{}
+}
+
+// applied says whether the message at stream sequence seq was applied already; a
+// message whose failed acknowledgement it remembered is forgotten once asked about (its
+// redelivery is acknowledged in turn).
+func (r *redeliveries) applied(seq uint64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if seq <= r.upTo {
+		return true
+	}
+	if _, ok := r.ackFails[seq]; ok {
+		delete(r.ackFails, seq)
+		return true
+	}
+	return false
 }
 
 // maxInFlight bounds the batches that wait for the checker: the backlog stays in the stream
@@ -131,7 +182,10 @@ func (s *Server) startAcker() *natsAcker {
 				p.buf.release()
 				<-a.inFlight
 				if err := p.msg.Ack(); err != nil {
-					s.log.Warn("ack failed; the message will be redelivered and ignored as a duplicate", "err", err)
+					s.log.Warn("ack failed; the message will be redelivered and acknowledged without being applied again", "err", err)
+					if p.seq > 0 {
+						s.redelivered.ackFailed(p.seq)
+					}
 				}
 				s.natsMsgs.Add(1)
 			case <-s.stopped:
@@ -151,6 +205,17 @@ func (a *natsAcker) stop() {
 // submitMsg decodes a message and hands its batch to the checker (a bad message is refused
 // for good); it returns false if the server stopped.
 func (s *Server) submitMsg(msg jetstream.Msg, a *natsAcker) bool {
+	var seq uint64
+	if md, err := msg.Metadata(); err == nil {
+		seq = md.Sequence.Stream
+		if md.NumDelivered > 1 && s.redelivered.applied(seq) {
+			s.natsRedelivered.Add(1)
+			if err := msg.Ack(); err != nil {
+				s.log.Warn("ack of a redelivered message failed", "seq", seq, "err", err)
+			}
+			return true
+		}
+	}
 	buf, err := decodeBuf(msg.Data())
 	if err != nil {
 		s.natsBad.Add(1)
@@ -169,7 +234,7 @@ func (s *Server) submitMsg(msg jetstream.Msg, a *natsAcker) bool {
 	case <-s.stopped:
 		return false
 	}
-	a.acks <- pendingMsg{msg, b.reply, buf}
+	a.acks <- pendingMsg{msg, seq, b.reply, buf}
 	return true
 }
 

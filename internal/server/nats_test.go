@@ -164,3 +164,97 @@ func testNATSRestart(t *testing.T, url string, shards int) {
 		t.Errorf("consumer left %d unacknowledged, %d undelivered", ci.NumAckPending, ci.NumPending)
 	}
 }
+
+// TestServeNATSRedeliveryAfterRestart is what a kill -9 leaves: messages the durable consumer
+// delivered and nobody acknowledged. The restarted server re-reads them at start, and
+// JetStream delivers them again an ack-wait later, after the checker has forgotten their
+// transactions' ids (the ack wait here, 3 s, is past four settle windows, as the default two
+// minutes are past the default settle's). Each redelivery must be recognised by its stream
+// sequence and acknowledged, not applied again (it used to come back as late, unchecked
+// transactions), and the violations must stay the offline check's.
+func TestServeNATSRedeliveryAfterRestart(t *testing.T) {
+	url := natsURL(t)
+	h := loadExample(t, "format-kv.json")
+	want := offlineIDs(t, h, anomaly.Serializable)
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	suffix := fmt.Sprint(time.Now().UnixNano())
+	stream, subject := "ISOVET_TEST_"+suffix, "isovet.test."+suffix
+	if _, err := ensureStream(context.Background(), js, stream, subject); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { js.DeleteStream(context.Background(), stream) })
+	order := make([]history.TxnID, len(h.Txns))
+	for i := range order {
+		order[i] = history.TxnID(i)
+	}
+	slices.SortStableFunc(order, func(a, b history.TxnID) int { return h.Txns[a].Commit.Compare(h.Txns[b].Commit) })
+	publish(t, js, subject, h, order, 25)
+	msgs := (len(order) + 24) / 25
+	const ackWait = 3 * time.Second
+	opts := Options{Level: anomaly.Serializable, Initial: history.Int(0), Settle: 200 * time.Millisecond, Tick: 10 * time.Millisecond,
+		ViolationsFile: t.TempDir() + "/violations.jsonl", NATS: url, Stream: stream, Subject: subject, Durable: "checker", AckWait: ackWait}
+	// The dead server: the durable consumer, with the server's configuration, delivers a
+	// third of the messages, which are never acknowledged.
+	st, _ := js.Stream(context.Background(), stream)
+	cons, err := st.CreateOrUpdateConsumer(context.Background(), jetstream.ConsumerConfig{Durable: "checker", AckPolicy: jetstream.AckExplicitPolicy,
+		FilterSubject: subject, DeliverPolicy: jetstream.DeliverAllPolicy, AckWait: ackWait, MaxDeliver: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unacked := msgs / 3
+	batch, err := cons.Fetch(unacked, jetstream.FetchMaxWait(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	for range batch.Messages() {
+		got++
+	}
+	if got != unacked {
+		t.Fatalf("the dead server's consumer got %d messages, want %d", got, unacked)
+	}
+	s, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.serve(ctx, ln) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st := s.Status()
+		if st.Checked == int64(len(order)) && st.NATSRedelivered == int64(unacked) {
+			break
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			<-done
+			t.Fatalf("timed out; status %+v", st)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	stat := s.Status()
+	if stat.Rebuilt != int64(unacked*25) || stat.Late != 0 || stat.Duplicates != 0 || stat.Ingested != int64(len(order)) {
+		t.Errorf("status %+v: want %d rebuilt, %d ingested, none late or duplicate", stat, unacked*25, len(order))
+	}
+	if ids := fileIDs(t, opts.ViolationsFile); !slices.Equal(want, ids) {
+		t.Errorf("after redeliveries: %d violations, offline %d (differences %v)", len(ids), len(want), firstDiff(want, ids))
+	}
+	ci, _ := cons.Info(context.Background())
+	if ci.NumAckPending != 0 || ci.NumPending != 0 {
+		t.Errorf("consumer left %d unacknowledged, %d undelivered", ci.NumAckPending, ci.NumPending)
+	}
+}

@@ -150,8 +150,8 @@ func AssignedID(n int) history.Datum { return history.Str("T" + strconv.Itoa(n))
 // untouched key would be judged against the wrong value), or, with derived timestamps,
 // it checks serializability ([orderChosen]). A service that does not say is trusted,
 // with a warning.
-func agree(ctx context.Context, c *http.Client, base string, want history.Datum, derived bool, log *slog.Logger) error {
-	st, err := serviceStatus(ctx, c, base)
+func agree(ctx context.Context, c *http.Client, base, token string, want history.Datum, derived bool, log *slog.Logger) error {
+	st, err := serviceStatus(ctx, c, base, token)
 	if err != nil {
 		return err
 	}
@@ -192,12 +192,16 @@ type serviceState struct {
 	Initial json.RawMessage `json:"initial_value"` // "null" when null, empty when absent
 }
 
-// serviceStatus reads the service's level and initial value from its status.
-func serviceStatus(ctx context.Context, c *http.Client, base string) (serviceState, error) {
+// serviceStatus reads the service's level and initial value from its status, with token
+// when the service requires one.
+func serviceStatus(ctx context.Context, c *http.Client, base, token string) (serviceState, error) {
 	var st serviceState
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/status", nil)
 	if err != nil {
 		return st, err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := c.Do(req)
 	if err != nil {

@@ -41,8 +41,10 @@ type ReplayOptions struct {
 	// Parallel is the number of requests in flight over HTTP (default 1, which keeps
 	// session order within the reordering chosen).
 	Parallel int
-	Logger   *slog.Logger
-	_        struct{}
+	// Token is sent to a server that requires one (Authorization: Bearer).
+	Token  string
+	Logger *slog.Logger
+	_      struct{}
 }
 
 // ReplayStats say what a replay sent. Txns and Batches count what the server accepted:
@@ -171,10 +173,12 @@ func (o *ReplayOptions) sender(ctx context.Context) (*sender, error) {
 		client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: o.Parallel + 1}}
 		base := strings.TrimSuffix(o.To, "/")
 		return &sender{
-			send: func(ctx context.Context, body []byte) error { return PostBatch(ctx, client, base+"/v1/txns", body) },
+			send: func(ctx context.Context, body []byte) error {
+				return PostBatchToken(ctx, client, base+"/v1/txns", o.Token, body)
+			},
 			agree: func(ctx context.Context, h *history.History) error {
 				want, _ := uniformInitial(h)
-				return agree(ctx, client, base, want, h.DerivedTimestamps(), o.Logger)
+				return agree(ctx, client, base, o.Token, want, h.DerivedTimestamps(), o.Logger)
 			},
 			done: func() error { return nil },
 		}, nil
@@ -360,12 +364,19 @@ func schedule(h *history.History, o ReplayOptions) ([]history.TxnID, []time.Dura
 // PostBatch posts one batch of transactions (JSON lines) to the service's url with c, and
 // returns the server's refusal, with its reason, as an error.
 func PostBatch(ctx context.Context, c *http.Client, url string, body []byte) error {
+	return PostBatchToken(ctx, c, url, "", body)
+}
+
+// PostBatchToken is [PostBatch] to a server that requires a token (none if empty).
+func PostBatchToken(ctx context.Context, c *http.Client, url, token string, body []byte) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
-	// The service takes JSON only (a cross-origin form post cannot send this type).
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := c.Do(req)
 	if err != nil {
 		return err

@@ -11,7 +11,6 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -53,9 +52,13 @@ type Options struct {
 	// half, the checker drops the oldest unsettled transactions unchecked and says so (a
 	// warning event, isovet_txns_dropped_total).
 	MaxMemory int64
-	// ViolationsFile, if set, receives every violation as a JSON line. Violations already in
-	// it (from before a restart) are not reported again.
+	// ViolationsFile, if set, receives every violation as a JSON line, written whole
+	// before the batch that found it is answered. Violations already in it (from before a
+	// restart) are not reported again; a torn last line (the process was killed while
+	// writing) is cut off at start, with a warning. SyncViolations syncs the file after
+	// each write, so that a crash of the machine loses nothing written either.
 	ViolationsFile string
+	SyncViolations bool
 	// NATS is a server URL (nats://127.0.0.1:4222); empty disables the consumer.
 	NATS    string
 	Subject string // default "isovet.txns"
@@ -63,8 +66,24 @@ type Options struct {
 	Durable string // durable consumer name (default "isovet-checker")
 	// NoRebuild skips re-reading the already acknowledged part of the stream at start.
 	NoRebuild bool
-	// MaxBody bounds a POST body (default 64 MiB).
+	// AckWait is how long JetStream waits for a message's acknowledgement before it
+	// delivers it again (default 2 min).
+	AckWait time.Duration
+	// MaxBody bounds a POST body (default 64 MiB, and at most the bodies' budget: an
+	// eighth of MaxMemory, at least 4 MiB). Bodies are charged against that budget as
+	// their bytes arrive; a request that would pass it is refused (503, code "busy").
 	MaxBody int64
+	// Token, if set, is required of every request (Authorization: Bearer TOKEN, or
+	// ?token=TOKEN). [Serve] refuses to listen beyond the loopback interface without one,
+	// unless Insecure is set (then it logs a warning). Without a token, requests must
+	// name a loopback host (Host header), unless Insecure is set.
+	Token    string
+	Insecure bool
+	// ReadHeaderTimeout bounds reading a request's header (default 10 s), ReadTimeout the
+	// whole request, body included (default 1 min: a 64 MiB body needs about 1 MB/s), and
+	// IdleTimeout how long a kept-alive connection waits for its next request (default
+	// 2 min).
+	ReadHeaderTimeout, ReadTimeout, IdleTimeout time.Duration
 	// Tick is how often time advances in the checker (default 50 ms).
 	Tick time.Duration
 	// Shards splits the checker by key over this many goroutines (default 1). Each batch
@@ -95,6 +114,10 @@ func (o *Options) ensureDefaults() {
 	if o.MaxBody <= 0 {
 		o.MaxBody = 64 << 20
 	}
+	o.ReadHeaderTimeout = cmp.Or(o.ReadHeaderTimeout, defaultReadHeaderTimeout)
+	o.ReadTimeout = cmp.Or(o.ReadTimeout, defaultReadTimeout)
+	o.IdleTimeout = cmp.Or(o.IdleTimeout, defaultIdleTimeout)
+	o.AckWait = cmp.Or(o.AckWait, 2*time.Minute)
 	if o.Tick <= 0 {
 		o.Tick = 50 * time.Millisecond
 	}
@@ -128,8 +151,7 @@ type Server struct {
 	hub     hub
 	status  atomic.Pointer[Status]
 
-	file     *os.File
-	fileW    *bufio.Writer
+	vfile    *violationsFile     // nil without Options.ViolationsFile
 	reported map[string]struct{} // owned by the checker goroutine
 	previous int                 // violations read back from the file at start
 	// never counts the EXT NEVER violations reported since start (reads of a value no
@@ -142,8 +164,15 @@ type Server struct {
 	// where the system reports it, else zero) and the wall time it spent working, in ns.
 	checkerCPU, checkerBusy atomic.Int64
 
+	// bodies is the budget of request bodies held at once, maxBody the largest accepted
+	// (Options.MaxBody, at most the budget).
+	bodies  budget
+	maxBody int64
+
 	requests, badRequests  atomic.Int64
 	natsMsgs, natsBad      atomic.Int64
+	natsRedelivered        atomic.Int64
+	redelivered            redeliveries
 	rebuilt                atomic.Int64
 	started                time.Time
 	closeOnce, streamsOnce sync.Once
@@ -211,7 +240,14 @@ type Status struct {
 	BadRequests  int64   `json:"http_bad_requests"`
 	NATSMessages int64   `json:"nats_messages"`
 	NATSBad      int64   `json:"nats_bad_messages"`
-	Subscribers  int     `json:"subscribers"`
+	// NATSRedelivered counts JetStream redeliveries of messages already applied,
+	// acknowledged without being applied again.
+	NATSRedelivered int64 `json:"nats_redelivered"`
+	// Durable says whether what was ingested survives a restart: false with HTTP ingest
+	// only; Durability says so in words.
+	Durable     bool   `json:"durable"`
+	Durability  string `json:"durability"`
+	Subscribers int    `json:"subscribers"`
 	// Hint names a known pitfall the violations point to: every read of a value that no
 	// transaction wrote read 0 (the server was started with another initial value than 0),
 	// or every one read nil. Empty when there is none.
@@ -236,6 +272,11 @@ func New(opts Options) (*Server, error) {
 		s.shards = append(s.shards, on)
 	}
 	s.on = s.shards[0]
+	s.bodies.limit = bodyBudget(opts.MaxMemory)
+	s.maxBody = opts.MaxBody
+	if s.bodies.limit > 0 {
+		s.maxBody = min(s.maxBody, s.bodies.limit)
+	}
 	s.hub.init()
 	if opts.ViolationsFile != "" {
 		if err := s.openViolations(opts.ViolationsFile); err != nil {
@@ -247,27 +288,17 @@ func New(opts Options) (*Server, error) {
 }
 
 func (s *Server) openViolations(path string) error {
-	if f, err := os.Open(path); err == nil {
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for sc.Scan() {
-			var v struct {
-				ID string `json:"id"`
-			}
-			if json.Unmarshal(sc.Bytes(), &v) == nil && v.ID != "" {
-				s.reported[v.ID] = struct{}{}
-			}
-		}
-		f.Close()
-		if err := sc.Err(); err != nil {
-			return fmt.Errorf("reading violations file %s: %w", path, err)
-		}
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	vf, cut, bad, err := openViolationsFile(path, s.opts.SyncViolations, func(id string) { s.reported[id] = struct{}{} })
 	if err != nil {
-		return fmt.Errorf("opening violations file: %w", err)
+		return err
 	}
-	s.file, s.fileW = f, bufio.NewWriter(f)
+	s.vfile = vf
+	if cut > 0 {
+		s.log.Warn("violations file ended in a torn line (the server was killed while writing it): cut it off", "file", path, "bytes_dropped", cut)
+	}
+	if bad > 0 {
+		s.log.Warn("violations file holds lines that are not violations; left as they are", "file", path, "lines", bad)
+	}
 	s.previous = len(s.reported)
 	if len(s.reported) > 0 {
 		s.log.Info("violations already reported", "file", path, "count", len(s.reported))
@@ -291,8 +322,8 @@ func (s *Server) Close() error {
 			s.cancel()
 			<-s.stopped
 		}
-		if s.file != nil {
-			err = errors.Join(s.fileW.Flush(), s.file.Sync(), s.file.Close())
+		if s.vfile != nil {
+			err = s.vfile.close()
 		}
 	})
 	return err
@@ -417,7 +448,7 @@ func (s *Server) apply(b *batch, cpu cpuClock) {
 	if b.rebuild {
 		s.rebuilt.Add(int64(len(b.txs) - a.Duplicates))
 	}
-	s.handle(evs, false)
+	s.handle(evs)
 	a.Accepted = len(b.txs) - a.Duplicates - a.Late
 	b.reply <- a
 	s.record(w0, cpu)
@@ -437,7 +468,7 @@ func countViolations(evs []ts.Event) int {
 func (s *Server) advanceIdle(cpu cpuClock) {
 	w0 := time.Now()
 	now := s.opts.Now()
-	s.handle(s.each(func(_ int, on *ts.Online, evs []ts.Event) []ts.Event { return append(evs, on.Advance(now)...) }), true)
+	s.handle(s.each(func(_ int, on *ts.Online, evs []ts.Event) []ts.Event { return append(evs, on.Advance(now)...) }))
 	s.record(w0, cpu)
 }
 
@@ -497,7 +528,7 @@ func (s *Server) stats() ts.OnlineStats {
 }
 
 // handle reports events: violations not reported before go to the file and subscribers.
-func (s *Server) handle(evs []ts.Event, flush bool) {
+func (s *Server) handle(evs []ts.Event) {
 	for i := range evs {
 		e := &evs[i]
 		switch e.Kind {
@@ -509,8 +540,9 @@ func (s *Server) handle(evs []ts.Event, flush bool) {
 			s.hub.publish("", line)
 		}
 	}
-	if s.fileW != nil && (flush || s.fileW.Buffered() > 32<<10) {
-		if err := s.fileW.Flush(); err != nil {
+	// Written before the batch is answered or acknowledged: see [violationsFile].
+	if s.vfile != nil {
+		if err := s.vfile.write(); err != nil {
 			s.log.Error("writing violations file", "err", err)
 		}
 	}
@@ -526,9 +558,8 @@ func (s *Server) report(v *ts.Violation) {
 	s.reported[id] = struct{}{}
 	s.never.count(v)
 	line := violationLine(v, s.opts.Now())
-	if s.fileW != nil {
-		s.fileW.Write(line)
-		s.fileW.WriteByte('\n')
+	if s.vfile != nil {
+		s.vfile.add(line)
 	}
 	s.hub.publish(v.Kind.String(), line)
 }
@@ -637,7 +668,8 @@ func (s *Server) publishStatus(delay time.Duration, queue int) {
 		Duplicates: st.Duplicates, Late: st.Late, Dropped: st.Dropped, Flips: st.Flips, Violations: sum(by), Previous: s.previous,
 		ByKind: by, MemoryEstimate: st.Bytes, MemoryBound: max(s.opts.MaxMemory, 0), LagSeconds: lag, QueueDelay: delay.Seconds(), Queue: queue,
 		Rebuilt: s.rebuilt.Load(), CheckerCPU: time.Duration(s.checkerCPU.Load()).Seconds(), CheckerBusy: time.Duration(s.checkerBusy.Load()).Seconds(), Requests: s.requests.Load(), BadRequests: s.badRequests.Load(),
-		NATSMessages: s.natsMsgs.Load(), NATSBad: s.natsBad.Load(), Subscribers: s.hub.count(), Hint: hint,
+		NATSMessages: s.natsMsgs.Load(), NATSBad: s.natsBad.Load(), NATSRedelivered: s.natsRedelivered.Load(), Subscribers: s.hub.count(), Hint: hint,
+		Durable: s.opts.NATS != "", Durability: s.durability(),
 		Initial: jsonscan.AppendDatum(nil, s.opts.Initial),
 	})
 }
@@ -658,7 +690,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/status", s.getStatus)
 	mux.HandleFunc("GET /metrics", s.getMetrics)
 	mux.HandleFunc("GET /{$}", s.getIndex)
-	return mux
+	return s.guard(mux)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -692,25 +724,24 @@ func (s *Server) fail(w http.ResponseWriter, status int, code string, err error)
 
 func (s *Server) postTxns(w http.ResponseWriter, r *http.Request) {
 	s.requests.Add(1)
-	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
-	defer cancel()
-	bodyBuf := bodyPool.Get().(*bytes.Buffer)
-	defer bodyPool.Put(bodyBuf)
-	bodyBuf.Reset()
-	if n := r.ContentLength; n > 0 && n <= s.opts.MaxBody {
-		bodyBuf.Grow(int(n) + 1)
-	}
-	_, err := bodyBuf.ReadFrom(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			s.fail(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Errorf("body larger than %d bytes; send smaller batches", mbe.Limit))
-			return
-		}
-		s.fail(w, http.StatusBadRequest, "bad_body", fmt.Errorf("reading body: %w", err))
+	if err := checkIngestType(r); err != nil {
+		w.Header().Set("Connection", "close")
+		s.fail(w, http.StatusUnsupportedMediaType, "bad_content_type", err)
 		return
 	}
-	buf, err := decodeBuf(bodyBuf.Bytes())
+	if r.ContentLength > s.maxBody {
+		s.failBody(w, errTooLarge)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+	defer cancel()
+	bd, err := readBody(r.Body, s.maxBody, r.ContentLength, &s.bodies)
+	defer bd.release()
+	if err != nil {
+		s.failBody(w, err)
+		return
+	}
+	buf, err := decodeBuf(bd.b)
 	if err != nil {
 		var ie *inputError
 		if errors.As(err, &ie) {
@@ -745,9 +776,6 @@ func (s *Server) compile(buf *batchBuf) [][]ts.Compiled {
 	return buf.comp[:n]
 }
 
-// bodyPool recycles request bodies; nothing decoded from a body refers into it.
-var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
 func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.Status())
 }
@@ -761,6 +789,9 @@ func (s *Server) getViolations(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusInternalServerError, "no_streaming", errors.New("streaming unsupported"))
 		return
 	}
+	// A stream outlives the request's read deadline: without clearing it, the server's
+	// read of the connection (watching for the client to leave) would end the stream.
+	http.NewResponseController(w).SetReadDeadline(time.Time{})
 	ch, backlog := s.hub.subscribe(r.URL.Query().Get("replay") == "1")
 	defer s.hub.unsubscribe(ch)
 	vs := violationStream{sse: r.URL.Query().Get("format") == "sse" || acceptsSSE(r.Header.Get("Accept")), fl: fl}
@@ -842,6 +873,10 @@ func Serve(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	if err := s.checkExposure(s.opts.Addr); err != nil {
+		s.Close()
+		return err
+	}
 	defer s.tuneRuntime()()
 	ln, err := net.Listen("tcp", s.opts.Addr)
 	if err != nil {
@@ -877,10 +912,11 @@ func (s *Server) tuneRuntime() (restore func()) {
 
 func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	s.Start(context.WithoutCancel(ctx))
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	srv := s.httpServer()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	s.log.Info("serving", "addr", ln.Addr().String(), "level", s.opts.Level.String(), "settle", s.opts.Settle)
+	s.log.Warn(s.durability())
 	natsCtx, stopNATS := context.WithCancel(ctx)
 	defer stopNATS()
 	var natsDone chan error
@@ -908,6 +944,22 @@ func (s *Server) serve(ctx context.Context, ln net.Listener) error {
 	defer cancel()
 	shErr := srv.Shutdown(shCtx)
 	return errors.Join(runErr, shErr, s.Close())
+}
+
+// httpServer is the HTTP server of the API, with the timeouts of the options: a client
+// cannot hold a connection by sending its request slowly, nor idle forever between
+// requests.
+func (s *Server) httpServer() *http.Server {
+	return &http.Server{Handler: s.Handler(), ReadHeaderTimeout: s.opts.ReadHeaderTimeout, ReadTimeout: s.opts.ReadTimeout,
+		IdleTimeout: s.opts.IdleTimeout, MaxHeaderBytes: maxHeaderBytes, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+}
+
+// durability says in words what survives a restart of the server.
+func (s *Server) durability() string {
+	if s.opts.NATS == "" {
+		return "HTTP ingest is not durable: a restart starts from nothing (the checker's state is in memory); send the history again after a restart, or ingest through NATS JetStream. Violations already in the violations file are not reported twice"
+	}
+	return "NATS ingest is durable: at start the stream is re-read to rebuild the checker's state, and messages are acknowledged only once applied; transactions posted over HTTP are not kept"
 }
 
 func (s *Server) closeStreams() {

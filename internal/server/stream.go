@@ -19,6 +19,8 @@ type StreamOptions struct {
 	To      string
 	Subject string // default "isovet.txns"
 	Stream  string // default "ISOVET"
+	// Token is sent to a service that requires one (Authorization: Bearer).
+	Token string
 	// Batch is the most transactions per request or message (default 500).
 	Batch int
 	// Buffer bounds the bytes waiting to be sent (default 16 MiB). A transaction that
@@ -85,7 +87,7 @@ func NewStreamer(o StreamOptions) *Streamer {
 // the value the recorded history starts every key at; then it starts sending. An error
 // says why nothing can be sent.
 func (s *Streamer) Open(ctx context.Context, initial history.Datum) error {
-	ro := ReplayOptions{To: s.o.To, Subject: s.o.Subject, Stream: s.o.Stream, Logger: s.o.Logger}
+	ro := ReplayOptions{To: s.o.To, Subject: s.o.Subject, Stream: s.o.Stream, Token: s.o.Token, Logger: s.o.Logger}
 	ro.setDefaults()
 	snd, err := ro.sender(ctx)
 	if err != nil {
@@ -93,7 +95,7 @@ func (s *Streamer) Open(ctx context.Context, initial history.Datum) error {
 	}
 	if strings.HasPrefix(s.o.To, "http") {
 		client := &http.Client{Timeout: 10 * time.Second}
-		if err := agree(ctx, client, strings.TrimSuffix(s.o.To, "/"), initial, false, s.o.Logger); err != nil {
+		if err := agree(ctx, client, strings.TrimSuffix(s.o.To, "/"), s.o.Token, initial, false, s.o.Logger); err != nil {
 			snd.done()
 			return err
 		}

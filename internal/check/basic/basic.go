@@ -13,16 +13,18 @@ import (
 
 // Options tune the basic checks. The zero value is usable.
 type Options struct {
-	// MaxAnomalies caps how many findings of each kind are listed (0: 20). Every finding is
-	// still counted.
+	// MaxAnomalies caps how many findings of each kind are listed (0: 20), among the
+	// recorded transactions and, apart, through placeholders ([history.PlaceholderSession]).
+	// Every finding is still counted.
 	MaxAnomalies int
 	_            struct{}
 }
 
 // Findings is what the basic checks found.
 type Findings struct {
-	// Anomalies lists findings, at most Options.MaxAnomalies per kind, in the order of the
-	// transactions that reveal them (incompatible list orders last, by key).
+	// Anomalies lists findings, at most Options.MaxAnomalies per kind (and as many again
+	// through placeholders), in the order of the transactions that reveal them (incompatible
+	// list orders last, by key).
 	Anomalies []report.Anomaly
 	// Counts holds the number of findings of each kind, listed or not.
 	Counts map[anomaly.Kind]int
@@ -37,6 +39,9 @@ type checker struct {
 	max int
 	ix  *index
 	f   *Findings
+	// ph marks the placeholder transactions; listed counts the findings listed per kind.
+	ph     report.Placeholders
+	listed map[listKey]int
 
 	// Per-key scratch, stamped with the current transaction so it never needs clearing.
 	stamp []uint32
@@ -72,7 +77,7 @@ var noRef = opRef{t: -1}
 // Check runs every basic check over h. It polls ctx and returns context.Cause(ctx) with
 // what it found so far when cancelled (also when ctx is done by the time it ends).
 func Check(ctx context.Context, h *history.History, o Options) (*Findings, error) {
-	c := &checker{h: h, max: o.MaxAnomalies, f: &Findings{Counts: make(map[anomaly.Kind]int)}}
+	c := &checker{h: h, max: o.MaxAnomalies, f: &Findings{Counts: make(map[anomaly.Kind]int)}, ph: report.PlaceholdersOf(h), listed: make(map[listKey]int)}
 	if c.max <= 0 {
 		c.max = 20
 	}
@@ -219,12 +224,23 @@ func (c *checker) written(t *history.Txn, j int32, k history.Key) history.Value 
 
 // add records a finding; msg is called only if the finding is listed.
 func (c *checker) add(kind anomaly.Kind, txns []history.TxnID, k history.Key, msg func() string, cycle ...report.Step) {
-	n := c.f.Counts[kind]
-	c.f.Counts[kind] = n + 1
-	if n >= c.max {
+	c.f.Counts[kind]++
+	a := report.Anomaly{Kind: kind, Txns: txns, Key: k, Cycle: cycle}
+	// Findings through placeholders are capped apart, so that they never crowd out those
+	// among the recorded transactions.
+	lk := listKey{kind, c.ph.Involves(&a)}
+	if c.listed[lk] >= c.max {
 		return
 	}
-	c.f.Anomalies = append(c.f.Anomalies, report.Anomaly{Kind: kind, Txns: txns, Key: k, Cycle: cycle, Message: msg()})
+	c.listed[lk]++
+	a.Message = msg()
+	c.f.Anomalies = append(c.f.Anomalies, a)
+}
+
+// listKey counts the findings listed of one kind, through placeholders or not.
+type listKey struct {
+	kind    anomaly.Kind
+	through bool
 }
 
 func (c *checker) checkReads(ctx context.Context) error {
@@ -719,8 +735,8 @@ func (c *checker) notes() {
 	}
 	slices.Sort(kinds)
 	for _, k := range kinds {
-		if n := f.Counts[k]; n > c.max {
-			f.Notes = append(f.Notes, fmt.Sprintf("%d %s findings; only the first %d are listed", n, k.Info().Title, c.max))
+		if n, listed := f.Counts[k], c.listed[listKey{k, false}]+c.listed[listKey{k, true}]; n > listed {
+			f.Notes = append(f.Notes, fmt.Sprintf("%d %s findings; only the first %d are listed", n, k.Info().Title, listed))
 		}
 	}
 }

@@ -123,18 +123,23 @@ func TestBenchHistories(t *testing.T) {
 	}
 }
 
-// TestBlindWPredAbortedRead: Vbox's blindw_pred_1000 holds aborted reads (reads naming
-// transactions whose only logged transaction aborted), which every level must report.
+// TestBlindWPredAbortedRead: Vbox's blindw_pred_1000 mixes the logs of two runs whose
+// transaction ids overlap; the reads naming the ids of aborted logged transactions (tid 9 of
+// 5.log among them, which Vbox's own verifier reports as an aborted read) all ended before
+// those transactions began, so the reader leaves their placeholders' outcomes unknown. The
+// check must not pass the history, and must list no aborted read of those placeholders.
 func TestBlindWPredAbortedRead(t *testing.T) {
 	rep := runFile(t, sharedPath(t, "bench/vbox/blindw_pred_1000"), anomaly.StrongSessionSerializable)
-	if rep.Verdict != report.Fail {
-		t.Fatalf("verdict %v, want fail; notes %v", rep.Verdict, rep.Notes)
+	if rep.Verdict == report.Pass {
+		t.Fatalf("verdict pass on a history with placeholder writers; notes %v", rep.Notes)
 	}
-	found := false
-	for _, a := range rep.Anomalies {
-		found = found || a.Kind == anomaly.AbortedRead
-	}
-	if !found {
-		t.Fatalf("no aborted read among %d anomalies (first: %v)", len(rep.Anomalies), rep.Anomalies[0].Kind)
+	ph := report.PlaceholdersOf(rep.History)
+	for i, a := range rep.Anomalies {
+		if ph.Involves(&a) && a.Kind == anomaly.AbortedRead {
+			t.Errorf("anomaly %d: an aborted read of a placeholder whose outcome is unknown: %s", i+1, a.Message)
+		}
+		if i > 0 && !ph.Involves(&a) && ph.Involves(&rep.Anomalies[i-1]) {
+			t.Errorf("anomaly %d is among recorded transactions but listed after one through a placeholder", i+1)
+		}
 	}
 }

@@ -92,7 +92,7 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 		}
 	}
 	rep := &report.Report{Level: level, Checker: "ser", History: h}
-	c := &run{ctx: ctx, h: h, level: level, o: o, rep: rep, meter: report.NewMeter(o.Progress, level, "ser", len(h.Txns))}
+	c := &run{ctx: ctx, h: h, level: level, o: o, rep: rep, meter: report.NewMeter(o.Progress, level, "ser", len(h.Txns)), ph: report.PlaceholdersOf(h)}
 	c.t0 = c.now()
 	c.tp = c.t0
 	err := report.Ended(ctx, rep, c.run())
@@ -189,7 +189,7 @@ func placeholderCaveat(h *history.History, rep *report.Report) {
 		return
 	}
 	if rep.Verdict == report.Pass {
-		rep.AddCaveat(report.CaveatPlaceholders, deps.PlaceholderNote(len(ph)))
+		rep.AddCaveat(report.CaveatPlaceholders, report.PlaceholderFinding(h))
 		return
 	}
 	isPh := make(map[history.TxnID]bool, len(ph))
@@ -210,7 +210,7 @@ func placeholderCaveat(h *history.History, rep *report.Report) {
 func placeholderNote(h *history.History, t history.TxnID) string {
 	note := fmt.Sprintf("a witness involves %s, a placeholder the reader made for a writer no log holds: its writes are inferred from the reads that name it", h.Name(t))
 	if h.Txns[t].Outcome == history.OutcomeAborted {
-		note += "; it is taken as aborted, as the format's contract says (Cobra logs every committed transaction and no aborted one; a Vbox transaction id logged once, by an aborted transaction, names that transaction): if log files were lost or two runs were mixed in one directory, this is where to look"
+		note += "; it is taken as aborted, as the format's contract says (Cobra logs every committed transaction and no aborted one; a Vbox transaction id logged once, by a transaction that aborted and had begun before the reads ended, names that transaction): if log files were lost or two runs were mixed in one directory, this is where to look"
 	}
 	return note
 }
@@ -224,6 +224,7 @@ type run struct {
 	t0    time.Time
 	tp    time.Time
 	meter *report.Meter // nil without Options.Progress
+	ph    report.Placeholders
 
 	partial  bool
 	untimed  int           // counted transactions without a client interval (deps.Deps.Untimed)
@@ -306,11 +307,11 @@ func (c *run) phase(name string) {
 	c.tp = t
 }
 
+// fail records violation a: those among recorded transactions are kept first in claim
+// (report.Placeholders.Add).
 func (c *run) fail(a report.Anomaly) {
 	c.rep.Verdict = report.Fail
-	if len(c.rep.Anomalies) < c.o.MaxAnomalies {
-		c.rep.Anomalies = append(c.rep.Anomalies, a)
-	}
+	c.rep.Anomalies = c.ph.Add(c.rep.Anomalies, a, c.o.MaxAnomalies)
 }
 
 // run is the pipeline of one check, in order: the basic checks alongside everything else

@@ -137,7 +137,7 @@ func Check(ctx context.Context, h *history.History, level anomaly.Level, o Optio
 		}
 	}
 	rep := &report.Report{Level: level, Checker: "si", History: h}
-	c := &run{ctx: ctx, h: h, level: level, o: o, rep: rep, meter: report.NewMeter(o.Progress, level, "si", len(h.Txns))}
+	c := &run{ctx: ctx, h: h, level: level, o: o, rep: rep, meter: report.NewMeter(o.Progress, level, "si", len(h.Txns)), ph: report.PlaceholdersOf(h)}
 	c.t0 = c.now()
 	c.tp = c.t0
 	err := report.Ended(ctx, rep, c.run())
@@ -186,7 +186,7 @@ func (c *run) caveats() {
 	// Placeholder writers ([history.PlaceholderSession]): their other operations were never
 	// recorded, so a pass proves nothing about them.
 	if ph := c.h.Placeholders(); len(ph) > 0 {
-		rep.AddCaveat(report.CaveatPlaceholders, deps.PlaceholderNote(len(ph)))
+		rep.AddCaveat(report.CaveatPlaceholders, report.PlaceholderFinding(c.h))
 	}
 }
 
@@ -211,6 +211,7 @@ type run struct {
 	rep    *report.Report
 	t0, tp time.Time
 	meter  *report.Meter // nil without Options.Progress
+	ph     report.Placeholders
 	// partial: deps modelled some operations only in part (predicates); a pass proves
 	// nothing.
 	partial bool
@@ -232,11 +233,11 @@ func (c *run) phase(name string) {
 	c.tp = t
 }
 
+// fail records violation a: those among recorded transactions are kept first in claim
+// (report.Placeholders.Add).
 func (c *run) fail(a report.Anomaly) {
 	c.rep.Verdict = report.Fail
-	if len(c.rep.Anomalies) < c.o.MaxAnomalies {
-		c.rep.Anomalies = append(c.rep.Anomalies, a)
-	}
+	c.rep.Anomalies = c.ph.Add(c.rep.Anomalies, a, c.o.MaxAnomalies)
 }
 
 // strictFollowup records, for a pass on a serial order that respects client real time and

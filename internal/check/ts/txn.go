@@ -72,7 +72,9 @@ type oread struct {
 // sc.kbuf, valid until the next batch (see [Compiler]); otherwise they are sc's scratch,
 // valid until the next call.
 func ocompile(t *Txn, sc *scratch, ints []intFinding2, shard, shards int, own bool) (reads []oread, rkeys []history.Datum, writes []owrite, _ []intFinding2) {
-	c := ocompiler{txnView: txnView[history.Datum, history.Datum]{loc: sc.loc[:0]}, ints: ints}
+	// One view per key touched, at most one per operation: sized once, not grown step by
+	// step (a transaction of 150,000 operations would copy its views a dozen times).
+	c := ocompiler{txnView: txnView[history.Datum, history.Datum]{loc: slices.Grow(sc.loc[:0], len(t.Ops))}, ints: ints}
 	c.alloc(t, sc, shard, shards, own)
 	for oi := range t.Ops {
 		o := &t.Ops[oi]

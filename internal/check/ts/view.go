@@ -13,7 +13,16 @@ import (
 type txnView[K, V comparable] struct {
 	loc    []view[K, V]
 	writes []fwrite[K, V]
+	// index maps a key to its entry in loc[:indexed], once the transaction has touched
+	// more than indexFrom keys: a transaction's work stays linear in its operations (a
+	// scan of loc per operation is quadratic, 26 CPU-seconds for 150,000 keys).
+	index   map[K]int32
+	indexed int
 }
+
+// indexFrom is how many keys a transaction touches before [txnView.find] indexes them; below
+// it, a scan is faster than a map.
+const indexFrom = 32
 
 // view is a transaction's own view of one key while compiling.
 type view[K, V comparable] struct {
@@ -37,11 +46,31 @@ type fwrite[K, V comparable] struct {
 type owrite = fwrite[history.Datum, history.Datum]
 
 // find returns the index of k's entry in w.loc, -1 if the transaction has not touched k.
+//
+// loc only grows between calls, by at most one entry (each caller appends after a find),
+// or is cut to empty for the next transaction: the index is cleared when loc is shorter
+// than what it indexed, and extended to the entries appended since the last call.
 func (w *txnView[K, V]) find(k K) int {
-	for i := range w.loc {
-		if w.loc[i].k == k {
-			return i
+	if len(w.loc) < w.indexed {
+		clear(w.index)
+		w.indexed = 0
+	}
+	if len(w.loc) <= indexFrom {
+		for i := range w.loc {
+			if w.loc[i].k == k {
+				return i
+			}
 		}
+		return -1
+	}
+	if w.index == nil {
+		w.index = make(map[K]int32, 2*len(w.loc))
+	}
+	for ; w.indexed < len(w.loc); w.indexed++ {
+		w.index[w.loc[w.indexed].k] = int32(w.indexed)
+	}
+	if i, ok := w.index[k]; ok {
+		return int(i)
 	}
 	return -1
 }

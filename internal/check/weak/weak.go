@@ -172,10 +172,10 @@ func addFindings(rep *report.Report, d *deps.Deps, maxAnomalies int) bool {
 	if d.Undecided != "" {
 		rep.Notes = append(rep.Notes, d.Undecided)
 	}
+	ph := report.PlaceholdersOf(d.H)
 	for _, a := range d.Findings {
-		if len(rep.Anomalies) < maxAnomalies {
-			rep.Anomalies = append(rep.Anomalies, a)
-		}
+		// Those among recorded transactions first in claim (report.Placeholders.Add).
+		rep.Anomalies = ph.Add(rep.Anomalies, a, maxAnomalies)
 	}
 	return len(rep.Anomalies) > 0
 }
