@@ -30,8 +30,8 @@ import (
 // service is an isovet serve run in-process on a loopback port for a test.
 type service struct {
 	url, file, token string
-	cancel    func()
-	done      chan error
+	cancel           func()
+	done             chan error
 }
 
 // startService starts the service with o (on a free loopback port, its violations to a
