@@ -214,7 +214,7 @@ func TestServeJSON(t *testing.T) {
 	resp, err = http.Get(hs.URL + "/v1/status")
 	get("GET /v1/status", resp, err, http.StatusOK, "status")
 
-	hist := writeInput(t, dir, "h.jsonl", `{"isovet":1}
+	hist := writeInput(t, dir, "h.jsonl", `{"isovet":1,"initial":0}
 {"id":"a","s":0,"sts":[1,0],"cts":[2,0],"ops":[["w",1,5]]}
 {"id":"b","s":1,"sts":[3,0],"cts":[4,0],"ops":[["r",1,5]]}
 `)

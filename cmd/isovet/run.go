@@ -1,8 +1,12 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -12,6 +16,7 @@ import (
 	"github.com/isovet/isovet/check"
 	"github.com/isovet/isovet/internal/runner"
 	_ "github.com/isovet/isovet/internal/runner/all" // postgres://, mysql://, sqlite:// drivers
+	"github.com/isovet/isovet/internal/server"
 	"github.com/isovet/isovet/internal/workload"
 )
 
@@ -21,6 +26,8 @@ func newRunCmd() *cobra.Command {
 	var o runner.Options
 	var method, dist, logLevel string
 	var checks []string
+	var so server.StreamOptions
+	var serveURL, natsURL string
 	c := &cobra.Command{
 		Use:   "run",
 		Short: "Drive a database with a workload, record the history and check it",
@@ -67,6 +74,9 @@ reported and leaves the exit at 0, unless --strict-exit makes it 1.`,
 			if o.Logger, err = newLogger(c.ErrOrStderr(), logLevel); err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
+			if o.Sink, err = newRunSink(so, serveURL, natsURL, o.Logger, c.ErrOrStderr()); err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
 			var finish func()
 			o.Progress, finish = runProgress(c.ErrOrStderr())
 			o.Recorded = finish
@@ -104,7 +114,61 @@ reported and leaves the exit at 0, unless --strict-exit makes it 1.`,
 	f.StringVar(&o.Table, "table", "", "table the SQL drivers create (default isovet_kv)")
 	f.BoolVar(&o.Keep, "keep", false, "leave the table in place after the run")
 	f.StringVar(&logLevel, "log-level", "warn", "debug, info, warn or error")
+	f.StringVar(&serveURL, "serve", "", "stream every transaction as it completes to isovet serve at this URL, e.g. http://127.0.0.1:7474, for the online check (memdb only: docs/timestamp.md)")
+	f.StringVar(&natsURL, "nats", "", "stream every transaction as it completes to this NATS JetStream server, e.g. nats://127.0.0.1:4222, for isovet serve --nats")
+	f.StringVar(&so.Stream, "stream", "ISOVET", "with --nats: the JetStream stream, used if it exists and takes --subject, created if no stream does")
+	f.StringVar(&so.Subject, "subject", "isovet.txns", "with --nats: the subject to publish to")
+	f.StringVar(&so.Token, "token", "", "with --serve: the token of a service that requires one (default $ISOVET_TOKEN)")
 	return c
+}
+
+// runSink streams a run's transactions to a service: a [server.Streamer] that says, when
+// closed, what it sent.
+type runSink struct {
+	*server.Streamer
+	to     string
+	stderr io.Writer
+}
+
+// newRunSink returns the sink of --serve or --nats, or nil when neither is given.
+func newRunSink(o server.StreamOptions, serveURL, natsURL string, log *slog.Logger, stderr io.Writer) (runner.Sink, error) {
+	switch {
+	case serveURL != "" && natsURL != "":
+		return nil, errors.New("--serve and --nats name two services: give one")
+	case serveURL != "":
+		if !strings.HasPrefix(serveURL, "http://") && !strings.HasPrefix(serveURL, "https://") {
+			return nil, fmt.Errorf("--serve %q: want http://host:port", serveURL)
+		}
+		o.To = serveURL
+	case natsURL != "":
+		if !strings.HasPrefix(natsURL, "nats://") {
+			return nil, fmt.Errorf("--nats %q: want nats://host:port", natsURL)
+		}
+		o.To = natsURL
+	default:
+		return nil, nil
+	}
+	o.Logger = log
+	o.Token = cmp.Or(o.Token, os.Getenv("ISOVET_TOKEN"))
+	return &runSink{Streamer: server.NewStreamer(o), to: o.To, stderr: stderr}, nil
+}
+
+// Close sends what is left and says what was sent, or fails with what went wrong.
+func (s *runSink) Close() error {
+	st, err := s.Streamer.Close()
+	where := s.to
+	if st.Stream != "" {
+		how := "existing stream"
+		if st.Created {
+			how = "stream created"
+		}
+		where += fmt.Sprintf(" (%s %s)", how, st.Stream)
+	}
+	if err != nil {
+		return fmt.Errorf("streaming to %s failed after it accepted %d transactions (%d not sent): %w; the run's own history (--out) and checks are complete and unaffected", where, st.Sent, st.NotSent, err)
+	}
+	fmt.Fprintf(s.stderr, "streamed %d transactions to %s\n", st.Sent, where)
+	return nil
 }
 
 // runProgress draws, on a terminal, the workload's templates done of all, their rate and

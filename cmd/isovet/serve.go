@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -164,7 +165,16 @@ func newReplayCmd() *cobra.Command {
 		Long: `Send a recorded history to a running isovet serve over HTTP or NATS, at a chosen rate,
 and say how many transactions went in how many batches and how fast. With --json that is
 one JSON document, {"schema": 1, "kind": "replay", "results": [...]}, with one result naming
-the file (docs/json.md).`,
+the file (docs/json.md).
+
+Every format isovet check reads is taken. A transaction without an id is sent as "T<n>",
+n its position in the history (how reports name it). The committed transactions are sent
+with their database timestamps; a history the online checker cannot judge as the offline
+check does (no timestamps, outcomes unknown, predicates, keys starting at different
+values, a service with another --initial-value) is refused before anything is sent, saying
+why. A batch the service refuses stops the replay with the service's reason and exit 2.
+Over NATS, --stream names the JetStream stream: used if it exists and takes --subject,
+created if no stream does (docs/timestamp.md, "Recipes").`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if o.To == "" {
@@ -181,12 +191,12 @@ the file (docs/json.md).`,
 			}
 			st, err := server.Replay(c.Context(), o)
 			if err != nil {
-				return &exitError{code: exitUsage, err: err}
+				return &exitError{code: exitUsage, err: replayError(args[0], st, err)}
 			}
 			if asJSON {
 				return replayJSON(c.OutOrStdout(), displayName(args[0]), o.To, st)
 			}
-			fmt.Fprintf(c.OutOrStdout(), "sent %d transactions in %d batches in %v (%.0f txns/s)\n", st.Txns, st.Batches, st.Elapsed.Round(1e6), st.Rate())
+			fmt.Fprintf(c.OutOrStdout(), "sent %d transactions in %d batches in %v (%.0f txns/s)%s\n", st.Txns, st.Batches, st.Elapsed.Round(1e6), st.Rate(), replayNotes(st))
 			return nil
 		},
 	}
@@ -194,6 +204,7 @@ the file (docs/json.md).`,
 	f := c.Flags()
 	f.StringVar(&o.To, "to", "", "http://host:port of isovet serve, or nats://host:port")
 	f.StringVar(&o.Subject, "subject", "isovet.txns", "NATS subject to publish to")
+	f.StringVar(&o.Stream, "stream", "ISOVET", "JetStream stream: used if it exists and takes --subject, created if no stream does")
 	f.StringVar(&o.Token, "token", "", "token of a server that requires one (default $ISOVET_TOKEN)")
 	f.Float64Var(&o.Rate, "rate", 0, "transactions per second (0: as fast as possible)")
 	f.BoolVar(&o.Shuffle, "shuffle", false, "send the transactions in a random order")
@@ -203,6 +214,35 @@ the file (docs/json.md).`,
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error")
 	f.BoolVar(&asJSON, "json", false, `print what was sent as one JSON document, {"schema": 1, "kind": "replay", "results": [...]} (docs/json.md)`)
 	return c
+}
+
+// replayError says why the replay of file stopped: refused up front (nothing sent), or
+// by the service after it accepted what st counts.
+func replayError(file string, st server.ReplayStats, err error) error {
+	var ref *server.RefusedError
+	if errors.As(err, &ref) {
+		return fmt.Errorf("%s: replay stopped: %w (it accepted %d transactions in %d batches before)", displayName(file), err, st.Txns, st.Batches)
+	}
+	if st.Txns > 0 {
+		return fmt.Errorf("%s: replay stopped after %d transactions were accepted: %w", displayName(file), st.Txns, err)
+	}
+	return fmt.Errorf("%s: nothing was sent: %w", displayName(file), err)
+}
+
+// replayNotes says what a replay left out, and over NATS which stream took it.
+func replayNotes(st server.ReplayStats) string {
+	var s string
+	if st.NotSent > 0 {
+		s += fmt.Sprintf("; %d aborted transactions not sent (the online checker takes committed ones)", st.NotSent)
+	}
+	if st.Stream != "" {
+		how := "existing stream"
+		if st.CreatedStream {
+			how = "created stream"
+		}
+		s += fmt.Sprintf("; %s %s", how, st.Stream)
+	}
+	return s
 }
 
 // replayResult is the replay document's result: the history sent, where, and how fast.

@@ -62,6 +62,10 @@ type Options struct {
 	// Table is the table SQL drivers create (default isovet_kv); Keep leaves it in place.
 	Table string
 	Keep  bool
+	// Sink, when set, receives every transaction as it completes, for a service that
+	// checks them online (`isovet run --serve`); a database that cannot give it the
+	// timestamps the online checker needs is refused before the run starts.
+	Sink Sink
 	// Progress, when set, is called while the workload runs (see RunOptions.Progress).
 	Progress func(done, aborted, total int, elapsed time.Duration)
 	// Recorded, when set, is called once the workload has stopped, before anything about
@@ -123,6 +127,9 @@ func RunCommand(ctx context.Context, o Options, stdout, stderr io.Writer) (int, 
 	}
 	if err := c.writeJSON(); err != nil {
 		return ExitError, err
+	}
+	if c.sinkErr != nil {
+		return ExitError, c.sinkErr
 	}
 	return code, nil
 }
@@ -189,6 +196,7 @@ type command struct {
 	prose          io.Writer // where what was recorded and the text reports go: stdout, or stderr with JSON
 	target         Target
 	results        []explain.Result // one per level checked, for the JSON document
+	sinkErr        error            // what failed in streaming to the service
 }
 
 // record drives the workload through db, streaming the history to the output directory
@@ -206,10 +214,26 @@ func (c *command) record(ctx context.Context, db DB, target Target, w *workload.
 		side = &lazyFile{path: filepath.Join(o.Out, "db-timestamps.jsonl")}
 		ro.Out, ro.Sidecar = hist, side
 	}
+	if o.Sink != nil {
+		initial, err := streamable(db, target.Description, schemaOf(w))
+		if err != nil {
+			return nil, fmt.Errorf("cannot stream to the service: %w", err)
+		}
+		if err := o.Sink.Open(ctx, initial); err != nil {
+			return nil, fmt.Errorf("cannot stream to the service: %w (nothing was run)", err)
+		}
+		ro.Sink = o.Sink
+	}
 	fmt.Fprintf(c.prose, "running %s (%d transactions, %d sessions, seed %d) on %s\n", o.Workload, w.NumTxns(), o.Sessions, o.Seed, target.Description)
 	res, runErr := Run(ctx, db, w, ro)
 	if o.Recorded != nil {
 		o.Recorded()
+	}
+	if o.Sink != nil {
+		c.sinkErr = o.Sink.Close()
+		if res != nil && res.Unknown > 0 {
+			fmt.Fprintf(c.stderr, "note: %d transactions of unknown outcome were streamed as such: the online checker takes them as not committed, the offline check as committed when a read saw what only they wrote, so an online violation through one may be a false alarm; the verdicts below are the offline check's\n", res.Unknown)
+		}
 	}
 	closeErr := errors.Join(hist.Close(), side.Close())
 	c.cleanup(ctx, db)

@@ -34,8 +34,11 @@ type RunOptions struct {
 	// aborted, the templates in the workload, and the time since the run began.
 	Progress      func(done, aborted, total int, elapsed time.Duration)
 	ProgressEvery time.Duration
-	Logger        *slog.Logger
-	_             struct{}
+	// Sink, when set, receives every transaction as it is recorded (see [Sink]); it is
+	// opened before the workload starts.
+	Sink   Sink
+	Logger *slog.Logger
+	_      struct{}
 }
 
 // Result is what a run recorded.

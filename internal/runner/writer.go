@@ -38,6 +38,12 @@ type writer struct {
 	progressEvery time.Duration
 	lastProgress  time.Duration
 
+	// sink, when set, receives every transaction as it is recorded, encoded by senc into
+	// sbuf.
+	sink Sink
+	senc *native.Encoder
+	sbuf batchBuf
+
 	// side holds the sidecar lines until the end of the run, when commit times that the
 	// database reports in bulk ([CommitTimer]) are filled in.
 	side []sideLine
@@ -65,6 +71,10 @@ func newWriter(o RunOptions, w *workload.Workload, s Schema) *writer {
 		lastProgress: -o.ProgressEvery, // report the first transaction at once
 	}
 	wr.enc = native.NewEncoder(&wr.batch)
+	if o.Sink != nil {
+		wr.sink = o.Sink
+		wr.senc = native.NewEncoder(&wr.sbuf)
+	}
 	wr.b.Grow(w.NumTxns(), w.NumTxns()*4)
 	return wr
 }
@@ -254,6 +264,15 @@ func (wr *writer) one(rec *record) {
 	if wr.out != nil {
 		if err := wr.enc.EncodeTxn(&rec.txn); err != nil && wr.err == nil {
 			wr.err = fmt.Errorf("encoding transaction %d: %w", wr.done-1, err)
+		}
+	}
+	if wr.sink != nil {
+		line, err := streamLine(wr.senc, &wr.sbuf, &rec.txn, wr.done-1)
+		if err != nil && wr.err == nil {
+			wr.err = fmt.Errorf("encoding transaction %d for the service: %w", wr.done-1, err)
+		}
+		if err == nil {
+			wr.sink.Add(line)
 		}
 	}
 	if wr.sidecar != nil && (rec.info.CommitTime != 0 || !rec.info.ID.IsNil()) {

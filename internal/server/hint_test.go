@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -59,13 +60,28 @@ func TestInitialValueHint(t *testing.T) {
 	}
 }
 
-// TestInitialValueHintChronos replays Chronos's format-kv.json with the server's default
-// (nil) initial value: the history assumes 0, and the status says so.
+// TestInitialValueHintChronos posts Chronos's format-kv.json to a server with the
+// default (nil) initial value, as a client that does not ask would: the history assumes 0,
+// and the status says so. isovet replay asks, and refuses before sending anything.
 func TestInitialValueHintChronos(t *testing.T) {
 	h := loadExample(t, "format-kv.json")
 	s, hs := newTestServer(t, Options{Level: anomaly.Serializable, Settle: 200 * time.Millisecond, Tick: 10 * time.Millisecond})
-	if _, err := Replay(context.Background(), ReplayOptions{History: h, To: hs.URL, Batch: 100, Rate: 50000}); err != nil {
+	_, err := Replay(context.Background(), ReplayOptions{History: h, To: hs.URL, Batch: 100})
+	if err == nil || !strings.Contains(err.Error(), "--initial-value 0") {
+		t.Fatalf("replay to a server with another initial value: %v, want a refusal naming --initial-value 0", err)
+	}
+	if n := s.requests.Load(); n != 0 {
+		t.Fatalf("replay posted %d requests before refusing", n)
+	}
+	order, at := schedule(h, ReplayOptions{})
+	bodies, _, _, err := encodeBatches(h, order, at, 100)
+	if err != nil {
 		t.Fatal(err)
+	}
+	for _, b := range bodies {
+		if err := PostBatch(context.Background(), http.DefaultClient, hs.URL+"/v1/txns", b); err != nil {
+			t.Fatal(err)
+		}
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	st := s.Status()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,9 +74,14 @@ func (s *Server) fetch(ctx context.Context, cons jetstream.Consumer, a *natsAcke
 // openConsumer creates (or updates) the durable consumer on the stream, creating the stream
 // if missing, and rebuilds the checker's state from what it has already delivered.
 func (s *Server) openConsumer(ctx context.Context, js jetstream.JetStream) (jetstream.Consumer, error) {
-	stream, err := ensureStream(ctx, js, s.opts.Stream, s.opts.Subject)
+	stream, created, err := OpenStream(ctx, js, s.opts.Stream, s.opts.Subject)
 	if err != nil {
 		return nil, err
+	}
+	if created {
+		s.log.Info("created stream", "stream", s.opts.Stream, "subject", s.opts.Subject)
+	} else {
+		s.log.Info("using existing stream", "stream", s.opts.Stream, "subject", s.opts.Subject)
 	}
 	// MaxDeliver is left unlimited: a message is redelivered until it is acknowledged, and
 	// a redelivery of one already applied is recognised by its stream sequence (see
@@ -231,19 +238,58 @@ func (s *Server) submitMsg(msg jetstream.Msg, a *natsAcker) bool {
 	return true
 }
 
+// ensureStream is [OpenStream] for the server, which logs which stream it consumes.
 func ensureStream(ctx context.Context, js jetstream.JetStream, name, subject string) (jetstream.Stream, error) {
-	st, err := js.Stream(ctx, name)
+	st, _, err := OpenStream(ctx, js, name, subject)
+	return st, err
+}
+
+// OpenStream returns the JetStream stream name, which must take subject: an existing
+// stream of that name whose subjects cover subject, or, when there is none of that name,
+// one created for subject (created is then true). A stream of that name that does not take
+// subject, or another stream that already takes it (JetStream lets one stream only take a
+// subject), is an error naming what to pass instead.
+func OpenStream(ctx context.Context, js jetstream.JetStream, name, subject string) (st jetstream.Stream, created bool, err error) {
+	st, err = js.Stream(ctx, name)
 	if err == nil {
-		return st, nil
+		info, err := st.Info(ctx)
+		if err != nil {
+			return nil, false, fmt.Errorf("reading stream %s: %w", name, err)
+		}
+		if !slices.ContainsFunc(info.Config.Subjects, func(p string) bool { return subjectCovers(p, subject) }) {
+			return nil, false, fmt.Errorf("stream %s exists but does not take subject %s (its subjects: %s): pass --subject with one of them, or another --stream", name, subject, strings.Join(info.Config.Subjects, ", "))
+		}
+		return st, false, nil
 	}
 	if !errors.Is(err, jetstream.ErrStreamNotFound) {
-		return nil, fmt.Errorf("looking up stream %s: %w", name, err)
+		return nil, false, fmt.Errorf("looking up stream %s: %w", name, err)
+	}
+	if other, err := js.StreamNameBySubject(ctx, subject); err == nil && other != "" {
+		return nil, false, fmt.Errorf("there is no stream %s, and stream %s already takes subject %s: pass --stream %s", name, other, subject, other)
 	}
 	st, err = js.CreateStream(ctx, jetstream.StreamConfig{Name: name, Subjects: []string{subject}, Storage: jetstream.FileStorage})
 	if err != nil {
-		return nil, fmt.Errorf("creating stream %s: %w", name, err)
+		return nil, false, fmt.Errorf("creating stream %s for subject %s: %w", name, subject, err)
 	}
-	return st, nil
+	return st, true, nil
+}
+
+// subjectCovers reports whether the NATS subject pattern p (with * and > wildcards)
+// matches every subject that the subject s matches.
+func subjectCovers(p, s string) bool {
+	pt, st := strings.Split(p, "."), strings.Split(s, ".")
+	for i, t := range pt {
+		switch {
+		case t == ">":
+			return i < len(st)
+		case i >= len(st):
+			return false
+		case t == "*" && st[i] != ">":
+		case t != st[i]:
+			return false
+		}
+	}
+	return len(pt) == len(st)
 }
 
 // reapply applies again, while rebuilding, a message the durable consumer was given: one

@@ -47,9 +47,17 @@ type ReplayOptions struct {
 	_      struct{}
 }
 
-// ReplayStats say what a replay sent.
+// ReplayStats say what a replay sent. Txns and Batches count what the server accepted:
+// after a refusal, what it accepted before it.
 type ReplayStats struct {
 	Txns, Batches int
+	// NotSent counts the transactions not sent because the online checker takes committed
+	// transactions only (aborted ones).
+	NotSent int
+	// Stream says, over NATS, which JetStream stream took the transactions and whether
+	// replay created it.
+	Stream        string
+	CreatedStream bool
 	Elapsed       time.Duration
 }
 
@@ -65,22 +73,41 @@ func (r ReplayStats) Rate() float64 {
 // order or reordered, at a chosen rate, as native JSON-lines batches.
 func Replay(ctx context.Context, o ReplayOptions) (ReplayStats, error) {
 	o.setDefaults()
-	h := o.History
-	if h == nil {
+	if o.History == nil {
 		return ReplayStats{}, errors.New("replay: no history to send")
+	}
+	if err := OnlineReady(o.History); err != nil {
+		return ReplayStats{}, err
+	}
+	h, err := WithIDs(o.History)
+	if err != nil {
+		return ReplayStats{}, err
+	}
+	if strings.HasPrefix(o.To, "nats://") && h.DerivedTimestamps() {
+		return ReplayStats{}, errors.New("the history's timestamps were derived from the database's snapshots, which do not say in which order concurrent transactions committed: a service checking serializability would report violations of the order isovet chose, which the offline check withdraws, and over NATS replay cannot ask the service's level; replay it over HTTP (--to http://...), where replay asks, to a service at snapshot-isolation")
 	}
 	order, at := schedule(h, o)
 	// Encode batches up front so that sending measures the receiver, not the encoder.
-	bodies, starts, err := encodeBatches(h, order, at, o.Batch)
+	bodies, sizes, starts, err := encodeBatches(h, order, at, o.Batch)
 	if err != nil {
 		return ReplayStats{}, err
 	}
-	send, done, err := o.sender(ctx)
+	snd, err := o.sender(ctx)
 	if err != nil {
 		return ReplayStats{}, err
 	}
-	defer done()
-	return o.sendAll(ctx, send, bodies, starts, len(order))
+	if err := snd.agree(ctx, h); err != nil {
+		snd.done()
+		return ReplayStats{}, err
+	}
+	st, err := o.sendAll(ctx, snd.send, bodies, sizes, starts)
+	if derr := snd.done(); err == nil && derr != nil {
+		err = derr
+		st.Txns, st.Batches = 0, 0 // JetStream did not confirm them
+	}
+	st.NotSent = len(h.Txns) - len(order)
+	st.Stream, st.CreatedStream = snd.stream, snd.created
+	return st, err
 }
 
 // setDefaults fills in the options left zero.
@@ -105,9 +132,9 @@ func (o *ReplayOptions) setDefaults() {
 	}
 }
 
-// encodeBatches encodes order in batches of native JSON lines; starts[i] is when batch i
-// is due.
-func encodeBatches(h *history.History, order []history.TxnID, at []time.Duration, batch int) (bodies [][]byte, starts []time.Duration, _ error) {
+// encodeBatches encodes order in batches of native JSON lines; sizes[i] is the number of
+// transactions of batch i and starts[i] when it is due.
+func encodeBatches(h *history.History, order []history.TxnID, at []time.Duration, batch int) (bodies [][]byte, sizes []int, starts []time.Duration, _ error) {
 	for i := 0; i < len(order); i += batch {
 		var buf bytes.Buffer
 		enc := native.NewEncoder(&buf)
@@ -115,65 +142,116 @@ func encodeBatches(h *history.History, order []history.TxnID, at []time.Duration
 		end := min(i+batch, len(order))
 		for _, t := range order[i:end] {
 			if err := enc.Encode(h, t); err != nil {
-				return nil, nil, fmt.Errorf("encoding %s: %w", h.Name(t), err)
+				return nil, nil, nil, fmt.Errorf("encoding %s: %w", h.Name(t), err)
 			}
 		}
 		bodies = append(bodies, buf.Bytes())
+		sizes = append(sizes, end-i)
 		starts = append(starts, at[i])
 	}
-	return bodies, starts, nil
+	return bodies, sizes, starts, nil
 }
 
-// sender returns the function that sends a batch to o.To (HTTP or NATS) and the one to call
-// when done sending. Over NATS, batches are published one at a time (o.Parallel is 1).
-func (o *ReplayOptions) sender(ctx context.Context) (send func(context.Context, []byte) error, done func(), _ error) {
+// sender sends batches to a service: send sends one, agree checks before anything is sent
+// that the service reads the history as it was recorded (its initial value), done waits
+// for what is pending and disconnects (over NATS, the stream's acknowledgements: an error
+// says some were not confirmed). stream names the JetStream stream and created says
+// whether it was created.
+type sender struct {
+	send    func(context.Context, []byte) error
+	agree   func(context.Context, *history.History) error
+	done    func() error
+	stream  string
+	created bool
+}
+
+// sender returns the sender to o.To (HTTP or NATS). Over NATS, batches are published one at
+// a time (o.Parallel is 1).
+func (o *ReplayOptions) sender(ctx context.Context) (*sender, error) {
 	switch {
 	case strings.HasPrefix(o.To, "http://") || strings.HasPrefix(o.To, "https://"):
 		client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: o.Parallel + 1}}
-		url := strings.TrimSuffix(o.To, "/") + "/v1/txns"
-		return func(ctx context.Context, body []byte) error { return PostBatchToken(ctx, client, url, o.Token, body) }, func() {}, nil
+		base := strings.TrimSuffix(o.To, "/")
+		return &sender{
+			send: func(ctx context.Context, body []byte) error {
+				return PostBatchToken(ctx, client, base+"/v1/txns", o.Token, body)
+			},
+			agree: func(ctx context.Context, h *history.History) error {
+				want, _ := uniformInitial(h)
+				return agree(ctx, client, base, o.Token, want, h.DerivedTimestamps(), o.Logger)
+			},
+			done: func() error { return nil },
+		}, nil
 	case strings.HasPrefix(o.To, "nats://"):
 		return o.natsSender(ctx)
 	default:
-		return nil, nil, fmt.Errorf("replay: --to must be http://host:port or nats://host:port, not %q", o.To)
+		return nil, fmt.Errorf("replay: --to must be http://host:port or nats://host:port, not %q", o.To)
 	}
 }
 
-// natsSender publishes batches to o.Subject of the JetStream stream o.Stream (created if
-// missing); done waits (at most a minute) for the pending publications and disconnects.
-func (o *ReplayOptions) natsSender(ctx context.Context) (send func(context.Context, []byte) error, done func(), _ error) {
+// natsSender publishes batches to o.Subject of the JetStream stream o.Stream (created only
+// if no stream takes the subject); done waits (at most a minute) for the stream to confirm
+// the publications and disconnects.
+func (o *ReplayOptions) natsSender(ctx context.Context) (*sender, error) {
 	nc, err := nats.Connect(o.To, nats.Name("isovet replay"))
 	if err != nil {
-		return nil, nil, fmt.Errorf("connecting to %s: %w", o.To, err)
+		return nil, fmt.Errorf("connecting to %s: %w", o.To, err)
 	}
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(256))
+	var mu sync.Mutex
+	var pubErr error
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(256),
+		jetstream.WithPublishAsyncErrHandler(func(_ jetstream.JetStream, _ *nats.Msg, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if pubErr == nil {
+				pubErr = fmt.Errorf("JetStream refused a publication: %w", err)
+			}
+		}))
 	if err != nil {
 		nc.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	if _, err := ensureStream(ctx, js, o.Stream, o.Subject); err != nil {
+	_, created, err := OpenStream(ctx, js, o.Stream, o.Subject)
+	if err != nil {
 		nc.Close()
-		return nil, nil, err
+		return nil, err
+	}
+	if created {
+		o.Logger.Info("created stream", "stream", o.Stream, "subject", o.Subject)
+	} else {
+		o.Logger.Info("using existing stream", "stream", o.Stream, "subject", o.Subject)
 	}
 	o.Parallel = 1
-	send = func(ctx context.Context, body []byte) error {
+	s := &sender{stream: o.Stream, created: created}
+	s.send = func(ctx context.Context, body []byte) error {
 		_, err := js.PublishAsync(o.Subject, body)
 		return err
 	}
-	done = func() {
+	s.agree = func(_ context.Context, h *history.History) error {
+		if d, ok := uniformInitial(h); ok {
+			o.Logger.Info("the service must run with this --initial-value (over NATS replay cannot ask it)", "initial_value", d.String())
+		}
+		return nil
+	}
+	s.done = func() error {
+		defer nc.Close()
 		select {
 		case <-js.PublishAsyncComplete():
 		case <-time.After(time.Minute):
+			return fmt.Errorf("JetStream did not confirm %d publications within a minute", js.PublishAsyncPending())
 		}
-		nc.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		return pubErr
 	}
-	return send, done, nil
+	return s, nil
 }
 
 // sendAll sends the batches, each when due (with o.Rate set), at most o.Parallel at once,
-// stopping at the first error; n is the number of transactions. If ctx ends, it returns
-// at once with the batches started so far.
-func (o *ReplayOptions) sendAll(ctx context.Context, send func(context.Context, []byte) error, bodies [][]byte, starts []time.Duration, n int) (ReplayStats, error) {
+// stopping at the first error; sizes[i] is the number of transactions of batch i. The
+// stats count the batches the server accepted. If ctx ends, it returns at once with the
+// batches accepted so far.
+func (o *ReplayOptions) sendAll(ctx context.Context, send func(context.Context, []byte) error, bodies [][]byte, sizes []int, starts []time.Duration) (ReplayStats, error) {
 	var st ReplayStats
 	begin := time.Now()
 	sem := make(chan struct{}, o.Parallel)
@@ -185,31 +263,43 @@ func (o *ReplayOptions) sendAll(ctx context.Context, send func(context.Context, 
 		defer mu.Unlock()
 		return firstErr
 	}
+	stats := func() ReplayStats {
+		mu.Lock()
+		defer mu.Unlock()
+		return st
+	}
 	for i, body := range bodies {
 		if err := o.waitDue(ctx, begin.Add(starts[i])); err != nil {
-			return st, err
+			wg.Wait()
+			return stats(), err
 		}
 		sem <- struct{}{}
 		if failed() != nil {
+			<-sem
 			break
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			if err := send(ctx, body); err != nil {
-				mu.Lock()
-				if firstErr == nil {
-					firstErr = err
-				}
-				mu.Unlock()
+			err := send(ctx, body)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				st.Batches++
+				st.Txns += sizes[i]
+			case firstErr == nil:
+				firstErr = err
 			}
 		})
-		st.Batches++
-		st.Txns += min(o.Batch, n-i*o.Batch)
 	}
 	wg.Wait()
 	st.Elapsed = time.Since(begin)
+	if firstErr != nil {
+		o.Logger.Warn("replay stopped", "accepted_txns", st.Txns, "accepted_batches", st.Batches, "err", firstErr)
+		return st, firstErr
+	}
 	o.Logger.Info("replayed", "txns", st.Txns, "batches", st.Batches, "elapsed", st.Elapsed, "rate", st.Rate())
-	return st, firstErr
+	return st, nil
 }
 
 // waitDue waits until due when a rate is set; it fails if ctx ends first.
@@ -229,8 +319,9 @@ func (o *ReplayOptions) waitDue(ctx context.Context, due time.Time) error {
 	return nil
 }
 
-// schedule orders committed, timestamped transactions by commit timestamp, then reorders
-// them (shuffle or bounded delay); at[i] is when order[i] is due relative to the start.
+// schedule orders the committed transactions by commit timestamp (every one has them:
+// [OnlineReady]), then reorders them (shuffle or bounded delay); at[i] is when order[i] is
+// due relative to the start.
 func schedule(h *history.History, o ReplayOptions) ([]history.TxnID, []time.Duration) {
 	var order []history.TxnID
 	for i := range h.Txns {
@@ -293,7 +384,15 @@ func PostBatchToken(ctx context.Context, c *http.Client, url, token string, body
 	defer resp.Body.Close()
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	if resp.StatusCode != http.StatusOK {
-		return errors.New("server refused a batch: " + resp.Status + ": " + strings.TrimSpace(string(msg)))
+		return &RefusedError{Status: resp.Status, Reason: strings.TrimSpace(string(msg))}
 	}
 	return nil
+}
+
+// RefusedError is a service's refusal of a batch, with its HTTP status and its reason (the
+// body it answered).
+type RefusedError struct{ Status, Reason string }
+
+func (e *RefusedError) Error() string {
+	return "the service refused a batch: " + e.Status + ": " + e.Reason
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/isovet/isovet/anomaly"
 	"github.com/isovet/isovet/history"
 	"github.com/isovet/isovet/internal/check/ts"
+	"github.com/isovet/isovet/internal/jsonscan"
 )
 
 // Options configure the server. The zero value serves snapshot isolation on
@@ -251,6 +252,9 @@ type Status struct {
 	// transaction wrote read 0 (the server was started with another initial value than 0),
 	// or every one read nil. Empty when there is none.
 	Hint string `json:"hint,omitempty"`
+	// Initial is every key's initial value (--initial-value) as JSON: 0, null, "x".
+	// Clients compare it with the history they send.
+	Initial json.RawMessage `json:"initial_value"`
 }
 
 // New prepares a server: the checker, and the violations file (read for violations
@@ -666,6 +670,7 @@ func (s *Server) publishStatus(delay time.Duration, queue int) {
 		Rebuilt: s.rebuilt.Load(), CheckerCPU: time.Duration(s.checkerCPU.Load()).Seconds(), CheckerBusy: time.Duration(s.checkerBusy.Load()).Seconds(), Requests: s.requests.Load(), BadRequests: s.badRequests.Load(),
 		NATSMessages: s.natsMsgs.Load(), NATSBad: s.natsBad.Load(), NATSRedelivered: s.natsRedelivered.Load(), Subscribers: s.hub.count(), Hint: hint,
 		Durable: s.opts.NATS != "", Durability: s.durability(),
+		Initial: jsonscan.AppendDatum(nil, s.opts.Initial),
 	})
 }
 
