@@ -35,9 +35,9 @@ func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil 
 
 // Options configure [Analyze].
 type Options struct {
-	Model   Model
-	Bound   int // largest k for cycle detection; 0 means 4
-	Solver  string
+	Model  Model
+	Bound  int // largest k for cycle detection; 0 means 4
+	Solver string
 	// Timeout is a wall-clock safety limit per query; 0 means none. The
 	// budget proper is solver work (RLimit, UnboundedRLimit, MaxRefinements),
 	// so a loaded machine reaches the same verdicts, only later.
@@ -56,8 +56,8 @@ type Options struct {
 	// refinement excludes, before the bounded search gives up (0 means 16;
 	// negative means none: the first refuted model ends the search).
 	MaxRefinements int
-	EmptyInitialDB   bool
-	Backend          smtlib.Backend
+	EmptyInitialDB bool
+	Backend        smtlib.Backend
 	// Emit, when set, receives every script sent to the solver.
 	Emit io.Writer
 	// NoUnbounded skips the shortest-path and inductive proofs.
@@ -123,10 +123,10 @@ type Result struct {
 	Refuted []*Witness `json:"refuted,omitempty"`
 	// SerialCheck says how the model was shown to admit serial executions
 	// (empty when the check did not run).
-	SerialCheck          string        `json:"serial_check,omitempty"`
-	Queries              []QueryResult `json:"queries"`
-	Elapsed              time.Duration `json:"elapsed_ns"`
-	CPU                  time.Duration `json:"cpu_ns"`
+	SerialCheck string        `json:"serial_check,omitempty"`
+	Queries     []QueryResult `json:"queries"`
+	Elapsed     time.Duration `json:"elapsed_ns"`
+	CPU         time.Duration `json:"cpu_ns"`
 }
 
 // ErrNoBackend is returned when Options.Backend is nil.
