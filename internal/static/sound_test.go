@@ -3,6 +3,7 @@ package static
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,4 +82,86 @@ func TestFeketeWriteSkew(t *testing.T) {
 			}
 		})
 	}
+}
+
+// doctorsSrc is the on-call rota: a doctor leaves only while two of the
+// shift are on call.
+const doctorsSrc = `TABLE Doctors (did KEY, shift, oncall);
+TXN GoOffCall(D, S) {
+  SELECT COUNT(*) AS n FROM Doctors WHERE shift = S AND oncall = 1;
+  IF n >= 2 {
+    UPDATE Doctors SET oncall = 0 WHERE did = D AND shift = S;
+  }
+}`
+
+// TestRefinementExcludesRefuted: when the replay refutes a model, the
+// solver is asked again with the model's execution excluded, so no refuted
+// execution comes back; the search ends in a confirmed anomaly or, with the
+// budget of refinements spent, inconclusive (never a safe verdict). D and S
+// are equality-only parameters, so each refuted model excludes its class:
+// two refuted executions never agree on which parameters equal which.
+func TestRefinementExcludesRefuted(t *testing.T) {
+	t.Parallel()
+	needSolver(t, "z3")
+	prog := mustParse(t, doctorsSrc)
+	eq := eqOnlyParams(prog)[prog.Txns[0]]
+	if !eq["D"] || !eq["S"] {
+		t.Fatalf("equality-only parameters of GoOffCall: %v, want D and S", eq)
+	}
+	const budget = 3
+	res, err := Analyze(context.Background(), prog, Options{Model: model(t, "si"), Bound: 2, Backend: solve.Exec{}, Timeout: time.Minute,
+		MaxRefinements: budget, NoUnbounded: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	for _, q := range res.Queries {
+		if q.Query == "execution k=2" {
+			asked++
+		}
+	}
+	switch res.Verdict {
+	case Anomaly:
+		if !res.Witness.Confirmed || asked != len(res.Refuted)+1 {
+			t.Errorf("anomaly after %d queries and %d refuted models (confirmed %v)", asked, len(res.Refuted), res.Witness.Confirmed)
+		}
+	case Inconclusive:
+		if len(res.Refuted) != budget+1 || asked != budget+1 {
+			t.Errorf("inconclusive after %d queries and %d refuted models, want %d of each", asked, len(res.Refuted), budget+1)
+		}
+	default:
+		t.Fatalf("verdict %s (%s), want an anomaly or inconclusive", res.Verdict, res.Reason)
+	}
+	seen := map[string]bool{}
+	for _, w := range res.Refuted {
+		if w.Confirmed {
+			t.Errorf("a confirmed witness was counted as refuted")
+		}
+		class := fmt.Sprint(w.Vis, paramPattern(w, programConsts(prog)))
+		if seen[class] {
+			t.Errorf("refuted class %s came back after it was excluded", class)
+		}
+		seen[class] = true
+	}
+}
+
+// paramPattern is which parameter values of w equal each other and which
+// equal each constant.
+func paramPattern(w *Witness, consts []int64) string {
+	var vals []int64
+	for _, in := range w.Instances {
+		for _, p := range in.Params {
+			vals = append(vals, p.Value)
+		}
+	}
+	var b strings.Builder
+	for i, v := range vals {
+		for _, c := range consts {
+			fmt.Fprint(&b, v == c, " ")
+		}
+		for _, u := range vals[:i] {
+			fmt.Fprint(&b, v == u, " ")
+		}
+	}
+	return b.String()
 }
