@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isovet/isovet/internal/smtlib"
 	"github.com/isovet/isovet/internal/smtlib/solve"
 )
 
@@ -164,4 +165,54 @@ func paramPattern(w *Witness, consts []int64) string {
 		}
 	}
 	return b.String()
+}
+
+// spuriousFirst runs the real solver, but answers the first bounded query
+// under an extra constraint (the two instances' shifts differ), as a solver
+// might: a model the replay refutes, since doctors of different shifts do
+// not conflict.
+type spuriousFirst struct {
+	inner smtlib.Backend
+	asked bool
+}
+
+func (b *spuriousFirst) Solve(ctx context.Context, solver string, q smtlib.Query, timeout time.Duration) (smtlib.Answer, error) {
+	if !b.asked && queryName(q) == "execution k=2" {
+		b.asked = true
+		extra := smtlib.App("assert", smtlib.Not(smtlib.Eq(smtlib.App("GoOffCall.S", smtlib.Sym("e1")), smtlib.App("GoOffCall.S", smtlib.Sym("e2")))))
+		q = smtlib.Query{Script: q.Script.Clone().InsertBeforeAsserts(extra), Values: q.Values}
+	}
+	return b.inner.Solve(ctx, solver, q, timeout)
+}
+
+// TestRefinementFindsAnomaly: the first model (two doctors of different
+// shifts) is refuted by the replay; the refinement excludes its class and
+// asks again, and the next model is the real write skew, confirmed.
+func TestRefinementFindsAnomaly(t *testing.T) {
+	t.Parallel()
+	needSolver(t, "z3")
+	prog := mustParse(t, doctorsSrc)
+	res, err := Analyze(context.Background(), prog, Options{Model: model(t, "si"), Bound: 2, Backend: &spuriousFirst{inner: solve.Exec{}},
+		Timeout: time.Minute, NoUnbounded: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != Anomaly || !res.Witness.Confirmed || len(res.Refuted) == 0 {
+		var b strings.Builder
+		WriteText(&b, prog, "doctors", res)
+		t.Fatalf("verdict %s with %d refuted models, want a confirmed anomaly after at least one refuted model\n%s", res.Verdict, len(res.Refuted), b.String())
+	}
+	first := res.Refuted[0].Instances
+	if first[0].Params[1].Value == first[1].Params[1].Value {
+		t.Errorf("the first refuted model has one shift for both doctors: %v", first)
+	}
+	w := res.Witness.Instances
+	if w[0].Params[1].Value != w[1].Params[1].Value || w[0].Params[0].Value == w[1].Params[0].Value {
+		t.Errorf("confirmed witness %v: want two doctors of one shift", w)
+	}
+	for _, row := range res.Witness.Initial["Doctors"] {
+		if row.Values["oncall"] != 1 {
+			t.Errorf("initial row %v: want every doctor on call", row)
+		}
+	}
 }
