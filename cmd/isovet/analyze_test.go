@@ -58,7 +58,7 @@ func TestAnalyzeAssumptions(t *testing.T) {
 // for a proof for every size (promoted write skew under SI, by Fekete et
 // al.'s theorem, named), 3 for no anomaly up to the bound without a proof,
 // 2 for a model file that admits no serial execution, with the sentence
-// saying so.
+// saying so; a spent solver budget is exit 3, never a proof.
 func TestAnalyzeExitCodes(t *testing.T) {
 	t.Parallel()
 	if !solve.Available("z3") {
@@ -85,6 +85,9 @@ func TestAnalyzeExitCodes(t *testing.T) {
 		{[]string{promoted, "--model", "si", "--bound", "2"}, 0, "Theorem 3.1"},
 		{[]string{skew, "--model", "ser", "--bound", "2", "--no-unbounded"}, 3, "no proof for larger executions (exit 3)"},
 		{[]string{skew, "--model", vacuous, "--bound", "2"}, exitUsage, "admits no serial execution"},
+		// The budget is the solver's work: with a resource limit of 1 the
+		// solver answers unknown at once, and no safe verdict stands.
+		{[]string{promoted, "--model", "si", "--bound", "2", "--rlimit", "1", "--unbounded-rlimit", "0"}, 3, "no safe verdict stands"},
 		{[]string{skew, "--model", noAr, "--bound", "2"}, exitUsage, "admits no serial execution"},
 	} {
 		code, stdout, stderr := runCLI(t, append([]string{"analyze"}, tc.args...)...)

@@ -121,8 +121,8 @@ type Result struct {
 	// excluded from later queries (their instances, vis and why the replay
 	// failed), in the order found.
 	Refuted []*Witness `json:"refuted,omitempty"`
-	// SerialCheck says how the model was shown to admit serial executions
-	// (empty when the check did not run).
+	// SerialCheck says how the model was shown to admit serial executions,
+	// or why it could not be shown (empty when the check did not run).
 	SerialCheck string        `json:"serial_check,omitempty"`
 	Queries     []QueryResult `json:"queries"`
 	Elapsed     time.Duration `json:"elapsed_ns"`

@@ -60,6 +60,7 @@ func (a *analysis) serialCheck(enc *Encoding) error {
 				a.opts.Model.Name, run, ErrVacuous)
 		case smtlib.Unknown:
 			a.serialUnknown = fmt.Sprintf("the solver could not show that model %s admits the serial execution %s (%s), so no safe verdict stands", a.opts.Model.Name, run, ans.Reason)
+			a.res.SerialCheck = a.serialUnknown
 			return nil
 		}
 	}
