@@ -20,10 +20,10 @@ type Verdict int
 
 // The verdicts.
 const (
-	Inconclusive  Verdict = iota // solver unknown/timeout, or a candidate the replay could not confirm
+	Inconclusive  Verdict = iota // solver unknown, budget spent, or candidates the replay could not confirm
 	Anomaly                      // an execution of at most K instances with a dependency cycle, confirmed by replay
-	NoneUpToBound                // every execution of at most Bound instances is serializable; no unbounded proof
-	Serializable                 // no cycle in any execution (Theorem 10 or 12)
+	NoneUpToBound                // no confirmed anomaly in executions of at most Bound instances; no unbounded proof
+	Serializable                 // no cycle in any execution (Fekete et al.'s Theorem 3.1 under SI, or Theorem 10 or 12)
 )
 
 func (v Verdict) String() string {
@@ -35,16 +35,29 @@ func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil 
 
 // Options configure [Analyze].
 type Options struct {
-	Model   Model
-	Bound   int // largest k for cycle detection; 0 means 4
-	Solver  string
-	Timeout time.Duration // per query; 0 means none
-	// UnboundedTimeout, when positive and shorter than Timeout, bounds each query of the
-	// unbounded proofs instead: they come after the bounded answer and only strengthen it, so
-	// a timeout there costs a proof, never soundness, and should not cost a minute.
+	Model  Model
+	Bound  int // largest k for cycle detection; 0 means 4
+	Solver string
+	// Timeout is a wall-clock safety limit per query; 0 means none. The
+	// budget proper is solver work (RLimit, UnboundedRLimit, MaxRefinements),
+	// so a loaded machine reaches the same verdicts, only later.
+	Timeout time.Duration
+	// UnboundedTimeout, when positive and shorter than Timeout, is the
+	// wall-clock safety limit of each query of the unbounded proofs.
 	UnboundedTimeout time.Duration
-	EmptyInitialDB   bool
-	Backend          smtlib.Backend
+	// RLimit is the solver's own resource limit per bounded query (z3's
+	// rlimit, cvc5's rlimit-per; the units differ between solvers); 0 means
+	// none.
+	RLimit int64
+	// UnboundedRLimit is the resource limit of each query of the serial
+	// check and the unbounded proofs; 0 means RLimit.
+	UnboundedRLimit int64
+	// MaxRefinements is how many solver models the replay refutes, and the
+	// refinement excludes, before the bounded search gives up (0 means 16;
+	// negative means none: the first refuted model ends the search).
+	MaxRefinements int
+	EmptyInitialDB bool
+	Backend        smtlib.Backend
 	// Emit, when set, receives every script sent to the solver.
 	Emit io.Writer
 	// NoUnbounded skips the shortest-path and inductive proofs.
@@ -92,7 +105,7 @@ type Result struct {
 	Solver  string   `json:"solver"`
 	Verdict Verdict  `json:"verdict"`
 	K       int      `json:"k,omitempty"`       // cycle bound at which the anomaly was found
-	Proof   string   `json:"proof,omitempty"`   // how serializability was proven
+	Proof   string   `json:"proof,omitempty"`   // how serializability was proven, naming the theorem
 	Reason  string   `json:"reason,omitempty"`  // why the result is inconclusive
 	Witness *Witness `json:"witness,omitempty"` // set for Anomaly (and unconfirmed candidates)
 	// Assumptions are the ASSUME INITIALLY conditions the bounded queries
@@ -103,10 +116,17 @@ type Result struct {
 	// assumptions the inductive proof's counter invariants rest on; a
 	// serializable verdict then holds for executions from an initial
 	// database satisfying them. The other unbounded queries use none.
-	UnboundedAssumptions []string      `json:"unbounded_assumptions,omitempty"`
-	Queries              []QueryResult `json:"queries"`
-	Elapsed              time.Duration `json:"elapsed_ns"`
-	CPU                  time.Duration `json:"cpu_ns"`
+	UnboundedAssumptions []string `json:"unbounded_assumptions,omitempty"`
+	// Refuted are the solver models the replay refuted, which the refinement
+	// excluded from later queries (their instances, vis and why the replay
+	// failed), in the order found.
+	Refuted []*Witness `json:"refuted,omitempty"`
+	// SerialCheck says how the model was shown to admit serial executions,
+	// or why it could not be shown (empty when the check did not run).
+	SerialCheck string        `json:"serial_check,omitempty"`
+	Queries     []QueryResult `json:"queries"`
+	Elapsed     time.Duration `json:"elapsed_ns"`
+	CPU         time.Duration `json:"cpu_ns"`
 }
 
 // ErrNoBackend is returned when Options.Backend is nil.
@@ -118,6 +138,10 @@ type analysis struct {
 	opts    Options
 	res     *Result
 	timeout time.Duration // of the queries now being asked
+	rlimit  int64         // of the queries now being asked
+	// serialUnknown is set when the solver could not decide whether the
+	// model admits serial executions: no safe verdict may then stand.
+	serialUnknown string
 }
 
 // Analyze runs the bounded cycle queries for k = 2..Bound and, when none has a
@@ -135,7 +159,10 @@ func Analyze(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 	if opts.Solver == "" {
 		opts.Solver = "z3"
 	}
-	a := &analysis{ctx: ctx, prog: prog, opts: opts, res: &Result{Model: opts.Model.Name, Bound: opts.Bound}, timeout: opts.Timeout}
+	if opts.MaxRefinements == 0 {
+		opts.MaxRefinements = 16
+	}
+	a := &analysis{ctx: ctx, prog: prog, opts: opts, res: &Result{Model: opts.Model.Name, Bound: opts.Bound}, timeout: opts.Timeout, rlimit: opts.RLimit}
 	err := a.run()
 	for _, q := range a.res.Queries {
 		a.res.Elapsed += q.Elapsed
@@ -149,7 +176,7 @@ func (a *analysis) solve(q smtlib.Query) (smtlib.Answer, error) {
 		fmt.Fprintf(a.opts.Emit, "; ---- %s ----\n", queryName(q))
 		q.Script.WriteTo(a.opts.Emit)
 	}
-	ans, err := a.opts.Backend.Solve(a.ctx, a.opts.Solver, q, a.timeout)
+	ans, err := a.opts.Backend.Solve(a.ctx, a.opts.Solver, withRLimit(q, a.opts.Solver, a.rlimit), a.timeout)
 	if err != nil {
 		return ans, fmt.Errorf("solving %s: %w", queryName(q), err)
 	}
@@ -177,6 +204,15 @@ func (a *analysis) encode(txns []string) (*Encoding, error) {
 }
 
 func (a *analysis) run() error {
+	err := a.search()
+	a.guardSafe()
+	return err
+}
+
+// search checks that the model admits serial executions, tries the
+// dependency-graph proof under SI, runs the bounded search with refinement
+// and, without a confirmed anomaly, the unbounded proofs.
+func (a *analysis) search() error {
 	enc, err := a.encode(nil)
 	if err != nil {
 		return err
@@ -184,12 +220,18 @@ func (a *analysis) run() error {
 	for _, as := range enc.assumes() {
 		a.res.Assumptions = append(a.res.Assumptions, as.Pos.String()+": "+as.String())
 	}
+	if err := a.serialCheck(enc); err != nil {
+		return err
+	}
+	if proven, err := a.fekete(enc); err != nil || proven {
+		return err
+	}
 	if err := a.bounded(enc); err != nil || a.res.Verdict == Anomaly || a.opts.NoUnbounded {
 		return err
 	}
 	// The unbounded proofs do not rely on the bounded queries, so they are
 	// tried after an inconclusive bounded query too: a proof shows that the
-	// candidate (or the unknown) hid no anomaly.
+	// candidates (or the unknown) hid no anomaly.
 	proven, err := a.unbounded(enc)
 	if err != nil || !proven {
 		return err
@@ -202,63 +244,98 @@ func (a *analysis) run() error {
 	return nil
 }
 
-// bounded asks the bounded queries for k = 2, 3, ..., K until one finds a
-// candidate. The verdict is Anomaly when the replay confirms the candidate,
-// NoneUpToBound when every query was unsat; otherwise the reason says what
-// was left open.
+// bounded asks the bounded queries for k = 2, 3, ..., K, each refined
+// (boundedK) until a confirmed anomaly, unsat or the budget. The verdict is
+// Anomaly when the replay confirms a candidate, NoneUpToBound when every
+// query ended unsat; otherwise the reason says what was left open.
 func (a *analysis) bounded(enc *Encoding) error {
 	provenUpTo := 1
-	unknown := ""
-	for k := 2; k <= a.opts.Bound && a.res.Witness == nil; k++ {
-		ans, err := a.solve(enc.Execution(k))
-		if err != nil {
+	open := ""
+	for k := 2; k <= a.opts.Bound; k++ {
+		st, note, err := a.boundedK(enc, k)
+		if err != nil || a.res.Verdict == Anomaly {
 			return err
 		}
-		switch ans.Status {
-		case smtlib.Unsat:
-			// Each query covers executions of exactly k instances, so the
-			// bound holds only while every smaller k was unsat too.
-			if provenUpTo == k-1 {
-				provenUpTo = k
-			}
-		case smtlib.Unknown:
-			unknown = fmt.Sprintf("cycle k=%d: %s", k, ans.Reason)
-		case smtlib.Sat:
-			if unknown, err = a.candidate(enc, k, ans); err != nil || a.res.Verdict == Anomaly {
-				return err
-			}
+		// Each query covers executions of exactly k instances, so the
+		// bound holds only while every smaller k was unsat too.
+		if st == smtlib.Unsat && provenUpTo == k-1 {
+			provenUpTo = k
+		}
+		if st != smtlib.Unsat && open == "" {
+			open = note
 		}
 	}
 	if provenUpTo == a.opts.Bound {
 		a.res.Verdict = NoneUpToBound
 	} else {
-		a.res.Reason = unknown
+		a.res.Reason = open
 	}
 	return nil
 }
 
-// candidate records the witness of a sat bounded query of k instances: the
-// verdict is Anomaly when the replay confirms it; otherwise note says why
-// the query left the bound open.
-func (a *analysis) candidate(enc *Encoding, k int, ans smtlib.Answer) (note string, err error) {
-	w, err := a.witness(enc, k, ans)
-	if err != nil {
-		return "", err
+// boundedK is the refinement loop at k instances: ask the bounded query;
+// when the replay refutes the model, exclude its execution (blockingClause)
+// and ask again, until the replay confirms a model (Anomaly), the query is
+// unsat, the solver answers unknown, or MaxRefinements refuted models in
+// all are spent (then Unknown, with the last candidate as the witness).
+func (a *analysis) boundedK(enc *Encoding, k int) (smtlib.Status, string, error) {
+	var blocks []smtlib.Term
+	for {
+		ans, err := a.solve(enc.ExecutionExcluding(k, blocks))
+		if err != nil || ans.Status == smtlib.Unsat {
+			return ans.Status, "", err
+		}
+		if ans.Status == smtlib.Unknown {
+			return ans.Status, fmt.Sprintf("cycle k=%d: %s", k, ans.Reason), nil
+		}
+		w, err := a.witness(enc, k, ans)
+		if err != nil {
+			return smtlib.Unknown, "", err
+		}
+		if w.Confirmed {
+			a.res.Witness, a.res.K, a.res.Verdict = w, k, Anomaly
+			return smtlib.Sat, "", nil
+		}
+		a.res.Refuted = append(a.res.Refuted, w)
+		if len(a.res.Refuted) > max(a.opts.MaxRefinements, 0) {
+			a.res.Witness, a.res.K = w, k
+			return smtlib.Unknown, fmt.Sprintf("the replay refuted %d candidate executions, the refinement budget (%d); the last, at k=%d: %s",
+				len(a.res.Refuted), max(a.opts.MaxRefinements, 0), k, w.ReplayNote), nil
+		}
+		blocks = append(blocks, blockingClause(enc, w))
 	}
-	a.res.Witness, a.res.K = w, k
-	if w.Confirmed {
-		a.res.Verdict = Anomaly
-		return "", nil
+}
+
+// blockingClause excludes a refuted model's execution from the bounded
+// query of its size: the instances' transactions, the visibility between
+// them (arbitration is the index order in that query) and their parameters
+// up to renaming the equality-only ones (paramClass, refine.go). Whether an
+// execution has a dependency cycle depends on nothing else; the model's
+// other values (claimed dependencies, values read) are not part of the
+// execution and stay free.
+func blockingClause(enc *Encoding, w *Witness) smtlib.Term {
+	es := consts("e", len(w.Instances))
+	vis := map[[2]int]bool{}
+	for _, p := range w.Vis {
+		vis[p] = true
 	}
-	return "the solver found a candidate cycle at k=" + fmt.Sprint(k) + " that the replay could not confirm: " + w.ReplayNote, nil
+	var conj []smtlib.Term
+	for i, in := range w.Instances {
+		conj = append(conj, isType(es[i], enc.txnByName(in.Txn)))
+		for j := range es {
+			if i != j {
+				conj = append(conj, boolLit(smtlib.App("vis", es[i], es[j]), vis[[2]int{i, j}]))
+			}
+		}
+	}
+	conj = append(conj, paramClass(enc, w, es)...)
+	return smtlib.Not(smtlib.And(conj...))
 }
 
 // unbounded tries the shortest-path proof (Theorem 10) and then the
 // inductive one (Theorem 12), and records the proof that succeeds.
 func (a *analysis) unbounded(enc *Encoding) (bool, error) {
-	prev := a.timeout
-	a.timeout = a.unboundedTimeout()
-	defer func() { a.timeout = prev }()
+	defer a.unboundedLimits()()
 	ok, err := a.shortestPath(enc)
 	if err != nil {
 		return false, err

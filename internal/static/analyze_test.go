@@ -10,7 +10,8 @@ import (
 )
 
 // scriptedBackend answers each query by the first rule whose key is in the
-// query's name ("execution k=3", "cycle k=4", ...), unsat otherwise.
+// query's name ("execution k=3", "cycle k=4", ...); otherwise sat for the
+// serial check (the model admits serial executions) and unsat for the rest.
 type scriptedBackend map[string]smtlib.Status
 
 func (b scriptedBackend) Solve(_ context.Context, _ string, q smtlib.Query, _ time.Duration) (smtlib.Answer, error) {
@@ -19,6 +20,9 @@ func (b scriptedBackend) Solve(_ context.Context, _ string, q smtlib.Query, _ ti
 		if strings.Contains(name, key) {
 			return smtlib.Answer{Status: st, Reason: "scripted", Solver: "scripted"}, nil
 		}
+	}
+	if strings.HasPrefix(name, "serial ") {
+		return smtlib.Answer{Status: smtlib.Sat, Solver: "scripted"}, nil
 	}
 	return smtlib.Answer{Status: smtlib.Unsat, Solver: "scripted"}, nil
 }
@@ -43,6 +47,10 @@ func TestAnalyzeBoundNeedsEveryK(t *testing.T) {
 		// bounded queries said.
 		{"unknown-then-proof", scriptedBackend{"execution k=3": smtlib.Unknown}, false, Serializable},
 		{"unknown-no-proof", scriptedBackend{"execution k=3": smtlib.Unknown, "shortest-path": smtlib.Unknown, "inductive": smtlib.Unknown, "any-dependency": smtlib.Sat}, false, Inconclusive},
+		// A model the solver cannot show to admit serial executions might
+		// be vacuous: no proof and no bound may stand.
+		{"serial-unknown-proof", scriptedBackend{"serial": smtlib.Unknown}, false, Inconclusive},
+		{"serial-unknown-bound", scriptedBackend{"serial": smtlib.Unknown}, true, Inconclusive},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -29,10 +29,14 @@ type AnalyzeArgs struct {
 	Bound int
 	// Solver is z3 (default) or cvc5.
 	Solver string
-	// Timeout bounds each solver query (0: none).
+	// Timeout is a wall-clock safety limit per solver query (0: none).
 	Timeout time.Duration
-	// UnboundedTimeout bounds each query of the unbounded proofs when shorter (0: Timeout).
+	// UnboundedTimeout is that of each query of the unbounded proofs when shorter (0: Timeout).
 	UnboundedTimeout time.Duration
+	// RLimit, UnboundedRLimit and MaxRefinements are the solver-work budget
+	// (see [Options]).
+	RLimit, UnboundedRLimit int64
+	MaxRefinements          int
 	// EmptyInitialDB assumes every table starts empty.
 	EmptyInitialDB bool
 	// EmitSMT, when non-nil, receives every SMT-LIB script sent to the solver.
@@ -55,10 +59,10 @@ type AnalyzeArgs struct {
 
 // Exit codes of RunCommand.
 const (
-	ExitOK           = 0 // no anomaly up to K, or proven serializable
+	ExitOK           = 0 // proven serializable for executions of every size
 	ExitAnomaly      = 1 // a confirmed anomaly
-	ExitBadInput     = 2 // unreadable program, model or arguments
-	ExitInconclusive = 3 // solver unknown/timeout or unconfirmed candidate
+	ExitBadInput     = 2 // unreadable program, model or arguments, or a model admitting no serial execution
+	ExitInconclusive = 3 // no anomaly up to K but no proof; or solver unknown, budget spent, unconfirmed candidates
 )
 
 // RunCommand implements "isovet analyze": it parses the program, analyzes it
@@ -79,6 +83,7 @@ func RunCommand(ctx context.Context, args AnalyzeArgs, stdout, stderr io.Writer)
 		return ExitBadInput, err
 	}
 	res, err := Analyze(ctx, prog, Options{Model: model, Bound: args.Bound, Solver: args.Solver, Timeout: args.Timeout, UnboundedTimeout: args.UnboundedTimeout,
+		RLimit: args.RLimit, UnboundedRLimit: args.UnboundedRLimit, MaxRefinements: args.MaxRefinements,
 		EmptyInitialDB: args.EmptyInitialDB, Backend: args.Backend, Emit: args.EmitSMT, NoUnbounded: args.NoUnbounded, Txns: args.Txns,
 		IgnoreAssumptions: args.IgnoreAssumptions})
 	if err != nil {
@@ -114,7 +119,7 @@ func writeResultJSON(w io.Writer, res *Result) error {
 
 // verdictExits are the exit codes of the conclusive verdicts; any other is
 // ExitInconclusive.
-var verdictExits = map[Verdict]int{Anomaly: ExitAnomaly, NoneUpToBound: ExitOK, Serializable: ExitOK}
+var verdictExits = map[Verdict]int{Anomaly: ExitAnomaly, NoneUpToBound: ExitInconclusive, Serializable: ExitOK}
 
 // parseProgram parses args.Program, printing each parse error, with the
 // file name set, on stderr.
@@ -171,6 +176,12 @@ func WriteText(w io.Writer, prog *Program, filename string, res *Result) {
 	fmt.Fprintf(w, "program %s, model %s, bound %d, solver %s\n", filename, res.Model, res.Bound, res.Solver)
 	writeAssumptions(w, res.Assumptions)
 	writeQueries(w, res.Queries)
+	if res.SerialCheck != "" {
+		fmt.Fprintf(w, "%s\n", res.SerialCheck)
+	}
+	if n := len(res.Refuted); n > 0 {
+		fmt.Fprintf(w, "refinement: the replay refuted %d solver model(s), each excluded before asking again\n", n)
+	}
 	writeVerdict(w, res)
 	wt := res.Witness
 	if wt == nil {
@@ -215,17 +226,21 @@ func writeQueries(w io.Writer, qs []QueryResult) {
 func writeVerdict(w io.Writer, res *Result) {
 	switch res.Verdict {
 	case Anomaly:
-		fmt.Fprintf(w, "verdict: anomaly: an execution of %d transactions with a dependency cycle\n", res.K)
+		fmt.Fprintf(w, "verdict: anomaly: an execution of %d transactions with a dependency cycle, confirmed by replay (exit 1)\n", res.K)
 	case NoneUpToBound:
 		under := ""
 		if len(res.Assumptions) > 0 {
 			under = " from an initial database satisfying the assumptions"
 		}
-		fmt.Fprintf(w, "verdict: no anomaly with at most %d transactions%s (no unbounded proof)\n", res.Bound, under)
+		refuted := ""
+		if len(res.Refuted) > 0 {
+			refuted = fmt.Sprintf(" (besides %d candidate(s) the replay refuted)", len(res.Refuted))
+		}
+		fmt.Fprintf(w, "verdict: no anomaly with at most %d transactions%s%s, but no proof for larger executions (exit 3)\n", res.Bound, under, refuted)
 	case Serializable:
-		fmt.Fprintf(w, "verdict: serializable for executions of any size: %s\n", res.Proof)
+		fmt.Fprintf(w, "verdict: proved serializable for executions of any size (exit 0), by %s\n", res.Proof)
 	default:
-		fmt.Fprintf(w, "verdict: inconclusive: %s\n", res.Reason)
+		fmt.Fprintf(w, "verdict: inconclusive, neither an anomaly nor a proof (exit 3): %s\n", res.Reason)
 	}
 }
 

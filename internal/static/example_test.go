@@ -4,16 +4,23 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/isovet/isovet/internal/smtlib"
 	"github.com/isovet/isovet/internal/static"
 )
 
-// unsatBackend answers unsat to everything; real callers pass solve.Exec{}.
+// unsatBackend answers sat to the serial check (the model admits serial
+// executions) and unsat to every other query; real callers pass solve.Exec{}.
+// A backend answering unsat to everything stands for a vacuous model, which
+// RunCommand refuses (exit 2).
 type unsatBackend struct{}
 
-func (unsatBackend) Solve(context.Context, string, smtlib.Query, time.Duration) (smtlib.Answer, error) {
+func (unsatBackend) Solve(_ context.Context, _ string, q smtlib.Query, _ time.Duration) (smtlib.Answer, error) {
+	if strings.Contains(q.Script.String(), "; query serial ") {
+		return smtlib.Answer{Status: smtlib.Sat, Solver: "fake"}, nil
+	}
 	return smtlib.Answer{Status: smtlib.Unsat, Solver: "fake"}, nil
 }
 
@@ -29,10 +36,13 @@ TXN withdraw(ID, Amount) {
 	fmt.Println("exit", code, err)
 	// Output:
 	// program withdraw.txn, model psi, bound 2, solver fake
+	//   serial withdraw alone        sat         0.000s wall    0.000s cpu
+	//   serial withdraw then withdraw sat         0.000s wall    0.000s cpu
 	//   execution k=2                unsat       0.000s wall    0.000s cpu
 	//   cycle k=2                    unsat       0.000s wall    0.000s cpu
 	//   shortest-path k=2            unsat       0.000s wall    0.000s cpu
-	// verdict: serializable for executions of any size: shortest path: no chordless dependency path of 2 edges and no cycle of at most 2 instances (Theorem 10)
+	// the model admits serial executions (2 checked: each transaction alone and two in sequence)
+	// verdict: proved serializable for executions of any size (exit 0), by shortest path: no chordless dependency path of 2 edges and no cycle of at most 2 instances (Theorem 10)
 	// exit 0 <nil>
 }
 

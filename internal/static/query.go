@@ -135,7 +135,12 @@ func (e *Encoding) Cycle(k int) smtlib.Query {
 // total-order axioms, vis ⊆ ar, and every instance of an axiom whose premise
 // asks for ar against the index order). They are also asserted, so models
 // still state ar.
-func (e *Encoding) Execution(k int) smtlib.Query {
+func (e *Encoding) Execution(k int) smtlib.Query { return e.ExecutionExcluding(k, nil) }
+
+// ExecutionExcluding is [Encoding.Execution] with the blocking clauses
+// blocks (over the instances e1..ek) asserted too: the refinement's
+// exclusion of the executions the replay refuted.
+func (e *Encoding) ExecutionExcluding(k int, blocks []smtlib.Term) smtlib.Query {
 	es := consts("e", k)
 	cs := consts("c", k)
 	expand := func(t smtlib.Term) smtlib.Term { return smtlib.Simplify(smtlib.Expand(t, "T", es), indexOrder(es)) }
@@ -147,6 +152,12 @@ func (e *Encoding) Execution(k int) smtlib.Query {
 	s.Assert(smtlib.App("distinct", es...))
 	assertIndexOrder(s, es)
 	s.Assert(closedCycle(cs, es))
+	if len(blocks) > 0 {
+		s.Comment(fmt.Sprintf("refinement: %d executions the replay refuted", len(blocks)))
+		for _, b := range blocks {
+			s.Assert(b)
+		}
+	}
 	s.Add(smtlib.Cmd("check-sat"))
 	return smtlib.Query{Script: s, Values: e.values(es)}
 }

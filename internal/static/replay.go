@@ -523,8 +523,13 @@ func (x *exec) seed(tb *Table, where Cond) {
 // variables (and 0, 1 and the default). It stops when leaf returns true, after limit+1
 // keys, or at an equality whose value is NULL.
 func (x *exec) eachSeedKey(tb *Table, where Cond, limit int, leaf func(key []int64) bool) {
+	x.eachSeedKeyFrom(tb, where, x.seedValues(), limit, leaf)
+}
+
+// eachSeedKeyFrom is eachSeedKey with the free key fields taking the values
+// cands.
+func (x *exec) eachSeedKeyFrom(tb *Table, where Cond, cands []int64, limit int, leaf func(key []int64) bool) {
 	eqs := keyEqs(tb, where)
-	cands := x.seedValues()
 	keys := keyFields(tb)
 	key := make([]int64, len(keys))
 	tries := 0
@@ -809,6 +814,98 @@ func (x *exec) prepareLazy(tb *Table, s *Select) {
 	case SelectMin, SelectMax:
 		if h, ok := x.lazyHint(s.Vars[0]); ok && field(tb, s.Fields[0]).Key {
 			x.seedAt(tb, s.Where, s.Fields[0], h)
+		}
+	case SelectCount:
+		if h, ok := x.lazyHint(s.Vars[0]); ok && h > 0 {
+			x.seedCount(tb, s.Where, h)
+		}
+	}
+}
+
+// seedCount creates, in lazy mode, initial rows until h live rows match the
+// WHERE of a COUNT(*) the model says counted h (at most 8 new rows): free
+// key fields take the instances' parameter values first (the rows the
+// instances go on to address), then eachSeedKey's values; the non-key fields the WHERE fixes by a top-level
+// equality pinned to that value, the others the default. Without it a
+// COUNT's rows, which no statement addresses by key, never exist, and an
+// anomaly that needs them (two doctors on call) cannot be replayed.
+func (x *exec) seedCount(tb *Table, where Cond, h int64) {
+	need := min(h, 8) - int64(len(x.liveMatches(tb, where)))
+	if need <= 0 {
+		return
+	}
+	pins := map[string]int64{}
+	for f, e := range fieldEqs(tb, where) {
+		if v := x.eval(e, tb, nil); !v.null {
+			pins[f] = v.n
+		}
+	}
+	var cands []int64
+	for _, in := range x.rp.ex.Instances {
+		for _, p := range in.Params {
+			if !slices.Contains(cands, p.Value) {
+				cands = append(cands, p.Value)
+			}
+		}
+	}
+	for _, v := range x.seedValues() {
+		if !slices.Contains(cands, v) {
+			cands = append(cands, v)
+		}
+	}
+	x.eachSeedKeyFrom(tb, where, cands, 200, func(key []int64) bool {
+		rk := rowKey{tb.Name, keyString(key)}
+		if x.rp.known[rk] {
+			return false
+		}
+		x.rp.addInitial(tb, key)
+		for f, v := range pins {
+			x.rp.initial[cell{rk, f}] = version{v: val{n: v}, writer: -1}
+			x.rp.pinned[cell{rk, f}] = true
+		}
+		if !x.cond(where, tb, &rk) || !x.alive(rk) {
+			x.rp.removeInitial(tb, rk)
+			return false
+		}
+		x.rp.created[tb.Name] = append(x.rp.created[tb.Name], Row{Key: slices.Clone(key)})
+		need--
+		return need == 0
+	})
+}
+
+// fieldEqs returns, for each non-key field of t fixed by a top-level
+// conjunct "field = expr" (expr naming no field), that expression.
+func fieldEqs(t *Table, w Cond) map[string]Expr {
+	out := map[string]Expr{}
+	var walk func(Cond)
+	walk = func(c Cond) {
+		switch c := c.(type) {
+		case *Logic:
+			if c.And {
+				walk(c.L)
+				walk(c.R)
+			}
+		case *Cmp:
+			if c.Op == "=" {
+				addFieldEq(out, t, c.L, c.R)
+				addFieldEq(out, t, c.R, c.L)
+			}
+		}
+	}
+	walk(w)
+	return out
+}
+
+// addFieldEq records "field = x" in out when l names a non-key field of t
+// not yet in out and x names no field.
+func addFieldEq(out map[string]Expr, t *Table, l, x Expr) {
+	r, ok := l.(*Ref)
+	if !ok || !r.field || mentionsField(x) {
+		return
+	}
+	if f := field(t, r.Name); f != nil && !f.Key {
+		if _, dup := out[f.Name]; !dup {
+			out[f.Name] = x
 		}
 	}
 }
