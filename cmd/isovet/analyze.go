@@ -73,7 +73,7 @@ bound but no proof, or inconclusive (solver unknown, budget spent: never reporte
 	c.Flags().DurationVar(&args.UnboundedTimeout, "unbounded-timeout", 0, "optional wall-clock safety limit per query of the unbounded proofs (0: --timeout)")
 	c.Flags().Int64Var(&args.RLimit, "rlimit", defaultRLimit, "solver resource limit per bounded query (z3 rlimit, cvc5 rlimit-per; 0: none)")
 	c.Flags().Int64Var(&args.UnboundedRLimit, "unbounded-rlimit", defaultUnboundedRLimit, "solver resource limit per query of the serial check and the unbounded proofs (0: --rlimit)")
-	c.Flags().IntVar(&args.MaxRefinements, "max-refinements", 16, "solver models the replay may refute, each excluded before asking again, before the search gives up (-1: none)")
+	c.Flags().IntVar(&args.MaxRefinements, "max-refinements", 256, "solver models the replay may refute, each excluded before asking again, before the search gives up (-1: none)")
 	c.Flags().BoolVar(&args.EmptyInitialDB, "empty-initial-db", false, "assume every table starts empty")
 	c.Flags().BoolVar(&args.JSON, "json", false, `print the result as one JSON document, {"schema": 1, "kind": "analyze", "results": [...]} (docs/json.md)`)
 	c.Flags().BoolVar(&args.NoUnbounded, "no-unbounded", false, "skip the unbounded serializability proofs")

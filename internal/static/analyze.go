@@ -53,7 +53,7 @@ type Options struct {
 	// check and the unbounded proofs; 0 means RLimit.
 	UnboundedRLimit int64
 	// MaxRefinements is how many solver models the replay refutes, and the
-	// refinement excludes, before the bounded search gives up (0 means 16;
+	// refinement excludes, before the bounded search gives up (0 means 256;
 	// negative means none: the first refuted model ends the search).
 	MaxRefinements int
 	EmptyInitialDB bool
@@ -160,7 +160,7 @@ func Analyze(ctx context.Context, prog *Program, opts Options) (*Result, error) 
 		opts.Solver = "z3"
 	}
 	if opts.MaxRefinements == 0 {
-		opts.MaxRefinements = 16
+		opts.MaxRefinements = 256
 	}
 	a := &analysis{ctx: ctx, prog: prog, opts: opts, res: &Result{Model: opts.Model.Name, Bound: opts.Bound}, timeout: opts.Timeout, rlimit: opts.RLimit}
 	err := a.run()
