@@ -401,8 +401,28 @@ func (c *checker) cond(cd Cond, ctx *stmtCtx, table *Table, where bool) {
 
 // keyEqs returns, for each key field fixed by a top-level conjunct
 // "key = expr" (expr naming no field of the table), that expression.
-func keyEqs(t *Table, w Cond) map[string]Expr {
+func keyEqs(t *Table, w Cond) map[string]Expr { return fieldsFixed(t, w, true) }
+
+// fieldEqs returns, for each non-key field of t fixed by a top-level
+// conjunct "field = expr" (expr naming no field), that expression.
+func fieldEqs(t *Table, w Cond) map[string]Expr { return fieldsFixed(t, w, false) }
+
+// fieldsFixed returns, for each field of t that is a key field (key) or not
+// (!key) and is fixed by a top-level conjunct "field = expr" of w, expr
+// naming no field, the first such expression.
+func fieldsFixed(t *Table, w Cond, key bool) map[string]Expr {
 	out := map[string]Expr{}
+	add := func(l, x Expr) {
+		r, ok := l.(*Ref)
+		if !ok || !r.field || mentionsField(x) {
+			return
+		}
+		if f := field(t, r.Name); f != nil && f.Key == key {
+			if _, dup := out[f.Name]; !dup {
+				out[f.Name] = x
+			}
+		}
+	}
 	var walk func(Cond)
 	walk = func(c Cond) {
 		switch c := c.(type) {
@@ -413,27 +433,13 @@ func keyEqs(t *Table, w Cond) map[string]Expr {
 			}
 		case *Cmp:
 			if c.Op == "=" {
-				addKeyEq(out, t, c.L, c.R)
-				addKeyEq(out, t, c.R, c.L)
+				add(c.L, c.R)
+				add(c.R, c.L)
 			}
 		}
 	}
 	walk(w)
 	return out
-}
-
-// addKeyEq records "key = x" in out when l names a key field of t not yet
-// in out and x names no field.
-func addKeyEq(out map[string]Expr, t *Table, l, x Expr) {
-	r, ok := l.(*Ref)
-	if !ok || !r.field {
-		return
-	}
-	if f := field(t, r.Name); f != nil && f.Key && !mentionsField(x) {
-		if _, dup := out[f.Name]; !dup {
-			out[f.Name] = x
-		}
-	}
 }
 
 func missingKeys(t *Table, w Cond) []string {

@@ -873,43 +873,6 @@ func (x *exec) seedCount(tb *Table, where Cond, h int64) {
 	})
 }
 
-// fieldEqs returns, for each non-key field of t fixed by a top-level
-// conjunct "field = expr" (expr naming no field), that expression.
-func fieldEqs(t *Table, w Cond) map[string]Expr {
-	out := map[string]Expr{}
-	var walk func(Cond)
-	walk = func(c Cond) {
-		switch c := c.(type) {
-		case *Logic:
-			if c.And {
-				walk(c.L)
-				walk(c.R)
-			}
-		case *Cmp:
-			if c.Op == "=" {
-				addFieldEq(out, t, c.L, c.R)
-				addFieldEq(out, t, c.R, c.L)
-			}
-		}
-	}
-	walk(w)
-	return out
-}
-
-// addFieldEq records "field = x" in out when l names a non-key field of t
-// not yet in out and x names no field.
-func addFieldEq(out map[string]Expr, t *Table, l, x Expr) {
-	r, ok := l.(*Ref)
-	if !ok || !r.field || mentionsField(x) {
-		return
-	}
-	if f := field(t, r.Name); f != nil && !f.Key {
-		if _, dup := out[f.Name]; !dup {
-			out[f.Name] = x
-		}
-	}
-}
-
 // lazyHint is, in a lazy replay, the solver's value of the instance's
 // variable v.
 func (x *exec) lazyHint(v string) (int64, bool) {
