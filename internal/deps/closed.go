@@ -2,6 +2,7 @@ package deps
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -38,27 +39,40 @@ import (
 // one the single-writer reads do not already close, records the finding and returns true.
 // It runs before the candidate lists are made, on histories of item reads and writes only
 // (no predicates, lists or appends).
-func (d *Deps) closedReads(finals *finalIndex, aborted []bool) bool {
+// Its loops poll ctx (closure.stopped); when ctx ends it returns the context's cause.
+func (d *Deps) closedReads(ctx context.Context, finals *finalIndex, aborted []bool) (bool, error) {
 	if len(d.predOps) > 0 || d.hasLists || d.hasAppends || len(d.Reads) == 0 {
-		return false
+		return false, nil
 	}
-	c := newClosure(d, finals, aborted)
-	if len(c.reads) == 0 {
-		return false
+	c := newClosure(ctx, d, finals, aborted)
+	if c.err != nil || len(c.reads) == 0 {
+		return false, c.err
 	}
-	if len(c.fixpoint(true)) > 0 {
-		return false // a cycle of certain write-read edges: the pipeline explains it
+	if single := c.fixpoint(true); c.err != nil || len(single) > 0 {
+		return false, c.err // a cycle of certain write-read edges: the pipeline explains it
 	}
 	s := c.fixpoint(false)
-	if len(s) == 0 {
-		return false
+	if c.err != nil || len(s) == 0 {
+		return false, c.err
 	}
 	part := c.largest(s)
 	if len(part) < minClosed {
-		return false
+		return false, nil
 	}
 	d.Findings = append(d.Findings, c.finding(part))
-	return true
+	return true, nil
+}
+
+// stopped counts a unit of work and, every 4,096, looks at the context: once it has ended,
+// it records the cause in c.err and reports true from then on.
+func (c *closure) stopped() bool {
+	if c.err != nil {
+		return true
+	}
+	if c.work++; c.work&4095 == 0 && c.ctx.Err() != nil {
+		c.err = context.Cause(c.ctx)
+	}
+	return c.err != nil
 }
 
 // minClosed is the smallest closed set reported here. Smaller ones are left to the rest of
@@ -136,6 +150,9 @@ func (c *closure) largest(s []int32) []int32 {
 // closure is the state of the closed-set computation: groups are runs of finals.fin (one
 // (key, value) each), named by their start.
 type closure struct {
+	ctx    context.Context
+	work   int   // units of work done, for stopped's polls
+	err    error // the context's cause, once stopped saw it end
 	d      *Deps
 	finals *finalIndex
 	reads  []int32   // the reads that may support their reader
@@ -148,10 +165,13 @@ type closure struct {
 
 // newClosure collects the reads that may take part: committed readers' item reads, by
 // value, of a value the key did not start with, that some other transaction wrote.
-func newClosure(d *Deps, finals *finalIndex, aborted []bool) *closure {
-	c := &closure{d: d, finals: finals}
+func newClosure(ctx context.Context, d *Deps, finals *finalIndex, aborted []bool) *closure {
+	c := &closure{ctx: ctx, d: d, finals: finals}
 	h := d.H
 	for ri := range d.Reads {
+		if c.stopped() {
+			return c
+		}
 		r := &d.Reads[ri]
 		if r.Kind != ReadItem || r.Src.Kind != history.SrcByValue || h.Txns[r.Txn].Outcome != history.OutcomeCommitted || h.InitialValue(r.Key) == r.Value {
 			continue
@@ -196,12 +216,18 @@ func (c *closure) fixpoint(single bool) []int32 {
 	use := func(i int) bool { return !single || c.size[i] == 1 }
 	in := make([]bool, d.N)
 	for t := range d.N {
+		if c.stopped() {
+			return nil
+		}
 		in[t] = d.H.Txns[t].Outcome == history.OutcomeCommitted && slices.ContainsFunc(c.byTxn[t], func(i int32) bool { return use(int(i)) })
 	}
 	// out[g]: writers of group g outside the set; readers[g]: the reads it supports.
 	out := make(map[int32]int32)
 	readers := make(map[int32][]int32)
 	for i, g := range c.group {
+		if c.stopped() {
+			return nil
+		}
 		if !use(i) {
 			continue
 		}
@@ -231,6 +257,9 @@ func (c *closure) fixpoint(single bool) []int32 {
 		}
 	}
 	for len(queue) > 0 {
+		if c.stopped() {
+			return nil
+		}
 		t := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
 		if !in[t] {

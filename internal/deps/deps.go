@@ -329,7 +329,9 @@ func (d *Deps) buildReads(ctx context.Context) error {
 		}
 	}
 	finals := &finalIndex{d: d, aborted: aborted}
-	if d.closedReads(finals, aborted) {
+	if closed, err := d.closedReads(ctx, finals, aborted); err != nil {
+		return err
+	} else if closed {
 		return errClosed
 	}
 	return d.resolveCandidates(ctx, finals, aborted)
