@@ -28,9 +28,8 @@ func natsURL(t *testing.T) string {
 	}
 	nc, err := nats.Connect(url, nats.Timeout(2*time.Second))
 	if err == nil {
-		_, err = jetstream.New(nc)
-		if err == nil {
-			js, _ := jetstream.New(nc)
+		var js jetstream.JetStream
+		if js, err = jetstream.New(nc); err == nil {
 			_, err = js.AccountInfo(context.Background())
 		}
 		nc.Close()
@@ -78,23 +77,8 @@ func TestNATSRestart(t *testing.T) {
 func testNATSRestart(t *testing.T, url string, shards int) {
 	h := loadExample(t, "format-kv.json")
 	want := offlineIDs(t, h, anomaly.Serializable)
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
-	suffix := fmt.Sprint(time.Now().UnixNano())
-	stream, subject := "ISOVET_TEST_"+suffix, "isovet.test."+suffix
-	if _, err := ensureStream(context.Background(), js, stream, subject); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { js.DeleteStream(context.Background(), stream) })
-	order := make([]history.TxnID, len(h.Txns))
-	for i := range order {
-		order[i] = history.TxnID(i)
-	}
-	slices.SortStableFunc(order, func(a, b history.TxnID) int { return h.Txns[a].Commit.Compare(h.Txns[b].Commit) })
+	js, stream, subject := testStream(t, url)
+	order := commitOrder(h)
 	half := len(order) / 2
 	file := t.TempDir() + "/violations.jsonl"
 	opts := Options{Level: anomaly.Serializable, Initial: history.Int(0), Settle: 2 * time.Second, Tick: 10 * time.Millisecond,
@@ -176,23 +160,8 @@ func TestServeNATSRedeliveryAfterRestart(t *testing.T) {
 	url := natsURL(t)
 	h := loadExample(t, "format-kv.json")
 	want := offlineIDs(t, h, anomaly.Serializable)
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
-	suffix := fmt.Sprint(time.Now().UnixNano())
-	stream, subject := "ISOVET_TEST_"+suffix, "isovet.test."+suffix
-	if _, err := ensureStream(context.Background(), js, stream, subject); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { js.DeleteStream(context.Background(), stream) })
-	order := make([]history.TxnID, len(h.Txns))
-	for i := range order {
-		order[i] = history.TxnID(i)
-	}
-	slices.SortStableFunc(order, func(a, b history.TxnID) int { return h.Txns[a].Commit.Compare(h.Txns[b].Commit) })
+	js, stream, subject := testStream(t, url)
+	order := commitOrder(h)
 	publish(t, js, subject, h, order, 25)
 	msgs := (len(order) + 24) / 25
 	const ackWait = 3 * time.Second
@@ -257,4 +226,33 @@ func TestServeNATSRedeliveryAfterRestart(t *testing.T) {
 	if ci.NumAckPending != 0 || ci.NumPending != 0 {
 		t.Errorf("consumer left %d unacknowledged, %d undelivered", ci.NumAckPending, ci.NumPending)
 	}
+}
+
+// testStream connects to the NATS server at url and creates a stream of its own for the
+// test, with its subject; both are gone when the test ends.
+func testStream(t *testing.T, url string) (jetstream.JetStream, string, string) {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, _ := jetstream.New(nc)
+	suffix := fmt.Sprint(time.Now().UnixNano())
+	stream, subject := "ISOVET_TEST_"+suffix, "isovet.test."+suffix
+	if _, err := ensureStream(context.Background(), js, stream, subject); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { js.DeleteStream(context.Background(), stream) })
+	return js, stream, subject
+}
+
+// commitOrder is h's transactions in commit-timestamp order (stable).
+func commitOrder(h *history.History) []history.TxnID {
+	order := make([]history.TxnID, len(h.Txns))
+	for i := range order {
+		order[i] = history.TxnID(i)
+	}
+	slices.SortStableFunc(order, func(a, b history.TxnID) int { return h.Txns[a].Commit.Compare(h.Txns[b].Commit) })
+	return order
 }
