@@ -1514,12 +1514,6 @@ func (d *Deps) timeIntervals() []history.Interval {
 	return iv
 }
 
-// PlaceholderNote explains why a check that found no violation cannot pass a history with n
-// placeholder writers ([history.PlaceholderSession]).
-func PlaceholderNote(n int) string {
-	return fmt.Sprintf("%d transactions are placeholders for writers that reads name but no log holds; no violation is visible in what was recorded, but their other operations are unknown, so the history cannot be passed", n)
-}
-
 // UntimedNote explains why a check at a level with real time that found no violation cannot
 // pass when n counted transactions have no client interval ([Deps.Untimed]).
 func UntimedNote(n int) string {
